@@ -1,0 +1,751 @@
+/*
+ * llmmem — command-line front end of libllmmem.
+ *
+ * A user of the public API like any other: it includes only <llmmem/llmmem.h>
+ * and links against the shared library. The library does every computation
+ * and writes every message about a setting; this file parses the command line,
+ * prints tables and maps failures to exit statuses:
+ *   0  success (an estimate that does not fit is still a success),
+ *   2  bad input: usage errors and every library status caused by the user's
+ *      names and numbers,
+ *   1  internal failure: out of memory, I/O, output that could not be written.
+ */
+#include <llmmem/llmmem.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MODEL "llama-3.1-8b"
+#define DEFAULT_GPU "h100-sxm-80gb"
+
+enum { EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
+
+/* Options seen on the command line, as bits, to reject those a command ignores. */
+enum {
+    OPT_MODEL = 1u << 0,
+    OPT_GPU = 1u << 1,
+    OPT_SET = 1u << 2,
+    OPT_JSON = 1u << 3
+};
+
+typedef struct cli_options {
+    const char *command;
+    const char *topic;    /* help COMMAND */
+    const char *model;    /* NULL: the default, or an empty model (see model_type) */
+    const char *gpu;      /* NULL: DEFAULT_GPU */
+    const char **sets;    /* the KEY=VALUE texts of --set, in order */
+    size_t set_count;
+    unsigned seen;        /* OPT_* bits */
+    int json;
+    int help;
+    int version;
+} cli_options;
+
+typedef struct command_info {
+    const char *name;
+    unsigned allowed; /* OPT_* bits */
+    const char *summary;
+} command_info;
+
+static const command_info commands[] = {
+    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON,
+     "memory of the most loaded device, per component, and whether it fits"},
+    {"params", OPT_MODEL | OPT_SET, "exact parameter counts of a model, per group"},
+    {"models", 0, "list the model presets with their parameter counts"},
+    {"gpus", 0, "list the GPU presets with their memory"},
+    {"keys", 0, "list every key --set accepts: object, type, bounds, default, choices"},
+    {"help", 0, "show this help"},
+};
+
+static const double bytes_per_gib = 1073741824.0; /* 2^30 */
+static const double bytes_per_gb = 1e9;           /* 10^9 */
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void error_msg(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("llmmem: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static int exit_for_status(llmmem_status status)
+{
+    return (status == LLMMEM_ERR_NO_MEMORY || status == LLMMEM_ERR_IO) ? EXIT_INTERNAL : EXIT_USAGE;
+}
+
+/*
+ * Report a failed library call: the library's message, which names the key,
+ * value or name at fault. `context` is printed only if the message is empty.
+ */
+static int library_failure(llmmem_status status, const char *context)
+{
+    const char *msg = llmmem_last_message();
+    if (msg != NULL && msg[0] != '\0')
+        error_msg("%s", msg);
+    else
+        error_msg("%s: %s", context, llmmem_status_str(status));
+    return exit_for_status(status);
+}
+
+/* A library call that fails only if the library itself is broken. */
+static int internal_failure(llmmem_status status, const char *what)
+{
+    const char *msg = llmmem_last_message();
+    error_msg("%s failed: %s%s%s", what, llmmem_status_str(status),
+              (msg != NULL && msg[0] != '\0') ? ": " : "", msg != NULL ? msg : "");
+    return EXIT_INTERNAL;
+}
+
+static int finish_output(int code)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        error_msg("could not write the output");
+        return code == 0 ? EXIT_INTERNAL : code;
+    }
+    return code;
+}
+
+static void print_usage(FILE *out)
+{
+    size_t i;
+    fprintf(out,
+            "Usage: llmmem COMMAND [OPTIONS]\n"
+            "\n"
+            "Exact memory estimates for large language models (libllmmem %s).\n"
+            "\n"
+            "Commands:\n",
+            llmmem_version_string());
+    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\n"
+          "Options:\n"
+          "  --model NAME     model preset (default: " DEFAULT_MODEL "; see 'llmmem models');\n"
+          "                   estimate, params. With --set model_type=... and no --model,\n"
+          "                   the model starts empty and is built key by key.\n"
+          "  --gpu NAME       GPU preset (default: " DEFAULT_GPU "; see 'llmmem gpus');\n"
+          "                   estimate\n"
+          "  --set KEY=VALUE  set a model, hardware or strategy key (repeatable; see\n"
+          "                   'llmmem keys'); estimate, params (model keys only)\n"
+          "  --json           estimate: print the library's JSON report\n"
+          "  -h, --help       show this help\n"
+          "  --version        show the version\n"
+          "\n"
+          "Units: byte counts are exact; GiB = 2^30 bytes, GB = 10^9 bytes;\n"
+          "parameter counts are exact; B = 10^9, M = 10^6, K = 10^3 parameters.\n"
+          "\n"
+          "Exit status: 0 success (whether or not the estimate fits), 2 bad input,\n"
+          "1 internal failure.\n"
+          "\n"
+          "Examples:\n"
+          "  llmmem estimate --model llama-3.1-70b --gpu h100-sxm-80gb\n"
+          "  llmmem estimate --set weight_format=bnb_nf4 --json\n"
+          "  llmmem estimate --set model_type=custom --set num_parameters=70000000000 \\\n"
+          "                  --set torch_dtype=bf16\n"
+          "  llmmem params --model llama-3.1-70b\n",
+          out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Command line                                                              */
+/* ------------------------------------------------------------------------ */
+
+static const command_info *find_command(const char *name)
+{
+    size_t i;
+    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/*
+ * Option `name` takes a value: "--name VALUE" or "--name=VALUE". Returns 1 and
+ * sets *value if argv[*i] is that option, 0 if it is not, -1 if the value is
+ * missing.
+ */
+static int option_value(const char **value, int argc, char **argv, int *i, const char *name)
+{
+    const char *arg = argv[*i];
+    size_t len = strlen(name);
+    if (strncmp(arg, name, len) != 0)
+        return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+        return 1;
+    }
+    if (arg[len] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        error_msg("option '%s' needs an argument", name);
+        return -1;
+    }
+    *i += 1;
+    *value = argv[*i];
+    return 1;
+}
+
+static int parse_args(cli_options *opts, int argc, char **argv)
+{
+    int i;
+    opts->sets = malloc(sizeof *opts->sets * (size_t)(argc > 0 ? argc : 1));
+    if (opts->sets == NULL) {
+        error_msg("out of memory");
+        return EXIT_INTERNAL;
+    }
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value = NULL;
+        int r;
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            opts->help = 1;
+        } else if (strcmp(arg, "--version") == 0) {
+            opts->version = 1;
+        } else if (strcmp(arg, "--json") == 0) {
+            opts->json = 1;
+            opts->seen |= OPT_JSON;
+        } else if ((r = option_value(&value, argc, argv, &i, "--model")) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            opts->model = value;
+            opts->seen |= OPT_MODEL;
+        } else if ((r = option_value(&value, argc, argv, &i, "--gpu")) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            opts->gpu = value;
+            opts->seen |= OPT_GPU;
+        } else if ((r = option_value(&value, argc, argv, &i, "--set")) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            if (strchr(value, '=') == NULL) {
+                error_msg("--set expects KEY=VALUE, got '%s'", value);
+                return EXIT_USAGE;
+            }
+            opts->sets[opts->set_count++] = value;
+            opts->seen |= OPT_SET;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            error_msg("unknown option '%s' (try 'llmmem --help')", arg);
+            return EXIT_USAGE;
+        } else if (opts->command == NULL) {
+            if (find_command(arg) == NULL) {
+                error_msg("unknown command '%s' (try 'llmmem --help')", arg);
+                return EXIT_USAGE;
+            }
+            opts->command = arg;
+        } else if (strcmp(opts->command, "help") == 0 && opts->topic == NULL) {
+            if (find_command(arg) == NULL) {
+                error_msg("unknown command '%s' (try 'llmmem --help')", arg);
+                return EXIT_USAGE;
+            }
+            opts->topic = arg;
+        } else {
+            error_msg("unexpected argument '%s' (try 'llmmem --help')", arg);
+            return EXIT_USAGE;
+        }
+    }
+    if (opts->help || opts->version)
+        return 0;
+    if (opts->command == NULL) {
+        error_msg("no command given (try 'llmmem --help')");
+        return EXIT_USAGE;
+    }
+    {
+        const command_info *cmd = find_command(opts->command);
+        static const struct { unsigned bit; const char *name; } names[] = {
+            {OPT_MODEL, "--model"}, {OPT_GPU, "--gpu"}, {OPT_SET, "--set"}, {OPT_JSON, "--json"}};
+        size_t k;
+        for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+            if ((opts->seen & names[k].bit) != 0 && (cmd->allowed & names[k].bit) == 0) {
+                error_msg("option '%s' does not apply to '%s'", names[k].name, cmd->name);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Formatting                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A parameter count for people: "70.55 B", "124.44 M", "512". */
+static void format_count(char *buf, size_t size, uint64_t n)
+{
+    if (n >= 1000000000u)
+        snprintf(buf, size, "%.2f B", (double)n / 1e9);
+    else if (n >= 1000000u)
+        snprintf(buf, size, "%.2f M", (double)n / 1e6);
+    else if (n >= 1000u)
+        snprintf(buf, size, "%.2f K", (double)n / 1e3);
+    else
+        snprintf(buf, size, "%" PRIu64, n);
+}
+
+/* One table row: name, exact bytes, GiB, GB. */
+static void print_bytes_row(int name_width, const char *name, uint64_t bytes)
+{
+    printf("%-*s %20" PRIu64 " bytes %12.2f GiB %12.2f GB\n", name_width, name, bytes,
+           (double)bytes / bytes_per_gib, (double)bytes / bytes_per_gb);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Building inputs                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Length of the KEY part of a KEY=VALUE text. */
+static size_t set_key_length(const char *set)
+{
+    return (size_t)(strchr(set, '=') - set);
+}
+
+static int sets_model_type(const cli_options *opts)
+{
+    static const char name[] = "model_type";
+    size_t i;
+    for (i = 0; i < opts->set_count; i++)
+        if (set_key_length(opts->sets[i]) == sizeof name - 1 &&
+            strncmp(opts->sets[i], name, sizeof name - 1) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The model: the preset named by --model; without --model, the default
+ * preset, or an empty model when the command line sets model_type (a family
+ * change makes a preset's structure meaningless).
+ */
+static int make_model(llmmem_model **model, const cli_options *opts)
+{
+    llmmem_status st;
+    if (opts->model == NULL && sets_model_type(opts)) {
+        st = llmmem_model_new(model);
+        return st == LLMMEM_OK ? 0 : internal_failure(st, "llmmem_model_new");
+    }
+    st = llmmem_model_from_preset(model, opts->model != NULL ? opts->model : DEFAULT_MODEL);
+    return st == LLMMEM_OK ? 0 : library_failure(st, opts->model != NULL ? opts->model : DEFAULT_MODEL);
+}
+
+static int make_hardware(llmmem_hardware **hw, const cli_options *opts)
+{
+    const char *name = opts->gpu != NULL ? opts->gpu : DEFAULT_GPU;
+    llmmem_status st = llmmem_hardware_from_preset(hw, name);
+    return st == LLMMEM_OK ? 0 : library_failure(st, name);
+}
+
+static const char *object_name(llmmem_object object)
+{
+    switch (object) {
+    case LLMMEM_OBJECT_MODEL: return "model";
+    case LLMMEM_OBJECT_HARDWARE: return "hardware";
+    case LLMMEM_OBJECT_STRATEGY: return "strategy";
+    }
+    return "?";
+}
+
+/*
+ * Apply every --set, in order, to the object that owns its key. A NULL
+ * hardware or strategy means the command takes no keys of that object.
+ */
+static int apply_sets(const cli_options *opts, llmmem_model *model, llmmem_hardware *hw,
+                      llmmem_strategy *strategy)
+{
+    size_t i;
+    for (i = 0; i < opts->set_count; i++) {
+        const char *set = opts->sets[i];
+        size_t key_len = set_key_length(set);
+        const char *value = set + key_len + 1;
+        char *name = malloc(key_len + 1);
+        llmmem_key key = LLMMEM_KEY_NONE;
+        llmmem_object object = LLMMEM_OBJECT_MODEL;
+        llmmem_status st;
+
+        if (name == NULL) {
+            error_msg("out of memory");
+            return EXIT_INTERNAL;
+        }
+        memcpy(name, set, key_len);
+        name[key_len] = '\0';
+
+        st = llmmem_key_from_name(&key, name);
+        if (st == LLMMEM_OK)
+            st = llmmem_key_object(&object, key);
+        if (st == LLMMEM_OK && ((object == LLMMEM_OBJECT_HARDWARE && hw == NULL) ||
+                                (object == LLMMEM_OBJECT_STRATEGY && strategy == NULL))) {
+            error_msg("--set %s: '%s' is a %s key; '%s' takes model keys only", set, name,
+                      object_name(object), opts->command);
+            free(name);
+            return EXIT_USAGE;
+        }
+        if (st == LLMMEM_OK) {
+            switch (object) {
+            case LLMMEM_OBJECT_MODEL:
+                st = llmmem_model_set_text(model, name, value);
+                break;
+            case LLMMEM_OBJECT_HARDWARE:
+                st = llmmem_hardware_set_text(hw, name, value);
+                break;
+            case LLMMEM_OBJECT_STRATEGY:
+                st = llmmem_strategy_set_text(strategy, name, value);
+                break;
+            default:
+                free(name);
+                return internal_failure(LLMMEM_ERR_INVALID_ARGUMENT, "llmmem_key_object");
+            }
+        }
+        free(name);
+        if (st != LLMMEM_OK) {
+            char context[64];
+            snprintf(context, sizeof context, "--set %.50s", set);
+            return library_failure(st, context);
+        }
+    }
+    return 0;
+}
+
+static const char *model_label(const llmmem_model *model)
+{
+    const char *name = llmmem_model_name(model);
+    return (name != NULL && name[0] != '\0') ? name : "(custom)";
+}
+
+static int name_column_width(size_t count, const char *(*name_at)(size_t), int minimum)
+{
+    int width = minimum;
+    size_t i;
+    for (i = 0; i < count; i++) {
+        const char *name = name_at(i);
+        if (name != NULL && (int)strlen(name) > width)
+            width = (int)strlen(name);
+    }
+    return width;
+}
+
+static const char *group_name_at(size_t i)
+{
+    return llmmem_param_group_name((llmmem_param_group)i);
+}
+
+static const char *component_name_at(size_t i)
+{
+    return llmmem_component_name((llmmem_component)i);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Commands                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int cmd_params(const cli_options *opts)
+{
+    llmmem_model *model = NULL;
+    size_t groups = llmmem_param_group_count();
+    int width = name_column_width(groups, group_name_at, 6);
+    uint64_t total = 0, active = 0;
+    char human[32];
+    llmmem_status st;
+    size_t g;
+    int rc;
+
+    if ((rc = make_model(&model, opts)) != 0)
+        return rc;
+    if ((rc = apply_sets(opts, model, NULL, NULL)) != 0)
+        goto done;
+
+    /* Count everything before printing, so a failure prints nothing on stdout. */
+    st = llmmem_model_total_parameters(&total, model);
+    if (st == LLMMEM_OK)
+        st = llmmem_model_active_parameters(&active, model);
+    if (st != LLMMEM_OK) {
+        rc = library_failure(st, "parameters");
+        goto done;
+    }
+
+    printf("model: %s\n\n", model_label(model));
+    printf("%-*s %20s\n", width, "group", "parameters");
+    for (g = 0; g < groups; g++) {
+        uint64_t n = 0;
+        const char *name = llmmem_param_group_name((llmmem_param_group)g);
+        st = llmmem_model_parameters(&n, model, (llmmem_param_group)g);
+        if (st != LLMMEM_OK) {
+            rc = library_failure(st, name != NULL ? name : "parameters");
+            goto done;
+        }
+        format_count(human, sizeof human, n);
+        printf("%-*s %20" PRIu64 "  (%s)\n", width, name != NULL ? name : "?", n, human);
+    }
+    format_count(human, sizeof human, total);
+    printf("%-*s %20" PRIu64 "  (%s)\n", width, "total", total, human);
+    format_count(human, sizeof human, active);
+    printf("%-*s %20" PRIu64 "  (%s)\n", width, "active", active, human);
+done:
+    llmmem_model_free(model);
+    return rc;
+}
+
+static int print_estimate_table(const llmmem_report *report, const llmmem_model *model,
+                                const llmmem_hardware *hw)
+{
+    size_t components = llmmem_component_count();
+    int width = name_column_width(components, component_name_at, 9);
+    uint64_t total = llmmem_report_total_bytes(report);
+    uint64_t capacity = llmmem_report_capacity_bytes(report);
+    int fits = llmmem_report_fits(report);
+    char total_h[32], active_h[32];
+    size_t c;
+
+    format_count(total_h, sizeof total_h, llmmem_report_total_parameters(report));
+    format_count(active_h, sizeof active_h, llmmem_report_active_parameters(report));
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s\n", llmmem_hardware_name(hw));
+    printf("parameters: %" PRIu64 " total (%s), %" PRIu64 " active (%s)\n\n",
+           llmmem_report_total_parameters(report), total_h,
+           llmmem_report_active_parameters(report), active_h);
+
+    /* Column heads over the unit labels of each row: " bytes", " GiB", " GB". */
+    printf("%-*s %26s %16s %15s\n", width, "component", "exact", "2^30 B", "10^9 B");
+    for (c = 0; c < components; c++) {
+        const char *name = llmmem_component_name((llmmem_component)c);
+        print_bytes_row(width, name != NULL ? name : "?",
+                        llmmem_report_bytes(report, (llmmem_component)c));
+    }
+    print_bytes_row(width, "total", total);
+    print_bytes_row(width, "capacity", capacity);
+    if (total <= capacity)
+        print_bytes_row(width, "headroom", capacity - total);
+    else
+        print_bytes_row(width, "shortfall", total - capacity);
+    printf("fits: %s\n", fits ? "yes" : "no");
+    return 0;
+}
+
+static int cmd_estimate(const cli_options *opts)
+{
+    llmmem_model *model = NULL;
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *strategy = NULL;
+    llmmem_report *report = NULL;
+    char *json = NULL;
+    llmmem_status st;
+    int rc;
+
+    if ((rc = make_model(&model, opts)) != 0)
+        goto done;
+    if ((rc = make_hardware(&hw, opts)) != 0)
+        goto done;
+    if ((st = llmmem_strategy_new(&strategy)) != LLMMEM_OK) {
+        rc = internal_failure(st, "llmmem_strategy_new");
+        goto done;
+    }
+    if ((st = llmmem_report_new(&report)) != LLMMEM_OK) {
+        rc = internal_failure(st, "llmmem_report_new");
+        goto done;
+    }
+    if ((rc = apply_sets(opts, model, hw, strategy)) != 0)
+        goto done;
+    if ((st = llmmem_estimate(report, model, hw, strategy)) != LLMMEM_OK) {
+        rc = library_failure(st, "estimate");
+        goto done;
+    }
+    if (opts->json) {
+        size_t len;
+        if ((st = llmmem_report_to_json(&json, report)) != LLMMEM_OK) {
+            rc = internal_failure(st, "llmmem_report_to_json");
+            goto done;
+        }
+        fputs(json, stdout);
+        len = strlen(json);
+        if (len == 0 || json[len - 1] != '\n')
+            fputc('\n', stdout);
+    } else {
+        rc = print_estimate_table(report, model, hw);
+    }
+done:
+    llmmem_string_free(json);
+    llmmem_report_free(report);
+    llmmem_strategy_free(strategy);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(model);
+    return rc;
+}
+
+static int cmd_models(void)
+{
+    size_t count = llmmem_model_preset_count();
+    int width = name_column_width(count, llmmem_model_preset_name, 4);
+    size_t i;
+    for (i = 0; i < count; i++) {
+        const char *name = llmmem_model_preset_name(i);
+        llmmem_model *model = NULL;
+        uint64_t total = 0, active = 0;
+        char total_h[32], active_h[32];
+        llmmem_status st;
+
+        if (name == NULL)
+            return internal_failure(LLMMEM_ERR_NOT_FOUND, "llmmem_model_preset_name");
+        st = llmmem_model_from_preset(&model, name);
+        if (st == LLMMEM_OK)
+            st = llmmem_model_total_parameters(&total, model);
+        if (st == LLMMEM_OK)
+            st = llmmem_model_active_parameters(&active, model);
+        llmmem_model_free(model);
+        if (st != LLMMEM_OK)
+            return internal_failure(st, name);
+        format_count(total_h, sizeof total_h, total);
+        if (active != total) {
+            format_count(active_h, sizeof active_h, active);
+            printf("%-*s  %s params (%s active)\n", width, name, total_h, active_h);
+        } else {
+            printf("%-*s  %s params\n", width, name, total_h);
+        }
+    }
+    return 0;
+}
+
+static int cmd_gpus(void)
+{
+    size_t count = llmmem_hardware_preset_count();
+    int width = name_column_width(count, llmmem_hardware_preset_name, 4);
+    size_t i;
+    for (i = 0; i < count; i++) {
+        const char *name = llmmem_hardware_preset_name(i);
+        llmmem_hardware *hw = NULL;
+        int64_t memory = 0;
+        llmmem_status st;
+
+        if (name == NULL)
+            return internal_failure(LLMMEM_ERR_NOT_FOUND, "llmmem_hardware_preset_name");
+        st = llmmem_hardware_from_preset(&hw, name);
+        if (st == LLMMEM_OK)
+            st = llmmem_hardware_get_int(&memory, hw, LLMMEM_KEY_MEMORY_BYTES);
+        llmmem_hardware_free(hw);
+        if (st != LLMMEM_OK)
+            return internal_failure(st, name);
+        print_bytes_row(width, name, (uint64_t)memory);
+    }
+    return 0;
+}
+
+static const char *type_name(llmmem_value_type type)
+{
+    switch (type) {
+    case LLMMEM_TYPE_INT: return "int";
+    case LLMMEM_TYPE_BOOL: return "bool";
+    case LLMMEM_TYPE_CHOICE: return "choice";
+    case LLMMEM_TYPE_REAL: return "real";
+    }
+    return "?";
+}
+
+/* A value of an int, bool or choice key as text: a choice name where there is one. */
+static void format_value(char *buf, size_t size, llmmem_key key, llmmem_value_type type, int64_t v)
+{
+    const char *name = type == LLMMEM_TYPE_INT ? NULL : llmmem_choice_name(key, v);
+    if (name != NULL)
+        snprintf(buf, size, "%s", name);
+    else
+        snprintf(buf, size, "%" PRId64, v);
+}
+
+static int print_key(llmmem_key key)
+{
+    const char *name = llmmem_key_name(key);
+    const char *doc = llmmem_key_doc(key);
+    llmmem_object object = LLMMEM_OBJECT_MODEL;
+    llmmem_value_type type = LLMMEM_TYPE_INT;
+    llmmem_status st;
+
+    if (name == NULL)
+        return internal_failure(LLMMEM_ERR_UNKNOWN_KEY, "llmmem_key_name");
+    if ((st = llmmem_key_object(&object, key)) != LLMMEM_OK ||
+        (st = llmmem_key_type(&type, key)) != LLMMEM_OK)
+        return internal_failure(st, name);
+
+    printf("%s\n  object: %s  type: %s", name, object_name(object), type_name(type));
+    if (type == LLMMEM_TYPE_REAL) {
+        double lo = 0, hi = 0, def = 0;
+        if ((st = llmmem_key_bounds_real(&lo, &hi, key)) != LLMMEM_OK ||
+            (st = llmmem_key_default_real(&def, key)) != LLMMEM_OK)
+            return internal_failure(st, name);
+        printf("  bounds: %g..%g  default: %g\n", lo, hi, def);
+    } else {
+        int64_t lo = 0, hi = 0, def = 0;
+        char lo_s[64], hi_s[64], def_s[64];
+        if ((st = llmmem_key_bounds(&lo, &hi, key)) != LLMMEM_OK ||
+            (st = llmmem_key_default(&def, key)) != LLMMEM_OK)
+            return internal_failure(st, name);
+        snprintf(lo_s, sizeof lo_s, "%" PRId64, lo);
+        snprintf(hi_s, sizeof hi_s, "%" PRId64, hi);
+        format_value(def_s, sizeof def_s, key, type, def);
+        printf("  bounds: %s..%s  default: %s\n", lo_s, hi_s, def_s);
+        if (type == LLMMEM_TYPE_CHOICE) {
+            int64_t v;
+            const char *sep = "";
+            fputs("  choices: ", stdout);
+            /* Choice ranges are small; the cap guards against a broken bound. */
+            for (v = lo; v <= hi && v - lo < 4096; v++) {
+                const char *choice = llmmem_choice_name(key, v);
+                if (choice != NULL) {
+                    printf("%s%s", sep, choice);
+                    sep = " ";
+                }
+                if (v == INT64_MAX)
+                    break;
+            }
+            fputc('\n', stdout);
+        }
+    }
+    printf("  %s\n", doc != NULL ? doc : "");
+    return 0;
+}
+
+static int cmd_keys(void)
+{
+    size_t count = llmmem_key_count();
+    size_t i;
+    for (i = 0; i < count; i++) {
+        int rc = print_key(llmmem_key_at(i));
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cli_options opts;
+    int rc;
+
+    memset(&opts, 0, sizeof opts);
+    rc = parse_args(&opts, argc, argv);
+    if (rc != 0) {
+        free(opts.sets);
+        return rc;
+    }
+    if (opts.help || (opts.command != NULL && strcmp(opts.command, "help") == 0)) {
+        print_usage(stdout);
+    } else if (opts.version) {
+        printf("llmmem %s\n", llmmem_version_string());
+    } else if (strcmp(opts.command, "estimate") == 0) {
+        rc = cmd_estimate(&opts);
+    } else if (strcmp(opts.command, "params") == 0) {
+        rc = cmd_params(&opts);
+    } else if (strcmp(opts.command, "models") == 0) {
+        rc = cmd_models();
+    } else if (strcmp(opts.command, "gpus") == 0) {
+        rc = cmd_gpus();
+    } else {
+        rc = cmd_keys();
+    }
+    free(opts.sets);
+    return finish_output(rc);
+}

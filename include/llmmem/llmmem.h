@@ -1,0 +1,450 @@
+/*
+ * libllmmem — exact memory estimates for large language models.
+ *
+ * This is the only header a user includes. It declares:
+ *   - version queries,
+ *   - status codes (pinned values) and the thread-local last-error text,
+ *   - the key space: every setting of a model, a hardware description and a
+ *     strategy is one `llmmem_key`, numbered by object (model 1000+,
+ *     hardware 2000+, strategy 3000+), with a name, bounds, a default and,
+ *     for choice keys, named values,
+ *   - four opaque handles: llmmem_model, llmmem_hardware, llmmem_strategy
+ *     (inputs) and llmmem_report (output),
+ *   - llmmem_estimate, which fills a report without allocating.
+ *
+ * Conventions
+ *   - Every size is a uint64_t count of bytes or parameters, computed with
+ *     integer arithmetic; overflow is reported as LLMMEM_ERR_OVERFLOW.
+ *   - Outputs come first in argument lists, inputs after.
+ *   - Functions returning llmmem_status set the thread-local message read by
+ *     llmmem_last_message() when they fail. The library never prints,
+ *     aborts or exits.
+ *   - *_free functions accept NULL.
+ *   - Handles are not shared between threads for writing. Functions taking a
+ *     const handle never modify it: many threads may estimate from the same
+ *     model, hardware and strategy, each with its own report.
+ *   - Enum values are pinned and only ever appended to.
+ */
+#ifndef LLMMEM_LLMMEM_H
+#define LLMMEM_LLMMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <llmmem/version.h>
+
+#if defined(LLMMEM_STATIC)
+#  define LLMMEM_API
+#elif defined(_WIN32)
+#  if defined(LLMMEM_BUILDING)
+#    define LLMMEM_API __declspec(dllexport)
+#  else
+#    define LLMMEM_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define LLMMEM_API __attribute__((visibility("default")))
+#else
+#  define LLMMEM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** The loaded library's version as MAJOR*10000 + MINOR*100 + PATCH. */
+LLMMEM_API unsigned llmmem_version_number(void);
+/** The loaded library's version as "MAJOR.MINOR.PATCH". */
+LLMMEM_API const char *llmmem_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes and errors                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** Result of every fallible call. Values are pinned; new codes are appended. */
+typedef enum llmmem_status {
+    LLMMEM_OK = 0,
+    LLMMEM_ERR_INVALID_ARGUMENT = 1, /**< NULL pointer or malformed value */
+    LLMMEM_ERR_OUT_OF_RANGE = 2,     /**< value outside the key's bounds */
+    LLMMEM_ERR_UNKNOWN_KEY = 3,      /**< no such key, or a key of another object or type */
+    LLMMEM_ERR_NOT_FOUND = 4,        /**< no preset or choice of that name */
+    LLMMEM_ERR_INCOMPATIBLE = 5,     /**< settings that cannot run together */
+    LLMMEM_ERR_OVERFLOW = 6,         /**< a byte or parameter count exceeds 64 bits */
+    LLMMEM_ERR_NO_MEMORY = 7,        /**< allocation failed */
+    LLMMEM_ERR_IO = 8,               /**< a file could not be read */
+    LLMMEM_ERR_PARSE = 9,            /**< a file is malformed */
+    LLMMEM_ERR_UNSUPPORTED = 10,     /**< valid, but not modelled by this version */
+    LLMMEM_ERR_INCOMPLETE = 11       /**< a required setting is missing */
+} llmmem_status;
+
+/** Static, non-empty name of a status ("invalid argument"); never NULL. */
+LLMMEM_API const char *llmmem_status_str(llmmem_status status);
+
+/**
+ * Text of the last failure on the calling thread, naming the key and value at
+ * fault ("num_attention_heads (40) is not divisible by tensor_parallel (16)").
+ * Never NULL; "" when no call on this thread has failed. A successful call
+ * does not clear it: test the returned status, not this text.
+ */
+LLMMEM_API const char *llmmem_last_message(void);
+/** Status of the last failure on the calling thread (LLMMEM_OK if none). */
+LLMMEM_API llmmem_status llmmem_last_status(void);
+
+/** Free a string the library allocated (llmmem_report_to_json). NULL is fine. */
+LLMMEM_API void llmmem_string_free(char *s);
+
+/* ------------------------------------------------------------------------ */
+/* Keys                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Every setting. Model keys take Hugging Face config.json field names where
+ * one exists. Values are pinned: keys are appended, never renumbered.
+ */
+typedef enum llmmem_key {
+    LLMMEM_KEY_NONE = 0,
+
+    /* model: architecture (1000+) */
+    LLMMEM_KEY_MODEL_TYPE = 1000,              /**< choice: family ("llama", "gpt2", "qwen3_moe", ...) */
+    LLMMEM_KEY_NUM_PARAMETERS = 1001,          /**< parameter count for a model given by count alone */
+    LLMMEM_KEY_HIDDEN_SIZE = 1002,
+    LLMMEM_KEY_NUM_HIDDEN_LAYERS = 1003,
+    LLMMEM_KEY_NUM_ATTENTION_HEADS = 1004,
+    LLMMEM_KEY_NUM_KEY_VALUE_HEADS = 1005,     /**< 0: same as num_attention_heads */
+    LLMMEM_KEY_HEAD_DIM = 1006,                /**< 0: hidden_size / num_attention_heads */
+    LLMMEM_KEY_INTERMEDIATE_SIZE = 1007,       /**< 0: 4 * hidden_size */
+    LLMMEM_KEY_VOCAB_SIZE = 1008,
+    LLMMEM_KEY_MAX_POSITION_EMBEDDINGS = 1009,
+    LLMMEM_KEY_TIE_WORD_EMBEDDINGS = 1010,     /**< bool */
+    LLMMEM_KEY_MLP_GATED = 1011,               /**< bool: three matrices (SwiGLU/GeGLU) or two (GELU) */
+    LLMMEM_KEY_NORM_TYPE = 1012,               /**< choice: layernorm (weight+bias), rmsnorm (weight) */
+    LLMMEM_KEY_NORMS_PER_LAYER = 1013,         /**< 1 (Falcon-7B), 2 (most), 4 (Gemma 2/3) */
+    LLMMEM_KEY_QKV_BIAS = 1014,                /**< bool */
+    LLMMEM_KEY_O_PROJ_BIAS = 1015,             /**< bool */
+    LLMMEM_KEY_MLP_BIAS = 1016,                /**< bool */
+    LLMMEM_KEY_QK_NORM = 1017,                 /**< bool: per-head q/k norms (Qwen3, Gemma 3) */
+    LLMMEM_KEY_EMBEDDING_NORM = 1018,          /**< bool: norm after the embedding (BLOOM) */
+    LLMMEM_KEY_LEARNED_POSITIONS = 1019,       /**< bool: a learned position table (GPT-2, OPT) */
+    LLMMEM_KEY_POSITION_OFFSET = 1020,         /**< extra position rows (OPT keeps 2) */
+    LLMMEM_KEY_NUM_EXPERTS = 1021,             /**< routed experts; 0 for a dense model */
+    LLMMEM_KEY_NUM_EXPERTS_PER_TOK = 1022,
+    LLMMEM_KEY_MOE_INTERMEDIATE_SIZE = 1023,   /**< 0: intermediate_size */
+    LLMMEM_KEY_N_SHARED_EXPERTS = 1024,
+    LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE = 1025, /**< 0: n_shared_experts * moe_intermediate_size */
+    LLMMEM_KEY_SHARED_EXPERT_GATE = 1026,      /**< bool: a 1 x hidden gate on the shared expert (Qwen2-MoE) */
+    LLMMEM_KEY_FIRST_K_DENSE_REPLACE = 1027,   /**< leading layers with a dense MLP */
+    LLMMEM_KEY_MOE_LAYER_FREQ = 1028,          /**< every n-th layer after those is MoE (1: all) */
+    LLMMEM_KEY_ROUTER_BIAS = 1029,             /**< bool: router linear has a bias */
+    LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS = 1030, /**< bool: per-expert score bias (DeepSeek-V3) */
+    LLMMEM_KEY_Q_LORA_RANK = 1031,             /**< MLA: 0 = full-rank q projection */
+    LLMMEM_KEY_KV_LORA_RANK = 1032,            /**< MLA: latent size; 0 = not MLA */
+    LLMMEM_KEY_QK_ROPE_HEAD_DIM = 1033,
+    LLMMEM_KEY_QK_NOPE_HEAD_DIM = 1034,
+    LLMMEM_KEY_V_HEAD_DIM = 1035,
+    LLMMEM_KEY_TORCH_DTYPE = 1036,             /**< choice (format): dtype the checkpoint is stored in */
+    LLMMEM_KEY_QUANTIZATION_FORMAT = 1037,     /**< choice (format): a quantized checkpoint's format; auto: not quantized */
+    LLMMEM_KEY_QUANTIZATION_GROUP_SIZE = 1038, /**< its group or block size (0: the format's default) */
+    LLMMEM_KEY_QUANTIZATION_DOUBLE_QUANT = 1039, /**< bool: its bitsandbytes statistics are double-quantized */
+    LLMMEM_KEY_SLIDING_WINDOW = 1040,          /**< tokens a sliding-window layer attends to (0: none) */
+    LLMMEM_KEY_SLIDING_WINDOW_PATTERN = 1041,  /**< n: layer i is global when (i + 1) % n == 0; 0: all layers slide */
+    LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model */
+    LLMMEM_KEY_VISION_HIDDEN_SIZE = 1043,
+    LLMMEM_KEY_VISION_INTERMEDIATE_SIZE = 1044,
+    LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS = 1045,
+    LLMMEM_KEY_VISION_PATCH_SIZE = 1046,
+    LLMMEM_KEY_VISION_IMAGE_SIZE = 1047,
+    LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,
+    LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
+    LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
+
+    /* hardware (2000+) */
+    LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
+    LLMMEM_KEY_DEVICES_PER_NODE = 2001,
+    LLMMEM_KEY_NUM_NODES = 2002,
+    LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES = 2003,  /**< taken before the job: CUDA context, library workspaces */
+    LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION = 2004, /**< real: share of memory kept back for fragmentation */
+    LLMMEM_KEY_HOST_MEMORY_BYTES = 2005,       /**< host RAM per node */
+    LLMMEM_KEY_NVME_BYTES = 2006,              /**< NVMe capacity per node */
+    LLMMEM_KEY_MEMORY_BANDWIDTH = 2007,        /**< device memory bandwidth, bytes/s */
+    LLMMEM_KEY_INTRA_NODE_BANDWIDTH = 2008,    /**< per device, one direction, bytes/s */
+    LLMMEM_KEY_INTER_NODE_BANDWIDTH = 2009,    /**< per device, one direction, bytes/s */
+    LLMMEM_KEY_PEAK_BF16_FLOPS = 2010,         /**< dense bf16 FLOP/s */
+
+    /* strategy (3000+) */
+    LLMMEM_KEY_MODE = 3000,                    /**< choice: inference (training modes are appended as they land) */
+    LLMMEM_KEY_WEIGHT_FORMAT = 3001,           /**< choice (format) of weight matrices; auto: the checkpoint's */
+    LLMMEM_KEY_HIGH_PRECISION_FORMAT = 3002,   /**< choice (format) of tensors kept unquantized; auto = torch_dtype */
+    LLMMEM_KEY_QUANTIZE_EMBEDDING = 3003,      /**< bool: weight_format also applies to the embedding */
+    LLMMEM_KEY_QUANTIZE_LM_HEAD = 3004,        /**< bool: weight_format also applies to the LM head */
+    LLMMEM_KEY_QUANTIZE_ROUTER = 3005,         /**< bool: weight_format also applies to MoE routers */
+    LLMMEM_KEY_QUANT_GROUP_SIZE = 3006,        /**< group/block size of weight_format (0: the checkpoint's, else the format's) */
+    LLMMEM_KEY_DOUBLE_QUANT = 3007             /**< choice: auto (the checkpoint's), off, on: bitsandbytes double quantization */
+} llmmem_key;
+
+/** Which handle a key belongs to. */
+typedef enum llmmem_object {
+    LLMMEM_OBJECT_MODEL = 1,
+    LLMMEM_OBJECT_HARDWARE = 2,
+    LLMMEM_OBJECT_STRATEGY = 3
+} llmmem_object;
+
+/** How a key's value is set: integers, 0/1, a named choice, or a fraction. */
+typedef enum llmmem_value_type {
+    LLMMEM_TYPE_INT = 1,
+    LLMMEM_TYPE_BOOL = 2,
+    LLMMEM_TYPE_CHOICE = 3,
+    LLMMEM_TYPE_REAL = 4
+} llmmem_value_type;
+
+/** Model families: choices of LLMMEM_KEY_MODEL_TYPE (Hugging Face names). */
+typedef enum llmmem_model_type {
+    LLMMEM_MODEL_CUSTOM = 0, /**< "custom": structure given key by key, or num_parameters alone */
+    LLMMEM_MODEL_GPT2 = 1,
+    LLMMEM_MODEL_OPT = 2,
+    LLMMEM_MODEL_BLOOM = 3,
+    LLMMEM_MODEL_GPT_NEOX = 4,
+    LLMMEM_MODEL_FALCON = 5,
+    LLMMEM_MODEL_LLAMA = 6,
+    LLMMEM_MODEL_MISTRAL = 7,
+    LLMMEM_MODEL_MIXTRAL = 8,
+    LLMMEM_MODEL_QWEN2 = 9,
+    LLMMEM_MODEL_QWEN2_MOE = 10,
+    LLMMEM_MODEL_QWEN3 = 11,
+    LLMMEM_MODEL_QWEN3_MOE = 12,
+    LLMMEM_MODEL_PHI3 = 13,
+    LLMMEM_MODEL_GEMMA = 14,
+    LLMMEM_MODEL_GEMMA2 = 15,
+    LLMMEM_MODEL_GEMMA3_TEXT = 16,
+    LLMMEM_MODEL_DEEPSEEK_V2 = 17,
+    LLMMEM_MODEL_DEEPSEEK_V3 = 18
+} llmmem_model_type;
+
+/** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
+typedef enum llmmem_norm_type {
+    LLMMEM_NORM_LAYERNORM = 0,
+    LLMMEM_NORM_RMSNORM = 1
+} llmmem_norm_type;
+
+/** Storage formats: data types and quantization formats (choices of format keys). */
+typedef enum llmmem_format {
+    LLMMEM_FORMAT_AUTO = 0,      /**< the model's torch_dtype */
+    LLMMEM_FORMAT_FP32 = 1,
+    LLMMEM_FORMAT_FP16 = 2,
+    LLMMEM_FORMAT_BF16 = 3,
+    LLMMEM_FORMAT_FP8_E4M3 = 4,  /**< 1 byte + one fp32 scale per tensor */
+    LLMMEM_FORMAT_FP8_E5M2 = 5,  /**< 1 byte + one fp32 scale per tensor */
+    LLMMEM_FORMAT_INT8 = 6,      /**< 1 byte, no scales */
+    LLMMEM_FORMAT_INT4 = 7,      /**< 4 bits, no scales */
+    LLMMEM_FORMAT_BNB_INT8 = 8,  /**< bitsandbytes LLM.int8: int8 + fp32 scale per row */
+    LLMMEM_FORMAT_BNB_NF4 = 9,   /**< bitsandbytes NF4 (blocksize, double quant: strategy keys) */
+    LLMMEM_FORMAT_BNB_FP4 = 10,  /**< bitsandbytes FP4 */
+    LLMMEM_FORMAT_GPTQ_INT4 = 11,/**< GPTQ 4-bit: packed int32, fp16 scales, packed zeros, g_idx */
+    LLMMEM_FORMAT_AWQ_INT4 = 12, /**< AWQ 4-bit GEMM: packed int32, fp16 scales, packed zeros */
+    LLMMEM_FORMAT_MXFP4 = 13,    /**< OCP MX: 32 x E2M1 + E8M0 scale */
+    LLMMEM_FORMAT_NVFP4 = 14,    /**< 16 x E2M1 + E4M3 scale, fp32 tensor scale */
+    LLMMEM_FORMAT_Q4_0 = 15,     /**< GGUF block formats (ggml-common.h) */
+    LLMMEM_FORMAT_Q4_1 = 16,
+    LLMMEM_FORMAT_Q5_0 = 17,
+    LLMMEM_FORMAT_Q5_1 = 18,
+    LLMMEM_FORMAT_Q8_0 = 19,
+    LLMMEM_FORMAT_Q2_K = 20,
+    LLMMEM_FORMAT_Q3_K = 21,
+    LLMMEM_FORMAT_Q4_K = 22,
+    LLMMEM_FORMAT_Q5_K = 23,
+    LLMMEM_FORMAT_Q6_K = 24,
+    LLMMEM_FORMAT_FP8_BLOCK = 25 /**< fp8 e4m3 + fp32 scale per 128 x 128 block (DeepSeek-V3) */
+} llmmem_format;
+
+/** What runs: choices of LLMMEM_KEY_MODE. */
+typedef enum llmmem_mode {
+    LLMMEM_MODE_INFERENCE = 0
+} llmmem_mode;
+
+/** Number of keys; with llmmem_key_at, lists every key. */
+LLMMEM_API size_t llmmem_key_count(void);
+/** The index-th key (0 <= index < llmmem_key_count()), or LLMMEM_KEY_NONE. */
+LLMMEM_API llmmem_key llmmem_key_at(size_t index);
+/** Name of a key ("tensor_parallel"), or NULL for an unknown key. */
+LLMMEM_API const char *llmmem_key_name(llmmem_key key);
+/** One line saying what the key means, or NULL for an unknown key. */
+LLMMEM_API const char *llmmem_key_doc(llmmem_key key);
+LLMMEM_API llmmem_status llmmem_key_from_name(llmmem_key *key_out, const char *name);
+LLMMEM_API llmmem_status llmmem_key_object(llmmem_object *object_out, llmmem_key key);
+LLMMEM_API llmmem_status llmmem_key_type(llmmem_value_type *type_out, llmmem_key key);
+/** Inclusive bounds of an integer, bool or choice key. */
+LLMMEM_API llmmem_status llmmem_key_bounds(int64_t *min_out, int64_t *max_out, llmmem_key key);
+/** Inclusive bounds of a real key. */
+LLMMEM_API llmmem_status llmmem_key_bounds_real(double *min_out, double *max_out, llmmem_key key);
+/** Default of an integer, bool or choice key (0 may mean "derived", see the key's doc). */
+LLMMEM_API llmmem_status llmmem_key_default(int64_t *value_out, llmmem_key key);
+LLMMEM_API llmmem_status llmmem_key_default_real(double *value_out, llmmem_key key);
+/** Value of a named choice of a choice key ("bf16", "training"); also "true"/"false" for bools. */
+LLMMEM_API llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const char *name);
+/** Name of a choice value, or NULL if the key has no such choice. */
+LLMMEM_API const char *llmmem_choice_name(llmmem_key key, int64_t value);
+
+/* ------------------------------------------------------------------------ */
+/* Model                                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct llmmem_model llmmem_model;
+
+/** Parameter groups of a model's inventory (counts and JSON keys). */
+typedef enum llmmem_param_group {
+    LLMMEM_PARAMS_EMBEDDING = 0,
+    LLMMEM_PARAMS_POSITIONS = 1,
+    LLMMEM_PARAMS_ATTENTION = 2,
+    LLMMEM_PARAMS_MLP = 3,            /**< dense MLPs */
+    LLMMEM_PARAMS_EXPERTS = 4,        /**< routed experts */
+    LLMMEM_PARAMS_SHARED_EXPERTS = 5,
+    LLMMEM_PARAMS_ROUTER = 6,
+    LLMMEM_PARAMS_NORMS = 7,
+    LLMMEM_PARAMS_LM_HEAD = 8,        /**< 0 when tied to the embedding */
+    LLMMEM_PARAMS_OTHER = 9,          /**< a model given by num_parameters alone, without shapes */
+    LLMMEM_PARAMS_VISION = 10         /**< vision tower and multimodal projector */
+} llmmem_param_group;
+
+LLMMEM_API size_t llmmem_param_group_count(void);
+/** "embedding", "positions", "attention", "mlp", "experts", ... or NULL. */
+LLMMEM_API const char *llmmem_param_group_name(llmmem_param_group group);
+
+/** A model with no settings (model_type "custom"). */
+LLMMEM_API llmmem_status llmmem_model_new(llmmem_model **out);
+/** A model from the catalog ("llama-3.1-70b"); see llmmem_model_preset_name. */
+LLMMEM_API llmmem_status llmmem_model_from_preset(llmmem_model **out, const char *name);
+LLMMEM_API llmmem_status llmmem_model_clone(llmmem_model **out, const llmmem_model *model);
+LLMMEM_API void llmmem_model_free(llmmem_model *model);
+LLMMEM_API llmmem_status llmmem_model_set_int(llmmem_model *model, llmmem_key key, int64_t value);
+/** Effective value: the one set, else the family's, else the key's default. */
+LLMMEM_API llmmem_status llmmem_model_get_int(int64_t *value_out, const llmmem_model *model, llmmem_key key);
+/** Set any key by name from text: a number, a choice name, true/false. */
+LLMMEM_API llmmem_status llmmem_model_set_text(llmmem_model *model, const char *key_name, const char *value);
+/** Preset name the model came from, or "" for a model built key by key. */
+LLMMEM_API const char *llmmem_model_name(const llmmem_model *model);
+/** Exact parameters in one group. Fails if the model's settings are incomplete. */
+LLMMEM_API llmmem_status llmmem_model_parameters(uint64_t *count_out, const llmmem_model *model,
+                                                 llmmem_param_group group);
+LLMMEM_API llmmem_status llmmem_model_total_parameters(uint64_t *count_out, const llmmem_model *model);
+/** Parameters used for one token: all but the routed experts not chosen. */
+LLMMEM_API llmmem_status llmmem_model_active_parameters(uint64_t *count_out, const llmmem_model *model);
+LLMMEM_API size_t llmmem_model_preset_count(void);
+/** Name of the index-th model preset, or NULL past the end. */
+LLMMEM_API const char *llmmem_model_preset_name(size_t index);
+
+/* ------------------------------------------------------------------------ */
+/* Hardware                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct llmmem_hardware llmmem_hardware;
+
+/** A device with no memory set; set LLMMEM_KEY_MEMORY_BYTES before estimating. */
+LLMMEM_API llmmem_status llmmem_hardware_new(llmmem_hardware **out);
+/** A device from the catalog ("h100-sxm-80gb"); see llmmem_hardware_preset_name. */
+LLMMEM_API llmmem_status llmmem_hardware_from_preset(llmmem_hardware **out, const char *name);
+LLMMEM_API llmmem_status llmmem_hardware_clone(llmmem_hardware **out, const llmmem_hardware *hw);
+LLMMEM_API void llmmem_hardware_free(llmmem_hardware *hw);
+LLMMEM_API llmmem_status llmmem_hardware_set_int(llmmem_hardware *hw, llmmem_key key, int64_t value);
+LLMMEM_API llmmem_status llmmem_hardware_get_int(int64_t *value_out, const llmmem_hardware *hw, llmmem_key key);
+LLMMEM_API llmmem_status llmmem_hardware_set_real(llmmem_hardware *hw, llmmem_key key, double value);
+LLMMEM_API llmmem_status llmmem_hardware_get_real(double *value_out, const llmmem_hardware *hw, llmmem_key key);
+LLMMEM_API llmmem_status llmmem_hardware_set_text(llmmem_hardware *hw, const char *key_name, const char *value);
+LLMMEM_API const char *llmmem_hardware_name(const llmmem_hardware *hw);
+LLMMEM_API size_t llmmem_hardware_preset_count(void);
+LLMMEM_API const char *llmmem_hardware_preset_name(size_t index);
+
+/* ------------------------------------------------------------------------ */
+/* Strategy                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct llmmem_strategy llmmem_strategy;
+
+/** Single-device inference in the model's own dtype. */
+LLMMEM_API llmmem_status llmmem_strategy_new(llmmem_strategy **out);
+LLMMEM_API llmmem_status llmmem_strategy_clone(llmmem_strategy **out, const llmmem_strategy *s);
+LLMMEM_API void llmmem_strategy_free(llmmem_strategy *s);
+LLMMEM_API llmmem_status llmmem_strategy_set_int(llmmem_strategy *s, llmmem_key key, int64_t value);
+LLMMEM_API llmmem_status llmmem_strategy_get_int(int64_t *value_out, const llmmem_strategy *s, llmmem_key key);
+LLMMEM_API llmmem_status llmmem_strategy_set_real(llmmem_strategy *s, llmmem_key key, double value);
+LLMMEM_API llmmem_status llmmem_strategy_get_real(double *value_out, const llmmem_strategy *s, llmmem_key key);
+LLMMEM_API llmmem_status llmmem_strategy_set_text(llmmem_strategy *s, const char *key_name, const char *value);
+
+/* ------------------------------------------------------------------------ */
+/* Formats                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Bytes of one rows x cols weight matrix stored in a format, by whole blocks,
+ * scales and zero points included. Blocks and groups run along cols (the
+ * input dimension); a partial last block costs a whole block. group_size is
+ * used by GPTQ/AWQ (and bitsandbytes 4-bit as its block size); pass 0 for the
+ * format's default. double_quant applies to bitsandbytes NF4/FP4.
+ * LLMMEM_FORMAT_AUTO is not a storage format and is rejected.
+ */
+LLMMEM_API llmmem_status llmmem_format_tensor_bytes(uint64_t *bytes_out, llmmem_format format,
+                                                    uint64_t rows, uint64_t cols,
+                                                    uint64_t group_size, int double_quant);
+
+/* ------------------------------------------------------------------------ */
+/* Report and estimate                                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct llmmem_report llmmem_report;
+
+/** Memory components of a device. Names are the JSON keys. */
+typedef enum llmmem_component {
+    LLMMEM_COMPONENT_WEIGHTS = 0,
+    LLMMEM_COMPONENT_GRADIENTS = 1,
+    LLMMEM_COMPONENT_MASTER_WEIGHTS = 2,
+    LLMMEM_COMPONENT_OPTIMIZER_STATES = 3,
+    LLMMEM_COMPONENT_ACTIVATIONS = 4,
+    LLMMEM_COMPONENT_LOGITS = 5,
+    LLMMEM_COMPONENT_KV_CACHE = 6,
+    LLMMEM_COMPONENT_COMM_BUFFERS = 7,
+    LLMMEM_COMPONENT_RUNTIME_OVERHEAD = 8
+} llmmem_component;
+
+LLMMEM_API size_t llmmem_component_count(void);
+/** "weights", "gradients", ... or NULL. */
+LLMMEM_API const char *llmmem_component_name(llmmem_component component);
+
+LLMMEM_API llmmem_status llmmem_report_new(llmmem_report **out);
+LLMMEM_API llmmem_status llmmem_report_clone(llmmem_report **out, const llmmem_report *report);
+LLMMEM_API void llmmem_report_free(llmmem_report *report);
+
+/**
+ * Estimate the memory of the most loaded device. Fills `out`, which the
+ * caller made once and may reuse: no allocation, no I/O. On failure the
+ * report is left empty (valid() == 0) and the message names the fault.
+ */
+LLMMEM_API llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model,
+                                         const llmmem_hardware *hw, const llmmem_strategy *strategy);
+
+/** 1 if the report holds a successful estimate. */
+LLMMEM_API int llmmem_report_valid(const llmmem_report *report);
+/** Bytes of one component on the most loaded device (0 for an unknown component). */
+LLMMEM_API uint64_t llmmem_report_bytes(const llmmem_report *report, llmmem_component component);
+/** Sum of all components. */
+LLMMEM_API uint64_t llmmem_report_total_bytes(const llmmem_report *report);
+/** Memory of one device usable by the job: memory_bytes less the allocator reserve. */
+LLMMEM_API uint64_t llmmem_report_capacity_bytes(const llmmem_report *report);
+/** 1 if total <= capacity. */
+LLMMEM_API int llmmem_report_fits(const llmmem_report *report);
+/** Exact parameters of a group, as counted for this estimate. */
+LLMMEM_API uint64_t llmmem_report_parameters(const llmmem_report *report, llmmem_param_group group);
+LLMMEM_API uint64_t llmmem_report_total_parameters(const llmmem_report *report);
+LLMMEM_API uint64_t llmmem_report_active_parameters(const llmmem_report *report);
+/**
+ * The report as JSON: {"model", "hardware", "parameters": {groups..., "total",
+ * "active"}, "per_device": {components..., "total"}, "capacity_bytes", "fits"}.
+ * Free with llmmem_string_free.
+ */
+LLMMEM_API llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LLMMEM_LLMMEM_H */

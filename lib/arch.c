@@ -1,0 +1,359 @@
+/* Expansion of a model's settings into its tensor inventory: every weight
+ * tensor class with its shape, multiplicity, tensor-parallel split and group.
+ * Parameter counts, weight bytes and (later) training state and sharding are
+ * all computed from this one inventory. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct builder {
+    llmmem__inventory *inv;
+    const llmmem_model *m;
+    char *message;
+    size_t message_size;
+    llmmem_status status;
+} builder;
+
+static llmmem_status fail(builder *b, llmmem_status status, const char *fmt, ...) LLMMEM_PRINTF(3, 4);
+
+static llmmem_status fail(builder *b, llmmem_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->message, b->message_size, fmt, ap);
+    va_end(ap);
+    b->status = status;
+    return status;
+}
+
+static uint64_t value(const builder *b, llmmem_key key)
+{
+    return (uint64_t)llmmem__model_value(b->m, key);
+}
+
+static const char *name_of(llmmem_key key)
+{
+    return llmmem_key_name(key);
+}
+
+/* Adds a tensor class of `count` tensors of rows x cols, `active` of them used per token. */
+static void add(builder *b, const char *name, llmmem_param_group group, enum llmmem__split split,
+                int matrix, unsigned lora, uint64_t rows, uint64_t cols, uint64_t count, uint64_t active)
+{
+    if (b->status != LLMMEM_OK || count == 0 || rows == 0 || cols == 0)
+        return;
+    llmmem__inventory *inv = b->inv;
+    if (inv->n == LLMMEM_MAX_TENSOR_CLASSES) {
+        fail(b, LLMMEM_ERR_UNSUPPORTED, "model has more than %d tensor classes", LLMMEM_MAX_TENSOR_CLASSES);
+        return;
+    }
+    uint64_t elements, params = 0, active_params = 0;
+    if (!llmmem__mul(&elements, rows, cols) || !llmmem__muladd(&params, elements, count) ||
+        !llmmem__muladd(&active_params, elements, active) ||
+        !llmmem__add(&inv->params[group], inv->params[group], params) ||
+        !llmmem__add(&inv->total, inv->total, params) || !llmmem__add(&inv->active, inv->active, active_params)) {
+        fail(b, LLMMEM_ERR_OVERFLOW, "parameter count of %s (%llu x %llu, %llu times) exceeds 64 bits", name,
+             (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)count);
+        return;
+    }
+    inv->t[inv->n++] = (llmmem__tensor_class){
+        .name = name, .group = (uint8_t)group, .split = (uint8_t)split, .matrix = (uint8_t)matrix,
+        .lora = (uint8_t)lora, .rows = rows, .cols = cols, .count = count, .active_count = active};
+}
+
+/* A vector (norm weight, bias) of n elements, `count` times, always used. */
+static void add_vector(builder *b, const char *name, llmmem_param_group group, uint64_t n, uint64_t count)
+{
+    add(b, name, group, LLMMEM_SPLIT_REPLICATED, 0, 0, 1, n, count, count);
+}
+
+/* A norm of width n: weight, plus bias for LayerNorm. */
+static void add_norm(builder *b, const char *name, uint64_t n, uint64_t count)
+{
+    uint64_t per_norm = value(b, LLMMEM_KEY_NORM_TYPE) == LLMMEM_NORM_LAYERNORM ? 2 : 1;
+    uint64_t total;
+    if (!llmmem__mul(&total, count, per_norm)) {
+        fail(b, LLMMEM_ERR_OVERFLOW, "norm count of %s exceeds 64 bits", name);
+        return;
+    }
+    add_vector(b, name, LLMMEM_PARAMS_NORMS, n, total);
+}
+
+static llmmem_status require(builder *b, llmmem_key key)
+{
+    if (value(b, key) == 0)
+        return fail(b, LLMMEM_ERR_INCOMPLETE, "model %s: %s is not set",
+                    llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(b->m, LLMMEM_KEY_MODEL_TYPE)),
+                    name_of(key));
+    return LLMMEM_OK;
+}
+
+/* Standard multi-head / grouped-query attention. */
+static void add_attention(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+    uint64_t kv_heads = value(b, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
+    uint64_t head_dim = value(b, LLMMEM_KEY_HEAD_DIM);
+    if (kv_heads == 0)
+        kv_heads = heads;
+    if (heads % kv_heads != 0) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE,
+             "num_attention_heads (%llu) is not divisible by num_key_value_heads (%llu)",
+             (unsigned long long)heads, (unsigned long long)kv_heads);
+        return;
+    }
+    if (head_dim == 0) {
+        if (h % heads != 0) {
+            fail(b, LLMMEM_ERR_INCOMPATIBLE,
+                 "hidden_size (%llu) is not divisible by num_attention_heads (%llu); set head_dim",
+                 (unsigned long long)h, (unsigned long long)heads);
+            return;
+        }
+        head_dim = h / heads;
+    }
+    uint64_t q_out = heads * head_dim, kv_out = kv_heads * head_dim; /* both <= 2^44 by key bounds */
+    /* Megatron-LM ColumnParallelLinear for q/k/v, RowParallelLinear for the output projection */
+    add(b, "q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_Q, q_out, h, layers, layers);
+    add(b, "k_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_K, kv_out, h, layers, layers);
+    add(b, "v_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_V, kv_out, h, layers, layers);
+    add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_O, h, q_out, layers, layers);
+    if (value(b, LLMMEM_KEY_QKV_BIAS)) {
+        add(b, "q_proj.bias", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, q_out, layers, layers);
+        add(b, "k_proj.bias", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, kv_out, layers, layers);
+        add(b, "v_proj.bias", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, kv_out, layers, layers);
+    }
+    if (value(b, LLMMEM_KEY_O_PROJ_BIAS))
+        add_vector(b, "o_proj.bias", LLMMEM_PARAMS_ATTENTION, h, layers);
+    if (value(b, LLMMEM_KEY_QK_NORM)) /* transformers Qwen3Attention: q_norm, k_norm = RMSNorm(head_dim) */
+        add_norm(b, "qk_norm", head_dim, 2 * layers);
+}
+
+/* Multi-head latent attention: DeepSeek-V2 paper §2.1 and modeling_deepseek.py DeepseekV2Attention. */
+static void add_mla(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+    uint64_t q_rank = value(b, LLMMEM_KEY_Q_LORA_RANK), kv_rank = value(b, LLMMEM_KEY_KV_LORA_RANK);
+    uint64_t rope = value(b, LLMMEM_KEY_QK_ROPE_HEAD_DIM), nope = value(b, LLMMEM_KEY_QK_NOPE_HEAD_DIM);
+    uint64_t v_dim = value(b, LLMMEM_KEY_V_HEAD_DIM);
+    if (require(b, LLMMEM_KEY_QK_ROPE_HEAD_DIM) || require(b, LLMMEM_KEY_QK_NOPE_HEAD_DIM) ||
+        require(b, LLMMEM_KEY_V_HEAD_DIM))
+        return;
+    uint64_t q_out = heads * (nope + rope);
+    if (q_rank) {
+        add(b, "q_a_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_Q, q_rank, h, layers, layers);
+        add_norm(b, "q_a_layernorm", q_rank, layers);
+        add(b, "q_b_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_Q, q_out, q_rank, layers, layers);
+    } else {
+        add(b, "q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_Q, q_out, h, layers, layers);
+    }
+    add(b, "kv_a_proj_with_mqa", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_K | LLMMEM_LORA_V,
+        kv_rank + rope, h, layers, layers);
+    add_norm(b, "kv_a_layernorm", kv_rank, layers);
+    add(b, "kv_b_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_K | LLMMEM_LORA_V,
+        heads * (nope + v_dim), kv_rank, layers, layers);
+    add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_O, h, heads * v_dim, layers, layers);
+}
+
+/* One MLP of width f: gate/up (column-parallel) and down (row-parallel), `count` copies of which
+ * `active` serve one token. Megatron-LM ParallelMLP; gated per Shazeer 2020 (GLU variants). */
+static void add_mlp(builder *b, const char *const names[3], llmmem_param_group group, enum llmmem__split col,
+                    enum llmmem__split row, uint64_t h, uint64_t f, uint64_t count, uint64_t active)
+{
+    int gated = value(b, LLMMEM_KEY_MLP_GATED) != 0;
+    if (gated)
+        add(b, names[0], group, col, 1, LLMMEM_LORA_GATE, f, h, count, active);
+    add(b, names[1], group, col, 1, LLMMEM_LORA_UP, f, h, count, active);
+    add(b, names[2], group, row, 1, LLMMEM_LORA_DOWN, h, f, count, active);
+    if (value(b, LLMMEM_KEY_MLP_BIAS)) {
+        uint64_t biases = gated ? 2 : 1; /* one of width f per gate/up, one of width h for down */
+        add(b, "mlp.bias.in", group, col, 0, 0, 1, f, count * biases, active * biases);
+        add(b, "mlp.bias.out", group, LLMMEM_SPLIT_REPLICATED, 0, 0, 1, h, count, active);
+    }
+}
+
+static const char *const dense_names[3] = {"mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"};
+static const char *const expert_names[3] = {"experts.gate_proj", "experts.up_proj", "experts.down_proj"};
+static const char *const shared_names[3] = {"shared_experts.gate_proj", "shared_experts.up_proj",
+                                            "shared_experts.down_proj"};
+
+static void add_ffn(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t f = value(b, LLMMEM_KEY_INTERMEDIATE_SIZE);
+    if (f == 0)
+        f = 4 * h;
+    uint64_t experts = value(b, LLMMEM_KEY_NUM_EXPERTS);
+    if (experts == 0) {
+        add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, layers, layers);
+        return;
+    }
+    uint64_t top_k = value(b, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
+    if (top_k == 0) {
+        fail(b, LLMMEM_ERR_INCOMPLETE, "num_experts is %llu but num_experts_per_tok is not set",
+             (unsigned long long)experts);
+        return;
+    }
+    if (top_k > experts) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_experts_per_tok (%llu) exceeds num_experts (%llu)",
+             (unsigned long long)top_k, (unsigned long long)experts);
+        return;
+    }
+    /* DeepSeek modeling_deepseek.py: layer i is MoE if i >= first_k_dense_replace and i % moe_layer_freq == 0 */
+    uint64_t first_dense = value(b, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), freq = value(b, LLMMEM_KEY_MOE_LAYER_FREQ);
+    if (first_dense > layers) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "first_k_dense_replace (%llu) exceeds num_hidden_layers (%llu)",
+             (unsigned long long)first_dense, (unsigned long long)layers);
+        return;
+    }
+    /* multiples of freq in [first_dense, layers) */
+    uint64_t moe_layers = llmmem__ceil_div(layers, freq) - llmmem__ceil_div(first_dense, freq);
+    uint64_t dense_layers = layers - moe_layers;
+    add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, dense_layers,
+            dense_layers);
+
+    uint64_t fe = value(b, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE);
+    if (fe == 0)
+        fe = f;
+    uint64_t routed, active;
+    if (!llmmem__mul(&routed, moe_layers, experts) || !llmmem__mul(&active, moe_layers, top_k)) {
+        fail(b, LLMMEM_ERR_OVERFLOW, "expert count exceeds 64 bits");
+        return;
+    }
+    add_mlp(b, expert_names, LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_EXPERT, LLMMEM_SPLIT_EXPERT, h, fe, routed, active);
+    /* The router: a linear from hidden to one logit per expert (Mixtral's gate, DeepSeek's MoEGate). */
+    add(b, "router", LLMMEM_PARAMS_ROUTER, LLMMEM_SPLIT_REPLICATED, 1, 0, experts, h, moe_layers, moe_layers);
+    if (value(b, LLMMEM_KEY_ROUTER_BIAS))
+        add_vector(b, "router.bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
+    if (value(b, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS))
+        add_vector(b, "router.e_score_correction_bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
+
+    uint64_t fs = value(b, LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE);
+    if (fs == 0 && !llmmem__mul(&fs, value(b, LLMMEM_KEY_N_SHARED_EXPERTS), fe)) {
+        fail(b, LLMMEM_ERR_OVERFLOW, "shared expert width exceeds 64 bits");
+        return;
+    }
+    if (fs) {
+        add_mlp(b, shared_names, LLMMEM_PARAMS_SHARED_EXPERTS, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, fs,
+                moe_layers, moe_layers);
+        if (value(b, LLMMEM_KEY_SHARED_EXPERT_GATE)) /* Qwen2MoeSparseMoeBlock.shared_expert_gate */
+            add(b, "shared_expert_gate", LLMMEM_PARAMS_SHARED_EXPERTS, LLMMEM_SPLIT_REPLICATED, 0, 0, 1, h,
+                moe_layers, moe_layers);
+    }
+}
+
+/* A ViT vision tower and its projector into the text model.
+ * transformers CLIPVisionTransformer / SiglipVisionTransformer: patch embedding (a conv, SigLIP
+ * with bias), position embedding (CLIP adds a class token and its row), pre-norm layers with biased
+ * q, k, v, out projections and a biased two-layer GELU MLP, LayerNorms with bias. */
+static void add_vision(builder *b, uint64_t text_hidden)
+{
+    int64_t kind = llmmem__model_value(b->m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    if (kind == 0)
+        return;
+    if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_IMAGE_SIZE))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    const int clip = kind == 1;
+    uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
+    uint64_t image = value(b, LLMMEM_KEY_VISION_IMAGE_SIZE), channels = value(b, LLMMEM_KEY_VISION_NUM_CHANNELS);
+    uint64_t side = image / patch, positions = side * side + (clip ? 1 : 0);
+    add(b, "vision.patch_embedding", V, LLMMEM_SPLIT_REPLICATED, 0, 0, vh, channels * patch * patch, 1, 1);
+    if (!clip)
+        add_vector(b, "vision.patch_embedding.bias", V, vh, 1);
+    else
+        add_vector(b, "vision.class_embedding", V, vh, 1);
+    add(b, "vision.position_embedding", V, LLMMEM_SPLIT_REPLICATED, 0, 0, positions, vh, 1, 1);
+    uint64_t norms = 2 * layers + 1 + (clip ? 1 : 0); /* two per layer, post_layernorm, CLIP's pre_layrnorm */
+    add_vector(b, "vision.layer_norms", V, vh, 2 * norms);
+    add(b, "vision.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, vh, vh, 4 * layers, 4 * layers);
+    add_vector(b, "vision.attention.bias", V, vh, 4 * layers);
+    add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, layers, layers);
+    add(b, "vision.mlp.fc2", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
+    add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
+    if (!clip && value(b, LLMMEM_KEY_VISION_USE_HEAD)) {
+        /* SiglipMultiheadAttentionPoolingHead: probe, nn.MultiheadAttention (in_proj 3vh x vh + bias,
+         * out_proj), LayerNorm, MLP */
+        add_vector(b, "vision.head.probe", V, vh, 1);
+        add(b, "vision.head.attention", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vh, 4, 4);
+        add_vector(b, "vision.head.bias_and_norm", V, vh, 4 + 2);
+        add(b, "vision.head.mlp.fc1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vi, vh, 1, 1);
+        add(b, "vision.head.mlp.fc2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vi, 1, 1);
+        add_vector(b, "vision.head.mlp.bias", V, vi + vh, 1);
+    }
+    switch (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR)) {
+    case 1: /* LlavaMultiModalProjector: linear_1 (vision -> text, bias), GELU, linear_2 (text -> text, bias) */
+        add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
+        add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, text_hidden, 1, 1);
+        add_vector(b, "projector.bias", V, text_hidden, 2);
+        break;
+    case 2: /* Gemma3MultiModalProjector: mm_soft_emb_norm (RMSNorm, vision width), mm_input_projection_weight */
+        add_vector(b, "projector.mm_soft_emb_norm", V, vh, 1);
+        add(b, "projector.mm_input_projection", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
+        break;
+    default: break;
+    }
+}
+
+/* A model given by its parameter count alone: one flat tensor, no shapes. */
+static void add_count_only(builder *b)
+{
+    uint64_t n = value(b, LLMMEM_KEY_NUM_PARAMETERS);
+    add(b, "parameters", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, 1, n, 1, 1);
+}
+
+llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model *m, char *message,
+                                      size_t message_size)
+{
+    memset(inv, 0, sizeof *inv);
+    message[0] = '\0';
+    builder b = {inv, m, message, message_size, LLMMEM_OK};
+
+    uint64_t h = value(&b, LLMMEM_KEY_HIDDEN_SIZE);
+    if (value(&b, LLMMEM_KEY_NUM_PARAMETERS)) {
+        if (h)
+            return fail(&b, LLMMEM_ERR_INCOMPATIBLE,
+                        "num_parameters (%llu) describes a model without shapes, but hidden_size (%llu) is "
+                        "set too; give one or the other",
+                        (unsigned long long)value(&b, LLMMEM_KEY_NUM_PARAMETERS), (unsigned long long)h);
+        add_count_only(&b);
+        return b.status;
+    }
+    if (h == 0 && value(&b, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_CUSTOM)
+        return fail(&b, LLMMEM_ERR_INCOMPLETE,
+                    "the model has neither shapes (hidden_size, num_hidden_layers, num_attention_heads, "
+                    "vocab_size) nor num_parameters");
+    if (require(&b, LLMMEM_KEY_HIDDEN_SIZE) || require(&b, LLMMEM_KEY_NUM_HIDDEN_LAYERS) ||
+        require(&b, LLMMEM_KEY_NUM_ATTENTION_HEADS) || require(&b, LLMMEM_KEY_VOCAB_SIZE))
+        return b.status;
+
+    uint64_t layers = value(&b, LLMMEM_KEY_NUM_HIDDEN_LAYERS), vocab = value(&b, LLMMEM_KEY_VOCAB_SIZE);
+    /* Megatron-LM VocabParallelEmbedding: the embedding's rows split over tensor-parallel ranks */
+    add(&b, "embed_tokens", LLMMEM_PARAMS_EMBEDDING, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
+    if (value(&b, LLMMEM_KEY_LEARNED_POSITIONS)) {
+        uint64_t rows = value(&b, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS) + value(&b, LLMMEM_KEY_POSITION_OFFSET);
+        if (require(&b, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS))
+            return b.status;
+        add(&b, "embed_positions", LLMMEM_PARAMS_POSITIONS, LLMMEM_SPLIT_REPLICATED, 0, 0, rows, h, 1, 1);
+    }
+    if (value(&b, LLMMEM_KEY_EMBEDDING_NORM)) /* BloomModel.word_embeddings_layernorm */
+        add_norm(&b, "embedding_norm", h, 1);
+
+    if (value(&b, LLMMEM_KEY_KV_LORA_RANK))
+        add_mla(&b, h, layers);
+    else
+        add_attention(&b, h, layers);
+    uint64_t norms;
+    if (!llmmem__mul(&norms, value(&b, LLMMEM_KEY_NORMS_PER_LAYER), layers))
+        return fail(&b, LLMMEM_ERR_OVERFLOW, "norm count exceeds 64 bits");
+    add_norm(&b, "layer_norms", h, norms);
+    add_ffn(&b, h, layers);
+    add_norm(&b, "final_norm", h, 1);
+    if (!value(&b, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
+        add(&b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
+    add_vision(&b, h);
+    return b.status;
+}

@@ -1,0 +1,323 @@
+/* The model catalog: architectures of published checkpoints, key by key, as
+ * their Hugging Face config.json gives them. A preset holds the architecture
+ * only, never a parameter count: counts are derived from these shapes by the
+ * inventory (arch.c), and tests/test_params.c checks them against the counts
+ * the publishers give.
+ *
+ * Every structural key is set explicitly, even where the family default
+ * (model.c) would give the same value, so that a preset reads as its config. */
+#include "internal.h"
+
+#define K(key, value) {LLMMEM_KEY_##key, (value)}
+#define END {LLMMEM_KEY_NONE, 0}
+
+#define LN LLMMEM_NORM_LAYERNORM
+#define RMS LLMMEM_NORM_RMSNORM
+#define FP32 LLMMEM_FORMAT_FP32
+#define FP16 LLMMEM_FORMAT_FP16
+#define BF16 LLMMEM_FORMAT_BF16
+
+/* ---- GPT-2 --------------------------------------------------------------
+ * Conv1D layers with biases, ln_1/ln_2, learned wpe of n_positions rows, lm_head
+ * tied to wte, n_inner null (4 * n_embd). The configs name no torch_dtype; the
+ * checkpoints are stored in fp32. */
+
+/* openai-community/gpt2 config.json */
+static const llmmem__preset_value gpt2[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT2), K(HIDDEN_SIZE, 768), K(NUM_HIDDEN_LAYERS, 12),
+    K(NUM_ATTENTION_HEADS, 12), K(NUM_KEY_VALUE_HEADS, 12), K(INTERMEDIATE_SIZE, 3072),
+    K(VOCAB_SIZE, 50257), K(MAX_POSITION_EMBEDDINGS, 1024), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(LEARNED_POSITIONS, 1), K(POSITION_OFFSET, 0), K(TORCH_DTYPE, FP32), END};
+
+/* openai-community/gpt2-medium config.json */
+static const llmmem__preset_value gpt2_medium[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT2), K(HIDDEN_SIZE, 1024), K(NUM_HIDDEN_LAYERS, 24),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 16), K(INTERMEDIATE_SIZE, 4096),
+    K(VOCAB_SIZE, 50257), K(MAX_POSITION_EMBEDDINGS, 1024), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(LEARNED_POSITIONS, 1), K(POSITION_OFFSET, 0), K(TORCH_DTYPE, FP32), END};
+
+/* openai-community/gpt2-large config.json */
+static const llmmem__preset_value gpt2_large[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT2), K(HIDDEN_SIZE, 1280), K(NUM_HIDDEN_LAYERS, 36),
+    K(NUM_ATTENTION_HEADS, 20), K(NUM_KEY_VALUE_HEADS, 20), K(INTERMEDIATE_SIZE, 5120),
+    K(VOCAB_SIZE, 50257), K(MAX_POSITION_EMBEDDINGS, 1024), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(LEARNED_POSITIONS, 1), K(POSITION_OFFSET, 0), K(TORCH_DTYPE, FP32), END};
+
+/* openai-community/gpt2-xl config.json */
+static const llmmem__preset_value gpt2_xl[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT2), K(HIDDEN_SIZE, 1600), K(NUM_HIDDEN_LAYERS, 48),
+    K(NUM_ATTENTION_HEADS, 25), K(NUM_KEY_VALUE_HEADS, 25), K(INTERMEDIATE_SIZE, 6400),
+    K(VOCAB_SIZE, 50257), K(MAX_POSITION_EMBEDDINGS, 1024), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(LEARNED_POSITIONS, 1), K(POSITION_OFFSET, 0), K(TORCH_DTYPE, FP32), END};
+
+/* ---- OPT ---------------------------------------------------------------- */
+
+/* facebook/opt-1.3b config.json (ffn_dim 8192, word_embed_proj_dim = hidden_size: no project_in/out;
+ * OPTLearnedPositionalEmbedding has max_position_embeddings + 2 rows) */
+static const llmmem__preset_value opt_1_3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_OPT), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 24),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 32), K(INTERMEDIATE_SIZE, 8192),
+    K(VOCAB_SIZE, 50272), K(MAX_POSITION_EMBEDDINGS, 2048), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(LEARNED_POSITIONS, 1), K(POSITION_OFFSET, 2), K(TORCH_DTYPE, FP16), END};
+
+/* ---- BLOOM -------------------------------------------------------------- */
+
+/* bigscience/bloom-560m config.json (n_embed 1024, n_layer 24, n_head 16; ALiBi, so no position
+ * table: max_position_embeddings is the 2048-token training length; weights stored in fp16) */
+static const llmmem__preset_value bloom_560m[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_BLOOM), K(HIDDEN_SIZE, 1024), K(NUM_HIDDEN_LAYERS, 24),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 16), K(INTERMEDIATE_SIZE, 4096),
+    K(VOCAB_SIZE, 250880), K(MAX_POSITION_EMBEDDINGS, 2048), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(EMBEDDING_NORM, 1), K(LEARNED_POSITIONS, 0), K(TORCH_DTYPE, FP16), END};
+
+/* ---- GPT-NeoX (Pythia) ---------------------------------------------------
+ * Biased query_key_value, dense, dense_h_to_4h, dense_4h_to_h; rotary (rotary_pct 0.25); untied
+ * embed_out without bias. */
+
+/* EleutherAI/pythia-410m config.json */
+static const llmmem__preset_value pythia_410m[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT_NEOX), K(HIDDEN_SIZE, 1024), K(NUM_HIDDEN_LAYERS, 24),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 16), K(INTERMEDIATE_SIZE, 4096),
+    K(VOCAB_SIZE, 50304), K(MAX_POSITION_EMBEDDINGS, 2048), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(TORCH_DTYPE, FP16), END};
+
+/* EleutherAI/pythia-1b config.json */
+static const llmmem__preset_value pythia_1b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT_NEOX), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 16),
+    K(NUM_ATTENTION_HEADS, 8), K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 8192),
+    K(VOCAB_SIZE, 50304), K(MAX_POSITION_EMBEDDINGS, 2048), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(TORCH_DTYPE, FP16), END};
+
+/* ---- Falcon ------------------------------------------------------------- */
+
+/* tiiuae/falcon-7b config.json (multi_query: one k/v head of 64; parallel_attn with a single
+ * input_layernorm; bias false; lm_head tied to word_embeddings; 2048-token context) */
+static const llmmem__preset_value falcon_7b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_FALCON), K(HIDDEN_SIZE, 4544), K(NUM_HIDDEN_LAYERS, 32),
+    K(NUM_ATTENTION_HEADS, 71), K(NUM_KEY_VALUE_HEADS, 1), K(INTERMEDIATE_SIZE, 18176),
+    K(VOCAB_SIZE, 65024), K(MAX_POSITION_EMBEDDINGS, 2048), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 1), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* ---- Llama family ---------------------------------------------------------
+ * RMSNorm (weight only), SwiGLU MLP, no biases, 2 norms per layer. */
+#define LLAMA_COMMON                                                                               \
+    K(MODEL_TYPE, LLMMEM_MODEL_LLAMA), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2),   \
+        K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0)
+
+/* meta-llama/Llama-2-7b-hf config.json */
+static const llmmem__preset_value llama_2_7b[] = {
+    LLAMA_COMMON, K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 32), K(NUM_ATTENTION_HEADS, 32),
+    K(NUM_KEY_VALUE_HEADS, 32), K(INTERMEDIATE_SIZE, 11008), K(VOCAB_SIZE, 32000),
+    K(MAX_POSITION_EMBEDDINGS, 4096), K(TIE_WORD_EMBEDDINGS, 0), K(TORCH_DTYPE, FP16), END};
+
+/* meta-llama/Llama-2-13b-hf config.json */
+static const llmmem__preset_value llama_2_13b[] = {
+    LLAMA_COMMON, K(HIDDEN_SIZE, 5120), K(NUM_HIDDEN_LAYERS, 40), K(NUM_ATTENTION_HEADS, 40),
+    K(NUM_KEY_VALUE_HEADS, 40), K(INTERMEDIATE_SIZE, 13824), K(VOCAB_SIZE, 32000),
+    K(MAX_POSITION_EMBEDDINGS, 4096), K(TIE_WORD_EMBEDDINGS, 0), K(TORCH_DTYPE, FP16), END};
+
+/* meta-llama/Llama-2-70b-hf config.json */
+static const llmmem__preset_value llama_2_70b[] = {
+    LLAMA_COMMON, K(HIDDEN_SIZE, 8192), K(NUM_HIDDEN_LAYERS, 80), K(NUM_ATTENTION_HEADS, 64),
+    K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 28672), K(VOCAB_SIZE, 32000),
+    K(MAX_POSITION_EMBEDDINGS, 4096), K(TIE_WORD_EMBEDDINGS, 0), K(TORCH_DTYPE, FP16), END};
+
+/* meta-llama/Meta-Llama-3-8B config.json */
+static const llmmem__preset_value llama_3_8b[] = {
+    LLAMA_COMMON, K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 32), K(NUM_ATTENTION_HEADS, 32),
+    K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 14336), K(VOCAB_SIZE, 128256),
+    K(MAX_POSITION_EMBEDDINGS, 8192), K(TIE_WORD_EMBEDDINGS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* meta-llama/Llama-3.1-8B config.json */
+static const llmmem__preset_value llama_3_1_8b[] = {
+    LLAMA_COMMON, K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 32), K(NUM_ATTENTION_HEADS, 32),
+    K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 14336), K(VOCAB_SIZE, 128256),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* meta-llama/Llama-3.1-70B config.json */
+static const llmmem__preset_value llama_3_1_70b[] = {
+    LLAMA_COMMON, K(HIDDEN_SIZE, 8192), K(NUM_HIDDEN_LAYERS, 80), K(NUM_ATTENTION_HEADS, 64),
+    K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 28672), K(VOCAB_SIZE, 128256),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* meta-llama/Llama-3.1-405B config.json */
+static const llmmem__preset_value llama_3_1_405b[] = {
+    LLAMA_COMMON, K(HIDDEN_SIZE, 16384), K(NUM_HIDDEN_LAYERS, 126), K(NUM_ATTENTION_HEADS, 128),
+    K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 53248), K(VOCAB_SIZE, 128256),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* meta-llama/Llama-3.2-1B config.json (head_dim 64, tie_word_embeddings true) */
+static const llmmem__preset_value llama_3_2_1b[] = {
+    LLAMA_COMMON, K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 16), K(NUM_ATTENTION_HEADS, 32),
+    K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 64), K(INTERMEDIATE_SIZE, 8192), K(VOCAB_SIZE, 128256),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 1), K(TORCH_DTYPE, BF16), END};
+
+/* meta-llama/Llama-3.2-3B config.json (head_dim 128, tie_word_embeddings true) */
+static const llmmem__preset_value llama_3_2_3b[] = {
+    LLAMA_COMMON, K(HIDDEN_SIZE, 3072), K(NUM_HIDDEN_LAYERS, 28), K(NUM_ATTENTION_HEADS, 24),
+    K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 8192), K(VOCAB_SIZE, 128256),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 1), K(TORCH_DTYPE, BF16), END};
+
+#undef LLAMA_COMMON
+
+/* ---- Mistral / Mixtral ---------------------------------------------------- */
+
+/* mistralai/Mistral-7B-v0.1 config.json (sliding_window 4096 does not change the weights) */
+static const llmmem__preset_value mistral_7b_v0_1[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MISTRAL), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 32),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 14336),
+    K(VOCAB_SIZE, 32000), K(MAX_POSITION_EMBEDDINGS, 32768), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* mistralai/Mixtral-8x7B-v0.1 config.json (num_local_experts 8, num_experts_per_tok 2; every
+ * layer is MoE; each expert is w1/w3/w2 of intermediate_size 14336; router `gate` has no bias) */
+static const llmmem__preset_value mixtral_8x7b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MIXTRAL), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 32),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 14336),
+    K(VOCAB_SIZE, 32000), K(MAX_POSITION_EMBEDDINGS, 32768), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(NUM_EXPERTS, 8), K(NUM_EXPERTS_PER_TOK, 2), K(MOE_INTERMEDIATE_SIZE, 14336),
+    K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),
+    K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* ---- Qwen ------------------------------------------------------------------
+ * Qwen2: RMSNorm, SwiGLU, biases on q/k/v only. Qwen3: no biases, q_norm/k_norm of head_dim. */
+#define QWEN2_COMMON                                                                               \
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN2), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2),   \
+        K(QKV_BIAS, 1), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0)
+
+/* Qwen/Qwen2.5-0.5B config.json (tie_word_embeddings true) */
+static const llmmem__preset_value qwen2_5_0_5b[] = {
+    QWEN2_COMMON, K(HIDDEN_SIZE, 896), K(NUM_HIDDEN_LAYERS, 24), K(NUM_ATTENTION_HEADS, 14),
+    K(NUM_KEY_VALUE_HEADS, 2), K(INTERMEDIATE_SIZE, 4864), K(VOCAB_SIZE, 151936),
+    K(MAX_POSITION_EMBEDDINGS, 32768), K(TIE_WORD_EMBEDDINGS, 1), K(TORCH_DTYPE, BF16), END};
+
+/* Qwen/Qwen2.5-7B config.json */
+static const llmmem__preset_value qwen2_5_7b[] = {
+    QWEN2_COMMON, K(HIDDEN_SIZE, 3584), K(NUM_HIDDEN_LAYERS, 28), K(NUM_ATTENTION_HEADS, 28),
+    K(NUM_KEY_VALUE_HEADS, 4), K(INTERMEDIATE_SIZE, 18944), K(VOCAB_SIZE, 152064),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* Qwen/Qwen2.5-72B config.json */
+static const llmmem__preset_value qwen2_5_72b[] = {
+    QWEN2_COMMON, K(HIDDEN_SIZE, 8192), K(NUM_HIDDEN_LAYERS, 80), K(NUM_ATTENTION_HEADS, 64),
+    K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 29568), K(VOCAB_SIZE, 152064),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(TORCH_DTYPE, BF16), END};
+
+#undef QWEN2_COMMON
+
+/* Qwen/Qwen3-8B config.json (head_dim 128, q_norm/k_norm) */
+static const llmmem__preset_value qwen3_8b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 36),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128),
+    K(INTERMEDIATE_SIZE, 12288), K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 40960),
+    K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2),
+    K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 1), K(TORCH_DTYPE, BF16), END};
+
+/* Qwen/Qwen3-30B-A3B config.json (128 experts of moe_intermediate_size 768, 8 per token,
+ * decoder_sparse_step 1 and no mlp_only_layers: every layer MoE; no shared expert; the dense
+ * intermediate_size 6144 is unused) */
+static const llmmem__preset_value qwen3_30b_a3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_MOE), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 48),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 4), K(HEAD_DIM, 128),
+    K(INTERMEDIATE_SIZE, 6144), K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 40960),
+    K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2),
+    K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 1), K(NUM_EXPERTS, 128),
+    K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, 768), K(N_SHARED_EXPERTS, 0),
+    K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),
+    K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* ---- Gemma / Phi ------------------------------------------------------------ */
+
+/* google/gemma-2-9b config.json (head_dim 256; input, post_attention, pre_feedforward and
+ * post_feedforward norms; tied; the base checkpoint is stored in float32) */
+static const llmmem__preset_value gemma_2_9b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GEMMA2), K(HIDDEN_SIZE, 3584), K(NUM_HIDDEN_LAYERS, 42),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 256),
+    K(INTERMEDIATE_SIZE, 14336), K(VOCAB_SIZE, 256000), K(MAX_POSITION_EMBEDDINGS, 8192),
+    K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 4),
+    K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0), K(TORCH_DTYPE, FP32), END};
+
+/* microsoft/Phi-3-mini-4k-instruct config.json (fused qkv_proj and gate_up_proj hold the same
+ * weights as separate q/k/v and gate/up) */
+static const llmmem__preset_value phi_3_mini_4k[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_PHI3), K(HIDDEN_SIZE, 3072), K(NUM_HIDDEN_LAYERS, 32),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 32), K(INTERMEDIATE_SIZE, 8192),
+    K(VOCAB_SIZE, 32064), K(MAX_POSITION_EMBEDDINGS, 4096), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* ---- DeepSeek ----------------------------------------------------------------
+ * Multi-head latent attention; MoE from layer first_k_dense_replace on, moe_layer_freq 1. */
+
+/* deepseek-ai/DeepSeek-V2-Lite config.json (q_lora_rank null: full-rank q_proj; 64 routed experts
+ * of 1408, 6 per token, 2 shared; layer 0 dense with intermediate_size 10944; topk_method greedy,
+ * no score-correction bias) */
+static const llmmem__preset_value deepseek_v2_lite[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_DEEPSEEK_V2), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 27),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 16), K(INTERMEDIATE_SIZE, 10944),
+    K(VOCAB_SIZE, 102400), K(MAX_POSITION_EMBEDDINGS, 163840), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(NUM_EXPERTS, 64), K(NUM_EXPERTS_PER_TOK, 6), K(MOE_INTERMEDIATE_SIZE, 1408),
+    K(N_SHARED_EXPERTS, 2), K(FIRST_K_DENSE_REPLACE, 1), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),
+    K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(Q_LORA_RANK, 0), K(KV_LORA_RANK, 512),
+    K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16), END};
+
+/* deepseek-ai/DeepSeek-V3 config.json: the 61-layer main model only (num_nextn_predict_layers 1:
+ * the multi-token-prediction module, stored as layer 61 of the checkpoint, is not counted);
+ * 256 routed experts of 2048, 8 per token, 1 shared; first 3 layers dense (18432);
+ * topk_method noaux_tc: e_score_correction_bias. torch_dtype says bfloat16; the published
+ * checkpoint is fp8 e4m3 with 128 x 128 block scales (quantization_config). */
+static const llmmem__preset_value deepseek_v3[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_DEEPSEEK_V3), K(HIDDEN_SIZE, 7168), K(NUM_HIDDEN_LAYERS, 61),
+    K(NUM_ATTENTION_HEADS, 128), K(NUM_KEY_VALUE_HEADS, 128), K(INTERMEDIATE_SIZE, 18432),
+    K(VOCAB_SIZE, 129280), K(MAX_POSITION_EMBEDDINGS, 163840), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(NUM_EXPERTS, 256), K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, 2048),
+    K(N_SHARED_EXPERTS, 1), K(FIRST_K_DENSE_REPLACE, 3), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),
+    K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
+    K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16), END};
+
+const llmmem__preset llmmem__model_presets[] = {
+    {"gpt2", gpt2},
+    {"gpt2-medium", gpt2_medium},
+    {"gpt2-large", gpt2_large},
+    {"gpt2-xl", gpt2_xl},
+    {"opt-1.3b", opt_1_3b},
+    {"bloom-560m", bloom_560m},
+    {"pythia-410m", pythia_410m},
+    {"pythia-1b", pythia_1b},
+    {"falcon-7b", falcon_7b},
+    {"llama-2-7b", llama_2_7b},
+    {"llama-2-13b", llama_2_13b},
+    {"llama-2-70b", llama_2_70b},
+    {"llama-3-8b", llama_3_8b},
+    {"llama-3.1-8b", llama_3_1_8b},
+    {"llama-3.1-70b", llama_3_1_70b},
+    {"llama-3.1-405b", llama_3_1_405b},
+    {"llama-3.2-1b", llama_3_2_1b},
+    {"llama-3.2-3b", llama_3_2_3b},
+    {"mistral-7b-v0.1", mistral_7b_v0_1},
+    {"mixtral-8x7b", mixtral_8x7b},
+    {"qwen2.5-0.5b", qwen2_5_0_5b},
+    {"qwen2.5-7b", qwen2_5_7b},
+    {"qwen2.5-72b", qwen2_5_72b},
+    {"qwen3-8b", qwen3_8b},
+    {"qwen3-30b-a3b", qwen3_30b_a3b},
+    {"gemma-2-9b", gemma_2_9b},
+    {"phi-3-mini-4k", phi_3_mini_4k},
+    {"deepseek-v2-lite", deepseek_v2_lite},
+    {"deepseek-v3", deepseek_v3},
+};
+
+const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -1,0 +1,90 @@
+/* Status names, the thread-local last error, and library-allocated strings. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static _Thread_local char last_message[LLMMEM_MESSAGE_MAX];
+static _Thread_local llmmem_status last_status;
+
+static const char *const status_names[] = {
+    [LLMMEM_OK] = "ok",
+    [LLMMEM_ERR_INVALID_ARGUMENT] = "invalid argument",
+    [LLMMEM_ERR_OUT_OF_RANGE] = "value out of range",
+    [LLMMEM_ERR_UNKNOWN_KEY] = "unknown key",
+    [LLMMEM_ERR_NOT_FOUND] = "not found",
+    [LLMMEM_ERR_INCOMPATIBLE] = "incompatible settings",
+    [LLMMEM_ERR_OVERFLOW] = "arithmetic overflow",
+    [LLMMEM_ERR_NO_MEMORY] = "out of memory",
+    [LLMMEM_ERR_IO] = "input/output error",
+    [LLMMEM_ERR_PARSE] = "malformed input",
+    [LLMMEM_ERR_UNSUPPORTED] = "not supported",
+    [LLMMEM_ERR_INCOMPLETE] = "incomplete settings",
+};
+
+const char *llmmem_status_str(llmmem_status status)
+{
+    if ((unsigned)status < sizeof status_names / sizeof status_names[0] && status_names[status])
+        return status_names[status];
+    return "unknown status";
+}
+
+const char *llmmem_last_message(void)
+{
+    return last_message;
+}
+
+llmmem_status llmmem_last_status(void)
+{
+    return last_status;
+}
+
+llmmem_status llmmem__fail_text(llmmem_status status, const char *text)
+{
+    last_status = status;
+    size_t n = strlen(text);
+    if (n >= sizeof last_message)
+        n = sizeof last_message - 1;
+    memmove(last_message, text, n);
+    last_message[n] = '\0';
+    return status;
+}
+
+llmmem_status llmmem__fail(llmmem_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    /* vsnprintf formats into memory only; it never writes to a stream. */
+    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    va_end(ap);
+    last_status = status;
+    return status;
+}
+
+void *llmmem__duplicate(const void *handle, size_t size)
+{
+    void *copy = malloc(size);
+    if (!copy) {
+        llmmem__fail(LLMMEM_ERR_NO_MEMORY, "clone: out of memory");
+        return NULL;
+    }
+    memcpy(copy, handle, size);
+    return copy;
+}
+
+void llmmem_string_free(char *s)
+{
+    free(s);
+}
+
+unsigned llmmem_version_number(void)
+{
+    return LLMMEM_VERSION_NUMBER;
+}
+
+const char *llmmem_version_string(void)
+{
+    return LLMMEM_VERSION_STRING;
+}

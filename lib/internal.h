@@ -1,0 +1,239 @@
+/* Internal declarations shared by the library's source files. Not installed. */
+#ifndef LLMMEM_INTERNAL_H
+#define LLMMEM_INTERNAL_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "llmmem/llmmem.h"
+
+#if defined(__GNUC__)
+#  define LLMMEM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define LLMMEM_PRINTF(f, a)
+#endif
+
+/* ---- errors (error.c) -------------------------------------------------- */
+
+#define LLMMEM_MESSAGE_MAX 512
+
+/* Records status and message for this thread and returns status. */
+llmmem_status llmmem__fail(llmmem_status status, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
+/* The same, with the message already formatted. */
+llmmem_status llmmem__fail_text(llmmem_status status, const char *text);
+
+/* Fails with INVALID_ARGUMENT naming the parameter when p is NULL. */
+#define LLMMEM_REQUIRE(p)                                                                      \
+    do {                                                                                       \
+        if ((p) == NULL)                                                                       \
+            return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL",      \
+                                __func__, #p);                                                 \
+    } while (0)
+
+/* ---- checked arithmetic ------------------------------------------------ */
+
+/* Each returns 1 on success and 0 on overflow; *out is then unspecified. */
+static inline int llmmem__mul(uint64_t *out, uint64_t a, uint64_t b)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline int llmmem__add(uint64_t *out, uint64_t a, uint64_t b)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+/* acc += a * b */
+static inline int llmmem__muladd(uint64_t *acc, uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return llmmem__mul(&p, a, b) && llmmem__add(acc, *acc, p);
+}
+/* ceil(a / b) for b > 0, without overflow. */
+static inline uint64_t llmmem__ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* ---- keys (keys.c) ----------------------------------------------------- */
+
+/* Slots per object: key = object * 1000 + slot. */
+#define LLMMEM_SLOTS 128
+
+typedef struct llmmem__key_info {
+    llmmem_key key;
+    llmmem_object object;
+    llmmem_value_type type;
+    const char *name;
+    int64_t min, max, def;          /* INT, BOOL, CHOICE */
+    double rmin, rmax, rdef;        /* REAL */
+    const char *const *choices;     /* CHOICE: name of each value 0..max, NULL for gaps */
+    const char *doc;
+} llmmem__key_info;
+
+/* NULL for an unknown key. */
+const llmmem__key_info *llmmem__key_info_get(llmmem_key key);
+
+/* Values of one handle: set or not, by slot. */
+typedef struct llmmem__settings {
+    int64_t ival[LLMMEM_SLOTS];
+    double rval[LLMMEM_SLOTS];
+    uint64_t is_set[LLMMEM_SLOTS / 64]; /* bit per slot */
+} llmmem__settings;
+
+static inline unsigned llmmem__slot(llmmem_key key)
+{
+    return (unsigned)key % 1000u;
+}
+static inline int llmmem__is_set(const llmmem__settings *s, llmmem_key key)
+{
+    unsigned slot = llmmem__slot(key);
+    return (int)((s->is_set[slot / 64] >> (slot % 64)) & 1u);
+}
+/* All slots of an object hold their key's default; nothing is marked set. */
+void llmmem__settings_init(llmmem__settings *s, llmmem_object object);
+/* The value set, or the key's default. */
+int64_t llmmem__get_int(const llmmem__settings *s, llmmem_key key);
+double llmmem__get_real(const llmmem__settings *s, llmmem_key key);
+
+/* Validated setters: object, type and bounds are checked, the message names key and value. */
+llmmem_status llmmem__settings_set_int(llmmem__settings *s, llmmem_object object, llmmem_key key,
+                                       int64_t value);
+llmmem_status llmmem__settings_set_real(llmmem__settings *s, llmmem_object object, llmmem_key key,
+                                        double value);
+llmmem_status llmmem__settings_set_text(llmmem__settings *s, llmmem_object object,
+                                        const char *key_name, const char *text, llmmem_key *key_out);
+/* Validated getters: the key must belong to object and be of the accessor's type. */
+llmmem_status llmmem__settings_get_int(int64_t *value_out, const llmmem__settings *s, llmmem_object object,
+                                       llmmem_key key);
+llmmem_status llmmem__settings_get_real(double *value_out, const llmmem__settings *s, llmmem_object object,
+                                        llmmem_key key);
+
+/* A heap copy of a handle (clone); sets the message and returns NULL when out of memory. */
+void *llmmem__duplicate(const void *handle, size_t size);
+
+/* ---- formats (formats.c) ----------------------------------------------- */
+
+/* Bits of one element of a plain data type (fp32 32, bf16 16, fp8 8, int4 4); 0 if blocked. */
+unsigned llmmem__format_element_bits(llmmem_format format);
+/* Bytes of a rows x cols matrix; see llmmem_format_tensor_bytes. Does not set the message. */
+int llmmem__format_bytes(uint64_t *bytes_out, llmmem_format format, uint64_t rows, uint64_t cols,
+                         uint64_t group_size, int double_quant);
+
+/* ---- model and inventory (model.c, arch.c) ----------------------------- */
+
+enum llmmem__split {           /* how tensor parallelism splits a tensor class */
+    LLMMEM_SPLIT_REPLICATED = 0,
+    LLMMEM_SPLIT_COLUMN = 1,   /* output features split (q, k, v, gate, up) */
+    LLMMEM_SPLIT_ROW = 2,      /* input features split (o, down) */
+    LLMMEM_SPLIT_VOCAB = 3,    /* vocabulary rows split (embedding, LM head) */
+    LLMMEM_SPLIT_EXPERT = 4    /* whole experts split over expert parallelism */
+};
+
+enum llmmem__lora_target {     /* LoRA target module of a tensor class, as a bit */
+    LLMMEM_LORA_Q = 1u << 0,
+    LLMMEM_LORA_K = 1u << 1,
+    LLMMEM_LORA_V = 1u << 2,
+    LLMMEM_LORA_O = 1u << 3,
+    LLMMEM_LORA_GATE = 1u << 4,
+    LLMMEM_LORA_UP = 1u << 5,
+    LLMMEM_LORA_DOWN = 1u << 6
+};
+
+/* One class of weight tensors: `count` tensors of rows x cols (cols = input features).
+ * A vector (norm weight, bias) has rows = 1. */
+typedef struct llmmem__tensor_class {
+    const char *name;       /* "q_proj", "experts.down_proj", ... */
+    uint8_t group;          /* llmmem_param_group */
+    uint8_t split;          /* enum llmmem__split */
+    uint8_t matrix;         /* 1: a weight matrix that weight quantization may apply to */
+    uint8_t lora;           /* enum llmmem__lora_target, 0 if none */
+    uint64_t rows, cols;
+    uint64_t count;         /* occurrences in the whole model (layers x experts) */
+    uint64_t active_count;  /* occurrences used by one token */
+} llmmem__tensor_class;
+
+#define LLMMEM_MAX_TENSOR_CLASSES 64
+#define LLMMEM_PARAM_GROUPS 11
+#define LLMMEM_NAME_MAX 64
+
+typedef struct llmmem__inventory {
+    llmmem__tensor_class t[LLMMEM_MAX_TENSOR_CLASSES];
+    unsigned n;
+    uint64_t params[LLMMEM_PARAM_GROUPS];
+    uint64_t total;
+    uint64_t active;
+} llmmem__inventory;
+
+struct llmmem_model {
+    llmmem__settings s;
+    char name[LLMMEM_NAME_MAX];
+    /* Rebuilt after every change, so const users (estimate) never build it. */
+    llmmem__inventory inv;
+    llmmem_status inv_status;            /* LLMMEM_OK when inv is valid */
+    char inv_message[LLMMEM_MESSAGE_MAX];
+};
+
+/* Effective value of a model key: set, else the family's default, else the key's. */
+int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key);
+/* Builds the inventory from the model's values. On failure writes a message. */
+llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model *m, char *message,
+                                      size_t message_size);
+/* Fails with the stored inventory error if the model's settings are incomplete or invalid. */
+llmmem_status llmmem__model_check(const llmmem_model *m);
+
+/* ---- hardware and strategy (hardware.c, strategy.c) --------------------- */
+
+struct llmmem_hardware {
+    llmmem__settings s;
+    char name[LLMMEM_NAME_MAX];
+};
+
+struct llmmem_strategy {
+    llmmem__settings s;
+};
+
+/* ---- catalogs (catalog_models.c, catalog_gpus.c) ------------------------ */
+
+typedef struct llmmem__preset_value {
+    llmmem_key key;
+    int64_t value;
+} llmmem__preset_value;
+
+typedef struct llmmem__preset {
+    const char *name;
+    const llmmem__preset_value *values; /* terminated by key LLMMEM_KEY_NONE */
+} llmmem__preset;
+
+/* Applies a named preset's values to s and copies its name; NOT_FOUND names `what`. */
+llmmem_status llmmem__preset_load(llmmem__settings *s, char *name_out, llmmem_object object,
+                                  const llmmem__preset *presets, size_t n, const char *name,
+                                  const char *what);
+
+extern const llmmem__preset llmmem__model_presets[];
+extern const size_t llmmem__model_preset_total;
+extern const llmmem__preset llmmem__gpu_presets[];
+extern const size_t llmmem__gpu_preset_total;
+
+/* ---- weights (weights.c) ----------------------------------------------- */
+
+/* Bytes of all weights of the model stored as the strategy says, on one device. */
+llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m,
+                                   const llmmem_strategy *s);
+
+/* ---- report (estimate.c, report.c) ------------------------------------- */
+
+#define LLMMEM_COMPONENTS 9
+
+struct llmmem_report {
+    int valid;
+    char model_name[LLMMEM_NAME_MAX];
+    char hardware_name[LLMMEM_NAME_MAX];
+    uint64_t bytes[LLMMEM_COMPONENTS];
+    uint64_t total;
+    uint64_t memory_bytes;
+    uint64_t capacity;
+    uint64_t params[LLMMEM_PARAM_GROUPS];
+    uint64_t params_total;
+    uint64_t params_active;
+};
+
+#endif /* LLMMEM_INTERNAL_H */

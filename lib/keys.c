@@ -1,0 +1,639 @@
+/* The key space: every setting's name, owner, type, bounds, default and doc,
+ * and the validated setters shared by the three input handles. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define I64_MAX INT64_MAX
+#define SIZE_MAX_KEY (1LL << 24)   /* upper bound of a dimension: 16,777,216 */
+#define COUNT_MAX_KEY (1LL << 20)  /* upper bound of a layer or expert count */
+
+static const char *const model_type_names[] = {
+    "custom",    "gpt2",      "opt",         "bloom",       "gpt_neox",    "falcon",    "llama",
+    "mistral",   "mixtral",   "qwen2",       "qwen2_moe",   "qwen3",       "qwen3_moe", "phi3",
+    "gemma",     "gemma2",    "gemma3_text", "deepseek_v2", "deepseek_v3", NULL,
+};
+
+static const char *const norm_type_names[] = {"layernorm", "rmsnorm", NULL};
+
+static const char *const format_names[] = {
+    "auto",     "fp32",     "fp16",     "bf16",      "fp8_e4m3", "fp8_e5m2", "int8",
+    "int4",     "bnb_int8", "bnb_nf4",  "bnb_fp4",   "gptq_int4", "awq_int4", "mxfp4",
+    "nvfp4",    "q4_0",     "q4_1",     "q5_0",      "q5_1",     "q8_0",     "q2_k",
+    "q3_k",     "q4_k",     "q5_k",     "q6_k",      "fp8_block", NULL,
+};
+#define FORMAT_LAST LLMMEM_FORMAT_FP8_BLOCK
+
+static const char *const mode_names[] = {"inference", NULL};
+static const char *const tristate_names[] = {"auto", "off", "on", NULL};
+static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
+static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
+
+/* Helpers to keep the table readable. */
+#define INT_KEY(k, obj, nm, lo, hi, d, doc_) \
+    {k, obj, LLMMEM_TYPE_INT, nm, lo, hi, d, 0, 0, 0, NULL, doc_}
+#define BOOL_KEY(k, obj, nm, d, doc_) \
+    {k, obj, LLMMEM_TYPE_BOOL, nm, 0, 1, d, 0, 0, 0, NULL, doc_}
+#define CHOICE_KEY(k, obj, nm, names, lo, hi, d, doc_) \
+    {k, obj, LLMMEM_TYPE_CHOICE, nm, lo, hi, d, 0, 0, 0, names, doc_}
+#define REAL_KEY(k, obj, nm, lo, hi, d, doc_) \
+    {k, obj, LLMMEM_TYPE_REAL, nm, 0, 0, 0, lo, hi, d, NULL, doc_}
+
+#define M LLMMEM_OBJECT_MODEL
+#define H LLMMEM_OBJECT_HARDWARE
+#define S LLMMEM_OBJECT_STRATEGY
+
+static const llmmem__key_info key_table[] = {
+    /* model */
+    CHOICE_KEY(LLMMEM_KEY_MODEL_TYPE, M, "model_type", model_type_names, 0, LLMMEM_MODEL_DEEPSEEK_V3, 0,
+               "architecture family (Hugging Face model_type); sets the structural defaults below"),
+    INT_KEY(LLMMEM_KEY_NUM_PARAMETERS, M, "num_parameters", 1, I64_MAX, 0,
+            "parameter count of a model given by count alone (model_type custom, no shapes)"),
+    INT_KEY(LLMMEM_KEY_HIDDEN_SIZE, M, "hidden_size", 1, SIZE_MAX_KEY, 0, "model width (0: not set)"),
+    INT_KEY(LLMMEM_KEY_NUM_HIDDEN_LAYERS, M, "num_hidden_layers", 1, COUNT_MAX_KEY, 0,
+            "decoder layers (0: not set)"),
+    INT_KEY(LLMMEM_KEY_NUM_ATTENTION_HEADS, M, "num_attention_heads", 1, COUNT_MAX_KEY, 0,
+            "query heads (0: not set)"),
+    INT_KEY(LLMMEM_KEY_NUM_KEY_VALUE_HEADS, M, "num_key_value_heads", 0, COUNT_MAX_KEY, 0,
+            "key/value heads for grouped- or multi-query attention (0: num_attention_heads)"),
+    INT_KEY(LLMMEM_KEY_HEAD_DIM, M, "head_dim", 0, SIZE_MAX_KEY, 0,
+            "width of one attention head (0: hidden_size / num_attention_heads)"),
+    INT_KEY(LLMMEM_KEY_INTERMEDIATE_SIZE, M, "intermediate_size", 0, SIZE_MAX_KEY, 0,
+            "dense MLP width (0: 4 * hidden_size)"),
+    INT_KEY(LLMMEM_KEY_VOCAB_SIZE, M, "vocab_size", 1, SIZE_MAX_KEY, 0,
+            "rows of the embedding and LM head (0: not set)"),
+    INT_KEY(LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, M, "max_position_embeddings", 0, SIZE_MAX_KEY, 0,
+            "rows of a learned position table; longest context"),
+    BOOL_KEY(LLMMEM_KEY_TIE_WORD_EMBEDDINGS, M, "tie_word_embeddings", 0,
+             "the LM head shares the embedding's weights"),
+    BOOL_KEY(LLMMEM_KEY_MLP_GATED, M, "mlp_gated", 1,
+             "MLP has three matrices (gate, up, down: SwiGLU/GeGLU) instead of two (GELU)"),
+    CHOICE_KEY(LLMMEM_KEY_NORM_TYPE, M, "norm_type", norm_type_names, 0, LLMMEM_NORM_RMSNORM,
+               LLMMEM_NORM_RMSNORM, "layernorm (weight and bias) or rmsnorm (weight only)"),
+    INT_KEY(LLMMEM_KEY_NORMS_PER_LAYER, M, "norms_per_layer", 0, 8, 2,
+            "norms in each decoder layer (1 Falcon-7B, 2 most, 4 Gemma 2/3)"),
+    BOOL_KEY(LLMMEM_KEY_QKV_BIAS, M, "qkv_bias", 0, "q, k and v projections have biases"),
+    BOOL_KEY(LLMMEM_KEY_O_PROJ_BIAS, M, "o_proj_bias", 0, "attention output projection has a bias"),
+    BOOL_KEY(LLMMEM_KEY_MLP_BIAS, M, "mlp_bias", 0, "MLP matrices have biases"),
+    BOOL_KEY(LLMMEM_KEY_QK_NORM, M, "qk_norm", 0, "per-head RMSNorm on q and k (head_dim weights each)"),
+    BOOL_KEY(LLMMEM_KEY_EMBEDDING_NORM, M, "embedding_norm", 0, "a norm right after the embedding (BLOOM)"),
+    BOOL_KEY(LLMMEM_KEY_LEARNED_POSITIONS, M, "learned_positions", 0,
+             "a learned table of max_position_embeddings + position_offset rows"),
+    INT_KEY(LLMMEM_KEY_POSITION_OFFSET, M, "position_offset", 0, 1024, 0,
+            "extra rows of the learned position table (OPT: 2)"),
+    INT_KEY(LLMMEM_KEY_NUM_EXPERTS, M, "num_experts", 0, COUNT_MAX_KEY, 0,
+            "routed experts per MoE layer (0: dense model)"),
+    INT_KEY(LLMMEM_KEY_NUM_EXPERTS_PER_TOK, M, "num_experts_per_tok", 0, COUNT_MAX_KEY, 0,
+            "routed experts each token uses"),
+    INT_KEY(LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, M, "moe_intermediate_size", 0, SIZE_MAX_KEY, 0,
+            "width of one routed expert's MLP (0: intermediate_size)"),
+    INT_KEY(LLMMEM_KEY_N_SHARED_EXPERTS, M, "n_shared_experts", 0, COUNT_MAX_KEY, 0,
+            "always-active shared experts per MoE layer"),
+    INT_KEY(LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, M, "shared_expert_intermediate_size", 0,
+            SIZE_MAX_KEY, 0, "width of the shared experts' MLP (0: n_shared_experts * moe_intermediate_size)"),
+    BOOL_KEY(LLMMEM_KEY_SHARED_EXPERT_GATE, M, "shared_expert_gate", 0,
+             "a 1 x hidden_size sigmoid gate on the shared expert (Qwen2-MoE)"),
+    INT_KEY(LLMMEM_KEY_FIRST_K_DENSE_REPLACE, M, "first_k_dense_replace", 0, COUNT_MAX_KEY, 0,
+            "leading layers that keep a dense MLP in a MoE model"),
+    INT_KEY(LLMMEM_KEY_MOE_LAYER_FREQ, M, "moe_layer_freq", 1, COUNT_MAX_KEY, 1,
+            "after the dense layers, every n-th layer is MoE (1: all)"),
+    BOOL_KEY(LLMMEM_KEY_ROUTER_BIAS, M, "router_bias", 0, "the router's linear layer has a bias"),
+    BOOL_KEY(LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, M, "router_score_correction_bias", 0,
+             "a per-expert bias on routing scores (DeepSeek-V3 e_score_correction_bias)"),
+    INT_KEY(LLMMEM_KEY_Q_LORA_RANK, M, "q_lora_rank", 0, SIZE_MAX_KEY, 0,
+            "MLA: rank of the low-rank q projection (0: full-rank q_proj)"),
+    INT_KEY(LLMMEM_KEY_KV_LORA_RANK, M, "kv_lora_rank", 0, SIZE_MAX_KEY, 0,
+            "MLA: width of the compressed KV latent (0: not MLA)"),
+    INT_KEY(LLMMEM_KEY_QK_ROPE_HEAD_DIM, M, "qk_rope_head_dim", 0, SIZE_MAX_KEY, 0,
+            "MLA: rotary part of each q/k head"),
+    INT_KEY(LLMMEM_KEY_QK_NOPE_HEAD_DIM, M, "qk_nope_head_dim", 0, SIZE_MAX_KEY, 0,
+            "MLA: non-rotary part of each q/k head"),
+    INT_KEY(LLMMEM_KEY_V_HEAD_DIM, M, "v_head_dim", 0, SIZE_MAX_KEY, 0, "MLA: width of each value head"),
+    CHOICE_KEY(LLMMEM_KEY_TORCH_DTYPE, M, "torch_dtype", format_names, 1, FORMAT_LAST, LLMMEM_FORMAT_BF16,
+               "format the checkpoint's weights are stored in"),
+    CHOICE_KEY(LLMMEM_KEY_QUANTIZATION_FORMAT, M, "quantization_format", format_names, 0, FORMAT_LAST,
+               LLMMEM_FORMAT_AUTO, "format of a quantized checkpoint's weight matrices (auto: not quantized)"),
+    INT_KEY(LLMMEM_KEY_QUANTIZATION_GROUP_SIZE, M, "quantization_group_size", 0, SIZE_MAX_KEY, 0,
+            "group or block size of the checkpoint's quantization (0: the format's default)"),
+    BOOL_KEY(LLMMEM_KEY_QUANTIZATION_DOUBLE_QUANT, M, "quantization_double_quant", 0,
+             "the checkpoint's bitsandbytes 4-bit statistics are double-quantized"),
+    INT_KEY(LLMMEM_KEY_SLIDING_WINDOW, M, "sliding_window", 0, SIZE_MAX_KEY, 0,
+            "tokens a sliding-window attention layer attends to (0: no sliding window)"),
+    INT_KEY(LLMMEM_KEY_SLIDING_WINDOW_PATTERN, M, "sliding_window_pattern", 0, COUNT_MAX_KEY, 0,
+            "n: layer i uses global attention when (i + 1) % n == 0, the others slide (Gemma 2: 2, "
+            "Gemma 3: 6); 0: every layer slides"),
+    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 2, 0,
+               "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma)"),
+    INT_KEY(LLMMEM_KEY_VISION_HIDDEN_SIZE, M, "vision_hidden_size", 0, SIZE_MAX_KEY, 0, "vision tower width"),
+    INT_KEY(LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, M, "vision_intermediate_size", 0, SIZE_MAX_KEY, 0,
+            "vision tower MLP width"),
+    INT_KEY(LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, M, "vision_num_hidden_layers", 0, COUNT_MAX_KEY, 0,
+            "vision tower layers"),
+    INT_KEY(LLMMEM_KEY_VISION_PATCH_SIZE, M, "vision_patch_size", 0, 4096, 0, "vision patch side in pixels"),
+    INT_KEY(LLMMEM_KEY_VISION_IMAGE_SIZE, M, "vision_image_size", 0, 1LL << 20, 0, "vision input side in pixels"),
+    INT_KEY(LLMMEM_KEY_VISION_NUM_CHANNELS, M, "vision_num_channels", 1, 64, 3, "image channels"),
+    BOOL_KEY(LLMMEM_KEY_VISION_USE_HEAD, M, "vision_use_head", 0,
+             "SigLIP attention-pooling head (probe, attention, norm, MLP)"),
+    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 2, 0,
+               "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear)"),
+
+    /* hardware */
+    INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
+            "memory of one device in bytes (0: not set)"),
+    INT_KEY(LLMMEM_KEY_DEVICES_PER_NODE, H, "devices_per_node", 1, 1024, 8, "devices in one node"),
+    INT_KEY(LLMMEM_KEY_NUM_NODES, H, "num_nodes", 1, 1LL << 20, 1, "nodes"),
+    /* Default: the CUDA context alone takes ~400 MB with lazy module loading (CUDA >= 11.7),
+     * pytorch/pytorch#109888; rounded up to 512 MiB for cuBLAS/cuDNN workspaces. */
+    INT_KEY(LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES, H, "runtime_overhead_bytes", 0, 1LL << 50, 512LL << 20,
+            "bytes the runtime takes before the job (CUDA context, library workspaces)"),
+    REAL_KEY(LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION, H, "allocator_reserve_fraction", 0.0, 0.9, 0.0,
+             "share of device memory kept back for allocator fragmentation"),
+    INT_KEY(LLMMEM_KEY_HOST_MEMORY_BYTES, H, "host_memory_bytes", 0, 1LL << 56, 0,
+            "host RAM per node in bytes (0: unknown)"),
+    INT_KEY(LLMMEM_KEY_NVME_BYTES, H, "nvme_bytes", 0, 1LL << 60, 0, "NVMe capacity per node (0: unknown)"),
+    INT_KEY(LLMMEM_KEY_MEMORY_BANDWIDTH, H, "memory_bandwidth", 0, 1LL << 60, 0,
+            "device memory bandwidth in bytes/s (0: unknown)"),
+    INT_KEY(LLMMEM_KEY_INTRA_NODE_BANDWIDTH, H, "intra_node_bandwidth", 0, 1LL << 60, 0,
+            "device-to-device bandwidth in a node, one direction, bytes/s (0: unknown)"),
+    INT_KEY(LLMMEM_KEY_INTER_NODE_BANDWIDTH, H, "inter_node_bandwidth", 0, 1LL << 60, 0,
+            "bandwidth per device between nodes, one direction, bytes/s (0: unknown)"),
+    INT_KEY(LLMMEM_KEY_PEAK_BF16_FLOPS, H, "peak_bf16_flops", 0, I64_MAX, 0,
+            "dense bf16 FLOP/s of one device (0: unknown)"),
+
+    /* strategy */
+    CHOICE_KEY(LLMMEM_KEY_MODE, S, "mode", mode_names, 0, LLMMEM_MODE_INFERENCE, LLMMEM_MODE_INFERENCE,
+               "what runs: inference"),
+    CHOICE_KEY(LLMMEM_KEY_WEIGHT_FORMAT, S, "weight_format", format_names, 0, FORMAT_LAST,
+               LLMMEM_FORMAT_AUTO, "format of the weight matrices (auto: the model's torch_dtype)"),
+    CHOICE_KEY(LLMMEM_KEY_HIGH_PRECISION_FORMAT, S, "high_precision_format", format_names, 0,
+               LLMMEM_FORMAT_BF16, LLMMEM_FORMAT_AUTO,
+               "format of tensors a quantized checkpoint keeps unquantized: norms, biases, and "
+               "embedding, LM head and router unless quantized (auto: torch_dtype, or bf16 if that is quantized)"),
+    BOOL_KEY(LLMMEM_KEY_QUANTIZE_EMBEDDING, S, "quantize_embedding", 0,
+             "weight_format applies to the embedding too (GPTQ, AWQ and bitsandbytes keep it unquantized)"),
+    BOOL_KEY(LLMMEM_KEY_QUANTIZE_LM_HEAD, S, "quantize_lm_head", 0,
+             "weight_format applies to the LM head too (GPTQ, AWQ and bitsandbytes keep it unquantized)"),
+    BOOL_KEY(LLMMEM_KEY_QUANTIZE_ROUTER, S, "quantize_router", 0,
+             "weight_format applies to MoE routers too"),
+    INT_KEY(LLMMEM_KEY_QUANT_GROUP_SIZE, S, "quant_group_size", 0, SIZE_MAX_KEY, 0,
+            "group or block size of weight_format (0: the checkpoint's, else the format's default: "
+            "128 for GPTQ/AWQ, 64 for bitsandbytes 4-bit)"),
+    CHOICE_KEY(LLMMEM_KEY_DOUBLE_QUANT, S, "double_quant", tristate_names, 0, 2, 0,
+               "bitsandbytes 4-bit double quantization: auto (the checkpoint's; off by default, as in "
+               "BitsAndBytesConfig), off, on"),
+};
+
+#undef M
+#undef H
+#undef S
+
+#define KEY_TOTAL (sizeof key_table / sizeof key_table[0])
+
+const llmmem__key_info *llmmem__key_info_get(llmmem_key key)
+{
+    for (size_t i = 0; i < KEY_TOTAL; i++)
+        if (key_table[i].key == key)
+            return &key_table[i];
+    return NULL;
+}
+
+size_t llmmem_key_count(void)
+{
+    return KEY_TOTAL;
+}
+
+llmmem_key llmmem_key_at(size_t index)
+{
+    return index < KEY_TOTAL ? key_table[index].key : LLMMEM_KEY_NONE;
+}
+
+const char *llmmem_key_name(llmmem_key key)
+{
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    return k ? k->name : NULL;
+}
+
+const char *llmmem_key_doc(llmmem_key key)
+{
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    return k ? k->doc : NULL;
+}
+
+static llmmem_status unknown_key(llmmem_key key)
+{
+    return llmmem__fail(LLMMEM_ERR_UNKNOWN_KEY, "unknown key %d", (int)key);
+}
+
+static const char *object_name(llmmem_object object)
+{
+    switch (object) {
+    case LLMMEM_OBJECT_MODEL: return "model";
+    case LLMMEM_OBJECT_HARDWARE: return "hardware";
+    case LLMMEM_OBJECT_STRATEGY: return "strategy";
+    }
+    return "unknown object";
+}
+
+llmmem_status llmmem_key_from_name(llmmem_key *key_out, const char *name)
+{
+    LLMMEM_REQUIRE(key_out);
+    LLMMEM_REQUIRE(name);
+    for (size_t i = 0; i < KEY_TOTAL; i++) {
+        if (strcmp(key_table[i].name, name) == 0) {
+            *key_out = key_table[i].key;
+            return LLMMEM_OK;
+        }
+    }
+    return llmmem__fail(LLMMEM_ERR_UNKNOWN_KEY, "unknown key '%.64s' (llmmem keys lists them)", name);
+}
+
+llmmem_status llmmem_key_object(llmmem_object *object_out, llmmem_key key)
+{
+    LLMMEM_REQUIRE(object_out);
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    if (!k)
+        return unknown_key(key);
+    *object_out = k->object;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_key_type(llmmem_value_type *type_out, llmmem_key key)
+{
+    LLMMEM_REQUIRE(type_out);
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    if (!k)
+        return unknown_key(key);
+    *type_out = k->type;
+    return LLMMEM_OK;
+}
+
+static llmmem_status find_typed(const llmmem__key_info **out, llmmem_key key, int want_real)
+{
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    if (!k)
+        return unknown_key(key);
+    if ((k->type == LLMMEM_TYPE_REAL) != want_real)
+        return llmmem__fail(LLMMEM_ERR_UNKNOWN_KEY, "key %s is %s, not %s", k->name,
+                            k->type == LLMMEM_TYPE_REAL ? "a real (fraction)" : "an integer",
+                            want_real ? "a real (fraction)" : "an integer");
+    *out = k;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_key_bounds(int64_t *min_out, int64_t *max_out, llmmem_key key)
+{
+    LLMMEM_REQUIRE(min_out);
+    LLMMEM_REQUIRE(max_out);
+    const llmmem__key_info *k;
+    llmmem_status st = find_typed(&k, key, 0);
+    if (st)
+        return st;
+    *min_out = k->min;
+    *max_out = k->max;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_key_bounds_real(double *min_out, double *max_out, llmmem_key key)
+{
+    LLMMEM_REQUIRE(min_out);
+    LLMMEM_REQUIRE(max_out);
+    const llmmem__key_info *k;
+    llmmem_status st = find_typed(&k, key, 1);
+    if (st)
+        return st;
+    *min_out = k->rmin;
+    *max_out = k->rmax;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_key_default(int64_t *value_out, llmmem_key key)
+{
+    LLMMEM_REQUIRE(value_out);
+    const llmmem__key_info *k;
+    llmmem_status st = find_typed(&k, key, 0);
+    if (st)
+        return st;
+    *value_out = k->def;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_key_default_real(double *value_out, llmmem_key key)
+{
+    LLMMEM_REQUIRE(value_out);
+    const llmmem__key_info *k;
+    llmmem_status st = find_typed(&k, key, 1);
+    if (st)
+        return st;
+    *value_out = k->rdef;
+    return LLMMEM_OK;
+}
+
+/* Other spellings users meet in config files: Hugging Face's torch_dtype strings. */
+static const struct {
+    const char *alias;
+    llmmem_format format;
+} format_aliases[] = {
+    {"float32", LLMMEM_FORMAT_FP32},  {"float", LLMMEM_FORMAT_FP32},
+    {"float16", LLMMEM_FORMAT_FP16},  {"half", LLMMEM_FORMAT_FP16},
+    {"bfloat16", LLMMEM_FORMAT_BF16}, {"nf4", LLMMEM_FORMAT_BNB_NF4},
+};
+
+const char *llmmem_choice_name(llmmem_key key, int64_t value)
+{
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    if (!k || value < k->min || value > k->max)
+        return NULL;
+    if (k->type == LLMMEM_TYPE_BOOL)
+        return value ? "true" : "false";
+    if (k->type != LLMMEM_TYPE_CHOICE)
+        return NULL;
+    return k->choices[value];
+}
+
+static int parse_bool(int64_t *out, const char *s)
+{
+    static const char *const yes[] = {"1", "true", "yes", "on"};
+    static const char *const no[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(s, yes[i]) == 0) {
+            *out = 1;
+            return 1;
+        }
+        if (strcmp(s, no[i]) == 0) {
+            *out = 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Writes "a, b, c" of the key's choices into buf. */
+static void list_choices(char *buf, size_t size, const llmmem__key_info *k)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int64_t v = k->min; v <= k->max; v++) {
+        const char *name = k->choices[v];
+        size_t n = strlen(name);
+        if (used + n + 3 >= size)
+            break;
+        if (used) {
+            memcpy(buf + used, ", ", 2);
+            used += 2;
+        }
+        memcpy(buf + used, name, n + 1);
+        used += n;
+    }
+}
+
+llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const char *name)
+{
+    LLMMEM_REQUIRE(value_out);
+    LLMMEM_REQUIRE(name);
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    if (!k)
+        return unknown_key(key);
+    if (k->type == LLMMEM_TYPE_BOOL) {
+        if (parse_bool(value_out, name))
+            return LLMMEM_OK;
+        return llmmem__fail(LLMMEM_ERR_NOT_FOUND, "%s: '%.64s' is not a boolean (true/false, 1/0)",
+                            k->name, name);
+    }
+    if (k->type != LLMMEM_TYPE_CHOICE)
+        return llmmem__fail(LLMMEM_ERR_UNKNOWN_KEY, "key %s has no named choices", k->name);
+    for (int64_t v = k->min; v <= k->max; v++) {
+        if (strcmp(k->choices[v], name) == 0) {
+            *value_out = v;
+            return LLMMEM_OK;
+        }
+    }
+    if (k->choices == format_names) {
+        for (size_t i = 0; i < sizeof format_aliases / sizeof format_aliases[0]; i++) {
+            if (strcmp(format_aliases[i].alias, name) == 0 && format_aliases[i].format >= k->min &&
+                format_aliases[i].format <= k->max) {
+                *value_out = format_aliases[i].format;
+                return LLMMEM_OK;
+            }
+        }
+    }
+    char choices[400];
+    list_choices(choices, sizeof choices, k);
+    return llmmem__fail(LLMMEM_ERR_NOT_FOUND, "%s: unknown choice '%.64s' (choices: %s)", k->name,
+                        name, choices);
+}
+
+/* ---- settings ----------------------------------------------------------- */
+
+void llmmem__settings_init(llmmem__settings *s, llmmem_object object)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < KEY_TOTAL; i++) {
+        if (key_table[i].object != object)
+            continue;
+        unsigned slot = llmmem__slot(key_table[i].key);
+        s->ival[slot] = key_table[i].def;
+        s->rval[slot] = key_table[i].rdef;
+    }
+}
+
+int64_t llmmem__get_int(const llmmem__settings *s, llmmem_key key)
+{
+    return s->ival[llmmem__slot(key)];
+}
+
+double llmmem__get_real(const llmmem__settings *s, llmmem_key key)
+{
+    return s->rval[llmmem__slot(key)];
+}
+
+static llmmem_status check_key(const llmmem__key_info **info_out, llmmem_object object, llmmem_key key,
+                               int want_real)
+{
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    if (!k)
+        return unknown_key(key);
+    if (k->object != object)
+        return llmmem__fail(LLMMEM_ERR_UNKNOWN_KEY, "key %s belongs to the %s, not the %s", k->name,
+                            object_name(k->object), object_name(object));
+    llmmem_status st = find_typed(&k, key, want_real);
+    if (st)
+        return st;
+    *info_out = k;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__settings_get_int(int64_t *value_out, const llmmem__settings *s, llmmem_object object,
+                                       llmmem_key key)
+{
+    LLMMEM_REQUIRE(value_out);
+    const llmmem__key_info *k;
+    llmmem_status st = check_key(&k, object, key, 0);
+    if (st)
+        return st;
+    *value_out = llmmem__get_int(s, key);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__settings_get_real(double *value_out, const llmmem__settings *s, llmmem_object object,
+                                        llmmem_key key)
+{
+    LLMMEM_REQUIRE(value_out);
+    const llmmem__key_info *k;
+    llmmem_status st = check_key(&k, object, key, 1);
+    if (st)
+        return st;
+    *value_out = llmmem__get_real(s, key);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__settings_set_int(llmmem__settings *s, llmmem_object object, llmmem_key key,
+                                       int64_t value)
+{
+    const llmmem__key_info *k;
+    llmmem_status st = check_key(&k, object, key, 0);
+    if (st)
+        return st;
+    if (value < k->min || value > k->max) {
+        if (k->type == LLMMEM_TYPE_CHOICE)
+            return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s (%lld) is not a valid choice [%lld, %lld]",
+                                k->name, (long long)value, (long long)k->min, (long long)k->max);
+        return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s (%lld) is out of range [%lld, %lld]", k->name,
+                            (long long)value, (long long)k->min, (long long)k->max);
+    }
+    unsigned slot = llmmem__slot(key);
+    s->ival[slot] = value;
+    s->is_set[slot / 64] |= 1ULL << (slot % 64);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__settings_set_real(llmmem__settings *s, llmmem_object object, llmmem_key key,
+                                        double value)
+{
+    const llmmem__key_info *k;
+    llmmem_status st = check_key(&k, object, key, 1);
+    if (st)
+        return st;
+    if (isnan(value) || isinf(value))
+        return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s (%g) is not a finite number", k->name, value);
+    if (value < k->rmin || value > k->rmax)
+        return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s (%g) is out of range [%g, %g]", k->name, value,
+                            k->rmin, k->rmax);
+    unsigned slot = llmmem__slot(key);
+    s->rval[slot] = value;
+    s->is_set[slot / 64] |= 1ULL << (slot % 64);
+    return LLMMEM_OK;
+}
+
+/* Unit suffixes accepted after an integer: decimal (GB) and binary (GiB). */
+static const struct {
+    const char *suffix;
+    uint64_t factor;
+} units[] = {
+    {"K", 1000ULL},          {"M", 1000000ULL},          {"G", 1000000000ULL},
+    {"T", 1000000000000ULL}, {"KB", 1000ULL},            {"MB", 1000000ULL},
+    {"GB", 1000000000ULL},   {"TB", 1000000000000ULL},   {"KiB", 1ULL << 10},
+    {"MiB", 1ULL << 20},     {"GiB", 1ULL << 30},        {"TiB", 1ULL << 40},
+};
+
+/* Parses an exact integer: digits with an optional fraction and exponent (7e9, 1.5e9)
+ * and an optional unit (80GiB, 7B is not a unit). Returns 0 if malformed or not whole. */
+static int parse_exact_int(int64_t *out, const char *text)
+{
+    const char *p = text;
+    int negative = 0;
+    if (*p == '-' || *p == '+')
+        negative = *p++ == '-';
+    uint64_t mantissa = 0;
+    int digits = 0, frac_digits = 0, seen_point = 0;
+    for (;; p++) {
+        if (*p == '.' && !seen_point) {
+            seen_point = 1;
+            continue;
+        }
+        if (!isdigit((unsigned char)*p))
+            break;
+        if (!llmmem__mul(&mantissa, mantissa, 10) || !llmmem__add(&mantissa, mantissa, (uint64_t)(*p - '0')))
+            return 0;
+        digits++;
+        frac_digits += seen_point;
+    }
+    if (digits == 0)
+        return 0;
+    long exponent = 0;
+    if (*p == 'e' || *p == 'E') {
+        char *end;
+        errno = 0;
+        exponent = strtol(p + 1, &end, 10);
+        if (end == p + 1 || errno || exponent > 30 || exponent < -30)
+            return 0;
+        p = end;
+    }
+    uint64_t factor = 1;
+    if (*p) {
+        size_t i;
+        for (i = 0; i < sizeof units / sizeof units[0]; i++)
+            if (strcmp(p, units[i].suffix) == 0)
+                break;
+        if (i == sizeof units / sizeof units[0])
+            return 0;
+        factor = units[i].factor;
+    }
+    exponent -= frac_digits;
+    for (; exponent > 0; exponent--)
+        if (!llmmem__mul(&mantissa, mantissa, 10))
+            return 0;
+    if (!llmmem__mul(&mantissa, mantissa, factor))
+        return 0;
+    for (; exponent < 0; exponent++) {
+        if (mantissa % 10)
+            return 0;
+        mantissa /= 10;
+    }
+    if (mantissa > (uint64_t)INT64_MAX)
+        return 0;
+    *out = negative ? -(int64_t)mantissa : (int64_t)mantissa;
+    return 1;
+}
+
+llmmem_status llmmem__settings_set_text(llmmem__settings *s, llmmem_object object,
+                                        const char *key_name, const char *text, llmmem_key *key_out)
+{
+    if (!key_name || !text)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "set_text: key name or value is NULL");
+    llmmem_key key;
+    llmmem_status st = llmmem_key_from_name(&key, key_name);
+    if (st)
+        return st;
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    if (k->object != object)
+        return llmmem__fail(LLMMEM_ERR_UNKNOWN_KEY, "key %s belongs to the %s, not the %s", k->name,
+                            object_name(k->object), object_name(object));
+    if (key_out)
+        *key_out = key;
+    if (k->type == LLMMEM_TYPE_REAL) {
+        char *end;
+        errno = 0;
+        double v = strtod(text, &end);
+        if (end == text || *end || errno == ERANGE)
+            return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: '%.64s' is not a number", k->name, text);
+        return llmmem__settings_set_real(s, object, key, v);
+    }
+    int64_t v;
+    if (k->type == LLMMEM_TYPE_CHOICE || k->type == LLMMEM_TYPE_BOOL) {
+        if (llmmem_choice_from_name(&v, key, text) == LLMMEM_OK)
+            return llmmem__settings_set_int(s, object, key, v);
+        if (!parse_exact_int(&v, text))
+            return llmmem_choice_from_name(&v, key, text); /* sets the message listing the choices */
+        return llmmem__settings_set_int(s, object, key, v);
+    }
+    if (!parse_exact_int(&v, text))
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT,
+                            "%s: '%.64s' is not a whole number (digits, optional exponent such as 7e9, "
+                            "optional unit KB/MB/GB/TB or KiB/MiB/GiB/TiB)",
+                            k->name, text);
+    return llmmem__settings_set_int(s, object, key, v);
+}

@@ -1,0 +1,276 @@
+/* The model handle: settings, family defaults, and the inventory kept current. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Structural defaults of each family, from its Hugging Face modeling file.
+ * A key set on the model overrides these; keys not listed take the key's default. */
+typedef struct family_default {
+    llmmem_model_type type;
+    llmmem_key key;
+    int64_t value;
+} family_default;
+
+#define LN LLMMEM_NORM_LAYERNORM
+static const family_default family_defaults[] = {
+    /* transformers models/gpt2/modeling_gpt2.py: Conv1D with bias, ln_1/ln_2, wpe, tied lm_head */
+    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_NORM_TYPE, LN},
+    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_MLP_GATED, 0},
+    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_QKV_BIAS, 1},
+    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_O_PROJ_BIAS, 1},
+    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_MLP_BIAS, 1},
+    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_LEARNED_POSITIONS, 1},
+    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
+    /* models/opt/modeling_opt.py: OPTLearnedPositionalEmbedding keeps offset 2 extra rows */
+    {LLMMEM_MODEL_OPT, LLMMEM_KEY_NORM_TYPE, LN},
+    {LLMMEM_MODEL_OPT, LLMMEM_KEY_MLP_GATED, 0},
+    {LLMMEM_MODEL_OPT, LLMMEM_KEY_QKV_BIAS, 1},
+    {LLMMEM_MODEL_OPT, LLMMEM_KEY_O_PROJ_BIAS, 1},
+    {LLMMEM_MODEL_OPT, LLMMEM_KEY_MLP_BIAS, 1},
+    {LLMMEM_MODEL_OPT, LLMMEM_KEY_LEARNED_POSITIONS, 1},
+    {LLMMEM_MODEL_OPT, LLMMEM_KEY_POSITION_OFFSET, 2},
+    {LLMMEM_MODEL_OPT, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
+    /* models/bloom/modeling_bloom.py: word_embeddings_layernorm, ALiBi (no position table) */
+    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_NORM_TYPE, LN},
+    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_MLP_GATED, 0},
+    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_QKV_BIAS, 1},
+    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_O_PROJ_BIAS, 1},
+    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_MLP_BIAS, 1},
+    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_EMBEDDING_NORM, 1},
+    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
+    /* models/gpt_neox/modeling_gpt_neox.py: biased query_key_value, dense and MLP; untied embed_out */
+    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_NORM_TYPE, LN},
+    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_MLP_GATED, 0},
+    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_QKV_BIAS, 1},
+    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_O_PROJ_BIAS, 1},
+    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_MLP_BIAS, 1},
+    /* models/falcon/modeling_falcon.py: bias=False, one input_layernorm (parallel attention), tied */
+    {LLMMEM_MODEL_FALCON, LLMMEM_KEY_NORM_TYPE, LN},
+    {LLMMEM_MODEL_FALCON, LLMMEM_KEY_MLP_GATED, 0},
+    {LLMMEM_MODEL_FALCON, LLMMEM_KEY_NORMS_PER_LAYER, 1},
+    {LLMMEM_MODEL_FALCON, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
+    /* models/qwen2/modeling_qwen2.py: q/k/v biases */
+    {LLMMEM_MODEL_QWEN2, LLMMEM_KEY_QKV_BIAS, 1},
+    /* models/qwen2_moe/modeling_qwen2_moe.py: q/k/v biases, shared_expert_gate */
+    {LLMMEM_MODEL_QWEN2_MOE, LLMMEM_KEY_QKV_BIAS, 1},
+    {LLMMEM_MODEL_QWEN2_MOE, LLMMEM_KEY_SHARED_EXPERT_GATE, 1},
+    /* models/qwen3/modeling_qwen3.py and qwen3_moe: q_norm, k_norm over head_dim */
+    {LLMMEM_MODEL_QWEN3, LLMMEM_KEY_QK_NORM, 1},
+    {LLMMEM_MODEL_QWEN3_MOE, LLMMEM_KEY_QK_NORM, 1},
+    /* models/gemma, gemma2, gemma3 modeling files: tied; Gemma 2/3 norm before and after both blocks */
+    {LLMMEM_MODEL_GEMMA, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
+    {LLMMEM_MODEL_GEMMA2, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
+    {LLMMEM_MODEL_GEMMA2, LLMMEM_KEY_NORMS_PER_LAYER, 4},
+    {LLMMEM_MODEL_GEMMA3_TEXT, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
+    {LLMMEM_MODEL_GEMMA3_TEXT, LLMMEM_KEY_NORMS_PER_LAYER, 4},
+    {LLMMEM_MODEL_GEMMA3_TEXT, LLMMEM_KEY_QK_NORM, 1},
+    /* DeepSeek-V3 modeling_deepseek.py: MoEGate.e_score_correction_bias */
+    {LLMMEM_MODEL_DEEPSEEK_V3, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1},
+};
+#undef LN
+
+int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
+{
+    if (llmmem__is_set(&m->s, key) || key == LLMMEM_KEY_MODEL_TYPE)
+        return llmmem__get_int(&m->s, key);
+    int64_t type = llmmem__get_int(&m->s, LLMMEM_KEY_MODEL_TYPE);
+    for (size_t i = 0; i < sizeof family_defaults / sizeof family_defaults[0]; i++)
+        if (family_defaults[i].type == type && family_defaults[i].key == key)
+            return family_defaults[i].value;
+    return llmmem__get_int(&m->s, key);
+}
+
+static void refresh(llmmem_model *m)
+{
+    m->inv_status = llmmem__inventory_build(&m->inv, m, m->inv_message, sizeof m->inv_message);
+}
+
+llmmem_status llmmem__model_check(const llmmem_model *m)
+{
+    if (m->inv_status != LLMMEM_OK)
+        return llmmem__fail_text(m->inv_status, m->inv_message);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_model_new(llmmem_model **out)
+{
+    LLMMEM_REQUIRE(out);
+    *out = NULL;
+    llmmem_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "model_new: out of memory");
+    llmmem__settings_init(&m->s, LLMMEM_OBJECT_MODEL);
+    refresh(m);
+    *out = m;
+    return LLMMEM_OK;
+}
+
+static llmmem_status apply_preset(llmmem__settings *s, llmmem_object object, const llmmem__preset *p)
+{
+    for (const llmmem__preset_value *v = p->values; v->key != LLMMEM_KEY_NONE; v++) {
+        llmmem_status st = llmmem__settings_set_int(s, object, v->key, v->value);
+        if (st)
+            return st;
+    }
+    return LLMMEM_OK;
+}
+
+static const llmmem__preset *find_preset(const llmmem__preset *presets, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(presets[i].name, name) == 0)
+            return &presets[i];
+    return NULL;
+}
+
+llmmem_status llmmem__preset_load(llmmem__settings *s, char *name_out, llmmem_object object,
+                                  const llmmem__preset *presets, size_t n, const char *name,
+                                  const char *what)
+{
+    const llmmem__preset *p = find_preset(presets, n, name);
+    if (!p)
+        return llmmem__fail(LLMMEM_ERR_NOT_FOUND, "unknown %s '%.64s' (llmmem %ss lists them)", what,
+                            name, what);
+    llmmem_status st = apply_preset(s, object, p);
+    if (st)
+        return st;
+    size_t len = strlen(p->name);
+    if (len >= LLMMEM_NAME_MAX)
+        len = LLMMEM_NAME_MAX - 1;
+    memcpy(name_out, p->name, len);
+    name_out[len] = '\0';
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_model_from_preset(llmmem_model **out, const char *name)
+{
+    LLMMEM_REQUIRE(out);
+    *out = NULL;
+    LLMMEM_REQUIRE(name);
+    llmmem_model *m;
+    llmmem_status st = llmmem_model_new(&m);
+    if (st)
+        return st;
+    st = llmmem__preset_load(&m->s, m->name, LLMMEM_OBJECT_MODEL, llmmem__model_presets,
+                             llmmem__model_preset_total, name, "model");
+    if (st) {
+        llmmem_model_free(m);
+        return st;
+    }
+    refresh(m);
+    *out = m;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_model_clone(llmmem_model **out, const llmmem_model *model)
+{
+    LLMMEM_REQUIRE(out);
+    *out = NULL;
+    LLMMEM_REQUIRE(model);
+    *out = llmmem__duplicate(model, sizeof *model);
+    return *out ? LLMMEM_OK : LLMMEM_ERR_NO_MEMORY;
+}
+
+void llmmem_model_free(llmmem_model *model)
+{
+    free(model);
+}
+
+llmmem_status llmmem_model_set_int(llmmem_model *model, llmmem_key key, int64_t value)
+{
+    LLMMEM_REQUIRE(model);
+    llmmem_status st = llmmem__settings_set_int(&model->s, LLMMEM_OBJECT_MODEL, key, value);
+    if (st)
+        return st;
+    refresh(model);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_model_get_int(int64_t *value_out, const llmmem_model *model, llmmem_key key)
+{
+    LLMMEM_REQUIRE(value_out);
+    LLMMEM_REQUIRE(model);
+    int64_t ignored;
+    llmmem_status st = llmmem__settings_get_int(&ignored, &model->s, LLMMEM_OBJECT_MODEL, key);
+    if (st)
+        return st;
+    *value_out = llmmem__model_value(model, key); /* the family's default when not set */
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_model_set_text(llmmem_model *model, const char *key_name, const char *value)
+{
+    LLMMEM_REQUIRE(model);
+    llmmem_status st = llmmem__settings_set_text(&model->s, LLMMEM_OBJECT_MODEL, key_name, value, NULL);
+    if (st)
+        return st;
+    refresh(model);
+    return LLMMEM_OK;
+}
+
+const char *llmmem_model_name(const llmmem_model *model)
+{
+    return model ? model->name : "";
+}
+
+static const char *const group_names[LLMMEM_PARAM_GROUPS] = {
+    "embedding", "positions", "attention", "mlp", "experts", "shared_experts",
+    "router",    "norms",     "lm_head",   "other",          "vision",
+};
+
+size_t llmmem_param_group_count(void)
+{
+    return LLMMEM_PARAM_GROUPS;
+}
+
+const char *llmmem_param_group_name(llmmem_param_group group)
+{
+    return (unsigned)group < LLMMEM_PARAM_GROUPS ? group_names[group] : NULL;
+}
+
+llmmem_status llmmem_model_parameters(uint64_t *count_out, const llmmem_model *model,
+                                      llmmem_param_group group)
+{
+    LLMMEM_REQUIRE(count_out);
+    LLMMEM_REQUIRE(model);
+    if ((unsigned)group >= LLMMEM_PARAM_GROUPS)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "unknown parameter group %d", (int)group);
+    llmmem_status st = llmmem__model_check(model);
+    if (st)
+        return st;
+    *count_out = model->inv.params[group];
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_model_total_parameters(uint64_t *count_out, const llmmem_model *model)
+{
+    LLMMEM_REQUIRE(count_out);
+    LLMMEM_REQUIRE(model);
+    llmmem_status st = llmmem__model_check(model);
+    if (st)
+        return st;
+    *count_out = model->inv.total;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_model_active_parameters(uint64_t *count_out, const llmmem_model *model)
+{
+    LLMMEM_REQUIRE(count_out);
+    LLMMEM_REQUIRE(model);
+    llmmem_status st = llmmem__model_check(model);
+    if (st)
+        return st;
+    *count_out = model->inv.active;
+    return LLMMEM_OK;
+}
+
+size_t llmmem_model_preset_count(void)
+{
+    return llmmem__model_preset_total;
+}
+
+const char *llmmem_model_preset_name(size_t index)
+{
+    return index < llmmem__model_preset_total ? llmmem__model_presets[index].name : NULL;
+}

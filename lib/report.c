@@ -1,0 +1,187 @@
+/* Reading a report: getters, component names, and the JSON rendering. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const component_names[LLMMEM_COMPONENTS] = {
+    "weights",     "gradients", "master_weights", "optimizer_states", "activations",
+    "logits",      "kv_cache",  "comm_buffers",   "runtime_overhead",
+};
+
+size_t llmmem_component_count(void)
+{
+    return LLMMEM_COMPONENTS;
+}
+
+const char *llmmem_component_name(llmmem_component component)
+{
+    return (unsigned)component < LLMMEM_COMPONENTS ? component_names[component] : NULL;
+}
+
+llmmem_status llmmem_report_new(llmmem_report **out)
+{
+    LLMMEM_REQUIRE(out);
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "report_new: out of memory");
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_report_clone(llmmem_report **out, const llmmem_report *report)
+{
+    LLMMEM_REQUIRE(out);
+    *out = NULL;
+    LLMMEM_REQUIRE(report);
+    *out = llmmem__duplicate(report, sizeof *report);
+    return *out ? LLMMEM_OK : LLMMEM_ERR_NO_MEMORY;
+}
+
+void llmmem_report_free(llmmem_report *report)
+{
+    free(report);
+}
+
+int llmmem_report_valid(const llmmem_report *report)
+{
+    return report && report->valid;
+}
+
+uint64_t llmmem_report_bytes(const llmmem_report *report, llmmem_component component)
+{
+    if (!report || (unsigned)component >= LLMMEM_COMPONENTS)
+        return 0;
+    return report->bytes[component];
+}
+
+uint64_t llmmem_report_total_bytes(const llmmem_report *report)
+{
+    return report ? report->total : 0;
+}
+
+uint64_t llmmem_report_capacity_bytes(const llmmem_report *report)
+{
+    return report ? report->capacity : 0;
+}
+
+int llmmem_report_fits(const llmmem_report *report)
+{
+    return report && report->valid && report->total <= report->capacity;
+}
+
+uint64_t llmmem_report_parameters(const llmmem_report *report, llmmem_param_group group)
+{
+    if (!report || (unsigned)group >= LLMMEM_PARAM_GROUPS)
+        return 0;
+    return report->params[group];
+}
+
+uint64_t llmmem_report_total_parameters(const llmmem_report *report)
+{
+    return report ? report->params_total : 0;
+}
+
+uint64_t llmmem_report_active_parameters(const llmmem_report *report)
+{
+    return report ? report->params_active : 0;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+typedef struct json_buf {
+    char *data;
+    size_t len, cap;
+    int failed;
+} json_buf;
+
+static void put(json_buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *data = realloc(b->data, cap);
+        if (!data) {
+            b->failed = 1;
+            return;
+        }
+        b->data = data;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static void put_str(json_buf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+/* A JSON string literal, escaped per RFC 8259 §7. */
+static void put_quoted(json_buf *b, const char *s)
+{
+    put(b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char esc[8];
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            put(b, esc, 2);
+        } else if (c < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            put_str(b, esc);
+        } else {
+            put(b, (const char *)&c, 1);
+        }
+    }
+    put(b, "\"", 1);
+}
+
+static void put_member_u64(json_buf *b, const char *indent, const char *name, uint64_t v, int last)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+    put_str(b, indent);
+    put_quoted(b, name);
+    put_str(b, ": ");
+    put_str(b, num);
+    put_str(b, last ? "\n" : ",\n");
+}
+
+llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
+{
+    LLMMEM_REQUIRE(json_out);
+    *json_out = NULL;
+    LLMMEM_REQUIRE(r);
+    if (!r->valid)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "report_to_json: the report holds no estimate");
+    json_buf b = {0};
+    put_str(&b, "{\n  \"model\": ");
+    put_quoted(&b, r->model_name);
+    put_str(&b, ",\n  \"hardware\": ");
+    put_quoted(&b, r->hardware_name);
+    put_str(&b, ",\n  \"parameters\": {\n");
+    for (unsigned g = 0; g < LLMMEM_PARAM_GROUPS; g++)
+        put_member_u64(&b, "    ", llmmem_param_group_name((llmmem_param_group)g), r->params[g], 0);
+    put_member_u64(&b, "    ", "total", r->params_total, 0);
+    put_member_u64(&b, "    ", "active", r->params_active, 1);
+    put_str(&b, "  },\n  \"per_device\": {\n");
+    for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
+        put_member_u64(&b, "    ", component_names[c], r->bytes[c], 0);
+    put_member_u64(&b, "    ", "total", r->total, 1);
+    put_str(&b, "  },\n");
+    put_member_u64(&b, "  ", "memory_bytes", r->memory_bytes, 0);
+    put_member_u64(&b, "  ", "capacity_bytes", r->capacity, 0);
+    put_str(&b, llmmem_report_fits(r) ? "  \"fits\": true\n}\n" : "  \"fits\": false\n}\n");
+    if (b.failed) {
+        free(b.data);
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "report_to_json: out of memory");
+    }
+    *json_out = b.data;
+    return LLMMEM_OK;
+}

@@ -1,0 +1,381 @@
+"""The `llmmem` command-line tool, driven as a user would.
+
+The binary is named by the LLMMEM_CLI environment variable (meson sets it).
+Standard library only, besides pytest. Numbers are never stored here: the
+tests compare the tool's outputs with each other (table against JSON, listing
+against per-item commands), except for one hand derivation.
+"""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+GIB = 2**30
+GB = 10**9
+
+ROW = re.compile(r"^(\S+)\s+(\d+) bytes\s+(\d+\.\d\d) GiB\s+(\d+\.\d\d) GB$")
+
+
+def cli_path():
+    path = os.environ.get("LLMMEM_CLI")
+    if not path:
+        pytest.fail("LLMMEM_CLI must name the built llmmem tool")
+    return path
+
+
+def run(*args):
+    return subprocess.run([cli_path(), *args], capture_output=True, text=True, timeout=120)
+
+
+def ok(*args):
+    r = run(*args)
+    assert r.returncode == 0, f"llmmem {' '.join(args)} exited {r.returncode}: {r.stderr}"
+    assert r.stderr == ""
+    return r.stdout
+
+
+def estimate_json(*args):
+    return json.loads(ok("estimate", *args, "--json"))
+
+
+def parse_table(text):
+    """Rows of the estimate table: name -> (bytes, GiB text, GB text), plus header facts."""
+    rows = {}
+    facts = {}
+    for line in text.splitlines():
+        m = ROW.match(line)
+        if m:
+            assert m.group(1) not in rows, f"row {m.group(1)} printed twice"
+            rows[m.group(1)] = (int(m.group(2)), m.group(3), m.group(4))
+        elif line.startswith("fits:"):
+            facts["fits"] = line.split(":", 1)[1].strip()
+        elif line.startswith("parameters:"):
+            m = re.match(r"parameters:\s+(\d+) total \(.*\), (\d+) active \(.*\)$", line)
+            assert m, line
+            facts["total"] = int(m.group(1))
+            facts["active"] = int(m.group(2))
+    return rows, facts
+
+
+def json_components(report):
+    return {k: v for k, v in report["per_device"].items() if k != "total"}
+
+
+def json_groups(report):
+    return {k: v for k, v in report["parameters"].items() if k not in ("total", "active")}
+
+
+# --------------------------------------------------------------------------
+# help and version
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["help"], ["help", "estimate"],
+                                  ["estimate", "--help"]])
+def test_help_exits_zero_and_states_defaults(args):
+    out = ok(*args)
+    for word in ("estimate", "params", "models", "gpus", "keys", "--model", "--gpu", "--set",
+                 "--json", "llama-3.1-8b", "h100-sxm-80gb", "GiB", "GB"):
+        assert word in out
+
+
+def test_version():
+    assert re.fullmatch(r"llmmem \d+\.\d+\.\d+\n", ok("--version"))
+
+
+def test_no_command_is_a_usage_error():
+    r = run()
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert "command" in r.stderr
+
+
+# --------------------------------------------------------------------------
+# estimate: JSON and table
+
+
+def test_json_has_the_documented_keys():
+    report = estimate_json("--model", "llama-3.1-70b", "--gpu", "h100-sxm-80gb")
+    for key in ("parameters", "per_device", "capacity_bytes", "fits"):
+        assert key in report
+    assert "total" in report["parameters"] and "active" in report["parameters"]
+    assert "attention" in report["parameters"]
+    assert "weights" in report["per_device"] and "total" in report["per_device"]
+    assert isinstance(report["fits"], bool)
+    assert isinstance(report["capacity_bytes"], int) and report["capacity_bytes"] > 0
+    # every group and component the table lists is in the JSON, and nothing else
+    rows, _ = parse_table(ok("estimate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80gb"))
+    components = set(rows) - {"total", "capacity", "headroom", "shortfall"}
+    assert components == set(json_components(report))
+    groups = set(parse_params(ok("params", "--model", "llama-3.1-70b")))
+    assert groups - {"total", "active"} == set(json_groups(report))
+
+
+@pytest.mark.parametrize("args", [
+    ["--model", "llama-3.1-70b", "--gpu", "h100-sxm-80gb"],
+    [],
+    ["--model", "llama-3.1-70b", "--set", "weight_format=int4"],
+])
+def test_json_total_is_the_sum_of_components(args):
+    report = estimate_json(*args)
+    assert report["per_device"]["total"] == sum(json_components(report).values())
+    assert report["parameters"]["total"] == sum(json_groups(report).values())
+    assert report["parameters"]["active"] <= report["parameters"]["total"]
+    assert report["fits"] == (report["per_device"]["total"] <= report["capacity_bytes"])
+
+
+@pytest.mark.parametrize("args", [
+    ["--model", "llama-3.1-70b", "--gpu", "h100-sxm-80gb"],
+    [],
+    ["--model", "llama-3.1-70b", "--set", "weight_format=int4"],
+    ["--set", "memory_bytes=1000000000"],
+])
+def test_table_shows_the_same_numbers_as_json(args):
+    report = estimate_json(*args)
+    rows, facts = parse_table(ok("estimate", *args))
+
+    for name, value in json_components(report).items():
+        assert rows[name][0] == value, name
+    total = report["per_device"]["total"]
+    capacity = report["capacity_bytes"]
+    assert rows["total"][0] == total
+    assert rows["capacity"][0] == capacity
+    if total <= capacity:
+        assert rows["headroom"][0] == capacity - total and "shortfall" not in rows
+    else:
+        assert rows["shortfall"][0] == total - capacity and "headroom" not in rows
+    assert facts["fits"] == ("yes" if report["fits"] else "no")
+    assert facts["total"] == report["parameters"]["total"]
+    assert facts["active"] == report["parameters"]["active"]
+
+
+def test_table_gib_and_gb_columns_are_binary_and_decimal():
+    rows, _ = parse_table(ok("estimate", "--model", "llama-3.1-70b"))
+    assert rows
+    for name, (nbytes, gib, gb) in rows.items():
+        assert gib == f"{nbytes / GIB:.2f}", name
+        assert gb == f"{nbytes / GB:.2f}", name
+
+
+def test_model_given_by_count_alone():
+    # 70e9 parameters stored in bf16 (2 bytes each): 140e9 bytes of weights.
+    report = estimate_json("--set", "model_type=custom", "--set", "num_parameters=70000000000",
+                           "--set", "torch_dtype=bf16")
+    assert report["per_device"]["weights"] == 70_000_000_000 * 2
+    assert report["parameters"]["total"] == 70_000_000_000
+
+
+def test_options_accept_the_equals_form():
+    a = ok("estimate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm-80gb", "--json")
+    b = ok("estimate", "--model=llama-3.1-70b", "--gpu=h100-sxm-80gb", "--json")
+    assert a == b
+
+
+def test_defaults_are_llama_3_1_8b_on_h100():
+    assert ok("estimate", "--json") == ok("estimate", "--model", "llama-3.1-8b",
+                                          "--gpu", "h100-sxm-80gb", "--json")
+    assert ok("params") == ok("params", "--model", "llama-3.1-8b")
+
+
+def test_set_reaches_hardware_and_strategy():
+    base = estimate_json("--model", "llama-3.1-70b")
+    small = estimate_json("--model", "llama-3.1-70b", "--set", "memory_bytes=1000000000")
+    assert small["capacity_bytes"] <= 1_000_000_000 < base["capacity_bytes"]
+    assert small["fits"] is False
+    quant = estimate_json("--model", "llama-3.1-70b", "--set", "weight_format=int4")
+    assert quant["per_device"]["weights"] < base["per_device"]["weights"]
+    assert quant["parameters"] == base["parameters"]
+
+
+def test_set_reaches_the_model():
+    base = estimate_json("--model", "llama-3.1-8b")
+    wider = estimate_json("--model", "llama-3.1-8b", "--set", "vocab_size=256000")
+    assert wider["parameters"]["embedding"] > base["parameters"]["embedding"]
+    assert wider["per_device"]["weights"] > base["per_device"]["weights"]
+
+
+# --------------------------------------------------------------------------
+# params
+
+
+def parse_params(text):
+    counts = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\S+)\s+(\d+)\s+\(.*\)$", line)
+        if m:
+            counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-8b", "llama-3.1-70b"])
+def test_params_match_the_estimate_and_add_up(model):
+    counts = parse_params(ok("params", "--model", model))
+    report = estimate_json("--model", model)
+    assert counts == report["parameters"]
+    groups = {k: v for k, v in counts.items() if k not in ("total", "active")}
+    assert sum(groups.values()) == counts["total"]
+
+
+def test_params_takes_model_keys():
+    base = parse_params(ok("params"))
+    tied = parse_params(ok("params", "--set", "tie_word_embeddings=true"))
+    assert tied["lm_head"] == 0
+    assert tied["total"] == base["total"] - base["lm_head"]
+
+
+# --------------------------------------------------------------------------
+# listings
+
+
+def test_models_lists_every_preset_with_its_parameters():
+    lines = ok("models").splitlines()
+    names = [line.split()[0] for line in lines]
+    assert "llama-3.1-8b" in names and "llama-3.1-70b" in names
+    assert len(names) == len(set(names))
+    for line in lines:
+        m = re.match(r"^(\S+)\s+(\d+\.\d\d) ([BMK]) params(?: \((\d+\.\d\d) ([BMK]) active\))?$",
+                     line)
+        assert m, line
+        counts = parse_params(ok("params", "--model", m.group(1)))
+        scale = {"B": 1e9, "M": 1e6, "K": 1e3}
+        assert m.group(2) == f"{counts['total'] / scale[m.group(3)]:.2f}", line
+        if m.group(4):
+            assert m.group(4) == f"{counts['active'] / scale[m.group(5)]:.2f}", line
+        else:
+            assert counts["active"] == counts["total"], line
+
+
+def test_gpus_lists_every_preset_with_its_memory():
+    lines = ok("gpus").splitlines()
+    names = []
+    for line in lines:
+        m = ROW.match(line)
+        assert m, line
+        name, nbytes = m.group(1), int(m.group(2))
+        names.append(name)
+        assert m.group(3) == f"{nbytes / GIB:.2f}" and m.group(4) == f"{nbytes / GB:.2f}"
+        report = estimate_json("--gpu", name)
+        assert 0 < report["capacity_bytes"] <= nbytes
+        # the listed memory is the gpu's memory_bytes: setting it changes nothing
+        assert estimate_json("--gpu", name, "--set", f"memory_bytes={nbytes}") == report
+    assert "h100-sxm-80gb" in names
+    assert len(names) == len(set(names))
+
+
+def parse_keys(text):
+    keys = {}
+    current = None
+    for line in text.splitlines():
+        if not line.startswith(" "):
+            current = {"doc": []}
+            keys[line.strip()] = current
+            continue
+        line = line.strip()
+        m = re.match(r"^object: (\S+)\s+type: (\S+)\s+bounds: (\S+)\.\.(\S+)\s+default: (\S+)$",
+                     line)
+        if m and "object" not in current:
+            current.update(object=m.group(1), type=m.group(2), lo=m.group(3), hi=m.group(4),
+                           default=m.group(5))
+        elif line.startswith("choices:") and "choices" not in current:
+            current["choices"] = line.split(":", 1)[1].split()
+        else:
+            current["doc"].append(line)
+    return keys
+
+
+def test_keys_lists_every_key():
+    keys = parse_keys(ok("keys"))
+    for name in ("hidden_size", "memory_bytes", "weight_format", "model_type", "torch_dtype",
+                 "num_parameters", "allocator_reserve_fraction"):
+        assert name in keys
+    assert keys["hidden_size"]["object"] == "model"
+    assert keys["hidden_size"]["type"] == "int"
+    assert keys["memory_bytes"]["object"] == "hardware"
+    assert keys["weight_format"]["object"] == "strategy"
+    assert keys["weight_format"]["type"] == "choice"
+    assert keys["allocator_reserve_fraction"]["type"] == "real"
+    for choice in ("auto", "fp32", "fp16", "bf16", "int4"):
+        assert choice in keys["weight_format"]["choices"]
+    assert "custom" in keys["model_type"]["choices"] and "llama" in keys["model_type"]["choices"]
+    for name, info in keys.items():
+        assert info.get("object") in ("model", "hardware", "strategy"), name
+        assert info["type"] in ("int", "bool", "choice", "real"), name
+        assert float(info["lo"]) <= float(info["hi"]), name
+        assert info["doc"] and info["doc"][-1], f"{name} has no doc"
+        if info["type"] == "choice":
+            assert info["choices"], name
+            assert info["default"] in info["choices"], name
+        else:
+            assert "choices" not in info, name
+
+
+def test_every_listed_choice_is_accepted():
+    keys = parse_keys(ok("keys"))
+    for choice in keys["weight_format"]["choices"]:
+        r = run("estimate", "--set", f"weight_format={choice}", "--json")
+        # a format may be unsupported for the model, but never an unknown name
+        assert r.returncode in (0, 2), choice
+        if r.returncode == 2:
+            assert "weight_format" in r.stderr or choice in r.stderr
+
+
+# --------------------------------------------------------------------------
+# bad input: exit 2, one line on stderr naming the culprit, nothing on stdout
+
+
+@pytest.mark.parametrize("args,culprits", [
+    (["estimate", "--set", "no_such_key=1"], ["no_such_key"]),
+    (["estimate", "--set", "hidden_size=-5"], ["hidden_size", "-5"]),
+    (["estimate", "--set", "weight_format=nf5"], ["weight_format", "nf5"]),
+    (["params", "--set", "hidden_size=-5"], ["hidden_size", "-5"]),
+    (["estimate", "--model", "no-such-model"], ["no-such-model"]),
+    (["params", "--model", "no-such-model"], ["no-such-model"]),
+    (["estimate", "--gpu", "no-such-gpu"], ["no-such-gpu"]),
+    (["frobnicate"], ["frobnicate"]),
+    (["help", "frobnicate"], ["frobnicate"]),
+    (["estimate", "--set", "hidden_size"], ["hidden_size"]),
+    (["estimate", "--frobnicate"], ["--frobnicate"]),
+    (["estimate", "--model"], ["--model"]),
+    (["estimate", "--set"], ["--set"]),
+    (["estimate", "extra"], ["extra"]),
+    (["models", "--gpu", "h100-sxm-80gb"], ["--gpu"]),
+    (["params", "--json"], ["--json"]),
+    (["params", "--set", "memory_bytes=1"], ["memory_bytes"]),
+])
+def test_bad_input_exits_2_and_names_the_culprit(args, culprits):
+    r = run(*args)
+    assert r.returncode == 2, (args, r.returncode, r.stderr)
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("llmmem: error: "), r.stderr
+    for culprit in culprits:
+        assert culprit in lines[0], (culprit, r.stderr)
+
+
+def test_bad_input_with_json_prints_no_json():
+    r = run("estimate", "--model", "no-such-model", "--json")
+    assert r.returncode == 2 and r.stdout == ""
+
+
+def test_params_of_a_model_given_by_count_alone():
+    counts = parse_params(ok("params", "--set", "model_type=custom",
+                             "--set", "num_parameters=70000000000"))
+    assert counts["total"] == 70_000_000_000 == counts["active"]
+
+
+def test_incomplete_model_is_bad_input():
+    # a family with no shapes: the library names the missing key
+    r = run("estimate", "--set", "model_type=llama")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("llmmem: error: ") and "hidden_size" in r.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_unwritable_output_is_an_internal_failure():
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([cli_path(), "keys"], stdout=full, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+    assert r.returncode == 1
+    assert "llmmem: error: " in r.stderr

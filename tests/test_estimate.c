@@ -1,0 +1,297 @@
+/* Weight bytes and the first estimate, against hand derivations. */
+#include <string.h>
+
+#include "unit.h"
+
+/* A model given by its parameter count alone, in a storage format. */
+static llmmem_model *count_only(int64_t params, llmmem_format dtype)
+{
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_new(&m));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_PARAMETERS, params));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TORCH_DTYPE, dtype));
+    return m;
+}
+
+static uint64_t weights_of(const llmmem_model *m, const llmmem_strategy *s)
+{
+    llmmem_hardware *hw;
+    llmmem_report *r;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    uint64_t w = llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS);
+    llmmem_report_free(r);
+    llmmem_hardware_free(hw);
+    return w;
+}
+
+/* The rule of thumb everyone quotes: 2 bytes per parameter in bf16, decimal GB. */
+START_TEST(test_worked_examples_bf16)
+{
+    llmmem_strategy *s;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    static const struct {
+        int64_t params;
+        uint64_t gb;
+    } cases[] = {{7000000000LL, 14}, {70000000000LL, 140}, {405000000000LL, 810}};
+    for (size_t i = 0; i < 3; i++) {
+        llmmem_model *m = count_only(cases[i].params, LLMMEM_FORMAT_BF16);
+        ck_assert_uint_eq(weights_of(m, s), cases[i].gb * GB);
+        llmmem_model_free(m);
+    }
+    llmmem_strategy_free(s);
+}
+END_TEST
+
+/* 70B at 4 bits without scales: 70e9 * 4 / 8 = 35e9 bytes. */
+START_TEST(test_worked_example_int4)
+{
+    llmmem_strategy *s;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_INT4));
+    llmmem_model *m = count_only(70000000000LL, LLMMEM_FORMAT_BF16);
+    ck_assert_uint_eq(weights_of(m, s), 35 * GB);
+    llmmem_model_free(m);
+    llmmem_strategy_free(s);
+}
+END_TEST
+
+/* GPTQ 4-bit, group 128, of a Llama-2-70B (config: hidden 8192, 80 layers, 64 heads, 8 KV heads,
+ * intermediate 28672, vocab 32000, untied, fp16). AutoGPTQ QuantLinear stores per linear layer of
+ * out x in: qweight int32 [in/8, out], qzeros int32 [in/128, out/8], scales fp16 [in/128, out],
+ * g_idx int32 [in]. Embedding, LM head and norms stay fp16. */
+static uint64_t gptq_linear(uint64_t out, uint64_t in)
+{
+    uint64_t groups = (in + 127) / 128;
+    return (in / 8) * out * 4 + groups * (out / 8) * 4 + groups * out * 2 + in * 4;
+}
+
+START_TEST(test_gptq_llama2_70b)
+{
+    const uint64_t h = 8192, kv = 1024, f = 28672, layers = 80, vocab = 32000;
+    uint64_t per_layer = gptq_linear(h, h) * 2     /* q_proj, o_proj */
+                         + gptq_linear(kv, h) * 2  /* k_proj, v_proj */
+                         + gptq_linear(f, h) * 2   /* gate_proj, up_proj */
+                         + gptq_linear(h, f);      /* down_proj */
+    uint64_t fp16 = (2 * vocab * h               /* embed_tokens, lm_head */
+                     + (2 * layers + 1) * h) * 2; /* two RMSNorms per layer and the final one */
+    uint64_t expected = per_layer * layers + fp16;
+
+    llmmem_model *m;
+    llmmem_strategy *s;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-2-70b"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_GPTQ_INT4));
+    ck_assert_uint_eq(weights_of(m, s), expected);
+    /* More than the flat 0.5 byte/parameter figure (34.5 GB for 68.98e9 parameters). */
+    ck_assert_uint_gt(expected, 68976648192ULL / 2);
+    llmmem_model_free(m);
+    llmmem_strategy_free(s);
+}
+END_TEST
+
+/* bf16 Llama-2-70B does not fit one 80 GB GPU; the total is weights + runtime overhead. */
+START_TEST(test_estimate_composition)
+{
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_report *r;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-2-7b"));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_int_eq(llmmem_report_valid(r), 0);
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_int_eq(llmmem_report_valid(r), 1);
+    /* Llama-2-7B: 6,738,415,616 parameters (PEFT prints "all params: 6,738,415,616" with no adapter) in fp16. */
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS), 6738415616ULL * 2);
+    int64_t overhead, memory;
+    ck_assert_ok(llmmem_hardware_get_int(&overhead, hw, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES));
+    ck_assert_ok(llmmem_hardware_get_int(&memory, hw, LLMMEM_KEY_MEMORY_BYTES));
+    ck_assert_int_eq(overhead, 512LL << 20); /* documented default */
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD), (uint64_t)overhead);
+    ck_assert_uint_eq(llmmem_report_total_bytes(r), 6738415616ULL * 2 + (uint64_t)overhead);
+    for (int c = LLMMEM_COMPONENT_GRADIENTS; c <= LLMMEM_COMPONENT_COMM_BUFFERS; c++)
+        ck_assert_uint_eq(llmmem_report_bytes(r, (llmmem_component)c), 0);
+    ck_assert_uint_eq(llmmem_report_capacity_bytes(r), (uint64_t)memory);
+    ck_assert_int_eq(llmmem_report_fits(r), 1);
+    ck_assert_uint_eq(llmmem_report_total_parameters(r), 6738415616ULL);
+
+    /* A 5% allocator reserve: capacity = memory - floor(memory * 0.05). */
+    ck_assert_ok(llmmem_hardware_set_real(hw, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION, 0.05));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_capacity_bytes(r), (uint64_t)memory - (uint64_t)memory / 20);
+
+    /* The same report, reused for a model that does not fit. */
+    llmmem_model *big;
+    ck_assert_ok(llmmem_model_from_preset(&big, "llama-2-70b"));
+    ck_assert_ok(llmmem_estimate(r, big, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS), 68976648192ULL * 2);
+    ck_assert_int_eq(llmmem_report_fits(r), 0);
+
+    char *json;
+    ck_assert_ok(llmmem_report_to_json(&json, r));
+    ck_assert_ptr_nonnull(strstr(json, "\"model\": \"llama-2-70b\""));
+    ck_assert_ptr_nonnull(strstr(json, "\"weights\": 137953296384"));
+    ck_assert_ptr_nonnull(strstr(json, "\"fits\": false"));
+    llmmem_string_free(json);
+
+    llmmem_model_free(big);
+    llmmem_model_free(m);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_report_free(r);
+}
+END_TEST
+
+/* Quantized checkpoints keep the embedding and LM head in 16 bits unless told otherwise. */
+START_TEST(test_high_precision_tensors)
+{
+    llmmem_model *m;
+    llmmem_strategy *s;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-2-7b"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_INT8));
+    /* Llama-2-7B: vocab 32000 x hidden 4096, untied; 2 x 32 + 1 RMSNorms of 4096. */
+    const uint64_t embed = 32000ULL * 4096, norms = 65ULL * 4096;
+    const uint64_t linear = 6738415616ULL - 2 * embed - norms;
+    ck_assert_uint_eq(weights_of(m, s), linear * 1 + (2 * embed + norms) * 2);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_QUANTIZE_EMBEDDING, 1));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_QUANTIZE_LM_HEAD, 1));
+    ck_assert_uint_eq(weights_of(m, s), (linear + 2 * embed) * 1 + norms * 2);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_HIGH_PRECISION_FORMAT, LLMMEM_FORMAT_FP32));
+    ck_assert_uint_eq(weights_of(m, s), (linear + 2 * embed) * 1 + norms * 4);
+    llmmem_model_free(m);
+    llmmem_strategy_free(s);
+}
+END_TEST
+
+START_TEST(test_overflow_is_an_error)
+{
+    llmmem_strategy *s;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    /* INT64_MAX parameters in fp32: 4 bytes each cannot be counted in 64 bits. */
+    llmmem_model *m = count_only(INT64_MAX, LLMMEM_FORMAT_FP32);
+    llmmem_hardware *hw;
+    llmmem_report *r;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_OVERFLOW);
+    ck_assert_int_eq(llmmem_report_valid(r), 0);
+    llmmem_model_free(m);
+
+    /* 2^20 layers of 2^20 experts of 2^24 x 2^24 matrices: the parameter count itself overflows. */
+    ck_assert_ok(llmmem_model_from_preset(&m, "mixtral-8x7b"));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 1LL << 20));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_EXPERTS, 1LL << 20));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_HIDDEN_SIZE, 1LL << 24));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_INTERMEDIATE_SIZE, 1LL << 24));
+    uint64_t n;
+    ck_assert_status(llmmem_model_total_parameters(&n, m), LLMMEM_ERR_OVERFLOW);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "exceeds 64 bits"));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_OVERFLOW);
+    llmmem_model_free(m);
+    llmmem_hardware_free(hw);
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+}
+END_TEST
+
+START_TEST(test_incomplete_inputs)
+{
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_report *r;
+    ck_assert_ok(llmmem_model_new(&m));
+    ck_assert_ok(llmmem_hardware_new(&hw));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPLETE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "num_parameters"));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MODEL_TYPE, LLMMEM_MODEL_LLAMA));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_HIDDEN_SIZE, 4096));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPLETE);
+    ck_assert_str_eq(llmmem_last_message(), "model llama: num_hidden_layers is not set");
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 32));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_ATTENTION_HEADS, 40));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_VOCAB_SIZE, 32000));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_str_eq(llmmem_last_message(),
+                     "hidden_size (4096) is not divisible by num_attention_heads (40); set head_dim");
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_ATTENTION_HEADS, 32));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 5));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_str_eq(llmmem_last_message(), "num_attention_heads (32) is not divisible by num_key_value_heads (5)");
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 8));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPLETE);
+    ck_assert_str_eq(llmmem_last_message(), "hardware: memory_bytes is not set");
+    ck_assert_ok(llmmem_hardware_set_int(hw, LLMMEM_KEY_MEMORY_BYTES, 24LL << 30));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    /* Both shapes and a count: ambiguous, refused. */
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_PARAMETERS, 7000000000LL));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
+    llmmem_model_free(m);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_report_free(r);
+}
+END_TEST
+
+/* Tied embeddings: untying adds exactly one vocab x hidden LM head (Llama-3.2-1B: 128256 x 2048). */
+START_TEST(test_tied_embeddings)
+{
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.2-1b"));
+    uint64_t tied, untied, head;
+    ck_assert_ok(llmmem_model_total_parameters(&tied, m));
+    ck_assert_ok(llmmem_model_parameters(&head, m, LLMMEM_PARAMS_LM_HEAD));
+    ck_assert_uint_eq(head, 0);
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 0));
+    ck_assert_ok(llmmem_model_total_parameters(&untied, m));
+    ck_assert_uint_eq(untied - tied, 128256ULL * 2048);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* Grouped-query attention and an explicit head_dim shape the attention group.
+ * Llama-3-8B: hidden 4096, 32 heads of 128, 8 KV heads, 32 layers:
+ * q and o 4096 x 4096, k and v 1024 x 4096 each. */
+START_TEST(test_attention_shapes)
+{
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.1-8b"));
+    uint64_t attn;
+    ck_assert_ok(llmmem_model_parameters(&attn, m, LLMMEM_PARAMS_ATTENTION));
+    ck_assert_uint_eq(attn, 32ULL * (2 * 4096 * 4096 + 2 * 1024 * 4096));
+    /* An explicit head_dim of 256 with 32 heads: q and o become 8192 wide, k and v 2048. */
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_HEAD_DIM, 256));
+    ck_assert_ok(llmmem_model_parameters(&attn, m, LLMMEM_PARAMS_ATTENTION));
+    ck_assert_uint_eq(attn, 32ULL * (2 * 8192 * 4096 + 2 * 2048 * 4096));
+    llmmem_model_free(m);
+}
+END_TEST
+
+static Suite *estimate_suite(void)
+{
+    Suite *s = suite_create("estimate");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_worked_examples_bf16);
+    tcase_add_test(tc, test_worked_example_int4);
+    tcase_add_test(tc, test_gptq_llama2_70b);
+    tcase_add_test(tc, test_estimate_composition);
+    tcase_add_test(tc, test_high_precision_tensors);
+    tcase_add_test(tc, test_overflow_is_an_error);
+    tcase_add_test(tc, test_incomplete_inputs);
+    tcase_add_test(tc, test_tied_embeddings);
+    tcase_add_test(tc, test_attention_shapes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(estimate_suite());
+}
