@@ -642,13 +642,26 @@ static const char *type_name(llmmem_value_type type)
     case LLMMEM_TYPE_BOOL: return "bool";
     case LLMMEM_TYPE_CHOICE: return "choice";
     case LLMMEM_TYPE_REAL: return "real";
+    case LLMMEM_TYPE_FLAGS: return "flags";
     }
     return "?";
 }
 
-/* A value of an int, bool or choice key as text: a choice name where there is one. */
+/* A value of an int, bool, choice or flags key as text: names where there are some. */
 static void format_value(char *buf, size_t size, llmmem_key key, llmmem_value_type type, int64_t v)
 {
+    if (type == LLMMEM_TYPE_FLAGS) {
+        size_t used = 0;
+        buf[0] = '\0';
+        for (int bit = 0; bit < 62; bit++) {
+            const char *bit_name = (v >> bit) & 1 ? llmmem_choice_name(key, (int64_t)1 << bit) : NULL;
+            if (bit_name != NULL && used < size)
+                used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "," : "", bit_name);
+        }
+        if (used == 0)
+            snprintf(buf, size, "none");
+        return;
+    }
     const char *name = type == LLMMEM_TYPE_INT ? NULL : llmmem_choice_name(key, v);
     if (name != NULL)
         snprintf(buf, size, "%s", name);
@@ -702,6 +715,10 @@ static int print_key(llmmem_key key)
                     break;
             }
             fputc('\n', stdout);
+        } else if (type == LLMMEM_TYPE_FLAGS) {
+            char all[256];
+            format_value(all, sizeof all, key, type, hi);
+            printf("  flags: %s (comma-separated)\n", all);
         }
     }
     printf("  %s\n", doc != NULL ? doc : "");

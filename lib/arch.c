@@ -14,6 +14,7 @@ typedef struct builder {
     char *message;
     size_t message_size;
     llmmem_status status;
+    enum llmmem__span span; /* stamped on each class added */
 } builder;
 
 static llmmem_status fail(builder *b, llmmem_status status, const char *fmt, ...) LLMMEM_PRINTF(3, 4);
@@ -60,7 +61,8 @@ static void add(builder *b, const char *name, llmmem_param_group group, enum llm
     }
     inv->t[inv->n++] = (llmmem__tensor_class){
         .name = name, .group = (uint8_t)group, .split = (uint8_t)split, .matrix = (uint8_t)matrix,
-        .lora = (uint8_t)lora, .rows = rows, .cols = cols, .count = count, .active_count = active};
+        .lora = (uint8_t)lora, .span = (uint8_t)b->span, .rows = rows, .cols = cols, .count = count,
+        .active_count = active};
 }
 
 /* A vector (norm weight, bias) of n elements, `count` times, always used. */
@@ -115,10 +117,10 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
     }
     uint64_t q_out = heads * head_dim, kv_out = kv_heads * head_dim; /* both <= 2^44 by key bounds */
     /* Megatron-LM ColumnParallelLinear for q/k/v, RowParallelLinear for the output projection */
-    add(b, "q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_Q, q_out, h, layers, layers);
-    add(b, "k_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_K, kv_out, h, layers, layers);
-    add(b, "v_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_V, kv_out, h, layers, layers);
-    add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_O, h, q_out, layers, layers);
+    add(b, "q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_out, h, layers, layers);
+    add(b, "k_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K, kv_out, h, layers, layers);
+    add(b, "v_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_V, kv_out, h, layers, layers);
+    add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, q_out, layers, layers);
     if (value(b, LLMMEM_KEY_QKV_BIAS)) {
         add(b, "q_proj.bias", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, q_out, layers, layers);
         add(b, "k_proj.bias", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, kv_out, layers, layers);
@@ -142,18 +144,18 @@ static void add_mla(builder *b, uint64_t h, uint64_t layers)
         return;
     uint64_t q_out = heads * (nope + rope);
     if (q_rank) {
-        add(b, "q_a_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_Q, q_rank, h, layers, layers);
+        add(b, "q_a_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_TARGET_Q, q_rank, h, layers, layers);
         add_norm(b, "q_a_layernorm", q_rank, layers);
-        add(b, "q_b_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_Q, q_out, q_rank, layers, layers);
+        add(b, "q_b_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_out, q_rank, layers, layers);
     } else {
-        add(b, "q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_Q, q_out, h, layers, layers);
+        add(b, "q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_out, h, layers, layers);
     }
-    add(b, "kv_a_proj_with_mqa", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_K | LLMMEM_LORA_V,
+    add(b, "kv_a_proj_with_mqa", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V,
         kv_rank + rope, h, layers, layers);
     add_norm(b, "kv_a_layernorm", kv_rank, layers);
-    add(b, "kv_b_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_K | LLMMEM_LORA_V,
+    add(b, "kv_b_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V,
         heads * (nope + v_dim), kv_rank, layers, layers);
-    add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_O, h, heads * v_dim, layers, layers);
+    add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * v_dim, layers, layers);
 }
 
 /* One MLP of width f: gate/up (column-parallel) and down (row-parallel), `count` copies of which
@@ -163,13 +165,43 @@ static void add_mlp(builder *b, const char *const names[3], llmmem_param_group g
 {
     int gated = value(b, LLMMEM_KEY_MLP_GATED) != 0;
     if (gated)
-        add(b, names[0], group, col, 1, LLMMEM_LORA_GATE, f, h, count, active);
-    add(b, names[1], group, col, 1, LLMMEM_LORA_UP, f, h, count, active);
-    add(b, names[2], group, row, 1, LLMMEM_LORA_DOWN, h, f, count, active);
+        add(b, names[0], group, col, 1, LLMMEM_LORA_TARGET_GATE, f, h, count, active);
+    add(b, names[1], group, col, 1, LLMMEM_LORA_TARGET_UP, f, h, count, active);
+    add(b, names[2], group, row, 1, LLMMEM_LORA_TARGET_DOWN, h, f, count, active);
     if (value(b, LLMMEM_KEY_MLP_BIAS)) {
         uint64_t biases = gated ? 2 : 1; /* one of width f per gate/up, one of width h for down */
         add(b, "mlp.bias.in", group, col, 0, 0, 1, f, count * biases, active * biases);
         add(b, "mlp.bias.out", group, LLMMEM_SPLIT_REPLICATED, 0, 0, 1, h, count, active);
+    }
+}
+
+/* MoE layers among [first, end). DeepSeek modeling_deepseek.py: layer i is MoE if
+ * i >= first_k_dense_replace and i % moe_layer_freq == 0. */
+static uint64_t moe_layers_in(const llmmem_model *m, uint64_t first, uint64_t end)
+{
+    if (llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS) == 0)
+        return 0;
+    uint64_t k = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE);
+    uint64_t freq = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_MOE_LAYER_FREQ);
+    if (first < k)
+        first = k;
+    if (end <= first)
+        return 0;
+    return llmmem__ceil_div(end, freq) - llmmem__ceil_div(first, freq); /* multiples of freq in [first, end) */
+}
+
+uint64_t llmmem__span_layers(const llmmem_model *m, enum llmmem__span span, uint64_t first, uint64_t end)
+{
+    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    if (end > layers)
+        end = layers;
+    if (end <= first)
+        return 0;
+    switch (span) {
+    case LLMMEM_SPAN_ALL: return end - first;
+    case LLMMEM_SPAN_MOE: return moe_layers_in(m, first, end);
+    case LLMMEM_SPAN_DENSE: return end - first - moe_layers_in(m, first, end);
+    default: return 0;
     }
 }
 
@@ -184,6 +216,7 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     if (f == 0)
         f = 4 * h;
     uint64_t experts = value(b, LLMMEM_KEY_NUM_EXPERTS);
+    b->span = LLMMEM_SPAN_DENSE;
     if (experts == 0) {
         add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, layers, layers);
         return;
@@ -199,19 +232,19 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
              (unsigned long long)top_k, (unsigned long long)experts);
         return;
     }
-    /* DeepSeek modeling_deepseek.py: layer i is MoE if i >= first_k_dense_replace and i % moe_layer_freq == 0 */
-    uint64_t first_dense = value(b, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), freq = value(b, LLMMEM_KEY_MOE_LAYER_FREQ);
+    uint64_t first_dense = value(b, LLMMEM_KEY_FIRST_K_DENSE_REPLACE);
     if (first_dense > layers) {
         fail(b, LLMMEM_ERR_INCOMPATIBLE, "first_k_dense_replace (%llu) exceeds num_hidden_layers (%llu)",
              (unsigned long long)first_dense, (unsigned long long)layers);
         return;
     }
-    /* multiples of freq in [first_dense, layers) */
-    uint64_t moe_layers = llmmem__ceil_div(layers, freq) - llmmem__ceil_div(first_dense, freq);
+    uint64_t moe_layers = moe_layers_in(b->m, 0, layers);
     uint64_t dense_layers = layers - moe_layers;
+    b->span = LLMMEM_SPAN_DENSE;
     add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, dense_layers,
             dense_layers);
 
+    b->span = LLMMEM_SPAN_MOE;
     uint64_t fe = value(b, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE);
     if (fe == 0)
         fe = f;
@@ -256,6 +289,7 @@ static void add_vision(builder *b, uint64_t text_hidden)
         require(b, LLMMEM_KEY_VISION_IMAGE_SIZE))
         return;
     const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->span = LLMMEM_SPAN_VISION;
     const int clip = kind == 1;
     uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
     uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
@@ -310,7 +344,7 @@ llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model
 {
     memset(inv, 0, sizeof *inv);
     message[0] = '\0';
-    builder b = {inv, m, message, message_size, LLMMEM_OK};
+    builder b = {inv, m, message, message_size, LLMMEM_OK, LLMMEM_SPAN_ONCE};
 
     uint64_t h = value(&b, LLMMEM_KEY_HIDDEN_SIZE);
     if (value(&b, LLMMEM_KEY_NUM_PARAMETERS)) {
@@ -342,6 +376,7 @@ llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model
     if (value(&b, LLMMEM_KEY_EMBEDDING_NORM)) /* BloomModel.word_embeddings_layernorm */
         add_norm(&b, "embedding_norm", h, 1);
 
+    b.span = LLMMEM_SPAN_ALL;
     if (value(&b, LLMMEM_KEY_KV_LORA_RANK))
         add_mla(&b, h, layers);
     else
@@ -351,6 +386,7 @@ llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model
         return fail(&b, LLMMEM_ERR_OVERFLOW, "norm count exceeds 64 bits");
     add_norm(&b, "layer_norms", h, norms);
     add_ffn(&b, h, layers);
+    b.span = LLMMEM_SPAN_ONCE;
     add_norm(&b, "final_norm", h, 1);
     if (!value(&b, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
         add(&b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);

@@ -128,14 +128,13 @@ enum llmmem__split {           /* how tensor parallelism splits a tensor class *
     LLMMEM_SPLIT_EXPERT = 4    /* whole experts split over expert parallelism */
 };
 
-enum llmmem__lora_target {     /* LoRA target module of a tensor class, as a bit */
-    LLMMEM_LORA_Q = 1u << 0,
-    LLMMEM_LORA_K = 1u << 1,
-    LLMMEM_LORA_V = 1u << 2,
-    LLMMEM_LORA_O = 1u << 3,
-    LLMMEM_LORA_GATE = 1u << 4,
-    LLMMEM_LORA_UP = 1u << 5,
-    LLMMEM_LORA_DOWN = 1u << 6
+
+enum llmmem__span {            /* which decoder layers a tensor class repeats over */
+    LLMMEM_SPAN_ONCE = 0,      /* not per layer: embeddings, final norm, LM head */
+    LLMMEM_SPAN_ALL = 1,       /* every decoder layer: attention, layer norms */
+    LLMMEM_SPAN_DENSE = 2,     /* decoder layers with a dense MLP */
+    LLMMEM_SPAN_MOE = 3,       /* decoder layers with a MoE block */
+    LLMMEM_SPAN_VISION = 4     /* vision tower: not decoder layers */
 };
 
 /* One class of weight tensors: `count` tensors of rows x cols (cols = input features).
@@ -145,7 +144,8 @@ typedef struct llmmem__tensor_class {
     uint8_t group;          /* llmmem_param_group */
     uint8_t split;          /* enum llmmem__split */
     uint8_t matrix;         /* 1: a weight matrix that weight quantization may apply to */
-    uint8_t lora;           /* enum llmmem__lora_target, 0 if none */
+    uint8_t lora;           /* llmmem_lora_target bits of the module, 0 if none */
+    uint8_t span;           /* enum llmmem__span: count = per-layer multiplicity x layers of the span */
     uint64_t rows, cols;
     uint64_t count;         /* occurrences in the whole model (layers x experts) */
     uint64_t active_count;  /* occurrences used by one token */
@@ -177,6 +177,8 @@ int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key);
 /* Builds the inventory from the model's values. On failure writes a message. */
 llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model *m, char *message,
                                       size_t message_size);
+/* Decoder layers of a span among layers [first, end) (0 for ONCE and VISION). */
+uint64_t llmmem__span_layers(const llmmem_model *m, enum llmmem__span span, uint64_t first, uint64_t end);
 /* Fails with the stored inventory error if the model's settings are incomplete or invalid. */
 llmmem_status llmmem__model_check(const llmmem_model *m);
 

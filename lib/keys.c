@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,16 @@ static const char *const format_names[] = {
 };
 #define FORMAT_LAST LLMMEM_FORMAT_FP8_BLOCK
 
-static const char *const mode_names[] = {"inference", NULL};
+static const char *const mode_names[] = {"inference", "training", "lora", "qlora", NULL};
+static const char *const recipe_names[] = {"megatron", "zero", "deepspeed", "pure_bf16", "fp32", "custom", NULL};
+static const char *const optimizer_names[] = {"adamw", "adam",         "adamw_8bit", "adafactor",
+                                              "sgd",   "sgd_momentum", "lion",       "muon", NULL};
+/* Choices of the 16/32-bit format keys: auto (the recipe's), then a subset of llmmem_format by name. */
+static const char *const float_auto_names[] = {"auto", "fp32", "fp16", "bf16", NULL};
+static const char *const master_names[] = {"auto", "none", "fp32", "fp16", "bf16", NULL};
+static const char *const state_names[] = {"auto", "fp32", "bf16", NULL};
+/* Bits of LLMMEM_KEY_LORA_TARGETS, in bit order. */
+static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up", "down", "experts", NULL};
 static const char *const tristate_names[] = {"auto", "off", "on", NULL};
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
@@ -40,6 +50,8 @@ static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NUL
     {k, obj, LLMMEM_TYPE_BOOL, nm, 0, 1, d, 0, 0, 0, NULL, doc_}
 #define CHOICE_KEY(k, obj, nm, names, lo, hi, d, doc_) \
     {k, obj, LLMMEM_TYPE_CHOICE, nm, lo, hi, d, 0, 0, 0, names, doc_}
+#define FLAGS_KEY(k, obj, nm, names, bits, d, doc_) \
+    {k, obj, LLMMEM_TYPE_FLAGS, nm, 0, (1LL << (bits)) - 1, d, 0, 0, 0, names, doc_}
 #define REAL_KEY(k, obj, nm, lo, hi, d, doc_) \
     {k, obj, LLMMEM_TYPE_REAL, nm, 0, 0, 0, lo, hi, d, NULL, doc_}
 
@@ -165,8 +177,8 @@ static const llmmem__key_info key_table[] = {
             "dense bf16 FLOP/s of one device (0: unknown)"),
 
     /* strategy */
-    CHOICE_KEY(LLMMEM_KEY_MODE, S, "mode", mode_names, 0, LLMMEM_MODE_INFERENCE, LLMMEM_MODE_INFERENCE,
-               "what runs: inference"),
+    CHOICE_KEY(LLMMEM_KEY_MODE, S, "mode", mode_names, 0, LLMMEM_MODE_QLORA, LLMMEM_MODE_INFERENCE,
+               "what runs: inference, training (full), lora (frozen base + adapters), qlora (NF4 base + adapters)"),
     CHOICE_KEY(LLMMEM_KEY_WEIGHT_FORMAT, S, "weight_format", format_names, 0, FORMAT_LAST,
                LLMMEM_FORMAT_AUTO, "format of the weight matrices (auto: the model's torch_dtype)"),
     CHOICE_KEY(LLMMEM_KEY_HIGH_PRECISION_FORMAT, S, "high_precision_format", format_names, 0,
@@ -185,6 +197,32 @@ static const llmmem__key_info key_table[] = {
     CHOICE_KEY(LLMMEM_KEY_DOUBLE_QUANT, S, "double_quant", tristate_names, 0, 2, 0,
                "bitsandbytes 4-bit double quantization: auto (the checkpoint's; off by default, as in "
                "BitsAndBytesConfig), off, on"),
+    INT_KEY(LLMMEM_KEY_MICRO_BATCH_SIZE, S, "micro_batch_size", 1, COUNT_MAX_KEY, 1, "sequences per micro-batch"),
+    INT_KEY(LLMMEM_KEY_SEQUENCE_LENGTH, S, "sequence_length", 1, SIZE_MAX_KEY, 4096, "tokens per sequence"),
+    CHOICE_KEY(LLMMEM_KEY_PRECISION_RECIPE, S, "precision_recipe", recipe_names, 0, LLMMEM_RECIPE_CUSTOM,
+               LLMMEM_RECIPE_MEGATRON,
+               "training precision convention: megatron (bf16 params, fp32 main grads, fp32 master and Adam: "
+               "18 bytes/param), zero (16), deepspeed (20), pure_bf16 (8), fp32 (16), custom (each key)"),
+    CHOICE_KEY(LLMMEM_KEY_GRADIENT_FORMAT, S, "gradient_format", float_auto_names, 0, 3, 0,
+               "format of the gradients (auto: the precision recipe's)"),
+    CHOICE_KEY(LLMMEM_KEY_MASTER_WEIGHTS_FORMAT, S, "master_weights_format", master_names, 0, 4, 0,
+               "format of the optimizer's master copy of the weights (auto: the recipe's; none: no copy)"),
+    CHOICE_KEY(LLMMEM_KEY_OPTIMIZER, S, "optimizer", optimizer_names, 0, LLMMEM_OPTIMIZER_MUON,
+               LLMMEM_OPTIMIZER_ADAMW, "optimizer whose states are kept per trained parameter"),
+    CHOICE_KEY(LLMMEM_KEY_OPTIMIZER_STATE_FORMAT, S, "optimizer_state_format", state_names, 0, 2, 0,
+               "format of 32-bit optimizer states (auto: the recipe's)"),
+    CHOICE_KEY(LLMMEM_KEY_FP32_GRADIENT_COPY, S, "fp32_gradient_copy", tristate_names, 0, 2, 0,
+               "an fp32 copy of 16-bit gradients for the optimizer step (auto: the recipe's)"),
+    BOOL_KEY(LLMMEM_KEY_ADAFACTOR_FIRST_MOMENT, S, "adafactor_first_moment", 0,
+             "Adafactor keeps a first moment (beta1 set; transformers' Adafactor default: none)"),
+    INT_KEY(LLMMEM_KEY_LORA_RANK, S, "lora_rank", 1, 1LL << 16, 8, "LoRA rank r (PEFT LoraConfig default: 8)"),
+    FLAGS_KEY(LLMMEM_KEY_LORA_TARGETS, S, "lora_targets", lora_target_names, 8,
+              LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_V,
+              "modules that get LoRA adapters: q,k,v,o,gate,up,down,experts (PEFT's Llama default: q,v)"),
+    CHOICE_KEY(LLMMEM_KEY_LORA_FORMAT, S, "lora_format", float_auto_names, 0, 3, 0,
+               "format of adapter weights (auto: fp32 for lora, as PEFT's autocast_adapter_dtype; bf16 for qlora)"),
+    INT_KEY(LLMMEM_KEY_FROZEN_LAYERS, S, "frozen_layers", 0, COUNT_MAX_KEY, 0,
+            "full fine-tuning: the first n decoder layers get no gradients or optimizer states"),
 };
 
 #undef M
@@ -349,6 +387,12 @@ const char *llmmem_choice_name(llmmem_key key, int64_t value)
         return NULL;
     if (k->type == LLMMEM_TYPE_BOOL)
         return value ? "true" : "false";
+    if (k->type == LLMMEM_TYPE_FLAGS) {
+        for (unsigned bit = 0; k->choices[bit]; bit++)
+            if (value == (int64_t)1 << bit)
+                return k->choices[bit];
+        return NULL;
+    }
     if (k->type != LLMMEM_TYPE_CHOICE)
         return NULL;
     return k->choices[value];
@@ -390,6 +434,39 @@ static void list_choices(char *buf, size_t size, const llmmem__key_info *k)
     }
 }
 
+/* "q,k,v" (or "" / "none" for no bit) into a bit set. */
+static llmmem_status parse_flags(int64_t *value_out, const llmmem__key_info *k, const char *text)
+{
+    int64_t bits = 0;
+    const char *p = text;
+    if (strcmp(text, "none") == 0 || *text == '\0') {
+        *value_out = 0;
+        return LLMMEM_OK;
+    }
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        unsigned bit;
+        for (bit = 0; k->choices[bit]; bit++)
+            if (strlen(k->choices[bit]) == len && strncmp(k->choices[bit], p, len) == 0)
+                break;
+        if (!k->choices[bit]) {
+            char names[200];
+            size_t used = 0;
+            names[0] = '\0';
+            for (unsigned i = 0; k->choices[i] && used + strlen(k->choices[i]) + 3 < sizeof names; i++)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", k->choices[i]);
+            return llmmem__fail(LLMMEM_ERR_NOT_FOUND, "%s: unknown name '%.*s' in '%.64s' (names: %s)", k->name,
+                                (int)(len > 64 ? 64 : len), p, text, names);
+        }
+        bits |= (int64_t)1 << bit;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    *value_out = bits;
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const char *name)
 {
     LLMMEM_REQUIRE(value_out);
@@ -403,6 +480,8 @@ llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const 
         return llmmem__fail(LLMMEM_ERR_NOT_FOUND, "%s: '%.64s' is not a boolean (true/false, 1/0)",
                             k->name, name);
     }
+    if (k->type == LLMMEM_TYPE_FLAGS)
+        return parse_flags(value_out, k, name);
     if (k->type != LLMMEM_TYPE_CHOICE)
         return llmmem__fail(LLMMEM_ERR_UNKNOWN_KEY, "key %s has no named choices", k->name);
     for (int64_t v = k->min; v <= k->max; v++) {
@@ -623,7 +702,7 @@ llmmem_status llmmem__settings_set_text(llmmem__settings *s, llmmem_object objec
         return llmmem__settings_set_real(s, object, key, v);
     }
     int64_t v;
-    if (k->type == LLMMEM_TYPE_CHOICE || k->type == LLMMEM_TYPE_BOOL) {
+    if (k->type == LLMMEM_TYPE_CHOICE || k->type == LLMMEM_TYPE_BOOL || k->type == LLMMEM_TYPE_FLAGS) {
         if (llmmem_choice_from_name(&v, key, text) == LLMMEM_OK)
             return llmmem__settings_set_int(s, object, key, v);
         if (!parse_exact_int(&v, text))

@@ -274,6 +274,35 @@ START_TEST(test_attention_shapes)
 }
 END_TEST
 
+/* Which decoder layers each tensor class repeats over. DeepSeek-V3 config.json: 61 layers,
+ * first_k_dense_replace 3, moe_layer_freq 1: layers 0-2 dense, 3-60 MoE. */
+START_TEST(test_layer_spans)
+{
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "deepseek-v3"));
+    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_ALL, 0, 61), 61);
+    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_DENSE, 0, 61), 3);
+    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, 61), 58);
+    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, 10), 7);
+    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_DENSE, 2, 10), 1);
+    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_ONCE, 0, 61), 0);
+    /* Every class's count is its per-layer multiplicity times the layers of its span. */
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i];
+        uint64_t layers = llmmem__span_layers(m, (enum llmmem__span)t->span, 0, 61);
+        if (layers)
+            ck_assert_uint_eq(t->count % layers, 0);
+    }
+    /* first_k_dense_replace 1, moe_layer_freq 2 over 10 layers: MoE where i >= 1 and i % 2 == 0. */
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 10));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 1));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MOE_LAYER_FREQ, 2));
+    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, 10), 4); /* i in {2, 4, 6, 8} */
+    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_DENSE, 0, 10), 6);
+    llmmem_model_free(m);
+}
+END_TEST
+
 static Suite *estimate_suite(void)
 {
     Suite *s = suite_create("estimate");
@@ -287,6 +316,7 @@ static Suite *estimate_suite(void)
     tcase_add_test(tc, test_incomplete_inputs);
     tcase_add_test(tc, test_tied_embeddings);
     tcase_add_test(tc, test_attention_shapes);
+    tcase_add_test(tc, test_layer_spans);
     suite_add_tcase(s, tc);
     return s;
 }

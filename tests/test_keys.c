@@ -229,6 +229,30 @@ START_TEST(test_choices)
 }
 END_TEST
 
+/* Flags keys: a set of named bits, written "q,k,v". */
+START_TEST(test_flags)
+{
+    int64_t v;
+    ck_assert_ok(llmmem_choice_from_name(&v, LLMMEM_KEY_LORA_TARGETS, "q,k,v,o"));
+    ck_assert_int_eq(v, LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V | LLMMEM_LORA_TARGET_O);
+    ck_assert_ok(llmmem_choice_from_name(&v, LLMMEM_KEY_LORA_TARGETS, "none"));
+    ck_assert_int_eq(v, 0);
+    ck_assert_status(llmmem_choice_from_name(&v, LLMMEM_KEY_LORA_TARGETS, "q,bogus"), LLMMEM_ERR_NOT_FOUND);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "'bogus'"));
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_LORA_TARGETS, LLMMEM_LORA_TARGET_DOWN), "down");
+    ck_assert_ptr_null(llmmem_choice_name(LLMMEM_KEY_LORA_TARGETS, 3)); /* not a single bit */
+    llmmem_strategy *s;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_get_int(&v, s, LLMMEM_KEY_LORA_TARGETS));
+    ck_assert_int_eq(v, LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_V); /* PEFT's default for Llama */
+    ck_assert_ok(llmmem_strategy_set_text(s, "lora_targets", "gate,up,down,experts"));
+    ck_assert_ok(llmmem_strategy_get_int(&v, s, LLMMEM_KEY_LORA_TARGETS));
+    ck_assert_int_eq(v, 0xf0);
+    ck_assert_status(llmmem_strategy_set_int(s, LLMMEM_KEY_LORA_TARGETS, 256), LLMMEM_ERR_OUT_OF_RANGE);
+    llmmem_strategy_free(s);
+}
+END_TEST
+
 START_TEST(test_set_text)
 {
     handles h = make();
@@ -325,6 +349,7 @@ static Suite *keys_suite(void)
     tcase_add_test(tc, test_real_bounds);
     tcase_add_test(tc, test_wrong_object);
     tcase_add_test(tc, test_choices);
+    tcase_add_test(tc, test_flags);
     tcase_add_test(tc, test_set_text);
     tcase_add_test(tc, test_null_arguments);
     tcase_add_test(tc, test_clone_is_independent);

@@ -181,7 +181,20 @@ typedef enum llmmem_key {
     LLMMEM_KEY_QUANTIZE_LM_HEAD = 3004,        /**< bool: weight_format also applies to the LM head */
     LLMMEM_KEY_QUANTIZE_ROUTER = 3005,         /**< bool: weight_format also applies to MoE routers */
     LLMMEM_KEY_QUANT_GROUP_SIZE = 3006,        /**< group/block size of weight_format (0: the checkpoint's, else the format's) */
-    LLMMEM_KEY_DOUBLE_QUANT = 3007             /**< choice: auto (the checkpoint's), off, on: bitsandbytes double quantization */
+    LLMMEM_KEY_DOUBLE_QUANT = 3007,            /**< choice: auto (the checkpoint's), off, on: bitsandbytes double quantization */
+    LLMMEM_KEY_MICRO_BATCH_SIZE = 3008,        /**< sequences per micro-batch */
+    LLMMEM_KEY_SEQUENCE_LENGTH = 3009,         /**< tokens per sequence */
+    LLMMEM_KEY_PRECISION_RECIPE = 3010,        /**< choice: megatron, zero, deepspeed, pure_bf16, fp32, custom */
+    LLMMEM_KEY_GRADIENT_FORMAT = 3011,         /**< choice: auto (recipe), fp32, fp16, bf16 */
+    LLMMEM_KEY_MASTER_WEIGHTS_FORMAT = 3012,   /**< choice: auto (recipe), none, fp32, fp16, bf16 */
+    LLMMEM_KEY_OPTIMIZER = 3013,               /**< choice: adamw, adam, adamw_8bit, adafactor, sgd, sgd_momentum, lion, muon */
+    LLMMEM_KEY_OPTIMIZER_STATE_FORMAT = 3014,  /**< choice: auto (recipe), fp32, bf16 */
+    LLMMEM_KEY_FP32_GRADIENT_COPY = 3015,      /**< choice: auto (recipe), off, on: an fp32 gradient beside 16-bit ones */
+    LLMMEM_KEY_ADAFACTOR_FIRST_MOMENT = 3016,  /**< bool: Adafactor keeps a first moment (beta1) */
+    LLMMEM_KEY_LORA_RANK = 3017,
+    LLMMEM_KEY_LORA_TARGETS = 3018,            /**< flags: q, k, v, o, gate, up, down, experts */
+    LLMMEM_KEY_LORA_FORMAT = 3019,             /**< choice: auto, fp32, fp16, bf16: adapter weights */
+    LLMMEM_KEY_FROZEN_LAYERS = 3020            /**< full fine-tuning: the first n decoder layers are frozen */
 } llmmem_key;
 
 /** Which handle a key belongs to. */
@@ -196,7 +209,8 @@ typedef enum llmmem_value_type {
     LLMMEM_TYPE_INT = 1,
     LLMMEM_TYPE_BOOL = 2,
     LLMMEM_TYPE_CHOICE = 3,
-    LLMMEM_TYPE_REAL = 4
+    LLMMEM_TYPE_REAL = 4,
+    LLMMEM_TYPE_FLAGS = 5 /**< a set of named bits, as text "q,v" */
 } llmmem_value_type;
 
 /** Model families: choices of LLMMEM_KEY_MODEL_TYPE (Hugging Face names). */
@@ -260,8 +274,45 @@ typedef enum llmmem_format {
 
 /** What runs: choices of LLMMEM_KEY_MODE. */
 typedef enum llmmem_mode {
-    LLMMEM_MODE_INFERENCE = 0
+    LLMMEM_MODE_INFERENCE = 0,
+    LLMMEM_MODE_TRAINING = 1,    /**< full training or fine-tuning */
+    LLMMEM_MODE_LORA = 2,        /**< frozen base, trained LoRA adapters */
+    LLMMEM_MODE_QLORA = 3        /**< frozen 4-bit base (NF4), trained LoRA adapters */
 } llmmem_mode;
+
+/** Precision conventions: choices of LLMMEM_KEY_PRECISION_RECIPE (bytes per trained parameter). */
+typedef enum llmmem_precision_recipe {
+    LLMMEM_RECIPE_MEGATRON = 0,  /**< bf16 params, fp32 main grads, fp32 master and Adam: 18 */
+    LLMMEM_RECIPE_ZERO = 1,      /**< fp16 params and grads, fp32 master and Adam (K = 12): 16 */
+    LLMMEM_RECIPE_DEEPSPEED = 2, /**< fp16 params and grads, fp32 grad copy, master and Adam: 20 */
+    LLMMEM_RECIPE_PURE_BF16 = 3, /**< bf16 params, grads and Adam states, no master: 8 */
+    LLMMEM_RECIPE_FP32 = 4,      /**< fp32 params, grads and Adam, no master: 16 */
+    LLMMEM_RECIPE_CUSTOM = 5     /**< every term from its own key */
+} llmmem_precision_recipe;
+
+/** Optimizers: choices of LLMMEM_KEY_OPTIMIZER. */
+typedef enum llmmem_optimizer {
+    LLMMEM_OPTIMIZER_ADAMW = 0,
+    LLMMEM_OPTIMIZER_ADAM = 1,
+    LLMMEM_OPTIMIZER_ADAMW_8BIT = 2,   /**< bitsandbytes block-wise 8-bit states */
+    LLMMEM_OPTIMIZER_ADAFACTOR = 3,
+    LLMMEM_OPTIMIZER_SGD = 4,
+    LLMMEM_OPTIMIZER_SGD_MOMENTUM = 5,
+    LLMMEM_OPTIMIZER_LION = 6,
+    LLMMEM_OPTIMIZER_MUON = 7          /**< momentum for hidden matrices, AdamW for the rest */
+} llmmem_optimizer;
+
+/** LoRA target modules: bits of LLMMEM_KEY_LORA_TARGETS. */
+typedef enum llmmem_lora_target {
+    LLMMEM_LORA_TARGET_Q = 1 << 0,
+    LLMMEM_LORA_TARGET_K = 1 << 1,
+    LLMMEM_LORA_TARGET_V = 1 << 2,
+    LLMMEM_LORA_TARGET_O = 1 << 3,
+    LLMMEM_LORA_TARGET_GATE = 1 << 4,
+    LLMMEM_LORA_TARGET_UP = 1 << 5,
+    LLMMEM_LORA_TARGET_DOWN = 1 << 6,
+    LLMMEM_LORA_TARGET_EXPERTS = 1 << 7 /**< gate/up/down also on routed experts */
+} llmmem_lora_target;
 
 /** Number of keys; with llmmem_key_at, lists every key. */
 LLMMEM_API size_t llmmem_key_count(void);
@@ -281,9 +332,11 @@ LLMMEM_API llmmem_status llmmem_key_bounds_real(double *min_out, double *max_out
 /** Default of an integer, bool or choice key (0 may mean "derived", see the key's doc). */
 LLMMEM_API llmmem_status llmmem_key_default(int64_t *value_out, llmmem_key key);
 LLMMEM_API llmmem_status llmmem_key_default_real(double *value_out, llmmem_key key);
-/** Value of a named choice of a choice key ("bf16", "training"); also "true"/"false" for bools. */
+/** Value of a named choice of a choice key ("bf16", "training"); also "true"/"false" for bools,
+ * and a comma-separated list of bit names for flags keys ("q,k,v,o"). */
 LLMMEM_API llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const char *name);
-/** Name of a choice value, or NULL if the key has no such choice. */
+/** Name of a choice value, or NULL if the key has no such choice; for a flags key, the name of
+ * a single bit (value 1, 2, 4, ...). */
 LLMMEM_API const char *llmmem_choice_name(llmmem_key key, int64_t value);
 
 /* ------------------------------------------------------------------------ */
