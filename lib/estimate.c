@@ -26,6 +26,10 @@ llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, con
     uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
     if (memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+    int64_t mode = llmmem__get_int(&strategy->s, LLMMEM_KEY_MODE);
+    if (mode != LLMMEM_MODE_INFERENCE)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "mode %s is not estimated by this version",
+                            llmmem_choice_name(LLMMEM_KEY_MODE, mode));
 
     llmmem_report r;
     memset(&r, 0, sizeof r);
