@@ -441,6 +441,80 @@ LLMMEM_API llmmem_status llmmem_format_tensor_bytes(uint64_t *bytes_out, llmmem_
                                                     uint64_t group_size, int double_quant);
 
 /* ------------------------------------------------------------------------ */
+/* Checkpoints                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct llmmem_checkpoint llmmem_checkpoint;
+
+/** What a stored tensor is. Values are pinned. */
+typedef enum llmmem_tensor_role {
+    LLMMEM_TENSOR_PARAMETER = 0, /**< a model parameter, counted in a parameter group */
+    LLMMEM_TENSOR_BUFFER = 1,    /**< not a parameter: rotary inv_freq, causal masks, position_ids */
+    LLMMEM_TENSOR_DUPLICATE = 2, /**< a second copy of a parameter (a tied LM head stored again) */
+    LLMMEM_TENSOR_QUANT_AUX = 3  /**< quantization data beside a weight: scales, zeros, g_idx, absmax */
+} llmmem_tensor_role;
+
+/**
+ * Reads a safetensors checkpoint: a .safetensors file, a *.index.json (a sharded checkpoint's
+ * index, with its shards in the same folder), or a folder holding model.safetensors.index.json,
+ * else model.safetensors, else exactly one *.safetensors file. For a folder, its config.json
+ * (if present) is read for tie_word_embeddings only (top level, else text_config): when it is
+ * true and both the embedding and the LM head are stored, the head is marked DUPLICATE.
+ * Only the 8-byte header length and the JSON header of each file are read, never tensor data;
+ * the file's size must still equal 8 + header + the data the header describes.
+ * Fails with LLMMEM_ERR_IO (cannot open or read), LLMMEM_ERR_PARSE (malformed header or index),
+ * LLMMEM_ERR_NOT_FOUND (a folder without a checkpoint), LLMMEM_ERR_OVERFLOW; the message names
+ * the file and the tensor or field at fault. On failure *out is NULL.
+ */
+LLMMEM_API llmmem_status llmmem_checkpoint_from_safetensors(llmmem_checkpoint **out, const char *path);
+/**
+ * One safetensors header from memory: the 8-byte little-endian length N, then N bytes of JSON.
+ * Tensor data may follow or be absent (it is not checked). Messages name the file "<memory>".
+ */
+LLMMEM_API llmmem_status llmmem_checkpoint_from_safetensors_bytes(llmmem_checkpoint **out, const void *data,
+                                                                  size_t size);
+/** Frees a checkpoint (NULL is fine). */
+LLMMEM_API void llmmem_checkpoint_free(llmmem_checkpoint *ck);
+
+/** Number of stored tensors (0 for NULL). */
+LLMMEM_API size_t llmmem_checkpoint_tensor_count(const llmmem_checkpoint *ck);
+/**
+ * The index-th tensor, in file order (shards in index order): its name (valid while ck lives),
+ * dtype name ("BF16", "I32", ...), stored elements (the product of its shape), stored bytes,
+ * role and parameter group. Any output may be NULL. LLMMEM_ERR_OUT_OF_RANGE past the end.
+ * A packed quantized weight (GPTQ/AWQ .qweight or compressed-tensors .weight_packed in I32/U32,
+ * MXFP4 *_blocks in U8) reports its stored elements here; the parameter counts below count
+ * what it unpacks to (8 per 32-bit word, 2 per byte).
+ */
+LLMMEM_API llmmem_status llmmem_checkpoint_tensor(const char **name_out, const char **dtype_out,
+                                                  uint64_t *elements_out, uint64_t *bytes_out,
+                                                  llmmem_tensor_role *role_out, llmmem_param_group *group_out,
+                                                  const llmmem_checkpoint *ck, size_t index);
+/** Bytes of every stored tensor (the data section of all files). */
+LLMMEM_API uint64_t llmmem_checkpoint_total_bytes(const llmmem_checkpoint *ck);
+/** Bytes of the tensors of one role. The four roles sum to the total. */
+LLMMEM_API uint64_t llmmem_checkpoint_role_bytes(const llmmem_checkpoint *ck, llmmem_tensor_role role);
+/** Elements of the tensors of one role; for PARAMETER and DUPLICATE, packed weights count unpacked. */
+LLMMEM_API uint64_t llmmem_checkpoint_role_elements(const llmmem_checkpoint *ck, llmmem_tensor_role role);
+/** Parameters (PARAMETER elements, packed weights unpacked) in one group; they sum to role_elements(PARAMETER). */
+LLMMEM_API uint64_t llmmem_checkpoint_group_parameters(const llmmem_checkpoint *ck, llmmem_param_group group);
+/** Bytes of one group: its PARAMETER and QUANT_AUX tensors. */
+LLMMEM_API uint64_t llmmem_checkpoint_group_bytes(const llmmem_checkpoint *ck, llmmem_param_group group);
+/** Number of distinct dtypes stored. */
+LLMMEM_API size_t llmmem_checkpoint_dtype_count(const llmmem_checkpoint *ck);
+/** The index-th dtype (in order of first appearance) with its stored elements and bytes. Outputs may be NULL. */
+LLMMEM_API llmmem_status llmmem_checkpoint_dtype(const char **dtype_out, uint64_t *elements_out, uint64_t *bytes_out,
+                                                 const llmmem_checkpoint *ck, size_t index);
+/**
+ * Cross-checks a checkpoint against a model's inventory: in every parameter group the
+ * checkpoint's parameters must equal llmmem_model_parameters. A model given by num_parameters
+ * alone is compared on the total. On a mismatch returns LLMMEM_ERR_INCOMPATIBLE with a message
+ * naming each group that differs and both counts (truncated to the message size); fails with the
+ * model's own status if its settings are incomplete.
+ */
+LLMMEM_API llmmem_status llmmem_checkpoint_verify(const llmmem_checkpoint *ck, const llmmem_model *model);
+
+/* ------------------------------------------------------------------------ */
 /* Report and estimate                                                       */
 /* ------------------------------------------------------------------------ */
 
