@@ -50,6 +50,7 @@ llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, con
     memcpy(r.params, model->inv.params, sizeof r.params);
     r.params_total = model->inv.total;
     r.params_active = model->inv.active;
+    r.weights_from_checkpoint = llmmem__weights_from_checkpoint(model, strategy);
     copy_name(r.model_name, model->name);
     copy_name(r.hardware_name, hw->name);
     r.valid = 1;

@@ -170,6 +170,10 @@ struct llmmem_model {
     llmmem__inventory inv;
     llmmem_status inv_status;            /* LLMMEM_OK when inv is valid */
     char inv_message[LLMMEM_MESSAGE_MAX];
+    /* Bytes stored per parameter group in a checkpoint (llmmem_model_use_checkpoint); any
+     * later setting clears them, since the shapes they describe may have changed. */
+    int has_checkpoint;
+    uint64_t checkpoint_bytes[LLMMEM_PARAM_GROUPS];
 };
 
 /* Effective value of a model key: set, else the family's default, else the key's. */
@@ -217,6 +221,8 @@ extern const size_t llmmem__gpu_preset_total;
 
 /* ---- weights (weights.c) ----------------------------------------------- */
 
+/* 1 when the weights are the bytes of an attached checkpoint (weight_format auto). */
+int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy *s);
 /* Bytes of all weights of the model stored as the strategy says, on one device. */
 llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m,
                                    const llmmem_strategy *s);
@@ -236,6 +242,7 @@ struct llmmem_report {
     uint64_t params[LLMMEM_PARAM_GROUPS];
     uint64_t params_total;
     uint64_t params_active;
+    int weights_from_checkpoint; /* weights are a checkpoint's stored bytes, not the inventory's */
 };
 
 #endif /* LLMMEM_INTERNAL_H */

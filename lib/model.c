@@ -83,6 +83,7 @@ int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
 
 static void refresh(llmmem_model *m)
 {
+    m->has_checkpoint = 0;
     m->inv_status = llmmem__inventory_build(&m->inv, m, m->inv_message, sizeof m->inv_message);
 }
 
@@ -206,6 +207,19 @@ llmmem_status llmmem_model_set_text(llmmem_model *model, const char *key_name, c
     if (st)
         return st;
     refresh(model);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_model_use_checkpoint(llmmem_model *model, const llmmem_checkpoint *ck)
+{
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(ck);
+    llmmem_status st = llmmem__model_check(model);
+    if (st)
+        return st;
+    for (unsigned g = 0; g < LLMMEM_PARAM_GROUPS; g++)
+        model->checkpoint_bytes[g] = llmmem_checkpoint_group_bytes(ck, (llmmem_param_group)g);
+    model->has_checkpoint = 1;
     return LLMMEM_OK;
 }
 

@@ -165,6 +165,8 @@ llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
     put_quoted(&b, r->model_name);
     put_str(&b, ",\n  \"hardware\": ");
     put_quoted(&b, r->hardware_name);
+    put_str(&b, ",\n  \"weights_source\": ");
+    put_quoted(&b, r->weights_from_checkpoint ? "checkpoint" : "inventory");
     put_str(&b, ",\n  \"parameters\": {\n");
     for (unsigned g = 0; g < LLMMEM_PARAM_GROUPS; g++)
         put_member_u64(&b, "    ", llmmem_param_group_name((llmmem_param_group)g), r->params[g], 0);

@@ -41,8 +41,27 @@ static int double_quant(const llmmem_model *m, const llmmem_strategy *s)
     return dq == 0 ? llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_DOUBLE_QUANT) != 0 : dq == 2;
 }
 
+/* A checkpoint's stored bytes (parameters and their quantization data, per group), exact for
+ * mixed-type files such as GGUF Q4_K_M, used while the strategy keeps the checkpoint's format. */
+static llmmem_status checkpoint_bytes(uint64_t *bytes_out, const llmmem_model *m)
+{
+    uint64_t total = 0;
+    for (unsigned g = 0; g < LLMMEM_PARAM_GROUPS; g++)
+        if (!llmmem__add(&total, total, m->checkpoint_bytes[g]))
+            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "checkpoint bytes exceed 64 bits");
+    *bytes_out = total;
+    return LLMMEM_OK;
+}
+
+int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy *s)
+{
+    return m->has_checkpoint && llmmem__get_int(&s->s, LLMMEM_KEY_WEIGHT_FORMAT) == LLMMEM_FORMAT_AUTO;
+}
+
 llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem_strategy *s)
 {
+    if (llmmem__weights_from_checkpoint(m, s))
+        return checkpoint_bytes(bytes_out, m);
     llmmem_format torch_dtype = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE);
     llmmem_format weight_format = (llmmem_format)llmmem__get_int(&s->s, LLMMEM_KEY_WEIGHT_FORMAT);
     if (weight_format == LLMMEM_FORMAT_AUTO)

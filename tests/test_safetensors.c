@@ -1057,6 +1057,54 @@ START_TEST(verify)
 END_TEST
 
 /* Every mismatch is listed; a message longer than the buffer is cut with "...". */
+/* The estimate's weights become the checkpoint's stored bytes while weight_format is auto. */
+START_TEST(use_checkpoint)
+{
+    llmmem_model *m = small_llama_model();
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP32));
+    hdr h;
+    size_t size;
+    small_llama(&h, 0);
+    unsigned char *b = hdr_bytes(&h, &size, 0);
+    llmmem_checkpoint *ck = from_bytes(b, size);
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_report *r;
+    ck_assert_ok(llmmem_hardware_new(&hw));
+    ck_assert_ok(llmmem_hardware_set_int(hw, LLMMEM_KEY_MEMORY_BYTES, 1 << 20));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&r));
+    /* The inventory in fp32: 1256 parameters x 4 bytes. */
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS), 1256 * 4);
+    /* The checkpoint stores them in BF16: 1256 x 2 bytes. */
+    ck_assert_ok(llmmem_model_use_checkpoint(m, ck));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS), 1256 * 2);
+    char *json;
+    ck_assert_ok(llmmem_report_to_json(&json, r));
+    ck_assert_ptr_nonnull(strstr(json, "\"weights_source\": \"checkpoint\""));
+    llmmem_string_free(json);
+    /* An explicit weight_format re-quantizes from the inventory: int8 for the layers' matrices
+     * (1256 - 40 norm weights - 2 x 128 for the embedding and LM head), which stay in fp32. */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_INT8));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS), (1256 - 40 - 256) * 1 + (40 + 256) * 4);
+    /* Changing the model detaches the checkpoint. */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_AUTO));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP16));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS), 1256 * 2);
+    ck_assert_status(llmmem_model_use_checkpoint(m, NULL), LLMMEM_ERR_INVALID_ARGUMENT);
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_checkpoint_free(ck);
+    free(b);
+    llmmem_model_free(m);
+}
+END_TEST
+
 START_TEST(verify_many_mismatches)
 {
     llmmem_model *m = small_llama_model();
@@ -1153,6 +1201,7 @@ static Suite *safetensors_suite(void)
     tcase_add_test(tc, deep_nesting);
     tcase_add_test(tc, files_and_folders);
     tcase_add_test(tc, verify);
+    tcase_add_test(tc, use_checkpoint);
     tcase_add_test(tc, verify_many_mismatches);
     tcase_add_test(tc, ck_add_limits);
     suite_add_tcase(s, tc);

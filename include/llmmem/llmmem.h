@@ -514,6 +514,13 @@ LLMMEM_API llmmem_status llmmem_checkpoint_dtype(const char **dtype_out, uint64_
  */
 LLMMEM_API llmmem_status llmmem_checkpoint_verify(const llmmem_checkpoint *ck, const llmmem_model *model);
 
+/**
+ * Make the model's weight bytes those a checkpoint stores (its parameters and quantization data,
+ * per group): exact for mixed-format files. Used while the strategy's weight_format is auto; any
+ * later setting of the model detaches it. Call llmmem_checkpoint_verify to cross-check shapes.
+ */
+LLMMEM_API llmmem_status llmmem_model_use_checkpoint(llmmem_model *model, const llmmem_checkpoint *ck);
+
 /* ------------------------------------------------------------------------ */
 /* Report and estimate                                                       */
 /* ------------------------------------------------------------------------ */
