@@ -28,7 +28,8 @@ enum {
     OPT_MODEL = 1u << 0,
     OPT_GPU = 1u << 1,
     OPT_SET = 1u << 2,
-    OPT_JSON = 1u << 3
+    OPT_JSON = 1u << 3,
+    OPT_SAFETENSORS = 1u << 4
 };
 
 typedef struct cli_options {
@@ -36,6 +37,7 @@ typedef struct cli_options {
     const char *topic;    /* help COMMAND */
     const char *model;    /* NULL: the default, or an empty model (see model_type) */
     const char *gpu;      /* NULL: DEFAULT_GPU */
+    const char *safetensors; /* checkpoint whose stored bytes the weights become */
     const char **sets;    /* the KEY=VALUE texts of --set, in order */
     size_t set_count;
     unsigned seen;        /* OPT_* bits */
@@ -51,9 +53,9 @@ typedef struct command_info {
 } command_info;
 
 static const command_info commands[] = {
-    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON,
+    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS,
      "memory of the most loaded device, per component, and whether it fits"},
-    {"params", OPT_MODEL | OPT_SET, "exact parameter counts of a model, per group"},
+    {"params", OPT_MODEL | OPT_SET | OPT_SAFETENSORS, "exact parameter counts of a model, per group"},
     {"models", 0, "list the model presets with their parameter counts"},
     {"gpus", 0, "list the GPU presets with their memory"},
     {"keys", 0, "list every key --set accepts: object, type, bounds, default, choices"},
@@ -139,6 +141,9 @@ static void print_usage(FILE *out)
           "  --set KEY=VALUE  set a model, hardware or strategy key (repeatable; see\n"
           "                   'llmmem keys'); estimate, params (model keys only)\n"
           "  --json           estimate: print the library's JSON report\n"
+          "  --safetensors PATH  a .safetensors file, an index or a folder: its headers\n"
+          "                   give the weights' exact stored bytes and are checked\n"
+          "                   against the model (a mismatch is a warning); estimate, params\n"
           "  -h, --help       show this help\n"
           "  --version        show the version\n"
           "\n"
@@ -225,6 +230,11 @@ static int parse_args(cli_options *opts, int argc, char **argv)
                 return EXIT_USAGE;
             opts->gpu = value;
             opts->seen |= OPT_GPU;
+        } else if ((r = option_value(&value, argc, argv, &i, "--safetensors")) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            opts->safetensors = value;
+            opts->seen |= OPT_SAFETENSORS;
         } else if ((r = option_value(&value, argc, argv, &i, "--set")) != 0) {
             if (r < 0)
                 return EXIT_USAGE;
@@ -263,7 +273,8 @@ static int parse_args(cli_options *opts, int argc, char **argv)
     {
         const command_info *cmd = find_command(opts->command);
         static const struct { unsigned bit; const char *name; } names[] = {
-            {OPT_MODEL, "--model"}, {OPT_GPU, "--gpu"}, {OPT_SET, "--set"}, {OPT_JSON, "--json"}};
+            {OPT_MODEL, "--model"}, {OPT_GPU, "--gpu"}, {OPT_SET, "--set"}, {OPT_JSON, "--json"},
+            {OPT_SAFETENSORS, "--safetensors"}};
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++) {
             if ((opts->seen & names[k].bit) != 0 && (cmd->allowed & names[k].bit) == 0) {
@@ -413,6 +424,52 @@ static int apply_sets(const cli_options *opts, llmmem_model *model, llmmem_hardw
     return 0;
 }
 
+/*
+ * With --safetensors: read the checkpoint's headers, cross-check them against the model (a
+ * mismatch is reported on stderr, not hidden) and make its stored bytes the model's weights.
+ * *ck_out is NULL without the option; the caller frees it.
+ */
+static int attach_checkpoint(llmmem_checkpoint **ck_out, llmmem_model *model, const cli_options *opts)
+{
+    llmmem_status st;
+    *ck_out = NULL;
+    if (opts->safetensors == NULL)
+        return 0;
+    if ((st = llmmem_checkpoint_from_safetensors(ck_out, opts->safetensors)) != LLMMEM_OK)
+        return library_failure(st, opts->safetensors);
+    st = llmmem_checkpoint_verify(*ck_out, model);
+    if (st == LLMMEM_ERR_INCOMPATIBLE)
+        fprintf(stderr, "llmmem: warning: the checkpoint does not match the model: %s\n", llmmem_last_message());
+    else if (st != LLMMEM_OK)
+        return library_failure(st, "checkpoint");
+    if ((st = llmmem_model_use_checkpoint(model, *ck_out)) != LLMMEM_OK)
+        return library_failure(st, "checkpoint");
+    return 0;
+}
+
+/* What a checkpoint stores beside the parameters, and its bytes per dtype. */
+static void print_checkpoint_summary(const llmmem_checkpoint *ck)
+{
+    static const struct { llmmem_tensor_role role; const char *name; } roles[] = {
+        {LLMMEM_TENSOR_PARAMETER, "parameters"},
+        {LLMMEM_TENSOR_BUFFER, "buffers (not parameters)"},
+        {LLMMEM_TENSOR_DUPLICATE, "duplicates (tied copies)"},
+        {LLMMEM_TENSOR_QUANT_AUX, "quantization data"},
+    };
+    size_t i;
+    printf("\ncheckpoint: %zu tensors, %" PRIu64 " bytes stored\n", llmmem_checkpoint_tensor_count(ck),
+           llmmem_checkpoint_total_bytes(ck));
+    for (i = 0; i < sizeof roles / sizeof roles[0]; i++)
+        printf("  %-26s %20" PRIu64 " elements %20" PRIu64 " bytes\n", roles[i].name,
+               llmmem_checkpoint_role_elements(ck, roles[i].role), llmmem_checkpoint_role_bytes(ck, roles[i].role));
+    for (i = 0; i < llmmem_checkpoint_dtype_count(ck); i++) {
+        const char *dtype = NULL;
+        uint64_t elements = 0, bytes = 0;
+        if (llmmem_checkpoint_dtype(&dtype, &elements, &bytes, ck, i) == LLMMEM_OK)
+            printf("  dtype %-20s %20" PRIu64 " elements %20" PRIu64 " bytes\n", dtype, elements, bytes);
+    }
+}
+
 static const char *model_label(const llmmem_model *model)
 {
     const char *name = llmmem_model_name(model);
@@ -448,6 +505,7 @@ static const char *component_name_at(size_t i)
 static int cmd_params(const cli_options *opts)
 {
     llmmem_model *model = NULL;
+    llmmem_checkpoint *ck = NULL;
     size_t groups = llmmem_param_group_count();
     int width = name_column_width(groups, group_name_at, 6);
     uint64_t total = 0, active = 0;
@@ -460,6 +518,8 @@ static int cmd_params(const cli_options *opts)
         return rc;
     if ((rc = apply_sets(opts, model, NULL, NULL)) != 0)
         goto done;
+    if ((rc = attach_checkpoint(&ck, model, opts)) != 0)
+        goto done;
 
     /* Count everything before printing, so a failure prints nothing on stdout. */
     st = llmmem_model_total_parameters(&total, model);
@@ -471,7 +531,7 @@ static int cmd_params(const cli_options *opts)
     }
 
     printf("model: %s\n\n", model_label(model));
-    printf("%-*s %20s\n", width, "group", "parameters");
+    printf("%-*s %20s%s\n", width, "group", "parameters", ck ? "           checkpoint" : "");
     for (g = 0; g < groups; g++) {
         uint64_t n = 0;
         const char *name = llmmem_param_group_name((llmmem_param_group)g);
@@ -481,13 +541,19 @@ static int cmd_params(const cli_options *opts)
             goto done;
         }
         format_count(human, sizeof human, n);
-        printf("%-*s %20" PRIu64 "  (%s)\n", width, name != NULL ? name : "?", n, human);
+        printf("%-*s %20" PRIu64, width, name != NULL ? name : "?", n);
+        if (ck)
+            printf(" %20" PRIu64, llmmem_checkpoint_group_parameters(ck, (llmmem_param_group)g));
+        printf("  (%s)\n", human);
     }
     format_count(human, sizeof human, total);
     printf("%-*s %20" PRIu64 "  (%s)\n", width, "total", total, human);
     format_count(human, sizeof human, active);
     printf("%-*s %20" PRIu64 "  (%s)\n", width, "active", active, human);
+    if (ck)
+        print_checkpoint_summary(ck);
 done:
+    llmmem_checkpoint_free(ck);
     llmmem_model_free(model);
     return rc;
 }
@@ -534,6 +600,7 @@ static int cmd_estimate(const cli_options *opts)
     llmmem_hardware *hw = NULL;
     llmmem_strategy *strategy = NULL;
     llmmem_report *report = NULL;
+    llmmem_checkpoint *ck = NULL;
     char *json = NULL;
     llmmem_status st;
     int rc;
@@ -551,6 +618,8 @@ static int cmd_estimate(const cli_options *opts)
         goto done;
     }
     if ((rc = apply_sets(opts, model, hw, strategy)) != 0)
+        goto done;
+    if ((rc = attach_checkpoint(&ck, model, opts)) != 0)
         goto done;
     if ((st = llmmem_estimate(report, model, hw, strategy)) != LLMMEM_OK) {
         rc = library_failure(st, "estimate");
@@ -570,6 +639,7 @@ static int cmd_estimate(const cli_options *opts)
         rc = print_estimate_table(report, model, hw);
     }
 done:
+    llmmem_checkpoint_free(ck);
     llmmem_string_free(json);
     llmmem_report_free(report);
     llmmem_strategy_free(strategy);

@@ -379,3 +379,68 @@ def test_unwritable_output_is_an_internal_failure():
                            timeout=120)
     assert r.returncode == 1
     assert "llmmem: error: " in r.stderr
+
+
+# ---- checkpoints ---------------------------------------------------------------------------
+
+TINY_LLAMA = ["--set", "model_type=llama", "--set", "hidden_size=8", "--set", "num_hidden_layers=2",
+              "--set", "num_attention_heads=2", "--set", "num_key_value_heads=1",
+              "--set", "intermediate_size=12", "--set", "vocab_size=16", "--set", "torch_dtype=fp32"]
+
+
+def write_safetensors(path, tensors):
+    """A .safetensors file: 8-byte little-endian header length, the JSON header, zeroed data."""
+    header, offset = {}, 0
+    for name, dtype, shape in tensors:
+        size = {"BF16": 2, "F32": 4}[dtype]
+        for dim in shape:
+            size *= dim
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(len(text).to_bytes(8, "little") + text + bytes(offset))
+    return offset
+
+
+def tiny_llama_tensors(layers=2):
+    tensors = [("model.embed_tokens.weight", "BF16", [16, 8]), ("model.norm.weight", "BF16", [8]),
+               ("lm_head.weight", "BF16", [16, 8])]
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        tensors += [(p + "self_attn.q_proj.weight", "BF16", [8, 8]), (p + "self_attn.k_proj.weight", "BF16", [4, 8]),
+                    (p + "self_attn.v_proj.weight", "BF16", [4, 8]), (p + "self_attn.o_proj.weight", "BF16", [8, 8]),
+                    (p + "mlp.gate_proj.weight", "BF16", [12, 8]), (p + "mlp.up_proj.weight", "BF16", [12, 8]),
+                    (p + "mlp.down_proj.weight", "BF16", [8, 12]), (p + "input_layernorm.weight", "BF16", [8]),
+                    (p + "post_attention_layernorm.weight", "BF16", [8]),
+                    (p + "self_attn.rotary_emb.inv_freq", "F32", [2])]
+    return tensors
+
+
+def test_safetensors_gives_exact_weight_bytes(tmp_path):
+    # 16x8 embedding and head, 8 norm; per layer 8x8 q and o, 4x8 k and v, 3 x 12x8 MLP, 2 x 8 norms
+    params = 2 * 16 * 8 + 8 + 2 * (2 * 64 + 2 * 32 + 3 * 96 + 2 * 8)
+    write_safetensors(tmp_path / "model.safetensors", tiny_llama_tensors())
+    report = estimate_json(*TINY_LLAMA, "--safetensors", str(tmp_path))
+    # the checkpoint stores the parameters in bf16 (the rotary buffers are not weights)
+    assert report["per_device"]["weights"] == params * 2
+    assert report["weights_source"] == "checkpoint"
+    # without it, the model's own fp32
+    assert estimate_json(*TINY_LLAMA)["per_device"]["weights"] == params * 4
+    out = ok("params", *TINY_LLAMA, "--safetensors", str(tmp_path / "model.safetensors"))
+    assert "buffers (not parameters)" in out and "checkpoint" in out
+
+
+def test_safetensors_mismatch_is_a_warning(tmp_path):
+    write_safetensors(tmp_path / "model.safetensors", tiny_llama_tensors(layers=1))
+    r = run("estimate", *TINY_LLAMA, "--safetensors", str(tmp_path), "--json")
+    assert r.returncode == 0, r.stderr
+    assert "does not match the model" in r.stderr and "attention" in r.stderr
+    json.loads(r.stdout)
+
+
+def test_safetensors_malformed_is_bad_input(tmp_path):
+    (tmp_path / "model.safetensors").write_bytes(b"\x05\x00\x00\x00\x00\x00\x00\x00{bad}")
+    r = run("estimate", "--safetensors", str(tmp_path / "model.safetensors"))
+    assert r.returncode == 2
+    assert "model.safetensors" in r.stderr
