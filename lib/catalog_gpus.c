@@ -3,7 +3,9 @@
  * Memory is the physical capacity the vendor sells, in bytes: HBM and GDDR capacities marketed
  * as "80 GB" are 80 GiB of DRAM (80 x 2^30 bytes). The driver keeps a few hundred MiB of it
  * (nvidia-smi shows 81559 MiB of 81920 MiB on an H100 80GB); that share, the CUDA context and
- * library workspaces are the report's runtime_overhead, not a smaller capacity. */
+ * library workspaces are the report's runtime_overhead, not a smaller capacity. Products sold
+ * with part of their DRAM disabled (H100 NVL 94 GB, B200 180 GB, GB200 186 GB) get the enabled
+ * capacity. A throughput of 0 means the datasheet gives no dense BF16 figure (or no BF16). */
 #include "internal.h"
 
 #define GIB(n) ((int64_t)(n) * 1024 * 1024 * 1024)
@@ -56,8 +58,152 @@ static const llmmem__preset_value rtx_4090[] = {
     {LLMMEM_KEY_NONE, 0},
 };
 
+/* NVIDIA H100 PCIe datasheet: 80 GB HBM2e, 2.0 TB/s, 756 TFLOPS dense BF16, PCIe Gen5 (64 GB/s) */
+static const llmmem__preset_value h100_pcie_80gb[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(80)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(2.0)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(756)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.064)},
+    {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA H100 NVL datasheet: 94 GB HBM3, 3.9 TB/s, 835 TFLOPS dense BF16, NVLink bridge 600 GB/s */
+static const llmmem__preset_value h100_nvl_94gb[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(94)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(3.9)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(835)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.3)},
+    {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA H20 (HGX H20 product brief): 96 GB HBM3, 4.0 TB/s, 148 TFLOPS dense BF16, NVLink 900 GB/s */
+static const llmmem__preset_value h20[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(96)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(4.0)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(148)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.45)},
+    {LLMMEM_KEY_DEVICES_PER_NODE, 8},          {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA HGX B200 datasheet: 180 GB HBM3e per GPU, 7.7 TB/s, 2.25 PFLOPS dense BF16 (4.5 sparse),
+ * NVLink 5 1.8 TB/s (both directions) */
+static const llmmem__preset_value b200[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(180)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(7.7)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(2250)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.9)},
+    {LLMMEM_KEY_DEVICES_PER_NODE, 8},           {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA GB200 NVL72 datasheet, per Blackwell GPU: 186 GB HBM3e (13.4 TB for 72), 8 TB/s,
+ * 2.5 PFLOPS dense BF16 (5 sparse), NVLink 5 1.8 TB/s; 72 GPUs in one NVLink domain */
+static const llmmem__preset_value gb200[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(186)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(8.0)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(2500)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.9)},
+    {LLMMEM_KEY_DEVICES_PER_NODE, 72},          {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA A100 datasheet, PCIe 80 GB: HBM2e, 1,935 GB/s, 312 TFLOPS BF16, PCIe Gen4 (32 GB/s) */
+static const llmmem__preset_value a100_pcie_80gb[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(80)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(1.935)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(312)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.032)},
+    {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA A100 datasheet, PCIe 40 GB: HBM2, 1,555 GB/s, 312 TFLOPS BF16, PCIe Gen4 */
+static const llmmem__preset_value a100_pcie_40gb[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(40)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(1.555)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(312)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.032)},
+    {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA L40S datasheet: 48 GB GDDR6, 864 GB/s, 362 TFLOPS dense BF16 (733 sparse), PCIe Gen4 */
+static const llmmem__preset_value l40s[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(48)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(0.864)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(362)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.032)},
+    {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA A10 datasheet: 24 GB GDDR6, 600 GB/s, 125 TFLOPS dense BF16, PCIe Gen4 */
+static const llmmem__preset_value a10[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(24)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(0.6)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(125)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.032)},
+    {LLMMEM_KEY_NONE, 0},
+};
+
+/* AWS EC2 G5 instances (NVIDIA A10G): 24 GB GDDR6, 600 GB/s; bf16 throughput not published (0) */
+static const llmmem__preset_value a10g[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(24)}, {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(0.6)},
+    {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.032)}, {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA T4 datasheet: 16 GB GDDR6, 320 GB/s; Turing has no bf16 (0), PCIe Gen3 (16 GB/s) */
+static const llmmem__preset_value t4[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(16)}, {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(0.32)},
+    {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.016)}, {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA V100 datasheet, SXM2 16 GB: HBM2, 900 GB/s; Volta has no bf16 (0); NVLink 300 GB/s */
+static const llmmem__preset_value v100_sxm2_16gb[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(16)}, {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(0.9)},
+    {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.15)}, {LLMMEM_KEY_DEVICES_PER_NODE, 8}, {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA V100 datasheet, SXM2 32 GB: HBM2, 900 GB/s; no bf16 (0); NVLink 300 GB/s */
+static const llmmem__preset_value v100_sxm2_32gb[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(32)}, {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(0.9)},
+    {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.15)}, {LLMMEM_KEY_DEVICES_PER_NODE, 8}, {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA GeForce RTX 3090 specifications: 24 GB GDDR6X, 936 GB/s, PCIe Gen4; bf16 rate not set (0) */
+static const llmmem__preset_value rtx_3090[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(24)}, {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(0.936)},
+    {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.032)}, {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA GeForce RTX 5090 specifications: 32 GB GDDR7, 1,792 GB/s, PCIe Gen5; bf16 rate not set (0) */
+static const llmmem__preset_value rtx_5090[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(32)}, {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(1.792)},
+    {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.064)}, {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA RTX 6000 Ada Generation datasheet: 48 GB GDDR6, 960 GB/s, 364 TFLOPS dense BF16 */
+static const llmmem__preset_value rtx_6000_ada[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(48)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(0.96)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(364)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.032)},
+    {LLMMEM_KEY_NONE, 0},
+};
+
+/* NVIDIA RTX A6000 datasheet: 48 GB GDDR6, 768 GB/s, 154.8 TFLOPS dense BF16, NVLink bridge 112.5 GB/s */
+static const llmmem__preset_value rtx_a6000[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(48)},          {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(0.768)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(154.8)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.05625)},
+    {LLMMEM_KEY_NONE, 0},
+};
+
+/* AMD Instinct MI250X datasheet: 128 GB HBM2e, 3.2 TB/s, 383 TFLOPS BF16 */
+static const llmmem__preset_value mi250x[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(128)},       {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(3.2)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(383)}, {LLMMEM_KEY_DEVICES_PER_NODE, 4},
+    {LLMMEM_KEY_NONE, 0},
+};
+
+/* AMD Instinct MI300X datasheet: 192 GB HBM3, 5.3 TB/s, 1307.4 TFLOPS dense BF16, Infinity Fabric
+ * 896 GB/s aggregate over 7 links (448 GB/s one direction) */
+static const llmmem__preset_value mi300x[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(192)},          {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(5.3)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(1307.4)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.448)},
+    {LLMMEM_KEY_DEVICES_PER_NODE, 8},             {LLMMEM_KEY_NONE, 0},
+};
+
+/* AMD Instinct MI325X datasheet: 256 GB HBM3E, 6 TB/s, 1307.4 TFLOPS dense BF16 */
+static const llmmem__preset_value mi325x[] = {
+    {LLMMEM_KEY_MEMORY_BYTES, GIB(256)},          {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(6.0)},
+    {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(1307.4)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.448)},
+    {LLMMEM_KEY_DEVICES_PER_NODE, 8},             {LLMMEM_KEY_NONE, 0},
+};
+
 const llmmem__preset llmmem__gpu_presets[] = {
-    {"h100-sxm-80gb", h100_sxm_80gb}, {"h200", h200},   {"a100-sxm-80gb", a100_sxm_80gb},
-    {"a100-sxm-40gb", a100_sxm_40gb}, {"l4", l4},       {"rtx-4090", rtx_4090},
+    {"h100-sxm-80gb", h100_sxm_80gb},   {"h100-pcie-80gb", h100_pcie_80gb}, {"h100-nvl-94gb", h100_nvl_94gb},
+    {"h200", h200},                     {"h20", h20},                       {"b200", b200},
+    {"gb200", gb200},                   {"a100-sxm-80gb", a100_sxm_80gb},   {"a100-sxm-40gb", a100_sxm_40gb},
+    {"a100-pcie-80gb", a100_pcie_80gb}, {"a100-pcie-40gb", a100_pcie_40gb}, {"l40s", l40s},
+    {"l4", l4},                         {"a10", a10},                       {"a10g", a10g},
+    {"t4", t4},                         {"v100-sxm2-16gb", v100_sxm2_16gb}, {"v100-sxm2-32gb", v100_sxm2_32gb},
+    {"rtx-3090", rtx_3090},             {"rtx-4090", rtx_4090},             {"rtx-5090", rtx_5090},
+    {"rtx-6000-ada", rtx_6000_ada},     {"rtx-a6000", rtx_a6000},           {"mi250x", mi250x},
+    {"mi300x", mi300x},                 {"mi325x", mi325x},
 };
 const size_t llmmem__gpu_preset_total = sizeof llmmem__gpu_presets / sizeof llmmem__gpu_presets[0];

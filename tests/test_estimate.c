@@ -303,6 +303,43 @@ START_TEST(test_layer_spans)
 }
 END_TEST
 
+/* The GPU catalog: unique lower-case names, memory set, and datasheet capacities in bytes
+ * ("80 GB" of HBM on an H100 is 80 x 2^30 bytes of DRAM; NVIDIA H100 and AMD MI300X datasheets). */
+START_TEST(test_gpu_catalog)
+{
+    size_t n = llmmem_hardware_preset_count();
+    ck_assert_uint_ge(n, 25);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = llmmem_hardware_preset_name(i);
+        for (const char *c = name; *c; c++)
+            ck_assert_msg(*c < 'A' || *c > 'Z', "%s is not lower-case", name);
+        for (size_t j = 0; j < i; j++)
+            ck_assert_str_ne(name, llmmem_hardware_preset_name(j));
+        llmmem_hardware *hw;
+        int64_t memory, bandwidth;
+        ck_assert_ok(llmmem_hardware_from_preset(&hw, name));
+        ck_assert_ok(llmmem_hardware_get_int(&memory, hw, LLMMEM_KEY_MEMORY_BYTES));
+        ck_assert_ok(llmmem_hardware_get_int(&bandwidth, hw, LLMMEM_KEY_MEMORY_BANDWIDTH));
+        ck_assert_int_gt(memory, 0);
+        ck_assert_int_gt(bandwidth, 0);
+        llmmem_hardware_free(hw);
+    }
+    static const struct {
+        const char *name;
+        int64_t gib;
+    } datasheet[] = {{"h100-sxm-80gb", 80}, {"h200", 141}, {"a100-sxm-40gb", 40}, {"l4", 24},
+                     {"rtx-4090", 24},      {"mi300x", 192}, {"t4", 16}};
+    for (size_t i = 0; i < sizeof datasheet / sizeof datasheet[0]; i++) {
+        llmmem_hardware *hw;
+        int64_t memory;
+        ck_assert_ok(llmmem_hardware_from_preset(&hw, datasheet[i].name));
+        ck_assert_ok(llmmem_hardware_get_int(&memory, hw, LLMMEM_KEY_MEMORY_BYTES));
+        ck_assert_int_eq(memory, datasheet[i].gib * 1024 * 1024 * 1024);
+        llmmem_hardware_free(hw);
+    }
+}
+END_TEST
+
 static Suite *estimate_suite(void)
 {
     Suite *s = suite_create("estimate");
@@ -317,6 +354,7 @@ static Suite *estimate_suite(void)
     tcase_add_test(tc, test_tied_embeddings);
     tcase_add_test(tc, test_attention_shapes);
     tcase_add_test(tc, test_layer_spans);
+    tcase_add_test(tc, test_gpu_catalog);
     suite_add_tcase(s, tc);
     return s;
 }
