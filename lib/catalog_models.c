@@ -288,6 +288,91 @@ static const llmmem__preset_value deepseek_v3[] = {
     K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16), END};
 
+/* ---- More sizes of the families above -------------------------------------- */
+
+/* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
+static const llmmem__preset_value pythia_70m[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT_NEOX), K(HIDDEN_SIZE, 512), K(NUM_HIDDEN_LAYERS, 6),
+    K(NUM_ATTENTION_HEADS, 8), K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 2048),
+    K(VOCAB_SIZE, 50304), K(MAX_POSITION_EMBEDDINGS, 2048), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(TORCH_DTYPE, FP16), END};
+
+/* EleutherAI/pythia-160m config.json */
+static const llmmem__preset_value pythia_160m[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT_NEOX), K(HIDDEN_SIZE, 768), K(NUM_HIDDEN_LAYERS, 12),
+    K(NUM_ATTENTION_HEADS, 12), K(NUM_KEY_VALUE_HEADS, 12), K(INTERMEDIATE_SIZE, 3072),
+    K(VOCAB_SIZE, 50304), K(MAX_POSITION_EMBEDDINGS, 2048), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(TORCH_DTYPE, FP16), END};
+
+/* facebook/opt-6.7b config.json (ffn_dim 16384, 32 layers of 4096) */
+static const llmmem__preset_value opt_6_7b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_OPT), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 32),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 32), K(INTERMEDIATE_SIZE, 16384),
+    K(VOCAB_SIZE, 50272), K(MAX_POSITION_EMBEDDINGS, 2048), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(LEARNED_POSITIONS, 1), K(POSITION_OFFSET, 2), K(TORCH_DTYPE, FP16), END};
+
+/* bigscience/bloom-7b1 config.json (n_embed 4096, n_layer 30, n_head 32) */
+static const llmmem__preset_value bloom_7b1[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_BLOOM), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 30),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 32), K(INTERMEDIATE_SIZE, 16384),
+    K(VOCAB_SIZE, 250880), K(MAX_POSITION_EMBEDDINGS, 2048), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 0), K(NORM_TYPE, LN), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(EMBEDDING_NORM, 1), K(LEARNED_POSITIONS, 0), K(TORCH_DTYPE, FP16), END};
+
+/* meta-llama/Llama-3.3-70B-Instruct config.json (the Llama-3.1-70B architecture) */
+static const llmmem__preset_value llama_3_3_70b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_LLAMA), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2),
+    K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(HIDDEN_SIZE, 8192), K(NUM_HIDDEN_LAYERS, 80),
+    K(NUM_ATTENTION_HEADS, 64), K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 28672),
+    K(VOCAB_SIZE, 128256), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0),
+    K(TORCH_DTYPE, BF16), END};
+
+/* mistralai/Mistral-7B-v0.3 config.json (v0.1's shapes with vocab_size 32768, no sliding window) */
+static const llmmem__preset_value mistral_7b_v0_3[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MISTRAL), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 32),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 14336),
+    K(VOCAB_SIZE, 32768), K(MAX_POSITION_EMBEDDINGS, 32768), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
+#define QWEN25(h, layers, heads, kv, ffn, vocab, tie)                                              \
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN2), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2),   \
+        K(QKV_BIAS, 1), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(HIDDEN_SIZE, h),                        \
+        K(NUM_HIDDEN_LAYERS, layers), K(NUM_ATTENTION_HEADS, heads), K(NUM_KEY_VALUE_HEADS, kv),     \
+        K(INTERMEDIATE_SIZE, ffn), K(VOCAB_SIZE, vocab), K(MAX_POSITION_EMBEDDINGS, 32768),          \
+        K(TIE_WORD_EMBEDDINGS, tie), K(TORCH_DTYPE, BF16), END
+
+/* Qwen/Qwen2.5-1.5B config.json */
+static const llmmem__preset_value qwen2_5_1_5b[] = {QWEN25(1536, 28, 12, 2, 8960, 151936, 1)};
+/* Qwen/Qwen2.5-3B config.json */
+static const llmmem__preset_value qwen2_5_3b[] = {QWEN25(2048, 36, 16, 2, 11008, 151936, 1)};
+/* Qwen/Qwen2.5-14B config.json */
+static const llmmem__preset_value qwen2_5_14b[] = {QWEN25(5120, 48, 40, 8, 13824, 152064, 0)};
+/* Qwen/Qwen2.5-32B config.json */
+static const llmmem__preset_value qwen2_5_32b[] = {QWEN25(5120, 64, 40, 8, 27648, 152064, 0)};
+#undef QWEN25
+
+/* Qwen/Qwen3-235B-A22B config.json (94 layers, 128 experts of 1536, 8 per token, head_dim 128) */
+static const llmmem__preset_value qwen3_235b_a22b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_MOE), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 94),
+    K(NUM_ATTENTION_HEADS, 64), K(NUM_KEY_VALUE_HEADS, 4), K(HEAD_DIM, 128),
+    K(INTERMEDIATE_SIZE, 12288), K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 40960),
+    K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2),
+    K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 1), K(NUM_EXPERTS, 128),
+    K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, 1536), K(N_SHARED_EXPERTS, 0),
+    K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1), K(TORCH_DTYPE, BF16), END};
+
+/* microsoft/phi-4 config.json (Phi3ForCausalLM: 40 layers of 5120, 40 heads, 10 KV heads) */
+static const llmmem__preset_value phi_4[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_PHI3), K(HIDDEN_SIZE, 5120), K(NUM_HIDDEN_LAYERS, 40),
+    K(NUM_ATTENTION_HEADS, 40), K(NUM_KEY_VALUE_HEADS, 10), K(INTERMEDIATE_SIZE, 17920),
+    K(VOCAB_SIZE, 100352), K(MAX_POSITION_EMBEDDINGS, 16384), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
 const llmmem__preset llmmem__model_presets[] = {
     {"gpt2", gpt2},
     {"gpt2-medium", gpt2_medium},
@@ -318,6 +403,18 @@ const llmmem__preset llmmem__model_presets[] = {
     {"phi-3-mini-4k", phi_3_mini_4k},
     {"deepseek-v2-lite", deepseek_v2_lite},
     {"deepseek-v3", deepseek_v3},
+    {"pythia-70m", pythia_70m},
+    {"pythia-160m", pythia_160m},
+    {"opt-6.7b", opt_6_7b},
+    {"bloom-7b1", bloom_7b1},
+    {"llama-3.3-70b", llama_3_3_70b},
+    {"mistral-7b-v0.3", mistral_7b_v0_3},
+    {"qwen2.5-1.5b", qwen2_5_1_5b},
+    {"qwen2.5-3b", qwen2_5_3b},
+    {"qwen2.5-14b", qwen2_5_14b},
+    {"qwen2.5-32b", qwen2_5_32b},
+    {"qwen3-235b-a22b", qwen3_235b_a22b},
+    {"phi-4", phi_4},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -423,6 +423,55 @@ START_TEST(deepseek_v3)
 }
 END_TEST
 
+/* ---- more sizes ------------------------------------------------------------ */
+
+/* EleutherAI/pythia README, "Models" table: 70,426,624 and 162,322,944 parameters (total, with
+ * embeddings; the non-embedding column is 18,915,328 and 85,056,000). */
+START_TEST(pythia_small)
+{
+    expect_total("pythia-70m", 70426624ULL);
+    expect_total("pythia-160m", 162322944ULL);
+    /* by hand: 70m untied 50304 x 512 embedding and embed_out, so non-embedding = total - both */
+    expect_group("pythia-70m", LLMMEM_PARAMS_EMBEDDING, 50304ULL * 512);
+}
+END_TEST
+
+/* BLOOM paper (BigScience 2022), Table 3 of model sizes: bloom-7b1 has 7,069,016,064 parameters. */
+START_TEST(bloom_7b1)
+{
+    expect_total("bloom-7b1", 7069016064ULL);
+}
+END_TEST
+
+/* The Hugging Face Hub's safetensors metadata "total" parameters of each checkpoint (the exact
+ * count the Hub shows as "Model size"): facebook/opt-6.7b 6,658,473,984; meta-llama/Llama-3.3-70B-
+ * Instruct 70,553,706,496 (= Llama-3.1-70B); mistralai/Mistral-7B-v0.3 7,248,023,552 (v0.1 plus
+ * 768 new vocabulary rows in the embedding and the head: 7,241,732,096 + 2 x 768 x 4096);
+ * Qwen/Qwen2.5-1.5B 1,543,714,304; -3B 3,085,938,688; -14B 14,770,033,664; -32B 32,763,876,352;
+ * Qwen/Qwen3-235B-A22B 235,093,634,560; microsoft/phi-4 14,659,507,200. */
+START_TEST(hub_totals)
+{
+    expect_total("opt-6.7b", 6658473984ULL);
+    expect_total("llama-3.3-70b", 70553706496ULL);
+    expect_total("mistral-7b-v0.3", 7248023552ULL);
+    ck_assert_uint_eq(7241732096ULL + 2ULL * 768 * 4096, 7248023552ULL);
+    expect_total("qwen2.5-1.5b", 1543714304ULL);
+    expect_total("qwen2.5-3b", 3085938688ULL);
+    expect_total("qwen2.5-14b", 14770033664ULL);
+    expect_total("qwen2.5-32b", 32763876352ULL);
+    expect_total("qwen3-235b-a22b", 235093634560ULL);
+    expect_total("phi-4", 14659507200ULL);
+}
+END_TEST
+
+/* Qwen3-235B-A22B: "235B total, 22B activated" (model card). By hand: 94 layers of 128 experts of
+ * 3 x 1536 x 4096, 8 used per token, so active = total - 94 x 120 x 3 x 1536 x 4096. */
+START_TEST(qwen3_235b_active)
+{
+    expect_active("qwen3-235b-a22b", 235093634560ULL - 94ULL * 120 * 3 * 1536 * 4096);
+}
+END_TEST
+
 static Suite *params_suite(void)
 {
     Suite *s = suite_create("params");
@@ -457,6 +506,10 @@ static Suite *params_suite(void)
     tcase_add_test(tc, phi_3_mini_4k);
     tcase_add_test(tc, deepseek_v2_lite);
     tcase_add_test(tc, deepseek_v3);
+    tcase_add_test(tc, pythia_small);
+    tcase_add_test(tc, bloom_7b1);
+    tcase_add_test(tc, hub_totals);
+    tcase_add_test(tc, qwen3_235b_active);
     suite_add_tcase(s, tc);
     return s;
 }
