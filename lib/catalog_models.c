@@ -373,6 +373,30 @@ static const llmmem__preset_value phi_4[] = {
     K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
     K(MLP_BIAS, 0), K(TORCH_DTYPE, BF16), END};
 
+/* mistralai/Mixtral-8x22B-v0.1 config.json (56 layers of 6144, 48 heads, 8 KV heads, 8 experts
+ * of 16384, 2 per token, vocab_size 32768) */
+static const llmmem__preset_value mixtral_8x22b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MIXTRAL), K(HIDDEN_SIZE, 6144), K(NUM_HIDDEN_LAYERS, 56),
+    K(NUM_ATTENTION_HEADS, 48), K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 16384),
+    K(VOCAB_SIZE, 32768), K(MAX_POSITION_EMBEDDINGS, 65536), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(NUM_EXPERTS, 8), K(NUM_EXPERTS_PER_TOK, 2), K(MOE_INTERMEDIATE_SIZE, 16384),
+    K(TORCH_DTYPE, BF16), END};
+
+/* google/gemma-3-4b-pt config.json: text_config (gemma3_text: 34 layers of 2560, 8 heads of 256,
+ * 4 KV heads, 10240 MLP, vocab 262208, sliding window 1024 on 5 of every 6 layers) and
+ * vision_config (siglip_vision_model: 27 layers of 1152, MLP 4304, 14-pixel patches of 896-pixel
+ * images, no pooling head), joined by Gemma3MultiModalProjector */
+static const llmmem__preset_value gemma_3_4b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GEMMA3_TEXT), K(HIDDEN_SIZE, 2560), K(NUM_HIDDEN_LAYERS, 34),
+    K(NUM_ATTENTION_HEADS, 8), K(NUM_KEY_VALUE_HEADS, 4), K(HEAD_DIM, 256),
+    K(INTERMEDIATE_SIZE, 10240), K(VOCAB_SIZE, 262208), K(MAX_POSITION_EMBEDDINGS, 131072),
+    K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 4),
+    K(QK_NORM, 1), K(SLIDING_WINDOW, 1024), K(SLIDING_WINDOW_PATTERN, 6),
+    K(VISION_MODEL_TYPE, 2), K(VISION_HIDDEN_SIZE, 1152), K(VISION_NUM_HIDDEN_LAYERS, 27),
+    K(VISION_INTERMEDIATE_SIZE, 4304), K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 896),
+    K(VISION_NUM_CHANNELS, 3), K(VISION_USE_HEAD, 0), K(MULTIMODAL_PROJECTOR, 2), K(TORCH_DTYPE, BF16), END};
+
 const llmmem__preset llmmem__model_presets[] = {
     {"gpt2", gpt2},
     {"gpt2-medium", gpt2_medium},
@@ -415,6 +439,8 @@ const llmmem__preset llmmem__model_presets[] = {
     {"qwen2.5-32b", qwen2_5_32b},
     {"qwen3-235b-a22b", qwen3_235b_a22b},
     {"phi-4", phi_4},
+    {"mixtral-8x22b", mixtral_8x22b},
+    {"gemma-3-4b", gemma_3_4b},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -472,6 +472,31 @@ START_TEST(qwen3_235b_active)
 }
 END_TEST
 
+/* mistralai/Mixtral-8x22B-v0.1: 140,630,071,296 parameters (Hub safetensors total); "39B active"
+ * (Mistral's announcement). By hand: 56 layers of 8 experts of 3 x 16384 x 6144, 2 used. */
+START_TEST(mixtral_8x22b)
+{
+    expect_total("mixtral-8x22b", 140630071296ULL);
+    expect_active("mixtral-8x22b", 140630071296ULL - 56ULL * 6 * 3 * 16384 * 6144);
+}
+END_TEST
+
+/* google/gemma-3-4b-pt: 4,300,079,472 parameters (Hub safetensors total), text and vision.
+ * The vision group by hand from transformers' SiglipVisionModel and Gemma3MultiModalProjector:
+ * patch conv 1152 x 3 x 14 x 14 + bias, 64 x 64 = 4096 positions, per layer 4 biased 1152 x 1152
+ * projections, 2 LayerNorms, fc1 4304 x 1152 + bias, fc2 1152 x 4304 + bias; post_layernorm;
+ * projector norm (1152) and 1152 x 2560 projection. */
+START_TEST(gemma_3_4b_vision)
+{
+    expect_total("gemma-3-4b", 4300079472ULL);
+    const uint64_t vh = 1152, vi = 4304, layers = 27;
+    uint64_t vision = vh * 3 * 14 * 14 + vh + 4096 * vh
+                      + layers * (4 * (vh * vh + vh) + 2 * 2 * vh + vi * vh + vi + vh * vi + vh)
+                      + 2 * vh + vh + vh * 2560;
+    expect_group("gemma-3-4b", LLMMEM_PARAMS_VISION, vision);
+}
+END_TEST
+
 static Suite *params_suite(void)
 {
     Suite *s = suite_create("params");
@@ -510,6 +535,8 @@ static Suite *params_suite(void)
     tcase_add_test(tc, bloom_7b1);
     tcase_add_test(tc, hub_totals);
     tcase_add_test(tc, qwen3_235b_active);
+    tcase_add_test(tc, mixtral_8x22b);
+    tcase_add_test(tc, gemma_3_4b_vision);
     suite_add_tcase(s, tc);
     return s;
 }
