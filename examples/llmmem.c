@@ -29,7 +29,8 @@ enum {
     OPT_GPU = 1u << 1,
     OPT_SET = 1u << 2,
     OPT_JSON = 1u << 3,
-    OPT_SAFETENSORS = 1u << 4
+    OPT_SAFETENSORS = 1u << 4,
+    OPT_CONFIG = 1u << 5
 };
 
 typedef struct cli_options {
@@ -38,6 +39,7 @@ typedef struct cli_options {
     const char *model;    /* NULL: the default, or an empty model (see model_type) */
     const char *gpu;      /* NULL: DEFAULT_GPU */
     const char *safetensors; /* checkpoint whose stored bytes the weights become */
+    const char *config;   /* a Hugging Face config.json (file or folder) instead of --model */
     const char **sets;    /* the KEY=VALUE texts of --set, in order */
     size_t set_count;
     unsigned seen;        /* OPT_* bits */
@@ -53,9 +55,9 @@ typedef struct command_info {
 } command_info;
 
 static const command_info commands[] = {
-    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS,
+    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG,
      "memory of the most loaded device, per component, and whether it fits"},
-    {"params", OPT_MODEL | OPT_SET | OPT_SAFETENSORS, "exact parameter counts of a model, per group"},
+    {"params", OPT_MODEL | OPT_SET | OPT_SAFETENSORS | OPT_CONFIG, "exact parameter counts of a model, per group"},
     {"models", 0, "list the model presets with their parameter counts"},
     {"gpus", 0, "list the GPU presets with their memory"},
     {"keys", 0, "list every key --set accepts: object, type, bounds, default, choices"},
@@ -141,6 +143,9 @@ static void print_usage(FILE *out)
           "  --set KEY=VALUE  set a model, hardware or strategy key (repeatable; see\n"
           "                   'llmmem keys'); estimate, params (model keys only)\n"
           "  --json           estimate: print the library's JSON report\n"
+          "  --config PATH    a Hugging Face config.json (or its folder) instead of --model;\n"
+          "                   estimate, params. A --safetensors folder holding a\n"
+          "                   config.json is used the same way when neither is given.\n"
           "  --safetensors PATH  a .safetensors file, an index or a folder: its headers\n"
           "                   give the weights' exact stored bytes and are checked\n"
           "                   against the model (a mismatch is a warning); estimate, params\n"
@@ -230,6 +235,11 @@ static int parse_args(cli_options *opts, int argc, char **argv)
                 return EXIT_USAGE;
             opts->gpu = value;
             opts->seen |= OPT_GPU;
+        } else if ((r = option_value(&value, argc, argv, &i, "--config")) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            opts->config = value;
+            opts->seen |= OPT_CONFIG;
         } else if ((r = option_value(&value, argc, argv, &i, "--safetensors")) != 0) {
             if (r < 0)
                 return EXIT_USAGE;
@@ -266,6 +276,10 @@ static int parse_args(cli_options *opts, int argc, char **argv)
     }
     if (opts->help || opts->version)
         return 0;
+    if (opts->model != NULL && opts->config != NULL) {
+        error_msg("give --model or --config, not both");
+        return EXIT_USAGE;
+    }
     if (opts->command == NULL) {
         error_msg("no command given (try 'llmmem --help')");
         return EXIT_USAGE;
@@ -274,7 +288,7 @@ static int parse_args(cli_options *opts, int argc, char **argv)
         const command_info *cmd = find_command(opts->command);
         static const struct { unsigned bit; const char *name; } names[] = {
             {OPT_MODEL, "--model"}, {OPT_GPU, "--gpu"}, {OPT_SET, "--set"}, {OPT_JSON, "--json"},
-            {OPT_SAFETENSORS, "--safetensors"}};
+            {OPT_SAFETENSORS, "--safetensors"}, {OPT_CONFIG, "--config"}};
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++) {
             if ((opts->seen & names[k].bit) != 0 && (cmd->allowed & names[k].bit) == 0) {
@@ -339,6 +353,21 @@ static int sets_model_type(const cli_options *opts)
 static int make_model(llmmem_model **model, const cli_options *opts)
 {
     llmmem_status st;
+    const char *config = opts->config;
+    if (config == NULL && opts->model == NULL && opts->safetensors != NULL && !sets_model_type(opts)) {
+        /* a checkpoint folder with its config.json describes the model itself */
+        char path[4096];
+        FILE *f;
+        snprintf(path, sizeof path, "%s/config.json", opts->safetensors);
+        if ((f = fopen(path, "r")) != NULL) {
+            fclose(f);
+            config = opts->safetensors;
+        }
+    }
+    if (config != NULL) {
+        st = llmmem_model_from_hf_config(model, config);
+        return st == LLMMEM_OK ? 0 : library_failure(st, config);
+    }
     if (opts->model == NULL && sets_model_type(opts)) {
         st = llmmem_model_new(model);
         return st == LLMMEM_OK ? 0 : internal_failure(st, "llmmem_model_new");
@@ -547,9 +576,9 @@ static int cmd_params(const cli_options *opts)
         printf("  (%s)\n", human);
     }
     format_count(human, sizeof human, total);
-    printf("%-*s %20" PRIu64 "  (%s)\n", width, "total", total, human);
+    printf("%-*s %20" PRIu64 "%s  (%s)\n", width, "total", total, ck ? "                     " : "", human);
     format_count(human, sizeof human, active);
-    printf("%-*s %20" PRIu64 "  (%s)\n", width, "active", active, human);
+    printf("%-*s %20" PRIu64 "%s  (%s)\n", width, "active", active, ck ? "                     " : "", human);
     if (ck)
         print_checkpoint_summary(ck);
 done:
@@ -720,10 +749,12 @@ static const char *type_name(llmmem_value_type type)
 /* A value of an int, bool, choice or flags key as text: names where there are some. */
 static void format_value(char *buf, size_t size, llmmem_key key, llmmem_value_type type, int64_t v)
 {
+    const char *name;
     if (type == LLMMEM_TYPE_FLAGS) {
         size_t used = 0;
+        int bit;
         buf[0] = '\0';
-        for (int bit = 0; bit < 62; bit++) {
+        for (bit = 0; bit < 62; bit++) {
             const char *bit_name = (v >> bit) & 1 ? llmmem_choice_name(key, (int64_t)1 << bit) : NULL;
             if (bit_name != NULL && used < size)
                 used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "," : "", bit_name);
@@ -732,7 +763,7 @@ static void format_value(char *buf, size_t size, llmmem_key key, llmmem_value_ty
             snprintf(buf, size, "none");
         return;
     }
-    const char *name = type == LLMMEM_TYPE_INT ? NULL : llmmem_choice_name(key, v);
+    name = type == LLMMEM_TYPE_INT ? NULL : llmmem_choice_name(key, v);
     if (name != NULL)
         snprintf(buf, size, "%s", name);
     else

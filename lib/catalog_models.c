@@ -286,7 +286,8 @@ static const llmmem__preset_value deepseek_v3[] = {
     K(MLP_BIAS, 0), K(NUM_EXPERTS, 256), K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, 2048),
     K(N_SHARED_EXPERTS, 1), K(FIRST_K_DENSE_REPLACE, 3), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),
     K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
-    K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16), END};
+    K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16),
+    K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END}; /* quantization_config: fp8, weight_block_size [128, 128] */
 
 /* ---- More sizes of the families above -------------------------------------- */
 

@@ -383,6 +383,17 @@ LLMMEM_API llmmem_status llmmem_model_parameters(uint64_t *count_out, const llmm
 LLMMEM_API llmmem_status llmmem_model_total_parameters(uint64_t *count_out, const llmmem_model *model);
 /** Parameters used for one token: all but the routed experts not chosen. */
 LLMMEM_API llmmem_status llmmem_model_active_parameters(uint64_t *count_out, const llmmem_model *model);
+/**
+ * A model from a Hugging Face config.json (a file, or a folder holding one). Fields take the
+ * keys of the same name (GPT-2's n_embd, Falcon's num_kv_heads and the like are mapped);
+ * text_config and vision_config of Gemma 3 and LLaVA give the language model and a SigLIP or
+ * CLIP tower; quantization_config (GPTQ, AWQ, bitsandbytes, fp8, MXFP4) sets the checkpoint's
+ * format; a config without torch_dtype is fp32. An unknown model_type, a missing field or a
+ * field of the wrong type is an error naming it.
+ */
+LLMMEM_API llmmem_status llmmem_model_from_hf_config(llmmem_model **out, const char *path);
+/** The same from the text of a config.json (len bytes, not necessarily NUL-terminated). */
+LLMMEM_API llmmem_status llmmem_model_from_hf_config_text(llmmem_model **out, const char *json, size_t len);
 LLMMEM_API size_t llmmem_model_preset_count(void);
 /** Name of the index-th model preset, or NULL past the end. */
 LLMMEM_API const char *llmmem_model_preset_name(size_t index);

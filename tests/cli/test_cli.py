@@ -444,3 +444,34 @@ def test_safetensors_malformed_is_bad_input(tmp_path):
     r = run("estimate", "--safetensors", str(tmp_path / "model.safetensors"))
     assert r.returncode == 2
     assert "model.safetensors" in r.stderr
+
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "configs")
+
+
+def test_config_gives_the_preset_model():
+    from_config = estimate_json("--config", os.path.join(DATA, "llama-2-7b-hf.json"))
+    from_preset = estimate_json("--model", "llama-2-7b")
+    assert from_config["parameters"] == from_preset["parameters"]
+    assert from_config["per_device"] == from_preset["per_device"]
+
+
+def test_config_errors_are_bad_input(tmp_path):
+    bad = tmp_path / "config.json"
+    bad.write_text('{"model_type": "rwkv"}')
+    r = run("estimate", "--config", str(bad))
+    assert r.returncode == 2 and "rwkv" in r.stderr
+    r = run("params", "--model", "gpt2", "--config", str(bad))
+    assert r.returncode == 2
+
+
+def test_safetensors_folder_with_its_config(tmp_path):
+    write_safetensors(tmp_path / "model.safetensors", tiny_llama_tensors())
+    (tmp_path / "config.json").write_text(json.dumps({
+        "model_type": "llama", "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "intermediate_size": 12, "vocab_size": 16, "torch_dtype": "float32",
+        "tie_word_embeddings": False, "max_position_embeddings": 64}))
+    r = run("estimate", "--safetensors", str(tmp_path), "--json")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    params = 2 * 16 * 8 + 8 + 2 * (2 * 64 + 2 * 32 + 3 * 96 + 2 * 8)
+    assert json.loads(r.stdout)["per_device"]["weights"] == params * 2
