@@ -30,7 +30,8 @@ enum {
     OPT_SET = 1u << 2,
     OPT_JSON = 1u << 3,
     OPT_SAFETENSORS = 1u << 4,
-    OPT_CONFIG = 1u << 5
+    OPT_CONFIG = 1u << 5,
+    OPT_GGUF = 1u << 6
 };
 
 typedef struct cli_options {
@@ -40,6 +41,7 @@ typedef struct cli_options {
     const char *gpu;      /* NULL: DEFAULT_GPU */
     const char *safetensors; /* checkpoint whose stored bytes the weights become */
     const char *config;   /* a Hugging Face config.json (file or folder) instead of --model */
+    const char *gguf;     /* a GGUF file: the model from its metadata, weights from its tensors */
     const char **sets;    /* the KEY=VALUE texts of --set, in order */
     size_t set_count;
     unsigned seen;        /* OPT_* bits */
@@ -55,9 +57,9 @@ typedef struct command_info {
 } command_info;
 
 static const command_info commands[] = {
-    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG,
+    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF,
      "memory of the most loaded device, per component, and whether it fits"},
-    {"params", OPT_MODEL | OPT_SET | OPT_SAFETENSORS | OPT_CONFIG, "exact parameter counts of a model, per group"},
+    {"params", OPT_MODEL | OPT_SET | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF, "exact parameter counts of a model, per group"},
     {"models", 0, "list the model presets with their parameter counts"},
     {"gpus", 0, "list the GPU presets with their memory"},
     {"keys", 0, "list every key --set accepts: object, type, bounds, default, choices"},
@@ -86,7 +88,8 @@ static void error_msg(const char *fmt, ...)
 
 static int exit_for_status(llmmem_status status)
 {
-    return (status == LLMMEM_ERR_NO_MEMORY || status == LLMMEM_ERR_IO) ? EXIT_INTERNAL : EXIT_USAGE;
+    /* IO: a file the user named (--config, --safetensors, --gguf) cannot be read: bad input */
+    return status == LLMMEM_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_USAGE;
 }
 
 /*
@@ -146,6 +149,8 @@ static void print_usage(FILE *out)
           "  --config PATH    a Hugging Face config.json (or its folder) instead of --model;\n"
           "                   estimate, params. A --safetensors folder holding a\n"
           "                   config.json is used the same way when neither is given.\n"
+          "  --gguf PATH      a GGUF file: the model from its metadata and the weights'\n"
+          "                   exact bytes from its tensors' types; estimate, params\n"
           "  --safetensors PATH  a .safetensors file, an index or a folder: its headers\n"
           "                   give the weights' exact stored bytes and are checked\n"
           "                   against the model (a mismatch is a warning); estimate, params\n"
@@ -240,6 +245,11 @@ static int parse_args(cli_options *opts, int argc, char **argv)
                 return EXIT_USAGE;
             opts->config = value;
             opts->seen |= OPT_CONFIG;
+        } else if ((r = option_value(&value, argc, argv, &i, "--gguf")) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            opts->gguf = value;
+            opts->seen |= OPT_GGUF;
         } else if ((r = option_value(&value, argc, argv, &i, "--safetensors")) != 0) {
             if (r < 0)
                 return EXIT_USAGE;
@@ -276,8 +286,12 @@ static int parse_args(cli_options *opts, int argc, char **argv)
     }
     if (opts->help || opts->version)
         return 0;
-    if (opts->model != NULL && opts->config != NULL) {
-        error_msg("give --model or --config, not both");
+    if ((opts->model != NULL) + (opts->config != NULL) + (opts->gguf != NULL) > 1) {
+        error_msg("give one of --model, --config and --gguf");
+        return EXIT_USAGE;
+    }
+    if (opts->gguf != NULL && opts->safetensors != NULL) {
+        error_msg("give --gguf or --safetensors, not both");
         return EXIT_USAGE;
     }
     if (opts->command == NULL) {
@@ -288,7 +302,7 @@ static int parse_args(cli_options *opts, int argc, char **argv)
         const command_info *cmd = find_command(opts->command);
         static const struct { unsigned bit; const char *name; } names[] = {
             {OPT_MODEL, "--model"}, {OPT_GPU, "--gpu"}, {OPT_SET, "--set"}, {OPT_JSON, "--json"},
-            {OPT_SAFETENSORS, "--safetensors"}, {OPT_CONFIG, "--config"}};
+            {OPT_SAFETENSORS, "--safetensors"}, {OPT_CONFIG, "--config"}, {OPT_GGUF, "--gguf"}};
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++) {
             if ((opts->seen & names[k].bit) != 0 && (cmd->allowed & names[k].bit) == 0) {
@@ -363,6 +377,14 @@ static int make_model(llmmem_model **model, const cli_options *opts)
             fclose(f);
             config = opts->safetensors;
         }
+    }
+    if (opts->gguf != NULL) {
+        llmmem_checkpoint *ck = NULL;
+        st = llmmem_checkpoint_from_gguf(&ck, opts->gguf);
+        if (st == LLMMEM_OK)
+            st = llmmem_checkpoint_model(model, ck);
+        llmmem_checkpoint_free(ck);
+        return st == LLMMEM_OK ? 0 : library_failure(st, opts->gguf);
     }
     if (config != NULL) {
         st = llmmem_model_from_hf_config(model, config);
@@ -454,7 +476,7 @@ static int apply_sets(const cli_options *opts, llmmem_model *model, llmmem_hardw
 }
 
 /*
- * With --safetensors: read the checkpoint's headers, cross-check them against the model (a
+ * With --safetensors or --gguf: read the checkpoint's headers, cross-check them against the model (a
  * mismatch is reported on stderr, not hidden) and make its stored bytes the model's weights.
  * *ck_out is NULL without the option; the caller frees it.
  */
@@ -462,10 +484,14 @@ static int attach_checkpoint(llmmem_checkpoint **ck_out, llmmem_model *model, co
 {
     llmmem_status st;
     *ck_out = NULL;
-    if (opts->safetensors == NULL)
+    if (opts->gguf != NULL)
+        st = llmmem_checkpoint_from_gguf(ck_out, opts->gguf);
+    else if (opts->safetensors != NULL)
+        st = llmmem_checkpoint_from_safetensors(ck_out, opts->safetensors);
+    else
         return 0;
-    if ((st = llmmem_checkpoint_from_safetensors(ck_out, opts->safetensors)) != LLMMEM_OK)
-        return library_failure(st, opts->safetensors);
+    if (st != LLMMEM_OK)
+        return library_failure(st, opts->gguf != NULL ? opts->gguf : opts->safetensors);
     st = llmmem_checkpoint_verify(*ck_out, model);
     if (st == LLMMEM_ERR_INCOMPATIBLE)
         fprintf(stderr, "llmmem: warning: the checkpoint does not match the model: %s\n", llmmem_last_message());

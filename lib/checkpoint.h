@@ -42,6 +42,8 @@ struct llmmem_checkpoint {
     uint64_t total_bytes;   /* every stored tensor */
     int format;             /* 1 safetensors, 2 GGUF */
     llmmem_model *model;    /* GGUF: the model its metadata describes (owned); NULL otherwise */
+    llmmem_status model_status;             /* why there is no model, when the metadata fell short */
+    char model_error[LLMMEM_MESSAGE_MAX];
 };
 
 /* A new, empty checkpoint (NO_MEMORY sets the message). */

@@ -525,6 +525,15 @@ LLMMEM_API llmmem_status llmmem_checkpoint_dtype(const char **dtype_out, uint64_
  */
 LLMMEM_API llmmem_status llmmem_checkpoint_verify(const llmmem_checkpoint *ck, const llmmem_model *model);
 
+/** A GGUF file's header: metadata and tensor infos with their ggml types (exact bytes for
+ * mixed files such as Q4_K_M), never the tensor data. */
+LLMMEM_API llmmem_status llmmem_checkpoint_from_gguf(llmmem_checkpoint **out, const char *path);
+/** The same from memory (the start of a GGUF file). */
+LLMMEM_API llmmem_status llmmem_checkpoint_from_gguf_bytes(llmmem_checkpoint **out, const void *data, size_t size);
+/** A new model from the checkpoint's own metadata (GGUF: llama, qwen2, qwen3, qwen3moe, phi3,
+ * gemma2 architectures); an error naming what is missing otherwise. Free with llmmem_model_free. */
+LLMMEM_API llmmem_status llmmem_checkpoint_model(llmmem_model **out, const llmmem_checkpoint *ck);
+
 /**
  * Make the model's weight bytes those a checkpoint stores (its parameters and quantization data,
  * per group): exact for mixed-format files. Used while the strategy's weight_format is auto; any

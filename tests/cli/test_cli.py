@@ -475,3 +475,17 @@ def test_safetensors_folder_with_its_config(tmp_path):
     assert r.returncode == 0 and r.stderr == "", r.stderr
     params = 2 * 16 * 8 + 8 + 2 * (2 * 64 + 2 * 32 + 3 * 96 + 2 * 8)
     assert json.loads(r.stdout)["per_device"]["weights"] == params * 2
+
+
+def test_gguf_gives_model_and_exact_bytes():
+    # tests/fuzz/corpus/gguf/llama-mixed: token_embd 4 rows of 256 in Q4_K (144 bytes per 256),
+    # attn_q 256 rows in Q6_K (210), ffn_down 256 rows in Q8_0 (8 blocks of 34), output_norm 256
+    # F32, output 4 rows in Q4_0 (8 blocks of 18): ggml-common.h block sizes
+    seed = os.path.join(DATA, "..", "..", "fuzz", "corpus", "gguf", "llama-mixed")
+    r = run("estimate", "--gguf", seed, "--gpu", "l4", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["per_device"]["weights"] == 4 * 144 + 256 * 210 + 256 * 8 * 34 + 256 * 4 + 4 * 8 * 18
+    # the seed holds one layer's q and down only: the cross-check says so
+    assert "does not match the model" in r.stderr
+    r = run("estimate", "--gguf", "/no/such/file.gguf")
+    assert r.returncode == 2 and "/no/such/file.gguf" in r.stderr
