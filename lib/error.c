@@ -63,6 +63,13 @@ llmmem_status llmmem__fail(llmmem_status status, const char *fmt, ...)
     return status;
 }
 
+llmmem_status llmmem__fail_prefixed(llmmem_status status, const char *prefix)
+{
+    char copy[LLMMEM_MESSAGE_MAX]; /* the message is formatted into the buffer it is read from */
+    memcpy(copy, last_message, sizeof copy);
+    return llmmem__fail(status, "%s: %s", prefix, copy);
+}
+
 void *llmmem__duplicate(const void *handle, size_t size)
 {
     void *copy = malloc(size);

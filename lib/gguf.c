@@ -228,9 +228,9 @@ static llmmem_status build_model(llmmem_model **out, const gguf_meta *g, const c
         if (sets[i].value == 0 && sets[i].key != LLMMEM_KEY_TIE_WORD_EMBEDDINGS)
             continue; /* absent: the key's default or derived value */
         if ((st = llmmem_model_set_int(m, sets[i].key, sets[i].value)) != LLMMEM_OK) {
-            char copy[LLMMEM_MESSAGE_MAX];
-            snprintf(copy, sizeof copy, "%s", llmmem_last_message());
-            st = llmmem__fail(st, "%s: %s: %s", src, sets[i].field, copy);
+            char prefix[600];
+            snprintf(prefix, sizeof prefix, "%s: %s", src, sets[i].field);
+            st = llmmem__fail_prefixed(st, prefix);
         }
     }
     if (!st)

@@ -28,9 +28,9 @@ typedef struct reader {
 /* Re-raises the library's last message prefixed with the source and the field. */
 static llmmem_status fail_field(const reader *r, const char *field, llmmem_status st)
 {
-    char copy[LLMMEM_MESSAGE_MAX];
-    snprintf(copy, sizeof copy, "%s", llmmem_last_message());
-    return llmmem__fail(st, "%s: %s: %s", r->src, field, copy);
+    char prefix[600];
+    snprintf(prefix, sizeof prefix, "%s: %s", r->src, field);
+    return llmmem__fail_prefixed(st, prefix);
 }
 
 static llmmem_status set_key(const reader *r, const char *field, llmmem_key key, int64_t v)

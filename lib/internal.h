@@ -19,6 +19,8 @@
 
 /* Records status and message for this thread and returns status. */
 llmmem_status llmmem__fail(llmmem_status status, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
+/* Records status with "prefix: " put before this thread's last message (a reader naming the file). */
+llmmem_status llmmem__fail_prefixed(llmmem_status status, const char *prefix);
 /* The same, with the message already formatted. */
 llmmem_status llmmem__fail_text(llmmem_status status, const char *text);
 
