@@ -385,11 +385,13 @@ LLMMEM_API llmmem_status llmmem_model_total_parameters(uint64_t *count_out, cons
 LLMMEM_API llmmem_status llmmem_model_active_parameters(uint64_t *count_out, const llmmem_model *model);
 /**
  * A model from a Hugging Face config.json (a file, or a folder holding one). Fields take the
- * keys of the same name (GPT-2's n_embd, Falcon's num_kv_heads and the like are mapped);
- * text_config and vision_config of Gemma 3 and LLaVA give the language model and a SigLIP or
- * CLIP tower; quantization_config (GPTQ, AWQ, bitsandbytes, fp8, MXFP4) sets the checkpoint's
- * format; a config without torch_dtype is fp32. An unknown model_type, a missing field or a
- * field of the wrong type is an error naming it.
+ * keys of the same name (GPT-2's n_embd, Falcon's num_kv_heads and the like are mapped). The
+ * shape fields of a top-level config are required (transformers always writes them); inside
+ * text_config and vision_config (Gemma 3, LLaVA) a missing field takes its transformers config
+ * class default. quantization_config (GPTQ, AWQ, bitsandbytes, fp8, MXFP4) sets the checkpoint's
+ * format; a config without torch_dtype is fp32. An unknown model_type, a missing field, a field
+ * of the wrong type, or one that would change the count in a way not modelled is an error
+ * naming it (LLMMEM_ERR_INCOMPLETE, LLMMEM_ERR_TYPE, LLMMEM_ERR_UNSUPPORTED).
  */
 LLMMEM_API llmmem_status llmmem_model_from_hf_config(llmmem_model **out, const char *path);
 /** The same from the text of a config.json (len bytes, not necessarily NUL-terminated). */
