@@ -16,7 +16,8 @@ enum llmmem__tensor_role {
 #define LLMMEM__ROLES 4
 
 #define LLMMEM__DTYPE_NAME_MAX 16
-#define LLMMEM__MAX_DTYPES 32
+/* Distinct dtypes one checkpoint may hold: ggml defines 40 tensor types, safetensors 14. */
+#define LLMMEM__MAX_DTYPES 48
 
 typedef struct llmmem__ck_tensor {
     char *name;          /* owned */

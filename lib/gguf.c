@@ -1,240 +1,1075 @@
-/* Reader of GGUF file headers (llama.cpp): metadata and tensor infos, never the tensor data.
- * Layout per ggml's docs/gguf.md (GGUF v2/v3): magic "GGUF", u32 version, u64 tensor count,
- * u64 metadata count, key/value pairs, then per tensor its name, u32 n_dims, u64 dims, u32 ggml
- * type and u64 offset. Every length is checked against the bytes that remain, so a hostile
- * count fails at once without a large allocation. */
+/* Reader of GGUF file headers (llama.cpp / ggml): metadata and tensor infos, never the tensor data.
+ *
+ * Layout, per ggml-org/ggml docs/gguf.md (GGUF v2 and v3, little-endian): magic "GGUF", u32
+ * version, u64 tensor_count, u64 metadata_kv_count; the key/value pairs (a key is a u64-length
+ * string, then a u32 value type and the value; an array holds a u32 item type, a u64 count and the
+ * items, and may hold arrays); then per tensor its name, u32 n_dims, n_dims u64 dimensions, u32
+ * ggml type and u64 data offset.
+ *
+ * The checks are those of ggml's own reader (ggml-org/llama.cpp ggml/src/gguf.cpp,
+ * gguf_init_from_reader), so a header is accepted when llama.cpp would accept it: version 2 or 3,
+ * non-empty and unique keys, general.alignment a u32 power of two, unique tensor names, at most 4
+ * dimensions, none negative as int64, an element count below 2^63, a known ggml type, rows made
+ * of whole blocks, and each tensor's data offset the padded end of the one before. Two limits come
+ * from docs/gguf.md instead: keys of at most 65535 bytes and tensor names of at most 64.
+ *
+ * Bounds: every count and length is checked against the bytes that remain before anything is
+ * read or allocated for it, so a tensor count of 2^60 or a string length of 2^63 fails at once.
+ * A file is read through stdio with a cursor, never whole: strings and arrays that are not needed
+ * are skipped (fseeko past long ones). What is kept grows only with what was read: the keys (for
+ * the duplicate check), the tensor names, and the few metadata values the model is built from.
+ * Arrays may nest at most GGUF_MAX_DEPTH deep. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "checkpoint.h"
 
-#define GGUF_MAX_DIMS 4         /* GGML_MAX_DIMS */
-#define GGUF_MAX_NESTING 4      /* arrays of arrays: deeper is refused */
-#define GGUF_MAX_HEADER (1ull << 32)
+#define GGUF_MAX_DIMS 4            /* ggml.h GGML_MAX_DIMS */
+#define GGUF_MAX_NAME 64           /* docs/gguf.md gguf_tensor_info_t: a name is at most 64 bytes */
+#define GGUF_MAX_KEY 65535         /* docs/gguf.md gguf_metadata_kv_t: a key is at most 2^16-1 bytes */
+#define GGUF_MAX_DEPTH 8           /* arrays of arrays: deeper nesting is refused */
+#define GGUF_DEFAULT_ALIGNMENT 32  /* docs/gguf.md general.alignment: 32 when absent */
+#define GGUF_ARCH_MAX 32           /* longest general.architecture kept (longer ones are not known) */
+#define SHOWN 160                  /* characters of a path shown in a message */
+#define SKIP_BY_READING 65536      /* skips up to this long read through stdio's buffer; longer seek */
 
-enum { T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_F32, T_BOOL, T_STRING, T_ARRAY, T_U64, T_I64, T_F64 };
+/* ---- value types (docs/gguf.md enum gguf_metadata_value_type) ------------------------------ */
+
+enum { V_U8, V_I8, V_U16, V_I16, V_U32, V_I32, V_F32, V_BOOL, V_STRING, V_ARRAY, V_U64, V_I64, V_F64, V_COUNT };
+
+/* ggml/src/gguf.cpp GGUF_TYPE_NAME */
+static const char *const value_type_names[V_COUNT] = {"u8",  "i8",  "u16", "i16", "u32", "i32", "f32",
+                                                      "bool", "str", "arr", "u64", "i64", "f64"};
+
+static const char *value_type_name(uint32_t type)
+{
+    return type < V_COUNT ? value_type_names[type] : "unknown";
+}
+
+/* Bytes of a fixed-size value; 0 for strings, arrays and unknown types. */
+static unsigned value_size(uint32_t type)
+{
+    static const unsigned sizes[V_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+    return type < V_COUNT ? sizes[type] : 0;
+}
+
+/* ---- ggml types --------------------------------------------------------------------------- */
+
+/* Ids and names: ggml/include/ggml.h enum ggml_type and gguf-py/gguf/constants.py
+ * GGMLQuantizationType (NVFP4 = 40, Q1_0 = 41 are newer than GGML_TYPE_COUNT 40 of ggml.h);
+ * blocks and bytes per block: the block_* structs of ggml/src/ggml-common.h, as
+ * ggml.c type_traits uses them (blck_size, sizeof block). Where llmmem has the format, its bytes
+ * come from formats.c (llmmem__format_bytes), and `bytes` is left 0. */
+typedef struct ggml_type_info {
+    uint32_t id;
+    const char *name;     /* GGMLQuantizationType name, the checkpoint's dtype */
+    llmmem_format format; /* AUTO: `bytes` per `block` below */
+    uint16_t block;       /* elements per block (1 for plain types) */
+    uint16_t bytes;       /* bytes per block when format is AUTO */
+} ggml_type_info;
+
+#define F(x) LLMMEM_FORMAT_##x
+static const ggml_type_info ggml_types[] = {
+    {0, "F32", F(FP32), 1, 0},
+    {1, "F16", F(FP16), 1, 0},
+    {2, "Q4_0", F(Q4_0), 32, 0},      /* block_q4_0: d + qs[16]: 18 B */
+    {3, "Q4_1", F(Q4_1), 32, 0},      /* block_q4_1: d, m + qs[16]: 20 B */
+    {6, "Q5_0", F(Q5_0), 32, 0},      /* block_q5_0: d + qh[4] + qs[16]: 22 B */
+    {7, "Q5_1", F(Q5_1), 32, 0},      /* block_q5_1: d, m + qh[4] + qs[16]: 24 B */
+    {8, "Q8_0", F(Q8_0), 32, 0},      /* block_q8_0: d + qs[32]: 34 B */
+    {9, "Q8_1", F(AUTO), 32, 36},     /* block_q8_1: d, s (2 x fp16) + qs[32] */
+    {10, "Q2_K", F(Q2_K), 256, 0},    /* block_q2_K: 84 B */
+    {11, "Q3_K", F(Q3_K), 256, 0},    /* block_q3_K: 110 B */
+    {12, "Q4_K", F(Q4_K), 256, 0},    /* block_q4_K: 144 B */
+    {13, "Q5_K", F(Q5_K), 256, 0},    /* block_q5_K: 176 B */
+    {14, "Q6_K", F(Q6_K), 256, 0},    /* block_q6_K: 210 B */
+    {15, "Q8_K", F(AUTO), 256, 292},  /* block_q8_K: float d + qs[256] + int16 bsums[16] */
+    {16, "IQ2_XXS", F(AUTO), 256, 66},/* block_iq2_xxs: d + uint16 qs[32] */
+    {17, "IQ2_XS", F(AUTO), 256, 74}, /* block_iq2_xs: d + uint16 qs[32] + scales[8] */
+    {18, "IQ3_XXS", F(AUTO), 256, 98},/* block_iq3_xxs: d + qs[96] */
+    {19, "IQ1_S", F(AUTO), 256, 50},  /* block_iq1_s: d + qs[32] + uint16 qh[8] */
+    {20, "IQ4_NL", F(AUTO), 32, 18},  /* block_iq4_nl: d + qs[16] */
+    {21, "IQ3_S", F(AUTO), 256, 110}, /* block_iq3_s: d + qs[64] + qh[8] + signs[32] + scales[4] */
+    {22, "IQ2_S", F(AUTO), 256, 82},  /* block_iq2_s: d + qs[64] + qh[8] + scales[8] */
+    {23, "IQ4_XS", F(AUTO), 256, 136},/* block_iq4_xs: d + scales_h + scales_l[4] + qs[128] */
+    {24, "I8", F(INT8), 1, 0},
+    {25, "I16", F(AUTO), 1, 2},
+    {26, "I32", F(AUTO), 1, 4},
+    {27, "I64", F(AUTO), 1, 8},
+    {28, "F64", F(AUTO), 1, 8},
+    {29, "IQ1_M", F(AUTO), 256, 56},  /* block_iq1_m: qs[32] + qh[16] + scales[8] */
+    {30, "BF16", F(BF16), 1, 0},
+    {34, "TQ1_0", F(AUTO), 256, 54},  /* block_tq1_0: qs[48] + qh[4] + d */
+    {35, "TQ2_0", F(AUTO), 256, 66},  /* block_tq2_0: qs[64] + d */
+    {39, "MXFP4", F(MXFP4), 32, 0},   /* block_mxfp4: e (E8M0) + qs[16]: 17 B */
+    {40, "NVFP4", F(AUTO), 64, 36},   /* block_nvfp4: d[4] (UE4M3) + qs[32] */
+    {41, "Q1_0", F(AUTO), 128, 18},   /* block_q1_0: d + qs[16] */
+};
+#undef F
+
+static const ggml_type_info *ggml_type_find(uint32_t id)
+{
+    for (size_t i = 0; i < sizeof ggml_types / sizeof ggml_types[0]; i++)
+        if (ggml_types[i].id == id)
+            return &ggml_types[i];
+    return NULL;
+}
+
+/* ---- cursor ------------------------------------------------------------------------------- */
 
 typedef struct cursor {
-    const uint8_t *p;
-    size_t left, size;
-    const char *src;
-    llmmem_status st;
+    const uint8_t *mem; /* the bytes, or NULL when reading f */
+    FILE *f;
+    uint64_t size;      /* bytes in the source */
+    uint64_t pos;       /* offset of the next byte */
+    const char *src;    /* path or "<memory>", for messages */
+    llmmem_status st;   /* the first failure; every read after it fails */
 } cursor;
 
-static int bad(cursor *c, const char *what)
+static uint64_t left(const cursor *c)
 {
-    if (c->st == LLMMEM_OK)
-        c->st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: %s at byte %zu", c->src, what, c->size - c->left);
+    return c->size - c->pos;
+}
+
+/* Records the first failure, naming the source and the byte offset of the field at fault. */
+static int fail_at(cursor *c, llmmem_status st, uint64_t at, const char *fmt, ...) LLMMEM_PRINTF(4, 5);
+
+static int fail_at(cursor *c, llmmem_status st, uint64_t at, const char *fmt, ...)
+{
+    if (c->st == LLMMEM_OK) {
+        char what[LLMMEM_MESSAGE_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof what, fmt, ap);
+        va_end(ap);
+        c->st = llmmem__fail(st, "%.*s: %s (at byte %llu)", SHOWN, c->src, what, (unsigned long long)at);
+    }
     return 0;
 }
 
-static int take(cursor *c, void *out, size_t n, const char *what)
+static int truncated(cursor *c, const char *what, uint64_t need)
 {
-    if (c->st || c->left < n)
-        return bad(c, what);
-    memcpy(out, c->p, n); /* little-endian hosts: GGUF is little-endian */
-    c->p += n;
-    c->left -= n;
+    return fail_at(c, LLMMEM_ERR_PARSE, c->pos, "truncated: %s needs %llu bytes, %llu are left", what,
+                   (unsigned long long)need, (unsigned long long)left(c));
+}
+
+static int read_failed(cursor *c, const char *what)
+{
+    return fail_at(c, LLMMEM_ERR_IO, c->pos, "reading %s failed (did the file change while being read?)", what);
+}
+
+/* n bytes into out. */
+static int rd(cursor *c, void *out, size_t n, const char *what)
+{
+    if (c->st)
+        return 0;
+    if (n > left(c))
+        return truncated(c, what, n);
+    if (n == 0)
+        return 1;
+    if (c->f) {
+        if (fread(out, 1, n, c->f) != n)
+            return read_failed(c, what);
+    } else {
+        memcpy(out, c->mem + c->pos, n);
+    }
+    c->pos += n;
     return 1;
 }
 
+/* Little-endian integers, decoded byte by byte so the host's byte order does not matter. */
+static uint64_t le(const uint8_t *b, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;)
+        v = v << 8 | b[i];
+    return v;
+}
+
+static int rd_u32(cursor *c, uint32_t *v, const char *what)
+{
+    uint8_t b[4];
+    if (!rd(c, b, 4, what))
+        return 0;
+    *v = (uint32_t)le(b, 4);
+    return 1;
+}
+
+static int rd_u64(cursor *c, uint64_t *v, const char *what)
+{
+    uint8_t b[8];
+    if (!rd(c, b, 8, what))
+        return 0;
+    *v = le(b, 8);
+    return 1;
+}
+
+/* Moves past n bytes without keeping them. */
 static int skip(cursor *c, uint64_t n, const char *what)
 {
-    if (c->st || c->left < n)
-        return bad(c, what);
-    c->p += n;
-    c->left -= (size_t)n;
-    return 1;
-}
-
-/* A GGUF string: u64 length and bytes (not NUL-terminated); *s points into the buffer. */
-static int take_string(cursor *c, const char **s, uint64_t *len, const char *what)
-{
-    if (!take(c, len, 8, what) || *len > c->left)
-        return bad(c, what);
-    *s = (const char *)c->p;
-    return skip(c, *len, what);
-}
-
-/* Bytes of a scalar value type, 0 for string/array or unknown. */
-static unsigned scalar_size(uint32_t type)
-{
-    static const unsigned sizes[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
-    return type < sizeof sizes / sizeof sizes[0] ? sizes[type] : 0;
-}
-
-/* Skips one value; reads an integer into *num when it is one (and counts array items). */
-static int read_value(cursor *c, uint32_t type, int depth, int64_t *num, uint64_t *items)
-{
-    if (type == T_STRING) {
-        const char *s;
-        uint64_t len;
-        return take_string(c, &s, &len, "string value");
-    }
-    if (type == T_ARRAY) {
-        uint32_t item_type;
-        uint64_t n;
-        if (depth >= GGUF_MAX_NESTING)
-            return bad(c, "arrays nested too deep");
-        if (!take(c, &item_type, 4, "array type") || !take(c, &n, 8, "array length"))
-            return 0;
-        if (items)
-            *items = n;
-        unsigned size = scalar_size(item_type);
-        if (size) /* fixed-size items: checked and skipped in one step */
-            return n <= c->left / size ? skip(c, n * size, "array items") : bad(c, "array longer than the file");
-        if (item_type != T_STRING && item_type != T_ARRAY)
-            return bad(c, "unknown array item type");
-        for (uint64_t i = 0; i < n; i++) /* each item takes at least 8 bytes: bounded by the file */
-            if (!read_value(c, item_type, depth + 1, NULL, NULL))
-                return 0;
-        return 1;
-    }
-    unsigned size = scalar_size(type);
-    if (!size)
-        return bad(c, "unknown metadata value type");
-    uint8_t raw[8] = {0};
-    if (!take(c, raw, size, "metadata value"))
+    if (c->st)
         return 0;
-    if (num && type != T_F32 && type != T_F64) {
-        uint64_t u = 0;
-        memcpy(&u, raw, size);
-        int is_signed = type == T_I8 || type == T_I16 || type == T_I32 || type == T_I64;
-        if (is_signed && size < 8 && (u >> (size * 8 - 1)) & 1)
-            u |= ~0ull << (size * 8); /* sign-extend */
-        *num = (int64_t)u;
-    }
-    return 1;
-}
-
-/* ggml types (ggml.h enum ggml_type) and their storage: an llmmem format where one exists. */
-static const struct ggml_type {
-    uint32_t id;
-    const char *name;
-    llmmem_format format; /* AUTO: use block/bytes below */
-    unsigned block, block_bytes;
-} ggml_types[] = {
-    {0, "F32", LLMMEM_FORMAT_FP32, 0, 0},    {1, "F16", LLMMEM_FORMAT_FP16, 0, 0},
-    {2, "Q4_0", LLMMEM_FORMAT_Q4_0, 0, 0},   {3, "Q4_1", LLMMEM_FORMAT_Q4_1, 0, 0},
-    {6, "Q5_0", LLMMEM_FORMAT_Q5_0, 0, 0},   {7, "Q5_1", LLMMEM_FORMAT_Q5_1, 0, 0},
-    {8, "Q8_0", LLMMEM_FORMAT_Q8_0, 0, 0},
-    {9, "Q8_1", LLMMEM_FORMAT_AUTO, 32, 36},   /* ggml-common.h block_q8_1: d, s (fp16) + qs[32] */
-    {10, "Q2_K", LLMMEM_FORMAT_Q2_K, 0, 0},  {11, "Q3_K", LLMMEM_FORMAT_Q3_K, 0, 0},
-    {12, "Q4_K", LLMMEM_FORMAT_Q4_K, 0, 0},  {13, "Q5_K", LLMMEM_FORMAT_Q5_K, 0, 0},
-    {14, "Q6_K", LLMMEM_FORMAT_Q6_K, 0, 0},
-    {15, "Q8_K", LLMMEM_FORMAT_AUTO, 256, 292}, /* block_q8_K: float d + qs[256] + int16 bsums[16] */
-    {24, "I8", LLMMEM_FORMAT_AUTO, 1, 1},    {25, "I16", LLMMEM_FORMAT_AUTO, 1, 2},
-    {26, "I32", LLMMEM_FORMAT_AUTO, 1, 4},   {27, "I64", LLMMEM_FORMAT_AUTO, 1, 8},
-    {28, "F64", LLMMEM_FORMAT_AUTO, 1, 8},   {30, "BF16", LLMMEM_FORMAT_BF16, 0, 0},
-    {39, "MXFP4", LLMMEM_FORMAT_AUTO, 32, 17}, /* block_mxfp4: e (E8M0) + qs[16] */
-};
-
-/* Bytes of a tensor of `rows` rows of ne0 elements in a ggml type; ggml requires whole blocks. */
-static int tensor_bytes(cursor *c, const struct ggml_type *t, uint64_t ne0, uint64_t rows, uint64_t *out)
-{
-    if (t->format != LLMMEM_FORMAT_AUTO) {
-        unsigned block = t->format >= LLMMEM_FORMAT_Q2_K && t->format <= LLMMEM_FORMAT_Q6_K ? 256u /* QK_K */
-                         : t->format >= LLMMEM_FORMAT_Q4_0 && t->format <= LLMMEM_FORMAT_Q8_0 ? 32u : 1u;
-        if (ne0 % block != 0)
-            return bad(c, "row length not a multiple of the type's block");
-        if (!llmmem__format_bytes(out, t->format, rows, ne0, 0, 0))
-            return bad(c, "tensor size exceeds 64 bits");
-        return 1;
-    }
-    if (ne0 % t->block != 0)
-        return bad(c, "row length not a multiple of the type's block");
-    uint64_t blocks;
-    if (!llmmem__mul(&blocks, ne0 / t->block, rows) || !llmmem__mul(out, blocks, t->block_bytes))
-        return bad(c, "tensor size exceeds 64 bits");
-    return 1;
-}
-
-/* Metadata the model is built from. */
-typedef struct gguf_meta {
-    char arch[32];
-    int64_t block_count, embedding, ffn, heads, kv_heads, key_length, context, experts, experts_used, vocab;
-    int has_output;
-} gguf_meta;
-
-static void note_metadata(gguf_meta *g, const char *key, size_t key_len, int64_t num, uint64_t items)
-{
-    static const struct {
-        const char *suffix;
-        size_t offset;
-    } fields[] = {
-        {".block_count", offsetof(gguf_meta, block_count)},
-        {".embedding_length", offsetof(gguf_meta, embedding)},
-        {".feed_forward_length", offsetof(gguf_meta, ffn)},
-        {".attention.head_count", offsetof(gguf_meta, heads)},
-        {".attention.head_count_kv", offsetof(gguf_meta, kv_heads)},
-        {".attention.key_length", offsetof(gguf_meta, key_length)},
-        {".context_length", offsetof(gguf_meta, context)},
-        {".expert_count", offsetof(gguf_meta, experts)},
-        {".expert_used_count", offsetof(gguf_meta, experts_used)},
-        {".vocab_size", offsetof(gguf_meta, vocab)},
-    };
-    size_t arch_len = strlen(g->arch);
-    if (key_len == 21 && memcmp(key, "tokenizer.ggml.tokens", 21) == 0 && !g->vocab) {
-        g->vocab = (int64_t)items;
-        return;
-    }
-    if (!arch_len || key_len <= arch_len || memcmp(key, g->arch, arch_len) != 0)
-        return;
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        size_t n = strlen(fields[i].suffix);
-        if (key_len - arch_len == n && memcmp(key + arch_len, fields[i].suffix, n) == 0)
-            *(int64_t *)(void *)((char *)g + fields[i].offset) = num;
-    }
-}
-
-/* The model the metadata describes, for the architectures llama.cpp names like Hugging Face's. */
-static llmmem_status build_model(llmmem_model **out, const gguf_meta *g, const char *src)
-{
-    static const struct {
-        const char *arch;
-        llmmem_model_type type;
-    } archs[] = {{"llama", LLMMEM_MODEL_LLAMA}, {"qwen2", LLMMEM_MODEL_QWEN2}, {"qwen3", LLMMEM_MODEL_QWEN3},
-                 {"qwen3moe", LLMMEM_MODEL_QWEN3_MOE}, {"phi3", LLMMEM_MODEL_PHI3}, {"gemma2", LLMMEM_MODEL_GEMMA2}};
-    llmmem_model_type type = LLMMEM_MODEL_CUSTOM;
-    for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
-        if (strcmp(archs[i].arch, g->arch) == 0)
-            type = archs[i].type;
-    if (type == LLMMEM_MODEL_CUSTOM)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s: general.architecture '%s' is not modelled from GGUF metadata",
-                            src, g->arch[0] ? g->arch : "(missing)");
-    const struct {
-        llmmem_key key;
-        int64_t value;
-        const char *field;
-    } sets[] = {
-        {LLMMEM_KEY_MODEL_TYPE, type, "general.architecture"},
-        {LLMMEM_KEY_HIDDEN_SIZE, g->embedding, "embedding_length"},
-        {LLMMEM_KEY_NUM_HIDDEN_LAYERS, g->block_count, "block_count"},
-        {LLMMEM_KEY_NUM_ATTENTION_HEADS, g->heads, "attention.head_count"},
-        {LLMMEM_KEY_NUM_KEY_VALUE_HEADS, g->kv_heads, "attention.head_count_kv"},
-        {LLMMEM_KEY_HEAD_DIM, g->key_length, "attention.key_length"},
-        {LLMMEM_KEY_INTERMEDIATE_SIZE, g->ffn, "feed_forward_length"},
-        {LLMMEM_KEY_VOCAB_SIZE, g->vocab, "tokenizer.ggml.tokens"},
-        {LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, g->context, "context_length"},
-        {LLMMEM_KEY_NUM_EXPERTS, g->experts, "expert_count"},
-        {LLMMEM_KEY_NUM_EXPERTS_PER_TOK, g->experts_used, "expert_used_count"},
-        {LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, g->experts ? g->ffn : 0, "feed_forward_length"},
-        {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, !g->has_output, "output.weight"},
-    };
-    llmmem_model *m;
-    llmmem_status st = llmmem_model_new(&m);
-    for (size_t i = 0; !st && i < sizeof sets / sizeof sets[0]; i++) {
-        if (sets[i].value == 0 && sets[i].key != LLMMEM_KEY_TIE_WORD_EMBEDDINGS)
-            continue; /* absent: the key's default or derived value */
-        if ((st = llmmem_model_set_int(m, sets[i].key, sets[i].value)) != LLMMEM_OK) {
-            char prefix[600];
-            snprintf(prefix, sizeof prefix, "%s: %s", src, sets[i].field);
-            st = llmmem__fail_prefixed(st, prefix);
+    if (n > left(c))
+        return truncated(c, what, n);
+    if (c->f && n > SKIP_BY_READING) {
+        if (fseeko(c->f, (off_t)(c->pos + n), SEEK_SET) != 0)
+            return read_failed(c, what);
+    } else if (c->f) {
+        uint8_t scratch[4096];
+        for (uint64_t done = 0; done < n;) {
+            size_t chunk = n - done < sizeof scratch ? (size_t)(n - done) : sizeof scratch;
+            if (fread(scratch, 1, chunk, c->f) != chunk)
+                return read_failed(c, what);
+            done += chunk;
         }
     }
-    if (!st)
-        st = llmmem__model_check(m);
+    c->pos += n;
+    return 1;
+}
+
+/* A string's u64 length, checked against the bytes left. */
+static int rd_len(cursor *c, uint64_t *len, const char *what)
+{
+    uint64_t at = c->pos;
+    if (!rd_u64(c, len, what))
+        return 0;
+    if (*len > left(c))
+        return fail_at(c, LLMMEM_ERR_PARSE, at, "%s has length %llu, more than the %llu bytes left", what,
+                       (unsigned long long)*len, (unsigned long long)left(c));
+    return 1;
+}
+
+/* ---- sets of names (duplicate keys and tensor names) --------------------------------------- */
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The bytes of entry e (1-based). */
+typedef void (*entry_fn)(const void *ctx, uint64_t e, const char **p, size_t *n);
+
+typedef struct strset {
+    uint64_t *slot; /* 0: empty, else an entry */
+    size_t cap, n;  /* cap a power of two, n < cap / 2 */
+} strset;
+
+static int strset_grow(strset *s, entry_fn get, const void *ctx)
+{
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    if (cap > SIZE_MAX / sizeof *s->slot)
+        return 0;
+    uint64_t *slot = calloc(cap, sizeof *slot);
+    if (!slot)
+        return 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        if (!s->slot[i])
+            continue;
+        const char *p;
+        size_t n;
+        get(ctx, s->slot[i], &p, &n);
+        size_t j = (size_t)fnv1a(p, n) & (cap - 1);
+        while (slot[j])
+            j = (j + 1) & (cap - 1);
+        slot[j] = s->slot[i];
+    }
+    free(s->slot);
+    s->slot = slot;
+    s->cap = cap;
+    return 1;
+}
+
+/* 1 if (p, n) is in the set; else adds entry e and returns 0; -1 when out of memory. */
+static int strset_add(strset *s, const char *p, size_t n, uint64_t e, entry_fn get, const void *ctx)
+{
+    if ((s->n + 1) * 2 > s->cap && !strset_grow(s, get, ctx))
+        return -1;
+    size_t j = (size_t)fnv1a(p, n) & (s->cap - 1);
+    for (; s->slot[j]; j = (j + 1) & (s->cap - 1)) {
+        const char *q;
+        size_t m;
+        get(ctx, s->slot[j], &q, &m);
+        if (m == n && memcmp(p, q, n) == 0)
+            return 1;
+    }
+    s->slot[j] = e;
+    s->n++;
+    return 0;
+}
+
+/* ---- metadata kept for the model ----------------------------------------------------------- */
+
+/* Architectures modelled, by their llama.cpp names (gguf-py/gguf/constants.py MODEL_ARCH_NAMES). */
+static const struct gguf_arch {
+    const char *name;
+    llmmem_model_type type;
+} archs[] = {
+    {"llama", LLMMEM_MODEL_LLAMA},       /* also Mistral and, with expert_count, Mixtral */
+    {"qwen2", LLMMEM_MODEL_QWEN2},       {"qwen2moe", LLMMEM_MODEL_QWEN2_MOE},
+    {"qwen3", LLMMEM_MODEL_QWEN3},       {"qwen3moe", LLMMEM_MODEL_QWEN3_MOE},
+    {"phi3", LLMMEM_MODEL_PHI3},         {"gemma", LLMMEM_MODEL_GEMMA},
+    {"gemma2", LLMMEM_MODEL_GEMMA2},     {"gemma3", LLMMEM_MODEL_GEMMA3_TEXT},
+    {"falcon", LLMMEM_MODEL_FALCON},     {"gpt2", LLMMEM_MODEL_GPT2},
+    {"gptneox", LLMMEM_MODEL_GPT_NEOX},  {"bloom", LLMMEM_MODEL_BLOOM},
+    {"deepseek2", LLMMEM_MODEL_DEEPSEEK_V2}, /* V3 when it stores exp_probs_b */
+};
+#define N_ARCHS (sizeof archs / sizeof archs[0])
+
+/* Keys `<arch>.<suffix>` read (gguf-py/gguf/constants.py Keys.LLM, Keys.Attention, Keys.Rope). */
+enum field_id {
+    K_BLOCK_COUNT, K_EMBEDDING, K_FFN, K_HEADS, K_KV_HEADS, K_KEY_LENGTH, K_VALUE_LENGTH, K_KEY_LENGTH_MLA,
+    K_VALUE_LENGTH_MLA, K_CONTEXT, K_EXPERTS, K_EXPERTS_USED, K_EXPERT_FFN, K_SHARED_FFN, K_SHARED_COUNT,
+    K_LEADING_DENSE, K_SLIDING_WINDOW, K_SLIDING_PATTERN, K_Q_LORA, K_KV_LORA, K_ROPE_DIMS, K_VOCAB,
+    K_NEXTN, N_FIELDS
+};
+
+static const char *const field_suffix[N_FIELDS] = {
+    [K_BLOCK_COUNT] = "block_count",
+    [K_EMBEDDING] = "embedding_length",
+    [K_FFN] = "feed_forward_length",
+    [K_HEADS] = "attention.head_count",
+    [K_KV_HEADS] = "attention.head_count_kv",
+    [K_KEY_LENGTH] = "attention.key_length",
+    [K_VALUE_LENGTH] = "attention.value_length",
+    [K_KEY_LENGTH_MLA] = "attention.key_length_mla",
+    [K_VALUE_LENGTH_MLA] = "attention.value_length_mla",
+    [K_CONTEXT] = "context_length",
+    [K_EXPERTS] = "expert_count",
+    [K_EXPERTS_USED] = "expert_used_count",
+    [K_EXPERT_FFN] = "expert_feed_forward_length",
+    [K_SHARED_FFN] = "expert_shared_feed_forward_length",
+    [K_SHARED_COUNT] = "expert_shared_count",
+    [K_LEADING_DENSE] = "leading_dense_block_count",
+    [K_SLIDING_WINDOW] = "attention.sliding_window",
+    [K_SLIDING_PATTERN] = "attention.sliding_window_pattern",
+    [K_Q_LORA] = "attention.q_lora_rank",
+    [K_KV_LORA] = "attention.kv_lora_rank",
+    [K_ROPE_DIMS] = "rope.dimension_count",
+    [K_VOCAB] = "vocab_size",
+    [K_NEXTN] = "nextn_predict_layers",
+};
+
+/* One metadata value as far as the model needs it. */
+typedef struct field {
+    uint8_t present;
+    uint8_t is_array;
+    uint8_t is_int;   /* an integer (or bool); for an array: every item is, and they agree */
+    uint8_t big;      /* a u64 above INT64_MAX */
+    uint32_t type;    /* value type (an array's item type) */
+    int64_t num;
+    uint64_t items;   /* array length */
+    uint64_t at;      /* byte offset of the key */
+} field;
+
+typedef struct meta {
+    char arch[GGUF_ARCH_MAX + 1];
+    uint8_t arch_present, arch_long;
+    uint32_t arch_type;
+    uint64_t arch_at;
+    field f[N_ARCHS][N_FIELDS];
+    field tokens; /* tokenizer.ggml.tokens */
+    uint64_t alignment;
+    /* every key, for the duplicate check: 2 length bytes then the key, back to back */
+    char *keys;
+    size_t keys_len, keys_cap;
+    strset key_set;
+} meta;
+
+static void key_entry(const void *ctx, uint64_t e, const char **p, size_t *n)
+{
+    const meta *g = ctx;
+    const unsigned char *k = (const unsigned char *)g->keys + (e - 1);
+    *n = (size_t)k[0] | (size_t)k[1] << 8;
+    *p = (const char *)k + 2;
+}
+
+static int int_type(uint32_t type)
+{
+    return type <= V_I32 || type == V_BOOL || type == V_U64 || type == V_I64;
+}
+
+/* The value an integer type holds; 0 for other types. */
+static int decode_int(uint32_t type, const uint8_t *b, int64_t *v, uint8_t *big)
+{
+    uint64_t u;
+    *big = 0;
+    switch (type) {
+    case V_U8: case V_U16: case V_U32: case V_U64:
+        u = le(b, value_size(type));
+        *big = u > INT64_MAX;
+        *v = *big ? INT64_MAX : (int64_t)u;
+        return 1;
+    case V_I8: *v = (int8_t)b[0]; return 1;
+    case V_I16: *v = (int16_t)(uint16_t)le(b, 2); return 1;
+    case V_I32: *v = (int32_t)(uint32_t)le(b, 4); return 1;
+    case V_I64: *v = (int64_t)le(b, 8); return 1;
+    case V_BOOL: *v = b[0] != 0; return 1; /* gguf.cpp reads a bool as int8 != 0 */
+    default: return 0;
+    }
+}
+
+/* How an array's items become one value: all equal (per-layer values that do not vary), or
+ * llama.cpp's per-layer sliding-window flags, read as sliding_window_pattern n (layer i is global
+ * when (i + 1) % n == 0, 0 when every layer slides: llama-hparams.cpp set_swa_pattern). */
+enum fold { FOLD_EQUAL, FOLD_PERIOD };
+
+typedef struct folder {
+    enum fold how;
+    int ok;
+    int64_t value;
+    uint64_t i;
+} folder;
+
+static void fold_item(folder *fo, int64_t v)
+{
+    if (fo->how == FOLD_EQUAL) {
+        if (fo->i == 0)
+            fo->value = v;
+        else if (v != fo->value)
+            fo->ok = 0;
+    } else if (fo->value == 0) {
+        if (v == 0)
+            fo->value = (int64_t)fo->i + 1; /* the first global layer gives the period */
+    } else if ((v != 0) != (((fo->i + 1) % (uint64_t)fo->value) != 0)) {
+        fo->ok = 0;
+    }
+    fo->i++;
+}
+
+static int read_value(cursor *c, uint32_t type, unsigned depth, field *out, enum fold how);
+
+/* An array after its value type: item type, count, items. */
+static int read_array(cursor *c, unsigned depth, field *out, enum fold how)
+{
+    uint64_t at = c->pos, n;
+    uint32_t item;
+    if (depth >= GGUF_MAX_DEPTH)
+        return fail_at(c, LLMMEM_ERR_PARSE, at, "arrays nested more than %d deep", GGUF_MAX_DEPTH);
+    if (!rd_u32(c, &item, "an array's item type"))
+        return 0;
+    if (item >= V_COUNT)
+        return fail_at(c, LLMMEM_ERR_PARSE, at, "an array's item type is %u, not a GGUF value type", item);
+    if (!rd_u64(c, &n, "an array's length"))
+        return 0;
+    unsigned size = value_size(item);
+    /* every item takes at least its size, 8 bytes (a string's length) or 12 (an array's header) */
+    uint64_t least = size ? size : item == V_STRING ? 8 : 12;
+    if (n > left(c) / least)
+        return fail_at(c, LLMMEM_ERR_PARSE, at + 4, "an array of %llu %s items is longer than the %llu bytes left",
+                       (unsigned long long)n, value_type_name(item), (unsigned long long)left(c));
+    if (out) {
+        out->is_array = 1;
+        out->type = item;
+        out->items = n;
+    }
+    int64_t v = 0;
+    uint8_t b[8], big = 0;
+    if (out && int_type(item)) {
+        /* integer items are read when the model needs the value */
+        folder fo = {how, n > 0, 0, 0};
+        for (uint64_t i = 0; i < n; i++) {
+            if (!rd(c, b, size, "an array item"))
+                return 0;
+            decode_int(item, b, &v, &big);
+            if (big)
+                fo.ok = 0;
+            fold_item(&fo, v);
+        }
+        out->is_int = (uint8_t)fo.ok;
+        out->num = fo.value;
+        return 1;
+    }
+    if (size)
+        return skip(c, n * size, "an array's items");
+    for (uint64_t i = 0; i < n; i++)
+        if (!read_value(c, item, depth + 1, NULL, FOLD_EQUAL))
+            return 0;
+    return 1;
+}
+
+/* One value of a type; kept in *out (when not NULL) as far as the model needs it. */
+static int read_value(cursor *c, uint32_t type, unsigned depth, field *out, enum fold how)
+{
+    if (type == V_ARRAY)
+        return read_array(c, depth, out, how);
+    if (out)
+        out->type = type;
+    if (type == V_STRING) {
+        uint64_t len;
+        return rd_len(c, &len, "a string value") && skip(c, len, "a string value");
+    }
+    unsigned size = value_size(type);
+    uint8_t b[8];
+    if (!size)
+        return fail_at(c, LLMMEM_ERR_PARSE, c->pos - 4, "value type %u is not a GGUF value type", type);
+    if (!rd(c, b, size, "a metadata value"))
+        return 0;
+    if (out)
+        out->is_int = (uint8_t)decode_int(type, b, &out->num, &out->big);
+    return 1;
+}
+
+/* The field a key names (*id: which, N_FIELDS for tokenizer.ggml.tokens), or NULL. */
+static field *field_of(meta *g, const char *key, size_t n, unsigned *id)
+{
+    static const char tokens[] = "tokenizer.ggml.tokens";
+    *id = N_FIELDS;
+    if (n == sizeof tokens - 1 && memcmp(key, tokens, n) == 0)
+        return &g->tokens;
+    for (size_t a = 0; a < N_ARCHS; a++) {
+        size_t an = strlen(archs[a].name);
+        if (n <= an + 1 || memcmp(key, archs[a].name, an) != 0 || key[an] != '.')
+            continue;
+        for (unsigned k = 0; k < N_FIELDS; k++) {
+            size_t sn = strlen(field_suffix[k]);
+            if (n - an - 1 == sn && memcmp(key + an + 1, field_suffix[k], sn) == 0) {
+                *id = k;
+                return &g->f[a][k];
+            }
+        }
+        return NULL;
+    }
+    return NULL;
+}
+
+static int key_is(const char *key, size_t n, const char *name)
+{
+    return n == strlen(name) && memcmp(key, name, n) == 0;
+}
+
+static int read_metadata(cursor *c, meta *g, uint64_t n_kv)
+{
+    for (uint64_t i = 0; i < n_kv; i++) {
+        uint64_t at = c->pos, len;
+        if (!rd_len(c, &len, "a metadata key"))
+            return 0;
+        if (len == 0)
+            return fail_at(c, LLMMEM_ERR_PARSE, at, "metadata key %llu is empty", (unsigned long long)i);
+        if (len > GGUF_MAX_KEY)
+            return fail_at(c, LLMMEM_ERR_PARSE, at, "metadata key %llu is %llu bytes long; GGUF allows %d",
+                           (unsigned long long)i, (unsigned long long)len, GGUF_MAX_KEY);
+        size_t n = (size_t)len;
+        if (g->keys_cap - g->keys_len < n + 2) {
+            size_t cap = g->keys_cap ? g->keys_cap : 4096;
+            while (cap - g->keys_len < n + 2)
+                cap *= 2; /* the keys were read from the input: no overflow */
+            char *grown = realloc(g->keys, cap);
+            if (!grown)
+                return fail_at(c, LLMMEM_ERR_NO_MEMORY, at, "out of memory for the metadata keys");
+            g->keys = grown;
+            g->keys_cap = cap;
+        }
+        char *key = g->keys + g->keys_len + 2;
+        if (!rd(c, key, n, "a metadata key"))
+            return 0;
+        g->keys[g->keys_len] = (char)(n & 0xff);
+        g->keys[g->keys_len + 1] = (char)(n >> 8);
+        int dup = strset_add(&g->key_set, key, n, (uint64_t)g->keys_len + 1, key_entry, g);
+        if (dup < 0)
+            return fail_at(c, LLMMEM_ERR_NO_MEMORY, at, "out of memory for the metadata keys");
+        int shown = n > 80 ? 80 : (int)n;
+        if (dup)
+            return fail_at(c, LLMMEM_ERR_PARSE, at, "duplicate metadata key '%.*s'", shown, key);
+        g->keys_len += n + 2;
+
+        uint32_t type;
+        uint64_t type_at = c->pos;
+        if (!rd_u32(c, &type, "a metadata value type"))
+            return 0;
+        if (type >= V_COUNT)
+            return fail_at(c, LLMMEM_ERR_PARSE, type_at, "metadata key '%.*s' has value type %u, not a GGUF value type",
+                           shown, key, type);
+
+        if (key_is(key, n, "general.architecture")) {
+            g->arch_present = 1;
+            g->arch_type = type;
+            g->arch_at = at;
+            if (type == V_STRING) {
+                uint64_t slen;
+                if (!rd_len(c, &slen, "general.architecture"))
+                    return 0;
+                size_t keep = slen > GGUF_ARCH_MAX ? GGUF_ARCH_MAX : (size_t)slen;
+                if (!rd(c, g->arch, keep, "general.architecture") || !skip(c, slen - keep, "general.architecture"))
+                    return 0;
+                g->arch[keep] = '\0';
+                g->arch_long = slen > GGUF_ARCH_MAX;
+                continue;
+            }
+        } else if (key_is(key, n, "general.alignment")) {
+            /* gguf.cpp: general.alignment must be a u32 and a power of two */
+            uint32_t a;
+            if (type != V_U32)
+                return fail_at(c, LLMMEM_ERR_PARSE, at, "general.alignment is a %s; ggml requires a u32",
+                               value_type_name(type));
+            if (!rd_u32(c, &a, "general.alignment"))
+                return 0;
+            if (a == 0 || (a & (a - 1)) != 0)
+                return fail_at(c, LLMMEM_ERR_PARSE, at, "general.alignment %u is not a power of two", a);
+            g->alignment = a;
+            continue;
+        }
+        unsigned id;
+        field *fd = field_of(g, key, n, &id);
+        if (fd) {
+            fd->present = 1;
+            fd->at = at;
+        }
+        if (!read_value(c, type, 0, fd, id == K_SLIDING_PATTERN ? FOLD_PERIOD : FOLD_EQUAL))
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- tensors ------------------------------------------------------------------------------ */
+
+/* What the tensors say about the model beyond the metadata. */
+typedef struct seen {
+    int has_output;     /* output.weight: an LM head of its own (else tied to token_embd) */
+    int qkv_bias, o_bias, mlp_bias, qk_norm;
+    int attn_norm_2;    /* Falcon-40B style: two norms per layer */
+    int exp_probs_b;    /* DeepSeek-V3 router score correction bias */
+    uint64_t float_elements[3]; /* matrices stored in F32, F16, BF16 */
+} seen;
+
+static int name_is(const char *p, size_t n, const char *s)
+{
+    return n == strlen(s) && memcmp(p, s, n) == 0;
+}
+
+/* llama.cpp tensor names (gguf-py/gguf/constants.py TENSOR_NAMES): blk.N.<rest> per layer. */
+static void note_tensor(seen *s, const char *name, size_t n)
+{
+    if (name_is(name, n, "output.weight")) {
+        s->has_output = 1;
+        return;
+    }
+    if (n < 6 || memcmp(name, "blk.", 4) != 0)
+        return;
+    size_t i = 4;
+    while (i < n && name[i] >= '0' && name[i] <= '9')
+        i++;
+    if (i == 4 || i >= n || name[i] != '.')
+        return;
+    const char *r = name + i + 1;
+    size_t rn = n - i - 1;
+    if (name_is(r, rn, "attn_q.bias") || name_is(r, rn, "attn_k.bias") || name_is(r, rn, "attn_v.bias") ||
+        name_is(r, rn, "attn_qkv.bias"))
+        s->qkv_bias = 1;
+    else if (name_is(r, rn, "attn_output.bias"))
+        s->o_bias = 1;
+    else if (name_is(r, rn, "ffn_up.bias") || name_is(r, rn, "ffn_down.bias") || name_is(r, rn, "ffn_gate.bias"))
+        s->mlp_bias = 1;
+    else if (name_is(r, rn, "attn_q_norm.weight") || name_is(r, rn, "attn_k_norm.weight"))
+        s->qk_norm = 1;
+    else if (name_is(r, rn, "attn_norm_2.weight"))
+        s->attn_norm_2 = 1;
+    else if (name_is(r, rn, "exp_probs_b.bias"))
+        s->exp_probs_b = 1;
+}
+
+static void ck_name_entry(const void *ctx, uint64_t e, const char **p, size_t *n)
+{
+    const struct llmmem_checkpoint *ck = ctx;
+    *p = ck->tensors[e - 1].name;
+    *n = strlen(*p);
+}
+
+/* Bytes of a tensor: ne0 / block blocks per row (ggml_row_size), rows rows. */
+static int tensor_bytes(uint64_t *out, const ggml_type_info *t, uint64_t ne0, uint64_t rows)
+{
+    if (t->format != LLMMEM_FORMAT_AUTO)
+        return llmmem__format_bytes(out, t->format, rows, ne0, 0, 0);
+    uint64_t blocks;
+    return llmmem__mul(&blocks, ne0 / t->block, rows) && llmmem__mul(out, blocks, t->bytes);
+}
+
+static int read_tensors(cursor *c, const meta *g, struct llmmem_checkpoint *ck, seen *s, uint64_t n_tensors)
+{
+    strset names = {NULL, 0, 0};
+    uint64_t expected_offset = 0; /* gguf.cpp: offsets follow each other, each end padded to alignment */
+    for (uint64_t i = 0; i < n_tensors && !c->st; i++) {
+        uint64_t at = c->pos, len;
+        char name[GGUF_MAX_NAME + 1];
+        if (!rd_len(c, &len, "a tensor name"))
+            break;
+        if (len > GGUF_MAX_NAME) {
+            fail_at(c, LLMMEM_ERR_PARSE, at, "tensor %llu has a name of %llu bytes; GGUF allows %d",
+                    (unsigned long long)i, (unsigned long long)len, GGUF_MAX_NAME);
+            break;
+        }
+        if (!rd(c, name, (size_t)len, "a tensor name"))
+            break;
+        name[len] = '\0'; /* a NUL inside ends the name, as in ggml_set_name */
+        size_t name_len = strlen(name);
+
+        uint32_t n_dims;
+        uint64_t dims_at = c->pos, ne[GGUF_MAX_DIMS] = {1, 1, 1, 1};
+        if (!rd_u32(c, &n_dims, "a tensor's n_dims"))
+            break;
+        if (n_dims > GGUF_MAX_DIMS) {
+            fail_at(c, LLMMEM_ERR_PARSE, dims_at, "tensor '%s' has %u dimensions; ggml allows at most %d", name,
+                    n_dims, GGUF_MAX_DIMS);
+            break;
+        }
+        int zero = 0;
+        for (uint32_t d = 0; d < n_dims && !c->st; d++) {
+            uint64_t d_at = c->pos;
+            if (rd_u64(c, &ne[d], "a tensor dimension") && ne[d] > INT64_MAX)
+                fail_at(c, LLMMEM_ERR_PARSE, d_at, "dimension %u of tensor '%s' is %llu, negative as ggml's int64",
+                        d, name, (unsigned long long)ne[d]);
+            zero |= ne[d] == 0;
+        }
+        if (c->st)
+            break;
+        uint64_t elements = 1;
+        if (zero) {
+            elements = 0;
+        } else {
+            for (unsigned d = 0; d < GGUF_MAX_DIMS; d++)
+                if (!llmmem__mul(&elements, elements, ne[d]) || elements > INT64_MAX) {
+                    fail_at(c, LLMMEM_ERR_OVERFLOW, dims_at,
+                            "tensor '%s' of %llu x %llu x %llu x %llu elements: the count exceeds ggml's int64",
+                            name, (unsigned long long)ne[0], (unsigned long long)ne[1], (unsigned long long)ne[2],
+                            (unsigned long long)ne[3]);
+                    break;
+                }
+            if (c->st)
+                break;
+        }
+
+        uint32_t type;
+        uint64_t type_at = c->pos;
+        if (!rd_u32(c, &type, "a tensor's ggml type"))
+            break;
+        const ggml_type_info *t = ggml_type_find(type);
+        if (!t) {
+            fail_at(c, LLMMEM_ERR_UNSUPPORTED, type_at, "tensor '%s' has ggml type %u, which this version does not know",
+                    name, type);
+            break;
+        }
+        if (ne[0] % t->block != 0) {
+            fail_at(c, LLMMEM_ERR_PARSE, dims_at,
+                    "tensor '%s' in %s has rows of %llu elements, not a multiple of its block of %u (ggml requires "
+                    "whole blocks)",
+                    name, t->name, (unsigned long long)ne[0], t->block);
+            break;
+        }
+        uint64_t bytes = 0;
+        if (elements && !tensor_bytes(&bytes, t, ne[0], elements / ne[0])) {
+            fail_at(c, LLMMEM_ERR_OVERFLOW, dims_at, "tensor '%s' in %s takes more than 2^64 bytes", name, t->name);
+            break;
+        }
+
+        uint64_t offset, offset_at = c->pos, padded;
+        if (!rd_u64(c, &offset, "a tensor's data offset"))
+            break;
+        if (offset != expected_offset) {
+            fail_at(c, LLMMEM_ERR_PARSE, offset_at,
+                    "tensor '%s' has data offset %llu; ggml expects %llu (tensors in order, each padded to "
+                    "general.alignment %llu)",
+                    name, (unsigned long long)offset, (unsigned long long)expected_offset,
+                    (unsigned long long)g->alignment);
+            break;
+        }
+        if (!llmmem__add(&padded, bytes, (g->alignment - bytes % g->alignment) % g->alignment) ||
+            !llmmem__add(&expected_offset, expected_offset, padded)) {
+            fail_at(c, LLMMEM_ERR_OVERFLOW, at, "the tensor data ends past 2^64 bytes at tensor '%s'", name);
+            break;
+        }
+
+        llmmem_status st = llmmem__ck_add(ck, name, name_len, t->name, elements, bytes);
+        if (st) {
+            char prefix[SHOWN + 32];
+            snprintf(prefix, sizeof prefix, "%.*s", SHOWN, c->src);
+            c->st = llmmem__fail_prefixed(st, prefix);
+            break;
+        }
+        int dup = strset_add(&names, name, name_len, (uint64_t)ck->n_tensors, ck_name_entry, ck);
+        if (dup < 0) {
+            fail_at(c, LLMMEM_ERR_NO_MEMORY, at, "out of memory for the tensor names");
+            break;
+        }
+        if (dup) {
+            fail_at(c, LLMMEM_ERR_PARSE, at, "duplicate tensor name '%s'", name);
+            break;
+        }
+        note_tensor(s, name, name_len);
+        if (n_dims >= 2 && (type == 0 || type == 1 || type == 30)) {
+            uint64_t *sum = &s->float_elements[type == 0 ? 0 : type == 1 ? 1 : 2];
+            if (!llmmem__add(sum, *sum, elements))
+                *sum = UINT64_MAX;
+        }
+    }
+    free(names.slot);
+    return c->st == LLMMEM_OK;
+}
+
+/* ---- the model ---------------------------------------------------------------------------- */
+
+typedef struct builder {
+    const meta *g;
+    size_t arch;
+    const char *src;
+} builder;
+
+static llmmem_status model_fail(const builder *b, llmmem_status st, const char *fmt, ...) LLMMEM_PRINTF(3, 4);
+
+static llmmem_status model_fail(const builder *b, llmmem_status st, const char *fmt, ...)
+{
+    char what[LLMMEM_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return llmmem__fail(st, "%.*s: %s", SHOWN, b->src, what);
+}
+
+/* <arch>.<suffix>: *present 0 when absent; the value when an integer >= 0 that does not vary
+ * between layers; a failure naming the key otherwise. */
+static llmmem_status get(const builder *b, enum field_id id, int64_t *value, int *present)
+{
+    const field *f = &b->g->f[b->arch][id];
+    const char *arch = archs[b->arch].name, *name = field_suffix[id];
+    *present = f->present;
+    *value = 0;
+    if (!f->present)
+        return LLMMEM_OK;
+    if (f->is_array && int_type(f->type) && f->items > 0 && !f->is_int)
+        return model_fail(b, LLMMEM_ERR_UNSUPPORTED, "%s.%s %s, which is not modelled (at byte %llu)", arch, name,
+                          id == K_SLIDING_PATTERN ? "makes no 'every n-th layer is global' pattern"
+                                                  : "differs between layers",
+                          (unsigned long long)f->at);
+    if (!f->is_int)
+        return model_fail(b, LLMMEM_ERR_PARSE, "%s.%s is %s %s%s, not an integer (at byte %llu)", arch, name,
+                          f->is_array ? "an array of" : "a", value_type_name(f->type),
+                          f->is_array && f->items == 0 ? " (empty)" : "", (unsigned long long)f->at);
+    if (f->big || f->num < 0)
+        return model_fail(b, LLMMEM_ERR_OUT_OF_RANGE, "%s.%s is %s%lld (at byte %llu)", arch, name,
+                          f->big ? "above " : "", (long long)f->num, (unsigned long long)f->at);
+    *value = f->num;
+    return LLMMEM_OK;
+}
+
+static llmmem_status require(const builder *b, enum field_id id, int64_t *value)
+{
+    int present;
+    llmmem_status st = get(b, id, value, &present);
+    if (!st && !present)
+        return model_fail(b, LLMMEM_ERR_PARSE, "%s.%s is missing", archs[b->arch].name, field_suffix[id]);
+    return st;
+}
+
+/* Sets a key through the public setter, so its bounds apply; a failure names the GGUF key. */
+static llmmem_status set(const builder *b, llmmem_model *m, llmmem_key key, int64_t value, const char *gguf_key)
+{
+    llmmem_status st = llmmem_model_set_int(m, key, value);
+    if (st) {
+        char prefix[SHOWN + 96];
+        if (gguf_key[0] == '.')
+            snprintf(prefix, sizeof prefix, "%.*s: %s%s", SHOWN, b->src, archs[b->arch].name, gguf_key);
+        else
+            snprintf(prefix, sizeof prefix, "%.*s: %s", SHOWN, b->src, gguf_key);
+        return llmmem__fail_prefixed(st, prefix);
+    }
+    return LLMMEM_OK;
+}
+
+/* The dtype the unquantized matrices are stored in (1-D tensors are F32 in every llama.cpp file
+ * type, llama.h llama_ftype "except 1d tensors", so they say nothing); bf16 when all are quantized. */
+static llmmem_format stored_dtype(const seen *s)
+{
+    const uint64_t *e = s->float_elements;
+    if (e[2] && e[2] >= e[1] && e[2] >= e[0])
+        return LLMMEM_FORMAT_BF16;
+    if (e[1] && e[1] >= e[0])
+        return LLMMEM_FORMAT_FP16;
+    if (e[0])
+        return LLMMEM_FORMAT_FP32;
+    return LLMMEM_FORMAT_BF16;
+}
+
+static llmmem_status describe(llmmem_model *m, const builder *b, const seen *s)
+{
+    const meta *g = b->g;
+    const char *arch = archs[b->arch].name;
+    int64_t v[N_FIELDS] = {0};
+    int has[N_FIELDS] = {0};
+    llmmem_status st = LLMMEM_OK;
+    for (unsigned k = 0; k < N_FIELDS && !st; k++)
+        st = get(b, (enum field_id)k, &v[k], &has[k]);
+    if (st)
+        return st;
+
+    /* llama-model.cpp load_hparams: <arch>.vocab_size, else the length of tokenizer.ggml.tokens */
+    int64_t vocab = v[K_VOCAB];
+    if (!has[K_VOCAB]) {
+        if (!g->tokens.present)
+            return model_fail(b, LLMMEM_ERR_PARSE, "neither %s.vocab_size nor tokenizer.ggml.tokens gives the "
+                              "vocabulary size", arch);
+        if (!g->tokens.is_array)
+            return model_fail(b, LLMMEM_ERR_PARSE, "tokenizer.ggml.tokens is a %s, not an array (at byte %llu)",
+                              value_type_name(g->tokens.type), (unsigned long long)g->tokens.at);
+        vocab = g->tokens.items > INT64_MAX ? INT64_MAX : (int64_t)g->tokens.items;
+    }
+    int64_t layers, hidden, heads;
+    if ((st = require(b, K_BLOCK_COUNT, &layers)) || (st = require(b, K_EMBEDDING, &hidden)) ||
+        (st = require(b, K_HEADS, &heads)))
+        return st;
+    if (has[K_NEXTN]) { /* multi-token-prediction layers counted in block_count */
+        if (v[K_NEXTN] >= layers)
+            return model_fail(b, LLMMEM_ERR_PARSE, "%s.nextn_predict_layers (%lld) is not below %s.block_count (%lld)",
+                              arch, (long long)v[K_NEXTN], arch, (long long)layers);
+        layers -= v[K_NEXTN];
+    }
+    int64_t experts = v[K_EXPERTS];
+    if (experts > 0 && !has[K_EXPERTS_USED])
+        return model_fail(b, LLMMEM_ERR_PARSE, "%s.expert_used_count is missing (%s.expert_count is %lld)", arch, arch,
+                          (long long)experts);
+    /* the dense MLP's width is needed for dense layers, and for experts without a width of their own */
+    if ((experts == 0 || v[K_LEADING_DENSE] > 0 || !has[K_EXPERT_FFN]) && !has[K_FFN])
+        return model_fail(b, LLMMEM_ERR_PARSE, "%s.feed_forward_length is missing", arch);
+    if (archs[b->arch].type == LLMMEM_MODEL_GPT2 && !has[K_CONTEXT]) /* the learned position table's rows */
+        return model_fail(b, LLMMEM_ERR_PARSE, "%s.context_length is missing", arch);
+
+    llmmem_model_type type = archs[b->arch].type;
+    if (type == LLMMEM_MODEL_LLAMA && experts > 0)
+        type = LLMMEM_MODEL_MIXTRAL; /* convert_hf_to_gguf.py writes Mixtral as llama with experts */
+    if (type == LLMMEM_MODEL_DEEPSEEK_V2 && s->exp_probs_b)
+        type = LLMMEM_MODEL_DEEPSEEK_V3;
+
+    if ((st = set(b, m, LLMMEM_KEY_MODEL_TYPE, type, "general.architecture")) ||
+        (st = set(b, m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, layers, ".block_count")) ||
+        (st = set(b, m, LLMMEM_KEY_HIDDEN_SIZE, hidden, ".embedding_length")) ||
+        (st = set(b, m, LLMMEM_KEY_NUM_ATTENTION_HEADS, heads, ".attention.head_count")) ||
+        (st = set(b, m, LLMMEM_KEY_VOCAB_SIZE, vocab, has[K_VOCAB] ? ".vocab_size" : "tokenizer.ggml.tokens")))
+        return st;
+    if (has[K_FFN] && (st = set(b, m, LLMMEM_KEY_INTERMEDIATE_SIZE, v[K_FFN], ".feed_forward_length")))
+        return st;
+    if (has[K_CONTEXT] && (st = set(b, m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, v[K_CONTEXT], ".context_length")))
+        return st;
+
+    if (v[K_KV_LORA] > 0) {
+        /* Multi-head latent attention (deepseek2). convert_hf_to_gguf.py DeepseekV2Model writes the
+         * per-head widths as key_length_mla / value_length_mla (older files: key_length /
+         * value_length) and qk_rope_head_dim as rope.dimension_count; head_count_kv and
+         * key_length then describe llama.cpp's MQA form of the cache, not the weights. */
+        int64_t rope, k, vdim;
+        if ((st = require(b, K_ROPE_DIMS, &rope)) ||
+            (st = require(b, has[K_KEY_LENGTH_MLA] ? K_KEY_LENGTH_MLA : K_KEY_LENGTH, &k)) ||
+            (st = require(b, has[K_VALUE_LENGTH_MLA] ? K_VALUE_LENGTH_MLA : K_VALUE_LENGTH, &vdim)))
+            return st;
+        const char *kname = has[K_KEY_LENGTH_MLA] ? ".attention.key_length_mla" : ".attention.key_length";
+        if (k <= rope)
+            return model_fail(b, LLMMEM_ERR_PARSE, "%s%s (%lld) does not exceed %s.rope.dimension_count (%lld)", arch,
+                              kname, (long long)k, arch, (long long)rope);
+        if ((st = set(b, m, LLMMEM_KEY_KV_LORA_RANK, v[K_KV_LORA], ".attention.kv_lora_rank")) ||
+            (st = set(b, m, LLMMEM_KEY_Q_LORA_RANK, v[K_Q_LORA], ".attention.q_lora_rank")) ||
+            (st = set(b, m, LLMMEM_KEY_QK_ROPE_HEAD_DIM, rope, ".rope.dimension_count")) ||
+            (st = set(b, m, LLMMEM_KEY_QK_NOPE_HEAD_DIM, k - rope, kname)) ||
+            (st = set(b, m, LLMMEM_KEY_V_HEAD_DIM, vdim,
+                      has[K_VALUE_LENGTH_MLA] ? ".attention.value_length_mla" : ".attention.value_length")))
+            return st;
+    } else {
+        if (has[K_KV_HEADS] && (st = set(b, m, LLMMEM_KEY_NUM_KEY_VALUE_HEADS, v[K_KV_HEADS], ".attention.head_count_kv")))
+            return st;
+        if (has[K_KEY_LENGTH] && (st = set(b, m, LLMMEM_KEY_HEAD_DIM, v[K_KEY_LENGTH], ".attention.key_length")))
+            return st;
+        /* docs/gguf.md: key_length and value_length default to embedding_length / head_count */
+        int64_t k = has[K_KEY_LENGTH] ? v[K_KEY_LENGTH] : heads ? hidden / heads : 0;
+        if (has[K_VALUE_LENGTH] && v[K_VALUE_LENGTH] != k)
+            return model_fail(b, LLMMEM_ERR_UNSUPPORTED,
+                              "%s.attention.value_length (%lld) differs from the key length (%lld), which is not "
+                              "modelled",
+                              arch, (long long)v[K_VALUE_LENGTH], (long long)k);
+    }
+
+    if (experts > 0) {
+        if ((st = set(b, m, LLMMEM_KEY_NUM_EXPERTS, experts, ".expert_count")) ||
+            (st = set(b, m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK, v[K_EXPERTS_USED], ".expert_used_count")))
+            return st;
+        if (has[K_EXPERT_FFN] &&
+            (st = set(b, m, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, v[K_EXPERT_FFN], ".expert_feed_forward_length")))
+            return st;
+        if (has[K_SHARED_FFN] && (st = set(b, m, LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, v[K_SHARED_FFN],
+                                           ".expert_shared_feed_forward_length")))
+            return st;
+        if (has[K_SHARED_COUNT] &&
+            (st = set(b, m, LLMMEM_KEY_N_SHARED_EXPERTS, v[K_SHARED_COUNT], ".expert_shared_count")))
+            return st;
+        if (has[K_LEADING_DENSE] &&
+            (st = set(b, m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, v[K_LEADING_DENSE], ".leading_dense_block_count")))
+            return st;
+    }
+    if (v[K_SLIDING_WINDOW] > 0 && (st = set(b, m, LLMMEM_KEY_SLIDING_WINDOW, v[K_SLIDING_WINDOW],
+                                              ".attention.sliding_window")))
+        return st;
+    if (has[K_SLIDING_PATTERN] && (st = set(b, m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN, v[K_SLIDING_PATTERN],
+                                             ".attention.sliding_window_pattern")))
+        return st;
+
+    /* What the tensors show: biases, per-head q/k norms, a stored LM head, Falcon's second norm. */
+    if ((st = set(b, m, LLMMEM_KEY_QKV_BIAS, s->qkv_bias, "blk.N.attn_{q,k,v,qkv}.bias")) ||
+        (st = set(b, m, LLMMEM_KEY_O_PROJ_BIAS, s->o_bias, "blk.N.attn_output.bias")) ||
+        (st = set(b, m, LLMMEM_KEY_MLP_BIAS, s->mlp_bias, "blk.N.ffn_{up,down}.bias")) ||
+        (st = set(b, m, LLMMEM_KEY_QK_NORM, s->qk_norm, "blk.N.attn_{q,k}_norm.weight")) ||
+        (st = set(b, m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, !s->has_output, "output.weight")) ||
+        (st = set(b, m, LLMMEM_KEY_TORCH_DTYPE, stored_dtype(s), "the tensors' float type")))
+        return st;
+    /* llama.cpp falcon: attn_norm, and attn_norm_2 under new_decoder_architecture (Falcon-40B) */
+    if (type == LLMMEM_MODEL_FALCON &&
+        (st = set(b, m, LLMMEM_KEY_NORMS_PER_LAYER, s->attn_norm_2 ? 2 : 1, "blk.N.attn_norm_2.weight")))
+        return st;
+
+    st = llmmem__model_check(m);
+    if (st) {
+        char prefix[SHOWN + 64];
+        snprintf(prefix, sizeof prefix, "%.*s: the model %s describes", SHOWN, b->src, arch);
+        return llmmem__fail_prefixed(st, prefix);
+    }
+    return LLMMEM_OK;
+}
+
+/* The model the metadata describes; the message names the key at fault when there is none. */
+static llmmem_status build_model(llmmem_model **out, const meta *g, const seen *s, const char *src)
+{
+    *out = NULL;
+    if (!g->arch_present)
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%.*s: general.architecture is missing", SHOWN, src);
+    if (g->arch_type != V_STRING)
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%.*s: general.architecture is a %s, not a string (at byte %llu)", SHOWN,
+                            src, value_type_name(g->arch_type), (unsigned long long)g->arch_at);
+    size_t a = 0;
+    while (a < N_ARCHS && (g->arch_long || strcmp(archs[a].name, g->arch) != 0))
+        a++;
+    if (a == N_ARCHS) {
+        char known[256];
+        size_t n = 0;
+        known[0] = '\0';
+        for (size_t i = 0; i < N_ARCHS && n < sizeof known; i++)
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", archs[i].name);
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%.*s: general.architecture '%s%s' is not modelled (known: %s)",
+                            SHOWN, src, g->arch, g->arch_long ? "..." : "", known);
+    }
+    builder b = {g, a, src};
+    llmmem_model *m;
+    llmmem_status st = llmmem_model_new(&m);
+    if (st)
+        return st;
+    st = describe(m, &b, s);
     if (st) {
         llmmem_model_free(m);
         return st;
@@ -243,96 +1078,84 @@ static llmmem_status build_model(llmmem_model **out, const gguf_meta *g, const c
     return LLMMEM_OK;
 }
 
-static llmmem_status parse(llmmem_checkpoint **out, const uint8_t *data, size_t size, const char *src)
+/* ---- the header --------------------------------------------------------------------------- */
+
+/* Magic, version and the two counts, each count checked against the bytes after it. */
+static int read_header(cursor *c, uint64_t *n_tensors, uint64_t *n_kv)
 {
-    cursor c = {data, size, size, src, LLMMEM_OK};
-    uint32_t magic = 0, version = 0;
+    uint8_t magic[4];
+    uint32_t version;
+    if (!rd(c, magic, 4, "the magic"))
+        return 0;
+    if (memcmp(magic, "GGUF", 4) != 0) {
+        char shown[5];
+        for (int i = 0; i < 4; i++)
+            shown[i] = magic[i] >= 0x20 && magic[i] < 0x7f ? (char)magic[i] : '?';
+        shown[4] = '\0';
+        return fail_at(c, LLMMEM_ERR_PARSE, 0, "not a GGUF file (bad magic '%s')", shown);
+    }
+    if (!rd_u32(c, &version, "the version"))
+        return 0;
+    /* gguf.cpp: version 0 is invalid, a version with zero low half is a byte-swapped (big-endian)
+     * file, version 1 is no longer read, above 3 is newer than the format known here */
+    if (version == 0)
+        return fail_at(c, LLMMEM_ERR_PARSE, 4, "GGUF version 0 is invalid");
+    if ((version & 0xffffu) == 0)
+        return fail_at(c, LLMMEM_ERR_UNSUPPORTED, 4,
+                       "GGUF version %u: a big-endian file (version %u byte-swapped), which is not read", version,
+                       version >> 24 | (version >> 8 & 0xff00u));
+    if (version == 1)
+        return fail_at(c, LLMMEM_ERR_PARSE, 4,
+                       "GGUF version 1 is no longer supported (ggml reads versions 2 and 3); convert the model again");
+    if (version > 3)
+        return fail_at(c, LLMMEM_ERR_UNSUPPORTED, 4, "GGUF version %u is newer than the versions read (2 and 3)",
+                       version);
+    if (!rd_u64(c, n_tensors, "the tensor count") || !rd_u64(c, n_kv, "the metadata count"))
+        return 0;
+    /* a pair takes at least 8 + 1 + 4 + 1 bytes, a tensor info 8 + 4 + 4 + 8 */
+    uint64_t rest = left(c);
+    if (*n_kv > rest / 14)
+        return fail_at(c, LLMMEM_ERR_PARSE, 16,
+                       "metadata count %llu exceeds the file: the %llu bytes after the counts hold at most %llu pairs",
+                       (unsigned long long)*n_kv, (unsigned long long)rest, (unsigned long long)(rest / 14));
+    if (*n_tensors > (rest - *n_kv * 14) / 24)
+        return fail_at(c, LLMMEM_ERR_PARSE, 8,
+                       "tensor count %llu exceeds the file: the %llu bytes after the counts hold at most %llu tensor "
+                       "infos beside %llu pairs",
+                       (unsigned long long)*n_tensors, (unsigned long long)rest,
+                       (unsigned long long)((rest - *n_kv * 14) / 24), (unsigned long long)*n_kv);
+    return 1;
+}
+
+static llmmem_status parse(llmmem_checkpoint **out, cursor *c)
+{
     uint64_t n_tensors = 0, n_kv = 0;
-    if (!take(&c, &magic, 4, "magic") || memcmp(&magic, "GGUF", 4) != 0)
-        return c.st ? c.st : llmmem__fail(LLMMEM_ERR_PARSE, "%s: not a GGUF file (bad magic)", src);
-    if (!take(&c, &version, 4, "version"))
-        return c.st;
-    if (version < 2 || version > 3)
-        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: GGUF version %u is not supported (2 or 3)", src, version);
-    if (!take(&c, &n_tensors, 8, "tensor count") || !take(&c, &n_kv, 8, "metadata count"))
-        return c.st;
-    /* every tensor info takes at least 8 + 4 + 8 + 4 + 8 bytes, every pair at least 8 + 4 + 1 */
-    if (n_tensors > c.left / 32 || n_kv > c.left / 13)
-        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor count %llu or metadata count %llu exceeds the file", src,
-                            (unsigned long long)n_tensors, (unsigned long long)n_kv);
+    if (!read_header(c, &n_tensors, &n_kv))
+        return c->st;
 
-    gguf_meta g;
-    memset(&g, 0, sizeof g);
-    for (uint64_t i = 0; i < n_kv; i++) {
-        const char *key;
-        uint64_t key_len, items = 0;
-        uint32_t type;
-        int64_t num = 0;
-        if (!take_string(&c, &key, &key_len, "metadata key") || !take(&c, &type, 4, "metadata type"))
-            return c.st;
-        if (key_len == 20 && memcmp(key, "general.architecture", 20) == 0 && type == T_STRING) {
-            const char *s;
-            uint64_t len;
-            if (!take_string(&c, &s, &len, "general.architecture"))
-                return c.st;
-            size_t n = len < sizeof g.arch - 1 ? (size_t)len : sizeof g.arch - 1;
-            memcpy(g.arch, s, n);
-            g.arch[n] = '\0';
-            continue;
+    meta *g = calloc(1, sizeof *g);
+    if (!g)
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%.*s: out of memory", SHOWN, c->src);
+    g->alignment = GGUF_DEFAULT_ALIGNMENT;
+    struct llmmem_checkpoint *ck = NULL;
+    seen s;
+    memset(&s, 0, sizeof s);
+    llmmem_status st = LLMMEM_OK;
+    if (!read_metadata(c, g, n_kv))
+        st = c->st;
+    else if ((st = llmmem__ck_new(&ck, 2)) == LLMMEM_OK && !read_tensors(c, g, ck, &s, n_tensors))
+        st = c->st;
+    if (st == LLMMEM_OK) {
+        /* the byte sums stay usable without a model; llmmem_checkpoint_model reports why */
+        llmmem_status model_st = build_model(&ck->model, g, &s, c->src);
+        if (model_st) {
+            ck->model_status = model_st;
+            snprintf(ck->model_error, sizeof ck->model_error, "%s", llmmem_last_message());
         }
-        if (!read_value(&c, type, 0, &num, &items))
-            return c.st;
-        note_metadata(&g, key, (size_t)key_len, num, items);
     }
-
-    struct llmmem_checkpoint *ck;
-    llmmem_status st = llmmem__ck_new(&ck, 2);
-    if (st)
-        return st;
-    for (uint64_t i = 0; i < n_tensors && !st; i++) {
-        const char *name;
-        uint64_t name_len, dims[GGUF_MAX_DIMS], offset;
-        uint32_t n_dims, type;
-        if (!take_string(&c, &name, &name_len, "tensor name") || !take(&c, &n_dims, 4, "tensor n_dims"))
-            break;
-        if (n_dims == 0 || n_dims > GGUF_MAX_DIMS) {
-            bad(&c, "tensor n_dims not 1 to 4");
-            break;
-        }
-        uint64_t elements = 1, rows = 1;
-        for (uint32_t d = 0; d < n_dims; d++) {
-            if (!take(&c, &dims[d], 8, "tensor dims"))
-                break;
-            if (!llmmem__mul(&elements, elements, dims[d]) || (d > 0 && !llmmem__mul(&rows, rows, dims[d]))) {
-                bad(&c, "tensor element count exceeds 64 bits");
-                break;
-            }
-        }
-        if (c.st || !take(&c, &type, 4, "tensor type") || !take(&c, &offset, 8, "tensor offset"))
-            break;
-        const struct ggml_type *t = NULL;
-        for (size_t k = 0; k < sizeof ggml_types / sizeof ggml_types[0]; k++)
-            if (ggml_types[k].id == type)
-                t = &ggml_types[k];
-        if (!t) {
-            st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s: tensor '%.*s' has ggml type %u, not modelled", src,
-                              (int)(name_len > 64 ? 64 : name_len), name, type);
-            break;
-        }
-        uint64_t bytes;
-        if (!tensor_bytes(&c, t, dims[0], rows, &bytes))
-            break;
-        if (name_len == 13 && memcmp(name, "output.weight", 13) == 0)
-            g.has_output = 1;
-        st = llmmem__ck_add(ck, name, (size_t)name_len, t->name, elements, bytes);
-    }
-    if (!st)
-        st = c.st;
-    if (!st && build_model(&ck->model, &g, src) != LLMMEM_OK) {
-        /* the byte sums stay usable; llmmem_checkpoint_model reports why there is no model */
-        snprintf(ck->model_error, sizeof ck->model_error, "%s", llmmem_last_message());
-        ck->model_status = llmmem_last_status();
-    }
+    free(g->keys);
+    free(g->key_set.slot);
+    free(g);
     if (st) {
         llmmem_checkpoint_free(ck);
         return st;
@@ -346,7 +1169,8 @@ llmmem_status llmmem_checkpoint_from_gguf_bytes(llmmem_checkpoint **out, const v
     LLMMEM_REQUIRE(out);
     *out = NULL;
     LLMMEM_REQUIRE(data);
-    return parse(out, data, size, "<memory>");
+    cursor c = {data, NULL, size, 0, "<memory>", LLMMEM_OK};
+    return parse(out, &c);
 }
 
 llmmem_status llmmem_checkpoint_from_gguf(llmmem_checkpoint **out, const char *path)
@@ -356,33 +1180,16 @@ llmmem_status llmmem_checkpoint_from_gguf(llmmem_checkpoint **out, const char *p
     LLMMEM_REQUIRE(path);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return llmmem__fail(LLMMEM_ERR_IO, "%s: cannot open", path);
-    /* The header precedes the (aligned) data: read it in growing chunks until it parses. */
-    char magic[4];
-    if (fread(magic, 1, 4, f) != 4 || memcmp(magic, "GGUF", 4) != 0) {
+        return llmmem__fail(LLMMEM_ERR_IO, "%.*s: cannot open for reading", SHOWN, path);
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0) {
         fclose(f);
-        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: not a GGUF file (bad magic)", path);
+        return llmmem__fail(LLMMEM_ERR_IO, "%.*s: not a regular file", SHOWN, path);
     }
-    rewind(f);
-    size_t cap = 1 << 20, size = 0;
-    uint8_t *buf = NULL;
-    llmmem_status st = LLMMEM_ERR_PARSE;
-    for (;;) {
-        uint8_t *grown = realloc(buf, cap);
-        if (!grown) {
-            st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory reading the header", path);
-            break;
-        }
-        buf = grown;
-        size += fread(buf + size, 1, cap - size, f);
-        st = parse(out, buf, size, path);
-        int more = size == cap && cap < GGUF_MAX_HEADER;
-        if (st != LLMMEM_ERR_PARSE || !more)
-            break;
-        cap *= 4; /* a truncated read may only mean the header is longer than what was read */
-    }
+    setvbuf(f, NULL, _IOFBF, 1 << 16);
+    cursor c = {NULL, f, (uint64_t)sb.st_size, 0, path, LLMMEM_OK};
+    llmmem_status st = parse(out, &c);
     fclose(f);
-    free(buf);
     return st;
 }
 
@@ -394,7 +1201,8 @@ llmmem_status llmmem_checkpoint_model(llmmem_model **out, const llmmem_checkpoin
     if (!ck->model) {
         if (ck->model_status)
             return llmmem__fail_text(ck->model_status, ck->model_error);
-        return llmmem__fail(LLMMEM_ERR_NOT_FOUND, "the checkpoint describes no model (safetensors: use its config.json)");
+        return llmmem__fail(LLMMEM_ERR_NOT_FOUND,
+                            "the checkpoint describes no model (a safetensors checkpoint: read its config.json)");
     }
     return llmmem_model_clone(out, ck->model);
 }
