@@ -1127,7 +1127,7 @@ START_TEST(ck_add_limits)
 {
     struct llmmem_checkpoint *ck = NULL;
     ck_assert_ok(llmmem__ck_new(&ck, 2));
-    /* 33 distinct dtype names: the 33rd does not fit */
+    /* LLMMEM__MAX_DTYPES distinct dtype names fit; one more does not */
     for (int i = 0; i < LLMMEM__MAX_DTYPES; i++) {
         char dtype[8];
         snprintf(dtype, sizeof dtype, "T%d", i);
@@ -1136,7 +1136,7 @@ START_TEST(ck_add_limits)
     ck_assert_status(llmmem__ck_add(ck, "y", 1, "T99", 1, 1), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_status(llmmem__ck_add(ck, "y", 1, "A_DTYPE_NAME_TOO_LONG", 1, 1), LLMMEM_ERR_INVALID_ARGUMENT);
     /* bytes overflowing the total leave the checkpoint unchanged */
-    ck_assert_ok(llmmem__ck_add(ck, "big", 3, "T0", 1, UINT64_MAX - 40));
+    ck_assert_ok(llmmem__ck_add(ck, "big", 3, "T0", 1, UINT64_MAX - LLMMEM__MAX_DTYPES - 50));
     uint64_t before = llmmem_checkpoint_total_bytes(ck);
     ck_assert_status(llmmem__ck_add(ck, "more", 4, "T0", 1, 100), LLMMEM_ERR_OVERFLOW);
     ck_assert_uint_eq(llmmem_checkpoint_total_bytes(ck), before);
