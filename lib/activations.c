@@ -1,8 +1,13 @@
-/* Activation memory of one transformer layer from the tensors it saves for backward.
+/* Activation memory of training from the tensors each op saves for its backward pass.
  * Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
  * §4.1 lists them for a GPT layer (Table 2 sums them: sbh(34 + 5as/h) with 16-bit activations
  * and 1-byte dropout masks); this file keeps each one separate so GQA (smaller K and V), gated
- * MLPs, fused attention and each recomputation mode change only the tensors they change. */
+ * MLPs, fused attention, MLA, MoE, fp32 norms and each recomputation mode change only the tensors
+ * they change. The model-level part adds the input ids, the head and the loss, and composes the
+ * layers under recomputation into what is held when the last forward ends and what backward
+ * rebuilds. */
+#include <string.h>
+
 #include "activations.h"
 
 typedef struct acc {
@@ -35,58 +40,387 @@ static uint64_t elems(acc *a, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t n4
     return x;
 }
 
+/* The attention core over `heads` heads of tokens x heads x qk (Q, K) and v (V, output) widths:
+ * what attention itself saves. kv_heads < heads is GQA. */
+static void attention_core(acc *a, const llmmem__act_layer *l, uint64_t heads, uint64_t kv_heads, uint64_t qk,
+                           uint64_t v)
+{
+    const unsigned e = l->bytes;
+    /* Q and K for QK^T, V for the product with the scores; GQA keeps g heads of K and V */
+    keep(a, l, elems(a, l->s, l->b, heads, qk), e, 1);
+    keep(a, l, elems(a, l->s, l->b, kv_heads, qk), e, 1);
+    keep(a, l, elems(a, l->s, l->b, kv_heads, v), e, 1);
+    if (l->flash) {
+        /* FlashAttention (Dao et al. 2022) keeps no s x s tensor, only the fp32 log-sum-exp per row */
+        keep(a, l, elems(a, heads, l->s, l->b, 1), 4, 1);
+    } else if (l->recompute != LLMMEM_RECOMPUTE_SELECTIVE) {
+        /* softmax output 2as^2b; with dropout its 1-byte mask and its output 2as^2b more */
+        const uint64_t scores = elems(a, heads, l->s, l->s, l->b);
+        keep(a, l, scores, e, 1);
+        if (l->dropout) {
+            keep(a, l, scores, 1, 1);
+            keep(a, l, scores, e, 1);
+        }
+    }
+    /* the output projection's input (heads x v wide) */
+    keep(a, l, elems(a, l->s, l->b, heads, v), e, 1);
+}
+
+/* An MLP of width f over `tokens` token copies: its input is counted by the caller. */
+static void mlp_core(acc *a, const llmmem__act_layer *l, uint64_t tokens, uint64_t f)
+{
+    const uint64_t tf = elems(a, tokens, f, 1, 1);
+    if (l->gated) {
+        /* gate and up outputs (the activation's and the product's inputs) and the down projection's
+         * input; unfused (transformers act_fn(gate) * up) also the activation's output, which the
+         * product saves (Megatron-LM fused bias_swiglu recomputes it) */
+        keep(a, l, tf, l->bytes, 1);
+        keep(a, l, tf, l->bytes, 1);
+        keep(a, l, tf, l->bytes, 1);
+        if (!l->fused_swiglu)
+            keep(a, l, tf, l->bytes, 1);
+    } else {
+        /* GeLU's input and output (the second linear's input): 8sbh each when f = 4h */
+        keep(a, l, tf, l->bytes, 1);
+        keep(a, l, tf, l->bytes, 1);
+    }
+}
+
+/* A MoE block after its input: router probabilities, tokens dispatched to top_k experts, the
+ * experts' intermediates, their outputs for the weighted combine, and shared experts.
+ * transformers MixtralSparseMoeBlock / Qwen2MoeSparseMoeBlock (softmax in fp32; each expert's
+ * first linear saves its gathered tokens; the combine saves expert outputs and routing weights),
+ * Megatron-LM core/transformer/moe (router in fp32, permuted tokens into GroupedMLP), dropless. */
+static void moe_block(acc *a, const llmmem__act_layer *l, uint64_t sb)
+{
+    keep(a, l, elems(a, sb, l->experts, 1, 1), 4, 0);  /* router softmax, fp32 */
+    keep(a, l, elems(a, sb, l->top_k, 1, 1), 4, 0);    /* chosen routing weights, fp32 */
+    const uint64_t routed = elems(a, sb, l->top_k, 1, 1);
+    keep(a, l, elems(a, routed, l->h, 1, 1), l->bytes, 0); /* dispatched tokens */
+    mlp_core(a, l, routed, l->fe);
+    keep(a, l, elems(a, routed, l->h, 1, 1), l->bytes, 0); /* expert outputs before the combine */
+    if (l->fs)
+        mlp_core(a, l, sb, l->fs);
+}
+
 llmmem_status llmmem__layer_activation_bytes(uint64_t *bytes_out, const llmmem__act_layer *l)
 {
     acc a = {0, 0};
-    const unsigned e = l->bytes;
-    const uint64_t sbh = elems(&a, l->s, l->b, l->h, 1);
-    if (l->recompute == LLMMEM_RECOMPUTE_FULL) {
+    const unsigned e = l->bytes, nb = l->norm_bytes ? l->norm_bytes : l->bytes;
+    const unsigned norms = l->norms ? l->norms : 2;
+    const uint64_t sb = elems(&a, l->s, l->b, 1, 1), sbh = elems(&a, sb, l->h, 1, 1);
+    if (l->recompute == LLMMEM_RECOMPUTE_FULL || l->recompute == LLMMEM_RECOMPUTE_OFFLOAD) {
         /* Korthikanti §5 (full recomputation): only the layer's input, 2sbh */
         keep(&a, l, sbh, e, 0);
     } else {
-        const uint64_t q = elems(&a, l->s, l->b, l->a, l->d), kv = elems(&a, l->s, l->b, l->g, l->d);
-        const uint64_t scores = elems(&a, l->a, l->s, l->s, l->b), sbf = elems(&a, l->s, l->b, l->f, 1);
-        /* Attention block (§4.1): the norm's input and the QKV projection's input, unsplit by TP */
+        /* Attention block (§4.1): the norm's input and the projections' input, unsplit by TP */
+        keep(&a, l, sbh, nb, 0);
         keep(&a, l, sbh, e, 0);
-        keep(&a, l, sbh, e, 0);
-        /* Q and K for QK^T, V for the product with the scores; GQA keeps g heads of K and V */
-        keep(&a, l, q, e, 1);
-        keep(&a, l, kv, e, 1);
-        keep(&a, l, kv, e, 1);
-        if (l->flash) {
-            /* FlashAttention (Dao et al. 2022) keeps no s x s tensor, only the fp32 log-sum-exp per row */
-            keep(&a, l, elems(&a, l->a, l->s, l->b, 1), 4, 1);
-        } else if (l->recompute != LLMMEM_RECOMPUTE_SELECTIVE) {
-            /* softmax output 2as^2b; with dropout its 1-byte mask and its output 2as^2b more */
-            keep(&a, l, scores, e, 1);
-            if (l->dropout) {
-                keep(&a, l, scores, 1, 1);
-                keep(&a, l, scores, e, 1);
+        if (l->kv_rank) {
+            /* MLA, DeepSeek-V2 modeling_deepseek.py DeepseekV2Attention (training form: K and V
+             * expanded per head): the query latent's norm and up-projection inputs, the key-value
+             * down-projection's output (kv latent + shared rope key, which its norm reads as a view)
+             * and the up-projection's input */
+            if (l->q_rank) {
+                keep(&a, l, elems(&a, sb, l->q_rank, 1, 1), nb, 0);
+                keep(&a, l, elems(&a, sb, l->q_rank, 1, 1), e, 0);
             }
-        }
-        /* the output projection's input (heads x head_dim wide) and the hidden dropout's mask */
-        keep(&a, l, q, e, 1);
-        if (l->dropout)
-            keep(&a, l, sbh, 1, 0);
-        /* MLP block: the norm's input and the first linear's input, unsplit by TP */
-        keep(&a, l, sbh, e, 0);
-        keep(&a, l, sbh, e, 0);
-        if (l->gated) {
-            /* gate and up outputs (the fused SwiGLU's input), and the down projection's input */
-            keep(&a, l, sbf, e, 1);
-            keep(&a, l, sbf, e, 1);
-            keep(&a, l, sbf, e, 1);
+            keep(&a, l, elems(&a, sb, l->kv_rank + l->rope, 1, 1), nb, 0);
+            keep(&a, l, elems(&a, sb, l->kv_rank, 1, 1), e, 0);
+            attention_core(&a, l, l->a, l->a, l->nope + l->rope, l->v_dim);
         } else {
-            /* GeLU's input and output (the second linear's input): 8sbh each when f = 4h */
-            keep(&a, l, sbf, e, 1);
-            keep(&a, l, sbf, e, 1);
+            if (l->qk_norm) { /* Qwen3Attention q_norm / k_norm inputs */
+                keep(&a, l, elems(&a, sb, l->a, l->d, 1), nb, 1);
+                keep(&a, l, elems(&a, sb, l->g, l->d, 1), nb, 1);
+            }
+            attention_core(&a, l, l->a, l->g, l->d, l->d);
         }
+        if (l->dropout) /* the hidden dropout's mask after attention */
+            keep(&a, l, sbh, 1, 0);
+        if (norms == 4) /* Gemma 2/3 post-attention norm's input */
+            keep(&a, l, sbh, nb, 0);
+        /* MLP block: the norm's input and the MLP's input, unsplit by TP; a single shared norm
+         * (Falcon-7B's parallel attention and MLP) feeds both blocks from the tensors above */
+        if (norms != 1) {
+            keep(&a, l, sbh, nb, 0);
+            keep(&a, l, sbh, e, 0);
+        }
+        if (l->experts)
+            moe_block(&a, l, sb);
+        else
+            mlp_core(&a, l, sb, l->f);
         if (l->dropout)
             keep(&a, l, sbh, 1, 0);
+        if (norms == 4) /* Gemma 2/3 post-feed-forward norm's input */
+            keep(&a, l, sbh, nb, 0);
     }
     if (a.overflow)
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "activation bytes of a layer (s %llu, b %llu, h %llu) exceed 64 bits",
                             (unsigned long long)l->s, (unsigned long long)l->b, (unsigned long long)l->h);
     *bytes_out = a.total;
     return LLMMEM_OK;
+}
+
+/* ---- the model ------------------------------------------------------------------------------ */
+
+/* Rows of the named tensor class of the inventory (0 when the model has none). */
+static const llmmem__tensor_class *find_class(const llmmem_model *m, const char *name)
+{
+    for (unsigned i = 0; i < m->inv.n; i++)
+        if (strcmp(m->inv.t[i].name, name) == 0)
+            return &m->inv.t[i];
+    return NULL;
+}
+
+static uint64_t rows_of(const llmmem_model *m, const char *name)
+{
+    const llmmem__tensor_class *t = find_class(m, name);
+    return t ? t->rows : 0;
+}
+
+static unsigned bytes_of_format(llmmem_format f)
+{
+    return (unsigned)(llmmem__format_element_bits(f) / 8u);
+}
+
+/* A layer description from the inventory's shapes (so head_dim, KV heads and widths are those the
+ * parameter count used) and the strategy's settings. */
+static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const llmmem_strategy *s, unsigned bytes)
+{
+    const llmmem__settings *k = &s->s;
+    memset(l, 0, sizeof *l);
+    l->s = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_SEQUENCE_LENGTH);
+    l->b = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MICRO_BATCH_SIZE);
+    l->h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE);
+    l->t = 1;
+    l->bytes = bytes;
+    l->norm_bytes = llmmem__get_int(k, LLMMEM_KEY_NORM_FP32) ? 4u : bytes;
+    l->norms = (unsigned)llmmem__model_value(m, LLMMEM_KEY_NORMS_PER_LAYER);
+    l->dropout = llmmem__get_int(k, LLMMEM_KEY_DROPOUT) != 0;
+    l->flash = llmmem__get_int(k, LLMMEM_KEY_FLASH_ATTENTION) != 0;
+    l->gated = llmmem__model_value(m, LLMMEM_KEY_MLP_GATED) != 0;
+    l->fused_swiglu = llmmem__get_int(k, LLMMEM_KEY_FUSED_SWIGLU) != 0;
+    l->qk_norm = llmmem__model_value(m, LLMMEM_KEY_QK_NORM) != 0;
+    l->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE) == LLMMEM_RECOMPUTE_SELECTIVE ? LLMMEM_RECOMPUTE_SELECTIVE
+                                                                                         : LLMMEM_RECOMPUTE_NONE;
+    l->a = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+    l->kv_rank = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_KV_LORA_RANK);
+    if (l->kv_rank) {
+        l->q_rank = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_Q_LORA_RANK);
+        l->rope = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_QK_ROPE_HEAD_DIM);
+        l->nope = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_QK_NOPE_HEAD_DIM);
+        l->v_dim = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_V_HEAD_DIM);
+    } else {
+        /* q_proj is heads x head_dim rows, k_proj kv_heads x head_dim (arch.c add_attention) */
+        l->d = rows_of(m, "q_proj") / l->a;
+        l->g = rows_of(m, "k_proj") / l->d;
+    }
+    l->f = rows_of(m, "mlp.up_proj");
+    const llmmem__tensor_class *experts = find_class(m, "experts.up_proj");
+    if (experts) {
+        l->fe = experts->rows;
+        l->fs = rows_of(m, "shared_experts.up_proj");
+        l->experts = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS);
+        l->top_k = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
+    }
+}
+
+typedef struct layer_kinds {
+    uint64_t dense, moe;    /* saved bytes of a dense and a MoE layer, as the strategy runs them */
+    uint64_t dense_full, moe_full; /* the same without any recomputation (what recomputation rebuilds) */
+    uint64_t input;         /* a layer's input: what full recomputation keeps */
+} layer_kinds;
+
+/* Saved bytes of layers [first, end): dense and MoE layers by the inventory's layer pattern. */
+static int sum_layers(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, uint64_t dense_bytes,
+                      uint64_t moe_bytes)
+{
+    uint64_t moe = llmmem__span_layers(m, LLMMEM_SPAN_MOE, first, end);
+    uint64_t dense = llmmem__span_layers(m, LLMMEM_SPAN_ALL, first, end) - moe;
+    *out = 0;
+    return llmmem__muladd(out, dense, dense_bytes) && llmmem__muladd(out, moe, moe_bytes);
+}
+
+static llmmem_status overflow(void)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "activation bytes exceed 64 bits");
+}
+
+/* The decoder layers under the recomputation mode: held at the end of the forward, rebuilt during
+ * backward, offloaded. */
+static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
+                                    const layer_kinds *k, int norm_fp32)
+{
+    const uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    out->layer_full = k->moe_full > k->dense_full && llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, layers)
+                          ? k->moe_full
+                          : k->dense_full;
+    if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE) {
+        if (!sum_layers(&out->held, m, 0, layers, k->dense, k->moe))
+            return overflow();
+        /* selective: backward recomputes one layer's attention core at a time */
+        if (mode == LLMMEM_RECOMPUTE_SELECTIVE) {
+            out->recompute = k->dense_full - k->dense;
+            if (llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, layers) && k->moe_full - k->moe > out->recompute)
+                out->recompute = k->moe_full - k->moe;
+        }
+        return LLMMEM_OK;
+    }
+    uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
+    const int block = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) == LLMMEM_RECOMPUTE_BLOCK;
+    if (n == 0)
+        n = block ? layers : 1;
+    if (n > layers)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "recompute_num_layers (%llu) exceeds num_hidden_layers (%llu)",
+                            (unsigned long long)n, (unsigned long long)layers);
+    /* The kept input is the first norm's input unless that norm saved an fp32 copy: recomputing a
+     * chunk rebuilds everything else. */
+    const uint64_t shared_input = norm_fp32 ? 0 : k->input;
+    if (block) {
+        /* Megatron-LM transformer_block.py _checkpointed_forward, recompute_method "block": the
+         * first n layers (of a pipeline stage) are checkpointed one by one, the rest keep all */
+        uint64_t rest;
+        if (!sum_layers(&rest, m, n, layers, k->dense, k->moe) ||
+            !llmmem__mul(&out->held, n, k->input) || !llmmem__add(&out->held, out->held, rest))
+            return overflow();
+        uint64_t moe_in = llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, n);
+        out->recompute = (moe_in && k->moe_full > k->dense_full ? k->moe_full : k->dense_full) - shared_input;
+        if (mode == LLMMEM_RECOMPUTE_OFFLOAD)
+            goto offload;
+        return LLMMEM_OK;
+    }
+    /* "uniform": chunks of n layers, each keeps its input; backward rebuilds one chunk at a time */
+    uint64_t chunks = llmmem__ceil_div(layers, n), largest = 0;
+    for (uint64_t c = 0; c < chunks; c++) {
+        uint64_t bytes;
+        if (!sum_layers(&bytes, m, c * n, c * n + n, k->dense_full, k->moe_full))
+            return overflow();
+        if (bytes > largest)
+            largest = bytes;
+        if (k->moe_full == k->dense_full) /* every chunk but a shorter last one is alike */
+            break;
+    }
+    if (!llmmem__mul(&out->held, chunks, k->input))
+        return overflow();
+    out->recompute = largest - shared_input;
+    if (mode != LLMMEM_RECOMPUTE_OFFLOAD)
+        return LLMMEM_OK;
+offload:
+    /* DeepSpeed activation checkpointing with cpu_checkpointing (runtime/activation_checkpointing/
+     * checkpointing.py): the kept inputs live in host memory; backward copies a chunk's input back
+     * before rebuilding it. Layers that keep everything (block method) stay on the device. */
+    {
+        uint64_t kept_inputs = block ? n : llmmem__ceil_div(layers, n), inputs;
+        if (!llmmem__mul(&inputs, kept_inputs, k->input))
+            return overflow();
+        out->host = inputs;
+        out->held -= inputs;
+        out->recompute += shared_input;
+    }
+    return LLMMEM_OK;
+}
+
+/* Liger-Kernel ops/fused_linear_cross_entropy.py: chunk_size = next_power_of_2(ceil(BT / inc_factor))
+ * with inc_factor = ceil(V / H), so a chunk's logits are about the size of the hidden states. */
+static uint64_t liger_chunk(uint64_t tokens, uint64_t vocab, uint64_t h)
+{
+    uint64_t want = llmmem__ceil_div(tokens, llmmem__ceil_div(vocab, h)), p = 1;
+    while (p < want)
+        p <<= 1;
+    return p;
+}
+
+/* The loss: what the LM head's output and the cross-entropy save, and their backward peak. */
+static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
+                                uint64_t tokens, unsigned e)
+{
+    const llmmem__settings *k = &s->s;
+    const uint64_t vocab = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VOCAB_SIZE);
+    const uint64_t h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE);
+    const unsigned l = llmmem__get_int(k, LLMMEM_KEY_LOGITS_FP32) ? 4u : e; /* the loss's format */
+    uint64_t tv;
+    if (!llmmem__mul(&tv, tokens, vocab))
+        return overflow();
+    switch (llmmem__get_int(k, LLMMEM_KEY_CROSS_ENTROPY)) {
+    case LLMMEM_CROSS_ENTROPY_FUSED:
+        /* Megatron-LM tensor_parallel/cross_entropy.py VocabParallelCrossEntropy: the logits (upcast
+         * when logits_fp32) become the softmax in place and are saved; backward writes the gradient
+         * over them, then casts it to the activation format */
+        if (!llmmem__mul(&out->logits_held, tv, l) || !llmmem__mul(&out->logits_transient, tv, l == e ? 0 : e))
+            return overflow();
+        return LLMMEM_OK;
+    case LLMMEM_CROSS_ENTROPY_CHUNKED: {
+        /* Liger fused linear cross-entropy: the forward computes the loss and the hidden states'
+         * gradient chunk by chunk (kept until backward); one chunk's logits exist at a time */
+        uint64_t chunk = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LOSS_CHUNK_TOKENS);
+        if (chunk == 0)
+            chunk = liger_chunk(tokens, vocab, h);
+        if (chunk > tokens)
+            chunk = tokens;
+        if (!llmmem__mul(&out->logits_held, tokens, h) || !llmmem__mul(&out->logits_held, out->logits_held, e) ||
+            !llmmem__mul(&out->logits_transient, chunk, vocab) ||
+            !llmmem__mul(&out->logits_transient, out->logits_transient, l))
+            return overflow();
+        return LLMMEM_OK;
+    }
+    default:
+        /* transformers LlamaForCausalLM + loss_utils.ForCausalLMLoss: the logits (kept in the model
+         * output), logits.float() when logits_fp32, F.cross_entropy's log_softmax saves its output.
+         * Backward: the log-probabilities' gradient and the logits' gradient, both in the loss's
+         * format, beside the saved ones */
+        if (!llmmem__mul(&out->logits_held, tv, e + l) || !llmmem__mul(&out->logits_transient, tv, 2u * l))
+            return overflow();
+        return LLMMEM_OK;
+    }
+}
+
+llmmem_status llmmem__training_activations(llmmem__activations *out, const llmmem_model *m,
+                                           const llmmem_strategy *s, llmmem_format compute)
+{
+    memset(out, 0, sizeof *out);
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+        return LLMMEM_OK;
+    if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "training activations need the model's shapes: a model given by num_parameters "
+                            "alone has no layers to save tensors of");
+    const unsigned e = bytes_of_format(compute);
+    const int norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
+    llmmem__act_layer l;
+    describe_layer(&l, m, s, e);
+    layer_kinds k;
+    llmmem_status st;
+    uint64_t experts = l.experts;
+    /* dense layers, then MoE layers, as the strategy runs them and without recomputation */
+    l.experts = 0;
+    if ((st = llmmem__layer_activation_bytes(&k.dense, &l)) != LLMMEM_OK)
+        return st;
+    l.experts = experts;
+    if ((st = llmmem__layer_activation_bytes(&k.moe, &l)) != LLMMEM_OK)
+        return st;
+    l.recompute = LLMMEM_RECOMPUTE_NONE;
+    l.experts = 0;
+    if ((st = llmmem__layer_activation_bytes(&k.dense_full, &l)) != LLMMEM_OK)
+        return st;
+    l.experts = experts;
+    if ((st = llmmem__layer_activation_bytes(&k.moe_full, &l)) != LLMMEM_OK)
+        return st;
+    l.recompute = LLMMEM_RECOMPUTE_FULL;
+    if ((st = llmmem__layer_activation_bytes(&k.input, &l)) != LLMMEM_OK)
+        return st;
+    if ((st = compose_layers(out, m, s, &k, norm_fp32)) != LLMMEM_OK)
+        return st;
+
+    /* Outside the layers (Korthikanti §4.3): the input ids the embedding's backward indexes with
+     * (int64), the embedding dropout's mask, an embedding norm's input (BLOOM), the final norm's
+     * input and the LM head's input. */
+    uint64_t tokens, sbh, extra = 0;
+    if (!llmmem__mul(&tokens, l.s, l.b) || !llmmem__mul(&sbh, tokens, l.h) || !llmmem__muladd(&extra, tokens, 8) ||
+        (l.dropout && !llmmem__muladd(&extra, sbh, 1)) ||
+        (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM) && !llmmem__muladd(&extra, sbh, l.norm_bytes)) ||
+        !llmmem__muladd(&extra, sbh, l.norm_bytes) || !llmmem__muladd(&extra, sbh, e) ||
+        !llmmem__add(&out->held, out->held, extra))
+        return overflow();
+    return loss_bytes(out, m, s, tokens, e);
 }

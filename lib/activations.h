@@ -1,31 +1,48 @@
-/* Internal: the tensors one transformer layer saves for its backward pass, and their bytes.
- * The estimate composes these per layer, per micro-batch in flight (training issue). */
+/* Internal: the tensors a training step saves for its backward pass, and the activation part of
+ * the training peak (activations.c). */
 #ifndef LLMMEM_ACTIVATIONS_H
 #define LLMMEM_ACTIVATIONS_H
 
 #include "internal.h"
 
-enum llmmem__recompute {
-    LLMMEM_RECOMPUTE_NONE = 0,
-    LLMMEM_RECOMPUTE_SELECTIVE = 1, /* attention core recomputed (Korthikanti et al. 2022 §5) */
-    LLMMEM_RECOMPUTE_FULL = 2       /* only the layer input is kept */
-};
-
-/* One layer's shapes and how it runs. Element counts use s (tokens), b (sequences), h (hidden),
- * a / g (query / KV heads) of d, f (MLP width). */
+/* One decoder layer's shapes and how it runs. Element counts use s (tokens per sequence), b
+ * (sequences), h (hidden), a / g (query / KV heads) of d, f (dense MLP width). Fields left 0 mean
+ * "not this kind of layer": kv_rank 0 is not MLA, experts 0 is a dense MLP. */
 typedef struct llmmem__act_layer {
     uint64_t s, b, h, a, g, d, f;
-    uint64_t t;            /* tensor-parallel size */
-    unsigned bytes;        /* bytes of one activation element (2 for bf16) */
-    int sequence_parallel; /* Megatron SP: the tensors outside TP regions split over t too */
-    int dropout;           /* attention and hidden dropout (1-byte masks, dropout outputs) */
-    int flash;             /* fused attention: no s x s tensors, an fp32 log-sum-exp per row */
-    int gated;             /* SwiGLU: gate and up outputs kept (fused as in Megatron's bias_swiglu) */
-    enum llmmem__recompute recompute;
+    uint64_t t;              /* tensor-parallel size */
+    unsigned bytes;          /* bytes of one activation element (2 for bf16) */
+    unsigned norm_bytes;     /* bytes of a saved norm input (0: bytes; 4 when norms upcast to fp32) */
+    unsigned norms;          /* norms per layer: 1 (Falcon-7B's shared norm), 2, 4 (Gemma 2/3); 0: 2 */
+    int sequence_parallel;   /* Megatron SP: the tensors outside TP regions split over t too */
+    int dropout;             /* attention and hidden dropout (1-byte masks, dropout outputs) */
+    int flash;               /* fused attention: no s x s tensors, an fp32 log-sum-exp per row */
+    int gated;               /* gated MLP (SwiGLU, GeGLU) */
+    int fused_swiglu;        /* Megatron bias_swiglu: the activation's output is not kept */
+    int qk_norm;             /* per-head q and k norms (Qwen3, Gemma 3) */
+    llmmem_recompute recompute; /* none or selective; full and offload keep the input alone */
+    /* MLA (DeepSeek-V2/V3): low-rank query and key-value latents */
+    uint64_t q_rank, kv_rank, rope, nope, v_dim;
+    /* MoE: routed experts of width fe, top_k per token, shared experts of total width fs */
+    uint64_t experts, top_k, fe, fs;
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else
  * LLMMEM_ERR_OVERFLOW with the message set. */
 llmmem_status llmmem__layer_activation_bytes(uint64_t *bytes_out, const llmmem__act_layer *l);
+
+/* The activation side of one device's training peak, for one micro-batch of the strategy. */
+typedef struct llmmem__activations {
+    uint64_t held;            /* saved for backward on the device when the last forward ends */
+    uint64_t recompute;       /* working set rebuilt by recomputation during backward (largest chunk) */
+    uint64_t logits_held;     /* the loss's saved tensors at the end of the forward */
+    uint64_t logits_transient;/* what the loss adds at its own peak (its gradient, or a chunk) */
+    uint64_t host;            /* activations offloaded to host memory */
+    uint64_t layer_full;      /* largest decoder layer's saved bytes without recomputation */
+} llmmem__activations;
+
+/* Fills *out for the strategy's mode (zero for inference). No allocation. */
+llmmem_status llmmem__training_activations(llmmem__activations *out, const llmmem_model *m,
+                                           const llmmem_strategy *s, llmmem_format compute);
 
 #endif

@@ -1,7 +1,8 @@
 /* Composing a report: the memory of the most loaded device. */
 #include <string.h>
 
-#include "internal.h"
+#include "activations.h"
+#include "training.h"
 
 static void copy_name(char *dst, const char *src)
 {
@@ -10,6 +11,47 @@ static void copy_name(char *dst, const char *src)
         n = LLMMEM_NAME_MAX - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+/* Training, lora, qlora: the static state (training.c) and the activation side of the peak
+ * (activations.c), composed at the higher of the two moments llmmem.h defines. */
+static llmmem_status training_peak(llmmem_report *r, const llmmem_model *m, const llmmem_strategy *s)
+{
+    llmmem__training t;
+    llmmem__activations a;
+    llmmem_format compute;
+    llmmem_status st = llmmem__training_estimate(&t, m, s);
+    if (st == LLMMEM_OK)
+        st = llmmem__compute_format(&compute, m, s);
+    if (st == LLMMEM_OK)
+        st = llmmem__training_activations(&a, m, s, compute);
+    if (st)
+        return st;
+    r->bytes[LLMMEM_COMPONENT_WEIGHTS] = t.weights;
+    r->bytes[LLMMEM_COMPONENT_GRADIENTS] = t.gradients;
+    r->bytes[LLMMEM_COMPONENT_MASTER_WEIGHTS] = t.master_weights;
+    r->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] = t.optimizer_states;
+    r->params_trainable = t.trainable;
+
+    uint64_t loss;
+    if (!llmmem__add(&loss, a.logits_held, a.logits_transient))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "logits bytes exceed 64 bits");
+    r->bytes[LLMMEM_COMPONENT_ACTIVATIONS] = a.held;
+    if (a.recompute > loss) {
+        r->peak_phase = LLMMEM_PEAK_PHASE_RECOMPUTE;
+        if (!llmmem__add(&r->bytes[LLMMEM_COMPONENT_ACTIVATIONS], a.held, a.recompute))
+            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "activation bytes exceed 64 bits");
+    } else {
+        r->peak_phase = LLMMEM_PEAK_PHASE_LOSS;
+        r->bytes[LLMMEM_COMPONENT_LOGITS] = loss;
+    }
+    r->peak_parts[LLMMEM_PEAK_ACTIVATIONS_HELD] = a.held;
+    r->peak_parts[LLMMEM_PEAK_RECOMPUTE] = a.recompute;
+    r->peak_parts[LLMMEM_PEAK_LOGITS_HELD] = a.logits_held;
+    r->peak_parts[LLMMEM_PEAK_LOGITS_TRANSIENT] = a.logits_transient;
+    r->peak_parts[LLMMEM_PEAK_HOST_ACTIVATIONS] = a.host;
+    r->peak_parts[LLMMEM_PEAK_LARGEST_LAYER] = a.layer_full;
+    return LLMMEM_OK;
 }
 
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
@@ -27,13 +69,13 @@ llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, con
     if (memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
     int64_t mode = llmmem__get_int(&strategy->s, LLMMEM_KEY_MODE);
-    if (mode != LLMMEM_MODE_INFERENCE)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "mode %s is not estimated by this version",
-                            llmmem_choice_name(LLMMEM_KEY_MODE, mode));
 
     llmmem_report r;
     memset(&r, 0, sizeof r);
-    st = llmmem__weight_bytes(&r.bytes[LLMMEM_COMPONENT_WEIGHTS], model, strategy);
+    if (mode == LLMMEM_MODE_INFERENCE)
+        st = llmmem__weight_bytes(&r.bytes[LLMMEM_COMPONENT_WEIGHTS], model, strategy);
+    else
+        st = training_peak(&r, model, strategy);
     if (st)
         return st;
     r.bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);

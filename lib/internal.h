@@ -232,6 +232,7 @@ llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m,
 /* ---- report (estimate.c, report.c) ------------------------------------- */
 
 #define LLMMEM_COMPONENTS 9
+#define LLMMEM_PEAK_PARTS 6
 
 struct llmmem_report {
     int valid;
@@ -245,6 +246,9 @@ struct llmmem_report {
     uint64_t params_total;
     uint64_t params_active;
     int weights_from_checkpoint; /* weights are a checkpoint's stored bytes, not the inventory's */
+    uint64_t params_trainable;   /* parameters that get gradients (training, lora, qlora) */
+    uint64_t peak_parts[LLMMEM_PEAK_PARTS]; /* llmmem_peak_part */
+    int peak_phase;              /* llmmem_peak_phase */
 };
 
 #endif /* LLMMEM_INTERNAL_H */

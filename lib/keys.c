@@ -42,6 +42,9 @@ static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up"
 static const char *const tristate_names[] = {"auto", "off", "on", NULL};
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
+static const char *const recompute_method_names[] = {"uniform", "block", NULL};
+static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
 
 /* Helpers to keep the table readable. */
 #define INT_KEY(k, obj, nm, lo, hi, d, doc_) \
@@ -223,6 +226,27 @@ static const llmmem__key_info key_table[] = {
                "format of adapter weights (auto: fp32 for lora, as PEFT's autocast_adapter_dtype; bf16 for qlora)"),
     INT_KEY(LLMMEM_KEY_FROZEN_LAYERS, S, "frozen_layers", 0, COUNT_MAX_KEY, 0,
             "full fine-tuning: the first n decoder layers get no gradients or optimizer states"),
+    CHOICE_KEY(LLMMEM_KEY_RECOMPUTE, S, "recompute", recompute_names, 0, LLMMEM_RECOMPUTE_OFFLOAD,
+               LLMMEM_RECOMPUTE_NONE, "activation recomputation: none, selective (attention core), full, offload"),
+    CHOICE_KEY(LLMMEM_KEY_RECOMPUTE_METHOD, S, "recompute_method", recompute_method_names, 0, LLMMEM_RECOMPUTE_BLOCK,
+               LLMMEM_RECOMPUTE_UNIFORM,
+               "full recomputation: uniform (chunks keep their input) or block (the first layers recompute)"),
+    INT_KEY(LLMMEM_KEY_RECOMPUTE_NUM_LAYERS, S, "recompute_num_layers", 0, COUNT_MAX_KEY, 0,
+            "layers per chunk (uniform) or layers recomputed (block); 0: 1 for uniform, every layer for block"),
+    BOOL_KEY(LLMMEM_KEY_FLASH_ATTENTION, S, "flash_attention", 1,
+             "fused attention (FlashAttention, SDPA): no sequence x sequence tensor, an fp32 log-sum-exp per row"),
+    BOOL_KEY(LLMMEM_KEY_DROPOUT, S, "dropout", 0, "attention and hidden dropout: 1-byte masks and outputs saved"),
+    BOOL_KEY(LLMMEM_KEY_NORM_FP32, S, "norm_fp32", 0, "norms save their input in fp32 (Hugging Face RMSNorm upcasts)"),
+    CHOICE_KEY(LLMMEM_KEY_ACTIVATION_FORMAT, S, "activation_format", float_auto_names, 0, 3, 0,
+               "format of saved activations (auto: the 16-bit format training computes in, fp32 for recipe fp32)"),
+    CHOICE_KEY(LLMMEM_KEY_CROSS_ENTROPY, S, "cross_entropy", cross_entropy_names, 0, LLMMEM_CROSS_ENTROPY_CHUNKED,
+               LLMMEM_CROSS_ENTROPY_STANDARD, "loss: standard, fused (gradient in place), chunked (Liger fused linear)"),
+    INT_KEY(LLMMEM_KEY_LOSS_CHUNK_TOKENS, S, "loss_chunk_tokens", 0, I64_MAX, 0,
+            "chunked cross-entropy: tokens per chunk (0: Liger's next_power_of_2(ceil(tokens / ceil(vocab / hidden))))"),
+    BOOL_KEY(LLMMEM_KEY_LOGITS_FP32, S, "logits_fp32", 1,
+             "logits are upcast to fp32 before the loss (Hugging Face ForCausalLMLoss: logits.float())"),
+    BOOL_KEY(LLMMEM_KEY_FUSED_SWIGLU, S, "fused_swiglu", 0,
+             "gated MLPs run a fused activation (Megatron-LM bias_swiglu) that keeps no output of its own"),
 };
 
 #undef M

@@ -87,6 +87,28 @@ uint64_t llmmem_report_active_parameters(const llmmem_report *report)
     return report ? report->params_active : 0;
 }
 
+uint64_t llmmem_report_trainable_parameters(const llmmem_report *report)
+{
+    return report ? report->params_trainable : 0;
+}
+
+uint64_t llmmem_report_peak_part(const llmmem_report *report, llmmem_peak_part part)
+{
+    if (!report || (unsigned)part >= LLMMEM_PEAK_PARTS)
+        return 0;
+    return report->peak_parts[part];
+}
+
+llmmem_peak_phase llmmem_report_peak_phase(const llmmem_report *report)
+{
+    return report && report->valid ? (llmmem_peak_phase)report->peak_phase : LLMMEM_PEAK_PHASE_STATIC;
+}
+
+static const char *const peak_part_names[LLMMEM_PEAK_PARTS] = {
+    "activations_held", "recompute", "logits_held", "logits_transient", "host_activations", "largest_layer",
+};
+static const char *const peak_phase_names[] = {"static", "loss", "recompute"};
+
 /* ---- JSON -------------------------------------------------------------- */
 
 typedef struct json_buf {
@@ -177,6 +199,15 @@ llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
         put_member_u64(&b, "    ", component_names[c], r->bytes[c], 0);
     put_member_u64(&b, "    ", "total", r->total, 1);
     put_str(&b, "  },\n");
+    if (r->peak_phase != LLMMEM_PEAK_PHASE_STATIC) {
+        put_str(&b, "  \"training_peak\": {\n    \"phase\": ");
+        put_quoted(&b, peak_phase_names[r->peak_phase]);
+        put_str(&b, ",\n");
+        put_member_u64(&b, "    ", "trainable_parameters", r->params_trainable, 0);
+        for (unsigned p = 0; p < LLMMEM_PEAK_PARTS; p++)
+            put_member_u64(&b, "    ", peak_part_names[p], r->peak_parts[p], p + 1 == LLMMEM_PEAK_PARTS);
+        put_str(&b, "  },\n");
+    }
     put_member_u64(&b, "  ", "memory_bytes", r->memory_bytes, 0);
     put_member_u64(&b, "  ", "capacity_bytes", r->capacity, 0);
     put_str(&b, llmmem_report_fits(r) ? "  \"fits\": true\n}\n" : "  \"fits\": false\n}\n");

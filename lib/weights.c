@@ -1,5 +1,5 @@
 /* Weight bytes: each tensor class of the inventory in the format the strategy gives it. */
-#include "internal.h"
+#include "training.h"
 
 /* The format for tensors a quantized checkpoint keeps unquantized. */
 static llmmem_format high_precision(llmmem_format weight_format, llmmem_format torch_dtype, int64_t setting)
@@ -35,10 +35,87 @@ static uint64_t group_size(const llmmem_model *m, const llmmem_strategy *s)
     return (uint64_t)(g ? g : llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_GROUP_SIZE));
 }
 
+static int bnb_4bit(llmmem_format f)
+{
+    return f == LLMMEM_FORMAT_BNB_NF4 || f == LLMMEM_FORMAT_BNB_FP4;
+}
+
+/* double_quant: auto (the checkpoint's), off, on. In qlora mode auto is on unless the checkpoint is
+ * itself a bitsandbytes 4-bit one: the QLoRA recipe (Dettmers et al. 2023 §2; artidoro/qlora qlora.py
+ * double_quant default True) quantizes the base with NF4 and double quantization. */
 static int double_quant(const llmmem_model *m, const llmmem_strategy *s)
 {
-    int64_t dq = llmmem__get_int(&s->s, LLMMEM_KEY_DOUBLE_QUANT); /* auto, off, on */
-    return dq == 0 ? llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_DOUBLE_QUANT) != 0 : dq == 2;
+    int64_t dq = llmmem__get_int(&s->s, LLMMEM_KEY_DOUBLE_QUANT);
+    if (dq != 0)
+        return dq == 2;
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_QLORA &&
+        !bnb_4bit((llmmem_format)llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_FORMAT)))
+        return 1;
+    return llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_DOUBLE_QUANT) != 0;
+}
+
+/* Formats full training can keep its weights in: IEEE/bfloat floats, and fp8 (Transformer Engine
+ * and DeepSeek-V3-style fp8 training keep fp8 weights beside a higher-precision master copy).
+ * Integer, block-quantized and GGUF formats hold no gradient-updatable values. */
+static int trainable_format(llmmem_format f)
+{
+    switch (f) {
+    case LLMMEM_FORMAT_FP32:
+    case LLMMEM_FORMAT_FP16:
+    case LLMMEM_FORMAT_BF16:
+    case LLMMEM_FORMAT_FP8_E4M3:
+    case LLMMEM_FORMAT_FP8_E5M2:
+    case LLMMEM_FORMAT_FP8_BLOCK: return 1;
+    default: return 0;
+    }
+}
+
+/* The weight format when weight_format is auto, by mode:
+ *   inference, lora: the checkpoint's (its quantization format, else torch_dtype): a LoRA base is
+ *                    the model as loaded (PEFT wraps the loaded modules; GPTQ/AWQ bases included);
+ *   qlora:           bitsandbytes NF4 (QLoRA paper §2; qlora.py quant_type "nf4"), or the checkpoint's
+ *                    own bitsandbytes 4-bit format;
+ *   training:        the precision recipe's (training.c). */
+static llmmem_format auto_weight_format(const llmmem_model *m, const llmmem_strategy *s)
+{
+    llmmem_format torch_dtype = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE);
+    llmmem_format quant = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_FORMAT);
+    switch (llmmem__get_int(&s->s, LLMMEM_KEY_MODE)) {
+    case LLMMEM_MODE_TRAINING:
+        return llmmem__recipe_weight_format(llmmem__get_int(&s->s, LLMMEM_KEY_PRECISION_RECIPE), torch_dtype);
+    case LLMMEM_MODE_QLORA: return bnb_4bit(quant) ? quant : LLMMEM_FORMAT_BNB_NF4;
+    default: return quant != LLMMEM_FORMAT_AUTO ? quant : torch_dtype;
+    }
+}
+
+llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_model *m, const llmmem_strategy *s)
+{
+    llmmem_format torch_dtype = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE);
+    llmmem_format weight_format = (llmmem_format)llmmem__get_int(&s->s, LLMMEM_KEY_WEIGHT_FORMAT);
+    if (weight_format == LLMMEM_FORMAT_AUTO)
+        weight_format = auto_weight_format(m, s);
+    llmmem__weight_plan p = {
+        .weight = weight_format,
+        .high = high_precision(weight_format, torch_dtype, llmmem__get_int(&s->s, LLMMEM_KEY_HIGH_PRECISION_FORMAT)),
+        .group = group_size(m, s),
+        .double_quant = double_quant(m, s)};
+    uint64_t probe;
+    if (llmmem_format_tensor_bytes(&probe, p.weight, 1, 1, p.group, p.double_quant) == LLMMEM_ERR_OUT_OF_RANGE)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "quant_group_size (%llu) is not a valid group size for %s",
+                            (unsigned long long)p.group, llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, p.weight));
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_TRAINING && !trainable_format(p.weight))
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "weight_format (%s) cannot be trained in mode training: full training keeps fp32, "
+                            "fp16, bf16 or fp8 weights (mode qlora trains adapters on a quantized base)",
+                            llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, p.weight));
+    *out = p;
+    return LLMMEM_OK;
+}
+
+llmmem_format llmmem__weight_plan_format(const llmmem__weight_plan *p, const llmmem__tensor_class *t,
+                                         const llmmem_strategy *s)
+{
+    return quantized(t, s) ? p->weight : p->high;
 }
 
 /* A checkpoint's stored bytes (parameters and their quantization data, per group), exact for
@@ -53,35 +130,30 @@ static llmmem_status checkpoint_bytes(uint64_t *bytes_out, const llmmem_model *m
     return LLMMEM_OK;
 }
 
+/* The checkpoint's bytes stand for the weights only where the weights are held as stored: in
+ * inference and under a LoRA base. Full training re-materializes them in the recipe's format and
+ * QLoRA re-quantizes them to NF4, so those modes use the inventory. */
 int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy *s)
 {
-    return m->has_checkpoint && llmmem__get_int(&s->s, LLMMEM_KEY_WEIGHT_FORMAT) == LLMMEM_FORMAT_AUTO;
+    int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
+    return m->has_checkpoint && llmmem__get_int(&s->s, LLMMEM_KEY_WEIGHT_FORMAT) == LLMMEM_FORMAT_AUTO &&
+           (mode == LLMMEM_MODE_INFERENCE || mode == LLMMEM_MODE_LORA);
 }
 
 llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem_strategy *s)
 {
     if (llmmem__weights_from_checkpoint(m, s))
         return checkpoint_bytes(bytes_out, m);
-    llmmem_format torch_dtype = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE);
-    llmmem_format weight_format = (llmmem_format)llmmem__get_int(&s->s, LLMMEM_KEY_WEIGHT_FORMAT);
-    if (weight_format == LLMMEM_FORMAT_AUTO)
-        weight_format = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_FORMAT);
-    if (weight_format == LLMMEM_FORMAT_AUTO)
-        weight_format = torch_dtype;
-    llmmem_format hp = high_precision(weight_format, torch_dtype, llmmem__get_int(&s->s, LLMMEM_KEY_HIGH_PRECISION_FORMAT));
-    uint64_t group = group_size(m, s);
-    int dq = double_quant(m, s);
-    uint64_t probe;
-    if (llmmem_format_tensor_bytes(&probe, weight_format, 1, 1, group, dq) == LLMMEM_ERR_OUT_OF_RANGE)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "quant_group_size (%llu) is not a valid group size for %s",
-                            (unsigned long long)group, llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, weight_format));
-
+    llmmem__weight_plan plan;
+    llmmem_status st = llmmem__weight_plan_make(&plan, m, s);
+    if (st)
+        return st;
     uint64_t total = 0;
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i];
-        llmmem_format f = quantized(t, s) ? weight_format : hp;
+        llmmem_format f = llmmem__weight_plan_format(&plan, t, s);
         uint64_t one;
-        if (!llmmem__format_bytes(&one, f, t->rows, t->cols, group, dq))
+        if (!llmmem__format_bytes(&one, f, t->rows, t->cols, plan.group, plan.double_quant))
             return llmmem__fail(LLMMEM_ERR_OVERFLOW, "bytes of %s (%llu x %llu in %s) exceed 64 bits", t->name,
                                 (unsigned long long)t->rows, (unsigned long long)t->cols,
                                 llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, f));

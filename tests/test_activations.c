@@ -1,10 +1,12 @@
 /* Per-layer activation memory against Korthikanti et al. 2022, Table 2, derived by hand for a
  * GPT-3 175B layer (h 12288, a 96 heads, s 2048, b 1, t 8: §6, Table 3's 175B row), and a
  * Llama-style layer with every saved tensor listed. */
+#include <string.h>
+
 #include "activations.h"
 #include "unit.h"
 
-static llmmem__act_layer gpt3_layer(uint64_t t, int sp, enum llmmem__recompute rc)
+static llmmem__act_layer gpt3_layer(uint64_t t, int sp, llmmem_recompute rc)
 {
     llmmem__act_layer l = {.s = 2048, .b = 1, .h = 12288, .a = 96, .g = 96, .d = 128, .f = 4 * 12288,
                            .t = t, .bytes = 2, .sequence_parallel = sp, .dropout = 1, .flash = 0, .gated = 0,
@@ -49,7 +51,7 @@ START_TEST(llama_style_layer)
 {
     const uint64_t s = 4096, h = 4096, f = 14336;
     llmmem__act_layer l = {.s = s, .b = 1, .h = h, .a = 32, .g = 8, .d = 128, .f = f, .t = 1, .bytes = 2,
-                           .sequence_parallel = 0, .dropout = 0, .flash = 1, .gated = 1,
+                           .sequence_parallel = 0, .dropout = 0, .flash = 1, .gated = 1, .fused_swiglu = 1,
                            .recompute = LLMMEM_RECOMPUTE_NONE};
     uint64_t expected = 2 * (s * h) * 2          /* norm input, QKV input */
                         + s * 32 * 128 * 2       /* Q */
@@ -77,6 +79,297 @@ START_TEST(overflow)
 }
 END_TEST
 
+/* ---- the model: layers, head and loss under each recomputation mode ---------------------------- */
+
+typedef struct run {
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_report *r;
+} run;
+
+static run start(llmmem_model *m, uint64_t seq, uint64_t batch)
+{
+    run x = {.m = m};
+    ck_assert_ok(llmmem_hardware_from_preset(&x.hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&x.s));
+    ck_assert_ok(llmmem_report_new(&x.r));
+    ck_assert_ok(llmmem_strategy_set_int(x.s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_ok(llmmem_strategy_set_int(x.s, LLMMEM_KEY_SEQUENCE_LENGTH, (int64_t)seq));
+    ck_assert_ok(llmmem_strategy_set_int(x.s, LLMMEM_KEY_MICRO_BATCH_SIZE, (int64_t)batch));
+    return x;
+}
+
+static void set(run *x, llmmem_key key, int64_t value)
+{
+    ck_assert_ok(llmmem_strategy_set_int(x->s, key, value));
+}
+
+static uint64_t part(run *x, llmmem_peak_part p)
+{
+    ck_assert_ok(llmmem_estimate(x->r, x->m, x->hw, x->s));
+    return llmmem_report_peak_part(x->r, p);
+}
+
+static void finish(run *x)
+{
+    llmmem_report_free(x->r);
+    llmmem_strategy_free(x->s);
+    llmmem_hardware_free(x->hw);
+    llmmem_model_free(x->m);
+}
+
+/* GPT-3 175B as Korthikanti et al. 2022 size it (§6, Table 3: h 12288, a 96, L 96, s 2048, v 51200),
+ * a GPT-2-style model (LayerNorm, GeLU, learned positions, tied head). */
+static llmmem_model *gpt3_175b(void)
+{
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_new(&m));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MODEL_TYPE, LLMMEM_MODEL_GPT2));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_HIDDEN_SIZE, 12288));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 96));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_ATTENTION_HEADS, 96));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_VOCAB_SIZE, 51200));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 2048));
+    return m;
+}
+
+/* Korthikanti §4.1-4.3 for the whole model, no parallelism, dropout on, unfused attention, fp32
+ * vocabulary cross-entropy (Megatron's): L x (34sbh + 5as^2b) for the layers; outside them the
+ * embedding dropout mask (sbh), the final LayerNorm's input (2sbh), the output projection's
+ * input (2sbh) and the fp32 logits (4sbv). Korthikanti drop the int64 token ids (8sb), which are
+ * kept here. */
+START_TEST(korthikanti_whole_model)
+{
+    const uint64_t s = 2048, h = 12288, a = 96, L = 96, v = 51200;
+    const uint64_t sbh = s * h, layer = 34 * sbh + 5 * a * s * s, extras = 8 * s + sbh + 2 * sbh + 2 * sbh;
+    run x = start(gpt3_175b(), s, 1);
+    set(&x, LLMMEM_KEY_FLASH_ATTENTION, 0);
+    set(&x, LLMMEM_KEY_DROPOUT, 1);
+    set(&x, LLMMEM_KEY_CROSS_ENTROPY, LLMMEM_CROSS_ENTROPY_FUSED);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), L * layer + extras);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LOGITS_HELD), 4 * s * v);
+    /* the fused loss writes its gradient over the fp32 softmax, then casts it to bf16 */
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LOGITS_TRANSIENT), 2 * s * v);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), layer);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_RECOMPUTE), 0);
+    ck_assert_int_eq(llmmem_report_peak_phase(x.r), LLMMEM_PEAK_PHASE_LOSS);
+    ck_assert_uint_eq(llmmem_report_bytes(x.r, LLMMEM_COMPONENT_ACTIVATIONS), L * layer + extras);
+    ck_assert_uint_eq(llmmem_report_bytes(x.r, LLMMEM_COMPONENT_LOGITS), 6 * s * v);
+
+    /* selective (§5): the layers keep 34sbh; backward rebuilds one layer's 5as^2b */
+    set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_SELECTIVE);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), L * 34 * sbh + extras);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_RECOMPUTE), 5 * a * s * s);
+    /* with flash attention there is no s x s tensor to drop: selective saves nothing more */
+    set(&x, LLMMEM_KEY_FLASH_ATTENTION, 1);
+    uint64_t flash_sel = part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD);
+    set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_NONE);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), flash_sel);
+    /* flash keeps 34sbh - (2 softmax + 1 mask + 2 dropout)... none of the 5as^2b, plus the fp32
+     * log-sum-exp per head and token: 4as bytes */
+    ck_assert_uint_eq(flash_sel, L * (34 * sbh + 4 * a * s) + extras);
+    finish(&x);
+}
+END_TEST
+
+/* Full recomputation (Korthikanti §5: each checkpointed layer keeps its 2sbh input) and
+ * Megatron-LM's --recompute-method uniform / block with --recompute-num-layers. */
+START_TEST(recompute_modes)
+{
+    const uint64_t s = 2048, h = 12288, a = 96, L = 96;
+    const uint64_t sbh = s * h, layer = 34 * sbh + 5 * a * s * s, input = 2 * sbh;
+    const uint64_t extras = 8 * s + sbh + 2 * sbh + 2 * sbh;
+    run x = start(gpt3_175b(), s, 1);
+    set(&x, LLMMEM_KEY_FLASH_ATTENTION, 0);
+    set(&x, LLMMEM_KEY_DROPOUT, 1);
+    set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_FULL);
+    /* uniform, 1 layer per chunk: 96 inputs; backward rebuilds one layer beside its kept input */
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), L * input + extras);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_RECOMPUTE), layer - input);
+    ck_assert_int_eq(llmmem_report_peak_phase(x.r), LLMMEM_PEAK_PHASE_RECOMPUTE);
+    ck_assert_uint_eq(llmmem_report_bytes(x.r, LLMMEM_COMPONENT_ACTIVATIONS), L * input + extras + layer - input);
+    ck_assert_uint_eq(llmmem_report_bytes(x.r, LLMMEM_COMPONENT_LOGITS), 0);
+    /* uniform, 4 layers per chunk: 24 inputs, 4 layers rebuilt at once */
+    set(&x, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS, 4);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 24 * input + extras);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_RECOMPUTE), 4 * layer - input);
+    /* uniform, 5 per chunk: ceil(96 / 5) = 20 chunks, the last of one layer */
+    set(&x, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS, 5);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 20 * input + extras);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_RECOMPUTE), 5 * layer - input);
+    /* block, 10 layers: those keep their input, the other 86 keep everything */
+    set(&x, LLMMEM_KEY_RECOMPUTE_METHOD, LLMMEM_RECOMPUTE_BLOCK);
+    set(&x, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS, 10);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 10 * input + 86 * layer + extras);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_RECOMPUTE), layer - input);
+    /* block with 0: every layer */
+    set(&x, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS, 0);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), L * input + extras);
+    /* offload (DeepSpeed cpu_checkpointing): the 96 inputs go to the host; backward brings one back */
+    set(&x, LLMMEM_KEY_RECOMPUTE_METHOD, LLMMEM_RECOMPUTE_UNIFORM);
+    set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_OFFLOAD);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), extras);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_HOST_ACTIVATIONS), L * input);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_RECOMPUTE), layer);
+    /* fp32 norms: the two norm inputs of a layer and the final norm's are 4 bytes an element */
+    set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_NONE);
+    set(&x, LLMMEM_KEY_NORM_FP32, 1);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), L * (layer + 2 * 2 * sbh) + extras + 2 * sbh);
+    /* more layers per chunk than the model has */
+    set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_FULL);
+    set(&x, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS, 97);
+    ck_assert_status(llmmem_estimate(x.r, x.m, x.hw, x.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "recompute_num_layers (97) exceeds num_hidden_layers (96)"));
+    finish(&x);
+}
+END_TEST
+
+/* Llama-3-8B (meta-llama/Meta-Llama-3-8B config.json: h 4096, 32 layers, 32 heads, 8 KV heads,
+ * head_dim 128, SwiGLU 14336, vocab 128256, untied), bf16, s 8192, b 1, flash, transformers'
+ * unfused SwiGLU (act_fn(gate) * up: gate, act output, up, product kept). */
+START_TEST(llama3_8b_model)
+{
+    const uint64_t T = 8192, h = 4096, f = 14336, V = 128256;
+    const uint64_t layer = 2 * (T * h) * 2 + T * 32 * 128 * 2 + 2 * (T * 8 * 128 * 2) + 32 * T * 4 +
+                           T * 32 * 128 * 2 + 2 * (T * h) * 2 + 4 * (T * f) * 2;
+    const uint64_t extras = 8 * T + 2 * (T * h * 2);
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.1-8b"));
+    run x = start(m, T, 1);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 32 * layer + extras);
+    /* transformers ForCausalLMLoss: bf16 logits (model output) + fp32 log-probabilities saved;
+     * backward adds their fp32 gradient and the logits' fp32 gradient */
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LOGITS_HELD), T * V * (2 + 4));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LOGITS_TRANSIENT), T * V * 8);
+    /* logits kept in bf16: 2 + 2 held, 2 + 2 transient */
+    set(&x, LLMMEM_KEY_LOGITS_FP32, 0);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LOGITS_HELD), T * V * 4);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LOGITS_TRANSIENT), T * V * 4);
+    /* Liger fused linear cross-entropy: inc_factor ceil(128256 / 4096) = 32, chunk
+     * next_power_of_2(ceil(8192 / 32)) = 256 tokens; the hidden states' gradient (T x h bf16) is
+     * kept from the forward */
+    set(&x, LLMMEM_KEY_LOGITS_FP32, 1);
+    set(&x, LLMMEM_KEY_CROSS_ENTROPY, LLMMEM_CROSS_ENTROPY_CHUNKED);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LOGITS_HELD), T * h * 2);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LOGITS_TRANSIENT), 256 * V * 4);
+    set(&x, LLMMEM_KEY_LOSS_CHUNK_TOKENS, 1024);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LOGITS_TRANSIENT), 1024 * V * 4);
+    /* Megatron's fused SwiGLU keeps one f-wide tensor less per layer */
+    set(&x, LLMMEM_KEY_FUSED_SWIGLU, 1);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 32 * (layer - T * f * 2) + extras);
+    /* micro-batch 2 doubles every activation */
+    set(&x, LLMMEM_KEY_MICRO_BATCH_SIZE, 2);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 2 * (32 * (layer - T * f * 2) + extras));
+    finish(&x);
+}
+END_TEST
+
+/* Mixtral-8x7B (mistralai/Mixtral-8x7B-v0.1 config.json: h 4096, 32 layers, 32 heads, 8 KV heads,
+ * 8 experts, 2 per token, expert width 14336, vocab 32000), s 4096: each MoE layer keeps the fp32
+ * router softmax (T x 8) and chosen weights (T x 2), the 2T dispatched tokens, each expert's four
+ * f-wide tensors for its 2T token copies, and the expert outputs (2T x h) for the combine. */
+START_TEST(mixtral_moe_layer)
+{
+    const uint64_t T = 4096, h = 4096, fe = 14336;
+    const uint64_t attention = 2 * (T * h) * 2 + T * 32 * 128 * 2 + 2 * (T * 8 * 128 * 2) + 32 * T * 4 + T * 32 * 128 * 2;
+    const uint64_t moe = 2 * (T * h) * 2 + T * 8 * 4 + T * 2 * 4 + 2 * T * h * 2 + 4 * (2 * T * fe) * 2 + 2 * T * h * 2;
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "mixtral-8x7b"));
+    run x = start(m, T, 1);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 32 * (attention + moe) + 8 * T + 2 * (T * h * 2));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), attention + moe);
+    finish(&x);
+}
+END_TEST
+
+/* DeepSeek-V2-Lite (deepseek-ai/DeepSeek-V2-Lite config.json: h 2048, 27 layers, 16 heads, MLA with
+ * q_lora_rank null, kv_lora_rank 512, qk_rope 64, qk_nope 128, v_head_dim 128; first layer dense
+ * (intermediate 10944), then 64 experts, 6 per token, width 1408, 2 shared experts = 2816 wide).
+ * MLA keeps the norm and projection inputs, the kv down-projection's output (512 + 64), the kv
+ * up-projection's input (512), Q and K (16 x 192), V (16 x 128), the log-sum-exp and the output
+ * projection's input (16 x 128). */
+START_TEST(deepseek_mla_moe)
+{
+    const uint64_t T = 4096, h = 2048;
+    const uint64_t attention = 2 * (T * h) * 2 + T * 576 * 2 + T * 512 * 2 + T * 16 * 192 * 2 * 2 + T * 16 * 128 * 2 +
+                               16 * T * 4 + T * 16 * 128 * 2;
+    const uint64_t mlp_in = 2 * (T * h) * 2;
+    const uint64_t dense = attention + mlp_in + 4 * (T * 10944) * 2;
+    const uint64_t moe = attention + mlp_in + T * 64 * 4 + T * 6 * 4 + 6 * T * h * 2 + 4 * (6 * T * 1408) * 2 +
+                         6 * T * h * 2 + 4 * (T * 2816) * 2;
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "deepseek-v2-lite"));
+    run x = start(m, T, 1);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), dense + 26 * moe + 8 * T + 2 * (T * h * 2));
+    /* uniform chunks of 2 layers: the largest chunk is two MoE layers */
+    set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_FULL);
+    set(&x, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS, 2);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 14 * (T * h * 2) + 8 * T + 2 * (T * h * 2));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_RECOMPUTE), 2 * moe - T * h * 2);
+    finish(&x);
+}
+END_TEST
+
+/* The peak composes the static state of training.c with the activation side: Llama-2-7B, Megatron's
+ * 18 bytes per parameter (KerasHub llama2_7b_en: 6,738,415,616 parameters), s 4096, b 1. */
+START_TEST(training_peak_total)
+{
+    const uint64_t n = 6738415616ULL;
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-2-7b"));
+    run x = start(m, 4096, 1);
+    ck_assert_ok(llmmem_estimate(x.r, x.m, x.hw, x.s));
+    uint64_t state = 0;
+    for (int c = LLMMEM_COMPONENT_WEIGHTS; c <= LLMMEM_COMPONENT_OPTIMIZER_STATES; c++)
+        state += llmmem_report_bytes(x.r, (llmmem_component)c);
+    ck_assert_uint_eq(state, 18 * n);
+    ck_assert_uint_eq(llmmem_report_trainable_parameters(x.r), n);
+    uint64_t held = llmmem_report_peak_part(x.r, LLMMEM_PEAK_ACTIVATIONS_HELD);
+    uint64_t loss = llmmem_report_peak_part(x.r, LLMMEM_PEAK_LOGITS_HELD) +
+                    llmmem_report_peak_part(x.r, LLMMEM_PEAK_LOGITS_TRANSIENT);
+    ck_assert_uint_eq(llmmem_report_total_bytes(x.r),
+                      18 * n + held + loss + llmmem_report_bytes(x.r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD));
+    /* a model given by its count alone has no layers: the estimate says so */
+    llmmem_model *count;
+    ck_assert_ok(llmmem_model_new(&count));
+    ck_assert_ok(llmmem_model_set_int(count, LLMMEM_KEY_NUM_PARAMETERS, 7000000000));
+    ck_assert_status(llmmem_estimate(x.r, count, x.hw, x.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "num_parameters alone"));
+    llmmem_model_free(count);
+    finish(&x);
+}
+END_TEST
+
+/* Dettmers et al. 2023 (QLoRA) §1: finetuning a 65B model fits "<48GB". LLaMA-65B shapes (Touvron et
+ * al. 2023 Table 2: h 8192, 80 layers, 64 heads; transformers LlamaConfig of the converted
+ * checkpoint: intermediate 22016, vocab 32000), NF4 with double quantization, LoRA r 64 on every
+ * linear (the paper's Guanaco setup), paged AdamW states, batch 1 of 512 tokens with gradient
+ * checkpointing: the estimate stays under 48 GB of an A6000-class card. */
+START_TEST(qlora_65b_under_48gb)
+{
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_new(&m));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MODEL_TYPE, LLMMEM_MODEL_LLAMA));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_HIDDEN_SIZE, 8192));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 80));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_ATTENTION_HEADS, 64));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_INTERMEDIATE_SIZE, 22016));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_VOCAB_SIZE, 32000));
+    run x = start(m, 512, 1);
+    set(&x, LLMMEM_KEY_MODE, LLMMEM_MODE_QLORA);
+    set(&x, LLMMEM_KEY_LORA_RANK, 64);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "lora_targets", "q,k,v,o,gate,up,down"));
+    set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_FULL);
+    ck_assert_ok(llmmem_estimate(x.r, x.m, x.hw, x.s));
+    uint64_t without_overhead = llmmem_report_total_bytes(x.r) - llmmem_report_bytes(x.r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD);
+    ck_assert_msg(without_overhead < 48 * GB, "%llu", (unsigned long long)without_overhead);
+    /* and more than the NF4 base alone: 4.127 bits a parameter for 65.2e9 parameters is 33.6 GB */
+    ck_assert_uint_gt(without_overhead, 33 * GB);
+    finish(&x);
+}
+END_TEST
+
 static Suite *activations_suite(void)
 {
     Suite *s = suite_create("activations");
@@ -85,6 +378,15 @@ static Suite *activations_suite(void)
     tcase_add_test(tc, llama_style_layer);
     tcase_add_test(tc, overflow);
     suite_add_tcase(s, tc);
+    TCase *model = tcase_create("model");
+    tcase_add_test(model, korthikanti_whole_model);
+    tcase_add_test(model, recompute_modes);
+    tcase_add_test(model, llama3_8b_model);
+    tcase_add_test(model, mixtral_moe_layer);
+    tcase_add_test(model, deepseek_mla_moe);
+    tcase_add_test(model, training_peak_total);
+    tcase_add_test(model, qlora_65b_under_48gb);
+    suite_add_tcase(s, model);
     return s;
 }
 

@@ -174,7 +174,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_PEAK_BF16_FLOPS = 2010,         /**< dense bf16 FLOP/s */
 
     /* strategy (3000+) */
-    LLMMEM_KEY_MODE = 3000,                    /**< choice: inference (training modes are appended as they land) */
+    LLMMEM_KEY_MODE = 3000,                    /**< choice: inference, training, lora, qlora (llmmem_mode) */
     LLMMEM_KEY_WEIGHT_FORMAT = 3001,           /**< choice (format) of weight matrices; auto: the checkpoint's */
     LLMMEM_KEY_HIGH_PRECISION_FORMAT = 3002,   /**< choice (format) of tensors kept unquantized; auto = torch_dtype */
     LLMMEM_KEY_QUANTIZE_EMBEDDING = 3003,      /**< bool: weight_format also applies to the embedding */
@@ -194,7 +194,18 @@ typedef enum llmmem_key {
     LLMMEM_KEY_LORA_RANK = 3017,
     LLMMEM_KEY_LORA_TARGETS = 3018,            /**< flags: q, k, v, o, gate, up, down, experts */
     LLMMEM_KEY_LORA_FORMAT = 3019,             /**< choice: auto, fp32, fp16, bf16: adapter weights */
-    LLMMEM_KEY_FROZEN_LAYERS = 3020            /**< full fine-tuning: the first n decoder layers are frozen */
+    LLMMEM_KEY_FROZEN_LAYERS = 3020,           /**< full fine-tuning: the first n decoder layers are frozen */
+    LLMMEM_KEY_RECOMPUTE = 3021,               /**< choice: none, selective, full, offload (llmmem_recompute) */
+    LLMMEM_KEY_RECOMPUTE_METHOD = 3022,        /**< choice: uniform, block (Megatron --recompute-method) */
+    LLMMEM_KEY_RECOMPUTE_NUM_LAYERS = 3023,    /**< layers per recomputed chunk (uniform) or recomputed layers (block); 0: 1 / all */
+    LLMMEM_KEY_FLASH_ATTENTION = 3024,         /**< bool: fused attention keeps no sequence x sequence tensor */
+    LLMMEM_KEY_DROPOUT = 3025,                 /**< bool: attention and hidden dropout (masks and outputs saved) */
+    LLMMEM_KEY_NORM_FP32 = 3026,               /**< bool: norms save their input in fp32 */
+    LLMMEM_KEY_ACTIVATION_FORMAT = 3027,       /**< choice: auto (the training compute format), fp32, fp16, bf16 */
+    LLMMEM_KEY_CROSS_ENTROPY = 3028,           /**< choice: standard, fused, chunked (llmmem_cross_entropy) */
+    LLMMEM_KEY_LOSS_CHUNK_TOKENS = 3029,       /**< chunked cross-entropy: tokens per chunk (0: Liger's rule) */
+    LLMMEM_KEY_LOGITS_FP32 = 3030,             /**< bool: logits are upcast to fp32 for the loss */
+    LLMMEM_KEY_FUSED_SWIGLU = 3031             /**< bool: a fused SwiGLU keeps no activation output */
 } llmmem_key;
 
 /** Which handle a key belongs to. */
@@ -313,6 +324,27 @@ typedef enum llmmem_lora_target {
     LLMMEM_LORA_TARGET_DOWN = 1 << 6,
     LLMMEM_LORA_TARGET_EXPERTS = 1 << 7 /**< gate/up/down also on routed experts */
 } llmmem_lora_target;
+
+/** Activation recomputation: choices of LLMMEM_KEY_RECOMPUTE. */
+typedef enum llmmem_recompute {
+    LLMMEM_RECOMPUTE_NONE = 0,       /**< every layer keeps every tensor its backward needs */
+    LLMMEM_RECOMPUTE_SELECTIVE = 1,  /**< the attention core is recomputed (Korthikanti et al. 2022 §5) */
+    LLMMEM_RECOMPUTE_FULL = 2,       /**< checkpointed layers keep their input; see recompute_method */
+    LLMMEM_RECOMPUTE_OFFLOAD = 3     /**< full recomputation with the kept inputs in host memory */
+} llmmem_recompute;
+
+/** How full recomputation picks layers: choices of LLMMEM_KEY_RECOMPUTE_METHOD (Megatron-LM). */
+typedef enum llmmem_recompute_method {
+    LLMMEM_RECOMPUTE_UNIFORM = 0,    /**< chunks of recompute_num_layers layers, each keeps its input */
+    LLMMEM_RECOMPUTE_BLOCK = 1       /**< the first recompute_num_layers layers recompute, the rest keep all */
+} llmmem_recompute_method;
+
+/** The loss: choices of LLMMEM_KEY_CROSS_ENTROPY. */
+typedef enum llmmem_cross_entropy {
+    LLMMEM_CROSS_ENTROPY_STANDARD = 0, /**< logits materialized, softmax saved for backward */
+    LLMMEM_CROSS_ENTROPY_FUSED = 1,    /**< fused kernel: the logits' gradient written over the logits */
+    LLMMEM_CROSS_ENTROPY_CHUNKED = 2   /**< fused LM head and loss over chunks of tokens (Liger) */
+} llmmem_cross_entropy;
 
 /** Number of keys; with llmmem_key_at, lists every key. */
 LLMMEM_API size_t llmmem_key_count(void);
@@ -592,6 +624,43 @@ LLMMEM_API int llmmem_report_fits(const llmmem_report *report);
 LLMMEM_API uint64_t llmmem_report_parameters(const llmmem_report *report, llmmem_param_group group);
 LLMMEM_API uint64_t llmmem_report_total_parameters(const llmmem_report *report);
 LLMMEM_API uint64_t llmmem_report_active_parameters(const llmmem_report *report);
+/** Parameters that get gradients: unfrozen ones in mode training, the adapters' in lora and qlora
+ * (0 for inference). */
+LLMMEM_API uint64_t llmmem_report_trainable_parameters(const llmmem_report *report);
+
+/**
+ * The training peak. A training step's memory is highest at one of two moments, and the report's
+ * components are the bytes alive at the higher one:
+ *   - the loss: the static state (weights, gradients, master weights, optimizer states), the
+ *     activations every layer saved during the forward, and the loss's saved tensors plus what
+ *     its backward (or a chunked loss's current chunk) adds. Components: activations = held,
+ *     logits = logits_held + logits_transient.
+ *   - recomputation: the static state, the held activations, and the working set backward rebuilds
+ *     for the largest recomputed chunk (the loss is done by then). Components: activations = held +
+ *     recompute, logits = 0.
+ * Both moments are the end of the last micro-batch's forward plus one transient; activation
+ * gradients of a single op and allocator rounding are not counted.
+ */
+typedef enum llmmem_peak_part {
+    LLMMEM_PEAK_ACTIVATIONS_HELD = 0,   /**< saved activations on the device when the forward ends */
+    LLMMEM_PEAK_RECOMPUTE = 1,          /**< largest working set recomputation rebuilds in backward */
+    LLMMEM_PEAK_LOGITS_HELD = 2,        /**< the loss's saved tensors when the forward ends */
+    LLMMEM_PEAK_LOGITS_TRANSIENT = 3,   /**< what the loss's backward (or current chunk) adds */
+    LLMMEM_PEAK_HOST_ACTIVATIONS = 4,   /**< activations offloaded to host memory (recompute=offload) */
+    LLMMEM_PEAK_LARGEST_LAYER = 5       /**< one decoder layer's saved bytes without recomputation */
+} llmmem_peak_part;
+
+/** Which moment the components describe: choices of llmmem_report_peak_phase. */
+typedef enum llmmem_peak_phase {
+    LLMMEM_PEAK_PHASE_STATIC = 0,       /**< inference: no training transient */
+    LLMMEM_PEAK_PHASE_LOSS = 1,         /**< the loss and its backward */
+    LLMMEM_PEAK_PHASE_RECOMPUTE = 2     /**< recomputing the largest chunk in backward */
+} llmmem_peak_phase;
+
+/** Bytes of one part of the training peak (0 for an unknown part or an inference report). */
+LLMMEM_API uint64_t llmmem_report_peak_part(const llmmem_report *report, llmmem_peak_part part);
+/** The moment the components describe (LLMMEM_PEAK_PHASE_STATIC for an invalid report). */
+LLMMEM_API llmmem_peak_phase llmmem_report_peak_phase(const llmmem_report *report);
 /**
  * The report as JSON: {"model", "hardware", "parameters": {groups..., "total",
  * "active"}, "per_device": {components..., "total"}, "capacity_bytes", "fits"}.
