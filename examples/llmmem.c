@@ -613,6 +613,23 @@ done:
     return rc;
 }
 
+/* Training modes: which moment the components describe, and the parts of the peak. */
+static void print_training_peak(const llmmem_report *report, int width)
+{
+    static const char *const parts[] = {"activations_held", "recompute",       "logits_held",
+                                        "logits_transient", "host_activations", "largest_layer"};
+    llmmem_peak_phase phase = llmmem_report_peak_phase(report);
+    if (phase == LLMMEM_PEAK_PHASE_STATIC)
+        return;
+    char trainable[32];
+    format_count(trainable, sizeof trainable, llmmem_report_trainable_parameters(report));
+    printf("\ntrainable parameters: %" PRIu64 " (%s)\n", llmmem_report_trainable_parameters(report), trainable);
+    printf("peak at: %s\n", phase == LLMMEM_PEAK_PHASE_LOSS ? "the loss (end of forward + loss backward)"
+                                                          : "recomputation of the largest chunk in backward");
+    for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
+        print_bytes_row(width, parts[p], llmmem_report_peak_part(report, (llmmem_peak_part)p));
+}
+
 static int print_estimate_table(const llmmem_report *report, const llmmem_model *model,
                                 const llmmem_hardware *hw)
 {
@@ -646,6 +663,7 @@ static int print_estimate_table(const llmmem_report *report, const llmmem_model 
     else
         print_bytes_row(width, "shortfall", total - capacity);
     printf("fits: %s\n", fits ? "yes" : "no");
+    print_training_peak(report, width);
     return 0;
 }
 

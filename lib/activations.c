@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "activations.h"
+#include "training.h"
 
 typedef struct acc {
     uint64_t total;
@@ -151,6 +152,9 @@ llmmem_status llmmem__layer_activation_bytes(uint64_t *bytes_out, const llmmem__
             mlp_core(&a, l, sb, l->f);
         if (l->dropout)
             keep(&a, l, sbh, 1, 0);
+        /* PEFT tuners/lora/layer.py Linear.forward, lora_B(lora_A(x)): each lora_B keeps lora_A's
+         * r-wide output; lora_A's input is the base linear's, kept above */
+        keep(&a, l, elems(&a, sb, l->adapter, 1, 1), e, 0);
         if (norms == 4) /* Gemma 2/3 post-feed-forward norm's input */
             keep(&a, l, sbh, nb, 0);
     }
@@ -216,6 +220,18 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
         l->g = rows_of(m, "k_proj") / l->d;
     }
     l->f = rows_of(m, "mlp.up_proj");
+    int64_t mode = llmmem__get_int(k, LLMMEM_KEY_MODE);
+    if (mode == LLMMEM_MODE_LORA || mode == LLMMEM_MODE_QLORA) {
+        /* adapted linears a token passes through, averaged over the decoder layers (experts: the
+         * top_k a token is routed to) */
+        uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS), passes = 0;
+        unsigned targets = (unsigned)llmmem__get_int(k, LLMMEM_KEY_LORA_TARGETS);
+        for (unsigned i = 0; i < m->inv.n; i++)
+            if (llmmem__lora_target(&m->inv.t[i], targets) && m->inv.t[i].span != LLMMEM_SPAN_ONCE &&
+                m->inv.t[i].span != LLMMEM_SPAN_VISION)
+                passes += m->inv.t[i].active_count;
+        l->adapter = layers ? (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LORA_RANK) * passes / layers : 0;
+    }
     const llmmem__tensor_class *experts = find_class(m, "experts.up_proj");
     if (experts) {
         l->fe = experts->rows;

@@ -25,6 +25,8 @@ typedef struct llmmem__act_layer {
     uint64_t q_rank, kv_rank, rope, nope, v_dim;
     /* MoE: routed experts of width fe, top_k per token, shared experts of total width fs */
     uint64_t experts, top_k, fe, fs;
+    /* LoRA: adapter rank x adapted linears a token passes through in one layer (0: none) */
+    uint64_t adapter;
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else

@@ -327,7 +327,7 @@ static llmmem_status full_training(llmmem__training *out, const llmmem_model *m,
 
 /* Whether a class gets adapters. Routed experts only with the experts bit; shared experts and
  * dense MLPs take the gate/up/down bits alone. */
-static int lora_target(const llmmem__tensor_class *t, unsigned targets)
+int llmmem__lora_target(const llmmem__tensor_class *t, unsigned targets)
 {
     const unsigned modules = LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V |
                              LLMMEM_LORA_TARGET_O | LLMMEM_LORA_TARGET_GATE | LLMMEM_LORA_TARGET_UP |
@@ -346,7 +346,7 @@ static llmmem_status adapters(llmmem__training *out, const llmmem_model *m, cons
     const uint64_t r = p->rank;
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i];
-        if (!lora_target(t, p->targets))
+        if (!llmmem__lora_target(t, p->targets))
             continue;
         uint64_t tensors = t->count - frozen_tensors(m, t, p->frozen_layers), width, n;
         if (tensors == 0)

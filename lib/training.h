@@ -55,6 +55,10 @@ llmmem_status llmmem__training_estimate(llmmem__training *out, const llmmem_mode
 llmmem_status llmmem__trainable_parameters(uint64_t *count_out, const llmmem_model *m,
                                            const llmmem_strategy *s);
 
+/* Whether LoRA adapters with the lora_targets bits go on a tensor class (routed experts only with
+ * the experts bit). */
+int llmmem__lora_target(const llmmem__tensor_class *t, unsigned targets);
+
 /* Bytes of the LoRA adapter weights alone (lora_format), counted in the weights component. */
 llmmem_status llmmem__adapter_weight_bytes(uint64_t *bytes_out, const llmmem_model *m,
                                            const llmmem_strategy *s);

@@ -261,6 +261,12 @@ START_TEST(llama3_8b_model)
     /* micro-batch 2 doubles every activation */
     set(&x, LLMMEM_KEY_MICRO_BATCH_SIZE, 2);
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 2 * (32 * (layer - T * f * 2) + extras));
+    /* LoRA r 8 on q and v (PEFT lora_B(lora_A(x))): each layer also keeps lora_A's two T x 8 outputs */
+    set(&x, LLMMEM_KEY_MICRO_BATCH_SIZE, 1);
+    set(&x, LLMMEM_KEY_MODE, LLMMEM_MODE_LORA);
+    set(&x, LLMMEM_KEY_LORA_RANK, 8);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "lora_targets", "q,v"));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), layer - T * f * 2 + 2 * (T * 8) * 2);
     finish(&x);
 }
 END_TEST

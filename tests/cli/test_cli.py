@@ -489,3 +489,61 @@ def test_gguf_gives_model_and_exact_bytes():
     assert "does not match the model" in r.stderr
     r = run("estimate", "--gguf", "/no/such/file.gguf")
     assert r.returncode == 2 and "/no/such/file.gguf" in r.stderr
+
+
+# ---- training modes -----------------------------------------------------------------------
+
+TRAINING = ("--model", "llama-2-7b", "--set", "mode=training", "--set", "sequence_length=4096")
+
+
+def test_training_table_matches_json_and_adds_up():
+    text = ok("estimate", *TRAINING)
+    rows, facts = parse_table(text)
+    doc = estimate_json(*TRAINING)
+    per_device = doc["per_device"]
+    for name, value in per_device.items():
+        assert rows[name][0] == value, name
+    assert sum(v for k, v in per_device.items() if k != "total") == per_device["total"]
+    peak = doc["training_peak"]
+    for name in ("activations_held", "recompute", "logits_held", "logits_transient",
+                 "host_activations", "largest_layer"):
+        assert rows[name][0] == peak[name], name
+    assert f"trainable parameters: {peak['trainable_parameters']} " in text
+    # Megatron-LM's 18 bytes per parameter (bf16 weights, fp32 main grads, master and Adam)
+    state = sum(per_device[k] for k in ("weights", "gradients", "master_weights", "optimizer_states"))
+    assert state == 18 * doc["parameters"]["total"]
+    assert peak["trainable_parameters"] == doc["parameters"]["total"]
+    # the peak is the loss here: its components are the held activations and the loss's parts
+    assert peak["phase"] == "loss"
+    assert per_device["activations"] == peak["activations_held"]
+    assert per_device["logits"] == peak["logits_held"] + peak["logits_transient"]
+
+
+def test_full_recompute_moves_the_peak_and_keeps_inputs_only():
+    none = estimate_json(*TRAINING)["training_peak"]
+    full = estimate_json(*TRAINING, "--set", "recompute=full")
+    peak = full["training_peak"]
+    # Llama-2-7B: 32 layer inputs of 4096 x 4096 bf16, then the same tensors outside the layers
+    outside = none["activations_held"] - 32 * none["largest_layer"]
+    assert peak["activations_held"] == 32 * 4096 * 4096 * 2 + outside
+    assert peak["recompute"] == none["largest_layer"] - 4096 * 4096 * 2
+    assert full["per_device"]["total"] < estimate_json(*TRAINING)["per_device"]["total"]
+
+
+def test_qlora_and_lora_name_their_trainable_parameters():
+    doc = estimate_json("--model", "llama-2-7b", "--set", "mode=lora", "--set", "lora_rank=8",
+                        "--set", "lora_targets=q,v")
+    # PEFT prints "trainable params: 4,194,304" for r=8 on q_proj, v_proj of Llama-2-7B
+    assert doc["training_peak"]["trainable_parameters"] == 4194304
+    q = estimate_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--set", "mode=qlora",
+                      "--set", "lora_rank=64", "--set", "lora_targets=q,k,v,o,gate,up,down",
+                      "--set", "sequence_length=2048", "--set", "recompute=full")
+    assert q["fits"] is True
+    assert q["per_device"]["master_weights"] == 0
+
+
+def test_training_of_a_count_only_model_is_refused():
+    r = run("estimate", "--set", "model_type=custom", "--set", "num_parameters=7000000000",
+            "--set", "mode=training")
+    assert r.returncode == 2
+    assert "num_parameters alone" in r.stderr
