@@ -31,7 +31,8 @@ enum {
     OPT_JSON = 1u << 3,
     OPT_SAFETENSORS = 1u << 4,
     OPT_CONFIG = 1u << 5,
-    OPT_GGUF = 1u << 6
+    OPT_GGUF = 1u << 6,
+    OPT_LENGTH = 1u << 7
 };
 
 typedef struct cli_options {
@@ -42,6 +43,7 @@ typedef struct cli_options {
     const char *safetensors; /* checkpoint whose stored bytes the weights become */
     const char *config;   /* a Hugging Face config.json (file or folder) instead of --model */
     const char *gguf;     /* a GGUF file: the model from its metadata, weights from its tensors */
+    const char *length;   /* serve --length: tokens per request (the strategy's request_tokens) */
     const char **sets;    /* the KEY=VALUE texts of --set, in order */
     size_t set_count;
     unsigned seen;        /* OPT_* bits */
@@ -59,6 +61,8 @@ typedef struct command_info {
 static const command_info commands[] = {
     {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF,
      "memory of the most loaded device, per component, and whether it fits"},
+    {"serve", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF | OPT_LENGTH,
+     "vLLM-style serving: KV cache blocks, concurrent requests, longest context"},
     {"params", OPT_MODEL | OPT_SET | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF, "exact parameter counts of a model, per group"},
     {"models", 0, "list the model presets with their parameter counts"},
     {"gpus", 0, "list the GPU presets with their memory"},
@@ -139,21 +143,25 @@ static void print_usage(FILE *out)
     fputs("\n"
           "Options:\n"
           "  --model NAME     model preset (default: " DEFAULT_MODEL "; see 'llmmem models');\n"
-          "                   estimate, params. With --set model_type=... and no --model,\n"
-          "                   the model starts empty and is built key by key.\n"
+          "                   estimate, serve, params. With --set model_type=... and no\n"
+          "                   --model, the model starts empty and is built key by key.\n"
           "  --gpu NAME       GPU preset (default: " DEFAULT_GPU "; see 'llmmem gpus');\n"
-          "                   estimate\n"
+          "                   estimate, serve\n"
           "  --set KEY=VALUE  set a model, hardware or strategy key (repeatable; see\n"
-          "                   'llmmem keys'); estimate, params (model keys only)\n"
-          "  --json           estimate: print the library's JSON report\n"
+          "                   'llmmem keys'); estimate, serve, params (model keys only)\n"
+          "  --json           estimate, serve: print the library's JSON report\n"
+          "  --length TOKENS  serve: tokens per request (prompt and output) for the\n"
+          "                   question \"how many concurrent requests\" (default:\n"
+          "                   max_model_len); the same as --set request_tokens=TOKENS\n"
           "  --config PATH    a Hugging Face config.json (or its folder) instead of --model;\n"
-          "                   estimate, params. A --safetensors folder holding a\n"
+          "                   estimate, serve, params. A --safetensors folder holding a\n"
           "                   config.json is used the same way when neither is given.\n"
           "  --gguf PATH      a GGUF file: the model from its metadata and the weights'\n"
-          "                   exact bytes from its tensors' types; estimate, params\n"
+          "                   exact bytes from its tensors' types; estimate, serve, params\n"
           "  --safetensors PATH  a .safetensors file, an index or a folder: its headers\n"
           "                   give the weights' exact stored bytes and are checked\n"
-          "                   against the model (a mismatch is a warning); estimate, params\n"
+          "                   against the model (a mismatch is a warning); estimate,\n"
+          "                   serve, params\n"
           "  -h, --help       show this help\n"
           "  --version        show the version\n"
           "\n"
@@ -168,7 +176,8 @@ static void print_usage(FILE *out)
           "  llmmem estimate --set weight_format=bnb_nf4 --json\n"
           "  llmmem estimate --set model_type=custom --set num_parameters=70000000000 \\\n"
           "                  --set torch_dtype=bf16\n"
-          "  llmmem params --model llama-3.1-70b\n",
+          "  llmmem params --model llama-3.1-70b\n"
+          "  llmmem serve --model llama-3.1-70b --set tensor_parallel=4 --length 8192\n",
           out);
 }
 
@@ -250,6 +259,11 @@ static int parse_args(cli_options *opts, int argc, char **argv)
                 return EXIT_USAGE;
             opts->gguf = value;
             opts->seen |= OPT_GGUF;
+        } else if ((r = option_value(&value, argc, argv, &i, "--length")) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            opts->length = value;
+            opts->seen |= OPT_LENGTH;
         } else if ((r = option_value(&value, argc, argv, &i, "--safetensors")) != 0) {
             if (r < 0)
                 return EXIT_USAGE;
@@ -302,7 +316,8 @@ static int parse_args(cli_options *opts, int argc, char **argv)
         const command_info *cmd = find_command(opts->command);
         static const struct { unsigned bit; const char *name; } names[] = {
             {OPT_MODEL, "--model"}, {OPT_GPU, "--gpu"}, {OPT_SET, "--set"}, {OPT_JSON, "--json"},
-            {OPT_SAFETENSORS, "--safetensors"}, {OPT_CONFIG, "--config"}, {OPT_GGUF, "--gguf"}};
+            {OPT_SAFETENSORS, "--safetensors"}, {OPT_CONFIG, "--config"}, {OPT_GGUF, "--gguf"},
+            {OPT_LENGTH, "--length"}};
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++) {
             if ((opts->seen & names[k].bit) != 0 && (cmd->allowed & names[k].bit) == 0) {
@@ -630,6 +645,49 @@ static void print_training_peak(const llmmem_report *report, int width)
         print_bytes_row(width, parts[p], llmmem_report_peak_part(report, (llmmem_peak_part)p));
 }
 
+/* Pipeline stages (when there are several), offloaded bytes and traffic per step. */
+static void print_layout(const llmmem_report *report, int width)
+{
+    size_t stages = llmmem_report_stage_count(report);
+    size_t components = llmmem_component_count();
+    if (stages > 1) {
+        printf("\nstages (one device each; the table above is stage %zu, the most loaded)\n",
+               llmmem_report_most_loaded_stage(report));
+        printf("%-6s %-9s", "stage", "layers");
+        for (size_t c = 0; c < components; c++) {
+            const char *name = llmmem_component_name((llmmem_component)c);
+            if (strcmp(name, "kv_cache") != 0)
+                printf(" %17s", name);
+        }
+        printf(" %17s\n", "total");
+        for (size_t i = 0; i < stages; i++) {
+            uint64_t first, count;
+            char layers[32];
+            if (llmmem_report_stage_layers(&first, &count, report, i) != LLMMEM_OK)
+                continue;
+            snprintf(layers, sizeof layers, "%" PRIu64 "+%" PRIu64, first, count);
+            printf("%-6zu %-9s", i, layers);
+            for (size_t c = 0; c < components; c++)
+                if (strcmp(llmmem_component_name((llmmem_component)c), "kv_cache") != 0)
+                    printf(" %17" PRIu64, llmmem_report_stage_bytes(report, i, (llmmem_component)c));
+            printf(" %17" PRIu64 "\n", llmmem_report_stage_total_bytes(report, i));
+        }
+    }
+    if (llmmem_report_host_bytes(report) || llmmem_report_nvme_bytes(report)) {
+        printf("\noffloaded, per node\n");
+        print_bytes_row(width, "host", llmmem_report_host_bytes(report));
+        print_bytes_row(width, "nvme", llmmem_report_nvme_bytes(report));
+    }
+    uint64_t sent = 0;
+    for (int k = 0; llmmem_comm_name((llmmem_comm)k); k++)
+        sent += llmmem_report_comm_bytes(report, (llmmem_comm)k);
+    if (sent) {
+        printf("\nsent per step by one device of that stage\n");
+        for (int k = 0; llmmem_comm_name((llmmem_comm)k); k++)
+            print_bytes_row(width, llmmem_comm_name((llmmem_comm)k), llmmem_report_comm_bytes(report, (llmmem_comm)k));
+    }
+}
+
 static int print_estimate_table(const llmmem_report *report, const llmmem_model *model,
                                 const llmmem_hardware *hw)
 {
@@ -664,6 +722,7 @@ static int print_estimate_table(const llmmem_report *report, const llmmem_model 
         print_bytes_row(width, "shortfall", total - capacity);
     printf("fits: %s\n", fits ? "yes" : "no");
     print_training_peak(report, width);
+    print_layout(report, width);
     return 0;
 }
 
@@ -715,6 +774,99 @@ done:
     llmmem_checkpoint_free(ck);
     llmmem_string_free(json);
     llmmem_report_free(report);
+    llmmem_strategy_free(strategy);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(model);
+    return rc;
+}
+
+/* Serving: the budget rows in the estimate's format, then the block arithmetic vLLM logs. */
+static void print_serving_table(const llmmem_serving *sv, const llmmem_model *model, const llmmem_hardware *hw)
+{
+    static const llmmem_serving_value budget[] = {
+        LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_REQUESTED_BYTES, LLMMEM_SERVING_WEIGHTS,
+        LLMMEM_SERVING_ACTIVATION_PEAK, LLMMEM_SERVING_NON_TORCH, LLMMEM_SERVING_CUDA_GRAPH,
+        LLMMEM_SERVING_KV_CACHE_BYTES};
+    static const llmmem_serving_value kv[] = {
+        LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_PAGE_BYTES, LLMMEM_SERVING_BLOCK_BYTES,
+        LLMMEM_SERVING_NUM_BLOCKS, LLMMEM_SERVING_TOKENS, LLMMEM_SERVING_GROUPS,
+        LLMMEM_SERVING_LAYERS_PER_GROUP, LLMMEM_SERVING_KV_HEADS_PER_RANK, LLMMEM_SERVING_LAYERS_PER_STAGE,
+        LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS, LLMMEM_SERVING_MAX_NUM_SEQS, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING,
+        LLMMEM_SERVING_MAX_MODEL_LEN, LLMMEM_SERVING_REQUEST_TOKENS, LLMMEM_SERVING_BLOCKS_PER_REQUEST,
+        LLMMEM_SERVING_WASTE_BYTES, LLMMEM_SERVING_MAX_CONCURRENCY};
+    int width = 22;
+    size_t i;
+    uint64_t shortfall = llmmem_serving_get(sv, LLMMEM_SERVING_SHORTFALL);
+    uint64_t x100 = llmmem_serving_get(sv, LLMMEM_SERVING_VLLM_CONCURRENCY_X100);
+
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s\n\n", llmmem_hardware_name(hw));
+    printf("%-*s %26s %16s %15s\n", width, "budget (one rank)", "exact", "2^30 B", "10^9 B");
+    for (i = 0; i < sizeof budget / sizeof budget[0]; i++)
+        print_bytes_row(width, llmmem_serving_value_name(budget[i]), llmmem_serving_get(sv, budget[i]));
+    if (shortfall > 0)
+        print_bytes_row(width, "shortfall", shortfall);
+    printf("\n");
+    for (i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(kv[i]), llmmem_serving_get(sv, kv[i]));
+    printf("\nGPU KV cache size: %" PRIu64 " tokens\n", llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS));
+    printf("Maximum concurrency for %" PRIu64 " tokens per request: %" PRIu64 ".%02" PRIu64 "x\n",
+           llmmem_serving_get(sv, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING), x100 / 100, x100 % 100);
+    printf("fits: %s\n", llmmem_serving_get(sv, LLMMEM_SERVING_FITS) ? "yes" : "no");
+}
+
+static int cmd_serve(const cli_options *opts)
+{
+    llmmem_model *model = NULL;
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *strategy = NULL;
+    llmmem_serving *sv = NULL;
+    llmmem_checkpoint *ck = NULL;
+    char *json = NULL;
+    llmmem_status st;
+    int rc;
+
+    if ((rc = make_model(&model, opts)) != 0)
+        goto done;
+    if ((rc = make_hardware(&hw, opts)) != 0)
+        goto done;
+    if ((st = llmmem_strategy_new(&strategy)) != LLMMEM_OK) {
+        rc = internal_failure(st, "llmmem_strategy_new");
+        goto done;
+    }
+    if ((st = llmmem_serving_new(&sv)) != LLMMEM_OK) {
+        rc = internal_failure(st, "llmmem_serving_new");
+        goto done;
+    }
+    if ((rc = apply_sets(opts, model, hw, strategy)) != 0)
+        goto done;
+    if (opts->length != NULL && (st = llmmem_strategy_set_text(strategy, "request_tokens", opts->length)) != LLMMEM_OK) {
+        rc = library_failure(st, "--length");
+        goto done;
+    }
+    if ((rc = attach_checkpoint(&ck, model, opts)) != 0)
+        goto done;
+    if ((st = llmmem_serving_estimate(sv, model, hw, strategy)) != LLMMEM_OK) {
+        rc = library_failure(st, "serve");
+        goto done;
+    }
+    if (opts->json) {
+        size_t len;
+        if ((st = llmmem_serving_to_json(&json, sv)) != LLMMEM_OK) {
+            rc = internal_failure(st, "llmmem_serving_to_json");
+            goto done;
+        }
+        fputs(json, stdout);
+        len = strlen(json);
+        if (len == 0 || json[len - 1] != '\n')
+            fputc('\n', stdout);
+    } else {
+        print_serving_table(sv, model, hw);
+    }
+done:
+    llmmem_checkpoint_free(ck);
+    llmmem_string_free(json);
+    llmmem_serving_free(sv);
     llmmem_strategy_free(strategy);
     llmmem_hardware_free(hw);
     llmmem_model_free(model);
@@ -899,6 +1051,8 @@ int main(int argc, char **argv)
         printf("llmmem %s\n", llmmem_version_string());
     } else if (strcmp(opts.command, "estimate") == 0) {
         rc = cmd_estimate(&opts);
+    } else if (strcmp(opts.command, "serve") == 0) {
+        rc = cmd_serve(&opts);
     } else if (strcmp(opts.command, "params") == 0) {
         rc = cmd_params(&opts);
     } else if (strcmp(opts.command, "models") == 0) {

@@ -98,7 +98,9 @@ static void moe_block(acc *a, const llmmem__act_layer *l, uint64_t sb)
     keep(a, l, elems(a, sb, l->top_k, 1, 1), 4, 0);    /* chosen routing weights, fp32 */
     const uint64_t routed = elems(a, sb, l->top_k, 1, 1);
     keep(a, l, elems(a, routed, l->h, 1, 1), l->bytes, 0); /* dispatched tokens */
-    mlp_core(a, l, routed, l->fe);
+    llmmem__act_layer expert = *l; /* expert intermediates split over expert_tensor_parallel */
+    expert.t = l->et ? l->et : l->t;
+    mlp_core(a, &expert, routed, l->fe);
     keep(a, l, elems(a, routed, l->h, 1, 1), l->bytes, 0); /* expert outputs before the combine */
     if (l->fs)
         mlp_core(a, l, sb, l->fs);
@@ -189,14 +191,19 @@ static unsigned bytes_of_format(llmmem_format f)
 
 /* A layer description from the inventory's shapes (so head_dim, KV heads and widths are those the
  * parameter count used) and the strategy's settings. */
-static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const llmmem_strategy *s, unsigned bytes)
+static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const llmmem_strategy *s, unsigned bytes,
+                           const llmmem__act_stage *st)
 {
     const llmmem__settings *k = &s->s;
     memset(l, 0, sizeof *l);
-    l->s = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_SEQUENCE_LENGTH);
+    /* context parallelism: each rank holds s / c tokens of every sequence (ring attention passes
+     * K and V chunks around without keeping them: Megatron-LM/Transformer Engine cp_comm_type p2p) */
+    l->s = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_SEQUENCE_LENGTH) / st->c;
     l->b = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MICRO_BATCH_SIZE);
     l->h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE);
-    l->t = 1;
+    l->t = st->t;
+    l->et = st->et;
+    l->sequence_parallel = st->sequence_parallel;
     l->bytes = bytes;
     l->norm_bytes = llmmem__get_int(k, LLMMEM_KEY_NORM_FP32) ? 4u : bytes;
     l->norms = (unsigned)llmmem__model_value(m, LLMMEM_KEY_NORMS_PER_LAYER);
@@ -265,20 +272,21 @@ static llmmem_status overflow(void)
 /* The decoder layers under the recomputation mode: held at the end of the forward, rebuilt during
  * backward, offloaded. */
 static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
-                                    const layer_kinds *k, int norm_fp32)
+                                    const layer_kinds *k, int norm_fp32, const llmmem__act_stage *st)
 {
-    const uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    /* layer indices below are relative to the stage's first layer */
+    const uint64_t base = st->first, layers = st->end - st->first;
     const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
-    out->layer_full = k->moe_full > k->dense_full && llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, layers)
+    out->layer_full = k->moe_full > k->dense_full && llmmem__span_layers(m, LLMMEM_SPAN_MOE, base, base + layers)
                           ? k->moe_full
                           : k->dense_full;
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE) {
-        if (!sum_layers(&out->held, m, 0, layers, k->dense, k->moe))
+        if (!sum_layers(&out->held, m, base, base + layers, k->dense, k->moe))
             return overflow();
         /* selective: backward recomputes one layer's attention core at a time */
         if (mode == LLMMEM_RECOMPUTE_SELECTIVE) {
             out->recompute = k->dense_full - k->dense;
-            if (llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, layers) && k->moe_full - k->moe > out->recompute)
+            if (llmmem__span_layers(m, LLMMEM_SPAN_MOE, base, base + layers) && k->moe_full - k->moe > out->recompute)
                 out->recompute = k->moe_full - k->moe;
         }
         return LLMMEM_OK;
@@ -288,8 +296,11 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     if (n == 0)
         n = block ? layers : 1;
     if (n > layers)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "recompute_num_layers (%llu) exceeds num_hidden_layers (%llu)",
-                            (unsigned long long)n, (unsigned long long)layers);
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "recompute_num_layers (%llu) exceeds the %llu layers of %s",
+                            (unsigned long long)n, (unsigned long long)layers,
+                            layers == (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS)
+                                ? "the model (num_hidden_layers)"
+                                : "a pipeline stage");
     /* The kept input is the first norm's input unless that norm saved an fp32 copy: recomputing a
      * chunk rebuilds everything else. */
     const uint64_t shared_input = norm_fp32 ? 0 : k->input;
@@ -297,10 +308,10 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
         /* Megatron-LM transformer_block.py _checkpointed_forward, recompute_method "block": the
          * first n layers (of a pipeline stage) are checkpointed one by one, the rest keep all */
         uint64_t rest;
-        if (!sum_layers(&rest, m, n, layers, k->dense, k->moe) ||
+        if (!sum_layers(&rest, m, base + n, base + layers, k->dense, k->moe) ||
             !llmmem__mul(&out->held, n, k->input) || !llmmem__add(&out->held, out->held, rest))
             return overflow();
-        uint64_t moe_in = llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, n);
+        uint64_t moe_in = llmmem__span_layers(m, LLMMEM_SPAN_MOE, base, base + n);
         out->recompute = (moe_in && k->moe_full > k->dense_full ? k->moe_full : k->dense_full) - shared_input;
         if (mode == LLMMEM_RECOMPUTE_OFFLOAD)
             goto offload;
@@ -310,7 +321,7 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     uint64_t chunks = llmmem__ceil_div(layers, n), largest = 0;
     for (uint64_t c = 0; c < chunks; c++) {
         uint64_t bytes;
-        if (!sum_layers(&bytes, m, c * n, c * n + n, k->dense_full, k->moe_full))
+        if (!sum_layers(&bytes, m, base + c * n, base + c * n + n, k->dense_full, k->moe_full))
             return overflow();
         if (bytes > largest)
             largest = bytes;
@@ -347,16 +358,18 @@ static uint64_t liger_chunk(uint64_t tokens, uint64_t vocab, uint64_t h)
     return p;
 }
 
-/* The loss: what the LM head's output and the cross-entropy save, and their backward peak. */
+/* The loss: what the LM head's output and the cross-entropy save, and their backward peak, on one
+ * tensor-parallel rank (Megatron-LM's vocabulary-parallel head: V / t logits per token). */
 static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
-                                uint64_t tokens, unsigned e)
+                                uint64_t tokens, unsigned e, const llmmem__act_stage *st)
 {
     const llmmem__settings *k = &s->s;
     const uint64_t vocab = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VOCAB_SIZE);
     const uint64_t h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE);
+    const uint64_t shard = llmmem__ceil_div(vocab, st->t);
     const unsigned l = llmmem__get_int(k, LLMMEM_KEY_LOGITS_FP32) ? 4u : e; /* the loss's format */
     uint64_t tv;
-    if (!llmmem__mul(&tv, tokens, vocab))
+    if (!llmmem__mul(&tv, tokens, shard))
         return overflow();
     switch (llmmem__get_int(k, LLMMEM_KEY_CROSS_ENTROPY)) {
     case LLMMEM_CROSS_ENTROPY_FUSED:
@@ -375,7 +388,7 @@ static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m,
         if (chunk > tokens)
             chunk = tokens;
         if (!llmmem__mul(&out->logits_held, tokens, h) || !llmmem__mul(&out->logits_held, out->logits_held, e) ||
-            !llmmem__mul(&out->logits_transient, chunk, vocab) ||
+            !llmmem__mul(&out->logits_transient, chunk, shard) ||
             !llmmem__mul(&out->logits_transient, out->logits_transient, l))
             return overflow();
         return LLMMEM_OK;
@@ -391,8 +404,25 @@ static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m,
     }
 }
 
+llmmem__act_stage llmmem__single_stage(const llmmem_model *m)
+{
+    llmmem__act_stage st = {0, (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS), 1, 1, 1, 1, 1, 1, 1, 1, 0};
+    return st;
+}
+
+/* x * num / den, rounded up; 0 on overflow. */
+static int scale(uint64_t *x, uint64_t num, uint64_t den)
+{
+    uint64_t v;
+    if (!llmmem__mul(&v, *x, num))
+        return 0;
+    *x = llmmem__ceil_div(v, den);
+    return 1;
+}
+
 llmmem_status llmmem__training_activations(llmmem__activations *out, const llmmem_model *m,
-                                           const llmmem_strategy *s, llmmem_format compute)
+                                           const llmmem_strategy *s, llmmem_format compute,
+                                           const llmmem__act_stage *stage)
 {
     memset(out, 0, sizeof *out);
     if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
@@ -404,7 +434,7 @@ llmmem_status llmmem__training_activations(llmmem__activations *out, const llmme
     const unsigned e = bytes_of_format(compute);
     const int norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
     llmmem__act_layer l;
-    describe_layer(&l, m, s, e);
+    describe_layer(&l, m, s, e, stage);
     layer_kinds k;
     llmmem_status st;
     uint64_t experts = l.experts;
@@ -425,18 +455,31 @@ llmmem_status llmmem__training_activations(llmmem__activations *out, const llmme
     l.recompute = LLMMEM_RECOMPUTE_FULL;
     if ((st = llmmem__layer_activation_bytes(&k.input, &l)) != LLMMEM_OK)
         return st;
-    if ((st = compose_layers(out, m, s, &k, norm_fp32)) != LLMMEM_OK)
+    if (stage->end > stage->first && (st = compose_layers(out, m, s, &k, norm_fp32, stage)) != LLMMEM_OK)
         return st;
 
-    /* Outside the layers (Korthikanti §4.3): the input ids the embedding's backward indexes with
-     * (int64), the embedding dropout's mask, an embedding norm's input (BLOOM), the final norm's
-     * input and the LM head's input. */
+    /* Outside the layers (Korthikanti §4.3): on the first stage the input ids the embedding's
+     * backward indexes with (int64), the embedding dropout's mask and an embedding norm's input
+     * (BLOOM); on the last the final norm's and the LM head's inputs. Sequence parallelism splits
+     * the hidden-sized ones over the t ranks, as in the layers. */
     uint64_t tokens, sbh, extra = 0;
-    if (!llmmem__mul(&tokens, l.s, l.b) || !llmmem__mul(&sbh, tokens, l.h) || !llmmem__muladd(&extra, tokens, 8) ||
-        (l.dropout && !llmmem__muladd(&extra, sbh, 1)) ||
-        (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM) && !llmmem__muladd(&extra, sbh, l.norm_bytes)) ||
-        !llmmem__muladd(&extra, sbh, l.norm_bytes) || !llmmem__muladd(&extra, sbh, e) ||
-        !llmmem__add(&out->held, out->held, extra))
+    if (!llmmem__mul(&tokens, l.s, l.b) || !llmmem__mul(&sbh, tokens, l.h))
         return overflow();
-    return loss_bytes(out, m, s, tokens, e);
+    const uint64_t sbh_rank = stage->sequence_parallel ? llmmem__ceil_div(sbh, stage->t) : sbh;
+    if (stage->has_embedding &&
+        (!llmmem__muladd(&extra, tokens, 8) || (l.dropout && !llmmem__muladd(&extra, sbh_rank, 1)) ||
+         (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM) && !llmmem__muladd(&extra, sbh_rank, l.norm_bytes))))
+        return overflow();
+    if (stage->has_head &&
+        (!llmmem__muladd(&extra, sbh_rank, l.norm_bytes) || !llmmem__muladd(&extra, sbh_rank, e)))
+        return overflow();
+    /* micro-batches in flight: the pipeline schedule's count (parallel.c) */
+    if (!llmmem__add(&out->held, out->held, extra) || !scale(&out->held, stage->in_flight_num, stage->in_flight_den) ||
+        !scale(&out->host, stage->in_flight_num, stage->in_flight_den))
+        return overflow();
+    if (!stage->has_head)
+        return LLMMEM_OK;
+    if ((st = loss_bytes(out, m, s, tokens, e, stage)) != LLMMEM_OK)
+        return st;
+    return scale(&out->logits_held, stage->loss_in_flight, 1) ? LLMMEM_OK : overflow();
 }

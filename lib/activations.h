@@ -27,6 +27,7 @@ typedef struct llmmem__act_layer {
     uint64_t experts, top_k, fe, fs;
     /* LoRA: adapter rank x adapted linears a token passes through in one layer (0: none) */
     uint64_t adapter;
+    uint64_t et;             /* tensor-parallel size inside an expert (0: t) */
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else
@@ -43,8 +44,24 @@ typedef struct llmmem__activations {
     uint64_t layer_full;      /* largest decoder layer's saved bytes without recomputation */
 } llmmem__activations;
 
-/* Fills *out for the strategy's mode (zero for inference). No allocation. */
+/* Where the activations are held: a pipeline stage's layers and ends, how many micro-batches it
+ * keeps in flight, and how the layout splits its tensors. */
+typedef struct llmmem__act_stage {
+    uint64_t first, end;          /* decoder layers [first, end) */
+    int has_embedding, has_head;  /* first stage: token ids, embedding; last: final norm, head, loss */
+    uint64_t in_flight_num;       /* micro-batches held = in_flight_num / in_flight_den */
+    uint64_t in_flight_den;
+    uint64_t loss_in_flight;      /* micro-batches whose loss tensors are held */
+    uint64_t t, et, c;            /* tensor, expert-tensor and context parallel sizes */
+    int sequence_parallel;
+} llmmem__act_stage;
+
+/* One device holding the whole model, one micro-batch. */
+llmmem__act_stage llmmem__single_stage(const llmmem_model *m);
+
+/* Fills *out for the strategy's mode (zero for inference) on one stage. No allocation. */
 llmmem_status llmmem__training_activations(llmmem__activations *out, const llmmem_model *m,
-                                           const llmmem_strategy *s, llmmem_format compute);
+                                           const llmmem_strategy *s, llmmem_format compute,
+                                           const llmmem__act_stage *stage);
 
 #endif

@@ -1,7 +1,9 @@
 /* Composing a report: the memory of the most loaded device. */
+#include <stddef.h>
 #include <string.h>
 
-#include "activations.h"
+#include "kvcache.h"
+#include "parallel.h"
 #include "training.h"
 
 static void copy_name(char *dst, const char *src)
@@ -13,8 +15,8 @@ static void copy_name(char *dst, const char *src)
     dst[n] = '\0';
 }
 
-/* Training, lora, qlora: the static state (training.c) and the activation side of the peak
- * (activations.c), composed at the higher of the two moments llmmem.h defines. */
+/* Training, lora, qlora on one device: the static state (training.c) and the activation side of
+ * the peak (activations.c), composed at the higher of the two moments llmmem.h defines. */
 static llmmem_status training_peak(llmmem_report *r, const llmmem_model *m, const llmmem_strategy *s)
 {
     llmmem__training t;
@@ -23,8 +25,10 @@ static llmmem_status training_peak(llmmem_report *r, const llmmem_model *m, cons
     llmmem_status st = llmmem__training_estimate(&t, m, s);
     if (st == LLMMEM_OK)
         st = llmmem__compute_format(&compute, m, s);
-    if (st == LLMMEM_OK)
-        st = llmmem__training_activations(&a, m, s, compute);
+    if (st == LLMMEM_OK) {
+        llmmem__act_stage one = llmmem__single_stage(m);
+        st = llmmem__training_activations(&a, m, s, compute, &one);
+    }
     if (st)
         return st;
     r->bytes[LLMMEM_COMPONENT_WEIGHTS] = t.weights;
@@ -54,11 +58,59 @@ static llmmem_status training_peak(llmmem_report *r, const llmmem_model *m, cons
     return LLMMEM_OK;
 }
 
+/* Inference: the KV cache of micro_batch_size sequences of sequence_length tokens, allocated whole
+ * as Hugging Face generate does (kvcache.c); a model given by its count alone has no KV heads and
+ * no cache is counted (llmmem.h says so). */
+static llmmem_status inference_kv(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s)
+{
+    *out = 0;
+    if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
+        return LLMMEM_OK;
+    return llmmem__kv_cache_contiguous_bytes(out, m, s, (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_MICRO_BATCH_SIZE),
+                                             (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_SEQUENCE_LENGTH));
+}
+
+/* One device holding the whole model (plain data parallelism keeps a whole replica). */
+static llmmem_status single_device(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
+                                   const llmmem_strategy *s, const llmmem__layout *L)
+{
+    llmmem_status st;
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE) {
+        st = llmmem__weight_bytes(&r->bytes[LLMMEM_COMPONENT_WEIGHTS], m, s);
+        if (st == LLMMEM_OK)
+            st = inference_kv(&r->bytes[LLMMEM_COMPONENT_KV_CACHE], m, s);
+    } else {
+        st = training_peak(r, m, s);
+    }
+    if (st)
+        return st;
+    /* torch DistributedDataParallel without gradient_as_bucket_view: its buckets copy every gradient */
+    if (L->d > 1 && llmmem__get_int(&s->s, LLMMEM_KEY_DDP_GRADIENT_COPY))
+        r->bytes[LLMMEM_COMPONENT_COMM_BUFFERS] = r->bytes[LLMMEM_COMPONENT_GRADIENTS];
+    r->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    llmmem__stage_report *one = &r->stages[0];
+    memcpy(one->bytes, r->bytes, sizeof one->bytes);
+    one->first_layer = 0;
+    one->layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    r->stage_count = 1;
+    r->most_loaded = 0;
+    if (L->d > 1 && llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE) {
+        /* ring all-reduce of the gradients: 2 (d - 1) / d of their 16-bit bytes per step */
+        llmmem_format compute;
+        if ((st = llmmem__compute_format(&compute, m, s)) != LLMMEM_OK)
+            return st;
+        uint64_t grads = r->params_trainable * (llmmem__format_element_bits(compute) / 8u);
+        r->comm[LLMMEM_COMM_DATA] = grads / L->d * (L->d - 1) * 2;
+    }
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                               const llmmem_strategy *strategy)
 {
     LLMMEM_REQUIRE(out);
-    memset(out, 0, sizeof *out);
+    /* the stage array is written only as far as stage_count reaches */
+    memset(out, 0, offsetof(llmmem_report, stages));
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
@@ -68,34 +120,39 @@ llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, con
     uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
     if (memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
-    int64_t mode = llmmem__get_int(&strategy->s, LLMMEM_KEY_MODE);
 
-    llmmem_report r;
-    memset(&r, 0, sizeof r);
-    if (mode == LLMMEM_MODE_INFERENCE)
-        st = llmmem__weight_bytes(&r.bytes[LLMMEM_COMPONENT_WEIGHTS], model, strategy);
-    else
-        st = training_peak(&r, model, strategy);
-    if (st)
+    llmmem__layout layout;
+    if ((st = llmmem__layout_make(&layout, model, strategy, hw)) != LLMMEM_OK)
         return st;
-    r.bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    if (llmmem__layout_single(&layout))
+        st = single_device(out, model, hw, strategy, &layout);
+    else
+        st = llmmem__parallel_estimate(out, model, hw, strategy, &layout);
+    if (st) {
+        memset(out, 0, offsetof(llmmem_report, stages));
+        return st;
+    }
 
     for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
-        if (!llmmem__add(&r.total, r.total, r.bytes[c]))
+        if (!llmmem__add(&out->total, out->total, out->bytes[c])) {
+            memset(out, 0, offsetof(llmmem_report, stages));
             return llmmem__fail(LLMMEM_ERR_OVERFLOW, "total bytes exceed 64 bits");
+        }
+    out->stages[out->most_loaded].total = out->total;
 
     /* The allocator reserve is a fraction of the device: rounded down to a whole byte. */
     double reserve = llmmem__get_real(&hw->s, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION);
-    r.memory_bytes = memory;
-    r.capacity = memory - (uint64_t)((long double)memory * (long double)reserve);
+    out->memory_bytes = memory;
+    out->capacity = memory - (uint64_t)((long double)memory * (long double)reserve);
+    out->host_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_HOST_MEMORY_BYTES);
+    out->nvme_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_NVME_BYTES);
 
-    memcpy(r.params, model->inv.params, sizeof r.params);
-    r.params_total = model->inv.total;
-    r.params_active = model->inv.active;
-    r.weights_from_checkpoint = llmmem__weights_from_checkpoint(model, strategy);
-    copy_name(r.model_name, model->name);
-    copy_name(r.hardware_name, hw->name);
-    r.valid = 1;
-    *out = r;
+    memcpy(out->params, model->inv.params, sizeof out->params);
+    out->params_total = model->inv.total;
+    out->params_active = model->inv.active;
+    out->weights_from_checkpoint = llmmem__layout_single(&layout) && llmmem__weights_from_checkpoint(model, strategy);
+    copy_name(out->model_name, model->name);
+    copy_name(out->hardware_name, hw->name);
+    out->valid = 1;
     return LLMMEM_OK;
 }

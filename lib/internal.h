@@ -57,8 +57,9 @@ static inline uint64_t llmmem__ceil_div(uint64_t a, uint64_t b)
 
 /* ---- keys (keys.c) ----------------------------------------------------- */
 
-/* Slots per object: key = object * 1000 + slot. */
-#define LLMMEM_SLOTS 128
+/* Slots per object: key = object * 1000 + slot (strategy slots 200+ hold the parallel layout;
+ * test_keys checks every key's slot is below this). */
+#define LLMMEM_SLOTS 256
 
 typedef struct llmmem__key_info {
     llmmem_key key;
@@ -223,6 +224,20 @@ extern const size_t llmmem__gpu_preset_total;
 
 /* ---- weights (weights.c) ----------------------------------------------- */
 
+/* The tensors one rank holds: an inventory whose classes are already split by the parallel
+ * layout (parallel.c), and the decoder layers [first, end) it covers. The whole model on one
+ * device is the model's own inventory and layers [0, num_hidden_layers). */
+typedef struct llmmem__view {
+    const llmmem__inventory *inv;
+    uint64_t first, end;
+} llmmem__view;
+
+/* The view of the whole model. */
+llmmem__view llmmem__whole_model(const llmmem_model *m);
+/* Bytes of the weights of a view in the strategy's formats (never a checkpoint's bytes). */
+llmmem_status llmmem__view_weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem__view *v,
+                                        const llmmem_strategy *s);
+
 /* 1 when the weights are the bytes of an attached checkpoint (weight_format auto). */
 int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy *s);
 /* Bytes of all weights of the model stored as the strategy says, on one device. */
@@ -233,6 +248,14 @@ llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m,
 
 #define LLMMEM_COMPONENTS 9
 #define LLMMEM_PEAK_PARTS 6
+#define LLMMEM_COMM_KINDS 5
+#define LLMMEM_MAX_STAGES 256 /* pipeline stages a report holds */
+
+typedef struct llmmem__stage_report {
+    uint64_t bytes[LLMMEM_COMPONENTS]; /* one device of the stage */
+    uint64_t total;
+    uint64_t first_layer, layers;      /* its decoder layers (the first of its first chunk) */
+} llmmem__stage_report;
 
 struct llmmem_report {
     int valid;
@@ -249,6 +272,12 @@ struct llmmem_report {
     uint64_t params_trainable;   /* parameters that get gradients (training, lora, qlora) */
     uint64_t peak_parts[LLMMEM_PEAK_PARTS]; /* llmmem_peak_part */
     int peak_phase;              /* llmmem_peak_phase */
+    uint64_t host_bytes, nvme_bytes; /* per node, offloaded */
+    uint64_t host_capacity, nvme_capacity; /* per node, from the hardware (0: not known) */
+    uint64_t comm[LLMMEM_COMM_KINDS]; /* bytes a rank of the most loaded stage sends per step */
+    unsigned stage_count, most_loaded;
+    /* last: estimate clears only the fields above and writes stage_count stages */
+    llmmem__stage_report stages[LLMMEM_MAX_STAGES];
 };
 
 #endif /* LLMMEM_INTERNAL_H */

@@ -12,6 +12,7 @@
 #define I64_MAX INT64_MAX
 #define SIZE_MAX_KEY (1LL << 24)   /* upper bound of a dimension: 16,777,216 */
 #define COUNT_MAX_KEY (1LL << 20)  /* upper bound of a layer or expert count */
+#define PARALLEL_MAX_KEY (1LL << 16) /* upper bound of one parallel dimension */
 
 static const char *const model_type_names[] = {
     "custom",    "gpt2",      "opt",         "bloom",       "gpt_neox",    "falcon",    "llama",
@@ -45,6 +46,15 @@ static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NUL
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
+static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe", NULL};
+static const char *const fsdp_names[] = {"none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
+static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
+static const char *const plan_sharding_names[] = {"none", "zero1", "zero2", "zero3", "fsdp", "distributed_optimizer", NULL};
+static const char *const plan_recompute_names[] = {"none", "selective", "full", NULL};
+/* Choices of LLMMEM_KEY_KV_CACHE_DTYPE: vLLM's kv_cache_dtype names, in llmmem_kv_cache_dtype order. */
+static const char *const kv_cache_dtype_names[] = {"auto",     "fp32",     "fp16",     "bf16",
+                                                   "fp8",      "fp8_e4m3", "fp8_e5m2", "int8_per_token_head",
+                                                   "fp8_per_token_head", "nvfp4", "fp8_ds_mla", NULL};
 
 /* Helpers to keep the table readable. */
 #define INT_KEY(k, obj, nm, lo, hi, d, doc_) \
@@ -247,6 +257,107 @@ static const llmmem__key_info key_table[] = {
              "logits are upcast to fp32 before the loss (Hugging Face ForCausalLMLoss: logits.float())"),
     BOOL_KEY(LLMMEM_KEY_FUSED_SWIGLU, S, "fused_swiglu", 0,
              "gated MLPs run a fused activation (Megatron-LM bias_swiglu) that keeps no output of its own"),
+    /* serving: vLLM's engine arguments (vllm/engine/arg_utils.py EngineArgs) and measured terms */
+    CHOICE_KEY(LLMMEM_KEY_KV_CACHE_DTYPE, S, "kv_cache_dtype", kv_cache_dtype_names, 0, LLMMEM_KV_CACHE_FP8_DS_MLA,
+               LLMMEM_KV_CACHE_AUTO,
+               "KV cache storage (vLLM kv_cache_dtype): auto (the model's dtype), fp32, fp16, bf16, fp8 (e4m3), "
+               "fp8_e4m3, fp8_e5m2, int8_per_token_head, fp8_per_token_head, nvfp4, fp8_ds_mla (MLA)"),
+    INT_KEY(LLMMEM_KEY_BLOCK_SIZE, S, "block_size", 1, 1LL << 20, 16, "tokens per KV cache block (vLLM default: 16)"),
+    REAL_KEY(LLMMEM_KEY_GPU_MEMORY_UTILIZATION, S, "gpu_memory_utilization", 0.0, 1.0, 0.9,
+             "share of each device the server may use: weights, activations and KV cache (vLLM default: 0.9)"),
+    INT_KEY(LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, S, "max_num_batched_tokens", 0, 1LL << 30, 0,
+            "tokens per scheduler step, the size of vLLM's profile run (0: vllm serve's default, 8192 on "
+            "devices of 70 GiB or more other than A100s, else 2048)"),
+    INT_KEY(LLMMEM_KEY_MAX_NUM_SEQS, S, "max_num_seqs", 0, 1LL << 24, 0,
+            "sequences per scheduler step, the logits rows of the profile run (0: vllm serve's default, 1024 "
+            "on devices of 70 GiB or more other than A100s, else 256)"),
+    INT_KEY(LLMMEM_KEY_MAX_MODEL_LEN, S, "max_model_len", 0, 1LL << 30, 0,
+            "longest request in tokens, prompt and output (0: the model's max_position_embeddings)"),
+    INT_KEY(LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, S, "kv_cache_memory_bytes", 0, 1LL << 50, 0,
+            "KV cache bytes per rank, used instead of the budget (vLLM --kv-cache-memory; 0: the budget)"),
+    INT_KEY(LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, S, "profile_weights_bytes", -1, 1LL << 50, -1,
+            "measured weights per rank (vLLM log: \"Model loading took\"; -1: the inventory's)"),
+    INT_KEY(LLMMEM_KEY_PROFILE_ACTIVATION_BYTES, S, "profile_activation_bytes", -1, 1LL << 50, -1,
+            "measured activation peak of vLLM's profile run (log: \"peak activation\"; -1: modelled)"),
+    INT_KEY(LLMMEM_KEY_PROFILE_NON_TORCH_BYTES, S, "profile_non_torch_bytes", -1, 1LL << 50, -1,
+            "measured non-torch memory (log: \"non-torch memory\"; -1: the hardware's runtime_overhead_bytes)"),
+    INT_KEY(LLMMEM_KEY_CUDA_GRAPH_BYTES, S, "cuda_graph_bytes", 0, 1LL << 50, 0,
+            "CUDA-graph memory taken from the KV budget (vLLM applies it with "
+            "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; 0: none)"),
+    BOOL_KEY(LLMMEM_KEY_ENABLE_PREFIX_CACHING, S, "enable_prefix_caching", 1,
+             "full KV blocks of a shared prefix are stored once (vLLM v1 default: on)"),
+    INT_KEY(LLMMEM_KEY_SHARED_PREFIX_TOKENS, S, "shared_prefix_tokens", 0, 1LL << 30, 0,
+            "tokens at the start of every request that are the same (a system prompt)"),
+    INT_KEY(LLMMEM_KEY_PROMPT_TOKENS, S, "prompt_tokens", 0, 1LL << 30, 0,
+            "prompt tokens of a request, shared by its n sequences"),
+    INT_KEY(LLMMEM_KEY_N, S, "n", 1, 1LL << 16, 1,
+            "sequences per request: parallel sampling (vLLM SamplingParams.n) or beam width"),
+    INT_KEY(LLMMEM_KEY_REQUEST_TOKENS, S, "request_tokens", 0, 1LL << 30, 0,
+            "tokens per request (prompt and output) for the concurrency question (0: max_model_len)"),
+    BOOL_KEY(LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER, S, "disable_hybrid_kv_cache_manager", 0,
+             "vLLM --disable-hybrid-kv-cache-manager: sliding-window layers keep every token like full ones"),
+    INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
+    INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, PARALLEL_MAX_KEY, 1, "pipeline stages"),
+    INT_KEY(LLMMEM_KEY_DATA_PARALLEL, S, "data_parallel", 1, COUNT_MAX_KEY, 1,
+            "data-parallel size (world = tensor x pipeline x data x context)"),
+    INT_KEY(LLMMEM_KEY_CONTEXT_PARALLEL, S, "context_parallel", 1, PARALLEL_MAX_KEY, 1,
+            "context-parallel size: each rank holds sequence_length / c tokens"),
+    INT_KEY(LLMMEM_KEY_EXPERT_PARALLEL, S, "expert_parallel", 1, PARALLEL_MAX_KEY, 1,
+            "expert-parallel size: routed experts split over e ranks of the data x context group"),
+    INT_KEY(LLMMEM_KEY_EXPERT_TENSOR_PARALLEL, S, "expert_tensor_parallel", 0, PARALLEL_MAX_KEY, 0,
+            "tensor-parallel size inside each expert (0: tensor_parallel)"),
+    INT_KEY(LLMMEM_KEY_VIRTUAL_PIPELINE, S, "virtual_pipeline", 1, PARALLEL_MAX_KEY, 1,
+            "model chunks per pipeline stage (interleaved schedule)"),
+    BOOL_KEY(LLMMEM_KEY_SEQUENCE_PARALLEL, S, "sequence_parallel", 0,
+             "Megatron sequence parallelism: norms and dropouts split along the sequence over the t ranks"),
+    INT_KEY(LLMMEM_KEY_NUM_MICRO_BATCHES, S, "num_micro_batches", 0, I64_MAX, 0,
+            "micro-batches per step and pipeline (0: as many as the schedule keeps in flight)"),
+    CHOICE_KEY(LLMMEM_KEY_PIPELINE_SCHEDULE, S, "pipeline_schedule", schedule_names, 0, LLMMEM_SCHEDULE_GPIPE,
+               LLMMEM_SCHEDULE_1F1B, "pipeline schedule: 1f1b, interleaved (virtual_pipeline chunks), gpipe"),
+    INT_KEY(LLMMEM_KEY_PIPELINE_FIRST_STAGE_LAYERS, S, "pipeline_first_stage_layers", 0, COUNT_MAX_KEY, 0,
+            "decoder layers on the first stage (0: an even split)"),
+    INT_KEY(LLMMEM_KEY_PIPELINE_LAST_STAGE_LAYERS, S, "pipeline_last_stage_layers", 0, COUNT_MAX_KEY, 0,
+            "decoder layers on the last stage (0: an even split)"),
+    INT_KEY(LLMMEM_KEY_ZERO_STAGE, S, "zero_stage", 0, 3, 0,
+            "DeepSpeed ZeRO: 1 shards optimizer states, 2 also gradients, 3 also parameters"),
+    CHOICE_KEY(LLMMEM_KEY_FSDP, S, "fsdp", fsdp_names, 0, LLMMEM_FSDP_NO_SHARD, LLMMEM_FSDP_NONE,
+               "PyTorch FSDP sharding strategy: none, full_shard, shard_grad_op, hybrid_shard, no_shard"),
+    BOOL_KEY(LLMMEM_KEY_DISTRIBUTED_OPTIMIZER, S, "distributed_optimizer", 0,
+             "Megatron's distributed optimizer: master weights and optimizer states sharded over data parallel"),
+    INT_KEY(LLMMEM_KEY_REDUCE_BUCKET_SIZE, S, "reduce_bucket_size", 0, I64_MAX, 500000000,
+            "DeepSpeed reduce_bucket_size in elements (default 5e8)"),
+    INT_KEY(LLMMEM_KEY_ALLGATHER_BUCKET_SIZE, S, "allgather_bucket_size", 0, I64_MAX, 500000000,
+            "DeepSpeed allgather_bucket_size in elements (default 5e8)"),
+    BOOL_KEY(LLMMEM_KEY_OVERLAP_COMM, S, "overlap_comm", 0, "DeepSpeed overlap_comm: two reduce buckets in flight"),
+    INT_KEY(LLMMEM_KEY_STAGE3_PREFETCH_BUCKET_SIZE, S, "stage3_prefetch_bucket_size", 0, I64_MAX, 50000000,
+            "DeepSpeed ZeRO-3 parameters prefetched ahead, elements (default 5e7)"),
+    INT_KEY(LLMMEM_KEY_STAGE3_MAX_LIVE_PARAMETERS, S, "stage3_max_live_parameters", 1, I64_MAX, 1000000000,
+            "DeepSpeed ZeRO-3 limit of gathered parameters on a rank (default 1e9)"),
+    BOOL_KEY(LLMMEM_KEY_FSDP_LIMIT_ALL_GATHERS, S, "fsdp_limit_all_gathers", 1,
+             "FSDP limit_all_gathers: at most two units gathered at once (else every prefetch may be)"),
+    CHOICE_KEY(LLMMEM_KEY_OFFLOAD_OPTIMIZER, S, "offload_optimizer", offload_names, 0, LLMMEM_OFFLOAD_NVME,
+               LLMMEM_OFFLOAD_NONE, "optimizer states, master weights and fp32 gradients to cpu or nvme (ZeRO-Offload)"),
+    CHOICE_KEY(LLMMEM_KEY_OFFLOAD_PARAM, S, "offload_param", offload_names, 0, LLMMEM_OFFLOAD_NVME,
+               LLMMEM_OFFLOAD_NONE, "ZeRO-3 parameters to cpu or nvme (ZeRO-Infinity)"),
+    BOOL_KEY(LLMMEM_KEY_DDP_GRADIENT_COPY, S, "ddp_gradient_copy", 0,
+             "plain data parallelism keeps a second copy of the gradients in its buckets (PyTorch DDP without "
+             "gradient_as_bucket_view; Megatron's contiguous buffer: none)"),
+    INT_KEY(LLMMEM_KEY_GLOBAL_BATCH_SIZE, S, "global_batch_size", 0, I64_MAX, 0,
+            "sequences per step (0: micro_batch_size x data_parallel x num_micro_batches)"),
+    INT_KEY(LLMMEM_KEY_PLAN_MAX_TENSOR_PARALLEL, S, "plan_max_tensor_parallel", 0, PARALLEL_MAX_KEY, 0,
+            "planner: largest tensor_parallel tried (0: devices_per_node)"),
+    INT_KEY(LLMMEM_KEY_PLAN_MAX_PIPELINE_PARALLEL, S, "plan_max_pipeline_parallel", 0, PARALLEL_MAX_KEY, 0,
+            "planner: largest pipeline_parallel tried (0: num_hidden_layers)"),
+    INT_KEY(LLMMEM_KEY_PLAN_MAX_CONTEXT_PARALLEL, S, "plan_max_context_parallel", 1, PARALLEL_MAX_KEY, 1,
+            "planner: largest context_parallel tried"),
+    INT_KEY(LLMMEM_KEY_PLAN_MAX_VIRTUAL_PIPELINE, S, "plan_max_virtual_pipeline", 1, 64, 2,
+            "planner: largest virtual_pipeline tried (interleaved schedule)"),
+    INT_KEY(LLMMEM_KEY_PLAN_MAX_MICRO_BATCH_SIZE, S, "plan_max_micro_batch_size", 1, COUNT_MAX_KEY, 8,
+            "planner: largest micro_batch_size tried (powers of two)"),
+    FLAGS_KEY(LLMMEM_KEY_PLAN_SHARDINGS, S, "plan_shardings", plan_sharding_names, 6, 63,
+              "planner: data-parallel shardings tried (none, zero1, zero2, zero3, fsdp, distributed_optimizer)"),
+    FLAGS_KEY(LLMMEM_KEY_PLAN_RECOMPUTE, S, "plan_recompute", plan_recompute_names, 3, 7,
+              "planner: recomputation modes tried (none, selective, full)"),
 };
 
 #undef M

@@ -67,7 +67,74 @@ uint64_t llmmem_report_capacity_bytes(const llmmem_report *report)
 
 int llmmem_report_fits(const llmmem_report *report)
 {
-    return report && report->valid && report->total <= report->capacity;
+    return report && report->valid && report->total <= report->capacity &&
+           (report->host_capacity == 0 || report->host_bytes <= report->host_capacity) &&
+           (report->nvme_capacity == 0 || report->nvme_bytes <= report->nvme_capacity);
+}
+
+size_t llmmem_report_stage_count(const llmmem_report *report)
+{
+    return report && report->valid ? report->stage_count : 0;
+}
+
+uint64_t llmmem_report_stage_bytes(const llmmem_report *report, size_t stage, llmmem_component component)
+{
+    if (!report || !report->valid || stage >= report->stage_count || (unsigned)component >= LLMMEM_COMPONENTS)
+        return 0;
+    return report->stages[stage].bytes[component];
+}
+
+uint64_t llmmem_report_stage_total_bytes(const llmmem_report *report, size_t stage)
+{
+    if (!report || !report->valid || stage >= report->stage_count)
+        return 0;
+    return report->stages[stage].total;
+}
+
+llmmem_status llmmem_report_stage_layers(uint64_t *first_out, uint64_t *count_out, const llmmem_report *report,
+                                         size_t stage)
+{
+    LLMMEM_REQUIRE(first_out);
+    LLMMEM_REQUIRE(count_out);
+    *first_out = *count_out = 0;
+    LLMMEM_REQUIRE(report);
+    if (!report->valid)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "report_stage_layers: the report holds no estimate");
+    if (stage >= report->stage_count)
+        return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "report_stage_layers: stage %zu of a report with %u stages",
+                            stage, report->stage_count);
+    *first_out = report->stages[stage].first_layer;
+    *count_out = report->stages[stage].layers;
+    return LLMMEM_OK;
+}
+
+size_t llmmem_report_most_loaded_stage(const llmmem_report *report)
+{
+    return report && report->valid ? report->most_loaded : 0;
+}
+
+uint64_t llmmem_report_host_bytes(const llmmem_report *report)
+{
+    return report && report->valid ? report->host_bytes : 0;
+}
+
+uint64_t llmmem_report_nvme_bytes(const llmmem_report *report)
+{
+    return report && report->valid ? report->nvme_bytes : 0;
+}
+
+static const char *const comm_names[LLMMEM_COMM_KINDS] = {"data", "tensor", "pipeline", "expert", "context"};
+
+uint64_t llmmem_report_comm_bytes(const llmmem_report *report, llmmem_comm kind)
+{
+    if (!report || !report->valid || (unsigned)kind >= LLMMEM_COMM_KINDS)
+        return 0;
+    return report->comm[kind];
+}
+
+const char *llmmem_comm_name(llmmem_comm kind)
+{
+    return (unsigned)kind < LLMMEM_COMM_KINDS ? comm_names[kind] : NULL;
 }
 
 uint64_t llmmem_report_parameters(const llmmem_report *report, llmmem_param_group group)
@@ -208,6 +275,25 @@ llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
             put_member_u64(&b, "    ", peak_part_names[p], r->peak_parts[p], p + 1 == LLMMEM_PEAK_PARTS);
         put_str(&b, "  },\n");
     }
+    put_str(&b, "  \"stages\": [\n");
+    for (unsigned i = 0; i < r->stage_count; i++) {
+        const llmmem__stage_report *st = &r->stages[i];
+        put_str(&b, "    {\n");
+        put_member_u64(&b, "      ", "first_layer", st->first_layer, 0);
+        put_member_u64(&b, "      ", "layers", st->layers, 0);
+        for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
+            put_member_u64(&b, "      ", component_names[c], st->bytes[c], 0);
+        put_member_u64(&b, "      ", "total", st->total, 1);
+        put_str(&b, i + 1 == r->stage_count ? "    }\n" : "    },\n");
+    }
+    put_str(&b, "  ],\n");
+    put_member_u64(&b, "  ", "most_loaded_stage", r->most_loaded, 0);
+    put_member_u64(&b, "  ", "host_bytes_per_node", r->host_bytes, 0);
+    put_member_u64(&b, "  ", "nvme_bytes_per_node", r->nvme_bytes, 0);
+    put_str(&b, "  \"comm_bytes_per_step\": {\n");
+    for (unsigned k = 0; k < LLMMEM_COMM_KINDS; k++)
+        put_member_u64(&b, "    ", comm_names[k], r->comm[k], k + 1 == LLMMEM_COMM_KINDS);
+    put_str(&b, "  },\n");
     put_member_u64(&b, "  ", "memory_bytes", r->memory_bytes, 0);
     put_member_u64(&b, "  ", "capacity_bytes", r->capacity, 0);
     put_str(&b, llmmem_report_fits(r) ? "  \"fits\": true\n}\n" : "  \"fits\": false\n}\n");

@@ -195,16 +195,17 @@ static llmmem_status make_plan(plan *p, const llmmem_model *m, const llmmem_stra
 /* ---- trained tensors --------------------------------------------------------------------------- */
 
 /* Tensors of a class inside the first `frozen` decoder layers: the class's per-layer multiplicity
- * times the layers of its span among them (span ONCE and VISION: none). */
-static uint64_t frozen_tensors(const llmmem_model *m, const llmmem__tensor_class *t, uint64_t frozen)
+ * times the layers of its span among them, within the view's layers (span ONCE and VISION: none). */
+static uint64_t frozen_tensors(const llmmem_model *m, const llmmem__view *v, const llmmem__tensor_class *t,
+                               uint64_t frozen)
 {
-    if (frozen == 0)
+    if (frozen <= v->first)
         return 0;
-    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
-    uint64_t span_all = llmmem__span_layers(m, (enum llmmem__span)t->span, 0, layers);
+    uint64_t span_all = llmmem__span_layers(m, (enum llmmem__span)t->span, v->first, v->end);
     if (span_all == 0)
         return 0;
-    return t->count / span_all * llmmem__span_layers(m, (enum llmmem__span)t->span, 0, frozen);
+    uint64_t end = frozen < v->end ? frozen : v->end;
+    return t->count / span_all * llmmem__span_layers(m, (enum llmmem__span)t->span, v->first, end);
 }
 
 /* Muon's "hidden matrices": every 2-D weight except the input embedding and the LM head
@@ -291,7 +292,8 @@ static int add_grad_master(llmmem__training *out, const plan *p, uint64_t n, llm
 {
     if (!llmmem__muladd(&out->gradients, n, bytes_of(p->grad)))
         return 0;
-    if (p->grad_copy && p->grad != F32 && !llmmem__muladd(&out->gradients, n, 4))
+    if (p->grad_copy && p->grad != F32 &&
+        (!llmmem__muladd(&out->gradients, n, 4) || !llmmem__muladd(&out->gradient_copy, n, 4)))
         return 0;
     /* no separate master copy where the weights already are in the master format */
     if (p->master != NONE && p->master != w && !llmmem__muladd(&out->master_weights, n, bytes_of(p->master)))
@@ -306,12 +308,12 @@ static llmmem_status overflow(const char *what, const llmmem__tensor_class *t)
 }
 
 /* Full training: every parameter outside the first frozen_layers decoder layers is trained. */
-static llmmem_status full_training(llmmem__training *out, const llmmem_model *m, const llmmem_strategy *s,
-                                   const plan *p, int *any_8bit)
+static llmmem_status full_training(llmmem__training *out, const llmmem_model *m, const llmmem__view *v,
+                                   const llmmem_strategy *s, const plan *p, int *any_8bit)
 {
-    for (unsigned i = 0; i < m->inv.n; i++) {
-        const llmmem__tensor_class *t = &m->inv.t[i];
-        uint64_t tensors = t->count - frozen_tensors(m, t, p->frozen_layers), n;
+    for (unsigned i = 0; i < v->inv->n; i++) {
+        const llmmem__tensor_class *t = &v->inv->t[i];
+        uint64_t tensors = t->count - frozen_tensors(m, v, t, p->frozen_layers), n;
         if (tensors == 0)
             continue;
         if (!llmmem__mul(&n, t->rows, t->cols) || !llmmem__mul(&n, n, tensors) ||
@@ -341,14 +343,15 @@ int llmmem__lora_target(const llmmem__tensor_class *t, unsigned targets)
  * (rows x r) (Hu et al. 2021; PEFT tuners/lora/layer.py LoraLayer.update_layer: nn.Linear(in, r),
  * nn.Linear(r, out), no bias): r x (rows + cols) parameters per tensor. Adapters skip the first
  * frozen_layers layers (PEFT layers_to_transform). */
-static llmmem_status adapters(llmmem__training *out, const llmmem_model *m, const plan *p, int *any_8bit)
+static llmmem_status adapters(llmmem__training *out, const llmmem_model *m, const llmmem__view *v, const plan *p,
+                              int *any_8bit)
 {
     const uint64_t r = p->rank;
-    for (unsigned i = 0; i < m->inv.n; i++) {
-        const llmmem__tensor_class *t = &m->inv.t[i];
+    for (unsigned i = 0; i < v->inv->n; i++) {
+        const llmmem__tensor_class *t = &v->inv->t[i];
         if (!llmmem__lora_target(t, p->targets))
             continue;
-        uint64_t tensors = t->count - frozen_tensors(m, t, p->frozen_layers), width, n;
+        uint64_t tensors = t->count - frozen_tensors(m, v, t, p->frozen_layers), width, n;
         if (tensors == 0)
             continue;
         if (!llmmem__add(&width, t->rows, t->cols) || !llmmem__mul(&n, width, r) || !llmmem__mul(&n, n, tensors) ||
@@ -365,6 +368,33 @@ static llmmem_status adapters(llmmem__training *out, const llmmem_model *m, cons
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__training_state(llmmem__training *out, const llmmem_model *m, const llmmem__view *v,
+                                     const llmmem_strategy *s)
+{
+    *out = (llmmem__training){0};
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+        return LLMMEM_OK;
+    llmmem__training t = {0};
+    plan p;
+    llmmem_status st = make_plan(&p, m, s);
+    if (st)
+        return st;
+    /* the whole view, frozen parameters included, in its weight formats (the whole model may
+     * take a checkpoint's stored bytes, weights.c) */
+    if ((st = v->inv == &m->inv ? llmmem__weight_bytes(&t.weights, m, s) : llmmem__view_weight_bytes(&t.weights, m, v, s)) !=
+        LLMMEM_OK)
+        return st;
+    int any_8bit = 0;
+    st = p.mode == LLMMEM_MODE_TRAINING ? full_training(&t, m, v, s, &p, &any_8bit) : adapters(&t, m, v, &p, &any_8bit);
+    if (st)
+        return st;
+    if ((any_8bit && !llmmem__add(&t.optimizer_states, t.optimizer_states, BNB_QMAPS_BYTES)) ||
+        !llmmem__add(&t.weights, t.weights, t.adapter_weights))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "training bytes exceed 64 bits");
+    *out = t;
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__training_estimate(llmmem__training *out, const llmmem_model *m, const llmmem_strategy *s)
 {
     LLMMEM_REQUIRE(out);
@@ -374,25 +404,8 @@ llmmem_status llmmem__training_estimate(llmmem__training *out, const llmmem_mode
     llmmem_status st = llmmem__model_check(m);
     if (st)
         return st;
-    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
-        return LLMMEM_OK;
-
-    llmmem__training t = {0};
-    plan p;
-    if ((st = make_plan(&p, m, s)) != LLMMEM_OK)
-        return st;
-    /* the whole model, frozen parameters included, in its weight formats */
-    if ((st = llmmem__weight_bytes(&t.weights, m, s)) != LLMMEM_OK)
-        return st;
-    int any_8bit = 0;
-    st = p.mode == LLMMEM_MODE_TRAINING ? full_training(&t, m, s, &p, &any_8bit) : adapters(&t, m, &p, &any_8bit);
-    if (st)
-        return st;
-    if ((any_8bit && !llmmem__add(&t.optimizer_states, t.optimizer_states, BNB_QMAPS_BYTES)) ||
-        !llmmem__add(&t.weights, t.weights, t.adapter_weights))
-        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "training bytes exceed 64 bits");
-    *out = t;
-    return LLMMEM_OK;
+    llmmem__view v = llmmem__whole_model(m);
+    return llmmem__training_state(out, m, &v, s);
 }
 
 llmmem_status llmmem__trainable_parameters(uint64_t *count_out, const llmmem_model *m, const llmmem_strategy *s)

@@ -40,10 +40,16 @@ typedef struct llmmem__training {
     uint64_t weights;           /* the whole model in its weight formats, plus adapter weights */
     uint64_t adapter_weights;   /* the LoRA adapters' share of `weights` (0 in mode training) */
     uint64_t gradients;         /* gradients of trained parameters, and any fp32 gradient copy */
+    uint64_t gradient_copy;     /* the fp32 gradient copy's share of `gradients` */
     uint64_t master_weights;    /* the optimizer's higher-precision copy of trained parameters */
     uint64_t optimizer_states;  /* the optimizer's per-parameter states and their statistics */
     uint64_t trainable;         /* trained parameters: unfrozen ones, or the adapters' */
 } llmmem__training;
+
+/* The same for the tensors of one rank (a view built by parallel.c): the model's weight formats,
+ * frozen layers counted within the view's layers. */
+llmmem_status llmmem__training_state(llmmem__training *out, const llmmem_model *m, const llmmem__view *v,
+                                     const llmmem_strategy *s);
 
 /* Fills *out for mode training, lora or qlora (all zero for inference). No allocation.
  * Fails with the message naming the key and value at fault, or LLMMEM_ERR_OVERFLOW. */

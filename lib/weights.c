@@ -140,17 +140,24 @@ int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy
            (mode == LLMMEM_MODE_INFERENCE || mode == LLMMEM_MODE_LORA);
 }
 
-llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem_strategy *s)
+llmmem__view llmmem__whole_model(const llmmem_model *m)
 {
-    if (llmmem__weights_from_checkpoint(m, s))
-        return checkpoint_bytes(bytes_out, m);
+    llmmem__view v = {&m->inv, 0, (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS)};
+    return v;
+}
+
+llmmem_status llmmem__view_weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem__view *v,
+                                        const llmmem_strategy *s)
+{
     llmmem__weight_plan plan;
     llmmem_status st = llmmem__weight_plan_make(&plan, m, s);
     if (st)
         return st;
     uint64_t total = 0;
-    for (unsigned i = 0; i < m->inv.n; i++) {
-        const llmmem__tensor_class *t = &m->inv.t[i];
+    for (unsigned i = 0; i < v->inv->n; i++) {
+        const llmmem__tensor_class *t = &v->inv->t[i];
+        if (t->count == 0)
+            continue;
         llmmem_format f = llmmem__weight_plan_format(&plan, t, s);
         uint64_t one;
         if (!llmmem__format_bytes(&one, f, t->rows, t->cols, plan.group, plan.double_quant))
@@ -163,4 +170,12 @@ llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m, c
     }
     *bytes_out = total;
     return LLMMEM_OK;
+}
+
+llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem_strategy *s)
+{
+    if (llmmem__weights_from_checkpoint(m, s))
+        return checkpoint_bytes(bytes_out, m);
+    llmmem__view v = llmmem__whole_model(m);
+    return llmmem__view_weight_bytes(bytes_out, m, &v, s);
 }

@@ -220,7 +220,7 @@ START_TEST(recompute_modes)
     set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_FULL);
     set(&x, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS, 97);
     ck_assert_status(llmmem_estimate(x.r, x.m, x.hw, x.s), LLMMEM_ERR_INCOMPATIBLE);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "recompute_num_layers (97) exceeds num_hidden_layers (96)"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "recompute_num_layers (97) exceeds the 96 layers of the model"));
     finish(&x);
 }
 END_TEST

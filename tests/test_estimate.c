@@ -112,9 +112,14 @@ START_TEST(test_estimate_composition)
     ck_assert_ok(llmmem_hardware_get_int(&memory, hw, LLMMEM_KEY_MEMORY_BYTES));
     ck_assert_int_eq(overhead, 512LL << 20); /* documented default */
     ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD), (uint64_t)overhead);
-    ck_assert_uint_eq(llmmem_report_total_bytes(r), 6738415616ULL * 2 + (uint64_t)overhead);
+    /* the KV cache of one 4096-token sequence (the default micro_batch_size and sequence_length):
+     * K and V of 32 heads x 128 in fp16 over 32 layers, 2 x 32 x 128 x 2 x 32 = 524,288 bytes a token */
+    const uint64_t kv = 2ULL * 32 * 128 * 2 * 32 * 4096;
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_KV_CACHE), kv);
+    ck_assert_uint_eq(llmmem_report_total_bytes(r), 6738415616ULL * 2 + kv + (uint64_t)overhead);
     for (int c = LLMMEM_COMPONENT_GRADIENTS; c <= LLMMEM_COMPONENT_COMM_BUFFERS; c++)
-        ck_assert_uint_eq(llmmem_report_bytes(r, (llmmem_component)c), 0);
+        if (c != LLMMEM_COMPONENT_KV_CACHE)
+            ck_assert_uint_eq(llmmem_report_bytes(r, (llmmem_component)c), 0);
     ck_assert_uint_eq(llmmem_report_capacity_bytes(r), (uint64_t)memory);
     ck_assert_int_eq(llmmem_report_fits(r), 1);
     ck_assert_uint_eq(llmmem_report_total_parameters(r), 6738415616ULL);

@@ -124,6 +124,8 @@ START_TEST(test_int_bounds_both_edges)
         llmmem_object object;
         ck_assert_ok(llmmem_key_type(&type, key));
         ck_assert_ok(llmmem_key_object(&object, key));
+        ck_assert_uint_lt(llmmem__slot(key), LLMMEM_SLOTS); /* the handle has room for it */
+        ck_assert_uint_eq((unsigned)key / 1000u, (unsigned)object);
         if (type == LLMMEM_TYPE_REAL)
             continue;
         int64_t lo, hi, v;

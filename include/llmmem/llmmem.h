@@ -205,7 +205,62 @@ typedef enum llmmem_key {
     LLMMEM_KEY_CROSS_ENTROPY = 3028,           /**< choice: standard, fused, chunked (llmmem_cross_entropy) */
     LLMMEM_KEY_LOSS_CHUNK_TOKENS = 3029,       /**< chunked cross-entropy: tokens per chunk (0: Liger's rule) */
     LLMMEM_KEY_LOGITS_FP32 = 3030,             /**< bool: logits are upcast to fp32 for the loss */
-    LLMMEM_KEY_FUSED_SWIGLU = 3031             /**< bool: a fused SwiGLU keeps no activation output */
+    LLMMEM_KEY_FUSED_SWIGLU = 3031,            /**< bool: a fused SwiGLU keeps no activation output */
+
+    /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
+    LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
+    LLMMEM_KEY_BLOCK_SIZE = 3101,              /**< tokens per KV cache block (vLLM's default 16) */
+    LLMMEM_KEY_GPU_MEMORY_UTILIZATION = 3102,  /**< real: share of a device the server may use (0.9) */
+    LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS = 3103,  /**< tokens per scheduler step and profile run (0: vLLM's default) */
+    LLMMEM_KEY_MAX_NUM_SEQS = 3104,            /**< sequences per scheduler step (0: vLLM's default) */
+    LLMMEM_KEY_MAX_MODEL_LEN = 3105,           /**< longest request in tokens (0: max_position_embeddings) */
+    LLMMEM_KEY_KV_CACHE_MEMORY_BYTES = 3106,   /**< KV cache bytes per rank, instead of the budget (0: the budget) */
+    LLMMEM_KEY_PROFILE_WEIGHTS_BYTES = 3107,   /**< measured weights per rank (-1: the inventory's) */
+    LLMMEM_KEY_PROFILE_ACTIVATION_BYTES = 3108, /**< measured activation peak of the profile run (-1: modelled) */
+    LLMMEM_KEY_PROFILE_NON_TORCH_BYTES = 3109, /**< measured non-torch memory (-1: runtime_overhead_bytes) */
+    LLMMEM_KEY_CUDA_GRAPH_BYTES = 3110,        /**< CUDA-graph reserve taken from the budget (0: none) */
+    LLMMEM_KEY_ENABLE_PREFIX_CACHING = 3111,   /**< bool: full blocks of a shared prefix are stored once */
+    LLMMEM_KEY_SHARED_PREFIX_TOKENS = 3112,    /**< tokens every request shares (a system prompt) */
+    LLMMEM_KEY_PROMPT_TOKENS = 3113,           /**< prompt tokens the n sequences of one request share */
+    LLMMEM_KEY_N = 3114,                       /**< sequences per request: parallel sampling n, or beam width */
+    LLMMEM_KEY_REQUEST_TOKENS = 3115,          /**< tokens per request for the concurrency question (0: max_model_len) */
+    LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER = 3116, /**< bool: sliding-window layers cached like full ones */
+
+    /* strategy: parallel layout and sharding (3200+) */
+    LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
+    LLMMEM_KEY_PIPELINE_PARALLEL = 3201,       /**< pipeline stages p */
+    LLMMEM_KEY_DATA_PARALLEL = 3202,           /**< data-parallel size d; world = t x p x d x c */
+    LLMMEM_KEY_CONTEXT_PARALLEL = 3203,        /**< context-parallel size c: the sequence split over c ranks */
+    LLMMEM_KEY_EXPERT_PARALLEL = 3204,         /**< expert-parallel size e: routed experts split over e ranks */
+    LLMMEM_KEY_EXPERT_TENSOR_PARALLEL = 3205,  /**< tensor-parallel size inside an expert (0: tensor_parallel) */
+    LLMMEM_KEY_VIRTUAL_PIPELINE = 3206,        /**< model chunks per pipeline stage (interleaved schedule) */
+    LLMMEM_KEY_SEQUENCE_PARALLEL = 3207,       /**< bool: Megatron sequence parallelism over the t ranks */
+    LLMMEM_KEY_NUM_MICRO_BATCHES = 3208,       /**< micro-batches per step and pipeline (0: as many as the schedule holds) */
+    LLMMEM_KEY_PIPELINE_SCHEDULE = 3209,       /**< choice: 1f1b, interleaved, gpipe (llmmem_pipeline_schedule) */
+    LLMMEM_KEY_PIPELINE_FIRST_STAGE_LAYERS = 3210, /**< decoder layers of the first stage (0: an even split) */
+    LLMMEM_KEY_PIPELINE_LAST_STAGE_LAYERS = 3211,  /**< decoder layers of the last stage (0: an even split) */
+    LLMMEM_KEY_ZERO_STAGE = 3212,              /**< DeepSpeed ZeRO stage 0-3 */
+    LLMMEM_KEY_FSDP = 3213,                    /**< choice: none, full_shard, shard_grad_op, hybrid_shard, no_shard */
+    LLMMEM_KEY_DISTRIBUTED_OPTIMIZER = 3214,   /**< bool: Megatron's distributed optimizer */
+    LLMMEM_KEY_REDUCE_BUCKET_SIZE = 3215,      /**< DeepSpeed reduce_bucket_size, elements */
+    LLMMEM_KEY_ALLGATHER_BUCKET_SIZE = 3216,   /**< DeepSpeed allgather_bucket_size, elements */
+    LLMMEM_KEY_OVERLAP_COMM = 3217,            /**< bool: DeepSpeed overlap_comm (two reduce buckets) */
+    LLMMEM_KEY_STAGE3_PREFETCH_BUCKET_SIZE = 3218, /**< DeepSpeed ZeRO-3 prefetch bucket, elements */
+    LLMMEM_KEY_STAGE3_MAX_LIVE_PARAMETERS = 3219,  /**< DeepSpeed ZeRO-3 limit of gathered parameters */
+    LLMMEM_KEY_FSDP_LIMIT_ALL_GATHERS = 3220,  /**< bool: FSDP keeps at most two units gathered */
+    LLMMEM_KEY_OFFLOAD_OPTIMIZER = 3221,       /**< choice: none, cpu, nvme: optimizer states and master weights */
+    LLMMEM_KEY_OFFLOAD_PARAM = 3222,           /**< choice: none, cpu, nvme: parameters (ZeRO-3, ZeRO-Infinity) */
+    LLMMEM_KEY_DDP_GRADIENT_COPY = 3223,       /**< bool: gradient buckets hold a second copy of the gradients (PyTorch DDP) */
+    LLMMEM_KEY_GLOBAL_BATCH_SIZE = 3224,       /**< sequences per step (0: micro_batch_size x data_parallel x num_micro_batches) */
+
+    /* strategy: limits of the layout planner's space (3225+) */
+    LLMMEM_KEY_PLAN_MAX_TENSOR_PARALLEL = 3225,   /**< largest t tried (0: devices_per_node) */
+    LLMMEM_KEY_PLAN_MAX_PIPELINE_PARALLEL = 3226, /**< largest p tried (0: num_hidden_layers) */
+    LLMMEM_KEY_PLAN_MAX_CONTEXT_PARALLEL = 3227,  /**< largest c tried */
+    LLMMEM_KEY_PLAN_MAX_VIRTUAL_PIPELINE = 3228,  /**< largest virtual_pipeline tried */
+    LLMMEM_KEY_PLAN_MAX_MICRO_BATCH_SIZE = 3229,  /**< largest micro_batch_size tried (powers of two) */
+    LLMMEM_KEY_PLAN_SHARDINGS = 3230,          /**< flags: none, zero1, zero2, zero3, fsdp, distributed_optimizer */
+    LLMMEM_KEY_PLAN_RECOMPUTE = 3231           /**< flags: none, selective, full */
 } llmmem_key;
 
 /** Which handle a key belongs to. */
@@ -345,6 +400,46 @@ typedef enum llmmem_cross_entropy {
     LLMMEM_CROSS_ENTROPY_FUSED = 1,    /**< fused kernel: the logits' gradient written over the logits */
     LLMMEM_CROSS_ENTROPY_CHUNKED = 2   /**< fused LM head and loss over chunks of tokens (Liger) */
 } llmmem_cross_entropy;
+
+/** Pipeline schedules: choices of LLMMEM_KEY_PIPELINE_SCHEDULE. */
+typedef enum llmmem_pipeline_schedule {
+    LLMMEM_SCHEDULE_1F1B = 0,         /**< PipeDream-Flush: stage i holds p - i micro-batches */
+    LLMMEM_SCHEDULE_INTERLEAVED = 1,  /**< Megatron-LM interleaved 1F1B over virtual_pipeline chunks */
+    LLMMEM_SCHEDULE_GPIPE = 2         /**< all micro-batches forward, then all backward */
+} llmmem_pipeline_schedule;
+
+/** FSDP sharding strategies: choices of LLMMEM_KEY_FSDP (torch.distributed.fsdp.ShardingStrategy). */
+typedef enum llmmem_fsdp {
+    LLMMEM_FSDP_NONE = 0,
+    LLMMEM_FSDP_FULL_SHARD = 1,
+    LLMMEM_FSDP_SHARD_GRAD_OP = 2,
+    LLMMEM_FSDP_HYBRID_SHARD = 3,     /**< full shard inside a node, replicas across nodes */
+    LLMMEM_FSDP_NO_SHARD = 4
+} llmmem_fsdp;
+
+/** Where offloaded state lives: choices of LLMMEM_KEY_OFFLOAD_OPTIMIZER and _PARAM. */
+typedef enum llmmem_offload {
+    LLMMEM_OFFLOAD_NONE = 0,
+    LLMMEM_OFFLOAD_CPU = 1,
+    LLMMEM_OFFLOAD_NVME = 2
+} llmmem_offload;
+
+/** Data-parallel shardings the planner tries: bits of LLMMEM_KEY_PLAN_SHARDINGS. */
+typedef enum llmmem_plan_sharding {
+    LLMMEM_PLAN_SHARD_NONE = 1 << 0,
+    LLMMEM_PLAN_SHARD_ZERO1 = 1 << 1,
+    LLMMEM_PLAN_SHARD_ZERO2 = 1 << 2,
+    LLMMEM_PLAN_SHARD_ZERO3 = 1 << 3,
+    LLMMEM_PLAN_SHARD_FSDP = 1 << 4,        /**< fsdp full_shard */
+    LLMMEM_PLAN_SHARD_DISTRIBUTED_OPTIMIZER = 1 << 5
+} llmmem_plan_sharding;
+
+/** Recomputation modes the planner tries: bits of LLMMEM_KEY_PLAN_RECOMPUTE. */
+typedef enum llmmem_plan_recompute {
+    LLMMEM_PLAN_RECOMPUTE_NONE = 1 << 0,
+    LLMMEM_PLAN_RECOMPUTE_SELECTIVE = 1 << 1,
+    LLMMEM_PLAN_RECOMPUTE_FULL = 1 << 2
+} llmmem_plan_recompute;
 
 /** Number of keys; with llmmem_key_at, lists every key. */
 LLMMEM_API size_t llmmem_key_count(void);
@@ -618,7 +713,8 @@ LLMMEM_API uint64_t llmmem_report_bytes(const llmmem_report *report, llmmem_comp
 LLMMEM_API uint64_t llmmem_report_total_bytes(const llmmem_report *report);
 /** Memory of one device usable by the job: memory_bytes less the allocator reserve. */
 LLMMEM_API uint64_t llmmem_report_capacity_bytes(const llmmem_report *report);
-/** 1 if total <= capacity. */
+/** 1 if total <= capacity, and offloaded bytes fit the node's host memory and NVMe where the
+ * hardware states them (host_memory_bytes, nvme_bytes; 0 = not checked). */
 LLMMEM_API int llmmem_report_fits(const llmmem_report *report);
 /** Exact parameters of a group, as counted for this estimate. */
 LLMMEM_API uint64_t llmmem_report_parameters(const llmmem_report *report, llmmem_param_group group);
@@ -661,12 +757,240 @@ typedef enum llmmem_peak_phase {
 LLMMEM_API uint64_t llmmem_report_peak_part(const llmmem_report *report, llmmem_peak_part part);
 /** The moment the components describe (LLMMEM_PEAK_PHASE_STATIC for an invalid report). */
 LLMMEM_API llmmem_peak_phase llmmem_report_peak_phase(const llmmem_report *report);
+
 /**
- * The report as JSON: {"model", "hardware", "parameters": {groups..., "total",
- * "active"}, "per_device": {components..., "total"}, "capacity_bytes", "fits"}.
+ * Pipeline stages. Every device of a stage holds the same bytes (tensor, context, expert and data
+ * parallel ranks are balanced); the report's components are those of the most loaded stage's
+ * device. Without pipeline parallelism there is one stage.
+ */
+LLMMEM_API size_t llmmem_report_stage_count(const llmmem_report *report);
+/** Bytes of one component on a device of a stage (0 for an unknown stage or component). */
+LLMMEM_API uint64_t llmmem_report_stage_bytes(const llmmem_report *report, size_t stage, llmmem_component component);
+/** Sum of a stage's components. */
+LLMMEM_API uint64_t llmmem_report_stage_total_bytes(const llmmem_report *report, size_t stage);
+/** A stage's decoder layers: the first of its first model chunk, and how many it holds. */
+LLMMEM_API llmmem_status llmmem_report_stage_layers(uint64_t *first_out, uint64_t *count_out,
+                                                    const llmmem_report *report, size_t stage);
+/** The stage whose device holds the most (the lowest such index). */
+LLMMEM_API size_t llmmem_report_most_loaded_stage(const llmmem_report *report);
+/** Host memory per node taken by offloaded state and activations (offload keys). */
+LLMMEM_API uint64_t llmmem_report_host_bytes(const llmmem_report *report);
+/** NVMe bytes per node taken by offloaded state. */
+LLMMEM_API uint64_t llmmem_report_nvme_bytes(const llmmem_report *report);
+
+/** Kinds of traffic: bytes a rank of the most loaded stage sends per training step. */
+typedef enum llmmem_comm {
+    LLMMEM_COMM_DATA = 0,      /**< gradient reduction and parameter gathering over data parallelism */
+    LLMMEM_COMM_TENSOR = 1,    /**< all-reduces (or all-gather + reduce-scatter) inside each layer */
+    LLMMEM_COMM_PIPELINE = 2,  /**< activations and their gradients between stages */
+    LLMMEM_COMM_EXPERT = 3,    /**< all-to-all dispatch and combine of MoE tokens */
+    LLMMEM_COMM_CONTEXT = 4    /**< K and V chunks passed around the context-parallel ring */
+} llmmem_comm;
+
+/** Bytes of one kind of traffic per step (0 for inference or an unknown kind). */
+LLMMEM_API uint64_t llmmem_report_comm_bytes(const llmmem_report *report, llmmem_comm kind);
+/** "data", "tensor", ... or NULL. */
+LLMMEM_API const char *llmmem_comm_name(llmmem_comm kind);
+/**
+ * The report as JSON: {"model", "hardware", "weights_source", "parameters": {groups..., "total",
+ * "active"}, "per_device": {components..., "total"}, "training_peak" (training modes), "stages":
+ * [{"first_layer", "layers", components..., "total"}], "most_loaded_stage", "host_bytes_per_node",
+ * "nvme_bytes_per_node", "comm_bytes_per_step": {"data", ...}, "memory_bytes", "capacity_bytes",
+ * "fits"}.
  * Free with llmmem_string_free.
  */
 LLMMEM_API llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *report);
+
+/* ------------------------------------------------------------------------ */
+/* Capacity solvers and the layout planner                                   */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * The largest micro_batch_size for which the estimate fits, every other setting as given. The
+ * estimate never shrinks as the micro-batch grows (activations and logits scale with it, the state
+ * does not), so an exponential then binary search is exact. *out is 0 when even 1 does not fit.
+ */
+LLMMEM_API llmmem_status llmmem_solve_max_micro_batch(uint64_t *out, const llmmem_model *model,
+                                                      const llmmem_hardware *hw, const llmmem_strategy *strategy);
+/** The longest sequence_length that fits (a multiple of context_parallel), 0 if none does. */
+LLMMEM_API llmmem_status llmmem_solve_max_sequence_length(uint64_t *out, const llmmem_model *model,
+                                                          const llmmem_hardware *hw, const llmmem_strategy *strategy);
+/**
+ * The weight format needing the least compression that fits: the first of bf16, fp8_e4m3,
+ * bnb_int8, q8_0, gptq_int4, awq_int4, bnb_nf4, q4_k, q3_k, q2_k (most bytes first) for which the
+ * estimate fits. LLMMEM_ERR_NOT_FOUND when none does.
+ */
+LLMMEM_API llmmem_status llmmem_solve_weight_format(llmmem_format *out, const llmmem_model *model,
+                                                    const llmmem_hardware *hw, const llmmem_strategy *strategy);
+
+/** The result of a layout search. */
+typedef struct llmmem_plan llmmem_plan;
+
+LLMMEM_API llmmem_status llmmem_plan_new(llmmem_plan **out);
+LLMMEM_API void llmmem_plan_free(llmmem_plan *plan);
+/**
+ * Every valid layout of `devices` devices (tensor x pipeline x data x context = devices): tensor,
+ * pipeline, virtual pipeline, context and expert parallel sizes, the shardings and recomputation
+ * modes of the plan_* keys, and power-of-two micro-batches that divide global_batch_size; keeps
+ * those that fit, ordered by cost (lowest first). The cost, in estimated seconds per step, is a
+ * ranking proxy, not a prediction: compute (6 FLOPs a parameter a token, 8 with full
+ * recomputation, plus the recomputed attention core for selective) over the devices' peak_bf16_flops,
+ * stretched by the pipeline bubble (p - 1) / (v m + p - 1), plus the bytes each device sends
+ * (llmmem_report_comm_bytes) over intra_node_bandwidth for tensor parallelism and for groups inside
+ * a node, over inter_node_bandwidth for groups that span nodes. Ties go to the smaller memory, then
+ * to smaller t, p, c, e, v, the sharding and recomputation listed first, and the smaller micro-batch.
+ * Replaces what the plan held.
+ */
+LLMMEM_API llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *model, const llmmem_hardware *hw,
+                                         const llmmem_strategy *base, uint64_t devices);
+/** Layouts that fit. */
+LLMMEM_API size_t llmmem_plan_count(const llmmem_plan *plan);
+/** Layouts estimated (valid ones, fitting or not). */
+LLMMEM_API uint64_t llmmem_plan_candidates(const llmmem_plan *plan);
+/** The index-th layout as a new strategy (the base with the layout's keys set); free it. */
+LLMMEM_API llmmem_status llmmem_plan_get(llmmem_strategy **out, const llmmem_plan *plan, size_t index);
+/** Its cost (estimated seconds per step) and the bytes of its most loaded device. */
+LLMMEM_API llmmem_status llmmem_plan_cost(double *seconds_out, uint64_t *bytes_out, const llmmem_plan *plan,
+                                          size_t index);
+/** The fewest devices n (1 <= n <= max_devices) on which the planner finds a layout that fits;
+ * *out 0 when none up to max_devices does. Memory per device never grows with n for a fixed
+ * layout kind, but layouts exist only for some n, so every n is tried in order. */
+LLMMEM_API llmmem_status llmmem_solve_min_devices(uint64_t *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                                  const llmmem_strategy *base, uint64_t max_devices);
+
+/* ------------------------------------------------------------------------ */
+/* Serving                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * KV cache and serving capacity, as vLLM (v1) computes them, from the model description alone.
+ *
+ * The KV cache is paged: a page holds block_size tokens of one layer (2 x kv_heads x head_dim
+ * elements per token; an MLA model keeps its kv_lora_rank + qk_rope_head_dim latent, once). Layers
+ * of the same kind share a group; full-attention and sliding-window layers form separate groups of
+ * equal size (Gemma 2/3). On each rank the budget is
+ *     kv_cache_bytes = ceil(memory_bytes x gpu_memory_utilization)
+ *                      - weights - activation peak - non-torch memory - cuda_graph_bytes
+ * (or kv_cache_memory_bytes when set), and num_blocks = kv_cache_bytes / page / layers per group,
+ * the smallest over the pipeline stages. The activation peak is modelled from the inventory (one
+ * forward over max_num_batched_tokens tokens, and the fp32 logits of max_num_seqs rows); any
+ * measured term read from a vLLM log can be given instead (profile_* keys), and then the block
+ * count follows vLLM's arithmetic exactly. Tensor parallelism keeps max(1, kv_heads / t) KV heads
+ * per rank; pipeline parallelism splits the layers as vLLM's get_pp_indices does.
+ *
+ * A serving result is made once (llmmem_serving_new) and refilled by llmmem_serving_estimate
+ * without allocation; the question functions read it.
+ */
+
+/** KV cache storage: choices of LLMMEM_KEY_KV_CACHE_DTYPE (vLLM's kv_cache_dtype names). */
+typedef enum llmmem_kv_cache_dtype {
+    LLMMEM_KV_CACHE_AUTO = 0,                /**< the model's dtype (bf16 for a quantized or fp8 checkpoint) */
+    LLMMEM_KV_CACHE_FP32 = 1,
+    LLMMEM_KV_CACHE_FP16 = 2,
+    LLMMEM_KV_CACHE_BF16 = 3,
+    LLMMEM_KV_CACHE_FP8 = 4,                 /**< fp8 e4m3; one scale per layer, kept with the layer */
+    LLMMEM_KV_CACHE_FP8_E4M3 = 5,
+    LLMMEM_KV_CACHE_FP8_E5M2 = 6,
+    LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD = 7, /**< int8 and an fp32 scale per token and head, for K and V */
+    LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD = 8,  /**< fp8 and an fp32 scale per token and head, for K and V */
+    LLMMEM_KV_CACHE_NVFP4 = 9,               /**< 4-bit E2M1 and an fp8 scale per 16 elements */
+    LLMMEM_KV_CACHE_FP8_DS_MLA = 10          /**< MLA only: fp8 latent, fp32 scale per 128, bf16 rope (656 B) */
+} llmmem_kv_cache_dtype;
+
+/** The numbers of a serving result. Names (llmmem_serving_value_name) are the JSON keys. */
+typedef enum llmmem_serving_value {
+    LLMMEM_SERVING_MEMORY_BYTES = 0,        /**< memory of one device (hardware memory_bytes) */
+    LLMMEM_SERVING_REQUESTED_BYTES = 1,     /**< ceil(memory_bytes x gpu_memory_utilization) */
+    LLMMEM_SERVING_WEIGHTS = 2,             /**< weights on the rank that limits the blocks */
+    LLMMEM_SERVING_ACTIVATION_PEAK = 3,     /**< the profile run's activation peak on that rank */
+    LLMMEM_SERVING_NON_TORCH = 4,           /**< non-torch memory (NCCL, cuBLAS workspaces) */
+    LLMMEM_SERVING_CUDA_GRAPH = 5,          /**< CUDA-graph reserve */
+    LLMMEM_SERVING_KV_CACHE_BYTES = 6,      /**< memory left for the KV cache on that rank */
+    LLMMEM_SERVING_SHORTFALL = 7,           /**< bytes the other terms exceed the requested memory by (0 if they fit) */
+    LLMMEM_SERVING_BYTES_PER_TOKEN = 8,     /**< KV bytes of one token, all layers of the most loaded rank */
+    LLMMEM_SERVING_PAGE_BYTES = 9,          /**< one block of one layer (vLLM's page_size_bytes) */
+    LLMMEM_SERVING_BLOCK_BYTES = 10,        /**< one block of a whole group: page x layers per group */
+    LLMMEM_SERVING_NUM_BLOCKS = 11,         /**< blocks in the pool */
+    LLMMEM_SERVING_TOKENS = 12,             /**< "GPU KV cache size": num_blocks / groups x block_size */
+    LLMMEM_SERVING_GROUPS = 13,             /**< KV cache groups */
+    LLMMEM_SERVING_LAYERS_PER_GROUP = 14,
+    LLMMEM_SERVING_KV_HEADS_PER_RANK = 15,  /**< max(1, num_key_value_heads / tensor_parallel); 1 for MLA */
+    LLMMEM_SERVING_LAYERS_PER_STAGE = 16,   /**< decoder layers of the largest pipeline stage */
+    LLMMEM_SERVING_BLOCK_SIZE = 17,
+    LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS = 18, /**< as resolved (vLLM's default when the key is 0) */
+    LLMMEM_SERVING_MAX_NUM_SEQS = 19,
+    LLMMEM_SERVING_MAX_MODEL_LEN_SETTING = 20, /**< max_model_len as resolved */
+    LLMMEM_SERVING_MAX_MODEL_LEN = 21,      /**< the longest request the blocks hold (at most the setting) */
+    LLMMEM_SERVING_REQUEST_TOKENS = 22,     /**< the request length the next three answer for */
+    LLMMEM_SERVING_BLOCKS_PER_REQUEST = 23, /**< blocks one sequence of request_tokens needs */
+    LLMMEM_SERVING_WASTE_BYTES = 24,        /**< its bytes held but not filled (last partial blocks) */
+    LLMMEM_SERVING_MAX_CONCURRENCY = 25,    /**< requests of request_tokens that fit at once, with n and sharing */
+    LLMMEM_SERVING_VLLM_CONCURRENCY_X100 = 26, /**< 100 x "Maximum concurrency for max_model_len tokens" as vLLM logs it */
+    LLMMEM_SERVING_FITS = 27                /**< 1 if one request of max_model_len fits (vLLM starts) */
+} llmmem_serving_value;
+
+typedef struct llmmem_serving llmmem_serving;
+
+LLMMEM_API llmmem_status llmmem_serving_new(llmmem_serving **out);
+LLMMEM_API llmmem_status llmmem_serving_clone(llmmem_serving **out, const llmmem_serving *serving);
+LLMMEM_API void llmmem_serving_free(llmmem_serving *serving);
+/**
+ * Serving capacity of the model on the hardware with the strategy's serving keys (mode inference).
+ * Fills `out` without allocation; on failure `out` holds no estimate and the message names the
+ * key and value at fault (heads not divisible by tensor_parallel, max_model_len above the model's
+ * max_position_embeddings, a kv_cache_dtype the model cannot use, ...). A budget the weights and
+ * activations exceed is not a failure: num_blocks is 0 and LLMMEM_SERVING_SHORTFALL says by how much.
+ */
+LLMMEM_API llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *model,
+                                                 const llmmem_hardware *hw, const llmmem_strategy *strategy);
+/** 1 if the result holds a successful estimate. */
+LLMMEM_API int llmmem_serving_valid(const llmmem_serving *serving);
+/** One number of the result (0 for an invalid result or an unknown value). */
+LLMMEM_API uint64_t llmmem_serving_get(const llmmem_serving *serving, llmmem_serving_value value);
+LLMMEM_API size_t llmmem_serving_value_count(void);
+/** "num_blocks", "bytes_per_token", ... or NULL. */
+LLMMEM_API const char *llmmem_serving_value_name(llmmem_serving_value value);
+/**
+ * Blocks one sequence of `tokens` tokens needs, summed over the groups (a sliding-window group
+ * needs its window, not the whole sequence), and the bytes of them it does not fill. waste may be NULL.
+ */
+LLMMEM_API llmmem_status llmmem_serving_request_blocks(uint64_t *blocks_out, uint64_t *waste_bytes_out,
+                                                       const llmmem_serving *serving, uint64_t tokens);
+/** 1 in *fits_out if one request of `tokens` tokens fits: tokens <= max_model_len and its blocks <= num_blocks. */
+LLMMEM_API llmmem_status llmmem_serving_fits_request(int *fits_out, const llmmem_serving *serving, uint64_t tokens);
+/**
+ * Requests of `tokens` tokens each (prompt and output) that fit at once: each request has n
+ * sequences sharing the full blocks of its prompt_tokens, and all share the full blocks of
+ * shared_prefix_tokens (with enable_prefix_caching). 0 for a request longer than max_model_len.
+ */
+LLMMEM_API llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmmem_serving *serving,
+                                                        uint64_t tokens);
+/** The longest single request the blocks hold, at most max_model_len (vLLM's estimate_max_model_len). */
+LLMMEM_API llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, const llmmem_serving *serving);
+/**
+ * Sequences of `tokens` tokens whose contiguous cache (batch x context, as Hugging Face generate
+ * allocates it) fits in the same KV budget on every rank.
+ */
+LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *serving,
+                                                  uint64_t tokens);
+/**
+ * The result as JSON: {"model", "hardware", "kv_cache_dtype", "tensor_parallel",
+ * "pipeline_parallel", "budget": {memory_bytes ... shortfall}, "kv": {"vllm_concurrency" (as vLLM
+ * logs it, two decimals), bytes_per_token ... fits}}. Free with llmmem_string_free.
+ */
+LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
+
+/** Paged KV bytes of one token: every layer of the most loaded rank, in the strategy's kv_cache_dtype. */
+LLMMEM_API llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model,
+                                                   const llmmem_strategy *strategy);
+/**
+ * Bytes of a contiguous KV cache (Hugging Face generate): `sequences` x `tokens_each` tokens, every
+ * layer of the model on one device, sliding-window layers capped at the window. An MLA model is
+ * cached as transformers does it, with decompressed keys and values per head.
+ */
+LLMMEM_API llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *model,
+                                               const llmmem_strategy *strategy, uint64_t sequences,
+                                               uint64_t tokens_each);
 
 #ifdef __cplusplus
 }

@@ -547,3 +547,40 @@ def test_training_of_a_count_only_model_is_refused():
             "--set", "mode=training")
     assert r.returncode == 2
     assert "num_parameters alone" in r.stderr
+
+
+# ---- parallel layouts ---------------------------------------------------------------------
+
+LAYOUT_70B = ("--model", "llama-3.1-70b", "--set", "mode=training", "--set", "tensor_parallel=8",
+              "--set", "pipeline_parallel=4", "--set", "data_parallel=2", "--set", "recompute=selective",
+              "--set", "sequence_parallel=true", "--set", "distributed_optimizer=true",
+              "--set", "sequence_length=8192")
+
+
+def test_stages_in_table_and_json_agree():
+    text = ok("estimate", *LAYOUT_70B)
+    doc = estimate_json(*LAYOUT_70B)
+    stages = doc["stages"]
+    assert len(stages) == 4
+    most = doc["most_loaded_stage"]
+    assert stages[most]["total"] == max(s["total"] for s in stages)
+    assert stages[most]["total"] == doc["per_device"]["total"]
+    for i, stage in enumerate(stages):
+        assert sum(v for k, v in stage.items() if k not in ("first_layer", "layers", "total")) == stage["total"]
+        row = re.search(rf"^{i}\s+{stage['first_layer']}\+{stage['layers']}\s+(.*)$", text, re.M)
+        assert row, f"stage {i} missing from the table"
+        assert int(row.group(1).split()[-1]) == stage["total"]
+    # only the last stage holds the loss; 1F1B leaves the first stage the most activations
+    assert [s["logits"] > 0 for s in stages] == [False, False, False, True]
+    assert stages[0]["activations"] > stages[1]["activations"] > stages[2]["activations"]
+    # Megatron's distributed optimizer: 6 + 12/d bytes a parameter, d = 2
+    trainable = doc["training_peak"]["trainable_parameters"]
+    s0 = stages[0]
+    assert s0["weights"] + s0["gradients"] + s0["master_weights"] + s0["optimizer_states"] == 12 * trainable
+    assert doc["comm_bytes_per_step"]["tensor"] > 0
+
+
+def test_impossible_layout_names_both_numbers():
+    r = run("estimate", "--model", "llama-3.1-8b", "--set", "mode=training", "--set", "tensor_parallel=3")
+    assert r.returncode == 2
+    assert "num_attention_heads (32) is not divisible by tensor_parallel (3)" in r.stderr

@@ -1,0 +1,695 @@
+/* Parallelism: what one rank of each pipeline stage holds under tensor, sequence, pipeline,
+ * data (ZeRO, FSDP, Megatron's distributed optimizer), expert and context parallelism, with
+ * offload, and the bytes it sends per step.
+ *
+ * Each stage gets a view of the inventory: its decoder layers, the embedding on the first stage and
+ * the final norm and LM head on the last (a tied embedding on both), every tensor class split the
+ * way Megatron-LM splits it (column/row-parallel linears, vocabulary-parallel embedding and head,
+ * replicated norms and routers, experts over expert parallelism then expert-tensor parallelism, KV
+ * heads replicated when fewer than t). The training state of that view (training.c) is then
+ * sharded over data parallelism, buffers are added, and the stage's activations come from
+ * activations.c with the micro-batches its schedule keeps in flight. */
+#include <string.h>
+
+#include "kvcache.h"
+#include "parallel.h"
+#include "training.h"
+
+/* An impossible layout: the message names both numbers at fault. */
+#define bad(fmt, a, b) llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, fmt, (unsigned long long)(a), (unsigned long long)(b))
+
+static uint64_t key(const llmmem_strategy *s, llmmem_key k)
+{
+    return (uint64_t)llmmem__get_int(&s->s, k);
+}
+
+static const llmmem__tensor_class *find_class(const llmmem_model *m, const char *name)
+{
+    for (unsigned i = 0; i < m->inv.n; i++)
+        if (strcmp(m->inv.t[i].name, name) == 0)
+            return &m->inv.t[i];
+    return NULL;
+}
+
+/* Megatron-LM's split of the layers over stages: even, or the first and last stages as given
+ * (--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers) and the rest even. */
+static llmmem_status split_layers(llmmem__layout *L, uint64_t layers)
+{
+    if (L->p > 1 && L->p > layers)
+        return bad("pipeline_parallel (%llu) exceeds num_hidden_layers (%llu)", L->p, layers);
+    if (L->p == 1) {
+        if (L->first_layers || L->last_layers)
+            return bad("pipeline_first_stage_layers (%llu) or pipeline_last_stage_layers (%llu) need "
+                       "pipeline_parallel > 1",
+                       L->first_layers, L->last_layers);
+        L->first_layers = L->last_layers = L->per_stage = layers;
+        return LLMMEM_OK;
+    }
+    uint64_t given = L->first_layers + L->last_layers;
+    uint64_t others = L->p - (L->first_layers ? 1 : 0) - (L->last_layers ? 1 : 0);
+    if (given > layers || (others == 0 && given != layers))
+        return bad("pipeline_first_stage_layers + pipeline_last_stage_layers (%llu) do not fit num_hidden_layers (%llu)",
+                   given, layers);
+    if (others) {
+        if ((layers - given) % others != 0) {
+            if (given == 0)
+                return bad("num_hidden_layers (%llu) is not divisible by pipeline_parallel (%llu); set "
+                           "pipeline_first_stage_layers or pipeline_last_stage_layers",
+                           layers, L->p);
+            return bad("the %llu layers left are not divisible by the %llu stages left", layers - given, others);
+        }
+        L->per_stage = (layers - given) / others;
+        if (L->per_stage == 0)
+            return bad("%llu stages get no layer of the %llu left", others, layers - given);
+    }
+    if (!L->first_layers)
+        L->first_layers = L->per_stage;
+    if (!L->last_layers)
+        L->last_layers = L->per_stage;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__layout_make(llmmem__layout *L, const llmmem_model *m, const llmmem_strategy *s,
+                                  const llmmem_hardware *hw)
+{
+    memset(L, 0, sizeof *L);
+    L->t = key(s, LLMMEM_KEY_TENSOR_PARALLEL);
+    L->p = key(s, LLMMEM_KEY_PIPELINE_PARALLEL);
+    L->d = key(s, LLMMEM_KEY_DATA_PARALLEL);
+    L->c = key(s, LLMMEM_KEY_CONTEXT_PARALLEL);
+    L->e = key(s, LLMMEM_KEY_EXPERT_PARALLEL);
+    L->et = key(s, LLMMEM_KEY_EXPERT_TENSOR_PARALLEL);
+    if (L->et == 0)
+        L->et = L->t;
+    L->v = key(s, LLMMEM_KEY_VIRTUAL_PIPELINE);
+    L->sp = key(s, LLMMEM_KEY_SEQUENCE_PARALLEL) != 0;
+    L->m = key(s, LLMMEM_KEY_NUM_MICRO_BATCHES);
+    L->schedule = llmmem__get_int(&s->s, LLMMEM_KEY_PIPELINE_SCHEDULE);
+    L->first_layers = key(s, LLMMEM_KEY_PIPELINE_FIRST_STAGE_LAYERS);
+    L->last_layers = key(s, LLMMEM_KEY_PIPELINE_LAST_STAGE_LAYERS);
+    L->zero = llmmem__get_int(&s->s, LLMMEM_KEY_ZERO_STAGE);
+    L->fsdp = llmmem__get_int(&s->s, LLMMEM_KEY_FSDP);
+    L->dist_opt = key(s, LLMMEM_KEY_DISTRIBUTED_OPTIMIZER) != 0;
+    L->offload_opt = llmmem__get_int(&s->s, LLMMEM_KEY_OFFLOAD_OPTIMIZER);
+    L->offload_param = llmmem__get_int(&s->s, LLMMEM_KEY_OFFLOAD_PARAM);
+
+    const int split = L->t > 1 || L->p > 1 || L->c > 1 || L->e > 1 || L->et > 1;
+    if (split && llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "a model given by num_parameters alone has no shapes to split over tensor, pipeline, "
+                            "context or expert parallelism");
+    if (L->p > LLMMEM_MAX_STAGES)
+        return bad("pipeline_parallel (%llu) exceeds the %llu stages a report holds", L->p, LLMMEM_MAX_STAGES);
+    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    if (split) {
+        /* Megatron-LM ColumnParallelLinear / RowParallelLinear: whole heads and MLP columns per rank */
+        uint64_t heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+        if (heads % L->t)
+            return bad("num_attention_heads (%llu) is not divisible by tensor_parallel (%llu)", heads, L->t);
+        const llmmem__tensor_class *q = find_class(m, "q_proj"), *k = find_class(m, "k_proj");
+        if (q && k) {
+            uint64_t kv = k->rows / (q->rows / heads);
+            if (kv % L->t && L->t % kv)
+                return bad("num_key_value_heads (%llu) and tensor_parallel (%llu): neither divides the other", kv,
+                           L->t);
+        }
+        const llmmem__tensor_class *mlp = find_class(m, "mlp.up_proj");
+        if (mlp && mlp->count && mlp->rows % L->t)
+            return bad("intermediate_size (%llu) is not divisible by tensor_parallel (%llu)", mlp->rows, L->t);
+    }
+    uint64_t experts = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS);
+    if ((L->e > 1 || L->et != L->t) && experts == 0)
+        return bad("expert_parallel (%llu) or expert_tensor_parallel (%llu) need a model with routed experts", L->e,
+                   L->et);
+    if (experts && experts % L->e)
+        return bad("num_experts (%llu) is not divisible by expert_parallel (%llu)", experts, L->e);
+    const llmmem__tensor_class *ex = find_class(m, "experts.up_proj");
+    if (ex && ex->rows % L->et)
+        return bad("moe_intermediate_size (%llu) is not divisible by expert_tensor_parallel (%llu)", ex->rows, L->et);
+    /* Megatron-LM parallel_state: expert x expert-tensor ranks tile the tensor x data x context ranks */
+    uint64_t dense_ranks = L->t * L->d * L->c;
+    if (dense_ranks % (L->e * L->et))
+        return bad("expert_parallel x expert_tensor_parallel (%llu) does not divide tensor_parallel x "
+                   "data_parallel x context_parallel (%llu)",
+                   L->e * L->et, dense_ranks);
+    L->edp = dense_ranks / (L->e * L->et);
+    uint64_t seq = key(s, LLMMEM_KEY_SEQUENCE_LENGTH);
+    if (seq % L->c)
+        return bad("sequence_length (%llu) is not divisible by context_parallel (%llu)", seq, L->c);
+    if (L->v > 1 && L->schedule != LLMMEM_SCHEDULE_INTERLEAVED)
+        return bad("virtual_pipeline (%llu) needs pipeline_schedule interleaved (it is %llu)", L->v,
+                   (unsigned long long)L->schedule);
+    if (L->schedule == LLMMEM_SCHEDULE_INTERLEAVED) {
+        if (L->p == 1 || L->v == 1)
+            return bad("pipeline_schedule interleaved needs pipeline_parallel (%llu) and virtual_pipeline (%llu) "
+                       "above 1",
+                       L->p, L->v);
+        if (L->first_layers || L->last_layers || layers % (L->p * L->v))
+            return bad("interleaving needs num_hidden_layers (%llu) divisible by pipeline_parallel x "
+                       "virtual_pipeline (%llu), without uneven first or last stages",
+                       layers, L->p * L->v);
+    }
+    llmmem_status st = split_layers(L, layers);
+    if (st)
+        return st;
+
+    int shards = (L->zero > 0) + (L->fsdp != LLMMEM_FSDP_NONE) + L->dist_opt;
+    if (shards > 1)
+        return bad("zero_stage (%llu), fsdp (%llu) and distributed_optimizer each shard data parallelism: set one",
+                   (unsigned long long)L->zero, (unsigned long long)L->fsdp);
+    if (L->offload_param && L->zero != 3)
+        return bad("offload_param needs zero_stage 3 (it is %llu); offload_optimizer is %llu",
+                   (unsigned long long)L->zero, (unsigned long long)L->offload_opt);
+    if (L->offload_opt && L->zero == 0)
+        return bad("offload_optimizer (%llu) needs a ZeRO stage (zero_stage is %llu)",
+                   (unsigned long long)L->offload_opt, (unsigned long long)L->zero);
+    /* Megatron's distributed optimizer and DeepSpeed shard over the data-parallel group with the
+     * context-parallel ranks in it (parallel_state get_data_parallel_group(with_context_parallel)) */
+    L->shard = L->d * L->c;
+    if (L->fsdp == LLMMEM_FSDP_HYBRID_SHARD) {
+        /* torch.distributed.fsdp HYBRID_SHARD: full shard inside a node, replicate across nodes */
+        uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
+        uint64_t in_node = per_node / (L->t * L->c) ? per_node / (L->t * L->c) : 1;
+        L->shard = in_node < L->d ? in_node : L->d;
+    }
+    if (L->fsdp == LLMMEM_FSDP_NO_SHARD)
+        L->shard = 1;
+    return LLMMEM_OK;
+}
+
+int llmmem__layout_single(const llmmem__layout *L)
+{
+    return L->t == 1 && L->p == 1 && L->c == 1 && L->e == 1 && L->et == 1 && L->zero == 0 &&
+           (L->fsdp == LLMMEM_FSDP_NONE || L->fsdp == LLMMEM_FSDP_NO_SHARD) && !L->dist_opt;
+}
+
+void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
+                          uint64_t *count)
+{
+    if (L->schedule == LLMMEM_SCHEDULE_INTERLEAVED) {
+        /* Megatron-LM: stage i holds model chunks i, i + p, ... of layers / (p v) layers each */
+        uint64_t chunk = layers / (L->p * L->v);
+        *first = stage * chunk;
+        *count = chunk * L->v;
+        return;
+    }
+    if (stage == 0) {
+        *first = 0;
+        *count = L->first_layers;
+    } else if (stage + 1 == L->p) {
+        *first = layers - L->last_layers;
+        *count = L->last_layers;
+    } else {
+        *first = L->first_layers + (stage - 1) * L->per_stage;
+        *count = L->per_stage;
+    }
+}
+
+/* Layers of a span on a stage, every chunk of it counted. */
+static uint64_t stage_span(const llmmem_model *m, const llmmem__layout *L, uint64_t stage, enum llmmem__span span)
+{
+    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS), first, count;
+    if (L->schedule != LLMMEM_SCHEDULE_INTERLEAVED) {
+        llmmem__stage_layers(L, layers, stage, &first, &count);
+        return llmmem__span_layers(m, span, first, first + count);
+    }
+    uint64_t chunk = layers / (L->p * L->v), n = 0;
+    for (uint64_t c = 0; c < L->v; c++) {
+        uint64_t start = (c * L->p + stage) * chunk;
+        n += llmmem__span_layers(m, span, start, start + chunk);
+    }
+    return n;
+}
+
+/* Which stages hold a class that is not per layer. */
+static int once_on_stage(const llmmem__tensor_class *t, const llmmem_model *m, const llmmem__layout *L,
+                         uint64_t stage)
+{
+    const int first = stage == 0, last = stage + 1 == L->p;
+    switch (t->group) {
+    case LLMMEM_PARAMS_EMBEDDING:
+        /* a tied embedding also sits on the last stage for the output layer (Megatron-LM
+         * LanguageModule.setup_embeddings_and_output_layer) */
+        return first || (last && llmmem__model_value(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS));
+    case LLMMEM_PARAMS_LM_HEAD: return last;
+    case LLMMEM_PARAMS_NORMS: return strcmp(t->name, "final_norm") == 0 ? last : first;
+    default: return first; /* position table, embedding norm, vision tower and projector */
+    }
+}
+
+/* A tensor's share on one rank: n split over `ways`, never below `floor` (a whole KV head). */
+static uint64_t share(uint64_t n, uint64_t ways, uint64_t floor)
+{
+    uint64_t s = llmmem__ceil_div(n, ways);
+    return s < floor ? floor : s;
+}
+
+/* The classes one rank of `stage` holds. part: 0 all, 1 all but routed experts, 2 routed experts. */
+static void stage_view(llmmem__inventory *out, const llmmem_model *m, const llmmem__layout *L, uint64_t stage,
+                       int part)
+{
+    uint64_t heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+    const llmmem__tensor_class *q = find_class(m, "q_proj");
+    uint64_t head_dim = q ? q->rows / heads : 0;
+    out->n = 0;
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i];
+        const int expert = t->group == LLMMEM_PARAMS_EXPERTS;
+        if ((part == 1 && expert) || (part == 2 && !expert))
+            continue;
+        llmmem__tensor_class r = *t;
+        if (t->span == LLMMEM_SPAN_ONCE || t->span == LLMMEM_SPAN_VISION) {
+            r.count = once_on_stage(t, m, L, stage) ? t->count : 0;
+        } else {
+            uint64_t all = llmmem__span_layers(m, (enum llmmem__span)t->span, 0, (uint64_t)-1);
+            r.count = all ? t->count / all * stage_span(m, L, stage, (enum llmmem__span)t->span) : 0;
+        }
+        if (expert) /* routed experts: num_experts / e per rank, each split over et */
+            r.count /= L->e;
+        uint64_t ways = expert ? L->et : L->t;
+        int kv = strncmp(t->name, "k_proj", 6) == 0 || strncmp(t->name, "v_proj", 6) == 0;
+        switch (t->split) {
+        case LLMMEM_SPLIT_COLUMN:
+        case LLMMEM_SPLIT_VOCAB:
+            /* output features (a bias: its only row) split; KV heads replicated below one per rank */
+            if (t->rows > 1)
+                r.rows = share(t->rows, ways, kv ? head_dim : 1);
+            else
+                r.cols = share(t->cols, ways, kv ? head_dim : 1);
+            break;
+        case LLMMEM_SPLIT_ROW: r.cols = share(t->cols, ways, 1); break;
+        case LLMMEM_SPLIT_EXPERT:
+            /* gate/up split their outputs, down its inputs, over expert_tensor_parallel */
+            if (t->lora & LLMMEM_LORA_TARGET_DOWN)
+                r.cols = share(t->cols, ways, 1);
+            else if (t->rows > 1)
+                r.rows = share(t->rows, ways, 1);
+            else
+                r.cols = share(t->cols, ways, 1);
+            break;
+        default: break; /* replicated: norms, routers, MLA down-projections */
+        }
+        r.active_count = r.count;
+        out->t[out->n++] = r;
+    }
+}
+
+/* Parameters of one rank's share of a decoder layer of each kind (dense, MoE), for the buffers
+ * that gather one layer at a time (DeepSpeed ZeRO-3, FSDP units). */
+static uint64_t largest_layer(const llmmem_model *m, const llmmem__inventory *rank_view, uint64_t stage,
+                              const llmmem__layout *L)
+{
+    uint64_t dense = 0, moe = 0;
+    for (unsigned i = 0; i < rank_view->n; i++) {
+        const llmmem__tensor_class *t = &rank_view->t[i];
+        if (t->span != LLMMEM_SPAN_ALL && t->span != LLMMEM_SPAN_DENSE && t->span != LLMMEM_SPAN_MOE)
+            continue;
+        uint64_t layers = stage_span(m, L, stage, (enum llmmem__span)t->span);
+        if (layers == 0)
+            continue;
+        uint64_t per = t->rows * t->cols * (t->count / layers);
+        if (t->span != LLMMEM_SPAN_MOE)
+            dense += per;
+        if (t->span != LLMMEM_SPAN_DENSE)
+            moe += per;
+    }
+    if (stage_span(m, L, stage, LLMMEM_SPAN_MOE) == 0)
+        return dense;
+    if (stage_span(m, L, stage, LLMMEM_SPAN_DENSE) == 0)
+        return moe;
+    return dense > moe ? dense : moe;
+}
+
+/* The largest single tensor of a rank's view: the unit DeepSpeed ZeRO-3 gathers (a module's
+ * parameters, stage3.py estimate_zero3_model_states_mem_needs' largest_layer_params). */
+static uint64_t largest_tensor(const llmmem__inventory *v)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < v->n; i++)
+        if (v->t[i].count && v->t[i].rows * v->t[i].cols > n)
+            n = v->t[i].rows * v->t[i].cols;
+    return n;
+}
+
+static uint64_t params_of(const llmmem__inventory *v, int once_only)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < v->n; i++)
+        if (!once_only || v->t[i].span == LLMMEM_SPAN_ONCE)
+            n += v->t[i].rows * v->t[i].cols * v->t[i].count;
+    return n;
+}
+
+static uint64_t div_up(uint64_t x, uint64_t d)
+{
+    return llmmem__ceil_div(x, d);
+}
+
+/* Micro-batches a stage holds activations of (numerator / denominator) and loss tensors of. */
+static void in_flight(const llmmem__layout *L, uint64_t stage, llmmem__act_stage *a)
+{
+    uint64_t m = L->m ? L->m : UINT64_MAX / 4;
+    a->in_flight_den = 1;
+    a->loss_in_flight = 1;
+    switch (L->schedule) {
+    case LLMMEM_SCHEDULE_GPIPE: {
+        /* Huang et al. 2019: every micro-batch's forward runs before any backward */
+        uint64_t all = L->m ? L->m : L->p;
+        a->in_flight_num = all;
+        a->loss_in_flight = all;
+        return;
+    }
+    case LLMMEM_SCHEDULE_INTERLEAVED: {
+        /* Megatron-LM schedules.py forward_backward_pipelining_with_interleaving: rank i warms up
+         * (p - i - 1) x 2 + (v - 1) x p chunk forwards and holds one more, of L / (p v) layers each:
+         * on the first stage L (1 + (p - 1) / (p v)) layers' worth (Korthikanti §4.2.3) */
+        uint64_t chunks = (L->p - stage - 1) * 2 + (L->v - 1) * L->p + 1;
+        if (m * L->v < chunks)
+            chunks = m * L->v;
+        a->in_flight_num = chunks;
+        a->in_flight_den = L->v;
+        return;
+    }
+    default:
+        /* Narayanan et al. 2021 (PipeDream-Flush / 1F1B): stage i holds p - i micro-batches */
+        a->in_flight_num = L->p - stage < m ? L->p - stage : m;
+        return;
+    }
+}
+
+/* The data-parallel divisor a part of the state is sharded by, or 1. */
+static uint64_t sharded(const llmmem__layout *L, uint64_t ranks, int what)
+{
+    /* what: 0 weights, 1 gradients, 2 master weights and optimizer states */
+    int fsdp_full = L->fsdp == LLMMEM_FSDP_FULL_SHARD || L->fsdp == LLMMEM_FSDP_HYBRID_SHARD;
+    int fsdp_any = fsdp_full || L->fsdp == LLMMEM_FSDP_SHARD_GRAD_OP;
+    switch (what) {
+    case 0: return L->zero == 3 || fsdp_any ? ranks : 1;
+    case 1: return L->zero >= 2 || fsdp_any ? ranks : 1;
+    default: return L->zero >= 1 || fsdp_any || L->dist_opt ? ranks : 1;
+    }
+}
+
+static llmmem_status overflow(void)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "per-rank bytes exceed 64 bits");
+}
+
+/* bytes x num / den rounded up, saturating. */
+static uint64_t scaled_kv(uint64_t bytes, uint64_t num, uint64_t den)
+{
+    uint64_t v;
+    return den && llmmem__mul(&v, bytes, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
+}
+
+llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
+                                  const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                  const llmmem__layout *L, uint64_t stage, llmmem__stage_parts *ss)
+{
+    static const llmmem__training none;
+    llmmem__inventory view;
+    llmmem_status st;
+    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
+    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS), first, count;
+    llmmem__stage_layers(L, layers, stage, &first, &count);
+    out->first_layer = first;
+    out->layers = count;
+    memset(out->bytes, 0, sizeof out->bytes);
+    memset(ss, 0, sizeof *ss);
+    *host = *nvme = 0;
+
+    /* the state of the rank's dense part and of its routed experts, each sharded over its own
+     * data-parallel group (Megatron-LM: experts over the expert data-parallel size) */
+    for (int part = 1; part <= 2; part++) {
+        stage_view(&view, m, L, stage, part);
+        llmmem__view v = {&view, first, first + count};
+        llmmem__training *t = part == 1 ? &ss->dense : &ss->experts;
+        if (mode == LLMMEM_MODE_INFERENCE) {
+            *t = none;
+            if ((st = llmmem__view_weight_bytes(&t->weights, m, &v, s)) != LLMMEM_OK)
+                return st;
+        } else if ((st = llmmem__training_state(t, m, &v, s)) != LLMMEM_OK) {
+            return st;
+        }
+        uint64_t ranks = part == 1 ? L->shard : L->edp, n = params_of(&view, 0);
+        ss->params += n;
+        if (part == 1) {
+            ss->once_params = params_of(&view, 1);
+            ss->layer_params = largest_layer(m, &view, stage, L);
+        } else {
+            ss->layer_params += largest_layer(m, &view, stage, L);
+        }
+        uint64_t big = largest_tensor(&view);
+        if (big > ss->largest_tensor)
+            ss->largest_tensor = big;
+        /* ZeRO-3 reduces 16-bit gradients straight into the fp32 partition the optimizer reads
+         * (stage3.py: 18 bytes a parameter over the ranks, no 16-bit gradient kept) */
+        uint64_t grads = L->zero == 3 && t->gradient_copy ? t->gradient_copy : t->gradients;
+        uint64_t w = div_up(t->weights, sharded(L, ranks, 0)), g = div_up(grads, sharded(L, ranks, 1));
+        uint64_t mw = div_up(t->master_weights, sharded(L, ranks, 2)), o = div_up(t->optimizer_states, sharded(L, ranks, 2));
+        /* ZeRO-Offload / ZeRO-Infinity: the optimizer step runs on the host with its fp32 state;
+         * ZeRO-3 parameter offload keeps only the gathered layers on the device */
+        if (L->offload_opt) {
+            uint64_t *to = L->offload_opt == LLMMEM_OFFLOAD_CPU ? host : nvme;
+            *to += mw + o;
+            mw = o = 0;
+        }
+        if (L->offload_param) {
+            uint64_t *to = L->offload_param == LLMMEM_OFFLOAD_CPU ? host : nvme;
+            *to += w;
+            w = 0;
+        }
+        out->bytes[LLMMEM_COMPONENT_WEIGHTS] += w;
+        out->bytes[LLMMEM_COMPONENT_GRADIENTS] += g;
+        out->bytes[LLMMEM_COMPONENT_MASTER_WEIGHTS] += mw;
+        out->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] += o;
+    }
+
+    /* Buffers of data-parallel communication, in the 16-bit compute format */
+    llmmem_format compute = LLMMEM_FORMAT_BF16;
+    if (mode != LLMMEM_MODE_INFERENCE && (st = llmmem__compute_format(&compute, m, s)) != LLMMEM_OK)
+        return st;
+    const uint64_t e = llmmem__format_element_bits(compute) / 8u;
+    uint64_t comm = 0;
+    if (mode != LLMMEM_MODE_INFERENCE && L->d * L->c > 1) {
+        uint64_t reduce = key(s, LLMMEM_KEY_REDUCE_BUCKET_SIZE), gather = key(s, LLMMEM_KEY_ALLGATHER_BUCKET_SIZE);
+        if (reduce > ss->params)
+            reduce = ss->params;
+        if (gather > ss->params)
+            gather = ss->params;
+        if (L->zero == 1 || L->zero == 2) {
+            /* DeepSpeed stage_1_and_2.py: the reduce bucket (two with overlap_comm) and the
+             * all-gather bucket of updated parameters */
+            comm = reduce * e * (key(s, LLMMEM_KEY_OVERLAP_COMM) ? 2 : 1) + gather * e;
+        } else if (L->zero == 3) {
+            /* DeepSpeed stage3.py estimate_zero3_model_states_mem_needs: the largest layer's 16-bit
+             * parameters and gradients of the largest module gathered (4 x largest_layer_params); plus
+             * the prefetch bucket
+             * (parameter_offload prefetch, capped by stage3_max_live_parameters) and the reduce bucket */
+            uint64_t prefetch = key(s, LLMMEM_KEY_STAGE3_PREFETCH_BUCKET_SIZE);
+            uint64_t live = key(s, LLMMEM_KEY_STAGE3_MAX_LIVE_PARAMETERS), gathered = ss->largest_tensor + prefetch;
+            if (gathered > live && live >= ss->largest_tensor)
+                gathered = live;
+            comm = gathered * e + ss->largest_tensor * e + reduce * e;
+        } else if (L->fsdp == LLMMEM_FSDP_FULL_SHARD || L->fsdp == LLMMEM_FSDP_HYBRID_SHARD) {
+            /* PyTorch FSDP (Zhao et al. 2023 §3, _runtime_utils): the root unit (embedding, head) stays
+             * unsharded through the step; limit_all_gathers keeps the current and the prefetched
+             * layer unit gathered; backward holds a unit's unsharded gradients to reduce-scatter */
+            uint64_t units = key(s, LLMMEM_KEY_FSDP_LIMIT_ALL_GATHERS) ? 2 : count;
+            comm = ss->once_params * e + units * ss->layer_params * e + ss->layer_params * e;
+        } else if (L->fsdp == LLMMEM_FSDP_SHARD_GRAD_OP) {
+            /* SHARD_GRAD_OP: parameters stay gathered from forward to the end of backward */
+            comm = ss->params * e + ss->layer_params * e;
+        } else if (!L->dist_opt && key(s, LLMMEM_KEY_DDP_GRADIENT_COPY)) {
+            /* torch DistributedDataParallel without gradient_as_bucket_view: buckets copy every gradient */
+            comm = out->bytes[LLMMEM_COMPONENT_GRADIENTS];
+        }
+    }
+    out->bytes[LLMMEM_COMPONENT_COMM_BUFFERS] = comm;
+    if (mode == LLMMEM_MODE_INFERENCE && llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) == 0) {
+        /* the whole contiguous KV cache (kvcache.c), this stage's layers of it, and its KV heads:
+         * max(1, kv_heads / t) per rank (layers of one kind: exact; a sliding-window mix is split
+         * in proportion to the layers) */
+        uint64_t kv, heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+        const llmmem__tensor_class *q = find_class(m, "q_proj"), *k = find_class(m, "k_proj");
+        if ((st = llmmem__kv_cache_contiguous_bytes(&kv, m, s, key(s, LLMMEM_KEY_MICRO_BATCH_SIZE),
+                                                    key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c)) != LLMMEM_OK)
+            return st;
+        uint64_t g = q && k ? k->rows / (q->rows / heads) : 1, per_rank = g / L->t ? g / L->t : 1;
+        kv = scaled_kv(kv, count, layers);
+        out->bytes[LLMMEM_COMPONENT_KV_CACHE] = scaled_kv(kv, per_rank, g);
+    }
+    out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    return LLMMEM_OK;
+}
+
+/* One stage: the state above, and the activations of one micro-batch (the caller scales them by
+ * the micro-batches its schedule holds). */
+static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
+                                    llmmem__activations *acts, const llmmem_model *m, const llmmem_hardware *hw,
+                                    const llmmem_strategy *s, const llmmem__layout *L, uint64_t stage,
+                                    llmmem__stage_parts *ss)
+{
+    memset(acts, 0, sizeof *acts);
+    llmmem_status st = llmmem__stage_state(out, host, nvme, m, hw, s, L, stage, ss);
+    if (st || llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+        return st;
+    llmmem_format compute;
+    if ((st = llmmem__compute_format(&compute, m, s)) != LLMMEM_OK)
+        return st;
+    llmmem__act_stage a = {out->first_layer, out->first_layer + out->layers, stage == 0, stage + 1 == L->p, 1, 1, 1,
+                           L->t, L->et, L->c, L->sp};
+    return llmmem__training_activations(acts, m, s, compute, &a);
+}
+
+/* x * num / den, rounded up, saturating (the caller's total check reports the overflow). */
+static uint64_t scaled(uint64_t x, uint64_t num, uint64_t den)
+{
+    uint64_t v;
+    return llmmem__mul(&v, x, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
+}
+
+/* Ring collectives: a rank sends (n - 1) / n of the data for reduce-scatter or all-gather, twice
+ * that for all-reduce (Thakur et al. 2005; NCCL's ring algorithm). */
+static uint64_t ring(uint64_t bytes, uint64_t n, uint64_t times)
+{
+    if (n <= 1)
+        return 0;
+    return bytes / n * (n - 1) * times;
+}
+
+/* Bytes one rank of `stage` sends per step, by kind (llmmem_comm). */
+static void comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_model *m, const llmmem_strategy *s,
+                        const llmmem__layout *L, const llmmem__stage_parts *ss, uint64_t stage, uint64_t count, uint64_t e)
+{
+    memset(comm, 0, sizeof(uint64_t) * LLMMEM_COMM_KINDS);
+    const uint64_t micro = L->m ? L->m : L->p;
+    const uint64_t tokens = key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c * key(s, LLMMEM_KEY_MICRO_BATCH_SIZE);
+    const uint64_t h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE), act = tokens * h * e;
+    /* data: plain data parallelism all-reduces the gradients; ZeRO-1/2 and the distributed
+     * optimizer reduce-scatter them and all-gather the parameters (the same volume, ZeRO §7);
+     * ZeRO-3 and FSDP gather the parameters again for backward (1.5x, ZeRO §7.2.2) */
+    uint64_t grads = ss->params * e, dp = L->d * L->c;
+    if (L->zero == 3 || L->fsdp == LLMMEM_FSDP_FULL_SHARD || L->fsdp == LLMMEM_FSDP_HYBRID_SHARD)
+        comm[LLMMEM_COMM_DATA] = ring(grads, L->shard, 3);
+    else
+        comm[LLMMEM_COMM_DATA] = ring(grads, dp, 2);
+    /* tensor: two all-reduces of the hidden states per layer forward and two backward (Megatron-LM
+     * §3; with sequence parallelism an all-gather and a reduce-scatter each, the same bytes),
+     * two more forward when full recomputation reruns the layer */
+    uint64_t per_layer = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE) >= LLMMEM_RECOMPUTE_FULL ? 6 : 4;
+    comm[LLMMEM_COMM_TENSOR] = ring(act, L->t, 2) * per_layer * count * micro;
+    /* pipeline: each micro-batch's activations forward to the next stage and their gradient back
+     * (once per model chunk when interleaved) */
+    uint64_t sends = (uint64_t)(stage + 1 < L->p) + (uint64_t)(stage > 0);
+    comm[LLMMEM_COMM_PIPELINE] = act / (L->sp ? L->t : 1) * sends * micro * L->v;
+    /* expert: dispatch and combine all-to-all forward and backward of top_k copies of each token */
+    uint64_t k = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
+    uint64_t moe_layers = stage_span(m, L, stage, LLMMEM_SPAN_MOE);
+    if (L->e > 1)
+        comm[LLMMEM_COMM_EXPERT] = act * k / L->e * (L->e - 1) * 4 * moe_layers * micro;
+    /* context: ring attention passes each K and V chunk around the c ranks forward, and K, V and
+     * their gradients backward (Liu et al. 2023; Transformer Engine context parallel p2p) */
+    const llmmem__tensor_class *kc = find_class(m, "k_proj");
+    uint64_t kv_width = kc ? kc->rows : h;
+    if (L->c > 1)
+        comm[LLMMEM_COMM_CONTEXT] = tokens * kv_width * 2 * e / L->t * (L->c - 1) * 3 * count * micro;
+}
+
+llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
+                                        const llmmem_strategy *s, const llmmem__layout *L)
+{
+    uint64_t best = 0, host_best = 0, nvme_best = 0;
+    llmmem__stage_parts best_state = {0};
+    llmmem__activations best_acts = {0};
+    /* Middle stages with the same layer kinds hold the same state and the same activations per
+     * micro-batch: computed once (not with frozen layers, which depend on the layers' positions) */
+    const int reuse = llmmem__get_int(&s->s, LLMMEM_KEY_FROZEN_LAYERS) == 0;
+    llmmem__stage_report mid_sr;
+    llmmem__stage_parts mid_ss;
+    llmmem__activations mid_a;
+    uint64_t mid_host = 0, mid_nvme = 0, mid_dense = 0, mid_moe = 0;
+    int have_mid = 0;
+    for (uint64_t i = 0; i < L->p; i++) {
+        llmmem__stage_report *sr = &r->stages[i];
+        llmmem__stage_parts ss;
+        llmmem__activations a;
+        uint64_t host, nvme;
+        const int middle = i > 0 && i + 1 < L->p;
+        uint64_t dense = middle ? stage_span(m, L, i, LLMMEM_SPAN_DENSE) : 0;
+        uint64_t moe = middle ? stage_span(m, L, i, LLMMEM_SPAN_MOE) : 0;
+        if (middle && reuse && have_mid && dense == mid_dense && moe == mid_moe) {
+            uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+            *sr = mid_sr;
+            llmmem__stage_layers(L, layers, i, &sr->first_layer, &sr->layers);
+            ss = mid_ss;
+            a = mid_a;
+            host = mid_host;
+            nvme = mid_nvme;
+        } else {
+            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, m, hw, s, L, i, &ss);
+            if (st)
+                return st;
+            if (middle) {
+                mid_sr = *sr;
+                mid_ss = ss;
+                mid_a = a;
+                mid_host = host;
+                mid_nvme = nvme;
+                mid_dense = dense;
+                mid_moe = moe;
+                have_mid = 1;
+            }
+        }
+        /* the micro-batches this stage's schedule keeps in flight */
+        llmmem__act_stage flight;
+        in_flight(L, i, &flight);
+        a.held = scaled(a.held, flight.in_flight_num, flight.in_flight_den);
+        a.host = scaled(a.host, flight.in_flight_num, flight.in_flight_den);
+        a.logits_held = scaled(a.logits_held, flight.loss_in_flight, 1);
+        host += a.host;
+        /* the training peak on this stage (llmmem.h): held activations plus the larger transient */
+        uint64_t loss = a.logits_held + a.logits_transient;
+        sr->bytes[LLMMEM_COMPONENT_ACTIVATIONS] = a.held;
+        sr->bytes[LLMMEM_COMPONENT_LOGITS] = 0;
+        if (a.recompute > loss)
+            sr->bytes[LLMMEM_COMPONENT_ACTIVATIONS] += a.recompute;
+        else
+            sr->bytes[LLMMEM_COMPONENT_LOGITS] = loss;
+        sr->total = 0;
+        for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
+            if (!llmmem__add(&sr->total, sr->total, sr->bytes[c]))
+                return overflow();
+        if (i == 0 || sr->total > r->stages[best].total) {
+            best = i;
+            best_state = ss;
+            best_acts = a;
+            host_best = host;
+            nvme_best = nvme;
+        }
+    }
+    r->stage_count = (unsigned)L->p;
+    r->most_loaded = (unsigned)best;
+    memcpy(r->bytes, r->stages[best].bytes, sizeof r->bytes);
+    r->params_trainable = best_state.dense.trainable + best_state.experts.trainable;
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE) {
+        r->peak_phase = best_acts.recompute > best_acts.logits_held + best_acts.logits_transient
+                            ? LLMMEM_PEAK_PHASE_RECOMPUTE
+                            : LLMMEM_PEAK_PHASE_LOSS;
+        r->peak_parts[LLMMEM_PEAK_ACTIVATIONS_HELD] = best_acts.held;
+        r->peak_parts[LLMMEM_PEAK_RECOMPUTE] = best_acts.recompute;
+        r->peak_parts[LLMMEM_PEAK_LOGITS_HELD] = best_acts.logits_held;
+        r->peak_parts[LLMMEM_PEAK_LOGITS_TRANSIENT] = best_acts.logits_transient;
+        r->peak_parts[LLMMEM_PEAK_HOST_ACTIVATIONS] = best_acts.host;
+        r->peak_parts[LLMMEM_PEAK_LARGEST_LAYER] = best_acts.layer_full;
+    }
+    /* host and NVMe per node: every device of a node holds as much as the most loaded rank */
+    uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
+    if (!llmmem__mul(&r->host_bytes, host_best, per_node) || !llmmem__mul(&r->nvme_bytes, nvme_best, per_node))
+        return overflow();
+    llmmem_format compute = LLMMEM_FORMAT_BF16;
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE)
+        (void)llmmem__compute_format(&compute, m, s);
+    comm_volume(r->comm, m, s, L, &best_state, best, r->stages[best].layers, llmmem__format_element_bits(compute) / 8u);
+    return LLMMEM_OK;
+}

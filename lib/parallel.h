@@ -1,0 +1,55 @@
+/* Internal: the parallel layout of a training or inference job and what one rank of each
+ * pipeline stage holds (parallel.c). */
+#ifndef LLMMEM_PARALLEL_H
+#define LLMMEM_PARALLEL_H
+
+#include "activations.h"
+#include "training.h"
+
+/* The layout, validated against the model. */
+typedef struct llmmem__layout {
+    uint64_t t, p, d, c, e, et, v; /* tensor, pipeline, data, context, expert, expert-tensor, virtual */
+    int sp;                        /* sequence parallelism */
+    uint64_t m;                    /* micro-batches per step (0: as many as the schedule holds) */
+    int64_t schedule;              /* llmmem_pipeline_schedule */
+    uint64_t first_layers, last_layers; /* decoder layers of the first and last stage (0: even) */
+    uint64_t per_stage;            /* layers of every other stage */
+    int64_t zero, fsdp;            /* ZeRO stage 0-3, llmmem_fsdp */
+    int dist_opt;                  /* Megatron distributed optimizer */
+    int64_t offload_opt, offload_param; /* llmmem_offload */
+    uint64_t shard;                /* ranks the dense state is sharded over (d x c, or a node for hybrid) */
+    uint64_t edp;                  /* expert data-parallel size: t x d x c / (e x et) */
+} llmmem__layout;
+
+/* Reads and validates the layout; the message names the numbers at fault. */
+llmmem_status llmmem__layout_make(llmmem__layout *out, const llmmem_model *m, const llmmem_strategy *s,
+                                  const llmmem_hardware *hw);
+
+/* 1 when nothing is split or sharded: one device holds the whole model (data parallelism without
+ * sharding keeps a whole replica too, but may add gradient buckets). */
+int llmmem__layout_single(const llmmem__layout *L);
+
+/* Decoder layers of a stage: the first of its first chunk, and how many it holds. */
+void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
+                          uint64_t *count);
+
+/* What the state of one rank of a stage is made of, before data-parallel sharding. */
+typedef struct llmmem__stage_parts {
+    llmmem__training dense, experts; /* the rank's tensors other than routed experts, and those */
+    uint64_t params, once_params;    /* parameters on the rank; those outside the decoder layers */
+    uint64_t layer_params;           /* the rank's share of its largest decoder layer */
+    uint64_t largest_tensor;         /* its largest single tensor */
+} llmmem__stage_parts;
+
+/* One device of a stage without activations: weights, gradients, master weights and optimizer
+ * states sharded over data parallelism and offloaded, communication buffers, runtime overhead;
+ * *host and *nvme receive the offloaded bytes of that device. */
+llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
+                                  const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                  const llmmem__layout *L, uint64_t stage, llmmem__stage_parts *ss);
+
+/* Fills the report's stages and components for a layout that splits or shards. */
+llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
+                                        const llmmem_strategy *s, const llmmem__layout *L);
+
+#endif

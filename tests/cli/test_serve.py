@@ -1,0 +1,230 @@
+"""`llmmem serve`: vLLM-style serving capacity, driven as a user would.
+
+The binary is named by the LLMMEM_CLI environment variable (meson sets it). The tests compare the
+table with the JSON and the budget terms with each other; the few numbers written here are derived
+by hand in their comments from public sources.
+"""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+GIB = 2**30
+GB = 10**9
+
+ROW = re.compile(r"^(\S+)\s+(\d+) bytes\s+(\d+\.\d\d) GiB\s+(\d+\.\d\d) GB$")
+VALUE = re.compile(r"^(\S+)\s+(\d+)$")
+
+BUDGET_KEYS = ("memory_bytes", "requested_bytes", "weights", "activation_peak", "non_torch",
+               "cuda_graph", "kv_cache_bytes", "shortfall")
+KV_KEYS = ("bytes_per_token", "page_bytes", "num_blocks", "tokens", "max_concurrency",
+           "max_model_len", "block_bytes", "groups", "layers_per_group", "kv_heads_per_rank",
+           "blocks_per_request", "waste_bytes", "vllm_concurrency", "fits")
+
+
+def cli_path():
+    path = os.environ.get("LLMMEM_CLI")
+    if not path:
+        pytest.fail("LLMMEM_CLI must name the built llmmem tool")
+    return path
+
+
+def run(*args):
+    return subprocess.run([cli_path(), *args], capture_output=True, text=True, timeout=120)
+
+
+def ok(*args):
+    r = run(*args)
+    assert r.returncode == 0, f"llmmem {' '.join(args)} exited {r.returncode}: {r.stderr}"
+    assert r.stderr == ""
+    return r.stdout
+
+
+def serve_json(*args):
+    return json.loads(ok("serve", *args, "--json"))
+
+
+def parse_serve_table(text):
+    """Budget rows (name -> bytes), value rows (name -> int) and the vLLM-style lines."""
+    rows, values, facts = {}, {}, {}
+    for line in text.splitlines():
+        m = ROW.match(line)
+        if m:
+            assert m.group(1) not in rows, f"row {m.group(1)} printed twice"
+            rows[m.group(1)] = int(m.group(2))
+            continue
+        m = VALUE.match(line)
+        if m:
+            values[m.group(1)] = int(m.group(2))
+            continue
+        m = re.match(r"^GPU KV cache size: (\d+) tokens$", line)
+        if m:
+            facts["tokens"] = int(m.group(1))
+        m = re.match(r"^Maximum concurrency for (\d+) tokens per request: (\d+\.\d\d)x$", line)
+        if m:
+            facts["max_model_len"] = int(m.group(1))
+            facts["concurrency"] = m.group(2)
+        if line.startswith("fits:"):
+            facts["fits"] = line.split(":", 1)[1].strip()
+    return rows, values, facts
+
+
+# the issue's capacity example, a 60 GB KV budget for Llama-3-8B with 16-token pages
+SIXTY_GB = ["--model", "llama-3-8b", "--set", "kv_cache_memory_bytes=60000000000",
+            "--set", "max_model_len=4096"]
+
+
+def test_help_lists_serve_and_length():
+    out = ok("--help")
+    assert "serve" in out and "--length" in out
+
+
+def test_json_has_the_documented_keys():
+    report = serve_json()
+    for key in ("model", "hardware", "kv_cache_dtype", "tensor_parallel", "pipeline_parallel",
+                "budget", "kv"):
+        assert key in report
+    for key in BUDGET_KEYS:
+        assert isinstance(report["budget"][key], int), key
+    for key in KV_KEYS:
+        assert key in report["kv"], key
+    assert isinstance(report["kv"]["fits"], bool)
+    assert isinstance(report["kv"]["vllm_concurrency"], float)
+
+
+def test_defaults_are_llama_3_1_8b_on_h100():
+    assert ok("serve", "--json") == ok("serve", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb",
+                                       "--json")
+
+
+@pytest.mark.parametrize("args", [
+    [],
+    SIXTY_GB,
+    ["--model", "llama-3.1-70b", "--set", "tensor_parallel=4", "--length", "8192"],
+    ["--model", "llama-3.1-70b"],  # does not fit on one device: a shortfall row
+    ["--model", "gemma-3-4b", "--gpu", "l4", "--set", "max_model_len=32768"],
+])
+def test_table_shows_the_same_numbers_as_json(args):
+    report = serve_json(*args)
+    rows, values, facts = parse_serve_table(ok("serve", *args))
+    for key in BUDGET_KEYS:
+        if key == "shortfall" and report["budget"][key] == 0:
+            assert key not in rows
+            continue
+        assert rows[key] == report["budget"][key], key
+    for key, value in values.items():
+        assert report["kv"][key] == value, key
+    assert facts["tokens"] == report["kv"]["tokens"]
+    assert facts["max_model_len"] == report["kv"]["max_model_len_setting"]
+    assert facts["concurrency"] == f"{report['kv']['vllm_concurrency']:.2f}"
+    assert facts["fits"] == ("yes" if report["kv"]["fits"] else "no")
+    for name, nbytes in rows.items():
+        line = next(l for l in ok("serve", *args).splitlines() if l.startswith(name + " "))
+        assert f"{nbytes / GIB:.2f} GiB" in line and f"{nbytes / GB:.2f} GB" in line
+
+
+@pytest.mark.parametrize("args", [[], ["--model", "llama-3.1-70b", "--set", "tensor_parallel=8"],
+                                  ["--model", "qwen3-30b-a3b", "--gpu", "a100-sxm-80gb"]])
+def test_budget_terms_add_up(args):
+    b = serve_json(*args)["budget"]
+    used = b["weights"] + b["activation_peak"] + b["non_torch"] + b["cuda_graph"]
+    assert b["requested_bytes"] == used + b["kv_cache_bytes"] - b["shortfall"]
+    # vllm/v1/worker/utils.py: requested = ceil(total x gpu_memory_utilization), 0.9 by default
+    assert b["requested_bytes"] == -(-b["memory_bytes"] * 9 // 10)
+
+
+def test_capacity_example_by_hand():
+    # 60e9 // 65,536 (2 x 8 KV heads x 128 x 2 bytes x 16 tokens) // 32 layers = 28,610 blocks;
+    # 28,610 x 16 = 457,760 tokens; 4096-token requests need 256 blocks: 111 fit, 111.76x logged
+    kv = serve_json(*SIXTY_GB)["kv"]
+    assert kv["bytes_per_token"] == 131072
+    assert kv["page_bytes"] == 65536
+    assert kv["num_blocks"] == 28610
+    assert kv["tokens"] == 457760
+    assert kv["max_concurrency"] == 111
+    assert kv["vllm_concurrency"] == 111.76
+    assert kv["max_model_len"] == 4096
+    text = ok("serve", *SIXTY_GB)
+    assert "GPU KV cache size: 457760 tokens" in text
+    assert "Maximum concurrency for 4096 tokens per request: 111.76x" in text
+
+
+def test_length_is_request_tokens():
+    a = ok("serve", *SIXTY_GB, "--length", "1000", "--json")
+    b = ok("serve", *SIXTY_GB, "--set", "request_tokens=1000", "--json")
+    assert a == b
+    kv = json.loads(a)["kv"]
+    # ceil(1000 / 16) = 63 blocks; 28,610 // 63 = 454 requests
+    assert kv["request_tokens"] == 1000 and kv["blocks_per_request"] == 63
+    assert kv["max_concurrency"] == 454
+    assert ok("serve", *SIXTY_GB, "--length=1000", "--json") == a
+
+
+def test_tensor_parallel_keeps_one_kv_head_per_rank():
+    # Llama-3-70B: 8 KV heads; at t = 16 each rank keeps max(1, 8 // 16) = 1:
+    # 2 x 1 x 128 x 2 bytes x 80 layers = 40,960 bytes per token
+    kv = serve_json("--model", "llama-3.1-70b", "--set", "tensor_parallel=16")["kv"]
+    assert kv["kv_heads_per_rank"] == 1
+    assert kv["bytes_per_token"] == 40960
+    full = serve_json("--model", "llama-3.1-70b")["kv"]
+    assert full["bytes_per_token"] == 327680 and full["num_blocks"] == 0
+
+
+def test_does_not_fit_is_success_with_a_shortfall():
+    report = serve_json("--model", "llama-3.1-70b")
+    assert report["kv"]["fits"] is False
+    assert report["budget"]["shortfall"] > 0 and report["budget"]["kv_cache_bytes"] == 0
+    rows, _, facts = parse_serve_table(ok("serve", "--model", "llama-3.1-70b"))
+    assert rows["shortfall"] == report["budget"]["shortfall"]
+    assert facts["fits"] == "no"
+
+
+def test_fp8_doubles_the_blocks():
+    bf16 = serve_json(*SIXTY_GB)["kv"]
+    fp8 = serve_json(*SIXTY_GB, "--set", "kv_cache_dtype=fp8")["kv"]
+    assert fp8["page_bytes"] * 2 == bf16["page_bytes"]
+    assert fp8["num_blocks"] == 57220  # 60e9 // 32,768 // 32
+
+
+@pytest.mark.parametrize("args,culprits", [
+    (["serve", "--length", "abc"], ["request_tokens", "abc"]),
+    (["serve", "--length", "-3"], ["request_tokens", "-3"]),
+    (["serve", "--length"], ["--length"]),
+    (["serve", "--model", "llama-3.1-70b", "--set", "tensor_parallel=3"],
+     ["num_attention_heads (64)", "tensor_parallel (3)"]),
+    (["serve", "--set", "kv_cache_dtype=fp5"], ["kv_cache_dtype", "fp5"]),
+    (["serve", "--set", "kv_cache_dtype=fp8_ds_mla"], ["fp8_ds_mla"]),
+    (["serve", "--set", "gpu_memory_utilization=0"], ["gpu_memory_utilization"]),
+    (["serve", "--set", "max_model_len=200000"], ["max_model_len (200000)"]),
+    (["serve", "--set", "mode=training"], ["mode"]),
+    (["serve", "--set", "shared_prefix_tokens=500000", "--set", "max_model_len=4096"],
+     ["shared_prefix_tokens (500000)"]),
+    (["estimate", "--length", "10"], ["--length"]),
+    (["params", "--length", "10"], ["--length"]),
+])
+def test_bad_input_exits_2_and_names_the_culprit(args, culprits):
+    r = run(*args)
+    assert r.returncode == 2, (args, r.returncode, r.stderr)
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("llmmem: error: "), r.stderr
+    for culprit in culprits:
+        assert culprit in lines[0], (culprit, r.stderr)
+
+
+def test_serve_reads_a_config(tmp_path):
+    # the same shapes from a config.json give the same answer as the preset
+    config = {
+        "model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+        "vocab_size": 128256, "max_position_embeddings": 8192, "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16", "rms_norm_eps": 1e-5,
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    a = serve_json("--config", str(path), "--set", "kv_cache_memory_bytes=60000000000")["kv"]
+    b = serve_json("--model", "llama-3-8b", "--set", "kv_cache_memory_bytes=60000000000")["kv"]
+    assert a == b
