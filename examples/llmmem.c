@@ -32,7 +32,9 @@ enum {
     OPT_SAFETENSORS = 1u << 4,
     OPT_CONFIG = 1u << 5,
     OPT_GGUF = 1u << 6,
-    OPT_LENGTH = 1u << 7
+    OPT_LENGTH = 1u << 7,
+    OPT_DEVICES = 1u << 8,
+    OPT_TOP = 1u << 9
 };
 
 typedef struct cli_options {
@@ -44,6 +46,8 @@ typedef struct cli_options {
     const char *config;   /* a Hugging Face config.json (file or folder) instead of --model */
     const char *gguf;     /* a GGUF file: the model from its metadata, weights from its tensors */
     const char *length;   /* serve --length: tokens per request (the strategy's request_tokens) */
+    const char *devices;  /* plan --devices: the devices to lay out; fit --devices: the most to try */
+    const char *top;      /* plan --top: layouts printed */
     const char **sets;    /* the KEY=VALUE texts of --set, in order */
     size_t set_count;
     unsigned seen;        /* OPT_* bits */
@@ -63,6 +67,10 @@ static const command_info commands[] = {
      "memory of the most loaded device, per component, and whether it fits"},
     {"serve", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF | OPT_LENGTH,
      "vLLM-style serving: KV cache blocks, concurrent requests, longest context"},
+    {"fit", OPT_MODEL | OPT_GPU | OPT_SET | OPT_CONFIG | OPT_GGUF | OPT_DEVICES,
+     "largest micro-batch, longest sequence, least compressed format, fewest devices that fit"},
+    {"plan", OPT_MODEL | OPT_GPU | OPT_SET | OPT_CONFIG | OPT_GGUF | OPT_DEVICES | OPT_TOP | OPT_JSON,
+     "every layout of --devices GPUs that fits, cheapest first"},
     {"params", OPT_MODEL | OPT_SET | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF, "exact parameter counts of a model, per group"},
     {"models", 0, "list the model presets with their parameter counts"},
     {"gpus", 0, "list the GPU presets with their memory"},
@@ -153,6 +161,9 @@ static void print_usage(FILE *out)
           "  --length TOKENS  serve: tokens per request (prompt and output) for the\n"
           "                   question \"how many concurrent requests\" (default:\n"
           "                   max_model_len); the same as --set request_tokens=TOKENS\n"
+          "  --devices N      plan: the devices to lay out (required); fit: the most\n"
+          "                   devices tried for the fewest that fit (default 1024)\n"
+          "  --top K          plan: layouts printed (default 10; 0: all)\n"
           "  --config PATH    a Hugging Face config.json (or its folder) instead of --model;\n"
           "                   estimate, serve, params. A --safetensors folder holding a\n"
           "                   config.json is used the same way when neither is given.\n"
@@ -177,7 +188,10 @@ static void print_usage(FILE *out)
           "  llmmem estimate --set model_type=custom --set num_parameters=70000000000 \\\n"
           "                  --set torch_dtype=bf16\n"
           "  llmmem params --model llama-3.1-70b\n"
-          "  llmmem serve --model llama-3.1-70b --set tensor_parallel=4 --length 8192\n",
+          "  llmmem serve --model llama-3.1-70b --set tensor_parallel=4 --length 8192\n"
+          "  llmmem fit --model llama-3.1-8b --set mode=training --set sequence_length=8192\n"
+          "  llmmem plan --model llama-3.1-405b --devices 1024 --set mode=training \\\n"
+          "              --set global_batch_size=1024 --set sequence_length=8192\n",
           out);
 }
 
@@ -264,6 +278,16 @@ static int parse_args(cli_options *opts, int argc, char **argv)
                 return EXIT_USAGE;
             opts->length = value;
             opts->seen |= OPT_LENGTH;
+        } else if ((r = option_value(&value, argc, argv, &i, "--devices")) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            opts->devices = value;
+            opts->seen |= OPT_DEVICES;
+        } else if ((r = option_value(&value, argc, argv, &i, "--top")) != 0) {
+            if (r < 0)
+                return EXIT_USAGE;
+            opts->top = value;
+            opts->seen |= OPT_TOP;
         } else if ((r = option_value(&value, argc, argv, &i, "--safetensors")) != 0) {
             if (r < 0)
                 return EXIT_USAGE;
@@ -317,7 +341,7 @@ static int parse_args(cli_options *opts, int argc, char **argv)
         static const struct { unsigned bit; const char *name; } names[] = {
             {OPT_MODEL, "--model"}, {OPT_GPU, "--gpu"}, {OPT_SET, "--set"}, {OPT_JSON, "--json"},
             {OPT_SAFETENSORS, "--safetensors"}, {OPT_CONFIG, "--config"}, {OPT_GGUF, "--gguf"},
-            {OPT_LENGTH, "--length"}};
+            {OPT_LENGTH, "--length"}, {OPT_DEVICES, "--devices"}, {OPT_TOP, "--top"}};
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++) {
             if ((opts->seen & names[k].bit) != 0 && (cmd->allowed & names[k].bit) == 0) {
@@ -873,6 +897,176 @@ done:
     return rc;
 }
 
+/* A positive count given on the command line. */
+static int parse_count(uint64_t *out, const char *text, const char *option)
+{
+    char *end = NULL;
+    unsigned long long v;
+    if (text == NULL || text[0] == '-' || (v = strtoull(text, &end, 10), end == text || *end != '\0')) {
+        error_msg("%s expects a whole number, got '%s'", option, text ? text : "");
+        return EXIT_USAGE;
+    }
+    *out = v;
+    return 0;
+}
+
+/* The model, hardware and strategy of a command that answers questions about them. */
+static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strategy **strategy,
+                       const cli_options *opts)
+{
+    llmmem_status st;
+    int rc;
+    if ((rc = make_model(model, opts)) != 0 || (rc = make_hardware(hw, opts)) != 0)
+        return rc;
+    if ((st = llmmem_strategy_new(strategy)) != LLMMEM_OK)
+        return internal_failure(st, "llmmem_strategy_new");
+    return apply_sets(opts, *model, *hw, *strategy);
+}
+
+static int cmd_fit(const cli_options *opts)
+{
+    llmmem_model *model = NULL;
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *strategy = NULL;
+    uint64_t batch, seq, devices = 0, max_devices = 1024;
+    llmmem_format format;
+    llmmem_status st;
+    int rc;
+
+    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
+        goto done;
+    if (opts->devices != NULL && (rc = parse_count(&max_devices, opts->devices, "--devices")) != 0)
+        goto done;
+    if ((st = llmmem_solve_max_micro_batch(&batch, model, hw, strategy)) != LLMMEM_OK ||
+        (st = llmmem_solve_max_sequence_length(&seq, model, hw, strategy)) != LLMMEM_OK) {
+        rc = library_failure(st, "fit");
+        goto done;
+    }
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s\n\n", llmmem_hardware_name(hw));
+    printf("largest micro_batch_size that fits:  %" PRIu64 "%s\n", batch, batch ? "" : " (none)");
+    printf("longest sequence_length that fits:   %" PRIu64 "%s\n", seq, seq ? "" : " (none)");
+    st = llmmem_solve_weight_format(&format, model, hw, strategy);
+    if (st == LLMMEM_OK)
+        printf("least compressed weight_format:      %s\n", llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, format));
+    else if (st == LLMMEM_ERR_NOT_FOUND)
+        printf("least compressed weight_format:      none fits\n");
+    else {
+        rc = library_failure(st, "fit");
+        goto done;
+    }
+    if ((st = llmmem_solve_min_devices(&devices, model, hw, strategy, max_devices)) != LLMMEM_OK) {
+        rc = library_failure(st, "fit");
+        goto done;
+    }
+    if (devices)
+        printf("fewest devices with a layout that fits: %" PRIu64 " (see 'llmmem plan --devices %" PRIu64 "')\n",
+               devices, devices);
+    else
+        printf("fewest devices with a layout that fits: more than %" PRIu64 "\n", max_devices);
+done:
+    llmmem_strategy_free(strategy);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(model);
+    return rc;
+}
+
+static int64_t strategy_value(const llmmem_strategy *s, llmmem_key key)
+{
+    int64_t v = 0;
+    (void)llmmem_strategy_get_int(&v, s, key);
+    return v;
+}
+
+/* The sharding a planned strategy uses, by the plan_shardings names. */
+static const char *sharding_name(const llmmem_strategy *s)
+{
+    static const char *const zero[] = {"none", "zero1", "zero2", "zero3"};
+    if (strategy_value(s, LLMMEM_KEY_FSDP) != LLMMEM_FSDP_NONE)
+        return "fsdp";
+    if (strategy_value(s, LLMMEM_KEY_DISTRIBUTED_OPTIMIZER))
+        return "distributed_optimizer";
+    return zero[strategy_value(s, LLMMEM_KEY_ZERO_STAGE) & 3];
+}
+
+static int cmd_plan(const cli_options *opts)
+{
+    llmmem_model *model = NULL;
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *strategy = NULL;
+    llmmem_plan *plan = NULL;
+    uint64_t devices, top = 10;
+    llmmem_status st;
+    int rc;
+
+    if (opts->devices == NULL) {
+        error_msg("plan needs --devices N");
+        return EXIT_USAGE;
+    }
+    if ((rc = parse_count(&devices, opts->devices, "--devices")) != 0 ||
+        (opts->top != NULL && (rc = parse_count(&top, opts->top, "--top")) != 0))
+        return rc;
+    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
+        goto done;
+    if ((st = llmmem_plan_new(&plan)) != LLMMEM_OK) {
+        rc = internal_failure(st, "llmmem_plan_new");
+        goto done;
+    }
+    if ((st = llmmem_plan_run(plan, model, hw, strategy, devices)) != LLMMEM_OK) {
+        rc = library_failure(st, "plan");
+        goto done;
+    }
+    size_t count = llmmem_plan_count(plan), shown = top == 0 || top > count ? count : (size_t)top;
+    if (opts->json) {
+        printf("{\n  \"model\": \"%s\",\n  \"hardware\": \"%s\",\n  \"devices\": %" PRIu64
+               ",\n  \"candidates\": %" PRIu64 ",\n  \"fitting\": %zu,\n  \"layouts\": [",
+               model_label(model), llmmem_hardware_name(hw), devices, llmmem_plan_candidates(plan), count);
+    } else {
+        printf("model:      %s\ngpu:        %s x %" PRIu64 "\n", model_label(model), llmmem_hardware_name(hw), devices);
+        printf("layouts:    %zu fit of %" PRIu64 " valid candidates; the cheapest %zu:\n\n", count,
+               llmmem_plan_candidates(plan), shown);
+        printf("%4s %4s %4s %5s %4s %4s %3s %-22s %-9s %4s %12s %18s\n", "rank", "t", "p", "d", "c", "e", "v",
+               "sharding", "recompute", "mbs", "cost s/step", "most loaded bytes");
+    }
+    for (size_t i = 0; i < shown; i++) {
+        llmmem_strategy *s = NULL;
+        double cost;
+        uint64_t bytes;
+        if ((st = llmmem_plan_get(&s, plan, i)) != LLMMEM_OK || (st = llmmem_plan_cost(&cost, &bytes, plan, i)) != LLMMEM_OK) {
+            llmmem_strategy_free(s);
+            rc = internal_failure(st, "llmmem_plan_get");
+            goto done;
+        }
+        const char *recompute = llmmem_choice_name(LLMMEM_KEY_RECOMPUTE, strategy_value(s, LLMMEM_KEY_RECOMPUTE));
+        if (opts->json)
+            printf("%s\n    {\"tensor_parallel\": %" PRId64 ", \"pipeline_parallel\": %" PRId64
+                   ", \"data_parallel\": %" PRId64 ", \"context_parallel\": %" PRId64 ", \"expert_parallel\": %" PRId64
+                   ", \"virtual_pipeline\": %" PRId64 ", \"sharding\": \"%s\", \"recompute\": \"%s\", "
+                   "\"micro_batch_size\": %" PRId64 ", \"cost_seconds\": %.6g, \"bytes\": %" PRIu64 "}",
+                   i ? "," : "", strategy_value(s, LLMMEM_KEY_TENSOR_PARALLEL),
+                   strategy_value(s, LLMMEM_KEY_PIPELINE_PARALLEL), strategy_value(s, LLMMEM_KEY_DATA_PARALLEL),
+                   strategy_value(s, LLMMEM_KEY_CONTEXT_PARALLEL), strategy_value(s, LLMMEM_KEY_EXPERT_PARALLEL),
+                   strategy_value(s, LLMMEM_KEY_VIRTUAL_PIPELINE), sharding_name(s), recompute,
+                   strategy_value(s, LLMMEM_KEY_MICRO_BATCH_SIZE), cost, bytes);
+        else
+            printf("%4zu %4" PRId64 " %4" PRId64 " %5" PRId64 " %4" PRId64 " %4" PRId64 " %3" PRId64
+                   " %-22s %-9s %4" PRId64 " %12.3f %18" PRIu64 "\n",
+                   i + 1, strategy_value(s, LLMMEM_KEY_TENSOR_PARALLEL), strategy_value(s, LLMMEM_KEY_PIPELINE_PARALLEL),
+                   strategy_value(s, LLMMEM_KEY_DATA_PARALLEL), strategy_value(s, LLMMEM_KEY_CONTEXT_PARALLEL),
+                   strategy_value(s, LLMMEM_KEY_EXPERT_PARALLEL), strategy_value(s, LLMMEM_KEY_VIRTUAL_PIPELINE),
+                   sharding_name(s), recompute, strategy_value(s, LLMMEM_KEY_MICRO_BATCH_SIZE), cost, bytes);
+        llmmem_strategy_free(s);
+    }
+    if (opts->json)
+        printf("%s]\n}\n", shown ? "\n  " : "");
+done:
+    llmmem_plan_free(plan);
+    llmmem_strategy_free(strategy);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(model);
+    return rc;
+}
+
 static int cmd_models(void)
 {
     size_t count = llmmem_model_preset_count();
@@ -1053,6 +1247,10 @@ int main(int argc, char **argv)
         rc = cmd_estimate(&opts);
     } else if (strcmp(opts.command, "serve") == 0) {
         rc = cmd_serve(&opts);
+    } else if (strcmp(opts.command, "fit") == 0) {
+        rc = cmd_fit(&opts);
+    } else if (strcmp(opts.command, "plan") == 0) {
+        rc = cmd_plan(&opts);
     } else if (strcmp(opts.command, "params") == 0) {
         rc = cmd_params(&opts);
     } else if (strcmp(opts.command, "models") == 0) {

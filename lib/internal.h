@@ -168,6 +168,7 @@ typedef struct llmmem__inventory {
 
 struct llmmem_model {
     llmmem__settings s;
+    int64_t value[LLMMEM_SLOTS];         /* every model key resolved (llmmem__model_value) */
     char name[LLMMEM_NAME_MAX];
     /* Rebuilt after every change, so const users (estimate) never build it. */
     llmmem__inventory inv;

@@ -72,7 +72,8 @@ static const family_default family_defaults[] = {
 };
 #undef LN
 
-int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
+/* A model key's value: set, else the family's default, else the key's. */
+static int64_t resolve(const llmmem_model *m, llmmem_key key)
 {
     if (llmmem__is_set(&m->s, key) || key == LLMMEM_KEY_MODEL_TYPE)
         return llmmem__get_int(&m->s, key);
@@ -83,9 +84,20 @@ int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
     return llmmem__get_int(&m->s, key);
 }
 
+int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
+{
+    unsigned slot = llmmem__slot(key);
+    if ((unsigned)key / 1000u == LLMMEM_OBJECT_MODEL && slot < LLMMEM_SLOTS)
+        return m->value[slot];
+    return resolve(m, key);
+}
+
 static void refresh(llmmem_model *m)
 {
     m->has_checkpoint = 0;
+    /* every model key resolved once per change: estimates read them many times */
+    for (unsigned slot = 0; slot < LLMMEM_SLOTS; slot++)
+        m->value[slot] = resolve(m, (llmmem_key)(1000u * LLMMEM_OBJECT_MODEL + slot));
     m->inv_status = llmmem__inventory_build(&m->inv, m, m->inv_message, sizeof m->inv_message);
 }
 

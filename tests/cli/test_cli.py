@@ -584,3 +584,44 @@ def test_impossible_layout_names_both_numbers():
     r = run("estimate", "--model", "llama-3.1-8b", "--set", "mode=training", "--set", "tensor_parallel=3")
     assert r.returncode == 2
     assert "num_attention_heads (32) is not divisible by tensor_parallel (3)" in r.stderr
+
+
+# ---- fit and plan ---------------------------------------------------------------------------
+
+def test_fit_answers_are_the_edges_of_estimate():
+    base = ("--model", "llama-3.2-1b", "--gpu", "a100-sxm-40gb", "--set", "mode=training",
+            "--set", "sequence_length=2048")
+    text = ok("fit", *base)
+    batch = int(re.search(r"largest micro_batch_size that fits:\s+(\d+)", text).group(1))
+    seq = int(re.search(r"longest sequence_length that fits:\s+(\d+)", text).group(1))
+    assert batch > 0 and seq > 0
+    assert estimate_json(*base, "--set", f"micro_batch_size={batch}")["fits"] is True
+    assert estimate_json(*base, "--set", f"micro_batch_size={batch + 1}")["fits"] is False
+    assert estimate_json(*base, "--set", f"sequence_length={seq}")["fits"] is True
+    assert estimate_json(*base, "--set", f"sequence_length={seq + 1}")["fits"] is False
+
+
+def test_plan_lists_layouts_that_fit_cheapest_first():
+    args = ("--model", "llama-3.1-70b", "--devices", "16", "--set", "mode=training",
+            "--set", "global_batch_size=32", "--set", "sequence_length=4096")
+    doc = json.loads(ok("plan", *args, "--json", "--top", "0"))
+    layouts = doc["layouts"]
+    assert doc["fitting"] == len(layouts) > 0
+    costs = [l["cost_seconds"] for l in layouts]
+    assert costs == sorted(costs)
+    for layout in layouts[:5]:
+        sets = []
+        for key in ("tensor_parallel", "pipeline_parallel", "data_parallel", "context_parallel",
+                    "expert_parallel", "virtual_pipeline", "micro_batch_size"):
+            sets += ["--set", f"{key}={layout[key]}"]
+        assert layout["tensor_parallel"] * layout["pipeline_parallel"] * layout["data_parallel"] * \
+            layout["context_parallel"] == 16
+        assert layout["sharding"] in ("none", "zero1", "zero2", "zero3", "fsdp", "distributed_optimizer")
+    text = ok("plan", *args, "--top", "3")
+    assert len([l for l in text.splitlines() if re.match(r"^\s+[123]\s", l)]) == 3
+
+
+def test_plan_needs_devices():
+    r = run("plan", "--model", "llama-3.1-8b")
+    assert r.returncode == 2
+    assert "--devices" in r.stderr
