@@ -105,6 +105,33 @@ static llmmem_status single_device(llmmem_report *r, const llmmem_model *m, cons
     return LLMMEM_OK;
 }
 
+/* Host memory per node: the offloaded state, or the model each process materializes in fp32 at
+ * start-up (host_init) if that is more, times host_buffer_factor. DeepSpeed's estimators
+ * (stage_1_and_2.py / stage3.py estimate_zero*_model_states_mem_needs) count 4 bytes a parameter
+ * per process without zero_init, 4 x the largest module's parameters with it, and a buffer factor
+ * of 1.5. */
+static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
+                                   const llmmem_strategy *s)
+{
+    uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE), init = 0;
+    int64_t kind = llmmem__get_int(&s->s, LLMMEM_KEY_HOST_INIT);
+    if (kind == LLMMEM_HOST_INIT_FULL) {
+        init = m->inv.total;
+    } else if (kind == LLMMEM_HOST_INIT_ZERO_INIT) {
+        for (unsigned i = 0; i < m->inv.n; i++)
+            if (m->inv.t[i].rows * m->inv.t[i].cols > init)
+                init = m->inv.t[i].rows * m->inv.t[i].cols;
+    }
+    if (!llmmem__mul(&init, init, 4) || !llmmem__mul(&init, init, per_node))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "host bytes exceed 64 bits");
+    uint64_t host = r->host_bytes > init ? r->host_bytes : init;
+    long double scaled = (long double)host * (long double)llmmem__get_real(&s->s, LLMMEM_KEY_HOST_BUFFER_FACTOR);
+    if (scaled >= 18446744073709551615.0L)
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "host bytes exceed 64 bits");
+    r->host_bytes = (uint64_t)scaled;
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                               const llmmem_strategy *strategy)
 {
@@ -144,6 +171,10 @@ llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, con
     double reserve = llmmem__get_real(&hw->s, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION);
     out->memory_bytes = memory;
     out->capacity = memory - (uint64_t)((long double)memory * (long double)reserve);
+    if ((st = host_per_node(out, model, hw, strategy)) != LLMMEM_OK) {
+        memset(out, 0, offsetof(llmmem_report, stages));
+        return st;
+    }
     out->host_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_HOST_MEMORY_BYTES);
     out->nvme_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_NVME_BYTES);
 

@@ -51,6 +51,7 @@ static const char *const fsdp_names[] = {"none", "full_shard", "shard_grad_op", 
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 static const char *const plan_sharding_names[] = {"none", "zero1", "zero2", "zero3", "fsdp", "distributed_optimizer", NULL};
 static const char *const plan_recompute_names[] = {"none", "selective", "full", NULL};
+static const char *const host_init_names[] = {"none", "zero_init", "full", NULL};
 /* Choices of LLMMEM_KEY_KV_CACHE_DTYPE: vLLM's kv_cache_dtype names, in llmmem_kv_cache_dtype order. */
 static const char *const kv_cache_dtype_names[] = {"auto",     "fp32",     "fp16",     "bf16",
                                                    "fp8",      "fp8_e4m3", "fp8_e5m2", "int8_per_token_head",
@@ -358,6 +359,10 @@ static const llmmem__key_info key_table[] = {
               "planner: data-parallel shardings tried (none, zero1, zero2, zero3, fsdp, distributed_optimizer)"),
     FLAGS_KEY(LLMMEM_KEY_PLAN_RECOMPUTE, S, "plan_recompute", plan_recompute_names, 3, 7,
               "planner: recomputation modes tried (none, selective, full)"),
+    CHOICE_KEY(LLMMEM_KEY_HOST_INIT, S, "host_init", host_init_names, 0, LLMMEM_HOST_INIT_FULL, LLMMEM_HOST_INIT_NONE,
+               "host memory at start-up: none, zero_init (the largest module in fp32 per process), full (the model)"),
+    REAL_KEY(LLMMEM_KEY_HOST_BUFFER_FACTOR, S, "host_buffer_factor", 1.0, 16.0, 1.0,
+             "host bytes per node are multiplied by it (DeepSpeed's estimators use 1.5)"),
 };
 
 #undef M

@@ -450,9 +450,14 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
         /* ZeRO-Offload / ZeRO-Infinity: the optimizer step runs on the host with its fp32 state;
          * ZeRO-3 parameter offload keeps only the gathered layers on the device */
         if (L->offload_opt) {
+            /* ZeRO-Offload (Ren et al. 2021 §4.1): the 16-bit gradients stream to the host as they
+             * are reduced; the host keeps them in fp32 beside the fp32 master weights and Adam states
+             * (16 bytes a parameter: DeepSpeed's offload estimators); ZeRO-Infinity swaps the
+             * optimizer states to NVMe and keeps the gradients in host buffers */
             uint64_t *to = L->offload_opt == LLMMEM_OFFLOAD_CPU ? host : nvme;
             *to += mw + o;
-            mw = o = 0;
+            *host += div_up(t->trainable * 4, sharded(L, ranks, 1));
+            mw = o = g = 0;
         }
         if (L->offload_param) {
             uint64_t *to = L->offload_param == LLMMEM_OFFLOAD_CPU ? host : nvme;

@@ -126,6 +126,34 @@ START_TEST(deepspeed_estimators)
     ck_assert_uint_eq(states(&j, &comm) + comm, 2 * N7B + 18 * N7B / 8); /* 28,638,266,368 */
     set(&j, "zero_stage", "3");
     ck_assert_uint_eq(states(&j, &comm) + comm, 4 * 131072000ULL + 18 * N7B / 8); /* 15,685,723,136 */
+    /* and the CPU bytes they print: additional_buffer_factor 1.5 over, without offload, the fp32
+     * model every process of the node builds (ZeRO-2: 4 N x 8; ZeRO-3 with zero_init: 4 x the
+     * largest module x 8); with offload, total_params x max(4 x total_gpus, 16) for ZeRO-2 and
+     * 18 N / nodes for ZeRO-3 offloading parameters and optimizer (zero_init) */
+    set(&j, "host_buffer_factor", "1.5");
+    set(&j, "host_init", "full");
+    set(&j, "zero_stage", "2");
+    run(&j);
+    ck_assert_uint_eq(llmmem_report_host_bytes(j.r), 4 * N7B * 8 * 3 / 2);
+    set(&j, "offload_optimizer", "cpu");
+    run(&j);
+    ck_assert_uint_eq(llmmem_report_host_bytes(j.r), N7B * 32 * 3 / 2); /* max(4 x 8, 16) = 32 */
+    ck_assert_uint_eq(states(&j, &comm) + comm, 2 * N7B);                /* GPU: 2 N */
+    set(&j, "zero_stage", "3");
+    set(&j, "host_init", "zero_init");
+    set(&j, "offload_optimizer", "none");
+    run(&j);
+    ck_assert_uint_eq(llmmem_report_host_bytes(j.r), 4 * 131072000ULL * 8 * 3 / 2);
+    set(&j, "offload_optimizer", "cpu");
+    set(&j, "offload_param", "cpu");
+    run(&j);
+    ck_assert_uint_eq(llmmem_report_host_bytes(j.r), 18 * N7B * 3 / 2);
+    ck_assert_uint_eq(states(&j, &comm) + comm, 4 * 131072000ULL); /* GPU: the largest layer */
+    set(&j, "offload_optimizer", "none");
+    set(&j, "offload_param", "none");
+    set(&j, "host_init", "none");
+    set(&j, "host_buffer_factor", "1");
+
     /* DeepSpeed's defaults add its buckets: reduce 5e8 and all-gather 5e8 elements of fp16 (ZeRO-2) */
     set(&j, "zero_stage", "2");
     set(&j, "reduce_bucket_size", "500000000");
@@ -286,9 +314,9 @@ START_TEST(sequence_and_context_parallel)
 }
 END_TEST
 
-/* ZeRO-Offload / ZeRO-Infinity: optimizer states and master weights to the host, parameters to
- * NVMe; per node = 8 devices x one rank's share. Llama-2-7B, ZeRO recipe (fp16, K = 12), d 8:
- * host 8 x 12Ψ/8 = 12Ψ, NVMe 8 x 2Ψ/8 = 2Ψ. */
+/* ZeRO-Offload / ZeRO-Infinity: optimizer states, master weights and fp32 gradients to the host
+ * (Ren et al. 2021: 16 bytes a parameter on the CPU), parameters to NVMe; per node = 8 devices x
+ * one rank's share. Llama-2-7B, ZeRO recipe (fp16, K = 12), d 8: host 8 x 16Ψ/8 = 16Ψ, NVMe 2Ψ. */
 START_TEST(offload_host_and_nvme)
 {
     job j = make("llama-2-7b");
@@ -299,13 +327,14 @@ START_TEST(offload_host_and_nvme)
     set(&j, "offload_optimizer", "cpu");
     set(&j, "offload_param", "nvme");
     run(&j);
-    ck_assert_uint_eq(llmmem_report_host_bytes(j.r), 12 * N7B);
+    ck_assert_uint_eq(llmmem_report_host_bytes(j.r), 16 * N7B);
+    ck_assert_uint_eq(llmmem_report_bytes(j.r, LLMMEM_COMPONENT_GRADIENTS), 0);
     ck_assert_uint_eq(llmmem_report_nvme_bytes(j.r), 2 * N7B);
     ck_assert_uint_eq(llmmem_report_bytes(j.r, LLMMEM_COMPONENT_WEIGHTS), 0);
     ck_assert_uint_eq(llmmem_report_bytes(j.r, LLMMEM_COMPONENT_OPTIMIZER_STATES), 0);
     ck_assert_int_eq(llmmem_report_fits(j.r), 1);
     /* a node with less host memory than that does not fit */
-    ck_assert_ok(llmmem_hardware_set_int(j.hw, LLMMEM_KEY_HOST_MEMORY_BYTES, (int64_t)(12 * N7B - 1)));
+    ck_assert_ok(llmmem_hardware_set_int(j.hw, LLMMEM_KEY_HOST_MEMORY_BYTES, (int64_t)(16 * N7B - 1)));
     run(&j);
     ck_assert_int_eq(llmmem_report_fits(j.r), 0);
     set(&j, "zero_stage", "2");

@@ -260,7 +260,9 @@ typedef enum llmmem_key {
     LLMMEM_KEY_PLAN_MAX_VIRTUAL_PIPELINE = 3228,  /**< largest virtual_pipeline tried */
     LLMMEM_KEY_PLAN_MAX_MICRO_BATCH_SIZE = 3229,  /**< largest micro_batch_size tried (powers of two) */
     LLMMEM_KEY_PLAN_SHARDINGS = 3230,          /**< flags: none, zero1, zero2, zero3, fsdp, distributed_optimizer */
-    LLMMEM_KEY_PLAN_RECOMPUTE = 3231           /**< flags: none, selective, full */
+    LLMMEM_KEY_PLAN_RECOMPUTE = 3231,          /**< flags: none, selective, full */
+    LLMMEM_KEY_HOST_INIT = 3232,               /**< choice: none, zero_init, full: the fp32 model each process builds on the host */
+    LLMMEM_KEY_HOST_BUFFER_FACTOR = 3233       /**< real: host bytes are multiplied by it (DeepSpeed's estimators: 1.5) */
 } llmmem_key;
 
 /** Which handle a key belongs to. */
@@ -423,6 +425,13 @@ typedef enum llmmem_offload {
     LLMMEM_OFFLOAD_CPU = 1,
     LLMMEM_OFFLOAD_NVME = 2
 } llmmem_offload;
+
+/** What each process builds on the host at start-up: choices of LLMMEM_KEY_HOST_INIT. */
+typedef enum llmmem_host_init {
+    LLMMEM_HOST_INIT_NONE = 0,      /**< nothing counted */
+    LLMMEM_HOST_INIT_ZERO_INIT = 1, /**< deepspeed.zero.Init: the largest module in fp32 */
+    LLMMEM_HOST_INIT_FULL = 2       /**< the whole model in fp32 */
+} llmmem_host_init;
 
 /** Data-parallel shardings the planner tries: bits of LLMMEM_KEY_PLAN_SHARDINGS. */
 typedef enum llmmem_plan_sharding {
@@ -773,7 +782,8 @@ LLMMEM_API llmmem_status llmmem_report_stage_layers(uint64_t *first_out, uint64_
                                                     const llmmem_report *report, size_t stage);
 /** The stage whose device holds the most (the lowest such index). */
 LLMMEM_API size_t llmmem_report_most_loaded_stage(const llmmem_report *report);
-/** Host memory per node taken by offloaded state and activations (offload keys). */
+/** Host memory per node: offloaded state and activations (offload keys), or the fp32 model the
+ * processes build at start-up (host_init) when that is more, times host_buffer_factor. */
 LLMMEM_API uint64_t llmmem_report_host_bytes(const llmmem_report *report);
 /** NVMe bytes per node taken by offloaded state. */
 LLMMEM_API uint64_t llmmem_report_nvme_bytes(const llmmem_report *report);
