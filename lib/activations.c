@@ -169,18 +169,10 @@ llmmem_status llmmem__layer_activation_bytes(uint64_t *bytes_out, const llmmem__
 
 /* ---- the model ------------------------------------------------------------------------------ */
 
-/* Rows of the named tensor class of the inventory (0 when the model has none). */
-static const llmmem__tensor_class *find_class(const llmmem_model *m, const char *name)
+/* Rows of the class with a role (0 when the model has none). */
+static uint64_t rows_of(const llmmem_model *m, enum llmmem__role role)
 {
-    for (unsigned i = 0; i < m->inv.n; i++)
-        if (strcmp(m->inv.t[i].name, name) == 0)
-            return &m->inv.t[i];
-    return NULL;
-}
-
-static uint64_t rows_of(const llmmem_model *m, const char *name)
-{
-    const llmmem__tensor_class *t = find_class(m, name);
+    const llmmem__tensor_class *t = llmmem__class_of(&m->inv, role);
     return t ? t->rows : 0;
 }
 
@@ -223,10 +215,10 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
         l->v_dim = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_V_HEAD_DIM);
     } else {
         /* q_proj is heads x head_dim rows, k_proj kv_heads x head_dim (arch.c add_attention) */
-        l->d = rows_of(m, "q_proj") / l->a;
-        l->g = rows_of(m, "k_proj") / l->d;
+        l->d = rows_of(m, LLMMEM_ROLE_Q) / l->a;
+        l->g = rows_of(m, LLMMEM_ROLE_K) / l->d;
     }
-    l->f = rows_of(m, "mlp.up_proj");
+    l->f = rows_of(m, LLMMEM_ROLE_MLP_UP);
     int64_t mode = llmmem__get_int(k, LLMMEM_KEY_MODE);
     if (mode == LLMMEM_MODE_LORA || mode == LLMMEM_MODE_QLORA) {
         /* adapted linears a token passes through, averaged over the decoder layers (experts: the
@@ -239,10 +231,10 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
                 passes += m->inv.t[i].active_count;
         l->adapter = layers ? (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LORA_RANK) * passes / layers : 0;
     }
-    const llmmem__tensor_class *experts = find_class(m, "experts.up_proj");
+    const llmmem__tensor_class *experts = llmmem__class_of(&m->inv, LLMMEM_ROLE_EXPERT_UP);
     if (experts) {
         l->fe = experts->rows;
-        l->fs = rows_of(m, "shared_experts.up_proj");
+        l->fs = rows_of(m, LLMMEM_ROLE_SHARED_UP);
         l->experts = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS);
         l->top_k = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
     }

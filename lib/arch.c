@@ -40,6 +40,25 @@ static const char *name_of(llmmem_key key)
 }
 
 /* Adds a tensor class of `count` tensors of rows x cols, `active` of them used per token. */
+/* The role of a class by its name (looked up once, when the inventory is built). */
+static enum llmmem__role role_of(const char *name)
+{
+    static const struct {
+        const char *name;
+        enum llmmem__role role;
+    } roles[] = {
+        {"q_proj", LLMMEM_ROLE_Q},           {"k_proj", LLMMEM_ROLE_K},
+        {"v_proj", LLMMEM_ROLE_KV},          {"k_proj.bias", LLMMEM_ROLE_KV},
+        {"v_proj.bias", LLMMEM_ROLE_KV},     {"mlp.up_proj", LLMMEM_ROLE_MLP_UP},
+        {"experts.up_proj", LLMMEM_ROLE_EXPERT_UP}, {"shared_experts.up_proj", LLMMEM_ROLE_SHARED_UP},
+        {"final_norm", LLMMEM_ROLE_FINAL_NORM},
+    };
+    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
+        if (strcmp(name, roles[i].name) == 0)
+            return roles[i].role;
+    return LLMMEM_ROLE_OTHER;
+}
+
 static void add(builder *b, const char *name, llmmem_param_group group, enum llmmem__split split,
                 int matrix, unsigned lora, uint64_t rows, uint64_t cols, uint64_t count, uint64_t active)
 {
@@ -59,10 +78,13 @@ static void add(builder *b, const char *name, llmmem_param_group group, enum llm
              (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)count);
         return;
     }
+    enum llmmem__role role = role_of(name);
+    if (role != LLMMEM_ROLE_OTHER && role != LLMMEM_ROLE_KV && inv->by_role[role] < 0)
+        inv->by_role[role] = (int8_t)inv->n;
     inv->t[inv->n++] = (llmmem__tensor_class){
         .name = name, .group = (uint8_t)group, .split = (uint8_t)split, .matrix = (uint8_t)matrix,
-        .lora = (uint8_t)lora, .span = (uint8_t)b->span, .rows = rows, .cols = cols, .count = count,
-        .active_count = active};
+        .lora = (uint8_t)lora, .span = (uint8_t)b->span, .role = (uint8_t)role, .rows = rows, .cols = cols,
+        .count = count, .active_count = active};
 }
 
 /* A vector (norm weight, bias) of n elements, `count` times, always used. */
@@ -343,6 +365,7 @@ llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model
                                       size_t message_size)
 {
     memset(inv, 0, sizeof *inv);
+    memset(inv->by_role, -1, sizeof inv->by_role);
     message[0] = '\0';
     builder b = {inv, m, message, message_size, LLMMEM_OK, LLMMEM_SPAN_ONCE};
 

@@ -140,6 +140,18 @@ enum llmmem__span {            /* which decoder layers a tensor class repeats ov
     LLMMEM_SPAN_VISION = 4     /* vision tower: not decoder layers */
 };
 
+enum llmmem__role {            /* classes the estimate looks up by what they are */
+    LLMMEM_ROLE_OTHER = 0,
+    LLMMEM_ROLE_Q = 1,         /* q_proj */
+    LLMMEM_ROLE_K = 2,         /* k_proj */
+    LLMMEM_ROLE_KV = 3,        /* v_proj and the k/v biases: KV heads, replicated below one per rank */
+    LLMMEM_ROLE_MLP_UP = 4,    /* mlp.up_proj */
+    LLMMEM_ROLE_EXPERT_UP = 5, /* experts.up_proj */
+    LLMMEM_ROLE_SHARED_UP = 6, /* shared_experts.up_proj */
+    LLMMEM_ROLE_FINAL_NORM = 7,
+    LLMMEM_ROLES = 8
+};
+
 /* One class of weight tensors: `count` tensors of rows x cols (cols = input features).
  * A vector (norm weight, bias) has rows = 1. */
 typedef struct llmmem__tensor_class {
@@ -149,6 +161,7 @@ typedef struct llmmem__tensor_class {
     uint8_t matrix;         /* 1: a weight matrix that weight quantization may apply to */
     uint8_t lora;           /* llmmem_lora_target bits of the module, 0 if none */
     uint8_t span;           /* enum llmmem__span: count = per-layer multiplicity x layers of the span */
+    uint8_t role;           /* enum llmmem__role */
     uint64_t rows, cols;
     uint64_t count;         /* occurrences in the whole model (layers x experts) */
     uint64_t active_count;  /* occurrences used by one token */
@@ -164,7 +177,14 @@ typedef struct llmmem__inventory {
     uint64_t params[LLMMEM_PARAM_GROUPS];
     uint64_t total;
     uint64_t active;
+    int8_t by_role[LLMMEM_ROLES]; /* index of the class with each role, -1 if none */
 } llmmem__inventory;
+
+/* The class with a role, or NULL. */
+static inline const llmmem__tensor_class *llmmem__class_of(const llmmem__inventory *inv, enum llmmem__role role)
+{
+    return inv->by_role[role] >= 0 ? &inv->t[inv->by_role[role]] : NULL;
+}
 
 struct llmmem_model {
     llmmem__settings s;
@@ -180,8 +200,12 @@ struct llmmem_model {
     uint64_t checkpoint_bytes[LLMMEM_PARAM_GROUPS];
 };
 
-/* Effective value of a model key: set, else the family's default, else the key's. */
-int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key);
+/* Effective value of a model key: set, else the family's default, else the key's (resolved when
+ * the model last changed, model.c refresh). */
+static inline int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
+{
+    return m->value[llmmem__slot(key)];
+}
 /* Builds the inventory from the model's values. On failure writes a message. */
 llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model *m, char *message,
                                       size_t message_size);

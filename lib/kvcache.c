@@ -497,7 +497,7 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const
                                      uint64_t first, uint64_t end, int last_stage, uint64_t tokens,
                                      uint64_t seqs)
 {
-    uint64_t e = element_bytes(compute_dtype(a)), per = 0, x, peak;
+    uint64_t e = element_bytes(compute_dtype(a)), per = 0, x = 0, peak;
     llmmem_status st;
     if (llmmem__span_layers(m, LLMMEM_SPAN_DENSE, first, end)) {
         if ((st = layer_peak(&x, m, a, tp, 0)) != LLMMEM_OK)

@@ -84,14 +84,6 @@ static int64_t resolve(const llmmem_model *m, llmmem_key key)
     return llmmem__get_int(&m->s, key);
 }
 
-int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
-{
-    unsigned slot = llmmem__slot(key);
-    if ((unsigned)key / 1000u == LLMMEM_OBJECT_MODEL && slot < LLMMEM_SLOTS)
-        return m->value[slot];
-    return resolve(m, key);
-}
-
 static void refresh(llmmem_model *m)
 {
     m->has_checkpoint = 0;

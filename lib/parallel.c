@@ -23,12 +23,9 @@ static uint64_t key(const llmmem_strategy *s, llmmem_key k)
     return (uint64_t)llmmem__get_int(&s->s, k);
 }
 
-static const llmmem__tensor_class *find_class(const llmmem_model *m, const char *name)
+static const llmmem__tensor_class *find_class(const llmmem_model *m, enum llmmem__role role)
 {
-    for (unsigned i = 0; i < m->inv.n; i++)
-        if (strcmp(m->inv.t[i].name, name) == 0)
-            return &m->inv.t[i];
-    return NULL;
+    return llmmem__class_of(&m->inv, role);
 }
 
 /* Megatron-LM's split of the layers over stages: even, or the first and last stages as given
@@ -106,14 +103,14 @@ llmmem_status llmmem__layout_make(llmmem__layout *L, const llmmem_model *m, cons
         uint64_t heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
         if (heads % L->t)
             return bad("num_attention_heads (%llu) is not divisible by tensor_parallel (%llu)", heads, L->t);
-        const llmmem__tensor_class *q = find_class(m, "q_proj"), *k = find_class(m, "k_proj");
+        const llmmem__tensor_class *q = find_class(m, LLMMEM_ROLE_Q), *k = find_class(m, LLMMEM_ROLE_K);
         if (q && k) {
             uint64_t kv = k->rows / (q->rows / heads);
             if (kv % L->t && L->t % kv)
                 return bad("num_key_value_heads (%llu) and tensor_parallel (%llu): neither divides the other", kv,
                            L->t);
         }
-        const llmmem__tensor_class *mlp = find_class(m, "mlp.up_proj");
+        const llmmem__tensor_class *mlp = find_class(m, LLMMEM_ROLE_MLP_UP);
         if (mlp && mlp->count && mlp->rows % L->t)
             return bad("intermediate_size (%llu) is not divisible by tensor_parallel (%llu)", mlp->rows, L->t);
     }
@@ -123,7 +120,7 @@ llmmem_status llmmem__layout_make(llmmem__layout *L, const llmmem_model *m, cons
                    L->et);
     if (experts && experts % L->e)
         return bad("num_experts (%llu) is not divisible by expert_parallel (%llu)", experts, L->e);
-    const llmmem__tensor_class *ex = find_class(m, "experts.up_proj");
+    const llmmem__tensor_class *ex = find_class(m, LLMMEM_ROLE_EXPERT_UP);
     if (ex && ex->rows % L->et)
         return bad("moe_intermediate_size (%llu) is not divisible by expert_tensor_parallel (%llu)", ex->rows, L->et);
     /* Megatron-LM parallel_state: expert x expert-tensor ranks tile the tensor x data x context ranks */
@@ -232,7 +229,7 @@ static int once_on_stage(const llmmem__tensor_class *t, const llmmem_model *m, c
          * LanguageModule.setup_embeddings_and_output_layer) */
         return first || (last && llmmem__model_value(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS));
     case LLMMEM_PARAMS_LM_HEAD: return last;
-    case LLMMEM_PARAMS_NORMS: return strcmp(t->name, "final_norm") == 0 ? last : first;
+    case LLMMEM_PARAMS_NORMS: return t->role == LLMMEM_ROLE_FINAL_NORM ? last : first;
     default: return first; /* position table, embedding norm, vision tower and projector */
     }
 }
@@ -249,25 +246,30 @@ static void stage_view(llmmem__inventory *out, const llmmem_model *m, const llmm
                        int part)
 {
     uint64_t heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
-    const llmmem__tensor_class *q = find_class(m, "q_proj");
+    const llmmem__tensor_class *q = find_class(m, LLMMEM_ROLE_Q);
     uint64_t head_dim = q ? q->rows / heads : 0;
+    /* layers of each per-layer span in the model and on the stage */
+    uint64_t all[LLMMEM_SPAN_VISION + 1] = {0}, on[LLMMEM_SPAN_VISION + 1] = {0};
+    for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++) {
+        all[span] = llmmem__span_layers(m, (enum llmmem__span)span, 0, (uint64_t)-1);
+        on[span] = stage_span(m, L, stage, (enum llmmem__span)span);
+    }
     out->n = 0;
+    memset(out->by_role, -1, sizeof out->by_role);
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i];
         const int expert = t->group == LLMMEM_PARAMS_EXPERTS;
         if ((part == 1 && expert) || (part == 2 && !expert))
             continue;
         llmmem__tensor_class r = *t;
-        if (t->span == LLMMEM_SPAN_ONCE || t->span == LLMMEM_SPAN_VISION) {
+        if (t->span == LLMMEM_SPAN_ONCE || t->span == LLMMEM_SPAN_VISION)
             r.count = once_on_stage(t, m, L, stage) ? t->count : 0;
-        } else {
-            uint64_t all = llmmem__span_layers(m, (enum llmmem__span)t->span, 0, (uint64_t)-1);
-            r.count = all ? t->count / all * stage_span(m, L, stage, (enum llmmem__span)t->span) : 0;
-        }
+        else
+            r.count = all[t->span] ? t->count / all[t->span] * on[t->span] : 0;
         if (expert) /* routed experts: num_experts / e per rank, each split over et */
             r.count /= L->e;
         uint64_t ways = expert ? L->et : L->t;
-        int kv = strncmp(t->name, "k_proj", 6) == 0 || strncmp(t->name, "v_proj", 6) == 0;
+        int kv = t->role == LLMMEM_ROLE_K || t->role == LLMMEM_ROLE_KV;
         switch (t->split) {
         case LLMMEM_SPLIT_COLUMN:
         case LLMMEM_SPLIT_VOCAB:
@@ -516,7 +518,7 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
          * max(1, kv_heads / t) per rank (layers of one kind: exact; a sliding-window mix is split
          * in proportion to the layers) */
         uint64_t kv, heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
-        const llmmem__tensor_class *q = find_class(m, "q_proj"), *k = find_class(m, "k_proj");
+        const llmmem__tensor_class *q = find_class(m, LLMMEM_ROLE_Q), *k = find_class(m, LLMMEM_ROLE_K);
         if ((st = llmmem__kv_cache_contiguous_bytes(&kv, m, s, key(s, LLMMEM_KEY_MICRO_BATCH_SIZE),
                                                     key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c)) != LLMMEM_OK)
             return st;
@@ -595,7 +597,7 @@ static void comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_model *m,
         comm[LLMMEM_COMM_EXPERT] = act * k / L->e * (L->e - 1) * 4 * moe_layers * micro;
     /* context: ring attention passes each K and V chunk around the c ranks forward, and K, V and
      * their gradients backward (Liu et al. 2023; Transformer Engine context parallel p2p) */
-    const llmmem__tensor_class *kc = find_class(m, "k_proj");
+    const llmmem__tensor_class *kc = find_class(m, LLMMEM_ROLE_K);
     uint64_t kv_width = kc ? kc->rows : h;
     if (L->c > 1)
         comm[LLMMEM_COMM_CONTEXT] = tokens * kv_width * 2 * e / L->t * (L->c - 1) * 3 * count * micro;

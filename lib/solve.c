@@ -419,7 +419,8 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const ll
         }
     }
     llmmem_report_free(r);
-    qsort(plan->items, plan->count, sizeof *plan->items, compare);
+    if (plan->count > 1) /* qsort may not be given NULL, even for no items */
+        qsort(plan->items, plan->count, sizeof *plan->items, compare);
     return LLMMEM_OK;
 }
 
