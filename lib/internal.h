@@ -91,6 +91,13 @@ static inline int llmmem__is_set(const llmmem__settings *s, llmmem_key key)
     unsigned slot = llmmem__slot(key);
     return (int)((s->is_set[slot / 64] >> (slot % 64)) & 1u);
 }
+/* Stores a value known to be valid for the key (the planner's own layouts), unchecked. */
+static inline void llmmem__settings_put(llmmem__settings *s, llmmem_key key, int64_t value)
+{
+    unsigned slot = llmmem__slot(key);
+    s->ival[slot] = value;
+    s->is_set[slot / 64] |= 1ULL << (slot % 64);
+}
 /* All slots of an object hold their key's default; nothing is marked set. */
 void llmmem__settings_init(llmmem__settings *s, llmmem_object object);
 /* The value set, or the key's default. */

@@ -149,6 +149,11 @@ llmmem_status llmmem__layout_make(llmmem__layout *L, const llmmem_model *m, cons
     llmmem_status st = split_layers(L, layers);
     if (st)
         return st;
+    /* the 16-bit (or fp32) format activations and communication buffers are in */
+    L->compute = LLMMEM_FORMAT_BF16;
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE &&
+        (st = llmmem__compute_format(&L->compute, m, s)) != LLMMEM_OK)
+        return st;
 
     int shards = (L->zero > 0) + (L->fsdp != LLMMEM_FSDP_NONE) + L->dist_opt;
     if (shards > 1)
@@ -242,14 +247,15 @@ static uint64_t share(uint64_t n, uint64_t ways, uint64_t floor)
 }
 
 /* The classes one rank of `stage` holds. part: 0 all, 1 all but routed experts, 2 routed experts. */
-static void stage_view(llmmem__inventory *out, const llmmem_model *m, const llmmem__layout *L, uint64_t stage,
-                       int part)
+static void stage_view(llmmem__inventory *out, uint64_t on[LLMMEM_SPAN_VISION + 1], const llmmem_model *m,
+                       const llmmem__layout *L, uint64_t stage, int part)
 {
     uint64_t heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
     const llmmem__tensor_class *q = find_class(m, LLMMEM_ROLE_Q);
     uint64_t head_dim = q ? q->rows / heads : 0;
     /* layers of each per-layer span in the model and on the stage */
-    uint64_t all[LLMMEM_SPAN_VISION + 1] = {0}, on[LLMMEM_SPAN_VISION + 1] = {0};
+    uint64_t all[LLMMEM_SPAN_VISION + 1] = {0};
+    memset(on, 0, sizeof(uint64_t) * (LLMMEM_SPAN_VISION + 1));
     for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++) {
         all[span] = llmmem__span_layers(m, (enum llmmem__span)span, 0, (uint64_t)-1);
         on[span] = stage_span(m, L, stage, (enum llmmem__span)span);
@@ -298,15 +304,14 @@ static void stage_view(llmmem__inventory *out, const llmmem_model *m, const llmm
 
 /* Parameters of one rank's share of a decoder layer of each kind (dense, MoE), for the buffers
  * that gather one layer at a time (DeepSpeed ZeRO-3, FSDP units). */
-static uint64_t largest_layer(const llmmem_model *m, const llmmem__inventory *rank_view, uint64_t stage,
-                              const llmmem__layout *L)
+static uint64_t largest_layer(const llmmem__inventory *rank_view, const uint64_t on[LLMMEM_SPAN_VISION + 1])
 {
     uint64_t dense = 0, moe = 0;
     for (unsigned i = 0; i < rank_view->n; i++) {
         const llmmem__tensor_class *t = &rank_view->t[i];
         if (t->span != LLMMEM_SPAN_ALL && t->span != LLMMEM_SPAN_DENSE && t->span != LLMMEM_SPAN_MOE)
             continue;
-        uint64_t layers = stage_span(m, L, stage, (enum llmmem__span)t->span);
+        uint64_t layers = on[t->span];
         if (layers == 0)
             continue;
         uint64_t per = t->rows * t->cols * (t->count / layers);
@@ -315,9 +320,9 @@ static uint64_t largest_layer(const llmmem_model *m, const llmmem__inventory *ra
         if (t->span != LLMMEM_SPAN_DENSE)
             moe += per;
     }
-    if (stage_span(m, L, stage, LLMMEM_SPAN_MOE) == 0)
+    if (on[LLMMEM_SPAN_MOE] == 0)
         return dense;
-    if (stage_span(m, L, stage, LLMMEM_SPAN_DENSE) == 0)
+    if (on[LLMMEM_SPAN_DENSE] == 0)
         return moe;
     return dense > moe ? dense : moe;
 }
@@ -423,7 +428,8 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
     /* the state of the rank's dense part and of its routed experts, each sharded over its own
      * data-parallel group (Megatron-LM: experts over the expert data-parallel size) */
     for (int part = 1; part <= 2; part++) {
-        stage_view(&view, m, L, stage, part);
+        uint64_t on[LLMMEM_SPAN_VISION + 1];
+        stage_view(&view, on, m, L, stage, part);
         llmmem__view v = {&view, first, first + count};
         llmmem__training *t = part == 1 ? &ss->dense : &ss->experts;
         if (mode == LLMMEM_MODE_INFERENCE) {
@@ -437,9 +443,9 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
         ss->params += n;
         if (part == 1) {
             ss->once_params = params_of(&view, 1);
-            ss->layer_params = largest_layer(m, &view, stage, L);
+            ss->layer_params = largest_layer(&view, on);
         } else {
-            ss->layer_params += largest_layer(m, &view, stage, L);
+            ss->layer_params += largest_layer(&view, on);
         }
         uint64_t big = largest_tensor(&view);
         if (big > ss->largest_tensor)
@@ -473,10 +479,7 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
     }
 
     /* Buffers of data-parallel communication, in the 16-bit compute format */
-    llmmem_format compute = LLMMEM_FORMAT_BF16;
-    if (mode != LLMMEM_MODE_INFERENCE && (st = llmmem__compute_format(&compute, m, s)) != LLMMEM_OK)
-        return st;
-    const uint64_t e = llmmem__format_element_bits(compute) / 8u;
+    const uint64_t e = llmmem__format_element_bits(L->compute) / 8u;
     uint64_t comm = 0;
     if (mode != LLMMEM_MODE_INFERENCE && L->d * L->c > 1) {
         uint64_t reduce = key(s, LLMMEM_KEY_REDUCE_BUCKET_SIZE), gather = key(s, LLMMEM_KEY_ALLGATHER_BUCKET_SIZE);
@@ -541,12 +544,9 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
     llmmem_status st = llmmem__stage_state(out, host, nvme, m, hw, s, L, stage, ss);
     if (st || llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
         return st;
-    llmmem_format compute;
-    if ((st = llmmem__compute_format(&compute, m, s)) != LLMMEM_OK)
-        return st;
     llmmem__act_stage a = {out->first_layer, out->first_layer + out->layers, stage == 0, stage + 1 == L->p, 1, 1, 1,
                            L->t, L->et, L->c, L->sp};
-    return llmmem__training_activations(acts, m, s, compute, &a);
+    return llmmem__training_activations(acts, m, s, L->compute, &a);
 }
 
 /* x * num / den, rounded up, saturating (the caller's total check reports the overflow). */
@@ -694,9 +694,6 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
     uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
     if (!llmmem__mul(&r->host_bytes, host_best, per_node) || !llmmem__mul(&r->nvme_bytes, nvme_best, per_node))
         return overflow();
-    llmmem_format compute = LLMMEM_FORMAT_BF16;
-    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE)
-        (void)llmmem__compute_format(&compute, m, s);
-    comm_volume(r->comm, m, s, L, &best_state, best, r->stages[best].layers, llmmem__format_element_bits(compute) / 8u);
+    comm_volume(r->comm, m, s, L, &best_state, best, r->stages[best].layers, llmmem__format_element_bits(L->compute) / 8u);
     return LLMMEM_OK;
 }

@@ -19,6 +19,7 @@ typedef struct llmmem__layout {
     int64_t offload_opt, offload_param; /* llmmem_offload */
     uint64_t shard;                /* ranks the dense state is sharded over (d x c, or a node for hybrid) */
     uint64_t edp;                  /* expert data-parallel size: t x d x c / (e x et) */
+    llmmem_format compute;         /* activations and buffers (training.c llmmem__compute_format) */
 } llmmem__layout;
 
 /* Reads and validates the layout; the message names the numbers at fault. */

@@ -169,24 +169,27 @@ uint64_t llmmem_plan_candidates(const llmmem_plan *plan)
     return plan ? plan->candidates : 0;
 }
 
-/* The keys a layout sets on the base strategy. */
-static llmmem_status apply(llmmem_strategy *s, const layout *l)
+/* The keys a layout sets on the base strategy: values the enumeration built within every key's
+ * bounds, stored without the checks a user's value goes through. */
+static void apply(llmmem_strategy *s, const layout *l)
 {
     static const int64_t zero[] = {0, 1, 2, 3, 0, 0};
-    llmmem_status st;
-    if ((st = set(s, LLMMEM_KEY_TENSOR_PARALLEL, l->t)) || (st = set(s, LLMMEM_KEY_PIPELINE_PARALLEL, l->p)) ||
-        (st = set(s, LLMMEM_KEY_DATA_PARALLEL, l->d)) || (st = set(s, LLMMEM_KEY_CONTEXT_PARALLEL, l->c)) ||
-        (st = set(s, LLMMEM_KEY_EXPERT_PARALLEL, l->e)) || (st = set(s, LLMMEM_KEY_VIRTUAL_PIPELINE, l->v)) ||
-        (st = set(s, LLMMEM_KEY_PIPELINE_SCHEDULE, l->v > 1 ? LLMMEM_SCHEDULE_INTERLEAVED : LLMMEM_SCHEDULE_1F1B)) ||
-        (st = set(s, LLMMEM_KEY_PIPELINE_FIRST_STAGE_LAYERS, l->first)) ||
-        (st = set(s, LLMMEM_KEY_PIPELINE_LAST_STAGE_LAYERS, l->last)) ||
-        (st = set(s, LLMMEM_KEY_SEQUENCE_PARALLEL, l->t > 1)) ||
-        (st = set(s, LLMMEM_KEY_ZERO_STAGE, zero[l->sharding])) ||
-        (st = set(s, LLMMEM_KEY_FSDP, l->sharding == 4 ? LLMMEM_FSDP_FULL_SHARD : LLMMEM_FSDP_NONE)) ||
-        (st = set(s, LLMMEM_KEY_DISTRIBUTED_OPTIMIZER, l->sharding == 5)) ||
-        (st = set(s, LLMMEM_KEY_RECOMPUTE, l->recompute)) || (st = set(s, LLMMEM_KEY_MICRO_BATCH_SIZE, l->mbs)))
-        return st;
-    return LLMMEM_OK;
+    llmmem__settings *k = &s->s;
+    llmmem__settings_put(k, LLMMEM_KEY_TENSOR_PARALLEL, l->t);
+    llmmem__settings_put(k, LLMMEM_KEY_PIPELINE_PARALLEL, l->p);
+    llmmem__settings_put(k, LLMMEM_KEY_DATA_PARALLEL, l->d);
+    llmmem__settings_put(k, LLMMEM_KEY_CONTEXT_PARALLEL, l->c);
+    llmmem__settings_put(k, LLMMEM_KEY_EXPERT_PARALLEL, l->e);
+    llmmem__settings_put(k, LLMMEM_KEY_VIRTUAL_PIPELINE, l->v);
+    llmmem__settings_put(k, LLMMEM_KEY_PIPELINE_SCHEDULE, l->v > 1 ? LLMMEM_SCHEDULE_INTERLEAVED : LLMMEM_SCHEDULE_1F1B);
+    llmmem__settings_put(k, LLMMEM_KEY_PIPELINE_FIRST_STAGE_LAYERS, l->first);
+    llmmem__settings_put(k, LLMMEM_KEY_PIPELINE_LAST_STAGE_LAYERS, l->last);
+    llmmem__settings_put(k, LLMMEM_KEY_SEQUENCE_PARALLEL, l->t > 1);
+    llmmem__settings_put(k, LLMMEM_KEY_ZERO_STAGE, zero[l->sharding]);
+    llmmem__settings_put(k, LLMMEM_KEY_FSDP, l->sharding == 4 ? LLMMEM_FSDP_FULL_SHARD : LLMMEM_FSDP_NONE);
+    llmmem__settings_put(k, LLMMEM_KEY_DISTRIBUTED_OPTIMIZER, l->sharding == 5);
+    llmmem__settings_put(k, LLMMEM_KEY_RECOMPUTE, l->recompute);
+    llmmem__settings_put(k, LLMMEM_KEY_MICRO_BATCH_SIZE, l->mbs);
 }
 
 llmmem_status llmmem_plan_get(llmmem_strategy **out, const llmmem_plan *plan, size_t index)
@@ -200,11 +203,7 @@ llmmem_status llmmem_plan_get(llmmem_strategy **out, const llmmem_plan *plan, si
     llmmem_strategy *s = llmmem__duplicate(&plan->base, sizeof plan->base);
     if (!s)
         return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "plan_get: out of memory");
-    llmmem_status st = apply(s, &plan->items[index]);
-    if (st) {
-        free(s);
-        return st;
-    }
+    apply(s, &plan->items[index]);
     *out = s;
     return LLMMEM_OK;
 }
@@ -301,11 +300,9 @@ static llmmem_status try_layout(llmmem_plan *plan, const space *sp, layout l, ll
                     break;
                 l.mbs = (uint32_t)mbs;
                 uint64_t micro = sp->global_batch / (mbs * l.d);
-                llmmem_status st = apply(s, &l);
-                if (st == LLMMEM_OK)
-                    st = set(s, LLMMEM_KEY_NUM_MICRO_BATCHES, (int64_t)micro);
-                if (st)
-                    return st;
+                apply(s, &l);
+                llmmem__settings_put(&s->s, LLMMEM_KEY_NUM_MICRO_BATCHES, (int64_t)micro);
+                llmmem_status st;
                 if (llmmem_estimate(r, sp->m, sp->hw, s) != LLMMEM_OK)
                     break;
                 plan->candidates++;
