@@ -34,7 +34,8 @@ enum {
     OPT_GGUF = 1u << 6,
     OPT_LENGTH = 1u << 7,
     OPT_DEVICES = 1u << 8,
-    OPT_TOP = 1u << 9
+    OPT_TOP = 1u << 9,
+    OPT_EXPLAIN = 1u << 10
 };
 
 typedef struct cli_options {
@@ -52,6 +53,7 @@ typedef struct cli_options {
     size_t set_count;
     unsigned seen;        /* OPT_* bits */
     int json;
+    int explain;          /* estimate --explain, or the explain command */
     int help;
     int version;
 } cli_options;
@@ -63,8 +65,10 @@ typedef struct command_info {
 } command_info;
 
 static const command_info commands[] = {
-    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF,
+    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF | OPT_EXPLAIN,
      "memory of the most loaded device, per component, and whether it fits"},
+    {"explain", OPT_MODEL | OPT_GPU | OPT_SET | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF,
+     "the estimate's arithmetic, one line per component, with the rule it follows"},
     {"serve", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF | OPT_LENGTH,
      "vLLM-style serving: KV cache blocks, concurrent requests, longest context"},
     {"fit", OPT_MODEL | OPT_GPU | OPT_SET | OPT_CONFIG | OPT_GGUF | OPT_DEVICES,
@@ -157,7 +161,8 @@ static void print_usage(FILE *out)
           "                   estimate, serve\n"
           "  --set KEY=VALUE  set a model, hardware or strategy key (repeatable; see\n"
           "                   'llmmem keys'); estimate, serve, params (model keys only)\n"
-          "  --json           estimate, serve: print the library's JSON report\n"
+          "  --json           estimate, serve, plan: print JSON\n"
+          "  --explain        estimate: after the table, the arithmetic of every line\n"
           "  --length TOKENS  serve: tokens per request (prompt and output) for the\n"
           "                   question \"how many concurrent requests\" (default:\n"
           "                   max_model_len); the same as --set request_tokens=TOKENS\n"
@@ -253,6 +258,9 @@ static int parse_args(cli_options *opts, int argc, char **argv)
         } else if (strcmp(arg, "--json") == 0) {
             opts->json = 1;
             opts->seen |= OPT_JSON;
+        } else if (strcmp(arg, "--explain") == 0) {
+            opts->explain = 1;
+            opts->seen |= OPT_EXPLAIN;
         } else if ((r = option_value(&value, argc, argv, &i, "--model")) != 0) {
             if (r < 0)
                 return EXIT_USAGE;
@@ -341,7 +349,8 @@ static int parse_args(cli_options *opts, int argc, char **argv)
         static const struct { unsigned bit; const char *name; } names[] = {
             {OPT_MODEL, "--model"}, {OPT_GPU, "--gpu"}, {OPT_SET, "--set"}, {OPT_JSON, "--json"},
             {OPT_SAFETENSORS, "--safetensors"}, {OPT_CONFIG, "--config"}, {OPT_GGUF, "--gguf"},
-            {OPT_LENGTH, "--length"}, {OPT_DEVICES, "--devices"}, {OPT_TOP, "--top"}};
+            {OPT_LENGTH, "--length"}, {OPT_DEVICES, "--devices"}, {OPT_TOP, "--top"},
+            {OPT_EXPLAIN, "--explain"}};
         size_t k;
         for (k = 0; k < sizeof names / sizeof names[0]; k++) {
             if ((opts->seen & names[k].bit) != 0 && (cmd->allowed & names[k].bit) == 0) {
@@ -791,8 +800,17 @@ static int cmd_estimate(const cli_options *opts)
         len = strlen(json);
         if (len == 0 || json[len - 1] != '\n')
             fputc('\n', stdout);
-    } else {
+    } else if (strcmp(opts->command, "explain") != 0) {
         rc = print_estimate_table(report, model, hw);
+    }
+    if (rc == 0 && (opts->explain || strcmp(opts->command, "explain") == 0)) {
+        char *text = NULL;
+        if ((st = llmmem_explain(&text, model, hw, strategy)) != LLMMEM_OK) {
+            rc = library_failure(st, "explain");
+            goto done;
+        }
+        printf("%s%s", opts->explain ? "\n" : "", text);
+        llmmem_string_free(text);
     }
 done:
     llmmem_checkpoint_free(ck);
@@ -1243,7 +1261,7 @@ int main(int argc, char **argv)
         print_usage(stdout);
     } else if (opts.version) {
         printf("llmmem %s\n", llmmem_version_string());
-    } else if (strcmp(opts.command, "estimate") == 0) {
+    } else if (strcmp(opts.command, "estimate") == 0 || strcmp(opts.command, "explain") == 0) {
         rc = cmd_estimate(&opts);
     } else if (strcmp(opts.command, "serve") == 0) {
         rc = cmd_serve(&opts);

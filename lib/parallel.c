@@ -353,7 +353,7 @@ static uint64_t div_up(uint64_t x, uint64_t d)
 }
 
 /* Micro-batches a stage holds activations of (numerator / denominator) and loss tensors of. */
-static void in_flight(const llmmem__layout *L, uint64_t stage, llmmem__act_stage *a)
+void llmmem__in_flight(const llmmem__layout *L, uint64_t stage, llmmem__act_stage *a)
 {
     uint64_t m = L->m ? L->m : UINT64_MAX / 4;
     a->in_flight_den = 1;
@@ -385,7 +385,7 @@ static void in_flight(const llmmem__layout *L, uint64_t stage, llmmem__act_stage
 }
 
 /* The data-parallel divisor a part of the state is sharded by, or 1. */
-static uint64_t sharded(const llmmem__layout *L, uint64_t ranks, int what)
+uint64_t llmmem__sharded(const llmmem__layout *L, uint64_t ranks, int what)
 {
     /* what: 0 weights, 1 gradients, 2 master weights and optimizer states */
     int fsdp_full = L->fsdp == LLMMEM_FSDP_FULL_SHARD || L->fsdp == LLMMEM_FSDP_HYBRID_SHARD;
@@ -441,6 +441,7 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
         }
         uint64_t ranks = part == 1 ? L->shard : L->edp, n = params_of(&view, 0);
         ss->params += n;
+        *(part == 1 ? &ss->dense_params : &ss->expert_params) = n;
         if (part == 1) {
             ss->once_params = params_of(&view, 1);
             ss->layer_params = largest_layer(&view, on);
@@ -453,8 +454,8 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
         /* ZeRO-3 reduces 16-bit gradients straight into the fp32 partition the optimizer reads
          * (stage3.py: 18 bytes a parameter over the ranks, no 16-bit gradient kept) */
         uint64_t grads = L->zero == 3 && t->gradient_copy ? t->gradient_copy : t->gradients;
-        uint64_t w = div_up(t->weights, sharded(L, ranks, 0)), g = div_up(grads, sharded(L, ranks, 1));
-        uint64_t mw = div_up(t->master_weights, sharded(L, ranks, 2)), o = div_up(t->optimizer_states, sharded(L, ranks, 2));
+        uint64_t w = div_up(t->weights, llmmem__sharded(L, ranks, 0)), g = div_up(grads, llmmem__sharded(L, ranks, 1));
+        uint64_t mw = div_up(t->master_weights, llmmem__sharded(L, ranks, 2)), o = div_up(t->optimizer_states, llmmem__sharded(L, ranks, 2));
         /* ZeRO-Offload / ZeRO-Infinity: the optimizer step runs on the host with its fp32 state;
          * ZeRO-3 parameter offload keeps only the gathered layers on the device */
         if (L->offload_opt) {
@@ -464,7 +465,7 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
              * optimizer states to NVMe and keeps the gradients in host buffers */
             uint64_t *to = L->offload_opt == LLMMEM_OFFLOAD_CPU ? host : nvme;
             *to += mw + o;
-            *host += div_up(t->trainable * 4, sharded(L, ranks, 1));
+            *host += div_up(t->trainable * 4, llmmem__sharded(L, ranks, 1));
             mw = o = g = 0;
         }
         if (L->offload_param) {
@@ -650,7 +651,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
         }
         /* the micro-batches this stage's schedule keeps in flight */
         llmmem__act_stage flight;
-        in_flight(L, i, &flight);
+        llmmem__in_flight(L, i, &flight);
         a.held = scaled(a.held, flight.in_flight_num, flight.in_flight_den);
         a.host = scaled(a.host, flight.in_flight_num, flight.in_flight_den);
         a.logits_held = scaled(a.logits_held, flight.loss_in_flight, 1);

@@ -38,6 +38,7 @@ void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t sta
 typedef struct llmmem__stage_parts {
     llmmem__training dense, experts; /* the rank's tensors other than routed experts, and those */
     uint64_t params, once_params;    /* parameters on the rank; those outside the decoder layers */
+    uint64_t dense_params, expert_params; /* the rank's parameters other than routed experts, and those */
     uint64_t layer_params;           /* the rank's share of its largest decoder layer */
     uint64_t largest_tensor;         /* its largest single tensor */
 } llmmem__stage_parts;
@@ -48,6 +49,14 @@ typedef struct llmmem__stage_parts {
 llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
                                   const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
                                   const llmmem__layout *L, uint64_t stage, llmmem__stage_parts *ss);
+
+/* Micro-batches whose activations (in_flight_num / in_flight_den) and loss tensors
+ * (loss_in_flight) a stage holds under the layout's pipeline schedule. */
+void llmmem__in_flight(const llmmem__layout *L, uint64_t stage, llmmem__act_stage *a);
+
+/* The data-parallel divisor of a part of the state (what: 0 weights, 1 gradients, 2 master
+ * weights and optimizer states) over `ranks`, or 1 when the layout does not shard it. */
+uint64_t llmmem__sharded(const llmmem__layout *L, uint64_t ranks, int what);
 
 /* Fills the report's stages and components for a layout that splits or shards. */
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file llmmem.h
  * libllmmem — exact memory estimates for large language models.
  *
  * This is the only header a user includes. It declares:
@@ -458,8 +459,11 @@ LLMMEM_API llmmem_key llmmem_key_at(size_t index);
 LLMMEM_API const char *llmmem_key_name(llmmem_key key);
 /** One line saying what the key means, or NULL for an unknown key. */
 LLMMEM_API const char *llmmem_key_doc(llmmem_key key);
+/** The key named `name` ("tensor_parallel"); LLMMEM_ERR_UNKNOWN_KEY for no such name. */
 LLMMEM_API llmmem_status llmmem_key_from_name(llmmem_key *key_out, const char *name);
+/** The handle a key belongs to (model, hardware or strategy); LLMMEM_ERR_UNKNOWN_KEY for an unknown key. */
 LLMMEM_API llmmem_status llmmem_key_object(llmmem_object *object_out, llmmem_key key);
+/** How a key's value is set (int, bool, choice, real, flags); LLMMEM_ERR_UNKNOWN_KEY for an unknown key. */
 LLMMEM_API llmmem_status llmmem_key_type(llmmem_value_type *type_out, llmmem_key key);
 /** Inclusive bounds of an integer, bool or choice key. */
 LLMMEM_API llmmem_status llmmem_key_bounds(int64_t *min_out, int64_t *max_out, llmmem_key key);
@@ -467,6 +471,7 @@ LLMMEM_API llmmem_status llmmem_key_bounds(int64_t *min_out, int64_t *max_out, l
 LLMMEM_API llmmem_status llmmem_key_bounds_real(double *min_out, double *max_out, llmmem_key key);
 /** Default of an integer, bool or choice key (0 may mean "derived", see the key's doc). */
 LLMMEM_API llmmem_status llmmem_key_default(int64_t *value_out, llmmem_key key);
+/** Default of a real key (LLMMEM_TYPE_REAL). */
 LLMMEM_API llmmem_status llmmem_key_default_real(double *value_out, llmmem_key key);
 /** Value of a named choice of a choice key ("bf16", "training"); also "true"/"false" for bools,
  * and a comma-separated list of bit names for flags keys ("q,k,v,o"). */
@@ -479,6 +484,7 @@ LLMMEM_API const char *llmmem_choice_name(llmmem_key key, int64_t value);
 /* Model                                                                     */
 /* ------------------------------------------------------------------------ */
 
+/** A model's architecture (opaque): a preset, a config.json, a GGUF header, or keys set one by one. */
 typedef struct llmmem_model llmmem_model;
 
 /** Parameter groups of a model's inventory (counts and JSON keys). */
@@ -496,6 +502,7 @@ typedef enum llmmem_param_group {
     LLMMEM_PARAMS_VISION = 10         /**< vision tower and multimodal projector */
 } llmmem_param_group;
 
+/** Number of parameter groups; groups are numbered 0 to count - 1. */
 LLMMEM_API size_t llmmem_param_group_count(void);
 /** "embedding", "positions", "attention", "mlp", "experts", ... or NULL. */
 LLMMEM_API const char *llmmem_param_group_name(llmmem_param_group group);
@@ -504,8 +511,11 @@ LLMMEM_API const char *llmmem_param_group_name(llmmem_param_group group);
 LLMMEM_API llmmem_status llmmem_model_new(llmmem_model **out);
 /** A model from the catalog ("llama-3.1-70b"); see llmmem_model_preset_name. */
 LLMMEM_API llmmem_status llmmem_model_from_preset(llmmem_model **out, const char *name);
+/** An independent copy of a model, with its settings and any checkpoint bytes it uses. */
 LLMMEM_API llmmem_status llmmem_model_clone(llmmem_model **out, const llmmem_model *model);
+/** Frees a model (NULL is fine). */
 LLMMEM_API void llmmem_model_free(llmmem_model *model);
+/** Set a model key (1000+) to an integer, 0/1 or choice value; out of bounds is LLMMEM_ERR_OUT_OF_RANGE. */
 LLMMEM_API llmmem_status llmmem_model_set_int(llmmem_model *model, llmmem_key key, int64_t value);
 /** Effective value: the one set, else the family's, else the key's default. */
 LLMMEM_API llmmem_status llmmem_model_get_int(int64_t *value_out, const llmmem_model *model, llmmem_key key);
@@ -516,6 +526,7 @@ LLMMEM_API const char *llmmem_model_name(const llmmem_model *model);
 /** Exact parameters in one group. Fails if the model's settings are incomplete. */
 LLMMEM_API llmmem_status llmmem_model_parameters(uint64_t *count_out, const llmmem_model *model,
                                                  llmmem_param_group group);
+/** Exact parameters of the whole model: the sum over the groups. Fails if the settings are incomplete. */
 LLMMEM_API llmmem_status llmmem_model_total_parameters(uint64_t *count_out, const llmmem_model *model);
 /** Parameters used for one token: all but the routed experts not chosen. */
 LLMMEM_API llmmem_status llmmem_model_active_parameters(uint64_t *count_out, const llmmem_model *model);
@@ -527,11 +538,12 @@ LLMMEM_API llmmem_status llmmem_model_active_parameters(uint64_t *count_out, con
  * class default. quantization_config (GPTQ, AWQ, bitsandbytes, fp8, MXFP4) sets the checkpoint's
  * format; a config without torch_dtype is fp32. An unknown model_type, a missing field, a field
  * of the wrong type, or one that would change the count in a way not modelled is an error
- * naming it (LLMMEM_ERR_INCOMPLETE, LLMMEM_ERR_TYPE, LLMMEM_ERR_UNSUPPORTED).
+ * naming it (LLMMEM_ERR_INCOMPLETE, LLMMEM_ERR_PARSE, LLMMEM_ERR_UNSUPPORTED).
  */
 LLMMEM_API llmmem_status llmmem_model_from_hf_config(llmmem_model **out, const char *path);
 /** The same from the text of a config.json (len bytes, not necessarily NUL-terminated). */
 LLMMEM_API llmmem_status llmmem_model_from_hf_config_text(llmmem_model **out, const char *json, size_t len);
+/** Number of model presets; with llmmem_model_preset_name, lists the catalog. */
 LLMMEM_API size_t llmmem_model_preset_count(void);
 /** Name of the index-th model preset, or NULL past the end. */
 LLMMEM_API const char *llmmem_model_preset_name(size_t index);
@@ -540,37 +552,56 @@ LLMMEM_API const char *llmmem_model_preset_name(size_t index);
 /* Hardware                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/** A device and its node (opaque): memory, devices per node, nodes, runtime overhead, bandwidths. */
 typedef struct llmmem_hardware llmmem_hardware;
 
 /** A device with no memory set; set LLMMEM_KEY_MEMORY_BYTES before estimating. */
 LLMMEM_API llmmem_status llmmem_hardware_new(llmmem_hardware **out);
 /** A device from the catalog ("h100-sxm-80gb"); see llmmem_hardware_preset_name. */
 LLMMEM_API llmmem_status llmmem_hardware_from_preset(llmmem_hardware **out, const char *name);
+/** An independent copy of a hardware description. */
 LLMMEM_API llmmem_status llmmem_hardware_clone(llmmem_hardware **out, const llmmem_hardware *hw);
+/** Frees a hardware description (NULL is fine). */
 LLMMEM_API void llmmem_hardware_free(llmmem_hardware *hw);
+/** Set a hardware key (2000+) to an integer value; out of bounds is LLMMEM_ERR_OUT_OF_RANGE. */
 LLMMEM_API llmmem_status llmmem_hardware_set_int(llmmem_hardware *hw, llmmem_key key, int64_t value);
+/** Value of an integer hardware key: the one set, else the preset's, else the key's default. */
 LLMMEM_API llmmem_status llmmem_hardware_get_int(int64_t *value_out, const llmmem_hardware *hw, llmmem_key key);
+/** Set a real hardware key (a fraction: allocator_reserve_fraction); NaN or out of bounds fails. */
 LLMMEM_API llmmem_status llmmem_hardware_set_real(llmmem_hardware *hw, llmmem_key key, double value);
+/** Value of a real hardware key. */
 LLMMEM_API llmmem_status llmmem_hardware_get_real(double *value_out, const llmmem_hardware *hw, llmmem_key key);
+/** Set any hardware key by name from text: a number with an optional unit ("80GiB"), or a fraction. */
 LLMMEM_API llmmem_status llmmem_hardware_set_text(llmmem_hardware *hw, const char *key_name, const char *value);
+/** Preset name the hardware came from, or "" for one built key by key. */
 LLMMEM_API const char *llmmem_hardware_name(const llmmem_hardware *hw);
+/** Number of GPU presets; with llmmem_hardware_preset_name, lists the catalog. */
 LLMMEM_API size_t llmmem_hardware_preset_count(void);
+/** Name of the index-th GPU preset ("h100-sxm-80gb"), or NULL past the end. */
 LLMMEM_API const char *llmmem_hardware_preset_name(size_t index);
 
 /* ------------------------------------------------------------------------ */
 /* Strategy                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/** What runs and how (opaque): mode, batch and sequence, formats, optimizer, parallel layout, serving. */
 typedef struct llmmem_strategy llmmem_strategy;
 
 /** Single-device inference in the model's own dtype. */
 LLMMEM_API llmmem_status llmmem_strategy_new(llmmem_strategy **out);
+/** An independent copy of a strategy. */
 LLMMEM_API llmmem_status llmmem_strategy_clone(llmmem_strategy **out, const llmmem_strategy *s);
+/** Frees a strategy (NULL is fine). */
 LLMMEM_API void llmmem_strategy_free(llmmem_strategy *s);
+/** Set a strategy key (3000+) to an integer, 0/1, choice or flags value; out of bounds is LLMMEM_ERR_OUT_OF_RANGE. */
 LLMMEM_API llmmem_status llmmem_strategy_set_int(llmmem_strategy *s, llmmem_key key, int64_t value);
+/** Value of an integer, bool, choice or flags strategy key: the one set, else the key's default. */
 LLMMEM_API llmmem_status llmmem_strategy_get_int(int64_t *value_out, const llmmem_strategy *s, llmmem_key key);
+/** Set a real strategy key (a fraction: gpu_memory_utilization); NaN or out of bounds fails. */
 LLMMEM_API llmmem_status llmmem_strategy_set_real(llmmem_strategy *s, llmmem_key key, double value);
+/** Value of a real strategy key. */
 LLMMEM_API llmmem_status llmmem_strategy_get_real(double *value_out, const llmmem_strategy *s, llmmem_key key);
+/** Set any strategy key by name from text: a number, a choice name, true/false, or flags ("q,v"). */
 LLMMEM_API llmmem_status llmmem_strategy_set_text(llmmem_strategy *s, const char *key_name, const char *value);
 
 /* ------------------------------------------------------------------------ */
@@ -593,6 +624,7 @@ LLMMEM_API llmmem_status llmmem_format_tensor_bytes(uint64_t *bytes_out, llmmem_
 /* Checkpoints                                                               */
 /* ------------------------------------------------------------------------ */
 
+/** A checkpoint's headers (opaque): every stored tensor's name, dtype, elements and bytes, never its data. */
 typedef struct llmmem_checkpoint llmmem_checkpoint;
 
 /** What a stored tensor is. Values are pinned. */
@@ -683,6 +715,7 @@ LLMMEM_API llmmem_status llmmem_model_use_checkpoint(llmmem_model *model, const 
 /* Report and estimate                                                       */
 /* ------------------------------------------------------------------------ */
 
+/** The result of llmmem_estimate (opaque): bytes per component and stage, capacity, fits. Made once, reused. */
 typedef struct llmmem_report llmmem_report;
 
 /** Memory components of a device. Names are the JSON keys. */
@@ -698,12 +731,16 @@ typedef enum llmmem_component {
     LLMMEM_COMPONENT_RUNTIME_OVERHEAD = 8
 } llmmem_component;
 
+/** Number of components; components are numbered 0 to count - 1. */
 LLMMEM_API size_t llmmem_component_count(void);
 /** "weights", "gradients", ... or NULL. */
 LLMMEM_API const char *llmmem_component_name(llmmem_component component);
 
+/** An empty report (valid() == 0), to be filled by llmmem_estimate as often as needed. */
 LLMMEM_API llmmem_status llmmem_report_new(llmmem_report **out);
+/** An independent copy of a report, with its estimate. */
 LLMMEM_API llmmem_status llmmem_report_clone(llmmem_report **out, const llmmem_report *report);
+/** Frees a report (NULL is fine). */
 LLMMEM_API void llmmem_report_free(llmmem_report *report);
 
 /**
@@ -727,7 +764,9 @@ LLMMEM_API uint64_t llmmem_report_capacity_bytes(const llmmem_report *report);
 LLMMEM_API int llmmem_report_fits(const llmmem_report *report);
 /** Exact parameters of a group, as counted for this estimate. */
 LLMMEM_API uint64_t llmmem_report_parameters(const llmmem_report *report, llmmem_param_group group);
+/** Exact parameters of the whole model, as counted for this estimate. */
 LLMMEM_API uint64_t llmmem_report_total_parameters(const llmmem_report *report);
+/** Parameters used for one token (all but the routed experts not chosen), as counted for this estimate. */
 LLMMEM_API uint64_t llmmem_report_active_parameters(const llmmem_report *report);
 /** Parameters that get gradients: unfrozen ones in mode training, the adapters' in lora and qlora
  * (0 for inference). */
@@ -836,7 +875,9 @@ LLMMEM_API llmmem_status llmmem_solve_weight_format(llmmem_format *out, const ll
 /** The result of a layout search. */
 typedef struct llmmem_plan llmmem_plan;
 
+/** An empty plan (no layouts), to be filled by llmmem_plan_run. */
 LLMMEM_API llmmem_status llmmem_plan_new(llmmem_plan **out);
+/** Frees a plan (NULL is fine). */
 LLMMEM_API void llmmem_plan_free(llmmem_plan *plan);
 /**
  * Every valid layout of `devices` devices (tensor x pipeline x data x context = devices): tensor,
@@ -867,6 +908,15 @@ LLMMEM_API llmmem_status llmmem_plan_cost(double *seconds_out, uint64_t *bytes_o
  * layout kind, but layouts exist only for some n, so every n is tried in order. */
 LLMMEM_API llmmem_status llmmem_solve_min_devices(uint64_t *out, const llmmem_model *model, const llmmem_hardware *hw,
                                                   const llmmem_strategy *base, uint64_t max_devices);
+
+/**
+ * The estimate explained, one line per component of the most loaded device: the arithmetic with
+ * the numbers substituted (parameters on the rank x bytes a parameter / the sharding divisor, the
+ * activations held and rebuilt, the loss, the KV cache per token), each ending in "= N bytes",
+ * and the rule it follows in brackets; a last line gives the total. Free with llmmem_string_free.
+ */
+LLMMEM_API llmmem_status llmmem_explain(char **text_out, const llmmem_model *model, const llmmem_hardware *hw,
+                                        const llmmem_strategy *strategy);
 
 /* ------------------------------------------------------------------------ */
 /* Serving                                                                   */
@@ -939,10 +989,14 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_FITS = 27                /**< 1 if one request of max_model_len fits (vLLM starts) */
 } llmmem_serving_value;
 
+/** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */
 typedef struct llmmem_serving llmmem_serving;
 
+/** An empty serving result (valid() == 0), to be filled by llmmem_serving_estimate as often as needed. */
 LLMMEM_API llmmem_status llmmem_serving_new(llmmem_serving **out);
+/** An independent copy of a serving result, with its estimate. */
 LLMMEM_API llmmem_status llmmem_serving_clone(llmmem_serving **out, const llmmem_serving *serving);
+/** Frees a serving result (NULL is fine). */
 LLMMEM_API void llmmem_serving_free(llmmem_serving *serving);
 /**
  * Serving capacity of the model on the hardware with the strategy's serving keys (mode inference).
@@ -957,6 +1011,7 @@ LLMMEM_API llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmm
 LLMMEM_API int llmmem_serving_valid(const llmmem_serving *serving);
 /** One number of the result (0 for an invalid result or an unknown value). */
 LLMMEM_API uint64_t llmmem_serving_get(const llmmem_serving *serving, llmmem_serving_value value);
+/** Number of serving values; values are numbered 0 to count - 1. */
 LLMMEM_API size_t llmmem_serving_value_count(void);
 /** "num_blocks", "bytes_per_token", ... or NULL. */
 LLMMEM_API const char *llmmem_serving_value_name(llmmem_serving_value value);

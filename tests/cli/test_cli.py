@@ -625,3 +625,46 @@ def test_plan_needs_devices():
     r = run("plan", "--model", "llama-3.1-8b")
     assert r.returncode == 2
     assert "--devices" in r.stderr
+
+
+# ---- explain ----------------------------------------------------------------------------------
+
+EXPLAINED = [
+    LAYOUT_70B,
+    ("--model", "llama-2-7b", "--gpu", "rtx-4090", "--set", "mode=qlora", "--set", "lora_rank=64",
+     "--set", "lora_targets=q,k,v,o,gate,up,down", "--set", "sequence_length=2048", "--set", "recompute=full"),
+    ("--model", "deepseek-v3", "--set", "mode=training", "--set", "tensor_parallel=8", "--set", "pipeline_parallel=4",
+     "--set", "pipeline_first_stage_layers=16", "--set", "data_parallel=8", "--set", "context_parallel=2",
+     "--set", "expert_parallel=16", "--set", "distributed_optimizer=true", "--set", "recompute=full"),
+    ("--model", "llama-2-7b", "--set", "mode=training", "--set", "precision_recipe=deepspeed",
+     "--set", "data_parallel=8", "--set", "zero_stage=3", "--set", "offload_optimizer=cpu"),
+    ("--model", "qwen2.5-7b",),
+]
+
+
+@pytest.mark.parametrize("args", EXPLAINED)
+def test_explained_lines_add_up_to_the_total(args):
+    text = ok("explain", *args)
+    total_json = estimate_json(*args)["per_device"]["total"]
+    lines = [l for l in text.splitlines()[2:] if l.strip()]
+    amounts = {}
+    for line in lines:
+        name = line.split()[0]
+        m = re.search(r"= (\d+) bytes", line)
+        assert m, f"no '= N bytes' in: {line}"
+        amounts[name] = int(m.group(1))
+    total = amounts.pop("total")
+    assert total == total_json
+    assert sum(amounts.values()) == total
+    # the products on a line are the line's own arithmetic: "P params x b bytes / d" where shown
+    for line in lines:
+        m = re.match(r"^\S+\s+(\d+) (?:trained )?params x (\d+) bytes(?: / (\d+) \()?(?:.*?)= (\d+) bytes", line)
+        if m and "routed experts" not in line:
+            p, b, d, result = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1), int(m.group(4))
+            assert -(-p * b // d) == result, line
+
+
+def test_estimate_explain_follows_the_table():
+    text = ok("estimate", "--model", "llama-3.1-8b", "--explain")
+    assert "fits: yes" in text
+    assert re.search(r"^kv_cache\s+131072 bytes a token x 4096 tokens x 1 sequences = 536870912 bytes", text, re.M)
