@@ -140,7 +140,9 @@ static llmmem_status build(text *t, const llmmem_model *m, const llmmem_hardware
         llmmem__stage_report sr;
         llmmem__stage_parts parts;
         uint64_t host, nvme;
-        if ((st = llmmem__stage_state(&sr, &host, &nvme, m, hw, s, &L, stage, &parts)) != LLMMEM_OK)
+        llmmem__rank_costs rc;
+        if ((st = llmmem__rank_costs_make(&rc, m, s, &L)) != LLMMEM_OK ||
+            (st = llmmem__stage_state(&sr, &host, &nvme, m, hw, s, &L, &rc, stage, &parts)) != LLMMEM_OK)
             goto done;
         dense = parts.dense;
         experts = parts.experts;

@@ -302,51 +302,6 @@ static void stage_view(llmmem__inventory *out, uint64_t on[LLMMEM_SPAN_VISION + 
     }
 }
 
-/* Parameters of one rank's share of a decoder layer of each kind (dense, MoE), for the buffers
- * that gather one layer at a time (DeepSpeed ZeRO-3, FSDP units). */
-static uint64_t largest_layer(const llmmem__inventory *rank_view, const uint64_t on[LLMMEM_SPAN_VISION + 1])
-{
-    uint64_t dense = 0, moe = 0;
-    for (unsigned i = 0; i < rank_view->n; i++) {
-        const llmmem__tensor_class *t = &rank_view->t[i];
-        if (t->span != LLMMEM_SPAN_ALL && t->span != LLMMEM_SPAN_DENSE && t->span != LLMMEM_SPAN_MOE)
-            continue;
-        uint64_t layers = on[t->span];
-        if (layers == 0)
-            continue;
-        uint64_t per = t->rows * t->cols * (t->count / layers);
-        if (t->span != LLMMEM_SPAN_MOE)
-            dense += per;
-        if (t->span != LLMMEM_SPAN_DENSE)
-            moe += per;
-    }
-    if (on[LLMMEM_SPAN_MOE] == 0)
-        return dense;
-    if (on[LLMMEM_SPAN_DENSE] == 0)
-        return moe;
-    return dense > moe ? dense : moe;
-}
-
-/* The largest single tensor of a rank's view: the unit DeepSpeed ZeRO-3 gathers (a module's
- * parameters, stage3.py estimate_zero3_model_states_mem_needs' largest_layer_params). */
-static uint64_t largest_tensor(const llmmem__inventory *v)
-{
-    uint64_t n = 0;
-    for (unsigned i = 0; i < v->n; i++)
-        if (v->t[i].count && v->t[i].rows * v->t[i].cols > n)
-            n = v->t[i].rows * v->t[i].cols;
-    return n;
-}
-
-static uint64_t params_of(const llmmem__inventory *v, int once_only)
-{
-    uint64_t n = 0;
-    for (unsigned i = 0; i < v->n; i++)
-        if (!once_only || v->t[i].span == LLMMEM_SPAN_ONCE)
-            n += v->t[i].rows * v->t[i].cols * v->t[i].count;
-    return n;
-}
-
 static uint64_t div_up(uint64_t x, uint64_t d)
 {
     return llmmem__ceil_div(x, d);
@@ -409,12 +364,85 @@ static uint64_t scaled_kv(uint64_t bytes, uint64_t num, uint64_t den)
     return den && llmmem__mul(&v, bytes, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
 }
 
+llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
+                                     const llmmem__layout *L)
+{
+    /* every class's shape on one rank (the counts are the model's; stages take their share) */
+    uint64_t on[LLMMEM_SPAN_VISION + 1];
+    stage_view(&rc->shapes, on, m, L, 0, 0);
+    for (unsigned i = 0; i < m->inv.n; i++)
+        rc->shapes.t[i].count = rc->shapes.t[i].active_count = m->inv.t[i].count;
+    return llmmem__class_costs(rc->cost, &rc->any_8bit, m, &rc->shapes, s);
+}
+
+/* The rank's share of a stage's classes, by part (0: all but routed experts, 1: routed experts):
+ * the sums llmmem__training_state would make over the stage's view, from the per-tensor costs. */
+static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss, const llmmem_model *m,
+                                const llmmem_strategy *s, const llmmem__layout *L, const llmmem__rank_costs *rc,
+                                uint64_t stage, uint64_t first, uint64_t count)
+{
+    uint64_t all[LLMMEM_SPAN_VISION + 1] = {0}, on[LLMMEM_SPAN_VISION + 1] = {0};
+    for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++) {
+        all[span] = llmmem__span_layers(m, (enum llmmem__span)span, 0, (uint64_t)-1);
+        on[span] = stage_span(m, L, stage, (enum llmmem__span)span);
+    }
+    const uint64_t frozen = key(s, LLMMEM_KEY_FROZEN_LAYERS), end = frozen < first + count ? frozen : first + count;
+    uint64_t dense_layer = 0, moe_layer = 0;
+    memset(acc, 0, 2 * sizeof *acc);
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i], *r = &rc->shapes.t[i];
+        const llmmem__class_cost *c = &rc->cost[i];
+        const int expert = t->group == LLMMEM_PARAMS_EXPERTS, per_layer = t->span >= LLMMEM_SPAN_ALL && t->span <= LLMMEM_SPAN_MOE;
+        uint64_t n, fz = 0;
+        if (!per_layer)
+            n = once_on_stage(t, m, L, stage) ? t->count : 0;
+        else
+            n = all[t->span] ? t->count / all[t->span] * on[t->span] : 0;
+        if (per_layer && frozen > first && all[t->span])
+            fz = t->count / all[t->span] * llmmem__span_layers(m, (enum llmmem__span)t->span, first, end);
+        if (expert) { /* num_experts / e per rank */
+            n /= L->e;
+            fz /= L->e;
+        }
+        if (n == 0)
+            continue;
+        const uint64_t trained = n - fz, size = r->rows * r->cols;
+        llmmem__training *a = &acc[expert];
+        if (!llmmem__muladd(&a->weights, n, c->weights) || !llmmem__muladd(&a->weights, trained, c->adapter_weights) ||
+            !llmmem__muladd(&a->adapter_weights, trained, c->adapter_weights) ||
+            !llmmem__muladd(&a->gradients, trained, c->gradients) ||
+            !llmmem__muladd(&a->gradient_copy, trained, c->gradient_copy) ||
+            !llmmem__muladd(&a->master_weights, trained, c->master_weights) ||
+            !llmmem__muladd(&a->optimizer_states, trained, c->optimizer_states) ||
+            !llmmem__muladd(&a->trainable, trained, c->trainable) ||
+            !llmmem__muladd(expert ? &ss->expert_params : &ss->dense_params, n, size))
+            return overflow();
+        if (!per_layer && !expert)
+            ss->once_params += n * size;
+        if (size > ss->largest_tensor)
+            ss->largest_tensor = size;
+        if (per_layer && on[t->span]) { /* one layer's share, by layer kind (FSDP's unit) */
+            uint64_t one = size * (n / on[t->span]);
+            if (t->span != LLMMEM_SPAN_MOE)
+                dense_layer += one;
+            if (t->span != LLMMEM_SPAN_DENSE)
+                moe_layer += one;
+        }
+    }
+    ss->layer_params = on[LLMMEM_SPAN_MOE] == 0 ? dense_layer : on[LLMMEM_SPAN_DENSE] == 0 ? moe_layer
+                       : dense_layer > moe_layer ? dense_layer : moe_layer;
+    ss->params = ss->dense_params + ss->expert_params;
+    if (rc->any_8bit && acc[0].trainable + acc[1].trainable &&
+        !llmmem__add(&acc[0].optimizer_states, acc[0].optimizer_states, LLMMEM__BNB_QMAPS_BYTES))
+        return overflow();
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
                                   const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
-                                  const llmmem__layout *L, uint64_t stage, llmmem__stage_parts *ss)
+                                  const llmmem__layout *L, const llmmem__rank_costs *rc, uint64_t stage,
+                                  llmmem__stage_parts *ss)
 {
-    static const llmmem__training none;
-    llmmem__inventory view;
     llmmem_status st;
     const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
     uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS), first, count;
@@ -425,32 +453,16 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
     memset(ss, 0, sizeof *ss);
     *host = *nvme = 0;
 
+    llmmem__training acc[2];
+    if ((st = stage_sums(acc, ss, m, s, L, rc, stage, first, count)) != LLMMEM_OK)
+        return st;
+    ss->dense = acc[0];
+    ss->experts = acc[1];
     /* the state of the rank's dense part and of its routed experts, each sharded over its own
      * data-parallel group (Megatron-LM: experts over the expert data-parallel size) */
     for (int part = 1; part <= 2; part++) {
-        uint64_t on[LLMMEM_SPAN_VISION + 1];
-        stage_view(&view, on, m, L, stage, part);
-        llmmem__view v = {&view, first, first + count};
-        llmmem__training *t = part == 1 ? &ss->dense : &ss->experts;
-        if (mode == LLMMEM_MODE_INFERENCE) {
-            *t = none;
-            if ((st = llmmem__view_weight_bytes(&t->weights, m, &v, s)) != LLMMEM_OK)
-                return st;
-        } else if ((st = llmmem__training_state(t, m, &v, s)) != LLMMEM_OK) {
-            return st;
-        }
-        uint64_t ranks = part == 1 ? L->shard : L->edp, n = params_of(&view, 0);
-        ss->params += n;
-        *(part == 1 ? &ss->dense_params : &ss->expert_params) = n;
-        if (part == 1) {
-            ss->once_params = params_of(&view, 1);
-            ss->layer_params = largest_layer(&view, on);
-        } else {
-            ss->layer_params += largest_layer(&view, on);
-        }
-        uint64_t big = largest_tensor(&view);
-        if (big > ss->largest_tensor)
-            ss->largest_tensor = big;
+        const llmmem__training *t = &acc[part - 1];
+        uint64_t ranks = part == 1 ? L->shard : L->edp;
         /* ZeRO-3 reduces 16-bit gradients straight into the fp32 partition the optimizer reads
          * (stage3.py: 18 bytes a parameter over the ranks, no 16-bit gradient kept) */
         uint64_t grads = L->zero == 3 && t->gradient_copy ? t->gradient_copy : t->gradients;
@@ -538,11 +550,11 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
  * the micro-batches its schedule holds). */
 static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
                                     llmmem__activations *acts, const llmmem_model *m, const llmmem_hardware *hw,
-                                    const llmmem_strategy *s, const llmmem__layout *L, uint64_t stage,
-                                    llmmem__stage_parts *ss)
+                                    const llmmem_strategy *s, const llmmem__layout *L, const llmmem__rank_costs *rc,
+                                    uint64_t stage, llmmem__stage_parts *ss)
 {
     memset(acts, 0, sizeof *acts);
-    llmmem_status st = llmmem__stage_state(out, host, nvme, m, hw, s, L, stage, ss);
+    llmmem_status st = llmmem__stage_state(out, host, nvme, m, hw, s, L, rc, stage, ss);
     if (st || llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
         return st;
     llmmem__act_stage a = {out->first_layer, out->first_layer + out->layers, stage == 0, stage + 1 == L->p, 1, 1, 1,
@@ -612,6 +624,11 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
     llmmem__activations best_acts = {0};
     /* Middle stages with the same layer kinds hold the same state and the same activations per
      * micro-batch: computed once (not with frozen layers, which depend on the layers' positions) */
+    /* what one tensor of each class costs on a rank, the same on every stage */
+    llmmem__rank_costs rc;
+    llmmem_status cst = llmmem__rank_costs_make(&rc, m, s, L);
+    if (cst)
+        return cst;
     const int reuse = llmmem__get_int(&s->s, LLMMEM_KEY_FROZEN_LAYERS) == 0;
     llmmem__stage_report mid_sr;
     llmmem__stage_parts mid_ss;
@@ -635,7 +652,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
             host = mid_host;
             nvme = mid_nvme;
         } else {
-            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, m, hw, s, L, i, &ss);
+            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, m, hw, s, L, &rc, i, &ss);
             if (st)
                 return st;
             if (middle) {

@@ -43,12 +43,24 @@ typedef struct llmmem__stage_parts {
     uint64_t largest_tensor;         /* its largest single tensor */
 } llmmem__stage_parts;
 
+/* Every class's shape on one rank and what one of its tensors costs there: computed once per
+ * estimate, then multiplied by each stage's counts. */
+typedef struct llmmem__rank_costs {
+    llmmem__inventory shapes;                     /* the model's classes, split by t, et and e */
+    llmmem__class_cost cost[LLMMEM_MAX_TENSOR_CLASSES];
+    int any_8bit;
+} llmmem__rank_costs;
+
+llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
+                                     const llmmem__layout *L);
+
 /* One device of a stage without activations: weights, gradients, master weights and optimizer
  * states sharded over data parallelism and offloaded, communication buffers, runtime overhead;
  * *host and *nvme receive the offloaded bytes of that device. */
 llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
                                   const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
-                                  const llmmem__layout *L, uint64_t stage, llmmem__stage_parts *ss);
+                                  const llmmem__layout *L, const llmmem__rank_costs *rc, uint64_t stage,
+                                  llmmem__stage_parts *ss);
 
 /* Micro-batches whose activations (in_flight_num / in_flight_den) and loss tensors
  * (loss_in_flight) a stage holds under the layout's pipeline schedule. */

@@ -11,6 +11,8 @@
  *
  * No allocation, no I/O.
  */
+#include <string.h>
+
 #include "training.h"
 
 /* ---- precision recipes ---------------------------------------------------- */
@@ -226,7 +228,7 @@ static int muon_hidden(const llmmem__tensor_class *t)
 #define BNB_BLOCK 256u
 /* qmap1/qmap2 point at name2qmap["dynamic"] and ["udynamic"] (functional.create_dynamic_map: 256
  * fp32 values each), moved to the device once and shared by every parameter. */
-#define BNB_QMAPS_BYTES (2u * 256u * 4u)
+#define BNB_QMAPS_BYTES LLMMEM__BNB_QMAPS_BYTES
 
 /* Optimizer state bytes of `tensors` tensors of rows x cols, added to *acc; 0 on overflow. two_d:
  * the tensor is a matrix (Adafactor factors it); hidden: Muon's momentum applies. */
@@ -392,6 +394,53 @@ llmmem_status llmmem__training_state(llmmem__training *out, const llmmem_model *
         !llmmem__add(&t.weights, t.weights, t.adapter_weights))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "training bytes exceed 64 bits");
     *out = t;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__class_costs(llmmem__class_cost *out, int *any_8bit, const llmmem_model *m,
+                                  const llmmem__inventory *shapes, const llmmem_strategy *s)
+{
+    *any_8bit = 0;
+    llmmem__weight_plan wp;
+    llmmem_status st = llmmem__weight_plan_make(&wp, m, s);
+    if (st)
+        return st;
+    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
+    plan p;
+    if (mode != LLMMEM_MODE_INFERENCE && (st = make_plan(&p, m, s)) != LLMMEM_OK)
+        return st;
+    for (unsigned i = 0; i < shapes->n; i++) {
+        const llmmem__tensor_class *t = &shapes->t[i];
+        llmmem__class_cost *c = &out[i];
+        memset(c, 0, sizeof *c);
+        llmmem_format f = llmmem__weight_plan_format(&wp, t, s);
+        if (!llmmem__format_bytes(&c->weights, f, t->rows, t->cols, wp.group, wp.double_quant))
+            return overflow("weight bytes", t);
+        if (mode == LLMMEM_MODE_INFERENCE)
+            continue;
+        llmmem__training one = {0};
+        if (mode == LLMMEM_MODE_TRAINING) {
+            uint64_t n = t->rows * t->cols; /* one tensor: within the inventory's checked total */
+            one.trainable = n;
+            if (!add_grad_master(&one, &p, n, f) ||
+                !add_states(&one.optimizer_states, any_8bit, &p, t->rows, t->cols, 1, t->rows > 1, muon_hidden(t)))
+                return overflow("training state", t);
+        } else if (llmmem__lora_target(t, p.targets)) {
+            uint64_t width, n;
+            if (!llmmem__add(&width, t->rows, t->cols) || !llmmem__mul(&n, width, p.rank) ||
+                !llmmem__muladd(&one.adapter_weights, n, bytes_of(p.adapter)) || !add_grad_master(&one, &p, n, p.adapter) ||
+                !add_states(&one.optimizer_states, any_8bit, &p, p.rank, t->cols, 1, 1, 1) ||
+                !add_states(&one.optimizer_states, any_8bit, &p, t->rows, p.rank, 1, 1, 1))
+                return overflow("LoRA adapters", t);
+            one.trainable = n;
+        }
+        c->adapter_weights = one.adapter_weights;
+        c->gradients = one.gradients;
+        c->gradient_copy = one.gradient_copy;
+        c->master_weights = one.master_weights;
+        c->optimizer_states = one.optimizer_states;
+        c->trainable = one.trainable;
+    }
     return LLMMEM_OK;
 }
 

@@ -51,6 +51,23 @@ typedef struct llmmem__training {
 llmmem_status llmmem__training_state(llmmem__training *out, const llmmem_model *m, const llmmem__view *v,
                                      const llmmem_strategy *s);
 
+/* What one tensor of a class costs: its weight bytes, and for a tensor that is trained (not in a
+ * frozen layer) its adapters, gradients, master weights and optimizer states. Per-tensor sums over a
+ * rank's tensors equal llmmem__training_state's, so a parallel estimate computes the costs once and
+ * multiplies them by each stage's counts. */
+typedef struct llmmem__class_cost {
+    uint64_t weights;
+    uint64_t adapter_weights, gradients, gradient_copy, master_weights, optimizer_states, trainable;
+} llmmem__class_cost;
+
+/* The bytes bitsandbytes' 8-bit optimizers keep once per device (their quantization maps). */
+#define LLMMEM__BNB_QMAPS_BYTES (2u * 256u * 4u)
+
+/* Costs of one tensor of each class of `shapes` (counts ignored); *any_8bit is set when a trained
+ * tensor keeps 8-bit states. */
+llmmem_status llmmem__class_costs(llmmem__class_cost *out, int *any_8bit, const llmmem_model *m,
+                                  const llmmem__inventory *shapes, const llmmem_strategy *s);
+
 /* Fills *out for mode training, lora or qlora (all zero for inference). No allocation.
  * Fails with the message naming the key and value at fault, or LLMMEM_ERR_OVERFLOW. */
 llmmem_status llmmem__training_estimate(llmmem__training *out, const llmmem_model *m,

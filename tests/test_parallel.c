@@ -81,7 +81,9 @@ static uint64_t states(job *j, uint64_t *comm)
     llmmem__stage_report sr;
     llmmem__stage_parts parts;
     uint64_t host, nvme;
-    ck_assert_ok(llmmem__stage_state(&sr, &host, &nvme, j->m, j->hw, j->s, &L, 0, &parts));
+    llmmem__rank_costs rc;
+    ck_assert_ok(llmmem__rank_costs_make(&rc, j->m, j->s, &L));
+    ck_assert_ok(llmmem__stage_state(&sr, &host, &nvme, j->m, j->hw, j->s, &L, &rc, 0, &parts));
     if (comm)
         *comm = sr.bytes[LLMMEM_COMPONENT_COMM_BUFFERS];
     return sr.bytes[LLMMEM_COMPONENT_WEIGHTS] + sr.bytes[LLMMEM_COMPONENT_GRADIENTS] +
