@@ -475,3 +475,32 @@ llmmem_status llmmem__training_activations(llmmem__activations *out, const llmme
         return st;
     return scale(&out->logits_held, stage->loss_in_flight, 1) ? LLMMEM_OK : overflow();
 }
+
+llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a)
+{
+    uint64_t loss;
+    if (!llmmem__add(&loss, a->logits_held, a->logits_transient))
+        return overflow();
+    bytes[LLMMEM_COMPONENT_ACTIVATIONS] = a->held;
+    bytes[LLMMEM_COMPONENT_LOGITS] = 0;
+    if (a->recompute > loss) {
+        /* backward recomputes the largest chunk after the loss is freed */
+        *phase = LLMMEM_PEAK_PHASE_RECOMPUTE;
+        if (!llmmem__add(&bytes[LLMMEM_COMPONENT_ACTIVATIONS], a->held, a->recompute))
+            return overflow();
+    } else {
+        *phase = LLMMEM_PEAK_PHASE_LOSS;
+        bytes[LLMMEM_COMPONENT_LOGITS] = loss;
+    }
+    return LLMMEM_OK;
+}
+
+void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activations *a)
+{
+    parts[LLMMEM_PEAK_ACTIVATIONS_HELD] = a->held;
+    parts[LLMMEM_PEAK_RECOMPUTE] = a->recompute;
+    parts[LLMMEM_PEAK_LOGITS_HELD] = a->logits_held;
+    parts[LLMMEM_PEAK_LOGITS_TRANSIENT] = a->logits_transient;
+    parts[LLMMEM_PEAK_HOST_ACTIVATIONS] = a->host;
+    parts[LLMMEM_PEAK_LARGEST_LAYER] = a->layer_full;
+}

@@ -64,4 +64,11 @@ llmmem_status llmmem__training_activations(llmmem__activations *out, const llmme
                                            const llmmem_strategy *s, llmmem_format compute,
                                            const llmmem__act_stage *stage);
 
+/* The training peak (llmmem.h): the activations and logits components at the higher of the two
+ * moments, and which moment it is (llmmem_peak_phase). LLMMEM_ERR_OVERFLOW past 64 bits. */
+llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a);
+
+/* The parts of the peak, as the report gives them (llmmem_report_peak_part). */
+void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activations *a);
+
 #endif

@@ -37,25 +37,8 @@ static llmmem_status training_peak(llmmem_report *r, const llmmem_model *m, cons
     r->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] = t.optimizer_states;
     r->params_trainable = t.trainable;
 
-    uint64_t loss;
-    if (!llmmem__add(&loss, a.logits_held, a.logits_transient))
-        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "logits bytes exceed 64 bits");
-    r->bytes[LLMMEM_COMPONENT_ACTIVATIONS] = a.held;
-    if (a.recompute > loss) {
-        r->peak_phase = LLMMEM_PEAK_PHASE_RECOMPUTE;
-        if (!llmmem__add(&r->bytes[LLMMEM_COMPONENT_ACTIVATIONS], a.held, a.recompute))
-            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "activation bytes exceed 64 bits");
-    } else {
-        r->peak_phase = LLMMEM_PEAK_PHASE_LOSS;
-        r->bytes[LLMMEM_COMPONENT_LOGITS] = loss;
-    }
-    r->peak_parts[LLMMEM_PEAK_ACTIVATIONS_HELD] = a.held;
-    r->peak_parts[LLMMEM_PEAK_RECOMPUTE] = a.recompute;
-    r->peak_parts[LLMMEM_PEAK_LOGITS_HELD] = a.logits_held;
-    r->peak_parts[LLMMEM_PEAK_LOGITS_TRANSIENT] = a.logits_transient;
-    r->peak_parts[LLMMEM_PEAK_HOST_ACTIVATIONS] = a.host;
-    r->peak_parts[LLMMEM_PEAK_LARGEST_LAYER] = a.layer_full;
-    return LLMMEM_OK;
+    llmmem__peak_parts(r->peak_parts, &a);
+    return llmmem__peak_components(r->bytes, &r->peak_phase, &a);
 }
 
 /* Inference: the KV cache of micro_batch_size sequences of sequence_length tokens, allocated whole

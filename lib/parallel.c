@@ -674,13 +674,9 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
         a.logits_held = scaled(a.logits_held, flight.loss_in_flight, 1);
         host += a.host;
         /* the training peak on this stage (llmmem.h): held activations plus the larger transient */
-        uint64_t loss = a.logits_held + a.logits_transient;
-        sr->bytes[LLMMEM_COMPONENT_ACTIVATIONS] = a.held;
-        sr->bytes[LLMMEM_COMPONENT_LOGITS] = 0;
-        if (a.recompute > loss)
-            sr->bytes[LLMMEM_COMPONENT_ACTIVATIONS] += a.recompute;
-        else
-            sr->bytes[LLMMEM_COMPONENT_LOGITS] = loss;
+        int phase;
+        if (llmmem__peak_components(sr->bytes, &phase, &a) != LLMMEM_OK)
+            return overflow();
         sr->total = 0;
         for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
             if (!llmmem__add(&sr->total, sr->total, sr->bytes[c]))
@@ -698,15 +694,9 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
     memcpy(r->bytes, r->stages[best].bytes, sizeof r->bytes);
     r->params_trainable = best_state.dense.trainable + best_state.experts.trainable;
     if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE) {
-        r->peak_phase = best_acts.recompute > best_acts.logits_held + best_acts.logits_transient
-                            ? LLMMEM_PEAK_PHASE_RECOMPUTE
-                            : LLMMEM_PEAK_PHASE_LOSS;
-        r->peak_parts[LLMMEM_PEAK_ACTIVATIONS_HELD] = best_acts.held;
-        r->peak_parts[LLMMEM_PEAK_RECOMPUTE] = best_acts.recompute;
-        r->peak_parts[LLMMEM_PEAK_LOGITS_HELD] = best_acts.logits_held;
-        r->peak_parts[LLMMEM_PEAK_LOGITS_TRANSIENT] = best_acts.logits_transient;
-        r->peak_parts[LLMMEM_PEAK_HOST_ACTIVATIONS] = best_acts.host;
-        r->peak_parts[LLMMEM_PEAK_LARGEST_LAYER] = best_acts.layer_full;
+        uint64_t bytes[LLMMEM_COMPONENTS];
+        (void)llmmem__peak_components(bytes, &r->peak_phase, &best_acts); /* checked for the stage above */
+        llmmem__peak_parts(r->peak_parts, &best_acts);
     }
     /* host and NVMe per node: every device of a node holds as much as the most loaded rank */
     uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
