@@ -155,12 +155,14 @@ static void print_usage(FILE *out)
     fputs("\n"
           "Options:\n"
           "  --model NAME     model preset (default: " DEFAULT_MODEL "; see 'llmmem models');\n"
-          "                   estimate, serve, params. With --set model_type=... and no\n"
+          "                   estimate, explain, serve, fit, plan, params. With --set\n"
+          "                   model_type=... and no\n"
           "                   --model, the model starts empty and is built key by key.\n"
           "  --gpu NAME       GPU preset (default: " DEFAULT_GPU "; see 'llmmem gpus');\n"
-          "                   estimate, serve\n"
+          "                   estimate, explain, serve, fit, plan\n"
           "  --set KEY=VALUE  set a model, hardware or strategy key (repeatable; see\n"
-          "                   'llmmem keys'); estimate, serve, params (model keys only)\n"
+          "                   'llmmem keys'); estimate, explain, serve, fit, plan, params\n"
+          "                   (model keys only)\n"
           "  --json           estimate, serve, plan: print JSON\n"
           "  --explain        estimate: after the table, the arithmetic of every line\n"
           "  --length TOKENS  serve: tokens per request (prompt and output) for the\n"
@@ -334,6 +336,10 @@ static int parse_args(cli_options *opts, int argc, char **argv)
         return 0;
     if ((opts->model != NULL) + (opts->config != NULL) + (opts->gguf != NULL) > 1) {
         error_msg("give one of --model, --config and --gguf");
+        return EXIT_USAGE;
+    }
+    if (opts->json && opts->explain) {
+        error_msg("give --json or --explain, not both (the explanation is text)");
         return EXIT_USAGE;
     }
     if (opts->gguf != NULL && opts->safetensors != NULL) {

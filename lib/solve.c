@@ -90,8 +90,12 @@ llmmem_status llmmem_solve_max_sequence_length(uint64_t *out, const llmmem_model
     llmmem_strategy copy = *s;
     int64_t lo, hi;
     llmmem_key_bounds(&lo, &hi, LLMMEM_KEY_SEQUENCE_LENGTH);
-    /* context parallelism needs a multiple of c */
+    /* context parallelism needs a multiple of c; no longer than the model's positions go
+     * (max_position_embeddings, when the model states it) */
     uint64_t c = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_CONTEXT_PARALLEL);
+    uint64_t positions = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
+    if (positions && positions < (uint64_t)hi)
+        hi = (int64_t)positions;
     return largest(out, m, hw, &copy, LLMMEM_KEY_SEQUENCE_LENGTH, c, (uint64_t)hi / c);
 }
 
@@ -130,6 +134,7 @@ llmmem_status llmmem_solve_weight_format(llmmem_format *out, const llmmem_model 
 typedef struct layout {
     uint32_t t, p, d, c, e, v, mbs;
     uint32_t first, last; /* layers of the first and last stage when p does not divide them (0: even) */
+    uint64_t micro;       /* micro-batches per step: global_batch_size / (mbs x d) */
     uint8_t sharding, recompute; /* bit index in plan_shardings / plan_recompute */
     double cost;
     uint64_t bytes;
@@ -190,6 +195,7 @@ static void apply(llmmem_strategy *s, const layout *l)
     llmmem__settings_put(k, LLMMEM_KEY_DISTRIBUTED_OPTIMIZER, l->sharding == 5);
     llmmem__settings_put(k, LLMMEM_KEY_RECOMPUTE, l->recompute);
     llmmem__settings_put(k, LLMMEM_KEY_MICRO_BATCH_SIZE, l->mbs);
+    llmmem__settings_put(k, LLMMEM_KEY_NUM_MICRO_BATCHES, (int64_t)l->micro);
 }
 
 llmmem_status llmmem_plan_get(llmmem_strategy **out, const llmmem_plan *plan, size_t index)
@@ -299,9 +305,8 @@ static llmmem_status try_layout(llmmem_plan *plan, const space *sp, layout l, ll
                 if (sp->global_batch % (mbs * l.d) != 0)
                     break;
                 l.mbs = (uint32_t)mbs;
-                uint64_t micro = sp->global_batch / (mbs * l.d);
+                l.micro = sp->global_batch / (mbs * l.d);
                 apply(s, &l);
-                llmmem__settings_put(&s->s, LLMMEM_KEY_NUM_MICRO_BATCHES, (int64_t)micro);
                 llmmem_status st;
                 if (llmmem_estimate(r, sp->m, sp->hw, s) != LLMMEM_OK)
                     break;
@@ -309,7 +314,7 @@ static llmmem_status try_layout(llmmem_plan *plan, const space *sp, layout l, ll
                 if (!llmmem_report_fits(r))
                     break;
                 l.bytes = llmmem_report_total_bytes(r);
-                l.cost = cost_of(sp, &l, r, micro);
+                l.cost = cost_of(sp, &l, r, l.micro);
                 if ((st = keep(plan, &l)) != LLMMEM_OK)
                     return st;
             }
@@ -394,7 +399,7 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const ll
                         if (v > 1 && (p == 1 || sp.layers % (p * v)))
                             continue;
                         layout l = {(uint32_t)t, (uint32_t)p, (uint32_t)d, (uint32_t)c, (uint32_t)e, (uint32_t)v,
-                                    1, 0, 0, 0, 0, 0.0, 0};
+                                    1, 0, 0, 0, 0, 0, 0.0, 0};
                         if (v == 1 && p > 2 && sp.layers % p) {
                             /* the middle stages take ceil(L / p), the first and last share the rest
                              * (Megatron-LM --decoder-first/last-pipeline-num-layers) */

@@ -1,9 +1,12 @@
 #!/bin/sh
 # pkg-config works from the build tree (meson-uninstalled) and after `meson install`, and a
 # program outside the source tree builds and runs with those flags alone.
-# Usage: check_pkgconfig.sh <build root> <source root>
+# Usage: check_pkgconfig.sh <build root> <source root> [CONSUMER.c ...]
+# Each CONSUMER.c given (examples/consumer/consumer.c) is built and run the same way, beside the
+# built-in consumer: `cc CONSUMER.c $(pkg-config --cflags --libs llmmem)` and nothing else.
 set -eu
 build=$1
+shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/consumer.c" <<'C'
@@ -29,6 +32,11 @@ echo "uninstalled: $flags"
 # shellcheck disable=SC2086
 $cc -o "$tmp/consumer" "$tmp/consumer.c" $flags
 LD_LIBRARY_PATH="$build/lib" "$tmp/consumer"
+for src in "$@"; do
+  # shellcheck disable=SC2086
+  $cc -o "$tmp/extra" "$src" $flags
+  LD_LIBRARY_PATH="$build/lib" "$tmp/extra"
+done
 
 # (b) an installed copy
 meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
@@ -39,3 +47,9 @@ echo "installed: $flags"
 # shellcheck disable=SC2086
 $cc -o "$tmp/consumer-installed" "$tmp/consumer.c" $flags
 LD_LIBRARY_PATH="$libdir" "$tmp/consumer-installed"
+for src in "$@"; do
+  echo "installed: $(basename "$src")"
+  # shellcheck disable=SC2086
+  $cc -o "$tmp/extra-installed" "$src" $flags
+  LD_LIBRARY_PATH="$libdir" "$tmp/extra-installed"
+done

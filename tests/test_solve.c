@@ -82,6 +82,8 @@ START_TEST(max_sequence_is_brute_force)
 {
     job j = make("pythia-70m", "h100-sxm-80gb");
     set(&j, "mode", "training");
+    /* memory, not the 2048 positions Pythia was trained with, is what stops it here */
+    ck_assert_ok(llmmem_model_set_int(j.m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 1 << 20));
     ck_assert_ok(llmmem_hardware_set_int(j.hw, LLMMEM_KEY_MEMORY_BYTES, 2LL << 30));
     ck_assert_ok(llmmem_hardware_set_int(j.hw, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES, 0));
     uint64_t solved;
@@ -96,6 +98,11 @@ START_TEST(max_sequence_is_brute_force)
     }
     ck_assert_uint_lt(scan, 40000);
     ck_assert_uint_eq(solved, scan);
+    /* the model's positions cap the answer: 2048 for a device with room for more */
+    ck_assert_ok(llmmem_model_set_int(j.m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 2048));
+    ck_assert_ok(llmmem_hardware_set_int(j.hw, LLMMEM_KEY_MEMORY_BYTES, 80LL << 30));
+    ck_assert_ok(llmmem_solve_max_sequence_length(&solved, j.m, j.hw, j.s));
+    ck_assert_uint_eq(solved, 2048);
     /* nothing fits: 0 */
     ck_assert_ok(llmmem_hardware_set_int(j.hw, LLMMEM_KEY_MEMORY_BYTES, 1 << 20));
     ck_assert_ok(llmmem_solve_max_sequence_length(&solved, j.m, j.hw, j.s));
@@ -247,6 +254,22 @@ START_TEST(planner_feasible_set_is_brute_force)
                 }
     ck_assert_uint_eq(found, n);
     ck_assert_uint_ge(tried, llmmem_plan_candidates(plan));
+
+    /* each returned strategy estimates to the bytes the plan ranked it by (num_micro_batches
+     * included: global_batch_size / (micro_batch_size x data_parallel)) */
+    for (size_t i = 0; i < n; i++) {
+        llmmem_strategy *got;
+        double cost;
+        uint64_t bytes;
+        int64_t micro;
+        ck_assert_ok(llmmem_plan_get(&got, plan, i));
+        ck_assert_ok(llmmem_plan_cost(&cost, &bytes, plan, i));
+        ck_assert_ok(llmmem_estimate(j.r, j.m, j.hw, got));
+        ck_assert_uint_eq(llmmem_report_total_bytes(j.r), bytes);
+        ck_assert_ok(llmmem_strategy_get_int(&micro, got, LLMMEM_KEY_NUM_MICRO_BATCHES));
+        ck_assert_int_eq(micro, 16 / (planned[i].mbs * planned[i].d));
+        llmmem_strategy_free(got);
+    }
 
     /* ordered by cost, ties by the most loaded device's bytes */
     for (size_t i = 1; i < n; i++) {

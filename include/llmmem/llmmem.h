@@ -34,6 +34,11 @@
 
 #include <llmmem/version.h>
 
+/**
+ * @def LLMMEM_API
+ * Marks every exported declaration: default visibility with GCC and Clang, dllexport or
+ * dllimport on Windows; empty when LLMMEM_STATIC is defined (linking the static library).
+ */
 #if defined(LLMMEM_STATIC)
 #  define LLMMEM_API
 #elif defined(_WIN32)
@@ -67,7 +72,7 @@ LLMMEM_API const char *llmmem_version_string(void);
 
 /** Result of every fallible call. Values are pinned; new codes are appended. */
 typedef enum llmmem_status {
-    LLMMEM_OK = 0,
+    LLMMEM_OK = 0,                   /**< success */
     LLMMEM_ERR_INVALID_ARGUMENT = 1, /**< NULL pointer or malformed value */
     LLMMEM_ERR_OUT_OF_RANGE = 2,     /**< value outside the key's bounds */
     LLMMEM_ERR_UNKNOWN_KEY = 3,      /**< no such key, or a key of another object or type */
@@ -106,19 +111,19 @@ LLMMEM_API void llmmem_string_free(char *s);
  * one exists. Values are pinned: keys are appended, never renumbered.
  */
 typedef enum llmmem_key {
-    LLMMEM_KEY_NONE = 0,
+    LLMMEM_KEY_NONE = 0,                       /**< no key (llmmem_key_at past the end) */
 
     /* model: architecture (1000+) */
     LLMMEM_KEY_MODEL_TYPE = 1000,              /**< choice: family ("llama", "gpt2", "qwen3_moe", ...) */
     LLMMEM_KEY_NUM_PARAMETERS = 1001,          /**< parameter count for a model given by count alone */
-    LLMMEM_KEY_HIDDEN_SIZE = 1002,
-    LLMMEM_KEY_NUM_HIDDEN_LAYERS = 1003,
-    LLMMEM_KEY_NUM_ATTENTION_HEADS = 1004,
+    LLMMEM_KEY_HIDDEN_SIZE = 1002,             /**< model width */
+    LLMMEM_KEY_NUM_HIDDEN_LAYERS = 1003,       /**< decoder layers */
+    LLMMEM_KEY_NUM_ATTENTION_HEADS = 1004,     /**< query heads */
     LLMMEM_KEY_NUM_KEY_VALUE_HEADS = 1005,     /**< 0: same as num_attention_heads */
     LLMMEM_KEY_HEAD_DIM = 1006,                /**< 0: hidden_size / num_attention_heads */
     LLMMEM_KEY_INTERMEDIATE_SIZE = 1007,       /**< 0: 4 * hidden_size */
-    LLMMEM_KEY_VOCAB_SIZE = 1008,
-    LLMMEM_KEY_MAX_POSITION_EMBEDDINGS = 1009,
+    LLMMEM_KEY_VOCAB_SIZE = 1008,              /**< rows of the embedding and LM head */
+    LLMMEM_KEY_MAX_POSITION_EMBEDDINGS = 1009, /**< longest context; rows of a learned position table */
     LLMMEM_KEY_TIE_WORD_EMBEDDINGS = 1010,     /**< bool */
     LLMMEM_KEY_MLP_GATED = 1011,               /**< bool: three matrices (SwiGLU/GeGLU) or two (GELU) */
     LLMMEM_KEY_NORM_TYPE = 1012,               /**< choice: layernorm (weight+bias), rmsnorm (weight) */
@@ -131,9 +136,9 @@ typedef enum llmmem_key {
     LLMMEM_KEY_LEARNED_POSITIONS = 1019,       /**< bool: a learned position table (GPT-2, OPT) */
     LLMMEM_KEY_POSITION_OFFSET = 1020,         /**< extra position rows (OPT keeps 2) */
     LLMMEM_KEY_NUM_EXPERTS = 1021,             /**< routed experts; 0 for a dense model */
-    LLMMEM_KEY_NUM_EXPERTS_PER_TOK = 1022,
+    LLMMEM_KEY_NUM_EXPERTS_PER_TOK = 1022,     /**< routed experts each token uses */
     LLMMEM_KEY_MOE_INTERMEDIATE_SIZE = 1023,   /**< 0: intermediate_size */
-    LLMMEM_KEY_N_SHARED_EXPERTS = 1024,
+    LLMMEM_KEY_N_SHARED_EXPERTS = 1024,        /**< always-active shared experts per MoE layer */
     LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE = 1025, /**< 0: n_shared_experts * moe_intermediate_size */
     LLMMEM_KEY_SHARED_EXPERT_GATE = 1026,      /**< bool: a 1 x hidden gate on the shared expert (Qwen2-MoE) */
     LLMMEM_KEY_FIRST_K_DENSE_REPLACE = 1027,   /**< leading layers with a dense MLP */
@@ -142,9 +147,9 @@ typedef enum llmmem_key {
     LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS = 1030, /**< bool: per-expert score bias (DeepSeek-V3) */
     LLMMEM_KEY_Q_LORA_RANK = 1031,             /**< MLA: 0 = full-rank q projection */
     LLMMEM_KEY_KV_LORA_RANK = 1032,            /**< MLA: latent size; 0 = not MLA */
-    LLMMEM_KEY_QK_ROPE_HEAD_DIM = 1033,
-    LLMMEM_KEY_QK_NOPE_HEAD_DIM = 1034,
-    LLMMEM_KEY_V_HEAD_DIM = 1035,
+    LLMMEM_KEY_QK_ROPE_HEAD_DIM = 1033,        /**< MLA: rotary part of each q/k head */
+    LLMMEM_KEY_QK_NOPE_HEAD_DIM = 1034,        /**< MLA: non-rotary part of each q/k head */
+    LLMMEM_KEY_V_HEAD_DIM = 1035,              /**< MLA: width of each value head */
     LLMMEM_KEY_TORCH_DTYPE = 1036,             /**< choice (format): dtype the checkpoint is stored in */
     LLMMEM_KEY_QUANTIZATION_FORMAT = 1037,     /**< choice (format): a quantized checkpoint's format; auto: not quantized */
     LLMMEM_KEY_QUANTIZATION_GROUP_SIZE = 1038, /**< its group or block size (0: the format's default) */
@@ -152,19 +157,19 @@ typedef enum llmmem_key {
     LLMMEM_KEY_SLIDING_WINDOW = 1040,          /**< tokens a sliding-window layer attends to (0: none) */
     LLMMEM_KEY_SLIDING_WINDOW_PATTERN = 1041,  /**< n: layer i is global when (i + 1) % n == 0; 0: all layers slide */
     LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model */
-    LLMMEM_KEY_VISION_HIDDEN_SIZE = 1043,
-    LLMMEM_KEY_VISION_INTERMEDIATE_SIZE = 1044,
-    LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS = 1045,
-    LLMMEM_KEY_VISION_PATCH_SIZE = 1046,
-    LLMMEM_KEY_VISION_IMAGE_SIZE = 1047,
-    LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,
+    LLMMEM_KEY_VISION_HIDDEN_SIZE = 1043,      /**< vision tower width */
+    LLMMEM_KEY_VISION_INTERMEDIATE_SIZE = 1044, /**< vision tower MLP width */
+    LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS = 1045, /**< vision tower layers */
+    LLMMEM_KEY_VISION_PATCH_SIZE = 1046,       /**< vision patch side in pixels */
+    LLMMEM_KEY_VISION_IMAGE_SIZE = 1047,       /**< vision input side in pixels */
+    LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
     LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
-    LLMMEM_KEY_DEVICES_PER_NODE = 2001,
-    LLMMEM_KEY_NUM_NODES = 2002,
+    LLMMEM_KEY_DEVICES_PER_NODE = 2001,        /**< devices in one node (8) */
+    LLMMEM_KEY_NUM_NODES = 2002,               /**< nodes (1) */
     LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES = 2003,  /**< taken before the job: CUDA context, library workspaces */
     LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION = 2004, /**< real: share of memory kept back for fragmentation */
     LLMMEM_KEY_HOST_MEMORY_BYTES = 2005,       /**< host RAM per node */
@@ -192,7 +197,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_OPTIMIZER_STATE_FORMAT = 3014,  /**< choice: auto (recipe), fp32, bf16 */
     LLMMEM_KEY_FP32_GRADIENT_COPY = 3015,      /**< choice: auto (recipe), off, on: an fp32 gradient beside 16-bit ones */
     LLMMEM_KEY_ADAFACTOR_FIRST_MOMENT = 3016,  /**< bool: Adafactor keeps a first moment (beta1) */
-    LLMMEM_KEY_LORA_RANK = 3017,
+    LLMMEM_KEY_LORA_RANK = 3017,               /**< LoRA rank r (PEFT LoraConfig default: 8) */
     LLMMEM_KEY_LORA_TARGETS = 3018,            /**< flags: q, k, v, o, gate, up, down, experts */
     LLMMEM_KEY_LORA_FORMAT = 3019,             /**< choice: auto, fp32, fp16, bf16: adapter weights */
     LLMMEM_KEY_FROZEN_LAYERS = 3020,           /**< full fine-tuning: the first n decoder layers are frozen */
@@ -268,55 +273,55 @@ typedef enum llmmem_key {
 
 /** Which handle a key belongs to. */
 typedef enum llmmem_object {
-    LLMMEM_OBJECT_MODEL = 1,
-    LLMMEM_OBJECT_HARDWARE = 2,
-    LLMMEM_OBJECT_STRATEGY = 3
+    LLMMEM_OBJECT_MODEL = 1,    /**< llmmem_model: keys 1000+ */
+    LLMMEM_OBJECT_HARDWARE = 2, /**< llmmem_hardware: keys 2000+ */
+    LLMMEM_OBJECT_STRATEGY = 3  /**< llmmem_strategy: keys 3000+ */
 } llmmem_object;
 
 /** How a key's value is set: integers, 0/1, a named choice, or a fraction. */
 typedef enum llmmem_value_type {
-    LLMMEM_TYPE_INT = 1,
-    LLMMEM_TYPE_BOOL = 2,
-    LLMMEM_TYPE_CHOICE = 3,
-    LLMMEM_TYPE_REAL = 4,
-    LLMMEM_TYPE_FLAGS = 5 /**< a set of named bits, as text "q,v" */
+    LLMMEM_TYPE_INT = 1,    /**< an integer within the key's bounds */
+    LLMMEM_TYPE_BOOL = 2,   /**< 0 or 1, as text false or true */
+    LLMMEM_TYPE_CHOICE = 3, /**< one named value (llmmem_choice_name) */
+    LLMMEM_TYPE_REAL = 4,   /**< a fraction, set with *_set_real */
+    LLMMEM_TYPE_FLAGS = 5   /**< a set of named bits, as text "q,v" */
 } llmmem_value_type;
 
 /** Model families: choices of LLMMEM_KEY_MODEL_TYPE (Hugging Face names). */
 typedef enum llmmem_model_type {
-    LLMMEM_MODEL_CUSTOM = 0, /**< "custom": structure given key by key, or num_parameters alone */
-    LLMMEM_MODEL_GPT2 = 1,
-    LLMMEM_MODEL_OPT = 2,
-    LLMMEM_MODEL_BLOOM = 3,
-    LLMMEM_MODEL_GPT_NEOX = 4,
-    LLMMEM_MODEL_FALCON = 5,
-    LLMMEM_MODEL_LLAMA = 6,
-    LLMMEM_MODEL_MISTRAL = 7,
-    LLMMEM_MODEL_MIXTRAL = 8,
-    LLMMEM_MODEL_QWEN2 = 9,
-    LLMMEM_MODEL_QWEN2_MOE = 10,
-    LLMMEM_MODEL_QWEN3 = 11,
-    LLMMEM_MODEL_QWEN3_MOE = 12,
-    LLMMEM_MODEL_PHI3 = 13,
-    LLMMEM_MODEL_GEMMA = 14,
-    LLMMEM_MODEL_GEMMA2 = 15,
-    LLMMEM_MODEL_GEMMA3_TEXT = 16,
-    LLMMEM_MODEL_DEEPSEEK_V2 = 17,
-    LLMMEM_MODEL_DEEPSEEK_V3 = 18
+    LLMMEM_MODEL_CUSTOM = 0,       /**< "custom": structure given key by key, or num_parameters alone */
+    LLMMEM_MODEL_GPT2 = 1,         /**< "gpt2" */
+    LLMMEM_MODEL_OPT = 2,          /**< "opt" */
+    LLMMEM_MODEL_BLOOM = 3,        /**< "bloom" */
+    LLMMEM_MODEL_GPT_NEOX = 4,     /**< "gpt_neox" (Pythia) */
+    LLMMEM_MODEL_FALCON = 5,       /**< "falcon" */
+    LLMMEM_MODEL_LLAMA = 6,        /**< "llama" */
+    LLMMEM_MODEL_MISTRAL = 7,      /**< "mistral" */
+    LLMMEM_MODEL_MIXTRAL = 8,      /**< "mixtral" */
+    LLMMEM_MODEL_QWEN2 = 9,        /**< "qwen2" */
+    LLMMEM_MODEL_QWEN2_MOE = 10,   /**< "qwen2_moe" */
+    LLMMEM_MODEL_QWEN3 = 11,       /**< "qwen3" */
+    LLMMEM_MODEL_QWEN3_MOE = 12,   /**< "qwen3_moe" */
+    LLMMEM_MODEL_PHI3 = 13,        /**< "phi3" */
+    LLMMEM_MODEL_GEMMA = 14,       /**< "gemma" */
+    LLMMEM_MODEL_GEMMA2 = 15,      /**< "gemma2" */
+    LLMMEM_MODEL_GEMMA3_TEXT = 16, /**< "gemma3_text" */
+    LLMMEM_MODEL_DEEPSEEK_V2 = 17, /**< "deepseek_v2" */
+    LLMMEM_MODEL_DEEPSEEK_V3 = 18  /**< "deepseek_v3" */
 } llmmem_model_type;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
 typedef enum llmmem_norm_type {
-    LLMMEM_NORM_LAYERNORM = 0,
-    LLMMEM_NORM_RMSNORM = 1
+    LLMMEM_NORM_LAYERNORM = 0, /**< weight and bias */
+    LLMMEM_NORM_RMSNORM = 1    /**< weight only */
 } llmmem_norm_type;
 
 /** Storage formats: data types and quantization formats (choices of format keys). */
 typedef enum llmmem_format {
     LLMMEM_FORMAT_AUTO = 0,      /**< the model's torch_dtype */
-    LLMMEM_FORMAT_FP32 = 1,
-    LLMMEM_FORMAT_FP16 = 2,
-    LLMMEM_FORMAT_BF16 = 3,
+    LLMMEM_FORMAT_FP32 = 1,      /**< 4 bytes */
+    LLMMEM_FORMAT_FP16 = 2,      /**< 2 bytes */
+    LLMMEM_FORMAT_BF16 = 3,      /**< 2 bytes */
     LLMMEM_FORMAT_FP8_E4M3 = 4,  /**< 1 byte + one fp32 scale per tensor */
     LLMMEM_FORMAT_FP8_E5M2 = 5,  /**< 1 byte + one fp32 scale per tensor */
     LLMMEM_FORMAT_INT8 = 6,      /**< 1 byte, no scales */
@@ -329,21 +334,21 @@ typedef enum llmmem_format {
     LLMMEM_FORMAT_MXFP4 = 13,    /**< OCP MX: 32 x E2M1 + E8M0 scale */
     LLMMEM_FORMAT_NVFP4 = 14,    /**< 16 x E2M1 + E4M3 scale, fp32 tensor scale */
     LLMMEM_FORMAT_Q4_0 = 15,     /**< GGUF block formats (ggml-common.h) */
-    LLMMEM_FORMAT_Q4_1 = 16,
-    LLMMEM_FORMAT_Q5_0 = 17,
-    LLMMEM_FORMAT_Q5_1 = 18,
-    LLMMEM_FORMAT_Q8_0 = 19,
-    LLMMEM_FORMAT_Q2_K = 20,
-    LLMMEM_FORMAT_Q3_K = 21,
-    LLMMEM_FORMAT_Q4_K = 22,
-    LLMMEM_FORMAT_Q5_K = 23,
-    LLMMEM_FORMAT_Q6_K = 24,
+    LLMMEM_FORMAT_Q4_1 = 16,     /**< 20 bytes per 32 weights */
+    LLMMEM_FORMAT_Q5_0 = 17,     /**< 22 bytes per 32 weights */
+    LLMMEM_FORMAT_Q5_1 = 18,     /**< 24 bytes per 32 weights */
+    LLMMEM_FORMAT_Q8_0 = 19,     /**< 34 bytes per 32 weights */
+    LLMMEM_FORMAT_Q2_K = 20,     /**< 84 bytes per 256 weights */
+    LLMMEM_FORMAT_Q3_K = 21,     /**< 110 bytes per 256 weights */
+    LLMMEM_FORMAT_Q4_K = 22,     /**< 144 bytes per 256 weights */
+    LLMMEM_FORMAT_Q5_K = 23,     /**< 176 bytes per 256 weights */
+    LLMMEM_FORMAT_Q6_K = 24,     /**< 210 bytes per 256 weights */
     LLMMEM_FORMAT_FP8_BLOCK = 25 /**< fp8 e4m3 + fp32 scale per 128 x 128 block (DeepSeek-V3) */
 } llmmem_format;
 
 /** What runs: choices of LLMMEM_KEY_MODE. */
 typedef enum llmmem_mode {
-    LLMMEM_MODE_INFERENCE = 0,
+    LLMMEM_MODE_INFERENCE = 0,   /**< weights, KV cache and runtime overhead */
     LLMMEM_MODE_TRAINING = 1,    /**< full training or fine-tuning */
     LLMMEM_MODE_LORA = 2,        /**< frozen base, trained LoRA adapters */
     LLMMEM_MODE_QLORA = 3        /**< frozen 4-bit base (NF4), trained LoRA adapters */
@@ -361,25 +366,25 @@ typedef enum llmmem_precision_recipe {
 
 /** Optimizers: choices of LLMMEM_KEY_OPTIMIZER. */
 typedef enum llmmem_optimizer {
-    LLMMEM_OPTIMIZER_ADAMW = 0,
-    LLMMEM_OPTIMIZER_ADAM = 1,
+    LLMMEM_OPTIMIZER_ADAMW = 0,        /**< exp_avg and exp_avg_sq per parameter */
+    LLMMEM_OPTIMIZER_ADAM = 1,         /**< exp_avg and exp_avg_sq per parameter */
     LLMMEM_OPTIMIZER_ADAMW_8BIT = 2,   /**< bitsandbytes block-wise 8-bit states */
-    LLMMEM_OPTIMIZER_ADAFACTOR = 3,
-    LLMMEM_OPTIMIZER_SGD = 4,
-    LLMMEM_OPTIMIZER_SGD_MOMENTUM = 5,
-    LLMMEM_OPTIMIZER_LION = 6,
+    LLMMEM_OPTIMIZER_ADAFACTOR = 3,    /**< factored second moment (rows + cols) for matrices; beta1 adds a first */
+    LLMMEM_OPTIMIZER_SGD = 4,          /**< no state */
+    LLMMEM_OPTIMIZER_SGD_MOMENTUM = 5, /**< one momentum buffer per parameter */
+    LLMMEM_OPTIMIZER_LION = 6,         /**< one momentum (exp_avg) per parameter */
     LLMMEM_OPTIMIZER_MUON = 7          /**< momentum for hidden matrices, AdamW for the rest */
 } llmmem_optimizer;
 
 /** LoRA target modules: bits of LLMMEM_KEY_LORA_TARGETS. */
 typedef enum llmmem_lora_target {
-    LLMMEM_LORA_TARGET_Q = 1 << 0,
-    LLMMEM_LORA_TARGET_K = 1 << 1,
-    LLMMEM_LORA_TARGET_V = 1 << 2,
-    LLMMEM_LORA_TARGET_O = 1 << 3,
-    LLMMEM_LORA_TARGET_GATE = 1 << 4,
-    LLMMEM_LORA_TARGET_UP = 1 << 5,
-    LLMMEM_LORA_TARGET_DOWN = 1 << 6,
+    LLMMEM_LORA_TARGET_Q = 1 << 0,      /**< q_proj */
+    LLMMEM_LORA_TARGET_K = 1 << 1,      /**< k_proj */
+    LLMMEM_LORA_TARGET_V = 1 << 2,      /**< v_proj */
+    LLMMEM_LORA_TARGET_O = 1 << 3,      /**< o_proj */
+    LLMMEM_LORA_TARGET_GATE = 1 << 4,   /**< gate_proj */
+    LLMMEM_LORA_TARGET_UP = 1 << 5,     /**< up_proj */
+    LLMMEM_LORA_TARGET_DOWN = 1 << 6,   /**< down_proj */
     LLMMEM_LORA_TARGET_EXPERTS = 1 << 7 /**< gate/up/down also on routed experts */
 } llmmem_lora_target;
 
@@ -413,18 +418,18 @@ typedef enum llmmem_pipeline_schedule {
 
 /** FSDP sharding strategies: choices of LLMMEM_KEY_FSDP (torch.distributed.fsdp.ShardingStrategy). */
 typedef enum llmmem_fsdp {
-    LLMMEM_FSDP_NONE = 0,
-    LLMMEM_FSDP_FULL_SHARD = 1,
-    LLMMEM_FSDP_SHARD_GRAD_OP = 2,
-    LLMMEM_FSDP_HYBRID_SHARD = 3,     /**< full shard inside a node, replicas across nodes */
-    LLMMEM_FSDP_NO_SHARD = 4
+    LLMMEM_FSDP_NONE = 0,          /**< no FSDP */
+    LLMMEM_FSDP_FULL_SHARD = 1,    /**< parameters, gradients and optimizer states sharded */
+    LLMMEM_FSDP_SHARD_GRAD_OP = 2, /**< gradients and optimizer states sharded, parameters kept whole */
+    LLMMEM_FSDP_HYBRID_SHARD = 3,  /**< full shard inside a node, replicas across nodes */
+    LLMMEM_FSDP_NO_SHARD = 4       /**< every rank keeps everything (as DDP) */
 } llmmem_fsdp;
 
 /** Where offloaded state lives: choices of LLMMEM_KEY_OFFLOAD_OPTIMIZER and _PARAM. */
 typedef enum llmmem_offload {
-    LLMMEM_OFFLOAD_NONE = 0,
-    LLMMEM_OFFLOAD_CPU = 1,
-    LLMMEM_OFFLOAD_NVME = 2
+    LLMMEM_OFFLOAD_NONE = 0, /**< on the device */
+    LLMMEM_OFFLOAD_CPU = 1,  /**< host memory */
+    LLMMEM_OFFLOAD_NVME = 2  /**< NVMe (ZeRO-Infinity) */
 } llmmem_offload;
 
 /** What each process builds on the host at start-up: choices of LLMMEM_KEY_HOST_INIT. */
@@ -436,19 +441,19 @@ typedef enum llmmem_host_init {
 
 /** Data-parallel shardings the planner tries: bits of LLMMEM_KEY_PLAN_SHARDINGS. */
 typedef enum llmmem_plan_sharding {
-    LLMMEM_PLAN_SHARD_NONE = 1 << 0,
-    LLMMEM_PLAN_SHARD_ZERO1 = 1 << 1,
-    LLMMEM_PLAN_SHARD_ZERO2 = 1 << 2,
-    LLMMEM_PLAN_SHARD_ZERO3 = 1 << 3,
-    LLMMEM_PLAN_SHARD_FSDP = 1 << 4,        /**< fsdp full_shard */
-    LLMMEM_PLAN_SHARD_DISTRIBUTED_OPTIMIZER = 1 << 5
+    LLMMEM_PLAN_SHARD_NONE = 1 << 0,                 /**< no sharding */
+    LLMMEM_PLAN_SHARD_ZERO1 = 1 << 1,                /**< ZeRO stage 1 */
+    LLMMEM_PLAN_SHARD_ZERO2 = 1 << 2,                /**< ZeRO stage 2 */
+    LLMMEM_PLAN_SHARD_ZERO3 = 1 << 3,                /**< ZeRO stage 3 */
+    LLMMEM_PLAN_SHARD_FSDP = 1 << 4,                 /**< fsdp full_shard */
+    LLMMEM_PLAN_SHARD_DISTRIBUTED_OPTIMIZER = 1 << 5 /**< Megatron's distributed optimizer */
 } llmmem_plan_sharding;
 
 /** Recomputation modes the planner tries: bits of LLMMEM_KEY_PLAN_RECOMPUTE. */
 typedef enum llmmem_plan_recompute {
-    LLMMEM_PLAN_RECOMPUTE_NONE = 1 << 0,
-    LLMMEM_PLAN_RECOMPUTE_SELECTIVE = 1 << 1,
-    LLMMEM_PLAN_RECOMPUTE_FULL = 1 << 2
+    LLMMEM_PLAN_RECOMPUTE_NONE = 1 << 0,      /**< recompute none */
+    LLMMEM_PLAN_RECOMPUTE_SELECTIVE = 1 << 1, /**< recompute selective */
+    LLMMEM_PLAN_RECOMPUTE_FULL = 1 << 2       /**< recompute full */
 } llmmem_plan_recompute;
 
 /** Number of keys; with llmmem_key_at, lists every key. */
@@ -489,14 +494,14 @@ typedef struct llmmem_model llmmem_model;
 
 /** Parameter groups of a model's inventory (counts and JSON keys). */
 typedef enum llmmem_param_group {
-    LLMMEM_PARAMS_EMBEDDING = 0,
-    LLMMEM_PARAMS_POSITIONS = 1,
-    LLMMEM_PARAMS_ATTENTION = 2,
+    LLMMEM_PARAMS_EMBEDDING = 0,      /**< token embedding */
+    LLMMEM_PARAMS_POSITIONS = 1,      /**< learned position table */
+    LLMMEM_PARAMS_ATTENTION = 2,      /**< q, k, v and o projections and their biases (MLA: its low-rank projections) */
     LLMMEM_PARAMS_MLP = 3,            /**< dense MLPs */
     LLMMEM_PARAMS_EXPERTS = 4,        /**< routed experts */
-    LLMMEM_PARAMS_SHARED_EXPERTS = 5,
-    LLMMEM_PARAMS_ROUTER = 6,
-    LLMMEM_PARAMS_NORMS = 7,
+    LLMMEM_PARAMS_SHARED_EXPERTS = 5, /**< always-active shared experts */
+    LLMMEM_PARAMS_ROUTER = 6,         /**< MoE routers */
+    LLMMEM_PARAMS_NORMS = 7,          /**< every norm: per layer, final, q/k, embedding */
     LLMMEM_PARAMS_LM_HEAD = 8,        /**< 0 when tied to the embedding */
     LLMMEM_PARAMS_OTHER = 9,          /**< a model given by num_parameters alone, without shapes */
     LLMMEM_PARAMS_VISION = 10         /**< vision tower and multimodal projector */
@@ -720,15 +725,15 @@ typedef struct llmmem_report llmmem_report;
 
 /** Memory components of a device. Names are the JSON keys. */
 typedef enum llmmem_component {
-    LLMMEM_COMPONENT_WEIGHTS = 0,
-    LLMMEM_COMPONENT_GRADIENTS = 1,
-    LLMMEM_COMPONENT_MASTER_WEIGHTS = 2,
-    LLMMEM_COMPONENT_OPTIMIZER_STATES = 3,
-    LLMMEM_COMPONENT_ACTIVATIONS = 4,
-    LLMMEM_COMPONENT_LOGITS = 5,
-    LLMMEM_COMPONENT_KV_CACHE = 6,
-    LLMMEM_COMPONENT_COMM_BUFFERS = 7,
-    LLMMEM_COMPONENT_RUNTIME_OVERHEAD = 8
+    LLMMEM_COMPONENT_WEIGHTS = 0,          /**< the model's weights on the device */
+    LLMMEM_COMPONENT_GRADIENTS = 1,        /**< gradients of the trained parameters */
+    LLMMEM_COMPONENT_MASTER_WEIGHTS = 2,   /**< higher-precision copy of the trained parameters */
+    LLMMEM_COMPONENT_OPTIMIZER_STATES = 3, /**< optimizer states (Adam's two moments, ...) */
+    LLMMEM_COMPONENT_ACTIVATIONS = 4,      /**< tensors saved for backward, and recomputation's working set */
+    LLMMEM_COMPONENT_LOGITS = 5,           /**< the loss: logits and what its backward adds */
+    LLMMEM_COMPONENT_KV_CACHE = 6,         /**< keys and values of the cached tokens (inference) */
+    LLMMEM_COMPONENT_COMM_BUFFERS = 7,     /**< data-parallel buffers: gradient buckets, gathered units */
+    LLMMEM_COMPONENT_RUNTIME_OVERHEAD = 8  /**< CUDA context and workspaces (runtime_overhead_bytes) */
 } llmmem_component;
 
 /** Number of components; components are numbered 0 to count - 1. */
@@ -861,7 +866,8 @@ LLMMEM_API llmmem_status llmmem_report_to_json(char **json_out, const llmmem_rep
  */
 LLMMEM_API llmmem_status llmmem_solve_max_micro_batch(uint64_t *out, const llmmem_model *model,
                                                       const llmmem_hardware *hw, const llmmem_strategy *strategy);
-/** The longest sequence_length that fits (a multiple of context_parallel), 0 if none does. */
+/** The longest sequence_length that fits (a multiple of context_parallel, at most the model's
+ * max_position_embeddings when it states one), 0 if none does. */
 LLMMEM_API llmmem_status llmmem_solve_max_sequence_length(uint64_t *out, const llmmem_model *model,
                                                           const llmmem_hardware *hw, const llmmem_strategy *strategy);
 /**
@@ -945,12 +951,12 @@ LLMMEM_API llmmem_status llmmem_explain(char **text_out, const llmmem_model *mod
 /** KV cache storage: choices of LLMMEM_KEY_KV_CACHE_DTYPE (vLLM's kv_cache_dtype names). */
 typedef enum llmmem_kv_cache_dtype {
     LLMMEM_KV_CACHE_AUTO = 0,                /**< the model's dtype (bf16 for a quantized or fp8 checkpoint) */
-    LLMMEM_KV_CACHE_FP32 = 1,
-    LLMMEM_KV_CACHE_FP16 = 2,
-    LLMMEM_KV_CACHE_BF16 = 3,
+    LLMMEM_KV_CACHE_FP32 = 1,                /**< 4 bytes */
+    LLMMEM_KV_CACHE_FP16 = 2,                /**< 2 bytes */
+    LLMMEM_KV_CACHE_BF16 = 3,                /**< 2 bytes */
     LLMMEM_KV_CACHE_FP8 = 4,                 /**< fp8 e4m3; one scale per layer, kept with the layer */
-    LLMMEM_KV_CACHE_FP8_E4M3 = 5,
-    LLMMEM_KV_CACHE_FP8_E5M2 = 6,
+    LLMMEM_KV_CACHE_FP8_E4M3 = 5,            /**< 1 byte */
+    LLMMEM_KV_CACHE_FP8_E5M2 = 6,            /**< 1 byte */
     LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD = 7, /**< int8 and an fp32 scale per token and head, for K and V */
     LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD = 8,  /**< fp8 and an fp32 scale per token and head, for K and V */
     LLMMEM_KV_CACHE_NVFP4 = 9,               /**< 4-bit E2M1 and an fp8 scale per 16 elements */
@@ -973,12 +979,12 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_NUM_BLOCKS = 11,         /**< blocks in the pool */
     LLMMEM_SERVING_TOKENS = 12,             /**< "GPU KV cache size": num_blocks / groups x block_size */
     LLMMEM_SERVING_GROUPS = 13,             /**< KV cache groups */
-    LLMMEM_SERVING_LAYERS_PER_GROUP = 14,
+    LLMMEM_SERVING_LAYERS_PER_GROUP = 14,   /**< layers in each KV cache group on that rank */
     LLMMEM_SERVING_KV_HEADS_PER_RANK = 15,  /**< max(1, num_key_value_heads / tensor_parallel); 1 for MLA */
     LLMMEM_SERVING_LAYERS_PER_STAGE = 16,   /**< decoder layers of the largest pipeline stage */
-    LLMMEM_SERVING_BLOCK_SIZE = 17,
+    LLMMEM_SERVING_BLOCK_SIZE = 17,         /**< tokens per block */
     LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS = 18, /**< as resolved (vLLM's default when the key is 0) */
-    LLMMEM_SERVING_MAX_NUM_SEQS = 19,
+    LLMMEM_SERVING_MAX_NUM_SEQS = 19,       /**< as resolved (vLLM's default when the key is 0) */
     LLMMEM_SERVING_MAX_MODEL_LEN_SETTING = 20, /**< max_model_len as resolved */
     LLMMEM_SERVING_MAX_MODEL_LEN = 21,      /**< the longest request the blocks hold (at most the setting) */
     LLMMEM_SERVING_REQUEST_TOKENS = 22,     /**< the request length the next three answer for */

@@ -668,3 +668,9 @@ def test_estimate_explain_follows_the_table():
     text = ok("estimate", "--model", "llama-3.1-8b", "--explain")
     assert "fits: yes" in text
     assert re.search(r"^kv_cache\s+131072 bytes a token x 4096 tokens x 1 sequences = 536870912 bytes", text, re.M)
+
+
+def test_json_and_explain_together_are_refused():
+    r = run("estimate", "--json", "--explain")
+    assert r.returncode == 2
+    assert "--json or --explain" in r.stderr
