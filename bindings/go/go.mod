@@ -1,0 +1,3 @@
+module llmmem
+
+go 1.19

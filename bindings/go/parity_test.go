@@ -1,0 +1,488 @@
+package llmmem_test
+
+// The Go report equals the C report byte for byte: for each configuration of
+// bindings/parity_cases.json the `llmmem` tool (LLMMEM_CLI, set by meson) prints its JSON at
+// test time, and the binding builds the same inputs with the settings as text and as typed
+// values. A configuration the tool rejects must fail with the same message. No number is
+// stored here.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"llmmem"
+)
+
+type parityCase struct {
+	Name     string          `json:"name"`
+	Requires []string        `json:"requires"`
+	Model    *string         `json:"model"`
+	Config   string          `json:"config"`
+	GPU      string          `json:"gpu"`
+	Set      [][2]string     `json:"set"`
+	Typed    json.RawMessage `json:"typed"`
+	Length   uint64          `json:"length"`
+	Devices  uint64          `json:"devices"`
+}
+
+type setting struct {
+	key   string
+	value any
+}
+
+// typedSettings decodes "typed" in order, numbers kept exact (json.Number).
+func typedSettings(t *testing.T, msg json.RawMessage) []setting {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	var out []setting
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if list, ok := v.([]any); ok {
+			names := make([]string, len(list))
+			for i, x := range list {
+				names[i] = x.(string)
+			}
+			v = names
+		}
+		out = append(out, setting{tok.(string), v})
+	}
+	return out
+}
+
+func loadCases(t *testing.T) []parityCase {
+	return loadCaseList(t, "cases")
+}
+
+func loadCaseList(t *testing.T, kind string) []parityCase {
+	data, err := os.ReadFile(filepath.Join("..", "parity_cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]json.RawMessage
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var cases []parityCase
+	if err := json.Unmarshal(f[kind], &cases); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+func cliEstimate(t *testing.T, cli, data string, c parityCase) (string, string, int) {
+	return cliRun(t, cli, data, c, "estimate", "--json")
+}
+
+func cliRun(t *testing.T, cli, data string, c parityCase, command string, extra ...string) (string, string, int) {
+	args := append([]string{command}, extra...)
+	args = append(args, "--gpu", c.GPU)
+	if c.Model != nil {
+		args = append(args, "--model", *c.Model)
+	}
+	if c.Config != "" {
+		args = append(args, "--config", filepath.Join(data, "configs", c.Config))
+	}
+	for _, kv := range c.Set {
+		args = append(args, "--set", kv[0]+"="+kv[1])
+	}
+	cmd := exec.Command(cli, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// bindingEstimate builds the case's inputs through the binding, each setting on its object.
+func bindingEstimate(t *testing.T, data string, c parityCase, settings []setting) (*llmmem.Report, error) {
+	var report *llmmem.Report
+	err := withInputs(data, c, settings, func(m *llmmem.Model, hw *llmmem.Hardware, s *llmmem.Strategy) error {
+		var err error
+		report, err = llmmem.Estimate(m, hw, s)
+		return err
+	})
+	return report, err
+}
+
+// withInputs builds a case's model, hardware and strategy, runs f, and closes them.
+func withInputs(data string, c parityCase, settings []setting,
+	f func(*llmmem.Model, *llmmem.Hardware, *llmmem.Strategy) error) error {
+	var model *llmmem.Model
+	var err error
+	switch {
+	case c.Config != "":
+		model, err = llmmem.NewModelFromHFConfig(filepath.Join(data, "configs", c.Config))
+	case c.Model != nil:
+		model, err = llmmem.NewModelFromPreset(*c.Model)
+	default:
+		model, err = llmmem.NewModel()
+	}
+	if err != nil {
+		return err
+	}
+	defer model.Close()
+	hw, err := llmmem.NewHardwareFromPreset(c.GPU)
+	if err != nil {
+		return err
+	}
+	defer hw.Close()
+	s, err := llmmem.NewStrategy()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for _, kv := range settings {
+		k, err := llmmem.LookupKey(kv.key)
+		if err != nil {
+			return err
+		}
+		switch k.Object {
+		case "model":
+			err = model.Set(kv.key, kv.value)
+		case "hardware":
+			err = hw.Set(kv.key, kv.value)
+		default:
+			err = s.Set(kv.key, kv.value)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return f(model, hw, s)
+}
+
+func TestParityWithCLI(t *testing.T) {
+	cli, data := os.Getenv("LLMMEM_CLI"), os.Getenv("LLMMEM_TEST_DATA")
+	if cli == "" || data == "" {
+		t.Skip("LLMMEM_CLI and LLMMEM_TEST_DATA are not set (meson test sets them)")
+	}
+	kinds := map[string]bool{}
+	for _, c := range loadCases(t) {
+		c := c
+		t.Run(c.Name, func(t *testing.T) {
+			for _, name := range c.Requires {
+				if _, err := llmmem.LookupKey(name); err != nil {
+					t.Skipf("the library has no key %s yet", name)
+				}
+			}
+			stdout, stderr, code := cliEstimate(t, cli, data, c)
+			text := make([]setting, len(c.Set))
+			for i, kv := range c.Set {
+				text[i] = setting{kv[0], kv[1]}
+			}
+			typed := typedSettings(t, c.Typed)
+			for _, s := range typed {
+				switch s.value.(type) {
+				case json.Number:
+					kinds["number"] = true
+				case bool:
+					kinds["bool"] = true
+				case string:
+					kinds["string"] = true
+				case []string:
+					kinds["list"] = true
+				}
+			}
+			for variant, settings := range map[string][]setting{"text": text, "typed": typed} {
+				r, err := bindingEstimate(t, data, c, settings)
+				if code != 0 {
+					line := strings.TrimSpace(stderr)
+					line = line[strings.LastIndex(line, "\n")+1:]
+					want := strings.TrimPrefix(line, "llmmem: error: ")
+					var e *llmmem.Error
+					if !errors.As(err, &e) || e.Message != want {
+						t.Errorf("%s: binding error %v, tool %q", variant, err, want)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", variant, err)
+				}
+				got := r.JSON()
+				if !strings.HasSuffix(got, "\n") {
+					got += "\n"
+				}
+				if got != stdout {
+					t.Errorf("%s: JSON differs\nbinding: %s\ntool:    %s", variant, got, stdout)
+				}
+				var d struct {
+					PerDevice       map[string]uint64   `json:"per_device"`
+					CapacityBytes   uint64              `json:"capacity_bytes"`
+					Fits            bool                `json:"fits"`
+					Parameters      map[string]uint64   `json:"parameters"`
+					Stages          []map[string]uint64 `json:"stages"`
+					MostLoadedStage int                 `json:"most_loaded_stage"`
+					HostBytes       uint64              `json:"host_bytes_per_node"`
+					NVMeBytes       uint64              `json:"nvme_bytes_per_node"`
+					CommBytes       map[string]uint64   `json:"comm_bytes_per_step"`
+				}
+				if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+					t.Fatal(err)
+				}
+				if d.Stages != nil {
+					if len(r.Stages) != len(d.Stages) || r.MostLoadedStage != d.MostLoadedStage ||
+						r.HostBytes != d.HostBytes || r.NVMeBytes != d.NVMeBytes {
+						t.Errorf("%s: stages, host or NVMe bytes differ from the tool's", variant)
+					}
+					for i := 0; i < len(r.Stages) && i < len(d.Stages); i++ {
+						st, ds := r.Stages[i], d.Stages[i]
+						if st.FirstLayer != ds["first_layer"] || st.Layers != ds["layers"] || st.TotalBytes != ds["total"] {
+							t.Errorf("%s: stage %d differs", variant, i)
+						}
+						for _, comp := range st.Components {
+							if comp.Bytes != ds[comp.Name] {
+								t.Errorf("%s: stage %d %s %d vs %d", variant, i, comp.Name, comp.Bytes, ds[comp.Name])
+							}
+						}
+					}
+					for _, c := range r.CommBytes {
+						if c.Bytes != d.CommBytes[c.Name] {
+							t.Errorf("%s: comm %s %d vs %d", variant, c.Name, c.Bytes, d.CommBytes[c.Name])
+						}
+					}
+				}
+				for _, comp := range r.Components {
+					if d.PerDevice[comp.Name] != comp.Bytes {
+						t.Errorf("%s: %s %d vs %d", variant, comp.Name, comp.Bytes, d.PerDevice[comp.Name])
+					}
+				}
+				for _, g := range r.Parameters {
+					if d.Parameters[g.Group] != g.Count {
+						t.Errorf("%s: %s %d vs %d", variant, g.Group, g.Count, d.Parameters[g.Group])
+					}
+				}
+				if r.TotalBytes != d.PerDevice["total"] || r.CapacityBytes != d.CapacityBytes || r.Fits != d.Fits ||
+					r.TotalParameters != d.Parameters["total"] || r.ActiveParameters != d.Parameters["active"] {
+					t.Errorf("%s: totals differ from the tool's", variant)
+				}
+			}
+		})
+	}
+	for _, k := range []string{"number", "bool", "string", "list"} {
+		if !kinds[k] {
+			t.Errorf("no case sets a typed %s", k)
+		}
+	}
+}
+
+func TestPresetsEqualCLIListings(t *testing.T) {
+	cli := os.Getenv("LLMMEM_CLI")
+	if cli == "" {
+		t.Skip("LLMMEM_CLI is not set (meson test sets it)")
+	}
+	first := func(cmd string) []string {
+		out, err := exec.Command(cli, cmd).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			names = append(names, strings.Fields(line)[0])
+		}
+		return names
+	}
+	if got, want := strings.Join(llmmem.ModelPresets(), " "), strings.Join(first("models"), " "); got != want {
+		t.Errorf("models: %s\nwant %s", got, want)
+	}
+	if got, want := strings.Join(llmmem.HardwarePresets(), " "), strings.Join(first("gpus"), " "); got != want {
+		t.Errorf("gpus: %s\nwant %s", got, want)
+	}
+}
+
+func cliEnv(t *testing.T) (string, string) {
+	cli, data := os.Getenv("LLMMEM_CLI"), os.Getenv("LLMMEM_TEST_DATA")
+	if cli == "" || data == "" {
+		t.Skip("LLMMEM_CLI and LLMMEM_TEST_DATA are not set (meson test sets them)")
+	}
+	return cli, data
+}
+
+func TestServingParityWithCLI(t *testing.T) {
+	cli, data := cliEnv(t)
+	for _, c := range loadCaseList(t, "serve_cases") {
+		c := c
+		t.Run(c.Name, func(t *testing.T) {
+			extra := []string{"--json"}
+			settings := typedSettings(t, c.Typed)
+			if c.Length != 0 {
+				extra = append(extra, "--length", fmt.Sprint(c.Length))
+				settings = append(settings, setting{"request_tokens", c.Length})
+			}
+			stdout, stderr, code := cliRun(t, cli, data, c, "serve", extra...)
+			err := withInputs(data, c, settings, func(m *llmmem.Model, hw *llmmem.Hardware, s *llmmem.Strategy) error {
+				sv, err := llmmem.Serve(m, hw, s)
+				if err != nil {
+					return err
+				}
+				defer sv.Close()
+				got := sv.JSON()
+				if !strings.HasSuffix(got, "\n") {
+					got += "\n"
+				}
+				if got != stdout {
+					t.Errorf("JSON differs\nbinding: %s\ntool:    %s", got, stdout)
+				}
+				tokens, _ := sv.Value("request_tokens")
+				conc, err := sv.MaxConcurrency(tokens)
+				if want, _ := sv.Value("max_concurrency"); err != nil || conc != want {
+					t.Errorf("MaxConcurrency(%d) = %d, %v; value %d", tokens, conc, err, want)
+				}
+				longest, err := sv.LongestRequest()
+				if want, _ := sv.Value("max_model_len"); err != nil || longest != want {
+					t.Errorf("LongestRequest = %d, %v; value %d", longest, err, want)
+				}
+				perToken, err := llmmem.KVBytesPerToken(m, s)
+				if want, _ := sv.Value("bytes_per_token"); err != nil || perToken != want {
+					t.Errorf("KVBytesPerToken = %d, %v; value %d", perToken, err, want)
+				}
+				return nil
+			})
+			if code != 0 {
+				line := strings.TrimSpace(stderr)
+				want := strings.TrimPrefix(line[strings.LastIndex(line, "\n")+1:], "llmmem: error: ")
+				var e *llmmem.Error
+				if !errors.As(err, &e) || e.Message != want {
+					t.Errorf("binding error %v, tool %q", err, want)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func fitLine(t *testing.T, text, label string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, label+":") {
+			return strings.TrimSpace(strings.TrimPrefix(line, label+":"))
+		}
+	}
+	t.Fatalf("no line %q in %s", label, text)
+	return ""
+}
+
+func TestSolversParityWithCLI(t *testing.T) {
+	cli, data := cliEnv(t)
+	for _, c := range loadCaseList(t, "fit_cases") {
+		c := c
+		t.Run(c.Name, func(t *testing.T) {
+			maxDevices := c.Devices
+			if maxDevices == 0 {
+				maxDevices = 1024
+			}
+			stdout, stderr, code := cliRun(t, cli, data, c, "fit", "--devices", fmt.Sprint(maxDevices))
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			first := func(s string) string { return strings.Fields(s)[0] }
+			err := withInputs(data, c, typedSettings(t, c.Typed), func(m *llmmem.Model, hw *llmmem.Hardware, s *llmmem.Strategy) error {
+				mbs, err := llmmem.SolveMaxMicroBatch(m, hw, s)
+				if want := first(fitLine(t, stdout, "largest micro_batch_size that fits")); err != nil || fmt.Sprint(mbs) != want {
+					t.Errorf("SolveMaxMicroBatch = %d, %v; tool %s", mbs, err, want)
+				}
+				seq, err := llmmem.SolveMaxSequenceLength(m, hw, s)
+				if want := first(fitLine(t, stdout, "longest sequence_length that fits")); err != nil || fmt.Sprint(seq) != want {
+					t.Errorf("SolveMaxSequenceLength = %d, %v; tool %s", seq, err, want)
+				}
+				format, err := llmmem.SolveWeightFormat(m, hw, s)
+				if want := fitLine(t, stdout, "least compressed weight_format"); want == "none fits" {
+					if !errors.Is(err, llmmem.ErrNotFound) {
+						t.Errorf("SolveWeightFormat = %q, %v; tool: none fits", format, err)
+					}
+				} else if err != nil || format != want {
+					t.Errorf("SolveWeightFormat = %q, %v; tool %s", format, err, want)
+				}
+				n, err := llmmem.SolveMinDevices(m, hw, s, maxDevices)
+				want := fitLine(t, stdout, "fewest devices with a layout that fits")
+				if strings.HasPrefix(want, "more than") {
+					want = "0"
+				}
+				if err != nil || fmt.Sprint(n) != first(want) {
+					t.Errorf("SolveMinDevices = %d, %v; tool %s", n, err, want)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestPlanParityWithCLI(t *testing.T) {
+	cli, data := cliEnv(t)
+	for _, c := range loadCaseList(t, "plan_cases") {
+		c := c
+		t.Run(c.Name, func(t *testing.T) {
+			stdout, stderr, code := cliRun(t, cli, data, c, "plan", "--json", "--top", "0", "--devices", fmt.Sprint(c.Devices))
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			var want struct {
+				Candidates uint64                       `json:"candidates"`
+				Fitting    int                          `json:"fitting"`
+				Layouts    []map[string]json.RawMessage `json:"layouts"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &want); err != nil {
+				t.Fatal(err)
+			}
+			err := withInputs(data, c, typedSettings(t, c.Typed), func(m *llmmem.Model, hw *llmmem.Hardware, s *llmmem.Strategy) error {
+				layouts, candidates, err := llmmem.Plan(m, hw, s, c.Devices)
+				if err != nil {
+					return err
+				}
+				defer llmmem.CloseLayouts(layouts)
+				if candidates != want.Candidates || len(layouts) != want.Fitting || len(layouts) != len(want.Layouts) {
+					t.Fatalf("%d layouts of %d candidates; tool %d of %d", len(layouts), candidates, want.Fitting, want.Candidates)
+				}
+				for i, l := range layouts {
+					w := want.Layouts[i]
+					var nbytes uint64
+					var cost float64
+					_ = json.Unmarshal(w["bytes"], &nbytes)
+					_ = json.Unmarshal(w["cost_seconds"], &cost)
+					if l.Bytes != nbytes || math.Abs(l.CostSeconds-cost) > 1e-5*cost {
+						t.Errorf("layout %d: %d bytes, %g s; tool %d, %g", i, l.Bytes, l.CostSeconds, nbytes, cost)
+					}
+					for name, raw := range w {
+						if _, err := llmmem.LookupKey(name); err != nil {
+							continue // the tool's own columns (sharding)
+						}
+						got, err := l.Strategy.Get(name)
+						if err != nil || fmt.Sprint(got) != strings.Trim(string(raw), `"`) {
+							t.Errorf("layout %d: %s = %v, %v; tool %s", i, name, got, err, raw)
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

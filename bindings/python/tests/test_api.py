@@ -1,0 +1,288 @@
+"""The pythonic layer: settings by name, values read back, reports, presentation, threads."""
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import llmmem
+
+
+def test_version_matches_library():
+    from llmmem import core
+
+    assert llmmem.__version__ == llmmem.version() == core.llmmem_version_string()
+    major, minor, patch = (int(x) for x in llmmem.version().split("."))
+    assert core.llmmem_version_number() == major * 10000 + minor * 100 + patch
+
+
+def test_settings_round_trip_by_kind():
+    s = llmmem.Strategy(mode="lora", lora_rank=16, lora_targets=["q", "v", "o"], flash_attention=False,
+                        micro_batch_size=4.0)
+    assert s["mode"] == "lora"
+    assert s["lora_rank"] == 16
+    assert s["lora_targets"] == "q,v,o"
+    assert s["flash_attention"] is False
+    assert s["micro_batch_size"] == 4
+    s["lora_targets"] = "q,k"
+    assert s.get("lora_targets") == "q,k"
+    hw = llmmem.Hardware.from_preset("h100-sxm-80gb", count=4, allocator_reserve_fraction=0.25)
+    assert hw["devices_per_node"] == 4
+    assert hw["allocator_reserve_fraction"] == 0.25
+    hw.set(memory_bytes="80GB")
+    assert hw.memory_bytes == 80 * 10**9
+    m = llmmem.Model(model_type="custom", num_parameters="7e9", torch_dtype="bf16")
+    assert m["num_parameters"] == 7 * 10**9
+    assert m["torch_dtype"] == "bf16"
+    assert m["model_type"] == "custom"
+
+
+def test_every_key_reads_back_through_its_object():
+    """Generic by key name: every key the library lists can be read on its object."""
+    objects = {
+        "model": llmmem.Model.from_preset("llama-3.1-8b"),
+        "hardware": llmmem.Hardware.from_preset("h100-sxm-80gb"),
+        "strategy": llmmem.Strategy(),
+    }
+    for k in llmmem.keys():
+        value = objects[k.object][k.name]
+        if k.type == "real":
+            assert isinstance(value, float)
+        elif k.type == "bool":
+            assert isinstance(value, bool)
+        elif k.type in ("choice", "flags"):
+            assert isinstance(value, (str, int))
+        else:
+            assert isinstance(value, int)
+    assert {k.object for k in llmmem.keys("strategy")} == {"strategy"}
+
+
+def test_every_choice_round_trips():
+    s = llmmem.Strategy()
+    for k in llmmem.keys("strategy"):
+        if k.type == "choice":
+            for choice in k.choices:
+                s[k.name] = choice
+                assert s[k.name] == choice
+            s[k.name] = k.default
+
+
+def test_copy_is_independent():
+    a = llmmem.Strategy(mode="training")
+    b = a.copy()
+    b["mode"] = "inference"
+    assert a["mode"] == "training" and b["mode"] == "inference"
+    m = llmmem.Model.from_preset("gpt2")
+    assert m.copy().total_parameters == m.total_parameters
+
+
+def test_report_components_and_json(llama7b, h100):
+    r = llmmem.estimate(llama7b, h100, llmmem.Strategy(mode="training"))
+    d = r.to_dict()
+    assert list(r.components) == llmmem.component_names()
+    assert sum(r.components.values()) == r.total_bytes == d["per_device"]["total"]
+    assert r.weights == d["per_device"]["weights"] > 0
+    assert r.optimizer_states == d["per_device"]["optimizer_states"] > 0
+    assert "optimizer_states" in dir(r)
+    with pytest.raises(AttributeError):
+        r.no_such_component
+    assert r.to_dict() is not r.to_dict()  # a fresh dict each time
+    assert json.loads(r.to_json()) == d
+    assert r.peak_phase in ("loss", "recompute")
+
+
+def test_estimate_defaults_to_inference(llama7b, h100):
+    assert llmmem.estimate(llama7b, h100).to_json() == llmmem.estimate(llama7b, h100, llmmem.Strategy()).to_json()
+
+
+def test_repr_labels_gib_and_gb(llama7b, h100):
+    r = llmmem.estimate(llama7b, h100)
+    text = repr(r)
+    assert "GiB" in text and "GB" in text
+    assert f"{r.total_bytes:,}" in text
+    assert f"{r.total_bytes / 2**30:.2f}" in text and f"{r.total_bytes / 1e9:.2f}" in text
+    assert "llama-2-7b" in text and "fits=True" in text
+    assert "GiB" in repr(h100) and "GB" in repr(h100)
+    assert f"{llama7b.total_parameters:,} parameters" in repr(llama7b)
+    assert repr(llmmem.Strategy(mode="training", micro_batch_size=2)) == \
+        "llmmem.Strategy(mode='training', micro_batch_size=2)"
+
+
+def test_html_table_for_notebooks(llama7b, h100):
+    r = llmmem.estimate(llama7b, h100, llmmem.Strategy(mode="training"))
+    html = r._repr_html_()
+    assert html.startswith("<table") and html.endswith("</table>")
+    for name, value in r.components.items():
+        if value:
+            assert f"<td>{name}</td>" in html and f"{value:,}" in html
+    assert "GiB" in html and "GB" in html and "does not fit" in html
+
+
+def test_importing_llmmem_does_not_import_matplotlib():
+    code = "import sys, llmmem; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_plot_writes_png(tmp_path, llama7b, h100):
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (python3-matplotlib)")
+    r = llmmem.estimate(llama7b, h100, llmmem.Strategy(mode="training"))
+    path = tmp_path / "breakdown.png"
+    ax = r.plot(path=path)
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "weights" in labels and "capacity" in labels
+    with pytest.raises(ValueError, match="unit"):
+        r.plot(unit="furlongs")
+
+
+def test_concurrent_estimates_equal_serial(llama7b, h100):
+    """Many threads estimate from shared inputs (without the GIL); each equals the serial one."""
+    strategy = llmmem.Strategy(mode="training", recompute="selective")
+    expected = llmmem.estimate(llama7b, h100, strategy).to_json()
+    bad = []
+
+    def work():
+        for _ in range(300):
+            if llmmem.estimate(llama7b, h100, strategy).to_json() != expected:
+                bad.append(1)
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad
+
+
+def test_setter_beside_estimates_is_safe(llama7b, h100):
+    """A thread changing the strategy while others estimate from it: every report is one of
+    the two settings' reports (setters wait for running estimates)."""
+    strategy = llmmem.Strategy(mode="training")
+    a = llmmem.estimate(llama7b, h100, llmmem.Strategy(mode="training", micro_batch_size=1)).to_json()
+    b = llmmem.estimate(llama7b, h100, llmmem.Strategy(mode="training", micro_batch_size=2)).to_json()
+    stop = threading.Event()
+    seen = set()
+
+    def flip():
+        n = 0
+        while not stop.is_set():
+            strategy["micro_batch_size"] = 1 + n % 2
+            n += 1
+
+    def work():
+        for _ in range(400):
+            seen.add(llmmem.estimate(llama7b, h100, strategy).to_json())
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    workers = [threading.Thread(target=work) for _ in range(4)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    stop.set()
+    flipper.join()
+    assert seen <= {a, b}
+
+
+def test_model_from_config_text_equals_file():
+    from conftest import test_data
+
+    path = test_data() / "configs" / "qwen3-8b.json"
+    a = llmmem.Model.from_hf_config(path)
+    b = llmmem.Model.from_hf_config_text(path.read_text())
+    c = llmmem.Model.from_hf_config_text(path.read_bytes())
+    assert a.parameters == b.parameters == c.parameters
+    assert a.total_parameters > 0
+
+
+def test_checkpoint_from_safetensors_header():
+    header = json.dumps({
+        "__metadata__": {"format": "pt"},
+        "model.embed_tokens.weight": {"dtype": "BF16", "shape": [8, 4], "data_offsets": [0, 64]},
+        "model.norm.weight": {"dtype": "F32", "shape": [4], "data_offsets": [64, 80]},
+    }).encode()
+    data = len(header).to_bytes(8, "little") + header
+    ck = llmmem.Checkpoint.from_safetensors_bytes(data)
+    assert len(ck) == 2
+    tensors = {t.name: t for t in ck.tensors()}
+    assert tensors["model.embed_tokens.weight"].bytes == 64
+    assert tensors["model.embed_tokens.weight"].elements == 32
+    assert tensors["model.norm.weight"].dtype == "F32"
+    assert ck.total_bytes == 80
+    assert ck.dtypes() == {"BF16": {"elements": 32, "bytes": 64}, "F32": {"elements": 4, "bytes": 16}}
+    assert sum(ck.role_bytes().values()) == ck.total_bytes
+    assert "2 tensors" in repr(ck)
+
+
+def test_stub_covers_the_public_api():
+    """The .pyi names every public name of the package and every public member of its classes."""
+    import ast
+    import inspect
+    from pathlib import Path
+
+    stub = ast.parse((Path(llmmem.__file__).parent / "__init__.pyi").read_text())
+    top = {}
+    for node in stub.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            top[node.name] = node
+        elif isinstance(node, ast.AnnAssign):
+            top[node.target.id] = node
+    missing = [name for name in llmmem.__all__ if name not in top]
+    assert not missing, f"not in the stub: {missing}"
+    for name in llmmem.__all__:
+        obj = getattr(llmmem, name)
+        if not inspect.isclass(obj) or issubclass(obj, BaseException):
+            continue
+        stubbed = set()
+        for cls in [top[name]] + [top[b.id] for b in top[name].bases if isinstance(b, ast.Name) and b.id in top]:
+            for node in cls.body:
+                if isinstance(node, ast.FunctionDef):
+                    stubbed.add(node.name)
+                elif isinstance(node, ast.AnnAssign):
+                    stubbed.add(node.target.id)
+        public = {n for n in dir(obj) if not n.startswith("_")}
+        assert public <= stubbed, f"{name}: not in the stub: {sorted(public - stubbed)}"
+
+
+def _releases_gil(call, repeat=3000):
+    """True if `call` lets another thread run while it is in C. With a switch interval of
+    60 s the interpreter never takes the GIL from a running thread by itself: the main thread
+    gets it back before the worker's loop ends only if the C calls release it."""
+    started, done = threading.Event(), threading.Event()
+
+    def work():
+        started.set()
+        for _ in range(repeat):
+            call()
+        done.set()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(60.0)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        started.wait()
+        time.sleep(0.001)
+        released = not done.is_set()
+        t.join()
+    finally:
+        sys.setswitchinterval(old)
+    return released
+
+
+def test_long_calls_release_the_gil(llama7b, h100):
+    from conftest import test_data
+
+    training = llmmem.Strategy(mode="training")
+    config = (test_data() / "configs" / "qwen3-8b.json").read_text()
+    assert _releases_gil(lambda: llmmem.estimate(llama7b, h100, training))
+    assert _releases_gil(lambda: llmmem.Model.from_hf_config_text(config), repeat=300)
+    assert _releases_gil(lambda: llmmem.solve_max_micro_batch(llama7b, h100, training), repeat=300)
+    assert _releases_gil(lambda: llmmem.serve(llama7b, h100), repeat=1000)
+    # a setter keeps the GIL (it changes a handle estimates may read)
+    assert not _releases_gil(lambda: training.set(micro_batch_size=1), repeat=20000)
