@@ -765,6 +765,19 @@ static int print_estimate_table(const llmmem_report *report, const llmmem_model 
     return 0;
 }
 
+/* The model, hardware and strategy of a command that answers questions about them. */
+static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strategy **strategy,
+                       const cli_options *opts)
+{
+    llmmem_status st;
+    int rc;
+    if ((rc = make_model(model, opts)) != 0 || (rc = make_hardware(hw, opts)) != 0)
+        return rc;
+    if ((st = llmmem_strategy_new(strategy)) != LLMMEM_OK)
+        return internal_failure(st, "llmmem_strategy_new");
+    return apply_sets(opts, *model, *hw, *strategy);
+}
+
 static int cmd_estimate(const cli_options *opts)
 {
     llmmem_model *model = NULL;
@@ -776,20 +789,12 @@ static int cmd_estimate(const cli_options *opts)
     llmmem_status st;
     int rc;
 
-    if ((rc = make_model(&model, opts)) != 0)
+    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
         goto done;
-    if ((rc = make_hardware(&hw, opts)) != 0)
-        goto done;
-    if ((st = llmmem_strategy_new(&strategy)) != LLMMEM_OK) {
-        rc = internal_failure(st, "llmmem_strategy_new");
-        goto done;
-    }
     if ((st = llmmem_report_new(&report)) != LLMMEM_OK) {
         rc = internal_failure(st, "llmmem_report_new");
         goto done;
     }
-    if ((rc = apply_sets(opts, model, hw, strategy)) != 0)
-        goto done;
     if ((rc = attach_checkpoint(&ck, model, opts)) != 0)
         goto done;
     if ((st = llmmem_estimate(report, model, hw, strategy)) != LLMMEM_OK) {
@@ -874,20 +879,12 @@ static int cmd_serve(const cli_options *opts)
     llmmem_status st;
     int rc;
 
-    if ((rc = make_model(&model, opts)) != 0)
+    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
         goto done;
-    if ((rc = make_hardware(&hw, opts)) != 0)
-        goto done;
-    if ((st = llmmem_strategy_new(&strategy)) != LLMMEM_OK) {
-        rc = internal_failure(st, "llmmem_strategy_new");
-        goto done;
-    }
     if ((st = llmmem_serving_new(&sv)) != LLMMEM_OK) {
         rc = internal_failure(st, "llmmem_serving_new");
         goto done;
     }
-    if ((rc = apply_sets(opts, model, hw, strategy)) != 0)
-        goto done;
     if (opts->length != NULL && (st = llmmem_strategy_set_text(strategy, "request_tokens", opts->length)) != LLMMEM_OK) {
         rc = library_failure(st, "--length");
         goto done;
@@ -932,19 +929,6 @@ static int parse_count(uint64_t *out, const char *text, const char *option)
     }
     *out = v;
     return 0;
-}
-
-/* The model, hardware and strategy of a command that answers questions about them. */
-static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strategy **strategy,
-                       const cli_options *opts)
-{
-    llmmem_status st;
-    int rc;
-    if ((rc = make_model(model, opts)) != 0 || (rc = make_hardware(hw, opts)) != 0)
-        return rc;
-    if ((st = llmmem_strategy_new(strategy)) != LLMMEM_OK)
-        return internal_failure(st, "llmmem_strategy_new");
-    return apply_sets(opts, *model, *hw, *strategy);
 }
 
 static int cmd_fit(const cli_options *opts)
