@@ -6,9 +6,10 @@
  * the final norm and LM head on the last (a tied embedding on both), every tensor class split the
  * way Megatron-LM splits it (column/row-parallel linears, vocabulary-parallel embedding and head,
  * replicated norms and routers, experts over expert parallelism then expert-tensor parallelism, KV
- * heads replicated when fewer than t). The training state of that view (training.c) is then
- * sharded over data parallelism, buffers are added, and the stage's activations come from
- * activations.c with the micro-batches its schedule keeps in flight. */
+ * heads replicated when fewer than t). What one tensor of each class costs on a rank is computed
+ * once per estimate (training.c llmmem__class_costs) and multiplied by the stage's counts; the
+ * result is sharded over data parallelism, buffers are added, and the stage's activations come
+ * from activations.c with the micro-batches its schedule keeps in flight. */
 #include <string.h>
 
 #include "kvcache.h"
@@ -357,11 +358,11 @@ static llmmem_status overflow(void)
     return llmmem__fail(LLMMEM_ERR_OVERFLOW, "per-rank bytes exceed 64 bits");
 }
 
-/* bytes x num / den rounded up, saturating. */
-static uint64_t scaled_kv(uint64_t bytes, uint64_t num, uint64_t den)
+/* x * num / den, rounded up, saturating (the caller's total check reports the overflow). */
+static uint64_t scaled(uint64_t x, uint64_t num, uint64_t den)
 {
     uint64_t v;
-    return den && llmmem__mul(&v, bytes, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
+    return den && llmmem__mul(&v, x, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
 }
 
 llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
@@ -539,8 +540,8 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
                                                     key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c)) != LLMMEM_OK)
             return st;
         uint64_t g = q && k ? k->rows / (q->rows / heads) : 1, per_rank = g / L->t ? g / L->t : 1;
-        kv = scaled_kv(kv, count, layers);
-        out->bytes[LLMMEM_COMPONENT_KV_CACHE] = scaled_kv(kv, per_rank, g);
+        kv = scaled(kv, count, layers);
+        out->bytes[LLMMEM_COMPONENT_KV_CACHE] = scaled(kv, per_rank, g);
     }
     out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
     return LLMMEM_OK;
@@ -562,12 +563,6 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
     return llmmem__training_activations(acts, m, s, L->compute, &a);
 }
 
-/* x * num / den, rounded up, saturating (the caller's total check reports the overflow). */
-static uint64_t scaled(uint64_t x, uint64_t num, uint64_t den)
-{
-    uint64_t v;
-    return llmmem__mul(&v, x, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
-}
 
 /* Ring collectives: a rank sends (n - 1) / n of the data for reduce-scatter or all-gather, twice
  * that for all-reduce (Thakur et al. 2005; NCCL's ring algorithm). */
