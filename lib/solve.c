@@ -32,6 +32,9 @@ static llmmem_status largest(uint64_t *out, const llmmem_model *m, const llmmem_
     while (k <= hi) {
         if ((st = set(s, key, (int64_t)(k * step))) != LLMMEM_OK)
             break;
+        /* a job that cannot be estimated at all is an error, not "nothing fits" */
+        if (k == 1 && (st = llmmem_estimate(r, m, hw, s)) != LLMMEM_OK)
+            break;
         if (!fits(r, m, hw, s)) {
             bad = k;
             break;

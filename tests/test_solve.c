@@ -109,6 +109,11 @@ START_TEST(max_sequence_is_brute_force)
     ck_assert_uint_eq(solved, 0);
     ck_assert_ok(llmmem_solve_max_micro_batch(&solved, j.m, j.hw, j.s));
     ck_assert_uint_eq(solved, 0);
+    /* a job that cannot be estimated is its error, not an answer of 0 */
+    set(&j, "tensor_parallel", "3");
+    ck_assert_status(llmmem_solve_max_micro_batch(&solved, j.m, j.hw, j.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_status(llmmem_solve_max_sequence_length(&solved, j.m, j.hw, j.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_uint_eq(solved, 0);
     done(&j);
 }
 END_TEST
