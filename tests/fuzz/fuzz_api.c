@@ -66,7 +66,14 @@ static void check_report(const llmmem_report *rep)
         sum += llmmem_report_bytes(rep, (llmmem_component)c);
     if (sum != llmmem_report_total_bytes(rep))
         abort();
-    if (llmmem_report_fits(rep) != (llmmem_report_total_bytes(rep) <= llmmem_report_capacity_bytes(rep)))
+    /* the report's device is its most loaded stage's */
+    size_t stages = llmmem_report_stage_count(rep), most = llmmem_report_most_loaded_stage(rep);
+    if (stages == 0 || most >= stages || llmmem_report_stage_total_bytes(rep, most) != llmmem_report_total_bytes(rep))
+        abort();
+    for (size_t i = 0; i < stages; i++)
+        if (llmmem_report_stage_total_bytes(rep, i) > llmmem_report_total_bytes(rep))
+            abort();
+    if (llmmem_report_total_bytes(rep) > llmmem_report_capacity_bytes(rep) && llmmem_report_fits(rep))
         abort();
     uint64_t params = 0;
     for (size_t g = 0; g < llmmem_param_group_count(); g++)
@@ -98,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char key_text[24], value_text[24];
     for (int ops = 0; r.n && ops < 256; ops++) {
         llmmem_status st = LLMMEM_OK;
-        switch (take_u8(&r) % 12) {
+        switch (take_u8(&r) % 16) {
         case 0: st = llmmem_model_set_int(m, take_key(&r), take_value(&r)); break;
         case 1: st = llmmem_hardware_set_int(hw, take_key(&r), take_value(&r)); break;
         case 2: st = llmmem_strategy_set_int(s, take_key(&r), take_value(&r)); break;
@@ -160,6 +167,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if ((st == LLMMEM_OK) != (json != NULL))
                 abort();
             llmmem_string_free(json);
+            break;
+        }
+        case 12: { /* the solvers: their answers fit, or they fail with a status */
+            uint64_t answer = 0;
+            llmmem_format format;
+            st = (take_u8(&r) & 1) ? llmmem_solve_max_micro_batch(&answer, m, hw, s)
+                                   : llmmem_solve_max_sequence_length(&answer, m, hw, s);
+            if (st == LLMMEM_OK && llmmem_solve_weight_format(&format, m, hw, s) == LLMMEM_ERR_OVERFLOW)
+                abort();
+            break;
+        }
+        case 13: { /* a plan over a few devices: every layout it returns estimates and fits */
+            llmmem_plan *plan = NULL;
+            if (llmmem_plan_new(&plan))
+                abort();
+            st = llmmem_plan_run(plan, m, hw, s, 1 + take_u8(&r) % 8);
+            for (size_t i = 0; st == LLMMEM_OK && i < llmmem_plan_count(plan) && i < 4; i++) {
+                llmmem_strategy *got = NULL;
+                if (llmmem_plan_get(&got, plan, i) || llmmem_estimate(rep, m, hw, got) || !llmmem_report_fits(rep))
+                    abort();
+                check_report(rep);
+                llmmem_strategy_free(got);
+            }
+            llmmem_plan_free(plan);
+            break;
+        }
+        case 14: {
+            char *text = NULL;
+            st = llmmem_explain(&text, m, hw, s);
+            if ((st == LLMMEM_OK) != (text != NULL))
+                abort();
+            llmmem_string_free(text);
+            break;
+        }
+        case 15: {
+            llmmem_serving *sv = NULL;
+            if (llmmem_serving_new(&sv))
+                abort();
+            st = llmmem_serving_estimate(sv, m, hw, s);
+            llmmem_serving_free(sv);
             break;
         }
         case 10: {
