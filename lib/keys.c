@@ -344,7 +344,7 @@ static const llmmem__key_info key_table[] = {
              "plain data parallelism keeps a second copy of the gradients in its buckets (PyTorch DDP without "
              "gradient_as_bucket_view; Megatron's contiguous buffer: none)"),
     INT_KEY(LLMMEM_KEY_GLOBAL_BATCH_SIZE, S, "global_batch_size", 0, I64_MAX, 0,
-            "sequences per step (0: micro_batch_size x data_parallel x num_micro_batches)"),
+            "sequences per step, for the planner (0: micro_batch_size per device)"),
     INT_KEY(LLMMEM_KEY_PLAN_MAX_TENSOR_PARALLEL, S, "plan_max_tensor_parallel", 0, PARALLEL_MAX_KEY, 0,
             "planner: largest tensor_parallel tried (0: devices_per_node)"),
     INT_KEY(LLMMEM_KEY_PLAN_MAX_PIPELINE_PARALLEL, S, "plan_max_pipeline_parallel", 0, PARALLEL_MAX_KEY, 0,

@@ -346,11 +346,8 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const ll
     sp.seq = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_SEQUENCE_LENGTH);
     sp.per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
     sp.global_batch = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_GLOBAL_BATCH_SIZE);
-    if (sp.global_batch == 0) {
-        uint64_t micro = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_NUM_MICRO_BATCHES);
-        sp.global_batch = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MICRO_BATCH_SIZE) *
-                          (uint64_t)llmmem__get_int(k, LLMMEM_KEY_DATA_PARALLEL) * (micro ? micro : 1);
-    }
+    if (sp.global_batch == 0) /* one micro-batch per device: every data-parallel size divides it */
+        sp.global_batch = devices * (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MICRO_BATCH_SIZE);
     sp.max_t = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_PLAN_MAX_TENSOR_PARALLEL);
     if (sp.max_t == 0)
         sp.max_t = sp.per_node;

@@ -257,7 +257,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_OFFLOAD_OPTIMIZER = 3221,       /**< choice: none, cpu, nvme: optimizer states and master weights */
     LLMMEM_KEY_OFFLOAD_PARAM = 3222,           /**< choice: none, cpu, nvme: parameters (ZeRO-3, ZeRO-Infinity) */
     LLMMEM_KEY_DDP_GRADIENT_COPY = 3223,       /**< bool: gradient buckets hold a second copy of the gradients (PyTorch DDP) */
-    LLMMEM_KEY_GLOBAL_BATCH_SIZE = 3224,       /**< sequences per step (0: micro_batch_size x data_parallel x num_micro_batches) */
+    LLMMEM_KEY_GLOBAL_BATCH_SIZE = 3224,       /**< sequences per step, for the planner (0: micro_batch_size per device) */
 
     /* strategy: limits of the layout planner's space (3225+) */
     LLMMEM_KEY_PLAN_MAX_TENSOR_PARALLEL = 3225,   /**< largest t tried (0: devices_per_node) */
