@@ -240,12 +240,6 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     }
 }
 
-typedef struct layer_kinds {
-    uint64_t dense, moe;    /* saved bytes of a dense and a MoE layer, as the strategy runs them */
-    uint64_t dense_full, moe_full; /* the same without any recomputation (what recomputation rebuilds) */
-    uint64_t input;         /* a layer's input: what full recomputation keeps */
-} layer_kinds;
-
 /* Saved bytes of layers [first, end): dense and MoE layers by the inventory's layer pattern. */
 static int sum_layers(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, uint64_t dense_bytes,
                       uint64_t moe_bytes)
@@ -264,7 +258,7 @@ static llmmem_status overflow(void)
 /* The decoder layers under the recomputation mode: held at the end of the forward, rebuilt during
  * backward, offloaded. */
 static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
-                                    const layer_kinds *k, int norm_fp32, const llmmem__act_stage *st)
+                                    const llmmem__act_kinds *k, int norm_fp32, const llmmem__act_stage *st)
 {
     /* layer indices below are relative to the stage's first layer */
     const uint64_t base = st->first, layers = st->end - st->first;
@@ -412,6 +406,38 @@ static int scale(uint64_t *x, uint64_t num, uint64_t den)
     return 1;
 }
 
+llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,
+                                      llmmem_format compute, const llmmem__act_stage *stage)
+{
+    if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "training activations need the model's shapes: a model given by num_parameters "
+                            "alone has no layers to save tensors of");
+    k->e = bytes_of_format(compute);
+    k->norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
+    llmmem__act_layer l;
+    describe_layer(&l, m, s, k->e, stage);
+    k->layer = l;
+    llmmem_status st;
+    uint64_t experts = l.experts;
+    /* dense layers, then MoE layers, as the strategy runs them and without recomputation */
+    l.experts = 0;
+    if ((st = llmmem__layer_activation_bytes(&k->dense, &l)) != LLMMEM_OK)
+        return st;
+    l.experts = experts;
+    if ((st = llmmem__layer_activation_bytes(&k->moe, &l)) != LLMMEM_OK)
+        return st;
+    l.recompute = LLMMEM_RECOMPUTE_NONE;
+    l.experts = 0;
+    if ((st = llmmem__layer_activation_bytes(&k->dense_full, &l)) != LLMMEM_OK)
+        return st;
+    l.experts = experts;
+    if ((st = llmmem__layer_activation_bytes(&k->moe_full, &l)) != LLMMEM_OK)
+        return st;
+    l.recompute = LLMMEM_RECOMPUTE_FULL;
+    return llmmem__layer_activation_bytes(&k->input, &l);
+}
+
 llmmem_status llmmem__training_activations(llmmem__activations *out, const llmmem_model *m,
                                            const llmmem_strategy *s, llmmem_format compute,
                                            const llmmem__act_stage *stage)
@@ -419,35 +445,23 @@ llmmem_status llmmem__training_activations(llmmem__activations *out, const llmme
     memset(out, 0, sizeof *out);
     if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
         return LLMMEM_OK;
-    if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                            "training activations need the model's shapes: a model given by num_parameters "
-                            "alone has no layers to save tensors of");
-    const unsigned e = bytes_of_format(compute);
-    const int norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
-    llmmem__act_layer l;
-    describe_layer(&l, m, s, e, stage);
-    layer_kinds k;
+    llmmem__act_kinds k;
+    llmmem_status st = llmmem__activation_kinds(&k, m, s, compute, stage);
+    if (st)
+        return st;
+    return llmmem__stage_activations(out, m, s, &k, stage);
+}
+
+llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
+                                        const llmmem__act_kinds *k, const llmmem__act_stage *stage)
+{
+    memset(out, 0, sizeof *out);
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+        return LLMMEM_OK;
     llmmem_status st;
-    uint64_t experts = l.experts;
-    /* dense layers, then MoE layers, as the strategy runs them and without recomputation */
-    l.experts = 0;
-    if ((st = llmmem__layer_activation_bytes(&k.dense, &l)) != LLMMEM_OK)
-        return st;
-    l.experts = experts;
-    if ((st = llmmem__layer_activation_bytes(&k.moe, &l)) != LLMMEM_OK)
-        return st;
-    l.recompute = LLMMEM_RECOMPUTE_NONE;
-    l.experts = 0;
-    if ((st = llmmem__layer_activation_bytes(&k.dense_full, &l)) != LLMMEM_OK)
-        return st;
-    l.experts = experts;
-    if ((st = llmmem__layer_activation_bytes(&k.moe_full, &l)) != LLMMEM_OK)
-        return st;
-    l.recompute = LLMMEM_RECOMPUTE_FULL;
-    if ((st = llmmem__layer_activation_bytes(&k.input, &l)) != LLMMEM_OK)
-        return st;
-    if (stage->end > stage->first && (st = compose_layers(out, m, s, &k, norm_fp32, stage)) != LLMMEM_OK)
+    const llmmem__act_layer *lp = &k->layer;
+    const unsigned e = k->e;
+    if (stage->end > stage->first && (st = compose_layers(out, m, s, k, k->norm_fp32, stage)) != LLMMEM_OK)
         return st;
 
     /* Outside the layers (Korthikanti §4.3): on the first stage the input ids the embedding's
@@ -455,15 +469,15 @@ llmmem_status llmmem__training_activations(llmmem__activations *out, const llmme
      * (BLOOM); on the last the final norm's and the LM head's inputs. Sequence parallelism splits
      * the hidden-sized ones over the t ranks, as in the layers. */
     uint64_t tokens, sbh, extra = 0;
-    if (!llmmem__mul(&tokens, l.s, l.b) || !llmmem__mul(&sbh, tokens, l.h))
+    if (!llmmem__mul(&tokens, lp->s, lp->b) || !llmmem__mul(&sbh, tokens, lp->h))
         return overflow();
     const uint64_t sbh_rank = stage->sequence_parallel ? llmmem__ceil_div(sbh, stage->t) : sbh;
     if (stage->has_embedding &&
-        (!llmmem__muladd(&extra, tokens, 8) || (l.dropout && !llmmem__muladd(&extra, sbh_rank, 1)) ||
-         (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM) && !llmmem__muladd(&extra, sbh_rank, l.norm_bytes))))
+        (!llmmem__muladd(&extra, tokens, 8) || (lp->dropout && !llmmem__muladd(&extra, sbh_rank, 1)) ||
+         (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM) && !llmmem__muladd(&extra, sbh_rank, lp->norm_bytes))))
         return overflow();
     if (stage->has_head &&
-        (!llmmem__muladd(&extra, sbh_rank, l.norm_bytes) || !llmmem__muladd(&extra, sbh_rank, e)))
+        (!llmmem__muladd(&extra, sbh_rank, lp->norm_bytes) || !llmmem__muladd(&extra, sbh_rank, e)))
         return overflow();
     /* micro-batches in flight: the pipeline schedule's count (parallel.c) */
     if (!llmmem__add(&out->held, out->held, extra) || !scale(&out->held, stage->in_flight_num, stage->in_flight_den) ||

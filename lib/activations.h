@@ -59,6 +59,24 @@ typedef struct llmmem__act_stage {
 /* One device holding the whole model, one micro-batch. */
 llmmem__act_stage llmmem__single_stage(const llmmem_model *m);
 
+/* What a decoder layer saves, computed once per estimate (the same on every stage of a layout). */
+typedef struct llmmem__act_kinds {
+    llmmem__act_layer layer;       /* the layer as the strategy runs it */
+    uint64_t dense, moe;           /* saved bytes of a dense and a MoE layer, as the strategy runs them */
+    uint64_t dense_full, moe_full; /* the same without any recomputation (what recomputation rebuilds) */
+    uint64_t input;                /* a layer's input: what full recomputation keeps */
+    unsigned e;                    /* bytes of an activation element */
+    int norm_fp32;
+} llmmem__act_kinds;
+
+llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,
+                                      llmmem_format compute, const llmmem__act_stage *stage);
+
+/* One stage's activations from the layer kinds: its layers under the recomputation mode, the
+ * token ids and head inputs on the ends, the loss on the last stage. */
+llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
+                                        const llmmem__act_kinds *k, const llmmem__act_stage *stage);
+
 /* Fills *out for the strategy's mode (zero for inference) on one stage. No allocation. */
 llmmem_status llmmem__training_activations(llmmem__activations *out, const llmmem_model *m,
                                            const llmmem_strategy *s, llmmem_format compute,

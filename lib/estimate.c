@@ -118,6 +118,12 @@ static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, cons
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                               const llmmem_strategy *strategy)
 {
+    return llmmem__estimate_cached(out, model, hw, strategy, NULL);
+}
+
+llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache)
+{
     LLMMEM_REQUIRE(out);
     /* the stage array is written only as far as stage_count reaches */
     memset(out, 0, offsetof(llmmem_report, stages));
@@ -136,8 +142,22 @@ llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, con
         return st;
     if (llmmem__layout_single(&layout))
         st = single_device(out, model, hw, strategy, &layout);
-    else
-        st = llmmem__parallel_estimate(out, model, hw, strategy, &layout);
+    else if (!cache)
+        st = llmmem__parallel_estimate(out, model, hw, strategy, &layout, NULL);
+    else {
+        if (!cache->valid || cache->t != layout.t || cache->et != layout.et || cache->e != layout.e) {
+            cache->valid = 0;
+            if ((st = llmmem__rank_costs_make(&cache->costs, model, strategy, &layout)) != LLMMEM_OK) {
+                memset(out, 0, offsetof(llmmem_report, stages));
+                return st;
+            }
+            cache->t = layout.t;
+            cache->et = layout.et;
+            cache->e = layout.e;
+            cache->valid = 1;
+        }
+        st = llmmem__parallel_estimate(out, model, hw, strategy, &layout, &cache->costs);
+    }
     if (st) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;

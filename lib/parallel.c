@@ -552,15 +552,15 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
 static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
                                     llmmem__activations *acts, const llmmem_model *m, const llmmem_hardware *hw,
                                     const llmmem_strategy *s, const llmmem__layout *L, const llmmem__rank_costs *rc,
-                                    uint64_t stage, llmmem__stage_parts *ss)
+                                    const llmmem__act_kinds *kinds, uint64_t stage, llmmem__stage_parts *ss)
 {
     memset(acts, 0, sizeof *acts);
     llmmem_status st = llmmem__stage_state(out, host, nvme, m, hw, s, L, rc, stage, ss);
-    if (st || llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+    if (st || !kinds)
         return st;
     llmmem__act_stage a = {out->first_layer, out->first_layer + out->layers, stage == 0, stage + 1 == L->p, 1, 1, 1,
                            L->t, L->et, L->c, L->sp};
-    return llmmem__training_activations(acts, m, s, L->compute, &a);
+    return llmmem__stage_activations(acts, m, s, kinds, &a);
 }
 
 
@@ -612,18 +612,33 @@ static void comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_model *m,
 }
 
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
-                                        const llmmem_strategy *s, const llmmem__layout *L)
+                                        const llmmem_strategy *s, const llmmem__layout *L,
+                                        const llmmem__rank_costs *given)
 {
     uint64_t best = 0, host_best = 0, nvme_best = 0;
     llmmem__stage_parts best_state = {0};
     llmmem__activations best_acts = {0};
     /* Middle stages with the same layer kinds hold the same state and the same activations per
      * micro-batch: computed once (not with frozen layers, which depend on the layers' positions) */
-    /* what one tensor of each class costs on a rank, the same on every stage */
-    llmmem__rank_costs rc;
-    llmmem_status cst = llmmem__rank_costs_make(&rc, m, s, L);
-    if (cst)
-        return cst;
+    /* what one tensor of each class costs on a rank and what a layer saves: the same on every
+     * stage (the planner hands in the costs it computed for this t, et and e) */
+    llmmem__rank_costs own;
+    const llmmem__rank_costs *rc = given;
+    llmmem_status cst;
+    if (!rc) {
+        if ((cst = llmmem__rank_costs_make(&own, m, s, L)) != LLMMEM_OK)
+            return cst;
+        rc = &own;
+    }
+    llmmem__act_kinds kinds_store, *kinds = NULL;
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE) {
+        llmmem__act_stage any = {0, 0, 0, 0, 1, 1, 1, L->t, L->et, L->c, L->sp};
+        if ((cst = llmmem__activation_kinds(&kinds_store, m, s, L->compute, &any)) != LLMMEM_OK)
+            return cst;
+        kinds = &kinds_store;
+    }
+    /* only a model mixing dense and MoE layers can have middle stages of different kinds */
+    const int mixed = llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, (uint64_t)-1) != 0;
     const int reuse = llmmem__get_int(&s->s, LLMMEM_KEY_FROZEN_LAYERS) == 0;
     llmmem__stage_report mid_sr;
     llmmem__stage_parts mid_ss;
@@ -636,8 +651,8 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
         llmmem__activations a;
         uint64_t host, nvme;
         const int middle = i > 0 && i + 1 < L->p;
-        uint64_t dense = middle ? stage_span(m, L, i, LLMMEM_SPAN_DENSE) : 0;
-        uint64_t moe = middle ? stage_span(m, L, i, LLMMEM_SPAN_MOE) : 0;
+        uint64_t dense = middle && mixed ? stage_span(m, L, i, LLMMEM_SPAN_DENSE) : 0;
+        uint64_t moe = middle && mixed ? stage_span(m, L, i, LLMMEM_SPAN_MOE) : 0;
         if (middle && reuse && have_mid && dense == mid_dense && moe == mid_moe) {
             uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
             *sr = mid_sr;
@@ -647,7 +662,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
             host = mid_host;
             nvme = mid_nvme;
         } else {
-            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, m, hw, s, L, &rc, i, &ss);
+            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, m, hw, s, L, rc, kinds, i, &ss);
             if (st)
                 return st;
             if (middle) {

@@ -70,8 +70,23 @@ void llmmem__in_flight(const llmmem__layout *L, uint64_t stage, llmmem__act_stag
  * weights and optimizer states) over `ranks`, or 1 when the layout does not shard it. */
 uint64_t llmmem__sharded(const llmmem__layout *L, uint64_t ranks, int what);
 
-/* Fills the report's stages and components for a layout that splits or shards. */
+/* Fills the report's stages and components for a layout that splits or shards; `costs` are the
+ * layout's rank costs when the caller has them (the planner), else NULL. */
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
-                                        const llmmem_strategy *s, const llmmem__layout *L);
+                                        const llmmem_strategy *s, const llmmem__layout *L,
+                                        const llmmem__rank_costs *costs);
+
+/* Rank costs kept across the estimates of one search: valid for the t, et and e they were made
+ * for, with every other setting that prices a tensor unchanged (the planner varies only the layout,
+ * sharding, recomputation and micro-batch). */
+typedef struct llmmem__cost_cache {
+    int valid;
+    uint64_t t, et, e;
+    llmmem__rank_costs costs;
+} llmmem__cost_cache;
+
+/* llmmem_estimate, reusing or refreshing `cache` for layouts that split or shard. */
+llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "parallel.h"
 
 /* 1 when the estimate with this strategy fits; an estimate that fails (an invalid combination)
  * does not fit. */
@@ -253,6 +253,7 @@ typedef struct space {
     uint64_t per_node, max_t, max_p, max_c, max_v, max_mbs;
     unsigned shardings, recomputes;
     double flops, intra, inter, active, attention_per_token;
+    llmmem__cost_cache *cache; /* rank costs shared by the candidates of one t, et, e */
 } space;
 
 /* Estimated seconds per step of a layout that fits (llmmem.h: a ranking proxy). */
@@ -311,7 +312,7 @@ static llmmem_status try_layout(llmmem_plan *plan, const space *sp, layout l, ll
                 l.micro = sp->global_batch / (mbs * l.d);
                 apply(s, &l);
                 llmmem_status st;
-                if (llmmem_estimate(r, sp->m, sp->hw, s) != LLMMEM_OK)
+                if (llmmem__estimate_cached(r, sp->m, sp->hw, s, sp->cache) != LLMMEM_OK)
                     break;
                 plan->candidates++;
                 if (!llmmem_report_fits(r))
@@ -382,6 +383,12 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const ll
     llmmem_report *r;
     if ((st = llmmem_report_new(&r)) != LLMMEM_OK)
         return st;
+    llmmem__cost_cache *cache = calloc(1, sizeof *cache);
+    if (!cache) {
+        llmmem_report_free(r);
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "plan_run: out of memory");
+    }
+    sp.cache = cache;
     for (uint64_t t = 1; t <= sp.max_t && t <= devices; t++) {
         if (devices % t || sp.heads % t)
             continue;
@@ -412,6 +419,7 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const ll
                             continue;
                         }
                         if ((st = try_layout(plan, &sp, l, &s, r)) != LLMMEM_OK) {
+                            free(cache);
                             llmmem_report_free(r);
                             return st;
                         }
@@ -420,6 +428,7 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const ll
             }
         }
     }
+    free(cache);
     llmmem_report_free(r);
     if (plan->count > 1) /* qsort may not be given NULL, even for no items */
         qsort(plan->items, plan->count, sizeof *plan->items, compare);
