@@ -616,7 +616,6 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
                                         const llmmem__rank_costs *given)
 {
     uint64_t best = 0, host_best = 0, nvme_best = 0;
-    llmmem__stage_parts best_state = {0};
     llmmem__activations best_acts = {0};
     /* Middle stages with the same layer kinds hold the same state and the same activations per
      * micro-batch: computed once (not with frozen layers, which depend on the layers' positions) */
@@ -641,13 +640,14 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
     const int mixed = llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, (uint64_t)-1) != 0;
     const int reuse = llmmem__get_int(&s->s, LLMMEM_KEY_FROZEN_LAYERS) == 0;
     llmmem__stage_report mid_sr;
-    llmmem__stage_parts mid_ss;
     llmmem__activations mid_a;
     uint64_t mid_host = 0, mid_nvme = 0, mid_dense = 0, mid_moe = 0;
     int have_mid = 0;
+    llmmem__stage_parts parts[3]; /* the first, a middle and the last stage's (middles repeat) */
+    const llmmem__stage_parts *best_parts = &parts[0];
     for (uint64_t i = 0; i < L->p; i++) {
         llmmem__stage_report *sr = &r->stages[i];
-        llmmem__stage_parts ss;
+        llmmem__stage_parts *ss = &parts[i == 0 ? 0 : i + 1 < L->p ? 1 : 2];
         llmmem__activations a;
         uint64_t host, nvme;
         const int middle = i > 0 && i + 1 < L->p;
@@ -655,19 +655,17 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
         uint64_t moe = middle && mixed ? stage_span(m, L, i, LLMMEM_SPAN_MOE) : 0;
         if (middle && reuse && have_mid && dense == mid_dense && moe == mid_moe) {
             uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
-            *sr = mid_sr;
+            memcpy(sr->bytes, mid_sr.bytes, sizeof sr->bytes);
             llmmem__stage_layers(L, layers, i, &sr->first_layer, &sr->layers);
-            ss = mid_ss;
             a = mid_a;
             host = mid_host;
             nvme = mid_nvme;
         } else {
-            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, m, hw, s, L, rc, kinds, i, &ss);
+            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, m, hw, s, L, rc, kinds, i, ss);
             if (st)
                 return st;
             if (middle) {
                 mid_sr = *sr;
-                mid_ss = ss;
                 mid_a = a;
                 mid_host = host;
                 mid_nvme = nvme;
@@ -693,7 +691,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
                 return overflow();
         if (i == 0 || sr->total > r->stages[best].total) {
             best = i;
-            best_state = ss;
+            best_parts = ss;
             best_acts = a;
             host_best = host;
             nvme_best = nvme;
@@ -702,7 +700,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
     r->stage_count = (unsigned)L->p;
     r->most_loaded = (unsigned)best;
     memcpy(r->bytes, r->stages[best].bytes, sizeof r->bytes);
-    r->params_trainable = best_state.dense.trainable + best_state.experts.trainable;
+    r->params_trainable = best_parts->dense.trainable + best_parts->experts.trainable;
     if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE) {
         uint64_t bytes[LLMMEM_COMPONENTS];
         (void)llmmem__peak_components(bytes, &r->peak_phase, &best_acts); /* checked for the stage above */
@@ -712,6 +710,6 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
     uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
     if (!llmmem__mul(&r->host_bytes, host_best, per_node) || !llmmem__mul(&r->nvme_bytes, nvme_best, per_node))
         return overflow();
-    comm_volume(r->comm, m, s, L, &best_state, best, r->stages[best].layers, llmmem__format_element_bits(L->compute) / 8u);
+    comm_volume(r->comm, m, s, L, best_parts, best, r->stages[best].layers, llmmem__format_element_bits(L->compute) / 8u);
     return LLMMEM_OK;
 }
