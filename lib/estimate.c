@@ -115,10 +115,18 @@ static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, cons
     return LLMMEM_OK;
 }
 
+/* The strategy values a tensor's cost depends on: slots 0-7 (mode, formats, quantization) and
+ * 10-20 (precision recipe, optimizer, LoRA, frozen layers); not the micro-batch or sequence. */
+static void pricing_keys(int64_t out[LLMMEM__PRICING_KEYS], const llmmem_strategy *s)
+{
+    memcpy(out, &s->s.ival[0], 8 * sizeof *out);
+    memcpy(out + 8, &s->s.ival[10], 11 * sizeof *out);
+}
+
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                               const llmmem_strategy *strategy)
 {
-    return llmmem__estimate_cached(out, model, hw, strategy, NULL);
+    return llmmem__estimate_cached(out, model, hw, strategy, out ? out->cache : NULL);
 }
 
 llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
@@ -145,15 +153,20 @@ llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *mo
     else if (!cache)
         st = llmmem__parallel_estimate(out, model, hw, strategy, &layout, NULL);
     else {
-        if (!cache->valid || cache->t != layout.t || cache->et != layout.et || cache->e != layout.e) {
+        int64_t pricing[LLMMEM__PRICING_KEYS];
+        pricing_keys(pricing, strategy);
+        if (!cache->valid || cache->model_id != model->id || cache->t != layout.t || cache->et != layout.et ||
+            cache->e != layout.e || memcmp(cache->pricing, pricing, sizeof pricing) != 0) {
             cache->valid = 0;
             if ((st = llmmem__rank_costs_make(&cache->costs, model, strategy, &layout)) != LLMMEM_OK) {
                 memset(out, 0, offsetof(llmmem_report, stages));
                 return st;
             }
+            cache->model_id = model->id;
             cache->t = layout.t;
             cache->et = layout.et;
             cache->e = layout.e;
+            memcpy(cache->pricing, pricing, sizeof pricing);
             cache->valid = 1;
         }
         st = llmmem__parallel_estimate(out, model, hw, strategy, &layout, &cache->costs);

@@ -195,6 +195,7 @@ static inline const llmmem__tensor_class *llmmem__class_of(const llmmem__invento
 
 struct llmmem_model {
     llmmem__settings s;
+    uint64_t id;                         /* new on every change, unique in the process (caches key on it) */
     int64_t value[LLMMEM_SLOTS];         /* every model key resolved (llmmem__model_value) */
     char name[LLMMEM_NAME_MAX];
     /* Rebuilt after every change, so const users (estimate) never build it. */
@@ -310,6 +311,9 @@ struct llmmem_report {
     unsigned stage_count, most_loaded;
     /* last: estimate clears only the fields above and writes stage_count stages */
     llmmem__stage_report stages[LLMMEM_MAX_STAGES];
+    /* what one tensor of each class costs on a rank, kept between estimates into this report for
+     * the same model, pricing settings and split (parallel.h); never cleared by an estimate */
+    struct llmmem__cost_cache *cache;
 };
 
 #endif /* LLMMEM_INTERNAL_H */

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdatomic.h>
+
 #include "internal.h"
 
 /* Structural defaults of each family, from its Hugging Face modeling file.
@@ -84,8 +86,12 @@ static int64_t resolve(const llmmem_model *m, llmmem_key key)
     return llmmem__get_int(&m->s, key);
 }
 
+/* Identifies a model's contents for caches: every change takes the next number. */
+static _Atomic uint64_t next_model_id = 1;
+
 static void refresh(llmmem_model *m)
 {
+    m->id = atomic_fetch_add(&next_model_id, 1);
     m->has_checkpoint = 0;
     /* every model key resolved once per change: estimates read them many times */
     for (unsigned slot = 0; slot < LLMMEM_SLOTS; slot++)

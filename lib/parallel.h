@@ -76,12 +76,15 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
                                         const llmmem_strategy *s, const llmmem__layout *L,
                                         const llmmem__rank_costs *costs);
 
-/* Rank costs kept across the estimates of one search: valid for the t, et and e they were made
- * for, with every other setting that prices a tensor unchanged (the planner varies only the layout,
- * sharding, recomputation and micro-batch). */
+/* Rank costs kept across estimates: valid for the model, the t, et and e, and the strategy keys
+ * that price a tensor (mode, formats, quantization, precision recipe, optimizer, LoRA, frozen
+ * layers: strategy slots 0-7 and 10-20) they were made with. */
+#define LLMMEM__PRICING_KEYS 19
 typedef struct llmmem__cost_cache {
     int valid;
+    uint64_t model_id;                 /* llmmem_model id */
     uint64_t t, et, e;
+    int64_t pricing[LLMMEM__PRICING_KEYS]; /* the strategy keys that price a tensor */
     llmmem__rank_costs costs;
 } llmmem__cost_cache;
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "parallel.h"
 
 static const char *const component_names[LLMMEM_COMPONENTS] = {
     "weights",     "gradients", "master_weights", "optimizer_states", "activations",
@@ -24,6 +24,10 @@ llmmem_status llmmem_report_new(llmmem_report **out)
 {
     LLMMEM_REQUIRE(out);
     *out = calloc(1, sizeof **out);
+    if (*out && !((*out)->cache = calloc(1, sizeof *(*out)->cache))) {
+        free(*out);
+        *out = NULL;
+    }
     if (!*out)
         return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "report_new: out of memory");
     return LLMMEM_OK;
@@ -34,12 +38,22 @@ llmmem_status llmmem_report_clone(llmmem_report **out, const llmmem_report *repo
     LLMMEM_REQUIRE(out);
     *out = NULL;
     LLMMEM_REQUIRE(report);
-    *out = llmmem__duplicate(report, sizeof *report);
-    return *out ? LLMMEM_OK : LLMMEM_ERR_NO_MEMORY;
+    llmmem_report *copy = llmmem__duplicate(report, sizeof *report);
+    if (!copy)
+        return LLMMEM_ERR_NO_MEMORY;
+    /* the copy starts with an empty cache of its own */
+    if (!(copy->cache = calloc(1, sizeof *copy->cache))) {
+        free(copy);
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "report_clone: out of memory");
+    }
+    *out = copy;
+    return LLMMEM_OK;
 }
 
 void llmmem_report_free(llmmem_report *report)
 {
+    if (report)
+        free(report->cache);
     free(report);
 }
 

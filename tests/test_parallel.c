@@ -405,6 +405,37 @@ START_TEST(expert_parallel_sharding)
 }
 END_TEST
 
+/* A report reused across estimates keeps what one tensor costs on a rank; any change to the model,
+ * to a setting that prices a tensor, or to the split must give what a fresh report gives. */
+START_TEST(reused_report_follows_changes)
+{
+    static const char *const steps[][2] = {
+        {"tensor_parallel", "8"},       {"micro_batch_size", "2"}, {"optimizer", "adamw_8bit"},
+        {"precision_recipe", "zero"},   {"expert_parallel", "4"},  {"expert_tensor_parallel", "1"},
+        {"mode", "lora"},               {"lora_rank", "16"},       {"lora_targets", "q,v,experts"},
+        {"weight_format", "fp8_e4m3"},  {"mode", "qlora"},         {"mode", "inference"},
+    };
+    job j = make("mixtral-8x7b");
+    set(&j, "pipeline_parallel", "2");
+    set(&j, "data_parallel", "8");
+    set(&j, "zero_stage", "1");
+    llmmem_report *fresh;
+    for (size_t i = 0; i <= sizeof steps / sizeof steps[0]; i++) {
+        if (i == 2) /* a change of the model itself, with no pricing key changing */
+            ck_assert_ok(llmmem_model_set_int(j.m, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, 8192));
+        if (i > 0)
+            set(&j, steps[i - 1][0], steps[i - 1][1]);
+        run(&j); /* the same report every time */
+        ck_assert_ok(llmmem_report_new(&fresh));
+        ck_assert_ok(llmmem_estimate(fresh, j.m, j.hw, j.s));
+        for (int c = 0; c < LLMMEM_COMPONENT_RUNTIME_OVERHEAD; c++)
+            ck_assert_uint_eq(llmmem_report_bytes(j.r, (llmmem_component)c), llmmem_report_bytes(fresh, (llmmem_component)c));
+        llmmem_report_free(fresh);
+    }
+    done(&j);
+}
+END_TEST
+
 static Suite *parallel_suite(void)
 {
     Suite *s = suite_create("parallel");
@@ -419,6 +450,7 @@ static Suite *parallel_suite(void)
     tcase_add_test(tc, offload_host_and_nvme);
     tcase_add_test(tc, impossible_layouts);
     tcase_add_test(tc, expert_parallel_sharding);
+    tcase_add_test(tc, reused_report_follows_changes);
     suite_add_tcase(s, tc);
     return s;
 }
