@@ -365,15 +365,62 @@ static uint64_t scaled(uint64_t x, uint64_t num, uint64_t den)
     return den && llmmem__mul(&v, x, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
 }
 
+/* Adds n tensors of a class (trained of them trained) to a part's sums; 0 on overflow. */
+static int add_class(llmmem__training *a, uint64_t *params, const llmmem__class_cost *c, uint64_t size, uint64_t n,
+                     uint64_t trained)
+{
+    return llmmem__muladd(&a->weights, n, c->weights) && llmmem__muladd(&a->weights, trained, c->adapter_weights) &&
+           llmmem__muladd(&a->adapter_weights, trained, c->adapter_weights) &&
+           llmmem__muladd(&a->gradients, trained, c->gradients) &&
+           llmmem__muladd(&a->gradient_copy, trained, c->gradient_copy) &&
+           llmmem__muladd(&a->master_weights, trained, c->master_weights) &&
+           llmmem__muladd(&a->optimizer_states, trained, c->optimizer_states) &&
+           llmmem__muladd(&a->trainable, trained, c->trainable) && llmmem__muladd(params, n, size);
+}
+
+/* n copies of a layer's sums added to a part's; 0 on overflow. */
+static int add_layers(llmmem__training *a, uint64_t *params, const llmmem__training *u, uint64_t unit_params,
+                      uint64_t n)
+{
+    return llmmem__muladd(&a->weights, n, u->weights) && llmmem__muladd(&a->adapter_weights, n, u->adapter_weights) &&
+           llmmem__muladd(&a->gradients, n, u->gradients) && llmmem__muladd(&a->gradient_copy, n, u->gradient_copy) &&
+           llmmem__muladd(&a->master_weights, n, u->master_weights) &&
+           llmmem__muladd(&a->optimizer_states, n, u->optimizer_states) && llmmem__muladd(&a->trainable, n, u->trainable) &&
+           llmmem__muladd(params, n, unit_params);
+}
+
 llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
                                      const llmmem__layout *L)
 {
     /* every class's shape on one rank (the counts are the model's; stages take their share) */
-    uint64_t on[LLMMEM_SPAN_VISION + 1];
+    uint64_t on[LLMMEM_SPAN_VISION + 1], all[LLMMEM_SPAN_VISION + 1] = {0};
     stage_view(&rc->shapes, on, m, L, 0, 0);
     for (unsigned i = 0; i < m->inv.n; i++)
         rc->shapes.t[i].count = rc->shapes.t[i].active_count = m->inv.t[i].count;
-    return llmmem__class_costs(rc->cost, &rc->any_8bit, m, &rc->shapes, s);
+    llmmem_status st = llmmem__class_costs(rc->cost, &rc->any_8bit, m, &rc->shapes, s);
+    if (st)
+        return st;
+    /* one decoder layer of each span, by part, when no layer is frozen: a stage is then its
+     * layers' count times these, plus the classes outside the layers */
+    memset(rc->unit, 0, sizeof rc->unit);
+    memset(rc->unit_params, 0, sizeof rc->unit_params);
+    memset(rc->unit_largest, 0, sizeof rc->unit_largest);
+    memset(rc->unit_layer, 0, sizeof rc->unit_layer);
+    for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++)
+        all[span] = llmmem__span_layers(m, (enum llmmem__span)span, 0, (uint64_t)-1);
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i], *r = &rc->shapes.t[i];
+        if (t->span < LLMMEM_SPAN_ALL || t->span > LLMMEM_SPAN_MOE || all[t->span] == 0)
+            continue;
+        const int expert = t->group == LLMMEM_PARAMS_EXPERTS;
+        const uint64_t n = t->count / all[t->span] / (expert ? L->e : 1), size = r->rows * r->cols;
+        if (!add_class(&rc->unit[t->span][expert], &rc->unit_params[t->span][expert], &rc->cost[i], size, n, n))
+            return overflow();
+        if (n && size > rc->unit_largest[t->span])
+            rc->unit_largest[t->span] = size;
+        rc->unit_layer[t->span] += n * size;
+    }
+    return LLMMEM_OK;
 }
 
 /* The rank's share of a stage's classes, by part (0: all but routed experts, 1: routed experts):
@@ -388,12 +435,29 @@ static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss
         on[span] = stage_span(m, L, stage, (enum llmmem__span)span);
     }
     const uint64_t frozen = key(s, LLMMEM_KEY_FROZEN_LAYERS), end = frozen < first + count ? frozen : first + count;
+    const int whole_layers = frozen <= first; /* no frozen layer on this stage */
     uint64_t dense_layer = 0, moe_layer = 0;
     memset(acc, 0, 2 * sizeof *acc);
+    if (whole_layers) {
+        for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++) {
+            if (on[span] == 0)
+                continue;
+            if (!add_layers(&acc[0], &ss->dense_params, &rc->unit[span][0], rc->unit_params[span][0], on[span]) ||
+                !add_layers(&acc[1], &ss->expert_params, &rc->unit[span][1], rc->unit_params[span][1], on[span]))
+                return overflow();
+            if (rc->unit_largest[span] > ss->largest_tensor)
+                ss->largest_tensor = rc->unit_largest[span];
+            if (span != LLMMEM_SPAN_MOE)
+                dense_layer += rc->unit_layer[span];
+            if (span != LLMMEM_SPAN_DENSE)
+                moe_layer += rc->unit_layer[span];
+        }
+    }
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i], *r = &rc->shapes.t[i];
-        const llmmem__class_cost *c = &rc->cost[i];
         const int expert = t->group == LLMMEM_PARAMS_EXPERTS, per_layer = t->span >= LLMMEM_SPAN_ALL && t->span <= LLMMEM_SPAN_MOE;
+        if (per_layer && whole_layers)
+            continue; /* counted by the layer sums above */
         uint64_t n, fz = 0;
         if (!per_layer)
             n = once_on_stage(t, m, L, stage) ? t->count : 0;
@@ -407,16 +471,8 @@ static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss
         }
         if (n == 0)
             continue;
-        const uint64_t trained = n - fz, size = r->rows * r->cols;
-        llmmem__training *a = &acc[expert];
-        if (!llmmem__muladd(&a->weights, n, c->weights) || !llmmem__muladd(&a->weights, trained, c->adapter_weights) ||
-            !llmmem__muladd(&a->adapter_weights, trained, c->adapter_weights) ||
-            !llmmem__muladd(&a->gradients, trained, c->gradients) ||
-            !llmmem__muladd(&a->gradient_copy, trained, c->gradient_copy) ||
-            !llmmem__muladd(&a->master_weights, trained, c->master_weights) ||
-            !llmmem__muladd(&a->optimizer_states, trained, c->optimizer_states) ||
-            !llmmem__muladd(&a->trainable, trained, c->trainable) ||
-            !llmmem__muladd(expert ? &ss->expert_params : &ss->dense_params, n, size))
+        const uint64_t size = r->rows * r->cols;
+        if (!add_class(&acc[expert], expert ? &ss->expert_params : &ss->dense_params, &rc->cost[i], size, n, n - fz))
             return overflow();
         if (!per_layer && !expert)
             ss->once_params += n * size;

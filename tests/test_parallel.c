@@ -436,6 +436,27 @@ START_TEST(reused_report_follows_changes)
 }
 END_TEST
 
+/* Frozen first layers under pipeline parallelism: Llama-2-7B on 2 stages with frozen_layers 8, the
+ * first stage trains its layers 8-15 and the embedding (a layer is 4h^2 + 3hf + 2h = 202,383,360
+ * parameters), the second all of its 16 layers, the final norm and the head (Megatron's 18: 2 bytes
+ * of weights for every parameter, 4 of gradients for the trained ones). */
+START_TEST(frozen_layers_per_stage)
+{
+    const uint64_t layer = 4 * H * H + 3 * H * F + 2 * H, embed = V * H;
+    job j = make("llama-2-7b");
+    set(&j, "pipeline_parallel", "2");
+    set(&j, "frozen_layers", "8");
+    run(&j);
+    ck_assert_uint_eq(llmmem_report_stage_bytes(j.r, 0, LLMMEM_COMPONENT_WEIGHTS), 2 * (16 * layer + embed));
+    ck_assert_uint_eq(llmmem_report_stage_bytes(j.r, 0, LLMMEM_COMPONENT_GRADIENTS), 4 * (8 * layer + embed));
+    ck_assert_uint_eq(llmmem_report_stage_bytes(j.r, 1, LLMMEM_COMPONENT_GRADIENTS), 4 * (16 * layer + H + embed));
+    set(&j, "frozen_layers", "0");
+    run(&j);
+    ck_assert_uint_eq(llmmem_report_stage_bytes(j.r, 0, LLMMEM_COMPONENT_GRADIENTS), 4 * (16 * layer + embed));
+    done(&j);
+}
+END_TEST
+
 static Suite *parallel_suite(void)
 {
     Suite *s = suite_create("parallel");
@@ -451,6 +472,7 @@ static Suite *parallel_suite(void)
     tcase_add_test(tc, impossible_layouts);
     tcase_add_test(tc, expert_parallel_sharding);
     tcase_add_test(tc, reused_report_follows_changes);
+    tcase_add_test(tc, frozen_layers_per_stage);
     suite_add_tcase(s, tc);
     return s;
 }

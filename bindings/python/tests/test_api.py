@@ -282,9 +282,9 @@ def test_long_calls_release_the_gil(llama7b, h100):
     config = (test_data() / "configs" / "qwen3-8b.json").read_text()
     assert _releases_gil(lambda: llmmem.estimate(llama7b, h100, training))
     assert _releases_gil(lambda: llmmem.Model.from_hf_config_text(config), repeat=300)
-    # inference fits, so each solve searches (about 40 estimates), long enough to be seen
+    # inference fits, so each solve searches (a dozen estimates); 5000 of them take long enough to be seen
     inference = llmmem.Strategy()
-    assert _releases_gil(lambda: llmmem.solve_max_micro_batch(llama7b, h100, inference), repeat=300)
+    assert _releases_gil(lambda: llmmem.solve_max_micro_batch(llama7b, h100, inference), repeat=5000)
     assert _releases_gil(lambda: llmmem.serve(llama7b, h100), repeat=1000)
     # a setter keeps the GIL (it changes a handle estimates may read)
     assert not _releases_gil(lambda: training.set(micro_batch_size=1), repeat=20000)
