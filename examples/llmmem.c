@@ -765,6 +765,15 @@ static int print_estimate_table(const llmmem_report *report, const llmmem_model 
     return 0;
 }
 
+/* A JSON text from the library, ending in one newline. */
+static void print_json(const char *json)
+{
+    size_t len = strlen(json);
+    fputs(json, stdout);
+    if (len == 0 || json[len - 1] != '\n')
+        fputc('\n', stdout);
+}
+
 /* The model, hardware and strategy of a command that answers questions about them. */
 static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strategy **strategy,
                        const cli_options *opts)
@@ -802,15 +811,11 @@ static int cmd_estimate(const cli_options *opts)
         goto done;
     }
     if (opts->json) {
-        size_t len;
         if ((st = llmmem_report_to_json(&json, report)) != LLMMEM_OK) {
             rc = internal_failure(st, "llmmem_report_to_json");
             goto done;
         }
-        fputs(json, stdout);
-        len = strlen(json);
-        if (len == 0 || json[len - 1] != '\n')
-            fputc('\n', stdout);
+        print_json(json);
     } else if (strcmp(opts->command, "explain") != 0) {
         rc = print_estimate_table(report, model, hw);
     }
@@ -896,15 +901,11 @@ static int cmd_serve(const cli_options *opts)
         goto done;
     }
     if (opts->json) {
-        size_t len;
         if ((st = llmmem_serving_to_json(&json, sv)) != LLMMEM_OK) {
             rc = internal_failure(st, "llmmem_serving_to_json");
             goto done;
         }
-        fputs(json, stdout);
-        len = strlen(json);
-        if (len == 0 || json[len - 1] != '\n')
-            fputc('\n', stdout);
+        print_json(json);
     } else {
         print_serving_table(sv, model, hw);
     }

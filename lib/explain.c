@@ -1,53 +1,14 @@
 /* The estimate explained: for each component of the most loaded device, the arithmetic with the
  * numbers substituted and the rule it follows, one line each, ending in "= BYTES bytes" so a reader
  * (or a test) can redo every line and add them up to the total. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "activations.h"
 #include "parallel.h"
+#include "text.h"
 #include "training.h"
-
-typedef struct text {
-    char *data;
-    size_t len, cap;
-    int failed;
-} text;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void say(text *t, const char *fmt, ...)
-{
-    if (t->failed)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->data ? t->data + t->len : NULL, t->data ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->failed = 1;
-            return;
-        }
-        if (t->data && t->len + (size_t)n < t->cap) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap <= t->len + (size_t)n)
-            cap *= 2;
-        char *data = realloc(t->data, cap);
-        if (!data) {
-            t->failed = 1;
-            return;
-        }
-        t->data = data;
-        t->cap = cap;
-    }
-}
 
 static unsigned long long u(uint64_t v)
 {
@@ -61,23 +22,23 @@ static const char *name_of(llmmem_key key, int64_t value)
 }
 
 /* "P params x b bytes" when the bytes are a whole multiple of the parameters, else the bits. */
-static void per_param(text *t, uint64_t bytes, uint64_t params, const char *what)
+static void per_param(llmmem__text *t, uint64_t bytes, uint64_t params, const char *what)
 {
     if (params && bytes % params == 0)
-        say(t, "%llu %s x %llu bytes", u(params), what, u(bytes / params));
+        llmmem__text_printf(t, "%llu %s x %llu bytes", u(params), what, u(bytes / params));
     else if (params)
-        say(t, "%llu %s at %.4g bits each (whole blocks and scales)", u(params), what,
+        llmmem__text_printf(t, "%llu %s at %.4g bits each (whole blocks and scales)", u(params), what,
             (double)bytes * 8.0 / (double)params);
     else
-        say(t, "%llu bytes", u(bytes));
+        llmmem__text_printf(t, "%llu bytes", u(bytes));
 }
 
 /* One part of a component: its bytes on the rank before sharding, the divisor, the result. */
-static void part(text *t, uint64_t raw, uint64_t params, const char *what, uint64_t divisor, const char *why)
+static void part(llmmem__text *t, uint64_t raw, uint64_t params, const char *what, uint64_t divisor, const char *why)
 {
     per_param(t, raw, params, what);
     if (divisor > 1)
-        say(t, " / %llu (%s, rounded up)", u(divisor), why);
+        llmmem__text_printf(t, " / %llu (%s, rounded up)", u(divisor), why);
 }
 
 /* Why the state is divided, from the layout. */
@@ -93,20 +54,20 @@ static const char *shard_reason(const llmmem__layout *L)
     return "";
 }
 
-static void state_line(text *t, const char *name, uint64_t result, uint64_t dense_raw, uint64_t expert_raw,
+static void state_line(llmmem__text *t, const char *name, uint64_t result, uint64_t dense_raw, uint64_t expert_raw,
                        uint64_t div_dense, uint64_t div_experts, uint64_t params_dense, uint64_t params_experts,
                        const char *what, const llmmem__layout *L, const char *source)
 {
-    say(t, "%-17s ", name);
+    llmmem__text_printf(t, "%-17s ", name);
     part(t, dense_raw, params_dense, what, div_dense, shard_reason(L));
     if (expert_raw) {
-        say(t, " + routed experts: ");
+        llmmem__text_printf(t, " + routed experts: ");
         part(t, expert_raw, params_experts, what, div_experts, "over the expert data-parallel size");
     }
-    say(t, " = %llu bytes  [%s]\n", u(result), source);
+    llmmem__text_printf(t, " = %llu bytes  [%s]\n", u(result), source);
 }
 
-static llmmem_status build(text *t, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
+static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
 {
     llmmem_report *r;
     llmmem_status st = llmmem_report_new(&r);
@@ -123,9 +84,9 @@ static llmmem_status build(text *t, const llmmem_model *m, const llmmem_hardware
     }
     const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
     const size_t stage = llmmem_report_most_loaded_stage(r), stages = llmmem_report_stage_count(r);
-    say(t, "%s on %s, %s: one device of stage %zu of %zu (the most loaded)\n", m->name[0] ? m->name : "model",
+    llmmem__text_printf(t, "%s on %s, %s: one device of stage %zu of %zu (the most loaded)\n", m->name[0] ? m->name : "model",
         hw->name[0] ? hw->name : "device", name_of(LLMMEM_KEY_MODE, mode), stage, stages);
-    say(t, "layout: tensor %llu, pipeline %llu, data %llu, context %llu, expert %llu; every line ends in its bytes\n",
+    llmmem__text_printf(t, "layout: tensor %llu, pipeline %llu, data %llu, context %llu, expert %llu; every line ends in its bytes\n",
         u(L.t), u(L.p), u(L.d), u(L.c), u(L.e));
 
     /* the rank's tensors and their state before sharding */
@@ -162,17 +123,17 @@ static llmmem_status build(text *t, const llmmem_model *m, const llmmem_hardware
     snprintf(source, sizeof source, "weight_format %s; tensor/pipeline/expert splits as Megatron-LM",
              name_of(LLMMEM_KEY_WEIGHT_FORMAT, llmmem__get_int(&s->s, LLMMEM_KEY_WEIGHT_FORMAT)));
     if (r->weights_from_checkpoint)
-        say(t, "%-17s the checkpoint's stored bytes = %llu bytes  [llmmem_model_use_checkpoint]\n", "weights",
+        llmmem__text_printf(t, "%-17s the checkpoint's stored bytes = %llu bytes  [llmmem_model_use_checkpoint]\n", "weights",
             u(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS)));
     else if (L.offload_param)
-        say(t, "%-17s 0: offload_param keeps them in %s = 0 bytes  [ZeRO-Infinity]\n", "weights",
+        llmmem__text_printf(t, "%-17s 0: offload_param keeps them in %s = 0 bytes  [ZeRO-Infinity]\n", "weights",
             name_of(LLMMEM_KEY_OFFLOAD_PARAM, L.offload_param));
     else if (dense.adapter_weights) {
-        say(t, "%-17s base: ", "weights");
+        llmmem__text_printf(t, "%-17s base: ", "weights");
         per_param(t, dense.weights - dense.adapter_weights, dense_params, "params");
-        say(t, " + adapters: ");
+        llmmem__text_printf(t, " + adapters: ");
         per_param(t, dense.adapter_weights, dense.trainable, "adapter params");
-        say(t, " = %llu bytes  [%s; LoRA adapters in lora_format]\n", u(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS)),
+        llmmem__text_printf(t, " = %llu bytes  [%s; LoRA adapters in lora_format]\n", u(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS)),
             source);
     } else
         state_line(t, "weights", llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS), dense.weights, experts.weights,
@@ -181,7 +142,7 @@ static llmmem_status build(text *t, const llmmem_model *m, const llmmem_hardware
         snprintf(source, sizeof source, "precision_recipe %s, gradient_format %s", recipe,
                  name_of(LLMMEM_KEY_GRADIENT_FORMAT, llmmem__get_int(&s->s, LLMMEM_KEY_GRADIENT_FORMAT)));
         if (L.offload_opt) {
-            say(t, "%-17s 0: offload_optimizer streams them to the host in fp32 = 0 bytes  [ZeRO-Offload]\n",
+            llmmem__text_printf(t, "%-17s 0: offload_optimizer streams them to the host in fp32 = 0 bytes  [ZeRO-Offload]\n",
                 "gradients");
         } else {
             uint64_t gd = L.zero == 3 && dense.gradient_copy ? dense.gradient_copy : dense.gradients;
@@ -190,15 +151,15 @@ static llmmem_status build(text *t, const llmmem_model *m, const llmmem_hardware
                        trained_dense, trained_experts, "trained params", &L, source);
         }
         if (L.offload_opt) {
-            say(t, "%-17s 0: offloaded to %s = 0 bytes  [ZeRO-Offload]\n", "master_weights",
+            llmmem__text_printf(t, "%-17s 0: offloaded to %s = 0 bytes  [ZeRO-Offload]\n", "master_weights",
                 name_of(LLMMEM_KEY_OFFLOAD_OPTIMIZER, L.offload_opt));
-            say(t, "%-17s 0: offloaded to %s = 0 bytes  [ZeRO-Offload]\n", "optimizer_states",
+            llmmem__text_printf(t, "%-17s 0: offloaded to %s = 0 bytes  [ZeRO-Offload]\n", "optimizer_states",
                 name_of(LLMMEM_KEY_OFFLOAD_OPTIMIZER, L.offload_opt));
         } else {
             snprintf(source, sizeof source, "precision_recipe %s, master_weights_format %s", recipe,
                      name_of(LLMMEM_KEY_MASTER_WEIGHTS_FORMAT, llmmem__get_int(&s->s, LLMMEM_KEY_MASTER_WEIGHTS_FORMAT)));
             if (dense.master_weights + experts.master_weights == 0)
-                say(t, "%-17s 0: no separate copy (the weights are already in the master format, or none is "
+                llmmem__text_printf(t, "%-17s 0: no separate copy (the weights are already in the master format, or none is "
                        "kept) = 0 bytes  [%s]\n",
                     "master_weights", source);
             else
@@ -226,24 +187,24 @@ static llmmem_status build(text *t, const llmmem_model *m, const llmmem_hardware
         if ((st = llmmem__training_activations(&unit, m, s, L.compute, &a)) != LLMMEM_OK)
             goto done;
         llmmem__in_flight(&L, stage, &a);
-        say(t, "%-17s %llu a micro-batch (%llu layers from layer %llu, recompute %s, one layer %llu without "
+        llmmem__text_printf(t, "%-17s %llu a micro-batch (%llu layers from layer %llu, recompute %s, one layer %llu without "
                "recomputation; token ids, embedding and head inputs) x %llu",
             "activations", u(unit.held), u(count), u(first), rc, u(layer), u(a.in_flight_num));
         if (a.in_flight_den > 1)
-            say(t, "/%llu", u(a.in_flight_den));
-        say(t, " micro-batches in flight (rounded up)");
+            llmmem__text_printf(t, "/%llu", u(a.in_flight_den));
+        llmmem__text_printf(t, " micro-batches in flight (rounded up)");
         if (at_recompute)
-            say(t, " = %llu held + %llu rebuilt by recomputing the largest chunk in backward", u(held), u(recompute));
-        say(t, " = %llu bytes  [Korthikanti et al. 2022 §4-5, tensor by tensor]\n",
+            llmmem__text_printf(t, " = %llu held + %llu rebuilt by recomputing the largest chunk in backward", u(held), u(recompute));
+        llmmem__text_printf(t, " = %llu bytes  [Korthikanti et al. 2022 §4-5, tensor by tensor]\n",
             u(llmmem_report_bytes(r, LLMMEM_COMPONENT_ACTIVATIONS)));
         uint64_t lh = llmmem_report_peak_part(r, LLMMEM_PEAK_LOGITS_HELD);
         uint64_t lt = llmmem_report_peak_part(r, LLMMEM_PEAK_LOGITS_TRANSIENT);
         if (at_recompute)
-            say(t, "%-17s 0: the peak is the recomputation, after the loss (%llu held + %llu in its backward) is "
+            llmmem__text_printf(t, "%-17s 0: the peak is the recomputation, after the loss (%llu held + %llu in its backward) is "
                    "freed = 0 bytes  [llmmem.h, the peak]\n",
                 "logits", u(lh), u(lt));
         else
-            say(t, "%-17s %llu held + %llu in the loss's backward = %llu bytes  [cross_entropy %s]\n", "logits", u(lh),
+            llmmem__text_printf(t, "%-17s %llu held + %llu in the loss's backward = %llu bytes  [cross_entropy %s]\n", "logits", u(lh),
                 u(lt), u(llmmem_report_bytes(r, LLMMEM_COMPONENT_LOGITS)),
                 name_of(LLMMEM_KEY_CROSS_ENTROPY, llmmem__get_int(&s->s, LLMMEM_KEY_CROSS_ENTROPY)));
     } else {
@@ -251,25 +212,25 @@ static llmmem_status build(text *t, const llmmem_model *m, const llmmem_hardware
         uint64_t seqs = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_MICRO_BATCH_SIZE);
         uint64_t tokens = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_SEQUENCE_LENGTH);
         if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
-            say(t, "%-17s 0: a model given by its count has no KV heads = 0 bytes  [llmmem.h]\n", "kv_cache");
+            llmmem__text_printf(t, "%-17s 0: a model given by its count has no KV heads = 0 bytes  [llmmem.h]\n", "kv_cache");
         else if (llmmem_kv_cache_bytes(&per_token, m, s, 1, 1) == LLMMEM_OK && per_token * seqs * tokens == kv)
-            say(t, "%-17s %llu bytes a token x %llu tokens x %llu sequences = %llu bytes  [Hugging Face generate, "
+            llmmem__text_printf(t, "%-17s %llu bytes a token x %llu tokens x %llu sequences = %llu bytes  [Hugging Face generate, "
                    "contiguous]\n",
                 "kv_cache", u(per_token), u(tokens), u(seqs), u(kv));
         else
-            say(t, "%-17s %llu sequences x %llu tokens, sliding-window layers capped at the window = %llu bytes  "
+            llmmem__text_printf(t, "%-17s %llu sequences x %llu tokens, sliding-window layers capped at the window = %llu bytes  "
                    "[transformers cache_utils]\n",
                 "kv_cache", u(seqs), u(tokens), u(kv));
     }
-    say(t, "%-17s %s = %llu bytes  [data-parallel buffers]\n", "comm_buffers",
+    llmmem__text_printf(t, "%-17s %s = %llu bytes  [data-parallel buffers]\n", "comm_buffers",
         L.zero == 1 || L.zero == 2 ? "DeepSpeed reduce and all-gather buckets"
         : L.zero == 3              ? "DeepSpeed ZeRO-3: the largest module gathered, prefetch and reduce buckets"
         : L.fsdp                   ? "FSDP: the root unit, gathered layer units, one unit's gradients"
                                    : "none, or DDP's copy of the gradients (ddp_gradient_copy)",
         u(llmmem_report_bytes(r, LLMMEM_COMPONENT_COMM_BUFFERS)));
-    say(t, "%-17s runtime_overhead_bytes = %llu bytes  [CUDA context and workspaces]\n", "runtime_overhead",
+    llmmem__text_printf(t, "%-17s runtime_overhead_bytes = %llu bytes  [CUDA context and workspaces]\n", "runtime_overhead",
         u(llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD)));
-    say(t, "%-17s the lines above = %llu bytes of %llu usable: %s\n", "total", u(llmmem_report_total_bytes(r)),
+    llmmem__text_printf(t, "%-17s the lines above = %llu bytes of %llu usable: %s\n", "total", u(llmmem_report_total_bytes(r)),
         u(llmmem_report_capacity_bytes(r)), llmmem_report_fits(r) ? "fits" : "does not fit");
 done:
     llmmem_report_free(r);
@@ -284,14 +245,11 @@ llmmem_status llmmem_explain(char **text_out, const llmmem_model *model, const l
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
-    text t = {0};
+    llmmem__text t = {0};
     llmmem_status st = build(&t, model, hw, strategy);
-    if (st == LLMMEM_OK && t.failed)
-        st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "explain: out of memory");
     if (st) {
         free(t.data);
         return st;
     }
-    *text_out = t.data;
-    return LLMMEM_OK;
+    return llmmem__text_finish(text_out, &t, "explain");
 }

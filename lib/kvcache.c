@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kvcache.h"
+#include "text.h"
 #include "training.h"
 
 /* The settings arrays hold a slot per key number modulo 1000 (internal.h). */
@@ -992,53 +993,7 @@ llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *mod
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-typedef struct jbuf {
-    char *data;
-    size_t len, cap;
-    int failed;
-} jbuf;
-
-static void put(jbuf *b, const char *s)
-{
-    size_t n = strlen(s);
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 2048;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *data = realloc(b->data, cap);
-        if (!data) {
-            b->failed = 1;
-            return;
-        }
-        b->data = data;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n + 1);
-    b->len += n;
-}
-
-/* A JSON string of a name from a preset or a file: escapes per RFC 8259 §7. */
-static void put_string(jbuf *b, const char *s)
-{
-    char esc[8];
-    put(b, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\' || c < 0x20) {
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            put(b, esc);
-        } else {
-            esc[0] = (char)c;
-            esc[1] = '\0';
-            put(b, esc);
-        }
-    }
-    put(b, "\"");
-}
-
-static void put_values(jbuf *b, const llmmem_serving *r, unsigned from, unsigned to)
+static void put_values(llmmem__text *b, const llmmem_serving *r, unsigned from, unsigned to)
 {
     char line[96];
     for (unsigned i = from; i < to; i++) {
@@ -1046,8 +1001,8 @@ static void put_values(jbuf *b, const llmmem_serving *r, unsigned from, unsigned
             snprintf(line, sizeof line, "    \"fits\": %s", r->v[i] ? "true" : "false");
         else
             snprintf(line, sizeof line, "    \"%s\": %llu", value_names[i], (unsigned long long)r->v[i]);
-        put(b, line);
-        put(b, i + 1 < to ? ",\n" : "\n");
+        llmmem__text_str(b, line);
+        llmmem__text_str(b, i + 1 < to ? ",\n" : "\n");
     }
 }
 
@@ -1059,29 +1014,24 @@ llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
     llmmem_status st = require_valid(sv_, __func__);
     if (st)
         return st;
-    jbuf b = {0};
+    llmmem__text b = {0};
     char line[160];
-    put(&b, "{\n  \"model\": ");
-    put_string(&b, sv_->model_name);
-    put(&b, ",\n  \"hardware\": ");
-    put_string(&b, sv_->hardware_name);
+    llmmem__text_str(&b, "{\n  \"model\": ");
+    llmmem__text_quoted(&b, sv_->model_name);
+    llmmem__text_str(&b, ",\n  \"hardware\": ");
+    llmmem__text_quoted(&b, sv_->hardware_name);
     snprintf(line, sizeof line,
              ",\n  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n  \"pipeline_parallel\": %llu,\n",
              dtype_name(sv_->dtype), (unsigned long long)sv_->tp, (unsigned long long)sv_->pp);
-    put(&b, line);
-    put(&b, "  \"budget\": {\n");
+    llmmem__text_str(&b, line);
+    llmmem__text_str(&b, "  \"budget\": {\n");
     put_values(&b, sv_, LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_SHORTFALL + 1);
-    put(&b, "  },\n  \"kv\": {\n");
+    llmmem__text_str(&b, "  },\n  \"kv\": {\n");
     uint64_t x100 = sv_->v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100];
     snprintf(line, sizeof line, "    \"vllm_concurrency\": %llu.%02llu,\n", (unsigned long long)(x100 / 100),
              (unsigned long long)(x100 % 100));
-    put(&b, line);
+    llmmem__text_str(&b, line);
     put_values(&b, sv_, LLMMEM_SERVING_BYTES_PER_TOKEN, SERVING_VALUES);
-    put(&b, "  }\n}\n");
-    if (b.failed) {
-        free(b.data);
-        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "serving_to_json: out of memory");
-    }
-    *json_out = b.data;
-    return LLMMEM_OK;
+    llmmem__text_str(&b, "  }\n}\n");
+    return llmmem__text_finish(json_out, &b, "serving_to_json");
 }

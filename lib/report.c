@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "parallel.h"
+#include "text.h"
 
 static const char *const component_names[LLMMEM_COMPONENTS] = {
     "weights",     "gradients", "master_weights", "optimizer_states", "activations",
@@ -192,68 +193,15 @@ static const char *const peak_phase_names[] = {"static", "loss", "recompute"};
 
 /* ---- JSON -------------------------------------------------------------- */
 
-typedef struct json_buf {
-    char *data;
-    size_t len, cap;
-    int failed;
-} json_buf;
-
-static void put(json_buf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *data = realloc(b->data, cap);
-        if (!data) {
-            b->failed = 1;
-            return;
-        }
-        b->data = data;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void put_str(json_buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-/* A JSON string literal, escaped per RFC 8259 §7. */
-static void put_quoted(json_buf *b, const char *s)
-{
-    put(b, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        char esc[8];
-        if (c == '"' || c == '\\') {
-            esc[0] = '\\';
-            esc[1] = (char)c;
-            put(b, esc, 2);
-        } else if (c < 0x20) {
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            put_str(b, esc);
-        } else {
-            put(b, (const char *)&c, 1);
-        }
-    }
-    put(b, "\"", 1);
-}
-
-static void put_member_u64(json_buf *b, const char *indent, const char *name, uint64_t v, int last)
+static void put_member_u64(llmmem__text *b, const char *indent, const char *name, uint64_t v, int last)
 {
     char num[32];
     snprintf(num, sizeof num, "%llu", (unsigned long long)v);
-    put_str(b, indent);
-    put_quoted(b, name);
-    put_str(b, ": ");
-    put_str(b, num);
-    put_str(b, last ? "\n" : ",\n");
+    llmmem__text_str(b, indent);
+    llmmem__text_quoted(b, name);
+    llmmem__text_str(b, ": ");
+    llmmem__text_str(b, num);
+    llmmem__text_str(b, last ? "\n" : ",\n");
 }
 
 llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
@@ -263,58 +211,53 @@ llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
     LLMMEM_REQUIRE(r);
     if (!r->valid)
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "report_to_json: the report holds no estimate");
-    json_buf b = {0};
-    put_str(&b, "{\n  \"model\": ");
-    put_quoted(&b, r->model_name);
-    put_str(&b, ",\n  \"hardware\": ");
-    put_quoted(&b, r->hardware_name);
-    put_str(&b, ",\n  \"weights_source\": ");
-    put_quoted(&b, r->weights_from_checkpoint ? "checkpoint" : "inventory");
-    put_str(&b, ",\n  \"parameters\": {\n");
+    llmmem__text b = {0};
+    llmmem__text_str(&b, "{\n  \"model\": ");
+    llmmem__text_quoted(&b, r->model_name);
+    llmmem__text_str(&b, ",\n  \"hardware\": ");
+    llmmem__text_quoted(&b, r->hardware_name);
+    llmmem__text_str(&b, ",\n  \"weights_source\": ");
+    llmmem__text_quoted(&b, r->weights_from_checkpoint ? "checkpoint" : "inventory");
+    llmmem__text_str(&b, ",\n  \"parameters\": {\n");
     for (unsigned g = 0; g < LLMMEM_PARAM_GROUPS; g++)
         put_member_u64(&b, "    ", llmmem_param_group_name((llmmem_param_group)g), r->params[g], 0);
     put_member_u64(&b, "    ", "total", r->params_total, 0);
     put_member_u64(&b, "    ", "active", r->params_active, 1);
-    put_str(&b, "  },\n  \"per_device\": {\n");
+    llmmem__text_str(&b, "  },\n  \"per_device\": {\n");
     for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
         put_member_u64(&b, "    ", component_names[c], r->bytes[c], 0);
     put_member_u64(&b, "    ", "total", r->total, 1);
-    put_str(&b, "  },\n");
+    llmmem__text_str(&b, "  },\n");
     if (r->peak_phase != LLMMEM_PEAK_PHASE_STATIC) {
-        put_str(&b, "  \"training_peak\": {\n    \"phase\": ");
-        put_quoted(&b, peak_phase_names[r->peak_phase]);
-        put_str(&b, ",\n");
+        llmmem__text_str(&b, "  \"training_peak\": {\n    \"phase\": ");
+        llmmem__text_quoted(&b, peak_phase_names[r->peak_phase]);
+        llmmem__text_str(&b, ",\n");
         put_member_u64(&b, "    ", "trainable_parameters", r->params_trainable, 0);
         for (unsigned p = 0; p < LLMMEM_PEAK_PARTS; p++)
             put_member_u64(&b, "    ", peak_part_names[p], r->peak_parts[p], p + 1 == LLMMEM_PEAK_PARTS);
-        put_str(&b, "  },\n");
+        llmmem__text_str(&b, "  },\n");
     }
-    put_str(&b, "  \"stages\": [\n");
+    llmmem__text_str(&b, "  \"stages\": [\n");
     for (unsigned i = 0; i < r->stage_count; i++) {
         const llmmem__stage_report *st = &r->stages[i];
-        put_str(&b, "    {\n");
+        llmmem__text_str(&b, "    {\n");
         put_member_u64(&b, "      ", "first_layer", st->first_layer, 0);
         put_member_u64(&b, "      ", "layers", st->layers, 0);
         for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
             put_member_u64(&b, "      ", component_names[c], st->bytes[c], 0);
         put_member_u64(&b, "      ", "total", st->total, 1);
-        put_str(&b, i + 1 == r->stage_count ? "    }\n" : "    },\n");
+        llmmem__text_str(&b, i + 1 == r->stage_count ? "    }\n" : "    },\n");
     }
-    put_str(&b, "  ],\n");
+    llmmem__text_str(&b, "  ],\n");
     put_member_u64(&b, "  ", "most_loaded_stage", r->most_loaded, 0);
     put_member_u64(&b, "  ", "host_bytes_per_node", r->host_bytes, 0);
     put_member_u64(&b, "  ", "nvme_bytes_per_node", r->nvme_bytes, 0);
-    put_str(&b, "  \"comm_bytes_per_step\": {\n");
+    llmmem__text_str(&b, "  \"comm_bytes_per_step\": {\n");
     for (unsigned k = 0; k < LLMMEM_COMM_KINDS; k++)
         put_member_u64(&b, "    ", comm_names[k], r->comm[k], k + 1 == LLMMEM_COMM_KINDS);
-    put_str(&b, "  },\n");
+    llmmem__text_str(&b, "  },\n");
     put_member_u64(&b, "  ", "memory_bytes", r->memory_bytes, 0);
     put_member_u64(&b, "  ", "capacity_bytes", r->capacity, 0);
-    put_str(&b, llmmem_report_fits(r) ? "  \"fits\": true\n}\n" : "  \"fits\": false\n}\n");
-    if (b.failed) {
-        free(b.data);
-        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "report_to_json: out of memory");
-    }
-    *json_out = b.data;
-    return LLMMEM_OK;
+    llmmem__text_str(&b, llmmem_report_fits(r) ? "  \"fits\": true\n}\n" : "  \"fits\": false\n}\n");
+    return llmmem__text_finish(json_out, &b, "report_to_json");
 }
