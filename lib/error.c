@@ -70,6 +70,15 @@ llmmem_status llmmem__fail_prefixed(llmmem_status status, const char *prefix)
     return llmmem__fail(status, "%s: %s", prefix, copy);
 }
 
+void llmmem__copy_name(char *dst, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= LLMMEM_NAME_MAX)
+        n = LLMMEM_NAME_MAX - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 void *llmmem__duplicate(const void *handle, size_t size)
 {
     void *copy = malloc(size);

@@ -6,14 +6,6 @@
 #include "parallel.h"
 #include "training.h"
 
-static void copy_name(char *dst, const char *src)
-{
-    size_t n = strlen(src);
-    if (n >= LLMMEM_NAME_MAX)
-        n = LLMMEM_NAME_MAX - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
 
 /* Training, lora, qlora on one device: the static state (training.c) and the activation side of
  * the peak (activations.c), composed at the higher of the two moments llmmem.h defines. */
@@ -198,8 +190,8 @@ llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *mo
     out->params_total = model->inv.total;
     out->params_active = model->inv.active;
     out->weights_from_checkpoint = llmmem__layout_single(&layout) && llmmem__weights_from_checkpoint(model, strategy);
-    copy_name(out->model_name, model->name);
-    copy_name(out->hardware_name, hw->name);
+    llmmem__copy_name(out->model_name, model->name);
+    llmmem__copy_name(out->hardware_name, hw->name);
     out->valid = 1;
     return LLMMEM_OK;
 }

@@ -119,6 +119,8 @@ llmmem_status llmmem__settings_get_real(double *value_out, const llmmem__setting
 
 /* A heap copy of a handle (clone); sets the message and returns NULL when out of memory. */
 void *llmmem__duplicate(const void *handle, size_t size);
+/* Copies a name into a LLMMEM_NAME_MAX buffer, cut to fit. */
+void llmmem__copy_name(char *dst, const char *src);
 
 /* ---- formats (formats.c) ----------------------------------------------- */
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kvcache.h"
+#include "parallel.h"
 #include "text.h"
 #include "training.h"
 
@@ -364,93 +365,16 @@ static int waste_for(uint64_t *out, const llmmem_serving *r, uint64_t tokens)
 
 /* ---- weights and activations of one rank ------------------------------------------ */
 
-static int name_is(const llmmem__tensor_class *t, const char *name)
-{
-    return strcmp(t->name, name) == 0;
-}
 
-/* rows x cols of one tensor of a class on one tensor-parallel rank (Megatron-LM / vLLM
- * ColumnParallelLinear splits output rows, RowParallelLinear input columns,
- * VocabParallelEmbedding vocabulary rows; FusedMoE splits each expert's intermediate width;
- * QKVParallelLinear replicates K and V heads when there are fewer than ranks). */
-static void split_shape(uint64_t *rows, uint64_t *cols, const llmmem__tensor_class *t, const attn_shape *a,
-                        uint64_t tp)
-{
-    *rows = t->rows;
-    *cols = t->cols;
-    if (tp == 1)
-        return;
-    int kv = name_is(t, "k_proj") || name_is(t, "v_proj") || name_is(t, "k_proj.bias") ||
-             name_is(t, "v_proj.bias");
-    switch ((enum llmmem__split)t->split) {
-    case LLMMEM_SPLIT_COLUMN:
-        if (kv) {
-            uint64_t width = heads_per_rank(a, tp) * a->head_dim;
-            if (t->rows == 1)
-                *cols = width;
-            else
-                *rows = width;
-        } else if (t->rows == 1) {
-            *cols = llmmem__ceil_div(t->cols, tp);
-        } else {
-            *rows = llmmem__ceil_div(t->rows, tp);
-        }
-        break;
-    case LLMMEM_SPLIT_ROW: *cols = llmmem__ceil_div(t->cols, tp); break;
-    case LLMMEM_SPLIT_VOCAB: *rows = llmmem__ceil_div(t->rows, tp); break;
-    case LLMMEM_SPLIT_EXPERT:
-        if (strstr(t->name, "down_proj") || t->rows == 1)
-            *cols = llmmem__ceil_div(t->cols, tp);
-        else
-            *rows = llmmem__ceil_div(t->rows, tp);
-        break;
-    default: break;
-    }
-}
-
-/* Tensors of a class on the stage [first, end). Per-layer classes count their layers there; the
- * embedding sits on the first stage, the final norm and LM head on the last, and a tied embedding
- * on the last as well (vLLM LlamaModel builds embed_tokens on the last rank when
- * tie_word_embeddings, to serve as the LM head). */
-static uint64_t count_on_stage(const llmmem__tensor_class *t, const llmmem_model *m, uint64_t layers,
-                               uint64_t first, uint64_t end, int first_stage, int last_stage)
-{
-    enum llmmem__span span = (enum llmmem__span)t->span;
-    if (span == LLMMEM_SPAN_ALL || span == LLMMEM_SPAN_DENSE || span == LLMMEM_SPAN_MOE) {
-        uint64_t total = llmmem__span_layers(m, span, 0, layers);
-        return total ? t->count / total * llmmem__span_layers(m, span, first, end) : 0;
-    }
-    if (name_is(t, "final_norm") || name_is(t, "lm_head"))
-        return last_stage ? t->count : 0;
-    if (name_is(t, "embed_tokens") && last_stage && !first_stage && mv(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
-        return t->count;
-    return first_stage ? t->count : 0;
-}
-
-static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
-                                   const attn_shape *a, uint64_t tp, uint64_t pp, uint64_t first, uint64_t end,
-                                   int first_stage, int last_stage)
+/* Weights of one rank of a serving stage: the classes split over tensor parallelism as
+ * parallel.c splits them (vLLM's QKVParallelLinear replicates K and V heads below one per rank; a
+ * tied embedding also sits on the last stage, LlamaModel builds it there to serve as the LM head). */
+static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp,
+                                   uint64_t pp, uint64_t first, uint64_t end, int first_stage, int last_stage)
 {
     if (tp == 1 && pp == 1)
         return llmmem__weight_bytes(out, m, s); /* the estimate's own weights, a checkpoint's included */
-    llmmem__weight_plan plan;
-    llmmem_status st = llmmem__weight_plan_make(&plan, m, s);
-    if (st)
-        return st;
-    uint64_t total = 0;
-    for (unsigned i = 0; i < m->inv.n; i++) {
-        const llmmem__tensor_class *t = &m->inv.t[i];
-        uint64_t rows, cols, one, count = count_on_stage(t, m, a->layers, first, end, first_stage, last_stage);
-        if (count == 0)
-            continue;
-        split_shape(&rows, &cols, t, a, tp);
-        llmmem_format f = llmmem__weight_plan_format(&plan, t, s);
-        if (!llmmem__format_bytes(&one, f, rows, cols, plan.group, plan.double_quant) ||
-            !llmmem__muladd(&total, one, count))
-            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "weight bytes of %s on one rank exceed 64 bits", t->name);
-    }
-    *out = total;
-    return LLMMEM_OK;
+    return llmmem__rank_weight_bytes(out, m, s, tp, first, end, first_stage, last_stage);
 }
 
 /* Elements per token that one decoder layer keeps alive at its peak in a no-grad forward on one
@@ -526,14 +450,6 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const
 
 /* ---- the estimate --------------------------------------------------------------- */
 
-static void copy_name(char *dst, const char *src)
-{
-    size_t n = strlen(src);
-    if (n >= LLMMEM_NAME_MAX)
-        n = LLMMEM_NAME_MAX - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
 
 /* vLLM's startup default for `vllm serve` (engine/arg_utils.py EngineArgs.get_batch_defaults,
  * OPENAI_API_SERVER): devices of at least 70 GiB that are not A100s get 8192 batched tokens and
@@ -732,7 +648,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         int is_first = stage == 0, is_last = stage + 1 == r->pp;
         if (w_set >= 0)
             w = (uint64_t)w_set;
-        else if ((st = stage_weights(&w, model, s, &a, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
+        else if ((st = stage_weights(&w, model, s, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
             return st;
         if (act_set >= 0)
             act = (uint64_t)act_set;
@@ -830,8 +746,8 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if (!waste_for(&v[LLMMEM_SERVING_WASTE_BYTES], r, request))
         return overflow("waste bytes");
 
-    copy_name(r->model_name, model->name);
-    copy_name(r->hardware_name, hw->name);
+    llmmem__copy_name(r->model_name, model->name);
+    llmmem__copy_name(r->hardware_name, hw->name);
     r->valid = 1;
     return LLMMEM_OK;
 }

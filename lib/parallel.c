@@ -225,10 +225,8 @@ static uint64_t stage_span(const llmmem_model *m, const llmmem__layout *L, uint6
 }
 
 /* Which stages hold a class that is not per layer. */
-static int once_on_stage(const llmmem__tensor_class *t, const llmmem_model *m, const llmmem__layout *L,
-                         uint64_t stage)
+static int once_on(const llmmem__tensor_class *t, const llmmem_model *m, int first, int last)
 {
-    const int first = stage == 0, last = stage + 1 == L->p;
     switch (t->group) {
     case LLMMEM_PARAMS_EMBEDDING:
         /* a tied embedding also sits on the last stage for the output layer (Megatron-LM
@@ -240,6 +238,12 @@ static int once_on_stage(const llmmem__tensor_class *t, const llmmem_model *m, c
     }
 }
 
+static int once_on_stage(const llmmem__tensor_class *t, const llmmem_model *m, const llmmem__layout *L,
+                         uint64_t stage)
+{
+    return once_on(t, m, stage == 0, stage + 1 == L->p);
+}
+
 /* A tensor's share on one rank: n split over `ways`, never below `floor` (a whole KV head). */
 static uint64_t share(uint64_t n, uint64_t ways, uint64_t floor)
 {
@@ -247,13 +251,68 @@ static uint64_t share(uint64_t n, uint64_t ways, uint64_t floor)
     return s < floor ? floor : s;
 }
 
+/* A class's shape on one rank: column-parallel outputs (a bias: its only row) and the vocabulary
+ * split over `ways`, KV heads replicated below one per rank, row-parallel inputs split, experts'
+ * gate/up outputs and down inputs split; norms, routers and MLA down-projections replicated. */
+static void split_class(llmmem__tensor_class *r, const llmmem__tensor_class *t, uint64_t ways, uint64_t head_dim)
+{
+    int kv = t->role == LLMMEM_ROLE_K || t->role == LLMMEM_ROLE_KV;
+    switch (t->split) {
+    case LLMMEM_SPLIT_COLUMN:
+    case LLMMEM_SPLIT_VOCAB:
+        if (t->rows > 1)
+            r->rows = share(t->rows, ways, kv ? head_dim : 1);
+        else
+            r->cols = share(t->cols, ways, kv ? head_dim : 1);
+        break;
+    case LLMMEM_SPLIT_ROW: r->cols = share(t->cols, ways, 1); break;
+    case LLMMEM_SPLIT_EXPERT:
+        if (t->lora & LLMMEM_LORA_TARGET_DOWN)
+            r->cols = share(t->cols, ways, 1);
+        else if (t->rows > 1)
+            r->rows = share(t->rows, ways, 1);
+        else
+            r->cols = share(t->cols, ways, 1);
+        break;
+    default: break;
+    }
+}
+
+static uint64_t head_dim_of(const llmmem_model *m)
+{
+    const llmmem__tensor_class *q = find_class(m, LLMMEM_ROLE_Q);
+    return q ? q->rows / (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS) : 0;
+}
+
+llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t ways,
+                                        uint64_t first, uint64_t end, int first_stage, int last_stage)
+{
+    llmmem__inventory view;
+    const uint64_t head_dim = head_dim_of(m);
+    view.n = 0;
+    memset(view.by_role, -1, sizeof view.by_role);
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i];
+        llmmem__tensor_class r = *t;
+        if (t->span == LLMMEM_SPAN_ONCE || t->span == LLMMEM_SPAN_VISION) {
+            r.count = once_on(t, m, first_stage, last_stage) ? t->count : 0;
+        } else {
+            uint64_t all = llmmem__span_layers(m, (enum llmmem__span)t->span, 0, (uint64_t)-1);
+            r.count = all ? t->count / all * llmmem__span_layers(m, (enum llmmem__span)t->span, first, end) : 0;
+        }
+        split_class(&r, t, ways, head_dim);
+        r.active_count = r.count;
+        view.t[view.n++] = r;
+    }
+    llmmem__view v = {&view, first, end};
+    return llmmem__view_weight_bytes(out, m, &v, s);
+}
+
 /* The classes one rank of `stage` holds. part: 0 all, 1 all but routed experts, 2 routed experts. */
 static void stage_view(llmmem__inventory *out, uint64_t on[LLMMEM_SPAN_VISION + 1], const llmmem_model *m,
                        const llmmem__layout *L, uint64_t stage, int part)
 {
-    uint64_t heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
-    const llmmem__tensor_class *q = find_class(m, LLMMEM_ROLE_Q);
-    uint64_t head_dim = q ? q->rows / heads : 0;
+    const uint64_t head_dim = head_dim_of(m);
     /* layers of each per-layer span in the model and on the stage */
     uint64_t all[LLMMEM_SPAN_VISION + 1] = {0};
     memset(on, 0, sizeof(uint64_t) * (LLMMEM_SPAN_VISION + 1));
@@ -275,29 +334,7 @@ static void stage_view(llmmem__inventory *out, uint64_t on[LLMMEM_SPAN_VISION + 
             r.count = all[t->span] ? t->count / all[t->span] * on[t->span] : 0;
         if (expert) /* routed experts: num_experts / e per rank, each split over et */
             r.count /= L->e;
-        uint64_t ways = expert ? L->et : L->t;
-        int kv = t->role == LLMMEM_ROLE_K || t->role == LLMMEM_ROLE_KV;
-        switch (t->split) {
-        case LLMMEM_SPLIT_COLUMN:
-        case LLMMEM_SPLIT_VOCAB:
-            /* output features (a bias: its only row) split; KV heads replicated below one per rank */
-            if (t->rows > 1)
-                r.rows = share(t->rows, ways, kv ? head_dim : 1);
-            else
-                r.cols = share(t->cols, ways, kv ? head_dim : 1);
-            break;
-        case LLMMEM_SPLIT_ROW: r.cols = share(t->cols, ways, 1); break;
-        case LLMMEM_SPLIT_EXPERT:
-            /* gate/up split their outputs, down its inputs, over expert_tensor_parallel */
-            if (t->lora & LLMMEM_LORA_TARGET_DOWN)
-                r.cols = share(t->cols, ways, 1);
-            else if (t->rows > 1)
-                r.rows = share(t->rows, ways, 1);
-            else
-                r.cols = share(t->cols, ways, 1);
-            break;
-        default: break; /* replicated: norms, routers, MLA down-projections */
-        }
+        split_class(&r, t, expert ? L->et : L->t, head_dim);
         r.active_count = r.count;
         out->t[out->n++] = r;
     }

@@ -22,6 +22,12 @@ typedef struct llmmem__layout {
     llmmem_format compute;         /* activations and buffers (training.c llmmem__compute_format) */
 } llmmem__layout;
 
+/* Weight bytes of one rank holding decoder layers [first, end) (the embedding when first_stage,
+ * the final norm and head when last_stage, a tied embedding on both), every class split over `ways`
+ * tensor-parallel ranks as llmmem__stage_state splits it (experts too: no expert parallelism). */
+llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t ways,
+                                        uint64_t first, uint64_t end, int first_stage, int last_stage);
+
 /* Reads and validates the layout; the message names the numbers at fault. */
 llmmem_status llmmem__layout_make(llmmem__layout *out, const llmmem_model *m, const llmmem_strategy *s,
                                   const llmmem_hardware *hw);

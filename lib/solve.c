@@ -68,8 +68,9 @@ static llmmem_status check_inputs(const llmmem_model *m, const llmmem_hardware *
     return llmmem__model_check(m);
 }
 
-llmmem_status llmmem_solve_max_micro_batch(uint64_t *out, const llmmem_model *m, const llmmem_hardware *hw,
-                                           const llmmem_strategy *s)
+/* The largest multiple of `step` up to `hi` for `key` that fits, every other setting as given. */
+static llmmem_status solve_largest(uint64_t *out, const llmmem_model *m, const llmmem_hardware *hw,
+                                   const llmmem_strategy *s, llmmem_key key, uint64_t step, uint64_t hi)
 {
     LLMMEM_REQUIRE(out);
     *out = 0;
@@ -77,29 +78,31 @@ llmmem_status llmmem_solve_max_micro_batch(uint64_t *out, const llmmem_model *m,
     if (st)
         return st;
     llmmem_strategy copy = *s;
+    return largest(out, m, hw, &copy, key, step, hi / step);
+}
+
+llmmem_status llmmem_solve_max_micro_batch(uint64_t *out, const llmmem_model *m, const llmmem_hardware *hw,
+                                           const llmmem_strategy *s)
+{
     int64_t lo, hi;
     llmmem_key_bounds(&lo, &hi, LLMMEM_KEY_MICRO_BATCH_SIZE);
-    return largest(out, m, hw, &copy, LLMMEM_KEY_MICRO_BATCH_SIZE, 1, (uint64_t)hi);
+    return solve_largest(out, m, hw, s, LLMMEM_KEY_MICRO_BATCH_SIZE, 1, (uint64_t)hi);
 }
 
 llmmem_status llmmem_solve_max_sequence_length(uint64_t *out, const llmmem_model *m, const llmmem_hardware *hw,
                                                const llmmem_strategy *s)
 {
-    LLMMEM_REQUIRE(out);
-    *out = 0;
-    llmmem_status st = check_inputs(m, hw, s);
-    if (st)
-        return st;
-    llmmem_strategy copy = *s;
     int64_t lo, hi;
     llmmem_key_bounds(&lo, &hi, LLMMEM_KEY_SEQUENCE_LENGTH);
+    if (!m || !s) /* solve_largest names the missing argument */
+        return solve_largest(out, m, hw, s, LLMMEM_KEY_SEQUENCE_LENGTH, 1, (uint64_t)hi);
     /* context parallelism needs a multiple of c; no longer than the model's positions go
      * (max_position_embeddings, when the model states it) */
     uint64_t c = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_CONTEXT_PARALLEL);
     uint64_t positions = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
     if (positions && positions < (uint64_t)hi)
         hi = (int64_t)positions;
-    return largest(out, m, hw, &copy, LLMMEM_KEY_SEQUENCE_LENGTH, c, (uint64_t)hi / c);
+    return solve_largest(out, m, hw, s, LLMMEM_KEY_SEQUENCE_LENGTH, c, (uint64_t)hi);
 }
 
 llmmem_status llmmem_solve_weight_format(llmmem_format *out, const llmmem_model *m, const llmmem_hardware *hw,

@@ -309,26 +309,6 @@ static llmmem_status overflow(const char *what, const llmmem__tensor_class *t)
                         (unsigned long long)t->rows, (unsigned long long)t->cols, (unsigned long long)t->count);
 }
 
-/* Full training: every parameter outside the first frozen_layers decoder layers is trained. */
-static llmmem_status full_training(llmmem__training *out, const llmmem_model *m, const llmmem__view *v,
-                                   const llmmem_strategy *s, const plan *p, int *any_8bit)
-{
-    for (unsigned i = 0; i < v->inv->n; i++) {
-        const llmmem__tensor_class *t = &v->inv->t[i];
-        uint64_t tensors = t->count - frozen_tensors(m, v, t, p->frozen_layers), n;
-        if (tensors == 0)
-            continue;
-        if (!llmmem__mul(&n, t->rows, t->cols) || !llmmem__mul(&n, n, tensors) ||
-            !llmmem__add(&out->trainable, out->trainable, n))
-            return overflow("trained parameters", t);
-        if (!add_grad_master(out, p, n, llmmem__weight_plan_format(&p->weights, t, s)))
-            return overflow("gradients or master weights", t);
-        if (!add_states(&out->optimizer_states, any_8bit, p, t->rows, t->cols, tensors, t->rows > 1, muon_hidden(t)))
-            return overflow("optimizer states", t);
-    }
-    return LLMMEM_OK;
-}
-
 /* Whether a class gets adapters. Routed experts only with the experts bit; shared experts and
  * dense MLPs take the gate/up/down bits alone. */
 int llmmem__lora_target(const llmmem__tensor_class *t, unsigned targets)
@@ -341,56 +321,43 @@ int llmmem__lora_target(const llmmem__tensor_class *t, unsigned targets)
     return t->group != LLMMEM_PARAMS_EXPERTS || (targets & LLMMEM_LORA_TARGET_EXPERTS) != 0;
 }
 
-/* LoRA: a frozen base plus, on each targeted linear of rows x cols, lora_A (r x cols) and lora_B
- * (rows x r) (Hu et al. 2021; PEFT tuners/lora/layer.py LoraLayer.update_layer: nn.Linear(in, r),
- * nn.Linear(r, out), no bias): r x (rows + cols) parameters per tensor. Adapters skip the first
- * frozen_layers layers (PEFT layers_to_transform). */
-static llmmem_status adapters(llmmem__training *out, const llmmem_model *m, const llmmem__view *v, const plan *p,
-                              int *any_8bit)
-{
-    const uint64_t r = p->rank;
-    for (unsigned i = 0; i < v->inv->n; i++) {
-        const llmmem__tensor_class *t = &v->inv->t[i];
-        if (!llmmem__lora_target(t, p->targets))
-            continue;
-        uint64_t tensors = t->count - frozen_tensors(m, v, t, p->frozen_layers), width, n;
-        if (tensors == 0)
-            continue;
-        if (!llmmem__add(&width, t->rows, t->cols) || !llmmem__mul(&n, width, r) || !llmmem__mul(&n, n, tensors) ||
-            !llmmem__add(&out->trainable, out->trainable, n) ||
-            !llmmem__muladd(&out->adapter_weights, n, bytes_of(p->adapter)))
-            return overflow("LoRA adapters", t);
-        if (!add_grad_master(out, p, n, p->adapter))
-            return overflow("adapter gradients or master weights", t);
-        /* lora_A and lora_B are 2-D matrices inside the body: factored by Adafactor, Muon's */
-        if (!add_states(&out->optimizer_states, any_8bit, p, r, t->cols, tensors, 1, 1) ||
-            !add_states(&out->optimizer_states, any_8bit, p, t->rows, r, tensors, 1, 1))
-            return overflow("adapter optimizer states", t);
-    }
-    return LLMMEM_OK;
-}
-
 llmmem_status llmmem__training_state(llmmem__training *out, const llmmem_model *m, const llmmem__view *v,
                                      const llmmem_strategy *s)
 {
     *out = (llmmem__training){0};
     if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
         return LLMMEM_OK;
+    /* what one tensor of each class costs, times the tensors outside the frozen layers */
+    llmmem__class_cost costs[LLMMEM_MAX_TENSOR_CLASSES];
+    int any_8bit = 0, used_8bit = 0;
+    llmmem_status st = llmmem__class_costs(costs, &any_8bit, m, v->inv, s);
+    if (st)
+        return st;
+    const uint64_t frozen = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_FROZEN_LAYERS);
     llmmem__training t = {0};
-    plan p;
-    llmmem_status st = make_plan(&p, m, s);
-    if (st)
+    /* the whole view, frozen parameters included, in its weight formats; the whole model may take
+     * a checkpoint's stored bytes instead (weights.c) */
+    const int stored = v->inv == &m->inv && llmmem__weights_from_checkpoint(m, s);
+    if (stored && (st = llmmem__weight_bytes(&t.weights, m, s)) != LLMMEM_OK)
         return st;
-    /* the whole view, frozen parameters included, in its weight formats (the whole model may
-     * take a checkpoint's stored bytes, weights.c) */
-    if ((st = v->inv == &m->inv ? llmmem__weight_bytes(&t.weights, m, s) : llmmem__view_weight_bytes(&t.weights, m, v, s)) !=
-        LLMMEM_OK)
-        return st;
-    int any_8bit = 0;
-    st = p.mode == LLMMEM_MODE_TRAINING ? full_training(&t, m, v, s, &p, &any_8bit) : adapters(&t, m, v, &p, &any_8bit);
-    if (st)
-        return st;
-    if ((any_8bit && !llmmem__add(&t.optimizer_states, t.optimizer_states, BNB_QMAPS_BYTES)) ||
+    for (unsigned i = 0; i < v->inv->n; i++) {
+        const llmmem__tensor_class *tc = &v->inv->t[i];
+        const llmmem__class_cost *c = &costs[i];
+        if (!stored && !llmmem__muladd(&t.weights, tc->count, c->weights))
+            return overflow("weight bytes", tc);
+        uint64_t trained = tc->count - frozen_tensors(m, v, tc, frozen);
+        if (trained == 0 || c->trainable == 0)
+            continue;
+        used_8bit |= c->eight_bit;
+        if (!llmmem__muladd(&t.trainable, trained, c->trainable) ||
+            !llmmem__muladd(&t.adapter_weights, trained, c->adapter_weights) ||
+            !llmmem__muladd(&t.gradients, trained, c->gradients) ||
+            !llmmem__muladd(&t.gradient_copy, trained, c->gradient_copy) ||
+            !llmmem__muladd(&t.master_weights, trained, c->master_weights) ||
+            !llmmem__muladd(&t.optimizer_states, trained, c->optimizer_states))
+            return overflow("training state", tc);
+    }
+    if ((used_8bit && !llmmem__add(&t.optimizer_states, t.optimizer_states, BNB_QMAPS_BYTES)) ||
         !llmmem__add(&t.weights, t.weights, t.adapter_weights))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "training bytes exceed 64 bits");
     *out = t;
@@ -419,21 +386,27 @@ llmmem_status llmmem__class_costs(llmmem__class_cost *out, int *any_8bit, const 
         if (mode == LLMMEM_MODE_INFERENCE)
             continue;
         llmmem__training one = {0};
+        int eight_bit = 0;
         if (mode == LLMMEM_MODE_TRAINING) {
+            /* full training: the tensor itself is trained */
             uint64_t n = t->rows * t->cols; /* one tensor: within the inventory's checked total */
             one.trainable = n;
             if (!add_grad_master(&one, &p, n, f) ||
-                !add_states(&one.optimizer_states, any_8bit, &p, t->rows, t->cols, 1, t->rows > 1, muon_hidden(t)))
+                !add_states(&one.optimizer_states, &eight_bit, &p, t->rows, t->cols, 1, t->rows > 1, muon_hidden(t)))
                 return overflow("training state", t);
         } else if (llmmem__lora_target(t, p.targets)) {
+            /* LoRA (Hu et al. 2021; PEFT tuners/lora/layer.py LoraLayer.update_layer): lora_A r x cols and
+             * lora_B rows x r, no bias, both 2-D matrices (factored by Adafactor, Muon's) */
             uint64_t width, n;
             if (!llmmem__add(&width, t->rows, t->cols) || !llmmem__mul(&n, width, p.rank) ||
                 !llmmem__muladd(&one.adapter_weights, n, bytes_of(p.adapter)) || !add_grad_master(&one, &p, n, p.adapter) ||
-                !add_states(&one.optimizer_states, any_8bit, &p, p.rank, t->cols, 1, 1, 1) ||
-                !add_states(&one.optimizer_states, any_8bit, &p, t->rows, p.rank, 1, 1, 1))
+                !add_states(&one.optimizer_states, &eight_bit, &p, p.rank, t->cols, 1, 1, 1) ||
+                !add_states(&one.optimizer_states, &eight_bit, &p, t->rows, p.rank, 1, 1, 1))
                 return overflow("LoRA adapters", t);
             one.trainable = n;
         }
+        c->eight_bit = (uint8_t)eight_bit;
+        *any_8bit |= eight_bit;
         c->adapter_weights = one.adapter_weights;
         c->gradients = one.gradients;
         c->gradient_copy = one.gradient_copy;

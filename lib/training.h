@@ -58,13 +58,14 @@ llmmem_status llmmem__training_state(llmmem__training *out, const llmmem_model *
 typedef struct llmmem__class_cost {
     uint64_t weights;
     uint64_t adapter_weights, gradients, gradient_copy, master_weights, optimizer_states, trainable;
+    uint8_t eight_bit; /* its optimizer states are bitsandbytes 8-bit */
 } llmmem__class_cost;
 
 /* The bytes bitsandbytes' 8-bit optimizers keep once per device (their quantization maps). */
 #define LLMMEM__BNB_QMAPS_BYTES (2u * 256u * 4u)
 
-/* Costs of one tensor of each class of `shapes` (counts ignored); *any_8bit is set when a trained
- * tensor keeps 8-bit states. */
+/* Costs of one tensor of each class of `shapes` (counts ignored); *any_8bit is set when a tensor
+ * would keep 8-bit states. Fails like llmmem__training_state on settings that cannot train. */
 llmmem_status llmmem__class_costs(llmmem__class_cost *out, int *any_8bit, const llmmem_model *m,
                                   const llmmem__inventory *shapes, const llmmem_strategy *s);
 
