@@ -118,7 +118,14 @@ static void pricing_keys(int64_t out[LLMMEM__PRICING_KEYS], const llmmem_strateg
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                               const llmmem_strategy *strategy)
 {
-    return llmmem__estimate_cached(out, model, hw, strategy, out ? out->cache : NULL);
+    LLMMEM_REQUIRE(out);
+    if (!model || !hw || !strategy) {
+        memset(out, 0, offsetof(llmmem_report, stages)); /* as after any failed estimate */
+        LLMMEM_REQUIRE(model);
+        LLMMEM_REQUIRE(hw);
+        LLMMEM_REQUIRE(strategy);
+    }
+    return llmmem__estimate_cached(out, model, hw, strategy, out->cache);
 }
 
 llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,

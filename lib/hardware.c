@@ -74,6 +74,8 @@ llmmem_status llmmem_hardware_get_real(double *value_out, const llmmem_hardware 
 llmmem_status llmmem_hardware_set_text(llmmem_hardware *hw, const char *key_name, const char *value)
 {
     LLMMEM_REQUIRE(hw);
+    LLMMEM_REQUIRE(key_name);
+    LLMMEM_REQUIRE(value);
     return llmmem__settings_set_text(&hw->s, HW, key_name, value, NULL);
 }
 

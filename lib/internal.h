@@ -24,13 +24,14 @@ llmmem_status llmmem__fail_prefixed(llmmem_status status, const char *prefix);
 /* The same, with the message already formatted. */
 llmmem_status llmmem__fail_text(llmmem_status status, const char *text);
 
-/* Fails with INVALID_ARGUMENT naming the parameter when p is NULL. */
+/* Fails with INVALID_ARGUMENT naming the parameter when p is NULL. Only a public function
+ * (llmmem_*) is named in the message: a user never called an internal one. */
 #define LLMMEM_REQUIRE(p)                                                                      \
     do {                                                                                       \
         if ((p) == NULL)                                                                       \
-            return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: argument '%s' is NULL",      \
-                                __func__, #p);                                                 \
+            return llmmem__fail_null(__func__, #p);                                            \
     } while (0)
+llmmem_status llmmem__fail_null(const char *function, const char *argument);
 
 /* ---- checked arithmetic ------------------------------------------------ */
 

@@ -1,13 +1,12 @@
 /* The key space: every setting's name, owner, type, bounds, default and doc,
  * and the validated setters shared by the three input handles. */
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "number.h"
 
 #define I64_MAX INT64_MAX
 #define SIZE_MAX_KEY (1LL << 24)   /* upper bound of a dimension: 16,777,216 */
@@ -298,7 +297,8 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER, S, "disable_hybrid_kv_cache_manager", 0,
              "vLLM --disable-hybrid-kv-cache-manager: sliding-window layers keep every token like full ones"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
-    INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, PARALLEL_MAX_KEY, 1, "pipeline stages"),
+    INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
+            "pipeline stages (a report holds at most 256)"),
     INT_KEY(LLMMEM_KEY_DATA_PARALLEL, S, "data_parallel", 1, COUNT_MAX_KEY, 1,
             "data-parallel size (world = tensor x pipeline x data x context)"),
     INT_KEY(LLMMEM_KEY_CONTEXT_PARALLEL, S, "context_parallel", 1, PARALLEL_MAX_KEY, 1,
@@ -538,16 +538,32 @@ const char *llmmem_choice_name(llmmem_key key, int64_t value)
     return k->choices[value];
 }
 
+/* ASCII case-insensitive equality, the same in every locale (strcasecmp follows LC_CTYPE). */
+static int equal_ignoring_case(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        if (x != y)
+            return 0;
+    }
+    return *a == *b;
+}
+
+/* The spellings of a boolean in configs and on command lines: C's 1/0, JSON's and YAML's
+ * true/false, Python's True/False (str(True)), yes/no and on/off, in any case. */
+#define BOOL_SPELLINGS "true/false, 1/0, yes/no or on/off, in any case"
+
 static int parse_bool(int64_t *out, const char *s)
 {
     static const char *const yes[] = {"1", "true", "yes", "on"};
     static const char *const no[] = {"0", "false", "no", "off"};
     for (size_t i = 0; i < 4; i++) {
-        if (strcmp(s, yes[i]) == 0) {
+        if (equal_ignoring_case(s, yes[i])) {
             *out = 1;
             return 1;
         }
-        if (strcmp(s, no[i]) == 0) {
+        if (equal_ignoring_case(s, no[i])) {
             *out = 0;
             return 1;
         }
@@ -617,7 +633,7 @@ llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const 
     if (k->type == LLMMEM_TYPE_BOOL) {
         if (parse_bool(value_out, name))
             return LLMMEM_OK;
-        return llmmem__fail(LLMMEM_ERR_NOT_FOUND, "%s: '%.64s' is not a boolean (true/false, 1/0)",
+        return llmmem__fail(LLMMEM_ERR_NOT_FOUND, "%s: '%.64s' is not a boolean (" BOOL_SPELLINGS ")",
                             k->name, name);
     }
     if (k->type == LLMMEM_TYPE_FLAGS)
@@ -747,82 +763,32 @@ llmmem_status llmmem__settings_set_real(llmmem__settings *s, llmmem_object objec
     return LLMMEM_OK;
 }
 
-/* Unit suffixes accepted after an integer: decimal (GB) and binary (GiB). */
-static const struct {
-    const char *suffix;
-    uint64_t factor;
-} units[] = {
-    {"K", 1000ULL},          {"M", 1000000ULL},          {"G", 1000000000ULL},
-    {"T", 1000000000000ULL}, {"KB", 1000ULL},            {"MB", 1000000ULL},
-    {"GB", 1000000000ULL},   {"TB", 1000000000000ULL},   {"KiB", 1ULL << 10},
-    {"MiB", 1ULL << 20},     {"GiB", 1ULL << 30},        {"TiB", 1ULL << 40},
-};
-
-/* Parses an exact integer: digits with an optional fraction and exponent (7e9, 1.5e9)
- * and an optional unit (80GiB, 7B is not a unit). Returns 0 if malformed or not whole. */
-static int parse_exact_int(int64_t *out, const char *text)
+/* "nan", "inf" or "infinity" in any case and sign: numbers, but not finite ones (as set_real says). */
+static int names_non_finite(const char *text)
 {
-    const char *p = text;
-    int negative = 0;
-    if (*p == '-' || *p == '+')
-        negative = *p++ == '-';
-    uint64_t mantissa = 0;
-    int digits = 0, frac_digits = 0, seen_point = 0;
-    for (;; p++) {
-        if (*p == '.' && !seen_point) {
-            seen_point = 1;
-            continue;
-        }
-        if (!isdigit((unsigned char)*p))
-            break;
-        if (!llmmem__mul(&mantissa, mantissa, 10) || !llmmem__add(&mantissa, mantissa, (uint64_t)(*p - '0')))
-            return 0;
-        digits++;
-        frac_digits += seen_point;
-    }
-    if (digits == 0)
-        return 0;
-    long exponent = 0;
-    if (*p == 'e' || *p == 'E') {
-        char *end;
-        errno = 0;
-        exponent = strtol(p + 1, &end, 10);
-        if (end == p + 1 || errno || exponent > 30 || exponent < -30)
-            return 0;
-        p = end;
-    }
-    uint64_t factor = 1;
-    if (*p) {
-        size_t i;
-        for (i = 0; i < sizeof units / sizeof units[0]; i++)
-            if (strcmp(p, units[i].suffix) == 0)
-                break;
-        if (i == sizeof units / sizeof units[0])
-            return 0;
-        factor = units[i].factor;
-    }
-    exponent -= frac_digits;
-    for (; exponent > 0; exponent--)
-        if (!llmmem__mul(&mantissa, mantissa, 10))
-            return 0;
-    if (!llmmem__mul(&mantissa, mantissa, factor))
-        return 0;
-    for (; exponent < 0; exponent++) {
-        if (mantissa % 10)
-            return 0;
-        mantissa /= 10;
-    }
-    if (mantissa > (uint64_t)INT64_MAX)
-        return 0;
-    *out = negative ? -(int64_t)mantissa : (int64_t)mantissa;
-    return 1;
+    if (*text == '+' || *text == '-')
+        text++;
+    return equal_ignoring_case(text, "nan") || equal_ignoring_case(text, "inf") ||
+           equal_ignoring_case(text, "infinity");
+}
+
+/* The message for a text that is not a number of the key's kind. */
+static llmmem_status number_failure(const llmmem__key_info *k, const char *text, llmmem__number_result r,
+                                    const char *expected)
+{
+    if (r == LLMMEM__NUMBER_TOO_LONG)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: '%.32s...' is too long for a number (at most %d "
+                            "characters)", k->name, text, LLMMEM_NUMBER_MAX_LEN);
+    if (r == LLMMEM__NUMBER_NOT_WHOLE)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: '%.64s' is not a whole number", k->name, text);
+    return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: '%.64s' is not %s", k->name, text, expected);
 }
 
 llmmem_status llmmem__settings_set_text(llmmem__settings *s, llmmem_object object,
                                         const char *key_name, const char *text, llmmem_key *key_out)
 {
     if (!key_name || !text)
-        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "set_text: key name or value is NULL");
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "argument 'key_name' or 'value' is NULL");
     llmmem_key key;
     llmmem_status st = llmmem_key_from_name(&key, key_name);
     if (st)
@@ -834,25 +800,31 @@ llmmem_status llmmem__settings_set_text(llmmem__settings *s, llmmem_object objec
     if (key_out)
         *key_out = key;
     if (k->type == LLMMEM_TYPE_REAL) {
-        char *end;
-        errno = 0;
-        double v = strtod(text, &end);
-        if (end == text || *end || errno == ERANGE)
-            return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: '%.64s' is not a number", k->name, text);
+        double v;
+        llmmem__number_result r = llmmem__parse_real(&v, text);
+        if (r == LLMMEM__NUMBER_OUT_OF_RANGE)
+            return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s (%.64s) is out of range [%g, %g]", k->name, text,
+                                k->rmin, k->rmax);
+        if (r == LLMMEM__NUMBER_MALFORMED && names_non_finite(text))
+            return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s (%.64s) is not a finite number", k->name, text);
+        if (r != LLMMEM__NUMBER_OK)
+            return number_failure(k, text, r, "a number (digits with '.' as the decimal point and an "
+                                              "optional exponent, such as 0.9 or 5e-1)");
         return llmmem__settings_set_real(s, object, key, v);
     }
     int64_t v;
     if (k->type == LLMMEM_TYPE_CHOICE || k->type == LLMMEM_TYPE_BOOL || k->type == LLMMEM_TYPE_FLAGS) {
         if (llmmem_choice_from_name(&v, key, text) == LLMMEM_OK)
             return llmmem__settings_set_int(s, object, key, v);
-        if (!parse_exact_int(&v, text))
+        if (llmmem__parse_int(&v, text) != LLMMEM__NUMBER_OK)
             return llmmem_choice_from_name(&v, key, text); /* sets the message listing the choices */
         return llmmem__settings_set_int(s, object, key, v);
     }
-    if (!parse_exact_int(&v, text))
-        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT,
-                            "%s: '%.64s' is not a whole number (digits, optional exponent such as 7e9, "
-                            "optional unit KB/MB/GB/TB or KiB/MiB/GiB/TiB)",
-                            k->name, text);
+    llmmem__number_result r = llmmem__parse_int(&v, text);
+    if (r == LLMMEM__NUMBER_OUT_OF_RANGE)
+        return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s (%.64s) is out of range [%lld, %lld]", k->name, text,
+                            (long long)k->min, (long long)k->max);
+    if (r != LLMMEM__NUMBER_OK)
+        return number_failure(k, text, r, "a whole number (" LLMMEM_NUMBER_GRAMMAR ")");
     return llmmem__settings_set_int(s, object, key, v);
 }

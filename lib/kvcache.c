@@ -617,6 +617,12 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     r->prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
     r->n = (uint64_t)sv(s, LLMMEM_KEY_N);
     uint64_t request = setting(s, LLMMEM_KEY_REQUEST_TOKENS, r->max_model_len);
+    /* vllm/v1/engine/input_processor.py refuses a prompt beyond max_model_len, and the OpenAI server
+     * a prompt plus max_tokens beyond it ("This model's maximum context length is ...") */
+    if (request > r->max_model_len)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "request_tokens (%llu) exceeds max_model_len (%llu): vLLM refuses such a request",
+                            (unsigned long long)request, (unsigned long long)r->max_model_len);
     if (r->prefix > request || r->prompt > request)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "%s (%llu) exceeds the request's tokens (%llu: request_tokens, else max_model_len)",

@@ -215,6 +215,8 @@ llmmem_status llmmem_model_get_int(int64_t *value_out, const llmmem_model *model
 llmmem_status llmmem_model_set_text(llmmem_model *model, const char *key_name, const char *value)
 {
     LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(key_name);
+    LLMMEM_REQUIRE(value);
     llmmem_status st = llmmem__settings_set_text(&model->s, LLMMEM_OBJECT_MODEL, key_name, value, NULL);
     if (st)
         return st;

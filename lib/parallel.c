@@ -58,7 +58,13 @@ static llmmem_status split_layers(llmmem__layout *L, uint64_t layers)
         }
         L->per_stage = (layers - given) / others;
         if (L->per_stage == 0)
-            return bad("%llu stages get no layer of the %llu left", others, layers - given);
+            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                                "pipeline_parallel (%llu) leaves %llu stages without a layer: "
+                                "pipeline_first_stage_layers (%llu) and pipeline_last_stage_layers (%llu) take "
+                                "all of num_hidden_layers (%llu)",
+                                (unsigned long long)L->p, (unsigned long long)others,
+                                (unsigned long long)L->first_layers, (unsigned long long)L->last_layers,
+                                (unsigned long long)layers);
     }
     if (!L->first_layers)
         L->first_layers = L->per_stage;
@@ -395,6 +401,39 @@ static llmmem_status overflow(void)
     return llmmem__fail(LLMMEM_ERR_OVERFLOW, "per-rank bytes exceed 64 bits");
 }
 
+/* A product of byte counts, factors and exact divisions, evaluated left to right as written (the
+ * divisions where the rule puts them) with every step checked: ok turns 0 on an overflow. */
+typedef struct checked {
+    uint64_t v;
+    int ok;
+} checked;
+
+static checked times(checked a, uint64_t b)
+{
+    if (a.ok && !llmmem__mul(&a.v, a.v, b))
+        a.ok = 0;
+    return a;
+}
+
+static checked over(checked a, uint64_t b)
+{
+    a.v /= b;
+    return a;
+}
+
+static checked of(uint64_t v)
+{
+    return (checked){v, 1};
+}
+
+static checked add(checked a, checked b)
+{
+    if (!a.ok || !b.ok || !llmmem__add(&a.v, a.v, b.v))
+        a.ok = 0;
+    return a;
+}
+
+
 /* x * num / den, rounded up, saturating (the caller's total check reports the overflow). */
 static uint64_t scaled(uint64_t x, uint64_t num, uint64_t den)
 {
@@ -587,7 +626,7 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
 
     /* Buffers of data-parallel communication, in the 16-bit compute format */
     const uint64_t e = llmmem__format_element_bits(L->compute) / 8u;
-    uint64_t comm = 0;
+    checked comm = of(0);
     if (mode != LLMMEM_MODE_INFERENCE && L->d * L->c > 1) {
         uint64_t reduce = key(s, LLMMEM_KEY_REDUCE_BUCKET_SIZE), gather = key(s, LLMMEM_KEY_ALLGATHER_BUCKET_SIZE);
         if (reduce > ss->params)
@@ -597,7 +636,7 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
         if (L->zero == 1 || L->zero == 2) {
             /* DeepSpeed stage_1_and_2.py: the reduce bucket (two with overlap_comm) and the
              * all-gather bucket of updated parameters */
-            comm = reduce * e * (key(s, LLMMEM_KEY_OVERLAP_COMM) ? 2 : 1) + gather * e;
+            comm = add(times(times(of(reduce), e), key(s, LLMMEM_KEY_OVERLAP_COMM) ? 2 : 1), times(of(gather), e));
         } else if (L->zero == 3) {
             /* DeepSpeed stage3.py estimate_zero3_model_states_mem_needs: the largest layer's 16-bit
              * parameters and gradients of the largest module gathered (4 x largest_layer_params); plus
@@ -607,22 +646,25 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
             uint64_t live = key(s, LLMMEM_KEY_STAGE3_MAX_LIVE_PARAMETERS), gathered = ss->largest_tensor + prefetch;
             if (gathered > live && live >= ss->largest_tensor)
                 gathered = live;
-            comm = gathered * e + ss->largest_tensor * e + reduce * e;
+            comm = add(add(times(of(gathered), e), times(of(ss->largest_tensor), e)), times(of(reduce), e));
         } else if (L->fsdp == LLMMEM_FSDP_FULL_SHARD || L->fsdp == LLMMEM_FSDP_HYBRID_SHARD) {
             /* PyTorch FSDP (Zhao et al. 2023 §3, _runtime_utils): the root unit (embedding, head) stays
              * unsharded through the step; limit_all_gathers keeps the current and the prefetched
              * layer unit gathered; backward holds a unit's unsharded gradients to reduce-scatter */
             uint64_t units = key(s, LLMMEM_KEY_FSDP_LIMIT_ALL_GATHERS) ? 2 : count;
-            comm = ss->once_params * e + units * ss->layer_params * e + ss->layer_params * e;
+            comm = add(add(times(of(ss->once_params), e), times(times(of(units), ss->layer_params), e)),
+                       times(of(ss->layer_params), e));
         } else if (L->fsdp == LLMMEM_FSDP_SHARD_GRAD_OP) {
             /* SHARD_GRAD_OP: parameters stay gathered from forward to the end of backward */
-            comm = ss->params * e + ss->layer_params * e;
+            comm = add(times(of(ss->params), e), times(of(ss->layer_params), e));
         } else if (!L->dist_opt && key(s, LLMMEM_KEY_DDP_GRADIENT_COPY)) {
             /* torch DistributedDataParallel without gradient_as_bucket_view: buckets copy every gradient */
-            comm = out->bytes[LLMMEM_COMPONENT_GRADIENTS];
+            comm = of(out->bytes[LLMMEM_COMPONENT_GRADIENTS]);
         }
     }
-    out->bytes[LLMMEM_COMPONENT_COMM_BUFFERS] = comm;
+    if (!comm.ok)
+        return overflow();
+    out->bytes[LLMMEM_COMPONENT_COMM_BUFFERS] = comm.v;
     if (mode == LLMMEM_MODE_INFERENCE && llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) == 0) {
         /* the whole contiguous KV cache (kvcache.c), this stage's layers of it, and its KV heads:
          * max(1, kv_heads / t) per rank (layers of one kind: exact; a sliding-window mix is split
@@ -659,49 +701,64 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
 
 /* Ring collectives: a rank sends (n - 1) / n of the data for reduce-scatter or all-gather, twice
  * that for all-reduce (Thakur et al. 2005; NCCL's ring algorithm). */
-static uint64_t ring(uint64_t bytes, uint64_t n, uint64_t times)
+static checked ring(checked bytes, uint64_t n, uint64_t passes)
 {
     if (n <= 1)
-        return 0;
-    return bytes / n * (n - 1) * times;
+        return of(0);
+    return times(times(over(bytes, n), n - 1), passes);
 }
 
 /* Bytes one rank of `stage` sends per step, by kind (llmmem_comm). */
-static void comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_model *m, const llmmem_strategy *s,
-                        const llmmem__layout *L, const llmmem__stage_parts *ss, uint64_t stage, uint64_t count, uint64_t e)
+static llmmem_status comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_model *m, const llmmem_strategy *s,
+                                 const llmmem__layout *L, const llmmem__stage_parts *ss, uint64_t stage,
+                                 uint64_t count, uint64_t e)
 {
-    memset(comm, 0, sizeof(uint64_t) * LLMMEM_COMM_KINDS);
+    checked v[LLMMEM_COMM_KINDS];
+    for (unsigned i = 0; i < LLMMEM_COMM_KINDS; i++)
+        v[i] = of(0);
     const uint64_t micro = L->m ? L->m : L->p;
-    const uint64_t tokens = key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c * key(s, LLMMEM_KEY_MICRO_BATCH_SIZE);
-    const uint64_t h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE), act = tokens * h * e;
+    const uint64_t h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE);
+    const checked tokens = times(of(key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c), key(s, LLMMEM_KEY_MICRO_BATCH_SIZE));
+    const checked act = times(times(tokens, h), e);
     /* data: plain data parallelism all-reduces the gradients; ZeRO-1/2 and the distributed
      * optimizer reduce-scatter them and all-gather the parameters (the same volume, ZeRO §7);
      * ZeRO-3 and FSDP gather the parameters again for backward (1.5x, ZeRO §7.2.2) */
-    uint64_t grads = ss->params * e, dp = L->d * L->c;
+    checked grads = times(of(ss->params), e);
     if (L->zero == 3 || L->fsdp == LLMMEM_FSDP_FULL_SHARD || L->fsdp == LLMMEM_FSDP_HYBRID_SHARD)
-        comm[LLMMEM_COMM_DATA] = ring(grads, L->shard, 3);
+        v[LLMMEM_COMM_DATA] = ring(grads, L->shard, 3);
     else
-        comm[LLMMEM_COMM_DATA] = ring(grads, dp, 2);
+        v[LLMMEM_COMM_DATA] = ring(grads, L->d * L->c, 2);
     /* tensor: two all-reduces of the hidden states per layer forward and two backward (Megatron-LM
      * §3; with sequence parallelism an all-gather and a reduce-scatter each, the same bytes),
      * two more forward when full recomputation reruns the layer */
     uint64_t per_layer = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE) >= LLMMEM_RECOMPUTE_FULL ? 6 : 4;
-    comm[LLMMEM_COMM_TENSOR] = ring(act, L->t, 2) * per_layer * count * micro;
+    v[LLMMEM_COMM_TENSOR] = times(times(times(ring(act, L->t, 2), per_layer), count), micro);
     /* pipeline: each micro-batch's activations forward to the next stage and their gradient back
      * (once per model chunk when interleaved) */
     uint64_t sends = (uint64_t)(stage + 1 < L->p) + (uint64_t)(stage > 0);
-    comm[LLMMEM_COMM_PIPELINE] = act / (L->sp ? L->t : 1) * sends * micro * L->v;
+    v[LLMMEM_COMM_PIPELINE] = times(times(times(over(act, L->sp ? L->t : 1), sends), micro), L->v);
     /* expert: dispatch and combine all-to-all forward and backward of top_k copies of each token */
     uint64_t k = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
     uint64_t moe_layers = stage_span(m, L, stage, LLMMEM_SPAN_MOE);
     if (L->e > 1)
-        comm[LLMMEM_COMM_EXPERT] = act * k / L->e * (L->e - 1) * 4 * moe_layers * micro;
+        v[LLMMEM_COMM_EXPERT] = times(times(times(times(over(times(act, k), L->e), L->e - 1), 4), moe_layers), micro);
     /* context: ring attention passes each K and V chunk around the c ranks forward, and K, V and
      * their gradients backward (Liu et al. 2023; Transformer Engine context parallel p2p) */
     const llmmem__tensor_class *kc = find_class(m, LLMMEM_ROLE_K);
     uint64_t kv_width = kc ? kc->rows : h;
     if (L->c > 1)
-        comm[LLMMEM_COMM_CONTEXT] = tokens * kv_width * 2 * e / L->t * (L->c - 1) * 3 * count * micro;
+        v[LLMMEM_COMM_CONTEXT] =
+            times(times(times(times(over(times(times(times(tokens, kv_width), 2), e), L->t), L->c - 1), 3), count), micro);
+    for (unsigned i = 0; i < LLMMEM_COMM_KINDS; i++) {
+        if (!v[i].ok)
+            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "bytes sent over %s links per step exceed 64 bits "
+                                "(num_micro_batches %llu, micro_batch_size %lld, sequence_length %lld)",
+                                llmmem_comm_name((llmmem_comm)i), (unsigned long long)micro,
+                                (long long)key(s, LLMMEM_KEY_MICRO_BATCH_SIZE),
+                                (long long)key(s, LLMMEM_KEY_SEQUENCE_LENGTH));
+        comm[i] = v[i].v;
+    }
+    return LLMMEM_OK;
 }
 
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
@@ -803,6 +860,6 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
     uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
     if (!llmmem__mul(&r->host_bytes, host_best, per_node) || !llmmem__mul(&r->nvme_bytes, nvme_best, per_node))
         return overflow();
-    comm_volume(r->comm, m, s, L, best_parts, best, r->stages[best].layers, llmmem__format_element_bits(L->compute) / 8u);
-    return LLMMEM_OK;
+    return comm_volume(r->comm, m, s, L, best_parts, best, r->stages[best].layers,
+                       llmmem__format_element_bits(L->compute) / 8u);
 }

@@ -56,5 +56,7 @@ llmmem_status llmmem_strategy_get_real(double *value_out, const llmmem_strategy 
 llmmem_status llmmem_strategy_set_text(llmmem_strategy *s, const char *key_name, const char *value)
 {
     LLMMEM_REQUIRE(s);
+    LLMMEM_REQUIRE(key_name);
+    LLMMEM_REQUIRE(value);
     return llmmem__settings_set_text(&s->s, ST, key_name, value, NULL);
 }

@@ -178,6 +178,17 @@ static llmmem_status make_plan(plan *p, const llmmem_model *m, const llmmem_stra
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "lora_targets is empty: name at least one of q, k, v, o, gate, up, down");
     p->rank = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LORA_RANK);
+    /* A rank beyond a target's smaller side is no longer low-rank (Hu et al. 2021 §4: r << min(d, k)):
+     * the adapters would outweigh the matrix they adapt, which is a mistyped rank, not a job */
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i];
+        uint64_t side = t->rows < t->cols ? t->rows : t->cols;
+        if (t->count && llmmem__lora_target(t, p->targets) && p->rank > side)
+            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                                "lora_rank (%llu) exceeds the smaller side of %s (%llu x %llu), a LoRA target",
+                                (unsigned long long)p->rank, t->name, (unsigned long long)t->rows,
+                                (unsigned long long)t->cols);
+    }
     int64_t lora_key = llmmem__get_int(k, LLMMEM_KEY_LORA_FORMAT);
     /* PEFT LoraConfig/get_peft_model autocast_adapter_dtype=True (tuners_utils.cast_adapter_dtype):
      * fp16/bf16 adapters are upcast to fp32. QLoRA (qlora.py with --bf16, as in the paper's runs)

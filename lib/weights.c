@@ -94,6 +94,12 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
     llmmem_format weight_format = (llmmem_format)llmmem__get_int(&s->s, LLMMEM_KEY_WEIGHT_FORMAT);
     if (weight_format == LLMMEM_FORMAT_AUTO)
         weight_format = auto_weight_format(m, s);
+    /* QLoRA is LoRA over a bitsandbytes 4-bit base (Dettmers et al. 2023 §2); any other base is LoRA */
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_QLORA && !bnb_4bit(weight_format))
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "mode qlora keeps the base in bitsandbytes 4-bit (bnb_nf4 or bnb_fp4), not weight_format "
+                            "%s: use mode=lora for a LoRA over that base",
+                            llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, weight_format));
     llmmem__weight_plan p = {
         .weight = weight_format,
         .high = high_precision(weight_format, torch_dtype, llmmem__get_int(&s->s, LLMMEM_KEY_HIGH_PRECISION_FORMAT)),

@@ -508,10 +508,9 @@ START_TEST(test_weights_per_rank)
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 3)); /* 3 stages, 2 layers */
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "pipeline_parallel (3)"));
-    /* a serving result holds at most 256 stages */
+    /* a serving result holds at most 256 stages: the key's bound says so (issue 14) */
     ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 300));
-    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 257));
-    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_status(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 257), LLMMEM_ERR_OUT_OF_RANGE);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "pipeline_parallel (257)"));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 256));
     ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
@@ -817,6 +816,17 @@ START_TEST(test_setting_errors)
     ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "max_model_len (8193)"));
     set(&f, LLMMEM_KEY_MAX_MODEL_LEN, 0);
+    /* a request longer than max_model_len is refused (vLLM input_processor.py), not "0 fit, fits: yes"
+     * (issue 14): llama-3-8b's max_model_len is its 8192 positions */
+    set(&f, LLMMEM_KEY_REQUEST_TOKENS, 1073741824);
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_str_eq(llmmem_last_message(),
+                     "request_tokens (1073741824) exceeds max_model_len (8192): vLLM refuses such a request");
+    set(&f, LLMMEM_KEY_REQUEST_TOKENS, 8193);
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
+    set(&f, LLMMEM_KEY_REQUEST_TOKENS, 8192);
+    estimate(&f);
+    set(&f, LLMMEM_KEY_REQUEST_TOKENS, 0);
     /* a prefix longer than the request */
     set(&f, LLMMEM_KEY_SHARED_PREFIX_TOKENS, 9000);
     ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);

@@ -598,6 +598,36 @@ START_TEST(test_lora_errors)
 }
 END_TEST
 
+/* Accepted silently before issue 14. A rank above a target's smaller side: Llama-2-7B's q_proj is
+ * 4096 x 4096 (hidden_size 4096, 32 heads of 128), so rank 4096 is accepted and 4097 is not;
+ * with only down_proj targeted (4096 x 11008) the same holds. A QLoRA base that is not bitsandbytes
+ * 4-bit is a LoRA. */
+START_TEST(test_lora_rank_and_qlora_base)
+{
+    llmmem_model *m = preset("llama-2-7b");
+    llmmem_strategy *s = strategy(LLMMEM_MODE_LORA);
+    set(s, LLMMEM_KEY_LORA_TARGETS, LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_V);
+    set(s, LLMMEM_KEY_LORA_RANK, 4096);
+    (void)estimate(m, s);
+    set(s, LLMMEM_KEY_LORA_RANK, 4097);
+    expect_failure(m, s, LLMMEM_ERR_INCOMPATIBLE, "lora_rank (4097) exceeds the smaller side of q_proj (4096 x 4096)");
+    set(s, LLMMEM_KEY_LORA_TARGETS, LLMMEM_LORA_TARGET_DOWN);
+    expect_failure(m, s, LLMMEM_ERR_INCOMPATIBLE, "lora_rank (4097) exceeds the smaller side of mlp.down_proj (4096 x 11008)");
+    set(s, LLMMEM_KEY_LORA_RANK, 16);
+    set(s, LLMMEM_KEY_MODE, LLMMEM_MODE_QLORA);
+    set(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_FP32);
+    expect_failure(m, s, LLMMEM_ERR_INCOMPATIBLE, "mode qlora keeps the base in bitsandbytes 4-bit (bnb_nf4 or "
+                                                  "bnb_fp4), not weight_format fp32");
+    set(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_BNB_FP4);
+    (void)estimate(m, s);
+    set(s, LLMMEM_KEY_MODE, LLMMEM_MODE_LORA);
+    set(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_FP32); /* a LoRA over an fp32 base is fine */
+    (void)estimate(m, s);
+    llmmem_model_free(m);
+    llmmem_strategy_free(s);
+}
+END_TEST
+
 START_TEST(test_overflow)
 {
     /* INT64_MAX parameters: 4 bytes of fp32 gradient each exceed 64 bits */
@@ -629,6 +659,7 @@ static Suite *training_suite(void)
     tcase_add_test(tc, test_qlora_llama2);
     tcase_add_test(tc, test_inference_unchanged);
     tcase_add_test(tc, test_lora_errors);
+    tcase_add_test(tc, test_lora_rank_and_qlora_base);
     tcase_add_test(tc, test_overflow);
     suite_add_tcase(s, tc);
     return s;

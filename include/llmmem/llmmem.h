@@ -481,6 +481,15 @@ LLMMEM_API llmmem_status llmmem_key_default_real(double *value_out, llmmem_key k
 /** Value of a named choice of a choice key ("bf16", "training"); also "true"/"false" for bools,
  * and a comma-separated list of bit names for flags keys ("q,k,v,o"). */
 LLMMEM_API llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const char *name);
+/**
+ * Reads an integer as every key reads one: `[+-]digits[.digits][e[+-]digits][unit]`, where the
+ * unit is K, M, G, T, P, KB ... EB (powers of 1000) or KiB ... EiB (powers of 1024); "7e9",
+ * "1.5e9" and "80GiB" are whole numbers, "1.5" is not. ASCII only, no spaces, the same in every
+ * locale, at most 256 characters. LLMMEM_ERR_OUT_OF_RANGE for a whole number beyond int64,
+ * LLMMEM_ERR_INVALID_ARGUMENT for anything else that is not a whole number; the message quotes
+ * the text.
+ */
+LLMMEM_API llmmem_status llmmem_parse_int(int64_t *value_out, const char *text);
 /** Name of a choice value, or NULL if the key has no such choice; for a flags key, the name of
  * a single bit (value 1, 2, 4, ...). */
 LLMMEM_API const char *llmmem_choice_name(llmmem_key key, int64_t value);
