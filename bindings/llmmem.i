@@ -96,6 +96,18 @@ static void *llmmem_bind_factory_result(llmmem_status st, void *handle)
   if (have_view$argnum)
     PyBuffer_Release(&view$argnum);
 }
+/* File paths: str (encoded as the file system does, os.fsencode: a name that is not UTF-8
+ * comes back from os.listdir with surrogate escapes and goes out as its bytes), bytes or
+ * os.PathLike. The bytes object lives until the call returns (the readers run without the
+ * GIL). The llmmem package checks paths before (NUL, characters no file name can hold). */
+%typemap(in) const char *path (PyObject *path_bytes = NULL) {
+  if (!PyUnicode_FSConverter($input, &path_bytes))
+    SWIG_fail;
+  $1 = PyBytes_AS_STRING(path_bytes);
+}
+%typemap(freearg) const char *path {
+  Py_XDECREF(path_bytes$argnum);
+}
 #else
 %apply (char *STRING, size_t LENGTH) { (const char *json, size_t len) };
 %apply (char *STRING, size_t LENGTH) { (const char *data, size_t size) };

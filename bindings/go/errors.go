@@ -44,11 +44,17 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e == nil {
+		return "llmmem: <nil error>"
+	}
 	return "llmmem: " + e.Message
 }
 
 // Unwrap gives the status, so errors.Is(err, llmmem.ErrOutOfRange) works.
 func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
 	return e.Status
 }
 

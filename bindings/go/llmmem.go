@@ -23,7 +23,14 @@
 //
 // Models, hardware and strategies hold C memory: Close them (a finalizer frees forgotten
 // ones, later). Many goroutines may Estimate from the same inputs at once; Set and Close
-// wait until the estimates reading them are done. A Report is a plain Go value.
+// wait until the estimates reading them are done, and estimates that start meanwhile wait
+// for them (sync.RWMutex blocks new readers while a writer waits), so goroutines estimating
+// in a loop never starve a Set or a Close. A Report is a plain Go value.
+//
+// No input makes the package panic: a nil or zero *Model, *Hardware, *Strategy, *Checkpoint
+// or *Serving, as an argument or as a receiver, and a closed one, give an *Error
+// (ErrInvalidArgument) naming the parameter; the methods without an error result return
+// their zero value.
 package llmmem
 
 import (
@@ -185,12 +192,23 @@ func (s *setters) set(name string, value any) error {
 		}
 		return call(func() raw.Enum_SS_llmmem_status { return s.setInt(k.id, n) })
 	}
+	// A whole number beyond int64 is beyond every integer key's bounds (int64): the error
+	// names the key, the value and the bounds, as the library's does.
+	outOfRange := func(v string) error {
+		lo, hi := []int64{0}, []int64{0}
+		if err := call(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_key_bounds(lo, hi, k.id) }); err != nil {
+			return err
+		}
+		return bindError(ErrOutOfRange, fmt.Sprintf("%s (%s) is out of range [%d, %d]", name, v, lo[0], hi[0]))
+	}
 	float := func(f float64) error {
 		switch {
 		case real && s.setReal != nil:
 			return call(func() raw.Enum_SS_llmmem_status { return s.setReal(k.id, f) })
 		case !real && f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63:
 			return integer(int64(f)) // 70e9 parameters
+		case !real && f == math.Trunc(f) && !math.IsInf(f, 0):
+			return outOfRange(strconv.FormatFloat(f, 'g', -1, 64))
 		default:
 			return text(strconv.FormatFloat(f, 'g', -1, 64))
 		}
@@ -217,7 +235,10 @@ func (s *setters) set(name string, value any) error {
 	case uint, uint8, uint16, uint32, uint64, uintptr:
 		u, _ := strconv.ParseUint(fmt.Sprint(v), 10, 64)
 		if u > math.MaxInt64 {
-			return text(strconv.FormatUint(u, 10))
+			if real {
+				return float(float64(u))
+			}
+			return outOfRange(strconv.FormatUint(u, 10))
 		}
 		return integer(int64(u))
 	case float32:
@@ -287,18 +308,38 @@ func (s *setters) get(name string) (any, error) {
 	return v, nil
 }
 
-// handle is what Model, Hardware and Strategy share: a lock (estimates read, Set writes)
-// and the closed state.
+// handle is what the types holding a C handle share: a lock (estimates read, Set and Close
+// write) and the state of the handle.
+//
+// sync.RWMutex prefers writers: once Lock waits, new RLock calls wait behind it, so a Set
+// or a Close is not starved by goroutines estimating in a loop. The price is that read
+// locks must not nest on one object (a reader waiting behind a writer that waits for it),
+// and that objects must be locked in one order wherever several are held: model, hardware,
+// strategy, then checkpoint. Every function here holds at most one lock per object, in that
+// order.
 type handle struct {
 	mu     sync.RWMutex
+	open   bool // made by a constructor of this package
 	closed bool
+}
+
+// state is the error of a handle that cannot be used: closed, or a zero value this package
+// did not make. The caller holds mu.
+func (h *handle) state(typ string) error {
+	switch {
+	case h.closed:
+		return bindError(ErrInvalidArgument, typ+" is closed")
+	case !h.open:
+		return bindError(ErrInvalidArgument, typ+" was not made by this package (a zero value): use its New or Open function")
+	}
+	return nil
 }
 
 func (h *handle) write(typ string, f func() error) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed {
-		return bindError(ErrInvalidArgument, typ+" is closed")
+	if err := h.state(typ); err != nil {
+		return err
 	}
 	return f()
 }
@@ -306,10 +347,26 @@ func (h *handle) write(typ string, f func() error) error {
 func (h *handle) read(typ string, f func() error) error {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	if h.closed {
-		return bindError(ErrInvalidArgument, typ+" is closed")
+	if err := h.state(typ); err != nil {
+		return err
 	}
 	return f()
+}
+
+// closeWith frees the handle once (free runs under the write lock); later calls do nothing.
+func (h *handle) closeWith(free func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.open && !h.closed {
+		free()
+		track(-1)
+	}
+	h.closed = true
+}
+
+// errNil is the error of a nil pointer given as a parameter or a receiver.
+func errNil(fn, param string) error {
+	return bindError(ErrInvalidArgument, fmt.Sprintf("%s: %s is nil", fn, param))
 }
 
 // ---------------------------------------------------------------------------
@@ -326,8 +383,24 @@ type Model struct {
 func newModel(h raw.ModelHandle) *Model {
 	track(1)
 	m := &Model{h: h}
+	m.open = true
 	runtime.SetFinalizer(m, (*Model).Close)
 	return m
+}
+
+// reading and writing run f under the model's lock; a nil model is an error naming fn.
+func (m *Model) reading(fn string, f func() error) error {
+	if m == nil {
+		return errNil(fn, "model")
+	}
+	return m.read("model", f)
+}
+
+func (m *Model) writing(fn string, f func() error) error {
+	if m == nil {
+		return errNil(fn, "model")
+	}
+	return m.write("model", f)
 }
 
 // NewModel returns an empty model (model_type "custom"), to be described key by key.
@@ -407,19 +480,19 @@ func (m *Model) setters() *setters {
 
 // Set sets a model key by name ("num_key_value_heads", 8).
 func (m *Model) Set(key string, value any) error {
-	return m.write("model", func() error { return m.setters().set(key, value) })
+	return m.writing("Model.Set", func() error { return m.setters().set(key, value) })
 }
 
 // Get reads a model key: int64, bool, or string for choices and flags.
 func (m *Model) Get(key string) (v any, err error) {
-	err = m.read("model", func() error { v, err = m.setters().get(key); return err })
+	err = m.reading("Model.Get", func() error { v, err = m.setters().get(key); return err })
 	return v, err
 }
 
 // Name is the preset the model came from, or "" for a model built key by key.
 func (m *Model) Name() string {
 	var name string
-	_ = m.read("model", func() error { name = raw.Llmmem_model_name(m.h); return nil })
+	_ = m.reading("Model.Name", func() error { name = raw.Llmmem_model_name(m.h); return nil })
 	return name
 }
 
@@ -432,7 +505,7 @@ type GroupCount struct {
 // Parameters gives the exact parameters per group, in the library's order.
 func (m *Model) Parameters() ([]GroupCount, error) {
 	var out []GroupCount
-	err := m.read("model", func() error {
+	err := m.reading("Model.Parameters", func() error {
 		for g := 0; g < int(raw.Llmmem_param_group_count()); g++ {
 			n := []uint64{0}
 			grp := raw.Enum_SS_llmmem_param_group(g)
@@ -449,7 +522,7 @@ func (m *Model) Parameters() ([]GroupCount, error) {
 // TotalParameters is the exact parameter count of the model.
 func (m *Model) TotalParameters() (uint64, error) {
 	n := []uint64{0}
-	err := m.read("model", func() error {
+	err := m.reading("Model.TotalParameters", func() error {
 		return call(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_model_total_parameters(n, m.h) })
 	})
 	return n[0], err
@@ -458,7 +531,7 @@ func (m *Model) TotalParameters() (uint64, error) {
 // ActiveParameters counts the parameters used for one token (all but unchosen experts).
 func (m *Model) ActiveParameters() (uint64, error) {
 	n := []uint64{0}
-	err := m.read("model", func() error {
+	err := m.reading("Model.ActiveParameters", func() error {
 		return call(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_model_active_parameters(n, m.h) })
 	})
 	return n[0], err
@@ -466,8 +539,11 @@ func (m *Model) ActiveParameters() (uint64, error) {
 
 // UseCheckpoint makes the model's weights the bytes the checkpoint stores.
 func (m *Model) UseCheckpoint(ck *Checkpoint) error {
-	return m.write("model", func() error {
-		return ck.read(func() error {
+	if ck == nil {
+		return errNil("Model.UseCheckpoint", "checkpoint")
+	}
+	return m.writing("Model.UseCheckpoint", func() error { // model, then checkpoint (see handle)
+		return ck.read("checkpoint", func() error {
 			return call(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_model_use_checkpoint(m.h, ck.h) })
 		})
 	})
@@ -476,7 +552,7 @@ func (m *Model) UseCheckpoint(ck *Checkpoint) error {
 // Clone returns an independent copy.
 func (m *Model) Clone() (*Model, error) {
 	var c *Model
-	err := m.read("model", func() error {
+	err := m.reading("Model.Clone", func() error {
 		h, err := create(func() raw.ModelHandle { return raw.Llmmem_bind_model_clone(m.h) })
 		if err == nil {
 			c = newModel(h)
@@ -488,15 +564,14 @@ func (m *Model) Clone() (*Model, error) {
 
 // Close frees the C model; later calls return an error. Closing twice is fine.
 func (m *Model) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.closed {
-		m.closed = true
+	if m == nil {
+		return errNil("Model.Close", "model")
+	}
+	m.closeWith(func() {
 		raw.DeleteModelHandle(m.h)
 		m.h = nil
-		track(-1)
 		runtime.SetFinalizer(m, nil)
-	}
+	})
 	return nil
 }
 
@@ -513,8 +588,23 @@ type Hardware struct {
 func newHardware(h raw.HardwareHandle) *Hardware {
 	track(1)
 	hw := &Hardware{h: h}
+	hw.open = true
 	runtime.SetFinalizer(hw, (*Hardware).Close)
 	return hw
+}
+
+func (hw *Hardware) reading(fn string, f func() error) error {
+	if hw == nil {
+		return errNil(fn, "hardware")
+	}
+	return hw.read("hardware", f)
+}
+
+func (hw *Hardware) writing(fn string, f func() error) error {
+	if hw == nil {
+		return errNil(fn, "hardware")
+	}
+	return hw.write("hardware", f)
 }
 
 // NewHardware returns a device with no memory set (set "memory_bytes" before estimating).
@@ -560,26 +650,26 @@ func (hw *Hardware) setters() *setters {
 
 // Set sets a hardware key by name ("devices_per_node", 8; "memory_bytes", "80GiB").
 func (hw *Hardware) Set(key string, value any) error {
-	return hw.write("hardware", func() error { return hw.setters().set(key, value) })
+	return hw.writing("Hardware.Set", func() error { return hw.setters().set(key, value) })
 }
 
 // Get reads a hardware key: int64, float64 for fractions, bool, or string for choices.
 func (hw *Hardware) Get(key string) (v any, err error) {
-	err = hw.read("hardware", func() error { v, err = hw.setters().get(key); return err })
+	err = hw.reading("Hardware.Get", func() error { v, err = hw.setters().get(key); return err })
 	return v, err
 }
 
 // Name is the preset the device came from.
 func (hw *Hardware) Name() string {
 	var name string
-	_ = hw.read("hardware", func() error { name = raw.Llmmem_hardware_name(hw.h); return nil })
+	_ = hw.reading("Hardware.Name", func() error { name = raw.Llmmem_hardware_name(hw.h); return nil })
 	return name
 }
 
 // Clone returns an independent copy.
 func (hw *Hardware) Clone() (*Hardware, error) {
 	var c *Hardware
-	err := hw.read("hardware", func() error {
+	err := hw.reading("Hardware.Clone", func() error {
 		h, err := create(func() raw.HardwareHandle { return raw.Llmmem_bind_hardware_clone(hw.h) })
 		if err == nil {
 			c = newHardware(h)
@@ -591,15 +681,14 @@ func (hw *Hardware) Clone() (*Hardware, error) {
 
 // Close frees the C hardware; later calls return an error. Closing twice is fine.
 func (hw *Hardware) Close() error {
-	hw.mu.Lock()
-	defer hw.mu.Unlock()
-	if !hw.closed {
-		hw.closed = true
+	if hw == nil {
+		return errNil("Hardware.Close", "hardware")
+	}
+	hw.closeWith(func() {
 		raw.DeleteHardwareHandle(hw.h)
 		hw.h = nil
-		track(-1)
 		runtime.SetFinalizer(hw, nil)
-	}
+	})
 	return nil
 }
 
@@ -617,8 +706,23 @@ type Strategy struct {
 func newStrategy(h raw.StrategyHandle) *Strategy {
 	track(1)
 	s := &Strategy{h: h}
+	s.open = true
 	runtime.SetFinalizer(s, (*Strategy).Close)
 	return s
+}
+
+func (s *Strategy) reading(fn string, f func() error) error {
+	if s == nil {
+		return errNil(fn, "strategy")
+	}
+	return s.read("strategy", f)
+}
+
+func (s *Strategy) writing(fn string, f func() error) error {
+	if s == nil {
+		return errNil(fn, "strategy")
+	}
+	return s.write("strategy", f)
 }
 
 // NewStrategy returns single-device inference in the model's own dtype.
@@ -652,19 +756,19 @@ func (s *Strategy) setters() *setters {
 
 // Set sets a strategy key by name ("mode", "training"; "tensor_parallel", 8).
 func (s *Strategy) Set(key string, value any) error {
-	return s.write("strategy", func() error { return s.setters().set(key, value) })
+	return s.writing("Strategy.Set", func() error { return s.setters().set(key, value) })
 }
 
 // Get reads a strategy key: int64, float64 for fractions, bool, or string for choices and flags.
 func (s *Strategy) Get(key string) (v any, err error) {
-	err = s.read("strategy", func() error { v, err = s.setters().get(key); return err })
+	err = s.reading("Strategy.Get", func() error { v, err = s.setters().get(key); return err })
 	return v, err
 }
 
 // Clone returns an independent copy.
 func (s *Strategy) Clone() (*Strategy, error) {
 	var c *Strategy
-	err := s.read("strategy", func() error {
+	err := s.reading("Strategy.Clone", func() error {
 		h, err := create(func() raw.StrategyHandle { return raw.Llmmem_bind_strategy_clone(s.h) })
 		if err == nil {
 			c = newStrategy(h)
@@ -676,14 +780,13 @@ func (s *Strategy) Clone() (*Strategy, error) {
 
 // Close frees the C strategy; later calls return an error. Closing twice is fine.
 func (s *Strategy) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.closed {
-		s.closed = true
+	if s == nil {
+		return errNil("Strategy.Close", "strategy")
+	}
+	s.closeWith(func() {
 		raw.DeleteStrategyHandle(s.h)
 		s.h = nil
-		track(-1)
 		runtime.SetFinalizer(s, nil)
-	}
+	})
 	return nil
 }

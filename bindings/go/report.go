@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 
 	"llmmem/internal/raw"
 )
@@ -53,18 +52,11 @@ type Stage struct {
 // value at fault (errors.Is(err, llmmem.ErrIncompatible) for heads not divisible by
 // tensor_parallel). Many goroutines may estimate from the same inputs at once.
 func Estimate(model *Model, hardware *Hardware, strategy *Strategy) (*Report, error) {
-	if model == nil || hardware == nil || strategy == nil {
-		return nil, bindError(ErrInvalidArgument, "Estimate: a model, a hardware and a strategy are needed")
-	}
 	var report *Report
-	err := model.read("model", func() error {
-		return hardware.read("hardware", func() error {
-			return strategy.read("strategy", func() error {
-				var err error
-				report, err = estimate(model.h, hardware.h, strategy.h)
-				return err
-			})
-		})
+	err := readInputs("Estimate", model, hardware, strategy, func() error {
+		var err error
+		report, err = estimate(model.h, hardware.h, strategy.h)
+		return err
 	})
 	return report, err
 }
@@ -188,13 +180,20 @@ func decodePeak(msg json.RawMessage) (string, []Amount, error) {
 	return phase, parts, nil
 }
 
-// JSON is the library's JSON report, byte for byte as `llmmem estimate --json` prints it.
+// JSON is the library's JSON report, byte for byte as `llmmem estimate --json` prints it
+// ("" for a nil or zero Report).
 func (r *Report) JSON() string {
+	if r == nil {
+		return ""
+	}
 	return r.json
 }
 
 // Bytes gives one component's bytes ("weights", "optimizer_states", ...).
 func (r *Report) Bytes(component string) (uint64, bool) {
+	if r == nil {
+		return 0, false
+	}
 	for _, c := range r.Components {
 		if c.Name == component {
 			return c.Bytes, true
@@ -206,6 +205,9 @@ func (r *Report) Bytes(component string) (uint64, bool) {
 // String is a table of the non-zero components, the total and the capacity, in bytes, GiB
 // (2^30 bytes) and GB (10^9 bytes).
 func (r *Report) String() string {
+	if r == nil {
+		return "<nil report>"
+	}
 	var b strings.Builder
 	fits := "fits"
 	if !r.Fits {
@@ -233,16 +235,23 @@ func (r *Report) String() string {
 // Checkpoint holds the headers of a safetensors checkpoint or a GGUF file: the stored
 // tensors and their exact bytes (tensor data is never read). Close it when done.
 type Checkpoint struct {
-	mu     sync.RWMutex
-	closed bool
-	h      raw.CheckpointHandle
+	handle
+	h raw.CheckpointHandle
 }
 
 func newCheckpoint(h raw.CheckpointHandle) *Checkpoint {
 	track(1)
 	ck := &Checkpoint{h: h}
+	ck.open = true
 	runtime.SetFinalizer(ck, (*Checkpoint).Close)
 	return ck
+}
+
+func (ck *Checkpoint) reading(fn string, f func() error) error {
+	if ck == nil {
+		return errNil(fn, "checkpoint")
+	}
+	return ck.read("checkpoint", f)
 }
 
 // OpenSafetensors reads a .safetensors file, a *.index.json, or a folder holding one.
@@ -279,26 +288,17 @@ func ParseSafetensorsHeader(data []byte) (*Checkpoint, error) {
 	return newCheckpoint(h), nil
 }
 
-func (ck *Checkpoint) read(f func() error) error {
-	ck.mu.RLock()
-	defer ck.mu.RUnlock()
-	if ck.closed {
-		return bindError(ErrInvalidArgument, "checkpoint is closed")
-	}
-	return f()
-}
-
-// TensorCount is the number of stored tensors.
+// TensorCount is the number of stored tensors (0 for a nil or closed checkpoint).
 func (ck *Checkpoint) TensorCount() int {
 	n := 0
-	_ = ck.read(func() error { n = int(raw.Llmmem_checkpoint_tensor_count(ck.h)); return nil })
+	_ = ck.reading("Checkpoint.TensorCount", func() error { n = int(raw.Llmmem_checkpoint_tensor_count(ck.h)); return nil })
 	return n
 }
 
-// TotalBytes is the bytes of every stored tensor.
+// TotalBytes is the bytes of every stored tensor (0 for a nil or closed checkpoint).
 func (ck *Checkpoint) TotalBytes() uint64 {
 	var n uint64
-	_ = ck.read(func() error { n = raw.Llmmem_checkpoint_total_bytes(ck.h); return nil })
+	_ = ck.reading("Checkpoint.TotalBytes", func() error { n = raw.Llmmem_checkpoint_total_bytes(ck.h); return nil })
 	return n
 }
 
@@ -313,7 +313,7 @@ type Tensor struct {
 // Tensors lists the stored tensors in file order.
 func (ck *Checkpoint) Tensors() ([]Tensor, error) {
 	var out []Tensor
-	err := ck.read(func() error {
+	err := ck.reading("Checkpoint.Tensors", func() error {
 		for i := 0; i < int(raw.Llmmem_checkpoint_tensor_count(ck.h)); i++ {
 			elements, nbytes, role, group := []uint64{0}, []uint64{0}, []int64{0}, []int64{0}
 			idx := int64(i)
@@ -337,7 +337,7 @@ func (ck *Checkpoint) Tensors() ([]Tensor, error) {
 // Model returns the model the checkpoint's own metadata describes (GGUF).
 func (ck *Checkpoint) Model() (*Model, error) {
 	var m *Model
-	err := ck.read(func() error {
+	err := ck.reading("Checkpoint.Model", func() error {
 		h, err := create(func() raw.ModelHandle { return raw.Llmmem_bind_checkpoint_model(ck.h) })
 		if err == nil {
 			m = newModel(h)
@@ -350,8 +350,13 @@ func (ck *Checkpoint) Model() (*Model, error) {
 // Verify checks the checkpoint against a model's inventory: an ErrIncompatible error names
 // each parameter group that differs.
 func (ck *Checkpoint) Verify(m *Model) error {
-	return ck.read(func() error {
-		return m.read("model", func() error {
+	if ck == nil {
+		return errNil("Checkpoint.Verify", "checkpoint")
+	}
+	// The model first, then the checkpoint, as UseCheckpoint locks them: in the other order
+	// a Verify, a UseCheckpoint and a Close of the checkpoint could wait on one another.
+	return m.reading("Checkpoint.Verify", func() error {
+		return ck.read("checkpoint", func() error {
 			return call(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_checkpoint_verify(ck.h, m.h) })
 		})
 	})
@@ -359,14 +364,13 @@ func (ck *Checkpoint) Verify(m *Model) error {
 
 // Close frees the C checkpoint. Closing twice is fine.
 func (ck *Checkpoint) Close() error {
-	ck.mu.Lock()
-	defer ck.mu.Unlock()
-	if !ck.closed {
-		ck.closed = true
+	if ck == nil {
+		return errNil("Checkpoint.Close", "checkpoint")
+	}
+	ck.closeWith(func() {
 		raw.DeleteCheckpointHandle(ck.h)
 		ck.h = nil
-		track(-1)
 		runtime.SetFinalizer(ck, nil)
-	}
+	})
 	return nil
 }

@@ -3,7 +3,6 @@ package llmmem
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"llmmem/internal/raw"
 )
@@ -12,10 +11,16 @@ import (
 // Capacity solvers
 // ---------------------------------------------------------------------------
 
-// readInputs runs f with the three inputs read-locked (estimates may share them).
-func readInputs(model *Model, hardware *Hardware, strategy *Strategy, f func() error) error {
-	if model == nil || hardware == nil || strategy == nil {
-		return bindError(ErrInvalidArgument, "a model, a hardware and a strategy are needed")
+// readInputs runs f with the three inputs read-locked (estimates may share them), in the
+// order model, hardware, strategy; a nil input is an error naming it and fn.
+func readInputs(fn string, model *Model, hardware *Hardware, strategy *Strategy, f func() error) error {
+	switch {
+	case model == nil:
+		return errNil(fn, "model")
+	case hardware == nil:
+		return errNil(fn, "hardware")
+	case strategy == nil:
+		return errNil(fn, "strategy")
 	}
 	return model.read("model", func() error {
 		return hardware.read("hardware", func() error {
@@ -28,7 +33,7 @@ func readInputs(model *Model, hardware *Hardware, strategy *Strategy, f func() e
 // 1 does not), every other setting as given.
 func SolveMaxMicroBatch(model *Model, hardware *Hardware, strategy *Strategy) (uint64, error) {
 	out := []uint64{0}
-	err := readInputs(model, hardware, strategy, func() error {
+	err := readInputs("SolveMaxMicroBatch", model, hardware, strategy, func() error {
 		return call(func() raw.Enum_SS_llmmem_status {
 			return raw.Llmmem_solve_max_micro_batch(out, model.h, hardware.h, strategy.h)
 		})
@@ -39,7 +44,7 @@ func SolveMaxMicroBatch(model *Model, hardware *Hardware, strategy *Strategy) (u
 // SolveMaxSequenceLength is the longest sequence_length that fits (0 when none does).
 func SolveMaxSequenceLength(model *Model, hardware *Hardware, strategy *Strategy) (uint64, error) {
 	out := []uint64{0}
-	err := readInputs(model, hardware, strategy, func() error {
+	err := readInputs("SolveMaxSequenceLength", model, hardware, strategy, func() error {
 		return call(func() raw.Enum_SS_llmmem_status {
 			return raw.Llmmem_solve_max_sequence_length(out, model.h, hardware.h, strategy.h)
 		})
@@ -51,7 +56,7 @@ func SolveMaxSequenceLength(model *Model, hardware *Hardware, strategy *Strategy
 // "fp8_e4m3", ...); an ErrNotFound error when none does.
 func SolveWeightFormat(model *Model, hardware *Hardware, strategy *Strategy) (string, error) {
 	out := []int64{0}
-	err := readInputs(model, hardware, strategy, func() error {
+	err := readInputs("SolveWeightFormat", model, hardware, strategy, func() error {
 		return call(func() raw.Enum_SS_llmmem_status {
 			return raw.Llmmem_solve_weight_format(out, model.h, hardware.h, strategy.h)
 		})
@@ -66,7 +71,7 @@ func SolveWeightFormat(model *Model, hardware *Hardware, strategy *Strategy) (st
 // that fits; 0 when none does.
 func SolveMinDevices(model *Model, hardware *Hardware, strategy *Strategy, maxDevices uint64) (uint64, error) {
 	out := []uint64{0}
-	err := readInputs(model, hardware, strategy, func() error {
+	err := readInputs("SolveMinDevices", model, hardware, strategy, func() error {
 		return call(func() raw.Enum_SS_llmmem_status {
 			return raw.Llmmem_solve_min_devices(out, model.h, hardware.h, strategy.h, maxDevices)
 		})
@@ -92,7 +97,10 @@ type Layout struct {
 func Plan(model *Model, hardware *Hardware, base *Strategy, devices uint64) ([]Layout, uint64, error) {
 	var layouts []Layout
 	var candidates uint64
-	err := readInputs(model, hardware, base, func() error {
+	if model != nil && hardware != nil && base == nil {
+		return nil, 0, errNil("Plan", "base")
+	}
+	err := readInputs("Plan", model, hardware, base, func() error {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		p := raw.Llmmem_bind_plan_new()
@@ -122,10 +130,12 @@ func Plan(model *Model, hardware *Hardware, base *Strategy, devices uint64) ([]L
 	return layouts, candidates, err
 }
 
-// CloseLayouts closes the strategies of a plan's layouts.
+// CloseLayouts closes the strategies of a plan's layouts (nil ones are skipped).
 func CloseLayouts(layouts []Layout) {
 	for _, l := range layouts {
-		l.Strategy.Close()
+		if l.Strategy != nil {
+			l.Strategy.Close()
+		}
 	}
 }
 
@@ -137,8 +147,7 @@ func CloseLayouts(layouts []Layout) {
 // requests and the longest request. Values holds every number of the C result by name; the
 // methods answer questions that take a request length. Close it when done.
 type Serving struct {
-	mu     sync.RWMutex
-	closed bool
+	handle
 	h      raw.ServingHandle
 	Values []Amount // every number of the result, in the library's order ("num_blocks", ...)
 	Fits   bool     // one request of max_model_len fits (vLLM starts)
@@ -148,7 +157,7 @@ type Serving struct {
 // Serve estimates serving capacity; the error names the key and value at fault.
 func Serve(model *Model, hardware *Hardware, strategy *Strategy) (*Serving, error) {
 	var sv *Serving
-	err := readInputs(model, hardware, strategy, func() error {
+	err := readInputs("Serve", model, hardware, strategy, func() error {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		h := raw.Llmmem_bind_serving_new()
@@ -166,6 +175,7 @@ func Serve(model *Model, hardware *Hardware, strategy *Strategy) (*Serving, erro
 		}
 		track(1)
 		sv = &Serving{h: h, json: text, Fits: raw.Llmmem_serving_get(h, raw.LLMMEM_SERVING_FITS) != 0}
+		sv.open = true
 		for i := 0; i < int(raw.Llmmem_serving_value_count()); i++ {
 			v := raw.Enum_SS_llmmem_serving_value(i)
 			sv.Values = append(sv.Values, Amount{Name: raw.Llmmem_serving_value_name(v), Bytes: raw.Llmmem_serving_get(h, v)})
@@ -178,6 +188,9 @@ func Serve(model *Model, hardware *Hardware, strategy *Strategy) (*Serving, erro
 
 // Value gives one number of the result by name ("num_blocks", "max_concurrency", ...).
 func (sv *Serving) Value(name string) (uint64, bool) {
+	if sv == nil {
+		return 0, false
+	}
 	for _, v := range sv.Values {
 		if v.Name == name {
 			return v.Bytes, true
@@ -186,56 +199,63 @@ func (sv *Serving) Value(name string) (uint64, bool) {
 	return 0, false
 }
 
-// JSON is the library's JSON, byte for byte as `llmmem serve --json` prints it.
-func (sv *Serving) JSON() string { return sv.json }
-
-func (sv *Serving) query(f func() raw.Enum_SS_llmmem_status) error {
-	sv.mu.RLock()
-	defer sv.mu.RUnlock()
-	if sv.closed {
-		return bindError(ErrInvalidArgument, "serving result is closed")
+// JSON is the library's JSON, byte for byte as `llmmem serve --json` prints it ("" for a nil
+// Serving).
+func (sv *Serving) JSON() string {
+	if sv == nil {
+		return ""
 	}
-	return call(f)
+	return sv.json
+}
+
+func (sv *Serving) query(fn string, f func() raw.Enum_SS_llmmem_status) error {
+	if sv == nil {
+		return errNil(fn, "serving result")
+	}
+	return sv.read("serving result", func() error { return call(f) })
 }
 
 // RequestBlocks gives the blocks one sequence of `tokens` tokens needs and the bytes of them
 // it does not fill.
 func (sv *Serving) RequestBlocks(tokens uint64) (blocks, wasteBytes uint64, err error) {
 	b, w := []uint64{0}, []uint64{0}
-	err = sv.query(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_request_blocks(b, w, sv.h, tokens) })
+	err = sv.query("Serving.RequestBlocks", func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_request_blocks(b, w, sv.h, tokens) })
 	return b[0], w[0], err
 }
 
 // FitsRequest says whether one request of `tokens` tokens fits.
 func (sv *Serving) FitsRequest(tokens uint64) (bool, error) {
 	out := []int64{0}
-	err := sv.query(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_fits_request(out, sv.h, tokens) })
+	err := sv.query("Serving.FitsRequest", func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_fits_request(out, sv.h, tokens) })
 	return out[0] != 0, err
 }
 
 // MaxConcurrency counts the requests of `tokens` tokens each that fit at once.
 func (sv *Serving) MaxConcurrency(tokens uint64) (uint64, error) {
 	out := []uint64{0}
-	err := sv.query(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_max_concurrency(out, sv.h, tokens) })
+	err := sv.query("Serving.MaxConcurrency", func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_max_concurrency(out, sv.h, tokens) })
 	return out[0], err
 }
 
 // LongestRequest is the longest single request the blocks hold, at most max_model_len.
 func (sv *Serving) LongestRequest() (uint64, error) {
 	out := []uint64{0}
-	err := sv.query(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_max_model_len(out, sv.h) })
+	err := sv.query("Serving.LongestRequest", func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_max_model_len(out, sv.h) })
 	return out[0], err
 }
 
 // MaxBatch counts the sequences of `tokens` tokens whose contiguous cache fits the budget.
 func (sv *Serving) MaxBatch(tokens uint64) (uint64, error) {
 	out := []uint64{0}
-	err := sv.query(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_max_batch(out, sv.h, tokens) })
+	err := sv.query("Serving.MaxBatch", func() raw.Enum_SS_llmmem_status { return raw.Llmmem_serving_max_batch(out, sv.h, tokens) })
 	return out[0], err
 }
 
 // String summarises the result with GiB (2^30 bytes) and GB (10^9 bytes) labelled.
 func (sv *Serving) String() string {
+	if sv == nil {
+		return "<nil serving result>"
+	}
 	kv, _ := sv.Value("kv_cache_bytes")
 	blocks, _ := sv.Value("num_blocks")
 	conc, _ := sv.Value("max_concurrency")
@@ -246,15 +266,14 @@ func (sv *Serving) String() string {
 
 // Close frees the C result. Closing twice is fine.
 func (sv *Serving) Close() error {
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	if !sv.closed {
-		sv.closed = true
+	if sv == nil {
+		return errNil("Serving.Close", "serving result")
+	}
+	sv.closeWith(func() {
 		raw.DeleteServingHandle(sv.h)
 		sv.h = nil
-		track(-1)
 		runtime.SetFinalizer(sv, nil)
-	}
+	})
 	return nil
 }
 
@@ -262,6 +281,12 @@ func (sv *Serving) Close() error {
 // in the strategy's kv_cache_dtype.
 func KVBytesPerToken(model *Model, strategy *Strategy) (uint64, error) {
 	out := []uint64{0}
+	switch {
+	case model == nil:
+		return 0, errNil("KVBytesPerToken", "model")
+	case strategy == nil:
+		return 0, errNil("KVBytesPerToken", "strategy")
+	}
 	err := model.read("model", func() error {
 		return strategy.read("strategy", func() error {
 			return call(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_kv_bytes_per_token(out, model.h, strategy.h) })
@@ -274,6 +299,12 @@ func KVBytesPerToken(model *Model, strategy *Strategy) (uint64, error) {
 // tokensEach tokens.
 func KVCacheBytes(model *Model, strategy *Strategy, sequences, tokensEach uint64) (uint64, error) {
 	out := []uint64{0}
+	switch {
+	case model == nil:
+		return 0, errNil("KVCacheBytes", "model")
+	case strategy == nil:
+		return 0, errNil("KVCacheBytes", "strategy")
+	}
 	err := model.read("model", func() error {
 		return strategy.read("strategy", func() error {
 			return call(func() raw.Enum_SS_llmmem_status {

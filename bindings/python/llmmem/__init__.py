@@ -20,14 +20,21 @@ Errors raise a subclass of :class:`llmmem.Error` per status, carrying the librar
 which names the key and the value at fault.
 
 Threads: the GIL is released while the library estimates and reads files. Many threads may
-estimate from the same model, hardware and strategy at once; changing one of them waits
-until the estimates reading it are done.
+estimate from the same model, hardware and strategy at once; changing or closing one of them
+waits until the estimates reading it are done, and estimates that start meanwhile wait for
+the change (a setter is never starved by a thread estimating in a loop).
+
+Bad input of any kind (a value out of bounds, an int beyond 64 bits, a str that is not
+valid text, None where a Model is needed) raises a subclass of :class:`llmmem.Error` naming
+the parameter and the value; a wrong Python type raises :class:`InvalidTypeError`, which
+is also a TypeError.
 """
 from __future__ import annotations
 
 import html as _html
 import json as _json
 import numbers as _numbers
+import operator as _operator
 import os as _os
 import threading as _threading
 import warnings as _warnings
@@ -39,6 +46,7 @@ from ._errors import (
     IncompatibleError,
     IncompleteError,
     InvalidArgumentError,
+    InvalidTypeError,
     NoMemoryError,
     NotFoundError,
     OutOfRangeError,
@@ -46,6 +54,7 @@ from ._errors import (
     SizeOverflowError,
     UnknownKeyError,
     UnsupportedError,
+    _IndexOutOfRangeError,
 )
 
 __all__ = [
@@ -56,6 +65,7 @@ __all__ = [
     "IncompatibleError",
     "IncompleteError",
     "InvalidArgumentError",
+    "InvalidTypeError",
     "Key",
     "Layout",
     "Model",
@@ -94,6 +104,9 @@ GIB = 1 << 30  # 2^30 bytes
 GB = 10**9  # 10^9 bytes
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1
+_C_INT_MIN = -(1 << 31)  # enums (llmmem_key) are C ints
+_C_INT_MAX = (1 << 31) - 1
 
 
 def version() -> str:
@@ -187,6 +200,9 @@ class Key:
     __slots__ = ("name", "id", "object", "type", "doc", "bounds", "default", "choices")
 
     def __init__(self, key_id: int) -> None:
+        key_id = _checked_int("key_id", key_id)
+        if not _C_INT_MIN <= key_id <= _C_INT_MAX:
+            raise UnknownKeyError(f"unknown key {_int_text(key_id)}")
         self.id = key_id
         self.name = _core.llmmem_key_name(key_id)
         self.doc = _core.llmmem_key_doc(key_id) or ""
@@ -228,6 +244,11 @@ def key(name: str) -> Key:
 
 def keys(object: str | None = None) -> list:
     """Every key the library knows, in its order; only one object's with ``object="strategy"``."""
+    if object is not None:
+        object = _checked_text("object", object)
+        if object not in _OBJECT_NAMES.values():
+            raise InvalidArgumentError(
+                f"object {_shown(object)} is not one of {', '.join(sorted(_OBJECT_NAMES.values()))}")
     found = [Key(_core.llmmem_key_at(i)) for i in range(_core.llmmem_key_count())]
     return [k for k in found if object is None or k.object == object]
 
@@ -237,50 +258,210 @@ def keys(object: str | None = None) -> list:
 # ---------------------------------------------------------------------------
 
 
-class _Guard:
-    """Many readers or one writer. Estimates read their inputs without the GIL; a setter
-    waits until they are done, and an estimate waits while a setter runs."""
+_get_ident = _threading.get_ident
 
-    __slots__ = ("_cond", "_readers", "_writing")
+
+class _Guard:
+    """Many readers or one writer, writer-preferring. Estimates read their inputs without the
+    GIL; a setter (the writer) waits until they are done, and an estimate waits while a setter
+    runs or waits: readers never overtake a waiting writer, so a thread estimating in a loop
+    cannot starve a setter or close().
+
+    Re-entrant per thread: a thread holding the read side may take it again (a waiting writer
+    does not block it, or it would wait on itself), and the thread holding the write side may
+    take either side. A thread holding only the read side that asks for the write side would
+    wait on itself forever: it raises instead. The waits release the GIL (Condition.wait)."""
+
+    __slots__ = ("_cond", "_readers", "_writer", "_writes", "_waiting")
 
     def __init__(self) -> None:
         self._cond = _threading.Condition(_threading.Lock())
-        self._readers = 0
-        self._writing = False
+        self._readers = {}  # thread ident -> read holds of that thread
+        self._writer = None  # ident of the thread holding the write side
+        self._writes = 0  # its holds (re-entrant)
+        self._waiting = 0  # writers waiting: new readers wait behind them
 
     def acquire_read(self) -> None:
+        me = _get_ident()
         with self._cond:
-            while self._writing:
-                self._cond.wait()
-            self._readers += 1
+            if self._writer != me and me not in self._readers:
+                while self._writer is not None or self._waiting:
+                    self._cond.wait()
+            self._readers[me] = self._readers.get(me, 0) + 1
 
     def release_read(self) -> None:
+        me = _get_ident()
         with self._cond:
-            self._readers -= 1
-            if self._readers == 0:
+            n = self._readers[me] - 1
+            if n:
+                self._readers[me] = n
+            else:
+                del self._readers[me]
+                if not self._readers:
+                    self._cond.notify_all()
+
+    def acquire_write(self, what: str) -> None:
+        me = _get_ident()
+        with self._cond:
+            if self._writer == me:
+                self._writes += 1
+                return
+            if me in self._readers:
+                raise InvalidArgumentError(
+                    f"cannot change or close this {what} while this thread reads it (an estimate in progress)")
+            self._waiting += 1
+            try:
+                while self._writer is not None or self._readers:
+                    self._cond.wait()
+            except BaseException:  # an interrupted wait (KeyboardInterrupt): the readers behind it go
+                self._waiting -= 1
+                self._cond.notify_all()
+                raise
+            self._waiting -= 1
+            self._writer = me
+            self._writes = 1
+
+    def release_write(self) -> None:
+        with self._cond:
+            self._writes -= 1
+            if not self._writes:
+                self._writer = None
                 self._cond.notify_all()
 
-    def __enter__(self):  # write
-        with self._cond:
-            while self._writing or self._readers:
-                self._cond.wait()
-            self._writing = True
+
+class _Writing:
+    """The write side of one object's guard, as a context manager."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj) -> None:
+        self._obj = obj
+
+    def __enter__(self):
+        self._obj._guard.acquire_write(type(self._obj).__name__)
         return self
 
     def __exit__(self, *exc) -> None:
-        with self._cond:
-            self._writing = False
-            self._cond.notify_all()
+        self._obj._guard.release_write()
+
+
+# ---------------------------------------------------------------------------
+# Checks of arguments, before any C call: what SWIG would reject with its own exceptions
+# (TypeError, OverflowError, UnicodeEncodeError) is named here, with the parameter
+# ---------------------------------------------------------------------------
+
+
+def _shown(text) -> str:
+    """repr of a str or bytes for a message, cut after 64 characters (as the library cuts)."""
+    if len(text) > 64:
+        return repr(text[:64]) + "..."
+    return repr(text)
+
+
+def _int_text(value: int) -> str:
+    """An int for a message: its digits, cut in the middle past 64 (as the library cuts text),
+    or its size beyond Python's int-to-str limit (sys.get_int_max_str_digits)."""
+    try:
+        text = str(value)
+    except ValueError:
+        return f"{'-' if value < 0 else ''}<an integer of {value.bit_length()} bits>"
+    if len(text) > 64:
+        digits = len(text) - (value < 0)
+        text = f"{text[:24]}...{text[-8:]} ({digits} digits)"
+    return text
+
+
+def _type_error(what: str, wanted: str, value) -> InvalidTypeError:
+    return InvalidTypeError(f"{what} must be {wanted}, not {type(value).__name__}")
 
 
 def _checked_text(what: str, text) -> str:
-    if isinstance(text, _os.PathLike):
-        text = _os.fspath(text)
+    """A str the C library can take: valid UTF-8 (no lone surrogates), no NUL."""
     if not isinstance(text, str):
-        raise TypeError(f"{what} must be a str, not {type(text).__name__}")
+        raise _type_error(what, "a str", text)
     if "\0" in text:
-        raise InvalidArgumentError(f"{what} {text!r} contains a NUL character")
+        raise InvalidArgumentError(f"{what} {_shown(text)} contains a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidArgumentError(
+            f"{what} {_shown(text)} cannot be encoded as UTF-8: {e.reason} (character {e.start})") from None
     return text
+
+
+def _checked_path(what: str, path) -> bytes:
+    """A file path as the file system takes it (os.fsencode): str, bytes or os.PathLike."""
+    try:
+        path = _os.fspath(path)
+    except TypeError:
+        raise _type_error(what, "a str, bytes or os.PathLike", path) from None
+    if isinstance(path, str):
+        try:
+            encoded = _os.fsencode(path)
+        except UnicodeEncodeError as e:
+            raise InvalidArgumentError(
+                f"{what} {_shown(path)} cannot be encoded as a file name: {e.reason} (character {e.start})") from None
+    else:
+        encoded = path
+    if b"\0" in encoded:
+        raise InvalidArgumentError(f"{what} {_shown(path)} contains a NUL character")
+    return encoded
+
+
+def _checked_buffer(what: str, data):
+    """Bytes for the C readers: str (as UTF-8) or a bytes-like object, made contiguous."""
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise InvalidArgumentError(
+                f"{what} (a str) cannot be encoded as UTF-8: {e.reason} (character {e.start})") from None
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise _type_error(what, "str or a bytes-like object", data) from None
+    return data if view.c_contiguous else view.tobytes()
+
+
+def _checked_int(what: str, value) -> int:
+    """A whole number: an int (or an object with __index__), or a float that is whole (8.0),
+    as the settings take them. A bool is not a number here (as for the settings)."""
+    if isinstance(value, bool):
+        raise _type_error(what, "an int", value)
+    try:
+        return _operator.index(value)
+    except TypeError:
+        pass
+    if isinstance(value, _numbers.Real):
+        try:
+            f = float(value)
+        except OverflowError:  # a Fraction beyond a float
+            f = float("inf") if value > 0 else float("-inf")
+        if f.is_integer():
+            return int(f)
+        raise InvalidArgumentError(f"{what} ({f!r}) is not a whole number")
+    raise _type_error(what, "an int", value)
+
+
+def _checked_uint64(what: str, value) -> int:
+    """An int in [0, 2^64 - 1], the range of the C parameter (uint64_t, size_t)."""
+    value = _checked_int(what, value)
+    if not 0 <= value <= _UINT64_MAX:
+        raise OutOfRangeError(f"{what} ({_int_text(value)}) is out of range [0, {_UINT64_MAX}]")
+    return value
+
+
+def _checked_object(what: str, cls, value):
+    if not isinstance(value, cls):
+        raise _type_error(what, f"an llmmem.{cls.__name__}", value)
+    return value
+
+
+def _checked_handle(owner: str, maker: str, handle_type, handle):
+    """Objects made from a C handle (Report, Serving, Plan, Checkpoint) take only that."""
+    if not isinstance(handle, handle_type):
+        raise InvalidTypeError(f"llmmem.{owner} is made by {maker}, not from a {type(handle).__name__}")
+    return handle
 
 
 class _Settings:
@@ -308,7 +489,7 @@ class _Settings:
     def _handle(self):
         h = self._h
         if h is None:
-            raise ValueError(f"this {type(self).__name__} is closed")
+            raise InvalidArgumentError(f"this {type(self).__name__} is closed")
         return h
 
     def set(self, **settings):
@@ -316,14 +497,33 @@ class _Settings:
 
         Keys are applied in order. A key of another object, an unknown key or a value out
         of bounds raises, and the keys before it stay set."""
-        with self._guard:
+        return self._set_pairs(settings.items())
+
+    def _set_pairs(self, pairs):
+        # Each value is converted first, outside the lock: int(), float() and iterating a list
+        # may run code of the value's own type, which may use this object (an estimate from
+        # it would wait for this very lock). A conversion's error is raised in its turn, after
+        # the keys before it are set.
+        prepared = []
+        for name, value in pairs:
+            try:
+                prepared.append((name, value, self._prepare(name, value), None))
+            except Exception as e:  # noqa: BLE001 - raised below, in order
+                prepared.append((name, value, None, e))
+                break
+        with _Writing(self):
             h = self._handle()
-            for name, value in settings.items():
-                self._apply(h, name, value)
+            for name, value, op, error in prepared:
+                if error is not None:
+                    raise error
+                op(h)
                 self._given[name] = value
         return self
 
-    def _apply(self, h, name: str, value) -> None:
+    def _prepare(self, name, value):
+        """The C call that sets key ``name`` to ``value``: a function of the handle. Raises
+        what can be told without the handle (an unknown key, a str that is not text, an int
+        beyond 64 bits, a Python type no setter takes)."""
         prefix = f"llmmem_{self._object}_"
         name = _checked_text("key", name)
         key_id = _core.llmmem_key_from_name(name)
@@ -331,35 +531,54 @@ class _Settings:
         set_int = getattr(_core, prefix + "set_int")
         set_real = getattr(_core, prefix + "set_real", None)
         set_text = getattr(_core, prefix + "set_text")
+        real = kind == _T_REAL and set_real is not None
+
+        def integer(n):
+            if not _INT64_MIN <= n <= _INT64_MAX:  # beyond every key's bounds (int64)
+                lo, hi = _core.llmmem_key_bounds(key_id)
+                raise OutOfRangeError(f"{name} ({_int_text(n)}) is out of range [{lo}, {hi}]")
+            return lambda h: set_int(h, key_id, n)
+
+        def fraction(f):
+            return lambda h: set_real(h, key_id, f)
+
+        def text(t):
+            return lambda h: set_text(h, name, t)
+
         if isinstance(value, bool):
             if kind == _T_BOOL:
-                set_int(h, key_id, int(value))
-            else:
-                set_text(h, name, "true" if value else "false")  # the library says what is wrong
-        elif isinstance(value, _numbers.Integral):
+                return integer(int(value))
+            return text("true" if value else "false")  # the library says what is wrong
+        if isinstance(value, _numbers.Integral):
             value = int(value)
-            if kind == _T_REAL and set_real is not None:
-                set_real(h, key_id, float(value))
-            elif kind != _T_REAL and _INT64_MIN <= value <= _INT64_MAX:
-                set_int(h, key_id, value)
-            else:
-                set_text(h, name, str(value))
-        elif isinstance(value, _numbers.Real):
-            value = float(value)
-            if kind == _T_REAL and set_real is not None:
-                set_real(h, key_id, value)
-            elif kind != _T_REAL and value.is_integer() and _INT64_MIN <= value <= _INT64_MAX:
-                set_int(h, key_id, int(value))  # 70e9 parameters
-            else:
-                set_text(h, name, repr(value))  # the library names a fraction it cannot take
-        elif isinstance(value, str):
-            set_text(h, name, _checked_text(name, value))
-        elif isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(v, str) for v in value):
-            set_text(h, name, _checked_text(name, ",".join(value)))  # flags: ["q", "v"]
-        else:
-            raise TypeError(
-                f"{name}: cannot set a {type(value).__name__}; give an int, float, bool or str"
-            )
+            if real:
+                try:
+                    return fraction(float(value))
+                except OverflowError:  # beyond a double
+                    lo, hi = _core.llmmem_key_bounds_real(key_id)
+                    raise OutOfRangeError(
+                        f"{name} ({_int_text(value)}) is out of range [{lo:g}, {hi:g}]") from None
+            if kind == _T_REAL:
+                return text(_int_text(value))  # a real key of another object: the library names it
+            return integer(value)
+        if isinstance(value, _numbers.Real):
+            try:
+                value = float(value)
+            except OverflowError:  # a Fraction beyond a double
+                value = float("inf") if value > 0 else float("-inf")
+            if real:
+                return fraction(value)  # the library names NaN and infinities
+            if kind != _T_REAL and value.is_integer():
+                if not _INT64_MIN <= value <= _INT64_MAX:
+                    lo, hi = _core.llmmem_key_bounds(key_id)
+                    raise OutOfRangeError(f"{name} ({value!r}) is out of range [{lo}, {hi}]")
+                return integer(int(value))  # 70e9 parameters
+            return text(repr(value))  # the library names a fraction, NaN or inf it cannot take
+        if isinstance(value, str):
+            return text(_checked_text(name, value))
+        if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(v, str) for v in value):
+            return text(_checked_text(name, ",".join(value)))  # flags: ["q", "v"]
+        raise InvalidTypeError(f"{name}: cannot set a {type(value).__name__}; give an int, float, bool or str")
 
     def get(self, name: str):
         """Effective value of a key: the one set, else the preset's or family's, else the
@@ -380,21 +599,25 @@ class _Settings:
         return self.get(name)
 
     def __setitem__(self, name: str, value) -> None:
-        self.set(**{name: value})
+        self._set_pairs([(name, value)])
 
     def copy(self):
         """An independent copy (the C handle is cloned)."""
-        with self._guard:
+        self._guard.acquire_read()
+        try:
             h = getattr(_core, f"llmmem_bind_{self._object}_clone")(self._handle())
             given = dict(self._given)
+        finally:
+            self._guard.release_read()
         obj = type(self).__new__(type(self))
         obj._adopt(h)
         obj._given = given
         return obj
 
     def close(self) -> None:
-        """Free the C handle now (it is freed anyway when the object is collected)."""
-        with self._guard:
+        """Free the C handle now (it is freed anyway when the object is collected). Waits for
+        the estimates reading it; closing twice is fine."""
+        with _Writing(self):
             self._h = None
 
     def __enter__(self):
@@ -422,13 +645,12 @@ class Model(_Settings):
     @classmethod
     def from_hf_config(cls, path, **settings) -> "Model":
         """A model from a Hugging Face config.json (a file, or a folder holding one)."""
-        return cls._from_handle(_core.llmmem_bind_model_from_hf_config(_checked_text("path", path)), settings)
+        return cls._from_handle(_core.llmmem_bind_model_from_hf_config(_checked_path("path", path)), settings)
 
     @classmethod
     def from_hf_config_text(cls, text, **settings) -> "Model":
         """A model from the text of a config.json (str or bytes)."""
-        if not isinstance(text, (str, bytes, bytearray, memoryview)):
-            raise TypeError(f"text must be str or bytes, not {type(text).__name__}")
+        text = _checked_buffer("text", text)
         return cls._from_handle(_core.llmmem_bind_model_from_hf_config_text(text), settings)
 
     @classmethod
@@ -476,7 +698,8 @@ class Model(_Settings):
 
     def use_checkpoint(self, checkpoint: "Checkpoint") -> "Model":
         """Make the weights the bytes the checkpoint stores; a later setting detaches it."""
-        with self._guard:
+        _checked_object("checkpoint", Checkpoint, checkpoint)
+        with _Writing(self):
             _core.llmmem_model_use_checkpoint(self._handle(), checkpoint._handle())
         return self
 
@@ -574,9 +797,9 @@ class _Reading:
 def _inputs(model, hardware, strategy):
     if strategy is None:
         strategy = Strategy()
-    for arg, cls, what in ((model, Model, "model"), (hardware, Hardware, "hardware"), (strategy, Strategy, "strategy")):
-        if not isinstance(arg, cls):
-            raise TypeError(f"{what} must be an llmmem.{cls.__name__}, not {type(arg).__name__}")
+    _checked_object("model", Model, model)
+    _checked_object("hardware", Hardware, hardware)
+    _checked_object("strategy", Strategy, strategy)
     return model, hardware, strategy
 
 
@@ -622,6 +845,7 @@ def solve_min_devices(model: Model, hardware: Hardware, strategy: Strategy | Non
                       max_devices: int = 1024) -> int:
     """The fewest devices (up to max_devices) on which the planner finds a layout that fits;
     0 when none does."""
+    max_devices = _checked_uint64("max_devices", max_devices)
     with _Reading(*_inputs(model, hardware, strategy)) as handles:
         return _core.llmmem_solve_min_devices(*handles, max_devices)
 
@@ -646,7 +870,7 @@ class Plan:
     __slots__ = ("_h", "devices", "_base")
 
     def __init__(self, handle, devices, base) -> None:
-        self._h = handle
+        self._h = _checked_handle("Plan", "llmmem.plan()", _core.PlanHandle, handle)
         self.devices = devices
         self._base = base
 
@@ -660,11 +884,14 @@ class Plan:
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        if isinstance(index, bool) or not hasattr(type(index), "__index__"):
+            raise _type_error("a plan index", "an int or a slice", index)
+        index = _operator.index(index)
         n = len(self)
+        if not -n <= index < n:
+            raise _IndexOutOfRangeError(f"plan index ({_int_text(index)}) is out of range [{-n}, {n - 1}]")
         if index < 0:
             index += n
-        if not 0 <= index < n:
-            raise IndexError("plan index out of range")
         seconds, nbytes = _core.llmmem_plan_cost(self._h, index)
         strategy = Strategy.__new__(Strategy)
         strategy._adopt(_core.llmmem_bind_plan_get(self._h, index))
@@ -687,6 +914,7 @@ def plan(model: Model, hardware: Hardware, strategy: Strategy | None, devices: i
     """Every valid layout of ``devices`` devices (tensor x pipeline x data x context), with the
     shardings, recomputation modes and micro-batches of the plan_* keys; those that fit,
     cheapest first."""
+    devices = _checked_uint64("devices", devices)
     inputs = _inputs(model, hardware, strategy)
     handle = _core.llmmem_bind_plan_new()
     with _Reading(*inputs) as handles:
@@ -703,6 +931,8 @@ def kv_bytes_per_token(model: Model, strategy: Strategy | None = None) -> int:
     """Paged KV bytes of one token: every layer of the most loaded rank, in kv_cache_dtype."""
     if strategy is None:
         strategy = Strategy()
+    _checked_object("model", Model, model)
+    _checked_object("strategy", Strategy, strategy)
     with _Reading(model, strategy) as (m, s):
         return _core.llmmem_kv_bytes_per_token(m, s)
 
@@ -711,6 +941,10 @@ def kv_cache_bytes(model: Model, strategy: Strategy | None, sequences: int, toke
     """Bytes of a contiguous KV cache (Hugging Face generate): sequences x tokens_each tokens."""
     if strategy is None:
         strategy = Strategy()
+    _checked_object("model", Model, model)
+    _checked_object("strategy", Strategy, strategy)
+    sequences = _checked_uint64("sequences", sequences)
+    tokens_each = _checked_uint64("tokens_each", tokens_each)
     with _Reading(model, strategy) as (m, s):
         return _core.llmmem_kv_cache_bytes(m, s, sequences, tokens_each)
 
@@ -738,7 +972,7 @@ class Serving:
     __slots__ = ("_h", "_json")
 
     def __init__(self, handle) -> None:
-        self._h = handle
+        self._h = _checked_handle("Serving", "llmmem.serve()", _core.ServingHandle, handle)
         self._json = None
 
     @property
@@ -762,14 +996,14 @@ class Serving:
 
     def request_blocks(self, tokens: int) -> tuple:
         """(blocks, waste_bytes) one sequence of ``tokens`` tokens needs."""
-        return tuple(_core.llmmem_serving_request_blocks(self._h, tokens))
+        return tuple(_core.llmmem_serving_request_blocks(self._h, _checked_uint64("tokens", tokens)))
 
     def fits_request(self, tokens: int) -> bool:
-        return bool(_core.llmmem_serving_fits_request(self._h, tokens))
+        return bool(_core.llmmem_serving_fits_request(self._h, _checked_uint64("tokens", tokens)))
 
     def max_concurrency(self, tokens: int) -> int:
         """Requests of ``tokens`` tokens each that fit at once."""
-        return _core.llmmem_serving_max_concurrency(self._h, tokens)
+        return _core.llmmem_serving_max_concurrency(self._h, _checked_uint64("tokens", tokens))
 
     def longest_request(self) -> int:
         """The longest single request the blocks hold, at most max_model_len."""
@@ -777,7 +1011,7 @@ class Serving:
 
     def max_batch(self, tokens: int) -> int:
         """Sequences of ``tokens`` tokens whose contiguous cache fits the same budget."""
-        return _core.llmmem_serving_max_batch(self._h, tokens)
+        return _core.llmmem_serving_max_batch(self._h, _checked_uint64("tokens", tokens))
 
     def to_json(self) -> str:
         """The library's JSON, byte for byte as ``llmmem serve --json`` prints it."""
@@ -820,7 +1054,7 @@ class Report:
     __slots__ = ("_h", "_json")
 
     def __init__(self, handle) -> None:
-        self._h = handle
+        self._h = _checked_handle("Report", "llmmem.estimate()", _core.ReportHandle, handle)
         self._json = None
 
     # -- numbers, each from a C getter --------------------------------------
@@ -1005,12 +1239,14 @@ class Report:
         pipeline parallelism), with the device's capacity as a dashed line. Draws on ``ax`` (a new figure if
         None), saves to ``path`` when given, and returns the Axes. Imports matplotlib only
         here; it is not a dependency of the package otherwise."""
+        if not isinstance(unit, str):
+            raise _type_error("unit", "a str", unit)
+        if unit not in _UNITS:
+            raise InvalidArgumentError(f"unit must be one of {', '.join(_UNITS)}, not {_shown(unit)}")
         try:
             import matplotlib.pyplot as plt
         except ImportError as e:  # pragma: no cover - depends on the machine
             raise ImportError("Report.plot() needs matplotlib (python3-matplotlib)") from e
-        if unit not in _UNITS:
-            raise ValueError(f"unit must be one of {', '.join(_UNITS)}, not {unit!r}")
         scale = _UNITS[unit]
         own_figure = ax is None
         if own_figure:
@@ -1066,29 +1302,29 @@ class Checkpoint:
     __slots__ = ("_h", "__weakref__")
 
     def __init__(self, handle) -> None:
-        self._h = handle
+        self._h = _checked_handle("Checkpoint", "its from_* methods", _core.CheckpointHandle, handle)
 
     @classmethod
     def from_safetensors(cls, path) -> "Checkpoint":
         """A .safetensors file, a *.index.json, or a folder holding one."""
-        return cls(_core.llmmem_bind_checkpoint_from_safetensors(_checked_text("path", path)))
+        return cls(_core.llmmem_bind_checkpoint_from_safetensors(_checked_path("path", path)))
 
     @classmethod
     def from_safetensors_bytes(cls, data) -> "Checkpoint":
         """One safetensors header from memory (8-byte length, then the JSON): bytes-like."""
-        return cls(_core.llmmem_bind_checkpoint_from_safetensors_bytes(data))
+        return cls(_core.llmmem_bind_checkpoint_from_safetensors_bytes(_checked_buffer("data", data)))
 
     @classmethod
     def from_gguf(cls, path) -> "Checkpoint":
-        return cls(_core.llmmem_bind_checkpoint_from_gguf(_checked_text("path", path)))
+        return cls(_core.llmmem_bind_checkpoint_from_gguf(_checked_path("path", path)))
 
     @classmethod
     def from_gguf_bytes(cls, data) -> "Checkpoint":
-        return cls(_core.llmmem_bind_checkpoint_from_gguf_bytes(data))
+        return cls(_core.llmmem_bind_checkpoint_from_gguf_bytes(_checked_buffer("data", data)))
 
     def _handle(self):
         if self._h is None:
-            raise ValueError("this Checkpoint is closed")
+            raise InvalidArgumentError("this Checkpoint is closed")
         return self._h
 
     def close(self) -> None:
@@ -1142,6 +1378,7 @@ class Checkpoint:
     def verify(self, model: Model) -> None:
         """Raises :class:`IncompatibleError` naming each parameter group whose count differs
         from the model's inventory."""
+        _checked_object("model", Model, model)
         model._guard.acquire_read()
         try:
             _core.llmmem_checkpoint_verify(self._handle(), model._handle())

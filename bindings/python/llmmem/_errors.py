@@ -12,6 +12,7 @@ from . import core as _core
 __all__ = [
     "Error",
     "InvalidArgumentError",
+    "InvalidTypeError",
     "OutOfRangeError",
     "UnknownKeyError",
     "NotFoundError",
@@ -62,10 +63,20 @@ class InvalidArgumentError(Error, ValueError):
     status = _core.LLMMEM_ERR_INVALID_ARGUMENT
 
 
+class InvalidTypeError(InvalidArgumentError, TypeError):
+    """A value of a Python type the parameter cannot take (None where a Model is needed, a
+    dict where a number is); raised by this package before any C call. Also a TypeError."""
+
+
 class OutOfRangeError(Error, ValueError):
     """A value outside its key's bounds."""
 
     status = _core.LLMMEM_ERR_OUT_OF_RANGE
+
+
+class _IndexOutOfRangeError(OutOfRangeError, IndexError):
+    """An index past the end of a sequence of this package (a Plan): also an IndexError, as
+    Python's sequence protocol expects."""
 
 
 class UnknownKeyError(Error, KeyError):
@@ -137,7 +148,7 @@ _CLASSES = (
 )
 
 
-for _cls in (Error,) + _CLASSES:
+for _cls in (Error, InvalidTypeError, _IndexOutOfRangeError) + _CLASSES:
     _cls.__module__ = "llmmem"  # shown as llmmem.OutOfRangeError
 
 
