@@ -169,30 +169,24 @@ llmmem_status llmmem__layer_activation_bytes(uint64_t *bytes_out, const llmmem__
 
 /* ---- the model ------------------------------------------------------------------------------ */
 
-/* Rows of the class with a role (0 when the model has none). */
-static uint64_t rows_of(const llmmem_model *m, enum llmmem__role role)
-{
-    const llmmem__tensor_class *t = llmmem__class_of(&m->inv, role);
-    return t ? t->rows : 0;
-}
-
 static unsigned bytes_of_format(llmmem_format f)
 {
     return (unsigned)(llmmem__format_element_bits(f) / 8u);
 }
 
-/* A layer description from the inventory's shapes (so head_dim, KV heads and widths are those the
+/* A layer description from the model's geometry (so head_dim, KV heads and widths are those the
  * parameter count used) and the strategy's settings. */
 static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const llmmem_strategy *s, unsigned bytes,
                            const llmmem__act_stage *st)
 {
     const llmmem__settings *k = &s->s;
+    const llmmem__geometry *g = &m->geo;
     memset(l, 0, sizeof *l);
     /* context parallelism: each rank holds s / c tokens of every sequence (ring attention passes
      * K and V chunks around without keeping them: Megatron-LM/Transformer Engine cp_comm_type p2p) */
     l->s = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_SEQUENCE_LENGTH) / st->c;
     l->b = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MICRO_BATCH_SIZE);
-    l->h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE);
+    l->h = g->hidden;
     l->t = st->t;
     l->et = st->et;
     l->sequence_parallel = st->sequence_parallel;
@@ -206,24 +200,23 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->qk_norm = llmmem__model_value(m, LLMMEM_KEY_QK_NORM) != 0;
     l->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE) == LLMMEM_RECOMPUTE_SELECTIVE ? LLMMEM_RECOMPUTE_SELECTIVE
                                                                                          : LLMMEM_RECOMPUTE_NONE;
-    l->a = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
-    l->kv_rank = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_KV_LORA_RANK);
+    l->a = g->heads;
+    l->kv_rank = g->kv_lora_rank;
     if (l->kv_rank) {
-        l->q_rank = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_Q_LORA_RANK);
-        l->rope = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_QK_ROPE_HEAD_DIM);
-        l->nope = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_QK_NOPE_HEAD_DIM);
-        l->v_dim = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_V_HEAD_DIM);
+        l->q_rank = g->q_lora_rank;
+        l->rope = g->qk_rope_head_dim;
+        l->nope = g->qk_nope_head_dim;
+        l->v_dim = g->v_head_dim;
     } else {
-        /* q_proj is heads x head_dim rows, k_proj kv_heads x head_dim (arch.c add_attention) */
-        l->d = rows_of(m, LLMMEM_ROLE_Q) / l->a;
-        l->g = rows_of(m, LLMMEM_ROLE_K) / l->d;
+        l->d = g->head_dim;
+        l->g = g->kv_heads;
     }
-    l->f = rows_of(m, LLMMEM_ROLE_MLP_UP);
+    l->f = g->dense_layers ? g->ffn : 0; /* a model of MoE layers alone has no dense MLP */
     int64_t mode = llmmem__get_int(k, LLMMEM_KEY_MODE);
     if (mode == LLMMEM_MODE_LORA || mode == LLMMEM_MODE_QLORA) {
         /* adapted linears a token passes through, averaged over the decoder layers (experts: the
          * top_k a token is routed to) */
-        uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS), passes = 0;
+        uint64_t layers = g->layers, passes = 0;
         unsigned targets = (unsigned)llmmem__get_int(k, LLMMEM_KEY_LORA_TARGETS);
         for (unsigned i = 0; i < m->inv.n; i++)
             if (llmmem__lora_target(&m->inv.t[i], targets) && m->inv.t[i].span != LLMMEM_SPAN_ONCE &&
@@ -231,12 +224,11 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
                 passes += m->inv.t[i].active_count;
         l->adapter = layers ? (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LORA_RANK) * passes / layers : 0;
     }
-    const llmmem__tensor_class *experts = llmmem__class_of(&m->inv, LLMMEM_ROLE_EXPERT_UP);
-    if (experts) {
-        l->fe = experts->rows;
-        l->fs = rows_of(m, LLMMEM_ROLE_SHARED_UP);
-        l->experts = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS);
-        l->top_k = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
+    if (g->moe_layers) {
+        l->fe = g->ffn_expert;
+        l->fs = g->ffn_shared;
+        l->experts = g->experts;
+        l->top_k = g->experts_per_tok;
     }
 }
 
@@ -284,7 +276,7 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     if (n > layers)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "recompute_num_layers (%llu) exceeds the %llu layers of %s",
                             (unsigned long long)n, (unsigned long long)layers,
-                            layers == (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS)
+                            layers == m->geo.layers
                                 ? "the model (num_hidden_layers)"
                                 : "a pipeline stage");
     /* The kept input is the first norm's input unless that norm saved an fp32 copy: recomputing a
@@ -350,8 +342,7 @@ static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m,
                                 uint64_t tokens, unsigned e, const llmmem__act_stage *st)
 {
     const llmmem__settings *k = &s->s;
-    const uint64_t vocab = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VOCAB_SIZE);
-    const uint64_t h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE);
+    const uint64_t vocab = m->geo.vocab, h = m->geo.hidden;
     const uint64_t shard = llmmem__ceil_div(vocab, st->t);
     const unsigned l = llmmem__get_int(k, LLMMEM_KEY_LOGITS_FP32) ? 4u : e; /* the loss's format */
     uint64_t tv;
@@ -392,7 +383,7 @@ static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m,
 
 llmmem__act_stage llmmem__single_stage(const llmmem_model *m)
 {
-    llmmem__act_stage st = {0, (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS), 1, 1, 1, 1, 1, 1, 1, 1, 0};
+    llmmem__act_stage st = {0, m->geo.layers, 1, 1, 1, 1, 1, 1, 1, 1, 0};
     return st;
 }
 

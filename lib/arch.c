@@ -10,6 +10,7 @@
 
 typedef struct builder {
     llmmem__inventory *inv;
+    llmmem__geometry *geo;  /* resolved as the classes are built, from the same values */
     const llmmem_model *m;
     char *message;
     size_t message_size;
@@ -137,6 +138,10 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
         }
         head_dim = h / heads;
     }
+    /* the defaults above are resolved here once: every view reads them from the geometry */
+    b->geo->kv_heads = kv_heads;
+    b->geo->head_dim = b->geo->v_head_dim = head_dim;
+    b->geo->kv_token = (llmmem__kv_token){kv_heads, 2, head_dim}; /* K and V of each KV head */
     uint64_t q_out = heads * head_dim, kv_out = kv_heads * head_dim; /* both <= 2^44 by key bounds */
     /* Megatron-LM ColumnParallelLinear for q/k/v, RowParallelLinear for the output projection */
     add(b, "q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_out, h, layers, layers);
@@ -164,6 +169,18 @@ static void add_mla(builder *b, uint64_t h, uint64_t layers)
     if (require(b, LLMMEM_KEY_QK_ROPE_HEAD_DIM) || require(b, LLMMEM_KEY_QK_NOPE_HEAD_DIM) ||
         require(b, LLMMEM_KEY_V_HEAD_DIM))
         return;
+    llmmem__geometry *g = b->geo;
+    g->q_lora_rank = q_rank;
+    g->kv_lora_rank = kv_rank;
+    g->qk_rope_head_dim = rope;
+    g->qk_nope_head_dim = nope;
+    g->kv_heads = 1;
+    g->head_dim = nope + rope;
+    g->v_head_dim = v_dim;
+    /* transformers DeepseekV3Attention caches every head's key (nope + rope) and value (v_head_dim);
+     * vLLM MLAAttentionSpec caches one latent head of kv_lora_rank + qk_rope_head_dim */
+    g->kv_token = (llmmem__kv_token){heads, 1, nope + rope + v_dim};
+    g->kv_latent = (llmmem__kv_token){1, 1, kv_rank + rope};
     uint64_t q_out = heads * (nope + rope);
     if (q_rank) {
         add(b, "q_a_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_TARGET_Q, q_rank, h, layers, layers);
@@ -227,6 +244,28 @@ uint64_t llmmem__span_layers(const llmmem_model *m, enum llmmem__span span, uint
     }
 }
 
+/* Sliding-window layers among [first, end): every layer when sliding_window_pattern is 0, else
+ * those with (i + 1) % pattern != 0 (transformers Gemma2DecoderLayer: even layers slide, pattern
+ * 2; Gemma3TextConfig sliding_window_pattern 6: five sliding layers, then a full one). */
+uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end)
+{
+    if (g->window == 0 || end <= first)
+        return 0;
+    if (g->window_pattern == 0)
+        return end - first;
+    return (end - first) - (end / g->window_pattern - first / g->window_pattern);
+}
+
+/* Which attention layers slide, and how many of each kind there are. */
+static void resolve_mixers(builder *b, uint64_t layers)
+{
+    llmmem__geometry *g = b->geo;
+    g->window = value(b, LLMMEM_KEY_SLIDING_WINDOW);
+    g->window_pattern = value(b, LLMMEM_KEY_SLIDING_WINDOW_PATTERN);
+    g->mixer_layers[LLMMEM_MIXER_SLIDING] = llmmem__sliding_layers(g, 0, layers);
+    g->mixer_layers[LLMMEM_MIXER_FULL] = layers - g->mixer_layers[LLMMEM_MIXER_SLIDING];
+}
+
 static const char *const dense_names[3] = {"mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"};
 static const char *const expert_names[3] = {"experts.gate_proj", "experts.up_proj", "experts.down_proj"};
 static const char *const shared_names[3] = {"shared_experts.gate_proj", "shared_experts.up_proj",
@@ -239,6 +278,8 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
         f = 4 * h;
     uint64_t experts = value(b, LLMMEM_KEY_NUM_EXPERTS);
     b->span = LLMMEM_SPAN_DENSE;
+    b->geo->ffn = f;
+    b->geo->dense_layers = layers;
     if (experts == 0) {
         add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, layers, layers);
         return;
@@ -262,6 +303,10 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     }
     uint64_t moe_layers = moe_layers_in(b->m, 0, layers);
     uint64_t dense_layers = layers - moe_layers;
+    b->geo->experts = experts;
+    b->geo->experts_per_tok = top_k;
+    b->geo->moe_layers = moe_layers;
+    b->geo->dense_layers = dense_layers;
     b->span = LLMMEM_SPAN_DENSE;
     add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, dense_layers,
             dense_layers);
@@ -270,6 +315,7 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     uint64_t fe = value(b, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE);
     if (fe == 0)
         fe = f;
+    b->geo->ffn_expert = fe;
     uint64_t routed, active;
     if (!llmmem__mul(&routed, moe_layers, experts) || !llmmem__mul(&active, moe_layers, top_k)) {
         fail(b, LLMMEM_ERR_OVERFLOW, "expert count exceeds 64 bits");
@@ -288,6 +334,7 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
         fail(b, LLMMEM_ERR_OVERFLOW, "shared expert width exceeds 64 bits");
         return;
     }
+    b->geo->ffn_shared = fs;
     if (fs) {
         add_mlp(b, shared_names, LLMMEM_PARAMS_SHARED_EXPERTS, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, fs,
                 moe_layers, moe_layers);
@@ -361,58 +408,71 @@ static void add_count_only(builder *b)
     add(b, "parameters", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, 1, n, 1, 1);
 }
 
-llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model *m, char *message,
-                                      size_t message_size)
+/* The classes of a model with shapes (or of its count alone), in the order of the model's layers. */
+static llmmem_status build(builder *b)
+{
+    uint64_t h = b->geo->hidden;
+    if (value(b, LLMMEM_KEY_NUM_PARAMETERS)) {
+        if (h)
+            return fail(b, LLMMEM_ERR_INCOMPATIBLE,
+                        "num_parameters (%llu) describes a model without shapes, but hidden_size (%llu) is "
+                        "set too; give one or the other",
+                        (unsigned long long)value(b, LLMMEM_KEY_NUM_PARAMETERS), (unsigned long long)h);
+        add_count_only(b);
+        return b->status;
+    }
+    if (h == 0 && value(b, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_CUSTOM)
+        return fail(b, LLMMEM_ERR_INCOMPLETE,
+                    "the model has neither shapes (hidden_size, num_hidden_layers, num_attention_heads, "
+                    "vocab_size) nor num_parameters");
+    if (require(b, LLMMEM_KEY_HIDDEN_SIZE) || require(b, LLMMEM_KEY_NUM_HIDDEN_LAYERS) ||
+        require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS) || require(b, LLMMEM_KEY_VOCAB_SIZE))
+        return b->status;
+
+    uint64_t layers = value(b, LLMMEM_KEY_NUM_HIDDEN_LAYERS), vocab = value(b, LLMMEM_KEY_VOCAB_SIZE);
+    /* Megatron-LM VocabParallelEmbedding: the embedding's rows split over tensor-parallel ranks */
+    add(b, "embed_tokens", LLMMEM_PARAMS_EMBEDDING, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
+    if (value(b, LLMMEM_KEY_LEARNED_POSITIONS)) {
+        uint64_t rows = value(b, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS) + value(b, LLMMEM_KEY_POSITION_OFFSET);
+        if (require(b, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS))
+            return b->status;
+        add(b, "embed_positions", LLMMEM_PARAMS_POSITIONS, LLMMEM_SPLIT_REPLICATED, 0, 0, rows, h, 1, 1);
+    }
+    if (value(b, LLMMEM_KEY_EMBEDDING_NORM)) /* BloomModel.word_embeddings_layernorm */
+        add_norm(b, "embedding_norm", h, 1);
+
+    b->span = LLMMEM_SPAN_ALL;
+    if (value(b, LLMMEM_KEY_KV_LORA_RANK))
+        add_mla(b, h, layers);
+    else
+        add_attention(b, h, layers);
+    uint64_t norms;
+    if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))
+        return fail(b, LLMMEM_ERR_OVERFLOW, "norm count exceeds 64 bits");
+    add_norm(b, "layer_norms", h, norms);
+    add_ffn(b, h, layers);
+    resolve_mixers(b, layers);
+    b->span = LLMMEM_SPAN_ONCE;
+    add_norm(b, "final_norm", h, 1);
+    if (!value(b, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
+        add(b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
+    add_vision(b, h);
+    return b->status;
+}
+
+llmmem_status llmmem__inventory_build(llmmem__inventory *inv, llmmem__geometry *geo, const llmmem_model *m,
+                                      char *message, size_t message_size)
 {
     memset(inv, 0, sizeof *inv);
     memset(inv->by_role, -1, sizeof inv->by_role);
+    memset(geo, 0, sizeof *geo);
     message[0] = '\0';
-    builder b = {inv, m, message, message_size, LLMMEM_OK, LLMMEM_SPAN_ONCE};
-
-    uint64_t h = value(&b, LLMMEM_KEY_HIDDEN_SIZE);
-    if (value(&b, LLMMEM_KEY_NUM_PARAMETERS)) {
-        if (h)
-            return fail(&b, LLMMEM_ERR_INCOMPATIBLE,
-                        "num_parameters (%llu) describes a model without shapes, but hidden_size (%llu) is "
-                        "set too; give one or the other",
-                        (unsigned long long)value(&b, LLMMEM_KEY_NUM_PARAMETERS), (unsigned long long)h);
-        add_count_only(&b);
-        return b.status;
-    }
-    if (h == 0 && value(&b, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_CUSTOM)
-        return fail(&b, LLMMEM_ERR_INCOMPLETE,
-                    "the model has neither shapes (hidden_size, num_hidden_layers, num_attention_heads, "
-                    "vocab_size) nor num_parameters");
-    if (require(&b, LLMMEM_KEY_HIDDEN_SIZE) || require(&b, LLMMEM_KEY_NUM_HIDDEN_LAYERS) ||
-        require(&b, LLMMEM_KEY_NUM_ATTENTION_HEADS) || require(&b, LLMMEM_KEY_VOCAB_SIZE))
-        return b.status;
-
-    uint64_t layers = value(&b, LLMMEM_KEY_NUM_HIDDEN_LAYERS), vocab = value(&b, LLMMEM_KEY_VOCAB_SIZE);
-    /* Megatron-LM VocabParallelEmbedding: the embedding's rows split over tensor-parallel ranks */
-    add(&b, "embed_tokens", LLMMEM_PARAMS_EMBEDDING, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
-    if (value(&b, LLMMEM_KEY_LEARNED_POSITIONS)) {
-        uint64_t rows = value(&b, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS) + value(&b, LLMMEM_KEY_POSITION_OFFSET);
-        if (require(&b, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS))
-            return b.status;
-        add(&b, "embed_positions", LLMMEM_PARAMS_POSITIONS, LLMMEM_SPLIT_REPLICATED, 0, 0, rows, h, 1, 1);
-    }
-    if (value(&b, LLMMEM_KEY_EMBEDDING_NORM)) /* BloomModel.word_embeddings_layernorm */
-        add_norm(&b, "embedding_norm", h, 1);
-
-    b.span = LLMMEM_SPAN_ALL;
-    if (value(&b, LLMMEM_KEY_KV_LORA_RANK))
-        add_mla(&b, h, layers);
-    else
-        add_attention(&b, h, layers);
-    uint64_t norms;
-    if (!llmmem__mul(&norms, value(&b, LLMMEM_KEY_NORMS_PER_LAYER), layers))
-        return fail(&b, LLMMEM_ERR_OVERFLOW, "norm count exceeds 64 bits");
-    add_norm(&b, "layer_norms", h, norms);
-    add_ffn(&b, h, layers);
-    b.span = LLMMEM_SPAN_ONCE;
-    add_norm(&b, "final_norm", h, 1);
-    if (!value(&b, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
-        add(&b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
-    add_vision(&b, h);
+    builder b = {inv, geo, m, message, message_size, LLMMEM_OK, LLMMEM_SPAN_ONCE};
+    geo->hidden = value(&b, LLMMEM_KEY_HIDDEN_SIZE);
+    geo->layers = value(&b, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    geo->vocab = value(&b, LLMMEM_KEY_VOCAB_SIZE);
+    geo->heads = value(&b, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+    if (build(&b) != LLMMEM_OK)
+        memset(geo, 0, sizeof *geo);
     return b.status;
 }

@@ -66,7 +66,7 @@ static llmmem_status single_device(llmmem_report *r, const llmmem_model *m, cons
     llmmem__stage_report *one = &r->stages[0];
     memcpy(one->bytes, r->bytes, sizeof one->bytes);
     one->first_layer = 0;
-    one->layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    one->layers = m->geo.layers;
     r->stage_count = 1;
     r->most_loaded = 0;
     if (L->d > 1 && llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE) {

@@ -264,6 +264,16 @@ int llmmem__format_bytes(uint64_t *bytes_out, llmmem_format format, uint64_t row
     return 1;
 }
 
+int llmmem__format_vector_bytes(uint64_t *bytes_out, llmmem_format format, uint64_t rows, uint64_t cols)
+{
+    const format_info *info = format_lookup(format);
+    if (info == NULL || (info->kind != KIND_PLAIN && info->kind != KIND_ROW_BLOCK))
+        return 0;
+    format_info per_vector = *info;
+    per_vector.tensor_extra = 0;
+    return format_compute(bytes_out, &per_vector, rows, cols, 0, 0);
+}
+
 LLMMEM_API llmmem_status llmmem_format_tensor_bytes(uint64_t *bytes_out, llmmem_format format,
                                                     uint64_t rows, uint64_t cols,
                                                     uint64_t group_size, int double_quant)

@@ -130,6 +130,10 @@ unsigned llmmem__format_element_bits(llmmem_format format);
 /* Bytes of a rows x cols matrix; see llmmem_format_tensor_bytes. Does not set the message. */
 int llmmem__format_bytes(uint64_t *bytes_out, llmmem_format format, uint64_t rows, uint64_t cols,
                          uint64_t group_size, int double_quant);
+/* Bytes of `rows` vectors of `cols` elements in a plain or row-block format (fp16, fp8, nvfp4...),
+ * without what the format keeps once per tensor (a cache's scales are per layer, not per token).
+ * 0 for other formats or on overflow; does not set the message. */
+int llmmem__format_vector_bytes(uint64_t *bytes_out, llmmem_format format, uint64_t rows, uint64_t cols);
 
 /* ---- model and inventory (model.c, arch.c) ----------------------------- */
 
@@ -196,6 +200,45 @@ static inline const llmmem__tensor_class *llmmem__class_of(const llmmem__invento
     return inv->by_role[role] >= 0 ? &inv->t[inv->by_role[role]] : NULL;
 }
 
+/* Kinds of attention layer (token mixers) a model has today: they differ in the tokens a layer's
+ * cache keeps, not in what one token adds. */
+enum llmmem__mixer {
+    LLMMEM_MIXER_FULL = 0,     /* every token of the sequence */
+    LLMMEM_MIXER_SLIDING = 1,  /* the last sliding_window tokens */
+    LLMMEM_MIXERS = 2
+};
+
+/* What one token adds to one attention layer's cache: `heads` heads (split over tensor-parallel
+ * ranks, never below one per rank) of `vectors` vectors (K and V, or MLA's one) of `width` elements. */
+typedef struct llmmem__kv_token {
+    uint64_t heads, vectors, width;
+} llmmem__kv_token;
+
+/* The model's shapes, resolved once when the model changes (arch.c, beside the inventory; the
+ * defaults a config may omit are applied here and nowhere else). Views read these, never the
+ * keys behind them. Zero past the fields a model has: a model given by num_parameters alone has
+ * hidden, layers and vocab at most. Valid when the model's inventory is (llmmem__model_check). */
+typedef struct llmmem__geometry {
+    uint64_t hidden, layers, vocab;
+    uint64_t heads;              /* query heads */
+    uint64_t kv_heads;           /* num_key_value_heads, else heads; MLA: 1, its latent (vLLM MLAAttentionSpec) */
+    uint64_t head_dim;           /* width of a query and key head: head_dim, else hidden / heads; MLA: nope + rope */
+    uint64_t v_head_dim;         /* width of a value head */
+    /* multi-head latent attention (DeepSeek-V2 §2.1): kv_lora_rank > 0; all 0 otherwise */
+    uint64_t q_lora_rank, kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim;
+    uint64_t ffn;                /* dense MLP width: intermediate_size, else 4 x hidden */
+    uint64_t ffn_expert;         /* a routed expert's width: moe_intermediate_size, else ffn (MoE only) */
+    uint64_t ffn_shared;         /* all shared experts' width (MoE only; 0: none) */
+    uint64_t experts, experts_per_tok;
+    uint64_t dense_layers, moe_layers; /* decoder layers with a dense MLP and with a MoE block */
+    uint64_t window, window_pattern;   /* sliding_window and its layer pattern (llmmem__sliding_layers) */
+    uint64_t mixer_layers[LLMMEM_MIXERS]; /* decoder layers of each attention kind */
+    /* what one token adds to a layer of either kind: the decompressed keys and values, as the
+     * attention computes them (what a Hugging Face cache stores) */
+    llmmem__kv_token kv_token;
+    llmmem__kv_token kv_latent;  /* MLA: the compressed latent vLLM caches instead; 0 otherwise */
+} llmmem__geometry;
+
 struct llmmem_model {
     llmmem__settings s;
     uint64_t id;                         /* new on every change, unique in the process (caches key on it) */
@@ -203,6 +246,7 @@ struct llmmem_model {
     char name[LLMMEM_NAME_MAX];
     /* Rebuilt after every change, so const users (estimate) never build it. */
     llmmem__inventory inv;
+    llmmem__geometry geo;                /* resolved with the inventory */
     llmmem_status inv_status;            /* LLMMEM_OK when inv is valid */
     char inv_message[LLMMEM_MESSAGE_MAX];
     /* Bytes stored per parameter group in a checkpoint (llmmem_model_use_checkpoint); any
@@ -217,11 +261,14 @@ static inline int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
 {
     return m->value[llmmem__slot(key)];
 }
-/* Builds the inventory from the model's values. On failure writes a message. */
-llmmem_status llmmem__inventory_build(llmmem__inventory *inv, const llmmem_model *m, char *message,
-                                      size_t message_size);
+/* Builds the inventory and resolves the geometry from the model's values. On failure writes a
+ * message (and the geometry is all 0). */
+llmmem_status llmmem__inventory_build(llmmem__inventory *inv, llmmem__geometry *geo, const llmmem_model *m,
+                                      char *message, size_t message_size);
 /* Decoder layers of a span among layers [first, end) (0 for ONCE and VISION). */
 uint64_t llmmem__span_layers(const llmmem_model *m, enum llmmem__span span, uint64_t first, uint64_t end);
+/* Sliding-window attention layers among decoder layers [first, end). */
+uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end);
 /* Fails with the stored inventory error if the model's settings are incomplete or invalid. */
 llmmem_status llmmem__model_check(const llmmem_model *m);
 

@@ -63,13 +63,6 @@ static const char *const value_names[SERVING_VALUES] = {
 
 /* ---- model shapes --------------------------------------------------------- */
 
-typedef struct attn_shape {
-    uint64_t h, layers, heads, kv_heads, head_dim, vocab, ffn;
-    uint64_t kv_rank, rope, nope, v_dim; /* MLA when kv_rank > 0 */
-    uint64_t window, pattern;
-    llmmem_format torch_dtype;
-} attn_shape;
-
 static uint64_t mv(const llmmem_model *m, llmmem_key key)
 {
     return (uint64_t)llmmem__model_value(m, key);
@@ -85,8 +78,9 @@ static llmmem_status overflow(const char *what)
     return llmmem__fail(LLMMEM_ERR_OVERFLOW, "%s exceeds 64 bits", what);
 }
 
-/* The shapes the cache depends on; fails for an incomplete model or one given by count alone. */
-static llmmem_status shape_of(attn_shape *a, const llmmem_model *m)
+/* The shapes the cache depends on (the model's geometry, arch.c); fails for an incomplete model or
+ * one given by count alone. */
+static llmmem_status shape_of(const llmmem__geometry **a, const llmmem_model *m)
 {
     llmmem_status st = llmmem__model_check(m);
     if (st)
@@ -96,71 +90,46 @@ static llmmem_status shape_of(attn_shape *a, const llmmem_model *m)
                             "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
                             "alone has none",
                             (unsigned long long)mv(m, LLMMEM_KEY_NUM_PARAMETERS));
-    memset(a, 0, sizeof *a);
-    a->h = mv(m, LLMMEM_KEY_HIDDEN_SIZE);
-    a->layers = mv(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
-    a->heads = mv(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
-    a->kv_heads = mv(m, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
-    if (a->kv_heads == 0)
-        a->kv_heads = a->heads;
-    a->head_dim = mv(m, LLMMEM_KEY_HEAD_DIM);
-    if (a->head_dim == 0)
-        a->head_dim = a->h / a->heads;
-    a->vocab = mv(m, LLMMEM_KEY_VOCAB_SIZE);
-    a->ffn = mv(m, LLMMEM_KEY_INTERMEDIATE_SIZE);
-    if (a->ffn == 0)
-        a->ffn = 4 * a->h;
-    a->kv_rank = mv(m, LLMMEM_KEY_KV_LORA_RANK);
-    a->rope = mv(m, LLMMEM_KEY_QK_ROPE_HEAD_DIM);
-    a->nope = mv(m, LLMMEM_KEY_QK_NOPE_HEAD_DIM);
-    a->v_dim = mv(m, LLMMEM_KEY_V_HEAD_DIM);
-    a->window = mv(m, LLMMEM_KEY_SLIDING_WINDOW);
-    a->pattern = mv(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN);
-    a->torch_dtype = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE);
-    if (a->head_dim == 0 && a->kv_rank == 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "head_dim is 0: hidden_size (%llu) is smaller than "
-                            "num_attention_heads (%llu); set head_dim",
-                            (unsigned long long)a->h, (unsigned long long)a->heads);
+    *a = &m->geo;
     return LLMMEM_OK;
-}
-
-/* Sliding-window layers among decoder layers [first, end): every layer when sliding_window_pattern
- * is 0, else those with (i + 1) % pattern != 0 (model.c: Gemma 2 pattern 2, Gemma 3 pattern 6). */
-static uint64_t sliding_in(const attn_shape *a, uint64_t first, uint64_t end)
-{
-    if (a->window == 0 || end <= first)
-        return 0;
-    if (a->pattern == 0)
-        return end - first;
-    return (end - first) - (end / a->pattern - first / a->pattern);
 }
 
 /* The format the model computes in: its 16- or 32-bit torch_dtype, else bf16 (a quantized or fp8
  * checkpoint computes in 16 bits). Also what kv_cache_dtype auto means (vLLM CacheConfig: "auto"
  * uses the model's dtype). */
-static llmmem_kv_cache_dtype compute_dtype(const attn_shape *a)
+static llmmem_kv_cache_dtype compute_dtype(const llmmem_model *m)
 {
-    switch (a->torch_dtype) {
+    switch ((llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE)) {
     case LLMMEM_FORMAT_FP32: return LLMMEM_KV_CACHE_FP32;
     case LLMMEM_FORMAT_FP16: return LLMMEM_KV_CACHE_FP16;
     default: return LLMMEM_KV_CACHE_BF16;
     }
 }
 
-static llmmem_kv_cache_dtype kv_dtype(const attn_shape *a, const llmmem_strategy *s)
+static llmmem_kv_cache_dtype kv_dtype(const llmmem_model *m, const llmmem_strategy *s)
 {
     int64_t d = sv(s, LLMMEM_KEY_KV_CACHE_DTYPE);
-    return d == LLMMEM_KV_CACHE_AUTO ? compute_dtype(a) : (llmmem_kv_cache_dtype)d;
+    return d == LLMMEM_KV_CACHE_AUTO ? compute_dtype(m) : (llmmem_kv_cache_dtype)d;
+}
+
+/* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
+ * one byte an element, their scales are the cache's own (token_layer_bytes). */
+static llmmem_format kv_format(llmmem_kv_cache_dtype d)
+{
+    switch (d) {
+    case LLMMEM_KV_CACHE_FP32: return LLMMEM_FORMAT_FP32;
+    case LLMMEM_KV_CACHE_FP16: return LLMMEM_FORMAT_FP16;
+    case LLMMEM_KV_CACHE_BF16: return LLMMEM_FORMAT_BF16;
+    case LLMMEM_KV_CACHE_NVFP4: return LLMMEM_FORMAT_NVFP4;
+    case LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD: return LLMMEM_FORMAT_INT8;
+    case LLMMEM_KV_CACHE_FP8_E5M2: return LLMMEM_FORMAT_FP8_E5M2;
+    default: return LLMMEM_FORMAT_FP8_E4M3; /* fp8, fp8_e4m3, fp8_per_token_head, fp8_ds_mla's latent */
+    }
 }
 
 static uint64_t element_bytes(llmmem_kv_cache_dtype d)
 {
-    switch (d) {
-    case LLMMEM_KV_CACHE_FP32: return 4;
-    case LLMMEM_KV_CACHE_FP16:
-    case LLMMEM_KV_CACHE_BF16: return 2;
-    default: return 1; /* fp8 variants and int8 */
-    }
+    return llmmem__format_element_bits(kv_format(d)) / 8u;
 }
 
 static const char *dtype_name(llmmem_kv_cache_dtype d)
@@ -169,76 +138,90 @@ static const char *dtype_name(llmmem_kv_cache_dtype d)
     return name ? name : "?";
 }
 
-/* KV heads one tensor-parallel rank stores: vllm/config/model.py get_num_kv_heads, max(1, g // tp)
- * (heads replicated when there are fewer than ranks); MLA's latent is one head on every rank. */
-static uint64_t heads_per_rank(const attn_shape *a, uint64_t tp)
+/* Heads of a cache one tensor-parallel rank stores: vllm/config/model.py get_num_kv_heads,
+ * max(1, g // tp) (heads replicated when there are fewer than ranks); MLA's latent is one head
+ * on every rank (geometry kv_heads 1). */
+static uint64_t rank_heads(uint64_t heads, uint64_t tp)
 {
-    if (a->kv_rank)
-        return 1;
-    return a->kv_heads / tp > 0 ? a->kv_heads / tp : 1;
+    return heads / tp > 0 ? heads / tp : 1;
+}
+
+static uint64_t heads_per_rank(const llmmem__geometry *a, uint64_t tp)
+{
+    return rank_heads(a->kv_heads, tp);
+}
+
+/* Bytes one token adds to one layer's cache on one rank, its vectors stored in d (formats.c). */
+static llmmem_status token_vectors_bytes(uint64_t *out, const llmmem__kv_token *k, llmmem_kv_cache_dtype d,
+                                         uint64_t tp)
+{
+    uint64_t vectors;
+    if (!llmmem__mul(&vectors, rank_heads(k->heads, tp), k->vectors))
+        return overflow("KV bytes per token");
+    if (d == LLMMEM_KV_CACHE_NVFP4) {
+        /* vLLM sizes the page by torch_utils.py nvfp4_kv_cache_full_dim, head_size // 2 bytes of E2M1
+         * + head_size // 16 fp8 scales (floors), not by whole blocks: its allocation is the rule */
+        if (!llmmem__mul(out, vectors, k->width / 2 + k->width / 16))
+            return overflow("KV bytes per token");
+        return LLMMEM_OK;
+    }
+    if (!llmmem__format_vector_bytes(out, kv_format(d), vectors, k->width))
+        return overflow("KV bytes per token");
+    return LLMMEM_OK;
+}
+
+/* An MLA model's bytes per token and layer on one rank: vLLM's latent, or (contiguous) the
+ * decompressed keys and values of transformers' DeepseekV3Attention. */
+static llmmem_status mla_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                           uint64_t tp, int contiguous)
+{
+    if (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD ||
+        d == LLMMEM_KV_CACHE_NVFP4)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "kv_cache_dtype (%s) is not modelled for an MLA model (kv_lora_rank %llu); "
+                            "use auto, fp32, fp16, bf16, fp8 or fp8_ds_mla",
+                            dtype_name(d), (unsigned long long)a->kv_lora_rank);
+    if (contiguous) {
+        if (d == LLMMEM_KV_CACHE_FP8_DS_MLA)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                                "kv_cache_dtype (fp8_ds_mla) is vLLM's paged MLA layout; a contiguous "
+                                "(Hugging Face) cache stores decompressed keys and values");
+        /* transformers DeepseekV3Attention.forward: past_key_values.update gets key_states of
+         * heads x (qk_nope + qk_rope) and value_states of heads x v_head_dim */
+        return token_vectors_bytes(out, &a->kv_token, d, tp);
+    }
+    if (d == LLMMEM_KV_CACHE_FP8_DS_MLA) {
+        /* vllm/v1/kv_cache_interface.py MLAAttentionSpec.real_page_size_bytes: 656 B per token
+         * (v1/attention/backends/mla/flashmla_sparse.py: fp8 latent, an fp32 scale per 128 of it,
+         * bf16 rope: 512 + 16 + 128 for DeepSeek) */
+        *out = a->kv_lora_rank + llmmem__ceil_div(a->kv_lora_rank, 128) * 4 + a->qk_rope_head_dim * 2;
+        return LLMMEM_OK;
+    }
+    /* vllm/v1/kv_cache_interface.py MLAAttentionSpec: block x 1 head x (kv_lora_rank +
+     * qk_rope_head_dim) x dtype: the latent alone, no factor 2 for K and V */
+    return token_vectors_bytes(out, &a->kv_latent, d, tp);
 }
 
 /* Bytes one token takes in one layer of vLLM's paged cache on one rank. `contiguous` asks for the
  * Hugging Face layout instead, which differs only for MLA. */
-static llmmem_status token_layer_bytes(uint64_t *out, const attn_shape *a, llmmem_kv_cache_dtype d,
+static llmmem_status token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
                                        uint64_t tp, int contiguous)
 {
-    uint64_t g = heads_per_rank(a, tp), e = element_bytes(d), x;
-    if (a->kv_rank) {
-        if (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD ||
-            d == LLMMEM_KV_CACHE_NVFP4)
-            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
-                                "kv_cache_dtype (%s) is not modelled for an MLA model (kv_lora_rank %llu); "
-                                "use auto, fp32, fp16, bf16, fp8 or fp8_ds_mla",
-                                dtype_name(d), (unsigned long long)a->kv_rank);
-        if (contiguous) {
-            if (d == LLMMEM_KV_CACHE_FP8_DS_MLA)
-                return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
-                                    "kv_cache_dtype (fp8_ds_mla) is vLLM's paged MLA layout; a contiguous "
-                                    "(Hugging Face) cache stores decompressed keys and values");
-            /* transformers DeepseekV3Attention.forward: past_key_values.update gets key_states of
-             * heads x (qk_nope + qk_rope) and value_states of heads x v_head_dim */
-            uint64_t heads = a->heads / tp;
-            if (!llmmem__mul(&x, heads, a->nope + a->rope + a->v_dim) || !llmmem__mul(&x, x, e))
-                return overflow("KV bytes per token");
-            *out = x;
-            return LLMMEM_OK;
-        }
-        if (d == LLMMEM_KV_CACHE_FP8_DS_MLA) {
-            /* vllm/v1/kv_cache_interface.py MLAAttentionSpec.real_page_size_bytes: 656 B per token
-             * (v1/attention/backends/mla/flashmla_sparse.py: fp8 latent, an fp32 scale per 128 of it,
-             * bf16 rope: 512 + 16 + 128 for DeepSeek) */
-            *out = a->kv_rank + llmmem__ceil_div(a->kv_rank, 128) * 4 + a->rope * 2;
-            return LLMMEM_OK;
-        }
-        /* vllm/v1/kv_cache_interface.py MLAAttentionSpec: block x 1 head x (kv_lora_rank +
-         * qk_rope_head_dim) x dtype: the latent alone, no factor 2 for K and V */
-        *out = (a->kv_rank + a->rope) * e;
-        return LLMMEM_OK;
-    }
+    if (a->kv_lora_rank)
+        return mla_token_layer_bytes(out, a, d, tp, contiguous);
     if (d == LLMMEM_KV_CACHE_FP8_DS_MLA)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "kv_cache_dtype (fp8_ds_mla) needs an MLA model; kv_lora_rank is 0");
-    if (d == LLMMEM_KV_CACHE_NVFP4) {
-        /* kv_cache_interface.py FullAttentionSpec.real_page_size_bytes with vllm/utils/torch_utils.py
-         * nvfp4_kv_cache_full_dim: head_size // 2 bytes of E2M1 + head_size // 16 fp8 scales, K and V */
-        uint64_t dim = a->head_dim / 2 + a->head_dim / 16;
-        if (!llmmem__mul(&x, g, 2 * dim))
-            return overflow("KV bytes per token");
-        *out = x;
-        return LLMMEM_OK;
-    }
     /* kv_cache_interface.py AttentionSpec.real_page_size_bytes: 2 (K, V) x kv_heads x head_size x dtype
-     * per token, i.e. 2 * block * kv_heads * head_size * dtype per page (Kwon et al. 2023 §4.1) */
-    if (!llmmem__mul(&x, g, 2 * a->head_dim) || !llmmem__mul(&x, x, e))
-        return overflow("KV bytes per token");
-    if (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD) {
+     * per token, i.e. 2 * block * kv_heads * head_size * dtype per page (Kwon et al. 2023 §4.1); nvfp4
+     * (FullAttentionSpec with torch_utils.py nvfp4_kv_cache_full_dim): E2M1 and an fp8 scale per 16 */
+    llmmem_status st = token_vectors_bytes(out, &a->kv_token, d, tp);
+    if (st == LLMMEM_OK && (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD)) {
         /* AttentionSpec.page_size_bytes: per-token-head modes add 2 * block * kv_heads * 4 B of fp32 scales */
-        if (!llmmem__muladd(&x, g, 2 * 4))
+        if (!llmmem__muladd(out, heads_per_rank(a, tp), 2 * 4))
             return overflow("KV bytes per token");
     }
-    *out = x;
-    return LLMMEM_OK;
+    return st;
 }
 
 /* ---- parallel layout ------------------------------------------------------- */
@@ -260,7 +243,7 @@ static void stage_range(uint64_t *first, uint64_t *end, uint64_t layers, uint64_
     }
 }
 
-static llmmem_status check_parallel(const attn_shape *a, uint64_t tp, uint64_t pp)
+static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint64_t pp)
 {
     /* vLLM splits query heads evenly (ModelConfig.verify_with_parallel_config) and KV heads by
      * QKVParallelLinear: divisible by tp, or replicated when tp is a multiple of them */
@@ -268,7 +251,7 @@ static llmmem_status check_parallel(const attn_shape *a, uint64_t tp, uint64_t p
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "num_attention_heads (%llu) is not divisible by tensor_parallel (%llu)",
                             (unsigned long long)a->heads, (unsigned long long)tp);
-    if (!a->kv_rank && ((a->kv_heads >= tp && a->kv_heads % tp) || (a->kv_heads < tp && tp % a->kv_heads)))
+    if (!a->kv_lora_rank && ((a->kv_heads >= tp && a->kv_heads % tp) || (a->kv_heads < tp && tp % a->kv_heads)))
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "num_key_value_heads (%llu) and tensor_parallel (%llu): one must divide the other",
                             (unsigned long long)a->kv_heads, (unsigned long long)tp);
@@ -296,10 +279,10 @@ typedef struct kv_groups {
     uint64_t full, sliding; /* layers of each type the groups hold (sliding 0 when unified) */
 } kv_groups;
 
-static kv_groups groups_of(const attn_shape *a, int hybrid_disabled)
+static kv_groups groups_of(const llmmem__geometry *a, int hybrid_disabled)
 {
     kv_groups g = {0, 0, 0, 0};
-    uint64_t sliding = sliding_in(a, 0, a->layers), full = a->layers - sliding;
+    uint64_t sliding = llmmem__sliding_layers(a, 0, a->layers), full = a->layers - sliding;
     if (sliding == 0 || (full > 0 && hybrid_disabled)) {
         g.full_groups = 1;
         g.full = a->layers;
@@ -320,11 +303,11 @@ static kv_groups groups_of(const attn_shape *a, int hybrid_disabled)
 /* Layers per group on the stage [first, end) (vLLM projects the global groups onto each worker,
  * _project_kv_cache_groups_to_worker; a group's i-th layers are layers[i::num_groups] of its type,
  * so a contiguous run of n layers of a type fills its groups with at most ceil(n / groups)). */
-static uint64_t group_layers_in(const attn_shape *a, const kv_groups *g, uint64_t first, uint64_t end)
+static uint64_t group_layers_in(const llmmem__geometry *a, const kv_groups *g, uint64_t first, uint64_t end)
 {
     if (g->sliding == 0 || g->full == 0)
         return end - first;
-    uint64_t sl = sliding_in(a, first, end), fl = (end - first) - sl;
+    uint64_t sl = llmmem__sliding_layers(a, first, end), fl = (end - first) - sl;
     uint64_t x = llmmem__ceil_div(fl, g->full_groups), y = llmmem__ceil_div(sl, g->sliding_groups);
     return x > y ? x : y;
 }
@@ -383,34 +366,29 @@ static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const l
  * residual and normed input (2h) plus the larger of the attention block (fused qkv, attention
  * output) and the MLP block (gate_up and the activation's output; vllm fused_moe's intermediate
  * caches of top_k copies of each token). */
-static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const attn_shape *a, uint64_t tp, int moe)
+static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a, uint64_t tp, int moe)
 {
     uint64_t q = a->heads / tp, attn, mlp;
     int gated = mv(m, LLMMEM_KEY_MLP_GATED) != 0;
-    if (a->kv_rank) /* MLA prefill: q, the latent, decompressed k_nope|v, k assembled with rope, output */
-        attn = q * (a->nope + a->rope) + (a->kv_rank + a->rope) + q * (a->nope + a->v_dim) +
-               q * (a->nope + a->rope) + q * a->v_dim;
-    else
+    if (a->kv_lora_rank) { /* MLA prefill: q, the latent, decompressed k_nope|v, k assembled with rope, output */
+        uint64_t nope = a->qk_nope_head_dim, rope = a->qk_rope_head_dim, v_dim = a->v_head_dim;
+        attn = q * (nope + rope) + (a->kv_lora_rank + rope) + q * (nope + v_dim) + q * (nope + rope) + q * v_dim;
+    } else
         attn = (q + 2 * heads_per_rank(a, tp)) * a->head_dim + q * a->head_dim;
     if (!moe) {
         mlp = llmmem__ceil_div(a->ffn, tp) * (gated ? 3 : 2);
     } else {
-        uint64_t k = mv(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK), fe = mv(m, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE);
-        uint64_t fs = mv(m, LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE);
-        if (fe == 0)
-            fe = a->ffn;
-        if (fs == 0)
-            fs = mv(m, LLMMEM_KEY_N_SHARED_EXPERTS) * fe;
+        uint64_t k = a->experts_per_tok, fe = a->ffn_expert, fs = a->ffn_shared;
         uint64_t routed;
         /* fused_moe: intermediate_cache1 (top_k x 2 fe), cache2 (top_k x fe), cache3 (top_k x h);
          * the shared expert's output (h) stays alive beside them */
-        if (!llmmem__mul(&routed, k, llmmem__ceil_div(fe, tp) * (gated ? 3 : 2) + a->h))
+        if (!llmmem__mul(&routed, k, llmmem__ceil_div(fe, tp) * (gated ? 3 : 2) + a->hidden))
             return overflow("MoE activation elements");
-        routed += fs ? a->h : 0;
+        routed += fs ? a->hidden : 0;
         uint64_t shared = llmmem__ceil_div(fs, tp) * (gated ? 3 : 2);
         mlp = routed > shared ? routed : shared;
     }
-    *out = 2 * a->h + (attn > mlp ? attn : mlp);
+    *out = 2 * a->hidden + (attn > mlp ? attn : mlp);
     return LLMMEM_OK;
 }
 
@@ -418,11 +396,11 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const attn
  * max_num_batched_tokens tokens, or on the last stage the dummy sampler run if larger: the final
  * hidden states, the logits of the min(max_num_seqs, tokens) sampled rows in the model's dtype and
  * their fp32 copy (gpu_model_runner.py _dummy_sampler_run; v1/sample/sampler.py upcasts). */
-static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const attn_shape *a, uint64_t tp,
+static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a, uint64_t tp,
                                      uint64_t first, uint64_t end, int last_stage, uint64_t tokens,
                                      uint64_t seqs)
 {
-    uint64_t e = element_bytes(compute_dtype(a)), per = 0, x = 0, peak;
+    uint64_t e = element_bytes(compute_dtype(m)), per = 0, x = 0, peak;
     llmmem_status st;
     if (llmmem__span_layers(m, LLMMEM_SPAN_DENSE, first, end)) {
         if ((st = layer_peak(&x, m, a, tp, 0)) != LLMMEM_OK)
@@ -438,7 +416,7 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const
         return overflow("activation bytes of the profile run");
     if (last_stage) {
         uint64_t rows = seqs < tokens ? seqs : tokens, sampler = 0;
-        if (!llmmem__muladd(&sampler, tokens, a->h * e) || !llmmem__mul(&x, rows, a->vocab) ||
+        if (!llmmem__muladd(&sampler, tokens, a->hidden * e) || !llmmem__mul(&x, rows, a->vocab) ||
             !llmmem__muladd(&sampler, x, e + 4))
             return overflow("logits bytes of the profile run");
         if (sampler > peak)
@@ -566,7 +544,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(s);
-    attn_shape a;
+    const llmmem__geometry *a = NULL;
     llmmem_status st = shape_of(&a, model);
     if (st)
         return st;
@@ -585,13 +563,13 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     memset(r, 0, sizeof *r);
     r->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
     r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
-    if ((st = check_parallel(&a, r->tp, r->pp)) != LLMMEM_OK)
+    if ((st = check_parallel(a, r->tp, r->pp)) != LLMMEM_OK)
         return st;
-    r->dtype = kv_dtype(&a, s);
-    if ((st = token_layer_bytes(&r->token_layer, &a, r->dtype, r->tp, 0)) != LLMMEM_OK)
+    r->dtype = kv_dtype(model, s);
+    if ((st = token_layer_bytes(&r->token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
         return st;
     if (r->dtype != LLMMEM_KV_CACHE_FP8_DS_MLA &&
-        (st = token_layer_bytes(&r->contig_token_layer, &a, r->dtype, r->tp, 1)) != LLMMEM_OK)
+        (st = token_layer_bytes(&r->contig_token_layer, a, r->dtype, r->tp, 1)) != LLMMEM_OK)
         return st;
 
     int large = large_device(hw, memory);
@@ -611,7 +589,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "max_model_len (%llu) exceeds the model's max_position_embeddings (%llu)",
                             (unsigned long long)r->max_model_len, (unsigned long long)positions);
-    r->window = a.window;
+    r->window = a->window;
     r->prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
     r->prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
     r->prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
@@ -630,7 +608,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                             (unsigned long long)(r->prefix > request ? r->prefix : r->prompt),
                             (unsigned long long)request);
 
-    kv_groups g = groups_of(&a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
+    kv_groups g = groups_of(a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
     r->full_groups = g.full_groups;
     r->sliding_groups = g.sliding_groups;
     if (!llmmem__mul(&r->page, r->token_layer, r->block))
@@ -650,7 +628,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     int have = 0;
     for (uint64_t stage = 0; stage < r->pp; stage++) {
         uint64_t first, end, w = 0, act = 0, non_kv = 0, avail;
-        stage_range(&first, &end, a.layers, r->pp, stage);
+        stage_range(&first, &end, a->layers, r->pp, stage);
         int is_first = stage == 0, is_last = stage + 1 == r->pp;
         if (w_set >= 0)
             w = (uint64_t)w_set;
@@ -658,7 +636,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
             return st;
         if (act_set >= 0)
             act = (uint64_t)act_set;
-        else if ((st = activation_peak(&act, model, &a, r->tp, first, end, is_last, r->batched, seqs)) != LLMMEM_OK)
+        else if ((st = activation_peak(&act, model, a, r->tp, first, end, is_last, r->batched, seqs)) != LLMMEM_OK)
             return st;
         if (!llmmem__add(&non_kv, w, act) || !llmmem__add(&non_kv, non_kv, non_torch) ||
             !llmmem__add(&non_kv, non_kv, graphs))
@@ -673,10 +651,10 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                 shortfall = non_kv - requested;
         }
         r->stage_budget[stage] = avail;
-        r->stage_sliding[stage] = g.sliding ? sliding_in(&a, first, end) : 0;
+        r->stage_sliding[stage] = g.sliding ? llmmem__sliding_layers(a, first, end) : 0;
         r->stage_full[stage] = (end - first) - r->stage_sliding[stage];
-        r->stage_hf_sliding[stage] = sliding_in(&a, first, end);
-        r->stage_group[stage] = group_layers_in(&a, &g, first, end);
+        r->stage_hf_sliding[stage] = llmmem__sliding_layers(a, first, end);
+        r->stage_group[stage] = group_layers_in(a, &g, first, end);
         if (end - first > most_layers)
             most_layers = end - first;
         /* kv_cache_utils.py get_num_blocks: available // page_size // num_layers (per group);
@@ -711,7 +689,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     v[LLMMEM_SERVING_TOKENS] = r->num_blocks / (g.full_groups + g.sliding_groups) * r->block;
     v[LLMMEM_SERVING_GROUPS] = g.full_groups + g.sliding_groups;
     v[LLMMEM_SERVING_LAYERS_PER_GROUP] = r->stage_group[r->binding];
-    v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = heads_per_rank(&a, r->tp);
+    v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = heads_per_rank(a, r->tp);
     v[LLMMEM_SERVING_LAYERS_PER_STAGE] = most_layers;
     v[LLMMEM_SERVING_BLOCK_SIZE] = r->block;
     v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = r->batched;
@@ -869,18 +847,18 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     LLMMEM_REQUIRE(bytes_out);
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(s);
-    attn_shape a;
+    const llmmem__geometry *a = NULL;
     llmmem_status st = shape_of(&a, model);
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
-    if ((st = check_parallel(&a, tp, pp)) != LLMMEM_OK)
+    if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
         return st;
     uint64_t token_layer;
-    if ((st = token_layer_bytes(&token_layer, &a, kv_dtype(&a, s), tp, 0)) != LLMMEM_OK)
+    if ((st = token_layer_bytes(&token_layer, a, kv_dtype(model, s), tp, 0)) != LLMMEM_OK)
         return st;
     /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more */
-    uint64_t most = a.layers / pp + (a.layers % pp != 0);
+    uint64_t most = a->layers / pp + (a->layers % pp != 0);
     if (!llmmem__mul(bytes_out, token_layer, most))
         return overflow("KV bytes per token");
     return LLMMEM_OK;
@@ -890,16 +868,16 @@ llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmme
                                                 const llmmem_strategy *s, uint64_t sequences,
                                                 uint64_t tokens_each)
 {
-    attn_shape a;
+    const llmmem__geometry *a = NULL;
     llmmem_status st = shape_of(&a, m);
     if (st)
         return st;
-    uint64_t token_layer, sliding = sliding_in(&a, 0, a.layers);
-    if ((st = token_layer_bytes(&token_layer, &a, kv_dtype(&a, s), 1, 1)) != LLMMEM_OK)
+    uint64_t token_layer, sliding = llmmem__sliding_layers(a, 0, a->layers);
+    if ((st = token_layer_bytes(&token_layer, a, kv_dtype(m, s), 1, 1)) != LLMMEM_OK)
         return st;
     /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
      * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
-    if (!contiguous_for(bytes_out, token_layer, a.layers - sliding, sliding, a.window, sequences, tokens_each))
+    if (!contiguous_for(bytes_out, token_layer, a->layers - sliding, sliding, a->window, sequences, tokens_each))
         return overflow("contiguous KV cache bytes");
     return LLMMEM_OK;
 }

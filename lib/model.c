@@ -96,7 +96,7 @@ static void refresh(llmmem_model *m)
     /* every model key resolved once per change: estimates read them many times */
     for (unsigned slot = 0; slot < LLMMEM_SLOTS; slot++)
         m->value[slot] = resolve(m, (llmmem_key)(1000u * LLMMEM_OBJECT_MODEL + slot));
-    m->inv_status = llmmem__inventory_build(&m->inv, m, m->inv_message, sizeof m->inv_message);
+    m->inv_status = llmmem__inventory_build(&m->inv, &m->geo, m, m->inv_message, sizeof m->inv_message);
 }
 
 llmmem_status llmmem__model_check(const llmmem_model *m)

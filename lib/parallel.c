@@ -24,11 +24,6 @@ static uint64_t key(const llmmem_strategy *s, llmmem_key k)
     return (uint64_t)llmmem__get_int(&s->s, k);
 }
 
-static const llmmem__tensor_class *find_class(const llmmem_model *m, enum llmmem__role role)
-{
-    return llmmem__class_of(&m->inv, role);
-}
-
 /* Megatron-LM's split of the layers over stages: even, or the first and last stages as given
  * (--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers) and the rest even. */
 static llmmem_status split_layers(llmmem__layout *L, uint64_t layers)
@@ -104,32 +99,28 @@ llmmem_status llmmem__layout_make(llmmem__layout *L, const llmmem_model *m, cons
                             "context or expert parallelism");
     if (L->p > LLMMEM_MAX_STAGES)
         return bad("pipeline_parallel (%llu) exceeds the %llu stages a report holds", L->p, LLMMEM_MAX_STAGES);
-    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    const llmmem__geometry *g = &m->geo;
+    uint64_t layers = g->layers;
     if (split) {
-        /* Megatron-LM ColumnParallelLinear / RowParallelLinear: whole heads and MLP columns per rank */
-        uint64_t heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
-        if (heads % L->t)
-            return bad("num_attention_heads (%llu) is not divisible by tensor_parallel (%llu)", heads, L->t);
-        const llmmem__tensor_class *q = find_class(m, LLMMEM_ROLE_Q), *k = find_class(m, LLMMEM_ROLE_K);
-        if (q && k) {
-            uint64_t kv = k->rows / (q->rows / heads);
-            if (kv % L->t && L->t % kv)
-                return bad("num_key_value_heads (%llu) and tensor_parallel (%llu): neither divides the other", kv,
-                           L->t);
-        }
-        const llmmem__tensor_class *mlp = find_class(m, LLMMEM_ROLE_MLP_UP);
-        if (mlp && mlp->count && mlp->rows % L->t)
-            return bad("intermediate_size (%llu) is not divisible by tensor_parallel (%llu)", mlp->rows, L->t);
+        /* Megatron-LM ColumnParallelLinear / RowParallelLinear: whole heads and MLP columns per rank
+         * (MLA's one latent head divides every t) */
+        if (g->heads % L->t)
+            return bad("num_attention_heads (%llu) is not divisible by tensor_parallel (%llu)", g->heads, L->t);
+        if (g->kv_heads % L->t && L->t % g->kv_heads)
+            return bad("num_key_value_heads (%llu) and tensor_parallel (%llu): neither divides the other",
+                       g->kv_heads, L->t);
+        if (g->dense_layers && g->ffn % L->t)
+            return bad("intermediate_size (%llu) is not divisible by tensor_parallel (%llu)", g->ffn, L->t);
     }
-    uint64_t experts = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS);
+    uint64_t experts = g->experts;
     if ((L->e > 1 || L->et != L->t) && experts == 0)
         return bad("expert_parallel (%llu) or expert_tensor_parallel (%llu) need a model with routed experts", L->e,
                    L->et);
     if (experts && experts % L->e)
         return bad("num_experts (%llu) is not divisible by expert_parallel (%llu)", experts, L->e);
-    const llmmem__tensor_class *ex = find_class(m, LLMMEM_ROLE_EXPERT_UP);
-    if (ex && ex->rows % L->et)
-        return bad("moe_intermediate_size (%llu) is not divisible by expert_tensor_parallel (%llu)", ex->rows, L->et);
+    if (g->moe_layers && g->ffn_expert % L->et)
+        return bad("moe_intermediate_size (%llu) is not divisible by expert_tensor_parallel (%llu)", g->ffn_expert,
+                   L->et);
     /* Megatron-LM parallel_state: expert x expert-tensor ranks tile the tensor x data x context ranks */
     uint64_t dense_ranks = L->t * L->d * L->c;
     if (dense_ranks % (L->e * L->et))
@@ -217,7 +208,7 @@ void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t sta
 /* Layers of a span on a stage, every chunk of it counted. */
 static uint64_t stage_span(const llmmem_model *m, const llmmem__layout *L, uint64_t stage, enum llmmem__span span)
 {
-    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS), first, count;
+    uint64_t layers = m->geo.layers, first, count;
     if (L->schedule != LLMMEM_SCHEDULE_INTERLEAVED) {
         llmmem__stage_layers(L, layers, stage, &first, &count);
         return llmmem__span_layers(m, span, first, first + count);
@@ -284,17 +275,11 @@ static void split_class(llmmem__tensor_class *r, const llmmem__tensor_class *t, 
     }
 }
 
-static uint64_t head_dim_of(const llmmem_model *m)
-{
-    const llmmem__tensor_class *q = find_class(m, LLMMEM_ROLE_Q);
-    return q ? q->rows / (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS) : 0;
-}
-
 llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t ways,
                                         uint64_t first, uint64_t end, int first_stage, int last_stage)
 {
     llmmem__inventory view;
-    const uint64_t head_dim = head_dim_of(m);
+    const uint64_t head_dim = m->geo.head_dim;
     view.n = 0;
     memset(view.by_role, -1, sizeof view.by_role);
     for (unsigned i = 0; i < m->inv.n; i++) {
@@ -318,7 +303,7 @@ llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, co
 static void stage_view(llmmem__inventory *out, uint64_t on[LLMMEM_SPAN_VISION + 1], const llmmem_model *m,
                        const llmmem__layout *L, uint64_t stage, int part)
 {
-    const uint64_t head_dim = head_dim_of(m);
+    const uint64_t head_dim = m->geo.head_dim;
     /* layers of each per-layer span in the model and on the stage */
     uint64_t all[LLMMEM_SPAN_VISION + 1] = {0};
     memset(on, 0, sizeof(uint64_t) * (LLMMEM_SPAN_VISION + 1));
@@ -578,7 +563,7 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
 {
     llmmem_status st;
     const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
-    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS), first, count;
+    uint64_t layers = m->geo.layers, first, count;
     llmmem__stage_layers(L, layers, stage, &first, &count);
     out->first_layer = first;
     out->layers = count;
@@ -669,12 +654,11 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
         /* the whole contiguous KV cache (kvcache.c), this stage's layers of it, and its KV heads:
          * max(1, kv_heads / t) per rank (layers of one kind: exact; a sliding-window mix is split
          * in proportion to the layers) */
-        uint64_t kv, heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
-        const llmmem__tensor_class *q = find_class(m, LLMMEM_ROLE_Q), *k = find_class(m, LLMMEM_ROLE_K);
+        uint64_t kv;
         if ((st = llmmem__kv_cache_contiguous_bytes(&kv, m, s, key(s, LLMMEM_KEY_MICRO_BATCH_SIZE),
                                                     key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c)) != LLMMEM_OK)
             return st;
-        uint64_t g = q && k ? k->rows / (q->rows / heads) : 1, per_rank = g / L->t ? g / L->t : 1;
+        uint64_t g = m->geo.kv_heads, per_rank = g / L->t ? g / L->t : 1;
         kv = scaled(kv, count, layers);
         out->bytes[LLMMEM_COMPONENT_KV_CACHE] = scaled(kv, per_rank, g);
     }
@@ -717,7 +701,8 @@ static llmmem_status comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_
     for (unsigned i = 0; i < LLMMEM_COMM_KINDS; i++)
         v[i] = of(0);
     const uint64_t micro = L->m ? L->m : L->p;
-    const uint64_t h = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_HIDDEN_SIZE);
+    const llmmem__geometry *g = &m->geo;
+    const uint64_t h = g->hidden;
     const checked tokens = times(of(key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c), key(s, LLMMEM_KEY_MICRO_BATCH_SIZE));
     const checked act = times(times(tokens, h), e);
     /* data: plain data parallelism all-reduces the gradients; ZeRO-1/2 and the distributed
@@ -738,14 +723,14 @@ static llmmem_status comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_
     uint64_t sends = (uint64_t)(stage + 1 < L->p) + (uint64_t)(stage > 0);
     v[LLMMEM_COMM_PIPELINE] = times(times(times(over(act, L->sp ? L->t : 1), sends), micro), L->v);
     /* expert: dispatch and combine all-to-all forward and backward of top_k copies of each token */
-    uint64_t k = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
+    uint64_t k = g->experts_per_tok;
     uint64_t moe_layers = stage_span(m, L, stage, LLMMEM_SPAN_MOE);
     if (L->e > 1)
         v[LLMMEM_COMM_EXPERT] = times(times(times(times(over(times(act, k), L->e), L->e - 1), 4), moe_layers), micro);
     /* context: ring attention passes each K and V chunk around the c ranks forward, and K, V and
-     * their gradients backward (Liu et al. 2023; Transformer Engine context parallel p2p) */
-    const llmmem__tensor_class *kc = find_class(m, LLMMEM_ROLE_K);
-    uint64_t kv_width = kc ? kc->rows : h;
+     * their gradients backward (Liu et al. 2023; Transformer Engine context parallel p2p), at the
+     * k_proj width (an MLA model's at the hidden width) */
+    uint64_t kv_width = g->kv_lora_rank ? h : g->kv_heads * g->head_dim;
     if (L->c > 1)
         v[LLMMEM_COMM_CONTEXT] =
             times(times(times(times(over(times(times(times(tokens, kv_width), 2), e), L->t), L->c - 1), 3), count), micro);
@@ -804,7 +789,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
         uint64_t dense = middle && mixed ? stage_span(m, L, i, LLMMEM_SPAN_DENSE) : 0;
         uint64_t moe = middle && mixed ? stage_span(m, L, i, LLMMEM_SPAN_MOE) : 0;
         if (middle && reuse && have_mid && dense == mid_dense && moe == mid_moe) {
-            uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+            uint64_t layers = m->geo.layers;
             memcpy(sr->bytes, mid_sr.bytes, sizeof sr->bytes);
             llmmem__stage_layers(L, layers, i, &sr->first_layer, &sr->layers);
             a = mid_a;

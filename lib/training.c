@@ -135,7 +135,7 @@ static llmmem_status make_plan(plan *p, const llmmem_model *m, const llmmem_stra
     if (st)
         return st;
 
-    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    uint64_t layers = m->geo.layers;
     p->frozen_layers = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_FROZEN_LAYERS);
     if (p->frozen_layers > layers)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "frozen_layers (%llu) exceeds num_hidden_layers (%llu)",

@@ -148,7 +148,7 @@ int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy
 
 llmmem__view llmmem__whole_model(const llmmem_model *m)
 {
-    llmmem__view v = {&m->inv, 0, (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS)};
+    llmmem__view v = {&m->inv, 0, m->geo.layers};
     return v;
 }
 
