@@ -9,17 +9,15 @@
 
 /* Training, lora, qlora on one device: the static state (training.c) and the activation side of
  * the peak (activations.c), composed at the higher of the two moments llmmem.h defines. */
-static llmmem_status training_peak(llmmem_report *r, const llmmem_model *m, const llmmem_strategy *s)
+static llmmem_status training_peak(llmmem_report *r, const llmmem__job *j)
 {
     llmmem__training t;
     llmmem__activations a;
-    llmmem_format compute;
-    llmmem_status st = llmmem__training_estimate(&t, m, s);
-    if (st == LLMMEM_OK)
-        st = llmmem__compute_format(&compute, m, s);
+    llmmem__view whole = llmmem__whole_model(j->m);
+    llmmem_status st = llmmem__training_state(&t, j, &whole);
     if (st == LLMMEM_OK) {
-        llmmem__act_stage one = llmmem__single_stage(m);
-        st = llmmem__training_activations(&a, m, s, compute, &one);
+        llmmem__act_stage one = llmmem__single_stage(j->m);
+        st = llmmem__training_activations(&a, j->m, j->s, j->compute, &one);
     }
     if (st)
         return st;
@@ -36,45 +34,42 @@ static llmmem_status training_peak(llmmem_report *r, const llmmem_model *m, cons
 /* Inference: the KV cache of micro_batch_size sequences of sequence_length tokens, allocated whole
  * as Hugging Face generate does (kvcache.c); a model given by its count alone has no KV heads and
  * no cache is counted (llmmem.h says so). */
-static llmmem_status inference_kv(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s)
+static llmmem_status inference_kv(uint64_t *out, const llmmem__job *j)
 {
     *out = 0;
-    if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
+    if (llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
         return LLMMEM_OK;
-    return llmmem__kv_cache_contiguous_bytes(out, m, s, (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_MICRO_BATCH_SIZE),
-                                             (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_SEQUENCE_LENGTH));
+    return llmmem__kv_contiguous_bytes(out, j->m, j->kv, j->sequences, j->tokens);
 }
 
 /* One device holding the whole model (plain data parallelism keeps a whole replica). */
-static llmmem_status single_device(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
-                                   const llmmem_strategy *s, const llmmem__layout *L)
+static llmmem_status single_device(llmmem_report *r, const llmmem__job *j)
 {
     llmmem_status st;
-    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE) {
-        st = llmmem__weight_bytes(&r->bytes[LLMMEM_COMPONENT_WEIGHTS], m, s);
+    const llmmem_strategy *s = j->s;
+    const llmmem__layout *L = &j->layout;
+    if (j->price.mode == LLMMEM_MODE_INFERENCE) {
+        st = llmmem__job_weight_bytes(&r->bytes[LLMMEM_COMPONENT_WEIGHTS], j);
         if (st == LLMMEM_OK)
-            st = inference_kv(&r->bytes[LLMMEM_COMPONENT_KV_CACHE], m, s);
+            st = inference_kv(&r->bytes[LLMMEM_COMPONENT_KV_CACHE], j);
     } else {
-        st = training_peak(r, m, s);
+        st = training_peak(r, j);
     }
     if (st)
         return st;
     /* torch DistributedDataParallel without gradient_as_bucket_view: its buckets copy every gradient */
     if (L->d > 1 && llmmem__get_int(&s->s, LLMMEM_KEY_DDP_GRADIENT_COPY))
         r->bytes[LLMMEM_COMPONENT_COMM_BUFFERS] = r->bytes[LLMMEM_COMPONENT_GRADIENTS];
-    r->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    r->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
     llmmem__stage_report *one = &r->stages[0];
     memcpy(one->bytes, r->bytes, sizeof one->bytes);
     one->first_layer = 0;
-    one->layers = m->geo.layers;
+    one->layers = j->m->geo.layers;
     r->stage_count = 1;
     r->most_loaded = 0;
-    if (L->d > 1 && llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE) {
+    if (L->d > 1 && j->price.mode != LLMMEM_MODE_INFERENCE) {
         /* ring all-reduce of the gradients: 2 (d - 1) / d of their 16-bit bytes per step */
-        llmmem_format compute;
-        if ((st = llmmem__compute_format(&compute, m, s)) != LLMMEM_OK)
-            return st;
-        uint64_t grads = r->params_trainable * (llmmem__format_element_bits(compute) / 8u);
+        uint64_t grads = r->params_trainable * (llmmem__format_element_bits(j->compute) / 8u);
         r->comm[LLMMEM_COMM_DATA] = grads / L->d * (L->d - 1) * 2;
     }
     return LLMMEM_OK;
@@ -107,12 +102,22 @@ static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, cons
     return LLMMEM_OK;
 }
 
-/* The strategy values a tensor's cost depends on: slots 0-7 (mode, formats, quantization) and
- * 10-20 (precision recipe, optimizer, LoRA, frozen layers); not the micro-batch or sequence. */
-static void pricing_keys(int64_t out[LLMMEM__PRICING_KEYS], const llmmem_strategy *s)
+/* The parallel composition, with the rank costs of the cache when it holds this job's pricing
+ * (refreshed otherwise): the pricing is everything the costs read (job.h), so the cache cannot
+ * go stale. */
+static llmmem_status parallel_cached(llmmem_report *out, const llmmem__job *j, llmmem__cost_cache *cache)
 {
-    memcpy(out, &s->s.ival[0], 8 * sizeof *out);
-    memcpy(out + 8, &s->s.ival[10], 11 * sizeof *out);
+    if (!cache)
+        return llmmem__parallel_estimate(out, j, NULL);
+    if (!cache->valid || memcmp(&cache->key, &j->price, sizeof j->price) != 0) {
+        cache->valid = 0;
+        llmmem_status st = llmmem__rank_costs_of(&cache->costs, j->m, &j->price);
+        if (st)
+            return st;
+        cache->key = j->price;
+        cache->valid = 1;
+    }
+    return llmmem__parallel_estimate(out, j, &cache->costs);
 }
 
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
@@ -144,32 +149,13 @@ llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *mo
     if (memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
 
-    llmmem__layout layout;
-    if ((st = llmmem__layout_make(&layout, model, strategy, hw)) != LLMMEM_OK)
+    llmmem__job job;
+    if ((st = llmmem__job_make(&job, model, hw, strategy)) != LLMMEM_OK)
         return st;
-    if (llmmem__layout_single(&layout))
-        st = single_device(out, model, hw, strategy, &layout);
-    else if (!cache)
-        st = llmmem__parallel_estimate(out, model, hw, strategy, &layout, NULL);
-    else {
-        int64_t pricing[LLMMEM__PRICING_KEYS];
-        pricing_keys(pricing, strategy);
-        if (!cache->valid || cache->model_id != model->id || cache->t != layout.t || cache->et != layout.et ||
-            cache->e != layout.e || memcmp(cache->pricing, pricing, sizeof pricing) != 0) {
-            cache->valid = 0;
-            if ((st = llmmem__rank_costs_make(&cache->costs, model, strategy, &layout)) != LLMMEM_OK) {
-                memset(out, 0, offsetof(llmmem_report, stages));
-                return st;
-            }
-            cache->model_id = model->id;
-            cache->t = layout.t;
-            cache->et = layout.et;
-            cache->e = layout.e;
-            memcpy(cache->pricing, pricing, sizeof pricing);
-            cache->valid = 1;
-        }
-        st = llmmem__parallel_estimate(out, model, hw, strategy, &layout, &cache->costs);
-    }
+    if (llmmem__layout_single(&job.layout))
+        st = single_device(out, &job);
+    else
+        st = parallel_cached(out, &job, cache);
     if (st) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;
@@ -196,7 +182,7 @@ llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *mo
     memcpy(out->params, model->inv.params, sizeof out->params);
     out->params_total = model->inv.total;
     out->params_active = model->inv.active;
-    out->weights_from_checkpoint = llmmem__layout_single(&layout) && llmmem__weights_from_checkpoint(model, strategy);
+    out->weights_from_checkpoint = job.from_checkpoint;
     llmmem__copy_name(out->model_name, model->name);
     llmmem__copy_name(out->hardware_name, hw->name);
     out->valid = 1;

@@ -77,12 +77,13 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
         llmmem_report_free(r);
         return st;
     }
-    llmmem__layout L;
-    if ((st = llmmem__layout_make(&L, m, s, hw)) != LLMMEM_OK) {
+    llmmem__job job; /* the estimate's own resolution */
+    if ((st = llmmem__job_make(&job, m, hw, s)) != LLMMEM_OK) {
         llmmem_report_free(r);
         return st;
     }
-    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
+    const llmmem__layout L = job.layout;
+    const int64_t mode = job.price.mode;
     const size_t stage = llmmem_report_most_loaded_stage(r), stages = llmmem_report_stage_count(r);
     llmmem__text_printf(t, "%s on %s, %s: one device of stage %zu of %zu (the most loaded)\n", m->name[0] ? m->name : "model",
         hw->name[0] ? hw->name : "device", name_of(LLMMEM_KEY_MODE, mode), stage, stages);
@@ -93,7 +94,8 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
     llmmem__training dense = {0}, experts = {0};
     uint64_t div[3] = {1, 1, 1}, ediv[3] = {1, 1, 1}, dense_params = m->inv.total, expert_params = 0;
     if (llmmem__layout_single(&L)) {
-        if (mode != LLMMEM_MODE_INFERENCE && (st = llmmem__training_estimate(&dense, m, s)) != LLMMEM_OK)
+        llmmem__view whole = llmmem__whole_model(m);
+        if (mode != LLMMEM_MODE_INFERENCE && (st = llmmem__training_state(&dense, &job, &whole)) != LLMMEM_OK)
             goto done;
         if (mode == LLMMEM_MODE_INFERENCE)
             dense.weights = llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS);
@@ -102,8 +104,8 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
         llmmem__stage_parts parts;
         uint64_t host, nvme;
         llmmem__rank_costs rc;
-        if ((st = llmmem__rank_costs_make(&rc, m, s, &L)) != LLMMEM_OK ||
-            (st = llmmem__stage_state(&sr, &host, &nvme, m, hw, s, &L, &rc, stage, &parts)) != LLMMEM_OK)
+        if ((st = llmmem__rank_costs_of(&rc, m, &job.price)) != LLMMEM_OK ||
+            (st = llmmem__stage_state_of(&sr, &host, &nvme, &job, &rc, stage, &parts)) != LLMMEM_OK)
             goto done;
         dense = parts.dense;
         experts = parts.experts;
@@ -184,7 +186,7 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
         /* one micro-batch's activations on this stage, and the micro-batches its schedule holds */
         llmmem__act_stage a = {first, first + count, stage == 0, stage + 1 == L.p, 1, 1, 1, L.t, L.et, L.c, L.sp};
         llmmem__activations unit;
-        if ((st = llmmem__training_activations(&unit, m, s, L.compute, &a)) != LLMMEM_OK)
+        if ((st = llmmem__training_activations(&unit, m, s, job.compute, &a)) != LLMMEM_OK)
             goto done;
         llmmem__in_flight(&L, stage, &a);
         llmmem__text_printf(t, "%-17s %llu a micro-batch (%llu layers from layer %llu, recompute %s, one layer %llu without "

@@ -317,12 +317,6 @@ typedef struct llmmem__view {
 
 /* The view of the whole model. */
 llmmem__view llmmem__whole_model(const llmmem_model *m);
-/* Bytes of the weights of a view in the strategy's formats (never a checkpoint's bytes). */
-llmmem_status llmmem__view_weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem__view *v,
-                                        const llmmem_strategy *s);
-
-/* 1 when the weights are the bytes of an attached checkpoint (weight_format auto). */
-int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy *s);
 /* Bytes of all weights of the model stored as the strategy says, on one device. */
 llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m,
                                    const llmmem_strategy *s);

@@ -94,24 +94,6 @@ static llmmem_status shape_of(const llmmem__geometry **a, const llmmem_model *m)
     return LLMMEM_OK;
 }
 
-/* The format the model computes in: its 16- or 32-bit torch_dtype, else bf16 (a quantized or fp8
- * checkpoint computes in 16 bits). Also what kv_cache_dtype auto means (vLLM CacheConfig: "auto"
- * uses the model's dtype). */
-static llmmem_kv_cache_dtype compute_dtype(const llmmem_model *m)
-{
-    switch ((llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE)) {
-    case LLMMEM_FORMAT_FP32: return LLMMEM_KV_CACHE_FP32;
-    case LLMMEM_FORMAT_FP16: return LLMMEM_KV_CACHE_FP16;
-    default: return LLMMEM_KV_CACHE_BF16;
-    }
-}
-
-static llmmem_kv_cache_dtype kv_dtype(const llmmem_model *m, const llmmem_strategy *s)
-{
-    int64_t d = sv(s, LLMMEM_KEY_KV_CACHE_DTYPE);
-    return d == LLMMEM_KV_CACHE_AUTO ? compute_dtype(m) : (llmmem_kv_cache_dtype)d;
-}
-
 /* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
  * one byte an element, their scales are the cache's own (token_layer_bytes). */
 static llmmem_format kv_format(llmmem_kv_cache_dtype d)
@@ -400,7 +382,7 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const
                                      uint64_t first, uint64_t end, int last_stage, uint64_t tokens,
                                      uint64_t seqs)
 {
-    uint64_t e = element_bytes(compute_dtype(m)), per = 0, x = 0, peak;
+    uint64_t e = element_bytes(llmmem__model_dtype(m)), per = 0, x = 0, peak;
     llmmem_status st;
     if (llmmem__span_layers(m, LLMMEM_SPAN_DENSE, first, end)) {
         if ((st = layer_peak(&x, m, a, tp, 0)) != LLMMEM_OK)
@@ -565,7 +547,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, r->tp, r->pp)) != LLMMEM_OK)
         return st;
-    r->dtype = kv_dtype(model, s);
+    r->dtype = llmmem__kv_dtype(model, s);
     if ((st = token_layer_bytes(&r->token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
         return st;
     if (r->dtype != LLMMEM_KV_CACHE_FP8_DS_MLA &&
@@ -855,7 +837,7 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
         return st;
     uint64_t token_layer;
-    if ((st = token_layer_bytes(&token_layer, a, kv_dtype(model, s), tp, 0)) != LLMMEM_OK)
+    if ((st = token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, s), tp, 0)) != LLMMEM_OK)
         return st;
     /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more */
     uint64_t most = a->layers / pp + (a->layers % pp != 0);
@@ -868,12 +850,18 @@ llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmme
                                                 const llmmem_strategy *s, uint64_t sequences,
                                                 uint64_t tokens_each)
 {
+    return llmmem__kv_contiguous_bytes(bytes_out, m, llmmem__kv_dtype(m, s), sequences, tokens_each);
+}
+
+llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                          uint64_t sequences, uint64_t tokens_each)
+{
     const llmmem__geometry *a = NULL;
     llmmem_status st = shape_of(&a, m);
     if (st)
         return st;
     uint64_t token_layer, sliding = llmmem__sliding_layers(a, 0, a->layers);
-    if ((st = token_layer_bytes(&token_layer, a, kv_dtype(m, s), 1, 1)) != LLMMEM_OK)
+    if ((st = token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
         return st;
     /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
      * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */

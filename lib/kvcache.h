@@ -2,7 +2,7 @@
 #ifndef LLMMEM_KVCACHE_H
 #define LLMMEM_KVCACHE_H
 
-#include "internal.h"
+#include "job.h"
 
 /*
  * Bytes of a contiguous KV cache, as Hugging Face generate allocates it: `sequences` sequences of
@@ -17,5 +17,8 @@
 llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m,
                                                 const llmmem_strategy *s, uint64_t sequences,
                                                 uint64_t tokens_each);
+/* The same with the cache's element type resolved (job.c llmmem__kv_dtype). */
+llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                          uint64_t sequences, uint64_t tokens_each);
 
 #endif

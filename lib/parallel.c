@@ -16,171 +16,9 @@
 #include "parallel.h"
 #include "training.h"
 
-/* An impossible layout: the message names both numbers at fault. */
-#define bad(fmt, a, b) llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, fmt, (unsigned long long)(a), (unsigned long long)(b))
-
 static uint64_t key(const llmmem_strategy *s, llmmem_key k)
 {
     return (uint64_t)llmmem__get_int(&s->s, k);
-}
-
-/* Megatron-LM's split of the layers over stages: even, or the first and last stages as given
- * (--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers) and the rest even. */
-static llmmem_status split_layers(llmmem__layout *L, uint64_t layers)
-{
-    if (L->p > 1 && L->p > layers)
-        return bad("pipeline_parallel (%llu) exceeds num_hidden_layers (%llu)", L->p, layers);
-    if (L->p == 1) {
-        if (L->first_layers || L->last_layers)
-            return bad("pipeline_first_stage_layers (%llu) or pipeline_last_stage_layers (%llu) need "
-                       "pipeline_parallel > 1",
-                       L->first_layers, L->last_layers);
-        L->first_layers = L->last_layers = L->per_stage = layers;
-        return LLMMEM_OK;
-    }
-    uint64_t given = L->first_layers + L->last_layers;
-    uint64_t others = L->p - (L->first_layers ? 1 : 0) - (L->last_layers ? 1 : 0);
-    if (given > layers || (others == 0 && given != layers))
-        return bad("pipeline_first_stage_layers + pipeline_last_stage_layers (%llu) do not fit num_hidden_layers (%llu)",
-                   given, layers);
-    if (others) {
-        if ((layers - given) % others != 0) {
-            if (given == 0)
-                return bad("num_hidden_layers (%llu) is not divisible by pipeline_parallel (%llu); set "
-                           "pipeline_first_stage_layers or pipeline_last_stage_layers",
-                           layers, L->p);
-            return bad("the %llu layers left are not divisible by the %llu stages left", layers - given, others);
-        }
-        L->per_stage = (layers - given) / others;
-        if (L->per_stage == 0)
-            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                                "pipeline_parallel (%llu) leaves %llu stages without a layer: "
-                                "pipeline_first_stage_layers (%llu) and pipeline_last_stage_layers (%llu) take "
-                                "all of num_hidden_layers (%llu)",
-                                (unsigned long long)L->p, (unsigned long long)others,
-                                (unsigned long long)L->first_layers, (unsigned long long)L->last_layers,
-                                (unsigned long long)layers);
-    }
-    if (!L->first_layers)
-        L->first_layers = L->per_stage;
-    if (!L->last_layers)
-        L->last_layers = L->per_stage;
-    return LLMMEM_OK;
-}
-
-llmmem_status llmmem__layout_make(llmmem__layout *L, const llmmem_model *m, const llmmem_strategy *s,
-                                  const llmmem_hardware *hw)
-{
-    memset(L, 0, sizeof *L);
-    L->t = key(s, LLMMEM_KEY_TENSOR_PARALLEL);
-    L->p = key(s, LLMMEM_KEY_PIPELINE_PARALLEL);
-    L->d = key(s, LLMMEM_KEY_DATA_PARALLEL);
-    L->c = key(s, LLMMEM_KEY_CONTEXT_PARALLEL);
-    L->e = key(s, LLMMEM_KEY_EXPERT_PARALLEL);
-    L->et = key(s, LLMMEM_KEY_EXPERT_TENSOR_PARALLEL);
-    if (L->et == 0)
-        L->et = L->t;
-    L->v = key(s, LLMMEM_KEY_VIRTUAL_PIPELINE);
-    L->sp = key(s, LLMMEM_KEY_SEQUENCE_PARALLEL) != 0;
-    L->m = key(s, LLMMEM_KEY_NUM_MICRO_BATCHES);
-    L->schedule = llmmem__get_int(&s->s, LLMMEM_KEY_PIPELINE_SCHEDULE);
-    L->first_layers = key(s, LLMMEM_KEY_PIPELINE_FIRST_STAGE_LAYERS);
-    L->last_layers = key(s, LLMMEM_KEY_PIPELINE_LAST_STAGE_LAYERS);
-    L->zero = llmmem__get_int(&s->s, LLMMEM_KEY_ZERO_STAGE);
-    L->fsdp = llmmem__get_int(&s->s, LLMMEM_KEY_FSDP);
-    L->dist_opt = key(s, LLMMEM_KEY_DISTRIBUTED_OPTIMIZER) != 0;
-    L->offload_opt = llmmem__get_int(&s->s, LLMMEM_KEY_OFFLOAD_OPTIMIZER);
-    L->offload_param = llmmem__get_int(&s->s, LLMMEM_KEY_OFFLOAD_PARAM);
-
-    const int split = L->t > 1 || L->p > 1 || L->c > 1 || L->e > 1 || L->et > 1;
-    if (split && llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                            "a model given by num_parameters alone has no shapes to split over tensor, pipeline, "
-                            "context or expert parallelism");
-    if (L->p > LLMMEM_MAX_STAGES)
-        return bad("pipeline_parallel (%llu) exceeds the %llu stages a report holds", L->p, LLMMEM_MAX_STAGES);
-    const llmmem__geometry *g = &m->geo;
-    uint64_t layers = g->layers;
-    if (split) {
-        /* Megatron-LM ColumnParallelLinear / RowParallelLinear: whole heads and MLP columns per rank
-         * (MLA's one latent head divides every t) */
-        if (g->heads % L->t)
-            return bad("num_attention_heads (%llu) is not divisible by tensor_parallel (%llu)", g->heads, L->t);
-        if (g->kv_heads % L->t && L->t % g->kv_heads)
-            return bad("num_key_value_heads (%llu) and tensor_parallel (%llu): neither divides the other",
-                       g->kv_heads, L->t);
-        if (g->dense_layers && g->ffn % L->t)
-            return bad("intermediate_size (%llu) is not divisible by tensor_parallel (%llu)", g->ffn, L->t);
-    }
-    uint64_t experts = g->experts;
-    if ((L->e > 1 || L->et != L->t) && experts == 0)
-        return bad("expert_parallel (%llu) or expert_tensor_parallel (%llu) need a model with routed experts", L->e,
-                   L->et);
-    if (experts && experts % L->e)
-        return bad("num_experts (%llu) is not divisible by expert_parallel (%llu)", experts, L->e);
-    if (g->moe_layers && g->ffn_expert % L->et)
-        return bad("moe_intermediate_size (%llu) is not divisible by expert_tensor_parallel (%llu)", g->ffn_expert,
-                   L->et);
-    /* Megatron-LM parallel_state: expert x expert-tensor ranks tile the tensor x data x context ranks */
-    uint64_t dense_ranks = L->t * L->d * L->c;
-    if (dense_ranks % (L->e * L->et))
-        return bad("expert_parallel x expert_tensor_parallel (%llu) does not divide tensor_parallel x "
-                   "data_parallel x context_parallel (%llu)",
-                   L->e * L->et, dense_ranks);
-    L->edp = dense_ranks / (L->e * L->et);
-    uint64_t seq = key(s, LLMMEM_KEY_SEQUENCE_LENGTH);
-    if (seq % L->c)
-        return bad("sequence_length (%llu) is not divisible by context_parallel (%llu)", seq, L->c);
-    if (L->v > 1 && L->schedule != LLMMEM_SCHEDULE_INTERLEAVED)
-        return bad("virtual_pipeline (%llu) needs pipeline_schedule interleaved (it is %llu)", L->v,
-                   (unsigned long long)L->schedule);
-    if (L->schedule == LLMMEM_SCHEDULE_INTERLEAVED) {
-        if (L->p == 1 || L->v == 1)
-            return bad("pipeline_schedule interleaved needs pipeline_parallel (%llu) and virtual_pipeline (%llu) "
-                       "above 1",
-                       L->p, L->v);
-        if (L->first_layers || L->last_layers || layers % (L->p * L->v))
-            return bad("interleaving needs num_hidden_layers (%llu) divisible by pipeline_parallel x "
-                       "virtual_pipeline (%llu), without uneven first or last stages",
-                       layers, L->p * L->v);
-    }
-    llmmem_status st = split_layers(L, layers);
-    if (st)
-        return st;
-    /* the 16-bit (or fp32) format activations and communication buffers are in */
-    L->compute = LLMMEM_FORMAT_BF16;
-    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE &&
-        (st = llmmem__compute_format(&L->compute, m, s)) != LLMMEM_OK)
-        return st;
-
-    int shards = (L->zero > 0) + (L->fsdp != LLMMEM_FSDP_NONE) + L->dist_opt;
-    if (shards > 1)
-        return bad("zero_stage (%llu), fsdp (%llu) and distributed_optimizer each shard data parallelism: set one",
-                   (unsigned long long)L->zero, (unsigned long long)L->fsdp);
-    if (L->offload_param && L->zero != 3)
-        return bad("offload_param needs zero_stage 3 (it is %llu); offload_optimizer is %llu",
-                   (unsigned long long)L->zero, (unsigned long long)L->offload_opt);
-    if (L->offload_opt && L->zero == 0)
-        return bad("offload_optimizer (%llu) needs a ZeRO stage (zero_stage is %llu)",
-                   (unsigned long long)L->offload_opt, (unsigned long long)L->zero);
-    /* Megatron's distributed optimizer and DeepSpeed shard over the data-parallel group with the
-     * context-parallel ranks in it (parallel_state get_data_parallel_group(with_context_parallel)) */
-    L->shard = L->d * L->c;
-    if (L->fsdp == LLMMEM_FSDP_HYBRID_SHARD) {
-        /* torch.distributed.fsdp HYBRID_SHARD: full shard inside a node, replicate across nodes */
-        uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
-        uint64_t in_node = per_node / (L->t * L->c) ? per_node / (L->t * L->c) : 1;
-        L->shard = in_node < L->d ? in_node : L->d;
-    }
-    if (L->fsdp == LLMMEM_FSDP_NO_SHARD)
-        L->shard = 1;
-    return LLMMEM_OK;
-}
-
-int llmmem__layout_single(const llmmem__layout *L)
-{
-    return L->t == 1 && L->p == 1 && L->c == 1 && L->e == 1 && L->et == 1 && L->zero == 0 &&
-           (L->fsdp == LLMMEM_FSDP_NONE || L->fsdp == LLMMEM_FSDP_NO_SHARD) && !L->dist_opt;
 }
 
 void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
@@ -296,39 +134,9 @@ llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, co
         view.t[view.n++] = r;
     }
     llmmem__view v = {&view, first, end};
-    return llmmem__view_weight_bytes(out, m, &v, s);
-}
-
-/* The classes one rank of `stage` holds. part: 0 all, 1 all but routed experts, 2 routed experts. */
-static void stage_view(llmmem__inventory *out, uint64_t on[LLMMEM_SPAN_VISION + 1], const llmmem_model *m,
-                       const llmmem__layout *L, uint64_t stage, int part)
-{
-    const uint64_t head_dim = m->geo.head_dim;
-    /* layers of each per-layer span in the model and on the stage */
-    uint64_t all[LLMMEM_SPAN_VISION + 1] = {0};
-    memset(on, 0, sizeof(uint64_t) * (LLMMEM_SPAN_VISION + 1));
-    for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++) {
-        all[span] = llmmem__span_layers(m, (enum llmmem__span)span, 0, (uint64_t)-1);
-        on[span] = stage_span(m, L, stage, (enum llmmem__span)span);
-    }
-    out->n = 0;
-    memset(out->by_role, -1, sizeof out->by_role);
-    for (unsigned i = 0; i < m->inv.n; i++) {
-        const llmmem__tensor_class *t = &m->inv.t[i];
-        const int expert = t->group == LLMMEM_PARAMS_EXPERTS;
-        if ((part == 1 && expert) || (part == 2 && !expert))
-            continue;
-        llmmem__tensor_class r = *t;
-        if (t->span == LLMMEM_SPAN_ONCE || t->span == LLMMEM_SPAN_VISION)
-            r.count = once_on_stage(t, m, L, stage) ? t->count : 0;
-        else
-            r.count = all[t->span] ? t->count / all[t->span] * on[t->span] : 0;
-        if (expert) /* routed experts: num_experts / e per rank, each split over et */
-            r.count /= L->e;
-        split_class(&r, t, expert ? L->et : L->t, head_dim);
-        r.active_count = r.count;
-        out->t[out->n++] = r;
-    }
+    llmmem__weight_plan plan;
+    llmmem_status st = llmmem__weight_plan_make(&plan, m, s);
+    return st ? st : llmmem__view_weight_bytes(out, &v, &plan);
 }
 
 static uint64_t div_up(uint64_t x, uint64_t d)
@@ -450,15 +258,31 @@ static int add_layers(llmmem__training *a, uint64_t *params, const llmmem__train
            llmmem__muladd(params, n, unit_params);
 }
 
+/* Every class's shape on one rank: split over t, routed experts over et (the counts are the
+ * model's; stages take their share). */
+static void rank_shapes(llmmem__inventory *out, const llmmem_model *m, uint64_t t, uint64_t et)
+{
+    out->n = m->inv.n;
+    memset(out->by_role, -1, sizeof out->by_role);
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        out->t[i] = m->inv.t[i];
+        split_class(&out->t[i], &m->inv.t[i], m->inv.t[i].group == LLMMEM_PARAMS_EXPERTS ? et : t, m->geo.head_dim);
+    }
+}
+
 llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
                                      const llmmem__layout *L)
 {
-    /* every class's shape on one rank (the counts are the model's; stages take their share) */
-    uint64_t on[LLMMEM_SPAN_VISION + 1], all[LLMMEM_SPAN_VISION + 1] = {0};
-    stage_view(&rc->shapes, on, m, L, 0, 0);
-    for (unsigned i = 0; i < m->inv.n; i++)
-        rc->shapes.t[i].count = rc->shapes.t[i].active_count = m->inv.t[i].count;
-    llmmem_status st = llmmem__class_costs(rc->cost, &rc->any_8bit, m, &rc->shapes, s);
+    llmmem__pricing p;
+    llmmem_status st = llmmem__pricing_make(&p, m, s, L->t, L->et, L->e);
+    return st ? st : llmmem__rank_costs_of(rc, m, &p);
+}
+
+llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem__pricing *p)
+{
+    uint64_t all[LLMMEM_SPAN_VISION + 1] = {0};
+    rank_shapes(&rc->shapes, m, p->t, p->et);
+    llmmem_status st = llmmem__class_costs(rc->cost, &rc->any_8bit, &rc->shapes, p);
     if (st)
         return st;
     /* one decoder layer of each span, by part, when no layer is frozen: a stage is then its
@@ -474,7 +298,7 @@ llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model
         if (t->span < LLMMEM_SPAN_ALL || t->span > LLMMEM_SPAN_MOE || all[t->span] == 0)
             continue;
         const int expert = t->group == LLMMEM_PARAMS_EXPERTS;
-        const uint64_t n = t->count / all[t->span] / (expert ? L->e : 1), size = r->rows * r->cols;
+        const uint64_t n = t->count / all[t->span] / (expert ? p->e : 1), size = r->rows * r->cols;
         if (!add_class(&rc->unit[t->span][expert], &rc->unit_params[t->span][expert], &rc->cost[i], size, n, n))
             return overflow();
         if (n && size > rc->unit_largest[t->span])
@@ -486,16 +310,17 @@ llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model
 
 /* The rank's share of a stage's classes, by part (0: all but routed experts, 1: routed experts):
  * the sums llmmem__training_state would make over the stage's view, from the per-tensor costs. */
-static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss, const llmmem_model *m,
-                                const llmmem_strategy *s, const llmmem__layout *L, const llmmem__rank_costs *rc,
-                                uint64_t stage, uint64_t first, uint64_t count)
+static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss, const llmmem__job *j,
+                                const llmmem__rank_costs *rc, uint64_t stage, uint64_t first, uint64_t count)
 {
+    const llmmem_model *m = j->m;
+    const llmmem__layout *L = &j->layout;
     uint64_t all[LLMMEM_SPAN_VISION + 1] = {0}, on[LLMMEM_SPAN_VISION + 1] = {0};
     for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++) {
         all[span] = llmmem__span_layers(m, (enum llmmem__span)span, 0, (uint64_t)-1);
         on[span] = stage_span(m, L, stage, (enum llmmem__span)span);
     }
-    const uint64_t frozen = key(s, LLMMEM_KEY_FROZEN_LAYERS), end = frozen < first + count ? frozen : first + count;
+    const uint64_t frozen = j->price.train.frozen_layers, end = frozen < first + count ? frozen : first + count;
     const int whole_layers = frozen <= first; /* no frozen layer on this stage */
     uint64_t dense_layer = 0, moe_layer = 0;
     memset(acc, 0, 2 * sizeof *acc);
@@ -561,8 +386,20 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
                                   const llmmem__layout *L, const llmmem__rank_costs *rc, uint64_t stage,
                                   llmmem__stage_parts *ss)
 {
+    llmmem__job j;
+    llmmem_status st = llmmem__job_make(&j, m, hw, s);
+    j.layout = *L;
+    return st ? st : llmmem__stage_state_of(out, host, nvme, &j, rc, stage, ss);
+}
+
+llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme, const llmmem__job *j,
+                                     const llmmem__rank_costs *rc, uint64_t stage, llmmem__stage_parts *ss)
+{
     llmmem_status st;
-    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
+    const llmmem_model *m = j->m;
+    const llmmem_strategy *s = j->s;
+    const llmmem__layout *L = &j->layout;
+    const int64_t mode = j->price.mode;
     uint64_t layers = m->geo.layers, first, count;
     llmmem__stage_layers(L, layers, stage, &first, &count);
     out->first_layer = first;
@@ -572,7 +409,7 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
     *host = *nvme = 0;
 
     llmmem__training acc[2];
-    if ((st = stage_sums(acc, ss, m, s, L, rc, stage, first, count)) != LLMMEM_OK)
+    if ((st = stage_sums(acc, ss, j, rc, stage, first, count)) != LLMMEM_OK)
         return st;
     ss->dense = acc[0];
     ss->experts = acc[1];
@@ -655,31 +492,30 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
          * max(1, kv_heads / t) per rank (layers of one kind: exact; a sliding-window mix is split
          * in proportion to the layers) */
         uint64_t kv;
-        if ((st = llmmem__kv_cache_contiguous_bytes(&kv, m, s, key(s, LLMMEM_KEY_MICRO_BATCH_SIZE),
-                                                    key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c)) != LLMMEM_OK)
+        if ((st = llmmem__kv_contiguous_bytes(&kv, m, j->kv, j->sequences, j->tokens / L->c)) != LLMMEM_OK)
             return st;
         uint64_t g = m->geo.kv_heads, per_rank = g / L->t ? g / L->t : 1;
         kv = scaled(kv, count, layers);
         out->bytes[LLMMEM_COMPONENT_KV_CACHE] = scaled(kv, per_rank, g);
     }
-    out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
     return LLMMEM_OK;
 }
 
 /* One stage: the state above, and the activations of one micro-batch (the caller scales them by
  * the micro-batches its schedule holds). */
 static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
-                                    llmmem__activations *acts, const llmmem_model *m, const llmmem_hardware *hw,
-                                    const llmmem_strategy *s, const llmmem__layout *L, const llmmem__rank_costs *rc,
+                                    llmmem__activations *acts, const llmmem__job *j, const llmmem__rank_costs *rc,
                                     const llmmem__act_kinds *kinds, uint64_t stage, llmmem__stage_parts *ss)
 {
+    const llmmem__layout *L = &j->layout;
     memset(acts, 0, sizeof *acts);
-    llmmem_status st = llmmem__stage_state(out, host, nvme, m, hw, s, L, rc, stage, ss);
+    llmmem_status st = llmmem__stage_state_of(out, host, nvme, j, rc, stage, ss);
     if (st || !kinds)
         return st;
     llmmem__act_stage a = {out->first_layer, out->first_layer + out->layers, stage == 0, stage + 1 == L->p, 1, 1, 1,
                            L->t, L->et, L->c, L->sp};
-    return llmmem__stage_activations(acts, m, s, kinds, &a);
+    return llmmem__stage_activations(acts, j->m, j->s, kinds, &a);
 }
 
 
@@ -693,17 +529,18 @@ static checked ring(checked bytes, uint64_t n, uint64_t passes)
 }
 
 /* Bytes one rank of `stage` sends per step, by kind (llmmem_comm). */
-static llmmem_status comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_model *m, const llmmem_strategy *s,
-                                 const llmmem__layout *L, const llmmem__stage_parts *ss, uint64_t stage,
-                                 uint64_t count, uint64_t e)
+static llmmem_status comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem__job *j,
+                                 const llmmem__stage_parts *ss, uint64_t stage, uint64_t count, uint64_t e)
 {
+    const llmmem_model *m = j->m;
+    const llmmem__layout *L = &j->layout;
     checked v[LLMMEM_COMM_KINDS];
     for (unsigned i = 0; i < LLMMEM_COMM_KINDS; i++)
         v[i] = of(0);
     const uint64_t micro = L->m ? L->m : L->p;
     const llmmem__geometry *g = &m->geo;
     const uint64_t h = g->hidden;
-    const checked tokens = times(of(key(s, LLMMEM_KEY_SEQUENCE_LENGTH) / L->c), key(s, LLMMEM_KEY_MICRO_BATCH_SIZE));
+    const checked tokens = times(of(j->tokens / L->c), j->sequences);
     const checked act = times(times(tokens, h), e);
     /* data: plain data parallelism all-reduces the gradients; ZeRO-1/2 and the distributed
      * optimizer reduce-scatter them and all-gather the parameters (the same volume, ZeRO §7);
@@ -716,7 +553,7 @@ static llmmem_status comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_
     /* tensor: two all-reduces of the hidden states per layer forward and two backward (Megatron-LM
      * §3; with sequence parallelism an all-gather and a reduce-scatter each, the same bytes),
      * two more forward when full recomputation reruns the layer */
-    uint64_t per_layer = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE) >= LLMMEM_RECOMPUTE_FULL ? 6 : 4;
+    uint64_t per_layer = llmmem__get_int(&j->s->s, LLMMEM_KEY_RECOMPUTE) >= LLMMEM_RECOMPUTE_FULL ? 6 : 4;
     v[LLMMEM_COMM_TENSOR] = times(times(times(ring(act, L->t, 2), per_layer), count), micro);
     /* pipeline: each micro-batch's activations forward to the next stage and their gradient back
      * (once per model chunk when interleaved) */
@@ -739,17 +576,16 @@ static llmmem_status comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem_
             return llmmem__fail(LLMMEM_ERR_OVERFLOW, "bytes sent over %s links per step exceed 64 bits "
                                 "(num_micro_batches %llu, micro_batch_size %lld, sequence_length %lld)",
                                 llmmem_comm_name((llmmem_comm)i), (unsigned long long)micro,
-                                (long long)key(s, LLMMEM_KEY_MICRO_BATCH_SIZE),
-                                (long long)key(s, LLMMEM_KEY_SEQUENCE_LENGTH));
+                                (long long)j->sequences, (long long)j->tokens);
         comm[i] = v[i].v;
     }
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
-                                        const llmmem_strategy *s, const llmmem__layout *L,
-                                        const llmmem__rank_costs *given)
+llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given)
 {
+    const llmmem_model *m = j->m;
+    const llmmem__layout *L = &j->layout;
     uint64_t best = 0, host_best = 0, nvme_best = 0;
     llmmem__activations best_acts = {0};
     /* Middle stages with the same layer kinds hold the same state and the same activations per
@@ -760,20 +596,20 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
     const llmmem__rank_costs *rc = given;
     llmmem_status cst;
     if (!rc) {
-        if ((cst = llmmem__rank_costs_make(&own, m, s, L)) != LLMMEM_OK)
+        if ((cst = llmmem__rank_costs_of(&own, m, &j->price)) != LLMMEM_OK)
             return cst;
         rc = &own;
     }
     llmmem__act_kinds kinds_store, *kinds = NULL;
-    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE) {
+    if (j->price.mode != LLMMEM_MODE_INFERENCE) {
         llmmem__act_stage any = {0, 0, 0, 0, 1, 1, 1, L->t, L->et, L->c, L->sp};
-        if ((cst = llmmem__activation_kinds(&kinds_store, m, s, L->compute, &any)) != LLMMEM_OK)
+        if ((cst = llmmem__activation_kinds(&kinds_store, m, j->s, j->compute, &any)) != LLMMEM_OK)
             return cst;
         kinds = &kinds_store;
     }
     /* only a model mixing dense and MoE layers can have middle stages of different kinds */
     const int mixed = llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, (uint64_t)-1) != 0;
-    const int reuse = llmmem__get_int(&s->s, LLMMEM_KEY_FROZEN_LAYERS) == 0;
+    const int reuse = j->price.train.frozen_layers == 0;
     llmmem__stage_report mid_sr;
     llmmem__activations mid_a;
     uint64_t mid_host = 0, mid_nvme = 0, mid_dense = 0, mid_moe = 0;
@@ -796,7 +632,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
             host = mid_host;
             nvme = mid_nvme;
         } else {
-            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, m, hw, s, L, rc, kinds, i, ss);
+            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, j, rc, kinds, i, ss);
             if (st)
                 return st;
             if (middle) {
@@ -836,15 +672,15 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m,
     r->most_loaded = (unsigned)best;
     memcpy(r->bytes, r->stages[best].bytes, sizeof r->bytes);
     r->params_trainable = best_parts->dense.trainable + best_parts->experts.trainable;
-    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE) {
+    if (j->price.mode != LLMMEM_MODE_INFERENCE) {
         uint64_t bytes[LLMMEM_COMPONENTS];
         (void)llmmem__peak_components(bytes, &r->peak_phase, &best_acts); /* checked for the stage above */
         llmmem__peak_parts(r->peak_parts, &best_acts);
     }
     /* host and NVMe per node: every device of a node holds as much as the most loaded rank */
-    uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
+    uint64_t per_node = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
     if (!llmmem__mul(&r->host_bytes, host_best, per_node) || !llmmem__mul(&r->nvme_bytes, nvme_best, per_node))
         return overflow();
-    return comm_volume(r->comm, m, s, L, best_parts, best, r->stages[best].layers,
+    return comm_volume(r->comm, j, best_parts, best, r->stages[best].layers,
                        llmmem__format_element_bits(L->compute) / 8u);
 }

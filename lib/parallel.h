@@ -6,35 +6,11 @@
 #include "activations.h"
 #include "training.h"
 
-/* The layout, validated against the model. */
-typedef struct llmmem__layout {
-    uint64_t t, p, d, c, e, et, v; /* tensor, pipeline, data, context, expert, expert-tensor, virtual */
-    int sp;                        /* sequence parallelism */
-    uint64_t m;                    /* micro-batches per step (0: as many as the schedule holds) */
-    int64_t schedule;              /* llmmem_pipeline_schedule */
-    uint64_t first_layers, last_layers; /* decoder layers of the first and last stage (0: even) */
-    uint64_t per_stage;            /* layers of every other stage */
-    int64_t zero, fsdp;            /* ZeRO stage 0-3, llmmem_fsdp */
-    int dist_opt;                  /* Megatron distributed optimizer */
-    int64_t offload_opt, offload_param; /* llmmem_offload */
-    uint64_t shard;                /* ranks the dense state is sharded over (d x c, or a node for hybrid) */
-    uint64_t edp;                  /* expert data-parallel size: t x d x c / (e x et) */
-    llmmem_format compute;         /* activations and buffers (training.c llmmem__compute_format) */
-} llmmem__layout;
-
 /* Weight bytes of one rank holding decoder layers [first, end) (the embedding when first_stage,
  * the final norm and head when last_stage, a tied embedding on both), every class split over `ways`
  * tensor-parallel ranks as llmmem__stage_state splits it (experts too: no expert parallelism). */
 llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t ways,
                                         uint64_t first, uint64_t end, int first_stage, int last_stage);
-
-/* Reads and validates the layout; the message names the numbers at fault. */
-llmmem_status llmmem__layout_make(llmmem__layout *out, const llmmem_model *m, const llmmem_strategy *s,
-                                  const llmmem_hardware *hw);
-
-/* 1 when nothing is split or sharded: one device holds the whole model (data parallelism without
- * sharding keeps a whole replica too, but may add gradient buckets). */
-int llmmem__layout_single(const llmmem__layout *L);
 
 /* Decoder layers of a stage: the first of its first chunk, and how many it holds. */
 void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
@@ -65,6 +41,9 @@ typedef struct llmmem__rank_costs {
 
 llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
                                      const llmmem__layout *L);
+/* The same from a pricing (job.h): the model's shapes and the pricing are all it reads, so the
+ * pricing keys a cache of it. */
+llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem__pricing *p);
 
 /* One device of a stage without activations: weights, gradients, master weights and optimizer
  * states sharded over data parallelism and offloaded, communication buffers, runtime overhead;
@@ -73,6 +52,9 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
                                   const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
                                   const llmmem__layout *L, const llmmem__rank_costs *rc, uint64_t stage,
                                   llmmem__stage_parts *ss);
+/* The same for a resolved job (its layout). */
+llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme, const llmmem__job *j,
+                                     const llmmem__rank_costs *rc, uint64_t stage, llmmem__stage_parts *ss);
 
 /* Micro-batches whose activations (in_flight_num / in_flight_den) and loss tensors
  * (loss_in_flight) a stage holds under the layout's pipeline schedule. */
@@ -84,19 +66,13 @@ uint64_t llmmem__sharded(const llmmem__layout *L, uint64_t ranks, int what);
 
 /* Fills the report's stages and components for a layout that splits or shards; `costs` are the
  * layout's rank costs when the caller has them (the planner), else NULL. */
-llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
-                                        const llmmem_strategy *s, const llmmem__layout *L,
-                                        const llmmem__rank_costs *costs);
+llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs);
 
-/* Rank costs kept across estimates: valid for the model, the t, et and e, and the strategy keys
- * that price a tensor (mode, formats, quantization, precision recipe, optimizer, LoRA, frozen
- * layers: strategy slots 0-7 and 10-20) they were made with. */
-#define LLMMEM__PRICING_KEYS 19
+/* Rank costs kept across estimates, valid for the pricing (job.h: the model, the split and every
+ * resolved format and training setting) they were made with. */
 typedef struct llmmem__cost_cache {
     int valid;
-    uint64_t model_id;                 /* llmmem_model id */
-    uint64_t t, et, e;
-    int64_t pricing[LLMMEM__PRICING_KEYS]; /* the strategy keys that price a tensor */
+    llmmem__pricing key;
     llmmem__rank_costs costs;
 } llmmem__cost_cache;
 

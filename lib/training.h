@@ -1,39 +1,18 @@
-/* Internal: training state (gradients, master weights, optimizer states, LoRA adapters) and the
- * weight formats it depends on. Not installed. */
+/* Internal: training state (gradients, master weights, optimizer states, LoRA adapters) of a
+ * resolved job (job.h). Not installed. */
 #ifndef LLMMEM_TRAINING_H
 #define LLMMEM_TRAINING_H
 
-#include "internal.h"
+#include "job.h"
 
-/* ---- weight formats of one estimate (weights.c) ------------------------- */
+/* ---- weights (weights.c) -------------------------------------------------- */
 
-/* How the strategy stores the model's weights in its mode, every `auto` resolved. */
-typedef struct llmmem__weight_plan {
-    llmmem_format weight; /* weight matrices the format applies to (see quantize_* keys) */
-    llmmem_format high;   /* the other tensors: norms, biases, and unquantized embedding/head/router */
-    uint64_t group;       /* group or block size (0: the format's default) */
-    int double_quant;     /* bitsandbytes 4-bit double quantization */
-} llmmem__weight_plan;
-
-/* Resolves weight_format, high_precision_format, quant_group_size and double_quant for the
- * strategy's mode. Fails (message set) on a group size the format rejects, or on a weight
- * format full training cannot keep. */
-llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_model *m,
-                                       const llmmem_strategy *s);
-/* The storage format of one tensor class under a plan. */
-llmmem_format llmmem__weight_plan_format(const llmmem__weight_plan *p, const llmmem__tensor_class *t,
-                                         const llmmem_strategy *s);
+/* Bytes of the weights of a view under a weight plan (never a checkpoint's bytes). */
+llmmem_status llmmem__view_weight_bytes(uint64_t *bytes_out, const llmmem__view *v, const llmmem__weight_plan *wp);
+/* Bytes of all weights of the job's model on one device: the checkpoint's when the job keeps them. */
+llmmem_status llmmem__job_weight_bytes(uint64_t *bytes_out, const llmmem__job *j);
 
 /* ---- training state (training.c) ----------------------------------------- */
-
-/* The format full training keeps its weights in when weight_format is auto: the precision
- * recipe's (megatron, pure_bf16: bf16; zero, deepspeed: fp16; fp32: fp32; custom: torch_dtype). */
-llmmem_format llmmem__recipe_weight_format(int64_t recipe, llmmem_format torch_dtype);
-
-/* The format training computes and saves activations in: activation_format, else for mode training
- * the 16-bit (or fp32) format of the trained weights, for lora the base's unquantized format, for
- * qlora bf16 (qlora.py bnb_4bit_compute_dtype with --bf16). */
-llmmem_status llmmem__compute_format(llmmem_format *out, const llmmem_model *m, const llmmem_strategy *s);
 
 /* Per-device training memory of a single-device run, by component. */
 typedef struct llmmem__training {
@@ -48,8 +27,7 @@ typedef struct llmmem__training {
 
 /* The same for the tensors of one rank (a view built by parallel.c): the model's weight formats,
  * frozen layers counted within the view's layers. */
-llmmem_status llmmem__training_state(llmmem__training *out, const llmmem_model *m, const llmmem__view *v,
-                                     const llmmem_strategy *s);
+llmmem_status llmmem__training_state(llmmem__training *out, const llmmem__job *j, const llmmem__view *v);
 
 /* What one tensor of a class costs: its weight bytes, and for a tensor that is trained (not in a
  * frozen layer) its adapters, gradients, master weights and optimizer states. Per-tensor sums over a
@@ -66,8 +44,8 @@ typedef struct llmmem__class_cost {
 
 /* Costs of one tensor of each class of `shapes` (counts ignored); *any_8bit is set when a tensor
  * would keep 8-bit states. Fails like llmmem__training_state on settings that cannot train. */
-llmmem_status llmmem__class_costs(llmmem__class_cost *out, int *any_8bit, const llmmem_model *m,
-                                  const llmmem__inventory *shapes, const llmmem_strategy *s);
+llmmem_status llmmem__class_costs(llmmem__class_cost *out, int *any_8bit, const llmmem__inventory *shapes,
+                                  const llmmem__pricing *p);
 
 /* Fills *out for mode training, lora or qlora (all zero for inference). No allocation.
  * Fails with the message naming the key and value at fault, or LLMMEM_ERR_OVERFLOW. */
@@ -78,10 +56,6 @@ llmmem_status llmmem__training_estimate(llmmem__training *out, const llmmem_mode
  * decoder layers; in lora/qlora the adapters' A and B matrices; 0 for inference. */
 llmmem_status llmmem__trainable_parameters(uint64_t *count_out, const llmmem_model *m,
                                            const llmmem_strategy *s);
-
-/* Whether LoRA adapters with the lora_targets bits go on a tensor class (routed experts only with
- * the experts bit). */
-int llmmem__lora_target(const llmmem__tensor_class *t, unsigned targets);
 
 /* Bytes of the LoRA adapter weights alone (lora_format), counted in the weights component. */
 llmmem_status llmmem__adapter_weight_bytes(uint64_t *bytes_out, const llmmem_model *m,

@@ -444,6 +444,84 @@ START_TEST(reused_report_follows_changes)
 }
 END_TEST
 
+/* A reused report (its cost cache) equals a fresh one after a change of any strategy key to any
+ * value it takes, in every mode: the cache is keyed by the resolved job (job.h llmmem__pricing), so
+ * a key that prices a tensor cannot leave it stale. Every key of llmmem_key_at is visited. */
+static void same_as_fresh(job *j)
+{
+    llmmem_report *fresh;
+    char *a = NULL, *b = NULL;
+    ck_assert_ok(llmmem_report_new(&fresh));
+    llmmem_status reused = llmmem_estimate(j->r, j->m, j->hw, j->s);
+    ck_assert_int_eq(reused, llmmem_estimate(fresh, j->m, j->hw, j->s));
+    if (reused == LLMMEM_OK) {
+        ck_assert_ok(llmmem_report_to_json(&a, j->r));
+        ck_assert_ok(llmmem_report_to_json(&b, fresh));
+        ck_assert_str_eq(a, b);
+    }
+    llmmem_string_free(a);
+    llmmem_string_free(b);
+    llmmem_report_free(fresh);
+}
+
+/* Values to try for an integer key: every choice, else a few around the current one. */
+static size_t candidates(int64_t out[64], const llmmem__key_info *k, int64_t cur)
+{
+    size_t n = 0;
+    if (k->type == LLMMEM_TYPE_CHOICE || k->type == LLMMEM_TYPE_BOOL) {
+        for (int64_t v = k->min; v <= k->max && n < 64; v++)
+            out[n++] = v;
+        return n;
+    }
+    const int64_t tries[] = {cur + 1, cur * 2, cur / 2, k->min, cur - 1, 7};
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++)
+        if (tries[i] >= k->min && tries[i] <= k->max && tries[i] != cur)
+            out[n++] = tries[i];
+    return n;
+}
+
+static void each_key_value(job *j)
+{
+    for (size_t i = 0; i < llmmem_key_count(); i++) {
+        const llmmem__key_info *k = llmmem__key_info_get(llmmem_key_at(i));
+        if (k->object != LLMMEM_OBJECT_STRATEGY)
+            continue;
+        if (k->type == LLMMEM_TYPE_REAL) {
+            double cur;
+            ck_assert_ok(llmmem_strategy_get_real(&cur, j->s, k->key));
+            if (llmmem_strategy_set_real(j->s, k->key, (cur + k->rmin) / 2) == LLMMEM_OK)
+                same_as_fresh(j);
+            ck_assert_ok(llmmem_strategy_set_real(j->s, k->key, cur));
+            continue;
+        }
+        int64_t cur, values[64];
+        ck_assert_ok(llmmem_strategy_get_int(&cur, j->s, k->key));
+        size_t n = candidates(values, k, cur);
+        for (size_t v = 0; v < n; v++)
+            if (values[v] != cur && llmmem_strategy_set_int(j->s, k->key, values[v]) == LLMMEM_OK)
+                same_as_fresh(j);
+        ck_assert_ok(llmmem_strategy_set_int(j->s, k->key, cur));
+        same_as_fresh(j); /* and back */
+    }
+}
+
+START_TEST(reused_report_follows_every_key)
+{
+    static const char *const modes[] = {"training", "lora", "qlora", "inference"};
+    for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
+        job j = make("mixtral-8x7b");
+        set(&j, "mode", modes[mode]);
+        set(&j, "pipeline_parallel", "2");
+        set(&j, "data_parallel", "8");
+        set(&j, "tensor_parallel", "2");
+        set(&j, "zero_stage", "1");
+        same_as_fresh(&j);
+        each_key_value(&j);
+        done(&j);
+    }
+}
+END_TEST
+
 /* Bytes sent per step that exceed 64 bits are an overflow, never a wrapped count (issue 14: 2^40
  * micro-batches on llama-3.1-70b at t 8, p 4, d 2 returned OK with 0 tensor and pipeline bytes:
  * 2^40 x the per-micro-batch bytes wrapped to 0 mod 2^64). */
@@ -502,6 +580,7 @@ static Suite *parallel_suite(void)
     tcase_add_test(tc, impossible_layouts);
     tcase_add_test(tc, expert_parallel_sharding);
     tcase_add_test(tc, reused_report_follows_changes);
+    tcase_add_test(tc, reused_report_follows_every_key);
     tcase_add_test(tc, frozen_layers_per_stage);
     tcase_add_test(tc, communication_overflow);
     suite_add_tcase(s, tc);
