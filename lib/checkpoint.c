@@ -16,10 +16,14 @@ typedef struct tok {
     size_t n;
 } tok;
 
+/* Without strlen(s): a name is compared with dozens of these per component (issue 14: a header of
+ * a million tensors spent a third of its time in strlen). */
 static int tok_eq(tok t, const char *s)
 {
-    size_t n = strlen(s);
-    return t.n == n && memcmp(t.p, s, n) == 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.p[i] != s[i]) /* a shorter s stops here at its NUL */
+            return 0;
+    return s[t.n] == '\0';
 }
 
 static int tok_in(tok t, const char *const *list)
@@ -32,8 +36,11 @@ static int tok_in(tok t, const char *const *list)
 
 static int tok_starts(tok t, const char *s)
 {
-    size_t n = strlen(s);
-    return t.n >= n && memcmp(t.p, s, n) == 0;
+    size_t i = 0;
+    for (; s[i]; i++)
+        if (i >= t.n || t.p[i] != s[i])
+            return 0;
+    return 1;
 }
 
 static int tok_ends(tok t, const char *s)
@@ -311,6 +318,37 @@ llmmem_status llmmem__ck_new(struct llmmem_checkpoint **out, int format)
 /* Names in messages are cut so that the problem stays inside the message buffer. */
 #define NAME_SHOWN 160
 
+static void ck_name_entry(const void *ctx, size_t e, const char **p, size_t *n)
+{
+    const struct llmmem_checkpoint *ck = ctx;
+    *p = ck->tensors[e].name;
+    *n = strlen(*p);
+}
+
+static size_t stored_len(const char *name, size_t name_len)
+{
+    const char *nul = memchr(name, '\0', name_len);
+    return nul ? (size_t)(nul - name) : name_len;
+}
+
+int llmmem__ck_find(const struct llmmem_checkpoint *ck, const char *name, size_t name_len, size_t *index_out)
+{
+    if (!ck || !name)
+        return 0;
+    return llmmem__nameset_find(&ck->names, name, stored_len(name, name_len), ck_name_entry, ck, index_out);
+}
+
+int llmmem__ck_find_hashed(const struct llmmem_checkpoint *ck, uint64_t hash, const char *name, size_t name_len,
+                           size_t *index_out)
+{
+    return llmmem__nameset_find_hashed(&ck->names, hash, name, name_len, ck_name_entry, ck, index_out);
+}
+
+void llmmem__ck_prefetch(const struct llmmem_checkpoint *ck, uint64_t hash)
+{
+    llmmem__nameset_prefetch(&ck->names, hash);
+}
+
 llmmem_status llmmem__ck_add(struct llmmem_checkpoint *ck, const char *name, size_t name_len, const char *dtype,
                              uint64_t elements, uint64_t bytes)
 {
@@ -318,10 +356,10 @@ llmmem_status llmmem__ck_add(struct llmmem_checkpoint *ck, const char *name, siz
     LLMMEM_REQUIRE(name);
     LLMMEM_REQUIRE(dtype);
     /* A name is a C string from here on: classify exactly what is stored and later read back. */
-    const char *nul = memchr(name, '\0', name_len);
-    if (nul)
-        name_len = (size_t)(nul - name);
+    name_len = stored_len(name, name_len);
     int shown = name_len > NAME_SHOWN ? NAME_SHOWN : (int)name_len;
+    uint64_t hash = llmmem__name_hash(name, name_len);
+    llmmem__nameset_prefetch(&ck->names, hash); /* looked up below, after the name is classified */
     size_t dtype_len = strlen(dtype);
     if (dtype_len == 0 || dtype_len >= LLMMEM__DTYPE_NAME_MAX)
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "tensor '%.*s': dtype name '%.32s' is empty or longer than %d",
@@ -329,6 +367,8 @@ llmmem_status llmmem__ck_add(struct llmmem_checkpoint *ck, const char *name, siz
 
     uint8_t role, group;
     llmmem__ck_classify(name, name_len, &role, &group);
+    if (llmmem__nameset_find_hashed(&ck->names, hash, name, name_len, ck_name_entry, ck, NULL))
+        return llmmem__fail(LLMMEM_ERR_PARSE, "duplicate tensor name '%.*s'", shown, name);
     uint64_t counted = elements;
     if (role == LLMMEM__ROLE_PARAMETER && !llmmem__mul(&counted, elements, packed_factor(name, name_len, dtype)))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "tensor '%.*s': unpacked parameter count of %llu elements exceeds 64 bits",
@@ -376,9 +416,15 @@ llmmem_status llmmem__ck_add(struct llmmem_checkpoint *ck, const char *name, siz
     memcpy(copy, name, name_len);
     copy[name_len] = '\0';
 
-    llmmem__ck_tensor *t = &ck->tensors[ck->n_tensors++];
+    llmmem__ck_tensor *t = &ck->tensors[ck->n_tensors];
     memset(t, 0, sizeof *t);
     t->name = copy;
+    if (llmmem__nameset_insert_hashed(&ck->names, hash, ck->n_tensors) < 0) {
+        free(copy);
+        t->name = NULL;
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "checkpoint: out of memory for the tensor names");
+    }
+    ck->n_tensors++;
     memcpy(t->dtype, dtype, dtype_len + 1);
     t->elements = elements;
     t->bytes = bytes;
@@ -430,6 +476,7 @@ void llmmem_checkpoint_free(llmmem_checkpoint *ck)
     for (size_t i = 0; i < ck->n_tensors; i++)
         free(ck->tensors[i].name);
     free(ck->tensors);
+    llmmem__nameset_free(&ck->names);
     llmmem_model_free(ck->model);
     free(ck);
 }

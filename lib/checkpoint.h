@@ -5,6 +5,7 @@
 #define LLMMEM_CHECKPOINT_H
 
 #include "internal.h"
+#include "readfile.h"
 
 /* What a stored tensor is. Values are part of the public API (llmmem_tensor_role). */
 enum llmmem__tensor_role {
@@ -36,6 +37,7 @@ typedef struct llmmem__ck_dtype_sum {
 struct llmmem_checkpoint {
     llmmem__ck_tensor *tensors; /* owned array */
     size_t n_tensors, cap_tensors;
+    llmmem__nameset names;      /* the tensors by name: no name is stored twice */
     llmmem__ck_dtype_sum dtypes[LLMMEM__MAX_DTYPES];
     size_t n_dtypes;
     uint64_t role_elements[LLMMEM__ROLES], role_bytes[LLMMEM__ROLES];
@@ -50,9 +52,19 @@ struct llmmem_checkpoint {
 /* A new, empty checkpoint (NO_MEMORY sets the message). */
 llmmem_status llmmem__ck_new(struct llmmem_checkpoint **out, int format);
 /* Appends a tensor (copies name), classifying it by name with llmmem__ck_classify, and updates
- * the sums with overflow checks. Fails with OVERFLOW / NO_MEMORY, message set. */
+ * the sums with overflow checks. Fails with OVERFLOW / NO_MEMORY, and PARSE ("duplicate tensor
+ * name '<name>'") for a name already stored, with nothing changed; message set. It keeps per
+ * tensor a copy of the name, a 48-byte record in an array that doubles and up to 4 slots of 8
+ * bytes in the name set: at most 160 bytes and the name. */
 llmmem_status llmmem__ck_add(struct llmmem_checkpoint *ck, const char *name, size_t name_len, const char *dtype,
                              uint64_t elements, uint64_t bytes);
+/* 1 and *index_out when a tensor of that name (up to its first NUL, as stored) is stored, else 0. */
+int llmmem__ck_find(const struct llmmem_checkpoint *ck, const char *name, size_t name_len, size_t *index_out);
+/* The same for a name without NUL whose llmmem__name_hash is known; llmmem__ck_prefetch fetches
+ * its slot ahead (lookups of a million names overlap their cache misses). */
+int llmmem__ck_find_hashed(const struct llmmem_checkpoint *ck, uint64_t hash, const char *name, size_t name_len,
+                           size_t *index_out);
+void llmmem__ck_prefetch(const struct llmmem_checkpoint *ck, uint64_t hash);
 /* Role and group of a tensor from its name, in Hugging Face (model.layers.N.self_attn.q_proj.weight)
  * or GGUF (blk.N.attn_q.weight) naming. */
 void llmmem__ck_classify(const char *name, size_t name_len, uint8_t *role_out, uint8_t *group_out);

@@ -15,10 +15,13 @@
  *
  * Bounds: every count and length is checked against the bytes that remain before anything is
  * read or allocated for it, so a tensor count of 2^60 or a string length of 2^63 fails at once.
- * A file is read through stdio with a cursor, never whole: strings and arrays that are not needed
- * are skipped (fseeko past long ones). What is kept grows only with what was read: the keys (for
- * the duplicate check), the tensor names, and the few metadata values the model is built from.
- * Arrays may nest at most GGUF_MAX_DEPTH deep. */
+ * A file is read with a cursor through one 64 KiB buffer, never whole: strings and arrays that are
+ * not needed are skipped (a seek past what is not buffered). What is kept grows only with what was
+ * read: the keys (for the duplicate check), the tensors (llmmem__ck_add: a name and at most 160
+ * bytes each), and the few metadata values the model is built from; so memory is linear in the
+ * header's bytes, and so is the work (each byte is looked at a bounded number of times). Arrays
+ * may nest at most GGUF_MAX_DEPTH deep. A file must also hold every tensor's data (check_data);
+ * bytes in memory are taken as the start of a file, whose data may be absent. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -34,6 +37,7 @@
 #include <sys/types.h>
 
 #include "checkpoint.h"
+#include "readfile.h"
 
 #define GGUF_MAX_DIMS 4            /* ggml.h GGML_MAX_DIMS */
 #define GGUF_MAX_NAME 64           /* docs/gguf.md gguf_tensor_info_t: a name is at most 64 bytes */
@@ -42,7 +46,6 @@
 #define GGUF_DEFAULT_ALIGNMENT 32  /* docs/gguf.md general.alignment: 32 when absent */
 #define GGUF_ARCH_MAX 32           /* longest general.architecture kept (longer ones are not known) */
 #define SHOWN 160                  /* characters of a path shown in a message */
-#define SKIP_BY_READING 65536      /* skips up to this long read through stdio's buffer; longer seek */
 
 /* ---- value types (docs/gguf.md enum gguf_metadata_value_type) ------------------------------ */
 
@@ -128,6 +131,8 @@ static const ggml_type_info *ggml_type_find(uint32_t id)
 
 /* ---- cursor ------------------------------------------------------------------------------- */
 
+#define READ_CHUNK 65536 /* bytes of a file read at once into the cursor's buffer */
+
 typedef struct cursor {
     const uint8_t *mem; /* the bytes, or NULL when reading f */
     FILE *f;
@@ -135,6 +140,8 @@ typedef struct cursor {
     uint64_t pos;       /* offset of the next byte */
     const char *src;    /* path or "<memory>", for messages */
     llmmem_status st;   /* the first failure; every read after it fails */
+    uint8_t *buf;       /* a file's bytes from pos on: buf[at, end) (one fread per chunk, not per item) */
+    size_t at, end;
 } cursor;
 
 static uint64_t left(const cursor *c)
@@ -178,11 +185,25 @@ static int rd(cursor *c, void *out, size_t n, const char *what)
         return truncated(c, what, n);
     if (n == 0)
         return 1;
-    if (c->f) {
-        if (fread(out, 1, n, c->f) != n)
-            return read_failed(c, what);
-    } else {
+    if (!c->f) {
         memcpy(out, c->mem + c->pos, n);
+        c->pos += n;
+        return 1;
+    }
+    uint8_t *o = out;
+    size_t done = 0;
+    while (done < n) {
+        if (c->at == c->end) {
+            uint64_t want = left(c) - done < READ_CHUNK ? left(c) - done : READ_CHUNK;
+            c->at = 0;
+            c->end = fread(c->buf, 1, (size_t)want, c->f);
+            if (c->end == 0)
+                return read_failed(c, what);
+        }
+        size_t k = c->end - c->at < n - done ? c->end - c->at : n - done;
+        memcpy(o + done, c->buf + c->at, k);
+        c->at += k;
+        done += k;
     }
     c->pos += n;
     return 1;
@@ -222,17 +243,12 @@ static int skip(cursor *c, uint64_t n, const char *what)
         return 0;
     if (n > left(c))
         return truncated(c, what, n);
-    if (c->f && n > SKIP_BY_READING) {
+    if (c->f && n <= c->end - c->at) {
+        c->at += (size_t)n;
+    } else if (c->f) { /* past the buffer: seek, and refill on the next read */
         if (fseeko(c->f, (off_t)(c->pos + n), SEEK_SET) != 0)
             return read_failed(c, what);
-    } else if (c->f) {
-        uint8_t scratch[4096];
-        for (uint64_t done = 0; done < n;) {
-            size_t chunk = n - done < sizeof scratch ? (size_t)(n - done) : sizeof scratch;
-            if (fread(scratch, 1, chunk, c->f) != chunk)
-                return read_failed(c, what);
-            done += chunk;
-        }
+        c->at = c->end = 0;
     }
     c->pos += n;
     return 1;
@@ -248,67 +264,6 @@ static int rd_len(cursor *c, uint64_t *len, const char *what)
         return fail_at(c, LLMMEM_ERR_PARSE, at, "%s has length %llu, more than the %llu bytes left", what,
                        (unsigned long long)*len, (unsigned long long)left(c));
     return 1;
-}
-
-/* ---- sets of names (duplicate keys and tensor names) --------------------------------------- */
-
-static uint64_t fnv1a(const char *p, size_t n)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)p[i]) * 1099511628211ull;
-    return h;
-}
-
-/* The bytes of entry e (1-based). */
-typedef void (*entry_fn)(const void *ctx, uint64_t e, const char **p, size_t *n);
-
-typedef struct strset {
-    uint64_t *slot; /* 0: empty, else an entry */
-    size_t cap, n;  /* cap a power of two, n < cap / 2 */
-} strset;
-
-static int strset_grow(strset *s, entry_fn get, const void *ctx)
-{
-    size_t cap = s->cap ? s->cap * 2 : 64;
-    if (cap > SIZE_MAX / sizeof *s->slot)
-        return 0;
-    uint64_t *slot = calloc(cap, sizeof *slot);
-    if (!slot)
-        return 0;
-    for (size_t i = 0; i < s->cap; i++) {
-        if (!s->slot[i])
-            continue;
-        const char *p;
-        size_t n;
-        get(ctx, s->slot[i], &p, &n);
-        size_t j = (size_t)fnv1a(p, n) & (cap - 1);
-        while (slot[j])
-            j = (j + 1) & (cap - 1);
-        slot[j] = s->slot[i];
-    }
-    free(s->slot);
-    s->slot = slot;
-    s->cap = cap;
-    return 1;
-}
-
-/* 1 if (p, n) is in the set; else adds entry e and returns 0; -1 when out of memory. */
-static int strset_add(strset *s, const char *p, size_t n, uint64_t e, entry_fn get, const void *ctx)
-{
-    if ((s->n + 1) * 2 > s->cap && !strset_grow(s, get, ctx))
-        return -1;
-    size_t j = (size_t)fnv1a(p, n) & (s->cap - 1);
-    for (; s->slot[j]; j = (j + 1) & (s->cap - 1)) {
-        const char *q;
-        size_t m;
-        get(ctx, s->slot[j], &q, &m);
-        if (m == n && memcmp(p, q, n) == 0)
-            return 1;
-    }
-    s->slot[j] = e;
-    s->n++;
-    return 0;
 }
 
 /* ---- metadata kept for the model ----------------------------------------------------------- */
@@ -383,18 +338,23 @@ typedef struct meta {
     field f[N_ARCHS][N_FIELDS];
     field tokens; /* tokenizer.ggml.tokens */
     uint64_t alignment;
-    /* every key, for the duplicate check: 2 length bytes then the key, back to back */
+    /* every key, for the duplicate check once all are read: 2 length bytes, the key's 8-byte
+     * offset in the file, then the key, back to back; and each key's hash */
     char *keys;
     size_t keys_len, keys_cap;
-    strset key_set;
+    uint64_t *key_hash;
+    size_t n_keys, cap_keys;
+    llmmem__nameset key_set; /* entries: offsets into keys */
 } meta;
 
-static void key_entry(const void *ctx, uint64_t e, const char **p, size_t *n)
+#define KEY_HEAD 10 /* length and file offset before each kept key */
+
+static void key_entry(const void *ctx, size_t e, const char **p, size_t *n)
 {
     const meta *g = ctx;
-    const unsigned char *k = (const unsigned char *)g->keys + (e - 1);
+    const unsigned char *k = (const unsigned char *)g->keys + e;
     *n = (size_t)k[0] | (size_t)k[1] << 8;
-    *p = (const char *)k + 2;
+    *p = (const char *)k + KEY_HEAD;
 }
 
 static int int_type(uint32_t type)
@@ -551,6 +511,31 @@ static int key_is(const char *key, size_t n, const char *name)
     return n == strlen(name) && memcmp(key, name, n) == 0;
 }
 
+/* No key twice (gguf.cpp: "duplicate key"): looked up once all are read, each set slot fetched
+ * ahead (a lookup as each key is read would wait on a cache miss for each of a million keys). */
+static int check_keys(cursor *c, meta *g)
+{
+    if (!llmmem__nameset_reserve(&g->key_set, g->n_keys))
+        return fail_at(c, LLMMEM_ERR_NO_MEMORY, c->pos, "out of memory for the metadata keys");
+    for (size_t i = 0; i < g->n_keys && i < LLMMEM_LOOKUPS_AHEAD; i++)
+        llmmem__nameset_prefetch(&g->key_set, g->key_hash[i]);
+    size_t e = 0;
+    for (size_t i = 0; i < g->n_keys; i++) {
+        if (i + LLMMEM_LOOKUPS_AHEAD < g->n_keys)
+            llmmem__nameset_prefetch(&g->key_set, g->key_hash[i + LLMMEM_LOOKUPS_AHEAD]);
+        const char *key;
+        size_t n;
+        key_entry(g, e, &key, &n);
+        if (llmmem__nameset_find_hashed(&g->key_set, g->key_hash[i], key, n, key_entry, g, NULL))
+            return fail_at(c, LLMMEM_ERR_PARSE, le((const uint8_t *)g->keys + e + 2, 8), "duplicate metadata key '%.*s'",
+                           n > 80 ? 80 : (int)n, key);
+        if (llmmem__nameset_insert_hashed(&g->key_set, g->key_hash[i], e) < 0)
+            return fail_at(c, LLMMEM_ERR_NO_MEMORY, c->pos, "out of memory for the metadata keys");
+        e += n + KEY_HEAD;
+    }
+    return 1;
+}
+
 static int read_metadata(cursor *c, meta *g, uint64_t n_kv)
 {
     for (uint64_t i = 0; i < n_kv; i++) {
@@ -563,9 +548,9 @@ static int read_metadata(cursor *c, meta *g, uint64_t n_kv)
             return fail_at(c, LLMMEM_ERR_PARSE, at, "metadata key %llu is %llu bytes long; GGUF allows %d",
                            (unsigned long long)i, (unsigned long long)len, GGUF_MAX_KEY);
         size_t n = (size_t)len;
-        if (g->keys_cap - g->keys_len < n + 2) {
+        if (g->keys_cap - g->keys_len < n + KEY_HEAD) {
             size_t cap = g->keys_cap ? g->keys_cap : 4096;
-            while (cap - g->keys_len < n + 2)
+            while (cap - g->keys_len < n + KEY_HEAD)
                 cap *= 2; /* the keys were read from the input: no overflow */
             char *grown = realloc(g->keys, cap);
             if (!grown)
@@ -573,18 +558,24 @@ static int read_metadata(cursor *c, meta *g, uint64_t n_kv)
             g->keys = grown;
             g->keys_cap = cap;
         }
-        char *key = g->keys + g->keys_len + 2;
+        if (g->n_keys == g->cap_keys) {
+            size_t cap = g->cap_keys ? g->cap_keys * 2 : 256;
+            uint64_t *grown = realloc(g->key_hash, cap * sizeof *grown); /* cap < bytes read: no overflow */
+            if (!grown)
+                return fail_at(c, LLMMEM_ERR_NO_MEMORY, at, "out of memory for the metadata keys");
+            g->key_hash = grown;
+            g->cap_keys = cap;
+        }
+        char *key = g->keys + g->keys_len + KEY_HEAD;
         if (!rd(c, key, n, "a metadata key"))
             return 0;
         g->keys[g->keys_len] = (char)(n & 0xff);
         g->keys[g->keys_len + 1] = (char)(n >> 8);
-        int dup = strset_add(&g->key_set, key, n, (uint64_t)g->keys_len + 1, key_entry, g);
-        if (dup < 0)
-            return fail_at(c, LLMMEM_ERR_NO_MEMORY, at, "out of memory for the metadata keys");
+        for (unsigned b = 0; b < 8; b++)
+            g->keys[g->keys_len + 2 + b] = (char)(at >> (8 * b));
+        g->key_hash[g->n_keys++] = llmmem__name_hash(key, n);
+        g->keys_len += n + KEY_HEAD;
         int shown = n > 80 ? 80 : (int)n;
-        if (dup)
-            return fail_at(c, LLMMEM_ERR_PARSE, at, "duplicate metadata key '%.*s'", shown, key);
-        g->keys_len += n + 2;
 
         uint32_t type;
         uint64_t type_at = c->pos;
@@ -631,7 +622,7 @@ static int read_metadata(cursor *c, meta *g, uint64_t n_kv)
         if (!read_value(c, type, 0, fd, id == K_SLIDING_PATTERN ? FOLD_PERIOD : FOLD_EQUAL))
             return 0;
     }
-    return 1;
+    return check_keys(c, g);
 }
 
 /* ---- tensors ------------------------------------------------------------------------------ */
@@ -681,13 +672,6 @@ static void note_tensor(seen *s, const char *name, size_t n)
         s->exp_probs_b = 1;
 }
 
-static void ck_name_entry(const void *ctx, uint64_t e, const char **p, size_t *n)
-{
-    const struct llmmem_checkpoint *ck = ctx;
-    *p = ck->tensors[e - 1].name;
-    *n = strlen(*p);
-}
-
 /* Bytes of a tensor: ne0 / block blocks per row (ggml_row_size), rows rows. */
 static int tensor_bytes(uint64_t *out, const ggml_type_info *t, uint64_t ne0, uint64_t rows)
 {
@@ -699,7 +683,6 @@ static int tensor_bytes(uint64_t *out, const ggml_type_info *t, uint64_t ne0, ui
 
 static int read_tensors(cursor *c, const meta *g, struct llmmem_checkpoint *ck, seen *s, uint64_t n_tensors)
 {
-    strset names = {NULL, 0, 0};
     uint64_t expected_offset = 0; /* gguf.cpp: offsets follow each other, each end padded to alignment */
     for (uint64_t i = 0; i < n_tensors && !c->st; i++) {
         uint64_t at = c->pos, len;
@@ -792,19 +775,14 @@ static int read_tensors(cursor *c, const meta *g, struct llmmem_checkpoint *ck, 
         }
 
         llmmem_status st = llmmem__ck_add(ck, name, name_len, t->name, elements, bytes);
+        if (st == LLMMEM_ERR_PARSE) { /* the one PARSE failure of ck_add: the name is stored */
+            fail_at(c, LLMMEM_ERR_PARSE, at, "duplicate tensor name '%s'", name);
+            break;
+        }
         if (st) {
             char prefix[SHOWN + 32];
             snprintf(prefix, sizeof prefix, "%.*s", SHOWN, c->src);
             c->st = llmmem__fail_prefixed(st, prefix);
-            break;
-        }
-        int dup = strset_add(&names, name, name_len, (uint64_t)ck->n_tensors, ck_name_entry, ck);
-        if (dup < 0) {
-            fail_at(c, LLMMEM_ERR_NO_MEMORY, at, "out of memory for the tensor names");
-            break;
-        }
-        if (dup) {
-            fail_at(c, LLMMEM_ERR_PARSE, at, "duplicate tensor name '%s'", name);
             break;
         }
         note_tensor(s, name, name_len);
@@ -814,7 +792,6 @@ static int read_tensors(cursor *c, const meta *g, struct llmmem_checkpoint *ck, 
                 *sum = UINT64_MAX;
         }
     }
-    free(names.slot);
     return c->st == LLMMEM_OK;
 }
 
@@ -1127,6 +1104,36 @@ static int read_header(cursor *c, uint64_t *n_tensors, uint64_t *n_kv)
     return 1;
 }
 
+/* The file holds every tensor's data: the data section starts at the end of the tensor infos
+ * padded to general.alignment (docs/gguf.md "Padding ... to ALIGNMENT" before tensor_data), and
+ * each tensor's offset + bytes must lie within the file, as llama.cpp's loader requires
+ * (src/llama-model-loader.h llama_tensor_weight: "tensor '%s' data is not within the file
+ * bounds, model is corrupted or incomplete"). The offsets are those read_tensors checked: each
+ * the padded end of the one before. Bytes after the last tensor are allowed, as there. */
+static llmmem_status check_data(const cursor *c, const struct llmmem_checkpoint *ck, uint64_t alignment)
+{
+    uint64_t start, offset = 0;
+    if (!llmmem__add(&start, c->pos, (alignment - c->pos % alignment) % alignment))
+        start = UINT64_MAX;
+    for (size_t i = 0; i < ck->n_tensors; i++) {
+        const llmmem__ck_tensor *t = &ck->tensors[i];
+        uint64_t begin, end;
+        if (!llmmem__add(&begin, start, offset))
+            begin = end = UINT64_MAX;
+        else if (!llmmem__add(&end, begin, t->bytes))
+            end = UINT64_MAX;
+        if (end > c->size)
+            return llmmem__fail(LLMMEM_ERR_PARSE,
+                                "%.*s: tensor '%s' needs data bytes [%llu, %llu), past the end of the file (%llu "
+                                "bytes): the tensor data is missing or truncated",
+                                SHOWN, c->src, t->name, (unsigned long long)begin, (unsigned long long)end,
+                                (unsigned long long)c->size);
+        /* end <= size < 2^63 and the padding is below 2^32: no overflow */
+        offset += t->bytes + (alignment - t->bytes % alignment) % alignment;
+    }
+    return LLMMEM_OK;
+}
+
 static llmmem_status parse(llmmem_checkpoint **out, cursor *c)
 {
     uint64_t n_tensors = 0, n_kv = 0;
@@ -1145,6 +1152,8 @@ static llmmem_status parse(llmmem_checkpoint **out, cursor *c)
         st = c->st;
     else if ((st = llmmem__ck_new(&ck, 2)) == LLMMEM_OK && !read_tensors(c, g, ck, &s, n_tensors))
         st = c->st;
+    else if (c->f) /* a file holds its data; bytes in memory are the start of a file only */
+        st = check_data(c, ck, g->alignment);
     if (st == LLMMEM_OK) {
         /* the byte sums stay usable without a model; llmmem_checkpoint_model reports why */
         llmmem_status model_st = build_model(&ck->model, g, &s, c->src);
@@ -1154,7 +1163,8 @@ static llmmem_status parse(llmmem_checkpoint **out, cursor *c)
         }
     }
     free(g->keys);
-    free(g->key_set.slot);
+    llmmem__nameset_free(&g->key_set);
+    free(g->key_hash);
     free(g);
     if (st) {
         llmmem_checkpoint_free(ck);
@@ -1169,7 +1179,7 @@ llmmem_status llmmem_checkpoint_from_gguf_bytes(llmmem_checkpoint **out, const v
     LLMMEM_REQUIRE(out);
     *out = NULL;
     LLMMEM_REQUIRE(data);
-    cursor c = {data, NULL, size, 0, "<memory>", LLMMEM_OK};
+    cursor c = {data, NULL, size, 0, "<memory>", LLMMEM_OK, NULL, 0, 0};
     return parse(out, &c);
 }
 
@@ -1178,17 +1188,22 @@ llmmem_status llmmem_checkpoint_from_gguf(llmmem_checkpoint **out, const char *p
     LLMMEM_REQUIRE(out);
     *out = NULL;
     LLMMEM_REQUIRE(path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return llmmem__fail(LLMMEM_ERR_IO, "%.*s: cannot open for reading", SHOWN, path);
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0) {
+    char shown[SHOWN + 1];
+    snprintf(shown, sizeof shown, "%s", path);
+    FILE *f;
+    uint64_t size;
+    llmmem_status st = llmmem__open_regular(&f, &size, path, shown);
+    if (st)
+        return st;
+    setvbuf(f, NULL, _IONBF, 0); /* the cursor buffers */
+    uint8_t *buf = malloc(READ_CHUNK);
+    if (!buf) {
         fclose(f);
-        return llmmem__fail(LLMMEM_ERR_IO, "%.*s: not a regular file", SHOWN, path);
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory", shown);
     }
-    setvbuf(f, NULL, _IOFBF, 1 << 16);
-    cursor c = {NULL, f, (uint64_t)sb.st_size, 0, path, LLMMEM_OK};
-    llmmem_status st = parse(out, &c);
+    cursor c = {NULL, f, size, 0, path, LLMMEM_OK, buf, 0, 0};
+    st = parse(out, &c);
+    free(buf);
     fclose(f);
     return st;
 }

@@ -26,7 +26,6 @@
 #endif
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +35,10 @@
 #include <jansson.h>
 
 #include "internal.h"
+#include "readfile.h"
 
-/* Largest config read: published configs are a few KB; 16 MiB bounds memory for any input. */
-#define HF_MAX_BYTES (16UL << 20)
+/* Largest config read, and the most JSON values in it: LLMMEM_CONFIG_MAX_BYTES (4 MiB) and
+ * LLMMEM_CONFIG_MAX_VALUES (100,000), checked before jansson builds anything (readfile.h). */
 /* Deepest nesting accepted: real configs go 4 levels deep (quantization_config.meta.quantizer). */
 #define HF_MAX_DEPTH 32
 /* Characters of a path or a JSON string shown in a message. */
@@ -628,8 +628,13 @@ static llmmem_status read_llama_like(const hf *c, const json_t *obj)
         return st;
 
     if (f->type == LLMMEM_MODEL_MIXTRAL) {
-        /* MixtralSparseMoeBlock on every layer: num_local_experts experts of intermediate_size */
-        st = required(c, obj, NAMES("num_local_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
+        /* MixtralSparseMoeBlock on every layer: num_local_experts experts of intermediate_size (its
+         * router is Linear(hidden_size, num_local_experts): 0 experts is no model, never a dense one) */
+        int64_t experts = 0;
+        st = required(c, obj, NAMES("num_local_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &experts);
+        if (!st && experts == 0)
+            st = hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "num_local_experts",
+                         "0 experts: a mixtral model routes every layer to at least 1 expert");
         if (!st)
             st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
         if (!st)
@@ -1151,6 +1156,12 @@ static llmmem_status read_int4_groups(const hf *c, const json_t *q)
         group = 128;
     if (group == -1)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "group_size", "-1 (one group per output channel) is not supported");
+    /* GPTQConfig / AwqConfig: a positive group size, or -1 (GPTQ); 0 groups nothing (and the key's
+     * 0 would mean the format's default, 128, silently) */
+    if (group == 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "group_size",
+                       "0 is not a group size (a positive number of weights per scale, or -1 for one group per "
+                       "output channel)");
     return set(c, "group_size", LLMMEM_KEY_QUANTIZATION_GROUP_SIZE, group);
 }
 
@@ -1377,46 +1388,26 @@ static llmmem_status read_document(hf *c, const json_t *root)
     return st ? llmmem__fail_prefixed(st, c->where) : LLMMEM_OK;
 }
 
-/* The key before a parse error, so that the message names the field: the last string literal
- * followed by ':' before `pos`. Empty when there is none. */
-static void field_before(char *out, size_t size, const char *json, size_t len, size_t pos)
-{
-    out[0] = '\0';
-    if (pos > len)
-        pos = len;
-    size_t colon = pos;
-    while (colon > 0 && json[colon - 1] != ':')
-        colon--;
-    if (colon == 0)
-        return;
-    size_t end = colon - 1; /* json[end] == ':' */
-    while (end > 0 && strchr(" \t\r\n", json[end - 1]) && json[end - 1] != '\0')
-        end--;
-    if (end == 0 || json[end - 1] != '"')
-        return;
-    size_t close = end - 1, start = close; /* json[close] == '"' */
-    while (start > 0 && !(json[start - 1] == '"' && (start < 2 || json[start - 2] != '\\')))
-        start--;
-    if (start == 0)
-        return;
-    size_t k = 0;
-    for (size_t i = start; i < close && k + 1 < size && k < 64; i++, k++)
-        out[k] = isprint((unsigned char)json[i]) ? json[i] : '?';
-    out[k] = '\0';
-}
-
 static llmmem_status from_text(llmmem_model **out, const char *json, size_t len, const char *where)
 {
     hf c = {NULL, where, "", 0, NULL, "", NULL};
-    if (len > HF_MAX_BYTES)
-        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: %zu bytes is more than the %lu a config.json may have", where, len,
-                            HF_MAX_BYTES);
+    if (len > LLMMEM_CONFIG_MAX_BYTES)
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: %zu bytes is more than the %u a config.json may have", where, len,
+                            LLMMEM_CONFIG_MAX_BYTES);
+    /* jansson builds about 136 bytes of tree for "[]," and 244 for "{},": the values are counted first */
+    uint64_t values = llmmem__json_count_values(json, len);
+    if (values > LLMMEM_CONFIG_MAX_VALUES)
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: more than the %d JSON values and keys a config.json may have",
+                            where, LLMMEM_CONFIG_MAX_VALUES);
     json_error_t err;
     json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
-        char field[80];
-        field_before(field, sizeof field, json, len, err.position < 0 ? 0 : (size_t)err.position);
-        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: not valid JSON: %s (line %d, column %d%s%s%s)", where, err.text,
+        /* jansson's words without the bytes it quotes; the path of keys where it stopped (a
+         * duplicate key names itself, not the field before it) */
+        char what[JSON_ERROR_TEXT_LENGTH], field[HF_SHOWN + 1];
+        llmmem__json_error_text(what, sizeof what, &err);
+        llmmem__json_path_at(field, sizeof field, json, len, err.position < 0 ? 0 : (size_t)err.position);
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: not valid JSON: %s (line %d, column %d%s%s%s)", where, what,
                             err.line, err.column, field[0] ? ", in field \"" : "", field, field[0] ? "\"" : "");
     }
     c.top = root;
@@ -1440,24 +1431,6 @@ llmmem_status llmmem_model_from_hf_config_text(llmmem_model **out, const char *j
     return from_text(out, json, len, "<memory>");
 }
 
-/* strerror is not required to be thread-safe; these are the errors fopen, fstat and fread give. */
-static const char *errno_text(int e)
-{
-    switch (e) {
-    case ENOENT: return "no such file or directory";
-    case EACCES: return "permission denied";
-    case EISDIR: return "is a directory";
-    case ENOTDIR: return "a component of the path is not a directory";
-    case ENAMETOOLONG: return "file name too long";
-    case ELOOP: return "too many levels of symbolic links";
-    case EMFILE:
-    case ENFILE: return "too many open files";
-    case ENOMEM: return "out of memory";
-    case EIO: return "input/output error";
-    default: return "system error";
-    }
-}
-
 llmmem_status llmmem_model_from_hf_config(llmmem_model **out, const char *path)
 {
     LLMMEM_REQUIRE(out);
@@ -1479,37 +1452,9 @@ llmmem_status llmmem_model_from_hf_config(llmmem_model **out, const char *path)
         file = joined;
     }
     const char *where = shown_path(file);
-    llmmem_status st = LLMMEM_OK;
     char *text = NULL;
     size_t got = 0;
-    FILE *f = fopen(file, "rb");
-    if (!f) {
-        int e = errno;
-        st = llmmem__fail(LLMMEM_ERR_IO, "%s: cannot open: %s (errno %d)", where, errno_text(e), e);
-    } else if (fstat(fileno(f), &sb) != 0) {
-        int e = errno;
-        st = llmmem__fail(LLMMEM_ERR_IO, "%s: cannot read its size: %s (errno %d)", where, errno_text(e), e);
-    } else if (!S_ISREG(sb.st_mode)) {
-        st = llmmem__fail(LLMMEM_ERR_IO, "%s: not a regular file", where);
-    } else if (sb.st_size < 0 || (unsigned long long)sb.st_size > HF_MAX_BYTES) {
-        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: %lld bytes is more than the %lu a config.json may have", where,
-                          (long long)sb.st_size, HF_MAX_BYTES);
-    } else {
-        /* A byte more than the size, so that a file grown past the limit since is noticed. */
-        size_t want = (size_t)sb.st_size + 1;
-        text = malloc(want);
-        if (!text) {
-            st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", where, want);
-        } else {
-            got = fread(text, 1, want, f);
-            if (ferror(f)) {
-                int e = errno;
-                st = llmmem__fail(LLMMEM_ERR_IO, "%s: cannot read: %s (errno %d)", where, errno_text(e), e);
-            }
-        }
-    }
-    if (f)
-        fclose(f);
+    llmmem_status st = llmmem__read_small_file(&text, &got, file, where, LLMMEM_CONFIG_MAX_BYTES, "a config.json");
     if (st == LLMMEM_OK)
         st = from_text(out, text, got, where);
     free(text);

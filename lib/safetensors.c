@@ -8,7 +8,18 @@
  * duplicate keys, offsets that do not tile the data buffer from 0 without holes or overlaps,
  * end - begin other than elements x dtype bits / 8 (and element bits that are not whole bytes),
  * and a file whose length is not 8 + N + the end of the data. This reader applies the same rules.
- * It reads the first 8 + N bytes of each file with fread, never the data. */
+ * It reads the first 8 + N bytes of each file with fread, never the data.
+ *
+ * Bounds (issue 14): a header or an index is never built as one jansson tree, which costs about
+ * 136 bytes per 3 bytes of input for "[]," and 244 for "{}," (an array with its table of 8
+ * slots, an object with its hash table). A scanner that keeps nothing finds the members of the
+ * top-level object (readfile.c). A tensor entry holding more than ST_ENTRY_MAX_VALUES JSON
+ * values is refused; one in its plain form is read without jansson (plain_tensor), any other by
+ * jansson on its own. "__metadata__" and an index's "weight_map" are read member by member. What is kept: the checkpoint (llmmem__ck_add: a name and at most 160 bytes per
+ * tensor, a tensor entry taking at least 50 bytes of header), a 24-byte span per tensor, and for
+ * an index each name once with 4 bytes, a hash and a set slot. Memory stays within 6 bytes per
+ * input byte (tests/test_bounds.c measures 3.5 for the densest header, 4.2 for the densest
+ * index) and each byte is scanned a bounded number of times. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -26,11 +37,19 @@
 #include <jansson.h>
 
 #include "checkpoint.h"
+#include "readfile.h"
 
 /* safetensors/src/tensor.rs: const MAX_HEADER_SIZE: usize = 100_000_000 */
 #define ST_MAX_HEADER 100000000ULL
-/* The same cap for an index or config.json read whole. */
-#define ST_MAX_JSON_FILE 100000000ULL
+/* The same cap for an index read whole (a real one takes about 100 bytes per tensor). */
+#define ST_MAX_INDEX 100000000ULL
+/* JSON values in one tensor entry: dtype, the shape's dimensions, two offsets and the entry's
+ * own structure take about 10 + dims; 1024 leaves room for any real shape and bounds the tree
+ * jansson builds for one entry to about 230 KB. */
+#define ST_ENTRY_MAX_VALUES 1024
+/* JSON values in any other member read whole (an index's "metadata" and members it does not
+ * use; a folder's config.json): about 1 MB of tree at most. */
+#define ST_SMALL_MAX_VALUES 4096
 /* Characters of a name or path shown in a message, so that the problem itself fits. */
 #define SHOWN 160
 
@@ -80,27 +99,10 @@ static const char *json_kind(const json_t *v)
     }
 }
 
-/* strerror is not required to be thread-safe; these are the errors fopen/stat/fread give. */
-static const char *errno_text(int e)
-{
-    switch (e) {
-    case ENOENT: return "no such file or directory";
-    case EACCES: return "permission denied";
-    case EISDIR: return "is a directory";
-    case ENOTDIR: return "a component of the path is not a directory";
-    case ENAMETOOLONG: return "file name too long";
-    case ELOOP: return "too many levels of symbolic links";
-    case EMFILE:
-    case ENFILE: return "too many open files";
-    case ENOMEM: return "out of memory";
-    case EIO: return "input/output error";
-    default: return "system error";
-    }
-}
-
 static llmmem_status io_fail(const char *path, const char *what, int e)
 {
-    return llmmem__fail(LLMMEM_ERR_IO, "%s: cannot %s: %s (errno %d)", tail(path), what, errno_text(e), e);
+    return llmmem__fail(LLMMEM_ERR_IO, "%s: cannot %s: %s (errno %d)", tail(path), what,
+                        llmmem__errno_text(e), e);
 }
 
 /* ---- one header -------------------------------------------------------- */
@@ -118,6 +120,144 @@ static int span_cmp(const void *a, const void *b)
     if (x->end != y->end)
         return x->end < y->end ? -1 : 1;
     return 0;
+}
+
+/* ---- the plain form of an entry, without jansson --------------------------------------- */
+
+static size_t skip_ws(const char *t, size_t e, size_t p)
+{
+    while (p < e && (t[p] == ' ' || t[p] == '\t' || t[p] == '\n' || t[p] == '\r'))
+        p++;
+    return p;
+}
+
+/* A JSON integer in canonical form below 10^18 at t[*p] (no sign, no leading zero, no fraction or
+ * exponent after it). */
+static int plain_uint(const char *t, size_t e, size_t *p, uint64_t *v)
+{
+    size_t i = *p;
+    uint64_t x = 0;
+    while (i < e && t[i] >= '0' && t[i] <= '9' && i - *p < 19)
+        x = x * 10 + (uint64_t)(t[i++] - '0');
+    size_t n = i - *p;
+    if (n == 0 || n > 18 || (n > 1 && t[*p] == '0') ||
+        (i < e && (t[i] == '.' || t[i] == 'e' || t[i] == 'E' || (t[i] >= '0' && t[i] <= '9'))))
+        return 0;
+    *p = i;
+    *v = x;
+    return 1;
+}
+
+/* A string token at t[p] of printable ASCII without escapes: its bytes [*b, *e). */
+static int plain_string(const char *t, size_t e, size_t p, size_t *b_out, size_t *e_out)
+{
+    if (p >= e || t[p] != '"')
+        return 0;
+    size_t i = p + 1;
+    while (i < e && t[i] != '"' && t[i] != '\\' && (unsigned char)t[i] >= 0x20 && (unsigned char)t[i] < 0x7f)
+        i++;
+    if (i >= e || t[i] != '"')
+        return 0;
+    *b_out = p + 1;
+    *e_out = i;
+    return 1;
+}
+
+/* A tensor entry in its plain form, {"dtype": "...", "shape": [...], "data_offsets": [b, e]}: the
+ * three keys once each in any order, strings without escapes, canonical integers, and the values
+ * parse_tensor accepts. 0 leaves the entry to jansson and parse_tensor, which word each failure;
+ * 1 gives what they would give. (jansson costs about 1 us and 10 allocations an entry: a header
+ * of a million tensors took over 1 s.) */
+static int plain_tensor(const struct st_dtype **dt_out, uint64_t *elements_out, span *span_out, const char *t,
+                        size_t b, size_t e)
+{
+    size_t p = skip_ws(t, e, b), kb, ke;
+    const struct st_dtype *dt = NULL;
+    uint64_t elements = 1, off[2] = {0, 0};
+    unsigned have = 0;
+    if (p >= e || t[p] != '{')
+        return 0;
+    p++;
+    for (;;) {
+        p = skip_ws(t, e, p);
+        if (!plain_string(t, e, p, &kb, &ke))
+            return 0;
+        p = skip_ws(t, e, ke + 1);
+        if (p >= e || t[p] != ':')
+            return 0;
+        p = skip_ws(t, e, p + 1);
+        if (ke - kb == 5 && memcmp(t + kb, "dtype", 5) == 0 && !(have & 1)) {
+            size_t sb, se;
+            char name[LLMMEM__DTYPE_NAME_MAX];
+            if (!plain_string(t, e, p, &sb, &se) || se - sb >= sizeof name)
+                return 0;
+            memcpy(name, t + sb, se - sb);
+            name[se - sb] = '\0';
+            if (!(dt = find_dtype(name)))
+                return 0;
+            p = se + 1;
+            have |= 1;
+        } else if (ke - kb == 5 && memcmp(t + kb, "shape", 5) == 0 && !(have & 2)) {
+            if (p >= e || t[p] != '[')
+                return 0;
+            p = skip_ws(t, e, p + 1);
+            if (p < e && t[p] == ']') {
+                p++;
+            } else {
+                for (;;) {
+                    uint64_t d;
+                    if (!plain_uint(t, e, &p, &d) || !llmmem__mul(&elements, elements, d))
+                        return 0;
+                    p = skip_ws(t, e, p);
+                    if (p < e && t[p] == ',') {
+                        p = skip_ws(t, e, p + 1);
+                        continue;
+                    }
+                    if (p < e && t[p] == ']') {
+                        p++;
+                        break;
+                    }
+                    return 0;
+                }
+            }
+            have |= 2;
+        } else if (ke - kb == 12 && memcmp(t + kb, "data_offsets", 12) == 0 && !(have & 4)) {
+            if (p >= e || t[p] != '[')
+                return 0;
+            p = skip_ws(t, e, p + 1);
+            if (!plain_uint(t, e, &p, &off[0]))
+                return 0;
+            p = skip_ws(t, e, p);
+            if (p >= e || t[p] != ',')
+                return 0;
+            p = skip_ws(t, e, p + 1);
+            if (!plain_uint(t, e, &p, &off[1]))
+                return 0;
+            p = skip_ws(t, e, p);
+            if (p >= e || t[p] != ']')
+                return 0;
+            p++;
+            have |= 4;
+        } else {
+            return 0;
+        }
+        p = skip_ws(t, e, p);
+        if (p < e && t[p] == ',') {
+            p++;
+            continue;
+        }
+        if (p < e && t[p] == '}')
+            break;
+        return 0;
+    }
+    uint64_t bits;
+    if (have != 7 || skip_ws(t, e, p + 1) != e || off[0] > off[1] || !llmmem__mul(&bits, elements, dt->bits) ||
+        bits % 8 != 0 || off[1] - off[0] != bits / 8)
+        return 0;
+    *dt_out = dt;
+    *elements_out = elements;
+    *span_out = (span){off[0], off[1], NULL};
+    return 1;
 }
 
 /* A non-negative JSON integer. */
@@ -213,100 +353,334 @@ static llmmem_status prefix_fail(llmmem_status st, const char *where)
     return llmmem__fail(st, "%s: %s", where, inner);
 }
 
-/* Parses one JSON header and adds its tensors to ck. On success *data_size_out is the size of
- * the data section it describes and, if root_out is given, the parsed header is returned. */
-static llmmem_status parse_header(json_t **root_out, uint64_t *data_size_out, llmmem_checkpoint *ck,
-                                  const char *where, const char *text, size_t len)
+/* ---- JSON read member by member ---------------------------------------- */
+
+/* "<where>: <what>not valid JSON: <expected> (line, column)" for a failure of the scanner at `at`;
+ * what is "header is " or "". */
+static llmmem_status syntax_fail(const char *where, const char *what, const char *text, size_t len,
+                                 const char *expected, size_t at)
+{
+    int line, col;
+    llmmem__json_line_col(text, len, at, &line, &col);
+    return llmmem__fail(LLMMEM_ERR_PARSE, "%s: %snot valid JSON: %s%s (line %d, column %d)", where, what, expected,
+                        at >= len ? " near end of file" : "", line, col);
+}
+
+/* The same for jansson failing on the bytes that start at text[base]; never quotes the input. */
+static llmmem_status jansson_fail(const char *where, const char *what, const char *text, size_t len, size_t base,
+                                  const json_error_t *err)
+{
+    char expected[JSON_ERROR_TEXT_LENGTH];
+    llmmem__json_error_text(expected, sizeof expected, err);
+    int line, col;
+    llmmem__json_line_col(text, len, base + (err->position > 0 ? (size_t)err->position - 1 : 0), &line, &col);
+    return llmmem__fail(LLMMEM_ERR_PARSE, "%s: %snot valid JSON: %s (line %d, column %d)", where, what, expected,
+                        line, col);
+}
+
+/* The kind of the JSON value text[begin, end) from its first byte, for values too large to build. */
+static const char *token_kind(const char *text, size_t begin, size_t end)
+{
+    switch (text[begin]) {
+    case '{': return "object";
+    case '[': return "array";
+    case '"': return "string";
+    case 't':
+    case 'f': return "boolean";
+    case 'n': return "null";
+    default:
+        for (size_t i = begin; i < end; i++)
+            if (text[i] == '.' || text[i] == 'e' || text[i] == 'E')
+                return "real number";
+        return "integer";
+    }
+}
+
+/* A member's value built by jansson, when it holds at most `max` values; *out NULL otherwise. */
+static llmmem_status load_value(json_t **out, const char *where, const char *what, const char *text, size_t len,
+                                const llmmem__json_member *m, uint64_t max)
+{
+    *out = NULL;
+    if (m->values > max)
+        return LLMMEM_OK;
+    json_error_t err;
+    *out = json_loadb(text + m->value_begin, m->value_end - m->value_begin, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+                      &err);
+    if (!*out)
+        return jansson_fail(where, what, text, len, m->value_begin, &err);
+    return LLMMEM_OK;
+}
+
+/* The kind of a member's value: jansson's when it is small enough to build (which also checks
+ * it), else from its first byte. */
+static llmmem_status value_kind(const char **kind_out, const char *where, const char *what, const char *text,
+                                size_t len, const llmmem__json_member *m)
+{
+    json_t *v;
+    llmmem_status st = load_value(&v, where, what, text, len, m, ST_ENTRY_MAX_VALUES);
+    if (st)
+        return st;
+    *kind_out = v ? json_kind(v) : token_kind(text, m->value_begin, m->value_end);
+    json_decref(v);
+    return LLMMEM_OK;
+}
+
+/* A member's key, decoded (escapes, UTF-8 and NUL checked by jansson). */
+static llmmem_status member_key(json_t **key_out, const char *where, const char *what, const char *text, size_t len,
+                                const llmmem__json_member *m)
 {
     json_error_t err;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
-    if (!root)
-        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: header is not valid JSON: %s (line %d, column %d)", where,
-                            err.text, err.line, err.column);
-    if (!json_is_object(root)) {
-        llmmem_status st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: header is a JSON %s, not an object", where,
-                                        json_kind(root));
-        json_decref(root);
-        return st;
-    }
+    *key_out = llmmem__json_decode_string(text, m->key_begin, m->key_end, &err);
+    return *key_out ? LLMMEM_OK : jansson_fail(where, what, text, len, m->key_begin, &err);
+}
 
-    size_t n = json_object_size(root), n_spans = 0;
-    span *spans = malloc((n ? n : 1) * sizeof *spans);
-    if (!spans) {
-        json_decref(root);
-        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for %zu tensors", where, n);
+/* A member's key or a string value: as it stands when plain, else decoded by jansson (*owned
+ * then holds it). */
+static llmmem_status string_at(const char **p_out, size_t *n_out, json_t **owned, const char *where, const char *what,
+                               const char *text, size_t len, size_t begin, size_t end)
+{
+    size_t b, e;
+    *owned = NULL;
+    if (plain_string(text, end, begin, &b, &e)) {
+        *p_out = text + b;
+        *n_out = e - b;
+        return LLMMEM_OK;
     }
+    json_error_t err;
+    if (!(*owned = llmmem__json_decode_string(text, begin, end, &err)))
+        return jansson_fail(where, what, text, len, begin, &err);
+    *p_out = json_string_value(*owned);
+    *n_out = json_string_length(*owned);
+    return LLMMEM_OK;
+}
+
+/* Next member, or 0 at the end; a scanner failure is a message. */
+static llmmem_status next_member(int *more, llmmem__json_members *it, llmmem__json_member *m, const char *where,
+                                 const char *what)
+{
+    const char *expected = NULL;
+    size_t at = 0;
+    int r = llmmem__json_members_next(it, m, &expected, &at);
+    if (r < 0)
+        return syntax_fail(where, what, it->text, it->len, expected, at);
+    *more = r;
+    return LLMMEM_OK;
+}
+
+/* After the top-level object: only whitespace. */
+static llmmem_status check_end(const char *where, const char *what, const llmmem__json_members *it)
+{
+    size_t p = llmmem__json_skip_space(it->text, it->len, it->pos);
+    return p == it->len ? LLMMEM_OK : syntax_fail(where, what, it->text, it->len, "end of file expected", p);
+}
+
+/* A document whose top level is not an object: its kind (checked by jansson when small). */
+static llmmem_status not_an_object(const char *where, const char *what, const char *text, size_t len,
+                                   const char *expected, size_t at)
+{
+    (void)expected;
+    (void)at;
+    size_t p = llmmem__json_skip_space(text, len, 0);
+    if (p >= len || text[p] == '\0' || !strchr("[\"tfn-0123456789", text[p]))
+        return syntax_fail(where, what, text, len, "'[' or '{' expected", p);
+    uint64_t values = llmmem__json_count_values(text, len);
+    const char *kind = token_kind(text, p, len);
+    if (values <= ST_SMALL_MAX_VALUES) {
+        json_error_t err;
+        json_t *root = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
+        if (!root)
+            return jansson_fail(where, what, text, len, 0, &err);
+        kind = json_kind(root);
+        json_decref(root);
+    }
+    return llmmem__fail(LLMMEM_ERR_PARSE, "%s: %sa JSON %s, not an object", where, what, kind);
+}
+
+/* "__metadata__": an object of strings, read member by member. */
+static llmmem_status check_metadata(const char *where, const char *text, size_t len, const llmmem__json_member *meta)
+{
+    static const char what[] = "header is ";
+    llmmem__json_members it;
+    const char *expected = NULL;
+    size_t at = 0;
+    if (text[meta->value_begin] != '{') {
+        const char *kind;
+        llmmem_status st = value_kind(&kind, where, what, text, len, meta);
+        return st ? st
+                  : llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"__metadata__\" is a JSON %s, not an object of strings", where,
+                                 kind);
+    }
+    if (!llmmem__json_members_open(&it, text, meta->value_end, meta->value_begin, &expected, &at))
+        return syntax_fail(where, what, text, len, expected, at); /* not reached: it starts with '{' */
+    llmmem__names keys = {0}; /* looked up once all are read (llmmem__names_index) */
     llmmem_status st = LLMMEM_OK;
-    for (void *it = json_object_iter(root); it && st == LLMMEM_OK; it = json_object_iter_next(root, it)) {
-        const char *key = json_object_iter_key(it);
-        size_t key_len = strlen(key); /* keys hold no NUL: JSON_ALLOW_NUL is not set */
-        const json_t *value = json_object_iter_value(it);
-        if (strcmp(key, "__metadata__") == 0) {
-            if (!json_is_object(value)) {
-                st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"__metadata__\" is a JSON %s, not an object of strings",
-                                  where, json_kind(value));
-                break;
-            }
-            for (void *m = json_object_iter((json_t *)value); m; m = json_object_iter_next((json_t *)value, m)) {
-                const json_t *v = json_object_iter_value(m);
-                if (!json_is_string(v)) {
-                    st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"__metadata__\" field '%.*s' is a JSON %s, not a string",
-                                      where, shown_len(strlen(json_object_iter_key(m))), json_object_iter_key(m),
-                                      json_kind(v));
-                    break;
-                }
-            }
-            continue;
+    for (;;) {
+        llmmem__json_member m;
+        int more = 0;
+        json_t *key = NULL, *value = NULL;
+        const char *k, *v;
+        size_t kn, vn;
+        if ((st = next_member(&more, &it, &m, where, what)) || !more)
+            break;
+        if ((st = string_at(&k, &kn, &key, where, what, text, len, m.key_begin, m.key_end)))
+            break;
+        if (text[m.value_begin] == '"') {
+            st = string_at(&v, &vn, &value, where, what, text, len, m.value_begin, m.value_end);
+        } else {
+            const char *kind;
+            st = value_kind(&kind, where, what, text, len, &m);
+            if (!st)
+                st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"__metadata__\" field '%.*s' is a JSON %s, not a string",
+                                  where, shown_len(kn), k, kind);
         }
+        if (!st && llmmem__names_append(&keys, k, kn, 0) < 0)
+            st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for the \"__metadata__\" keys", where);
+        json_decref(value);
+        json_decref(key);
+        if (st)
+            break;
+    }
+    size_t dup = 0;
+    int r = st ? 0 : llmmem__names_index(&keys, &dup);
+    if (r < 0) {
+        st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for the \"__metadata__\" keys", where);
+    } else if (r > 0) {
+        size_t n;
+        const char *k = llmmem__names_get(&keys, dup, &n);
+        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"__metadata__\" has a duplicate key '%.*s'", where, shown_len(n), k);
+    }
+    llmmem__names_free(&keys);
+    return st;
+}
+
+/* ---- one header -------------------------------------------------------- */
+
+/* Parses one JSON header and adds its tensors to ck; *data_size_out is the size of the data
+ * section it describes. A tensor already stored by an earlier file of the checkpoint fails with
+ * *other_out its index (SIZE_MAX otherwise), so that an index names both shards. */
+static llmmem_status parse_header(uint64_t *data_size_out, size_t *other_out, llmmem_checkpoint *ck,
+                                  const char *where, const char *text, size_t len)
+{
+    static const char what[] = "header is ";
+    size_t first = ck->n_tensors;
+    *other_out = SIZE_MAX;
+    llmmem__json_members it;
+    const char *expected = NULL;
+    size_t at = 0;
+    if (!llmmem__json_members_open(&it, text, len, 0, &expected, &at))
+        return not_an_object(where, "header is ", text, len, expected, at);
+
+    span *spans = NULL;
+    size_t n_spans = 0, cap_spans = 0;
+    int has_metadata = 0;
+    llmmem_status st = LLMMEM_OK;
+    for (;;) {
+        llmmem__json_member m;
+        int more = 0;
+        json_t *key = NULL, *entry = NULL;
+        if ((st = next_member(&more, &it, &m, where, what)) || !more)
+            break;
+        const char *name;
+        size_t name_len, kb, ke;
+        if (plain_string(text, m.key_end, m.key_begin, &kb, &ke)) { /* the name as it stands */
+            name = text + kb;
+            name_len = ke - kb;
+        } else if ((st = member_key(&key, where, what, text, len, &m)) == LLMMEM_OK) {
+            name = json_string_value(key);
+            name_len = json_string_length(key);
+        } else {
+            break;
+        }
+        int nl = shown_len(name_len);
+        size_t held = 0;
+        int line = 0, col = 0;
         const struct st_dtype *dt = NULL;
         uint64_t elements = 0;
         span sp;
-        st = parse_tensor(&dt, &elements, &sp, where, key, key_len, value);
-        if (st == LLMMEM_OK) {
-            st = llmmem__ck_add(ck, key, key_len, dt->name, elements, sp.end - sp.begin);
-            if (st != LLMMEM_OK)
+        if (name_len == 12 && memcmp(name, "__metadata__", 12) == 0) {
+            if (has_metadata) {
+                llmmem__json_line_col(text, len, m.key_end - 1, &line, &col);
+                st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: duplicate key \"__metadata__\" (line %d, column %d)", where,
+                                  line, col);
+            } else {
+                st = check_metadata(where, text, len, &m);
+            }
+            has_metadata = 1;
+        } else if (m.values > ST_ENTRY_MAX_VALUES) {
+            llmmem__json_line_col(text, len, m.key_end - 1, &line, &col);
+            st = llmmem__fail(LLMMEM_ERR_PARSE,
+                              "%s: tensor '%.*s': its entry holds more than %d JSON values (line %d, column %d); "
+                              "dtype, shape and data_offsets take a few",
+                              where, nl, name, ST_ENTRY_MAX_VALUES, line, col);
+        } else if (plain_tensor(&dt, &elements, &sp, text, m.value_begin, m.value_end) ||
+                   ((st = load_value(&entry, where, what, text, len, &m, ST_ENTRY_MAX_VALUES)) == LLMMEM_OK &&
+                    (st = parse_tensor(&dt, &elements, &sp, where, name, name_len, entry)) == LLMMEM_OK)) {
+            if (n_spans == cap_spans) {
+                size_t cap = cap_spans ? cap_spans * 2 : 64;
+                span *grown = cap < SIZE_MAX / sizeof *grown ? realloc(spans, cap * sizeof *grown) : NULL;
+                if (!grown)
+                    st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for %zu tensors", where, cap);
+                else {
+                    spans = grown;
+                    cap_spans = cap;
+                }
+            }
+            if (!st && (st = llmmem__ck_add(ck, name, name_len, dt->name, elements, sp.end - sp.begin)) &&
+                st != LLMMEM_ERR_PARSE) /* its one PARSE failure: the name is stored already */
                 st = prefix_fail(st, where);
+            if (st == LLMMEM_ERR_PARSE && llmmem__ck_find(ck, name, name_len, &held)) {
+                llmmem__json_line_col(text, len, m.key_end - 1, &line, &col);
+                if (held >= first)
+                    st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: duplicate tensor name '%.*s' (line %d, column %d)", where,
+                                      nl, name, line, col);
+                else
+                    st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s' is also stored by an earlier file", where,
+                                      nl, name);
+                *other_out = held < first ? held : SIZE_MAX;
+            }
+            if (!st) {
+                sp.name = ck->tensors[ck->n_tensors - 1].name; /* owned by ck, stable */
+                spans[n_spans++] = sp;
+            }
         }
-        if (st == LLMMEM_OK)
-            spans[n_spans++] = sp;
+        json_decref(entry);
+        json_decref(key);
+        if (st)
+            break;
     }
+    if (!st)
+        st = check_end(where, what, &it);
 
     /* The data buffer is tiled from 0, in offset order, without holes or overlaps. */
-    uint64_t at = 0;
+    uint64_t end = 0;
     if (st == LLMMEM_OK) {
-        qsort(spans, n_spans, sizeof *spans, span_cmp);
+        if (n_spans) /* qsort's array may not be NULL, even empty */
+            qsort(spans, n_spans, sizeof *spans, span_cmp);
         for (size_t i = 0; i < n_spans; i++) {
-            if (spans[i].begin > at) {
+            if (spans[i].begin > end) {
                 st = llmmem__fail(LLMMEM_ERR_PARSE,
                                   "%s: no tensor holds data bytes [%llu, %llu) before tensor '%.*s' (a hole in the "
                                   "data_offsets)",
-                                  where, (unsigned long long)at, (unsigned long long)spans[i].begin,
+                                  where, (unsigned long long)end, (unsigned long long)spans[i].begin,
                                   shown_len(strlen(spans[i].name)), spans[i].name);
                 break;
             }
-            if (spans[i].begin < at) {
+            if (spans[i].begin < end) {
                 st = llmmem__fail(LLMMEM_ERR_PARSE,
                                   "%s: tensor '%.*s' at data_offsets [%llu, %llu] overlaps the tensor before it, which "
                                   "ends at %llu",
                                   where, shown_len(strlen(spans[i].name)), spans[i].name,
                                   (unsigned long long)spans[i].begin, (unsigned long long)spans[i].end,
-                                  (unsigned long long)at);
+                                  (unsigned long long)end);
                 break;
             }
-            at = spans[i].end;
+            end = spans[i].end;
         }
     }
     free(spans);
-    if (st != LLMMEM_OK) {
-        json_decref(root);
-        return st;
-    }
-    *data_size_out = at;
-    if (root_out)
-        *root_out = root;
-    else
-        json_decref(root);
-    return LLMMEM_OK;
+    if (st == LLMMEM_OK)
+        *data_size_out = end;
+    return st;
 }
 
 static uint64_t read_le64(const unsigned char b[8])
@@ -335,31 +709,16 @@ static llmmem_status check_header_length(const char *where, uint64_t n, uint64_t
     return LLMMEM_OK;
 }
 
-/* Size of an open regular file. */
-static llmmem_status file_size(uint64_t *size_out, FILE *f, const char *path)
-{
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0)
-        return io_fail(path, "read the size of", errno);
-    if (!S_ISREG(sb.st_mode))
-        return llmmem__fail(LLMMEM_ERR_IO, "%s: not a regular file", tail(path));
-    *size_out = sb.st_size < 0 ? 0 : (uint64_t)sb.st_size;
-    return LLMMEM_OK;
-}
-
-/* Reads one .safetensors file's header into ck (and returns the parsed header if asked). */
-static llmmem_status read_file(json_t **root_out, llmmem_checkpoint *ck, const char *path)
+/* Reads one .safetensors file's header into ck; *other_out as parse_header's. */
+static llmmem_status read_file(llmmem_checkpoint *ck, const char *path, size_t *other_out)
 {
     const char *where = tail(path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return io_fail(path, "open", errno);
+    *other_out = SIZE_MAX;
+    FILE *f;
     uint64_t size = 0;
-    llmmem_status st = file_size(&size, f, path);
-    if (st != LLMMEM_OK) {
-        fclose(f);
+    llmmem_status st = llmmem__open_regular(&f, &size, path, where);
+    if (st != LLMMEM_OK)
         return st;
-    }
     unsigned char len8[8];
     size_t got = fread(len8, 1, sizeof len8, f);
     if (got < sizeof len8) {
@@ -394,66 +753,21 @@ static llmmem_status read_file(json_t **root_out, llmmem_checkpoint *ck, const c
                             where, got, (unsigned long long)n);
     }
     uint64_t data = 0;
-    json_t *root = NULL;
-    st = parse_header(&root, &data, ck, where, text, (size_t)n);
+    st = parse_header(&data, other_out, ck, where, text, (size_t)n);
     free(text);
     if (st != LLMMEM_OK)
         return st;
     uint64_t expected = 8 + n + data; /* offsets are below 2^63 (JSON integers), n <= 1e8: fits */
-    if (size != expected) {
-        json_decref(root);
+    if (size != expected)
         return llmmem__fail(LLMMEM_ERR_PARSE,
                             "%s: the file is %llu bytes, but its header describes %llu (8 + %llu of header + %llu of "
                             "data): %s",
                             where, (unsigned long long)size, (unsigned long long)expected, (unsigned long long)n,
                             (unsigned long long)data, size < expected ? "truncated" : "unexpected bytes at the end");
-    }
-    if (root_out)
-        *root_out = root;
-    else
-        json_decref(root);
     return LLMMEM_OK;
 }
 
 /* ---- index, config, folders -------------------------------------------- */
-
-/* A small JSON file (index or config) read whole. */
-static llmmem_status load_json_file(json_t **out, const char *path)
-{
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return io_fail(path, "open", errno);
-    uint64_t size = 0;
-    llmmem_status st = file_size(&size, f, path);
-    if (st == LLMMEM_OK && size > ST_MAX_JSON_FILE)
-        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: %llu bytes is more than the %llu read for a JSON file", tail(path),
-                          (unsigned long long)size, ST_MAX_JSON_FILE);
-    char *text = st == LLMMEM_OK ? malloc(size ? (size_t)size : 1) : NULL;
-    if (st == LLMMEM_OK && !text)
-        st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory", tail(path));
-    size_t got = 0;
-    if (st == LLMMEM_OK) {
-        got = fread(text, 1, (size_t)size, f);
-        if (ferror(f))
-            st = io_fail(path, "read", errno);
-    }
-    fclose(f);
-    if (st == LLMMEM_OK) {
-        json_error_t err;
-        *out = json_loadb(text, got, JSON_REJECT_DUPLICATES, &err);
-        if (!*out)
-            st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: not valid JSON: %s (line %d, column %d)", tail(path), err.text,
-                              err.line, err.column);
-        else if (!json_is_object(*out)) {
-            st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: a JSON %s, not an object", tail(path), json_kind(*out));
-            json_decref(*out);
-            *out = NULL;
-        }
-    }
-    free(text);
-    return st;
-}
 
 static char *join(const char *dir, const char *name)
 {
@@ -488,118 +802,276 @@ static char *folder_of(const char *path)
     return p;
 }
 
-/* A shard named in an index is a file beside it: no folders, no "." or "..". */
-static int plain_file_name(const char *s)
+/* A shard named in an index is a file beside it: no folders, no "." or "..", no NUL. */
+static int plain_file_name(const char *s, size_t n)
 {
-    return s[0] != '\0' && strcmp(s, ".") != 0 && strcmp(s, "..") != 0 && !strchr(s, '/') && !strchr(s, '\\');
+    return n > 0 && !(n == 1 && s[0] == '.') && !(n == 2 && s[0] == '.' && s[1] == '.') && !memchr(s, '/', n) &&
+           !memchr(s, '\\', n) && !memchr(s, '\0', n);
 }
 
 /* model.safetensors.index.json: {"metadata": {"total_size": N}, "weight_map": {tensor: shard}}.
  * Each distinct shard's header is read once, in order of first mention; every tensor of every
  * shard is counted, no tensor may be stored in two shards, and every weight_map entry must be
  * stored in the shard it names. total_size, when present, must be an integer and is otherwise
- * not used (real indexes do not always agree with the sum of their data). */
+ * not used (real indexes do not always agree with the sum of their data). The index is read
+ * member by member: weight_map keeps each tensor name once and a shard number, "metadata" and
+ * any other member are built only when they hold at most ST_SMALL_MAX_VALUES values. */
+/* Distinct shard files an index may name: real checkpoints have up to a few hundred (191 for
+ * Llama 3.1 405B); each is opened in turn. */
+#define ST_MAX_SHARDS 65536
+
+typedef struct index_state {
+    llmmem__names tensors; /* weight_map's tensors, each with the number of its shard */
+    llmmem__names shards;  /* shard files, numbered in order of first mention */
+    size_t *shard_id, cap; /* shard number -> its id in `shards` */
+    size_t *first;         /* shard s holds checkpoint tensors [first[s], first[s + 1]) */
+} index_state;
+
+static llmmem_status read_weight_map(index_state *x, const char *where, const char *text, size_t len,
+                                     const llmmem__json_member *wm)
+{
+    static const char what[] = "";
+    if (text[wm->value_begin] != '{') {
+        const char *kind;
+        llmmem_status st = value_kind(&kind, where, what, text, len, wm);
+        return st ? st
+                  : llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"weight_map\" is not an object of tensor names to shard files "
+                                 "(a JSON %s)", where, kind);
+    }
+    llmmem__json_members it;
+    const char *expected = NULL;
+    size_t at = 0;
+    if (!llmmem__json_members_open(&it, text, wm->value_end, wm->value_begin, &expected, &at))
+        return syntax_fail(where, what, text, len, expected, at); /* not reached: it starts with '{' */
+    llmmem_status st = LLMMEM_OK;
+    for (;;) {
+        llmmem__json_member m;
+        int more = 0;
+        json_t *key = NULL, *value = NULL;
+        const char *name = NULL, *shard = NULL;
+        size_t name_len = 0, shard_len = 0, s_id = 0;
+        if ((st = next_member(&more, &it, &m, where, what)) || !more)
+            break;
+        if ((st = string_at(&name, &name_len, &key, where, what, text, len, m.key_begin, m.key_end)))
+            break;
+        int nl = shown_len(name_len);
+        if (text[m.value_begin] == '"')
+            st = string_at(&shard, &shard_len, &value, where, what, text, len, m.value_begin, m.value_end);
+        if (!st && (!shard || !plain_file_name(shard, shard_len)))
+            st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: weight_map entry '%.*s' is %s, not a file name beside the index",
+                              where, nl, name, shard ? "a path" : "not a string");
+        if (!st) {
+            size_t number = x->shards.n;
+            int s_added = llmmem__names_add(&x->shards, shard, shard_len, (uint32_t)number, &s_id);
+            if (s_added == 0 && number == ST_MAX_SHARDS) {
+                st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s: weight_map names more than %d shard files", where,
+                                  ST_MAX_SHARDS);
+                s_added = 1;
+            }
+            if (s_added == 0 && number == x->cap) {
+                size_t cap = x->cap ? x->cap * 2 : 16;
+                size_t *grown = cap < SIZE_MAX / sizeof *grown ? realloc(x->shard_id, cap * sizeof *grown) : NULL;
+                if (grown) {
+                    x->shard_id = grown;
+                    x->cap = cap;
+                } else {
+                    s_added = -1;
+                }
+            }
+            if (s_added == 0)
+                x->shard_id[number] = s_id;
+            /* looked up once all are read (llmmem__names_index): duplicates are found there */
+            if (!st && (s_added < 0 || llmmem__names_append(&x->tensors, name, name_len,
+                                                            llmmem__names_value(&x->shards, s_id)) < 0))
+                st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for the weight_map", where);
+        }
+        json_decref(value);
+        json_decref(key);
+        if (st)
+            break;
+    }
+    if (!st && x->tensors.n == 0)
+        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"weight_map\" is empty", where);
+    size_t dup = 0;
+    int r = st ? 0 : llmmem__names_index(&x->tensors, &dup);
+    if (r < 0)
+        st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for the weight_map", where);
+    else if (r > 0) {
+        size_t n;
+        const char *name = llmmem__names_get(&x->tensors, dup, &n);
+        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: weight_map has a duplicate tensor name '%.*s'", where,
+                          shown_len(n), name);
+    }
+    return st;
+}
+
+/* "metadata": an object whose total_size, when present, is a non-negative integer. */
+static llmmem_status read_index_metadata(const char *where, const char *text, size_t len, const llmmem__json_member *m)
+{
+    json_t *metadata = NULL;
+    llmmem_status st = load_value(&metadata, where, "", text, len, m, ST_SMALL_MAX_VALUES);
+    if (st)
+        return st;
+    if (!metadata)
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\" holds more than %d JSON values", where,
+                            ST_SMALL_MAX_VALUES);
+    const json_t *total_size = json_is_object(metadata) ? json_object_get(metadata, "total_size") : NULL;
+    if (!json_is_object(metadata))
+        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\" is a JSON %s, not an object", where, json_kind(metadata));
+    else if (total_size && (!json_is_integer(total_size) || json_integer_value(total_size) < 0))
+        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\".\"total_size\" is a JSON %s, not a non-negative integer",
+                          where, json_kind(total_size));
+    json_decref(metadata);
+    return st;
+}
+
+/* The index's members: metadata, weight_map, and others checked and left. */
+static llmmem_status read_index_members(index_state *x, const char *where, const char *text, size_t len)
+{
+    static const char what[] = "";
+    llmmem__json_members it;
+    const char *expected = NULL;
+    size_t at = 0;
+    if (!llmmem__json_members_open(&it, text, len, 0, &expected, &at))
+        return not_an_object(where, what, text, len, expected, at);
+    llmmem__names keys = {0};
+    llmmem_status st = LLMMEM_OK;
+    int has_weight_map = 0;
+    for (;;) {
+        llmmem__json_member m;
+        int more = 0;
+        json_t *key = NULL, *other = NULL;
+        if ((st = next_member(&more, &it, &m, where, what)) || !more)
+            break;
+        if ((st = member_key(&key, where, what, text, len, &m)))
+            break;
+        const char *k = json_string_value(key);
+        size_t kn = json_string_length(key);
+        int added = llmmem__names_add(&keys, k, kn, 0, NULL);
+        if (added < 0) {
+            st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory", where);
+        } else if (added) {
+            int line, col;
+            llmmem__json_line_col(text, len, m.key_end - 1, &line, &col);
+            st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: duplicate key '%.*s' (line %d, column %d)", where,
+                              shown_len(kn), k, line, col);
+        } else if (strcmp(k, "metadata") == 0) {
+            st = read_index_metadata(where, text, len, &m);
+        } else if (strcmp(k, "weight_map") == 0) {
+            has_weight_map = 1;
+            st = read_weight_map(x, where, text, len, &m);
+        } else if ((st = load_value(&other, where, what, text, len, &m, ST_SMALL_MAX_VALUES)) == LLMMEM_OK &&
+                   !other) {
+            st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: member '%.*s' holds more than %d JSON values (an index holds "
+                              "\"metadata\" and \"weight_map\")", where, shown_len(kn), k, ST_SMALL_MAX_VALUES);
+        }
+        json_decref(other);
+        json_decref(key);
+        if (st)
+            break;
+    }
+    llmmem__names_free(&keys);
+    if (!st)
+        st = check_end(where, what, &it);
+    if (!st && !has_weight_map)
+        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"weight_map\" is missing", where);
+    return st;
+}
+
+/* The shard (in order of first mention) that holds checkpoint tensor i. */
+static size_t shard_holding(const index_state *x, size_t n_read, size_t i)
+{
+    size_t lo = 0, hi = n_read; /* first[lo] <= i < first[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->first[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static const char *shard_name(const index_state *x, size_t number)
+{
+    return llmmem__names_get(&x->shards, x->shard_id[number], NULL);
+}
+
 static llmmem_status read_index(llmmem_checkpoint *ck, const char *index_path)
 {
     const char *where = tail(index_path);
-    json_t *index = NULL, *shards = NULL, *seen = NULL;
-    char *dir = NULL;
-    llmmem_status st = load_json_file(&index, index_path);
-    if (st != LLMMEM_OK)
-        return st;
+    index_state x;
+    memset(&x, 0, sizeof x);
+    char *dir = NULL, *text = NULL;
+    size_t len = 0;
+    llmmem_status st = llmmem__read_small_file(&text, &len, index_path, where, ST_MAX_INDEX, "an index");
+    if (!st)
+        st = read_index_members(&x, where, text, len);
+    free(text);
+    if (st)
+        goto done;
 
-    const json_t *metadata = json_object_get(index, "metadata");
-    const json_t *weight_map = json_object_get(index, "weight_map");
-    if (metadata && !json_is_object(metadata)) {
-        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\" is a JSON %s, not an object", where, json_kind(metadata));
-        goto done;
-    }
-    const json_t *total_size = metadata ? json_object_get(metadata, "total_size") : NULL;
-    if (total_size && (!json_is_integer(total_size) || json_integer_value(total_size) < 0)) {
-        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\".\"total_size\" is a JSON %s, not a non-negative integer",
-                          where, json_kind(total_size));
-        goto done;
-    }
-    if (!weight_map || !json_is_object(weight_map) || json_object_size(weight_map) == 0) {
-        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"weight_map\" is %s", where,
-                          !weight_map ? "missing"
-                          : json_is_object(weight_map) ? "empty"
-                                                       : "not an object of tensor names to shard files");
-        goto done;
-    }
-
-    shards = json_object(); /* shard file -> null, in order of first mention */
-    seen = json_object();   /* tensor -> the shard holding it */
     dir = folder_of(index_path);
-    if (!shards || !seen || !dir) {
+    x.first = malloc((x.shards.n + 1) * sizeof *x.first);
+    if (!dir || !x.first) {
         st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory", where);
         goto done;
     }
-    for (void *it = json_object_iter((json_t *)weight_map); it; it = json_object_iter_next((json_t *)weight_map, it)) {
-        const json_t *shard = json_object_iter_value(it);
-        if (!json_is_string(shard) || !plain_file_name(json_string_value(shard))) {
-            st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: weight_map entry '%.*s' is %s, not a file name beside the index",
-                              where, shown_len(strlen(json_object_iter_key(it))), json_object_iter_key(it),
-                              json_is_string(shard) ? "a path" : "not a string");
-            goto done;
-        }
-        if (!json_object_get(shards, json_string_value(shard)) &&
-            json_object_set_new(shards, json_string_value(shard), json_null()) != 0) {
-            st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory", where);
-            goto done;
-        }
-    }
-
-    for (void *it = json_object_iter(shards); it; it = json_object_iter_next(shards, it)) {
-        const char *shard = json_object_iter_key(it);
+    for (size_t s = 0; s < x.shards.n; s++) {
+        const char *shard = shard_name(&x, s);
         char *path = join(dir, shard);
         if (!path) {
             st = LLMMEM_ERR_NO_MEMORY;
             goto done;
         }
-        json_t *header = NULL;
-        st = read_file(&header, ck, path);
+        size_t other = SIZE_MAX;
+        x.first[s] = ck->n_tensors;
+        st = read_file(ck, path, &other);
         free(path);
-        if (st != LLMMEM_OK)
-            goto done;
-        for (void *t = json_object_iter(header); t && st == LLMMEM_OK; t = json_object_iter_next(header, t)) {
-            const char *name = json_object_iter_key(t);
-            if (strcmp(name, "__metadata__") == 0)
-                continue;
-            const json_t *other = json_object_get(seen, name);
-            if (other)
-                st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s' is stored in both %.*s and %.*s", where,
-                                  shown_len(strlen(name)), name, 80, json_string_value(other), 80, shard);
-            else if (json_object_set_new(seen, name, json_string(shard)) != 0)
-                st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory", where);
+        if (st && other != SIZE_MAX) {
+            const char *name = ck->tensors[other].name;
+            st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s' is stored in both %.*s and %.*s", where,
+                              shown_len(strlen(name)), name, 80, shard_name(&x, shard_holding(&x, s, other)), 80,
+                              shard);
         }
-        json_decref(header);
-        if (st != LLMMEM_OK)
+        if (st)
             goto done;
     }
+    x.first[x.shards.n] = ck->n_tensors;
 
-    for (void *it = json_object_iter((json_t *)weight_map); it; it = json_object_iter_next((json_t *)weight_map, it)) {
-        const char *name = json_object_iter_key(it);
-        const char *shard = json_string_value(json_object_iter_value(it));
-        const json_t *held = json_object_get(seen, name);
-        if (!held || strcmp(json_string_value(held), shard) != 0) {
+    const size_t ahead = LLMMEM_LOOKUPS_AHEAD;
+    for (size_t i = 0; i < x.tensors.n && i < ahead; i++)
+        llmmem__ck_prefetch(ck, x.tensors.hash[i]);
+    size_t i = 0;
+    for (size_t id = 0; id < x.tensors.len; id = llmmem__names_next(&x.tensors, id), i++) {
+        if (i + ahead < x.tensors.n)
+            llmmem__ck_prefetch(ck, x.tensors.hash[i + ahead]);
+        size_t name_len, held = 0;
+        const char *name = llmmem__names_get(&x.tensors, id, &name_len);
+        size_t in_map = llmmem__names_value(&x.tensors, id);
+        int stored = llmmem__ck_find_hashed(ck, x.tensors.hash[i], name, name_len, &held);
+        size_t in = stored ? shard_holding(&x, x.shards.n, held) : 0;
+        if (!stored || in != in_map) {
             st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: weight_map puts tensor '%.*s' in %.*s, but %s%.*s", where,
-                              shown_len(strlen(name)), name, 80, shard, held ? "it is stored in " : "that shard does not hold it",
-                              80, held ? json_string_value(held) : "");
+                              shown_len(name_len), name, 80, shard_name(&x, in_map),
+                              stored ? "it is stored in " : "that shard does not hold it", 80,
+                              stored ? shard_name(&x, in) : "");
             goto done;
         }
     }
 
 done:
     free(dir);
-    json_decref(seen);
-    json_decref(shards);
-    json_decref(index);
+    free(x.first);
+    free(x.shard_id);
+    llmmem__names_free(&x.tensors);
+    llmmem__names_free(&x.shards);
     return st;
 }
 
 /* tie_word_embeddings of a folder's config.json: top level, else text_config (multimodal
- * configs); absent, null or no config.json: 0 (the stored head stays a parameter). */
+ * configs); absent, null or no config.json: 0 (the stored head stays a parameter). The file is
+ * bounded as hfconfig.c bounds it: LLMMEM_CONFIG_MAX_BYTES and LLMMEM_CONFIG_MAX_VALUES. */
 static llmmem_status read_tie(int *tied_out, const char *dir)
 {
     *tied_out = 0;
@@ -611,8 +1083,23 @@ static llmmem_status read_tie(int *tied_out, const char *dir)
         free(path);
         return LLMMEM_OK;
     }
+    const char *where = tail(path);
     json_t *config = NULL;
-    llmmem_status st = load_json_file(&config, path);
+    char *text = NULL;
+    size_t len = 0;
+    llmmem_status st = llmmem__read_small_file(&text, &len, path, where, LLMMEM_CONFIG_MAX_BYTES, "a config.json");
+    if (!st && llmmem__json_count_values(text, len) > LLMMEM_CONFIG_MAX_VALUES)
+        st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: more than the %d JSON values a config.json may have", where,
+                          LLMMEM_CONFIG_MAX_VALUES);
+    if (!st) {
+        json_error_t err;
+        config = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+        if (!config)
+            st = jansson_fail(where, "", text, len, 0, &err);
+        else if (!json_is_object(config))
+            st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: a JSON %s, not an object", where, json_kind(config));
+    }
+    free(text);
     if (st == LLMMEM_OK) {
         const json_t *v = json_object_get(config, "tie_word_embeddings");
         const json_t *text_config = json_object_get(config, "text_config");
@@ -729,9 +1216,10 @@ llmmem_status llmmem_checkpoint_from_safetensors(llmmem_checkpoint **out, const 
     if (S_ISDIR(sb.st_mode)) {
         char *file = NULL;
         int is_index = 0, tied = 0;
+        size_t other;
         st = find_in_folder(&file, &is_index, path);
         if (st == LLMMEM_OK)
-            st = is_index ? read_index(ck, file) : read_file(NULL, ck, file);
+            st = is_index ? read_index(ck, file) : read_file(ck, file, &other);
         if (st == LLMMEM_OK)
             st = read_tie(&tied, path);
         if (st == LLMMEM_OK)
@@ -740,7 +1228,8 @@ llmmem_status llmmem_checkpoint_from_safetensors(llmmem_checkpoint **out, const 
     } else if (ends_with(path, ".json")) {
         st = read_index(ck, path);
     } else {
-        st = read_file(NULL, ck, path);
+        size_t other;
+        st = read_file(ck, path, &other);
     }
     if (st != LLMMEM_OK) {
         llmmem_checkpoint_free(ck);
@@ -770,7 +1259,8 @@ llmmem_status llmmem_checkpoint_from_safetensors_bytes(llmmem_checkpoint **out, 
     if (st != LLMMEM_OK)
         return st;
     uint64_t data_size = 0;
-    st = parse_header(NULL, &data_size, ck, where, (const char *)bytes + 8, (size_t)n);
+    size_t other;
+    st = parse_header(&data_size, &other, ck, where, (const char *)bytes + 8, (size_t)n);
     if (st != LLMMEM_OK) {
         llmmem_checkpoint_free(ck);
         return st;

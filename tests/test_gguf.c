@@ -1,9 +1,15 @@
 /* GGUF header reader: exact bytes of mixed-type files from ggml's block sizes, the model the
  * metadata describes (its parameters equal the tensors' elements, group by group), and clean
  * failures on every truncation and every hostile count, length, shape and type. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -623,7 +629,22 @@ START_TEST(ggml_type_sizes)
 }
 END_TEST
 
-/* The path API reads the header through stdio, seeking past long strings; the same result. */
+/* A file of the header and then `size` bytes in all (zeros past the header, sparse). */
+static void write_gguf(const char *path, const buf *b, uint64_t size)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(b->p, 1, b->len, f), b->len);
+    ck_assert_int_eq(fflush(f), 0);
+    ck_assert_int_eq(ftruncate(fileno(f), (off_t)size), 0);
+    fclose(f);
+}
+
+/* The path API reads the header through its buffer, seeking past long strings; the same result.
+ * A file must hold the tensor data too: it starts at the header's end padded to general.alignment
+ * (32 here) and the last tensor, output_norm.weight (1024 bytes, a multiple of 32), ends at
+ * b.data_end after it (docs/gguf.md; llama.cpp llama-model-loader "data is not within the file
+ * bounds"). */
 START_TEST(from_file)
 {
     buf b;
@@ -631,10 +652,9 @@ START_TEST(from_file)
     char path[] = "/tmp/llmmem-gguf-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(b.p, 1, b.len, f), b.len);
-    fclose(f);
+    close(fd);
+    uint64_t whole = (b.len + 31) / 32 * 32 + b.data_end;
+    write_gguf(path, &b, whole);
     llmmem_checkpoint *ck;
     ck_assert_ok(llmmem_checkpoint_from_gguf(&ck, path));
     ck_assert_uint_eq(llmmem_checkpoint_tensor_count(ck), 21);
@@ -645,7 +665,26 @@ START_TEST(from_file)
     llmmem_model_free(m);
     llmmem_checkpoint_free(ck);
 
+    /* bytes after the last tensor's data are allowed, as in llama.cpp */
+    write_gguf(path, &b, whole + 100);
+    ck_assert_ok(llmmem_checkpoint_from_gguf(&ck, path));
+    llmmem_checkpoint_free(ck);
+    /* one byte of data short, and no data at all: the tensor whose data is cut is named */
+    write_gguf(path, &b, whole - 1);
+    ck_assert_status(llmmem_checkpoint_from_gguf(&ck, path), LLMMEM_ERR_PARSE);
+    ck_assert_ptr_null(ck);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), path));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "tensor 'output_norm.weight' needs data bytes"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "the tensor data is missing or truncated"));
+    write_gguf(path, &b, b.len);
+    ck_assert_status(llmmem_checkpoint_from_gguf(&ck, path), LLMMEM_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "tensor 'token_embd.weight' needs data bytes"));
+    /* the same header from memory is the start of a file: its data is not looked for */
+    ck_assert_ok(llmmem_checkpoint_from_gguf_bytes(&ck, b.p, b.len));
+    llmmem_checkpoint_free(ck);
+
     /* truncated files fail as truncated memory does, naming the path */
+    FILE *f;
     for (size_t n = 0; n < b.len; n += n < 2048 ? 7 : 4099) {
         f = fopen(path, "wb");
         ck_assert_ptr_nonnull(f);
@@ -662,6 +701,29 @@ START_TEST(from_file)
     ck_assert_status(llmmem_checkpoint_from_gguf(&ck, "/tmp"), LLMMEM_ERR_IO);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "not a regular file"));
     free(b.p);
+}
+END_TEST
+
+/* A named pipe with no writer is refused at once (issue 14: open(2) without O_NONBLOCK waited for
+ * a writer forever); the alarm ends the test process should it block again. */
+START_TEST(fifo_is_refused)
+{
+    char dir[] = "/tmp/llmmem-gguf-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64], want[128];
+    snprintf(path, sizeof path, "%s/model.gguf", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    alarm(10);
+    llmmem_checkpoint *ck = (llmmem_checkpoint *)&ck;
+    ck_assert_status(llmmem_checkpoint_from_gguf(&ck, path), LLMMEM_ERR_IO);
+    ck_assert_ptr_null(ck);
+    snprintf(want, sizeof want, "%s: is not a regular file (a named pipe)", path);
+    ck_assert_str_eq(llmmem_last_message(), want);
+    ck_assert_status(llmmem_checkpoint_from_gguf(&ck, "/dev/zero"), LLMMEM_ERR_IO);
+    ck_assert_str_eq(llmmem_last_message(), "/dev/zero: is not a regular file (a character device)");
+    alarm(0);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -1123,6 +1185,7 @@ static Suite *gguf_suite(void)
     tcase_add_test(tc, hostile_headers);
     tcase_add_test(tc, ggml_type_sizes);
     tcase_add_test(tc, from_file);
+    tcase_add_test(tc, fifo_is_refused);
     suite_add_tcase(s, tc);
     TCase *models = tcase_create("models");
     tcase_add_test(models, model_qwen3moe);

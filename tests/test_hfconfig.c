@@ -16,8 +16,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "readfile.h"
 #include "unit.h"
 
 #ifndef LLMMEM_TEST_DATA
@@ -269,13 +271,21 @@ START_TEST(folders_and_files)
     ck_assert_ok(llmmem_model_from_hf_config(&m, path)); /* the file */
     llmmem_model_free(m);
 
-    /* more than 16 MiB: refused before reading */
+    /* more than 4 MiB (LLMMEM_CONFIG_MAX_BYTES): refused before reading; 4 MiB is read */
     int fd = open(path, O_WRONLY | O_TRUNC);
     ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(ftruncate(fd, (off_t)(16 << 20) + 1), 0);
+    ck_assert_int_eq(ftruncate(fd, (off_t)(4 << 20) + 1), 0);
     close(fd);
     ck_assert_status(llmmem_model_from_hf_config(&m, path), LLMMEM_ERR_PARSE);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "config.json: 16777217 bytes is more than"));
+    ck_assert_ptr_nonnull(
+        strstr(llmmem_last_message(), "config.json: 4194305 bytes is more than the 4194304 a config.json may have"));
+    fd = open(path, O_WRONLY | O_TRUNC);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "{}", 2), 2);
+    ck_assert_int_eq(ftruncate(fd, (off_t)(4 << 20)), 0); /* {} and NUL bytes: read, then not JSON */
+    close(fd);
+    ck_assert_status(llmmem_model_from_hf_config(&m, path), LLMMEM_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "config.json: not valid JSON: end of file expected"));
     /* a malformed file: the message starts with its path */
     f = fopen(path, "w");
     fputs("{\"model_type\": \"llama\", \"hidden_size\": true}", f);
@@ -291,13 +301,13 @@ START_TEST(folders_and_files)
     ck_assert_status(llmmem_model_from_hf_config(NULL, dir), LLMMEM_ERR_INVALID_ARGUMENT);
     ck_assert_status(llmmem_model_from_hf_config_text(&m, NULL, 0), LLMMEM_ERR_INVALID_ARGUMENT);
 
-    /* text over 16 MiB */
-    size_t big = (16u << 20) + 1;
+    /* text over 4 MiB */
+    size_t big = (4u << 20) + 1;
     char *text = malloc(big);
     ck_assert_ptr_nonnull(text);
     memset(text, ' ', big);
     ck_assert_status(llmmem_model_from_hf_config_text(&m, text, big), LLMMEM_ERR_PARSE);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "<memory>: 16777217 bytes"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "<memory>: 4194305 bytes is more than the 4194304"));
     free(text);
 }
 END_TEST
@@ -341,7 +351,7 @@ START_TEST(errors_name_the_field)
                  "quantization_config: expected an object, got a string");
     /* duplicate keys */
     expect_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"hidden_size\": 64}", LLMMEM_ERR_PARSE,
-                 "duplicate object key near '\"hidden_size\"'");
+                 "duplicate object key (line 1, column 56, in field \"hidden_size\")");
     /* an integer beyond 64 bits (1e30 written out) */
     expect_error("{\"model_type\": \"llama\", \"hidden_size\": 1000000000000000000000000000000}", LLMMEM_ERR_PARSE,
                  "too big integer (line 1, column 70, in field \"hidden_size\")");
@@ -612,6 +622,10 @@ START_TEST(mixture_of_experts)
     llmmem_model_free(m);
     expect_error("{\"model_type\": \"mixtral\", " SMALL ", \"intermediate_size\": 96}", LLMMEM_ERR_INCOMPLETE,
                  "num_local_experts: is missing");
+    /* issue 14: 0 experts made a dense model without a word */
+    expect_error("{\"model_type\": \"mixtral\", " SMALL ", \"intermediate_size\": 96, \"num_key_value_heads\": 2, "
+                 "\"num_local_experts\": 0, \"num_experts_per_tok\": 2}",
+                 LLMMEM_ERR_OUT_OF_RANGE, "num_local_experts: 0 experts: a mixtral model routes every layer");
     /* DeepSeek: n_routed_experts null is dense; topk_method decides the correction bias */
     const char *ds = "{\"model_type\": \"deepseek_v3\", " SMALL ", \"intermediate_size\": 128, "
                      "\"kv_lora_rank\": 16, \"qk_rope_head_dim\": 8, \"qk_nope_head_dim\": 8, \"v_head_dim\": 8, "
@@ -738,6 +752,13 @@ START_TEST(dtypes_and_quantization)
          "quantization_config.bits: 3 is not supported (4 is)"},
         {"{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": -1}", LLMMEM_ERR_UNSUPPORTED,
          "quantization_config.group_size: -1 (one group per output channel)"},
+        /* issue 14: group_size 0 was taken as the key's 0, "the format's default" (128) */
+        {"{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 0}", LLMMEM_ERR_OUT_OF_RANGE,
+         "quantization_config.group_size: 0 is not a group size"},
+        {"{\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 0}", LLMMEM_ERR_OUT_OF_RANGE,
+         "quantization_config.group_size: 0 is not a group size"},
+        {"{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": -2}", LLMMEM_ERR_OUT_OF_RANGE,
+         "quantization_config.group_size: quantization_group_size (-2) is out of range"},
         {"{\"quant_method\": \"gptq\"}", LLMMEM_ERR_INCOMPLETE, "quantization_config.bits: is missing"},
         {"{\"quant_method\": \"gptq\", \"bits\": 4, \"checkpoint_format\": \"marlin\"}", LLMMEM_ERR_UNSUPPORTED,
          "quantization_config.checkpoint_format: 'marlin' is not supported"},
@@ -772,6 +793,129 @@ START_TEST(dtypes_and_quantization)
 }
 END_TEST
 
+/* ---- issue 14: hostile inputs ------------------------------------------------------------------- */
+
+/* Messages name the path, line, column and the key where jansson stopped; a duplicate key names
+ * itself (it was blamed on the field before it), and no byte of the input is quoted beyond a
+ * key's name (a file that is not JSON, such as /etc/shadow, was echoed in "near '...'"). */
+START_TEST(json_errors_name_the_key_not_the_content)
+{
+    /* the duplicate's token ends at column 75: the field before it is vocab_size */
+    expect_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"vocab_size\": 100, \"hidden_size\": 64}",
+                 LLMMEM_ERR_PARSE, "duplicate object key (line 1, column 75, in field \"hidden_size\")");
+    expect_error("{\"model_type\": \"llama\", \"quantization_config\": {\"bits\": 4, \"group_size\": 128, "
+                 "\"bits\": 4}}",
+                 LLMMEM_ERR_PARSE, "duplicate object key (line 1, column 84, in field \"quantization_config.bits\")");
+    expect_error("{\"model_type\": \"llama\", \"layer_types\": [\"full_attention\", x]}", LLMMEM_ERR_PARSE,
+                 "invalid token (line 1, column 59, in field \"layer_types[1]\")");
+
+    static const char *const hostile[] = {
+        "root:$6$hunter2$abcdef:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
+        "{\"model_type\": \"llama\", \"hidden_size\": hunter2}",
+        "{\"model_type\": \"llama\", \"token\": \"hunter2\n\"}",
+        "{\"model_type\": \"llama\", \"token\": \"hunter2\\x\"}",
+        "{\"model_type\": \"llama\", \"token\": \"\\u12zz hunter2\"}",
+        "[\"hunter2\"]x",
+    };
+    /* columns: where jansson stopped, counted by hand (the identifier "root" ends at 4, "hunter" at
+     * 45 (a digit ends it), the newline is not consumed after column 41, the bad escapes' letters
+     * are 43 and 39, the x after the array 12) */
+    static const char *const expected[] = {
+        "<memory>: not valid JSON: '[' or '{' expected (line 1, column 4)",
+        "<memory>: not valid JSON: invalid token (line 1, column 45, in field \"hidden_size\")",
+        "<memory>: not valid JSON: unexpected newline (line 1, column 41, in field \"token\")",
+        "<memory>: not valid JSON: invalid escape (line 1, column 43, in field \"token\")",
+        "<memory>: not valid JSON: invalid escape (line 1, column 39, in field \"token\")",
+        "<memory>: not valid JSON: end of file expected (line 1, column 12)",
+    };
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        llmmem_model *m = (llmmem_model *)&m;
+        ck_assert_status(load_text(&m, hostile[i]), LLMMEM_ERR_PARSE);
+        ck_assert_ptr_null(m);
+        ck_assert_msg(strcmp(llmmem_last_message(), expected[i]) == 0, "'%s', expected '%s'", llmmem_last_message(),
+                      expected[i]);
+        ck_assert_ptr_null(strstr(llmmem_last_message(), "hunter2"));
+    }
+
+    /* a file that is not JSON: its path, where, and nothing of what it holds */
+    char tmp[] = "/tmp/llmmem-hfconfig-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    char path[1100];
+    snprintf(path, sizeof path, "%s/shadow", tmp);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(hostile[0], f);
+    fclose(f);
+    llmmem_model *m = (llmmem_model *)&m;
+    ck_assert_status(llmmem_model_from_hf_config(&m, path), LLMMEM_ERR_PARSE);
+    char want[1300];
+    snprintf(want, sizeof want, "%s: not valid JSON: '[' or '{' expected (line 1, column 4)", path);
+    ck_assert_str_eq(llmmem_last_message(), want);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(tmp), 0);
+}
+END_TEST
+
+/* At most LLMMEM_CONFIG_MAX_VALUES (100,000) JSON values and keys, counted before jansson builds
+ * any (an empty container counts twice): 16.5 MB of "[]," cost 748 MB of tree before the fix. */
+START_TEST(json_value_count_is_bounded)
+{
+    /* counted: 1, and in LLAMA '{', 6 ':' and 5 ','; ", \"x\": [" adds 3 (',' ':' '['); z zeros add
+     * z - 1 commas: 15 + z in all */
+    size_t size = 1000000;
+    char *json = malloc(size);
+    ck_assert_ptr_nonnull(json);
+    for (int over = 0; over <= 1; over++) {
+        size_t zeros = over ? 99986 : 99985; /* 100,000 counted: read; 100,001: refused */
+        size_t n = (size_t)snprintf(json, size, LLAMA ", \"x\": [0");
+        for (size_t i = 1; i < zeros; i++) {
+            json[n++] = ',';
+            json[n++] = '0';
+        }
+        n += (size_t)snprintf(json + n, size - n, "]}");
+        ck_assert_uint_eq(llmmem__json_count_values(json, n), 100000 + (uint64_t)over);
+        llmmem_model *m = NULL;
+        llmmem_status st = llmmem_model_from_hf_config_text(&m, json, n);
+        if (over) {
+            ck_assert_int_eq(st, LLMMEM_ERR_PARSE);
+            ck_assert_str_eq(llmmem_last_message(), "<memory>: more than the 100000 JSON values and keys a config.json "
+                                                    "may have");
+        } else {
+            ck_assert_msg(st == LLMMEM_OK, "%s", llmmem_last_message());
+            llmmem_model_free(m);
+        }
+    }
+    free(json);
+}
+END_TEST
+
+/* A named pipe as the config or as a folder's config.json is refused at once: open(2) without
+ * O_NONBLOCK waited for a writer forever. The alarm ends the test process should it block. */
+START_TEST(fifo_is_refused)
+{
+    char tmp[] = "/tmp/llmmem-hfconfig-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    char path[1100];
+    snprintf(path, sizeof path, "%s/config.json", tmp);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    alarm(10);
+    llmmem_model *m = (llmmem_model *)&m;
+    ck_assert_status(llmmem_model_from_hf_config(&m, path), LLMMEM_ERR_IO);
+    ck_assert_ptr_null(m);
+    char want[1300];
+    snprintf(want, sizeof want, "%s: is not a regular file (a named pipe)", path);
+    ck_assert_str_eq(llmmem_last_message(), want);
+    ck_assert_status(llmmem_model_from_hf_config(&m, tmp), LLMMEM_ERR_IO); /* the folder: its config.json */
+    ck_assert_str_eq(llmmem_last_message(), want);
+    /* a character device too */
+    ck_assert_status(llmmem_model_from_hf_config(&m, "/dev/null"), LLMMEM_ERR_IO);
+    ck_assert_str_eq(llmmem_last_message(), "/dev/null: is not a regular file (a character device)");
+    alarm(0);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(tmp), 0);
+}
+END_TEST
+
 static Suite *hfconfig_suite(void)
 {
     Suite *s = suite_create("hfconfig");
@@ -793,6 +937,9 @@ static Suite *hfconfig_suite(void)
     tcase_add_test(reader, mixture_of_experts);
     tcase_add_test(reader, multimodal_wrappers);
     tcase_add_test(reader, dtypes_and_quantization);
+    tcase_add_test(reader, json_errors_name_the_key_not_the_content);
+    tcase_add_test(reader, json_value_count_is_bounded);
+    tcase_add_test(reader, fifo_is_refused);
     suite_add_tcase(s, reader);
     return s;
 }

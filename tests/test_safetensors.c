@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
@@ -132,6 +133,18 @@ static const char *tmp_write(tmp *t, const char *name, const void *data, size_t 
 static const char *tmp_write_text(tmp *t, const char *name, const char *text)
 {
     return tmp_write(t, name, text, strlen(text));
+}
+
+/* A named pipe in the folder, no writer at its other end. */
+static const char *tmp_fifo(tmp *t, const char *name)
+{
+    ck_assert_int_lt(t->n, 16);
+    char *path = t->files[t->n++];
+    char joined[sizeof t->files[0]];
+    snprintf(joined, sizeof joined, "%s/%s", t->dir, name);
+    memcpy(path, joined, sizeof joined);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    return path;
 }
 
 static void tmp_done(tmp *t)
@@ -952,6 +965,151 @@ START_TEST(files_and_folders)
 }
 END_TEST
 
+/* ---- issue 14: hostile inputs -------------------------------------------- */
+
+/* A named pipe where a file is read, no writer at its other end: refused at once. open(2)
+ * without O_NONBLOCK waited for a writer forever on a shard an index names and on a folder's
+ * config.json; the alarm ends the test process should it block again. */
+START_TEST(fifo_is_refused)
+{
+    hdr h;
+    size_t size;
+    hdr_init(&h);
+    hdr_add(&h, "model.embed_tokens.weight", "F16", "[16, 8]");
+    unsigned char *b = hdr_bytes(&h, &size, 1);
+    llmmem_checkpoint *ck = (llmmem_checkpoint *)&ck;
+    char want[512];
+    tmp t;
+    alarm(10);
+
+    tmp_init(&t);
+    tmp_write(&t, "a.safetensors", b, size);
+    const char *shard = tmp_fifo(&t, "b.safetensors");
+    tmp_write_text(&t, "model.safetensors.index.json",
+                   "{\"weight_map\": {\"model.embed_tokens.weight\": \"a.safetensors\", "
+                   "\"lm_head.weight\": \"b.safetensors\"}}");
+    ck_assert_status(llmmem_checkpoint_from_safetensors(&ck, t.dir), LLMMEM_ERR_IO);
+    ck_assert_ptr_null(ck);
+    snprintf(want, sizeof want, "%s: is not a regular file (a named pipe)", shard);
+    ck_assert_str_eq(llmmem_last_message(), want);
+    tmp_done(&t);
+
+    tmp_init(&t);
+    tmp_write(&t, "model.safetensors", b, size);
+    const char *config = tmp_fifo(&t, "config.json");
+    ck_assert_status(llmmem_checkpoint_from_safetensors(&ck, t.dir), LLMMEM_ERR_IO);
+    snprintf(want, sizeof want, "%s: is not a regular file (a named pipe)", config);
+    ck_assert_str_eq(llmmem_last_message(), want);
+    tmp_done(&t);
+
+    /* the path itself, and a folder whose only checkpoint is a pipe */
+    tmp_init(&t);
+    const char *pipe_path = tmp_fifo(&t, "model.safetensors");
+    ck_assert_status(llmmem_checkpoint_from_safetensors(&ck, pipe_path), LLMMEM_ERR_IO);
+    ck_assert_message_has("not a regular file");
+    ck_assert_status(llmmem_checkpoint_from_safetensors(&ck, t.dir), LLMMEM_ERR_NOT_FOUND);
+    tmp_done(&t);
+    alarm(0);
+    free(b);
+}
+END_TEST
+
+/* Messages never quote the header: jansson's " near '<token>'" is cut; the scanner's own failures
+ * name what was expected, line and column (the column of the byte at fault, counted by hand). */
+START_TEST(messages_do_not_quote_the_input)
+{
+    static const struct {
+        const char *json, *message;
+    } cases[] = {
+        {"{hunter2}", "<memory>: header is not valid JSON: string or '}' expected (line 1, column 2)"},
+        {"{\"a\" hunter2}", "<memory>: header is not valid JSON: ':' expected (line 1, column 6)"},
+        {"{\"a\": {\"dtype\": hunter2}}", "<memory>: header is not valid JSON: invalid token (line 1, column 22)"},
+        {"{\"__metadata__\": {} hunter2}", "<memory>: header is not valid JSON: '}' expected (line 1, column 21)"},
+        {"{\"hunter2\\q\": 1}", "<memory>: header is not valid JSON: invalid escape (line 1, column 11)"},
+        {"{\"a\": [1, 2}", "<memory>: header is not valid JSON: ']' expected (line 1, column 12)"},
+        {"{\"a\": [1, 2", "<memory>: header is not valid JSON: ']' expected near end of file (line 1, column 11)"},
+        {"{} hunter2", "<memory>: header is not valid JSON: end of file expected (line 1, column 4)"},
+        {"hunter2", "<memory>: header is not valid JSON: '[' or '{' expected (line 1, column 1)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t size;
+        unsigned char *b = raw_bytes(cases[i].json, &size);
+        llmmem_checkpoint *ck = (llmmem_checkpoint *)&ck;
+        ck_assert_status(llmmem_checkpoint_from_safetensors_bytes(&ck, b, size), LLMMEM_ERR_PARSE);
+        ck_assert_msg(strcmp(llmmem_last_message(), cases[i].message) == 0, "%s: '%s', expected '%s'", cases[i].json,
+                      llmmem_last_message(), cases[i].message);
+        free(b);
+    }
+    /* a duplicate tensor names itself, where it is */
+    expect_bad_json("{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]},\n"
+                    " \"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [4, 8]}}",
+                    LLMMEM_ERR_PARSE, "<memory>: duplicate tensor name 'a' (line 2, column 4)");
+}
+END_TEST
+
+/* A tensor entry holds at most 1024 JSON values (dtype, shape, data_offsets and the entry's own
+ * structure take about 10 + dims); the scanner counts them before jansson builds the entry. */
+START_TEST(entry_values_are_bounded)
+{
+    /* counted: 1, '{', 3 ':', 2 ',' between the members, '[' and ',' of the offsets, '[' of the
+     * shape and its d - 1 commas: 9 + d. d = 1015 is 1024: read; 1016: refused */
+    for (int d = 1015; d <= 1016; d++) {
+        char json[4096];
+        int n = snprintf(json, sizeof json, "{\"w\": {\"dtype\": \"U8\", \"data_offsets\": [0, 1], \"shape\": [1");
+        for (int i = 1; i < d; i++)
+            n += snprintf(json + n, sizeof json - (size_t)n, ",1");
+        snprintf(json + n, sizeof json - (size_t)n, "]}}");
+        size_t size;
+        unsigned char *b = raw_bytes(json, &size);
+        llmmem_checkpoint *ck = NULL;
+        llmmem_status st = llmmem_checkpoint_from_safetensors_bytes(&ck, b, size);
+        if (d == 1015) {
+            ck_assert_msg(st == LLMMEM_OK, "%s", llmmem_last_message());
+            ck_assert_uint_eq(llmmem_checkpoint_total_bytes(ck), 1);
+            llmmem_checkpoint_free(ck);
+        } else {
+            ck_assert_int_eq(st, LLMMEM_ERR_PARSE);
+            ck_assert_message_has("<memory>: tensor 'w': its entry holds more than 1024 JSON values (line 1, column 4)");
+        }
+        free(b);
+    }
+}
+END_TEST
+
+/* Entries in their plain form are read without jansson; any other form (escapes, unknown keys,
+ * non-canonical numbers, a repeated key) goes to jansson, and both give the same tensors. */
+START_TEST(plain_and_general_entries_agree)
+{
+    static const char *const same[] = {
+        "{\"ab\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]}}",
+        "{ \"a\\u0062\" : { \"shape\" : [ 2 , 3 ] ,\n\t\"data_offsets\" : [ 0 , 24 ] , \"dtype\" : \"F32\" } }",
+        "{\"ab\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24],\"extra\":[1]}}",
+        "{\"ab\":{\"dtype\":\"F\\u0033\\u0032\",\"shape\":[2,3],\"data_offsets\":[-0,24]}}",
+        "{\"ab\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,24]},\"__metadata__\":{\"k\":\"v\"}}",
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        size_t size;
+        unsigned char *b = raw_bytes(same[i], &size);
+        llmmem_checkpoint *ck = from_bytes(b, size);
+        const char *name, *dtype;
+        uint64_t elements, bytes;
+        ck_assert_uint_eq(llmmem_checkpoint_tensor_count(ck), 1);
+        ck_assert_ok(llmmem_checkpoint_tensor(&name, &dtype, &elements, &bytes, NULL, NULL, ck, 0));
+        ck_assert_str_eq(name, "ab");
+        ck_assert_str_eq(dtype, "F32");
+        ck_assert_uint_eq(elements, 6);
+        ck_assert_uint_eq(bytes, 24);
+        llmmem_checkpoint_free(ck);
+        free(b);
+    }
+    /* forms jansson refuses: a leading zero, a repeated key */
+    expect_bad_json("{\"w\": {\"dtype\": \"F32\", \"shape\": [02], \"data_offsets\": [0, 8]}}", LLMMEM_ERR_PARSE,
+                    "not valid JSON: invalid token");
+    expect_bad_json("{\"w\": {\"dtype\": \"F32\", \"shape\": [2], \"shape\": [2], \"data_offsets\": [0, 8]}}",
+                    LLMMEM_ERR_PARSE, "not valid JSON: duplicate object key");
+}
+END_TEST
+
 /* ---- verify -------------------------------------------------------------- */
 
 /* Llama-shaped: hidden 8, 2 layers, 2 heads of 4 with 1 KV head, intermediate 12, vocab 16,
@@ -1129,10 +1287,19 @@ START_TEST(ck_add_limits)
     ck_assert_ok(llmmem__ck_new(&ck, 2));
     /* LLMMEM__MAX_DTYPES distinct dtype names fit; one more does not */
     for (int i = 0; i < LLMMEM__MAX_DTYPES; i++) {
-        char dtype[8];
+        char dtype[8], name[8];
         snprintf(dtype, sizeof dtype, "T%d", i);
-        ck_assert_ok(llmmem__ck_add(ck, "x", 1, dtype, 1, 1));
+        snprintf(name, sizeof name, "x%d", i);
+        ck_assert_ok(llmmem__ck_add(ck, name, strlen(name), dtype, 1, 1));
     }
+    /* a name already stored, cut at its NUL as stored: refused, nothing changed */
+    ck_assert_status(llmmem__ck_add(ck, "x0\0y", 4, "T0", 1, 1), LLMMEM_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "duplicate tensor name 'x0'"));
+    ck_assert_uint_eq(llmmem_checkpoint_tensor_count(ck), LLMMEM__MAX_DTYPES);
+    size_t at = 0;
+    ck_assert_int_eq(llmmem__ck_find(ck, "x7", 2, &at), 1);
+    ck_assert_uint_eq(at, 7);
+    ck_assert_int_eq(llmmem__ck_find(ck, "x", 1, &at), 0);
     ck_assert_status(llmmem__ck_add(ck, "y", 1, "T99", 1, 1), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_status(llmmem__ck_add(ck, "y", 1, "A_DTYPE_NAME_TOO_LONG", 1, 1), LLMMEM_ERR_INVALID_ARGUMENT);
     /* bytes overflowing the total leave the checkpoint unchanged */
@@ -1204,6 +1371,10 @@ static Suite *safetensors_suite(void)
     tcase_add_test(tc, use_checkpoint);
     tcase_add_test(tc, verify_many_mismatches);
     tcase_add_test(tc, ck_add_limits);
+    tcase_add_test(tc, fifo_is_refused);
+    tcase_add_test(tc, messages_do_not_quote_the_input);
+    tcase_add_test(tc, entry_values_are_bounded);
+    tcase_add_test(tc, plain_and_general_entries_agree);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -480,8 +480,9 @@ def test_safetensors_folder_with_its_config(tmp_path):
 def test_gguf_gives_model_and_exact_bytes():
     # tests/fuzz/corpus/gguf/llama-mixed: token_embd 4 rows of 256 in Q4_K (144 bytes per 256),
     # attn_q 256 rows in Q6_K (210), ffn_down 256 rows in Q8_0 (8 blocks of 34), output_norm 256
-    # F32, output 4 rows in Q4_0 (8 blocks of 18): ggml-common.h block sizes
-    seed = os.path.join(DATA, "..", "..", "fuzz", "corpus", "gguf", "llama-mixed")
+    # F32, output 4 rows in Q4_0 (8 blocks of 18): ggml-common.h block sizes. A GGUF file must hold
+    # its tensor data: tests/data/gguf/llama-mixed.gguf is that seed with its (zero) data
+    seed = os.path.join(DATA, "..", "gguf", "llama-mixed.gguf")
     r = run("estimate", "--gguf", seed, "--gpu", "l4", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["per_device"]["weights"] == 4 * 144 + 256 * 210 + 256 * 8 * 34 + 256 * 4 + 4 * 8 * 18

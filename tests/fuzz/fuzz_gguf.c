@@ -115,6 +115,10 @@ static void check_file(const uint8_t *data, size_t size, llmmem_status st, const
     llmmem_checkpoint *from_file = NULL;
     llmmem_status fst = llmmem_checkpoint_from_gguf(&from_file, path);
     remove(path);
+    /* a file must hold its tensor data; bytes in memory are the start of a file only */
+    if (st == LLMMEM_OK && fst == LLMMEM_ERR_PARSE &&
+        strstr(llmmem_last_message(), "the tensor data is missing or truncated") && strstr(llmmem_last_message(), path))
+        return;
     if (fst != st || (fst == LLMMEM_OK) != (from_file != NULL))
         abort();
     if (from_file) {

@@ -1,0 +1,670 @@
+/* Reading untrusted inputs: the one file opener of the readers, whole small files, errno words,
+ * a name set, and a JSON scanner that bounds what jansson will build before it builds it. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
+
+#include "readfile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+const char *llmmem__errno_text(int e)
+{
+    switch (e) {
+    case ENOENT: return "no such file or directory";
+    case EACCES: return "permission denied";
+    case EPERM: return "operation not permitted";
+    case EISDIR: return "is a directory";
+    case ENOTDIR: return "a component of the path is not a directory";
+    case ENAMETOOLONG: return "file name too long";
+    case ELOOP: return "too many levels of symbolic links";
+    case EMFILE:
+    case ENFILE: return "too many open files";
+    case ENOMEM: return "out of memory";
+    case EIO: return "input/output error";
+    case ENXIO: return "no such device or address";
+    case EOVERFLOW: return "file too large";
+    case EINTR: return "interrupted";
+    default: return "system error";
+    }
+}
+
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISFIFO(mode))
+        return "a named pipe";
+    if (S_ISDIR(mode))
+        return "a folder";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a file";
+}
+
+static llmmem_status not_regular(const char *shown, mode_t mode)
+{
+    return llmmem__fail(LLMMEM_ERR_IO, "%s: is not a regular file (%s)", shown, file_kind(mode));
+}
+
+static llmmem_status cannot(const char *shown, const char *what, int e)
+{
+    return llmmem__fail(LLMMEM_ERR_IO, "%s: cannot %s: %s (errno %d)", shown, what, llmmem__errno_text(e), e);
+}
+
+llmmem_status llmmem__open_regular(FILE **f_out, uint64_t *size_out, const char *path, const char *shown)
+{
+    *f_out = NULL;
+    *size_out = 0;
+    /* Not even opened when it is known not to be a regular file (opening a device can act);
+     * the fstat below is what holds when the path changes in between. */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return not_regular(shown, sb.st_mode);
+    /* O_NONBLOCK: open(2) on a FIFO without a writer returns at once instead of waiting. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return cannot(shown, "open", errno);
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return cannot(shown, "read the size of", e);
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return not_regular(shown, sb.st_mode);
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(fd);
+        return cannot(shown, "open", e);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        return cannot(shown, "open", e);
+    }
+    *f_out = f;
+    *size_out = sb.st_size < 0 ? 0 : (uint64_t)sb.st_size;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__read_small_file(char **text_out, size_t *len_out, const char *path, const char *shown,
+                                      uint64_t max_bytes, const char *what)
+{
+    *text_out = NULL;
+    *len_out = 0;
+    FILE *f;
+    uint64_t size;
+    llmmem_status st = llmmem__open_regular(&f, &size, path, shown);
+    if (st)
+        return st;
+    if (size > max_bytes || max_bytes >= SIZE_MAX - 2) {
+        fclose(f);
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: %llu bytes is more than the %llu %s may have", shown,
+                            (unsigned long long)size, (unsigned long long)max_bytes, what);
+    }
+    /* A byte more than the size, so that a file grown since the fstat is noticed. */
+    size_t want = (size_t)size + 1;
+    char *text = malloc(want + 1);
+    if (!text) {
+        fclose(f);
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for %zu bytes", shown, want);
+    }
+    size_t got = fread(text, 1, want, f);
+    int e = ferror(f) ? (errno ? errno : EIO) : 0;
+    fclose(f);
+    if (e) {
+        free(text);
+        return cannot(shown, "read", e);
+    }
+    if (got > max_bytes) {
+        free(text);
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: more than the %llu bytes %s may have (it grew while read)",
+                            shown, (unsigned long long)max_bytes, what);
+    }
+    text[got] = '\0';
+    *text_out = text;
+    *len_out = got;
+    return LLMMEM_OK;
+}
+
+/* ---- a set of names -------------------------------------------------------------------------- */
+
+/* FNV-1a, then MurmurHash3's fmix64 finalizer: FNV's low bits, which the table's mask keeps,
+ * depend only on the low bits of each byte, so names that differ in a hex digit collide. */
+static uint64_t fnv1a(const char *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)p[i]) * 1099511628211ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* A slot holds the top 32 bits of the name's hash above entry + 1. The table is indexed by the
+ * hash's top bits, so it grows without reading a name again, and a probe compares names only
+ * when the 32 bits agree (a probe is one cache line, not three). */
+#define ENTRY_MASK 0xffffffffull
+
+static size_t home(uint64_t tag, size_t cap) /* tag: the hash's top 32 bits; cap: 2^1 .. 2^32 */
+{
+    return (size_t)(tag >> (32 - __builtin_ctzll((unsigned long long)cap)));
+}
+
+static int nameset_grow(llmmem__nameset *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    if (cap < s->cap || cap > ((size_t)1 << 32) || cap > SIZE_MAX / sizeof *s->slot)
+        return 0;
+    uint64_t *slot = calloc(cap, sizeof *slot);
+    if (!slot)
+        return 0;
+    for (size_t i = 0; i < s->cap; i++) {
+        if (!s->slot[i])
+            continue;
+        size_t j = home(s->slot[i] >> 32, cap);
+        while (slot[j])
+            j = (j + 1) & (cap - 1);
+        slot[j] = s->slot[i];
+    }
+    free(s->slot);
+    s->slot = slot;
+    s->cap = cap;
+    return 1;
+}
+
+uint64_t llmmem__name_hash(const char *p, size_t n)
+{
+    return fnv1a(p, n);
+}
+
+void llmmem__nameset_prefetch(const llmmem__nameset *s, uint64_t hash)
+{
+    if (s->cap)
+        __builtin_prefetch(&s->slot[home(hash >> 32, s->cap)]);
+}
+
+int llmmem__nameset_find(const llmmem__nameset *s, const char *p, size_t n, llmmem__entry_fn get, const void *ctx,
+                         size_t *found_out)
+{
+    return llmmem__nameset_find_hashed(s, fnv1a(p, n), p, n, get, ctx, found_out);
+}
+
+int llmmem__nameset_find_hashed(const llmmem__nameset *s, uint64_t hash, const char *p, size_t n,
+                                llmmem__entry_fn get, const void *ctx, size_t *found_out)
+{
+    if (!s->cap)
+        return 0;
+    uint64_t tag = hash >> 32;
+    for (size_t j = home(tag, s->cap); s->slot[j]; j = (j + 1) & (s->cap - 1)) {
+        if (s->slot[j] >> 32 != tag)
+            continue;
+        const char *q;
+        size_t m, e = (size_t)((s->slot[j] & ENTRY_MASK) - 1);
+        get(ctx, e, &q, &m);
+        if (m == n && memcmp(p, q, n) == 0) {
+            if (found_out)
+                *found_out = e;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int llmmem__nameset_insert_hashed(llmmem__nameset *s, uint64_t hash, size_t e)
+{
+    if ((uint64_t)e >= ENTRY_MASK) /* 2^32 names: more than any reader keeps (see readfile.h) */
+        return -1;
+    if ((s->n + 1) * 2 > s->cap && !nameset_grow(s))
+        return -1;
+    uint64_t tag = hash >> 32;
+    size_t j = home(tag, s->cap);
+    while (s->slot[j])
+        j = (j + 1) & (s->cap - 1);
+    s->slot[j] = tag << 32 | ((uint64_t)e + 1);
+    s->n++;
+    return 0;
+}
+
+void llmmem__nameset_free(llmmem__nameset *s)
+{
+    free(s->slot);
+    s->slot = NULL;
+    s->cap = s->n = 0;
+}
+
+static void names_entry(const void *ctx, size_t e, const char **p, size_t *n)
+{
+    const llmmem__names *t = ctx;
+    *p = t->buf + e;
+    *n = strlen(*p);
+}
+
+/* Room for a record of a name of n bytes. */
+static int names_room(llmmem__names *t, size_t n)
+{
+    if (n > SIZE_MAX / 4 - t->len)
+        return 0;
+    size_t need = n + 1 + 4;
+    if (t->cap - t->len < need) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap - t->len < need)
+            cap *= 2;
+        char *grown = realloc(t->buf, cap);
+        if (!grown)
+            return 0;
+        t->buf = grown;
+        t->cap = cap;
+    }
+    return 1;
+}
+
+static void names_put(llmmem__names *t, const char *p, size_t n, uint32_t value)
+{
+    size_t id = t->len;
+    memcpy(t->buf + id, p, n);
+    t->buf[id + n] = '\0';
+    for (unsigned i = 0; i < 4; i++)
+        t->buf[id + n + 1 + i] = (char)(value >> (8 * i));
+    t->len += n + 1 + 4;
+    t->n++;
+}
+
+int llmmem__names_add(llmmem__names *t, const char *p, size_t n, uint32_t value, size_t *id_out)
+{
+    uint64_t hash = llmmem__name_hash(p, n);
+    if (llmmem__nameset_find_hashed(&t->set, hash, p, n, names_entry, t, id_out))
+        return 1;
+    size_t id = t->len;
+    if (!names_room(t, n) || llmmem__nameset_insert_hashed(&t->set, hash, id) < 0)
+        return -1;
+    names_put(t, p, n, value);
+    if (id_out)
+        *id_out = id;
+    return 0;
+}
+
+int llmmem__names_append(llmmem__names *t, const char *p, size_t n, uint32_t value)
+{
+    if (t->n == t->hash_cap) {
+        size_t cap = t->hash_cap ? t->hash_cap * 2 : 64;
+        uint64_t *grown = cap < SIZE_MAX / sizeof *grown ? realloc(t->hash, cap * sizeof *grown) : NULL;
+        if (!grown)
+            return -1;
+        t->hash = grown;
+        t->hash_cap = cap;
+    }
+    if (!names_room(t, n))
+        return -1;
+    t->hash[t->n] = llmmem__name_hash(p, n);
+    names_put(t, p, n, value);
+    return 0;
+}
+
+#define AHEAD LLMMEM_LOOKUPS_AHEAD
+
+int llmmem__nameset_reserve(llmmem__nameset *s, size_t n)
+{
+    while ((n + 1) * 2 > s->cap)
+        if (!nameset_grow(s))
+            return 0;
+    return 1;
+}
+
+int llmmem__names_index(llmmem__names *t, size_t *dup_id_out)
+{
+    const uint64_t *hashes = t->hash;
+    /* the set at its final size first, so that prefetched slots stay where they were fetched */
+    if (!llmmem__nameset_reserve(&t->set, t->n))
+        return -1;
+    size_t i = 0;
+    for (; i < t->n && i < AHEAD; i++)
+        llmmem__nameset_prefetch(&t->set, hashes[i]);
+    i = 0;
+    for (size_t id = 0; id < t->len; id = llmmem__names_next(t, id), i++) {
+        if (i + AHEAD < t->n)
+            llmmem__nameset_prefetch(&t->set, hashes[i + AHEAD]);
+        const char *p = t->buf + id;
+        size_t n = strlen(p);
+        if (llmmem__nameset_find_hashed(&t->set, hashes[i], p, n, names_entry, t, NULL)) {
+            *dup_id_out = id;
+            return 1;
+        }
+        if (llmmem__nameset_insert_hashed(&t->set, hashes[i], id) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+const char *llmmem__names_get(const llmmem__names *t, size_t id, size_t *n_out)
+{
+    if (n_out)
+        *n_out = strlen(t->buf + id);
+    return t->buf + id;
+}
+
+uint32_t llmmem__names_value(const llmmem__names *t, size_t id)
+{
+    const unsigned char *v = (const unsigned char *)t->buf + id + strlen(t->buf + id) + 1;
+    return (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24;
+}
+
+size_t llmmem__names_next(const llmmem__names *t, size_t id)
+{
+    return id + strlen(t->buf + id) + 1 + 4;
+}
+
+void llmmem__names_free(llmmem__names *t)
+{
+    free(t->buf);
+    free(t->hash);
+    llmmem__nameset_free(&t->set);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- JSON without a tree ----------------------------------------------------------------------- */
+
+void llmmem__json_error_text(char *out, size_t size, const json_error_t *err)
+{
+    /* jansson src/load.c error_set: "<text> near '<token>'" for tokens up to 20 bytes; the text
+     * itself is one of load.c's fixed strings or numbers, but for "invalid Unicode escape '%.6s'" */
+    static const char unicode[] = "invalid Unicode escape";
+    const char *t = err->text;
+    size_t keep = strnlen(t, sizeof err->text - 1);
+    const char *near = strstr(t, " near ");
+    if (near && strcmp(near, " near end of file") != 0)
+        keep = (size_t)(near - t);
+    if (strncmp(t, unicode, sizeof unicode - 1) == 0)
+        keep = sizeof unicode - 1;
+    snprintf(out, size, "%.*s", (int)keep, t);
+}
+
+void llmmem__json_line_col(const char *text, size_t len, size_t pos, int *line_out, int *col_out)
+{
+    if (pos > len)
+        pos = len;
+    size_t end = pos < len ? pos + 1 : len; /* the character at pos counts, as jansson's column does */
+    long line = 1, col = 0;
+    for (size_t i = 0; i < end; i++) {
+        if (text[i] == '\n') {
+            line++;
+            col = 0;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    *line_out = line > INT32_MAX ? INT32_MAX : (int)line;
+    *col_out = col > INT32_MAX ? INT32_MAX : (int)col;
+}
+
+/* The offset of the closing quote of the string whose opening quote is at i, or len. */
+static size_t string_end(const char *text, size_t len, size_t i)
+{
+    for (i++; i < len; i++) {
+        if (text[i] == '\\')
+            i++;
+        else if (text[i] == '"')
+            return i;
+    }
+    return len;
+}
+
+uint64_t llmmem__json_count_values(const char *text, size_t len)
+{
+    uint64_t n = 1;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '"')
+            i = string_end(text, len, i);
+        else if (c == '{' || c == '[' || c == ',' || c == ':')
+            n++;
+    }
+    return n;
+}
+
+#define PATH_FRAMES 64
+#define PATH_KEY_SHOWN 64
+
+void llmmem__json_path_at(char *out, size_t size, const char *text, size_t len, size_t pos)
+{
+    struct frame {
+        uint8_t is_object, expect_key, has_key;
+        size_t key_begin, key_end; /* inside the quotes */
+        uint64_t index;
+    } frames[PATH_FRAMES];
+    size_t depth = 0; /* frames open; those past PATH_FRAMES are counted only */
+    if (pos > len)
+        pos = len;
+    for (size_t i = 0; i < pos; i++) {
+        char c = text[i];
+        struct frame *top = depth && depth <= PATH_FRAMES ? &frames[depth - 1] : NULL;
+        if (c == '"') {
+            size_t e = string_end(text, len, i);
+            if (top && top->is_object && top->expect_key && e < pos) {
+                top->key_begin = i + 1;
+                top->key_end = e;
+                top->has_key = 1;
+                top->expect_key = 0;
+            }
+            i = e;
+        } else if (c == '{' || c == '[') {
+            if (depth < PATH_FRAMES)
+                frames[depth] = (struct frame){c == '{', c == '{', 0, 0, 0, 0};
+            depth++;
+        } else if ((c == '}' || c == ']') && depth) {
+            depth--;
+        } else if (c == ',' && top) {
+            if (top->is_object)
+                top->expect_key = 1;
+            else
+                top->index++;
+        }
+    }
+    size_t n = 0;
+    out[0] = '\0';
+    size_t shown = depth < PATH_FRAMES ? depth : PATH_FRAMES;
+    for (size_t d = 0; d < shown && n + 1 < size; d++) {
+        const struct frame *f = &frames[d];
+        if (f->is_object && f->has_key) {
+            if (n && n + 1 < size)
+                out[n++] = '.';
+            for (size_t k = f->key_begin; k < f->key_end && k - f->key_begin < PATH_KEY_SHOWN && n + 1 < size; k++)
+                out[n++] = isprint((unsigned char)text[k]) ? text[k] : '?';
+        } else if (!f->is_object) {
+            int w = snprintf(out + n, size - n, "[%llu]", (unsigned long long)f->index);
+            n = w < 0 ? n : n + (size_t)w < size ? n + (size_t)w : size - 1;
+        }
+        out[n] = '\0';
+    }
+    if (depth > PATH_FRAMES && n + 4 < size) {
+        memcpy(out + n, "...", 4);
+        n += 3;
+    }
+    out[n < size ? n : size - 1] = '\0';
+}
+
+size_t llmmem__json_skip_space(const char *text, size_t len, size_t pos)
+{
+    while (pos < len && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' || text[pos] == '\r'))
+        pos++;
+    return pos;
+}
+
+/* jansson JSON_PARSER_MAX_DEPTH: deeper input is an error there too */
+#define SCAN_MAX_DEPTH 2048
+
+/* 1 when the bracket open at depth d is a '{'. */
+static int closes_brace(const uint8_t *closer, size_t d)
+{
+    return (int)(((unsigned)closer[d / 8] >> (d % 8)) & 1u);
+}
+
+/* The end of the value starting at text[pos] (no whitespace before it) and the values in it. */
+static int skip_value(const char *text, size_t len, size_t pos, size_t *end_out, uint64_t *values_out,
+                      const char **what, size_t *at)
+{
+    uint8_t closer[SCAN_MAX_DEPTH / 8]; /* bit set: '}' expected at that depth, else ']' */
+    size_t depth = 0;
+    uint64_t values = 1;
+    if (pos >= len) {
+        *what = "unexpected token";
+        *at = pos;
+        return 0;
+    }
+    char c = text[pos];
+    if (c == '"') {
+        size_t e = string_end(text, len, pos);
+        if (e >= len) {
+            *what = "premature end of input";
+            *at = len;
+            return 0;
+        }
+        *end_out = e + 1;
+        *values_out = 1;
+        return 1;
+    }
+    if (c != '{' && c != '[') {
+        size_t i = pos;
+        while (i < len && !strchr(",:]}[{\" \t\r\n", text[i]))
+            i++;
+        if (i == pos) {
+            *what = "unexpected token";
+            *at = pos;
+            return 0;
+        }
+        *end_out = i;
+        *values_out = 1;
+        return 1;
+    }
+    for (size_t i = pos; i < len; i++) {
+        c = text[i];
+        if (c == '"') {
+            i = string_end(text, len, i);
+            if (i >= len)
+                break;
+        } else if (c == '{' || c == '[') {
+            if (depth == SCAN_MAX_DEPTH) {
+                *what = "maximum parsing depth reached";
+                *at = i;
+                return 0;
+            }
+            unsigned bit = 1u << (depth % 8);
+            closer[depth / 8] = (uint8_t)(c == '{' ? closer[depth / 8] | bit : closer[depth / 8] & ~bit);
+            depth++;
+            values++;
+        } else if (c == '}' || c == ']') {
+            int want_brace = depth && closes_brace(closer, depth - 1);
+            if (!depth || (c == '}') != want_brace) {
+                *what = want_brace ? "'}' expected" : "']' expected";
+                *at = i;
+                return 0;
+            }
+            if (--depth == 0) {
+                *end_out = i + 1;
+                *values_out = values;
+                return 1;
+            }
+        } else if (c == ',' || c == ':') {
+            values++;
+        }
+    }
+    *what = closes_brace(closer, depth - 1) ? "'}' expected" : "']' expected";
+    *at = len;
+    return 0;
+}
+
+int llmmem__json_members_open(llmmem__json_members *it, const char *text, size_t len, size_t pos,
+                              const char **what_out, size_t *at_out)
+{
+    pos = llmmem__json_skip_space(text, len, pos);
+    *it = (llmmem__json_members){text, len, pos, 0};
+    if (pos >= len || text[pos] != '{') {
+        *what_out = "'{' expected";
+        *at_out = pos;
+        return 0;
+    }
+    it->pos = pos + 1;
+    return 1;
+}
+
+int llmmem__json_members_next(llmmem__json_members *it, llmmem__json_member *m, const char **what_out,
+                              size_t *at_out)
+{
+    const char *t = it->text;
+    size_t len = it->len;
+    size_t pos = llmmem__json_skip_space(t, len, it->pos);
+    if (pos < len && t[pos] == '}') {
+        it->pos = pos + 1;
+        return 0;
+    }
+    if (it->started) {
+        if (pos >= len || t[pos] != ',') {
+            *what_out = "'}' expected";
+            *at_out = pos;
+            return -1;
+        }
+        pos = llmmem__json_skip_space(t, len, pos + 1);
+    }
+    if (pos >= len || t[pos] != '"') {
+        *what_out = "string or '}' expected";
+        *at_out = pos;
+        return -1;
+    }
+    size_t key_end = string_end(t, len, pos);
+    if (key_end >= len) {
+        *what_out = "premature end of input";
+        *at_out = len;
+        return -1;
+    }
+    m->key_begin = pos;
+    m->key_end = key_end + 1;
+    pos = llmmem__json_skip_space(t, len, key_end + 1);
+    if (pos >= len || t[pos] != ':') {
+        *what_out = "':' expected";
+        *at_out = pos;
+        return -1;
+    }
+    pos = llmmem__json_skip_space(t, len, pos + 1);
+    size_t end;
+    uint64_t values;
+    if (!skip_value(t, len, pos, &end, &values, what_out, at_out))
+        return -1;
+    m->value_begin = pos;
+    m->value_end = end;
+    m->values = values;
+    it->pos = end;
+    it->started = 1;
+    return 1;
+}
+
+json_t *llmmem__json_decode_string(const char *text, size_t begin, size_t end, json_error_t *err)
+{
+    json_t *s = json_loadb(text + begin, end - begin, JSON_DECODE_ANY, err);
+    if (s && !json_is_string(s)) { /* not reached: the scanner hands over string tokens only */
+        json_decref(s);
+        memset(err, 0, sizeof *err);
+        snprintf(err->text, sizeof err->text, "string expected");
+        return NULL;
+    }
+    return s;
+}
