@@ -289,6 +289,31 @@ static const llmmem__preset_value deepseek_v3[] = {
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16),
     K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END}; /* quantization_config: fp8, weight_block_size [128, 128] */
 
+/* ---- Families that are one row of the family table (families.c) ----------- */
+
+/* ibm-granite/granite-3.3-8b-instruct config.json (Llama's layers; the config ties the head) */
+static const llmmem__preset_value granite_3_3_8b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GRANITE), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 40),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 12800), K(VOCAB_SIZE, 49159),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 1), K(TORCH_DTYPE, BF16), END};
+
+/* HuggingFaceTB/SmolLM3-3B config.json (tied by SmolLM3Config's default; NoPE layers hold no tensors) */
+static const llmmem__preset_value smollm3_3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_SMOLLM3), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 36),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 4), K(INTERMEDIATE_SIZE, 11008), K(VOCAB_SIZE, 128256),
+    K(MAX_POSITION_EMBEDDINGS, 65536), K(TORCH_DTYPE, BF16), END};
+
+/* moonshotai/Kimi-K2-Instruct config.json: DeepSeek-V3's layers at 64 heads, 384 experts, one dense
+ * layer, vocabulary 163840; fp8 128 x 128 blocks */
+static const llmmem__preset_value kimi_k2[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_KIMI_K2), K(HIDDEN_SIZE, 7168), K(NUM_HIDDEN_LAYERS, 61),
+    K(NUM_ATTENTION_HEADS, 64), K(NUM_KEY_VALUE_HEADS, 64), K(INTERMEDIATE_SIZE, 18432),
+    K(VOCAB_SIZE, 163840), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0),
+    K(NUM_EXPERTS, 384), K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, 2048), K(N_SHARED_EXPERTS, 1),
+    K(FIRST_K_DENSE_REPLACE, 1), K(MOE_LAYER_FREQ, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
+    K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16),
+    K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -442,6 +467,9 @@ const llmmem__preset llmmem__model_presets[] = {
     {"phi-4", phi_4},
     {"mixtral-8x22b", mixtral_8x22b},
     {"gemma-3-4b", gemma_3_4b},
+    {"granite-3.3-8b", granite_3_3_8b},
+    {"smollm3-3b", smollm3_3b},
+    {"kimi-k2", kimi_k2},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "families.h"
 #include "checkpoint.h"
 #include "readfile.h"
 
@@ -268,21 +269,17 @@ static int rd_len(cursor *c, uint64_t *len, const char *what)
 
 /* ---- metadata kept for the model ----------------------------------------------------------- */
 
-/* Architectures modelled, by their llama.cpp names (gguf-py/gguf/constants.py MODEL_ARCH_NAMES). */
-static const struct gguf_arch {
-    const char *name;
-    llmmem_model_type type;
-} archs[] = {
-    {"llama", LLMMEM_MODEL_LLAMA},       /* also Mistral and, with expert_count, Mixtral */
-    {"qwen2", LLMMEM_MODEL_QWEN2},       {"qwen2moe", LLMMEM_MODEL_QWEN2_MOE},
-    {"qwen3", LLMMEM_MODEL_QWEN3},       {"qwen3moe", LLMMEM_MODEL_QWEN3_MOE},
-    {"phi3", LLMMEM_MODEL_PHI3},         {"gemma", LLMMEM_MODEL_GEMMA},
-    {"gemma2", LLMMEM_MODEL_GEMMA2},     {"gemma3", LLMMEM_MODEL_GEMMA3_TEXT},
-    {"falcon", LLMMEM_MODEL_FALCON},     {"gpt2", LLMMEM_MODEL_GPT2},
-    {"gptneox", LLMMEM_MODEL_GPT_NEOX},  {"bloom", LLMMEM_MODEL_BLOOM},
-    {"deepseek2", LLMMEM_MODEL_DEEPSEEK_V2}, /* V3 when it stores exp_probs_b */
-};
-#define N_ARCHS (sizeof archs / sizeof archs[0])
+/* Architectures modelled: the family table's llama.cpp names (families.c; gguf-py/gguf/constants.py
+ * MODEL_ARCH_NAMES), by row; a row without one is never matched. */
+#define N_ARCHS LLMMEM__FAMILY_COUNT
+static const char *arch_name(size_t a)
+{
+    return llmmem__family_at(a)->gguf;
+}
+static llmmem_model_type arch_type(size_t a)
+{
+    return llmmem__family_at(a)->type;
+}
 
 /* Keys `<arch>.<suffix>` read (gguf-py/gguf/constants.py Keys.LLM, Keys.Attention, Keys.Rope). */
 enum field_id {
@@ -491,8 +488,9 @@ static field *field_of(meta *g, const char *key, size_t n, unsigned *id)
     if (n == sizeof tokens - 1 && memcmp(key, tokens, n) == 0)
         return &g->tokens;
     for (size_t a = 0; a < N_ARCHS; a++) {
-        size_t an = strlen(archs[a].name);
-        if (n <= an + 1 || memcmp(key, archs[a].name, an) != 0 || key[an] != '.')
+        const char *name = arch_name(a);
+        size_t an = name ? strlen(name) : 0;
+        if (!name || n <= an + 1 || memcmp(key, name, an) != 0 || key[an] != '.')
             continue;
         for (unsigned k = 0; k < N_FIELDS; k++) {
             size_t sn = strlen(field_suffix[k]);
@@ -820,7 +818,7 @@ static llmmem_status model_fail(const builder *b, llmmem_status st, const char *
 static llmmem_status get(const builder *b, enum field_id id, int64_t *value, int *present)
 {
     const field *f = &b->g->f[b->arch][id];
-    const char *arch = archs[b->arch].name, *name = field_suffix[id];
+    const char *arch = arch_name(b->arch), *name = field_suffix[id];
     *present = f->present;
     *value = 0;
     if (!f->present)
@@ -846,7 +844,7 @@ static llmmem_status require(const builder *b, enum field_id id, int64_t *value)
     int present;
     llmmem_status st = get(b, id, value, &present);
     if (!st && !present)
-        return model_fail(b, LLMMEM_ERR_PARSE, "%s.%s is missing", archs[b->arch].name, field_suffix[id]);
+        return model_fail(b, LLMMEM_ERR_PARSE, "%s.%s is missing", arch_name(b->arch), field_suffix[id]);
     return st;
 }
 
@@ -857,7 +855,7 @@ static llmmem_status set(const builder *b, llmmem_model *m, llmmem_key key, int6
     if (st) {
         char prefix[SHOWN + 96];
         if (gguf_key[0] == '.')
-            snprintf(prefix, sizeof prefix, "%.*s: %s%s", SHOWN, b->src, archs[b->arch].name, gguf_key);
+            snprintf(prefix, sizeof prefix, "%.*s: %s%s", SHOWN, b->src, arch_name(b->arch), gguf_key);
         else
             snprintf(prefix, sizeof prefix, "%.*s: %s", SHOWN, b->src, gguf_key);
         return llmmem__fail_prefixed(st, prefix);
@@ -882,7 +880,7 @@ static llmmem_format stored_dtype(const seen *s)
 static llmmem_status describe(llmmem_model *m, const builder *b, const seen *s)
 {
     const meta *g = b->g;
-    const char *arch = archs[b->arch].name;
+    const char *arch = arch_name(b->arch);
     int64_t v[N_FIELDS] = {0};
     int has[N_FIELDS] = {0};
     llmmem_status st = LLMMEM_OK;
@@ -919,10 +917,10 @@ static llmmem_status describe(llmmem_model *m, const builder *b, const seen *s)
     /* the dense MLP's width is needed for dense layers, and for experts without a width of their own */
     if ((experts == 0 || v[K_LEADING_DENSE] > 0 || !has[K_EXPERT_FFN]) && !has[K_FFN])
         return model_fail(b, LLMMEM_ERR_PARSE, "%s.feed_forward_length is missing", arch);
-    if (archs[b->arch].type == LLMMEM_MODEL_GPT2 && !has[K_CONTEXT]) /* the learned position table's rows */
+    if (arch_type(b->arch) == LLMMEM_MODEL_GPT2 && !has[K_CONTEXT]) /* the learned position table's rows */
         return model_fail(b, LLMMEM_ERR_PARSE, "%s.context_length is missing", arch);
 
-    llmmem_model_type type = archs[b->arch].type;
+    llmmem_model_type type = arch_type(b->arch);
     if (type == LLMMEM_MODEL_LLAMA && experts > 0)
         type = LLMMEM_MODEL_MIXTRAL; /* convert_hf_to_gguf.py writes Mixtral as llama with experts */
     if (type == LLMMEM_MODEL_DEEPSEEK_V2 && s->exp_probs_b)
@@ -1030,14 +1028,15 @@ static llmmem_status build_model(llmmem_model **out, const meta *g, const seen *
         return llmmem__fail(LLMMEM_ERR_PARSE, "%.*s: general.architecture is a %s, not a string (at byte %llu)", SHOWN,
                             src, value_type_name(g->arch_type), (unsigned long long)g->arch_at);
     size_t a = 0;
-    while (a < N_ARCHS && (g->arch_long || strcmp(archs[a].name, g->arch) != 0))
+    while (a < N_ARCHS && (g->arch_long || !arch_name(a) || strcmp(arch_name(a), g->arch) != 0))
         a++;
     if (a == N_ARCHS) {
         char known[256];
         size_t n = 0;
         known[0] = '\0';
         for (size_t i = 0; i < N_ARCHS && n < sizeof known; i++)
-            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", archs[i].name);
+            if (arch_name(i))
+                n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", n ? ", " : "", arch_name(i));
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%.*s: general.architecture '%s%s' is not modelled (known: %s)",
                             SHOWN, src, g->arch, g->arch_long ? "..." : "", known);
     }

@@ -34,6 +34,7 @@
 
 #include <jansson.h>
 
+#include "families.h"
 #include "internal.h"
 #include "readfile.h"
 
@@ -44,89 +45,10 @@
 /* Characters of a path or a JSON string shown in a message. */
 #define HF_SHOWN 120
 
-#define CLASS_NONE (-1) /* no class default encoded */
+#define CLASS_NONE LLMMEM_CLASS_NONE /* no class default encoded */
 
-/* ---- families --------------------------------------------------------------------------- */
-
-enum sliding_kind {
-    SLIDE_NONE = 0,  /* no sliding window: the field is not read */
-    SLIDE_ALL = 1,   /* sliding_window applies to every layer (Mistral, Mixtral, Phi-3) */
-    SLIDE_QWEN = 2,  /* use_sliding_window; the layers from max_window_layers on slide (Qwen2/3) */
-    SLIDE_GEMMA = 3  /* interleaved local and global layers (Gemma 2, Gemma 3) */
-};
-
-/* Defaults of each transformers config class, for the fields read below. */
-typedef struct family {
-    const char *name;         /* model_type */
-    llmmem_model_type type;
-    int64_t kv_heads;         /* num_key_value_heads absent: CLASS_NONE = num_attention_heads */
-    int64_t head_dim;         /* head_dim absent: 0 = hidden_size / num_attention_heads */
-    int reads_head_dim;       /* the modeling file reads config.head_dim */
-    int tie;                  /* tie_word_embeddings absent */
-    int attention_bias;       /* 1: attention_bias (default false) biases q, k, v and o */
-    enum sliding_kind sliding;
-    int64_t sliding_window;   /* sliding_window absent (0: None) */
-    int64_t sliding_pattern;  /* SLIDE_GEMMA: every n-th layer global */
-    int64_t max_position;     /* max_position_embeddings absent (CLASS_NONE: not set) */
-    /* Shape defaults, used only inside a sub-config (CLASS_NONE: not encoded, so required). */
-    int64_t hidden, intermediate, layers, heads, vocab;
-} family;
-
-#define NO_SHAPES CLASS_NONE, CLASS_NONE, CLASS_NONE, CLASS_NONE, CLASS_NONE
-
-/* Values from transformers' configuration_<family>.py __init__ signatures (max_position_embeddings:
- * GPTNeoX, Falcon and Llama 2048, Mistral and Mixtral 4096 * 32, Qwen 32768, Phi-3 4096, Gemma and
- * Gemma 2 8192, Gemma 3 131072). */
-static const family families[] = {
-    /* GPT2Config, OPTConfig, BloomConfig, FalconConfig: no tie_word_embeddings argument, so
-     * PretrainedConfig's True */
-    {"gpt2", LLMMEM_MODEL_GPT2, CLASS_NONE, 0, 0, 1, 0, SLIDE_NONE, 0, 0, CLASS_NONE, NO_SHAPES},
-    {"opt", LLMMEM_MODEL_OPT, CLASS_NONE, 0, 0, 1, 0, SLIDE_NONE, 0, 0, CLASS_NONE, NO_SHAPES},
-    {"bloom", LLMMEM_MODEL_BLOOM, CLASS_NONE, 0, 0, 1, 0, SLIDE_NONE, 0, 0, CLASS_NONE, NO_SHAPES},
-    /* GPTNeoXConfig: tie_word_embeddings=False, attention_bias=True (read_llama_like) */
-    {"gpt_neox", LLMMEM_MODEL_GPT_NEOX, CLASS_NONE, 0, 0, 0, 0, SLIDE_NONE, 0, 0, 2048, NO_SHAPES},
-    {"falcon", LLMMEM_MODEL_FALCON, CLASS_NONE, 0, 0, 1, 0, SLIDE_NONE, 0, 0, 2048, NO_SHAPES},
-    /* LlamaConfig: vocab_size=32000, hidden_size=4096, intermediate_size=11008,
-     * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=None, head_dim=None,
-     * tie_word_embeddings=False, attention_bias=False, mlp_bias=False */
-    {"llama", LLMMEM_MODEL_LLAMA, CLASS_NONE, 0, 1, 0, 1, SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 32000},
-    /* MistralConfig: intermediate_size=14336, num_key_value_heads=8, sliding_window=4096 */
-    {"mistral", LLMMEM_MODEL_MISTRAL, 8, 0, 1, 0, 0, SLIDE_ALL, 4096, 0, 131072, 4096, 14336, 32, 32, 32000},
-    /* MixtralConfig: num_key_value_heads=8, sliding_window=None */
-    {"mixtral", LLMMEM_MODEL_MIXTRAL, 8, 0, 1, 0, 0, SLIDE_ALL, 0, 0, 131072, NO_SHAPES},
-    /* Qwen2Config: vocab_size=151936, hidden_size=4096, intermediate_size=22016,
-     * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32, sliding_window=4096;
-     * Qwen2Attention: q, k, v biased, o not */
-    {"qwen2", LLMMEM_MODEL_QWEN2, 32, 0, 1, 0, 0, SLIDE_QWEN, 4096, 0, 32768, 4096, 22016, 32, 32, 151936},
-    /* Qwen2MoeConfig: num_key_value_heads=16 */
-    {"qwen2_moe", LLMMEM_MODEL_QWEN2_MOE, 16, 0, 1, 0, 0, SLIDE_QWEN, 4096, 0, 32768, NO_SHAPES},
-    /* Qwen3Config: num_key_value_heads=32, head_dim=128, attention_bias=False */
-    {"qwen3", LLMMEM_MODEL_QWEN3, 32, 128, 1, 0, 1, SLIDE_QWEN, 4096, 0, 32768, NO_SHAPES},
-    /* Qwen3MoeConfig: num_key_value_heads=4, attention_bias=False */
-    {"qwen3_moe", LLMMEM_MODEL_QWEN3_MOE, 4, 0, 1, 0, 1, SLIDE_QWEN, 4096, 0, 32768, NO_SHAPES},
-    /* Phi3Config: num_key_value_heads=None, sliding_window=None */
-    {"phi3", LLMMEM_MODEL_PHI3, CLASS_NONE, 0, 1, 0, 0, SLIDE_ALL, 0, 0, 4096, NO_SHAPES},
-    /* GemmaConfig: num_key_value_heads=16, head_dim=256, tie_word_embeddings=True */
-    {"gemma", LLMMEM_MODEL_GEMMA, 16, 256, 1, 1, 1, SLIDE_NONE, 0, 0, 8192, NO_SHAPES},
-    /* Gemma2Config: vocab_size=256000, hidden_size=2304, intermediate_size=9216,
-     * num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
-     * sliding_window=4096; Gemma2DecoderLayer: is_sliding = not bool(layer_idx % 2) */
-    {"gemma2", LLMMEM_MODEL_GEMMA2, 4, 256, 1, 1, 1, SLIDE_GEMMA, 4096, 2, 8192, 2304, 9216, 26, 8, 256000},
-    /* Gemma3TextConfig: vocab_size=262_208, hidden_size=2304, intermediate_size=9216,
-     * num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
-     * sliding_window=4096, sliding_window_pattern=6 */
-    {"gemma3_text", LLMMEM_MODEL_GEMMA3_TEXT, 4, 256, 1, 1, 1, SLIDE_GEMMA, 4096, 6, 131072, 2304, 9216, 26, 8, 262208},
-    {"deepseek_v2", LLMMEM_MODEL_DEEPSEEK_V2, CLASS_NONE, 0, 0, 0, 0, SLIDE_NONE, 0, 0, CLASS_NONE, NO_SHAPES},
-    {"deepseek_v3", LLMMEM_MODEL_DEEPSEEK_V3, CLASS_NONE, 0, 0, 0, 0, SLIDE_NONE, 0, 0, CLASS_NONE, NO_SHAPES},
-};
-
-static const family *find_family(const char *name)
-{
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (strcmp(families[i].name, name) == 0)
-            return &families[i];
-    return NULL;
-}
+/* The families read, their class defaults and reader hooks: lib/families.c. */
+typedef llmmem__family family;
 
 /* ---- reading state and messages ----------------------------------------------------------- */
 
@@ -361,7 +283,7 @@ static llmmem_status refuse_if(const hf *c, const json_t *obj, const char *field
 /* tie_word_embeddings: the config's; in a sub-config, else the top level's; else the class's. */
 static llmmem_status read_tie(const hf *c, const json_t *obj)
 {
-    int v = c->fam->tie;
+    int v = c->fam->config.tie;
     enum presence p;
     llmmem_status st = get_bool(c, obj, "tie_word_embeddings", &v, &p);
     if (st)
@@ -374,14 +296,14 @@ static llmmem_status read_tie(const hf *c, const json_t *obj)
             return st;
     }
     if (p != PRESENT)
-        v = c->fam->tie;
+        v = c->fam->config.tie;
     return set(c, "tie_word_embeddings", LLMMEM_KEY_TIE_WORD_EMBEDDINGS, v);
 }
 
 /* num_key_value_heads: absent, the class default; null, the attention heads. */
 static llmmem_status read_kv_heads(const hf *c, const json_t *obj)
 {
-    int64_t absent = c->fam->kv_heads == CLASS_NONE ? 0 : c->fam->kv_heads;
+    int64_t absent = c->fam->config.kv_heads == CLASS_NONE ? 0 : c->fam->config.kv_heads;
     return optional(c, obj, "num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, absent, 0);
 }
 
@@ -436,7 +358,7 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
 static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers)
 {
     const family *f = c->fam;
-    if (f->sliding == SLIDE_NONE)
+    if (f->config.sliding == LLMMEM_SLIDE_NONE)
         return LLMMEM_OK;
     int64_t window = 0;
     enum presence p;
@@ -444,10 +366,10 @@ static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers
     if (st)
         return st;
     if (p == ABSENT)
-        window = f->sliding_window;
+        window = f->config.sliding_window;
     else if (p == IS_NULL)
         window = 0;
-    if (f->sliding == SLIDE_QWEN) {
+    if (f->config.sliding == LLMMEM_SLIDE_QWEN) {
         /* Qwen2Config: sliding_window = sliding_window if use_sliding_window else None */
         int use;
         st = get_flag(c, obj, "use_sliding_window", 0, &use);
@@ -464,7 +386,7 @@ static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers
         return read_layer_types(c, types, layers, window);
     if (window == 0)
         return LLMMEM_OK;
-    if (f->sliding == SLIDE_QWEN) {
+    if (f->config.sliding == LLMMEM_SLIDE_QWEN) {
         /* Qwen2/3: layer i slides when i >= max_window_layers (default 28) */
         int64_t first = 28;
         st = get_int(c, obj, "max_window_layers", &first, &p);
@@ -483,15 +405,15 @@ static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers
                            (long long)first, (long long)first);
         return set(c, "max_window_layers", LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 0);
     }
-    if (f->sliding == SLIDE_GEMMA) {
+    if (f->config.sliding == LLMMEM_SLIDE_GEMMA) {
         /* sliding_window_pattern (transformers 4.50), _sliding_window_pattern (later) */
-        int64_t pattern = f->sliding_pattern;
+        int64_t pattern = f->config.sliding_pattern;
         const char *name;
         st = get_int_alias(c, obj, NAMES("sliding_window_pattern", "_sliding_window_pattern"), &pattern, &p, &name);
         if (st)
             return st;
         if (p != PRESENT)
-            pattern = f->sliding_pattern;
+            pattern = f->config.sliding_pattern;
         return set(c, name, LLMMEM_KEY_SLIDING_WINDOW_PATTERN, pattern);
     }
     return set(c, "sliding_window", LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 0); /* every layer slides */
@@ -549,7 +471,7 @@ static llmmem_status read_qwen_moe(const hf *c, const json_t *obj, int64_t layer
     st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
     if (!st)
         st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st && c->fam->type == LLMMEM_MODEL_QWEN2_MOE) /* Qwen2MoeSparseMoeBlock.shared_expert */
+    if (!st && c->fam->config.moe == LLMMEM_MOE_QWEN_SHARED) /* Qwen2MoeSparseMoeBlock.shared_expert */
         st = required(c, obj, NAMES("shared_expert_intermediate_size"), LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE,
                       CLASS_NONE, NULL);
     if (st)
@@ -591,43 +513,43 @@ static llmmem_status read_llama_like(const hf *c, const json_t *obj)
 {
     const family *f = c->fam;
     int64_t layers = 0, intermediate = 0;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, f->hidden, NULL);
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, f->config.hidden, NULL);
     if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, f->layers, &layers);
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, f->config.layers, &layers);
     if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, f->heads, NULL);
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, f->config.heads, NULL);
     if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, f->vocab, NULL);
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, f->config.vocab, NULL);
     if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, f->intermediate, &intermediate);
-    if (!st && f->type != LLMMEM_MODEL_GPT_NEOX) /* GPTNeoXAttention: no grouped-query heads */
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, f->config.intermediate, &intermediate);
+    if (!st && f->config.reads_kv_heads) /* GPTNeoXAttention: no grouped-query heads */
         st = read_kv_heads(c, obj);
-    if (!st && f->reads_head_dim)
-        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, f->head_dim, 0);
+    if (!st && f->config.reads_head_dim)
+        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, f->config.head_dim, 0);
     if (!st)
         st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS,
-                      f->max_position == CLASS_NONE ? LEAVE : f->max_position, LEAVE);
+                      f->config.max_position == CLASS_NONE ? LEAVE : f->config.max_position, LEAVE);
     if (!st)
         st = read_tie(c, obj);
     if (st)
         return st;
 
-    if (f->type == LLMMEM_MODEL_GPT_NEOX || f->attention_bias) {
+    if (f->config.attention_bias >= 0) {
         /* GPTNeoXConfig attention_bias=True biases query_key_value and dense; Llama, Qwen3 and
          * Gemma default to False */
         int bias;
-        st = get_flag(c, obj, "attention_bias", f->type == LLMMEM_MODEL_GPT_NEOX, &bias);
+        st = get_flag(c, obj, "attention_bias", f->config.attention_bias, &bias);
         if (!st)
             st = set(c, "attention_bias", LLMMEM_KEY_QKV_BIAS, bias);
         if (!st)
             st = set(c, "attention_bias", LLMMEM_KEY_O_PROJ_BIAS, bias);
     }
-    if (!st && f->type == LLMMEM_MODEL_LLAMA) /* LlamaMLP: bias=config.mlp_bias */
+    if (!st && f->config.reads_mlp_bias) /* LlamaMLP: bias=config.mlp_bias */
         st = bool_key(c, obj, "mlp_bias", LLMMEM_KEY_MLP_BIAS, 0);
     if (st)
         return st;
 
-    if (f->type == LLMMEM_MODEL_MIXTRAL) {
+    if (f->config.moe == LLMMEM_MOE_MIXTRAL) {
         /* MixtralSparseMoeBlock on every layer: num_local_experts experts of intermediate_size (its
          * router is Linear(hidden_size, num_local_experts): 0 experts is no model, never a dense one) */
         int64_t experts = 0;
@@ -643,7 +565,7 @@ static llmmem_status read_llama_like(const hf *c, const json_t *obj)
             st = set(c, "num_local_experts", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
         if (!st)
             st = set(c, "num_local_experts", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
-    } else if (f->type == LLMMEM_MODEL_QWEN2_MOE || f->type == LLMMEM_MODEL_QWEN3_MOE) {
+    } else if (f->config.moe == LLMMEM_MOE_QWEN || f->config.moe == LLMMEM_MOE_QWEN_SHARED) {
         st = read_qwen_moe(c, obj, layers);
     }
     if (st)
@@ -761,7 +683,7 @@ static llmmem_status read_falcon(const hf *c, const json_t *obj)
     if (!st)
         st = optional(c, obj, "ffn_hidden_size", LLMMEM_KEY_INTERMEDIATE_SIZE, 0, 0);
     if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, c->fam->max_position,
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, c->fam->config.max_position,
                       LEAVE);
     if (st)
         return st;
@@ -818,7 +740,10 @@ static llmmem_status read_falcon(const hf *c, const json_t *obj)
  * topk_method noaux_tc adds MoEGate.e_score_correction_bias. */
 static llmmem_status read_deepseek(const hf *c, const json_t *obj)
 {
-    int v3 = c->fam->type == LLMMEM_MODEL_DEEPSEEK_V3;
+    /* DeepseekV3Config (and Kimi K2's) default topk_method noaux_tc: the families whose gate has
+     * the correction bias by structure (families.c) */
+    int64_t by_structure = 0;
+    int v3 = llmmem__family_structure(&by_structure, c->fam, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS) && by_structure;
     llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
     if (!st)
         st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, NULL);
@@ -906,13 +831,12 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
         st = read_common_checks(c, obj);
     if (st)
         return st;
-    switch (c->fam->type) {
-    case LLMMEM_MODEL_GPT2: return read_gpt2(c, obj);
-    case LLMMEM_MODEL_OPT: return read_opt(c, obj);
-    case LLMMEM_MODEL_BLOOM: return read_bloom(c, obj);
-    case LLMMEM_MODEL_FALCON: return read_falcon(c, obj);
-    case LLMMEM_MODEL_DEEPSEEK_V2:
-    case LLMMEM_MODEL_DEEPSEEK_V3: return read_deepseek(c, obj);
+    switch (c->fam->reader) {
+    case LLMMEM_READ_GPT2: return read_gpt2(c, obj);
+    case LLMMEM_READ_OPT: return read_opt(c, obj);
+    case LLMMEM_READ_BLOOM: return read_bloom(c, obj);
+    case LLMMEM_READ_FALCON: return read_falcon(c, obj);
+    case LLMMEM_READ_DEEPSEEK: return read_deepseek(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
@@ -988,7 +912,7 @@ static llmmem_status read_gemma3(const hf *c, const json_t *root, const json_t *
         return st;
     if (strcmp(type, "gemma3_text") != 0)
         return unsupported_string(&sub, "model_type", type, "gemma3 takes gemma3_text");
-    sub.fam = find_family("gemma3_text");
+    sub.fam = llmmem__family_named("gemma3_text");
     sub.type = sub.fam->name;
     st = read_text(&sub, text);
     if (st)
@@ -1036,7 +960,7 @@ static llmmem_status read_llava(const hf *c, const json_t *root, const json_t **
     st = sub_type(&sub, text, "llama", &type);
     if (st)
         return st;
-    sub.fam = find_family(type);
+    sub.fam = llmmem__family_named(type);
     if (!sub.fam)
         return unsupported_string(&sub, "model_type", type, "llava takes a text model_type such as llama or mistral");
     sub.type = sub.fam->name;
@@ -1342,9 +1266,6 @@ static int deeper_than_limit(const json_t *v, int depth)
     return 0;
 }
 
-static const char *const supported_types =
-    "supported: gpt2, opt, bloom, gpt_neox, falcon, llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
-    "phi3, gemma, gemma2, gemma3_text, gemma3, llava, deepseek_v2, deepseek_v3";
 
 static llmmem_status read_document(hf *c, const json_t *root)
 {
@@ -1370,9 +1291,12 @@ static llmmem_status read_document(hf *c, const json_t *root)
     } else if (strcmp(type, "llava") == 0) {
         st = read_llava(c, root, &text);
     } else {
-        c->fam = find_family(type);
-        if (!c->fam)
-            return unsupported_string(c, "model_type", type, supported_types);
+        c->fam = llmmem__family_named(type);
+        if (!c->fam) {
+            char supported[400] = "supported: "; /* every row of the family table and the wrappers */
+            llmmem__family_list(supported + 11, sizeof supported - 11, "gemma3, llava");
+            return unsupported_string(c, "model_type", type, supported);
+        }
         c->type = c->fam->name;
         st = read_text(c, root);
     }

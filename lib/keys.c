@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "families.h"
 #include "internal.h"
 #include "number.h"
 
@@ -13,11 +14,6 @@
 #define COUNT_MAX_KEY (1LL << 20)  /* upper bound of a layer or expert count */
 #define PARALLEL_MAX_KEY (1LL << 16) /* upper bound of one parallel dimension */
 
-static const char *const model_type_names[] = {
-    "custom",    "gpt2",      "opt",         "bloom",       "gpt_neox",    "falcon",    "llama",
-    "mistral",   "mixtral",   "qwen2",       "qwen2_moe",   "qwen3",       "qwen3_moe", "phi3",
-    "gemma",     "gemma2",    "gemma3_text", "deepseek_v2", "deepseek_v3", NULL,
-};
 
 static const char *const norm_type_names[] = {"layernorm", "rmsnorm", NULL};
 
@@ -74,7 +70,7 @@ static const char *const kv_cache_dtype_names[] = {"auto",     "fp32",     "fp16
 
 static const llmmem__key_info key_table[] = {
     /* model */
-    CHOICE_KEY(LLMMEM_KEY_MODEL_TYPE, M, "model_type", model_type_names, 0, LLMMEM_MODEL_DEEPSEEK_V3, 0,
+    CHOICE_KEY(LLMMEM_KEY_MODEL_TYPE, M, "model_type", llmmem__model_type_names, 0, LLMMEM__MODEL_TYPE_LAST, 0,
                "architecture family (Hugging Face model_type); sets the structural defaults below"),
     INT_KEY(LLMMEM_KEY_NUM_PARAMETERS, M, "num_parameters", 1, I64_MAX, 0,
             "parameter count of a model given by count alone (model_type custom, no shapes)"),

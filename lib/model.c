@@ -4,85 +4,17 @@
 
 #include <stdatomic.h>
 
+#include "families.h"
 #include "internal.h"
 
-/* Structural defaults of each family, from its Hugging Face modeling file.
- * A key set on the model overrides these; keys not listed take the key's default. */
-typedef struct family_default {
-    llmmem_model_type type;
-    llmmem_key key;
-    int64_t value;
-} family_default;
-
-#define LN LLMMEM_NORM_LAYERNORM
-static const family_default family_defaults[] = {
-    /* transformers models/gpt2/modeling_gpt2.py: Conv1D with bias, ln_1/ln_2, wpe, tied lm_head */
-    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_NORM_TYPE, LN},
-    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_MLP_GATED, 0},
-    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_QKV_BIAS, 1},
-    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_O_PROJ_BIAS, 1},
-    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_MLP_BIAS, 1},
-    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_LEARNED_POSITIONS, 1},
-    {LLMMEM_MODEL_GPT2, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
-    /* models/opt/modeling_opt.py: OPTLearnedPositionalEmbedding keeps offset 2 extra rows */
-    {LLMMEM_MODEL_OPT, LLMMEM_KEY_NORM_TYPE, LN},
-    {LLMMEM_MODEL_OPT, LLMMEM_KEY_MLP_GATED, 0},
-    {LLMMEM_MODEL_OPT, LLMMEM_KEY_QKV_BIAS, 1},
-    {LLMMEM_MODEL_OPT, LLMMEM_KEY_O_PROJ_BIAS, 1},
-    {LLMMEM_MODEL_OPT, LLMMEM_KEY_MLP_BIAS, 1},
-    {LLMMEM_MODEL_OPT, LLMMEM_KEY_LEARNED_POSITIONS, 1},
-    {LLMMEM_MODEL_OPT, LLMMEM_KEY_POSITION_OFFSET, 2},
-    {LLMMEM_MODEL_OPT, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
-    /* models/bloom/modeling_bloom.py: word_embeddings_layernorm, ALiBi (no position table) */
-    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_NORM_TYPE, LN},
-    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_MLP_GATED, 0},
-    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_QKV_BIAS, 1},
-    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_O_PROJ_BIAS, 1},
-    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_MLP_BIAS, 1},
-    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_EMBEDDING_NORM, 1},
-    {LLMMEM_MODEL_BLOOM, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
-    /* models/gpt_neox/modeling_gpt_neox.py: biased query_key_value, dense and MLP; untied embed_out */
-    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_NORM_TYPE, LN},
-    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_MLP_GATED, 0},
-    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_QKV_BIAS, 1},
-    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_O_PROJ_BIAS, 1},
-    {LLMMEM_MODEL_GPT_NEOX, LLMMEM_KEY_MLP_BIAS, 1},
-    /* models/falcon/modeling_falcon.py: bias=False, one input_layernorm (parallel attention), tied */
-    {LLMMEM_MODEL_FALCON, LLMMEM_KEY_NORM_TYPE, LN},
-    {LLMMEM_MODEL_FALCON, LLMMEM_KEY_MLP_GATED, 0},
-    {LLMMEM_MODEL_FALCON, LLMMEM_KEY_NORMS_PER_LAYER, 1},
-    {LLMMEM_MODEL_FALCON, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
-    /* models/qwen2/modeling_qwen2.py: q/k/v biases */
-    {LLMMEM_MODEL_QWEN2, LLMMEM_KEY_QKV_BIAS, 1},
-    /* models/qwen2_moe/modeling_qwen2_moe.py: q/k/v biases, shared_expert_gate */
-    {LLMMEM_MODEL_QWEN2_MOE, LLMMEM_KEY_QKV_BIAS, 1},
-    {LLMMEM_MODEL_QWEN2_MOE, LLMMEM_KEY_SHARED_EXPERT_GATE, 1},
-    /* models/qwen3/modeling_qwen3.py and qwen3_moe: q_norm, k_norm over head_dim */
-    {LLMMEM_MODEL_QWEN3, LLMMEM_KEY_QK_NORM, 1},
-    {LLMMEM_MODEL_QWEN3_MOE, LLMMEM_KEY_QK_NORM, 1},
-    /* models/gemma, gemma2, gemma3 modeling files: tied; Gemma 2/3 norm before and after both blocks */
-    {LLMMEM_MODEL_GEMMA, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
-    {LLMMEM_MODEL_GEMMA2, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
-    {LLMMEM_MODEL_GEMMA2, LLMMEM_KEY_NORMS_PER_LAYER, 4},
-    {LLMMEM_MODEL_GEMMA2, LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 2}, /* Gemma2DecoderLayer: even layers slide */
-    {LLMMEM_MODEL_GEMMA3_TEXT, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1},
-    {LLMMEM_MODEL_GEMMA3_TEXT, LLMMEM_KEY_NORMS_PER_LAYER, 4},
-    {LLMMEM_MODEL_GEMMA3_TEXT, LLMMEM_KEY_QK_NORM, 1},
-    {LLMMEM_MODEL_GEMMA3_TEXT, LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 6}, /* Gemma3TextConfig default */
-    /* DeepSeek-V3 modeling_deepseek.py: MoEGate.e_score_correction_bias */
-    {LLMMEM_MODEL_DEEPSEEK_V3, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1},
-};
-#undef LN
-
-/* A model key's value: set, else the family's default, else the key's. */
-static int64_t resolve(const llmmem_model *m, llmmem_key key)
+/* A model key's value: set, else the family's structural default (families.c), else the key's. */
+static int64_t resolve(const llmmem_model *m, const llmmem__family *family, llmmem_key key)
 {
     if (llmmem__is_set(&m->s, key) || key == LLMMEM_KEY_MODEL_TYPE)
         return llmmem__get_int(&m->s, key);
-    int64_t type = llmmem__get_int(&m->s, LLMMEM_KEY_MODEL_TYPE);
-    for (size_t i = 0; i < sizeof family_defaults / sizeof family_defaults[0]; i++)
-        if (family_defaults[i].type == type && family_defaults[i].key == key)
-            return family_defaults[i].value;
+    int64_t value;
+    if (llmmem__family_structure(&value, family, key))
+        return value;
     return llmmem__get_int(&m->s, key);
 }
 
@@ -94,8 +26,9 @@ static void refresh(llmmem_model *m)
     m->id = atomic_fetch_add(&next_model_id, 1);
     m->has_checkpoint = 0;
     /* every model key resolved once per change: estimates read them many times */
+    const llmmem__family *family = llmmem__family_of_type(llmmem__get_int(&m->s, LLMMEM_KEY_MODEL_TYPE));
     for (unsigned slot = 0; slot < LLMMEM_SLOTS; slot++)
-        m->value[slot] = resolve(m, (llmmem_key)(1000u * LLMMEM_OBJECT_MODEL + slot));
+        m->value[slot] = resolve(m, family, (llmmem_key)(1000u * LLMMEM_OBJECT_MODEL + slot));
     m->inv_status = llmmem__inventory_build(&m->inv, &m->geo, m, m->inv_message, sizeof m->inv_message);
 }
 

@@ -307,7 +307,10 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_GEMMA2 = 15,      /**< "gemma2" */
     LLMMEM_MODEL_GEMMA3_TEXT = 16, /**< "gemma3_text" */
     LLMMEM_MODEL_DEEPSEEK_V2 = 17, /**< "deepseek_v2" */
-    LLMMEM_MODEL_DEEPSEEK_V3 = 18  /**< "deepseek_v3" */
+    LLMMEM_MODEL_DEEPSEEK_V3 = 18, /**< "deepseek_v3" */
+    LLMMEM_MODEL_GRANITE = 19,     /**< "granite" (IBM Granite 3.x dense) */
+    LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
+    LLMMEM_MODEL_KIMI_K2 = 21      /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
 } llmmem_model_type;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
@@ -552,7 +555,9 @@ LLMMEM_API llmmem_status llmmem_model_active_parameters(uint64_t *count_out, con
  * class default. quantization_config (GPTQ, AWQ, bitsandbytes, fp8, MXFP4) sets the checkpoint's
  * format; a config without torch_dtype is fp32. An unknown model_type, a missing field, a field
  * of the wrong type, or one that would change the count in a way not modelled is an error
- * naming it (LLMMEM_ERR_INCOMPLETE, LLMMEM_ERR_PARSE, LLMMEM_ERR_UNSUPPORTED).
+ * naming it (LLMMEM_ERR_INCOMPLETE, LLMMEM_ERR_PARSE, LLMMEM_ERR_UNSUPPORTED). A path that is
+ * not a regular file (a named pipe, a device) is LLMMEM_ERR_IO at once, never a blocking open; a
+ * config of more than 4 MiB or 100,000 JSON values and keys is LLMMEM_ERR_PARSE.
  */
 LLMMEM_API llmmem_status llmmem_model_from_hf_config(llmmem_model **out, const char *path);
 /** The same from the text of a config.json (len bytes, not necessarily NUL-terminated). */
@@ -659,7 +664,10 @@ typedef enum llmmem_tensor_role {
  * the file's size must still equal 8 + header + the data the header describes.
  * Fails with LLMMEM_ERR_IO (cannot open or read), LLMMEM_ERR_PARSE (malformed header or index),
  * LLMMEM_ERR_NOT_FOUND (a folder without a checkpoint), LLMMEM_ERR_OVERFLOW; the message names
- * the file and the tensor or field at fault. On failure *out is NULL.
+ * the file and the tensor or field at fault. On failure *out is NULL. Limits: a header of at most
+ * 100,000,000 bytes (the safetensors crate's MAX_HEADER_SIZE), 1024 JSON values in one tensor's
+ * entry, 65,536 shard files in an index (LLMMEM_ERR_UNSUPPORTED past that); a path that is not a
+ * regular file is LLMMEM_ERR_IO.
  */
 LLMMEM_API llmmem_status llmmem_checkpoint_from_safetensors(llmmem_checkpoint **out, const char *path);
 /**
@@ -710,7 +718,9 @@ LLMMEM_API llmmem_status llmmem_checkpoint_dtype(const char **dtype_out, uint64_
 LLMMEM_API llmmem_status llmmem_checkpoint_verify(const llmmem_checkpoint *ck, const llmmem_model *model);
 
 /** A GGUF file's header: metadata and tensor infos with their ggml types (exact bytes for
- * mixed files such as Q4_K_M), never the tensor data. */
+ * mixed files such as Q4_K_M), never the tensor data; but the file must be long enough to hold
+ * it (LLMMEM_ERR_PARSE naming the first tensor whose data lies past the end, as llama.cpp's
+ * loader checks). A path that is not a regular file is LLMMEM_ERR_IO. */
 LLMMEM_API llmmem_status llmmem_checkpoint_from_gguf(llmmem_checkpoint **out, const char *path);
 /** The same from memory (the start of a GGUF file). */
 LLMMEM_API llmmem_status llmmem_checkpoint_from_gguf_bytes(llmmem_checkpoint **out, const void *data, size_t size);
