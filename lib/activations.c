@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "activations.h"
-#include "training.h"
+#include "job.h"
 
 typedef struct acc {
     uint64_t total;

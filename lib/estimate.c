@@ -2,8 +2,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "kvcache.h"
-#include "parallel.h"
+#include "comm.h"
+#include "estimate.h"
+#include "weights.h"
+#include "kv.h"
 #include "training.h"
 
 
@@ -32,7 +34,7 @@ static llmmem_status training_peak(llmmem_report *r, const llmmem__job *j)
 }
 
 /* Inference: the KV cache of micro_batch_size sequences of sequence_length tokens, allocated whole
- * as Hugging Face generate does (kvcache.c); a model given by its count alone has no KV heads and
+ * as Hugging Face generate does (kv.c); a model given by its count alone has no KV heads and
  * no cache is counted (llmmem.h says so). */
 static llmmem_status inference_kv(uint64_t *out, const llmmem__job *j)
 {
@@ -46,7 +48,6 @@ static llmmem_status inference_kv(uint64_t *out, const llmmem__job *j)
 static llmmem_status single_device(llmmem_report *r, const llmmem__job *j)
 {
     llmmem_status st;
-    const llmmem_strategy *s = j->s;
     const llmmem__layout *L = &j->layout;
     if (j->price.mode == LLMMEM_MODE_INFERENCE) {
         st = llmmem__job_weight_bytes(&r->bytes[LLMMEM_COMPONENT_WEIGHTS], j);
@@ -57,9 +58,12 @@ static llmmem_status single_device(llmmem_report *r, const llmmem__job *j)
     }
     if (st)
         return st;
-    /* torch DistributedDataParallel without gradient_as_bucket_view: its buckets copy every gradient */
-    if (L->d > 1 && llmmem__get_int(&s->s, LLMMEM_KEY_DDP_GRADIENT_COPY))
-        r->bytes[LLMMEM_COMPONENT_COMM_BUFFERS] = r->bytes[LLMMEM_COMPONENT_GRADIENTS];
+    /* plain data parallelism: DDP's bucket copy of the gradients (comm.c) */
+    if (llmmem__comm_buffered(j)) {
+        llmmem__comm_rank whole = {.gradients = r->bytes[LLMMEM_COMPONENT_GRADIENTS]};
+        if ((st = llmmem__comm_buffers(&r->bytes[LLMMEM_COMPONENT_COMM_BUFFERS], j, &whole)) != LLMMEM_OK)
+            return st;
+    }
     r->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
     llmmem__stage_report *one = &r->stages[0];
     memcpy(one->bytes, r->bytes, sizeof one->bytes);
@@ -67,11 +71,9 @@ static llmmem_status single_device(llmmem_report *r, const llmmem__job *j)
     one->layers = j->m->geo.layers;
     r->stage_count = 1;
     r->most_loaded = 0;
-    if (L->d > 1 && j->price.mode != LLMMEM_MODE_INFERENCE) {
-        /* ring all-reduce of the gradients: 2 (d - 1) / d of their 16-bit bytes per step */
-        uint64_t grads = r->params_trainable * (llmmem__format_element_bits(j->compute) / 8u);
-        r->comm[LLMMEM_COMM_DATA] = grads / L->d * (L->d - 1) * 2;
-    }
+    /* ring all-reduce of the trained parameters' gradients: 2 (d - 1) / d of their 16-bit bytes per step */
+    if (L->d > 1 && j->price.mode != LLMMEM_MODE_INFERENCE)
+        return llmmem__comm_data_volume(&r->comm[LLMMEM_COMM_DATA], j, r->params_trainable);
     return LLMMEM_OK;
 }
 

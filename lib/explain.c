@@ -9,6 +9,7 @@
 #include "parallel.h"
 #include "text.h"
 #include "training.h"
+#include "weights.h"
 
 static unsigned long long u(uint64_t v)
 {

@@ -56,6 +56,13 @@ static inline uint64_t llmmem__ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
+/* x * num / den, rounded up, saturating at UINT64_MAX (the caller's total check reports the overflow). */
+static inline uint64_t llmmem__scaled(uint64_t x, uint64_t num, uint64_t den)
+{
+    uint64_t v;
+    return den && llmmem__mul(&v, x, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
+}
+
 /* ---- keys (keys.c) ----------------------------------------------------- */
 
 /* Slots per object: key = object * 1000 + slot (strategy slots 200+ hold the parallel layout;
@@ -305,21 +312,16 @@ extern const size_t llmmem__model_preset_total;
 extern const llmmem__preset llmmem__gpu_presets[];
 extern const size_t llmmem__gpu_preset_total;
 
-/* ---- weights (weights.c) ----------------------------------------------- */
+/* ---- views (weights.h: what a view weighs) ------------------------------ */
 
 /* The tensors one rank holds: an inventory whose classes are already split by the parallel
- * layout (parallel.c), and the decoder layers [first, end) it covers. The whole model on one
+ * layout (rank.c), and the decoder layers [first, end) it covers. The whole model on one
  * device is the model's own inventory and layers [0, num_hidden_layers). */
 typedef struct llmmem__view {
     const llmmem__inventory *inv;
     uint64_t first, end;
 } llmmem__view;
 
-/* The view of the whole model. */
-llmmem__view llmmem__whole_model(const llmmem_model *m);
-/* Bytes of all weights of the model stored as the strategy says, on one device. */
-llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m,
-                                   const llmmem_strategy *s);
 
 /* ---- report (estimate.c, report.c) ------------------------------------- */
 
@@ -356,7 +358,7 @@ struct llmmem_report {
     /* last: estimate clears only the fields above and writes stage_count stages */
     llmmem__stage_report stages[LLMMEM_MAX_STAGES];
     /* what one tensor of each class costs on a rank, kept between estimates into this report for
-     * the same model, pricing settings and split (parallel.h); never cleared by an estimate */
+     * the same model, pricing settings and split (estimate.h); never cleared by an estimate */
     struct llmmem__cost_cache *cache;
 };
 

@@ -2,24 +2,17 @@
  * data (ZeRO, FSDP, Megatron's distributed optimizer), expert and context parallelism, with
  * offload, and the bytes it sends per step.
  *
- * Each stage gets a view of the inventory: its decoder layers, the embedding on the first stage and
- * the final norm and LM head on the last (a tied embedding on both), every tensor class split the
- * way Megatron-LM splits it (column/row-parallel linears, vocabulary-parallel embedding and head,
- * replicated norms and routers, experts over expert parallelism then expert-tensor parallelism, KV
- * heads replicated when fewer than t). What one tensor of each class costs on a rank is computed
- * once per estimate (training.c llmmem__class_costs) and multiplied by the stage's counts; the
- * result is sharded over data parallelism, buffers are added, and the stage's activations come
- * from activations.c with the micro-batches its schedule keeps in flight. */
+ * Each stage gets its decoder layers, and the classes outside them that its position holds, every
+ * class split the way one rank holds it (rank.c). What one tensor of each class costs on a rank is
+ * computed once per estimate (training.c llmmem__class_costs) and multiplied by the stage's
+ * counts; the result is sharded over data parallelism, communication buffers (comm.c) and the
+ * rank's part of the KV cache (kv.c) are added, and the stage's activations come from
+ * activations.c with the micro-batches its schedule keeps in flight. */
 #include <string.h>
 
-#include "kvcache.h"
+#include "comm.h"
+#include "kv.h"
 #include "parallel.h"
-#include "training.h"
-
-static uint64_t key(const llmmem_strategy *s, llmmem_key k)
-{
-    return (uint64_t)llmmem__get_int(&s->s, k);
-}
 
 void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
                           uint64_t *count)
@@ -59,84 +52,10 @@ static uint64_t stage_span(const llmmem_model *m, const llmmem__layout *L, uint6
     return n;
 }
 
-/* Which stages hold a class that is not per layer. */
-static int once_on(const llmmem__tensor_class *t, const llmmem_model *m, int first, int last)
-{
-    switch (t->group) {
-    case LLMMEM_PARAMS_EMBEDDING:
-        /* a tied embedding also sits on the last stage for the output layer (Megatron-LM
-         * LanguageModule.setup_embeddings_and_output_layer) */
-        return first || (last && llmmem__model_value(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS));
-    case LLMMEM_PARAMS_LM_HEAD: return last;
-    case LLMMEM_PARAMS_NORMS: return t->role == LLMMEM_ROLE_FINAL_NORM ? last : first;
-    default: return first; /* position table, embedding norm, vision tower and projector */
-    }
-}
-
 static int once_on_stage(const llmmem__tensor_class *t, const llmmem_model *m, const llmmem__layout *L,
                          uint64_t stage)
 {
-    return once_on(t, m, stage == 0, stage + 1 == L->p);
-}
-
-/* A tensor's share on one rank: n split over `ways`, never below `floor` (a whole KV head). */
-static uint64_t share(uint64_t n, uint64_t ways, uint64_t floor)
-{
-    uint64_t s = llmmem__ceil_div(n, ways);
-    return s < floor ? floor : s;
-}
-
-/* A class's shape on one rank: column-parallel outputs (a bias: its only row) and the vocabulary
- * split over `ways`, KV heads replicated below one per rank, row-parallel inputs split, experts'
- * gate/up outputs and down inputs split; norms, routers and MLA down-projections replicated. */
-static void split_class(llmmem__tensor_class *r, const llmmem__tensor_class *t, uint64_t ways, uint64_t head_dim)
-{
-    int kv = t->role == LLMMEM_ROLE_K || t->role == LLMMEM_ROLE_KV;
-    switch (t->split) {
-    case LLMMEM_SPLIT_COLUMN:
-    case LLMMEM_SPLIT_VOCAB:
-        if (t->rows > 1)
-            r->rows = share(t->rows, ways, kv ? head_dim : 1);
-        else
-            r->cols = share(t->cols, ways, kv ? head_dim : 1);
-        break;
-    case LLMMEM_SPLIT_ROW: r->cols = share(t->cols, ways, 1); break;
-    case LLMMEM_SPLIT_EXPERT:
-        if (t->lora & LLMMEM_LORA_TARGET_DOWN)
-            r->cols = share(t->cols, ways, 1);
-        else if (t->rows > 1)
-            r->rows = share(t->rows, ways, 1);
-        else
-            r->cols = share(t->cols, ways, 1);
-        break;
-    default: break;
-    }
-}
-
-llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t ways,
-                                        uint64_t first, uint64_t end, int first_stage, int last_stage)
-{
-    llmmem__inventory view;
-    const uint64_t head_dim = m->geo.head_dim;
-    view.n = 0;
-    memset(view.by_role, -1, sizeof view.by_role);
-    for (unsigned i = 0; i < m->inv.n; i++) {
-        const llmmem__tensor_class *t = &m->inv.t[i];
-        llmmem__tensor_class r = *t;
-        if (t->span == LLMMEM_SPAN_ONCE || t->span == LLMMEM_SPAN_VISION) {
-            r.count = once_on(t, m, first_stage, last_stage) ? t->count : 0;
-        } else {
-            uint64_t all = llmmem__span_layers(m, (enum llmmem__span)t->span, 0, (uint64_t)-1);
-            r.count = all ? t->count / all * llmmem__span_layers(m, (enum llmmem__span)t->span, first, end) : 0;
-        }
-        split_class(&r, t, ways, head_dim);
-        r.active_count = r.count;
-        view.t[view.n++] = r;
-    }
-    llmmem__view v = {&view, first, end};
-    llmmem__weight_plan plan;
-    llmmem_status st = llmmem__weight_plan_make(&plan, m, s);
-    return st ? st : llmmem__view_weight_bytes(out, &v, &plan);
+    return llmmem__rank_holds(t, m, stage == 0, stage + 1 == L->p);
 }
 
 static uint64_t div_up(uint64_t x, uint64_t d)
@@ -194,46 +113,6 @@ static llmmem_status overflow(void)
     return llmmem__fail(LLMMEM_ERR_OVERFLOW, "per-rank bytes exceed 64 bits");
 }
 
-/* A product of byte counts, factors and exact divisions, evaluated left to right as written (the
- * divisions where the rule puts them) with every step checked: ok turns 0 on an overflow. */
-typedef struct checked {
-    uint64_t v;
-    int ok;
-} checked;
-
-static checked times(checked a, uint64_t b)
-{
-    if (a.ok && !llmmem__mul(&a.v, a.v, b))
-        a.ok = 0;
-    return a;
-}
-
-static checked over(checked a, uint64_t b)
-{
-    a.v /= b;
-    return a;
-}
-
-static checked of(uint64_t v)
-{
-    return (checked){v, 1};
-}
-
-static checked add(checked a, checked b)
-{
-    if (!a.ok || !b.ok || !llmmem__add(&a.v, a.v, b.v))
-        a.ok = 0;
-    return a;
-}
-
-
-/* x * num / den, rounded up, saturating (the caller's total check reports the overflow). */
-static uint64_t scaled(uint64_t x, uint64_t num, uint64_t den)
-{
-    uint64_t v;
-    return den && llmmem__mul(&v, x, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
-}
-
 /* Adds n tensors of a class (trained of them trained) to a part's sums; 0 on overflow. */
 static int add_class(llmmem__training *a, uint64_t *params, const llmmem__class_cost *c, uint64_t size, uint64_t n,
                      uint64_t trained)
@@ -258,18 +137,6 @@ static int add_layers(llmmem__training *a, uint64_t *params, const llmmem__train
            llmmem__muladd(params, n, unit_params);
 }
 
-/* Every class's shape on one rank: split over t, routed experts over et (the counts are the
- * model's; stages take their share). */
-static void rank_shapes(llmmem__inventory *out, const llmmem_model *m, uint64_t t, uint64_t et)
-{
-    out->n = m->inv.n;
-    memset(out->by_role, -1, sizeof out->by_role);
-    for (unsigned i = 0; i < m->inv.n; i++) {
-        out->t[i] = m->inv.t[i];
-        split_class(&out->t[i], &m->inv.t[i], m->inv.t[i].group == LLMMEM_PARAMS_EXPERTS ? et : t, m->geo.head_dim);
-    }
-}
-
 llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
                                      const llmmem__layout *L)
 {
@@ -281,7 +148,7 @@ llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model
 llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem__pricing *p)
 {
     uint64_t all[LLMMEM_SPAN_VISION + 1] = {0};
-    rank_shapes(&rc->shapes, m, p->t, p->et);
+    llmmem__rank_shapes(&rc->shapes, m, p->t, p->et);
     llmmem_status st = llmmem__class_costs(rc->cost, &rc->any_8bit, &rc->shapes, p);
     if (st)
         return st;
@@ -381,6 +248,15 @@ static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss
     return LLMMEM_OK;
 }
 
+/* What the rank's communication is sized by (comm.c). */
+static llmmem__comm_rank comm_rank(const llmmem__stage_parts *ss, uint64_t layers, uint64_t moe_layers,
+                                   uint64_t gradients)
+{
+    llmmem__comm_rank r = {ss->params, ss->once_params, ss->layer_params, ss->largest_tensor, layers, moe_layers,
+                           gradients};
+    return r;
+}
+
 llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
                                   const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
                                   const llmmem__layout *L, const llmmem__rank_costs *rc, uint64_t stage,
@@ -397,7 +273,6 @@ llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, 
 {
     llmmem_status st;
     const llmmem_model *m = j->m;
-    const llmmem_strategy *s = j->s;
     const llmmem__layout *L = &j->layout;
     const int64_t mode = j->price.mode;
     uint64_t layers = m->geo.layers, first, count;
@@ -446,58 +321,13 @@ llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, 
         out->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] += o;
     }
 
-    /* Buffers of data-parallel communication, in the 16-bit compute format */
-    const uint64_t e = llmmem__format_element_bits(L->compute) / 8u;
-    checked comm = of(0);
-    if (mode != LLMMEM_MODE_INFERENCE && L->d * L->c > 1) {
-        uint64_t reduce = key(s, LLMMEM_KEY_REDUCE_BUCKET_SIZE), gather = key(s, LLMMEM_KEY_ALLGATHER_BUCKET_SIZE);
-        if (reduce > ss->params)
-            reduce = ss->params;
-        if (gather > ss->params)
-            gather = ss->params;
-        if (L->zero == 1 || L->zero == 2) {
-            /* DeepSpeed stage_1_and_2.py: the reduce bucket (two with overlap_comm) and the
-             * all-gather bucket of updated parameters */
-            comm = add(times(times(of(reduce), e), key(s, LLMMEM_KEY_OVERLAP_COMM) ? 2 : 1), times(of(gather), e));
-        } else if (L->zero == 3) {
-            /* DeepSpeed stage3.py estimate_zero3_model_states_mem_needs: the largest layer's 16-bit
-             * parameters and gradients of the largest module gathered (4 x largest_layer_params); plus
-             * the prefetch bucket
-             * (parameter_offload prefetch, capped by stage3_max_live_parameters) and the reduce bucket */
-            uint64_t prefetch = key(s, LLMMEM_KEY_STAGE3_PREFETCH_BUCKET_SIZE);
-            uint64_t live = key(s, LLMMEM_KEY_STAGE3_MAX_LIVE_PARAMETERS), gathered = ss->largest_tensor + prefetch;
-            if (gathered > live && live >= ss->largest_tensor)
-                gathered = live;
-            comm = add(add(times(of(gathered), e), times(of(ss->largest_tensor), e)), times(of(reduce), e));
-        } else if (L->fsdp == LLMMEM_FSDP_FULL_SHARD || L->fsdp == LLMMEM_FSDP_HYBRID_SHARD) {
-            /* PyTorch FSDP (Zhao et al. 2023 §3, _runtime_utils): the root unit (embedding, head) stays
-             * unsharded through the step; limit_all_gathers keeps the current and the prefetched
-             * layer unit gathered; backward holds a unit's unsharded gradients to reduce-scatter */
-            uint64_t units = key(s, LLMMEM_KEY_FSDP_LIMIT_ALL_GATHERS) ? 2 : count;
-            comm = add(add(times(of(ss->once_params), e), times(times(of(units), ss->layer_params), e)),
-                       times(of(ss->layer_params), e));
-        } else if (L->fsdp == LLMMEM_FSDP_SHARD_GRAD_OP) {
-            /* SHARD_GRAD_OP: parameters stay gathered from forward to the end of backward */
-            comm = add(times(of(ss->params), e), times(of(ss->layer_params), e));
-        } else if (!L->dist_opt && key(s, LLMMEM_KEY_DDP_GRADIENT_COPY)) {
-            /* torch DistributedDataParallel without gradient_as_bucket_view: buckets copy every gradient */
-            comm = of(out->bytes[LLMMEM_COMPONENT_GRADIENTS]);
-        }
-    }
-    if (!comm.ok)
-        return overflow();
-    out->bytes[LLMMEM_COMPONENT_COMM_BUFFERS] = comm.v;
-    if (mode == LLMMEM_MODE_INFERENCE && llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) == 0) {
-        /* the whole contiguous KV cache (kvcache.c), this stage's layers of it, and its KV heads:
-         * max(1, kv_heads / t) per rank (layers of one kind: exact; a sliding-window mix is split
-         * in proportion to the layers) */
-        uint64_t kv;
-        if ((st = llmmem__kv_contiguous_bytes(&kv, m, j->kv, j->sequences, j->tokens / L->c)) != LLMMEM_OK)
-            return st;
-        uint64_t g = m->geo.kv_heads, per_rank = g / L->t ? g / L->t : 1;
-        kv = scaled(kv, count, layers);
-        out->bytes[LLMMEM_COMPONENT_KV_CACHE] = scaled(kv, per_rank, g);
-    }
+    llmmem__comm_rank cr = comm_rank(ss, count, 0, out->bytes[LLMMEM_COMPONENT_GRADIENTS]);
+    if ((st = llmmem__comm_buffers(&out->bytes[LLMMEM_COMPONENT_COMM_BUFFERS], j, &cr)) != LLMMEM_OK)
+        return st;
+    if (mode == LLMMEM_MODE_INFERENCE && llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) == 0 &&
+        (st = llmmem__kv_rank_bytes(&out->bytes[LLMMEM_COMPONENT_KV_CACHE], m, j->kv, j->sequences, j->tokens / L->c,
+                                    count, L->t)) != LLMMEM_OK)
+        return st;
     out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
     return LLMMEM_OK;
 }
@@ -518,69 +348,6 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
     return llmmem__stage_activations(acts, j->m, j->s, kinds, &a);
 }
 
-
-/* Ring collectives: a rank sends (n - 1) / n of the data for reduce-scatter or all-gather, twice
- * that for all-reduce (Thakur et al. 2005; NCCL's ring algorithm). */
-static checked ring(checked bytes, uint64_t n, uint64_t passes)
-{
-    if (n <= 1)
-        return of(0);
-    return times(times(over(bytes, n), n - 1), passes);
-}
-
-/* Bytes one rank of `stage` sends per step, by kind (llmmem_comm). */
-static llmmem_status comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem__job *j,
-                                 const llmmem__stage_parts *ss, uint64_t stage, uint64_t count, uint64_t e)
-{
-    const llmmem_model *m = j->m;
-    const llmmem__layout *L = &j->layout;
-    checked v[LLMMEM_COMM_KINDS];
-    for (unsigned i = 0; i < LLMMEM_COMM_KINDS; i++)
-        v[i] = of(0);
-    const uint64_t micro = L->m ? L->m : L->p;
-    const llmmem__geometry *g = &m->geo;
-    const uint64_t h = g->hidden;
-    const checked tokens = times(of(j->tokens / L->c), j->sequences);
-    const checked act = times(times(tokens, h), e);
-    /* data: plain data parallelism all-reduces the gradients; ZeRO-1/2 and the distributed
-     * optimizer reduce-scatter them and all-gather the parameters (the same volume, ZeRO §7);
-     * ZeRO-3 and FSDP gather the parameters again for backward (1.5x, ZeRO §7.2.2) */
-    checked grads = times(of(ss->params), e);
-    if (L->zero == 3 || L->fsdp == LLMMEM_FSDP_FULL_SHARD || L->fsdp == LLMMEM_FSDP_HYBRID_SHARD)
-        v[LLMMEM_COMM_DATA] = ring(grads, L->shard, 3);
-    else
-        v[LLMMEM_COMM_DATA] = ring(grads, L->d * L->c, 2);
-    /* tensor: two all-reduces of the hidden states per layer forward and two backward (Megatron-LM
-     * §3; with sequence parallelism an all-gather and a reduce-scatter each, the same bytes),
-     * two more forward when full recomputation reruns the layer */
-    uint64_t per_layer = llmmem__get_int(&j->s->s, LLMMEM_KEY_RECOMPUTE) >= LLMMEM_RECOMPUTE_FULL ? 6 : 4;
-    v[LLMMEM_COMM_TENSOR] = times(times(times(ring(act, L->t, 2), per_layer), count), micro);
-    /* pipeline: each micro-batch's activations forward to the next stage and their gradient back
-     * (once per model chunk when interleaved) */
-    uint64_t sends = (uint64_t)(stage + 1 < L->p) + (uint64_t)(stage > 0);
-    v[LLMMEM_COMM_PIPELINE] = times(times(times(over(act, L->sp ? L->t : 1), sends), micro), L->v);
-    /* expert: dispatch and combine all-to-all forward and backward of top_k copies of each token */
-    uint64_t k = g->experts_per_tok;
-    uint64_t moe_layers = stage_span(m, L, stage, LLMMEM_SPAN_MOE);
-    if (L->e > 1)
-        v[LLMMEM_COMM_EXPERT] = times(times(times(times(over(times(act, k), L->e), L->e - 1), 4), moe_layers), micro);
-    /* context: ring attention passes each K and V chunk around the c ranks forward, and K, V and
-     * their gradients backward (Liu et al. 2023; Transformer Engine context parallel p2p), at the
-     * k_proj width (an MLA model's at the hidden width) */
-    uint64_t kv_width = g->kv_lora_rank ? h : g->kv_heads * g->head_dim;
-    if (L->c > 1)
-        v[LLMMEM_COMM_CONTEXT] =
-            times(times(times(times(over(times(times(times(tokens, kv_width), 2), e), L->t), L->c - 1), 3), count), micro);
-    for (unsigned i = 0; i < LLMMEM_COMM_KINDS; i++) {
-        if (!v[i].ok)
-            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "bytes sent over %s links per step exceed 64 bits "
-                                "(num_micro_batches %llu, micro_batch_size %lld, sequence_length %lld)",
-                                llmmem_comm_name((llmmem_comm)i), (unsigned long long)micro,
-                                (long long)j->sequences, (long long)j->tokens);
-        comm[i] = v[i].v;
-    }
-    return LLMMEM_OK;
-}
 
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given)
 {
@@ -648,9 +415,9 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         /* the micro-batches this stage's schedule keeps in flight */
         llmmem__act_stage flight;
         llmmem__in_flight(L, i, &flight);
-        a.held = scaled(a.held, flight.in_flight_num, flight.in_flight_den);
-        a.host = scaled(a.host, flight.in_flight_num, flight.in_flight_den);
-        a.logits_held = scaled(a.logits_held, flight.loss_in_flight, 1);
+        a.held = llmmem__scaled(a.held, flight.in_flight_num, flight.in_flight_den);
+        a.host = llmmem__scaled(a.host, flight.in_flight_num, flight.in_flight_den);
+        a.logits_held = llmmem__scaled(a.logits_held, flight.loss_in_flight, 1);
         host += a.host;
         /* the training peak on this stage (llmmem.h): held activations plus the larger transient */
         int phase;
@@ -681,6 +448,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     uint64_t per_node = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
     if (!llmmem__mul(&r->host_bytes, host_best, per_node) || !llmmem__mul(&r->nvme_bytes, nvme_best, per_node))
         return overflow();
-    return comm_volume(r->comm, j, best_parts, best, r->stages[best].layers,
-                       llmmem__format_element_bits(L->compute) / 8u);
+    llmmem__comm_rank cr = comm_rank(best_parts, r->stages[best].layers, stage_span(m, L, best, LLMMEM_SPAN_MOE),
+                                     r->stages[best].bytes[LLMMEM_COMPONENT_GRADIENTS]);
+    return llmmem__comm_volume(r->comm, j, &cr, best);
 }

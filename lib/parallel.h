@@ -4,13 +4,8 @@
 #define LLMMEM_PARALLEL_H
 
 #include "activations.h"
+#include "rank.h"
 #include "training.h"
-
-/* Weight bytes of one rank holding decoder layers [first, end) (the embedding when first_stage,
- * the final norm and head when last_stage, a tied embedding on both), every class split over `ways`
- * tensor-parallel ranks as llmmem__stage_state splits it (experts too: no expert parallelism). */
-llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t ways,
-                                        uint64_t first, uint64_t end, int first_stage, int last_stage);
 
 /* Decoder layers of a stage: the first of its first chunk, and how many it holds. */
 void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
@@ -68,16 +63,7 @@ uint64_t llmmem__sharded(const llmmem__layout *L, uint64_t ranks, int what);
  * layout's rank costs when the caller has them (the planner), else NULL. */
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs);
 
-/* Rank costs kept across estimates, valid for the pricing (job.h: the model, the split and every
- * resolved format and training setting) they were made with. */
-typedef struct llmmem__cost_cache {
-    int valid;
-    llmmem__pricing key;
-    llmmem__rank_costs costs;
-} llmmem__cost_cache;
-
-/* llmmem_estimate, reusing or refreshing `cache` for layouts that split or shard. */
-llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache);
+/* Until solve.c includes estimate.h itself (it reads the cost cache and llmmem__estimate_cached). */
+#include "estimate.h"
 
 #endif

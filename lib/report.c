@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parallel.h"
+#include "estimate.h"
 #include "text.h"
 
 static const char *const component_names[LLMMEM_COMPONENTS] = {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "training.h"
+#include "weights.h"
 
 #define F32 LLMMEM_FORMAT_FP32
 #define NONE LLMMEM_FORMAT_AUTO

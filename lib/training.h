@@ -1,18 +1,9 @@
 /* Internal: training state (gradients, master weights, optimizer states, LoRA adapters) of a
- * resolved job (job.h). Not installed. */
+ * resolved job (job.h), training.c. Not installed. */
 #ifndef LLMMEM_TRAINING_H
 #define LLMMEM_TRAINING_H
 
 #include "job.h"
-
-/* ---- weights (weights.c) -------------------------------------------------- */
-
-/* Bytes of the weights of a view under a weight plan (never a checkpoint's bytes). */
-llmmem_status llmmem__view_weight_bytes(uint64_t *bytes_out, const llmmem__view *v, const llmmem__weight_plan *wp);
-/* Bytes of all weights of the job's model on one device: the checkpoint's when the job keeps them. */
-llmmem_status llmmem__job_weight_bytes(uint64_t *bytes_out, const llmmem__job *j);
-
-/* ---- training state (training.c) ----------------------------------------- */
 
 /* Per-device training memory of a single-device run, by component. */
 typedef struct llmmem__training {

@@ -1,5 +1,5 @@
 /* Weight bytes: each tensor class of the inventory in the format the weight plan gives it (job.c). */
-#include "training.h"
+#include "weights.h"
 
 /* A checkpoint's stored bytes (parameters and their quantization data, per group), exact for
  * mixed-type files such as GGUF Q4_K_M, used while the strategy keeps the checkpoint's format. */

@@ -6,7 +6,7 @@
  * vllm/v1/worker/gpu_worker.py) written out, or a vLLM log line quoted with its thread. */
 #include <string.h>
 
-#include "kvcache.h"
+#include "kv.h"
 #include "unit.h"
 
 /* Llama-3-8B: meta-llama/Meta-Llama-3-8B config.json, 32 layers, 8 KV heads of head_dim 128

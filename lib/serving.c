@@ -1,27 +1,21 @@
 /*
- * KV cache bytes, vLLM-style paged blocks and serving capacity.
- *
- * Two layouts of the same keys and values:
- *   - paged, as vLLM v1 allocates it: a page is one layer's cache of block_size tokens
- *     (vllm/v1/kv_cache_interface.py AttentionSpec / MLAAttentionSpec page_size_bytes), layers are
- *     grouped so that every group has the same page size (vllm/v1/core/kv_cache_utils.py
- *     get_kv_cache_groups), and the memory left after weights, the profiled activation peak and
- *     non-torch allocations is cut into num_blocks = available // page // layers_per_group blocks
- *     (kv_cache_utils.py get_num_blocks);
- *   - contiguous, as Hugging Face generate allocates it: batch x context for every layer
- *     (transformers cache_utils.py DynamicCache / StaticCache).
- * Everything is integer and checked; gpu_memory_utilization is the one real, applied once the way
- * vLLM applies it (math.ceil(total * utilization) in double precision). No allocation, no I/O.
+ * vLLM's serving budget: what `vllm serve` leaves for its paged KV cache on every rank, and what
+ * that cache holds. The memory left after weights, the profiled activation peak and non-torch
+ * allocations is cut into num_blocks = available // page // layers_per_group blocks
+ * (vllm/v1/core/kv_cache_utils.py get_num_blocks); max_model_len, concurrency and the questions
+ * on requests follow from the pool (the block arithmetic is kv.c's). gpu_memory_utilization is
+ * the one real, applied once the way vLLM applies it (math.ceil(total * utilization) in double
+ * precision). No allocation but llmmem_serving_new's, no I/O.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kvcache.h"
-#include "parallel.h"
+#include "job.h"
+#include "kv.h"
+#include "rank.h"
 #include "text.h"
-#include "training.h"
-
+#include "weights.h"
 /* The settings arrays hold a slot per key number modulo 1000 (internal.h). */
 _Static_assert(LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");
 
@@ -36,15 +30,11 @@ struct llmmem_serving {
     llmmem_kv_cache_dtype dtype; /* resolved (never auto) */
     uint64_t tp, pp;
     /* what the questions need, captured by llmmem_serving_estimate */
-    uint64_t block, window, batched, max_model_len;
-    uint64_t full_groups, sliding_groups;
+    llmmem__kv_pool pool;         /* the paged pool a request draws from (kv.c answers from it) */
+    uint64_t max_model_len;
     uint64_t page;                /* one layer, one block, one rank */
-    uint64_t token_layer;         /* paged bytes of one token in one layer on one rank */
     uint64_t contig_token_layer;  /* Hugging Face layout: bytes of one token in one layer on one rank */
-    uint64_t num_blocks;
     uint64_t binding;             /* the stage whose block count is the smallest */
-    uint64_t prefix, prompt, n;
-    int prefix_caching;
     uint64_t stage_budget[MAX_STAGES];
     uint64_t stage_full[MAX_STAGES], stage_sliding[MAX_STAGES]; /* as the paged groups hold them */
     uint64_t stage_group[MAX_STAGES];  /* layers per group */
@@ -76,134 +66,6 @@ static int64_t sv(const llmmem_strategy *s, llmmem_key key)
 static llmmem_status overflow(const char *what)
 {
     return llmmem__fail(LLMMEM_ERR_OVERFLOW, "%s exceeds 64 bits", what);
-}
-
-/* The shapes the cache depends on (the model's geometry, arch.c); fails for an incomplete model or
- * one given by count alone. */
-static llmmem_status shape_of(const llmmem__geometry **a, const llmmem_model *m)
-{
-    llmmem_status st = llmmem__model_check(m);
-    if (st)
-        return st;
-    if (mv(m, LLMMEM_KEY_NUM_PARAMETERS))
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
-                            "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
-                            "alone has none",
-                            (unsigned long long)mv(m, LLMMEM_KEY_NUM_PARAMETERS));
-    *a = &m->geo;
-    return LLMMEM_OK;
-}
-
-/* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
- * one byte an element, their scales are the cache's own (token_layer_bytes). */
-static llmmem_format kv_format(llmmem_kv_cache_dtype d)
-{
-    switch (d) {
-    case LLMMEM_KV_CACHE_FP32: return LLMMEM_FORMAT_FP32;
-    case LLMMEM_KV_CACHE_FP16: return LLMMEM_FORMAT_FP16;
-    case LLMMEM_KV_CACHE_BF16: return LLMMEM_FORMAT_BF16;
-    case LLMMEM_KV_CACHE_NVFP4: return LLMMEM_FORMAT_NVFP4;
-    case LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD: return LLMMEM_FORMAT_INT8;
-    case LLMMEM_KV_CACHE_FP8_E5M2: return LLMMEM_FORMAT_FP8_E5M2;
-    default: return LLMMEM_FORMAT_FP8_E4M3; /* fp8, fp8_e4m3, fp8_per_token_head, fp8_ds_mla's latent */
-    }
-}
-
-static uint64_t element_bytes(llmmem_kv_cache_dtype d)
-{
-    return llmmem__format_element_bits(kv_format(d)) / 8u;
-}
-
-static const char *dtype_name(llmmem_kv_cache_dtype d)
-{
-    const char *name = llmmem_choice_name(LLMMEM_KEY_KV_CACHE_DTYPE, d);
-    return name ? name : "?";
-}
-
-/* Heads of a cache one tensor-parallel rank stores: vllm/config/model.py get_num_kv_heads,
- * max(1, g // tp) (heads replicated when there are fewer than ranks); MLA's latent is one head
- * on every rank (geometry kv_heads 1). */
-static uint64_t rank_heads(uint64_t heads, uint64_t tp)
-{
-    return heads / tp > 0 ? heads / tp : 1;
-}
-
-static uint64_t heads_per_rank(const llmmem__geometry *a, uint64_t tp)
-{
-    return rank_heads(a->kv_heads, tp);
-}
-
-/* Bytes one token adds to one layer's cache on one rank, its vectors stored in d (formats.c). */
-static llmmem_status token_vectors_bytes(uint64_t *out, const llmmem__kv_token *k, llmmem_kv_cache_dtype d,
-                                         uint64_t tp)
-{
-    uint64_t vectors;
-    if (!llmmem__mul(&vectors, rank_heads(k->heads, tp), k->vectors))
-        return overflow("KV bytes per token");
-    if (d == LLMMEM_KV_CACHE_NVFP4) {
-        /* vLLM sizes the page by torch_utils.py nvfp4_kv_cache_full_dim, head_size // 2 bytes of E2M1
-         * + head_size // 16 fp8 scales (floors), not by whole blocks: its allocation is the rule */
-        if (!llmmem__mul(out, vectors, k->width / 2 + k->width / 16))
-            return overflow("KV bytes per token");
-        return LLMMEM_OK;
-    }
-    if (!llmmem__format_vector_bytes(out, kv_format(d), vectors, k->width))
-        return overflow("KV bytes per token");
-    return LLMMEM_OK;
-}
-
-/* An MLA model's bytes per token and layer on one rank: vLLM's latent, or (contiguous) the
- * decompressed keys and values of transformers' DeepseekV3Attention. */
-static llmmem_status mla_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
-                                           uint64_t tp, int contiguous)
-{
-    if (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD ||
-        d == LLMMEM_KV_CACHE_NVFP4)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
-                            "kv_cache_dtype (%s) is not modelled for an MLA model (kv_lora_rank %llu); "
-                            "use auto, fp32, fp16, bf16, fp8 or fp8_ds_mla",
-                            dtype_name(d), (unsigned long long)a->kv_lora_rank);
-    if (contiguous) {
-        if (d == LLMMEM_KV_CACHE_FP8_DS_MLA)
-            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
-                                "kv_cache_dtype (fp8_ds_mla) is vLLM's paged MLA layout; a contiguous "
-                                "(Hugging Face) cache stores decompressed keys and values");
-        /* transformers DeepseekV3Attention.forward: past_key_values.update gets key_states of
-         * heads x (qk_nope + qk_rope) and value_states of heads x v_head_dim */
-        return token_vectors_bytes(out, &a->kv_token, d, tp);
-    }
-    if (d == LLMMEM_KV_CACHE_FP8_DS_MLA) {
-        /* vllm/v1/kv_cache_interface.py MLAAttentionSpec.real_page_size_bytes: 656 B per token
-         * (v1/attention/backends/mla/flashmla_sparse.py: fp8 latent, an fp32 scale per 128 of it,
-         * bf16 rope: 512 + 16 + 128 for DeepSeek) */
-        *out = a->kv_lora_rank + llmmem__ceil_div(a->kv_lora_rank, 128) * 4 + a->qk_rope_head_dim * 2;
-        return LLMMEM_OK;
-    }
-    /* vllm/v1/kv_cache_interface.py MLAAttentionSpec: block x 1 head x (kv_lora_rank +
-     * qk_rope_head_dim) x dtype: the latent alone, no factor 2 for K and V */
-    return token_vectors_bytes(out, &a->kv_latent, d, tp);
-}
-
-/* Bytes one token takes in one layer of vLLM's paged cache on one rank. `contiguous` asks for the
- * Hugging Face layout instead, which differs only for MLA. */
-static llmmem_status token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
-                                       uint64_t tp, int contiguous)
-{
-    if (a->kv_lora_rank)
-        return mla_token_layer_bytes(out, a, d, tp, contiguous);
-    if (d == LLMMEM_KV_CACHE_FP8_DS_MLA)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                            "kv_cache_dtype (fp8_ds_mla) needs an MLA model; kv_lora_rank is 0");
-    /* kv_cache_interface.py AttentionSpec.real_page_size_bytes: 2 (K, V) x kv_heads x head_size x dtype
-     * per token, i.e. 2 * block * kv_heads * head_size * dtype per page (Kwon et al. 2023 §4.1); nvfp4
-     * (FullAttentionSpec with torch_utils.py nvfp4_kv_cache_full_dim): E2M1 and an fp8 scale per 16 */
-    llmmem_status st = token_vectors_bytes(out, &a->kv_token, d, tp);
-    if (st == LLMMEM_OK && (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD)) {
-        /* AttentionSpec.page_size_bytes: per-token-head modes add 2 * block * kv_heads * 4 B of fp32 scales */
-        if (!llmmem__muladd(out, heads_per_rank(a, tp), 2 * 4))
-            return overflow("KV bytes per token");
-    }
-    return st;
 }
 
 /* ---- parallel layout ------------------------------------------------------- */
@@ -247,89 +109,7 @@ static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint
     return LLMMEM_OK;
 }
 
-/* ---- KV cache groups ------------------------------------------------------------ */
-
-/* How vLLM groups the layers (kv_cache_utils.py get_kv_cache_groups):
- *   - one spec for every layer (all full attention, all sliding window, or a hybrid model with
- *     --disable-hybrid-kv-cache-manager, whose sliding layers then become full attention,
- *     unify_hybrid_kv_cache_specs): one group of all layers;
- *   - full and sliding layers (_get_kv_cache_groups_uniform_page_size): groups of group_size layers,
- *     group_size the smaller type's count, or the larger one's when it is under 1.5 times the
- *     smaller; each type split into ceil(count / group_size) groups. */
-typedef struct kv_groups {
-    uint64_t full_groups, sliding_groups;
-    uint64_t full, sliding; /* layers of each type the groups hold (sliding 0 when unified) */
-} kv_groups;
-
-static kv_groups groups_of(const llmmem__geometry *a, int hybrid_disabled)
-{
-    kv_groups g = {0, 0, 0, 0};
-    uint64_t sliding = llmmem__sliding_layers(a, 0, a->layers), full = a->layers - sliding;
-    if (sliding == 0 || (full > 0 && hybrid_disabled)) {
-        g.full_groups = 1;
-        g.full = a->layers;
-    } else if (full == 0) {
-        g.sliding_groups = 1;
-        g.sliding = a->layers;
-    } else {
-        uint64_t lo = full < sliding ? full : sliding, hi = full < sliding ? sliding : full;
-        uint64_t size = 2 * hi < 3 * lo ? hi : lo;
-        g.full_groups = llmmem__ceil_div(full, size);
-        g.sliding_groups = llmmem__ceil_div(sliding, size);
-        g.full = full;
-        g.sliding = sliding;
-    }
-    return g;
-}
-
-/* Layers per group on the stage [first, end) (vLLM projects the global groups onto each worker,
- * _project_kv_cache_groups_to_worker; a group's i-th layers are layers[i::num_groups] of its type,
- * so a contiguous run of n layers of a type fills its groups with at most ceil(n / groups)). */
-static uint64_t group_layers_in(const llmmem__geometry *a, const kv_groups *g, uint64_t first, uint64_t end)
-{
-    if (g->sliding == 0 || g->full == 0)
-        return end - first;
-    uint64_t sl = llmmem__sliding_layers(a, first, end), fl = (end - first) - sl;
-    uint64_t x = llmmem__ceil_div(fl, g->full_groups), y = llmmem__ceil_div(sl, g->sliding_groups);
-    return x > y ? x : y;
-}
-
-/* Blocks one sequence of `tokens` tokens needs from the pool, summed over the groups
- * (kv_cache_utils.py get_max_concurrency_for_kv_cache_config / max_memory_usage_bytes):
- * full attention cdiv(tokens, block) (FullAttentionSpec.max_memory_usage_bytes); sliding window
- * cdiv(min(window - 1 + max_num_batched_tokens, tokens), block) + 1 (SlidingWindowSpec: the window
- * need not start at a block boundary). */
-static int blocks_for(uint64_t *out, const llmmem_serving *r, uint64_t tokens)
-{
-    uint64_t need = 0, sw = r->window - 1 + r->batched;
-    if (sw > tokens)
-        sw = tokens;
-    if (!llmmem__muladd(&need, r->full_groups, llmmem__ceil_div(tokens, r->block)) ||
-        !llmmem__muladd(&need, r->sliding_groups, llmmem__ceil_div(sw, r->block) + 1))
-        return 0;
-    *out = need;
-    return 1;
-}
-
-/* Internal waste of one sequence of `tokens`: the bytes its blocks hold but its tokens do not fill,
- * the last partial block of each group (a sliding group counts the min(window - 1 +
- * max_num_batched_tokens, tokens) tokens vLLM sizes it for, so its spare block is waste too). */
-static int waste_for(uint64_t *out, const llmmem_serving *r, uint64_t tokens)
-{
-    uint64_t sw = r->window - 1 + r->batched, slots = 0, x;
-    if (sw > tokens)
-        sw = tokens;
-    uint64_t full_gap = llmmem__ceil_div(tokens, r->block) * r->block - tokens;
-    uint64_t sliding_gap = (llmmem__ceil_div(sw, r->block) + 1) * r->block - sw;
-    if (!llmmem__muladd(&slots, r->full_groups, full_gap) || !llmmem__muladd(&slots, r->sliding_groups, sliding_gap) ||
-        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__mul(&x, x, r->stage_group[r->binding]))
-        return 0;
-    *out = x;
-    return 1;
-}
-
 /* ---- weights and activations of one rank ------------------------------------------ */
-
 
 /* Weights of one rank of a serving stage: the classes split over tensor parallelism as
  * parallel.c splits them (vLLM's QKVParallelLinear replicates K and V heads below one per rank; a
@@ -356,7 +136,7 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
         uint64_t nope = a->qk_nope_head_dim, rope = a->qk_rope_head_dim, v_dim = a->v_head_dim;
         attn = q * (nope + rope) + (a->kv_lora_rank + rope) + q * (nope + v_dim) + q * (nope + rope) + q * v_dim;
     } else
-        attn = (q + 2 * heads_per_rank(a, tp)) * a->head_dim + q * a->head_dim;
+        attn = (q + 2 * llmmem__kv_heads_per_rank(a, tp)) * a->head_dim + q * a->head_dim;
     if (!moe) {
         mlp = llmmem__ceil_div(a->ffn, tp) * (gated ? 3 : 2);
     } else {
@@ -382,7 +162,7 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const
                                      uint64_t first, uint64_t end, int last_stage, uint64_t tokens,
                                      uint64_t seqs)
 {
-    uint64_t e = element_bytes(llmmem__model_dtype(m)), per = 0, x = 0, peak;
+    uint64_t e = llmmem__kv_element_bytes(llmmem__model_dtype(m)), per = 0, x = 0, peak;
     llmmem_status st;
     if (llmmem__span_layers(m, LLMMEM_SPAN_DENSE, first, end)) {
         if ((st = layer_peak(&x, m, a, tp, 0)) != LLMMEM_OK)
@@ -409,7 +189,6 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const
 }
 
 /* ---- the estimate --------------------------------------------------------------- */
-
 
 /* vLLM's startup default for `vllm serve` (engine/arg_utils.py EngineArgs.get_batch_defaults,
  * OPENAI_API_SERVER): devices of at least 70 GiB that are not A100s get 8192 batched tokens and
@@ -473,44 +252,6 @@ uint64_t llmmem_serving_get(const llmmem_serving *sv_, llmmem_serving_value valu
     return sv_->v[value];
 }
 
-/* Requests of `tokens` tokens each that fit at once, with the strategy's sharing: n sequences per
- * request (parallel sampling, beam width) sharing the full blocks of a prompt of prompt_tokens, and
- * every request sharing the full blocks of a prefix of shared_prefix_tokens. vLLM's prefix cache
- * shares only full blocks (v1/core/kv_cache_utils.py hash_block_tokens hashes full blocks), in the
- * full-attention groups; a sliding-window group keeps each sequence's window. */
-static int requests_for(uint64_t *out, const llmmem_serving *r, uint64_t tokens)
-{
-    uint64_t c = llmmem__ceil_div(tokens, r->block), prefix = 0, prompt = 0;
-    if (r->prefix_caching) {
-        prefix = r->prefix / r->block;
-        prompt = (r->prompt > r->prefix ? r->prompt : r->prefix) / r->block;
-    }
-    uint64_t sw = r->window - 1 + r->batched, per = 0, own, shared;
-    if (sw > tokens)
-        sw = tokens;
-    /* own blocks of a request in one full group: its prompt's blocks past the shared prefix, and
-     * n copies of the rest (the partial prompt block included) */
-    if (!llmmem__mul(&own, r->n, c - prompt) || !llmmem__add(&own, own, prompt - prefix) ||
-        !llmmem__muladd(&per, r->full_groups, own) ||
-        !llmmem__muladd(&per, r->sliding_groups, r->n * (llmmem__ceil_div(sw, r->block) + 1)) ||
-        !llmmem__mul(&shared, r->full_groups, prefix))
-        return 0;
-    *out = r->num_blocks > shared && per ? (r->num_blocks - shared) / per : 0;
-    return 1;
-}
-
-/* Hugging Face layout bytes of `sequences` sequences of `tokens` on one rank of the given layers. */
-static int contiguous_for(uint64_t *out, uint64_t token_layer, uint64_t full, uint64_t sliding, uint64_t window,
-                          uint64_t sequences, uint64_t tokens)
-{
-    uint64_t kept = 0, capped = window && window < tokens ? window : tokens, x;
-    if (!llmmem__muladd(&kept, full, tokens) || !llmmem__muladd(&kept, sliding, capped) ||
-        !llmmem__mul(&x, kept, token_layer) || !llmmem__mul(&x, x, sequences))
-        return 0;
-    *out = x;
-    return 1;
-}
-
 /* The resolved value of a "0: derived" serving setting. */
 static uint64_t setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived)
 {
@@ -527,7 +268,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(s);
     const llmmem__geometry *a = NULL;
-    llmmem_status st = shape_of(&a, model);
+    llmmem_status st = llmmem__kv_shape(&a, model);
     if (st)
         return st;
     int64_t mode = sv(s, LLMMEM_KEY_MODE);
@@ -548,20 +289,20 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if ((st = check_parallel(a, r->tp, r->pp)) != LLMMEM_OK)
         return st;
     r->dtype = llmmem__kv_dtype(model, s);
-    if ((st = token_layer_bytes(&r->token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
+    if ((st = llmmem__kv_token_layer_bytes(&r->pool.token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
         return st;
     if (r->dtype != LLMMEM_KV_CACHE_FP8_DS_MLA &&
-        (st = token_layer_bytes(&r->contig_token_layer, a, r->dtype, r->tp, 1)) != LLMMEM_OK)
+        (st = llmmem__kv_token_layer_bytes(&r->contig_token_layer, a, r->dtype, r->tp, 1)) != LLMMEM_OK)
         return st;
 
     int large = large_device(hw, memory);
-    r->block = (uint64_t)sv(s, LLMMEM_KEY_BLOCK_SIZE);
-    r->batched = setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, large ? 8192 : 2048);
+    r->pool.block = (uint64_t)sv(s, LLMMEM_KEY_BLOCK_SIZE);
+    r->pool.batched = setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, large ? 8192 : 2048);
     uint64_t seqs = setting(s, LLMMEM_KEY_MAX_NUM_SEQS, large ? 1024 : 256);
-    if (seqs > r->batched) /* vllm/config/scheduler.py SchedulerConfig._verify_args */
+    if (seqs > r->pool.batched) /* vllm/config/scheduler.py SchedulerConfig._verify_args */
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "max_num_seqs (%llu) exceeds max_num_batched_tokens (%llu)",
-                            (unsigned long long)seqs, (unsigned long long)r->batched);
+                            (unsigned long long)seqs, (unsigned long long)r->pool.batched);
     uint64_t positions = mv(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
     r->max_model_len = setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions);
     if (r->max_model_len == 0)
@@ -571,11 +312,11 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "max_model_len (%llu) exceeds the model's max_position_embeddings (%llu)",
                             (unsigned long long)r->max_model_len, (unsigned long long)positions);
-    r->window = a->window;
-    r->prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
-    r->prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
-    r->prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
-    r->n = (uint64_t)sv(s, LLMMEM_KEY_N);
+    r->pool.window = a->window;
+    r->pool.prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
+    r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
+    r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
+    r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);
     uint64_t request = setting(s, LLMMEM_KEY_REQUEST_TOKENS, r->max_model_len);
     /* vllm/v1/engine/input_processor.py refuses a prompt beyond max_model_len, and the OpenAI server
      * a prompt plus max_tokens beyond it ("This model's maximum context length is ...") */
@@ -583,17 +324,17 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "request_tokens (%llu) exceeds max_model_len (%llu): vLLM refuses such a request",
                             (unsigned long long)request, (unsigned long long)r->max_model_len);
-    if (r->prefix > request || r->prompt > request)
+    if (r->pool.prefix > request || r->pool.prompt > request)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "%s (%llu) exceeds the request's tokens (%llu: request_tokens, else max_model_len)",
-                            r->prefix > request ? "shared_prefix_tokens" : "prompt_tokens",
-                            (unsigned long long)(r->prefix > request ? r->prefix : r->prompt),
+                            r->pool.prefix > request ? "shared_prefix_tokens" : "prompt_tokens",
+                            (unsigned long long)(r->pool.prefix > request ? r->pool.prefix : r->pool.prompt),
                             (unsigned long long)request);
 
-    kv_groups g = groups_of(a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
-    r->full_groups = g.full_groups;
-    r->sliding_groups = g.sliding_groups;
-    if (!llmmem__mul(&r->page, r->token_layer, r->block))
+    llmmem__kv_groups g = llmmem__kv_groups_of(a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
+    r->pool.full_groups = g.full_groups;
+    r->pool.sliding_groups = g.sliding_groups;
+    if (!llmmem__mul(&r->page, r->pool.token_layer, r->pool.block))
         return overflow("page bytes");
 
     /* vllm/v1/worker/gpu_worker.py determine_available_memory: requested_memory minus the
@@ -618,7 +359,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
             return st;
         if (act_set >= 0)
             act = (uint64_t)act_set;
-        else if ((st = activation_peak(&act, model, a, r->tp, first, end, is_last, r->batched, seqs)) != LLMMEM_OK)
+        else if ((st = activation_peak(&act, model, a, r->tp, first, end, is_last, r->pool.batched, seqs)) != LLMMEM_OK)
             return st;
         if (!llmmem__add(&non_kv, w, act) || !llmmem__add(&non_kv, non_kv, non_torch) ||
             !llmmem__add(&non_kv, non_kv, graphs))
@@ -636,22 +377,23 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         r->stage_sliding[stage] = g.sliding ? llmmem__sliding_layers(a, first, end) : 0;
         r->stage_full[stage] = (end - first) - r->stage_sliding[stage];
         r->stage_hf_sliding[stage] = llmmem__sliding_layers(a, first, end);
-        r->stage_group[stage] = group_layers_in(a, &g, first, end);
+        r->stage_group[stage] = llmmem__kv_group_layers(a, &g, first, end);
         if (end - first > most_layers)
             most_layers = end - first;
         /* kv_cache_utils.py get_num_blocks: available // page_size // num_layers (per group);
          * get_kv_cache_configs then gives every worker the smallest count */
         uint64_t blocks = avail / r->page / r->stage_group[stage];
         /* the smallest block count; of equal ones, the rank with the least memory left */
-        if (!have || blocks < r->num_blocks ||
-            (blocks == r->num_blocks && avail < r->stage_budget[r->binding])) {
+        if (!have || blocks < r->pool.num_blocks ||
+            (blocks == r->pool.num_blocks && avail < r->stage_budget[r->binding])) {
             have = 1;
-            r->num_blocks = blocks;
+            r->pool.num_blocks = blocks;
             r->binding = stage;
             best_w = w;
             best_act = act;
         }
     }
+    r->pool.group_layers = r->stage_group[r->binding];
 
     uint64_t *v = r->v, need;
     v[LLMMEM_SERVING_MEMORY_BYTES] = memory;
@@ -662,19 +404,19 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     v[LLMMEM_SERVING_CUDA_GRAPH] = graphs;
     v[LLMMEM_SERVING_KV_CACHE_BYTES] = r->stage_budget[r->binding];
     v[LLMMEM_SERVING_SHORTFALL] = shortfall;
-    if (!llmmem__mul(&v[LLMMEM_SERVING_BYTES_PER_TOKEN], r->token_layer, most_layers) ||
+    if (!llmmem__mul(&v[LLMMEM_SERVING_BYTES_PER_TOKEN], r->pool.token_layer, most_layers) ||
         !llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], r->page, r->stage_group[r->binding]))
         return overflow("KV bytes per token");
     v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
-    v[LLMMEM_SERVING_NUM_BLOCKS] = r->num_blocks;
+    v[LLMMEM_SERVING_NUM_BLOCKS] = r->pool.num_blocks;
     /* kv_cache_utils.py _report_kv_cache_config: "GPU KV cache size: num_blocks // groups * block tokens" */
-    v[LLMMEM_SERVING_TOKENS] = r->num_blocks / (g.full_groups + g.sliding_groups) * r->block;
+    v[LLMMEM_SERVING_TOKENS] = r->pool.num_blocks / (g.full_groups + g.sliding_groups) * r->pool.block;
     v[LLMMEM_SERVING_GROUPS] = g.full_groups + g.sliding_groups;
     v[LLMMEM_SERVING_LAYERS_PER_GROUP] = r->stage_group[r->binding];
-    v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = heads_per_rank(a, r->tp);
+    v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = llmmem__kv_heads_per_rank(a, r->tp);
     v[LLMMEM_SERVING_LAYERS_PER_STAGE] = most_layers;
-    v[LLMMEM_SERVING_BLOCK_SIZE] = r->block;
-    v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = r->batched;
+    v[LLMMEM_SERVING_BLOCK_SIZE] = r->pool.block;
+    v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = r->pool.batched;
     v[LLMMEM_SERVING_MAX_NUM_SEQS] = seqs;
     v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = r->max_model_len;
     v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
@@ -683,9 +425,9 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     uint64_t lo = 0, hi = r->max_model_len;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
-        if (!blocks_for(&need, r, mid))
+        if (!llmmem__kv_pool_blocks(&need, &r->pool, mid))
             return overflow("blocks per request");
-        if (need <= r->num_blocks)
+        if (need <= r->pool.num_blocks)
             lo = mid;
         else
             hi = mid - 1;
@@ -693,23 +435,23 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     v[LLMMEM_SERVING_MAX_MODEL_LEN] = lo;
 
     /* kv_cache_utils.py get_max_concurrency_for_kv_cache_config, logged with "%.2fx" for max_model_len */
-    if (!blocks_for(&need, r, r->max_model_len))
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, r->max_model_len))
         return overflow("blocks per request");
     char text[48];
-    snprintf(text, sizeof text, "%.2f", (double)r->num_blocks / (double)need);
+    snprintf(text, sizeof text, "%.2f", (double)r->pool.num_blocks / (double)need);
     uint64_t x100 = 0;
     for (const char *p = text; *p; p++)
         if (*p >= '0' && *p <= '9')
             x100 = x100 * 10 + (uint64_t)(*p - '0');
     v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100] = x100;
-    v[LLMMEM_SERVING_FITS] = need <= r->num_blocks && r->num_blocks > 0;
+    v[LLMMEM_SERVING_FITS] = need <= r->pool.num_blocks && r->pool.num_blocks > 0;
 
     uint64_t requests = 0;
-    if (!blocks_for(&need, r, request) || !requests_for(&requests, r, request))
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, request) || !llmmem__kv_pool_requests(&requests, &r->pool, request))
         return overflow("blocks per request");
     v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
     v[LLMMEM_SERVING_MAX_CONCURRENCY] = request <= r->max_model_len ? requests : 0;
-    if (!waste_for(&v[LLMMEM_SERVING_WASTE_BYTES], r, request))
+    if (!llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
         return overflow("waste bytes");
 
     llmmem__copy_name(r->model_name, model->name);
@@ -743,7 +485,7 @@ llmmem_status llmmem_serving_request_blocks(uint64_t *blocks_out, uint64_t *wast
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
     uint64_t need, waste;
-    if (!blocks_for(&need, sv_, tokens) || !waste_for(&waste, sv_, tokens))
+    if (!llmmem__kv_pool_blocks(&need, &sv_->pool, tokens) || !llmmem__kv_pool_waste(&waste, &sv_->pool, tokens))
         return overflow("blocks of a request");
     *blocks_out = need;
     if (waste_bytes_out)
@@ -759,10 +501,10 @@ llmmem_status llmmem_serving_fits_request(int *fits_out, const llmmem_serving *s
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
     uint64_t need;
-    if (!blocks_for(&need, sv_, tokens))
+    if (!llmmem__kv_pool_blocks(&need, &sv_->pool, tokens))
         return overflow("blocks of a request");
     /* vLLM refuses a request longer than max_model_len (v1/engine/processor.py) */
-    *fits_out = tokens <= sv_->max_model_len && need <= sv_->num_blocks;
+    *fits_out = tokens <= sv_->max_model_len && need <= sv_->pool.num_blocks;
     return LLMMEM_OK;
 }
 
@@ -773,13 +515,13 @@ llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmme
     llmmem_status st = require_valid(sv_, __func__);
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
-    if (sv_->prefix > tokens || sv_->prompt > tokens)
+    if (sv_->pool.prefix > tokens || sv_->pool.prompt > tokens)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "%s (%llu) exceeds the request's tokens (%llu)",
-                            sv_->prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
-                            (unsigned long long)(sv_->prefix > tokens ? sv_->prefix : sv_->prompt),
+                            sv_->pool.prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
+                            (unsigned long long)(sv_->pool.prefix > tokens ? sv_->pool.prefix : sv_->pool.prompt),
                             (unsigned long long)tokens);
     uint64_t n;
-    if (!requests_for(&n, sv_, tokens))
+    if (!llmmem__kv_pool_requests(&n, &sv_->pool, tokens))
         return overflow("blocks of a request");
     *requests_out = tokens <= sv_->max_model_len ? n : 0;
     return LLMMEM_OK;
@@ -812,7 +554,7 @@ llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_ser
         uint64_t one;
         uint64_t sliding = sv_->stage_hf_sliding[stage];
         uint64_t layers = sv_->stage_full[stage] + sv_->stage_sliding[stage];
-        if (!contiguous_for(&one, sv_->contig_token_layer, layers - sliding, sliding, sv_->window, 1, tokens))
+        if (!llmmem__kv_contiguous_layers(&one, sv_->contig_token_layer, layers - sliding, sliding, sv_->pool.window, 1, tokens))
             return overflow("contiguous KV bytes of a sequence");
         uint64_t fit = one ? sv_->stage_budget[stage] / one : UINT64_MAX;
         if (fit < best)
@@ -830,53 +572,20 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(s);
     const llmmem__geometry *a = NULL;
-    llmmem_status st = shape_of(&a, model);
+    llmmem_status st = llmmem__kv_shape(&a, model);
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
         return st;
     uint64_t token_layer;
-    if ((st = token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, s), tp, 0)) != LLMMEM_OK)
+    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, s), tp, 0)) != LLMMEM_OK)
         return st;
     /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more */
     uint64_t most = a->layers / pp + (a->layers % pp != 0);
     if (!llmmem__mul(bytes_out, token_layer, most))
         return overflow("KV bytes per token");
     return LLMMEM_OK;
-}
-
-llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m,
-                                                const llmmem_strategy *s, uint64_t sequences,
-                                                uint64_t tokens_each)
-{
-    return llmmem__kv_contiguous_bytes(bytes_out, m, llmmem__kv_dtype(m, s), sequences, tokens_each);
-}
-
-llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
-                                          uint64_t sequences, uint64_t tokens_each)
-{
-    const llmmem__geometry *a = NULL;
-    llmmem_status st = shape_of(&a, m);
-    if (st)
-        return st;
-    uint64_t token_layer, sliding = llmmem__sliding_layers(a, 0, a->layers);
-    if ((st = token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
-        return st;
-    /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
-     * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
-    if (!contiguous_for(bytes_out, token_layer, a->layers - sliding, sliding, a->window, sequences, tokens_each))
-        return overflow("contiguous KV cache bytes");
-    return LLMMEM_OK;
-}
-
-llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *s,
-                                    uint64_t sequences, uint64_t tokens_each)
-{
-    LLMMEM_REQUIRE(bytes_out);
-    LLMMEM_REQUIRE(model);
-    LLMMEM_REQUIRE(s);
-    return llmmem__kv_cache_contiguous_bytes(bytes_out, model, s, sequences, tokens_each);
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
@@ -910,7 +619,7 @@ llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
     llmmem__text_quoted(&b, sv_->hardware_name);
     snprintf(line, sizeof line,
              ",\n  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n  \"pipeline_parallel\": %llu,\n",
-             dtype_name(sv_->dtype), (unsigned long long)sv_->tp, (unsigned long long)sv_->pp);
+             llmmem__kv_dtype_name(sv_->dtype), (unsigned long long)sv_->tp, (unsigned long long)sv_->pp);
     llmmem__text_str(&b, line);
     llmmem__text_str(&b, "  \"budget\": {\n");
     put_values(&b, sv_, LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_SHORTFALL + 1);

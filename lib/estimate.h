@@ -1,0 +1,20 @@
+/* Internal: composing a report (estimate.c): the cost cache a report keeps between estimates, and
+ * the estimate that reuses it (the planner runs many). Not installed. */
+#ifndef LLMMEM_ESTIMATE_H
+#define LLMMEM_ESTIMATE_H
+
+#include "parallel.h"
+
+/* Rank costs kept across estimates, valid for the pricing (job.h: the model, the split and every
+ * resolved format and training setting) they were made with. */
+typedef struct llmmem__cost_cache {
+    int valid;
+    llmmem__pricing key;
+    llmmem__rank_costs costs;
+} llmmem__cost_cache;
+
+/* llmmem_estimate, reusing or refreshing `cache` for layouts that split or shard. */
+llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache);
+
+#endif

@@ -1,0 +1,301 @@
+/*
+ * KV cache arithmetic: the bytes one token adds to one layer of each kind, the contiguous cache
+ * Hugging Face generate allocates, and vLLM's paged blocks. vLLM's memory budget, which sizes the
+ * pool these blocks come from, is serving.c's.
+ *
+ * Two layouts of the same keys and values:
+ *   - paged, as vLLM v1 allocates it: a page is one layer's cache of block_size tokens
+ *     (vllm/v1/kv_cache_interface.py AttentionSpec / MLAAttentionSpec page_size_bytes), layers are
+ *     grouped so that every group has the same page size (vllm/v1/core/kv_cache_utils.py
+ *     get_kv_cache_groups);
+ *   - contiguous, as Hugging Face generate allocates it: batch x context for every layer
+ *     (transformers cache_utils.py DynamicCache / StaticCache).
+ * Everything is integer and checked. No allocation, no I/O.
+ */
+#include "job.h"
+#include "kv.h"
+
+static llmmem_status overflow(const char *what)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "%s exceeds 64 bits", what);
+}
+
+/* ---- bytes per token and layer ---------------------------------------------------- */
+
+/* The shapes the cache depends on (the model's geometry, arch.c); fails for an incomplete model or
+ * one given by count alone. */
+llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m)
+{
+    llmmem_status st = llmmem__model_check(m);
+    if (st)
+        return st;
+    if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
+                            "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
+                            "alone has none",
+                            (unsigned long long)(uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS));
+    *a = &m->geo;
+    return LLMMEM_OK;
+}
+
+/* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
+ * one byte an element, their scales are the cache's own (llmmem__kv_token_layer_bytes). */
+static llmmem_format kv_format(llmmem_kv_cache_dtype d)
+{
+    switch (d) {
+    case LLMMEM_KV_CACHE_FP32: return LLMMEM_FORMAT_FP32;
+    case LLMMEM_KV_CACHE_FP16: return LLMMEM_FORMAT_FP16;
+    case LLMMEM_KV_CACHE_BF16: return LLMMEM_FORMAT_BF16;
+    case LLMMEM_KV_CACHE_NVFP4: return LLMMEM_FORMAT_NVFP4;
+    case LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD: return LLMMEM_FORMAT_INT8;
+    case LLMMEM_KV_CACHE_FP8_E5M2: return LLMMEM_FORMAT_FP8_E5M2;
+    default: return LLMMEM_FORMAT_FP8_E4M3; /* fp8, fp8_e4m3, fp8_per_token_head, fp8_ds_mla's latent */
+    }
+}
+
+uint64_t llmmem__kv_element_bytes(llmmem_kv_cache_dtype d)
+{
+    return llmmem__format_element_bits(kv_format(d)) / 8u;
+}
+
+const char *llmmem__kv_dtype_name(llmmem_kv_cache_dtype d)
+{
+    const char *name = llmmem_choice_name(LLMMEM_KEY_KV_CACHE_DTYPE, d);
+    return name ? name : "?";
+}
+
+/* Bytes one token adds to one layer's cache on one rank, its vectors stored in d (formats.c). */
+static llmmem_status token_vectors_bytes(uint64_t *out, const llmmem__kv_token *k, llmmem_kv_cache_dtype d,
+                                         uint64_t tp)
+{
+    uint64_t vectors;
+    if (!llmmem__mul(&vectors, llmmem__kv_rank_heads(k->heads, tp), k->vectors))
+        return overflow("KV bytes per token");
+    if (d == LLMMEM_KV_CACHE_NVFP4) {
+        /* vLLM sizes the page by torch_utils.py nvfp4_kv_cache_full_dim, head_size // 2 bytes of E2M1
+         * + head_size // 16 fp8 scales (floors), not by whole blocks: its allocation is the rule */
+        if (!llmmem__mul(out, vectors, k->width / 2 + k->width / 16))
+            return overflow("KV bytes per token");
+        return LLMMEM_OK;
+    }
+    if (!llmmem__format_vector_bytes(out, kv_format(d), vectors, k->width))
+        return overflow("KV bytes per token");
+    return LLMMEM_OK;
+}
+
+/* An MLA model's bytes per token and layer on one rank: vLLM's latent, or (contiguous) the
+ * decompressed keys and values of transformers' DeepseekV3Attention. */
+static llmmem_status mla_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                           uint64_t tp, int contiguous)
+{
+    if (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD ||
+        d == LLMMEM_KV_CACHE_NVFP4)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "kv_cache_dtype (%s) is not modelled for an MLA model (kv_lora_rank %llu); "
+                            "use auto, fp32, fp16, bf16, fp8 or fp8_ds_mla",
+                            llmmem__kv_dtype_name(d), (unsigned long long)a->kv_lora_rank);
+    if (contiguous) {
+        if (d == LLMMEM_KV_CACHE_FP8_DS_MLA)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                                "kv_cache_dtype (fp8_ds_mla) is vLLM's paged MLA layout; a contiguous "
+                                "(Hugging Face) cache stores decompressed keys and values");
+        /* transformers DeepseekV3Attention.forward: past_key_values.update gets key_states of
+         * heads x (qk_nope + qk_rope) and value_states of heads x v_head_dim */
+        return token_vectors_bytes(out, &a->kv_token, d, tp);
+    }
+    if (d == LLMMEM_KV_CACHE_FP8_DS_MLA) {
+        /* vllm/v1/kv_cache_interface.py MLAAttentionSpec.real_page_size_bytes: 656 B per token
+         * (v1/attention/backends/mla/flashmla_sparse.py: fp8 latent, an fp32 scale per 128 of it,
+         * bf16 rope: 512 + 16 + 128 for DeepSeek) */
+        *out = a->kv_lora_rank + llmmem__ceil_div(a->kv_lora_rank, 128) * 4 + a->qk_rope_head_dim * 2;
+        return LLMMEM_OK;
+    }
+    /* vllm/v1/kv_cache_interface.py MLAAttentionSpec: block x 1 head x (kv_lora_rank +
+     * qk_rope_head_dim) x dtype: the latent alone, no factor 2 for K and V */
+    return token_vectors_bytes(out, &a->kv_latent, d, tp);
+}
+
+/* Bytes one token takes in one layer of vLLM's paged cache on one rank. `contiguous` asks for the
+ * Hugging Face layout instead, which differs only for MLA. */
+llmmem_status llmmem__kv_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                       uint64_t tp, int contiguous)
+{
+    if (a->kv_lora_rank)
+        return mla_token_layer_bytes(out, a, d, tp, contiguous);
+    if (d == LLMMEM_KV_CACHE_FP8_DS_MLA)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "kv_cache_dtype (fp8_ds_mla) needs an MLA model; kv_lora_rank is 0");
+    /* kv_cache_interface.py AttentionSpec.real_page_size_bytes: 2 (K, V) x kv_heads x head_size x dtype
+     * per token, i.e. 2 * block * kv_heads * head_size * dtype per page (Kwon et al. 2023 §4.1); nvfp4
+     * (FullAttentionSpec with torch_utils.py nvfp4_kv_cache_full_dim): E2M1 and an fp8 scale per 16 */
+    llmmem_status st = token_vectors_bytes(out, &a->kv_token, d, tp);
+    if (st == LLMMEM_OK && (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD)) {
+        /* AttentionSpec.page_size_bytes: per-token-head modes add 2 * block * kv_heads * 4 B of fp32 scales */
+        if (!llmmem__muladd(out, llmmem__kv_heads_per_rank(a, tp), 2 * 4))
+            return overflow("KV bytes per token");
+    }
+    return st;
+}
+
+/* ---- paged blocks: groups, blocks of a request, waste, concurrency ------------------ */
+
+/* How vLLM groups the layers (kv_cache_utils.py get_kv_cache_groups):
+ *   - one spec for every layer (all full attention, all sliding window, or a hybrid model with
+ *     --disable-hybrid-kv-cache-manager, whose sliding layers then become full attention,
+ *     unify_hybrid_kv_cache_specs): one group of all layers;
+ *   - full and sliding layers (_get_kv_cache_groups_uniform_page_size): groups of group_size layers,
+ *     group_size the smaller type's count, or the larger one's when it is under 1.5 times the
+ *     smaller; each type split into ceil(count / group_size) groups. */
+llmmem__kv_groups llmmem__kv_groups_of(const llmmem__geometry *a, int hybrid_disabled)
+{
+    llmmem__kv_groups g = {0, 0, 0, 0};
+    uint64_t sliding = llmmem__sliding_layers(a, 0, a->layers), full = a->layers - sliding;
+    if (sliding == 0 || (full > 0 && hybrid_disabled)) {
+        g.full_groups = 1;
+        g.full = a->layers;
+    } else if (full == 0) {
+        g.sliding_groups = 1;
+        g.sliding = a->layers;
+    } else {
+        uint64_t lo = full < sliding ? full : sliding, hi = full < sliding ? sliding : full;
+        uint64_t size = 2 * hi < 3 * lo ? hi : lo;
+        g.full_groups = llmmem__ceil_div(full, size);
+        g.sliding_groups = llmmem__ceil_div(sliding, size);
+        g.full = full;
+        g.sliding = sliding;
+    }
+    return g;
+}
+
+/* Layers per group on the stage [first, end) (vLLM projects the global groups onto each worker,
+ * _project_kv_cache_groups_to_worker; a group's i-th layers are layers[i::num_groups] of its type,
+ * so a contiguous run of n layers of a type fills its groups with at most ceil(n / groups)). */
+uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_groups *g, uint64_t first, uint64_t end)
+{
+    if (g->sliding == 0 || g->full == 0)
+        return end - first;
+    uint64_t sl = llmmem__sliding_layers(a, first, end), fl = (end - first) - sl;
+    uint64_t x = llmmem__ceil_div(fl, g->full_groups), y = llmmem__ceil_div(sl, g->sliding_groups);
+    return x > y ? x : y;
+}
+
+/* Blocks one sequence of `tokens` tokens needs from the pool, summed over the groups
+ * (kv_cache_utils.py get_max_concurrency_for_kv_cache_config / max_memory_usage_bytes):
+ * full attention cdiv(tokens, block) (FullAttentionSpec.max_memory_usage_bytes); sliding window
+ * cdiv(min(window - 1 + max_num_batched_tokens, tokens), block) + 1 (SlidingWindowSpec: the window
+ * need not start at a block boundary). */
+int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
+{
+    uint64_t need = 0, sw = r->window - 1 + r->batched;
+    if (sw > tokens)
+        sw = tokens;
+    if (!llmmem__muladd(&need, r->full_groups, llmmem__ceil_div(tokens, r->block)) ||
+        !llmmem__muladd(&need, r->sliding_groups, llmmem__ceil_div(sw, r->block) + 1))
+        return 0;
+    *out = need;
+    return 1;
+}
+
+/* Internal waste of one sequence of `tokens`: the bytes its blocks hold but its tokens do not fill,
+ * the last partial block of each group (a sliding group counts the min(window - 1 +
+ * max_num_batched_tokens, tokens) tokens vLLM sizes it for, so its spare block is waste too). */
+int llmmem__kv_pool_waste(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
+{
+    uint64_t sw = r->window - 1 + r->batched, slots = 0, x;
+    if (sw > tokens)
+        sw = tokens;
+    uint64_t full_gap = llmmem__ceil_div(tokens, r->block) * r->block - tokens;
+    uint64_t sliding_gap = (llmmem__ceil_div(sw, r->block) + 1) * r->block - sw;
+    if (!llmmem__muladd(&slots, r->full_groups, full_gap) || !llmmem__muladd(&slots, r->sliding_groups, sliding_gap) ||
+        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__mul(&x, x, r->group_layers))
+        return 0;
+    *out = x;
+    return 1;
+}
+
+/* Requests of `tokens` tokens each that fit at once, with the strategy's sharing: n sequences per
+ * request (parallel sampling, beam width) sharing the full blocks of a prompt of prompt_tokens, and
+ * every request sharing the full blocks of a prefix of shared_prefix_tokens. vLLM's prefix cache
+ * shares only full blocks (v1/core/kv_cache_utils.py hash_block_tokens hashes full blocks), in the
+ * full-attention groups; a sliding-window group keeps each sequence's window. */
+int llmmem__kv_pool_requests(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
+{
+    uint64_t c = llmmem__ceil_div(tokens, r->block), prefix = 0, prompt = 0;
+    if (r->prefix_caching) {
+        prefix = r->prefix / r->block;
+        prompt = (r->prompt > r->prefix ? r->prompt : r->prefix) / r->block;
+    }
+    uint64_t sw = r->window - 1 + r->batched, per = 0, own, shared;
+    if (sw > tokens)
+        sw = tokens;
+    /* own blocks of a request in one full group: its prompt's blocks past the shared prefix, and
+     * n copies of the rest (the partial prompt block included) */
+    if (!llmmem__mul(&own, r->n, c - prompt) || !llmmem__add(&own, own, prompt - prefix) ||
+        !llmmem__muladd(&per, r->full_groups, own) ||
+        !llmmem__muladd(&per, r->sliding_groups, r->n * (llmmem__ceil_div(sw, r->block) + 1)) ||
+        !llmmem__mul(&shared, r->full_groups, prefix))
+        return 0;
+    *out = r->num_blocks > shared && per ? (r->num_blocks - shared) / per : 0;
+    return 1;
+}
+
+/* ---- contiguous (Hugging Face) ----------------------------------------------------- */
+
+/* Hugging Face layout bytes of `sequences` sequences of `tokens` on one rank of the given layers. */
+int llmmem__kv_contiguous_layers(uint64_t *out, uint64_t token_layer, uint64_t full, uint64_t sliding, uint64_t window,
+                          uint64_t sequences, uint64_t tokens)
+{
+    uint64_t kept = 0, capped = window && window < tokens ? window : tokens, x;
+    if (!llmmem__muladd(&kept, full, tokens) || !llmmem__muladd(&kept, sliding, capped) ||
+        !llmmem__mul(&x, kept, token_layer) || !llmmem__mul(&x, x, sequences))
+        return 0;
+    *out = x;
+    return 1;
+}
+
+llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m,
+                                                const llmmem_strategy *s, uint64_t sequences,
+                                                uint64_t tokens_each)
+{
+    return llmmem__kv_contiguous_bytes(bytes_out, m, llmmem__kv_dtype(m, s), sequences, tokens_each);
+}
+
+llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                          uint64_t sequences, uint64_t tokens_each)
+{
+    const llmmem__geometry *a = NULL;
+    llmmem_status st = llmmem__kv_shape(&a, m);
+    if (st)
+        return st;
+    uint64_t token_layer, sliding = llmmem__sliding_layers(a, 0, a->layers);
+    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
+        return st;
+    /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
+     * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
+    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, a->layers - sliding, sliding, a->window, sequences, tokens_each))
+        return overflow("contiguous KV cache bytes");
+    return LLMMEM_OK;
+}
+
+/* The rank's share of the contiguous cache: its layers' part of the whole model's cache, and its KV
+ * heads' part of that (llmmem__kv_heads_per_rank), rounded up. */
+llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                    uint64_t sequences, uint64_t tokens_each, uint64_t layers, uint64_t t)
+{
+    uint64_t kv;
+    llmmem_status st = llmmem__kv_contiguous_bytes(&kv, m, dtype, sequences, tokens_each);
+    if (st)
+        return st;
+    kv = llmmem__scaled(kv, layers, m->geo.layers);
+    *bytes_out = llmmem__scaled(kv, llmmem__kv_heads_per_rank(&m->geo, t), m->geo.kv_heads);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *s,
+                                    uint64_t sequences, uint64_t tokens_each)
+{
+    LLMMEM_REQUIRE(bytes_out);
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(s);
+    return llmmem__kv_cache_contiguous_bytes(bytes_out, model, s, sequences, tokens_each);
+}
