@@ -338,6 +338,7 @@ LLMMEM_PY_FACTORY(llmmem_bind_serving_json)
 %thread llmmem_solve_weight_format;
 %thread llmmem_solve_min_devices;
 %thread llmmem_plan_run;
+%thread llmmem_plan_min_devices;
 %thread llmmem_bind_model_from_hf_config;
 %thread llmmem_bind_model_from_hf_config_text;
 %thread llmmem_bind_checkpoint_from_safetensors;

@@ -12,75 +12,18 @@
  */
 #include <llmmem/llmmem.h>
 
+#include "cli_args.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_MODEL "llama-3.1-8b"
-#define DEFAULT_GPU "h100-sxm-80gb"
+#define DEFAULT_MODEL CLI_DEFAULT_MODEL
+#define DEFAULT_GPU CLI_DEFAULT_GPU
 
-enum { EXIT_INTERNAL = 1, EXIT_USAGE = 2 };
-
-/* Options seen on the command line, as bits, to reject those a command ignores. */
-enum {
-    OPT_MODEL = 1u << 0,
-    OPT_GPU = 1u << 1,
-    OPT_SET = 1u << 2,
-    OPT_JSON = 1u << 3,
-    OPT_SAFETENSORS = 1u << 4,
-    OPT_CONFIG = 1u << 5,
-    OPT_GGUF = 1u << 6,
-    OPT_LENGTH = 1u << 7,
-    OPT_DEVICES = 1u << 8,
-    OPT_TOP = 1u << 9,
-    OPT_EXPLAIN = 1u << 10
-};
-
-typedef struct cli_options {
-    const char *command;
-    const char *topic;    /* help COMMAND */
-    const char *model;    /* NULL: the default, or an empty model (see model_type) */
-    const char *gpu;      /* NULL: DEFAULT_GPU */
-    const char *safetensors; /* checkpoint whose stored bytes the weights become */
-    const char *config;   /* a Hugging Face config.json (file or folder) instead of --model */
-    const char *gguf;     /* a GGUF file: the model from its metadata, weights from its tensors */
-    const char *length;   /* serve --length: tokens per request (the strategy's request_tokens) */
-    const char *devices;  /* plan --devices: the devices to lay out; fit --devices: the most to try */
-    const char *top;      /* plan --top: layouts printed */
-    const char **sets;    /* the KEY=VALUE texts of --set, in order */
-    size_t set_count;
-    unsigned seen;        /* OPT_* bits */
-    int json;
-    int explain;          /* estimate --explain, or the explain command */
-    int help;
-    int version;
-} cli_options;
-
-typedef struct command_info {
-    const char *name;
-    unsigned allowed; /* OPT_* bits */
-    const char *summary;
-} command_info;
-
-static const command_info commands[] = {
-    {"estimate", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF | OPT_EXPLAIN,
-     "memory of the most loaded device, per component, and whether it fits"},
-    {"explain", OPT_MODEL | OPT_GPU | OPT_SET | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF,
-     "the estimate's arithmetic, one line per component, with the rule it follows"},
-    {"serve", OPT_MODEL | OPT_GPU | OPT_SET | OPT_JSON | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF | OPT_LENGTH,
-     "vLLM-style serving: KV cache blocks, concurrent requests, longest context"},
-    {"fit", OPT_MODEL | OPT_GPU | OPT_SET | OPT_CONFIG | OPT_GGUF | OPT_DEVICES,
-     "largest micro-batch, longest sequence, least compressed format, fewest devices that fit"},
-    {"plan", OPT_MODEL | OPT_GPU | OPT_SET | OPT_CONFIG | OPT_GGUF | OPT_DEVICES | OPT_TOP | OPT_JSON,
-     "every layout of --devices GPUs that fits, cheapest first"},
-    {"params", OPT_MODEL | OPT_SET | OPT_SAFETENSORS | OPT_CONFIG | OPT_GGUF, "exact parameter counts of a model, per group"},
-    {"models", 0, "list the model presets with their parameter counts"},
-    {"gpus", 0, "list the GPU presets with their memory"},
-    {"keys", 0, "list every key --set accepts: object, type, bounds, default, choices"},
-    {"help", 0, "show this help"},
-};
+enum { EXIT_INTERNAL = CLI_EXIT_INTERNAL, EXIT_USAGE = CLI_EXIT_USAGE };
 
 static const double bytes_per_gib = 1073741824.0; /* 2^30 */
 static const double bytes_per_gb = 1e9;           /* 10^9 */
@@ -150,8 +93,8 @@ static void print_usage(FILE *out)
             "\n"
             "Commands:\n",
             llmmem_version_string());
-    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    for (i = 0; i < cli_command_count; i++)
+        fprintf(out, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fputs("\n"
           "Options:\n"
           "  --model NAME     model preset (default: " DEFAULT_MODEL "; see 'llmmem models');\n"
@@ -169,8 +112,10 @@ static void print_usage(FILE *out)
           "                   question \"how many concurrent requests\" (default:\n"
           "                   max_model_len); the same as --set request_tokens=TOKENS\n"
           "  --devices N      plan: the devices to lay out (required); fit: the most\n"
-          "                   devices tried for the fewest that fit (default 1024)\n"
-          "  --top K          plan: layouts printed (default 10; 0: all)\n"
+          "                   devices tried for the fewest that fit (default 1024);\n"
+          "                   1 to 16777216\n"
+          "  --top K          plan: the cheapest layouts kept and printed, the others\n"
+          "                   only counted (default 10; 0: all)\n"
           "  --config PATH    a Hugging Face config.json (or its folder) instead of --model;\n"
           "                   estimate, serve, params. A --safetensors folder holding a\n"
           "                   config.json is used the same way when neither is given.\n"
@@ -185,6 +130,8 @@ static void print_usage(FILE *out)
           "\n"
           "Units: byte counts are exact; GiB = 2^30 bytes, GB = 10^9 bytes;\n"
           "parameter counts are exact; B = 10^9, M = 10^6, K = 10^3 parameters.\n"
+          "Whole numbers (--length, --devices, --top, integer keys of --set) take an\n"
+          "optional exponent and unit: 7e9, 1.5e9, 8K, 80GiB (no spaces).\n"
           "\n"
           "Exit status: 0 success (whether or not the estimate fits), 2 bad input,\n"
           "1 internal failure.\n"
@@ -200,172 +147,6 @@ static void print_usage(FILE *out)
           "  llmmem plan --model llama-3.1-405b --devices 1024 --set mode=training \\\n"
           "              --set global_batch_size=1024 --set sequence_length=8192\n",
           out);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Command line                                                              */
-/* ------------------------------------------------------------------------ */
-
-static const command_info *find_command(const char *name)
-{
-    size_t i;
-    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(commands[i].name, name) == 0)
-            return &commands[i];
-    return NULL;
-}
-
-/*
- * Option `name` takes a value: "--name VALUE" or "--name=VALUE". Returns 1 and
- * sets *value if argv[*i] is that option, 0 if it is not, -1 if the value is
- * missing.
- */
-static int option_value(const char **value, int argc, char **argv, int *i, const char *name)
-{
-    const char *arg = argv[*i];
-    size_t len = strlen(name);
-    if (strncmp(arg, name, len) != 0)
-        return 0;
-    if (arg[len] == '=') {
-        *value = arg + len + 1;
-        return 1;
-    }
-    if (arg[len] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        error_msg("option '%s' needs an argument", name);
-        return -1;
-    }
-    *i += 1;
-    *value = argv[*i];
-    return 1;
-}
-
-static int parse_args(cli_options *opts, int argc, char **argv)
-{
-    int i;
-    opts->sets = malloc(sizeof *opts->sets * (size_t)(argc > 0 ? argc : 1));
-    if (opts->sets == NULL) {
-        error_msg("out of memory");
-        return EXIT_INTERNAL;
-    }
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *value = NULL;
-        int r;
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-            opts->help = 1;
-        } else if (strcmp(arg, "--version") == 0) {
-            opts->version = 1;
-        } else if (strcmp(arg, "--json") == 0) {
-            opts->json = 1;
-            opts->seen |= OPT_JSON;
-        } else if (strcmp(arg, "--explain") == 0) {
-            opts->explain = 1;
-            opts->seen |= OPT_EXPLAIN;
-        } else if ((r = option_value(&value, argc, argv, &i, "--model")) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            opts->model = value;
-            opts->seen |= OPT_MODEL;
-        } else if ((r = option_value(&value, argc, argv, &i, "--gpu")) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            opts->gpu = value;
-            opts->seen |= OPT_GPU;
-        } else if ((r = option_value(&value, argc, argv, &i, "--config")) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            opts->config = value;
-            opts->seen |= OPT_CONFIG;
-        } else if ((r = option_value(&value, argc, argv, &i, "--gguf")) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            opts->gguf = value;
-            opts->seen |= OPT_GGUF;
-        } else if ((r = option_value(&value, argc, argv, &i, "--length")) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            opts->length = value;
-            opts->seen |= OPT_LENGTH;
-        } else if ((r = option_value(&value, argc, argv, &i, "--devices")) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            opts->devices = value;
-            opts->seen |= OPT_DEVICES;
-        } else if ((r = option_value(&value, argc, argv, &i, "--top")) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            opts->top = value;
-            opts->seen |= OPT_TOP;
-        } else if ((r = option_value(&value, argc, argv, &i, "--safetensors")) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            opts->safetensors = value;
-            opts->seen |= OPT_SAFETENSORS;
-        } else if ((r = option_value(&value, argc, argv, &i, "--set")) != 0) {
-            if (r < 0)
-                return EXIT_USAGE;
-            if (strchr(value, '=') == NULL) {
-                error_msg("--set expects KEY=VALUE, got '%s'", value);
-                return EXIT_USAGE;
-            }
-            opts->sets[opts->set_count++] = value;
-            opts->seen |= OPT_SET;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            error_msg("unknown option '%s' (try 'llmmem --help')", arg);
-            return EXIT_USAGE;
-        } else if (opts->command == NULL) {
-            if (find_command(arg) == NULL) {
-                error_msg("unknown command '%s' (try 'llmmem --help')", arg);
-                return EXIT_USAGE;
-            }
-            opts->command = arg;
-        } else if (strcmp(opts->command, "help") == 0 && opts->topic == NULL) {
-            if (find_command(arg) == NULL) {
-                error_msg("unknown command '%s' (try 'llmmem --help')", arg);
-                return EXIT_USAGE;
-            }
-            opts->topic = arg;
-        } else {
-            error_msg("unexpected argument '%s' (try 'llmmem --help')", arg);
-            return EXIT_USAGE;
-        }
-    }
-    if (opts->help || opts->version)
-        return 0;
-    if ((opts->model != NULL) + (opts->config != NULL) + (opts->gguf != NULL) > 1) {
-        error_msg("give one of --model, --config and --gguf");
-        return EXIT_USAGE;
-    }
-    if (opts->json && opts->explain) {
-        error_msg("give --json or --explain, not both (the explanation is text)");
-        return EXIT_USAGE;
-    }
-    if (opts->gguf != NULL && opts->safetensors != NULL) {
-        error_msg("give --gguf or --safetensors, not both");
-        return EXIT_USAGE;
-    }
-    if (opts->command == NULL) {
-        error_msg("no command given (try 'llmmem --help')");
-        return EXIT_USAGE;
-    }
-    {
-        const command_info *cmd = find_command(opts->command);
-        static const struct { unsigned bit; const char *name; } names[] = {
-            {OPT_MODEL, "--model"}, {OPT_GPU, "--gpu"}, {OPT_SET, "--set"}, {OPT_JSON, "--json"},
-            {OPT_SAFETENSORS, "--safetensors"}, {OPT_CONFIG, "--config"}, {OPT_GGUF, "--gguf"},
-            {OPT_LENGTH, "--length"}, {OPT_DEVICES, "--devices"}, {OPT_TOP, "--top"},
-            {OPT_EXPLAIN, "--explain"}};
-        size_t k;
-        for (k = 0; k < sizeof names / sizeof names[0]; k++) {
-            if ((opts->seen & names[k].bit) != 0 && (cmd->allowed & names[k].bit) == 0) {
-                error_msg("option '%s' does not apply to '%s'", names[k].name, cmd->name);
-                return EXIT_USAGE;
-            }
-        }
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -890,7 +671,8 @@ static int cmd_serve(const cli_options *opts)
         rc = internal_failure(st, "llmmem_serving_new");
         goto done;
     }
-    if (opts->length != NULL && (st = llmmem_strategy_set_text(strategy, "request_tokens", opts->length)) != LLMMEM_OK) {
+    if (opts->has_length &&
+        (st = llmmem_strategy_set_int(strategy, LLMMEM_KEY_REQUEST_TOKENS, opts->length)) != LLMMEM_OK) {
         rc = library_failure(st, "--length");
         goto done;
     }
@@ -919,35 +701,44 @@ done:
     return rc;
 }
 
-/* A positive count given on the command line. */
-static int parse_count(uint64_t *out, const char *text, const char *option)
+/* 1 when the model is given by num_parameters alone (no shapes). */
+static int count_only(const llmmem_model *model)
 {
-    char *end = NULL;
-    unsigned long long v;
-    if (text == NULL || text[0] == '-' || (v = strtoull(text, &end, 10), end == text || *end != '\0')) {
-        error_msg("%s expects a whole number, got '%s'", option, text ? text : "");
-        return EXIT_USAGE;
-    }
-    *out = v;
-    return 0;
+    int64_t n = 0;
+    return llmmem_model_get_int(&n, model, LLMMEM_KEY_NUM_PARAMETERS) == LLMMEM_OK && n != 0;
 }
 
+/* Every answer is found before any is printed: a failure prints nothing on stdout. */
 static int cmd_fit(const cli_options *opts)
 {
     llmmem_model *model = NULL;
     llmmem_hardware *hw = NULL;
     llmmem_strategy *strategy = NULL;
-    uint64_t batch, seq, devices = 0, max_devices = 1024;
-    llmmem_format format;
-    llmmem_status st;
+    uint64_t batch, seq, devices = 0, max_devices = opts->devices;
+    llmmem_format format = LLMMEM_FORMAT_AUTO;
+    llmmem_status st, format_st;
     int rc;
 
     if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
         goto done;
-    if (opts->devices != NULL && (rc = parse_count(&max_devices, opts->devices, "--devices")) != 0)
+    if (count_only(model)) {
+        /* the micro-batch, the sequence and the layouts all need the model's shapes */
+        error_msg("fit needs the model's shapes: a model given by num_parameters alone has no activations, KV "
+                  "cache or layers for fit to size (use 'llmmem estimate' for its weights)");
+        rc = EXIT_USAGE;
         goto done;
+    }
     if ((st = llmmem_solve_max_micro_batch(&batch, model, hw, strategy)) != LLMMEM_OK ||
         (st = llmmem_solve_max_sequence_length(&seq, model, hw, strategy)) != LLMMEM_OK) {
+        rc = library_failure(st, "fit");
+        goto done;
+    }
+    format_st = llmmem_solve_weight_format(&format, model, hw, strategy);
+    if (format_st != LLMMEM_OK && format_st != LLMMEM_ERR_NOT_FOUND) {
+        rc = library_failure(format_st, "fit");
+        goto done;
+    }
+    if ((st = llmmem_solve_min_devices(&devices, model, hw, strategy, max_devices)) != LLMMEM_OK) {
         rc = library_failure(st, "fit");
         goto done;
     }
@@ -955,19 +746,10 @@ static int cmd_fit(const cli_options *opts)
     printf("gpu:        %s\n\n", llmmem_hardware_name(hw));
     printf("largest micro_batch_size that fits:  %" PRIu64 "%s\n", batch, batch ? "" : " (none)");
     printf("longest sequence_length that fits:   %" PRIu64 "%s\n", seq, seq ? "" : " (none)");
-    st = llmmem_solve_weight_format(&format, model, hw, strategy);
-    if (st == LLMMEM_OK)
+    if (format_st == LLMMEM_OK)
         printf("least compressed weight_format:      %s\n", llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, format));
-    else if (st == LLMMEM_ERR_NOT_FOUND)
+    else
         printf("least compressed weight_format:      none fits\n");
-    else {
-        rc = library_failure(st, "fit");
-        goto done;
-    }
-    if ((st = llmmem_solve_min_devices(&devices, model, hw, strategy, max_devices)) != LLMMEM_OK) {
-        rc = library_failure(st, "fit");
-        goto done;
-    }
     if (devices)
         printf("fewest devices with a layout that fits: %" PRIu64 " (see 'llmmem plan --devices %" PRIu64 "')\n",
                devices, devices);
@@ -1004,37 +786,36 @@ static int cmd_plan(const cli_options *opts)
     llmmem_hardware *hw = NULL;
     llmmem_strategy *strategy = NULL;
     llmmem_plan *plan = NULL;
-    uint64_t devices, top = 10;
+    const uint64_t devices = opts->devices;
     llmmem_status st;
     int rc;
 
-    if (opts->devices == NULL) {
-        error_msg("plan needs --devices N");
-        return EXIT_USAGE;
-    }
-    if ((rc = parse_count(&devices, opts->devices, "--devices")) != 0 ||
-        (opts->top != NULL && (rc = parse_count(&top, opts->top, "--top")) != 0))
-        return rc;
     if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
         goto done;
     if ((st = llmmem_plan_new(&plan)) != LLMMEM_OK) {
         rc = internal_failure(st, "llmmem_plan_new");
         goto done;
     }
+    /* --top K keeps the K cheapest (0: every layout that fits); the rest are only counted */
+    if ((st = llmmem_plan_set_limit(plan, (size_t)opts->top)) != LLMMEM_OK) {
+        rc = internal_failure(st, "llmmem_plan_set_limit");
+        goto done;
+    }
     if ((st = llmmem_plan_run(plan, model, hw, strategy, devices)) != LLMMEM_OK) {
         rc = library_failure(st, "plan");
         goto done;
     }
-    size_t count = llmmem_plan_count(plan), shown = top == 0 || top > count ? count : (size_t)top;
+    size_t shown = llmmem_plan_count(plan);
+    uint64_t fitting = llmmem_plan_fitting(plan);
     if (opts->json) {
         printf("{\n  \"model\": \"%s\",\n  \"hardware\": \"%s\",\n  \"devices\": %" PRIu64
-               ",\n  \"candidates\": %" PRIu64 ",\n  \"fitting\": %zu,\n  \"layouts\": [",
-               model_label(model), llmmem_hardware_name(hw), devices, llmmem_plan_candidates(plan), count);
+               ",\n  \"candidates\": %" PRIu64 ",\n  \"fitting\": %" PRIu64 ",\n  \"layouts\": [",
+               model_label(model), llmmem_hardware_name(hw), devices, llmmem_plan_candidates(plan), fitting);
     } else {
         printf("model:      %s\ngpu:        %s x %" PRIu64 "\n", model_label(model), llmmem_hardware_name(hw), devices);
-        printf("layouts:    %zu fit of %" PRIu64 " valid candidates; the cheapest %zu:\n\n", count,
+        printf("layouts:    %" PRIu64 " fit of %" PRIu64 " valid candidates; the cheapest %zu:\n\n", fitting,
                llmmem_plan_candidates(plan), shown);
-        printf("%4s %4s %4s %5s %4s %4s %3s %-22s %-9s %4s %12s %18s\n", "rank", "t", "p", "d", "c", "e", "v",
+        printf("%4s %4s %4s %7s %4s %4s %3s %-22s %-9s %4s %12s %18s\n", "rank", "t", "p", "d", "c", "e", "v",
                "sharding", "recompute", "mbs", "cost s/step", "most loaded bytes");
     }
     for (size_t i = 0; i < shown; i++) {
@@ -1058,7 +839,7 @@ static int cmd_plan(const cli_options *opts)
                    strategy_value(s, LLMMEM_KEY_VIRTUAL_PIPELINE), sharding_name(s), recompute,
                    strategy_value(s, LLMMEM_KEY_MICRO_BATCH_SIZE), cost, bytes);
         else
-            printf("%4zu %4" PRId64 " %4" PRId64 " %5" PRId64 " %4" PRId64 " %4" PRId64 " %3" PRId64
+            printf("%4zu %4" PRId64 " %4" PRId64 " %7" PRId64 " %4" PRId64 " %4" PRId64 " %3" PRId64
                    " %-22s %-9s %4" PRId64 " %12.3f %18" PRIu64 "\n",
                    i + 1, strategy_value(s, LLMMEM_KEY_TENSOR_PARALLEL), strategy_value(s, LLMMEM_KEY_PIPELINE_PARALLEL),
                    strategy_value(s, LLMMEM_KEY_DATA_PARALLEL), strategy_value(s, LLMMEM_KEY_CONTEXT_PARALLEL),
@@ -1240,12 +1021,13 @@ static int cmd_keys(void)
 int main(int argc, char **argv)
 {
     cli_options opts;
+    char err[1024];
     int rc;
 
-    memset(&opts, 0, sizeof opts);
-    rc = parse_args(&opts, argc, argv);
+    rc = cli_parse_args(&opts, argc, argv, err, sizeof err);
     if (rc != 0) {
-        free(opts.sets);
+        error_msg("%s", err);
+        cli_options_free(&opts);
         return rc;
     }
     if (opts.help || (opts.command != NULL && strcmp(opts.command, "help") == 0)) {
@@ -1269,6 +1051,6 @@ int main(int argc, char **argv)
     } else {
         rc = cmd_keys();
     }
-    free(opts.sets);
+    cli_options_free(&opts);
     return finish_output(rc);
 }

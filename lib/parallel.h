@@ -63,7 +63,5 @@ uint64_t llmmem__sharded(const llmmem__layout *L, uint64_t ranks, int what);
  * layout's rank costs when the caller has them (the planner), else NULL. */
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs);
 
-/* Until solve.c includes estimate.h itself (it reads the cost cache and llmmem__estimate_cached). */
-#include "estimate.h"
 
 #endif

@@ -1,6 +1,7 @@
 /* Capacity solvers and the planner against brute force: every answer is recomputed here by trying
  * every value (or every layout) with llmmem_estimate, and the estimate's monotonicity, which the
  * solvers' searches rely on, is checked over the ranges they search. */
+#include <stdio.h>
 #include <string.h>
 
 #include "unit.h"
@@ -192,8 +193,10 @@ START_TEST(planner_feasible_set_is_brute_force)
     const uint64_t devices = 16;
     llmmem_plan *plan;
     ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_ok(llmmem_plan_set_limit(plan, 0)); /* every layout that fits */
     ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, devices));
     size_t n = llmmem_plan_count(plan);
+    ck_assert_uint_eq(llmmem_plan_fitting(plan), n);
     ck_assert_uint_gt(n, 0);
 
     tuple *planned = calloc(n, sizeof *planned);
@@ -318,6 +321,489 @@ START_TEST(min_devices_is_first_feasible)
 }
 END_TEST
 
+/* What llmmem_solve_min_devices did before it searched, kept as the oracle: the planner on every
+ * device count from 1 up, the first whose plan holds a layout; 0 if none up to `most`. */
+static uint64_t scan_min_devices(job *j, uint64_t most)
+{
+    llmmem_plan *plan;
+    uint64_t found = 0;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    for (uint64_t n = 1; n <= most && !found; n++) {
+        ck_assert_ok(llmmem_plan_run(plan, j->m, j->hw, j->s, n));
+        if (llmmem_plan_count(plan))
+            found = n;
+    }
+    llmmem_plan_free(plan);
+    return found;
+}
+
+typedef struct fewest_case {
+    const char *model, *gpu;
+    const char *sets[8];    /* strategy KEY=VALUE */
+    const char *hw_sets[2]; /* hardware KEY=VALUE */
+    uint64_t most;
+    uint64_t expect;        /* the scan's answer, to know the case tests what it means to (0: none) */
+} fewest_case;
+
+/* Jobs whose fewest devices come from different parts of the space: dense and MoE models, global
+ * batches of every d (0) or of some (48, 7: few divisors), context and expert parallelism with
+ * expert_tensor_parallel 1, interleaving, offloading with a host capacity (the d-by-d path),
+ * inference and QLoRA, and jobs that never fit. */
+static const fewest_case fewest_cases[] = {
+    {"llama-3.1-70b", "h100-sxm-80gb", {"mode=training", "sequence_length=4096"}, {NULL}, 96, 16},
+    /* data parallelism alone: one kind decides, at a d that is neither the smallest nor the largest */
+    {"llama-3.1-70b", "h100-sxm-80gb",
+     {"mode=training", "sequence_length=4096", "plan_max_tensor_parallel=1", "plan_max_pipeline_parallel=1"}, {NULL},
+     64, 19},
+    {"llama-3.1-70b", "h100-sxm-80gb",
+     {"mode=training", "sequence_length=4096", "plan_max_tensor_parallel=1", "plan_max_pipeline_parallel=1",
+      "global_batch_size=48"},
+     {NULL}, 64, 24},
+    {"mixtral-8x7b", "a100-sxm-40gb",
+     {"mode=training", "sequence_length=4096", "plan_max_tensor_parallel=2", "plan_max_pipeline_parallel=1",
+      "global_batch_size=40"},
+     {NULL}, 64, 40},
+    {"llama-3.1-70b", "h100-sxm-80gb", {"mode=training", "sequence_length=8192", "global_batch_size=48"}, {NULL}, 64, 16},
+    {"llama-3.1-70b", "a100-sxm-40gb",
+     {"mode=training", "sequence_length=4096", "global_batch_size=96", "plan_max_context_parallel=4"}, {NULL}, 64, 32},
+    {"llama-3.1-70b", "rtx-4090", {"mode=training", "sequence_length=2048", "global_batch_size=7"}, {NULL}, 96, 56},
+    {"mixtral-8x7b", "rtx-4090", {"mode=training", "sequence_length=4096", "expert_tensor_parallel=1"}, {NULL}, 64, 38},
+    {"mixtral-8x7b", "a100-sxm-80gb",
+     {"mode=training", "sequence_length=4096", "global_batch_size=16", "plan_max_context_parallel=2"}, {NULL}, 32, 11},
+    {"llama-3.1-8b", "l4", {"mode=training", "sequence_length=8192", "plan_max_virtual_pipeline=4"}, {NULL}, 32, 8},
+    {"llama-3.1-70b", "h100-sxm-80gb", {"mode=training", "offload_optimizer=cpu", "global_batch_size=64"},
+     {"host_memory_bytes=200000000000"}, 48, 26},
+    /* host bytes per node are the most loaded stage's, and which stage that is changes with d:
+     * t 2, p 3 fits at d 32 (192 devices) and not at d 64, so the largest d does not decide */
+    {"llama-3.1-70b", "h100-sxm-80gb",
+     {"mode=training", "offload_optimizer=cpu", "global_batch_size=64", "plan_max_tensor_parallel=2",
+      "plan_max_pipeline_parallel=3", "plan_shardings=zero1", "plan_recompute=selective", "plan_max_virtual_pipeline=1"},
+     {"host_memory_bytes=404400000000"}, 400, 192},
+    {"llama-3.1-405b", "rtx-4090", {NULL}, {NULL}, 48, 34},
+    {"llama-3.1-70b", "l4", {"mode=qlora", "sequence_length=8192"}, {NULL}, 16, 4},
+    {"llama-3.1-405b", "rtx-4090", {"mode=training", "sequence_length=131072"}, {NULL}, 24, 0},
+    {"llama-3.1-8b", "rtx-4090", {"mode=training", "ddp_gradient_copy=true", "plan_shardings=zero1,fsdp"}, {NULL}, 24, 8},
+};
+
+static job make_case(const fewest_case *c)
+{
+    job j = make(c->model, c->gpu);
+    for (int i = 0; i < 8 && c->sets[i]; i++) {
+        char key[64];
+        const char *eq = strchr(c->sets[i], '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - c->sets[i]), c->sets[i]);
+        set(&j, key, eq + 1);
+    }
+    for (int i = 0; i < 2 && c->hw_sets[i]; i++) {
+        char key[64];
+        const char *eq = strchr(c->hw_sets[i], '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - c->hw_sets[i]), c->hw_sets[i]);
+        ck_assert_ok(llmmem_hardware_set_text(j.hw, key, eq + 1));
+    }
+    return j;
+}
+
+/* The search gives, for every max_devices, exactly what the scan gives. */
+START_TEST(min_devices_is_the_scan)
+{
+    const fewest_case *c = &fewest_cases[_i];
+    job j = make_case(c);
+    uint64_t first = scan_min_devices(&j, c->most);
+    ck_assert_msg(first == c->expect, "%s on %s: the scan gives %llu, the case expects %llu", c->model, c->gpu,
+                  (unsigned long long)first, (unsigned long long)c->expect);
+    for (uint64_t most = 1; most <= c->most; most++) {
+        /* every ceiling up to 24, around the answer, and a sample beyond */
+        if (most > 24 && most + 1 != first && most != first && most != first + 1 && most != c->most && most % 11)
+            continue;
+        uint64_t solved = 99;
+        ck_assert_ok(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, most));
+        ck_assert_msg(solved == (first && first <= most ? first : 0), "%s on %s, max_devices %llu: %llu, the scan %llu",
+                      c->model, c->gpu, (unsigned long long)most, (unsigned long long)solved,
+                      (unsigned long long)first);
+    }
+    done(&j);
+}
+END_TEST
+
+/* The planner's layouts of the fewest devices come with the answer. */
+START_TEST(plan_min_devices_holds_their_layouts)
+{
+    const fewest_case *c = &fewest_cases[_i];
+    job j = make_case(c);
+    llmmem_plan *plan, *direct;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_ok(llmmem_plan_new(&direct));
+    uint64_t fewest = 99, solved;
+    ck_assert_ok(llmmem_plan_min_devices(&fewest, plan, j.m, j.hw, j.s, c->most));
+    ck_assert_ok(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, c->most));
+    ck_assert_uint_eq(fewest, solved);
+    ck_assert_uint_eq(fewest, c->expect);
+    if (fewest == 0) {
+        ck_assert_uint_eq(llmmem_plan_count(plan), 0);
+        ck_assert_uint_eq(llmmem_plan_fitting(plan), 0);
+    } else {
+        ck_assert_ok(llmmem_plan_run(direct, j.m, j.hw, j.s, fewest));
+        ck_assert_uint_gt(llmmem_plan_count(plan), 0);
+        ck_assert_uint_eq(llmmem_plan_count(plan), llmmem_plan_count(direct));
+        ck_assert_uint_eq(llmmem_plan_fitting(plan), llmmem_plan_fitting(direct));
+        ck_assert_uint_eq(llmmem_plan_candidates(plan), llmmem_plan_candidates(direct));
+        for (size_t i = 0; i < llmmem_plan_count(plan); i++) {
+            double c0, c1;
+            uint64_t b0, b1;
+            ck_assert_ok(llmmem_plan_cost(&c0, &b0, plan, i));
+            ck_assert_ok(llmmem_plan_cost(&c1, &b1, direct, i));
+            ck_assert(c0 == c1 && b0 == b1);
+        }
+    }
+    llmmem_plan_free(direct);
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
+/* The search's premise, held over the data-parallel sizes it searches: with every other setting
+ * fixed, the most loaded device's bytes never grow with d once d x c >= 2 (sharded state shrinks,
+ * the buffers stay, fewer micro-batches are in flight), so what fits at d fits at any larger d. */
+START_TEST(estimate_does_not_grow_with_data_parallel)
+{
+    static const struct {
+        const char *model;
+        int64_t t, p, c, e, v, zero, fsdp, dist, recompute, batch;
+    } kinds[] = {
+        {"llama-3.1-70b", 1, 1, 1, 1, 1, 0, 0, 0, 0, 0},   {"llama-3.1-70b", 8, 4, 1, 1, 1, 1, 0, 0, 1, 0},
+        {"llama-3.1-70b", 2, 8, 1, 1, 2, 3, 0, 0, 2, 720}, {"llama-3.1-70b", 4, 2, 2, 1, 1, 0, 1, 0, 1, 720},
+        {"llama-3.1-70b", 8, 5, 1, 1, 1, 0, 0, 1, 0, 720}, {"mixtral-8x7b", 2, 4, 1, 2, 1, 2, 0, 0, 1, 0},
+        {"mixtral-8x7b", 4, 2, 2, 4, 2, 0, 0, 1, 2, 720},  {"mixtral-8x7b", 1, 1, 1, 8, 1, 3, 0, 0, 0, 720},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        job j = make(kinds[k].model, "h100-sxm-80gb");
+        set(&j, "mode", "training");
+        set(&j, "ddp_gradient_copy", "true");
+        ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_TENSOR_PARALLEL, kinds[k].t));
+        ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_PIPELINE_PARALLEL, kinds[k].p));
+        ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_CONTEXT_PARALLEL, kinds[k].c));
+        ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_EXPERT_PARALLEL, kinds[k].e));
+        ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_SEQUENCE_PARALLEL, kinds[k].t > 1));
+        if (kinds[k].v > 1) {
+            ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_PIPELINE_SCHEDULE, LLMMEM_SCHEDULE_INTERLEAVED));
+            ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_VIRTUAL_PIPELINE, kinds[k].v));
+        }
+        if (kinds[k].p == 5) { /* 80 layers over 5 stages: even */
+        }
+        ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_ZERO_STAGE, kinds[k].zero));
+        ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_FSDP, kinds[k].fsdp ? LLMMEM_FSDP_FULL_SHARD : 0));
+        ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_DISTRIBUTED_OPTIMIZER, kinds[k].dist));
+        ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_RECOMPUTE, kinds[k].recompute));
+        uint64_t previous = UINT64_MAX;
+        int tried = 0;
+        for (int64_t d = 1; d <= 360; d++) {
+            if (d * kinds[k].c < 2 || (d * kinds[k].c) % kinds[k].e || (kinds[k].batch && kinds[k].batch % d))
+                continue;
+            ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_DATA_PARALLEL, d));
+            /* the planner's micro-batches: the global batch over d, or one per device */
+            int64_t micro = kinds[k].batch ? kinds[k].batch / d : kinds[k].t * kinds[k].p * kinds[k].c;
+            ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_NUM_MICRO_BATCHES, micro));
+            ck_assert_ok(llmmem_estimate(j.r, j.m, j.hw, j.s));
+            uint64_t total = llmmem_report_total_bytes(j.r);
+            ck_assert_msg(total <= previous, "%s kind %zu: %llu bytes at d %lld, more than %llu at a smaller d",
+                          kinds[k].model, k, (unsigned long long)total, (long long)d, (unsigned long long)previous);
+            previous = total;
+            tried++;
+        }
+        ck_assert_int_gt(tried, 8);
+        done(&j);
+    }
+}
+END_TEST
+
+/* One data rank has no data-parallel buffers, so a kind can fit at d = 1 and not at d = 2
+ * (gradient buckets that copy the gradients): the search tries d = 1 on its own. Here only
+ * tensor parallelism 2 on one data rank fits: 2 devices, where d >= 2 would first fit with t = 4. */
+START_TEST(min_devices_tries_one_data_rank)
+{
+    job j = make("llama-3.2-1b", "h100-sxm-80gb");
+    set(&j, "mode", "training");
+    set(&j, "sequence_length", "4096");
+    set(&j, "ddp_gradient_copy", "true");
+    /* "none" names the empty set for a flags key: the bit is set by value */
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_PLAN_SHARDINGS, LLMMEM_PLAN_SHARD_NONE));
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_PLAN_RECOMPUTE, LLMMEM_PLAN_RECOMPUTE_FULL));
+    set(&j, "plan_max_pipeline_parallel", "1");
+    ck_assert_ok(llmmem_hardware_set_real(j.hw, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION, 0.0));
+    /* the device holds exactly the t = 2, d = 1 layout */
+    llmmem_plan *plan;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_ok(llmmem_plan_set_limit(plan, 0));
+    ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, 2));
+    uint64_t t2d1 = 0, t1d2 = 0;
+    for (size_t i = 0; i < llmmem_plan_count(plan); i++) {
+        llmmem_strategy *got;
+        double cost;
+        uint64_t bytes;
+        ck_assert_ok(llmmem_plan_get(&got, plan, i));
+        ck_assert_ok(llmmem_plan_cost(&cost, &bytes, plan, i));
+        tuple x = read_tuple(got);
+        if (x.mbs == 1 && x.t == 2)
+            t2d1 = bytes;
+        else if (x.mbs == 1)
+            t1d2 = bytes;
+        llmmem_strategy_free(got);
+    }
+    ck_assert_uint_gt(t2d1, 0);
+    ck_assert_uint_gt(t1d2, t2d1);
+    ck_assert_ok(llmmem_hardware_set_int(j.hw, LLMMEM_KEY_MEMORY_BYTES, (int64_t)t2d1));
+    /* no other layout of 4 devices or fewer but t = 4, d = 1 fits: t = 2, d = 2 copies the gradients */
+    ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, 4));
+    for (size_t i = 0; i < llmmem_plan_count(plan); i++) {
+        llmmem_strategy *got;
+        ck_assert_ok(llmmem_plan_get(&got, plan, i));
+        ck_assert_int_eq(read_tuple(got).d, 1);
+        llmmem_strategy_free(got);
+    }
+    uint64_t solved;
+    ck_assert_uint_eq(scan_min_devices(&j, 16), 2);
+    ck_assert_ok(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, 16));
+    ck_assert_uint_eq(solved, 2);
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
+/* Any max_devices up to the planner's largest is answered within the work limit (scanning every
+ * count took 0.4 s for 4096 devices, 3.4 s for 32768 and hours for 2^24); 0 and past the largest
+ * are refused, naming the value. */
+START_TEST(min_devices_on_the_largest_counts)
+{
+    job j = make("llama-3.1-405b", "rtx-4090");
+    set(&j, "mode", "training");
+    set(&j, "sequence_length", "131072");
+    uint64_t solved = 99;
+    ck_assert_ok(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, LLMMEM_PLAN_MAX_DEVICES));
+    ck_assert_uint_eq(solved, 0); /* never fits */
+    ck_assert_status(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, 0), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "max_devices (0)"));
+    ck_assert_status(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, LLMMEM_PLAN_MAX_DEVICES + 1ULL),
+                     LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "max_devices (16777217)"));
+    ck_assert_uint_eq(solved, 0);
+    done(&j);
+
+    /* a job that fits: the same answer whatever the ceiling above it */
+    j = make("deepseek-v3", "h100-sxm-80gb");
+    set(&j, "mode", "training");
+    set(&j, "global_batch_size", "512");
+    ck_assert_ok(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, LLMMEM_PLAN_MAX_DEVICES));
+    uint64_t at = solved;
+    ck_assert_uint_gt(at, 8);
+    ck_assert_ok(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, at));
+    ck_assert_uint_eq(solved, at);
+    ck_assert_ok(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, at - 1));
+    ck_assert_uint_eq(solved, 0);
+    done(&j);
+}
+END_TEST
+
+/* A model given by its parameter count has no layers to lay out; the message names the function. */
+START_TEST(min_devices_of_a_count_only_model)
+{
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    ck_assert_ok(llmmem_model_new(&m));
+    ck_assert_ok(llmmem_model_set_text(m, "model_type", "custom"));
+    ck_assert_ok(llmmem_model_set_text(m, "num_parameters", "70000000000"));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    uint64_t solved = 99;
+    ck_assert_status(llmmem_solve_min_devices(&solved, m, hw, s, 8), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_uint_eq(solved, 0);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "solve_min_devices"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "num_parameters"));
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* The search stops at the plan's work limit, naming max_devices and the limit; the plan is empty. */
+START_TEST(min_devices_stops_at_the_work_limit)
+{
+    job j = make("deepseek-v3", "h100-sxm-80gb");
+    set(&j, "mode", "training");
+    set(&j, "global_batch_size", "512");
+    llmmem_plan *plan;
+    uint64_t fewest = 99;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_status(llmmem_plan_set_work_limit(plan, 0), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_ok(llmmem_plan_set_work_limit(plan, 1000));
+    ck_assert_status(llmmem_plan_min_devices(&fewest, plan, j.m, j.hw, j.s, 4096), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_uint_eq(fewest, 0);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "max_devices (4096)"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "work limit (1000 units)"));
+    ck_assert_uint_eq(llmmem_plan_count(plan), 0);
+    ck_assert_uint_gt(llmmem_plan_work(plan), 1000);
+    ck_assert_ok(llmmem_plan_set_work_limit(plan, LLMMEM_PLAN_DEFAULT_WORK_LIMIT));
+    ck_assert_ok(llmmem_plan_min_devices(&fewest, plan, j.m, j.hw, j.s, 4096));
+    ck_assert_uint_gt(fewest, 0);
+    ck_assert_uint_gt(llmmem_plan_count(plan), 0);
+    ck_assert_uint_le(llmmem_plan_work(plan), 2 * (uint64_t)LLMMEM_PLAN_DEFAULT_WORK_LIMIT); /* search and run */
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
+/* ---- a bounded planner -------------------------------------------------------------------------- */
+
+/* A plan with a limit keeps exactly the first layouts of the full list, in its order (every
+ * tie-break included), and counts the rest. */
+START_TEST(plan_keeps_the_cheapest)
+{
+    job j = make("mixtral-8x7b", "a100-sxm-80gb");
+    set(&j, "mode", "training");
+    set(&j, "sequence_length", "4096");
+    set(&j, "global_batch_size", "64");
+    set(&j, "plan_max_context_parallel", "2");
+    llmmem_plan *all, *some;
+    ck_assert_ok(llmmem_plan_new(&all));
+    ck_assert_ok(llmmem_plan_new(&some));
+    ck_assert_ok(llmmem_plan_set_limit(all, 0));
+    ck_assert_ok(llmmem_plan_run(all, j.m, j.hw, j.s, 32));
+    const size_t n = llmmem_plan_count(all);
+    ck_assert_uint_gt(n, 100);
+    ck_assert_uint_eq(llmmem_plan_fitting(all), n);
+    const size_t limits[] = {1, 2, 7, 64, n - 1, n, n + 5};
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++) {
+        ck_assert_ok(llmmem_plan_set_limit(some, limits[k]));
+        ck_assert_ok(llmmem_plan_run(some, j.m, j.hw, j.s, 32));
+        ck_assert_uint_eq(llmmem_plan_count(some), limits[k] < n ? limits[k] : n);
+        ck_assert_uint_eq(llmmem_plan_fitting(some), n);
+        ck_assert_uint_eq(llmmem_plan_candidates(some), llmmem_plan_candidates(all));
+        for (size_t i = 0; i < llmmem_plan_count(some); i++) {
+            if (i >= 64 && i + 8 < llmmem_plan_count(some))
+                continue; /* the first 64 and the last 8 */
+            llmmem_strategy *a, *b;
+            double ca, cb;
+            uint64_t ba, bb;
+            ck_assert_ok(llmmem_plan_get(&a, all, i));
+            ck_assert_ok(llmmem_plan_get(&b, some, i));
+            ck_assert_ok(llmmem_plan_cost(&ca, &ba, all, i));
+            ck_assert_ok(llmmem_plan_cost(&cb, &bb, some, i));
+            tuple ta = read_tuple(a), tb = read_tuple(b);
+            ck_assert_msg(same(&ta, &tb) && ca == cb && ba == bb, "limit %zu: layout %zu differs", limits[k], i);
+            llmmem_strategy_free(a);
+            llmmem_strategy_free(b);
+        }
+    }
+    llmmem_plan_free(some);
+    llmmem_plan_free(all);
+    done(&j);
+}
+END_TEST
+
+/* A new plan keeps LLMMEM_PLAN_DEFAULT_LIMIT layouts: Llama 3.1 8B inference on 1000 devices has
+ * more that fit. */
+START_TEST(plan_keeps_1024_by_default)
+{
+    job j = make("llama-3.1-8b", "h100-sxm-80gb");
+    llmmem_plan *plan;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, 1000));
+    ck_assert_uint_gt(llmmem_plan_fitting(plan), LLMMEM_PLAN_DEFAULT_LIMIT);
+    ck_assert_uint_eq(llmmem_plan_count(plan), LLMMEM_PLAN_DEFAULT_LIMIT);
+    ck_assert_uint_eq(llmmem_plan_count(NULL), 0);
+    ck_assert_uint_eq(llmmem_plan_fitting(NULL), 0);
+    ck_assert_status(llmmem_plan_set_limit(NULL, 3), LLMMEM_ERR_INVALID_ARGUMENT);
+    ck_assert_status(llmmem_plan_set_work_limit(NULL, 3), LLMMEM_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(llmmem_plan_work(NULL), 0);
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
+/* A model whose head, layer and sequence counts have many divisors, on 14,414,400 devices, with
+ * every tensor and context size allowed: millions of layouts (7.3 million fit; listing them took
+ * 10 s and 624 MB). Refused before any estimate, naming the devices and the limit. */
+START_TEST(plan_refuses_a_space_beyond_its_work_limit)
+{
+    static const char *const model_keys[][2] = {
+        {"model_type", "llama"},         {"hidden_size", "5040"},       {"num_attention_heads", "5040"},
+        {"num_key_value_heads", "5040"}, {"num_hidden_layers", "720"},  {"intermediate_size", "5040"},
+        {"vocab_size", "5040"},
+    };
+    job j = make("llama-3.1-8b", "h100-sxm-80gb");
+    llmmem_model_free(j.m);
+    ck_assert_ok(llmmem_model_new(&j.m));
+    for (size_t i = 0; i < sizeof model_keys / sizeof model_keys[0]; i++)
+        ck_assert_ok(llmmem_model_set_text(j.m, model_keys[i][0], model_keys[i][1]));
+    set(&j, "mode", "training");
+    set(&j, "sequence_length", "10080");
+    set(&j, "plan_max_tensor_parallel", "1024");
+    set(&j, "plan_max_context_parallel", "1024");
+    set(&j, "plan_max_virtual_pipeline", "16");
+    llmmem_plan *plan;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_status(llmmem_plan_run(plan, j.m, j.hw, j.s, 14414400), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "devices (14414400)"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "work limit (4194304 units)"));
+    ck_assert_uint_eq(llmmem_plan_count(plan), 0);
+    ck_assert_uint_eq(llmmem_plan_fitting(plan), 0);
+    ck_assert_uint_eq(llmmem_plan_candidates(plan), 0);
+    ck_assert_uint_gt(llmmem_plan_work(plan), LLMMEM_PLAN_DEFAULT_WORK_LIMIT); /* priced, not estimated */
+    /* the same model on fewer devices is laid out, within the limit */
+    ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, 64));
+    ck_assert_uint_gt(llmmem_plan_fitting(plan), 0);
+    ck_assert_uint_gt(llmmem_plan_work(plan), llmmem_plan_candidates(plan));
+    ck_assert_uint_le(llmmem_plan_work(plan), LLMMEM_PLAN_DEFAULT_WORK_LIMIT);
+    /* and the work limit is the plan's */
+    ck_assert_ok(llmmem_plan_set_work_limit(plan, 100));
+    ck_assert_status(llmmem_plan_run(plan, j.m, j.hw, j.s, 64), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "work limit (100 units)"));
+    ck_assert_uint_eq(llmmem_plan_count(plan), 0);
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
+/* A planner told to try no sharding, or no recomputation mode, is refused rather than answering
+ * "nothing fits" ("none" names the empty set for a flags key). */
+START_TEST(plan_refuses_an_empty_choice)
+{
+    job j = make("llama-3.1-8b", "h100-sxm-80gb");
+    llmmem_plan *plan;
+    uint64_t fewest = 99;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    set(&j, "plan_shardings", "none");
+    ck_assert_status(llmmem_plan_run(plan, j.m, j.hw, j.s, 8), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "plan_shardings (0)"));
+    ck_assert_status(llmmem_solve_min_devices(&fewest, j.m, j.hw, j.s, 8), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_uint_eq(fewest, 0);
+    set(&j, "plan_shardings", "zero1");
+    set(&j, "plan_recompute", "");
+    ck_assert_status(llmmem_plan_run(plan, j.m, j.hw, j.s, 8), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "plan_recompute (0)"));
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
+/* The largest device count the planner takes is laid out; one more is refused. */
+START_TEST(plan_on_the_largest_count)
+{
+    job j = make("llama-3.1-405b", "h100-sxm-80gb");
+    set(&j, "mode", "training");
+    set(&j, "global_batch_size", "16777216");
+    llmmem_plan *plan;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, LLMMEM_PLAN_MAX_DEVICES));
+    ck_assert_uint_gt(llmmem_plan_fitting(plan), 0);
+    ck_assert_status(llmmem_plan_run(plan, j.m, j.hw, j.s, LLMMEM_PLAN_MAX_DEVICES + 1ULL), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "devices (16777217)"));
+    ck_assert_uint_eq(llmmem_plan_count(plan), 0);
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
 static Suite *solve_suite(void)
 {
     Suite *s = suite_create("solve");
@@ -328,6 +814,19 @@ static Suite *solve_suite(void)
     tcase_add_test(tc, weight_format_is_first_that_fits);
     tcase_add_test(tc, planner_feasible_set_is_brute_force);
     tcase_add_test(tc, min_devices_is_first_feasible);
+    tcase_add_loop_test(tc, min_devices_is_the_scan, 0, (int)(sizeof fewest_cases / sizeof fewest_cases[0]));
+    tcase_add_loop_test(tc, plan_min_devices_holds_their_layouts, 0,
+                        (int)(sizeof fewest_cases / sizeof fewest_cases[0]));
+    tcase_add_test(tc, estimate_does_not_grow_with_data_parallel);
+    tcase_add_test(tc, min_devices_tries_one_data_rank);
+    tcase_add_test(tc, min_devices_on_the_largest_counts);
+    tcase_add_test(tc, min_devices_of_a_count_only_model);
+    tcase_add_test(tc, min_devices_stops_at_the_work_limit);
+    tcase_add_test(tc, plan_keeps_the_cheapest);
+    tcase_add_test(tc, plan_keeps_1024_by_default);
+    tcase_add_test(tc, plan_refuses_a_space_beyond_its_work_limit);
+    tcase_add_test(tc, plan_refuses_an_empty_choice);
+    tcase_add_test(tc, plan_on_the_largest_count);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -900,39 +900,94 @@ LLMMEM_API llmmem_status llmmem_solve_weight_format(llmmem_format *out, const ll
 /** The result of a layout search. */
 typedef struct llmmem_plan llmmem_plan;
 
-/** An empty plan (no layouts), to be filled by llmmem_plan_run. */
+/** The most devices llmmem_plan_run lays out and the fewest-devices searches look up to (2^24). */
+#define LLMMEM_PLAN_MAX_DEVICES 16777216
+/** The layouts a new plan keeps (llmmem_plan_set_limit). */
+#define LLMMEM_PLAN_DEFAULT_LIMIT 1024
+/**
+ * The work a new plan's run may do (llmmem_plan_set_work_limit), and llmmem_solve_min_devices's
+ * search: 2^22 units. Estimating a layout of p pipeline stages costs p + 4 units; each layout,
+ * (t, p, c), (t, c) or expert count the enumeration passes costs 1. A unit takes at most about
+ * 0.33 us on one core of a 2020s server (measured on estimates of 256 stages with frozen layers,
+ * each stage priced on its own, of a model mixing dense and MoE layers: the dearest kind), so a
+ * run stops within about 1.5 s. The largest realistic spaces take far less: a 405B or DeepSeek-V3
+ * plan on 16,384 devices or a fewest-devices search up to 2^24 devices, at most 2^20.
+ */
+#define LLMMEM_PLAN_DEFAULT_WORK_LIMIT 4194304
+
+/** An empty plan (no layouts), to be filled by llmmem_plan_run; it keeps LLMMEM_PLAN_DEFAULT_LIMIT
+ * layouts and works within LLMMEM_PLAN_DEFAULT_WORK_LIMIT until told otherwise. */
 LLMMEM_API llmmem_status llmmem_plan_new(llmmem_plan **out);
 /** Frees a plan (NULL is fine). */
 LLMMEM_API void llmmem_plan_free(llmmem_plan *plan);
 /**
+ * The most layouts the plan's next runs keep: the cheapest `max_layouts` (in the order
+ * llmmem_plan_run describes, so exactly the first `max_layouts` of the full list); the others
+ * are counted (llmmem_plan_fitting) but not kept. 0 keeps every layout that fits, as plans did
+ * before they had a limit (memory then grows with their number, which the work limit bounds).
+ */
+LLMMEM_API llmmem_status llmmem_plan_set_limit(llmmem_plan *plan, size_t max_layouts);
+/**
+ * The most work a run of this plan may do (1 or more; see LLMMEM_PLAN_DEFAULT_WORK_LIMIT for the
+ * unit): a run whose space is larger fails with LLMMEM_ERR_OUT_OF_RANGE, naming the device
+ * count and the limit, and leaves the plan empty. A space whose smallest possible work is over the
+ * limit is refused before any estimate.
+ */
+LLMMEM_API llmmem_status llmmem_plan_set_work_limit(llmmem_plan *plan, uint64_t work);
+/**
  * Every valid layout of `devices` devices (tensor x pipeline x data x context = devices): tensor,
  * pipeline, virtual pipeline, context and expert parallel sizes, the shardings and recomputation
- * modes of the plan_* keys, and power-of-two micro-batches that divide global_batch_size; keeps
- * those that fit, ordered by cost (lowest first). The cost, in estimated seconds per step, is a
- * ranking proxy, not a prediction: compute (6 FLOPs a parameter a token, 8 with full
- * recomputation, plus the recomputed attention core for selective) over the devices' peak_bf16_flops,
- * stretched by the pipeline bubble (p - 1) / (v m + p - 1), plus the bytes each device sends
- * (llmmem_report_comm_bytes) over intra_node_bandwidth for tensor parallelism and for groups inside
- * a node, over inter_node_bandwidth for groups that span nodes. Ties go to the smaller memory, then
- * to smaller t, p, c, e, v, the sharding and recomputation listed first, and the smaller micro-batch.
- * Replaces what the plan held.
+ * modes of the plan_* keys, and power-of-two micro-batches that divide global_batch_size; counts
+ * those that fit and keeps the cheapest (llmmem_plan_set_limit), ordered by cost (lowest first).
+ * The cost, in estimated seconds per step, is a ranking proxy, not a prediction: compute (6 FLOPs
+ * a parameter a token, 8 with full recomputation, plus the recomputed attention core for
+ * selective) over the devices' peak_bf16_flops, stretched by the pipeline bubble
+ * (p - 1) / (v m + p - 1), plus the bytes each device sends (llmmem_report_comm_bytes) over
+ * intra_node_bandwidth for tensor parallelism and for groups inside a node, over
+ * inter_node_bandwidth for groups that span nodes. Ties go to the smaller memory, then to
+ * smaller t, p, c, e, v, the sharding and recomputation listed first, and the smaller
+ * micro-batch. `devices` is 1 to LLMMEM_PLAN_MAX_DEVICES; a space beyond the plan's work limit is
+ * LLMMEM_ERR_OUT_OF_RANGE; plan_shardings and plan_recompute naming no choice, or a model given by
+ * num_parameters alone, LLMMEM_ERR_INCOMPATIBLE. Replaces what the plan held; a failed run leaves
+ * it empty.
  */
 LLMMEM_API llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *model, const llmmem_hardware *hw,
                                          const llmmem_strategy *base, uint64_t devices);
-/** Layouts that fit. */
+/** Layouts the plan holds: the cheapest of those that fit, at most its limit. */
 LLMMEM_API size_t llmmem_plan_count(const llmmem_plan *plan);
+/** Layouts that fit, kept or not (llmmem_plan_count when the limit kept them all). */
+LLMMEM_API uint64_t llmmem_plan_fitting(const llmmem_plan *plan);
 /** Layouts estimated (valid ones, fitting or not). */
 LLMMEM_API uint64_t llmmem_plan_candidates(const llmmem_plan *plan);
+/** The work the plan's last run did, in the units of its work limit (llmmem_plan_min_devices: the
+ * search's and the run's); a run refused before any estimate reports what it had priced. */
+LLMMEM_API uint64_t llmmem_plan_work(const llmmem_plan *plan);
 /** The index-th layout as a new strategy (the base with the layout's keys set); free it. */
 LLMMEM_API llmmem_status llmmem_plan_get(llmmem_strategy **out, const llmmem_plan *plan, size_t index);
 /** Its cost (estimated seconds per step) and the bytes of its most loaded device. */
 LLMMEM_API llmmem_status llmmem_plan_cost(double *seconds_out, uint64_t *bytes_out, const llmmem_plan *plan,
                                           size_t index);
-/** The fewest devices n (1 <= n <= max_devices) on which the planner finds a layout that fits;
- * *out 0 when none up to max_devices does. Memory per device never grows with n for a fixed
- * layout kind, but layouts exist only for some n, so every n is tried in order. */
+/**
+ * The fewest devices n (1 <= n <= max_devices) on which llmmem_plan_run finds a layout that fits;
+ * *out 0 when none up to max_devices does. The answer is the one trying every n in order would
+ * give, found without doing so: for each (t, p, c, e, v) the smallest data-parallel size d that
+ * fits is searched (the estimate of a layout does not grow with d once d x c >= 2: sharded state
+ * and in-flight micro-batches only shrink), and a kind that cannot beat the best n so far is not
+ * tried. max_devices is 1 to LLMMEM_PLAN_MAX_DEVICES (LLMMEM_ERR_OUT_OF_RANGE otherwise); a model
+ * given by num_parameters alone has no layers to lay out (LLMMEM_ERR_INCOMPATIBLE). The search
+ * works within LLMMEM_PLAN_DEFAULT_WORK_LIMIT (LLMMEM_ERR_OUT_OF_RANGE beyond it, naming
+ * max_devices and the limit; llmmem_plan_min_devices takes a plan's limit).
+ */
 LLMMEM_API llmmem_status llmmem_solve_min_devices(uint64_t *out, const llmmem_model *model, const llmmem_hardware *hw,
                                                   const llmmem_strategy *base, uint64_t max_devices);
+/**
+ * llmmem_solve_min_devices with the search within the plan's work limit; the plan then holds the
+ * layouts of the *out devices, as llmmem_plan_run(plan, model, hw, base, *out) leaves it (a run
+ * within the same limit; empty when *out is 0 or on failure).
+ */
+LLMMEM_API llmmem_status llmmem_plan_min_devices(uint64_t *out, llmmem_plan *plan, const llmmem_model *model,
+                                                 const llmmem_hardware *hw, const llmmem_strategy *base,
+                                                 uint64_t max_devices);
 
 /**
  * The estimate explained, one line per component of the most loaded device: the arithmetic with

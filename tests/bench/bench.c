@@ -1,5 +1,6 @@
 /* Benchmarks: nanoseconds per estimate (dense training, MoE with every parallel dimension,
- * serving), planner candidates per second, and the wall time of a 405B plan on 1024 GPUs. Prints
+ * serving), planner candidates per second, the wall time of a 405B plan on 1024 GPUs, and the
+ * fewest-devices search on a job that fits and on one that never does. Prints
  * the machine and the figures; the best of several rounds is kept (shared machines are noisy).
  * Run with `meson test -C build --benchmark --verbose` or build/tests/bench/llmmem-bench. */
 #define _POSIX_C_SOURCE 200809L
@@ -140,6 +141,82 @@ int main(void)
            " candidates (%.0f per second), %zu fit\n",
            moe_wall, llmmem_plan_candidates(plan), (double)llmmem_plan_candidates(plan) / moe_wall,
            llmmem_plan_count(plan));
+
+#ifdef LLMMEM_PLAN_DEFAULT_LIMIT
+    /* the same space keeping its 10 cheapest layouts (a heap) instead of every one */
+    double top_wall = 1e30;
+    if (check(llmmem_plan_set_limit(plan, 10), "limit"))
+        return 1;
+    for (int round = 0; round < 5; round++) {
+        double t0 = now();
+        if (check(llmmem_plan_run(plan, moe, hw, base, 1024), "plan"))
+            return 1;
+        double t = now() - t0;
+        top_wall = t < top_wall ? t : top_wall;
+    }
+    printf("plan deepseek-v3 on 1024 h100-sxm-80gb, the cheapest 10 kept: %.3f s, %" PRIu64 " fit\n", top_wall,
+           llmmem_plan_fitting(plan));
+
+    /* the time of a unit of work where it costs most: estimates of up to 256 stages with frozen
+     * layers (every stage priced on its own) of a model mixing dense and MoE layers, over a wide
+     * space; the work limit times this bounds a run */
+    llmmem_model *deep;
+    llmmem_strategy *wide;
+    llmmem_plan *slow;
+    if (check(llmmem_model_from_preset(&deep, "deepseek-v3"), "model") ||
+        check(llmmem_model_set_int(deep, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 720), "layers") ||
+        check(llmmem_model_set_int(deep, LLMMEM_KEY_MOE_LAYER_FREQ, 2), "moe_layer_freq") ||
+        check(llmmem_strategy_new(&wide), "strategy") || set(wide, "mode", "training") ||
+        set(wide, "frozen_layers", "1") || set(wide, "plan_max_pipeline_parallel", "256") ||
+        set(wide, "plan_max_tensor_parallel", "64") || set(wide, "plan_max_context_parallel", "64") ||
+        set(wide, "plan_max_virtual_pipeline", "64") || check(llmmem_plan_new(&slow), "plan") ||
+        check(llmmem_plan_set_work_limit(slow, (uint64_t)1 << 26), "work limit"))
+        return 1;
+    double t0 = now();
+    if (check(llmmem_plan_run(slow, deep, hw, wide, 5040), "plan"))
+        return 1;
+    double slow_wall = now() - t0;
+    printf("plan deepseek-v3 with 720 layers, frozen_layers 1, on 5040 h100-sxm-80gb, wide space: %.3f s, %" PRIu64
+           " units of work (%.3f us a unit; %.2f s for the default limit of %d)\n",
+           slow_wall, llmmem_plan_work(slow), slow_wall / (double)llmmem_plan_work(slow) * 1e6,
+           slow_wall / (double)llmmem_plan_work(slow) * LLMMEM_PLAN_DEFAULT_WORK_LIMIT, LLMMEM_PLAN_DEFAULT_WORK_LIMIT);
+    llmmem_plan_free(slow);
+    llmmem_strategy_free(wide);
+    llmmem_model_free(deep);
+#endif
+
+    /* the fewest devices: a job that fits (on 16), and one that never fits, searched up to 4096
+     * and to 32768 devices (the search used to run the planner on every count up to the ceiling) */
+    struct {
+        const char *what;
+        llmmem_model *model;
+        const char *gpu, *seq;
+        uint64_t most;
+    } fewest[] = {
+        {"llama-3.1-70b training, fits on 16", dense, "h100-sxm-80gb", "4096", 1024},
+        {"llama-3.1-405b training, 131072 tokens, never fits", big, "rtx-4090", "131072", 4096},
+        {"llama-3.1-405b training, 131072 tokens, never fits", big, "rtx-4090", "131072", 32768},
+    };
+    for (size_t i = 0; i < sizeof fewest / sizeof fewest[0]; i++) {
+        llmmem_hardware *gpu;
+        llmmem_strategy *job;
+        uint64_t answer = 0;
+        if (check(llmmem_hardware_from_preset(&gpu, fewest[i].gpu), "gpu") || check(llmmem_strategy_new(&job), "job") ||
+            set(job, "mode", "training") || set(job, "sequence_length", fewest[i].seq))
+            return 1;
+        double best_t = 1e30;
+        for (int round = 0; round < 3; round++) {
+            double t0 = now();
+            if (check(llmmem_solve_min_devices(&answer, fewest[i].model, gpu, job, fewest[i].most), "fewest"))
+                return 1;
+            double t = now() - t0;
+            best_t = t < best_t ? t : best_t;
+        }
+        printf("fewest devices, %s, up to %" PRIu64 ": %.4f s (answer %" PRIu64 ")\n", fewest[i].what,
+               fewest[i].most, best_t, answer);
+        llmmem_strategy_free(job);
+        llmmem_hardware_free(gpu);
+    }
 
     llmmem_plan_free(plan);
     llmmem_strategy_free(base);

@@ -878,6 +878,11 @@ class Plan:
     def candidates(self) -> int:
         return _core.llmmem_plan_candidates(self._h)
 
+    @property
+    def fitting(self) -> int:
+        """Every layout that fits, kept or not (a plan keeps the cheapest ``top``)."""
+        return _core.llmmem_plan_fitting(self._h)
+
     def __len__(self) -> int:
         return _core.llmmem_plan_count(self._h)
 
@@ -907,16 +912,22 @@ class Plan:
             yield self[i]
 
     def __repr__(self) -> str:
-        return f"<llmmem.Plan: {len(self)} layouts of {self.devices} devices fit, of {self.candidates} candidates>"
+        return (f"<llmmem.Plan: {len(self)} cheapest of {self.fitting} layouts of {self.devices} devices "
+                f"that fit, of {self.candidates} candidates>")
 
 
-def plan(model: Model, hardware: Hardware, strategy: Strategy | None, devices: int) -> Plan:
+def plan(model: Model, hardware: Hardware, strategy: Strategy | None, devices: int, top: int | None = None) -> Plan:
     """Every valid layout of ``devices`` devices (tensor x pipeline x data x context), with the
-    shardings, recomputation modes and micro-batches of the plan_* keys; those that fit,
-    cheapest first."""
+    shardings, recomputation modes and micro-batches of the plan_* keys; the cheapest ``top`` of
+    those that fit (the library's default, 1024, when None; 0 keeps all), in order. ``fitting``
+    counts them all."""
     devices = _checked_uint64("devices", devices)
+    if top is not None:
+        top = _checked_uint64("top", top)
     inputs = _inputs(model, hardware, strategy)
     handle = _core.llmmem_bind_plan_new()
+    if top is not None:
+        _core.llmmem_plan_set_limit(handle, top)
     with _Reading(*inputs) as handles:
         _core.llmmem_plan_run(handle, *handles, devices)
     return Plan(handle, devices, inputs[2].copy())
