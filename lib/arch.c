@@ -247,21 +247,47 @@ uint64_t llmmem__span_layers(const llmmem_model *m, enum llmmem__span span, uint
 /* Sliding-window layers among [first, end): every layer when sliding_window_pattern is 0, else
  * those with (i + 1) % pattern != 0 (transformers Gemma2DecoderLayer: even layers slide, pattern
  * 2; Gemma3TextConfig sliding_window_pattern 6: five sliding layers, then a full one). */
+/* Sliding layers among [first, end) of a per-layer map. */
+static uint64_t mapped_sliding(const llmmem__layer_map *map, uint64_t first, uint64_t end)
+{
+    uint64_t n = 0;
+    for (uint64_t i = first; i < end && i < map->layers; i++)
+        n += (map->sliding[i / 64] >> (i % 64)) & 1u;
+    return n;
+}
+
 uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end)
 {
     if (g->window == 0 || end <= first)
         return 0;
+    if (g->map.layers)
+        return mapped_sliding(&g->map, first, end);
     if (g->window_pattern == 0)
         return end - first;
     return (end - first) - (end / g->window_pattern - first / g->window_pattern);
 }
 
-/* Which attention layers slide, and how many of each kind there are. */
+/* Which attention layers slide, and how many of each kind there are: the per-layer map when the
+ * model has one (transformers' layer_types, read as each layer's self_attn.sliding_window), else
+ * the periodic pattern. */
 static void resolve_mixers(builder *b, uint64_t layers)
 {
     llmmem__geometry *g = b->geo;
+    const llmmem_model *m = b->m;
     g->window = value(b, LLMMEM_KEY_SLIDING_WINDOW);
     g->window_pattern = value(b, LLMMEM_KEY_SLIDING_WINDOW_PATTERN);
+    if (m->layer_map.layers) {
+        if (m->layer_map.layers != layers) {
+            fail(b, LLMMEM_ERR_INCOMPATIBLE, "layer_types has %llu entries, but num_hidden_layers is %llu",
+                 (unsigned long long)m->layer_map.layers, (unsigned long long)layers);
+            return;
+        }
+        if (g->window == 0 && mapped_sliding(&m->layer_map, 0, layers)) {
+            fail(b, LLMMEM_ERR_INCOMPLETE, "layer_types has sliding_attention layers but sliding_window is not set");
+            return;
+        }
+        g->map = m->layer_map;
+    }
     g->mixer_layers[LLMMEM_MIXER_SLIDING] = llmmem__sliding_layers(g, 0, layers);
     g->mixer_layers[LLMMEM_MIXER_FULL] = layers - g->mixer_layers[LLMMEM_MIXER_SLIDING];
 }

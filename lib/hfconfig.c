@@ -313,7 +313,8 @@ static int is_full_attention(const json_t *types, size_t i)
 }
 
 /* layer_types, a list of full_attention / sliding_attention, onto sliding_window_pattern n
- * (layer i global exactly when (i + 1) % n == 0). */
+ * (layer i global exactly when (i + 1) % n == 0) when it has a period, else onto the model's
+ * per-layer map (llmmem_model_set_layer_types). */
 static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t layers, int64_t window)
 {
     if (!json_is_array(types))
@@ -345,13 +346,17 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
         if (i == n)
             return set(c, "layer_types", LLMMEM_KEY_SLIDING_WINDOW_PATTERN, (int64_t)period);
     }
-    size_t first = 0;
-    while (!is_full_attention(types, first))
-        first++;
-    return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "layer_types",
-                   "not periodic: its %zu full_attention layers (the first is layer %zu) do not fall on the layers i "
-                   "with (i + 1) %% n == 0 for any n (sliding_window_pattern)",
-                   full, first);
+    if (n > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "layer_types", "not periodic, and more than %d layers are not "
+                       "modelled layer by layer", LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    map.layers = n;
+    for (size_t i = 0; i < n; i++)
+        if (!is_full_attention(types, i))
+            map.sliding[i / 64] |= 1ULL << (i % 64);
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
 }
 
 /* The sliding window and which layers use it. */
@@ -398,12 +403,19 @@ static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers
             first = 28;
         if (first >= layers)
             return set(c, "max_window_layers", LLMMEM_KEY_SLIDING_WINDOW, 0); /* no layer slides */
-        if (first > 0)
-            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "max_window_layers",
-                           "%lld: layers from %lld on slide and those before do not, which sliding_window_pattern "
-                           "cannot describe",
-                           (long long)first, (long long)first);
-        return set(c, "max_window_layers", LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 0);
+        if (first == 0)
+            return set(c, "max_window_layers", LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 0);
+        /* Qwen2Config layer_types: "sliding_attention" if i >= max_window_layers: a per-layer map */
+        if (layers > LLMMEM_LAYER_MAP_MAX)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "max_window_layers", "%lld: more than %d layers are not "
+                           "modelled layer by layer", (long long)first, LLMMEM_LAYER_MAP_MAX);
+        llmmem__layer_map map;
+        memset(&map, 0, sizeof map);
+        map.layers = (uint64_t)layers;
+        for (uint64_t i = (uint64_t)first; i < map.layers; i++)
+            map.sliding[i / 64] |= 1ULL << (i % 64);
+        llmmem__model_set_layer_map(c->m, &map);
+        return LLMMEM_OK;
     }
     if (f->config.sliding == LLMMEM_SLIDE_GEMMA) {
         /* sliding_window_pattern (transformers 4.50), _sliding_window_pattern (later) */

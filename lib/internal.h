@@ -221,6 +221,14 @@ typedef struct llmmem__kv_token {
     uint64_t heads, vectors, width;
 } llmmem__kv_token;
 
+/* Which decoder layers use which attention, layer by layer, when no periodic pattern says it:
+ * Hugging Face's layer_types (llmmem_model_set_layer_types). layers 0: no map. */
+#define LLMMEM_LAYER_MAP_MAX 4096 /* decoder layers a map describes (published models have < 200) */
+typedef struct llmmem__layer_map {
+    uint64_t layers;
+    uint64_t sliding[LLMMEM_LAYER_MAP_MAX / 64]; /* bit i: layer i slides */
+} llmmem__layer_map;
+
 /* The model's shapes, resolved once when the model changes (arch.c, beside the inventory; the
  * defaults a config may omit are applied here and nowhere else). Views read these, never the
  * keys behind them. Zero past the fields a model has: a model given by num_parameters alone has
@@ -239,6 +247,7 @@ typedef struct llmmem__geometry {
     uint64_t experts, experts_per_tok;
     uint64_t dense_layers, moe_layers; /* decoder layers with a dense MLP and with a MoE block */
     uint64_t window, window_pattern;   /* sliding_window and its layer pattern (llmmem__sliding_layers) */
+    llmmem__layer_map map;             /* the per-layer map when set: it replaces the pattern */
     uint64_t mixer_layers[LLMMEM_MIXERS]; /* decoder layers of each attention kind */
     /* what one token adds to a layer of either kind: the decompressed keys and values, as the
      * attention computes them (what a Hugging Face cache stores) */
@@ -254,6 +263,7 @@ struct llmmem_model {
     /* Rebuilt after every change, so const users (estimate) never build it. */
     llmmem__inventory inv;
     llmmem__geometry geo;                /* resolved with the inventory */
+    llmmem__layer_map layer_map;         /* set by llmmem_model_set_layer_types (input, not resolved) */
     llmmem_status inv_status;            /* LLMMEM_OK when inv is valid */
     char inv_message[LLMMEM_MESSAGE_MAX];
     /* Bytes stored per parameter group in a checkpoint (llmmem_model_use_checkpoint); any
@@ -261,6 +271,9 @@ struct llmmem_model {
     int has_checkpoint;
     uint64_t checkpoint_bytes[LLMMEM_PARAM_GROUPS];
 };
+
+/* Sets (layers 0: removes) the model's per-layer attention map; the model is resolved again. */
+void llmmem__model_set_layer_map(llmmem_model *m, const llmmem__layer_map *map);
 
 /* Effective value of a model key: set, else the family's default, else the key's (resolved when
  * the model last changed, model.c refresh). */

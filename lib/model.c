@@ -157,6 +157,51 @@ llmmem_status llmmem_model_set_text(llmmem_model *model, const char *key_name, c
     return LLMMEM_OK;
 }
 
+/* One entry of a layer_types list: transformers' names (configuration_utils.py ALLOWED_LAYER_TYPES). */
+static int sliding_entry(int *sliding, const char *name, size_t len)
+{
+    static const char full[] = "full_attention", slide[] = "sliding_attention";
+    if (len == sizeof full - 1 && memcmp(name, full, len) == 0)
+        *sliding = 0;
+    else if (len == sizeof slide - 1 && memcmp(name, slide, len) == 0)
+        *sliding = 1;
+    else
+        return 0;
+    return 1;
+}
+
+llmmem_status llmmem_model_set_layer_types(llmmem_model *model, const char *layer_types)
+{
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(layer_types);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (const char *p = layer_types; *p;) {
+        size_t len = strcspn(p, ",");
+        int sliding;
+        if (map.layers == LLMMEM_LAYER_MAP_MAX)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "layer_types: more than %d layers are not modelled",
+                                LLMMEM_LAYER_MAP_MAX);
+        if (!sliding_entry(&sliding, p, len))
+            return llmmem__fail(LLMMEM_ERR_NOT_FOUND,
+                                "layer_types[%llu]: '%.*s' is not full_attention or sliding_attention",
+                                (unsigned long long)map.layers, (int)(len < 64 ? len : 64), p);
+        map.sliding[map.layers / 64] |= (uint64_t)sliding << (map.layers % 64);
+        map.layers++;
+        p += len;
+        if (*p == ',' && *++p == '\0')
+            return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "layer_types: an empty entry after the last ','");
+    }
+    llmmem__model_set_layer_map(model, &map);
+    return LLMMEM_OK;
+}
+
+void llmmem__model_set_layer_map(llmmem_model *m, const llmmem__layer_map *map)
+{
+    m->layer_map = *map;
+    refresh(m);
+}
+
 llmmem_status llmmem_model_use_checkpoint(llmmem_model *model, const llmmem_checkpoint *ck)
 {
     LLMMEM_REQUIRE(model);

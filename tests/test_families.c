@@ -125,6 +125,82 @@ START_TEST(unknown_type_lists_the_table)
 }
 END_TEST
 
+/* Layer kinds that follow no period (issue 15): a Qwen2-shaped model of 6 layers whose layer_types
+ * are full, sliding, sliding, full, full, sliding. One token adds K and V of 2 KV heads of 16
+ * (hidden 64 / 4 heads) in bf16 to a layer: 2 x 2 x 16 x 2 = 128 bytes. A contiguous cache of one
+ * sequence of 100 tokens (transformers' DynamicSlidingWindowLayer keeps sliding_window 32 of
+ * them) holds 3 full layers x 100 x 128 + 3 sliding layers x 32 x 128 = 38,400 + 12,288 = 50,688
+ * bytes; of 10 tokens, every layer holds all 10: 6 x 10 x 128 = 7,680. Other maps of the same
+ * model give other bytes (all sliding: 6 x 32 x 128; only layer 2: 5 x 100 x 128 + 32 x 128), so
+ * each layer's own kind is what is counted. Before issue 15 such a config was refused. */
+static const char *const qwen_layers =
+    "{\"model_type\": \"qwen2\", \"hidden_size\": 64, \"num_hidden_layers\": 6, \"num_attention_heads\": 4, "
+    "\"num_key_value_heads\": 2, \"vocab_size\": 100, \"intermediate_size\": 128, \"torch_dtype\": \"bfloat16\", "
+    "\"use_sliding_window\": true, \"sliding_window\": 32";
+
+static uint64_t contiguous(const llmmem_model *m, uint64_t tokens)
+{
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, tokens));
+    llmmem_strategy_free(s);
+    return bytes;
+}
+
+START_TEST(non_periodic_layer_types)
+{
+    char json[1024];
+    llmmem_model *m = NULL;
+    snprintf(json, sizeof json, "%s, \"layer_types\": [\"full_attention\", \"sliding_attention\", "
+             "\"sliding_attention\", \"full_attention\", \"full_attention\", \"sliding_attention\"]}", qwen_layers);
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    ck_assert_uint_eq(contiguous(m, 100), 50688);
+    ck_assert_uint_eq(contiguous(m, 10), 7680);
+    llmmem_model_free(m);
+
+    /* the same map through the API; all six sliding, or only layer 2, differ */
+    snprintf(json, sizeof json, "%s}", qwen_layers);
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    /* (max_window_layers' default 28 >= 6 layers: the config alone slides nowhere) */
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_SLIDING_WINDOW, 32));
+    ck_assert_ok(llmmem_model_set_layer_types(m, "full_attention,sliding_attention,sliding_attention,"
+                                                 "full_attention,full_attention,sliding_attention"));
+    ck_assert_uint_eq(contiguous(m, 100), 50688);
+    ck_assert_ok(llmmem_model_set_layer_types(m, "sliding_attention,sliding_attention,sliding_attention,"
+                                                 "sliding_attention,sliding_attention,sliding_attention"));
+    ck_assert_uint_eq(contiguous(m, 100), 6 * 32 * 128);
+    ck_assert_ok(llmmem_model_set_layer_types(m, "full_attention,full_attention,sliding_attention,"
+                                                 "full_attention,full_attention,full_attention"));
+    ck_assert_uint_eq(contiguous(m, 100), 5 * 100 * 128 + 32 * 128);
+    /* errors name the entry, the count or the missing window */
+    ck_assert_status(llmmem_model_set_layer_types(m, "full_attention,chunked_attention"), LLMMEM_ERR_NOT_FOUND);
+    ck_assert_str_eq(llmmem_last_message(),
+                     "layer_types[1]: 'chunked_attention' is not full_attention or sliding_attention");
+    ck_assert_status(llmmem_model_set_layer_types(m, "full_attention,"), LLMMEM_ERR_INVALID_ARGUMENT);
+    ck_assert_ok(llmmem_model_set_layer_types(m, "full_attention,sliding_attention"));
+    uint64_t b;
+    llmmem_strategy *s = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_status(llmmem_kv_cache_bytes(&b, m, s, 1, 10), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "layer_types has 2 entries, but num_hidden_layers is 6"));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_SLIDING_WINDOW, 0));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 2));
+    ck_assert_status(llmmem_kv_cache_bytes(&b, m, s, 1, 10), LLMMEM_ERR_INCOMPLETE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "sliding_window is not set"));
+    ck_assert_ok(llmmem_model_set_layer_types(m, "")); /* no map: the periodic keys again */
+    ck_assert_uint_eq(contiguous(m, 10), 2 * 10 * 128);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+
+    /* Qwen2's max_window_layers 3: layers 3-5 slide, a map since issue 15 */
+    snprintf(json, sizeof json, "%s, \"max_window_layers\": 3}", qwen_layers);
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    ck_assert_uint_eq(contiguous(m, 100), 3 * 100 * 128 + 3 * 32 * 128);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families");
@@ -133,6 +209,7 @@ int main(void)
     tcase_add_test(tc, granite_3_3_8b);
     tcase_add_test(tc, kimi_k2);
     tcase_add_test(tc, unknown_type_lists_the_table);
+    tcase_add_test(tc, non_periodic_layer_types);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -378,11 +378,13 @@ START_TEST(errors_name_the_field)
                  "\"use_sliding_window\": true, \"sliding_window\": 16, "
                  "\"layer_types\": [\"full_attention\", \"sliding_attention\", \"full_attention\"]}",
                  LLMMEM_ERR_PARSE, "duplicate object key"); /* SMALL already names num_hidden_layers */
+    /* a non-periodic layer_types loads as a per-layer map since issue 15 (test_families.c); an
+     * entry that is neither kind is still refused */
     expect_error("{\"model_type\": \"qwen3\", \"hidden_size\": 64, \"num_hidden_layers\": 3, "
                  "\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128, "
                  "\"use_sliding_window\": true, \"sliding_window\": 16, "
-                 "\"layer_types\": [\"full_attention\", \"sliding_attention\", \"full_attention\"]}",
-                 LLMMEM_ERR_UNSUPPORTED, "layer_types: not periodic");
+                 "\"layer_types\": [\"full_attention\", \"chunked_attention\", \"full_attention\"]}",
+                 LLMMEM_ERR_UNSUPPORTED, "layer_types[1]: 'chunked_attention' is not supported");
     /* shapes each in bounds that do not make a model: the inventory's message */
     expect_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
                  "\"num_attention_heads\": 5, \"vocab_size\": 100, \"intermediate_size\": 128}",
@@ -542,9 +544,11 @@ START_TEST(sliding_window_layouts)
     ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW), 32);
     ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN), 0);
     llmmem_model_free(m);
-    /* from layer 3: not a periodic layout */
+    /* from layer 3: not periodic, a per-layer map since issue 15 (its KV bytes: test_families.c) */
     snprintf(json, sizeof json, "%s, \"use_sliding_window\": true, \"max_window_layers\": 3}", qwen);
-    expect_error(json, LLMMEM_ERR_UNSUPPORTED, "max_window_layers: 3: layers from 3 on slide");
+    ck_assert_ok(load_text(&m, json));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW), 32);
+    llmmem_model_free(m);
     /* layer_types: a global layer every third */
     snprintf(json, sizeof json,
              "%s, \"use_sliding_window\": true, \"layer_types\": [\"sliding_attention\", \"sliding_attention\", "
