@@ -226,6 +226,8 @@ static uint64_t moe_layers_in(const llmmem_model *m, uint64_t first, uint64_t en
         first = k;
     if (end <= first)
         return 0;
+    if (freq == 1) /* every layer past the dense ones (DeepSeek-V3, Kimi K2): no division on the hot path */
+        return end - first;
     return llmmem__ceil_div(end, freq) - llmmem__ceil_div(first, freq); /* multiples of freq in [first, end) */
 }
 
@@ -244,9 +246,6 @@ uint64_t llmmem__span_layers(const llmmem_model *m, enum llmmem__span span, uint
     }
 }
 
-/* Sliding-window layers among [first, end): every layer when sliding_window_pattern is 0, else
- * those with (i + 1) % pattern != 0 (transformers Gemma2DecoderLayer: even layers slide, pattern
- * 2; Gemma3TextConfig sliding_window_pattern 6: five sliding layers, then a full one). */
 /* Sliding layers among [first, end) of a per-layer map. */
 static uint64_t mapped_sliding(const llmmem__layer_map *map, uint64_t first, uint64_t end)
 {
@@ -256,6 +255,10 @@ static uint64_t mapped_sliding(const llmmem__layer_map *map, uint64_t first, uin
     return n;
 }
 
+/* Sliding-window layers among [first, end): those the per-layer map marks when there is one; else
+ * every layer when sliding_window_pattern is 0, else those with (i + 1) % pattern != 0
+ * (transformers Gemma2DecoderLayer: even layers slide, pattern 2; Gemma3TextConfig
+ * sliding_window_pattern 6: five sliding layers, then a full one). */
 uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end)
 {
     if (g->window == 0 || end <= first)

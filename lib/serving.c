@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "job.h"
@@ -283,7 +284,9 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "gpu_memory_utilization (%g) must be above 0", util);
 
     llmmem_serving *r = out;
-    memset(r, 0, sizeof *r);
+    /* the per-stage arrays (most of the struct) are written for every stage below pp before any
+     * read: cleared as far as they begin */
+    memset(r, 0, offsetof(llmmem_serving, stage_budget));
     r->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
     r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, r->tp, r->pp)) != LLMMEM_OK)
