@@ -278,6 +278,7 @@ LLMMEM_HANDLE(llmmem_plan, PlanHandle, llmmem_plan_free)
 /* Replaced by the string helpers below (Go has no `char **` typemap). */
 %ignore llmmem_report_to_json;
 %ignore llmmem_serving_to_json;
+%ignore llmmem_plan_to_json;
 %ignore llmmem_checkpoint_tensor;
 %ignore llmmem_checkpoint_dtype;
 
@@ -304,6 +305,7 @@ LLMMEM_HANDLE(llmmem_plan, PlanHandle, llmmem_plan_free)
 %newobject llmmem_bind_plan_get;
 %newobject llmmem_bind_report_json;
 %newobject llmmem_bind_serving_json;
+%newobject llmmem_bind_plan_json;
 
 LLMMEM_PY_FACTORY(llmmem_bind_model_new)
 LLMMEM_PY_FACTORY(llmmem_bind_model_from_preset)
@@ -328,6 +330,7 @@ LLMMEM_PY_FACTORY(llmmem_bind_plan_new)
 LLMMEM_PY_FACTORY(llmmem_bind_plan_get)
 LLMMEM_PY_FACTORY(llmmem_bind_report_json)
 LLMMEM_PY_FACTORY(llmmem_bind_serving_json)
+LLMMEM_PY_FACTORY(llmmem_bind_plan_json)
 
 #if defined(SWIGPYTHON)
 /* The long calls that only read their inputs run without the GIL. */
@@ -496,6 +499,14 @@ char *llmmem_bind_serving_json(const llmmem_serving *serving)
 {
     char *json = NULL;
     llmmem_status st = llmmem_serving_to_json(&json, serving);
+    return (char *)llmmem_bind_factory_result(st, json);
+}
+
+/* The plan as JSON, NULL on failure. */
+char *llmmem_bind_plan_json(const llmmem_plan *plan)
+{
+    char *json = NULL;
+    llmmem_status st = llmmem_plan_to_json(&json, plan);
     return (char *)llmmem_bind_factory_result(st, json);
 }
 

@@ -16,7 +16,8 @@
 /* Exit statuses: 0 success, 1 internal failure, 2 bad input. */
 enum { CLI_EXIT_INTERNAL = 1, CLI_EXIT_USAGE = 2 };
 
-/* Options seen on the command line, as bits, to reject those a command ignores. */
+/* Options seen on the command line, as bits (cli_options.seen); a command given options it does
+ * not take names the first of them in this order. */
 enum {
     CLI_OPT_MODEL = 1u << 0,
     CLI_OPT_GPU = 1u << 1,
@@ -31,9 +32,24 @@ enum {
     CLI_OPT_EXPLAIN = 1u << 10
 };
 
+/* Commands, as bits, for the commands an option applies to. */
+enum {
+    CLI_CMD_ESTIMATE = 1u << 0,
+    CLI_CMD_EXPLAIN = 1u << 1,
+    CLI_CMD_SERVE = 1u << 2,
+    CLI_CMD_FIT = 1u << 3,
+    CLI_CMD_PLAN = 1u << 4,
+    CLI_CMD_PARAMS = 1u << 5,
+    CLI_CMD_MODELS = 1u << 6,
+    CLI_CMD_GPUS = 1u << 7,
+    CLI_CMD_KEYS = 1u << 8,
+    CLI_CMD_HELP = 1u << 9,
+    CLI_CMD_ALL = (1u << 10) - 1
+};
+
 typedef struct cli_command {
     const char *name;
-    unsigned allowed; /* CLI_OPT_* bits */
+    unsigned bit; /* CLI_CMD_* */
     const char *summary;
 } cli_command;
 
@@ -42,6 +58,35 @@ extern const size_t cli_command_count;
 
 /* The command of that name, or NULL. */
 const cli_command *cli_find_command(const char *name);
+
+/* How the parser reads an option. */
+typedef enum cli_option_kind {
+    CLI_FLAG,   /* no value: sets an int of cli_options to 1 */
+    CLI_TEXT,   /* "--name VALUE" or "--name=VALUE": a const char * of cli_options, the last given */
+    CLI_NUMBER, /* a value read as a whole number once every option is read (cli_args.c read_numbers) */
+    CLI_KEYS    /* KEY=VALUE, repeatable: appended to cli_options.sets */
+} cli_option_kind;
+
+/*
+ * One option of the tool: the one table from which the parser reads the command line, the usage
+ * text lists the options and a command refuses those it does not take.
+ */
+typedef struct cli_option {
+    const char *name;     /* "--model" */
+    const char *alias;    /* another spelling ("-h"), written first in the usage; or NULL */
+    const char *arg;      /* the value's name in the usage ("NAME"); NULL for a flag */
+    unsigned bit;         /* CLI_OPT_*; 0 for --help and --version, which every command takes */
+    unsigned commands;    /* CLI_CMD_* bits of the commands that take it */
+    const char *help;     /* its usage text, lines separated by '\n' */
+    cli_option_kind kind;
+    size_t offset;        /* CLI_FLAG, CLI_TEXT: where in cli_options it goes */
+} cli_option;
+
+extern const cli_option cli_option_table[];
+extern const size_t cli_option_count;
+
+/* The first option of `seen` (CLI_OPT_* bits, in their order) that `cmd` does not take, or NULL. */
+const cli_option *cli_refused_option(unsigned seen, const cli_command *cmd);
 
 typedef struct cli_options {
     const char *command;

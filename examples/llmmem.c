@@ -83,6 +83,29 @@ static int finish_output(int code)
     return code;
 }
 
+/* One option in the usage: its spelling and value name in a column of 16, then its help, each
+ * further line under the first (a longer spelling pushes the first line right). */
+static void print_option(FILE *out, const cli_option *opt)
+{
+    char label[64];
+    if (opt->alias != NULL)
+        snprintf(label, sizeof label, "%s, %s", opt->alias, opt->name);
+    else if (opt->arg != NULL)
+        snprintf(label, sizeof label, "%s %s", opt->name, opt->arg);
+    else
+        snprintf(label, sizeof label, "%s", opt->name);
+    fprintf(out, strlen(label) < 16 ? "  %-16s " : "  %s  ", label);
+    for (const char *line = opt->help;;) {
+        const char *end = strchr(line, '\n');
+        if (end == NULL) {
+            fprintf(out, "%s\n", line);
+            return;
+        }
+        fprintf(out, "%.*s\n%19s", (int)(end - line), line, "");
+        line = end + 1;
+    }
+}
+
 static void print_usage(FILE *out)
 {
     size_t i;
@@ -95,39 +118,10 @@ static void print_usage(FILE *out)
             llmmem_version_string());
     for (i = 0; i < cli_command_count; i++)
         fprintf(out, "  %-10s %s\n", cli_commands[i].name, cli_commands[i].summary);
+    fputs("\nOptions:\n", out);
+    for (i = 0; i < cli_option_count; i++)
+        print_option(out, &cli_option_table[i]);
     fputs("\n"
-          "Options:\n"
-          "  --model NAME     model preset (default: " DEFAULT_MODEL "; see 'llmmem models');\n"
-          "                   estimate, explain, serve, fit, plan, params. With --set\n"
-          "                   model_type=... and no\n"
-          "                   --model, the model starts empty and is built key by key.\n"
-          "  --gpu NAME       GPU preset (default: " DEFAULT_GPU "; see 'llmmem gpus');\n"
-          "                   estimate, explain, serve, fit, plan\n"
-          "  --set KEY=VALUE  set a model, hardware or strategy key (repeatable; see\n"
-          "                   'llmmem keys'); estimate, explain, serve, fit, plan, params\n"
-          "                   (model keys only)\n"
-          "  --json           estimate, serve, plan: print JSON\n"
-          "  --explain        estimate: after the table, the arithmetic of every line\n"
-          "  --length TOKENS  serve: tokens per request (prompt and output) for the\n"
-          "                   question \"how many concurrent requests\" (default:\n"
-          "                   max_model_len); the same as --set request_tokens=TOKENS\n"
-          "  --devices N      plan: the devices to lay out (required); fit: the most\n"
-          "                   devices tried for the fewest that fit (default 1024);\n"
-          "                   1 to 16777216\n"
-          "  --top K          plan: the cheapest layouts kept and printed, the others\n"
-          "                   only counted (default 10; 0: all)\n"
-          "  --config PATH    a Hugging Face config.json (or its folder) instead of --model;\n"
-          "                   estimate, serve, params. A --safetensors folder holding a\n"
-          "                   config.json is used the same way when neither is given.\n"
-          "  --gguf PATH      a GGUF file: the model from its metadata and the weights'\n"
-          "                   exact bytes from its tensors' types; estimate, serve, params\n"
-          "  --safetensors PATH  a .safetensors file, an index or a folder: its headers\n"
-          "                   give the weights' exact stored bytes and are checked\n"
-          "                   against the model (a mismatch is a warning); estimate,\n"
-          "                   serve, params\n"
-          "  -h, --help       show this help\n"
-          "  --version        show the version\n"
-          "\n"
           "Units: byte counts are exact; GiB = 2^30 bytes, GB = 10^9 bytes;\n"
           "parameter counts are exact; B = 10^9, M = 10^6, K = 10^3 parameters.\n"
           "Whole numbers (--length, --devices, --top, integer keys of --set) take an\n"
@@ -786,6 +780,7 @@ static int cmd_plan(const cli_options *opts)
     llmmem_hardware *hw = NULL;
     llmmem_strategy *strategy = NULL;
     llmmem_plan *plan = NULL;
+    char *json = NULL;
     const uint64_t devices = opts->devices;
     llmmem_status st;
     int rc;
@@ -805,19 +800,20 @@ static int cmd_plan(const cli_options *opts)
         rc = library_failure(st, "plan");
         goto done;
     }
-    size_t shown = llmmem_plan_count(plan);
-    uint64_t fitting = llmmem_plan_fitting(plan);
     if (opts->json) {
-        printf("{\n  \"model\": \"%s\",\n  \"hardware\": \"%s\",\n  \"devices\": %" PRIu64
-               ",\n  \"candidates\": %" PRIu64 ",\n  \"fitting\": %" PRIu64 ",\n  \"layouts\": [",
-               model_label(model), llmmem_hardware_name(hw), devices, llmmem_plan_candidates(plan), fitting);
-    } else {
-        printf("model:      %s\ngpu:        %s x %" PRIu64 "\n", model_label(model), llmmem_hardware_name(hw), devices);
-        printf("layouts:    %" PRIu64 " fit of %" PRIu64 " valid candidates; the cheapest %zu:\n\n", fitting,
-               llmmem_plan_candidates(plan), shown);
-        printf("%4s %4s %4s %7s %4s %4s %3s %-22s %-9s %4s %12s %18s\n", "rank", "t", "p", "d", "c", "e", "v",
-               "sharding", "recompute", "mbs", "cost s/step", "most loaded bytes");
+        if ((st = llmmem_plan_to_json(&json, plan)) != LLMMEM_OK) {
+            rc = internal_failure(st, "llmmem_plan_to_json");
+            goto done;
+        }
+        print_json(json);
+        goto done;
     }
+    size_t shown = llmmem_plan_count(plan);
+    printf("model:      %s\ngpu:        %s x %" PRIu64 "\n", model_label(model), llmmem_hardware_name(hw), devices);
+    printf("layouts:    %" PRIu64 " fit of %" PRIu64 " valid candidates; the cheapest %zu:\n\n",
+           llmmem_plan_fitting(plan), llmmem_plan_candidates(plan), shown);
+    printf("%4s %4s %4s %7s %4s %4s %3s %-22s %-9s %4s %12s %18s\n", "rank", "t", "p", "d", "c", "e", "v",
+           "sharding", "recompute", "mbs", "cost s/step", "most loaded bytes");
     for (size_t i = 0; i < shown; i++) {
         llmmem_strategy *s = NULL;
         double cost;
@@ -828,28 +824,16 @@ static int cmd_plan(const cli_options *opts)
             goto done;
         }
         const char *recompute = llmmem_choice_name(LLMMEM_KEY_RECOMPUTE, strategy_value(s, LLMMEM_KEY_RECOMPUTE));
-        if (opts->json)
-            printf("%s\n    {\"tensor_parallel\": %" PRId64 ", \"pipeline_parallel\": %" PRId64
-                   ", \"data_parallel\": %" PRId64 ", \"context_parallel\": %" PRId64 ", \"expert_parallel\": %" PRId64
-                   ", \"virtual_pipeline\": %" PRId64 ", \"sharding\": \"%s\", \"recompute\": \"%s\", "
-                   "\"micro_batch_size\": %" PRId64 ", \"cost_seconds\": %.6g, \"bytes\": %" PRIu64 "}",
-                   i ? "," : "", strategy_value(s, LLMMEM_KEY_TENSOR_PARALLEL),
-                   strategy_value(s, LLMMEM_KEY_PIPELINE_PARALLEL), strategy_value(s, LLMMEM_KEY_DATA_PARALLEL),
-                   strategy_value(s, LLMMEM_KEY_CONTEXT_PARALLEL), strategy_value(s, LLMMEM_KEY_EXPERT_PARALLEL),
-                   strategy_value(s, LLMMEM_KEY_VIRTUAL_PIPELINE), sharding_name(s), recompute,
-                   strategy_value(s, LLMMEM_KEY_MICRO_BATCH_SIZE), cost, bytes);
-        else
-            printf("%4zu %4" PRId64 " %4" PRId64 " %7" PRId64 " %4" PRId64 " %4" PRId64 " %3" PRId64
-                   " %-22s %-9s %4" PRId64 " %12.3f %18" PRIu64 "\n",
-                   i + 1, strategy_value(s, LLMMEM_KEY_TENSOR_PARALLEL), strategy_value(s, LLMMEM_KEY_PIPELINE_PARALLEL),
-                   strategy_value(s, LLMMEM_KEY_DATA_PARALLEL), strategy_value(s, LLMMEM_KEY_CONTEXT_PARALLEL),
-                   strategy_value(s, LLMMEM_KEY_EXPERT_PARALLEL), strategy_value(s, LLMMEM_KEY_VIRTUAL_PIPELINE),
-                   sharding_name(s), recompute, strategy_value(s, LLMMEM_KEY_MICRO_BATCH_SIZE), cost, bytes);
+        printf("%4zu %4" PRId64 " %4" PRId64 " %7" PRId64 " %4" PRId64 " %4" PRId64 " %3" PRId64
+               " %-22s %-9s %4" PRId64 " %12.3f %18" PRIu64 "\n",
+               i + 1, strategy_value(s, LLMMEM_KEY_TENSOR_PARALLEL), strategy_value(s, LLMMEM_KEY_PIPELINE_PARALLEL),
+               strategy_value(s, LLMMEM_KEY_DATA_PARALLEL), strategy_value(s, LLMMEM_KEY_CONTEXT_PARALLEL),
+               strategy_value(s, LLMMEM_KEY_EXPERT_PARALLEL), strategy_value(s, LLMMEM_KEY_VIRTUAL_PIPELINE),
+               sharding_name(s), recompute, strategy_value(s, LLMMEM_KEY_MICRO_BATCH_SIZE), cost, bytes);
         llmmem_strategy_free(s);
     }
-    if (opts->json)
-        printf("%s]\n}\n", shown ? "\n  " : "");
 done:
+    llmmem_string_free(json);
     llmmem_plan_free(plan);
     llmmem_strategy_free(strategy);
     llmmem_hardware_free(hw);

@@ -3,6 +3,7 @@
  * planner allocates its kept layouts (at most its limit) and its search space, the fewest-devices
  * search the divisors of a fixed global batch. Every run counts its work and stops at a limit
  * (llmmem.h LLMMEM_PLAN_DEFAULT_WORK_LIMIT), so no input makes one take long. */
+#include <locale.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "estimate.h"
 #include "parallel.h"
+#include "text.h"
 
 /* 1 when the estimate with this strategy fits; an estimate that fails (an invalid combination)
  * does not fit. */
@@ -167,6 +169,9 @@ struct llmmem_plan {
     uint64_t candidates;  /* layouts estimated */
     uint64_t fitting;     /* layouts that fit, kept or not */
     uint64_t work;        /* work the last run did */
+    int ran;              /* a run (or a fewest-devices search) succeeded: the fields below hold */
+    uint64_t devices;     /* the devices laid out (0: a search found none) */
+    char model_name[LLMMEM_NAME_MAX], hardware_name[LLMMEM_NAME_MAX];
 };
 
 llmmem_status llmmem_plan_new(llmmem_plan **out)
@@ -275,6 +280,54 @@ llmmem_status llmmem_plan_cost(double *seconds_out, uint64_t *bytes_out, const l
     *seconds_out = plan->items[index].cost;
     *bytes_out = plan->items[index].bytes;
     return LLMMEM_OK;
+}
+
+/* One kept layout as a JSON object on one line: its keys, as llmmem_plan_get sets them, and its cost. */
+static void layout_to_json(llmmem__text *b, const layout *l)
+{
+    llmmem__text_printf(b,
+                        "{\"tensor_parallel\": %u, \"pipeline_parallel\": %u, \"data_parallel\": %u, "
+                        "\"context_parallel\": %u, \"expert_parallel\": %u, \"virtual_pipeline\": %u, "
+                        "\"sharding\": \"%s\", \"recompute\": \"%s\", \"micro_batch_size\": %u, ",
+                        (unsigned)l->t, (unsigned)l->p, (unsigned)l->d, (unsigned)l->c, (unsigned)l->e,
+                        (unsigned)l->v, llmmem_choice_name(LLMMEM_KEY_PLAN_SHARDINGS, (int64_t)1 << l->sharding),
+                        llmmem_choice_name(LLMMEM_KEY_RECOMPUTE, l->recompute), (unsigned)l->mbs);
+    if (isfinite(l->cost)) /* none is made that is not: JSON has no inf or nan */
+        llmmem__text_printf(b, "\"cost_seconds\": %.6g, ", l->cost);
+    else
+        llmmem__text_str(b, "\"cost_seconds\": null, ");
+    llmmem__text_printf(b, "\"bytes\": %llu}", (unsigned long long)l->bytes);
+}
+
+llmmem_status llmmem_plan_to_json(char **json_out, const llmmem_plan *plan)
+{
+    LLMMEM_REQUIRE(json_out);
+    *json_out = NULL;
+    LLMMEM_REQUIRE(plan);
+    if (!plan->ran)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "plan_to_json: the plan holds no run");
+    /* costs are written in the "C" locale of this thread only ('.' whatever the host's locale), the
+     * host's own locale untouched (as number.c reads reals) */
+    locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (c_locale == (locale_t)0)
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "plan_to_json: out of memory");
+    locale_t previous = uselocale(c_locale);
+    llmmem__text b = {0};
+    llmmem__text_str(&b, "{\n  \"model\": ");
+    llmmem__text_quoted(&b, plan->model_name);
+    llmmem__text_str(&b, ",\n  \"hardware\": ");
+    llmmem__text_quoted(&b, plan->hardware_name);
+    llmmem__text_printf(&b, ",\n  \"devices\": %llu,\n  \"candidates\": %llu,\n  \"fitting\": %llu,\n  \"layouts\": [",
+                        (unsigned long long)plan->devices, (unsigned long long)plan->candidates,
+                        (unsigned long long)plan->fitting);
+    for (size_t i = 0; i < plan->count; i++) {
+        llmmem__text_str(&b, i ? ",\n    " : "\n    ");
+        layout_to_json(&b, &plan->items[i]);
+    }
+    llmmem__text_str(&b, plan->count ? "\n  ]\n}\n" : "]\n}\n");
+    uselocale(previous);
+    freelocale(c_locale);
+    return llmmem__text_finish(json_out, &b, "plan_to_json");
 }
 
 /* Ascending cost, then the tie-breaks llmmem.h lists: a total order, since (t, p, c, e, v,
@@ -648,6 +701,17 @@ static void plan_clear(llmmem_plan *plan)
     plan->work = 0;
     plan->candidates = 0;
     plan->fitting = 0;
+    plan->ran = 0;
+    plan->devices = 0;
+}
+
+/* What llmmem_plan_to_json names: the inputs of a run that succeeded. */
+static void plan_done(llmmem_plan *plan, const llmmem_model *m, const llmmem_hardware *hw, uint64_t devices)
+{
+    plan->ran = 1;
+    plan->devices = devices;
+    llmmem__copy_name(plan->model_name, m->name);
+    llmmem__copy_name(plan->hardware_name, hw->name);
 }
 
 llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const llmmem_hardware *hw,
@@ -689,6 +753,8 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const ll
     st = walk(plan, sp, &s, r, 0);
     if (st == LLMMEM_OK && plan->count > 1) /* qsort may not be given NULL, even for no items */
         qsort(plan->items, plan->count, sizeof *plan->items, compare);
+    if (st == LLMMEM_OK)
+        plan_done(plan, m, hw, devices);
 done:
     if (st)
         plan_clear(plan);
@@ -1026,6 +1092,7 @@ static llmmem_status min_devices(uint64_t *out, llmmem_plan *plan, const llmmem_
         else {
             plan_clear(plan);
             plan->base = *base;
+            plan_done(plan, m, hw, 0);
         }
     }
 done:

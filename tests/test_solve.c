@@ -1,7 +1,11 @@
 /* Capacity solvers and the planner against brute force: every answer is recomputed here by trying
  * every value (or every layout) with llmmem_estimate, and the estimate's monotonicity, which the
  * solvers' searches rely on, is checked over the ranges they search. */
+#include <jansson.h>
+#include <locale.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "unit.h"
@@ -175,6 +179,17 @@ static tuple read_tuple(const llmmem_strategy *s)
 static int same(const tuple *a, const tuple *b)
 {
     return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* The index-th layout of a plan: its keys (as llmmem_plan_get sets them), cost and bytes. */
+static tuple layout_at(const llmmem_plan *plan, size_t i, double *cost, uint64_t *bytes)
+{
+    llmmem_strategy *s;
+    ck_assert_ok(llmmem_plan_get(&s, plan, i));
+    ck_assert_ok(llmmem_plan_cost(cost, bytes, plan, i));
+    tuple x = read_tuple(s);
+    llmmem_strategy_free(s);
+    return x;
 }
 
 /* Brute force over the same space as written in llmmem.h: every t, p, d, c, e, v whose product is
@@ -537,17 +552,13 @@ START_TEST(min_devices_tries_one_data_rank)
     ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, 2));
     uint64_t t2d1 = 0, t1d2 = 0;
     for (size_t i = 0; i < llmmem_plan_count(plan); i++) {
-        llmmem_strategy *got;
         double cost;
         uint64_t bytes;
-        ck_assert_ok(llmmem_plan_get(&got, plan, i));
-        ck_assert_ok(llmmem_plan_cost(&cost, &bytes, plan, i));
-        tuple x = read_tuple(got);
+        tuple x = layout_at(plan, i, &cost, &bytes);
         if (x.mbs == 1 && x.t == 2)
             t2d1 = bytes;
         else if (x.mbs == 1)
             t1d2 = bytes;
-        llmmem_strategy_free(got);
     }
     ck_assert_uint_gt(t2d1, 0);
     ck_assert_uint_gt(t1d2, t2d1);
@@ -804,6 +815,201 @@ START_TEST(plan_on_the_largest_count)
 }
 END_TEST
 
+/* ---- the plan as JSON ------------------------------------------------------------------------- */
+
+/* The sharding a planned strategy uses, by the plan_shardings names, read from its keys. */
+static const char *sharding_of(const tuple *x)
+{
+    static const char *const zero[] = {"none", "zero1", "zero2", "zero3"};
+    if (x->fsdp != LLMMEM_FSDP_NONE)
+        return "fsdp";
+    if (x->dist)
+        return "distributed_optimizer";
+    return zero[x->zero & 3];
+}
+
+/* What `llmmem plan --json` printed before the library wrote it (examples/llmmem.c by hand, from
+ * the getters): the library's text must be this, byte for byte. */
+static char *json_by_hand(const llmmem_plan *plan, const char *model, const char *gpu, uint64_t devices)
+{
+    size_t cap = 4096 + 512 * llmmem_plan_count(plan), len = 0;
+    char *out = malloc(cap);
+    ck_assert_ptr_nonnull(out);
+    len += (size_t)snprintf(out + len, cap - len,
+                            "{\n  \"model\": \"%s\",\n  \"hardware\": \"%s\",\n  \"devices\": %llu,\n  "
+                            "\"candidates\": %llu,\n  \"fitting\": %llu,\n  \"layouts\": [",
+                            model, gpu, (unsigned long long)devices, (unsigned long long)llmmem_plan_candidates(plan),
+                            (unsigned long long)llmmem_plan_fitting(plan));
+    for (size_t i = 0; i < llmmem_plan_count(plan); i++) {
+        double cost;
+        uint64_t bytes;
+        tuple x = layout_at(plan, i, &cost, &bytes);
+        len += (size_t)snprintf(out + len, cap - len,
+                                "%s\n    {\"tensor_parallel\": %lld, \"pipeline_parallel\": %lld, "
+                                "\"data_parallel\": %lld, \"context_parallel\": %lld, \"expert_parallel\": %lld, "
+                                "\"virtual_pipeline\": %lld, \"sharding\": \"%s\", \"recompute\": \"%s\", "
+                                "\"micro_batch_size\": %lld, \"cost_seconds\": %.6g, \"bytes\": %llu}",
+                                i ? "," : "", (long long)x.t, (long long)x.p, (long long)x.d, (long long)x.c,
+                                (long long)x.e, (long long)x.v, sharding_of(&x),
+                                llmmem_choice_name(LLMMEM_KEY_RECOMPUTE, x.rc), (long long)x.mbs, cost,
+                                (unsigned long long)bytes);
+    }
+    snprintf(out + len, cap - len, "%s]\n}\n", llmmem_plan_count(plan) ? "\n  " : "");
+    return out;
+}
+
+/* The parsed JSON against the getters: every layout's keys as llmmem_plan_get sets them, its cost
+ * to the 6 digits written and its bytes exactly. */
+static void check_parsed(const char *text, const llmmem_plan *plan, const char *model, const char *gpu,
+                         uint64_t devices)
+{
+    json_error_t err;
+    json_t *doc = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+    ck_assert_msg(doc != NULL, "plan JSON does not parse: %s (line %d)", err.text, err.line);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "model")), model);
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "hardware")), gpu);
+    ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(doc, "devices")), devices);
+    ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(doc, "candidates")), llmmem_plan_candidates(plan));
+    ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(doc, "fitting")), llmmem_plan_fitting(plan));
+    json_t *layouts = json_object_get(doc, "layouts");
+    ck_assert(json_is_array(layouts));
+    ck_assert_uint_eq(json_array_size(layouts), llmmem_plan_count(plan));
+    for (size_t i = 0; i < llmmem_plan_count(plan); i++) {
+        json_t *l = json_array_get(layouts, i);
+        ck_assert_uint_eq(json_object_size(l), 11);
+        double cost;
+        uint64_t bytes;
+        tuple x = layout_at(plan, i, &cost, &bytes);
+        const struct { const char *name; int64_t value; } keys[] = {
+            {"tensor_parallel", x.t}, {"pipeline_parallel", x.p}, {"data_parallel", x.d},
+            {"context_parallel", x.c}, {"expert_parallel", x.e}, {"virtual_pipeline", x.v},
+            {"micro_batch_size", x.mbs},
+        };
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            ck_assert_int_eq(json_integer_value(json_object_get(l, keys[k].name)), keys[k].value);
+        ck_assert_str_eq(json_string_value(json_object_get(l, "sharding")), sharding_of(&x));
+        ck_assert_str_eq(json_string_value(json_object_get(l, "recompute")),
+                         llmmem_choice_name(LLMMEM_KEY_RECOMPUTE, x.rc));
+        double written = json_number_value(json_object_get(l, "cost_seconds"));
+        ck_assert_msg(fabs(written - cost) <= 5e-6 * fabs(cost), "layout %zu: cost %.17g written %.17g", i, cost,
+                      written);
+        ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(l, "bytes")), bytes);
+    }
+    json_decref(doc);
+}
+
+static const struct plan_json_case {
+    const char *model, *gpu, *sets;
+    uint64_t devices;
+    size_t limit;
+} plan_json_cases[] = {
+    {"llama-3.1-70b", "h100-sxm-80gb", "mode=training global_batch_size=32 sequence_length=4096", 16, 0},
+    {"mixtral-8x7b", "a100-sxm-80gb", "mode=training global_batch_size=64 plan_max_context_parallel=2", 32, 40},
+    {"llama-3.1-405b", "h100-sxm-80gb", "mode=training", 1, 10}, /* nothing fits: "layouts": [] */
+};
+
+/* The library's JSON is what the CLI printed by hand, parses, and holds the getters' numbers. */
+START_TEST(plan_to_json_is_the_getters)
+{
+    const struct plan_json_case *c = &plan_json_cases[_i];
+    job j = make(c->model, c->gpu);
+    char sets[256];
+    snprintf(sets, sizeof sets, "%s", c->sets);
+    for (char *kv = strtok(sets, " "); kv; kv = strtok(NULL, " ")) {
+        char *eq = strchr(kv, '=');
+        *eq = '\0';
+        set(&j, kv, eq + 1);
+    }
+    llmmem_plan *plan;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_ok(llmmem_plan_set_limit(plan, c->limit));
+    ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, c->devices));
+    char *json = NULL;
+    ck_assert_ok(llmmem_plan_to_json(&json, plan));
+    char *want = json_by_hand(plan, c->model, c->gpu, c->devices);
+    ck_assert_str_eq(json, want);
+    check_parsed(json, plan, c->model, c->gpu, c->devices);
+    /* '.' whatever the host's locale, where one with a decimal comma is installed */
+    static const char *const comma_locales[] = {"de_DE.UTF-8", "fr_FR.UTF-8", "de_DE", "fr_FR"};
+    for (size_t k = 0; k < sizeof comma_locales / sizeof comma_locales[0]; k++) {
+        if (!setlocale(LC_NUMERIC, comma_locales[k]))
+            continue;
+        char *again = NULL;
+        ck_assert_ok(llmmem_plan_to_json(&again, plan));
+        ck_assert_str_eq(again, json);
+        llmmem_string_free(again);
+        setlocale(LC_NUMERIC, "C");
+        break;
+    }
+    free(want);
+    llmmem_string_free(json);
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
+/* A plan no run filled has no JSON; a nameless model is ""; a fewest-devices search that found
+ * none is 0 devices and no layouts. */
+START_TEST(plan_to_json_needs_a_run)
+{
+    llmmem_plan *plan;
+    char *json = (char *)"unset";
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_status(llmmem_plan_to_json(&json, plan), LLMMEM_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(json);
+    ck_assert_status(llmmem_plan_to_json(NULL, plan), LLMMEM_ERR_INVALID_ARGUMENT);
+    ck_assert_status(llmmem_plan_to_json(&json, NULL), LLMMEM_ERR_INVALID_ARGUMENT);
+
+    job j = make("llama-3.1-8b", "h100-sxm-80gb");
+    ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, 2));
+    ck_assert_ok(llmmem_plan_to_json(&json, plan));
+    llmmem_string_free(json);
+    /* a failed run empties the plan: no JSON of the run before */
+    ck_assert_status(llmmem_plan_run(plan, j.m, j.hw, j.s, 0), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_status(llmmem_plan_to_json(&json, plan), LLMMEM_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "plan_to_json"));
+
+    /* a model built key by key has no name */
+    llmmem_model *custom;
+    ck_assert_ok(llmmem_model_new(&custom));
+    ck_assert_ok(llmmem_model_set_text(custom, "model_type", "llama"));
+    ck_assert_ok(llmmem_model_set_text(custom, "hidden_size", "2048"));
+    ck_assert_ok(llmmem_model_set_text(custom, "num_hidden_layers", "16"));
+    ck_assert_ok(llmmem_model_set_text(custom, "num_attention_heads", "16"));
+    ck_assert_ok(llmmem_model_set_text(custom, "intermediate_size", "8192"));
+    ck_assert_ok(llmmem_model_set_text(custom, "vocab_size", "32000"));
+    ck_assert_ok(llmmem_plan_set_limit(plan, 3));
+    ck_assert_ok(llmmem_plan_run(plan, custom, j.hw, j.s, 4));
+    ck_assert_ok(llmmem_plan_to_json(&json, plan));
+    ck_assert_uint_gt(llmmem_plan_count(plan), 0);
+    check_parsed(json, plan, "", "h100-sxm-80gb", 4);
+    llmmem_string_free(json);
+
+    /* the fewest devices, none up to 1 */
+    set(&j, "mode", "training");
+    llmmem_model *big;
+    ck_assert_ok(llmmem_model_from_preset(&big, "llama-3.1-405b"));
+    uint64_t fewest = 99;
+    ck_assert_ok(llmmem_plan_min_devices(&fewest, plan, big, j.hw, j.s, 1));
+    ck_assert_uint_eq(fewest, 0);
+    ck_assert_ok(llmmem_plan_to_json(&json, plan));
+    check_parsed(json, plan, "llama-3.1-405b", "h100-sxm-80gb", 0);
+    ck_assert_ptr_nonnull(strstr(json, "\"layouts\": []\n}\n"));
+    llmmem_string_free(json);
+    /* and found: the devices it laid out */
+    ck_assert_ok(llmmem_plan_min_devices(&fewest, plan, j.m, j.hw, j.s, 64));
+    ck_assert_uint_gt(fewest, 0);
+    ck_assert_ok(llmmem_plan_to_json(&json, plan));
+    check_parsed(json, plan, "llama-3.1-8b", "h100-sxm-80gb", fewest);
+    llmmem_string_free(json);
+
+    llmmem_model_free(big);
+    llmmem_model_free(custom);
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
 static Suite *solve_suite(void)
 {
     Suite *s = suite_create("solve");
@@ -827,6 +1033,8 @@ static Suite *solve_suite(void)
     tcase_add_test(tc, plan_refuses_a_space_beyond_its_work_limit);
     tcase_add_test(tc, plan_refuses_an_empty_choice);
     tcase_add_test(tc, plan_on_the_largest_count);
+    tcase_add_loop_test(tc, plan_to_json_is_the_getters, 0, (int)(sizeof plan_json_cases / sizeof plan_json_cases[0]));
+    tcase_add_test(tc, plan_to_json_needs_a_run);
     suite_add_tcase(s, tc);
     return s;
 }

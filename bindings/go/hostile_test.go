@@ -90,6 +90,8 @@ func TestNilArgumentsReturnErrorsNamingThem(t *testing.T) {
 		{"SolveMinDevices", "SolveMinDevices: model is nil", func() error { _, err := SolveMinDevices(nil, hw, s, 8); return err }},
 		{"Plan(nil base)", "Plan: base is nil", func() error { _, _, err := Plan(m, hw, nil, 8); return err }},
 		{"Plan(nil model)", "Plan: model is nil", func() error { _, _, err := Plan(nil, hw, s, 8); return err }},
+		{"PlanJSON(nil base)", "PlanJSON: base is nil", func() error { _, err := PlanJSON(m, hw, nil, 8, 0); return err }},
+		{"PlanJSON(nil hardware)", "PlanJSON: hardware is nil", func() error { _, err := PlanJSON(m, nil, s, 8, 0); return err }},
 		{"KVBytesPerToken(nil, s)", "KVBytesPerToken: model is nil", func() error { _, err := KVBytesPerToken(nil, s); return err }},
 		{"KVBytesPerToken(m, nil)", "KVBytesPerToken: strategy is nil", func() error { _, err := KVBytesPerToken(m, nil); return err }},
 		{"KVCacheBytes(nil, s)", "KVCacheBytes: model is nil", func() error { _, err := KVCacheBytes(nil, s, 1, 1); return err }},

@@ -456,6 +456,21 @@ func TestPlanParityWithCLI(t *testing.T) {
 					return err
 				}
 				defer llmmem.CloseLayouts(layouts)
+				// the library's JSON, byte for byte as the tool prints it, for every layout and the cheapest 2
+				text, err := llmmem.PlanJSON(m, hw, s, c.Devices, 0)
+				if err != nil {
+					return err
+				}
+				if text != stdout {
+					t.Errorf("PlanJSON differs from the tool's:\n%s\ntool:\n%s", text, stdout)
+				}
+				two, err := llmmem.PlanJSON(m, hw, s, c.Devices, 2)
+				if err != nil {
+					return err
+				}
+				if toolTwo, stderr, code := cliRun(t, cli, data, c, "plan", "--json", "--top", "2", "--devices", fmt.Sprint(c.Devices)); code != 0 || two != toolTwo {
+					t.Errorf("PlanJSON top 2 differs from the tool's (%d %s):\n%s\ntool:\n%s", code, stderr, two, toolTwo)
+				}
 				if candidates != want.Candidates || len(layouts) != want.Fitting || len(layouts) != len(want.Layouts) {
 					t.Fatalf("%d layouts of %d candidates; tool %d of %d", len(layouts), candidates, want.Fitting, want.Candidates)
 				}

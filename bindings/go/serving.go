@@ -2,6 +2,7 @@ package llmmem
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 
 	"llmmem/internal/raw"
@@ -97,20 +98,7 @@ type Layout struct {
 func Plan(model *Model, hardware *Hardware, base *Strategy, devices uint64) ([]Layout, uint64, error) {
 	var layouts []Layout
 	var candidates uint64
-	if model != nil && hardware != nil && base == nil {
-		return nil, 0, errNil("Plan", "base")
-	}
-	err := readInputs("Plan", model, hardware, base, func() error {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		p := raw.Llmmem_bind_plan_new()
-		if p.Swigcptr() == 0 {
-			return lastError(raw.Llmmem_bind_last_factory_status())
-		}
-		defer raw.DeletePlanHandle(p)
-		if err := lastError(raw.Llmmem_plan_run(p, model.h, hardware.h, base.h, devices)); err != nil {
-			return err
-		}
+	err := runPlan("Plan", model, hardware, base, devices, nil, func(p raw.PlanHandle) error {
 		candidates = raw.Llmmem_plan_candidates(p)
 		for i := int64(0); i < raw.Llmmem_plan_count(p); i++ {
 			seconds, nbytes := []float64{0}, []uint64{0}
@@ -128,6 +116,53 @@ func Plan(model *Model, hardware *Hardware, base *Strategy, devices uint64) ([]L
 		return nil
 	})
 	return layouts, candidates, err
+}
+
+// PlanJSON runs the same search as Plan and gives the library's JSON of it, byte for byte as
+// `llmmem plan --json --top top` prints it: the model and hardware names, the devices, the
+// candidates, how many fit, and the cheapest `top` layouts (0: every one that fits) with their
+// keys, cost_seconds and bytes.
+func PlanJSON(model *Model, hardware *Hardware, base *Strategy, devices, top uint64) (string, error) {
+	var text string
+	limit := top
+	if limit > math.MaxInt64 { // more than can fit: every one, as 0 does
+		limit = 0
+	}
+	err := runPlan("PlanJSON", model, hardware, base, devices, &limit, func(p raw.PlanHandle) error {
+		text = raw.Llmmem_bind_plan_json(p)
+		if text == "" {
+			return lastError(raw.Llmmem_bind_last_factory_status())
+		}
+		return nil
+	})
+	return text, err
+}
+
+// runPlan runs the planner on the inputs (read-locked) with the given limit (nil: the library's
+// default) and hands the filled plan to f, on one locked OS thread; fn names the caller in errors.
+func runPlan(fn string, model *Model, hardware *Hardware, base *Strategy, devices uint64, limit *uint64,
+	f func(p raw.PlanHandle) error) error {
+	if model != nil && hardware != nil && base == nil {
+		return errNil(fn, "base")
+	}
+	return readInputs(fn, model, hardware, base, func() error {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		p := raw.Llmmem_bind_plan_new()
+		if p.Swigcptr() == 0 {
+			return lastError(raw.Llmmem_bind_last_factory_status())
+		}
+		defer raw.DeletePlanHandle(p)
+		if limit != nil {
+			if err := lastError(raw.Llmmem_plan_set_limit(p, int64(*limit))); err != nil {
+				return err
+			}
+		}
+		if err := lastError(raw.Llmmem_plan_run(p, model.h, hardware.h, base.h, devices)); err != nil {
+			return err
+		}
+		return f(p)
+	})
 }
 
 // CloseLayouts closes the strategies of a plan's layouts (nil ones are skipped).

@@ -977,6 +977,17 @@ LLMMEM_API llmmem_status llmmem_plan_get(llmmem_strategy **out, const llmmem_pla
 LLMMEM_API llmmem_status llmmem_plan_cost(double *seconds_out, uint64_t *bytes_out, const llmmem_plan *plan,
                                           size_t index);
 /**
+ * The plan as JSON (RFC 8259), ending in a newline: {"model", "hardware" (their names, "" when
+ * they have none), "devices" (as run; 0 after llmmem_plan_min_devices found none), "candidates",
+ * "fitting", "layouts": [one object a kept layout, cheapest first, with "tensor_parallel",
+ * "pipeline_parallel", "data_parallel", "context_parallel", "expert_parallel", "virtual_pipeline",
+ * "sharding" (a plan_shardings name), "recompute" (a recompute name), "micro_batch_size" (the values
+ * llmmem_plan_get sets), "cost_seconds" (6 significant digits, '.' in every locale) and "bytes"
+ * (llmmem_plan_cost)]}. LLMMEM_ERR_INVALID_ARGUMENT for a plan no run has filled (new, or its last
+ * run failed). Free with llmmem_string_free.
+ */
+LLMMEM_API llmmem_status llmmem_plan_to_json(char **json_out, const llmmem_plan *plan);
+/**
  * The fewest devices n (1 <= n <= max_devices) on which llmmem_plan_run finds a layout that fits;
  * *out 0 when none up to max_devices does. The answer is the one trying every n in order would
  * give, found without doing so: for each (t, p, c, e, v) the smallest data-parallel size d that

@@ -156,3 +156,46 @@ def test_plan_on_the_largest_count():
 def test_fit_of_a_count_only_model_is_refused_before_printing(mode):
     line = refused("fit", "--set", "model_type=custom", "--set", "num_parameters=70e9", "--set", f"mode={mode}")
     assert "num_parameters" in line and "fit" in line
+
+
+# ---- which commands take which option ----------------------------------------------------------
+
+# What each command took before the options came from one table (examples/cli_args.c): the table
+# must give the same answers.
+TAKES = {
+    "estimate": {"--model", "--gpu", "--set", "--json", "--safetensors", "--config", "--gguf", "--explain"},
+    "explain": {"--model", "--gpu", "--set", "--safetensors", "--config", "--gguf"},
+    "serve": {"--model", "--gpu", "--set", "--json", "--safetensors", "--config", "--gguf", "--length"},
+    "fit": {"--model", "--gpu", "--set", "--config", "--gguf", "--devices"},
+    "plan": {"--model", "--gpu", "--set", "--config", "--gguf", "--devices", "--top", "--json"},
+    "params": {"--model", "--set", "--safetensors", "--config", "--gguf"},
+    "models": set(), "gpus": set(), "keys": set(), "help": set(),
+}
+VALUES = {"--model": "x", "--gpu": "x", "--set": "k=v", "--safetensors": "x", "--config": "x", "--gguf": "x",
+          "--length": "1", "--devices": "1", "--top": "1"}
+
+
+@pytest.mark.parametrize("command", sorted(TAKES))
+def test_an_option_a_command_does_not_take_is_refused(command):
+    for option in sorted(set(VALUES) | {"--json", "--explain"}):
+        if option in TAKES[command]:
+            continue
+        args = [command, option] + ([VALUES[option]] if option in VALUES else [])
+        assert refused(*args) == f"llmmem: error: option '{option}' does not apply to '{command}'"
+
+
+def test_of_several_refused_options_the_first_in_a_fixed_order_is_named():
+    # --model, --gpu, --set, --json, --safetensors, --config, --gguf, --length, --devices, --top, --explain
+    line = refused("models", "--explain", "--top", "1", "--safetensors", "x")
+    assert line == "llmmem: error: option '--safetensors' does not apply to 'models'"
+    line = refused("params", "--explain", "--top", "1")
+    assert line == "llmmem: error: option '--top' does not apply to 'params'"
+
+
+def test_every_option_in_the_usage_is_one_the_parser_reads():
+    usage = run("--help").stdout
+    listed = re.findall(r"^  (-h, --help|--[a-z]+)", usage, re.M)
+    assert listed == ["--model", "--gpu", "--set", "--json", "--explain", "--length", "--devices", "--top",
+                      "--config", "--gguf", "--safetensors", "-h, --help", "--version"]
+    for option in listed:
+        assert "unknown option" not in run(option.split(", ")[-1]).stderr

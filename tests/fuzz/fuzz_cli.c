@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             if (strcmp(cmd->name, "plan") == 0 && (opts.devices < 1 || opts.devices > LLMMEM_PLAN_MAX_DEVICES))
                 abort();
-            if ((opts.seen & ~cmd->allowed) != 0)
+            if (cli_refused_option(opts.seen, cmd) != NULL)
                 abort();
             if (opts.devices < 1 || opts.devices > LLMMEM_PLAN_MAX_DEVICES)
                 abort();

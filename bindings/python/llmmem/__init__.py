@@ -867,12 +867,13 @@ class Plan:
     """The layouts of ``devices`` devices that fit, cheapest first (a sequence of
     :class:`Layout`); ``candidates`` counts the valid layouts estimated, fitting or not."""
 
-    __slots__ = ("_h", "devices", "_base")
+    __slots__ = ("_h", "devices", "_base", "_json")
 
     def __init__(self, handle, devices, base) -> None:
         self._h = _checked_handle("Plan", "llmmem.plan()", _core.PlanHandle, handle)
         self.devices = devices
         self._base = base
+        self._json = None
 
     @property
     def candidates(self) -> int:
@@ -910,6 +911,16 @@ class Plan:
     def __iter__(self):
         for i in range(len(self)):
             yield self[i]
+
+    def to_json(self) -> str:
+        """The library's JSON, byte for byte as ``llmmem plan --json`` prints it (the same top)."""
+        if self._json is None:
+            self._json = _core.llmmem_bind_plan_json(self._h)
+        return self._json
+
+    def to_dict(self) -> dict:
+        """The JSON plan parsed (a new dict each call; integers stay exact)."""
+        return _json.loads(self.to_json())
 
     def __repr__(self) -> str:
         return (f"<llmmem.Plan: {len(self)} cheapest of {self.fitting} layouts of {self.devices} devices "

@@ -194,12 +194,18 @@ def test_plan_equals_cli_plan(case):
     assert cli.returncode == 0, cli.stderr
     d = json.loads(cli.stdout)
     result = llmmem.plan(*build_inputs(case, True), case["devices"], top=0)
+    # the library's JSON, byte for byte as the tool prints it
+    assert result.to_json() == cli.stdout
+    assert result.to_dict() == d
     assert result.candidates == d["candidates"]
     assert len(result) == result.fitting == d["fitting"] == len(d["layouts"])
     # keeping the cheapest 2 keeps exactly the first 2 of the full list, and counts the rest
     two = llmmem.plan(*build_inputs(case, True), case["devices"], top=2)
     assert two.fitting == result.fitting and len(two) == min(2, result.fitting)
     assert [l.bytes for l in two] == [l.bytes for l in result[:2]]
+    cli_two = cli_estimate(case, "plan", "--json", "--top", "2", "--devices", str(case["devices"]))
+    assert two.to_json() == cli_two.stdout
+    assert two.to_dict()["layouts"] == d["layouts"][:2]
     strategy_keys = {k.name for k in llmmem.keys("strategy")}
     for layout, expected in zip(result, d["layouts"]):
         assert layout.bytes == expected["bytes"]
