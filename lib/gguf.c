@@ -22,12 +22,6 @@
  * header's bytes, and so is the work (each byte is looked at a bounded number of times). Arrays
  * may nest at most GGUF_MAX_DEPTH deep. A file must also hold every tensor's data (check_data);
  * bytes in memory are taken as the start of a file, whose data may be absent. */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
-#ifndef _FILE_OFFSET_BITS
-#define _FILE_OFFSET_BITS 64
-#endif
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -18,12 +18,6 @@
  *   - Fields that change no parameter count are not read (rope_*, dropouts, token ids).
  *   - Fields that would change the count in a way the inventory (arch.c) does not model are
  *     refused with LLMMEM_ERR_UNSUPPORTED naming them, never ignored. */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
-#ifndef _FILE_OFFSET_BITS
-#define _FILE_OFFSET_BITS 64
-#endif
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -1,11 +1,5 @@
 /* Reading untrusted inputs: the one file opener of the readers, whole small files, errno words,
  * a name set, and a JSON scanner that bounds what jansson will build before it builds it. */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
-#ifndef _FILE_OFFSET_BITS
-#define _FILE_OFFSET_BITS 64
-#endif
 
 #include "readfile.h"
 

@@ -20,12 +20,6 @@
  * an index each name once with 4 bytes, a hash and a set slot. Memory stays within 6 bytes per
  * input byte (tests/test_bounds.c measures 3.5 for the densest header, 4.2 for the densest
  * index) and each byte is scanned a bounded number of times. */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
-#ifndef _FILE_OFFSET_BITS
-#define _FILE_OFFSET_BITS 64
-#endif
 
 #include <dirent.h>
 #include <errno.h>

@@ -506,7 +506,7 @@ llmmem_status llmmem_serving_fits_request(int *fits_out, const llmmem_serving *s
     uint64_t need;
     if (!llmmem__kv_pool_blocks(&need, &sv_->pool, tokens))
         return overflow("blocks of a request");
-    /* vLLM refuses a request longer than max_model_len (v1/engine/processor.py) */
+    /* vLLM refuses a request longer than max_model_len (v1/engine/input_processor.py) */
     *fits_out = tokens <= sv_->max_model_len && need <= sv_->pool.num_blocks;
     return LLMMEM_OK;
 }

@@ -14,12 +14,6 @@
  * fails here instead of taking the machine. Built with a sanitizer (ASan's redzones, quarantine
  * and shadow memory, and its slowdown), the inputs are 10 times smaller and only the statuses
  * are checked. The figures are printed to stderr. */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
-#ifndef _FILE_OFFSET_BITS
-#define _FILE_OFFSET_BITS 64
-#endif
 
 #include <dirent.h>
 #include <stdarg.h>
