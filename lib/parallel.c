@@ -81,9 +81,11 @@ void llmmem__in_flight(const llmmem__layout *L, uint64_t stage, llmmem__act_stag
         /* Megatron-LM schedules.py forward_backward_pipelining_with_interleaving: rank i warms up
          * (p - i - 1) x 2 + (v - 1) x p chunk forwards and holds one more, of L / (p v) layers each:
          * on the first stage L (1 + (p - 1) / (p v)) layers' worth (Korthikanti §4.2.3) */
-        uint64_t chunks = (L->p - stage - 1) * 2 + (L->v - 1) * L->p + 1;
-        if (m * L->v < chunks)
-            chunks = m * L->v;
+        uint64_t chunks = (L->p - stage - 1) * 2 + (L->v - 1) * L->p + 1, all;
+        if (!llmmem__mul(&all, m, L->v)) /* m x v past 64 bits is more than any warm-up: the min stands */
+            all = UINT64_MAX;
+        if (all < chunks)
+            chunks = all;
         a->in_flight_num = chunks;
         a->in_flight_den = L->v;
         return;
