@@ -591,7 +591,10 @@ static llmmem_status parse_flags(int64_t *value_out, const llmmem__key_info *k, 
 {
     int64_t bits = 0;
     const char *p = text;
-    if (strcmp(text, "none") == 0 || *text == '\0') {
+    int none_is_a_name = 0; /* plan_shardings has a sharding called "none": then it is that bit */
+    for (unsigned i = 0; k->choices[i]; i++)
+        none_is_a_name |= strcmp(k->choices[i], "none") == 0;
+    if ((!none_is_a_name && strcmp(text, "none") == 0) || *text == '\0') {
         *value_out = 0;
         return LLMMEM_OK;
     }

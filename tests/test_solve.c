@@ -776,14 +776,19 @@ START_TEST(plan_refuses_a_space_beyond_its_work_limit)
 END_TEST
 
 /* A planner told to try no sharding, or no recomputation mode, is refused rather than answering
- * "nothing fits" ("none" names the empty set for a flags key). */
+ * "nothing fits" (an empty text is the empty set; for plan_shardings "none" is the sharding of
+ * that name, the layouts without ZeRO or FSDP). */
 START_TEST(plan_refuses_an_empty_choice)
 {
     job j = make("llama-3.1-8b", "h100-sxm-80gb");
     llmmem_plan *plan;
     uint64_t fewest = 99;
+    int64_t bits = -1;
     ck_assert_ok(llmmem_plan_new(&plan));
     set(&j, "plan_shardings", "none");
+    ck_assert_ok(llmmem_strategy_get_int(&bits, j.s, LLMMEM_KEY_PLAN_SHARDINGS));
+    ck_assert_int_eq(bits, 1); /* the first name, "none" */
+    set(&j, "plan_shardings", "");
     ck_assert_status(llmmem_plan_run(plan, j.m, j.hw, j.s, 8), LLMMEM_ERR_INCOMPATIBLE);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "plan_shardings (0)"));
     ck_assert_status(llmmem_solve_min_devices(&fewest, j.m, j.hw, j.s, 8), LLMMEM_ERR_INCOMPATIBLE);
