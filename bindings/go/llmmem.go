@@ -549,6 +549,16 @@ func (m *Model) UseCheckpoint(ck *Checkpoint) error {
 	})
 }
 
+// SetLayerTypes sets each decoder layer's attention, as Hugging Face's layer_types:
+// "full_attention" or "sliding_attention" per layer, for layers that follow no period; an
+// empty slice removes it.
+func (m *Model) SetLayerTypes(layerTypes []string) error {
+	text := strings.Join(layerTypes, ",")
+	return m.writing("Model.SetLayerTypes", func() error {
+		return call(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_model_set_layer_types(m.h, text) })
+	})
+}
+
 // Clone returns an independent copy.
 func (m *Model) Clone() (*Model, error) {
 	var c *Model

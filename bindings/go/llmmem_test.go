@@ -477,3 +477,37 @@ func TestSafetensorsHeader(t *testing.T) {
 		t.Fatal(ck.TotalBytes(), ck.TensorCount())
 	}
 }
+
+// A per-layer attention map counts each layer by its own kind: Qwen2-shaped, 6 layers, 2 KV heads
+// of 16 in bf16, so one token adds 2 x 2 x 16 x 2 = 128 bytes to a layer, and a sliding layer
+// keeps 32 of 100 tokens (tests/test_families.c derives the same numbers).
+func TestSetLayerTypes(t *testing.T) {
+	m, err := NewModelFromHFConfigText(`{"model_type": "qwen2", "hidden_size": 64, "num_hidden_layers": 6,
+		"num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100, "intermediate_size": 128,
+		"torch_dtype": "bfloat16"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	s, _ := NewStrategy()
+	defer s.Close()
+	if err := m.Set("sliding_window", 32); err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{"full_attention", "sliding_attention", "sliding_attention", "full_attention",
+		"full_attention", "sliding_attention"}
+	if err := m.SetLayerTypes(kinds); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := KVCacheBytes(m, s, 1, 100); err != nil || got != 3*100*128+3*32*128 {
+		t.Fatalf("KVCacheBytes = %d, %v; want %d", got, err, 3*100*128+3*32*128)
+	}
+	err = m.SetLayerTypes([]string{"full_attention", "chunked_attention"})
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "layer_types[1]: 'chunked_attention'") {
+		t.Fatalf("SetLayerTypes(chunked) = %v", err)
+	}
+	var nilModel *Model
+	if err := nilModel.SetLayerTypes(kinds); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("nil receiver: %v", err)
+	}
+}

@@ -696,6 +696,20 @@ class Model(_Settings):
         """Parameters used for one token: all but the routed experts not chosen."""
         return _core.llmmem_model_active_parameters(self._handle())
 
+    def set_layer_types(self, layer_types) -> "Model":
+        """Each decoder layer's attention, as Hugging Face's ``layer_types``: a list (or a
+        comma-separated str) of ``"full_attention"`` and ``"sliding_attention"``, for layers that
+        follow no period; an empty list removes it."""
+        if not isinstance(layer_types, str):
+            if isinstance(layer_types, (bytes, bytearray)) or not hasattr(layer_types, "__iter__"):
+                raise _type_error("layer_types", "a list of str or a str", layer_types)
+            items = [_checked_text("layer_types", t) for t in layer_types]
+            layer_types = ",".join(items)
+        layer_types = _checked_text("layer_types", layer_types)
+        with _Writing(self):
+            _core.llmmem_model_set_layer_types(self._handle(), layer_types)
+        return self
+
     def use_checkpoint(self, checkpoint: "Checkpoint") -> "Model":
         """Make the weights the bytes the checkpoint stores; a later setting detaches it."""
         _checked_object("checkpoint", Checkpoint, checkpoint)

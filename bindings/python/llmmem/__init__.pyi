@@ -1,6 +1,6 @@
 # Type hints of the llmmem package (the pure layer over llmmem.core).
 import os
-from typing import Any, Optional, Sequence, TypeVar, Union, overload
+from typing import Any, Iterable, Optional, Sequence, TypeVar, Union, overload
 
 Axes = Any  # matplotlib.axes.Axes; matplotlib is imported only by Report.plot()
 
@@ -82,6 +82,7 @@ class Model(_Settings):
     def total_parameters(self) -> int: ...
     @property
     def active_parameters(self) -> int: ...
+    def set_layer_types(self, layer_types: Union[str, Iterable[str]]) -> Model: ...
     def use_checkpoint(self, checkpoint: Checkpoint) -> Model: ...
 
 class Hardware(_Settings):

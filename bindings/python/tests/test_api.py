@@ -288,3 +288,22 @@ def test_long_calls_release_the_gil(llama7b, h100):
     assert _releases_gil(lambda: llmmem.serve(llama7b, h100), repeat=1000)
     # a setter keeps the GIL (it changes a handle estimates may read)
     assert not _releases_gil(lambda: training.set(micro_batch_size=1), repeat=20000)
+
+
+def test_set_layer_types_counts_each_layer_by_its_kind():
+    # Qwen2-shaped, 6 layers, 2 KV heads of 16 in bf16: one token adds 2 x 2 x 16 x 2 = 128 bytes
+    # to a layer; a sliding layer keeps 32 of 100 tokens (tests/test_families.c derives the same)
+    config = ('{"model_type": "qwen2", "hidden_size": 64, "num_hidden_layers": 6, '
+              '"num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100, '
+              '"intermediate_size": 128, "torch_dtype": "bfloat16"}')
+    m = llmmem.Model.from_hf_config_text(config, sliding_window=32)
+    kinds = ["full_attention", "sliding_attention", "sliding_attention",
+             "full_attention", "full_attention", "sliding_attention"]
+    assert m.set_layer_types(kinds) is m
+    assert llmmem.kv_cache_bytes(m, llmmem.Strategy(), 1, 100) == 3 * 100 * 128 + 3 * 32 * 128
+    m.set_layer_types(",".join(["sliding_attention"] * 6))
+    assert llmmem.kv_cache_bytes(m, llmmem.Strategy(), 1, 100) == 6 * 32 * 128
+    with pytest.raises(llmmem.NotFoundError, match=r"layer_types\[1\]: 'chunked_attention'"):
+        m.set_layer_types(["full_attention", "chunked_attention"])
+    with pytest.raises(llmmem.InvalidTypeError):
+        m.set_layer_types(6)
