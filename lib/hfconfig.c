@@ -345,10 +345,8 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
                        "modelled layer by layer", LLMMEM_LAYER_MAP_MAX);
     llmmem__layer_map map;
     memset(&map, 0, sizeof map);
-    map.layers = n;
     for (size_t i = 0; i < n; i++)
-        if (!is_full_attention(types, i))
-            map.sliding[i / 64] |= 1ULL << (i % 64);
+        llmmem__layer_map_push(&map, !is_full_attention(types, i));
     llmmem__model_set_layer_map(c->m, &map);
     return LLMMEM_OK;
 }
@@ -405,9 +403,8 @@ static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers
                            "modelled layer by layer", (long long)first, LLMMEM_LAYER_MAP_MAX);
         llmmem__layer_map map;
         memset(&map, 0, sizeof map);
-        map.layers = (uint64_t)layers;
-        for (uint64_t i = (uint64_t)first; i < map.layers; i++)
-            map.sliding[i / 64] |= 1ULL << (i % 64);
+        for (int64_t i = 0; i < layers; i++)
+            llmmem__layer_map_push(&map, i >= first);
         llmmem__model_set_layer_map(c->m, &map);
         return LLMMEM_OK;
     }

@@ -229,6 +229,13 @@ typedef struct llmmem__layer_map {
     uint64_t sliding[LLMMEM_LAYER_MAP_MAX / 64]; /* bit i: layer i slides */
 } llmmem__layer_map;
 
+/* Appends one layer to a map (the caller keeps layers below LLMMEM_LAYER_MAP_MAX). */
+static inline void llmmem__layer_map_push(llmmem__layer_map *map, int sliding)
+{
+    map->sliding[map->layers / 64] |= (uint64_t)(sliding != 0) << (map->layers % 64);
+    map->layers++;
+}
+
 /* The model's shapes, resolved once when the model changes (arch.c, beside the inventory; the
  * defaults a config may omit are applied here and nowhere else). Views read these, never the
  * keys behind them. Zero past the fields a model has: a model given by num_parameters alone has

@@ -186,8 +186,7 @@ llmmem_status llmmem_model_set_layer_types(llmmem_model *model, const char *laye
             return llmmem__fail(LLMMEM_ERR_NOT_FOUND,
                                 "layer_types[%llu]: '%.*s' is not full_attention or sliding_attention",
                                 (unsigned long long)map.layers, (int)(len < 64 ? len : 64), p);
-        map.sliding[map.layers / 64] |= (uint64_t)sliding << (map.layers % 64);
-        map.layers++;
+        llmmem__layer_map_push(&map, sliding);
         p += len;
         if (*p == ',' && *++p == '\0')
             return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "layer_types: an empty entry after the last ','");

@@ -12,28 +12,12 @@ import subprocess
 
 import pytest
 
+from clirun import cli_path, ok, run
+
 GIB = 2**30
 GB = 10**9
 
 ROW = re.compile(r"^(\S+)\s+(\d+) bytes\s+(\d+\.\d\d) GiB\s+(\d+\.\d\d) GB$")
-
-
-def cli_path():
-    path = os.environ.get("LLMMEM_CLI")
-    if not path:
-        pytest.fail("LLMMEM_CLI must name the built llmmem tool")
-    return path
-
-
-def run(*args):
-    return subprocess.run([cli_path(), *args], capture_output=True, text=True, timeout=120)
-
-
-def ok(*args):
-    r = run(*args)
-    assert r.returncode == 0, f"llmmem {' '.join(args)} exited {r.returncode}: {r.stderr}"
-    assert r.stderr == ""
-    return r.stdout
 
 
 def estimate_json(*args):

@@ -7,29 +7,11 @@ The binary is named by the LLMMEM_CLI environment variable (meson sets it). Noth
 a search that scanned every device count would not finish within run()'s 120 s limit.
 """
 import json
-import os
 import re
-import subprocess
 
 import pytest
 
-
-def cli_path():
-    path = os.environ.get("LLMMEM_CLI")
-    if not path:
-        pytest.fail("LLMMEM_CLI must name the built llmmem tool")
-    return path
-
-
-def run(*args):
-    return subprocess.run([cli_path(), *args], capture_output=True, text=True, timeout=120)
-
-
-def ok(*args):
-    r = run(*args)
-    assert r.returncode == 0, f"llmmem {' '.join(args)} exited {r.returncode}: {r.stderr}"
-    assert r.stderr == ""
-    return r.stdout
+from clirun import ok, run
 
 
 def refused(*args):

@@ -5,11 +5,11 @@ table with the JSON and the budget terms with each other; the few numbers writte
 by hand in their comments from public sources.
 """
 import json
-import os
 import re
-import subprocess
 
 import pytest
+
+from clirun import ok, run
 
 GIB = 2**30
 GB = 10**9
@@ -22,24 +22,6 @@ BUDGET_KEYS = ("memory_bytes", "requested_bytes", "weights", "activation_peak", 
 KV_KEYS = ("bytes_per_token", "page_bytes", "num_blocks", "tokens", "max_concurrency",
            "max_model_len", "block_bytes", "groups", "layers_per_group", "kv_heads_per_rank",
            "blocks_per_request", "waste_bytes", "vllm_concurrency", "fits")
-
-
-def cli_path():
-    path = os.environ.get("LLMMEM_CLI")
-    if not path:
-        pytest.fail("LLMMEM_CLI must name the built llmmem tool")
-    return path
-
-
-def run(*args):
-    return subprocess.run([cli_path(), *args], capture_output=True, text=True, timeout=120)
-
-
-def ok(*args):
-    r = run(*args)
-    assert r.returncode == 0, f"llmmem {' '.join(args)} exited {r.returncode}: {r.stderr}"
-    assert r.stderr == ""
-    return r.stdout
 
 
 def serve_json(*args):

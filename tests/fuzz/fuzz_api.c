@@ -8,26 +8,11 @@
 #include <string.h>
 
 #include "llmmem/llmmem.h"
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t take_u8(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
+#include "reader.h"
 
 static int64_t take_i64(reader *r)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | take_u8(r);
-    return (int64_t)v;
+    return (int64_t)take_be(r, 8);
 }
 
 /* A key: usually a real one, sometimes any number (unknown keys must be rejected). */

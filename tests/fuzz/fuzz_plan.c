@@ -14,26 +14,11 @@
 #include <string.h>
 
 #include "llmmem/llmmem.h"
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint8_t take_u8(reader *r)
-{
-    if (!r->n)
-        return 0;
-    r->n--;
-    return *r->p++;
-}
+#include "reader.h"
 
 static uint64_t take_u32(reader *r)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v = v << 8 | take_u8(r);
-    return v;
+    return take_be(r, 4);
 }
 
 /* Device counts with many divisors, the planner's largest, and one past it. */
