@@ -22,7 +22,7 @@ static int64_t sv(const llmmem_strategy *s, llmmem_key k)
     return llmmem__get_int(&s->s, k);
 }
 
-/* ---- weight formats (moved from weights.c) ----------------------------------------------------- */
+/* ---- weight formats -------------------------------------------------------------------------- */
 
 /* The format for tensors a quantized checkpoint keeps unquantized. */
 static llmmem_format high_precision(llmmem_format weight_format, llmmem_format torch_dtype, int64_t setting)
@@ -160,7 +160,7 @@ int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy
            (mode == LLMMEM_MODE_INFERENCE || mode == LLMMEM_MODE_LORA);
 }
 
-/* ---- precision recipes and the training plan (moved from training.c) ---------------------------- */
+/* ---- precision recipes and the training plan ------------------------------------------------- */
 
 typedef struct recipe_info {
     llmmem_format weights;   /* weight_format auto (custom: torch_dtype) */
@@ -327,7 +327,7 @@ static llmmem_status train_plan_make(llmmem__train_plan *p, int64_t mode, const 
     return LLMMEM_OK;
 }
 
-/* ---- KV cache format (moved from kvcache.c) ------------------------------------------------------ */
+/* ---- KV cache format ------------------------------------------------------------------------- */
 
 /* The format the model computes in: its 16- or 32-bit torch_dtype, else bf16 (a quantized or fp8
  * checkpoint computes in 16 bits). Also what kv_cache_dtype auto means (vLLM CacheConfig: "auto"
@@ -347,7 +347,7 @@ llmmem_kv_cache_dtype llmmem__kv_dtype(const llmmem_model *m, const llmmem_strat
     return d == LLMMEM_KV_CACHE_AUTO ? llmmem__model_dtype(m) : (llmmem_kv_cache_dtype)d;
 }
 
-/* ---- layout (moved from parallel.c) ---------------------------------------------------------------- */
+/* ---- layout ---------------------------------------------------------------------------------- */
 
 /* An impossible layout: the message names both numbers at fault. */
 #define bad(fmt, a, b) llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, fmt, (unsigned long long)(a), (unsigned long long)(b))
@@ -524,7 +524,7 @@ int llmmem__layout_single(const llmmem__layout *L)
            (L->fsdp == LLMMEM_FSDP_NONE || L->fsdp == LLMMEM_FSDP_NO_SHARD) && !L->dist_opt;
 }
 
-/* ---- the job ------------------------------------------------------------------------------------- */
+/* ---- the job --------------------------------------------------------------------------------- */
 
 /* Whether a class gets adapters. Routed experts only with the experts bit; shared experts and
  * dense MLPs take the gate/up/down bits alone. */
