@@ -219,8 +219,7 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
         uint64_t layers = g->layers, passes = 0;
         unsigned targets = (unsigned)llmmem__get_int(k, LLMMEM_KEY_LORA_TARGETS);
         for (unsigned i = 0; i < m->inv.n; i++)
-            if (llmmem__lora_target(&m->inv.t[i], targets) && m->inv.t[i].span != LLMMEM_SPAN_ONCE &&
-                m->inv.t[i].span != LLMMEM_SPAN_VISION)
+            if (llmmem__lora_target(&m->inv.t[i], targets) && m->inv.t[i].kinds != 0)
                 passes += m->inv.t[i].active_count;
         l->adapter = layers ? (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LORA_RANK) * passes / layers : 0;
     }
@@ -236,8 +235,8 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
 static int sum_layers(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, uint64_t dense_bytes,
                       uint64_t moe_bytes)
 {
-    uint64_t moe = llmmem__span_layers(m, LLMMEM_SPAN_MOE, first, end);
-    uint64_t dense = llmmem__span_layers(m, LLMMEM_SPAN_ALL, first, end) - moe;
+    uint64_t moe = llmmem__layers_in(&m->geo.plan, m->geo.moe, first, end);
+    uint64_t dense = llmmem__layers_in(&m->geo.plan, m->geo.all, first, end) - moe;
     *out = 0;
     return llmmem__muladd(out, dense, dense_bytes) && llmmem__muladd(out, moe, moe_bytes);
 }
@@ -255,7 +254,7 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     /* layer indices below are relative to the stage's first layer */
     const uint64_t base = st->first, layers = st->end - st->first;
     const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
-    out->layer_full = k->moe_full > k->dense_full && llmmem__span_layers(m, LLMMEM_SPAN_MOE, base, base + layers)
+    out->layer_full = k->moe_full > k->dense_full && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers)
                           ? k->moe_full
                           : k->dense_full;
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE) {
@@ -264,7 +263,7 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
         /* selective: backward recomputes one layer's attention core at a time */
         if (mode == LLMMEM_RECOMPUTE_SELECTIVE) {
             out->recompute = k->dense_full - k->dense;
-            if (llmmem__span_layers(m, LLMMEM_SPAN_MOE, base, base + layers) && k->moe_full - k->moe > out->recompute)
+            if (llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers) && k->moe_full - k->moe > out->recompute)
                 out->recompute = k->moe_full - k->moe;
         }
         return LLMMEM_OK;
@@ -289,7 +288,7 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
         if (!sum_layers(&rest, m, base + n, base + layers, k->dense, k->moe) ||
             !llmmem__mul(&out->held, n, k->input) || !llmmem__add(&out->held, out->held, rest))
             return overflow();
-        uint64_t moe_in = llmmem__span_layers(m, LLMMEM_SPAN_MOE, base, base + n);
+        uint64_t moe_in = llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + n);
         out->recompute = (moe_in && k->moe_full > k->dense_full ? k->moe_full : k->dense_full) - shared_input;
         if (mode == LLMMEM_RECOMPUTE_OFFLOAD)
             goto offload;

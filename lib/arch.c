@@ -15,7 +15,7 @@ typedef struct builder {
     char *message;
     size_t message_size;
     llmmem_status status;
-    enum llmmem__span span; /* stamped on each class added */
+    llmmem__kind_set kinds; /* the layers each class added repeats over (0: outside the layers) */
 } builder;
 
 static llmmem_status fail(builder *b, llmmem_status status, const char *fmt, ...) LLMMEM_PRINTF(3, 4);
@@ -84,7 +84,7 @@ static void add(builder *b, const char *name, llmmem_param_group group, enum llm
         inv->by_role[role] = (int8_t)inv->n;
     inv->t[inv->n++] = (llmmem__tensor_class){
         .name = name, .group = (uint8_t)group, .split = (uint8_t)split, .matrix = (uint8_t)matrix,
-        .lora = (uint8_t)lora, .span = (uint8_t)b->span, .role = (uint8_t)role, .rows = rows, .cols = cols,
+        .lora = (uint8_t)lora, .kinds = b->kinds, .role = (uint8_t)role, .rows = rows, .cols = cols,
         .count = count, .active_count = active};
 }
 
@@ -171,7 +171,6 @@ static void add_mla(builder *b, uint64_t h, uint64_t layers)
         return;
     llmmem__geometry *g = b->geo;
     g->q_lora_rank = q_rank;
-    g->kv_lora_rank = kv_rank;
     g->qk_rope_head_dim = rope;
     g->qk_nope_head_dim = nope;
     g->kv_heads = 1;
@@ -214,85 +213,233 @@ static void add_mlp(builder *b, const char *const names[3], llmmem_param_group g
     }
 }
 
-/* MoE layers among [first, end). DeepSeek modeling_deepseek.py: layer i is MoE if
- * i >= first_k_dense_replace and i % moe_layer_freq == 0. */
-static uint64_t moe_layers_in(const llmmem_model *m, uint64_t first, uint64_t end)
+/* ---- layer kinds ------------------------------------------------------------------------- */
+
+/* counted for every stage of every candidate layout: inlined */
+#if defined(__GNUC__)
+#  define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#  define HOT_INLINE static inline
+#endif
+
+/* Set bits of x, inline (the build targets x86-64 without POPCNT, where the builtin is a call). */
+HOT_INLINE unsigned popcount64(uint64_t x)
 {
-    if (llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS) == 0)
-        return 0;
-    uint64_t k = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE);
-    uint64_t freq = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_MOE_LAYER_FREQ);
-    if (first < k)
-        first = k;
-    if (end <= first)
-        return 0;
-    if (freq == 1) /* every layer past the dense ones (DeepSeek-V3, Kimi K2): no division on the hot path */
-        return end - first;
-    return llmmem__ceil_div(end, freq) - llmmem__ceil_div(first, freq); /* multiples of freq in [first, end) */
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (unsigned)((x * 0x0101010101010101ULL) >> 56);
 }
 
-uint64_t llmmem__span_layers(const llmmem_model *m, enum llmmem__span span, uint64_t first, uint64_t end)
+/* Layers of kind k among the first x listed ones. */
+HOT_INLINE uint64_t listed_before(const llmmem__layer_plan *p, unsigned k, uint64_t x)
 {
-    uint64_t layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
-    if (end > layers)
-        end = layers;
-    if (end <= first)
-        return 0;
-    switch (span) {
-    case LLMMEM_SPAN_ALL: return end - first;
-    case LLMMEM_SPAN_MOE: return moe_layers_in(m, first, end);
-    case LLMMEM_SPAN_DENSE: return end - first - moe_layers_in(m, first, end);
-    default: return 0;
-    }
-}
-
-/* Sliding layers among [first, end) of a per-layer map. */
-static uint64_t mapped_sliding(const llmmem__layer_map *map, uint64_t first, uint64_t end)
-{
-    uint64_t n = 0;
-    for (uint64_t i = first; i < end && i < map->layers; i++)
-        n += (map->sliding[i / 64] >> (i % 64)) & 1u;
+    uint64_t n = p->before[k][x / 64];
+    if (x % 64)
+        n += popcount64(p->bits[k][x / 64] & ((1ULL << (x % 64)) - 1));
     return n;
 }
 
-/* Sliding-window layers among [first, end): those the per-layer map marks when there is one; else
- * every layer when sliding_window_pattern is 0, else those with (i + 1) % pattern != 0
- * (transformers Gemma2DecoderLayer: even layers slide, pattern 2; Gemma3TextConfig
- * sliding_window_pattern 6: five sliding layers, then a full one). */
-uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end)
+/* Layers of kind rule_kind among [first, end), first < end, by the rule's arithmetic. */
+HOT_INLINE uint64_t rule_count(const llmmem__layer_plan *p, uint64_t first, uint64_t end)
 {
-    if (g->window == 0 || end <= first)
+    const uint64_t period = p->rule_period;
+    if (p->rule == LLMMEM_RULE_WINDOW)
+        return (end - first) - (end / period - first / period);
+    if (first < p->rule_first)
+        first = p->rule_first;
+    if (end <= first)
         return 0;
-    if (g->map.layers)
-        return mapped_sliding(&g->map, first, end);
-    if (g->window_pattern == 0)
+    if (period == 1) /* every layer past the dense ones (DeepSeek-V3, Kimi K2): no division */
         return end - first;
-    return (end - first) - (end / g->window_pattern - first / g->window_pattern);
+    return llmmem__ceil_div(end, period) - llmmem__ceil_div(first, period); /* multiples of period */
 }
 
-/* Which attention layers slide, and how many of each kind there are: the per-layer map when the
- * model has one (transformers' layer_types, read as each layer's self_attn.sliding_window), else
- * the periodic pattern. */
-static void resolve_mixers(builder *b, uint64_t layers)
+/* Layers of kind k among layers [0, x) for x past the listed layers: whole periods and a remainder. */
+static uint64_t past_before(const llmmem__layer_plan *p, unsigned k, uint64_t x)
+{
+    const uint64_t base = p->listed - p->period, at_base = listed_before(p, k, base);
+    const uint64_t listed = listed_before(p, k, p->listed), past = x - p->listed;
+    return listed + past / p->period * (listed - at_base) + listed_before(p, k, base + past % p->period) - at_base;
+}
+
+/* Layers of kind k among layers [0, x). */
+HOT_INLINE uint64_t kind_before(const llmmem__layer_plan *p, unsigned k, uint64_t x)
+{
+    return x <= p->listed ? listed_before(p, k, x) : past_before(p, k, x);
+}
+
+uint64_t llmmem__layers_in(const llmmem__layer_plan *p, llmmem__kind_set set, uint64_t first, uint64_t end)
+{
+    if (end > p->layers)
+        end = p->layers;
+    if (end <= first || set == 0)
+        return 0;
+    if (set == (1u << p->n) - 1) /* every kind: dense models, norms */
+        return end - first;
+    if (p->rule) { /* two kinds: the rule's, or the other */
+        uint64_t marked = rule_count(p, first, end);
+        return (set >> p->rule_kind) & 1u ? marked : end - first - marked;
+    }
+    uint64_t n = 0;
+    for (unsigned k = 0; k < p->n; k++)
+        if ((set >> k) & 1u)
+            n += kind_before(p, k, end) - kind_before(p, k, first);
+    return n;
+}
+
+void llmmem__kind_counts(uint64_t on[LLMMEM_LAYER_KINDS_MAX], const llmmem__layer_plan *p, uint64_t first,
+                         uint64_t end)
+{
+    if (end > p->layers)
+        end = p->layers;
+    uint64_t rest = end > first ? end - first : 0;
+    if (p->rule) {
+        on[p->rule_kind] = rest ? rule_count(p, first, end) : 0;
+        on[1 - p->rule_kind] = rest - on[p->rule_kind];
+        return;
+    }
+    for (unsigned k = 0; k + 1 < p->n; k++) { /* the last kind is what the others leave */
+        on[k] = rest ? kind_before(p, k, end) - kind_before(p, k, first) : 0;
+        rest -= on[k];
+    }
+    on[p->n ? p->n - 1 : 0] = rest;
+}
+
+llmmem__kind_set llmmem__kinds_of(const llmmem__layer_plan *p, unsigned mixers, unsigned ffns)
+{
+    llmmem__kind_set set = 0;
+    for (unsigned k = 0; k < p->n; k++)
+        if (((mixers >> p->kind[k].mixer) & 1u) && ((ffns >> p->kind[k].ffn) & 1u))
+            set |= (llmmem__kind_set)(1u << k);
+    return set;
+}
+
+/* The mixer of decoder layer i: the per-layer map's when the model has one (transformers'
+ * layer_types, read as each layer's self_attn.sliding_window); else sliding when the window
+ * applies to it: every layer when sliding_window_pattern is 0, else those with (i + 1) % pattern
+ * != 0 (transformers Gemma2DecoderLayer: even layers slide, pattern 2; Gemma3TextConfig
+ * sliding_window_pattern 6: five sliding layers, then a full one). Attention over every token is
+ * MLA's when the model has kv_lora_rank. */
+static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t pattern)
+{
+    const llmmem__layer_map *map = &b->m->layer_map;
+    enum llmmem__mixer global = b->geo->kv_lora_rank ? LLMMEM_MIXER_MLA : LLMMEM_MIXER_FULL;
+    if (map->layers)
+        return map->mixer[i] == LLMMEM_MIXER_FULL ? global : (enum llmmem__mixer)map->mixer[i];
+    if (b->geo->window && (pattern == 0 || (i + 1) % pattern != 0))
+        return LLMMEM_MIXER_SLIDING;
+    return global;
+}
+
+/* The feed-forward of decoder layer i. DeepSeek modeling_deepseek.py: layer i is MoE if
+ * i >= first_k_dense_replace and i % moe_layer_freq == 0. */
+static enum llmmem__ffn ffn_of(const builder *b, uint64_t i, uint64_t first_dense, uint64_t freq)
+{
+    if (value(b, LLMMEM_KEY_NUM_EXPERTS) == 0)
+        return LLMMEM_FFN_DENSE;
+    return i >= first_dense && i % freq == 0 ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE;
+}
+
+int llmmem__layer_type_mixer(enum llmmem__mixer *out, const char *name, size_t len)
+{
+    static const struct {
+        const char *name;
+        enum llmmem__mixer mixer;
+    } names[] = {
+        {"full_attention", LLMMEM_MIXER_FULL},       {"attention", LLMMEM_MIXER_FULL},
+        {"sliding_attention", LLMMEM_MIXER_SLIDING}, {"chunked_attention", LLMMEM_MIXER_CHUNKED},
+        {"linear_attention", LLMMEM_MIXER_LINEAR},   {"mamba", LLMMEM_MIXER_SSM},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i].name) == len && memcmp(names[i].name, name, len) == 0) {
+            *out = names[i].mixer;
+            return 1;
+        }
+    return 0;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Which layers have which kind, and the sets and counts views ask for. Up to LLMMEM_LAYER_MAP_MAX
+ * layers are listed one by one; a longer model repeats the period of its keys' patterns past them. */
+static llmmem_status resolve_layers(builder *b, uint64_t layers)
 {
     llmmem__geometry *g = b->geo;
-    const llmmem_model *m = b->m;
+    llmmem__layer_plan *p = &g->plan;
+    const llmmem__layer_map *map = &b->m->layer_map;
     g->window = value(b, LLMMEM_KEY_SLIDING_WINDOW);
-    g->window_pattern = value(b, LLMMEM_KEY_SLIDING_WINDOW_PATTERN);
-    if (m->layer_map.layers) {
-        if (m->layer_map.layers != layers) {
-            fail(b, LLMMEM_ERR_INCOMPATIBLE, "layer_types has %llu entries, but num_hidden_layers is %llu",
-                 (unsigned long long)m->layer_map.layers, (unsigned long long)layers);
-            return;
-        }
-        if (g->window == 0 && mapped_sliding(&m->layer_map, 0, layers)) {
-            fail(b, LLMMEM_ERR_INCOMPLETE, "layer_types has sliding_attention layers but sliding_window is not set");
-            return;
-        }
-        g->map = m->layer_map;
+    g->kv_lora_rank = value(b, LLMMEM_KEY_KV_LORA_RANK);
+    uint64_t pattern = value(b, LLMMEM_KEY_SLIDING_WINDOW_PATTERN);
+    uint64_t first_dense = value(b, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), freq = value(b, LLMMEM_KEY_MOE_LAYER_FREQ);
+    const int moe = value(b, LLMMEM_KEY_NUM_EXPERTS) != 0;
+    if (map->layers) {
+        if (map->layers != layers)
+            return fail(b, LLMMEM_ERR_INCOMPATIBLE, "layer_types has %llu entries, but num_hidden_layers is %llu",
+                        (unsigned long long)map->layers, (unsigned long long)layers);
+        if (g->window == 0 && memchr(map->mixer, LLMMEM_MIXER_SLIDING, map->layers))
+            return fail(b, LLMMEM_ERR_INCOMPLETE, "layer_types has sliding_attention layers but sliding_window is not set");
     }
-    g->mixer_layers[LLMMEM_MIXER_SLIDING] = llmmem__sliding_layers(g, 0, layers);
-    g->mixer_layers[LLMMEM_MIXER_FULL] = layers - g->mixer_layers[LLMMEM_MIXER_SLIDING];
+    p->layers = layers;
+    p->listed = layers < LLMMEM_LAYER_MAP_MAX ? layers : LLMMEM_LAYER_MAP_MAX;
+    p->period = 1;
+    if (layers > p->listed) { /* no map: periodic keys alone (a map has at most LLMMEM_LAYER_MAP_MAX layers) */
+        uint64_t pm = g->window && pattern ? pattern : 1, pf = moe ? freq : 1, lead = moe ? first_dense : 0;
+        uint64_t q = pm / gcd(pm, pf);
+        if (q > LLMMEM_LAYER_MAP_MAX / pf || lead > LLMMEM_LAYER_MAP_MAX - q * pf)
+            return fail(b, LLMMEM_ERR_UNSUPPORTED,
+                        "num_hidden_layers (%llu) exceeds %d and the layer pattern (sliding_window_pattern %llu, "
+                        "first_k_dense_replace %llu, moe_layer_freq %llu) does not repeat within them",
+                        (unsigned long long)layers, LLMMEM_LAYER_MAP_MAX, (unsigned long long)pattern,
+                        (unsigned long long)first_dense, (unsigned long long)freq);
+        p->period = q * pf;
+    }
+    for (uint64_t i = 0; i < p->listed; i++) {
+        llmmem__layer_kind kind = {(uint8_t)mixer_of(b, i, pattern), (uint8_t)ffn_of(b, i, first_dense, freq)};
+        unsigned k = 0;
+        while (k < p->n && (p->kind[k].mixer != kind.mixer || p->kind[k].ffn != kind.ffn))
+            k++;
+        if (k == LLMMEM_LAYER_KINDS_MAX)
+            return fail(b, LLMMEM_ERR_UNSUPPORTED, "the model's decoder layers are of more than %d kinds",
+                        LLMMEM_LAYER_KINDS_MAX);
+        if (k == p->n)
+            p->kind[p->n++] = kind;
+        p->bits[k][i / 64] |= 1ULL << (i % 64);
+    }
+    for (unsigned k = 0; k < p->n; k++)
+        for (unsigned w = 0; w < LLMMEM_LAYER_MAP_MAX / 64; w++)
+            p->before[k][w + 1] = (uint16_t)(p->before[k][w] + popcount64(p->bits[k][w]));
+    /* two kinds from one key's pattern: count by its arithmetic, as fast as a uniform model */
+    if (!map->layers && p->n == 2 && p->kind[0].ffn == p->kind[1].ffn) {
+        p->rule = LLMMEM_RULE_WINDOW;
+        p->rule_kind = p->kind[1].mixer == LLMMEM_MIXER_SLIDING;
+        p->rule_period = pattern;
+    } else if (!map->layers && p->n == 2 && p->kind[0].mixer == p->kind[1].mixer) {
+        p->rule = LLMMEM_RULE_MOE;
+        p->rule_kind = p->kind[1].ffn == LLMMEM_FFN_MOE;
+        p->rule_first = first_dense;
+        p->rule_period = freq;
+    }
+    llmmem__kind_counts(p->total, p, 0, layers);
+    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1, any_mixer = (1u << LLMMEM_MIXERS) - 1;
+    g->all = (llmmem__kind_set)((1u << p->n) - 1);
+    g->attention = llmmem__kinds_of(p, LLMMEM_ATTENTION_MIXERS, any_ffn);
+    g->dense = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_DENSE));
+    g->moe = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_MOE));
+    g->sliding = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING), any_ffn);
+    for (unsigned x = 0; x < LLMMEM_MIXERS; x++)
+        g->mixer_layers[x] = llmmem__layers_in(p, llmmem__kinds_of(p, LLMMEM_MIXER_BIT(x), any_ffn), 0, layers);
+    g->dense_layers = llmmem__layers_in(p, g->dense, 0, layers);
+    g->moe_layers = llmmem__layers_in(p, g->moe, 0, layers);
+    return LLMMEM_OK;
 }
 
 static const char *const dense_names[3] = {"mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"};
@@ -306,11 +453,12 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     if (f == 0)
         f = 4 * h;
     uint64_t experts = value(b, LLMMEM_KEY_NUM_EXPERTS);
-    b->span = LLMMEM_SPAN_DENSE;
-    b->geo->ffn = f;
-    b->geo->dense_layers = layers;
+    llmmem__geometry *g = b->geo;
+    g->ffn = f;
+    b->kinds = g->dense;
     if (experts == 0) {
-        add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, layers, layers);
+        add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, g->dense_layers,
+                g->dense_layers);
         return;
     }
     uint64_t top_k = value(b, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
@@ -330,21 +478,17 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
              (unsigned long long)first_dense, (unsigned long long)layers);
         return;
     }
-    uint64_t moe_layers = moe_layers_in(b->m, 0, layers);
-    uint64_t dense_layers = layers - moe_layers;
-    b->geo->experts = experts;
-    b->geo->experts_per_tok = top_k;
-    b->geo->moe_layers = moe_layers;
-    b->geo->dense_layers = dense_layers;
-    b->span = LLMMEM_SPAN_DENSE;
-    add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, dense_layers,
-            dense_layers);
+    uint64_t moe_layers = g->moe_layers;
+    g->experts = experts;
+    g->experts_per_tok = top_k;
+    add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, g->dense_layers,
+            g->dense_layers);
 
-    b->span = LLMMEM_SPAN_MOE;
+    b->kinds = g->moe;
     uint64_t fe = value(b, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE);
     if (fe == 0)
         fe = f;
-    b->geo->ffn_expert = fe;
+    g->ffn_expert = fe;
     uint64_t routed, active;
     if (!llmmem__mul(&routed, moe_layers, experts) || !llmmem__mul(&active, moe_layers, top_k)) {
         fail(b, LLMMEM_ERR_OVERFLOW, "expert count exceeds 64 bits");
@@ -363,7 +507,7 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
         fail(b, LLMMEM_ERR_OVERFLOW, "shared expert width exceeds 64 bits");
         return;
     }
-    b->geo->ffn_shared = fs;
+    g->ffn_shared = fs;
     if (fs) {
         add_mlp(b, shared_names, LLMMEM_PARAMS_SHARED_EXPERTS, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, fs,
                 moe_layers, moe_layers);
@@ -387,7 +531,7 @@ static void add_vision(builder *b, uint64_t text_hidden)
         require(b, LLMMEM_KEY_VISION_IMAGE_SIZE))
         return;
     const llmmem_param_group V = LLMMEM_PARAMS_VISION;
-    b->span = LLMMEM_SPAN_VISION;
+    b->kinds = 0;
     const int clip = kind == 1;
     uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
     uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
@@ -470,18 +614,22 @@ static llmmem_status build(builder *b)
     if (value(b, LLMMEM_KEY_EMBEDDING_NORM)) /* BloomModel.word_embeddings_layernorm */
         add_norm(b, "embedding_norm", h, 1);
 
-    b->span = LLMMEM_SPAN_ALL;
-    if (value(b, LLMMEM_KEY_KV_LORA_RANK))
-        add_mla(b, h, layers);
+    if (resolve_layers(b, layers) != LLMMEM_OK)
+        return b->status;
+    llmmem__geometry *g = b->geo;
+    b->kinds = g->attention;
+    uint64_t attention_layers = llmmem__layers_in(&g->plan, g->attention, 0, layers);
+    if (g->kv_lora_rank)
+        add_mla(b, h, attention_layers);
     else
-        add_attention(b, h, layers);
+        add_attention(b, h, attention_layers);
     uint64_t norms;
+    b->kinds = g->all;
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))
         return fail(b, LLMMEM_ERR_OVERFLOW, "norm count exceeds 64 bits");
     add_norm(b, "layer_norms", h, norms);
     add_ffn(b, h, layers);
-    resolve_mixers(b, layers);
-    b->span = LLMMEM_SPAN_ONCE;
+    b->kinds = 0;
     add_norm(b, "final_norm", h, 1);
     if (!value(b, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
         add(b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
@@ -496,7 +644,7 @@ llmmem_status llmmem__inventory_build(llmmem__inventory *inv, llmmem__geometry *
     memset(inv->by_role, -1, sizeof inv->by_role);
     memset(geo, 0, sizeof *geo);
     message[0] = '\0';
-    builder b = {inv, geo, m, message, message_size, LLMMEM_OK, LLMMEM_SPAN_ONCE};
+    builder b = {inv, geo, m, message, message_size, LLMMEM_OK, 0};
     geo->hidden = value(&b, LLMMEM_KEY_HIDDEN_SIZE);
     geo->layers = value(&b, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
     geo->vocab = value(&b, LLMMEM_KEY_VOCAB_SIZE);

@@ -301,9 +301,18 @@ static llmmem_status read_kv_heads(const hf *c, const json_t *obj)
     return optional(c, obj, "num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, absent, 0);
 }
 
+/* The mixer of layer_types[i] (read and checked before). */
+static enum llmmem__mixer mixer_at(const json_t *types, size_t i)
+{
+    const json_t *t = json_array_get(types, i);
+    enum llmmem__mixer mixer = LLMMEM_MIXER_FULL;
+    (void)llmmem__layer_type_mixer(&mixer, json_string_value(t), json_string_length(t));
+    return mixer;
+}
+
 static int is_full_attention(const json_t *types, size_t i)
 {
-    return strcmp(json_string_value(json_array_get(types, i)), "full_attention") == 0;
+    return mixer_at(types, i) == LLMMEM_MIXER_FULL;
 }
 
 /* layer_types, a list of full_attention / sliding_attention, onto sliding_window_pattern n
@@ -324,10 +333,11 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
         snprintf(field, sizeof field, "layer_types[%zu]", i);
         if (!json_is_string(t))
             return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(t));
-        if (is_full_attention(types, i))
-            full++;
-        else if (strcmp(json_string_value(t), "sliding_attention") != 0)
-            return unsupported_string(c, field, json_string_value(t), "full_attention and sliding_attention are");
+        enum llmmem__mixer mixer;
+        if (!llmmem__layer_type_mixer(&mixer, json_string_value(t), json_string_length(t)) ||
+            !llmmem__mixer_modelled(mixer))
+            return unsupported_string(c, field, json_string_value(t), LLMMEM_MODELLED_LAYER_TYPES " are");
+        full += mixer == LLMMEM_MIXER_FULL;
     }
     if (full == n || window == 0) /* no layer slides */
         return set(c, "layer_types", LLMMEM_KEY_SLIDING_WINDOW, 0);
@@ -346,7 +356,7 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
     llmmem__layer_map map;
     memset(&map, 0, sizeof map);
     for (size_t i = 0; i < n; i++)
-        llmmem__layer_map_push(&map, !is_full_attention(types, i));
+        llmmem__layer_map_push(&map, mixer_at(types, i));
     llmmem__model_set_layer_map(c->m, &map);
     return LLMMEM_OK;
 }
@@ -404,7 +414,7 @@ static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers
         llmmem__layer_map map;
         memset(&map, 0, sizeof map);
         for (int64_t i = 0; i < layers; i++)
-            llmmem__layer_map_push(&map, i >= first);
+            llmmem__layer_map_push(&map, i >= first ? LLMMEM_MIXER_SLIDING : LLMMEM_MIXER_FULL);
         llmmem__model_set_layer_map(c->m, &map);
         return LLMMEM_OK;
     }

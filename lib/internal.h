@@ -153,14 +153,6 @@ enum llmmem__split {           /* how tensor parallelism splits a tensor class *
 };
 
 
-enum llmmem__span {            /* which decoder layers a tensor class repeats over */
-    LLMMEM_SPAN_ONCE = 0,      /* not per layer: embeddings, final norm, LM head */
-    LLMMEM_SPAN_ALL = 1,       /* every decoder layer: attention, layer norms */
-    LLMMEM_SPAN_DENSE = 2,     /* decoder layers with a dense MLP */
-    LLMMEM_SPAN_MOE = 3,       /* decoder layers with a MoE block */
-    LLMMEM_SPAN_VISION = 4     /* vision tower: not decoder layers */
-};
-
 enum llmmem__role {            /* classes the estimate looks up by what they are */
     LLMMEM_ROLE_OTHER = 0,
     LLMMEM_ROLE_Q = 1,         /* q_proj */
@@ -181,7 +173,8 @@ typedef struct llmmem__tensor_class {
     uint8_t split;          /* enum llmmem__split */
     uint8_t matrix;         /* 1: a weight matrix that weight quantization may apply to */
     uint8_t lora;           /* llmmem_lora_target bits of the module, 0 if none */
-    uint8_t span;           /* enum llmmem__span: count = per-layer multiplicity x layers of the span */
+    uint8_t kinds;          /* llmmem__kind_set of the decoder layers it repeats over (count = per-layer
+                             * multiplicity x those layers); 0: outside the layers (embeddings, head, vision) */
     uint8_t role;           /* enum llmmem__role */
     uint64_t rows, cols;
     uint64_t count;         /* occurrences in the whole model (layers x experts) */
@@ -207,34 +200,106 @@ static inline const llmmem__tensor_class *llmmem__class_of(const llmmem__invento
     return inv->by_role[role] >= 0 ? &inv->t[inv->by_role[role]] : NULL;
 }
 
-/* Kinds of attention layer (token mixers) a model has today: they differ in the tokens a layer's
- * cache keeps, not in what one token adds. */
+/* ---- layer kinds ------------------------------------------------------- */
+
+/* A decoder layer is a token mixer and a feed-forward (with the norms and extras the model's keys
+ * give every layer): the mixer decides what the layer caches per token or keeps per sequence, the
+ * feed-forward which weights it holds. */
 enum llmmem__mixer {
-    LLMMEM_MIXER_FULL = 0,     /* every token of the sequence */
-    LLMMEM_MIXER_SLIDING = 1,  /* the last sliding_window tokens */
-    LLMMEM_MIXERS = 2
+    LLMMEM_MIXER_FULL = 0,     /* attention over every token of the sequence */
+    LLMMEM_MIXER_SLIDING = 1,  /* attention over the last sliding_window tokens */
+    LLMMEM_MIXER_CHUNKED = 2,  /* attention within its chunk (Llama 4 chunked_attention; not modelled yet) */
+    LLMMEM_MIXER_MLA = 3,      /* multi-head latent attention over every token (DeepSeek-V2 §2.1) */
+    LLMMEM_MIXER_LINEAR = 4,   /* linear attention: a fixed state per sequence (not modelled yet) */
+    LLMMEM_MIXER_SSM = 5,      /* state-space model (Mamba-2): a fixed state per sequence (not modelled yet) */
+    LLMMEM_MIXER_NONE = 6,     /* no token mixer: a feed-forward-only layer (Nemotron-H '-') */
+    LLMMEM_MIXERS = 7
 };
+enum llmmem__ffn {
+    LLMMEM_FFN_DENSE = 0,      /* one MLP (gated or two-matrix: the model's mlp_gated) */
+    LLMMEM_FFN_MOE = 1,        /* routed experts, a router, shared experts when the model has them */
+    LLMMEM_FFN_NONE = 2,       /* no feed-forward: a mixer-only layer */
+    LLMMEM_FFNS = 3
+};
+#define LLMMEM_MIXER_BIT(m) (1u << (m))
+#define LLMMEM_FFN_BIT(f) (1u << (f))
+#define LLMMEM_ATTENTION_MIXERS                                                                     \
+    (LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) |                 \
+     LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_MLA))
+
+typedef struct llmmem__layer_kind {
+    uint8_t mixer;             /* enum llmmem__mixer */
+    uint8_t ffn;               /* enum llmmem__ffn */
+} llmmem__layer_kind;
+
+/* The distinct kinds of a model's decoder layers, indexed 0..n-1; a set of them is a bit mask. */
+#define LLMMEM_LAYER_KINDS_MAX 8
+typedef uint8_t llmmem__kind_set;
+
+enum llmmem__layer_rule {
+    LLMMEM_RULE_NONE = 0,      /* counted from the bitmaps */
+    LLMMEM_RULE_WINDOW = 1,    /* sliding where (i + 1) % rule_period != 0 */
+    LLMMEM_RULE_MOE = 2        /* MoE where i >= rule_first and i % rule_period == 0 */
+};
+
+/* Layers a model lists kind by kind; past them the kinds repeat with the model's period. */
+#define LLMMEM_LAYER_MAP_MAX 4096 /* published models have < 200 decoder layers */
+
+/* Which decoder layer is of which kind (arch.c resolves it from layer_types, or from the periodic
+ * keys families use: sliding_window_pattern, first_k_dense_replace, moe_layer_freq). The first
+ * `listed` layers are bitmaps, one per kind; layer i >= listed has the kind of layer
+ * listed - period + (i - listed + period) % period. */
+typedef struct llmmem__layer_plan {
+    unsigned n;                                     /* kinds in use */
+    llmmem__layer_kind kind[LLMMEM_LAYER_KINDS_MAX];
+    uint64_t layers, listed, period;
+    uint64_t total[LLMMEM_LAYER_KINDS_MAX];         /* layers of each kind in the model */
+    /* two kinds told apart by one periodic key (no per-layer map): the layers of kind rule_kind
+     * are counted by the key's own arithmetic, the bitmaps left alone */
+    uint8_t rule;                                   /* enum llmmem__layer_rule */
+    uint8_t rule_kind;
+    uint64_t rule_first, rule_period;
+    uint64_t bits[LLMMEM_LAYER_KINDS_MAX][LLMMEM_LAYER_MAP_MAX / 64];
+    uint16_t before[LLMMEM_LAYER_KINDS_MAX][LLMMEM_LAYER_MAP_MAX / 64 + 1]; /* set bits in the words before */
+} llmmem__layer_plan;
+
+/* The kinds whose mixer is in `mixers` and whose feed-forward is in `ffns` (bit masks). */
+llmmem__kind_set llmmem__kinds_of(const llmmem__layer_plan *p, unsigned mixers, unsigned ffns);
+/* Decoder layers of each kind among [first, end) (on[0..n-1]). */
+void llmmem__kind_counts(uint64_t on[LLMMEM_LAYER_KINDS_MAX], const llmmem__layer_plan *p, uint64_t first,
+                         uint64_t end);
+/* Decoder layers among [first, end) whose kind is in the set. */
+uint64_t llmmem__layers_in(const llmmem__layer_plan *p, llmmem__kind_set set, uint64_t first, uint64_t end);
+
+/* The mixer of each layer as a model's input gives it (llmmem_model_set_layer_types, a config's
+ * layer_types) when no periodic pattern says it. layers 0: no map. */
+typedef struct llmmem__layer_map {
+    uint64_t layers;
+    uint8_t mixer[LLMMEM_LAYER_MAP_MAX]; /* enum llmmem__mixer */
+} llmmem__layer_map;
+
+/* The mixer a transformers layer_types entry names (configuration_utils.py ALLOWED_LAYER_TYPES,
+ * granitemoehybrid's "attention" and "mamba"); 0 for another name. */
+int llmmem__layer_type_mixer(enum llmmem__mixer *out, const char *name, size_t len);
+/* Whether the library costs a mixer's weights and cache (the others are refused by name). */
+static inline int llmmem__mixer_modelled(enum llmmem__mixer m)
+{
+    return m == LLMMEM_MIXER_FULL || m == LLMMEM_MIXER_SLIDING;
+}
+/* The modelled layer_types names, for messages. */
+#define LLMMEM_MODELLED_LAYER_TYPES "full_attention, sliding_attention and attention"
+
+/* Appends one layer to a map (the caller keeps layers below LLMMEM_LAYER_MAP_MAX). */
+static inline void llmmem__layer_map_push(llmmem__layer_map *map, enum llmmem__mixer mixer)
+{
+    map->mixer[map->layers++] = (uint8_t)mixer;
+}
 
 /* What one token adds to one attention layer's cache: `heads` heads (split over tensor-parallel
  * ranks, never below one per rank) of `vectors` vectors (K and V, or MLA's one) of `width` elements. */
 typedef struct llmmem__kv_token {
     uint64_t heads, vectors, width;
 } llmmem__kv_token;
-
-/* Which decoder layers use which attention, layer by layer, when no periodic pattern says it:
- * Hugging Face's layer_types (llmmem_model_set_layer_types). layers 0: no map. */
-#define LLMMEM_LAYER_MAP_MAX 4096 /* decoder layers a map describes (published models have < 200) */
-typedef struct llmmem__layer_map {
-    uint64_t layers;
-    uint64_t sliding[LLMMEM_LAYER_MAP_MAX / 64]; /* bit i: layer i slides */
-} llmmem__layer_map;
-
-/* Appends one layer to a map (the caller keeps layers below LLMMEM_LAYER_MAP_MAX). */
-static inline void llmmem__layer_map_push(llmmem__layer_map *map, int sliding)
-{
-    map->sliding[map->layers / 64] |= (uint64_t)(sliding != 0) << (map->layers % 64);
-    map->layers++;
-}
 
 /* The model's shapes, resolved once when the model changes (arch.c, beside the inventory; the
  * defaults a config may omit are applied here and nowhere else). Views read these, never the
@@ -252,12 +317,14 @@ typedef struct llmmem__geometry {
     uint64_t ffn_expert;         /* a routed expert's width: moe_intermediate_size, else ffn (MoE only) */
     uint64_t ffn_shared;         /* all shared experts' width (MoE only; 0: none) */
     uint64_t experts, experts_per_tok;
-    uint64_t dense_layers, moe_layers; /* decoder layers with a dense MLP and with a MoE block */
-    uint64_t window, window_pattern;   /* sliding_window and its layer pattern (llmmem__sliding_layers) */
-    llmmem__layer_map map;             /* the per-layer map when set: it replaces the pattern */
-    uint64_t mixer_layers[LLMMEM_MIXERS]; /* decoder layers of each attention kind */
-    /* what one token adds to a layer of either kind: the decompressed keys and values, as the
-     * attention computes them (what a Hugging Face cache stores) */
+    uint64_t window;             /* sliding_window: the tokens a sliding layer attends to */
+    llmmem__layer_plan plan;     /* the kind of every decoder layer */
+    /* the sets views ask for: every layer, attention, dense and MoE feed-forwards, sliding windows */
+    llmmem__kind_set all, attention, dense, moe, sliding;
+    uint64_t dense_layers, moe_layers;    /* decoder layers with a dense MLP and with a MoE block */
+    uint64_t mixer_layers[LLMMEM_MIXERS]; /* decoder layers of each mixer */
+    /* what one token adds to an attention layer of any kind: the decompressed keys and values, as
+     * the attention computes them (what a Hugging Face cache stores) */
     llmmem__kv_token kv_token;
     llmmem__kv_token kv_latent;  /* MLA: the compressed latent vLLM caches instead; 0 otherwise */
 } llmmem__geometry;
@@ -270,7 +337,7 @@ struct llmmem_model {
     /* Rebuilt after every change, so const users (estimate) never build it. */
     llmmem__inventory inv;
     llmmem__geometry geo;                /* resolved with the inventory */
-    llmmem__layer_map layer_map;         /* set by llmmem_model_set_layer_types (input, not resolved) */
+    llmmem__layer_map layer_map;         /* set by llmmem_model_set_layer_types (input, resolved into geo.plan) */
     llmmem_status inv_status;            /* LLMMEM_OK when inv is valid */
     char inv_message[LLMMEM_MESSAGE_MAX];
     /* Bytes stored per parameter group in a checkpoint (llmmem_model_use_checkpoint); any
@@ -292,10 +359,17 @@ static inline int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
  * message (and the geometry is all 0). */
 llmmem_status llmmem__inventory_build(llmmem__inventory *inv, llmmem__geometry *geo, const llmmem_model *m,
                                       char *message, size_t message_size);
-/* Decoder layers of a span among layers [first, end) (0 for ONCE and VISION). */
-uint64_t llmmem__span_layers(const llmmem_model *m, enum llmmem__span span, uint64_t first, uint64_t end);
 /* Sliding-window attention layers among decoder layers [first, end). */
-uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end);
+static inline uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end)
+{
+    return llmmem__layers_in(&g->plan, g->sliding, first, end);
+}
+/* Decoder layers among [first, end) that a tensor class repeats over. */
+static inline uint64_t llmmem__class_layers(const llmmem__geometry *g, const llmmem__tensor_class *t, uint64_t first,
+                                            uint64_t end)
+{
+    return llmmem__layers_in(&g->plan, t->kinds, first, end);
+}
 /* Fails with the stored inventory error if the model's settings are incomplete or invalid. */
 llmmem_status llmmem__model_check(const llmmem_model *m);
 

@@ -157,18 +157,6 @@ llmmem_status llmmem_model_set_text(llmmem_model *model, const char *key_name, c
     return LLMMEM_OK;
 }
 
-/* One entry of a layer_types list: transformers' names (configuration_utils.py ALLOWED_LAYER_TYPES). */
-static int sliding_entry(int *sliding, const char *name, size_t len)
-{
-    static const char full[] = "full_attention", slide[] = "sliding_attention";
-    if (len == sizeof full - 1 && memcmp(name, full, len) == 0)
-        *sliding = 0;
-    else if (len == sizeof slide - 1 && memcmp(name, slide, len) == 0)
-        *sliding = 1;
-    else
-        return 0;
-    return 1;
-}
 
 llmmem_status llmmem_model_set_layer_types(llmmem_model *model, const char *layer_types)
 {
@@ -178,15 +166,20 @@ llmmem_status llmmem_model_set_layer_types(llmmem_model *model, const char *laye
     memset(&map, 0, sizeof map);
     for (const char *p = layer_types; *p;) {
         size_t len = strcspn(p, ",");
-        int sliding;
+        enum llmmem__mixer mixer;
         if (map.layers == LLMMEM_LAYER_MAP_MAX)
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "layer_types: more than %d layers are not modelled",
                                 LLMMEM_LAYER_MAP_MAX);
-        if (!sliding_entry(&sliding, p, len))
+        if (!llmmem__layer_type_mixer(&mixer, p, len))
             return llmmem__fail(LLMMEM_ERR_NOT_FOUND,
-                                "layer_types[%llu]: '%.*s' is not full_attention or sliding_attention",
+                                "layer_types[%llu]: '%.*s' is not a layer type (" LLMMEM_MODELLED_LAYER_TYPES " are)",
                                 (unsigned long long)map.layers, (int)(len < 64 ? len : 64), p);
-        llmmem__layer_map_push(&map, sliding);
+        if (!llmmem__mixer_modelled(mixer))
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                                "layer_types[%llu]: '%.*s' layers are not modelled yet (" LLMMEM_MODELLED_LAYER_TYPES
+                                " are)",
+                                (unsigned long long)map.layers, (int)len, p);
+        llmmem__layer_map_push(&map, mixer);
         p += len;
         if (*p == ',' && *++p == '\0')
             return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "layer_types: an empty entry after the last ','");

@@ -36,19 +36,51 @@ void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t sta
     }
 }
 
-/* Layers of a span on a stage, every chunk of it counted. */
-static uint64_t stage_span(const llmmem_model *m, const llmmem__layout *L, uint64_t stage, enum llmmem__span span)
+/* Layers of a set of kinds on a stage, every chunk of it counted. */
+static uint64_t stage_kinds(const llmmem_model *m, const llmmem__layout *L, uint64_t stage, llmmem__kind_set set)
 {
+    const llmmem__layer_plan *plan = &m->geo.plan;
     uint64_t layers = m->geo.layers, first, count;
     if (L->schedule != LLMMEM_SCHEDULE_INTERLEAVED) {
         llmmem__stage_layers(L, layers, stage, &first, &count);
-        return llmmem__span_layers(m, span, first, first + count);
+        return llmmem__layers_in(plan, set, first, first + count);
     }
     uint64_t chunk = layers / (L->p * L->v), n = 0;
     for (uint64_t c = 0; c < L->v; c++) {
         uint64_t start = (c * L->p + stage) * chunk;
-        n += llmmem__span_layers(m, span, start, start + chunk);
+        n += llmmem__layers_in(plan, set, start, start + chunk);
     }
+    return n;
+}
+
+/* Layers of each kind on a stage, every chunk of it counted. */
+static void stage_kind_counts(uint64_t on[LLMMEM_LAYER_KINDS_MAX], const llmmem_model *m, const llmmem__layout *L,
+                              uint64_t stage)
+{
+    const llmmem__layer_plan *plan = &m->geo.plan;
+    uint64_t layers = m->geo.layers, first, count;
+    if (L->schedule != LLMMEM_SCHEDULE_INTERLEAVED) {
+        llmmem__stage_layers(L, layers, stage, &first, &count);
+        llmmem__kind_counts(on, plan, first, first + count);
+        return;
+    }
+    uint64_t chunk = layers / (L->p * L->v), part[LLMMEM_LAYER_KINDS_MAX];
+    memset(on, 0, LLMMEM_LAYER_KINDS_MAX * sizeof on[0]);
+    for (uint64_t c = 0; c < L->v; c++) {
+        uint64_t start = (c * L->p + stage) * chunk;
+        llmmem__kind_counts(part, plan, start, start + chunk);
+        for (unsigned k = 0; k < plan->n; k++)
+            on[k] += part[k];
+    }
+}
+
+/* Layers of a class's kinds among the counts of each kind. */
+static uint64_t of_kinds(const uint64_t on[LLMMEM_LAYER_KINDS_MAX], unsigned kinds, llmmem__kind_set set)
+{
+    uint64_t n = 0;
+    for (unsigned k = 0; k < kinds; k++)
+        if ((set >> k) & 1u)
+            n += on[k];
     return n;
 }
 
@@ -149,30 +181,33 @@ llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model
 
 llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem__pricing *p)
 {
-    uint64_t all[LLMMEM_SPAN_VISION + 1] = {0};
+    const llmmem__geometry *g = &m->geo;
     llmmem__rank_shapes(&rc->shapes, m, p->t, p->et);
     llmmem_status st = llmmem__class_costs(rc->cost, &rc->any_8bit, &rc->shapes, p);
     if (st)
         return st;
-    /* one decoder layer of each span, by part, when no layer is frozen: a stage is then its
-     * layers' count times these, plus the classes outside the layers */
+    /* one decoder layer of each kind, by part, when no layer is frozen: a stage is then its
+     * layers' counts times these, plus the classes outside the layers */
     memset(rc->unit, 0, sizeof rc->unit);
     memset(rc->unit_params, 0, sizeof rc->unit_params);
     memset(rc->unit_largest, 0, sizeof rc->unit_largest);
     memset(rc->unit_layer, 0, sizeof rc->unit_layer);
-    for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++)
-        all[span] = llmmem__span_layers(m, (enum llmmem__span)span, 0, (uint64_t)-1);
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i], *r = &rc->shapes.t[i];
-        if (t->span < LLMMEM_SPAN_ALL || t->span > LLMMEM_SPAN_MOE || all[t->span] == 0)
+        const uint64_t all = of_kinds(g->plan.total, g->plan.n, t->kinds);
+        if (all == 0)
             continue;
         const int expert = t->group == LLMMEM_PARAMS_EXPERTS;
-        const uint64_t n = t->count / all[t->span] / (expert ? p->e : 1), size = r->rows * r->cols;
-        if (!add_class(&rc->unit[t->span][expert], &rc->unit_params[t->span][expert], &rc->cost[i], size, n, n))
-            return overflow();
-        if (n && size > rc->unit_largest[t->span])
-            rc->unit_largest[t->span] = size;
-        rc->unit_layer[t->span] += n * size;
+        const uint64_t n = t->count / all / (expert ? p->e : 1), size = r->rows * r->cols;
+        for (unsigned k = 0; k < g->plan.n; k++) {
+            if (!((t->kinds >> k) & 1u))
+                continue;
+            if (!add_class(&rc->unit[k][expert], &rc->unit_params[k][expert], &rc->cost[i], size, n, n))
+                return overflow();
+            if (n && size > rc->unit_largest[k])
+                rc->unit_largest[k] = size;
+            rc->unit_layer[k] += n * size;
+        }
     }
     return LLMMEM_OK;
 }
@@ -184,42 +219,40 @@ static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss
 {
     const llmmem_model *m = j->m;
     const llmmem__layout *L = &j->layout;
-    uint64_t all[LLMMEM_SPAN_VISION + 1] = {0}, on[LLMMEM_SPAN_VISION + 1] = {0};
-    for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++) {
-        all[span] = llmmem__span_layers(m, (enum llmmem__span)span, 0, (uint64_t)-1);
-        on[span] = stage_span(m, L, stage, (enum llmmem__span)span);
-    }
+    const llmmem__geometry *g = &m->geo;
+    const unsigned kinds = g->plan.n;
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX] = {0}, layer[LLMMEM_LAYER_KINDS_MAX] = {0};
+    stage_kind_counts(on, m, L, stage);
     const uint64_t frozen = j->price.train.frozen_layers, end = frozen < first + count ? frozen : first + count;
     const int whole_layers = frozen <= first; /* no frozen layer on this stage */
-    uint64_t dense_layer = 0, moe_layer = 0;
     memset(acc, 0, 2 * sizeof *acc);
     if (whole_layers) {
-        for (int span = LLMMEM_SPAN_ALL; span <= LLMMEM_SPAN_MOE; span++) {
-            if (on[span] == 0)
+        for (unsigned k = 0; k < kinds; k++) {
+            if (on[k] == 0)
                 continue;
-            if (!add_layers(&acc[0], &ss->dense_params, &rc->unit[span][0], rc->unit_params[span][0], on[span]) ||
-                !add_layers(&acc[1], &ss->expert_params, &rc->unit[span][1], rc->unit_params[span][1], on[span]))
+            if (!add_layers(&acc[0], &ss->dense_params, &rc->unit[k][0], rc->unit_params[k][0], on[k]) ||
+                !add_layers(&acc[1], &ss->expert_params, &rc->unit[k][1], rc->unit_params[k][1], on[k]))
                 return overflow();
-            if (rc->unit_largest[span] > ss->largest_tensor)
-                ss->largest_tensor = rc->unit_largest[span];
-            if (span != LLMMEM_SPAN_MOE)
-                dense_layer += rc->unit_layer[span];
-            if (span != LLMMEM_SPAN_DENSE)
-                moe_layer += rc->unit_layer[span];
+            if (rc->unit_largest[k] > ss->largest_tensor)
+                ss->largest_tensor = rc->unit_largest[k];
+            layer[k] = rc->unit_layer[k];
         }
     }
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i], *r = &rc->shapes.t[i];
-        const int expert = t->group == LLMMEM_PARAMS_EXPERTS, per_layer = t->span >= LLMMEM_SPAN_ALL && t->span <= LLMMEM_SPAN_MOE;
+        const int expert = t->group == LLMMEM_PARAMS_EXPERTS, per_layer = t->kinds != 0;
         if (per_layer && whole_layers)
             continue; /* counted by the layer sums above */
-        uint64_t n, fz = 0;
-        if (!per_layer)
+        uint64_t n, fz = 0, all = 0, here = 0;
+        if (!per_layer) {
             n = once_on_stage(t, m, L, stage) ? t->count : 0;
-        else
-            n = all[t->span] ? t->count / all[t->span] * on[t->span] : 0;
-        if (per_layer && frozen > first && all[t->span])
-            fz = t->count / all[t->span] * llmmem__span_layers(m, (enum llmmem__span)t->span, first, end);
+        } else {
+            all = of_kinds(g->plan.total, kinds, t->kinds);
+            here = of_kinds(on, kinds, t->kinds);
+            n = all ? t->count / all * here : 0;
+        }
+        if (per_layer && frozen > first && all)
+            fz = t->count / all * llmmem__class_layers(g, t, first, end);
         if (expert) { /* num_experts / e per rank */
             n /= L->e;
             fz /= L->e;
@@ -233,16 +266,16 @@ static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss
             ss->once_params += n * size;
         if (size > ss->largest_tensor)
             ss->largest_tensor = size;
-        if (per_layer && on[t->span]) { /* one layer's share, by layer kind (FSDP's unit) */
-            uint64_t one = size * (n / on[t->span]);
-            if (t->span != LLMMEM_SPAN_MOE)
-                dense_layer += one;
-            if (t->span != LLMMEM_SPAN_DENSE)
-                moe_layer += one;
+        if (here) { /* one layer's share, by layer kind (FSDP's unit) */
+            uint64_t one = size * (n / here);
+            for (unsigned k = 0; k < kinds; k++)
+                if ((t->kinds >> k) & 1u)
+                    layer[k] += one;
         }
     }
-    ss->layer_params = on[LLMMEM_SPAN_MOE] == 0 ? dense_layer : on[LLMMEM_SPAN_DENSE] == 0 ? moe_layer
-                       : dense_layer > moe_layer ? dense_layer : moe_layer;
+    for (unsigned k = 0; k < kinds; k++) /* the largest layer on the stage */
+        if (on[k] && layer[k] > ss->layer_params)
+            ss->layer_params = layer[k];
     ss->params = ss->dense_params + ss->expert_params;
     if (rc->any_8bit && acc[0].trainable + acc[1].trainable &&
         !llmmem__add(&acc[0].optimizer_states, acc[0].optimizer_states, LLMMEM__BNB_QMAPS_BYTES))
@@ -376,12 +409,13 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             return cst;
         kinds = &kinds_store;
     }
-    /* only a model mixing dense and MoE layers can have middle stages of different kinds */
-    const int mixed = llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, (uint64_t)-1) != 0;
+    /* only a model mixing layer kinds can have middle stages of different kinds */
+    const unsigned layer_kinds = m->geo.plan.n;
+    const int mixed = layer_kinds > 1;
     const int reuse = j->price.train.frozen_layers == 0;
     llmmem__stage_report mid_sr;
     llmmem__activations mid_a;
-    uint64_t mid_host = 0, mid_nvme = 0, mid_dense = 0, mid_moe = 0;
+    uint64_t mid_host = 0, mid_nvme = 0, mid_on[LLMMEM_LAYER_KINDS_MAX] = {0};
     int have_mid = 0;
     llmmem__stage_parts parts[3]; /* the first, a middle and the last stage's (middles repeat) */
     const llmmem__stage_parts *best_parts = &parts[0];
@@ -391,9 +425,10 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         llmmem__activations a;
         uint64_t host, nvme;
         const int middle = i > 0 && i + 1 < L->p;
-        uint64_t dense = middle && mixed ? stage_span(m, L, i, LLMMEM_SPAN_DENSE) : 0;
-        uint64_t moe = middle && mixed ? stage_span(m, L, i, LLMMEM_SPAN_MOE) : 0;
-        if (middle && reuse && have_mid && dense == mid_dense && moe == mid_moe) {
+        uint64_t on[LLMMEM_LAYER_KINDS_MAX] = {0};
+        if (middle && mixed)
+            stage_kind_counts(on, m, L, i);
+        if (middle && reuse && have_mid && memcmp(on, mid_on, layer_kinds * sizeof on[0]) == 0) {
             uint64_t layers = m->geo.layers;
             memcpy(sr->bytes, mid_sr.bytes, sizeof sr->bytes);
             llmmem__stage_layers(L, layers, i, &sr->first_layer, &sr->layers);
@@ -409,8 +444,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
                 mid_a = a;
                 mid_host = host;
                 mid_nvme = nvme;
-                mid_dense = dense;
-                mid_moe = moe;
+                memcpy(mid_on, on, sizeof mid_on);
                 have_mid = 1;
             }
         }
@@ -450,7 +484,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     uint64_t per_node = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
     if (!llmmem__mul(&r->host_bytes, host_best, per_node) || !llmmem__mul(&r->nvme_bytes, nvme_best, per_node))
         return overflow();
-    llmmem__comm_rank cr = comm_rank(best_parts, r->stages[best].layers, stage_span(m, L, best, LLMMEM_SPAN_MOE),
+    llmmem__comm_rank cr = comm_rank(best_parts, r->stages[best].layers, stage_kinds(m, L, best, m->geo.moe),
                                      r->stages[best].bytes[LLMMEM_COMPONENT_GRADIENTS]);
     return llmmem__comm_volume(r->comm, j, &cr, best);
 }

@@ -26,12 +26,12 @@ typedef struct llmmem__rank_costs {
     llmmem__inventory shapes;                     /* the model's classes, split by t, et and e */
     llmmem__class_cost cost[LLMMEM_MAX_TENSOR_CLASSES];
     int any_8bit;
-    /* one decoder layer of each span (ALL, DENSE, MOE), by part (0: all but routed experts, 1:
-     * routed experts), when no layer is frozen */
-    llmmem__training unit[LLMMEM_SPAN_MOE + 1][2];
-    uint64_t unit_params[LLMMEM_SPAN_MOE + 1][2];
-    uint64_t unit_largest[LLMMEM_SPAN_MOE + 1]; /* the span's largest tensor on the rank */
-    uint64_t unit_layer[LLMMEM_SPAN_MOE + 1];   /* one layer's parameters of the span on the rank */
+    /* one decoder layer of each kind (the geometry's plan), by part (0: all but routed experts,
+     * 1: routed experts), when no layer is frozen */
+    llmmem__training unit[LLMMEM_LAYER_KINDS_MAX][2];
+    uint64_t unit_params[LLMMEM_LAYER_KINDS_MAX][2];
+    uint64_t unit_largest[LLMMEM_LAYER_KINDS_MAX]; /* the kind's largest tensor on the rank */
+    uint64_t unit_layer[LLMMEM_LAYER_KINDS_MAX];   /* one layer's parameters of the kind on the rank */
 } llmmem__rank_costs;
 
 llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,

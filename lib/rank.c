@@ -67,11 +67,11 @@ llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, co
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i];
         llmmem__tensor_class r = *t;
-        if (t->span == LLMMEM_SPAN_ONCE || t->span == LLMMEM_SPAN_VISION) {
+        if (t->kinds == 0) {
             r.count = llmmem__rank_holds(t, m, first_stage, last_stage) ? t->count : 0;
         } else {
-            uint64_t all = llmmem__span_layers(m, (enum llmmem__span)t->span, 0, (uint64_t)-1);
-            r.count = all ? t->count / all * llmmem__span_layers(m, (enum llmmem__span)t->span, first, end) : 0;
+            uint64_t all = llmmem__class_layers(&m->geo, t, 0, m->geo.layers);
+            r.count = all ? t->count / all * llmmem__class_layers(&m->geo, t, first, end) : 0;
         }
         split_class(&r, t, ways, head_dim);
         r.active_count = r.count;

@@ -165,12 +165,12 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const
 {
     uint64_t e = llmmem__kv_element_bytes(llmmem__model_dtype(m)), per = 0, x = 0, peak;
     llmmem_status st;
-    if (llmmem__span_layers(m, LLMMEM_SPAN_DENSE, first, end)) {
+    if (llmmem__layers_in(&a->plan, a->dense, first, end)) {
         if ((st = layer_peak(&x, m, a, tp, 0)) != LLMMEM_OK)
             return st;
         per = x;
     }
-    if (llmmem__span_layers(m, LLMMEM_SPAN_MOE, first, end)) {
+    if (llmmem__layers_in(&a->plan, a->moe, first, end)) {
         if ((st = layer_peak(&x, m, a, tp, 1)) != LLMMEM_OK)
             return st;
         per = x > per ? x : per;

@@ -27,17 +27,17 @@ static uint64_t bytes_of(llmmem_format f)
 /* ---- trained tensors --------------------------------------------------------------------------- */
 
 /* Tensors of a class inside the first `frozen` decoder layers: the class's per-layer multiplicity
- * times the layers of its span among them, within the view's layers (span ONCE and VISION: none). */
+ * times the layers of its kinds among them, within the view's layers (none for a class outside the layers). */
 static uint64_t frozen_tensors(const llmmem_model *m, const llmmem__view *v, const llmmem__tensor_class *t,
                                uint64_t frozen)
 {
     if (frozen <= v->first)
         return 0;
-    uint64_t span_all = llmmem__span_layers(m, (enum llmmem__span)t->span, v->first, v->end);
-    if (span_all == 0)
+    uint64_t in_view = llmmem__class_layers(&m->geo, t, v->first, v->end);
+    if (in_view == 0)
         return 0;
     uint64_t end = frozen < v->end ? frozen : v->end;
-    return t->count / span_all * llmmem__span_layers(m, (enum llmmem__span)t->span, v->first, end);
+    return t->count / in_view * llmmem__class_layers(&m->geo, t, v->first, end);
 }
 
 /* Muon's "hidden matrices": every 2-D weight except the input embedding and the LM head

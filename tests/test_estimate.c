@@ -285,16 +285,16 @@ START_TEST(test_layer_spans)
 {
     llmmem_model *m;
     ck_assert_ok(llmmem_model_from_preset(&m, "deepseek-v3"));
-    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_ALL, 0, 61), 61);
-    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_DENSE, 0, 61), 3);
-    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, 61), 58);
-    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, 10), 7);
-    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_DENSE, 2, 10), 1);
-    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_ONCE, 0, 61), 0);
-    /* Every class's count is its per-layer multiplicity times the layers of its span. */
+    ck_assert_uint_eq(llmmem__layers_in(&m->geo.plan, m->geo.all, 0, 61), 61);
+    ck_assert_uint_eq(llmmem__layers_in(&m->geo.plan, m->geo.dense, 0, 61), 3);
+    ck_assert_uint_eq(llmmem__layers_in(&m->geo.plan, m->geo.moe, 0, 61), 58);
+    ck_assert_uint_eq(llmmem__layers_in(&m->geo.plan, m->geo.moe, 0, 10), 7);
+    ck_assert_uint_eq(llmmem__layers_in(&m->geo.plan, m->geo.dense, 2, 10), 1);
+    ck_assert_uint_eq(llmmem__layers_in(&m->geo.plan, 0, 0, 61), 0); /* no kind: the classes outside the layers */
+    /* Every class's count is its per-layer multiplicity times the layers of its kinds. */
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i];
-        uint64_t layers = llmmem__span_layers(m, (enum llmmem__span)t->span, 0, 61);
+        uint64_t layers = llmmem__class_layers(&m->geo, t, 0, 61);
         if (layers)
             ck_assert_uint_eq(t->count % layers, 0);
     }
@@ -302,8 +302,90 @@ START_TEST(test_layer_spans)
     ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 10));
     ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 1));
     ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MOE_LAYER_FREQ, 2));
-    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_MOE, 0, 10), 4); /* i in {2, 4, 6, 8} */
-    ck_assert_uint_eq(llmmem__span_layers(m, LLMMEM_SPAN_DENSE, 0, 10), 6);
+    ck_assert_uint_eq(llmmem__layers_in(&m->geo.plan, m->geo.moe, 0, 10), 4); /* i in {2, 4, 6, 8} */
+    ck_assert_uint_eq(llmmem__layers_in(&m->geo.plan, m->geo.dense, 0, 10), 6);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* Layer kinds counted three ways agree with the rules evaluated layer by layer: a periodic key's
+ * arithmetic (two kinds), the bitmaps (a per-layer map, or two keys varying at once) and the
+ * period repeated past the LLMMEM_LAYER_MAP_MAX listed layers. The rules: Gemma3TextConfig, layer
+ * i slides unless (i + 1) % sliding_window_pattern == 0; modeling_deepseek.py, layer i is MoE when
+ * i >= first_k_dense_replace and i % moe_layer_freq == 0. */
+static int slides(uint64_t i, uint64_t pattern)
+{
+    return (i + 1) % pattern != 0;
+}
+static int is_moe(uint64_t i, uint64_t first_dense, uint64_t freq)
+{
+    return i >= first_dense && i % freq == 0;
+}
+static void check_kinds(const llmmem_model *m, uint64_t pattern, uint64_t first_dense, uint64_t freq,
+                        const uint64_t *edges, size_t n_edges)
+{
+    const llmmem__geometry *g = &m->geo;
+    for (size_t a = 0; a < n_edges; a++)
+        for (size_t b = a; b < n_edges; b++) {
+            uint64_t first = edges[a], end = edges[b] < g->layers ? edges[b] : g->layers, sliding = 0, moe = 0;
+            if (first > end)
+                continue;
+            for (uint64_t i = first; i < end; i++) {
+                sliding += pattern && slides(i, pattern);
+                moe += freq && is_moe(i, first_dense, freq);
+            }
+            ck_assert_uint_eq(llmmem__layers_in(&g->plan, g->sliding, first, end), sliding);
+            ck_assert_uint_eq(llmmem__layers_in(&g->plan, g->moe, first, end), moe);
+            ck_assert_uint_eq(llmmem__layers_in(&g->plan, g->dense, first, end), end - first - moe);
+            uint64_t on[LLMMEM_LAYER_KINDS_MAX], sum = 0;
+            llmmem__kind_counts(on, &g->plan, first, end);
+            for (unsigned k = 0; k < g->plan.n; k++)
+                sum += on[k];
+            ck_assert_uint_eq(sum, end - first);
+        }
+}
+
+START_TEST(test_layer_kinds_counted_three_ways)
+{
+    llmmem_model *m;
+    uint64_t edges[64], layers = 34; /* gemma-3-4b; deepseek-v3 has 61 */
+    size_t n = 0;
+    for (uint64_t e = 0; e < 61; e += 4)
+        edges[n++] = e;
+    edges[n++] = 61;
+    /* one key varies: the arithmetic */
+    ck_assert_ok(llmmem_model_from_preset(&m, "gemma-3-4b"));
+    ck_assert_uint_eq(m->geo.layers, layers);
+    ck_assert_uint_eq(m->geo.plan.rule, LLMMEM_RULE_WINDOW);
+    check_kinds(m, 6, 0, 0, edges, n);
+    /* the same layers as a per-layer map: the bitmaps */
+    char types[34 * 18 + 1] = "";
+    for (uint64_t i = 0; i < layers; i++)
+        strcat(strcat(types, i ? "," : ""), slides(i, 6) ? "sliding_attention" : "full_attention");
+    ck_assert_ok(llmmem_model_set_layer_types(m, types));
+    ck_assert_uint_eq(m->geo.plan.rule, LLMMEM_RULE_NONE);
+    check_kinds(m, 6, 0, 0, edges, n);
+    llmmem_model_free(m);
+
+    ck_assert_ok(llmmem_model_from_preset(&m, "deepseek-v3"));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MOE_LAYER_FREQ, 2));
+    ck_assert_uint_eq(m->geo.plan.rule, LLMMEM_RULE_MOE);
+    check_kinds(m, 0, 3, 2, edges, n);
+    /* both keys vary (four kinds): the bitmaps, and past 4096 layers the period of 3 and 2 */
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_SLIDING_WINDOW, 4096));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 3));
+    ck_assert_uint_eq(m->geo.plan.n, 4); /* full attention on layer 5 (dense) and 8 (MoE) */
+    ck_assert_uint_eq(m->geo.plan.rule, LLMMEM_RULE_NONE);
+    check_kinds(m, 3, 3, 2, edges, n);
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 10007));
+    ck_assert_uint_eq(m->geo.plan.period, 6);
+    const uint64_t far[] = {0, 1, 4089, 4090, 4095, 4096, 4097, 4100, 5000, 8191, 8192, 9999, 10006, 10007};
+    check_kinds(m, 3, 3, 2, far, sizeof far / sizeof far[0]);
+    ck_assert_uint_eq(m->geo.moe_layers, (10006 - 4) / 2 + 1); /* even i in [4, 10006] */
+    /* a pattern that does not repeat within the listed layers is refused, naming the keys */
+    ck_assert_status(llmmem_model_set_int(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 4093), LLMMEM_OK);
+    ck_assert_status(llmmem__model_check(m), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "first_k_dense_replace 4093"));
     llmmem_model_free(m);
 }
 END_TEST
@@ -359,6 +441,7 @@ static Suite *estimate_suite(void)
     tcase_add_test(tc, test_tied_embeddings);
     tcase_add_test(tc, test_attention_shapes);
     tcase_add_test(tc, test_layer_spans);
+    tcase_add_test(tc, test_layer_kinds_counted_three_ways);
     tcase_add_test(tc, test_gpu_catalog);
     suite_add_tcase(s, tc);
     return s;
