@@ -279,11 +279,11 @@ uint64_t llmmem__layers_in(const llmmem__layer_plan *p, llmmem__kind_set set, ui
         return end - first;
     if (p->rule) { /* two kinds: the rule's, or the other */
         uint64_t marked = rule_count(p, first, end);
-        return (set >> p->rule_kind) & 1u ? marked : end - first - marked;
+        return ((unsigned)set >> p->rule_kind) & 1u ? marked : end - first - marked;
     }
     uint64_t n = 0;
     for (unsigned k = 0; k < p->n; k++)
-        if ((set >> k) & 1u)
+        if (((unsigned)set >> k) & 1u)
             n += kind_before(p, k, end) - kind_before(p, k, first);
     return n;
 }

@@ -79,7 +79,7 @@ static uint64_t of_kinds(const uint64_t on[LLMMEM_LAYER_KINDS_MAX], unsigned kin
 {
     uint64_t n = 0;
     for (unsigned k = 0; k < kinds; k++)
-        if ((set >> k) & 1u)
+        if (((unsigned)set >> k) & 1u)
             n += on[k];
     return n;
 }
@@ -200,7 +200,7 @@ llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *
         const int expert = t->group == LLMMEM_PARAMS_EXPERTS;
         const uint64_t n = t->count / all / (expert ? p->e : 1), size = r->rows * r->cols;
         for (unsigned k = 0; k < g->plan.n; k++) {
-            if (!((t->kinds >> k) & 1u))
+            if (!(((unsigned)t->kinds >> k) & 1u))
                 continue;
             if (!add_class(&rc->unit[k][expert], &rc->unit_params[k][expert], &rc->cost[i], size, n, n))
                 return overflow();
@@ -269,7 +269,7 @@ static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss
         if (here) { /* one layer's share, by layer kind (FSDP's unit) */
             uint64_t one = size * (n / here);
             for (unsigned k = 0; k < kinds; k++)
-                if ((t->kinds >> k) & 1u)
+                if (((unsigned)t->kinds >> k) & 1u)
                     layer[k] += one;
         }
     }
