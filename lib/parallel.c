@@ -74,6 +74,15 @@ static void stage_kind_counts(uint64_t on[LLMMEM_LAYER_KINDS_MAX], const llmmem_
     }
 }
 
+/* Whether two stages hold as many layers of every kind. */
+static int same_counts(const uint64_t a[LLMMEM_LAYER_KINDS_MAX], const uint64_t b[LLMMEM_LAYER_KINDS_MAX], unsigned kinds)
+{
+    for (unsigned k = 0; k < kinds; k++)
+        if (a[k] != b[k])
+            return 0;
+    return 1;
+}
+
 /* Layers of a class's kinds among the counts of each kind. */
 static uint64_t of_kinds(const uint64_t on[LLMMEM_LAYER_KINDS_MAX], unsigned kinds, llmmem__kind_set set)
 {
@@ -425,10 +434,10 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         llmmem__activations a;
         uint64_t host, nvme;
         const int middle = i > 0 && i + 1 < L->p;
-        uint64_t on[LLMMEM_LAYER_KINDS_MAX] = {0};
+        uint64_t on[LLMMEM_LAYER_KINDS_MAX];
         if (middle && mixed)
             stage_kind_counts(on, m, L, i);
-        if (middle && reuse && have_mid && memcmp(on, mid_on, layer_kinds * sizeof on[0]) == 0) {
+        if (middle && reuse && have_mid && (!mixed || same_counts(on, mid_on, layer_kinds))) {
             uint64_t layers = m->geo.layers;
             memcpy(sr->bytes, mid_sr.bytes, sizeof sr->bytes);
             llmmem__stage_layers(L, layers, i, &sr->first_layer, &sr->layers);
@@ -444,7 +453,8 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
                 mid_a = a;
                 mid_host = host;
                 mid_nvme = nvme;
-                memcpy(mid_on, on, sizeof mid_on);
+                if (mixed)
+                    memcpy(mid_on, on, sizeof mid_on);
                 have_mid = 1;
             }
         }
