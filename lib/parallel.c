@@ -384,6 +384,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     uint64_t mid_host = 0, mid_nvme = 0, mid_dense = 0, mid_moe = 0;
     int have_mid = 0;
     llmmem__stage_parts parts[3]; /* the first, a middle and the last stage's (middles repeat) */
+    llmmem__stage_parts best_copy; /* the most loaded stage's, when a later middle stage reuses its slot */
     const llmmem__stage_parts *best_parts = &parts[0];
     for (uint64_t i = 0; i < L->p; i++) {
         llmmem__stage_report *sr = &r->stages[i];
@@ -401,6 +402,10 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             host = mid_host;
             nvme = mid_nvme;
         } else {
+            if (middle && ss == best_parts) { /* the slot holds the most loaded stage's parts: keep them */
+                best_copy = *ss;
+                best_parts = &best_copy;
+            }
             llmmem_status st = estimate_stage(sr, &host, &nvme, &a, j, rc, kinds, i, ss);
             if (st)
                 return st;

@@ -565,6 +565,39 @@ START_TEST(frozen_layers_per_stage)
 }
 END_TEST
 
+/* The most loaded stage's parts are its own: DeepSeek-V3's first three layers are dense, so with one
+ * layer on the first stage the middle stages differ (stage 1: two dense and 18 MoE layers, stage 2:
+ * 20 MoE layers) and are each computed; stage 1 is the most loaded, and its trained parameters and
+ * data-parallel volume are its own, not those of stage 2 computed after it. */
+START_TEST(most_loaded_stage_keeps_its_parts)
+{
+    job j = make("deepseek-v3");
+    set(&j, "tensor_parallel", "8");
+    set(&j, "pipeline_parallel", "4");
+    set(&j, "pipeline_first_stage_layers", "1");
+    set(&j, "data_parallel", "8");
+    set(&j, "expert_parallel", "8");
+    set(&j, "zero_stage", "1");
+    run(&j);
+    ck_assert_uint_eq(llmmem_report_most_loaded_stage(j.r), 1);
+    llmmem__layout L;
+    ck_assert_ok(llmmem__layout_make(&L, j.m, j.s, j.hw));
+    llmmem__rank_costs rc;
+    ck_assert_ok(llmmem__rank_costs_make(&rc, j.m, j.s, &L));
+    llmmem__stage_report sr;
+    llmmem__stage_parts one, two;
+    uint64_t host, nvme;
+    ck_assert_ok(llmmem__stage_state(&sr, &host, &nvme, j.m, j.hw, j.s, &L, &rc, 1, &one));
+    ck_assert_ok(llmmem__stage_state(&sr, &host, &nvme, j.m, j.hw, j.s, &L, &rc, 2, &two));
+    const uint64_t trained = one.dense.trainable + one.experts.trainable;
+    ck_assert_uint_ne(trained, two.dense.trainable + two.experts.trainable);
+    ck_assert_uint_eq(llmmem_report_trainable_parameters(j.r), trained);
+    /* plain ring over the 8 data-parallel ranks: 2 x 7/8 of the rank's 16-bit gradients */
+    ck_assert_uint_eq(llmmem_report_comm_bytes(j.r, LLMMEM_COMM_DATA), one.params * 2 / 8 * 7 * 2);
+    done(&j);
+}
+END_TEST
+
 static Suite *parallel_suite(void)
 {
     Suite *s = suite_create("parallel");
@@ -583,6 +616,7 @@ static Suite *parallel_suite(void)
     tcase_add_test(tc, reused_report_follows_every_key);
     tcase_add_test(tc, frozen_layers_per_stage);
     tcase_add_test(tc, communication_overflow);
+    tcase_add_test(tc, most_loaded_stage_keeps_its_parts);
     suite_add_tcase(s, tc);
     return s;
 }
