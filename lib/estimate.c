@@ -28,6 +28,9 @@ static llmmem_status training_peak(llmmem_report *r, const llmmem__job *j)
     r->bytes[LLMMEM_COMPONENT_MASTER_WEIGHTS] = t.master_weights;
     r->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] = t.optimizer_states;
     r->params_trainable = t.trainable;
+    /* activations offloaded to the host (recompute=offload), on every device of the node */
+    if (!llmmem__mul(&r->host_bytes, a.host, (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_DEVICES_PER_NODE)))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "per-rank bytes exceed 64 bits");
 
     llmmem__peak_parts(r->peak_parts, &a);
     return llmmem__peak_components(r->bytes, &r->peak_phase, &a);
