@@ -5,8 +5,9 @@
 
 #include "parallel.h"
 
-/* Rank costs kept across estimates, valid for the pricing (job.h: the model, the split and every
- * resolved format and training setting) they were made with. */
+/* Rank costs kept across estimates for the pricing `key` (job.h: the model, the split and every
+ * resolved format and training setting): those of a layout that splits or shards when `valid`, the
+ * whole model's state when costs.whole_made (an estimate with another pricing clears both). */
 typedef struct llmmem__cost_cache {
     int valid;
     llmmem__pricing key;

@@ -13,6 +13,7 @@
 #include "comm.h"
 #include "kv.h"
 #include "parallel.h"
+#include "weights.h"
 
 void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
                           uint64_t *count)
@@ -144,6 +145,7 @@ llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model
 {
     llmmem__pricing p;
     llmmem_status st = llmmem__pricing_make(&p, m, s, L->t, L->et, L->e);
+    rc->whole_made = 0;
     return st ? st : llmmem__rank_costs_of(rc, m, &p);
 }
 
@@ -255,8 +257,40 @@ static llmmem__comm_rank comm_rank(const llmmem__stage_parts *ss, uint64_t layer
                                    uint64_t gradients)
 {
     llmmem__comm_rank r = {ss->params, ss->once_params, ss->layer_params, ss->largest_tensor, layers, moe_layers,
-                           gradients};
+                           gradients, ss->dense.trainable + ss->experts.trainable};
     return r;
+}
+
+/* The state of the whole model on one rank: training.c's, or the weights alone in inference. */
+static llmmem_status whole_state(llmmem__training *out, const llmmem__job *j)
+{
+    llmmem__view whole = llmmem__whole_model(j->m);
+    *out = (llmmem__training){0};
+    if (j->price.mode == LLMMEM_MODE_INFERENCE)
+        return llmmem__job_weight_bytes(&out->weights, j);
+    return llmmem__training_state(out, j, &whole);
+}
+
+llmmem_status llmmem__whole_costs(llmmem__rank_costs *rc, const llmmem__job *j)
+{
+    llmmem_status st = whole_state(&rc->whole, j);
+    rc->whole_made = st == LLMMEM_OK;
+    return st;
+}
+
+/* A rank holding the whole model unsplit (one device, or a replica of plain data parallelism): its
+ * state as llmmem__whole_costs makes it, all in the dense part (nothing shards the routed experts
+ * apart); its buffers and traffic need its gradients alone. */
+static llmmem_status whole_sums(llmmem__training acc[2], llmmem__stage_parts *ss, const llmmem__job *j,
+                                const llmmem__rank_costs *rc)
+{
+    acc[1] = (llmmem__training){0};
+    ss->params = ss->dense_params = j->m->inv.total;
+    if (rc && rc->whole_made) {
+        acc[0] = rc->whole;
+        return LLMMEM_OK;
+    }
+    return whole_state(&acc[0], j);
 }
 
 llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
@@ -286,7 +320,8 @@ llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, 
     *host = *nvme = 0;
 
     llmmem__training acc[2];
-    if ((st = stage_sums(acc, ss, j, rc, stage, first, count)) != LLMMEM_OK)
+    if ((st = llmmem__layout_single(L) ? whole_sums(acc, ss, j, rc) : stage_sums(acc, ss, j, rc, stage, first, count)) !=
+        LLMMEM_OK)
         return st;
     ss->dense = acc[0];
     ss->experts = acc[1];
@@ -364,8 +399,9 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     llmmem__rank_costs own;
     const llmmem__rank_costs *rc = given;
     llmmem_status cst;
-    if (!rc) {
-        if ((cst = llmmem__rank_costs_of(&own, m, &j->price)) != LLMMEM_OK)
+    const int whole = llmmem__layout_single(L); /* a rank holding the whole model costs its state */
+    if (!rc || (whole && !rc->whole_made)) {
+        if ((cst = whole ? llmmem__whole_costs(&own, j) : llmmem__rank_costs_of(&own, m, &j->price)) != LLMMEM_OK)
             return cst;
         rc = &own;
     }
@@ -428,12 +464,13 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         host += a.host;
         /* the training peak on this stage (llmmem.h): held activations plus the larger transient */
         int phase;
-        if (llmmem__peak_components(sr->bytes, &phase, &a) != LLMMEM_OK)
-            return overflow();
+        llmmem_status pst = llmmem__peak_components(sr->bytes, &phase, &a); /* its message names activations */
+        if (pst)
+            return pst;
         sr->total = 0;
         for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
             if (!llmmem__add(&sr->total, sr->total, sr->bytes[c]))
-                return overflow();
+                return llmmem__fail(LLMMEM_ERR_OVERFLOW, "total bytes exceed 64 bits");
         if (i == 0 || sr->total > r->stages[best].total) {
             best = i;
             best_parts = ss;

@@ -522,6 +522,22 @@ START_TEST(reused_report_follows_every_key)
 }
 END_TEST
 
+/* The same on one device and on whole replicas (plain data parallelism): the cache then keeps the
+ * whole model's state, keyed the same way. */
+START_TEST(reused_report_follows_every_key_on_one_device)
+{
+    static const char *const modes[] = {"training", "lora", "qlora", "inference"};
+    for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
+        job j = make("mixtral-8x7b");
+        set(&j, "mode", modes[mode]);
+        set(&j, "data_parallel", "2");
+        same_as_fresh(&j);
+        each_key_value(&j);
+        done(&j);
+    }
+}
+END_TEST
+
 /* Bytes sent per step that exceed 64 bits are an overflow, never a wrapped count (issue 14: 2^40
  * micro-batches on llama-3.1-70b at t 8, p 4, d 2 returned OK with 0 tensor and pipeline bytes:
  * 2^40 x the per-micro-batch bytes wrapped to 0 mod 2^64). */
@@ -614,6 +630,7 @@ static Suite *parallel_suite(void)
     tcase_add_test(tc, expert_parallel_sharding);
     tcase_add_test(tc, reused_report_follows_changes);
     tcase_add_test(tc, reused_report_follows_every_key);
+    tcase_add_test(tc, reused_report_follows_every_key_on_one_device);
     tcase_add_test(tc, frozen_layers_per_stage);
     tcase_add_test(tc, communication_overflow);
     tcase_add_test(tc, most_loaded_stage_keeps_its_parts);
