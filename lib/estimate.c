@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "estimate.h"
+#include "kv.h"
 
 /* Host memory per node: the offloaded state, or the model each process materializes in fp32 at
  * start-up (host_init) if that is more, times host_buffer_factor. DeepSpeed's estimators
@@ -38,11 +39,12 @@ static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, cons
  * layout that splits or shards, the whole model's state of one that does not. The pricing is
  * everything either reads (job.h) but an attached checkpoint's bytes, which are never cached, so
  * the cache cannot go stale. */
-static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__cost_cache *cache)
+static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__cost_cache *cache,
+                              llmmem__trace *trace)
 {
     const int whole = llmmem__layout_single(&j->layout);
     if (!cache || (whole && j->from_checkpoint))
-        return llmmem__parallel_estimate(out, j, NULL);
+        return llmmem__parallel_estimate(out, j, NULL, trace);
     if (memcmp(&cache->key, &j->price, sizeof j->price) != 0) {
         cache->valid = 0;
         cache->costs.whole_made = 0;
@@ -53,7 +55,61 @@ static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__
         st = llmmem__whole_costs(&cache->costs, j);
     else if (!whole && !cache->valid && (st = llmmem__rank_costs_of(&cache->costs, j->m, &j->price)) == LLMMEM_OK)
         cache->valid = 1;
-    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs);
+    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, trace);
+}
+
+/* One part of a stage's state as the trace keeps it. */
+static void trace_part(llmmem__trace_part *p, const llmmem__layout *L, const llmmem__training *t, uint64_t params,
+                       uint64_t ranks)
+{
+    p->params = params;
+    p->trained = t->trainable;
+    p->bytes[LLMMEM_COMPONENT_WEIGHTS] = t->weights;
+    p->bytes[LLMMEM_COMPONENT_GRADIENTS] = llmmem__reduced_gradients(L, t);
+    p->bytes[LLMMEM_COMPONENT_MASTER_WEIGHTS] = t->master_weights;
+    p->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] = t->optimizer_states;
+    p->divisor[LLMMEM_COMPONENT_WEIGHTS] = llmmem__sharded(L, ranks, 0);
+    p->divisor[LLMMEM_COMPONENT_GRADIENTS] = llmmem__sharded(L, ranks, 1);
+    p->divisor[LLMMEM_COMPONENT_MASTER_WEIGHTS] = p->divisor[LLMMEM_COMPONENT_OPTIMIZER_STATES] =
+        llmmem__sharded(L, ranks, 2);
+    p->adapter_weights = t->adapter_weights;
+}
+
+void llmmem__trace_stage(llmmem__trace *t, const llmmem__layout *L, const llmmem__stage_parts *ss,
+                         const llmmem__stage_report *sr)
+{
+    trace_part(&t->part[0], L, &ss->dense, ss->dense_params, L->shard);
+    trace_part(&t->part[1], L, &ss->experts, ss->expert_params, L->edp);
+    t->first_layer = sr->first_layer;
+    t->layers = sr->layers;
+}
+
+/* The job's layout and the settings explain names, into the trace. */
+static void trace_job(llmmem__trace *t, const llmmem__job *j)
+{
+    const llmmem__settings *k = &j->s->s;
+    t->layout = j->layout;
+    t->mode = j->price.mode;
+    t->weight_format = llmmem__get_int(k, LLMMEM_KEY_WEIGHT_FORMAT);
+    t->gradient_format = llmmem__get_int(k, LLMMEM_KEY_GRADIENT_FORMAT);
+    t->master_weights_format = llmmem__get_int(k, LLMMEM_KEY_MASTER_WEIGHTS_FORMAT);
+    t->optimizer_state_format = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER_STATE_FORMAT);
+    t->optimizer = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER);
+    t->precision_recipe = llmmem__get_int(k, LLMMEM_KEY_PRECISION_RECIPE);
+    t->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
+    t->cross_entropy = llmmem__get_int(k, LLMMEM_KEY_CROSS_ENTROPY);
+    t->sequences = j->sequences;
+    t->tokens = j->tokens;
+}
+
+/* Inference: what one token takes in the whole model's contiguous cache, and whether the rank's
+ * cache is that times every token of every sequence (no window capped a layer, no split shared it). */
+static void trace_kv(llmmem__trace *t, const llmmem__job *j, uint64_t kv)
+{
+    uint64_t all;
+    t->kv_heads = llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) == 0;
+    t->kv_whole = t->kv_heads && llmmem__kv_contiguous_bytes(&t->kv_token_bytes, j->m, j->kv, 1, 1) == LLMMEM_OK &&
+                  llmmem__mul(&all, t->kv_token_bytes, t->tokens) && llmmem__mul(&all, all, t->sequences) && all == kv;
 }
 
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
@@ -71,6 +127,13 @@ llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, con
 
 llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                                       const llmmem_strategy *strategy, llmmem__cost_cache *cache)
+{
+    return llmmem__estimate_traced(out, model, hw, strategy, cache, NULL);
+}
+
+llmmem_status llmmem__estimate_traced(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache,
+                                      llmmem__trace *trace)
 {
     LLMMEM_REQUIRE(out);
     /* the stage array is written only as far as stage_count reaches */
@@ -92,10 +155,16 @@ llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *mo
     llmmem__job job;
     if ((st = llmmem__job_make(&job, model, hw, strategy)) != LLMMEM_OK)
         return st;
-    if ((st = composed(out, &job, cache)) != LLMMEM_OK) {
+    if (trace) {
+        memset(trace, 0, sizeof *trace);
+        trace_job(trace, &job);
+    }
+    if ((st = composed(out, &job, cache, trace)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;
     }
+    if (trace && job.price.mode == LLMMEM_MODE_INFERENCE)
+        trace_kv(trace, &job, out->bytes[LLMMEM_COMPONENT_KV_CACHE]);
 
     for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
         if (!llmmem__add(&out->total, out->total, out->bytes[c])) {

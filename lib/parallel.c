@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "estimate.h"
 #include "kv.h"
 #include "parallel.h"
 #include "weights.h"
@@ -330,9 +331,7 @@ llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, 
     for (int part = 1; part <= 2; part++) {
         const llmmem__training *t = &acc[part - 1];
         uint64_t ranks = part == 1 ? L->shard : L->edp;
-        /* ZeRO-3 reduces 16-bit gradients straight into the fp32 partition the optimizer reads
-         * (stage3.py: 18 bytes a parameter over the ranks, no 16-bit gradient kept) */
-        uint64_t grads = L->zero == 3 && t->gradient_copy ? t->gradient_copy : t->gradients;
+        uint64_t grads = llmmem__reduced_gradients(L, t);
         uint64_t w = div_up(t->weights, llmmem__sharded(L, ranks, 0)), g = div_up(grads, llmmem__sharded(L, ranks, 1));
         uint64_t mw = div_up(t->master_weights, llmmem__sharded(L, ranks, 2)), o = div_up(t->optimizer_states, llmmem__sharded(L, ranks, 2));
         /* ZeRO-Offload / ZeRO-Infinity: the optimizer step runs on the host with its fp32 state;
@@ -386,7 +385,8 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
 }
 
 
-llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given)
+llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given,
+                                        llmmem__trace *trace)
 {
     const llmmem_model *m = j->m;
     const llmmem__layout *L = &j->layout;
@@ -455,6 +455,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
                 have_mid = 1;
             }
         }
+        const uint64_t unit = a.held; /* one micro-batch's */
         /* the micro-batches this stage's schedule keeps in flight */
         llmmem__act_stage flight;
         llmmem__in_flight(L, i, &flight);
@@ -477,12 +478,19 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             best_acts = a;
             host_best = host;
             nvme_best = nvme;
+            if (trace) { /* what explain multiplies */
+                trace->unit_held = unit;
+                trace->in_flight_num = flight.in_flight_num;
+                trace->in_flight_den = flight.in_flight_den;
+            }
         }
     }
     r->stage_count = (unsigned)L->p;
     r->most_loaded = (unsigned)best;
     memcpy(r->bytes, r->stages[best].bytes, sizeof r->bytes);
     r->params_trainable = best_parts->dense.trainable + best_parts->experts.trainable;
+    if (trace)
+        llmmem__trace_stage(trace, L, best_parts, &r->stages[best]);
     if (j->price.mode != LLMMEM_MODE_INFERENCE) {
         uint64_t bytes[LLMMEM_COMPONENTS];
         (void)llmmem__peak_components(bytes, &r->peak_phase, &best_acts); /* checked for the stage above */

@@ -68,10 +68,22 @@ void llmmem__in_flight(const llmmem__layout *L, uint64_t stage, llmmem__act_stag
  * weights and optimizer states) over `ranks`, or 1 when the layout does not shard it. */
 uint64_t llmmem__sharded(const llmmem__layout *L, uint64_t ranks, int what);
 
+/* The gradient bytes of a part that data parallelism reduces: ZeRO-3 reduces 16-bit gradients
+ * straight into the fp32 partition the optimizer reads (stage3.py: 18 bytes a parameter over the
+ * ranks, no 16-bit gradient kept). */
+static inline uint64_t llmmem__reduced_gradients(const llmmem__layout *L, const llmmem__training *t)
+{
+    return L->zero == 3 && t->gradient_copy ? t->gradient_copy : t->gradients;
+}
+
+struct llmmem__trace; /* estimate.h */
+
 /* Fills the report's stages and components for any layout, one device (t = p = d = 1) included;
  * `costs` are the layout's rank costs when the caller has them (the report's cache), else NULL;
- * for a layout whose rank is the whole model, llmmem__whole_costs's. */
-llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs);
+ * for a layout whose rank is the whole model, llmmem__whole_costs's. Records the most loaded
+ * stage into `trace` when it is not NULL. */
+llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs,
+                                        struct llmmem__trace *trace);
 
 
 #endif

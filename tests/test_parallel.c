@@ -3,6 +3,7 @@
  * errors of impossible layouts, each against values derived by hand from the source it names. */
 #include <string.h>
 
+#include "estimate.h"
 #include "parallel.h"
 #include "unit.h"
 
@@ -614,6 +615,60 @@ START_TEST(most_loaded_stage_keeps_its_parts)
 }
 END_TEST
 
+/* The trace an estimate records for llmmem_explain is what the estimate computed: the most loaded
+ * stage's parts before sharding and their divisors, one micro-batch's activations and the
+ * micro-batches in flight; recording it changes nothing in the report. */
+START_TEST(trace_is_what_the_estimate_computed)
+{
+    job j = make("deepseek-v3");
+    set(&j, "tensor_parallel", "8");
+    set(&j, "pipeline_parallel", "4");
+    set(&j, "pipeline_first_stage_layers", "1");
+    set(&j, "data_parallel", "8");
+    set(&j, "expert_parallel", "8");
+    set(&j, "zero_stage", "1");
+    llmmem__trace tr;
+    char *traced = NULL, *plain = NULL;
+    ck_assert_ok(llmmem__estimate_traced(j.r, j.m, j.hw, j.s, NULL, &tr));
+    ck_assert_ok(llmmem_report_to_json(&traced, j.r));
+    run(&j);
+    ck_assert_ok(llmmem_report_to_json(&plain, j.r));
+    ck_assert_str_eq(traced, plain);
+    llmmem_string_free(traced);
+    llmmem_string_free(plain);
+    /* stage 1 of 4 under 1F1B holds 3 micro-batches; ZeRO-1 over 8 ranks divides the dense
+     * optimizer state, the experts' data-parallel group is 8 x 8 / (8 x 8) = 1 rank */
+    ck_assert_uint_eq(llmmem_report_most_loaded_stage(j.r), 1);
+    ck_assert_uint_eq(tr.first_layer, 1);
+    ck_assert_uint_eq(tr.layers, 20);
+    ck_assert_uint_eq(tr.in_flight_num, 3);
+    ck_assert_uint_eq(tr.in_flight_den, 1);
+    ck_assert_uint_eq(3 * tr.unit_held, llmmem_report_peak_part(j.r, LLMMEM_PEAK_ACTIVATIONS_HELD));
+    ck_assert_uint_eq(tr.part[0].divisor[LLMMEM_COMPONENT_WEIGHTS], 1);
+    ck_assert_uint_eq(tr.part[0].divisor[LLMMEM_COMPONENT_OPTIMIZER_STATES], 8);
+    ck_assert_uint_eq(tr.part[1].divisor[LLMMEM_COMPONENT_OPTIMIZER_STATES], 1);
+    ck_assert_uint_eq(tr.part[0].trained + tr.part[1].trained, llmmem_report_trainable_parameters(j.r));
+    for (int c = LLMMEM_COMPONENT_WEIGHTS; c <= LLMMEM_COMPONENT_OPTIMIZER_STATES; c++)
+        ck_assert_uint_eq(llmmem_report_bytes(j.r, (llmmem_component)c),
+                          (tr.part[0].bytes[c] + tr.part[0].divisor[c] - 1) / tr.part[0].divisor[c] +
+                              (tr.part[1].bytes[c] + tr.part[1].divisor[c] - 1) / tr.part[1].divisor[c]);
+    done(&j);
+
+    /* one device's inference: the whole model, its KV cache a token's bytes x tokens x sequences */
+    j = make("llama-3.1-8b");
+    set(&j, "mode", "inference");
+    set(&j, "micro_batch_size", "3");
+    ck_assert_ok(llmmem__estimate_traced(j.r, j.m, j.hw, j.s, j.r->cache, &tr));
+    ck_assert_int_eq(tr.kv_heads, 1);
+    ck_assert_int_eq(tr.kv_whole, 1);
+    ck_assert_uint_eq(tr.kv_token_bytes, 131072); /* 32 layers x 8 KV heads x 128 x K and V x 2 bytes */
+    ck_assert_uint_eq(tr.kv_token_bytes * tr.tokens * tr.sequences, llmmem_report_bytes(j.r, LLMMEM_COMPONENT_KV_CACHE));
+    ck_assert_uint_eq(tr.part[0].params, llmmem_report_total_parameters(j.r));
+    ck_assert_uint_eq(tr.part[0].bytes[LLMMEM_COMPONENT_WEIGHTS], llmmem_report_bytes(j.r, LLMMEM_COMPONENT_WEIGHTS));
+    done(&j);
+}
+END_TEST
+
 static Suite *parallel_suite(void)
 {
     Suite *s = suite_create("parallel");
@@ -634,6 +689,7 @@ static Suite *parallel_suite(void)
     tcase_add_test(tc, frozen_layers_per_stage);
     tcase_add_test(tc, communication_overflow);
     tcase_add_test(tc, most_loaded_stage_keeps_its_parts);
+    tcase_add_test(tc, trace_is_what_the_estimate_computed);
     suite_add_tcase(s, tc);
     return s;
 }
