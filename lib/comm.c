@@ -200,6 +200,15 @@ llmmem_status llmmem__comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem
 {
     const llmmem__layout *L = &j->layout;
     const uint64_t e = element(j), micro = micro_batches(L);
+    if (llmmem__layout_single(L)) {
+        /* whole replicas: a ring all-reduce of the trained parameters' gradients when training
+         * (none with one replica); nothing is split, so nothing else is sent */
+        for (unsigned i = 0; i < LLMMEM_COMM_KINDS; i++)
+            comm[i] = 0;
+        if (j->price.mode == LLMMEM_MODE_INFERENCE)
+            return LLMMEM_OK;
+        return sent(&comm[LLMMEM_COMM_DATA], j, LLMMEM_COMM_DATA, data_volume(L, r->trained, e));
+    }
     const checked tokens = times(of(j->tokens / L->c), j->sequences);
     const checked act = times(times(tokens, j->m->geo.hidden), e);
     checked v[LLMMEM_COMM_KINDS];
@@ -214,9 +223,4 @@ llmmem_status llmmem__comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem
             return st;
     }
     return LLMMEM_OK;
-}
-
-llmmem_status llmmem__comm_data_volume(uint64_t *bytes_out, const llmmem__job *j, uint64_t params)
-{
-    return sent(bytes_out, j, LLMMEM_COMM_DATA, data_volume(&j->layout, params, element(j)));
 }

@@ -5,8 +5,8 @@
 
 #include "job.h"
 
-/* What one rank's communication is sized by (parallel.c fills it from the rank's stage; one
- * device holding the whole model needs `gradients` alone). */
+/* What one rank's communication is sized by (parallel.c fills it from the rank's stage; a
+ * device holding the whole model needs `gradients` and `trained` alone). */
 typedef struct llmmem__comm_rank {
     uint64_t params;         /* parameters on the rank, after the tensor and expert split */
     uint64_t once_params;    /* of those, outside the decoder layers and routed experts (FSDP's root unit) */
@@ -15,6 +15,7 @@ typedef struct llmmem__comm_rank {
     uint64_t layers;         /* decoder layers on the rank, every chunk counted */
     uint64_t moe_layers;     /* of those, with a MoE block */
     uint64_t gradients;      /* gradient bytes the device keeps after sharding (DDP's bucket copy) */
+    uint64_t trained;        /* trained parameters on the rank (whole replicas all-reduce their gradients) */
 } llmmem__comm_rank;
 
 /* Whether a device holds data-parallel communication buffers at all: training, lora or qlora with
@@ -29,12 +30,10 @@ static inline int llmmem__comm_buffered(const llmmem__job *j)
  * data or context parallelism. LLMMEM_ERR_OVERFLOW past 64 bits. */
 llmmem_status llmmem__comm_buffers(uint64_t *bytes_out, const llmmem__job *j, const llmmem__comm_rank *r);
 
-/* Bytes one rank of pipeline stage `stage` sends per step, by kind (llmmem_comm).
+/* Bytes one rank of pipeline stage `stage` sends per step, by kind (llmmem_comm); whole replicas
+ * (llmmem__layout_single) send their trained parameters' gradients alone, and nothing in inference.
  * LLMMEM_ERR_OVERFLOW, naming the kind and the batch, past 64 bits. */
 llmmem_status llmmem__comm_volume(uint64_t comm[LLMMEM_COMM_KINDS], const llmmem__job *j, const llmmem__comm_rank *r,
                                   uint64_t stage);
-
-/* The data-parallel part of it alone, for `params` parameters' 16-bit gradients. */
-llmmem_status llmmem__comm_data_volume(uint64_t *bytes_out, const llmmem__job *j, uint64_t params);
 
 #endif

@@ -2,80 +2,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "comm.h"
 #include "estimate.h"
-#include "weights.h"
 #include "kv.h"
-#include "training.h"
-
-
-/* Training, lora, qlora on one device: the static state (training.c) and the activation side of
- * the peak (activations.c), composed at the higher of the two moments llmmem.h defines. */
-static llmmem_status training_peak(llmmem_report *r, const llmmem__job *j)
-{
-    llmmem__training t;
-    llmmem__activations a;
-    llmmem__view whole = llmmem__whole_model(j->m);
-    llmmem_status st = llmmem__training_state(&t, j, &whole);
-    if (st == LLMMEM_OK) {
-        llmmem__act_stage one = llmmem__single_stage(j->m);
-        st = llmmem__training_activations(&a, j->m, j->s, j->compute, &one);
-    }
-    if (st)
-        return st;
-    r->bytes[LLMMEM_COMPONENT_WEIGHTS] = t.weights;
-    r->bytes[LLMMEM_COMPONENT_GRADIENTS] = t.gradients;
-    r->bytes[LLMMEM_COMPONENT_MASTER_WEIGHTS] = t.master_weights;
-    r->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] = t.optimizer_states;
-    r->params_trainable = t.trainable;
-
-    llmmem__peak_parts(r->peak_parts, &a);
-    return llmmem__peak_components(r->bytes, &r->peak_phase, &a);
-}
-
-/* Inference: the KV cache of micro_batch_size sequences of sequence_length tokens, allocated whole
- * as Hugging Face generate does (kv.c); a model given by its count alone has no KV heads and
- * no cache is counted (llmmem.h says so). */
-static llmmem_status inference_kv(uint64_t *out, const llmmem__job *j)
-{
-    *out = 0;
-    if (llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
-        return LLMMEM_OK;
-    return llmmem__kv_contiguous_bytes(out, j->m, j->kv, j->sequences, j->tokens);
-}
-
-/* One device holding the whole model (plain data parallelism keeps a whole replica). */
-static llmmem_status single_device(llmmem_report *r, const llmmem__job *j)
-{
-    llmmem_status st;
-    const llmmem__layout *L = &j->layout;
-    if (j->price.mode == LLMMEM_MODE_INFERENCE) {
-        st = llmmem__job_weight_bytes(&r->bytes[LLMMEM_COMPONENT_WEIGHTS], j);
-        if (st == LLMMEM_OK)
-            st = inference_kv(&r->bytes[LLMMEM_COMPONENT_KV_CACHE], j);
-    } else {
-        st = training_peak(r, j);
-    }
-    if (st)
-        return st;
-    /* plain data parallelism: DDP's bucket copy of the gradients (comm.c) */
-    if (llmmem__comm_buffered(j)) {
-        llmmem__comm_rank whole = {.gradients = r->bytes[LLMMEM_COMPONENT_GRADIENTS]};
-        if ((st = llmmem__comm_buffers(&r->bytes[LLMMEM_COMPONENT_COMM_BUFFERS], j, &whole)) != LLMMEM_OK)
-            return st;
-    }
-    r->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
-    llmmem__stage_report *one = &r->stages[0];
-    memcpy(one->bytes, r->bytes, sizeof one->bytes);
-    one->first_layer = 0;
-    one->layers = j->m->geo.layers;
-    r->stage_count = 1;
-    r->most_loaded = 0;
-    /* ring all-reduce of the trained parameters' gradients: 2 (d - 1) / d of their 16-bit bytes per step */
-    if (L->d > 1 && j->price.mode != LLMMEM_MODE_INFERENCE)
-        return llmmem__comm_data_volume(&r->comm[LLMMEM_COMM_DATA], j, r->params_trainable);
-    return LLMMEM_OK;
-}
 
 /* Host memory per node: the offloaded state, or the model each process materializes in fp32 at
  * start-up (host_init) if that is more, times host_buffer_factor. DeepSpeed's estimators
@@ -97,6 +25,8 @@ static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, cons
     if (!llmmem__mul(&init, init, 4) || !llmmem__mul(&init, init, per_node))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "host bytes exceed 64 bits");
     uint64_t host = r->host_bytes > init ? r->host_bytes : init;
+    if (host == 0) /* nothing to scale (and no x87 conversion, slow after the composition's stores) */
+        return LLMMEM_OK;
     long double scaled = (long double)host * (long double)llmmem__get_real(&s->s, LLMMEM_KEY_HOST_BUFFER_FACTOR);
     if (scaled >= 18446744073709551615.0L)
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "host bytes exceed 64 bits");
@@ -104,22 +34,82 @@ static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, cons
     return LLMMEM_OK;
 }
 
-/* The parallel composition, with the rank costs of the cache when it holds this job's pricing
- * (refreshed otherwise): the pricing is everything the costs read (job.h), so the cache cannot
- * go stale. */
-static llmmem_status parallel_cached(llmmem_report *out, const llmmem__job *j, llmmem__cost_cache *cache)
+/* The composition of every layout (parallel.c; one device is the layout t = p = d = 1), with the
+ * costs of the cache when it holds this job's pricing (refreshed otherwise): the rank costs of a
+ * layout that splits or shards, the whole model's state of one that does not. The pricing is
+ * everything either reads (job.h) but an attached checkpoint's bytes, which are never cached, so
+ * the cache cannot go stale. */
+static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__cost_cache *cache,
+                              llmmem__trace *trace)
 {
-    if (!cache)
-        return llmmem__parallel_estimate(out, j, NULL);
-    if (!cache->valid || memcmp(&cache->key, &j->price, sizeof j->price) != 0) {
+    const int whole = llmmem__layout_single(&j->layout);
+    if (!cache || (whole && j->from_checkpoint))
+        return llmmem__parallel_estimate(out, j, NULL, trace);
+    if (memcmp(&cache->key, &j->price, sizeof j->price) != 0) {
         cache->valid = 0;
-        llmmem_status st = llmmem__rank_costs_of(&cache->costs, j->m, &j->price);
-        if (st)
-            return st;
+        cache->costs.whole_made = 0;
         cache->key = j->price;
-        cache->valid = 1;
     }
-    return llmmem__parallel_estimate(out, j, &cache->costs);
+    llmmem_status st = LLMMEM_OK;
+    if (whole && !cache->costs.whole_made)
+        st = llmmem__whole_costs(&cache->costs, j);
+    else if (!whole && !cache->valid && (st = llmmem__rank_costs_of(&cache->costs, j->m, &j->price)) == LLMMEM_OK)
+        cache->valid = 1;
+    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, trace);
+}
+
+/* One part of a stage's state as the trace keeps it. */
+static void trace_part(llmmem__trace_part *p, const llmmem__layout *L, const llmmem__training *t, uint64_t params,
+                       uint64_t ranks)
+{
+    p->params = params;
+    p->trained = t->trainable;
+    p->bytes[LLMMEM_COMPONENT_WEIGHTS] = t->weights;
+    p->bytes[LLMMEM_COMPONENT_GRADIENTS] = llmmem__reduced_gradients(L, t);
+    p->bytes[LLMMEM_COMPONENT_MASTER_WEIGHTS] = t->master_weights;
+    p->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] = t->optimizer_states;
+    p->divisor[LLMMEM_COMPONENT_WEIGHTS] = llmmem__sharded(L, ranks, 0);
+    p->divisor[LLMMEM_COMPONENT_GRADIENTS] = llmmem__sharded(L, ranks, 1);
+    p->divisor[LLMMEM_COMPONENT_MASTER_WEIGHTS] = p->divisor[LLMMEM_COMPONENT_OPTIMIZER_STATES] =
+        llmmem__sharded(L, ranks, 2);
+    p->adapter_weights = t->adapter_weights;
+}
+
+void llmmem__trace_stage(llmmem__trace *t, const llmmem__layout *L, const llmmem__stage_parts *ss,
+                         const llmmem__stage_report *sr)
+{
+    trace_part(&t->part[0], L, &ss->dense, ss->dense_params, L->shard);
+    trace_part(&t->part[1], L, &ss->experts, ss->expert_params, L->edp);
+    t->first_layer = sr->first_layer;
+    t->layers = sr->layers;
+}
+
+/* The job's layout and the settings explain names, into the trace. */
+static void trace_job(llmmem__trace *t, const llmmem__job *j)
+{
+    const llmmem__settings *k = &j->s->s;
+    t->layout = j->layout;
+    t->mode = j->price.mode;
+    t->weight_format = llmmem__get_int(k, LLMMEM_KEY_WEIGHT_FORMAT);
+    t->gradient_format = llmmem__get_int(k, LLMMEM_KEY_GRADIENT_FORMAT);
+    t->master_weights_format = llmmem__get_int(k, LLMMEM_KEY_MASTER_WEIGHTS_FORMAT);
+    t->optimizer_state_format = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER_STATE_FORMAT);
+    t->optimizer = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER);
+    t->precision_recipe = llmmem__get_int(k, LLMMEM_KEY_PRECISION_RECIPE);
+    t->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
+    t->cross_entropy = llmmem__get_int(k, LLMMEM_KEY_CROSS_ENTROPY);
+    t->sequences = j->sequences;
+    t->tokens = j->tokens;
+}
+
+/* Inference: what one token takes in the whole model's contiguous cache, and whether the rank's
+ * cache is that times every token of every sequence (no window capped a layer, no split shared it). */
+static void trace_kv(llmmem__trace *t, const llmmem__job *j, uint64_t kv)
+{
+    uint64_t all;
+    t->kv_heads = llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) == 0;
+    t->kv_whole = t->kv_heads && llmmem__kv_contiguous_bytes(&t->kv_token_bytes, j->m, j->kv, 1, 1) == LLMMEM_OK &&
+                  llmmem__mul(&all, t->kv_token_bytes, t->tokens) && llmmem__mul(&all, all, t->sequences) && all == kv;
 }
 
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
@@ -138,6 +128,13 @@ llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, con
 llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                                       const llmmem_strategy *strategy, llmmem__cost_cache *cache)
 {
+    return llmmem__estimate_traced(out, model, hw, strategy, cache, NULL);
+}
+
+llmmem_status llmmem__estimate_traced(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache,
+                                      llmmem__trace *trace)
+{
     LLMMEM_REQUIRE(out);
     /* the stage array is written only as far as stage_count reaches */
     memset(out, 0, offsetof(llmmem_report, stages));
@@ -150,18 +147,24 @@ llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *mo
     uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
     if (memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+    /* The allocator reserve is a fraction of the device: rounded down to a whole byte (converted
+     * here, before the composition: the long double conversion stalls behind its stores). */
+    double reserve = llmmem__get_real(&hw->s, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION);
+    const uint64_t capacity = memory - (uint64_t)((long double)memory * (long double)reserve);
 
     llmmem__job job;
     if ((st = llmmem__job_make(&job, model, hw, strategy)) != LLMMEM_OK)
         return st;
-    if (llmmem__layout_single(&job.layout))
-        st = single_device(out, &job);
-    else
-        st = parallel_cached(out, &job, cache);
-    if (st) {
+    if (trace) {
+        memset(trace, 0, sizeof *trace);
+        trace_job(trace, &job);
+    }
+    if ((st = composed(out, &job, cache, trace)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;
     }
+    if (trace && job.price.mode == LLMMEM_MODE_INFERENCE)
+        trace_kv(trace, &job, out->bytes[LLMMEM_COMPONENT_KV_CACHE]);
 
     for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
         if (!llmmem__add(&out->total, out->total, out->bytes[c])) {
@@ -170,10 +173,8 @@ llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *mo
         }
     out->stages[out->most_loaded].total = out->total;
 
-    /* The allocator reserve is a fraction of the device: rounded down to a whole byte. */
-    double reserve = llmmem__get_real(&hw->s, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION);
     out->memory_bytes = memory;
-    out->capacity = memory - (uint64_t)((long double)memory * (long double)reserve);
+    out->capacity = capacity;
     if ((st = host_per_node(out, model, hw, strategy)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;

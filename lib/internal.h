@@ -56,10 +56,13 @@ static inline uint64_t llmmem__ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
-/* x * num / den, rounded up, saturating at UINT64_MAX (the caller's total check reports the overflow). */
+/* x * num / den, rounded up, saturating at UINT64_MAX (the caller's total check reports the overflow);
+ * x itself when num = den (a whole share: every layer, every head), however large. */
 static inline uint64_t llmmem__scaled(uint64_t x, uint64_t num, uint64_t den)
 {
     uint64_t v;
+    if (num == den && den)
+        return x;
     return den && llmmem__mul(&v, x, num) ? llmmem__ceil_div(v, den) : UINT64_MAX;
 }
 

@@ -597,6 +597,10 @@ llmmem_status llmmem__job_make(llmmem__job *j, const llmmem_model *m, const llmm
     j->price.et = L->et;
     j->price.e = L->e;
     j->from_checkpoint = llmmem__layout_single(L) && llmmem__weights_from_checkpoint(m, s);
+    /* a device holding the whole model runs no pipeline: one micro-batch at a time, whatever
+     * pipeline_schedule says (GPipe's all-forwards-first needs stages) */
+    if (llmmem__layout_single(L))
+        j->layout.schedule = LLMMEM_SCHEDULE_1F1B;
     /* a checkpoint's stored bytes need no weight plan (inference on one device) */
     const int plan_unused = j->from_checkpoint && j->price.mode == LLMMEM_MODE_INFERENCE;
     if (!have_plan && !plan_unused && (st = llmmem__weight_plan_make(&j->price.weights, m, s)) != LLMMEM_OK)

@@ -42,7 +42,9 @@ typedef struct llmmem__pricing {
     llmmem__train_plan train;
 } llmmem__pricing;
 
-/* The layout, validated against the model. A single device is t = p = d = c = e = et = v = 1. */
+/* The layout, validated against the model. A single device is t = p = d = c = e = et = v = 1 (plain
+ * data parallelism, d > 1 without sharding, keeps whole replicas too: llmmem__layout_single); the
+ * job gives either schedule 1f1b, which holds one micro-batch in flight there. */
 typedef struct llmmem__layout {
     uint64_t t, p, d, c, e, et, v; /* tensor, pipeline, data, context, expert, expert-tensor, virtual */
     int sp;                        /* sequence parallelism */

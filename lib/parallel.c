@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "comm.h"
+#include "estimate.h"
 #include "kv.h"
 #include "parallel.h"
+#include "weights.h"
 
 void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
                           uint64_t *count)
@@ -185,6 +187,7 @@ llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model
 {
     llmmem__pricing p;
     llmmem_status st = llmmem__pricing_make(&p, m, s, L->t, L->et, L->e);
+    rc->whole_made = 0;
     return st ? st : llmmem__rank_costs_of(rc, m, &p);
 }
 
@@ -297,8 +300,40 @@ static llmmem__comm_rank comm_rank(const llmmem__stage_parts *ss, uint64_t layer
                                    uint64_t gradients)
 {
     llmmem__comm_rank r = {ss->params, ss->once_params, ss->layer_params, ss->largest_tensor, layers, moe_layers,
-                           gradients};
+                           gradients, ss->dense.trainable + ss->experts.trainable};
     return r;
+}
+
+/* The state of the whole model on one rank: training.c's, or the weights alone in inference. */
+static llmmem_status whole_state(llmmem__training *out, const llmmem__job *j)
+{
+    llmmem__view whole = llmmem__whole_model(j->m);
+    *out = (llmmem__training){0};
+    if (j->price.mode == LLMMEM_MODE_INFERENCE)
+        return llmmem__job_weight_bytes(&out->weights, j);
+    return llmmem__training_state(out, j, &whole);
+}
+
+llmmem_status llmmem__whole_costs(llmmem__rank_costs *rc, const llmmem__job *j)
+{
+    llmmem_status st = whole_state(&rc->whole, j);
+    rc->whole_made = st == LLMMEM_OK;
+    return st;
+}
+
+/* A rank holding the whole model unsplit (one device, or a replica of plain data parallelism): its
+ * state as llmmem__whole_costs makes it, all in the dense part (nothing shards the routed experts
+ * apart); its buffers and traffic need its gradients alone. */
+static llmmem_status whole_sums(llmmem__training acc[2], llmmem__stage_parts *ss, const llmmem__job *j,
+                                const llmmem__rank_costs *rc)
+{
+    acc[1] = (llmmem__training){0};
+    ss->params = ss->dense_params = j->m->inv.total;
+    if (rc && rc->whole_made) {
+        acc[0] = rc->whole;
+        return LLMMEM_OK;
+    }
+    return whole_state(&acc[0], j);
 }
 
 llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
@@ -328,7 +363,8 @@ llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, 
     *host = *nvme = 0;
 
     llmmem__training acc[2];
-    if ((st = stage_sums(acc, ss, j, rc, stage, first, count)) != LLMMEM_OK)
+    if ((st = llmmem__layout_single(L) ? whole_sums(acc, ss, j, rc) : stage_sums(acc, ss, j, rc, stage, first, count)) !=
+        LLMMEM_OK)
         return st;
     ss->dense = acc[0];
     ss->experts = acc[1];
@@ -337,9 +373,7 @@ llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, 
     for (int part = 1; part <= 2; part++) {
         const llmmem__training *t = &acc[part - 1];
         uint64_t ranks = part == 1 ? L->shard : L->edp;
-        /* ZeRO-3 reduces 16-bit gradients straight into the fp32 partition the optimizer reads
-         * (stage3.py: 18 bytes a parameter over the ranks, no 16-bit gradient kept) */
-        uint64_t grads = L->zero == 3 && t->gradient_copy ? t->gradient_copy : t->gradients;
+        uint64_t grads = llmmem__reduced_gradients(L, t);
         uint64_t w = div_up(t->weights, llmmem__sharded(L, ranks, 0)), g = div_up(grads, llmmem__sharded(L, ranks, 1));
         uint64_t mw = div_up(t->master_weights, llmmem__sharded(L, ranks, 2)), o = div_up(t->optimizer_states, llmmem__sharded(L, ranks, 2));
         /* ZeRO-Offload / ZeRO-Infinity: the optimizer step runs on the host with its fp32 state;
@@ -393,7 +427,8 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
 }
 
 
-llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given)
+llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given,
+                                        llmmem__trace *trace)
 {
     const llmmem_model *m = j->m;
     const llmmem__layout *L = &j->layout;
@@ -406,8 +441,9 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     llmmem__rank_costs own;
     const llmmem__rank_costs *rc = given;
     llmmem_status cst;
-    if (!rc) {
-        if ((cst = llmmem__rank_costs_of(&own, m, &j->price)) != LLMMEM_OK)
+    const int whole = llmmem__layout_single(L); /* a rank holding the whole model costs its state */
+    if (!rc || (whole && !rc->whole_made)) {
+        if ((cst = whole ? llmmem__whole_costs(&own, j) : llmmem__rank_costs_of(&own, m, &j->price)) != LLMMEM_OK)
             return cst;
         rc = &own;
     }
@@ -427,6 +463,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     uint64_t mid_host = 0, mid_nvme = 0, mid_on[LLMMEM_LAYER_KINDS_MAX] = {0};
     int have_mid = 0;
     llmmem__stage_parts parts[3]; /* the first, a middle and the last stage's (middles repeat) */
+    llmmem__stage_parts best_copy; /* the most loaded stage's, when a later middle stage reuses its slot */
     const llmmem__stage_parts *best_parts = &parts[0];
     for (uint64_t i = 0; i < L->p; i++) {
         llmmem__stage_report *sr = &r->stages[i];
@@ -445,6 +482,10 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             host = mid_host;
             nvme = mid_nvme;
         } else {
+            if (middle && ss == best_parts) { /* the slot holds the most loaded stage's parts: keep them */
+                best_copy = *ss;
+                best_parts = &best_copy;
+            }
             llmmem_status st = estimate_stage(sr, &host, &nvme, &a, j, rc, kinds, i, ss);
             if (st)
                 return st;
@@ -458,6 +499,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
                 have_mid = 1;
             }
         }
+        const uint64_t unit = a.held; /* one micro-batch's */
         /* the micro-batches this stage's schedule keeps in flight */
         llmmem__act_stage flight;
         llmmem__in_flight(L, i, &flight);
@@ -467,24 +509,32 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         host += a.host;
         /* the training peak on this stage (llmmem.h): held activations plus the larger transient */
         int phase;
-        if (llmmem__peak_components(sr->bytes, &phase, &a) != LLMMEM_OK)
-            return overflow();
+        llmmem_status pst = llmmem__peak_components(sr->bytes, &phase, &a); /* its message names activations */
+        if (pst)
+            return pst;
         sr->total = 0;
         for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
             if (!llmmem__add(&sr->total, sr->total, sr->bytes[c]))
-                return overflow();
+                return llmmem__fail(LLMMEM_ERR_OVERFLOW, "total bytes exceed 64 bits");
         if (i == 0 || sr->total > r->stages[best].total) {
             best = i;
             best_parts = ss;
             best_acts = a;
             host_best = host;
             nvme_best = nvme;
+            if (trace) { /* what explain multiplies */
+                trace->unit_held = unit;
+                trace->in_flight_num = flight.in_flight_num;
+                trace->in_flight_den = flight.in_flight_den;
+            }
         }
     }
     r->stage_count = (unsigned)L->p;
     r->most_loaded = (unsigned)best;
     memcpy(r->bytes, r->stages[best].bytes, sizeof r->bytes);
     r->params_trainable = best_parts->dense.trainable + best_parts->experts.trainable;
+    if (trace)
+        llmmem__trace_stage(trace, L, best_parts, &r->stages[best]);
     if (j->price.mode != LLMMEM_MODE_INFERENCE) {
         uint64_t bytes[LLMMEM_COMPONENTS];
         (void)llmmem__peak_components(bytes, &r->peak_phase, &best_acts); /* checked for the stage above */

@@ -23,6 +23,10 @@ typedef struct llmmem__stage_parts {
 /* Every class's shape on one rank and what one of its tensors costs there: computed once per
  * estimate, then multiplied by each stage's counts. */
 typedef struct llmmem__rank_costs {
+    /* a rank holding the whole model (a layout that neither splits nor shards): its state, when
+     * whole_made (llmmem__whole_costs; llmmem__rank_costs_of leaves both as they were) */
+    int whole_made;
+    llmmem__training whole;
     llmmem__inventory shapes;                     /* the model's classes, split by t, et and e */
     llmmem__class_cost cost[LLMMEM_MAX_TENSOR_CLASSES];
     int any_8bit;
@@ -39,6 +43,10 @@ llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model
 /* The same from a pricing (job.h): the model's shapes and the pricing are all it reads, so the
  * pricing keys a cache of it. */
 llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem__pricing *p);
+/* The state of a rank holding the whole model (rc->whole): training.c's sums over the model's own
+ * inventory (weights alone in inference), the weights an attached checkpoint's stored bytes where
+ * the job takes them. Without a checkpoint the job's pricing is all it reads. */
+llmmem_status llmmem__whole_costs(llmmem__rank_costs *rc, const llmmem__job *j);
 
 /* One device of a stage without activations: weights, gradients, master weights and optimizer
  * states sharded over data parallelism and offloaded, communication buffers, runtime overhead;
@@ -47,7 +55,8 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
                                   const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
                                   const llmmem__layout *L, const llmmem__rank_costs *rc, uint64_t stage,
                                   llmmem__stage_parts *ss);
-/* The same for a resolved job (its layout). */
+/* The same for a resolved job (its layout); for a layout that neither splits nor shards the rank
+ * holds the whole model, its state rc->whole (made here when rc is NULL or has none). */
 llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme, const llmmem__job *j,
                                      const llmmem__rank_costs *rc, uint64_t stage, llmmem__stage_parts *ss);
 
@@ -59,9 +68,22 @@ void llmmem__in_flight(const llmmem__layout *L, uint64_t stage, llmmem__act_stag
  * weights and optimizer states) over `ranks`, or 1 when the layout does not shard it. */
 uint64_t llmmem__sharded(const llmmem__layout *L, uint64_t ranks, int what);
 
-/* Fills the report's stages and components for a layout that splits or shards; `costs` are the
- * layout's rank costs when the caller has them (the planner), else NULL. */
-llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs);
+/* The gradient bytes of a part that data parallelism reduces: ZeRO-3 reduces 16-bit gradients
+ * straight into the fp32 partition the optimizer reads (stage3.py: 18 bytes a parameter over the
+ * ranks, no 16-bit gradient kept). */
+static inline uint64_t llmmem__reduced_gradients(const llmmem__layout *L, const llmmem__training *t)
+{
+    return L->zero == 3 && t->gradient_copy ? t->gradient_copy : t->gradients;
+}
+
+struct llmmem__trace; /* estimate.h */
+
+/* Fills the report's stages and components for any layout, one device (t = p = d = 1) included;
+ * `costs` are the layout's rank costs when the caller has them (the report's cache), else NULL;
+ * for a layout whose rank is the whole model, llmmem__whole_costs's. Records the most loaded
+ * stage into `trace` when it is not NULL. */
+llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs,
+                                        struct llmmem__trace *trace);
 
 
 #endif

@@ -212,6 +212,8 @@ START_TEST(recompute_modes)
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), extras);
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_HOST_ACTIVATIONS), L * input);
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_RECOMPUTE), layer);
+    /* in host memory on each of the node's 8 devices (llmmem_report_host_bytes) */
+    ck_assert_uint_eq(llmmem_report_host_bytes(x.r), 8 * L * input);
     /* fp32 norms: the two norm inputs of a layer and the final norm's are 4 bytes an element */
     set(&x, LLMMEM_KEY_RECOMPUTE, LLMMEM_RECOMPUTE_NONE);
     set(&x, LLMMEM_KEY_NORM_FP32, 1);

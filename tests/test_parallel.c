@@ -3,6 +3,7 @@
  * errors of impossible layouts, each against values derived by hand from the source it names. */
 #include <string.h>
 
+#include "estimate.h"
 #include "parallel.h"
 #include "unit.h"
 
@@ -522,6 +523,22 @@ START_TEST(reused_report_follows_every_key)
 }
 END_TEST
 
+/* The same on one device and on whole replicas (plain data parallelism): the cache then keeps the
+ * whole model's state, keyed the same way. */
+START_TEST(reused_report_follows_every_key_on_one_device)
+{
+    static const char *const modes[] = {"training", "lora", "qlora", "inference"};
+    for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
+        job j = make("mixtral-8x7b");
+        set(&j, "mode", modes[mode]);
+        set(&j, "data_parallel", "2");
+        same_as_fresh(&j);
+        each_key_value(&j);
+        done(&j);
+    }
+}
+END_TEST
+
 /* Bytes sent per step that exceed 64 bits are an overflow, never a wrapped count (issue 14: 2^40
  * micro-batches on llama-3.1-70b at t 8, p 4, d 2 returned OK with 0 tensor and pipeline bytes:
  * 2^40 x the per-micro-batch bytes wrapped to 0 mod 2^64). */
@@ -565,6 +582,93 @@ START_TEST(frozen_layers_per_stage)
 }
 END_TEST
 
+/* The most loaded stage's parts are its own: DeepSeek-V3's first three layers are dense, so with one
+ * layer on the first stage the middle stages differ (stage 1: two dense and 18 MoE layers, stage 2:
+ * 20 MoE layers) and are each computed; stage 1 is the most loaded, and its trained parameters and
+ * data-parallel volume are its own, not those of stage 2 computed after it. */
+START_TEST(most_loaded_stage_keeps_its_parts)
+{
+    job j = make("deepseek-v3");
+    set(&j, "tensor_parallel", "8");
+    set(&j, "pipeline_parallel", "4");
+    set(&j, "pipeline_first_stage_layers", "1");
+    set(&j, "data_parallel", "8");
+    set(&j, "expert_parallel", "8");
+    set(&j, "zero_stage", "1");
+    run(&j);
+    ck_assert_uint_eq(llmmem_report_most_loaded_stage(j.r), 1);
+    llmmem__layout L;
+    ck_assert_ok(llmmem__layout_make(&L, j.m, j.s, j.hw));
+    llmmem__rank_costs rc;
+    ck_assert_ok(llmmem__rank_costs_make(&rc, j.m, j.s, &L));
+    llmmem__stage_report sr;
+    llmmem__stage_parts one, two;
+    uint64_t host, nvme;
+    ck_assert_ok(llmmem__stage_state(&sr, &host, &nvme, j.m, j.hw, j.s, &L, &rc, 1, &one));
+    ck_assert_ok(llmmem__stage_state(&sr, &host, &nvme, j.m, j.hw, j.s, &L, &rc, 2, &two));
+    const uint64_t trained = one.dense.trainable + one.experts.trainable;
+    ck_assert_uint_ne(trained, two.dense.trainable + two.experts.trainable);
+    ck_assert_uint_eq(llmmem_report_trainable_parameters(j.r), trained);
+    /* plain ring over the 8 data-parallel ranks: 2 x 7/8 of the rank's 16-bit gradients */
+    ck_assert_uint_eq(llmmem_report_comm_bytes(j.r, LLMMEM_COMM_DATA), one.params * 2 / 8 * 7 * 2);
+    done(&j);
+}
+END_TEST
+
+/* The trace an estimate records for llmmem_explain is what the estimate computed: the most loaded
+ * stage's parts before sharding and their divisors, one micro-batch's activations and the
+ * micro-batches in flight; recording it changes nothing in the report. */
+START_TEST(trace_is_what_the_estimate_computed)
+{
+    job j = make("deepseek-v3");
+    set(&j, "tensor_parallel", "8");
+    set(&j, "pipeline_parallel", "4");
+    set(&j, "pipeline_first_stage_layers", "1");
+    set(&j, "data_parallel", "8");
+    set(&j, "expert_parallel", "8");
+    set(&j, "zero_stage", "1");
+    llmmem__trace tr;
+    char *traced = NULL, *plain = NULL;
+    ck_assert_ok(llmmem__estimate_traced(j.r, j.m, j.hw, j.s, NULL, &tr));
+    ck_assert_ok(llmmem_report_to_json(&traced, j.r));
+    run(&j);
+    ck_assert_ok(llmmem_report_to_json(&plain, j.r));
+    ck_assert_str_eq(traced, plain);
+    llmmem_string_free(traced);
+    llmmem_string_free(plain);
+    /* stage 1 of 4 under 1F1B holds 3 micro-batches; ZeRO-1 over 8 ranks divides the dense
+     * optimizer state, the experts' data-parallel group is 8 x 8 / (8 x 8) = 1 rank */
+    ck_assert_uint_eq(llmmem_report_most_loaded_stage(j.r), 1);
+    ck_assert_uint_eq(tr.first_layer, 1);
+    ck_assert_uint_eq(tr.layers, 20);
+    ck_assert_uint_eq(tr.in_flight_num, 3);
+    ck_assert_uint_eq(tr.in_flight_den, 1);
+    ck_assert_uint_eq(3 * tr.unit_held, llmmem_report_peak_part(j.r, LLMMEM_PEAK_ACTIVATIONS_HELD));
+    ck_assert_uint_eq(tr.part[0].divisor[LLMMEM_COMPONENT_WEIGHTS], 1);
+    ck_assert_uint_eq(tr.part[0].divisor[LLMMEM_COMPONENT_OPTIMIZER_STATES], 8);
+    ck_assert_uint_eq(tr.part[1].divisor[LLMMEM_COMPONENT_OPTIMIZER_STATES], 1);
+    ck_assert_uint_eq(tr.part[0].trained + tr.part[1].trained, llmmem_report_trainable_parameters(j.r));
+    for (int c = LLMMEM_COMPONENT_WEIGHTS; c <= LLMMEM_COMPONENT_OPTIMIZER_STATES; c++)
+        ck_assert_uint_eq(llmmem_report_bytes(j.r, (llmmem_component)c),
+                          (tr.part[0].bytes[c] + tr.part[0].divisor[c] - 1) / tr.part[0].divisor[c] +
+                              (tr.part[1].bytes[c] + tr.part[1].divisor[c] - 1) / tr.part[1].divisor[c]);
+    done(&j);
+
+    /* one device's inference: the whole model, its KV cache a token's bytes x tokens x sequences */
+    j = make("llama-3.1-8b");
+    set(&j, "mode", "inference");
+    set(&j, "micro_batch_size", "3");
+    ck_assert_ok(llmmem__estimate_traced(j.r, j.m, j.hw, j.s, j.r->cache, &tr));
+    ck_assert_int_eq(tr.kv_heads, 1);
+    ck_assert_int_eq(tr.kv_whole, 1);
+    ck_assert_uint_eq(tr.kv_token_bytes, 131072); /* 32 layers x 8 KV heads x 128 x K and V x 2 bytes */
+    ck_assert_uint_eq(tr.kv_token_bytes * tr.tokens * tr.sequences, llmmem_report_bytes(j.r, LLMMEM_COMPONENT_KV_CACHE));
+    ck_assert_uint_eq(tr.part[0].params, llmmem_report_total_parameters(j.r));
+    ck_assert_uint_eq(tr.part[0].bytes[LLMMEM_COMPONENT_WEIGHTS], llmmem_report_bytes(j.r, LLMMEM_COMPONENT_WEIGHTS));
+    done(&j);
+}
+END_TEST
+
 static Suite *parallel_suite(void)
 {
     Suite *s = suite_create("parallel");
@@ -581,8 +685,11 @@ static Suite *parallel_suite(void)
     tcase_add_test(tc, expert_parallel_sharding);
     tcase_add_test(tc, reused_report_follows_changes);
     tcase_add_test(tc, reused_report_follows_every_key);
+    tcase_add_test(tc, reused_report_follows_every_key_on_one_device);
     tcase_add_test(tc, frozen_layers_per_stage);
     tcase_add_test(tc, communication_overflow);
+    tcase_add_test(tc, most_loaded_stage_keeps_its_parts);
+    tcase_add_test(tc, trace_is_what_the_estimate_computed);
     suite_add_tcase(s, tc);
     return s;
 }

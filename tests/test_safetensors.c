@@ -1248,6 +1248,27 @@ START_TEST(use_checkpoint)
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_INT8));
     ck_assert_ok(llmmem_estimate(r, m, hw, s));
     ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS), (1256 - 40 - 256) * 1 + (40 + 256) * 4);
+    /* Under LoRA the base is held as stored too; fp32, the model's own format, prices the same
+     * tensors as auto but takes the inventory's bytes: a reused report (its cache) follows both. */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_LORA));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LORA_RANK, 2));
+    const int64_t formats[] = {LLMMEM_FORMAT_FP32, LLMMEM_FORMAT_AUTO, LLMMEM_FORMAT_FP32, LLMMEM_FORMAT_AUTO};
+    uint64_t lora_weights[4];
+    for (int i = 0; i < 4; i++) {
+        llmmem_report *fresh;
+        ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_WEIGHT_FORMAT, formats[i]));
+        ck_assert_ok(llmmem_estimate(r, m, hw, s));
+        ck_assert_ok(llmmem_report_new(&fresh));
+        ck_assert_ok(llmmem_estimate(fresh, m, hw, s));
+        lora_weights[i] = llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS);
+        ck_assert_uint_eq(lora_weights[i], llmmem_report_bytes(fresh, LLMMEM_COMPONENT_WEIGHTS));
+        llmmem_report_free(fresh);
+    }
+    /* the adapters (fp32) are the same on both bases: the stored base is 1256 x 2 bytes smaller */
+    ck_assert_uint_eq(lora_weights[0] - lora_weights[1], 1256 * 2);
+    ck_assert_uint_eq(lora_weights[2], lora_weights[0]);
+    ck_assert_uint_eq(lora_weights[3], lora_weights[1]);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_INFERENCE));
     /* Changing the model detaches the checkpoint. */
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_WEIGHT_FORMAT, LLMMEM_FORMAT_AUTO));
     ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP16));
