@@ -380,12 +380,6 @@ static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m,
     }
 }
 
-llmmem__act_stage llmmem__single_stage(const llmmem_model *m)
-{
-    llmmem__act_stage st = {0, m->geo.layers, 1, 1, 1, 1, 1, 1, 1, 1, 0};
-    return st;
-}
-
 /* x * num / den, rounded up; 0 on overflow. */
 static int scale(uint64_t *x, uint64_t num, uint64_t den)
 {
@@ -426,20 +420,6 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
         return st;
     l.recompute = LLMMEM_RECOMPUTE_FULL;
     return llmmem__layer_activation_bytes(&k->input, &l);
-}
-
-llmmem_status llmmem__training_activations(llmmem__activations *out, const llmmem_model *m,
-                                           const llmmem_strategy *s, llmmem_format compute,
-                                           const llmmem__act_stage *stage)
-{
-    memset(out, 0, sizeof *out);
-    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
-        return LLMMEM_OK;
-    llmmem__act_kinds k;
-    llmmem_status st = llmmem__activation_kinds(&k, m, s, compute, stage);
-    if (st)
-        return st;
-    return llmmem__stage_activations(out, m, s, &k, stage);
 }
 
 llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,

@@ -56,9 +56,6 @@ typedef struct llmmem__act_stage {
     int sequence_parallel;
 } llmmem__act_stage;
 
-/* One device holding the whole model, one micro-batch. */
-llmmem__act_stage llmmem__single_stage(const llmmem_model *m);
-
 /* What a decoder layer saves, computed once per estimate (the same on every stage of a layout). */
 typedef struct llmmem__act_kinds {
     llmmem__act_layer layer;       /* the layer as the strategy runs it */
@@ -76,11 +73,6 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
  * token ids and head inputs on the ends, the loss on the last stage. */
 llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
                                         const llmmem__act_kinds *k, const llmmem__act_stage *stage);
-
-/* Fills *out for the strategy's mode (zero for inference) on one stage. No allocation. */
-llmmem_status llmmem__training_activations(llmmem__activations *out, const llmmem_model *m,
-                                           const llmmem_strategy *s, llmmem_format compute,
-                                           const llmmem__act_stage *stage);
 
 /* The training peak (llmmem.h): the activations and logits components at the higher of the two
  * moments, and which moment it is (llmmem_peak_phase). LLMMEM_ERR_OVERFLOW past 64 bits. */

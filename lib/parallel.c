@@ -227,14 +227,18 @@ llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *
 /* The rank's share of a stage's classes, by part (0: all but routed experts, 1: routed experts):
  * the sums llmmem__training_state would make over the stage's view, from the per-tensor costs. */
 static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss, const llmmem__job *j,
-                                const llmmem__rank_costs *rc, uint64_t stage, uint64_t first, uint64_t count)
+                                const llmmem__rank_costs *rc, uint64_t stage, uint64_t first, uint64_t count,
+                                const uint64_t *counted)
 {
     const llmmem_model *m = j->m;
     const llmmem__layout *L = &j->layout;
     const llmmem__geometry *g = &m->geo;
     const unsigned kinds = g->plan.n;
     uint64_t on[LLMMEM_LAYER_KINDS_MAX] = {0}, layer[LLMMEM_LAYER_KINDS_MAX] = {0};
-    stage_kind_counts(on, m, L, stage);
+    if (counted) /* the caller counted the stage's kinds already */
+        memcpy(on, counted, sizeof on);
+    else
+        stage_kind_counts(on, m, L, stage);
     const uint64_t frozen = j->price.train.frozen_layers, end = frozen < first + count ? frozen : first + count;
     const int whole_layers = frozen <= first; /* no frozen layer on this stage */
     memset(acc, 0, 2 * sizeof *acc);
@@ -347,8 +351,10 @@ llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uin
     return st ? st : llmmem__stage_state_of(out, host, nvme, &j, rc, stage, ss);
 }
 
-llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme, const llmmem__job *j,
-                                     const llmmem__rank_costs *rc, uint64_t stage, llmmem__stage_parts *ss)
+/* llmmem__stage_state_of with the stage's layers of each kind when the caller has them (else NULL). */
+static llmmem_status stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme, const llmmem__job *j,
+                                 const llmmem__rank_costs *rc, uint64_t stage, llmmem__stage_parts *ss,
+                                 const uint64_t *counted)
 {
     llmmem_status st;
     const llmmem_model *m = j->m;
@@ -363,7 +369,7 @@ llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, 
     *host = *nvme = 0;
 
     llmmem__training acc[2];
-    if ((st = llmmem__layout_single(L) ? whole_sums(acc, ss, j, rc) : stage_sums(acc, ss, j, rc, stage, first, count)) !=
+    if ((st = llmmem__layout_single(L) ? whole_sums(acc, ss, j, rc) : stage_sums(acc, ss, j, rc, stage, first, count, counted)) !=
         LLMMEM_OK)
         return st;
     ss->dense = acc[0];
@@ -410,15 +416,22 @@ llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, 
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme, const llmmem__job *j,
+                                     const llmmem__rank_costs *rc, uint64_t stage, llmmem__stage_parts *ss)
+{
+    return stage_state(out, host, nvme, j, rc, stage, ss, NULL);
+}
+
 /* One stage: the state above, and the activations of one micro-batch (the caller scales them by
  * the micro-batches its schedule holds). */
 static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
                                     llmmem__activations *acts, const llmmem__job *j, const llmmem__rank_costs *rc,
-                                    const llmmem__act_kinds *kinds, uint64_t stage, llmmem__stage_parts *ss)
+                                    const llmmem__act_kinds *kinds, uint64_t stage, llmmem__stage_parts *ss,
+                                    const uint64_t *counted)
 {
     const llmmem__layout *L = &j->layout;
     memset(acts, 0, sizeof *acts);
-    llmmem_status st = llmmem__stage_state_of(out, host, nvme, j, rc, stage, ss);
+    llmmem_status st = stage_state(out, host, nvme, j, rc, stage, ss, counted);
     if (st || !kinds)
         return st;
     llmmem__act_stage a = {out->first_layer, out->first_layer + out->layers, stage == 0, stage + 1 == L->p, 1, 1, 1,
@@ -486,7 +499,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
                 best_copy = *ss;
                 best_parts = &best_copy;
             }
-            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, j, rc, kinds, i, ss);
+            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, j, rc, kinds, i, ss, middle && mixed ? on : NULL);
             if (st)
                 return st;
             if (middle) {
