@@ -359,16 +359,6 @@ int llmmem__layer_type_mixer(enum llmmem__mixer *out, const char *name, size_t l
     return 0;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 /* Which layers have which kind, and the sets and counts views ask for. Up to LLMMEM_LAYER_MAP_MAX
  * layers are listed one by one; a longer model repeats the period of its keys' patterns past them. */
 static llmmem_status resolve_layers(builder *b, uint64_t layers)
@@ -393,7 +383,7 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     p->period = 1;
     if (layers > p->listed) { /* no map: periodic keys alone (a map has at most LLMMEM_LAYER_MAP_MAX layers) */
         uint64_t pm = g->window && pattern ? pattern : 1, pf = moe ? freq : 1, lead = moe ? first_dense : 0;
-        uint64_t q = pm / gcd(pm, pf);
+        uint64_t q = pm / llmmem__gcd(pm, pf);
         if (q > LLMMEM_LAYER_MAP_MAX / pf || lead > LLMMEM_LAYER_MAP_MAX - q * pf)
             return fail(b, LLMMEM_ERR_UNSUPPORTED,
                         "num_hidden_layers (%llu) exceeds %d and the layer pattern (sliding_window_pattern %llu, "

@@ -56,6 +56,17 @@ static inline uint64_t llmmem__ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
+/* Greatest common divisor (Euclid); gcd(a, 0) = a. */
+static inline uint64_t llmmem__gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
 /* x * num / den, rounded up, saturating at UINT64_MAX (the caller's total check reports the overflow);
  * x itself when num = den (a whole share: every layer, every head), however large. */
 static inline uint64_t llmmem__scaled(uint64_t x, uint64_t num, uint64_t den)

@@ -829,16 +829,6 @@ static llmmem_status any_fits(int *fit, search *q, const layout *l, uint64_t d, 
     return LLMMEM_OK;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The smallest valid d (a multiple of `step`, at most dmax) for which kind *l fits; 0 if none. */
 static llmmem_status smallest_d(uint64_t *out, search *q, const layout *l, uint64_t step, uint64_t dmax)
 {
@@ -1029,8 +1019,8 @@ static llmmem_status fewest_devices(uint64_t *out, search *q, const llmmem_strat
                         return over_limit(sp, 1);
                     /* d x c divisible by e (the planner's expert groups) and t d c by e x et (the
                      * estimate's): d a multiple of both quotients */
-                    uint64_t a1 = e / gcd(e, c), a2 = e * et / gcd(e * et, t * c);
-                    uint64_t step = a1 / gcd(a1, a2) * a2;
+                    uint64_t a1 = e / llmmem__gcd(e, c), a2 = e * et / llmmem__gcd(e * et, t * c);
+                    uint64_t step = a1 / llmmem__gcd(a1, a2) * a2;
                     for (uint64_t v = 1; v <= sp->max_v && tcp < best; v++) {
                         layout l;
                         if (step > (best - 1) / tcp)
