@@ -128,12 +128,19 @@ llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, con
 llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                                       const llmmem_strategy *strategy, llmmem__cost_cache *cache)
 {
-    return llmmem__estimate_traced(out, model, hw, strategy, cache, NULL);
+    return llmmem__estimate_fixed(out, model, hw, strategy, cache, NULL, NULL);
 }
 
 llmmem_status llmmem__estimate_traced(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                                       const llmmem_strategy *strategy, llmmem__cost_cache *cache,
                                       llmmem__trace *trace)
+{
+    return llmmem__estimate_fixed(out, model, hw, strategy, cache, trace, NULL);
+}
+
+llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                     const llmmem_strategy *strategy, llmmem__cost_cache *cache,
+                                     llmmem__trace *trace, llmmem__job_fixed *fixed)
 {
     LLMMEM_REQUIRE(out);
     /* the stage array is written only as far as stage_count reaches */
@@ -153,7 +160,7 @@ llmmem_status llmmem__estimate_traced(llmmem_report *out, const llmmem_model *mo
     const uint64_t capacity = memory - (uint64_t)((long double)memory * (long double)reserve);
 
     llmmem__job job;
-    if ((st = llmmem__job_make(&job, model, hw, strategy)) != LLMMEM_OK)
+    if ((st = llmmem__job_make_fixed(&job, model, hw, strategy, fixed)) != LLMMEM_OK)
         return st;
     if (trace) {
         memset(trace, 0, sizeof *trace);

@@ -563,7 +563,7 @@ llmmem_status llmmem__pricing_make(llmmem__pricing *p, const llmmem_model *m, co
 
 /* The layout, the compute format and the weight plan, in the order the estimate reports their
  * errors: the layout's shape, the plan where the compute format needs it, the sharding. */
-static llmmem_status job_layout(llmmem__job *j, int *have_plan)
+static llmmem_status job_layout(llmmem__job *j, int *have_plan, const llmmem__job_fixed *fixed)
 {
     const llmmem_strategy *s = j->s;
     llmmem__layout *L = &j->layout;
@@ -571,10 +571,16 @@ static llmmem_status job_layout(llmmem__job *j, int *have_plan)
     if (st)
         return st;
     *have_plan = j->price.mode != LLMMEM_MODE_INFERENCE && compute_needs_plan(s);
-    if (*have_plan && (st = llmmem__weight_plan_make(&j->price.weights, j->m, s)) != LLMMEM_OK)
-        return st;
-    /* the 16-bit (or fp32) format activations and communication buffers are in */
-    j->compute = j->price.mode == LLMMEM_MODE_INFERENCE ? B16 : compute_of(s, &j->price.weights);
+    if (fixed) {
+        if (*have_plan)
+            j->price.weights = fixed->weights;
+        j->compute = fixed->compute;
+    } else {
+        if (*have_plan && (st = llmmem__weight_plan_make(&j->price.weights, j->m, s)) != LLMMEM_OK)
+            return st;
+        /* the 16-bit (or fp32) format activations and communication buffers are in */
+        j->compute = j->price.mode == LLMMEM_MODE_INFERENCE ? B16 : compute_of(s, &j->price.weights);
+    }
     L->compute = j->compute;
     return layout_sharding(L, j->hw);
 }
@@ -582,6 +588,13 @@ static llmmem_status job_layout(llmmem__job *j, int *have_plan)
 llmmem_status llmmem__job_make(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
                                const llmmem_strategy *s)
 {
+    return llmmem__job_make_fixed(j, m, hw, s, NULL);
+}
+
+llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
+                                     const llmmem_strategy *s, llmmem__job_fixed *fixed)
+{
+    const llmmem__job_fixed *given = fixed && fixed->valid ? fixed : NULL;
     memset(j, 0, sizeof *j); /* the pricing's padding-free bytes included */
     j->m = m;
     j->hw = hw;
@@ -589,7 +602,7 @@ llmmem_status llmmem__job_make(llmmem__job *j, const llmmem_model *m, const llmm
     j->price.model_id = m->id;
     j->price.mode = sv(s, LLMMEM_KEY_MODE);
     int have_plan;
-    llmmem_status st = job_layout(j, &have_plan);
+    llmmem_status st = job_layout(j, &have_plan, given);
     if (st)
         return st;
     const llmmem__layout *L = &j->layout;
@@ -603,12 +616,21 @@ llmmem_status llmmem__job_make(llmmem__job *j, const llmmem_model *m, const llmm
         j->layout.schedule = LLMMEM_SCHEDULE_1F1B;
     /* a checkpoint's stored bytes need no weight plan (inference on one device) */
     const int plan_unused = j->from_checkpoint && j->price.mode == LLMMEM_MODE_INFERENCE;
+    j->sequences = (uint64_t)sv(s, LLMMEM_KEY_MICRO_BATCH_SIZE);
+    j->tokens = (uint64_t)sv(s, LLMMEM_KEY_SEQUENCE_LENGTH);
+    if (given) {
+        if (!have_plan && !plan_unused)
+            j->price.weights = given->weights;
+        j->price.train = given->train;
+        j->kv = given->kv;
+        return LLMMEM_OK;
+    }
     if (!have_plan && !plan_unused && (st = llmmem__weight_plan_make(&j->price.weights, m, s)) != LLMMEM_OK)
         return st;
     if ((st = pricing_train(&j->price, m, s)) != LLMMEM_OK)
         return st;
     j->kv = llmmem__kv_dtype(m, s);
-    j->sequences = (uint64_t)sv(s, LLMMEM_KEY_MICRO_BATCH_SIZE);
-    j->tokens = (uint64_t)sv(s, LLMMEM_KEY_SEQUENCE_LENGTH);
+    if (fixed && !plan_unused) /* a job that made every part: the next ones take them */
+        *fixed = (llmmem__job_fixed){1, j->price.weights, j->price.train, j->compute, j->kv};
     return LLMMEM_OK;
 }

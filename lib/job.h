@@ -74,10 +74,27 @@ typedef struct llmmem__job {
     const llmmem_strategy *s;
 } llmmem__job;
 
+/* What a job resolves from the model and the strategy's keys other than the layout's: the weight
+ * and training plans, the compute and KV formats. The planner's candidates differ in layout keys
+ * alone (solve.c apply), so it keeps this from its first job and hands it to the others
+ * (llmmem__job_make_fixed). valid 0: not resolved yet. */
+typedef struct llmmem__job_fixed {
+    int valid;
+    llmmem__weight_plan weights;
+    llmmem__train_plan train;
+    llmmem_format compute;
+    llmmem_kv_cache_dtype kv;
+} llmmem__job_fixed;
+
 /* Resolves the job; fails (message set) on a layout, format or training plan that cannot run, in
  * the order the estimate has always reported them: layout, weight formats, training plan. */
 llmmem_status llmmem__job_make(llmmem__job *out, const llmmem_model *m, const llmmem_hardware *hw,
                                const llmmem_strategy *s);
+/* The same, taking the parts `fixed` holds from it when valid, and filling it (valid) after a job
+ * that resolved them; NULL: as llmmem__job_make. The caller changes only layout keys between
+ * calls with the same `fixed`. */
+llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
+                                     const llmmem_strategy *s, llmmem__job_fixed *fixed);
 
 /* Reads and validates the layout alone (compute format included); the message names the numbers
  * at fault. */

@@ -367,6 +367,8 @@ typedef struct space {
     size_t device_count;
     uint64_t work, work_limit;
     llmmem__cost_cache *cache; /* rank costs shared by the candidates of one t, et, e */
+    /* formats and training plan, the same for every candidate (apply sets layout keys alone) */
+    llmmem__job_fixed fixed;
 } space;
 
 /* Divisors of n (1 <= n <= 2^40), ascending; SIZE_MAX when there are more than `cap`. */
@@ -597,7 +599,7 @@ static llmmem_status try_layout(llmmem_plan *plan, space *sp, layout l, llmmem_s
                 l.micro = sp->global_batch / (mbs * l.d);
                 apply(s, &l);
                 llmmem_status st;
-                if (llmmem__estimate_cached(r, sp->m, sp->hw, s, sp->cache) != LLMMEM_OK)
+                if (llmmem__estimate_fixed(r, sp->m, sp->hw, s, sp->cache, NULL, &sp->fixed) != LLMMEM_OK)
                     break;
                 plan->candidates++;
                 if (!llmmem_report_fits(r))
@@ -812,7 +814,8 @@ static llmmem_status fits_at(int *fit, search *q, layout l, uint64_t d, unsigned
     l.mbs = 1;
     l.micro = global_batch(sp, (uint64_t)l.t * l.p * l.c * d) / d;
     apply(&q->s, &l);
-    *fit = llmmem__estimate_cached(q->r, sp->m, sp->hw, &q->s, sp->cache) == LLMMEM_OK && llmmem_report_fits(q->r);
+    *fit = llmmem__estimate_fixed(q->r, sp->m, sp->hw, &q->s, sp->cache, NULL, &sp->fixed) == LLMMEM_OK &&
+           llmmem_report_fits(q->r);
     return LLMMEM_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job.h"
 #include "unit.h"
 
 typedef struct job {
@@ -1015,6 +1016,42 @@ START_TEST(plan_to_json_needs_a_run)
 }
 END_TEST
 
+/* The planner resolves a job's formats and training plan once and hands them to its other
+ * candidates (llmmem__job_make_fixed), which differ in layout keys alone: every candidate's job
+ * is the one resolved from scratch, byte for byte, in every mode and with a checkpoint-free
+ * single layout first. */
+START_TEST(planner_jobs_equal_jobs_resolved_from_scratch)
+{
+    static const char *const modes[] = {"training", "lora", "qlora", "inference"};
+    static const char *const layouts[][3] = {
+        {"1", "1", "1"}, {"2", "4", "2"}, {"8", "2", "1"}, {"1", "1", "16"}, {"4", "1", "2"},
+    };
+    for (size_t mode = 0; mode < sizeof modes / sizeof modes[0]; mode++) {
+        job j = make("mixtral-8x7b", "h100-sxm-80gb");
+        set(&j, "mode", modes[mode]);
+        if (mode == 0)
+            set(&j, "precision_recipe", "deepspeed");
+        llmmem__job_fixed fixed = {0};
+        for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+            set(&j, "tensor_parallel", layouts[l][0]);
+            set(&j, "pipeline_parallel", layouts[l][1]);
+            set(&j, "data_parallel", layouts[l][2]);
+            set(&j, "zero_stage", l % 2 ? "3" : "0");
+            llmmem__job a, b;
+            ck_assert_ok(llmmem__job_make(&a, j.m, j.hw, j.s));
+            ck_assert_ok(llmmem__job_make_fixed(&b, j.m, j.hw, j.s, &fixed));
+            ck_assert_int_eq(fixed.valid, 1);
+            ck_assert_int_eq(memcmp(&a.price, &b.price, sizeof a.price), 0);
+            ck_assert_int_eq(memcmp(&a.layout, &b.layout, sizeof a.layout), 0);
+            ck_assert_int_eq(a.compute, b.compute);
+            ck_assert_int_eq(a.kv, b.kv);
+            ck_assert_uint_eq(a.sequences, b.sequences);
+        }
+        done(&j);
+    }
+}
+END_TEST
+
 static Suite *solve_suite(void)
 {
     Suite *s = suite_create("solve");
@@ -1040,6 +1077,7 @@ static Suite *solve_suite(void)
     tcase_add_test(tc, plan_on_the_largest_count);
     tcase_add_loop_test(tc, plan_to_json_is_the_getters, 0, (int)(sizeof plan_json_cases / sizeof plan_json_cases[0]));
     tcase_add_test(tc, plan_to_json_needs_a_run);
+    tcase_add_test(tc, planner_jobs_equal_jobs_resolved_from_scratch);
     suite_add_tcase(s, tc);
     return s;
 }
