@@ -294,9 +294,18 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
             goto offload;
         return LLMMEM_OK;
     }
-    /* "uniform": chunks of n layers, each keeps its input; backward rebuilds one chunk at a time */
+    /* "uniform": chunks of n layers, each keeps its input; backward rebuilds one chunk at a time.
+     * Past the plan's listed layers kinds repeat with its period, so chunk starts repeat modulo it
+     * every `cycle` chunks: the chunks that can differ are those starting among the listed layers,
+     * one cycle past them, and the last (it may be shorter); the others are skipped, so a model of
+     * 2^40 layers costs what one of 4096 does. */
+    const llmmem__layer_plan *plan = &m->geo.plan;
+    const uint64_t step = n % plan->period, cycle = step ? plan->period / llmmem__gcd(step, plan->period) : 1;
+    const uint64_t distinct = llmmem__ceil_div(plan->listed, n) + cycle + 1;
     uint64_t chunks = llmmem__ceil_div(layers, n), largest = 0;
     for (uint64_t c = 0; c < chunks; c++) {
+        if (c == distinct && c + 1 < chunks)
+            c = chunks - 1;
         uint64_t bytes;
         if (!sum_layers(&bytes, m, base + c * n, base + c * n + n, k->dense_full, k->moe_full))
             return overflow();

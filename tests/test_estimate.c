@@ -390,6 +390,42 @@ START_TEST(test_layer_kinds_counted_three_ways)
 }
 END_TEST
 
+/* Uniform recomputation over a model of 2^20 layers rebuilds the same largest chunk as over one of
+ * 10,007 (the kinds repeat with the MoE period past the listed layers): the estimate looks at the
+ * chunks that can differ, not at all 2^30 of them (a fuzz input took minutes before). */
+START_TEST(test_uniform_recompute_chunks_of_a_long_model)
+{
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_report *r;
+    ck_assert_ok(llmmem_model_from_preset(&m, "deepseek-v3"));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MOE_LAYER_FREQ, 2));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_text(s, "mode", "training"));
+    ck_assert_ok(llmmem_strategy_set_text(s, "recompute", "full"));
+    ck_assert_ok(llmmem_strategy_set_text(s, "recompute_method", "uniform"));
+    ck_assert_ok(llmmem_report_new(&r));
+    for (int64_t n = 1; n <= 3; n++) {
+        ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS, n));
+        ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 10007));
+        ck_assert_ok(llmmem_estimate(r, m, hw, s));
+        uint64_t rebuilt = llmmem_report_peak_part(r, LLMMEM_PEAK_RECOMPUTE);
+        ck_assert_uint_gt(rebuilt, 0);
+        ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, (int64_t)1 << 20));
+        llmmem_status st = llmmem_estimate(r, m, hw, s);
+        ck_assert(st == LLMMEM_OK || st == LLMMEM_ERR_OVERFLOW);
+        if (st == LLMMEM_OK)
+            ck_assert_uint_eq(llmmem_report_peak_part(r, LLMMEM_PEAK_RECOMPUTE), rebuilt);
+    }
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* The GPU catalog: unique lower-case names, memory set, and datasheet capacities in bytes
  * ("80 GB" of HBM on an H100 is 80 x 2^30 bytes of DRAM; NVIDIA H100 and AMD MI300X datasheets). */
 START_TEST(test_gpu_catalog)
@@ -442,6 +478,7 @@ static Suite *estimate_suite(void)
     tcase_add_test(tc, test_attention_shapes);
     tcase_add_test(tc, test_layer_spans);
     tcase_add_test(tc, test_layer_kinds_counted_three_ways);
+    tcase_add_test(tc, test_uniform_recompute_chunks_of_a_long_model);
     tcase_add_test(tc, test_gpu_catalog);
     suite_add_tcase(s, tc);
     return s;
