@@ -425,8 +425,6 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     g->dense = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_DENSE));
     g->moe = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_MOE));
     g->sliding = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING), any_ffn);
-    for (unsigned x = 0; x < LLMMEM_MIXERS; x++)
-        g->mixer_layers[x] = llmmem__layers_in(p, llmmem__kinds_of(p, LLMMEM_MIXER_BIT(x), any_ffn), 0, layers);
     g->dense_layers = llmmem__layers_in(p, g->dense, 0, layers);
     g->moe_layers = llmmem__layers_in(p, g->moe, 0, layers);
     return LLMMEM_OK;

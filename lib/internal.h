@@ -336,7 +336,6 @@ typedef struct llmmem__geometry {
     /* the sets views ask for: every layer, attention, dense and MoE feed-forwards, sliding windows */
     llmmem__kind_set all, attention, dense, moe, sliding;
     uint64_t dense_layers, moe_layers;    /* decoder layers with a dense MLP and with a MoE block */
-    uint64_t mixer_layers[LLMMEM_MIXERS]; /* decoder layers of each mixer */
     /* what one token adds to an attention layer of any kind: the decompressed keys and values, as
      * the attention computes them (what a Hugging Face cache stores) */
     llmmem__kv_token kv_token;

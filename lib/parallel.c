@@ -38,23 +38,6 @@ void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t sta
     }
 }
 
-/* Layers of a set of kinds on a stage, every chunk of it counted. */
-static uint64_t stage_kinds(const llmmem_model *m, const llmmem__layout *L, uint64_t stage, llmmem__kind_set set)
-{
-    const llmmem__layer_plan *plan = &m->geo.plan;
-    uint64_t layers = m->geo.layers, first, count;
-    if (L->schedule != LLMMEM_SCHEDULE_INTERLEAVED) {
-        llmmem__stage_layers(L, layers, stage, &first, &count);
-        return llmmem__layers_in(plan, set, first, first + count);
-    }
-    uint64_t chunk = layers / (L->p * L->v), n = 0;
-    for (uint64_t c = 0; c < L->v; c++) {
-        uint64_t start = (c * L->p + stage) * chunk;
-        n += llmmem__layers_in(plan, set, start, start + chunk);
-    }
-    return n;
-}
-
 /* Layers of each kind on a stage, every chunk of it counted. */
 static void stage_kind_counts(uint64_t on[LLMMEM_LAYER_KINDS_MAX], const llmmem_model *m, const llmmem__layout *L,
                               uint64_t stage)
@@ -557,7 +540,9 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     uint64_t per_node = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
     if (!llmmem__mul(&r->host_bytes, host_best, per_node) || !llmmem__mul(&r->nvme_bytes, nvme_best, per_node))
         return overflow();
-    llmmem__comm_rank cr = comm_rank(best_parts, r->stages[best].layers, stage_kinds(m, L, best, m->geo.moe),
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX];
+    stage_kind_counts(on, m, L, best);
+    llmmem__comm_rank cr = comm_rank(best_parts, r->stages[best].layers, of_kinds(on, m->geo.plan.n, m->geo.moe),
                                      r->stages[best].bytes[LLMMEM_COMPONENT_GRADIENTS]);
     return llmmem__comm_volume(r->comm, j, &cr, best);
 }
