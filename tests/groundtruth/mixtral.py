@@ -1,9 +1,9 @@
 """An eager Mixtral decoder following transformers' models/mixtral/modeling_mixtral.py as of a
 late-2025/early-2026 main (the version with MixtralTopKRouter and MixtralExperts holding the
 experts as two 3-d parameters, gate_up_proj [E, 2I, H] and down_proj [E, H, I], under
-@use_experts_implementation). The experts run the module's own forward, the "eager"
-experts implementation: the only one torch 1.13 has (the grouped_mm and batched_mm paths of
-integrations/moe.py need torch 2.x). Attention, RMSNorm, rotary and the causal mask are
+@use_experts_implementation). The experts run the class's own forward, the "eager" experts
+implementation; the decorator can swap in the others registered in integrations/moe.py
+(batched_mm, grouped_mm and kernels), which this module does not follow. Attention, RMSNorm, rotary and the causal mask are
 llama.py's: MixtralAttention's eager path is Llama's op for op (the sliding_window argument only
 matters to kernels that take it; Mixtral's configs leave it None).
 

@@ -6,7 +6,9 @@ Facts of torch 1.13 on CPU the derivation rests on (each checked by the census):
 - Dropout on CPU is not native_dropout (which CUDA runs, saving a bool mask): at::dropout takes
   the fused kernel only for CUDA/XPU/lazy tensors; on CPU it draws a noise tensor in the input's
   dtype (bernoulli_, div_ by 1-p) and multiplies, so the multiply saves the float mask: e bytes
-  per element, not 1. With p = 0 (or eval) it returns its input: nothing saved.
+  per element, not 1. With p = 0 (or eval) it returns its input: nothing saved. (torch's
+  native_dropout called directly saves a bool mask on CPU too: it is the routing, not the CPU
+  kernel, that differs.) A CUDA run of the same block saves 1 byte per masked element instead.
 - layer_norm saves its input, and mean and rstd per row, in the input dtype on CPU (bf16 in bf16).
 - addmm (Conv1D) saves the flattened input; the weight is a parameter.
 - matmul of 4-d tensors reshapes each operand to 3-d for bmm: a view when the batch and head
