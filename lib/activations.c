@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "activations.h"
+#include "framework.h"
 #include "job.h"
 
 typedef struct acc {
@@ -42,29 +43,83 @@ static uint64_t elems(acc *a, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t n4
 }
 
 /* The attention core over `heads` heads of tokens x heads x qk (Q, K) and v (V, output) widths:
- * what attention itself saves. kv_heads < heads is GQA. */
-static void attention_core(acc *a, const llmmem__act_layer *l, uint64_t heads, uint64_t kv_heads, uint64_t qk,
-                           uint64_t v)
+ * what attention itself saves. kv_heads < heads is GQA. `after_softmax` gathers what the ops after
+ * the softmax save (freed before the softmax's backward runs). */
+static void attention_core(acc *a, acc *after_softmax, const llmmem__act_layer *l, uint64_t heads, uint64_t kv_heads,
+                           uint64_t qk, uint64_t v)
 {
     const unsigned e = l->bytes;
+    const int eager = l->attn == LLMMEM_ATTN_EAGER;
+    const int fused = l->attn == LLMMEM_ATTN_SDPA || l->attn == LLMMEM_ATTN_FLASH_ATTENTION_2 ||
+                      l->attn == LLMMEM_ATTN_FUSED;
+    /* transformers eager_attention_forward multiplies by repeat_kv's copies of K and V, with every
+     * query head (the model's K and V when there is no grouping) */
+    const uint64_t kv_saved = eager ? heads : kv_heads;
     /* Q and K for QK^T, V for the product with the scores; GQA keeps g heads of K and V */
     keep(a, l, elems(a, l->s, l->b, heads, qk), e, 1);
-    keep(a, l, elems(a, l->s, l->b, kv_heads, qk), e, 1);
-    keep(a, l, elems(a, l->s, l->b, kv_heads, v), e, 1);
-    if (l->flash) {
-        /* FlashAttention (Dao et al. 2022) keeps no s x s tensor, only the fp32 log-sum-exp per row */
+    keep(a, l, elems(a, l->s, l->b, kv_saved, qk), e, 1);
+    keep(after_softmax, l, elems(a, l->s, l->b, kv_saved, v), e, 1);
+    if (fused) {
+        /* FlashAttention (Dao et al. 2022), SDPA's flash backend, Transformer Engine: no s x s
+         * tensor, only the fp32 log-sum-exp per row */
         keep(a, l, elems(a, heads, l->s, l->b, 1), 4, 1);
     } else if (l->recompute != LLMMEM_RECOMPUTE_SELECTIVE) {
-        /* softmax output 2as^2b; with dropout its 1-byte mask and its output 2as^2b more */
         const uint64_t scores = elems(a, heads, l->s, l->s, l->b);
-        keep(a, l, scores, e, 1);
-        if (l->dropout) {
-            keep(a, l, scores, 1, 1);
+        if (eager) {
+            /* softmax(dtype=torch.float32) saves its fp32 output; .to(q.dtype) makes the copy the
+             * product saves (none in fp32); with dropout that copy goes to dropout, which saves its
+             * 1-byte mask, and the product saves dropout's output instead */
+            keep(a, l, scores, 4, 1);
+            if (l->dropout) {
+                keep(after_softmax, l, scores, 1, 1);
+                keep(after_softmax, l, scores, e, 1);
+            } else if (e != 4) {
+                keep(after_softmax, l, scores, e, 1);
+            }
+        } else {
+            /* Megatron's core attention (Korthikanti §4.1): softmax output 2as^2b; with dropout its
+             * 1-byte mask and its output 2as^2b more */
             keep(a, l, scores, e, 1);
+            if (l->dropout) {
+                keep(after_softmax, l, scores, 1, 1);
+                keep(after_softmax, l, scores, e, 1);
+            }
         }
     }
     /* the output projection's input (heads x v wide) */
-    keep(a, l, elems(a, l->s, l->b, heads, v), e, 1);
+    keep(after_softmax, l, elems(a, l->s, l->b, heads, v), e, 1);
+}
+
+/* A norm over `rows` rows of `width`: what it saves for its backward, by implementation. */
+static void norm_saves(acc *a, const llmmem__act_layer *l, uint64_t rows, uint64_t width, int split)
+{
+    const unsigned nb = l->norm_bytes ? l->norm_bytes : l->bytes;
+    const uint64_t n = elems(a, rows, width, 1, 1);
+    keep(a, l, n, nb, split); /* its input, in fp32 when it upcasts */
+    switch (l->norm_impl) {
+    case LLMMEM_NORM_IMPL_EAGER:
+        if (l->layernorm) {
+            /* nn.LayerNorm is one native op even in eager transformers (native_layer_norm saves
+             * its input and the fp32 mean and rstd of each row) */
+            keep(a, l, rows, 8, split);
+            break;
+        }
+        /* transformers LlamaRMSNorm op by op: pow saves the upcast input (above); torch 1.13's mean
+         * saves its input too (derivatives.yaml, 2.x keeps sizes); rsqrt saves its output, one
+         * value a row; the weight's mul saves the normalized value cast back to the activation
+         * format */
+        if (l->torch1)
+            keep(a, l, n, nb, split);
+        keep(a, l, rows, nb, split);
+        keep(a, l, n, l->bytes, split);
+        break;
+    case LLMMEM_NORM_IMPL_FUSED:
+        /* a fused kernel (apex, Transformer Engine, Liger): rstd per row, and LayerNorm's mean */
+        keep(a, l, rows, l->layernorm ? 8u : 4u, split);
+        break;
+    default: /* Korthikanti et al.: the input alone */
+        break;
+    }
 }
 
 /* An MLP of width f over `tokens` token copies: its input is counted by the caller. */
@@ -106,64 +161,111 @@ static void moe_block(acc *a, const llmmem__act_layer *l, uint64_t sb)
         mlp_core(a, l, sb, l->fs);
 }
 
-llmmem_status llmmem__layer_activation_bytes(uint64_t *bytes_out, const llmmem__act_layer *l)
+/* What one layer saves, in three parts: the attention block up to its softmax, what the attention
+ * ops after the softmax save, and the feed-forward block (from the second norm on). */
+typedef struct layer_parts {
+    acc attention, after_softmax, ffn;
+} layer_parts;
+
+static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
 {
-    acc a = {0, 0};
-    const unsigned e = l->bytes, nb = l->norm_bytes ? l->norm_bytes : l->bytes;
+    acc *a = &p->attention;
+    const unsigned e = l->bytes;
     const unsigned norms = l->norms ? l->norms : 2;
-    const uint64_t sb = elems(&a, l->s, l->b, 1, 1), sbh = elems(&a, sb, l->h, 1, 1);
+    const uint64_t sb = elems(a, l->s, l->b, 1, 1), sbh = elems(a, sb, l->h, 1, 1);
     if (l->recompute == LLMMEM_RECOMPUTE_FULL || l->recompute == LLMMEM_RECOMPUTE_OFFLOAD) {
         /* Korthikanti §5 (full recomputation): only the layer's input, 2sbh */
-        keep(&a, l, sbh, e, 0);
-    } else {
-        /* Attention block (§4.1): the norm's input and the projections' input, unsplit by TP */
-        keep(&a, l, sbh, nb, 0);
-        keep(&a, l, sbh, e, 0);
-        if (l->kv_rank) {
-            /* MLA, DeepSeek-V2 modeling_deepseek.py DeepseekV2Attention (training form: K and V
-             * expanded per head): the query latent's norm and up-projection inputs, the key-value
-             * down-projection's output (kv latent + shared rope key, which its norm reads as a view)
-             * and the up-projection's input */
-            if (l->q_rank) {
-                keep(&a, l, elems(&a, sb, l->q_rank, 1, 1), nb, 0);
-                keep(&a, l, elems(&a, sb, l->q_rank, 1, 1), e, 0);
-            }
-            keep(&a, l, elems(&a, sb, l->kv_rank + l->rope, 1, 1), nb, 0);
-            keep(&a, l, elems(&a, sb, l->kv_rank, 1, 1), e, 0);
-            attention_core(&a, l, l->a, l->a, l->nope + l->rope, l->v_dim);
-        } else {
-            if (l->qk_norm) { /* Qwen3Attention q_norm / k_norm inputs */
-                keep(&a, l, elems(&a, sb, l->a, l->d, 1), nb, 1);
-                keep(&a, l, elems(&a, sb, l->g, l->d, 1), nb, 1);
-            }
-            attention_core(&a, l, l->a, l->g, l->d, l->d);
-        }
-        if (l->dropout) /* the hidden dropout's mask after attention */
-            keep(&a, l, sbh, 1, 0);
-        if (norms == 4) /* Gemma 2/3 post-attention norm's input */
-            keep(&a, l, sbh, nb, 0);
-        /* MLP block: the norm's input and the MLP's input, unsplit by TP; a single shared norm
-         * (Falcon-7B's parallel attention and MLP) feeds both blocks from the tensors above */
-        if (norms != 1) {
-            keep(&a, l, sbh, nb, 0);
-            keep(&a, l, sbh, e, 0);
-        }
-        if (l->experts)
-            moe_block(&a, l, sb);
-        else
-            mlp_core(&a, l, sb, l->f);
-        if (l->dropout)
-            keep(&a, l, sbh, 1, 0);
-        /* PEFT tuners/lora/layer.py Linear.forward, lora_B(lora_A(x)): each lora_B keeps lora_A's
-         * r-wide output; lora_A's input is the base linear's, kept above */
-        keep(&a, l, elems(&a, sb, l->adapter, 1, 1), e, 0);
-        if (norms == 4) /* Gemma 2/3 post-feed-forward norm's input */
-            keep(&a, l, sbh, nb, 0);
+        keep(a, l, sbh, e, 0);
+        return;
     }
-    if (a.overflow)
-        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "activation bytes of a layer (s %llu, b %llu, h %llu) exceed 64 bits",
-                            (unsigned long long)l->s, (unsigned long long)l->b, (unsigned long long)l->h);
-    *bytes_out = a.total;
+    /* Attention block (§4.1): the norm's saved tensors and the projections' input, unsplit by TP */
+    norm_saves(a, l, sb, l->h, 0);
+    keep(a, l, sbh, e, 0);
+    if (l->kv_rank) {
+        /* MLA, DeepSeek-V2 modeling_deepseek.py DeepseekV2Attention (training form: K and V
+         * expanded per head): the query latent's norm and up-projection inputs, the key-value
+         * down-projection's output (kv latent + shared rope key, which its norm reads as a view)
+         * and the up-projection's input */
+        const unsigned nb = l->norm_bytes ? l->norm_bytes : l->bytes;
+        if (l->q_rank) {
+            keep(a, l, elems(a, sb, l->q_rank, 1, 1), nb, 0);
+            keep(a, l, elems(a, sb, l->q_rank, 1, 1), e, 0);
+        }
+        keep(a, l, elems(a, sb, l->kv_rank + l->rope, 1, 1), nb, 0);
+        keep(a, l, elems(a, sb, l->kv_rank, 1, 1), e, 0);
+        attention_core(a, &p->after_softmax, l, l->a, l->a, l->nope + l->rope, l->v_dim);
+    } else {
+        if (l->qk_norm) { /* Qwen3Attention q_norm / k_norm over each head */
+            norm_saves(a, l, elems(a, sb, l->a, 1, 1), l->d, 1);
+            norm_saves(a, l, elems(a, sb, l->g, 1, 1), l->d, 1);
+        }
+        attention_core(a, &p->after_softmax, l, l->a, l->g, l->d, l->d);
+    }
+    acc *f = &p->ffn;
+    if (l->dropout) /* the hidden dropout's mask after attention */
+        keep(f, l, sbh, 1, 0);
+    if (norms == 4) /* Gemma 2/3 post-attention norm */
+        norm_saves(f, l, sb, l->h, 0);
+    /* MLP block: the norm's saved tensors and the MLP's input, unsplit by TP; a single shared
+     * norm (Falcon-7B's parallel attention and MLP) feeds both blocks from the tensors above */
+    if (norms != 1) {
+        norm_saves(f, l, sb, l->h, 0);
+        keep(f, l, sbh, e, 0);
+    }
+    if (l->experts)
+        moe_block(f, l, sb);
+    else
+        mlp_core(f, l, sb, l->f);
+    if (l->dropout)
+        keep(f, l, sbh, 1, 0);
+    /* PEFT tuners/lora/layer.py Linear.forward, lora_B(lora_A(x)): each lora_B keeps lora_A's
+     * r-wide output; lora_A's input is the base linear's, kept above */
+    keep(f, l, elems(f, sb, l->adapter, 1, 1), e, 0);
+    if (norms == 4) /* Gemma 2/3 post-feed-forward norm */
+        norm_saves(f, l, sb, l->h, 0);
+}
+
+static llmmem_status layer_overflow(const llmmem__act_layer *l)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "activation bytes of a layer (s %llu, b %llu, h %llu) exceed 64 bits",
+                        (unsigned long long)l->s, (unsigned long long)l->b, (unsigned long long)l->h);
+}
+
+llmmem_status llmmem__layer_activation_bytes(uint64_t *bytes_out, const llmmem__act_layer *l)
+{
+    layer_parts p = {{0, 0}, {0, 0}, {0, 0}};
+    layer_saves(&p, l);
+    uint64_t total;
+    if (p.attention.overflow || p.after_softmax.overflow || p.ffn.overflow ||
+        !llmmem__add(&total, p.attention.total, p.after_softmax.total) || !llmmem__add(&total, total, p.ffn.total))
+        return layer_overflow(l);
+    *bytes_out = total;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__layer_backward_bytes(uint64_t *bytes_out, const llmmem__act_layer *l)
+{
+    *bytes_out = 0;
+    if (l->attn != LLMMEM_ATTN_EAGER || l->recompute == LLMMEM_RECOMPUTE_SELECTIVE)
+        return LLMMEM_OK;
+    llmmem__act_layer full = *l;
+    full.recompute = LLMMEM_RECOMPUTE_NONE;
+    layer_parts p = {{0, 0}, {0, 0}, {0, 0}};
+    layer_saves(&p, &full);
+    /* The softmax's backward (measured, tests/groundtruth): its fp32 output gradient (cast up from
+     * the product's gradient) and its fp32 input gradient, and the residual stream's gradient,
+     * while the feed-forward block and the ops after the softmax have freed what they saved */
+    acc grads = {0, 0};
+    const uint64_t scores = elems(&grads, l->a, l->s, l->s, l->b);
+    keep(&grads, l, scores, 4, 1);
+    keep(&grads, l, scores, 4, 1);
+    keep(&grads, l, elems(&grads, l->s, l->b, l->h, 1), l->bytes, 0);
+    if (grads.overflow || p.ffn.overflow || p.after_softmax.overflow)
+        return layer_overflow(l);
+    uint64_t freed;
+    if (!llmmem__add(&freed, p.ffn.total, p.after_softmax.total))
+        return layer_overflow(l);
+    *bytes_out = grads.total > freed ? grads.total - freed : 0;
     return LLMMEM_OK;
 }
 
@@ -177,7 +279,7 @@ static unsigned bytes_of_format(llmmem_format f)
 /* A layer description from the model's geometry (so head_dim, KV heads and widths are those the
  * parameter count used) and the strategy's settings. */
 static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const llmmem_strategy *s, unsigned bytes,
-                           const llmmem__act_stage *st)
+                           const llmmem__act_stage *st, const llmmem__semantics *sem)
 {
     const llmmem__settings *k = &s->s;
     const llmmem__geometry *g = &m->geo;
@@ -194,7 +296,10 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->norm_bytes = llmmem__get_int(k, LLMMEM_KEY_NORM_FP32) ? 4u : bytes;
     l->norms = (unsigned)llmmem__model_value(m, LLMMEM_KEY_NORMS_PER_LAYER);
     l->dropout = llmmem__get_int(k, LLMMEM_KEY_DROPOUT) != 0;
-    l->flash = llmmem__get_int(k, LLMMEM_KEY_FLASH_ATTENTION) != 0;
+    l->attn = (int)sem->attn;
+    l->norm_impl = (int)sem->norm;
+    l->torch1 = sem->torch1;
+    l->layernorm = llmmem__model_value(m, LLMMEM_KEY_NORM_TYPE) == LLMMEM_NORM_LAYERNORM;
     l->gated = llmmem__model_value(m, LLMMEM_KEY_MLP_GATED) != 0;
     l->fused_swiglu = llmmem__get_int(k, LLMMEM_KEY_FUSED_SWIGLU) != 0;
     l->qk_norm = llmmem__model_value(m, LLMMEM_KEY_QK_NORM) != 0;
@@ -260,6 +365,8 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE) {
         if (!sum_layers(&out->held, m, base, base + layers, k->dense, k->moe))
             return overflow();
+        if (!sum_layers(&out->first_held, m, base, base + 1, k->dense, k->moe))
+            return overflow();
         /* selective: backward recomputes one layer's attention core at a time */
         if (mode == LLMMEM_RECOMPUTE_SELECTIVE) {
             out->recompute = k->dense_full - k->dense;
@@ -281,6 +388,7 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     /* The kept input is the first norm's input unless that norm saved an fp32 copy: recomputing a
      * chunk rebuilds everything else. */
     const uint64_t shared_input = norm_fp32 ? 0 : k->input;
+    out->first_held = mode == LLMMEM_RECOMPUTE_OFFLOAD ? 0 : k->input; /* the first chunk's kept input */
     if (block) {
         /* Megatron-LM transformer_block.py _checkpointed_forward, recompute_method "block": the
          * first n layers (of a pipeline stage) are checkpointed one by one, the rest keep all */
@@ -347,7 +455,7 @@ static uint64_t liger_chunk(uint64_t tokens, uint64_t vocab, uint64_t h)
 /* The loss: what the LM head's output and the cross-entropy save, and their backward peak, on one
  * tensor-parallel rank (Megatron-LM's vocabulary-parallel head: V / t logits per token). */
 static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
-                                uint64_t tokens, unsigned e, const llmmem__act_stage *st)
+                                uint64_t tokens, unsigned e, int keep_logits, const llmmem__act_stage *st)
 {
     const llmmem__settings *k = &s->s;
     const uint64_t vocab = m->geo.vocab, h = m->geo.hidden;
@@ -378,14 +486,25 @@ static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m,
             return overflow();
         return LLMMEM_OK;
     }
-    default:
-        /* transformers LlamaForCausalLM + loss_utils.ForCausalLMLoss: the logits (kept in the model
-         * output), logits.float() when logits_fp32, F.cross_entropy's log_softmax saves its output.
-         * Backward: the log-probabilities' gradient and the logits' gradient, both in the loss's
-         * format, beside the saved ones */
-        if (!llmmem__mul(&out->logits_held, tv, e + l) || !llmmem__mul(&out->logits_transient, tv, 2u * l))
+    default: {
+        /* transformers LlamaForCausalLM + loss_utils.ForCausalLMLoss: the logits, logits.float()
+         * when logits_fp32 (a copy the loss drops once log_softmax has run), F.cross_entropy's
+         * log_softmax saves its output and nll_loss its int64 targets. The logits themselves stay
+         * only while the model's output is referenced (keep_logits: Megatron's accounting; the
+         * Trainer's compute_loss returns the loss alone). Backward: the log-probabilities' gradient
+         * and the logits' gradient, both in the loss's format, beside the saved ones */
+        const unsigned copy = l == e ? 0u : l;
+        uint64_t targets;
+        if (!llmmem__mul(&targets, tokens, keep_logits ? 0u : 8u) ||
+            !llmmem__mul(&out->logits_held, tv, keep_logits ? e + l : l) ||
+            !llmmem__add(&out->logits_held, out->logits_held, targets) ||
+            !llmmem__mul(&out->logits_transient, tv, 2u * l))
+            return overflow();
+        /* the forward's highest point, log_softmax writing its output: the logits and their copy */
+        if (!llmmem__mul(&out->loss_forward, tv, keep_logits ? copy : e + copy))
             return overflow();
         return LLMMEM_OK;
+    }
     }
 }
 
@@ -406,12 +525,18 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "training activations need the model's shapes: a model given by num_parameters "
                             "alone has no layers to save tensors of");
+    llmmem__semantics sem;
+    llmmem_status st = llmmem__semantics_make(&sem, s);
+    if (st != LLMMEM_OK)
+        return st;
     k->e = bytes_of_format(compute);
     k->norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
+    k->keep_logits = sem.keep_logits;
     llmmem__act_layer l;
-    describe_layer(&l, m, s, k->e, stage);
+    describe_layer(&l, m, s, k->e, stage, &sem);
     k->layer = l;
-    llmmem_status st;
+    if ((st = llmmem__layer_backward_bytes(&k->backward, &l)) != LLMMEM_OK)
+        return st;
     uint64_t experts = l.experts;
     /* dense layers, then MoE layers, as the strategy runs them and without recomputation */
     l.experts = 0;
@@ -450,41 +575,97 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     uint64_t tokens, sbh, extra = 0;
     if (!llmmem__mul(&tokens, lp->s, lp->b) || !llmmem__mul(&sbh, tokens, lp->h))
         return overflow();
-    const uint64_t sbh_rank = stage->sequence_parallel ? llmmem__ceil_div(sbh, stage->t) : sbh;
-    if (stage->has_embedding &&
-        (!llmmem__muladd(&extra, tokens, 8) || (lp->dropout && !llmmem__muladd(&extra, sbh_rank, 1)) ||
-         (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM) && !llmmem__muladd(&extra, sbh_rank, lp->norm_bytes))))
+    acc ends = {0, 0}, head = {0, 0};
+    if (stage->has_embedding) {
+        ends.total = tokens * 8; /* the int64 ids, whole on every rank (tokens * h did not overflow) */
+        if (lp->dropout)
+            keep(&ends, lp, sbh, 1, 0);
+        if (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM))
+            norm_saves(&ends, lp, tokens, lp->h, 0);
+    }
+    /* transformers' rotary models compute cos and sin once per forward ([b, s, head_dim] each, in
+     * the activation format) and every layer's rotation saves them (modeling_llama.py
+     * LlamaRotaryEmbedding); Megatron's fused rope keeps its frequencies alone */
+    if (stage->end > stage->first && !llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) &&
+        (lp->attn == LLMMEM_ATTN_EAGER || lp->attn == LLMMEM_ATTN_SDPA || lp->attn == LLMMEM_ATTN_FLASH_ATTENTION_2))
+        keep(&ends, lp, elems(&ends, tokens, lp->kv_rank ? lp->rope : lp->d, 2, 1), e, 0);
+    /* transformers' eager attention adds a [b, 1, s, s] mask in the activation format
+     * (masking_utils.py eager_mask); torch.utils.checkpoint saves it with each layer's inputs */
+    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    if (stage->end > stage->first && lp->attn == LLMMEM_ATTN_EAGER &&
+        (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD))
+        keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), e, 1);
+    if (stage->has_head) { /* the final norm and the LM head's input */
+        norm_saves(&head, lp, tokens, lp->h, 0);
+        keep(&head, lp, sbh, e, 0);
+    }
+    if (ends.overflow || head.overflow || !llmmem__add(&extra, ends.total, head.total))
         return overflow();
-    if (stage->has_head &&
-        (!llmmem__muladd(&extra, sbh_rank, lp->norm_bytes) || !llmmem__muladd(&extra, sbh_rank, e)))
+    if (!llmmem__add(&out->first_held, out->first_held, ends.total))
         return overflow();
+    out->head = head.total;
     /* micro-batches in flight: the pipeline schedule's count (parallel.c) */
     if (!llmmem__add(&out->held, out->held, extra) || !scale(&out->held, stage->in_flight_num, stage->in_flight_den) ||
         !scale(&out->host, stage->in_flight_num, stage->in_flight_den))
         return overflow();
     if (!stage->has_head)
         return LLMMEM_OK;
-    if ((st = loss_bytes(out, m, s, tokens, e, stage)) != LLMMEM_OK)
+    if ((st = loss_bytes(out, m, s, tokens, e, k->keep_logits, stage)) != LLMMEM_OK)
         return st;
     return scale(&out->logits_held, stage->loss_in_flight, 1) ? LLMMEM_OK : overflow();
 }
 
-llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a)
+llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,
+                                      const llmmem__step *st)
 {
-    uint64_t loss;
+    /* bytes[] holds the static state with every gradient; each moment below replaces the
+     * gradients, activations, logits and temporaries with what is alive then, and the highest
+     * moment wins (an earlier one on a tie) */
+    const uint64_t grads = bytes[LLMMEM_COMPONENT_GRADIENTS];
+    uint64_t best = 0, loss, m[4], part[4][4]; /* per moment: gradients, activations, logits, temporaries */
+    int which = -1;
     if (!llmmem__add(&loss, a->logits_held, a->logits_transient))
         return overflow();
-    bytes[LLMMEM_COMPONENT_ACTIVATIONS] = a->held;
-    bytes[LLMMEM_COMPONENT_LOGITS] = 0;
-    if (a->recompute > loss) {
-        /* backward recomputes the largest chunk after the loss is freed */
-        *phase = LLMMEM_PEAK_PHASE_RECOMPUTE;
-        if (!llmmem__add(&bytes[LLMMEM_COMPONENT_ACTIVATIONS], a->held, a->recompute))
-            return overflow();
-    } else {
-        *phase = LLMMEM_PEAK_PHASE_LOSS;
-        bytes[LLMMEM_COMPONENT_LOGITS] = loss;
+    const uint64_t early = st->lazy_grads ? 0 : grads; /* gradients before backward */
+    /* 0: the loss's forward; 1: the loss's backward */
+    uint64_t fwd_loss = a->loss_forward > a->logits_held ? a->loss_forward : a->logits_held;
+    part[0][0] = early, part[0][1] = a->held, part[0][2] = fwd_loss, part[0][3] = 0;
+    part[1][0] = early, part[1][1] = a->held, part[1][2] = loss, part[1][3] = 0;
+    /* 2: a decoder layer's backward, the loss and the head's inputs freed: the last layer with
+     * the head's gradients, or the first with all but the embedding's (lazy gradients; the
+     * highest of the two ends, the held inputs falling as the gradients grow) */
+    uint64_t last = a->held - a->head, first = a->first_held, rebuilt;
+    if (!llmmem__add(&rebuilt, a->recompute, a->backward) || !llmmem__add(&last, last, rebuilt) ||
+        !llmmem__add(&first, first, rebuilt))
+        return overflow();
+    uint64_t g_last = st->lazy_grads ? st->grads_head : grads, g_first = st->lazy_grads ? st->grads_first : grads;
+    uint64_t t_last, t_first;
+    if (!llmmem__add(&t_last, last, g_last) || !llmmem__add(&t_first, first, g_first))
+        return overflow();
+    if (t_first > t_last)
+        part[2][0] = g_first, part[2][1] = first;
+    else
+        part[2][0] = g_last, part[2][1] = last;
+    part[2][2] = 0, part[2][3] = 0;
+    /* 3: the optimizer step, after backward */
+    part[3][0] = grads, part[3][1] = 0, part[3][2] = 0, part[3][3] = st->temporaries;
+    for (int k = 0; k < 4; k++) {
+        m[k] = 0;
+        for (int c = 0; c < 4; c++)
+            if (!llmmem__add(&m[k], m[k], part[k][c]))
+                return overflow();
+        if (which < 0 || m[k] > best)
+            best = m[k], which = k;
     }
+    static const int phases[4] = {LLMMEM_PEAK_PHASE_FORWARD, LLMMEM_PEAK_PHASE_LOSS, LLMMEM_PEAK_PHASE_BACKWARD,
+                                  LLMMEM_PEAK_PHASE_OPTIMIZER};
+    *phase = phases[which];
+    if (which == 2 && a->recompute)
+        *phase = LLMMEM_PEAK_PHASE_RECOMPUTE;
+    bytes[LLMMEM_COMPONENT_GRADIENTS] = part[which][0];
+    bytes[LLMMEM_COMPONENT_ACTIVATIONS] = part[which][1];
+    bytes[LLMMEM_COMPONENT_LOGITS] = part[which][2];
+    bytes[LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES] = part[which][3];
     return LLMMEM_OK;
 }
 

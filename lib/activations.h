@@ -16,7 +16,10 @@ typedef struct llmmem__act_layer {
     unsigned norms;          /* norms per layer: 1 (Falcon-7B's shared norm), 2, 4 (Gemma 2/3); 0: 2 */
     int sequence_parallel;   /* Megatron SP: the tensors outside TP regions split over t too */
     int dropout;             /* attention and hidden dropout (1-byte masks, dropout outputs) */
-    int flash;               /* fused attention: no s x s tensors, an fp32 log-sum-exp per row */
+    int attn;                /* llmmem_attn_implementation (resolved; 0 counts as core) */
+    int norm_impl;           /* llmmem_norm_implementation (resolved; 0 counts as input) */
+    int layernorm;           /* the norms are LayerNorm (a mean row statistic besides rstd) */
+    int torch1;              /* PyTorch 1.13: mean saves its input */
     int gated;               /* gated MLP (SwiGLU, GeGLU) */
     int fused_swiglu;        /* Megatron bias_swiglu: the activation's output is not kept */
     int qk_norm;             /* per-head q and k norms (Qwen3, Gemma 3) */
@@ -34,6 +37,11 @@ typedef struct llmmem__act_layer {
  * LLMMEM_ERR_OVERFLOW with the message set. */
 llmmem_status llmmem__layer_activation_bytes(uint64_t *bytes_out, const llmmem__act_layer *l);
 
+/* What the layer's backward adds, at its highest point, to the memory held when it starts (its
+ * saved tensors included): the gradients it computes less the saved tensors it has freed by then.
+ * Modelled for eager attention (the two fp32 s x s gradients of the softmax); 0 for the fused and
+ * Megatron implementations (Korthikanti's accounting counts saved tensors alone). */
+llmmem_status llmmem__layer_backward_bytes(uint64_t *bytes_out, const llmmem__act_layer *l);
 /* The activation side of one device's training peak, for one micro-batch of the strategy. */
 typedef struct llmmem__activations {
     uint64_t held;            /* saved for backward on the device when the last forward ends */
@@ -42,7 +50,21 @@ typedef struct llmmem__activations {
     uint64_t logits_transient;/* what the loss adds at its own peak (its gradient, or a chunk) */
     uint64_t host;            /* activations offloaded to host memory */
     uint64_t layer_full;      /* largest decoder layer's saved bytes without recomputation */
+    uint64_t loss_forward;    /* what the loss's forward adds to `held` at its highest point */
+    uint64_t backward;        /* what a decoder layer's backward adds at its highest point */
+    uint64_t head;            /* `held`'s part outside the layers that the loss's backward frees */
+    uint64_t first_held;      /* held when the first layer's backward starts (with the other
+                               * micro-batches in flight): its saved tensors or kept input, the ids */
 } llmmem__activations;
+
+/* What the step's moments take besides the activations: gradients as they are born (lazy) and the
+ * optimizer step's temporaries. */
+typedef struct llmmem__step {
+    int lazy_grads;          /* gradients are born in backward (else all held throughout) */
+    uint64_t grads_head;     /* alive when the last decoder layer's backward runs: the head's */
+    uint64_t grads_first;    /* alive when the first layer's backward runs: all but the embedding's */
+    uint64_t temporaries;    /* the optimizer step's temporaries */
+} llmmem__step;
 
 /* Where the activations are held: a pipeline stage's layers and ends, how many micro-batches it
  * keeps in flight, and how the layout splits its tensors. */
@@ -62,8 +84,10 @@ typedef struct llmmem__act_kinds {
     uint64_t dense, moe;           /* saved bytes of a dense and a MoE layer, as the strategy runs them */
     uint64_t dense_full, moe_full; /* the same without any recomputation (what recomputation rebuilds) */
     uint64_t input;                /* a layer's input: what full recomputation keeps */
+    uint64_t backward;             /* a layer's backward working set (llmmem__layer_backward_bytes) */
     unsigned e;                    /* bytes of an activation element */
     int norm_fp32;
+    int keep_logits;               /* the logits stay referenced through backward */
 } llmmem__act_kinds;
 
 llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,
@@ -74,9 +98,12 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
 llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
                                         const llmmem__act_kinds *k, const llmmem__act_stage *stage);
 
-/* The training peak (llmmem.h): the activations and logits components at the higher of the two
- * moments, and which moment it is (llmmem_peak_phase). LLMMEM_ERR_OVERFLOW past 64 bits. */
-llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a);
+/* The training peak (llmmem.h): bytes[] comes with the static state and every gradient; the
+ * gradients, activations, logits and optimizer temporaries become those of the step's highest
+ * moment (the loss's forward, its backward, a layer's backward, the optimizer step), and *phase
+ * names it (llmmem_peak_phase). LLMMEM_ERR_OVERFLOW past 64 bits. */
+llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,
+                                      const llmmem__step *st);
 
 /* The parts of the peak, as the report gives them (llmmem_report_peak_part). */
 void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activations *a);

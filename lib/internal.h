@@ -432,7 +432,7 @@ typedef struct llmmem__view {
 
 /* ---- report (estimate.c, report.c) ------------------------------------- */
 
-#define LLMMEM_COMPONENTS 9
+#define LLMMEM_COMPONENTS 10
 #define LLMMEM_PEAK_PARTS 6
 #define LLMMEM_COMM_KINDS 5
 #define LLMMEM_MAX_STAGES 256 /* pipeline stages a report holds */

@@ -41,6 +41,12 @@ static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NUL
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
+static const char *const framework_names[] = {"megatron", "hf_trainer", "deepspeed", "fsdp2", "vllm", NULL};
+static const char *const attn_names[] = {"auto", "eager", "sdpa", "flash_attention_2", "fused", "core", NULL};
+static const char *const norm_impl_names[] = {"auto", "input", "eager", "fused", NULL};
+static const char *const optimizer_impl_names[] = {"auto", "foreach", "fused", "for_loop", NULL};
+static const char *const gradient_allocation_names[] = {"auto", "lazy", "persistent", NULL};
+static const char *const pytorch_names[] = {"2.x", "1.13", NULL};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe", NULL};
 static const char *const fsdp_names[] = {"none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
@@ -253,6 +259,25 @@ static const llmmem__key_info key_table[] = {
              "logits are upcast to fp32 before the loss (Hugging Face ForCausalLMLoss: logits.float())"),
     BOOL_KEY(LLMMEM_KEY_FUSED_SWIGLU, S, "fused_swiglu", 0,
              "gated MLPs run a fused activation (Megatron-LM bias_swiglu) that keeps no output of its own"),
+    CHOICE_KEY(LLMMEM_KEY_FRAMEWORK, S, "framework", framework_names, 0, LLMMEM_FRAMEWORK_VLLM, LLMMEM_FRAMEWORK_MEGATRON,
+               "whose semantics the auto keys take: megatron (Megatron-LM and Korthikanti's accounting), "
+               "hf_trainer (transformers Trainer, PyTorch 2.x), deepspeed, fsdp2 (torchtune), vllm (inference)"),
+    CHOICE_KEY(LLMMEM_KEY_ATTN_IMPLEMENTATION, S, "attn_implementation", attn_names, 0, LLMMEM_ATTN_CORE, 0,
+               "attention: auto (the framework's), eager, sdpa, flash_attention_2 (transformers' names), fused "
+               "(Megatron/TE), core (Megatron unfused)"),
+    CHOICE_KEY(LLMMEM_KEY_NORM_IMPLEMENTATION, S, "norm_implementation", norm_impl_names, 0, LLMMEM_NORM_IMPL_FUSED,
+               0, "what a norm saves: auto (the framework's), input (its input alone), eager (transformers' "
+                  "RMSNorm op by op), fused (input and fp32 row statistics)"),
+    CHOICE_KEY(LLMMEM_KEY_OPTIMIZER_IMPLEMENTATION, S, "optimizer_implementation", optimizer_impl_names, 0,
+               LLMMEM_OPTIMIZER_IMPL_FOR_LOOP, 0,
+               "optimizer step: auto (the framework's), foreach, fused, for_loop (PyTorch's implementations)"),
+    CHOICE_KEY(LLMMEM_KEY_GRADIENT_ALLOCATION, S, "gradient_allocation", gradient_allocation_names, 0,
+               LLMMEM_GRADIENTS_PERSISTENT, 0,
+               "gradients: auto (the framework's), lazy (set to None after each step), persistent (held)"),
+    CHOICE_KEY(LLMMEM_KEY_KEEP_LOGITS, S, "keep_logits", tristate_names, 0, 2, 0,
+               "the model's output logits stay referenced through backward (auto: the framework's)"),
+    CHOICE_KEY(LLMMEM_KEY_PYTORCH_VERSION, S, "pytorch_version", pytorch_names, 0, LLMMEM_PYTORCH_1_13, 0,
+               "PyTorch semantics: 2.x, or 1.13 (mean saves its input, foreach AdamW keeps two temporaries)"),
     /* serving: vLLM's engine arguments (vllm/engine/arg_utils.py EngineArgs) and measured terms */
     CHOICE_KEY(LLMMEM_KEY_KV_CACHE_DTYPE, S, "kv_cache_dtype", kv_cache_dtype_names, 0, LLMMEM_KV_CACHE_FP8_DS_MLA,
                LLMMEM_KV_CACHE_AUTO,

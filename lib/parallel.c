@@ -14,6 +14,7 @@
 #include "estimate.h"
 #include "kv.h"
 #include "parallel.h"
+#include "framework.h"
 #include "weights.h"
 
 void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
@@ -423,6 +424,48 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
 }
 
 
+/* What the step's moments take besides the activations (activations.h llmmem__step): which
+ * gradients exist when, and the optimizer step's temporaries. Lazy gradients are followed on a rank
+ * that holds its whole model; sharded and split layouts keep theirs through the step. */
+static void step_of(llmmem__step *out, const llmmem__job *j, const llmmem__stage_report *sr,
+                    const llmmem__stage_parts *ss, uint64_t stage)
+{
+    const llmmem_model *m = j->m;
+    const llmmem__layout *L = &j->layout;
+    const llmmem__train_plan *tp = &j->price.train;
+    llmmem__semantics sem;
+    memset(out, 0, sizeof *out);
+    if (llmmem__semantics_make(&sem, j->s) != LLMMEM_OK) /* checked by the activations already */
+        return;
+    const uint64_t grads = sr->bytes[LLMMEM_COMPONENT_GRADIENTS];
+    const uint64_t states = sr->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES];
+    const unsigned state_bytes = (unsigned)(llmmem__format_element_bits(tp->state) / 8u);
+    /* torch/optim/adamw.py: _multi_tensor_adamw keeps torch._foreach_sqrt(exp_avg_sqs) for the
+     * update (torch 1.13 also torch._foreach_add(.., eps), a second), each the size of every
+     * parameter's state; _single_tensor_adamw builds one tensor's denom from exp_avg_sq.sqrt()
+     * and its quotient (two of the largest); fused=True keeps none */
+    if (tp->optimizer == LLMMEM_OPTIMIZER_ADAMW || tp->optimizer == LLMMEM_OPTIMIZER_ADAM) {
+        if (sem.optimizer == LLMMEM_OPTIMIZER_IMPL_FOREACH)
+            out->temporaries = states / 2u * (sem.torch1 ? 2u : 1u);
+        else if (sem.optimizer == LLMMEM_OPTIMIZER_IMPL_FOR_LOOP && j->price.mode == LLMMEM_MODE_TRAINING)
+            out->temporaries = 2u * ss->largest_tensor * state_bytes;
+    }
+    out->lazy_grads = sem.lazy_grads && llmmem__layout_single(L) && L->d == 1;
+    if (!out->lazy_grads)
+        return;
+    /* the head's gradient is born in the loss's backward (the embedding's, when tied), the
+     * embedding's last (Embedding's backward runs after every layer's) */
+    const unsigned grad_bytes = j->price.mode == LLMMEM_MODE_TRAINING ? (unsigned)(llmmem__format_element_bits(tp->grad) / 8u) : 0u;
+    const uint64_t *p = m->inv.params;
+    const uint64_t embed = p[LLMMEM_PARAMS_EMBEDDING] + p[LLMMEM_PARAMS_POSITIONS];
+    const int tied = p[LLMMEM_PARAMS_LM_HEAD] == 0;
+    uint64_t head = (p[LLMMEM_PARAMS_LM_HEAD] + (tied ? embed : 0)) * grad_bytes;
+    uint64_t embed_late = tied ? 0 : embed * grad_bytes;
+    (void)stage;
+    out->grads_head = head < grads ? head : grads;
+    out->grads_first = embed_late < grads ? grads - embed_late : 0;
+}
+
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given,
                                         llmmem__trace *trace)
 {
@@ -430,6 +473,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     const llmmem__layout *L = &j->layout;
     uint64_t best = 0, host_best = 0, nvme_best = 0;
     llmmem__activations best_acts = {0};
+    int best_phase = LLMMEM_PEAK_PHASE_STATIC;
     /* Middle stages with the same layer kinds hold the same state and the same activations per
      * micro-batch: computed once (not with frozen layers, which depend on the layers' positions) */
     /* what one tensor of each class costs on a rank and what a layer saves: the same on every
@@ -503,9 +547,13 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         a.host = llmmem__scaled(a.host, flight.in_flight_num, flight.in_flight_den);
         a.logits_held = llmmem__scaled(a.logits_held, flight.loss_in_flight, 1);
         host += a.host;
-        /* the training peak on this stage (llmmem.h): held activations plus the larger transient */
+        /* the training peak on this stage (llmmem.h): the step's highest moment */
+        a.first_held = llmmem__add(&a.first_held, a.first_held, a.held - unit) ? a.first_held : UINT64_MAX;
+        llmmem__step step;
+        step_of(&step, j, sr, ss, i);
         int phase;
-        llmmem_status pst = llmmem__peak_components(sr->bytes, &phase, &a); /* its message names activations */
+        llmmem_status pst = j->price.mode == LLMMEM_MODE_INFERENCE ? LLMMEM_OK
+                                                                   : llmmem__peak_components(sr->bytes, &phase, &a, &step);
         if (pst)
             return pst;
         sr->total = 0;
@@ -514,6 +562,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
                 return llmmem__fail(LLMMEM_ERR_OVERFLOW, "total bytes exceed 64 bits");
         if (i == 0 || sr->total > r->stages[best].total) {
             best = i;
+            best_phase = phase;
             best_parts = ss;
             best_acts = a;
             host_best = host;
@@ -532,8 +581,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     if (trace)
         llmmem__trace_stage(trace, L, best_parts, &r->stages[best]);
     if (j->price.mode != LLMMEM_MODE_INFERENCE) {
-        uint64_t bytes[LLMMEM_COMPONENTS];
-        (void)llmmem__peak_components(bytes, &r->peak_phase, &best_acts); /* checked for the stage above */
+        r->peak_phase = best_phase;
         llmmem__peak_parts(r->peak_parts, &best_acts);
     }
     /* host and NVMe per node: every device of a node holds as much as the most loaded rank */

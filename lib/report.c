@@ -8,7 +8,7 @@
 
 static const char *const component_names[LLMMEM_COMPONENTS] = {
     "weights",     "gradients", "master_weights", "optimizer_states", "activations",
-    "logits",      "kv_cache",  "comm_buffers",   "runtime_overhead",
+    "logits",      "kv_cache",  "comm_buffers",   "runtime_overhead", "optimizer_temporaries",
 };
 
 size_t llmmem_component_count(void)
@@ -189,7 +189,7 @@ llmmem_peak_phase llmmem_report_peak_phase(const llmmem_report *report)
 static const char *const peak_part_names[LLMMEM_PEAK_PARTS] = {
     "activations_held", "recompute", "logits_held", "logits_transient", "host_activations", "largest_layer",
 };
-static const char *const peak_phase_names[] = {"static", "loss", "recompute"};
+static const char *const peak_phase_names[] = {"static", "loss", "recompute", "forward", "backward", "optimizer"};
 
 /* ---- JSON -------------------------------------------------------------- */
 

@@ -212,6 +212,13 @@ typedef enum llmmem_key {
     LLMMEM_KEY_LOSS_CHUNK_TOKENS = 3029,       /**< chunked cross-entropy: tokens per chunk (0: Liger's rule) */
     LLMMEM_KEY_LOGITS_FP32 = 3030,             /**< bool: logits are upcast to fp32 for the loss */
     LLMMEM_KEY_FUSED_SWIGLU = 3031,            /**< bool: a fused SwiGLU keeps no activation output */
+    LLMMEM_KEY_FRAMEWORK = 3032,               /**< choice (llmmem_framework): whose semantics the `auto` keys below take */
+    LLMMEM_KEY_ATTN_IMPLEMENTATION = 3033,     /**< choice (llmmem_attn_implementation): transformers' attn_implementation, Megatron's */
+    LLMMEM_KEY_NORM_IMPLEMENTATION = 3034,     /**< choice (llmmem_norm_implementation): what a norm saves */
+    LLMMEM_KEY_OPTIMIZER_IMPLEMENTATION = 3035, /**< choice (llmmem_optimizer_implementation): PyTorch foreach, fused, for-loop */
+    LLMMEM_KEY_GRADIENT_ALLOCATION = 3036,     /**< choice (llmmem_gradient_allocation): lazy (set_to_none) or persistent */
+    LLMMEM_KEY_KEEP_LOGITS = 3037,             /**< choice: auto, off, on: the model's logits stay referenced through backward */
+    LLMMEM_KEY_PYTORCH_VERSION = 3038,         /**< choice (llmmem_pytorch_version): 2.x (default) or 1.13 */
 
     /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
     LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
@@ -411,6 +418,58 @@ typedef enum llmmem_cross_entropy {
     LLMMEM_CROSS_ENTROPY_FUSED = 1,    /**< fused kernel: the logits' gradient written over the logits */
     LLMMEM_CROSS_ENTROPY_CHUNKED = 2   /**< fused LM head and loss over chunks of tokens (Liger) */
 } llmmem_cross_entropy;
+
+/** Whose semantics the `auto` framework keys take: choices of LLMMEM_KEY_FRAMEWORK. */
+typedef enum llmmem_framework {
+    LLMMEM_FRAMEWORK_MEGATRON = 0,   /**< Megatron-LM (and Korthikanti et al.'s accounting): fused attention
+                                          per flash_attention, norms keep their input, fused Adam, a
+                                          persistent gradient buffer */
+    LLMMEM_FRAMEWORK_HF_TRAINER = 1, /**< transformers' Trainer on PyTorch 2.x: SDPA, eager norms, foreach
+                                          AdamW, gradients set to None between steps */
+    LLMMEM_FRAMEWORK_DEEPSPEED = 2,  /**< a transformers model under DeepSpeed: SDPA, eager norms,
+                                          DeepSpeed FusedAdam, gradients held by the engine */
+    LLMMEM_FRAMEWORK_FSDP2 = 3,      /**< torchtune on FSDP2: SDPA, eager norms, fused AdamW, set_to_none */
+    LLMMEM_FRAMEWORK_VLLM = 4        /**< vLLM: inference only (FlashAttention) */
+} llmmem_framework;
+
+/** Attention implementations: choices of LLMMEM_KEY_ATTN_IMPLEMENTATION. */
+typedef enum llmmem_attn_implementation {
+    LLMMEM_ATTN_AUTO = 0,              /**< the framework's (megatron: fused when flash_attention, else core) */
+    LLMMEM_ATTN_EAGER = 1,             /**< transformers eager: fp32 softmax and its cast, repeat_kv copies */
+    LLMMEM_ATTN_SDPA = 2,              /**< torch SDPA (flash backend): q, k, v, output, fp32 log-sum-exp */
+    LLMMEM_ATTN_FLASH_ATTENTION_2 = 3, /**< flash-attn 2: q, k, v, output, fp32 log-sum-exp */
+    LLMMEM_ATTN_FUSED = 4,             /**< Megatron/Transformer Engine fused core attention */
+    LLMMEM_ATTN_CORE = 5               /**< Megatron's unfused core attention (Korthikanti et al. 2022 §4.1) */
+} llmmem_attn_implementation;
+
+/** What a norm saves: choices of LLMMEM_KEY_NORM_IMPLEMENTATION. */
+typedef enum llmmem_norm_implementation {
+    LLMMEM_NORM_IMPL_AUTO = 0,   /**< the framework's */
+    LLMMEM_NORM_IMPL_INPUT = 1,  /**< its input alone (Korthikanti et al. 2022) */
+    LLMMEM_NORM_IMPL_EAGER = 2,  /**< transformers' RMSNorm op by op: fp32 input, row rsqrt, the normalized value */
+    LLMMEM_NORM_IMPL_FUSED = 3   /**< a kernel: its input and fp32 row statistics */
+} llmmem_norm_implementation;
+
+/** Optimizer step implementations: choices of LLMMEM_KEY_OPTIMIZER_IMPLEMENTATION. */
+typedef enum llmmem_optimizer_implementation {
+    LLMMEM_OPTIMIZER_IMPL_AUTO = 0,     /**< the framework's */
+    LLMMEM_OPTIMIZER_IMPL_FOREACH = 1,  /**< torch._foreach_* over every parameter: whole-model temporaries */
+    LLMMEM_OPTIMIZER_IMPL_FUSED = 2,    /**< one kernel per step: no temporaries */
+    LLMMEM_OPTIMIZER_IMPL_FOR_LOOP = 3  /**< parameter by parameter: temporaries of the largest tensor */
+} llmmem_optimizer_implementation;
+
+/** When gradients exist: choices of LLMMEM_KEY_GRADIENT_ALLOCATION. */
+typedef enum llmmem_gradient_allocation {
+    LLMMEM_GRADIENTS_AUTO = 0,       /**< the framework's */
+    LLMMEM_GRADIENTS_LAZY = 1,       /**< set to None after the step, born in backward (zero_grad(set_to_none=True)) */
+    LLMMEM_GRADIENTS_PERSISTENT = 2  /**< held through the step (Megatron's buffer, DDP buckets, set_to_none=False) */
+} llmmem_gradient_allocation;
+
+/** PyTorch semantics that changed: choices of LLMMEM_KEY_PYTORCH_VERSION. */
+typedef enum llmmem_pytorch_version {
+    LLMMEM_PYTORCH_2 = 0,    /**< 2.x: mean saves sizes alone, foreach AdamW keeps one temporary */
+    LLMMEM_PYTORCH_1_13 = 1  /**< 1.13: mean saves its input, foreach AdamW keeps two, no SDPA */
+} llmmem_pytorch_version;
 
 /** Pipeline schedules: choices of LLMMEM_KEY_PIPELINE_SCHEDULE. */
 typedef enum llmmem_pipeline_schedule {
@@ -761,7 +820,8 @@ typedef enum llmmem_component {
     LLMMEM_COMPONENT_LOGITS = 5,           /**< the loss: logits and what its backward adds */
     LLMMEM_COMPONENT_KV_CACHE = 6,         /**< keys and values of the cached tokens (inference) */
     LLMMEM_COMPONENT_COMM_BUFFERS = 7,     /**< data-parallel buffers: gradient buckets, gathered units */
-    LLMMEM_COMPONENT_RUNTIME_OVERHEAD = 8  /**< CUDA context and workspaces (runtime_overhead_bytes) */
+    LLMMEM_COMPONENT_RUNTIME_OVERHEAD = 8, /**< CUDA context and workspaces (runtime_overhead_bytes) */
+    LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES = 9 /**< what the optimizer step allocates while it runs */
 } llmmem_component;
 
 /** Number of components; components are numbered 0 to count - 1. */
@@ -831,7 +891,10 @@ typedef enum llmmem_peak_part {
 typedef enum llmmem_peak_phase {
     LLMMEM_PEAK_PHASE_STATIC = 0,       /**< inference: no training transient */
     LLMMEM_PEAK_PHASE_LOSS = 1,         /**< the loss and its backward */
-    LLMMEM_PEAK_PHASE_RECOMPUTE = 2     /**< recomputing the largest chunk in backward */
+    LLMMEM_PEAK_PHASE_RECOMPUTE = 2,    /**< recomputing the largest chunk in backward */
+    LLMMEM_PEAK_PHASE_FORWARD = 3,      /**< the loss's forward: the logits and their fp32 copies */
+    LLMMEM_PEAK_PHASE_BACKWARD = 4,     /**< a decoder layer's backward (its working set, gradients so far) */
+    LLMMEM_PEAK_PHASE_OPTIMIZER = 5     /**< the optimizer step: every gradient and the step's temporaries */
 } llmmem_peak_phase;
 
 /** Bytes of one part of the training peak (0 for an unknown part or an inference report). */

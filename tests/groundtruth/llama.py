@@ -102,3 +102,39 @@ def causal_mask(seq, dtype):
     the diagonal, 0 elsewhere, [1, 1, seq, seq]."""
     m = torch.full((seq, seq), torch.finfo(dtype).min, dtype=dtype).triu(1)
     return m[None, None]
+
+
+class CausalLM(nn.Module):
+    """LlamaForCausalLM: embed_tokens, the decoder layers, the final norm and lm_head (tied to the
+    embedding when `tie`); LlamaModel computes the rotary cos/sin and the causal mask once per
+    forward and every layer reads them. `checkpoint` runs each layer under
+    torch.utils.checkpoint with use_reentrant=True, transformers' gradient_checkpointing_enable()
+    default. Returns the logits of every position (logits_to_keep=0)."""
+
+    def __init__(self, vocab, hidden, layers, heads, kv_heads, intermediate, head_dim=None, tie=False):
+        super().__init__()
+        self.head_dim = head_dim or hidden // heads
+        self.embed_tokens = nn.Embedding(vocab, hidden)
+        self.layers = nn.ModuleList(
+            DecoderLayer(hidden, heads, kv_heads, self.head_dim, intermediate) for _ in range(layers)
+        )
+        self.norm = RMSNorm(hidden)
+        self.lm_head = nn.Linear(hidden, vocab, bias=False)
+        if tie:
+            self.lm_head.weight = self.embed_tokens.weight
+        self.checkpoint = False
+
+    def forward(self, ids):
+        import torch.utils.checkpoint
+
+        x = self.embed_tokens(ids)
+        b, s = ids.shape
+        cos, sin = rotary(self.head_dim, torch.arange(s)[None].expand(b, s), x.dtype)
+        # masking_utils.py eager_mask: a [batch, 1, q, kv] mask in the hidden dtype, materialized
+        mask = causal_mask(s, x.dtype).expand(b, 1, s, s).contiguous()
+        for layer in self.layers:
+            if self.checkpoint:
+                x = torch.utils.checkpoint.checkpoint(layer, x, cos, sin, mask, use_reentrant=True)
+            else:
+                x = layer(x, cos, sin, mask)
+        return self.lm_head(self.norm(x))

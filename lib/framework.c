@@ -1,0 +1,71 @@
+/* The framework presets: what the `auto` of attn_implementation, norm_implementation,
+ * optimizer_implementation, gradient_allocation and keep_logits mean under each framework. Each
+ * default follows the framework's code, cited on its line; a key set to anything but auto wins. */
+#include "framework.h"
+
+/* One framework's defaults. */
+typedef struct preset {
+    int64_t attn, norm, optimizer;
+    int lazy_grads, keep_logits;
+} preset;
+
+static const preset presets[] = {
+    /* Megatron-LM: Korthikanti et al.'s accounting (flash_attention picks fused or core
+     * attention, the norm keeps its input); megatron/core/optimizer/__init__.py takes Transformer
+     * Engine's or apex's FusedAdam; distributed/param_and_grad_buffer.py holds every gradient in
+     * one contiguous buffer for the whole run; the loss keeps the logits it was given */
+    [LLMMEM_FRAMEWORK_MEGATRON] = {LLMMEM_ATTN_AUTO, LLMMEM_NORM_IMPL_INPUT, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 1},
+    /* transformers Trainer: modeling_utils.py picks attn_implementation "sdpa" where torch has it;
+     * LlamaRMSNorm upcasts op by op; training_args.py defaults optim to adamw_torch_fused from
+     * torch 2.8; trainer.py calls model.zero_grad() (set_to_none=True since torch 2.0) and
+     * compute_loss returns the loss without the outputs */
+    [LLMMEM_FRAMEWORK_HF_TRAINER] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 1, 0},
+    /* a transformers model under DeepSpeed: the engine's FusedAdam (ops/adam/fused_adam.py,
+     * multi_tensor_apply: no temporaries) and gradients kept in its reduce buffers and partitions */
+    [LLMMEM_FRAMEWORK_DEEPSPEED] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0},
+    /* torchtune on FSDP2: F.scaled_dot_product_attention (modules/attention.py), its RMSNorm
+     * upcasts like transformers', recipes configure torch.optim.AdamW(fused=True) and call
+     * optimizer.zero_grad(set_to_none=True); the recipe drops the logits after the loss */
+    [LLMMEM_FRAMEWORK_FSDP2] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 1, 0},
+    /* vLLM serves: its FlashAttention backend; the training keys do not apply */
+    [LLMMEM_FRAMEWORK_VLLM] = {LLMMEM_ATTN_FLASH_ATTENTION_2, LLMMEM_NORM_IMPL_FUSED, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0},
+};
+
+
+llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strategy *s)
+{
+    const llmmem__settings *k = &s->s;
+    const int64_t fw = llmmem__get_int(k, LLMMEM_KEY_FRAMEWORK);
+    const preset *p = &presets[fw];
+    out->framework = fw;
+    out->torch1 = llmmem__get_int(k, LLMMEM_KEY_PYTORCH_VERSION) == LLMMEM_PYTORCH_1_13;
+    if (fw == LLMMEM_FRAMEWORK_VLLM && llmmem__get_int(k, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "framework vllm serves models and does not train: set mode=inference or another framework");
+
+    int64_t attn = llmmem__get_int(k, LLMMEM_KEY_ATTN_IMPLEMENTATION);
+    if (attn == LLMMEM_ATTN_AUTO) {
+        attn = p->attn;
+        if (attn == LLMMEM_ATTN_AUTO) /* megatron: the flash_attention switch */
+            attn = llmmem__get_int(k, LLMMEM_KEY_FLASH_ATTENTION) ? LLMMEM_ATTN_FUSED : LLMMEM_ATTN_CORE;
+        else if (attn == LLMMEM_ATTN_SDPA && out->torch1) /* transformers falls back to eager without SDPA */
+            attn = LLMMEM_ATTN_EAGER;
+    } else if (attn == LLMMEM_ATTN_SDPA && out->torch1) {
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "attn_implementation sdpa: PyTorch 1.13 (pytorch_version) has no scaled_dot_product_attention");
+    }
+    out->attn = attn;
+
+    int64_t norm = llmmem__get_int(k, LLMMEM_KEY_NORM_IMPLEMENTATION);
+    out->norm = norm == LLMMEM_NORM_IMPL_AUTO ? p->norm : norm;
+
+    int64_t opt = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER_IMPLEMENTATION);
+    out->optimizer = opt == LLMMEM_OPTIMIZER_IMPL_AUTO ? p->optimizer : opt;
+
+    int64_t grads = llmmem__get_int(k, LLMMEM_KEY_GRADIENT_ALLOCATION);
+    out->lazy_grads = grads == LLMMEM_GRADIENTS_AUTO ? p->lazy_grads : grads == LLMMEM_GRADIENTS_LAZY;
+
+    int64_t keep = llmmem__get_int(k, LLMMEM_KEY_KEEP_LOGITS); /* auto, off, on */
+    out->keep_logits = keep == 0 ? p->keep_logits : keep == 2;
+    return LLMMEM_OK;
+}

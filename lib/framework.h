@@ -1,0 +1,22 @@
+/* Internal: the framework semantics of a training step (framework.c): the keys whose `auto`
+ * takes the framework's behaviour, resolved once. Not installed. */
+#ifndef LLMMEM_FRAMEWORK_H
+#define LLMMEM_FRAMEWORK_H
+
+#include "internal.h"
+
+typedef struct llmmem__semantics {
+    int64_t framework;   /* llmmem_framework */
+    int64_t attn;        /* llmmem_attn_implementation, never AUTO */
+    int64_t norm;        /* llmmem_norm_implementation, never AUTO */
+    int64_t optimizer;   /* llmmem_optimizer_implementation, never AUTO */
+    int lazy_grads;      /* gradients are born in backward and set to None after the step */
+    int keep_logits;     /* the model's output logits stay referenced until backward ends */
+    int torch1;          /* PyTorch 1.13 semantics */
+} llmmem__semantics;
+
+/* Resolves the strategy's framework keys; fails (message set) on a combination the framework
+ * cannot run: vLLM does not train, PyTorch 1.13 has no SDPA. */
+llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strategy *s);
+
+#endif
