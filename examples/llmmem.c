@@ -453,8 +453,15 @@ static void print_training_peak(const llmmem_report *report, int width)
     char trainable[32];
     format_count(trainable, sizeof trainable, llmmem_report_trainable_parameters(report));
     printf("\ntrainable parameters: %" PRIu64 " (%s)\n", llmmem_report_trainable_parameters(report), trainable);
-    printf("peak at: %s\n", phase == LLMMEM_PEAK_PHASE_LOSS ? "the loss (end of forward + loss backward)"
-                                                          : "recomputation of the largest chunk in backward");
+    static const char *const moments[] = {
+        [LLMMEM_PEAK_PHASE_LOSS] = "the loss (end of forward + loss backward)",
+        [LLMMEM_PEAK_PHASE_RECOMPUTE] = "recomputation of the largest chunk in backward",
+        [LLMMEM_PEAK_PHASE_FORWARD] = "the loss's forward (the logits and their fp32 copy)",
+        [LLMMEM_PEAK_PHASE_BACKWARD] = "a decoder layer's backward",
+        [LLMMEM_PEAK_PHASE_OPTIMIZER] = "the optimizer step (every gradient and its temporaries)",
+    };
+    printf("peak at: %s\n", (unsigned)phase < sizeof moments / sizeof moments[0] && moments[phase] ? moments[phase]
+                                                                                                : "unknown");
     for (size_t p = 0; p < sizeof parts / sizeof parts[0]; p++)
         print_bytes_row(width, parts[p], llmmem_report_peak_part(report, (llmmem_peak_part)p));
 }

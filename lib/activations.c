@@ -365,8 +365,8 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE) {
         if (!sum_layers(&out->held, m, base, base + layers, k->dense, k->moe))
             return overflow();
-        if (!sum_layers(&out->first_held, m, base, base + 1, k->dense, k->moe))
-            return overflow();
+        out->first_held = m->geo.moe_layers && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + 1) ? k->moe
+                                                                                                       : k->dense;
         /* selective: backward recomputes one layer's attention core at a time */
         if (mode == LLMMEM_RECOMPUTE_SELECTIVE) {
             out->recompute = k->dense_full - k->dense;
@@ -525,10 +525,10 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "training activations need the model's shapes: a model given by num_parameters "
                             "alone has no layers to save tensors of");
-    llmmem__semantics sem;
-    llmmem_status st = llmmem__semantics_make(&sem, s);
+    llmmem_status st = llmmem__semantics_make(&k->sem, s);
     if (st != LLMMEM_OK)
         return st;
+    const llmmem__semantics sem = k->sem;
     k->e = bytes_of_format(compute);
     k->norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
     k->keep_logits = sem.keep_logits;

@@ -3,6 +3,7 @@
 #ifndef LLMMEM_ACTIVATIONS_H
 #define LLMMEM_ACTIVATIONS_H
 
+#include "framework.h"
 #include "internal.h"
 
 /* One decoder layer's shapes and how it runs. Element counts use s (tokens per sequence), b
@@ -88,6 +89,7 @@ typedef struct llmmem__act_kinds {
     unsigned e;                    /* bytes of an activation element */
     int norm_fp32;
     int keep_logits;               /* the logits stay referenced through backward */
+    llmmem__semantics sem;         /* the framework keys, resolved */
 } llmmem__act_kinds;
 
 llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,

@@ -14,7 +14,6 @@
 #include "estimate.h"
 #include "kv.h"
 #include "parallel.h"
-#include "framework.h"
 #include "weights.h"
 
 void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
@@ -427,16 +426,14 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
 /* What the step's moments take besides the activations (activations.h llmmem__step): which
  * gradients exist when, and the optimizer step's temporaries. Lazy gradients are followed on a rank
  * that holds its whole model; sharded and split layouts keep theirs through the step. */
-static void step_of(llmmem__step *out, const llmmem__job *j, const llmmem__stage_report *sr,
-                    const llmmem__stage_parts *ss, uint64_t stage)
+static void step_of(llmmem__step *out, const llmmem__job *j, const llmmem__semantics *sem_in,
+                    const llmmem__stage_report *sr, const llmmem__stage_parts *ss)
 {
     const llmmem_model *m = j->m;
     const llmmem__layout *L = &j->layout;
     const llmmem__train_plan *tp = &j->price.train;
-    llmmem__semantics sem;
+    const llmmem__semantics sem = *sem_in;
     memset(out, 0, sizeof *out);
-    if (llmmem__semantics_make(&sem, j->s) != LLMMEM_OK) /* checked by the activations already */
-        return;
     const uint64_t grads = sr->bytes[LLMMEM_COMPONENT_GRADIENTS];
     const uint64_t states = sr->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES];
     const unsigned state_bytes = (unsigned)(llmmem__format_element_bits(tp->state) / 8u);
@@ -461,7 +458,6 @@ static void step_of(llmmem__step *out, const llmmem__job *j, const llmmem__stage
     const int tied = p[LLMMEM_PARAMS_LM_HEAD] == 0;
     uint64_t head = (p[LLMMEM_PARAMS_LM_HEAD] + (tied ? embed : 0)) * grad_bytes;
     uint64_t embed_late = tied ? 0 : embed * grad_bytes;
-    (void)stage;
     out->grads_head = head < grads ? head : grads;
     out->grads_first = embed_late < grads ? grads - embed_late : 0;
 }
@@ -549,11 +545,13 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         host += a.host;
         /* the training peak on this stage (llmmem.h): the step's highest moment */
         a.first_held = llmmem__add(&a.first_held, a.first_held, a.held - unit) ? a.first_held : UINT64_MAX;
-        llmmem__step step;
-        step_of(&step, j, sr, ss, i);
-        int phase;
-        llmmem_status pst = j->price.mode == LLMMEM_MODE_INFERENCE ? LLMMEM_OK
-                                                                   : llmmem__peak_components(sr->bytes, &phase, &a, &step);
+        int phase = LLMMEM_PEAK_PHASE_STATIC;
+        llmmem_status pst = LLMMEM_OK;
+        if (kinds) {
+            llmmem__step step;
+            step_of(&step, j, &kinds->sem, sr, ss);
+            pst = llmmem__peak_components(sr->bytes, &phase, &a, &step);
+        }
         if (pst)
             return pst;
         sr->total = 0;
