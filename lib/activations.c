@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "activations.h"
-#include "framework.h"
 #include "job.h"
 
 typedef struct acc {
@@ -500,7 +499,8 @@ static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m,
             !llmmem__add(&out->logits_held, out->logits_held, targets) ||
             !llmmem__mul(&out->logits_transient, tv, 2u * l))
             return overflow();
-        /* the forward's highest point, log_softmax writing its output: the logits and their copy */
+        /* the forward's highest point, log_softmax writing its output beside the logits and their
+         * copy: what it holds besides the saved tensors above */
         if (!llmmem__mul(&out->loss_forward, tv, keep_logits ? copy : e + copy))
             return overflow();
         return LLMMEM_OK;
@@ -528,12 +528,10 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     llmmem_status st = llmmem__semantics_make(&k->sem, s);
     if (st != LLMMEM_OK)
         return st;
-    const llmmem__semantics sem = k->sem;
     k->e = bytes_of_format(compute);
     k->norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
-    k->keep_logits = sem.keep_logits;
     llmmem__act_layer l;
-    describe_layer(&l, m, s, k->e, stage, &sem);
+    describe_layer(&l, m, s, k->e, stage, &k->sem);
     k->layer = l;
     if ((st = llmmem__layer_backward_bytes(&k->backward, &l)) != LLMMEM_OK)
         return st;
@@ -577,7 +575,8 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         return overflow();
     acc ends = {0, 0}, head = {0, 0};
     if (stage->has_embedding) {
-        ends.total = tokens * 8; /* the int64 ids, whole on every rank (tokens * h did not overflow) */
+        if (!llmmem__mul(&ends.total, tokens, 8)) /* the int64 ids, whole on every rank */
+            return overflow();
         if (lp->dropout)
             keep(&ends, lp, sbh, 1, 0);
         if (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM))
@@ -610,7 +609,7 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         return overflow();
     if (!stage->has_head)
         return LLMMEM_OK;
-    if ((st = loss_bytes(out, m, s, tokens, e, k->keep_logits, stage)) != LLMMEM_OK)
+    if ((st = loss_bytes(out, m, s, tokens, e, k->sem.keep_logits, stage)) != LLMMEM_OK)
         return st;
     return scale(&out->logits_held, stage->loss_in_flight, 1) ? LLMMEM_OK : overflow();
 }
@@ -628,13 +627,15 @@ llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *ph
         return overflow();
     const uint64_t early = st->lazy_grads ? 0 : grads; /* gradients before backward */
     /* 0: the loss's forward; 1: the loss's backward */
-    uint64_t fwd_loss = a->loss_forward > a->logits_held ? a->loss_forward : a->logits_held;
+    uint64_t fwd_loss;
+    if (!llmmem__add(&fwd_loss, a->logits_held, a->loss_forward))
+        return overflow();
     part[0][0] = early, part[0][1] = a->held, part[0][2] = fwd_loss, part[0][3] = 0;
     part[1][0] = early, part[1][1] = a->held, part[1][2] = loss, part[1][3] = 0;
     /* 2: a decoder layer's backward, the loss and the head's inputs freed: the last layer with
      * the head's gradients, or the first with all but the embedding's (lazy gradients; the
      * highest of the two ends, the held inputs falling as the gradients grow) */
-    uint64_t last = a->held - a->head, first = a->first_held, rebuilt;
+    uint64_t last = a->held > a->head ? a->held - a->head : 0, first = a->first_held, rebuilt;
     if (!llmmem__add(&rebuilt, a->recompute, a->backward) || !llmmem__add(&last, last, rebuilt) ||
         !llmmem__add(&first, first, rebuilt))
         return overflow();

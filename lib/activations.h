@@ -51,7 +51,7 @@ typedef struct llmmem__activations {
     uint64_t logits_transient;/* what the loss adds at its own peak (its gradient, or a chunk) */
     uint64_t host;            /* activations offloaded to host memory */
     uint64_t layer_full;      /* largest decoder layer's saved bytes without recomputation */
-    uint64_t loss_forward;    /* what the loss's forward adds to `held` at its highest point */
+    uint64_t loss_forward;    /* what the loss's forward holds beside `logits_held` at its highest point */
     uint64_t backward;        /* what a decoder layer's backward adds at its highest point */
     uint64_t head;            /* `held`'s part outside the layers that the loss's backward frees */
     uint64_t first_held;      /* held when the first layer's backward starts (with the other
@@ -88,7 +88,6 @@ typedef struct llmmem__act_kinds {
     uint64_t backward;             /* a layer's backward working set (llmmem__layer_backward_bytes) */
     unsigned e;                    /* bytes of an activation element */
     int norm_fp32;
-    int keep_logits;               /* the logits stay referenced through backward */
     llmmem__semantics sem;         /* the framework keys, resolved */
 } llmmem__act_kinds;
 

@@ -31,13 +31,11 @@ static const preset presets[] = {
     [LLMMEM_FRAMEWORK_VLLM] = {LLMMEM_ATTN_FLASH_ATTENTION_2, LLMMEM_NORM_IMPL_FUSED, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0},
 };
 
-
 llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strategy *s)
 {
     const llmmem__settings *k = &s->s;
     const int64_t fw = llmmem__get_int(k, LLMMEM_KEY_FRAMEWORK);
     const preset *p = &presets[fw];
-    out->framework = fw;
     out->torch1 = llmmem__get_int(k, LLMMEM_KEY_PYTORCH_VERSION) == LLMMEM_PYTORCH_1_13;
     if (fw == LLMMEM_FRAMEWORK_VLLM && llmmem__get_int(k, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,

@@ -6,7 +6,6 @@
 #include "internal.h"
 
 typedef struct llmmem__semantics {
-    int64_t framework;   /* llmmem_framework */
     int64_t attn;        /* llmmem_attn_implementation, never AUTO */
     int64_t norm;        /* llmmem_norm_implementation, never AUTO */
     int64_t optimizer;   /* llmmem_optimizer_implementation, never AUTO */

@@ -423,16 +423,42 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
 }
 
 
+/* The gradients of the classes outside the decoder layers, by when backward makes them (training.c
+ * prices each tensor): the LM head's, the final norm's and a tied embedding's in the head's
+ * backward, right after the loss; an untied embedding's and the positions' last (the embedding's
+ * backward runs after every layer's). */
+static llmmem_status outside_gradients(uint64_t *head, uint64_t *embedding, const llmmem__job *j)
+{
+    llmmem__class_cost cost[LLMMEM_MAX_TENSOR_CLASSES];
+    int any_8bit;
+    const llmmem__inventory *inv = &j->m->inv;
+    llmmem_status st = llmmem__class_costs(cost, &any_8bit, inv, &j->price);
+    if (st)
+        return st;
+    const int tied = inv->params[LLMMEM_PARAMS_LM_HEAD] == 0;
+    *head = *embedding = 0;
+    for (unsigned i = 0; i < inv->n; i++) {
+        const llmmem__tensor_class *t = &inv->t[i];
+        if (t->kinds != 0)
+            continue;
+        const int late = t->group == LLMMEM_PARAMS_POSITIONS || (t->group == LLMMEM_PARAMS_EMBEDDING && !tied);
+        const int early = t->group == LLMMEM_PARAMS_LM_HEAD || t->role == LLMMEM_ROLE_FINAL_NORM ||
+                          (t->group == LLMMEM_PARAMS_EMBEDDING && tied);
+        if ((late && !llmmem__muladd(embedding, t->count, cost[i].gradients)) ||
+            (early && !llmmem__muladd(head, t->count, cost[i].gradients)))
+            return overflow();
+    }
+    return LLMMEM_OK;
+}
+
 /* What the step's moments take besides the activations (activations.h llmmem__step): which
  * gradients exist when, and the optimizer step's temporaries. Lazy gradients are followed on a rank
  * that holds its whole model; sharded and split layouts keep theirs through the step. */
-static void step_of(llmmem__step *out, const llmmem__job *j, const llmmem__semantics *sem_in,
-                    const llmmem__stage_report *sr, const llmmem__stage_parts *ss)
+static llmmem_status step_of(llmmem__step *out, const llmmem__job *j, const llmmem__semantics *sem,
+                             const llmmem__stage_report *sr, const llmmem__stage_parts *ss)
 {
-    const llmmem_model *m = j->m;
     const llmmem__layout *L = &j->layout;
     const llmmem__train_plan *tp = &j->price.train;
-    const llmmem__semantics sem = *sem_in;
     memset(out, 0, sizeof *out);
     const uint64_t grads = sr->bytes[LLMMEM_COMPONENT_GRADIENTS];
     const uint64_t states = sr->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES];
@@ -442,24 +468,22 @@ static void step_of(llmmem__step *out, const llmmem__job *j, const llmmem__seman
      * parameter's state; _single_tensor_adamw builds one tensor's denom from exp_avg_sq.sqrt()
      * and its quotient (two of the largest); fused=True keeps none */
     if (tp->optimizer == LLMMEM_OPTIMIZER_ADAMW || tp->optimizer == LLMMEM_OPTIMIZER_ADAM) {
-        if (sem.optimizer == LLMMEM_OPTIMIZER_IMPL_FOREACH)
-            out->temporaries = states / 2u * (sem.torch1 ? 2u : 1u);
-        else if (sem.optimizer == LLMMEM_OPTIMIZER_IMPL_FOR_LOOP && j->price.mode == LLMMEM_MODE_TRAINING)
-            out->temporaries = 2u * ss->largest_tensor * state_bytes;
+        if (sem->optimizer == LLMMEM_OPTIMIZER_IMPL_FOREACH)
+            out->temporaries = states / 2u * (sem->torch1 ? 2u : 1u);
+        else if (sem->optimizer == LLMMEM_OPTIMIZER_IMPL_FOR_LOOP && j->price.mode == LLMMEM_MODE_TRAINING &&
+                 !llmmem__mul(&out->temporaries, ss->largest_tensor, 2u * state_bytes))
+            return overflow();
     }
-    out->lazy_grads = sem.lazy_grads && llmmem__layout_single(L) && L->d == 1;
+    out->lazy_grads = sem->lazy_grads && llmmem__layout_single(L) && L->d == 1;
     if (!out->lazy_grads)
-        return;
-    /* the head's gradient is born in the loss's backward (the embedding's, when tied), the
-     * embedding's last (Embedding's backward runs after every layer's) */
-    const unsigned grad_bytes = j->price.mode == LLMMEM_MODE_TRAINING ? (unsigned)(llmmem__format_element_bits(tp->grad) / 8u) : 0u;
-    const uint64_t *p = m->inv.params;
-    const uint64_t embed = p[LLMMEM_PARAMS_EMBEDDING] + p[LLMMEM_PARAMS_POSITIONS];
-    const int tied = p[LLMMEM_PARAMS_LM_HEAD] == 0;
-    uint64_t head = (p[LLMMEM_PARAMS_LM_HEAD] + (tied ? embed : 0)) * grad_bytes;
-    uint64_t embed_late = tied ? 0 : embed * grad_bytes;
+        return LLMMEM_OK;
+    uint64_t head, embedding;
+    llmmem_status st = outside_gradients(&head, &embedding, j);
+    if (st)
+        return st;
     out->grads_head = head < grads ? head : grads;
-    out->grads_first = embed_late < grads ? grads - embed_late : 0;
+    out->grads_first = embedding < grads ? grads - embedding : 0;
+    return LLMMEM_OK;
 }
 
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given,
@@ -544,16 +568,15 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         a.logits_held = llmmem__scaled(a.logits_held, flight.loss_in_flight, 1);
         host += a.host;
         /* the training peak on this stage (llmmem.h): the step's highest moment */
-        a.first_held = llmmem__add(&a.first_held, a.first_held, a.held - unit) ? a.first_held : UINT64_MAX;
         int phase = LLMMEM_PEAK_PHASE_STATIC;
-        llmmem_status pst = LLMMEM_OK;
         if (kinds) {
             llmmem__step step;
-            step_of(&step, j, &kinds->sem, sr, ss);
-            pst = llmmem__peak_components(sr->bytes, &phase, &a, &step);
+            if (!llmmem__add(&a.first_held, a.first_held, a.held - unit)) /* the other micro-batches' */
+                return overflow();
+            llmmem_status pst = step_of(&step, j, &kinds->sem, sr, ss);
+            if (pst || (pst = llmmem__peak_components(sr->bytes, &phase, &a, &step)) != LLMMEM_OK)
+                return pst;
         }
-        if (pst)
-            return pst;
         sr->total = 0;
         for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
             if (!llmmem__add(&sr->total, sr->total, sr->bytes[c]))

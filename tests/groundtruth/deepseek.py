@@ -27,7 +27,7 @@ grad and saves nothing either way)."""
 import torch
 from torch import nn
 
-from llama import MLP, RMSNorm, causal_mask, rotary, rotate_half
+from llama import MLP, RMSNorm, RotaryCausalLM, rotate_half
 from mixtral import Experts
 
 
@@ -152,38 +152,16 @@ class DecoderLayer(nn.Module):
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
-class CausalLM(nn.Module):
-    """DeepseekV3ForCausalLM (untied lm_head): embed_tokens, the decoder layers (dense MLP in the
-    first `first_k_dense_replace`, MoE after when `moe` is given; dense everywhere when it is
-    None), the final norm, lm_head. cos/sin over the rope dims and the causal mask computed once
-    per forward. `checkpoint` runs each layer under torch.utils.checkpoint with
-    use_reentrant=True. Returns the logits of every position."""
+class CausalLM(RotaryCausalLM):
+    """DeepseekV3ForCausalLM (untied lm_head): RotaryCausalLM over DeepSeek's decoder layers (dense
+    MLP in the first `first_k_dense_replace`, MoE after when `moe` is given; dense everywhere when
+    it is None), cos/sin over the rope dims."""
 
     def __init__(self, vocab, hidden, layers, heads, intermediate, q_lora_rank=None, kv_lora_rank=64,
                  qk_nope_head_dim=32, qk_rope_head_dim=16, v_head_dim=32, rope_interleave=True,
                  first_k_dense_replace=1, moe=None):
-        super().__init__()
-        self.rope_dim = qk_rope_head_dim
-        self.embed_tokens = nn.Embedding(vocab, hidden)
-        self.layers = nn.ModuleList(
+        super().__init__(vocab, hidden, [
             DecoderLayer(hidden, heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim,
                          intermediate, rope_interleave, None if i < first_k_dense_replace else moe)
             for i in range(layers)
-        )
-        self.norm = RMSNorm(hidden)
-        self.lm_head = nn.Linear(hidden, vocab, bias=False)
-        self.checkpoint = False
-
-    def forward(self, ids):
-        import torch.utils.checkpoint
-
-        x = self.embed_tokens(ids)
-        b, s = ids.shape
-        cos, sin = rotary(self.rope_dim, torch.arange(s)[None].expand(b, s), x.dtype)
-        mask = causal_mask(s, x.dtype)
-        for layer in self.layers:
-            if self.checkpoint:
-                x = torch.utils.checkpoint.checkpoint(layer, x, cos, sin, mask, use_reentrant=True)
-            else:
-                x = layer(x, cos, sin, mask)
-        return self.lm_head(self.norm(x))
+        ], qk_rope_head_dim)

@@ -24,7 +24,7 @@ Where it differs from Llama, op by op:
 import torch
 from torch import nn
 
-from llama import causal_mask, repeat_kv, rotary, rotate_half
+from llama import call_layer, causal_mask, repeat_kv, rotary, rotate_half
 
 
 class RMSNorm(nn.Module):
@@ -100,14 +100,15 @@ class DecoderLayer(nn.Module):
         return x + self.post_feedforward_layernorm(self.mlp(self.pre_feedforward_layernorm(x)))
 
 
-def sliding_causal_mask(seq, window, dtype):
+def sliding_causal_mask(seq, window, dtype, batch=1):
     """masking_utils' sliding-window causal mask made additive for eager attention: a query at i
-    sees keys j with i - window < j <= i; the dtype's min elsewhere. [1, 1, seq, seq]."""
+    sees keys j with i - window < j <= i; the dtype's min elsewhere. [batch, 1, seq, seq]."""
     i = torch.arange(seq)[:, None]
     j = torch.arange(seq)[None, :]
     allowed = (j <= i) & (j > i - window)
     zero = torch.zeros((), dtype=dtype)
-    return torch.where(allowed, zero, torch.tensor(torch.finfo(dtype).min, dtype=dtype))[None, None]
+    mask = torch.where(allowed, zero, torch.tensor(torch.finfo(dtype).min, dtype=dtype))[None, None]
+    return mask.expand(batch, 1, seq, seq).contiguous()
 
 
 class CausalLM(nn.Module):
@@ -138,21 +139,16 @@ class CausalLM(nn.Module):
         self.checkpoint = False
 
     def forward(self, ids):
-        import torch.utils.checkpoint
-
         weight = self.embed_tokens.weight
         x = self.embed_tokens(ids) * self.embed_scale.to(weight.dtype)
         b, s = ids.shape
         cos, sin = rotary(self.head_dim, torch.arange(s)[None].expand(b, s), x.dtype)
         masks = {
-            "full_attention": causal_mask(s, x.dtype),
-            "sliding_attention": sliding_causal_mask(s, self.sliding_window, x.dtype),
+            "full_attention": causal_mask(s, x.dtype, b),
+            "sliding_attention": sliding_causal_mask(s, self.sliding_window, x.dtype, b),
         }
         for layer, kind in zip(self.layers, self.layer_types):
-            if self.checkpoint:
-                x = torch.utils.checkpoint.checkpoint(layer, x, cos, sin, masks[kind], use_reentrant=True)
-            else:
-                x = layer(x, cos, sin, masks[kind])
+            x = call_layer(layer, self.checkpoint, x, cos, sin, masks[kind])
         logits = self.lm_head(self.norm(x))
         if self.final_softcap is not None:
             logits = logits / self.final_softcap

@@ -16,7 +16,7 @@ import math
 import torch
 from torch import nn
 
-from llama import causal_mask
+from llama import call_layer, causal_mask
 
 
 class Conv1D(nn.Module):
@@ -113,15 +113,10 @@ class CausalLM(nn.Module):
         self.checkpoint = False
 
     def forward(self, ids):
-        import torch.utils.checkpoint
-
         x = self.wte(ids)
         positions = torch.arange(ids.shape[1]).unsqueeze(0)
         x = self.drop(x + self.wpe(positions))
-        mask = causal_mask(ids.shape[1], x.dtype)
+        mask = causal_mask(ids.shape[1], x.dtype, ids.shape[0])
         for block in self.h:
-            if self.checkpoint:
-                x = torch.utils.checkpoint.checkpoint(block, x, mask, use_reentrant=True)
-            else:
-                x = block(x, mask)
+            x = call_layer(block, self.checkpoint, x, mask)
         return self.lm_head(self.ln_f(x))

@@ -97,27 +97,38 @@ class DecoderLayer(nn.Module):
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
-def causal_mask(seq, dtype):
-    """The additive causal mask transformers builds for eager attention: min of the dtype above
-    the diagonal, 0 elsewhere, [1, 1, seq, seq]."""
+def causal_mask(seq, dtype, batch=1):
+    """The additive causal mask transformers builds for eager attention (masking_utils.py
+    eager_mask): min of the dtype above the diagonal, 0 elsewhere, [batch, 1, seq, seq],
+    materialized for every sequence."""
     m = torch.full((seq, seq), torch.finfo(dtype).min, dtype=dtype).triu(1)
-    return m[None, None]
+    return m[None, None].expand(batch, 1, seq, seq).contiguous()
 
 
-class CausalLM(nn.Module):
-    """LlamaForCausalLM: embed_tokens, the decoder layers, the final norm and lm_head (tied to the
-    embedding when `tie`); LlamaModel computes the rotary cos/sin and the causal mask once per
-    forward and every layer reads them. `checkpoint` runs each layer under
-    torch.utils.checkpoint with use_reentrant=True, transformers' gradient_checkpointing_enable()
-    default. Returns the logits of every position (logits_to_keep=0)."""
+def call_layer(layer, checkpoint, *args):
+    """layer(*args); under torch.utils.checkpoint with use_reentrant=True when `checkpoint`
+    (transformers' gradient_checkpointing_enable() default)."""
+    import torch.utils.checkpoint
 
-    def __init__(self, vocab, hidden, layers, heads, kv_heads, intermediate, head_dim=None, tie=False):
+    if checkpoint:
+        return torch.utils.checkpoint.checkpoint(layer, *args, use_reentrant=True)
+    return layer(*args)
+
+
+class RotaryCausalLM(nn.Module):
+    """The body transformers' rotary causal LMs share (LlamaForCausalLM, MixtralForCausalLM,
+    DeepseekV3ForCausalLM): embed_tokens, the given decoder layers, the final norm and lm_head
+    (tied to the embedding when `tie`); the model computes the rotary cos/sin over `rotary_dim`
+    and the causal mask once per forward and every layer reads them. `checkpoint` runs each layer
+    under torch.utils.checkpoint with use_reentrant=True, transformers'
+    gradient_checkpointing_enable() default. Returns the logits of every position
+    (logits_to_keep=0)."""
+
+    def __init__(self, vocab, hidden, layers, rotary_dim, tie=False):
         super().__init__()
-        self.head_dim = head_dim or hidden // heads
+        self.rotary_dim = rotary_dim
         self.embed_tokens = nn.Embedding(vocab, hidden)
-        self.layers = nn.ModuleList(
-            DecoderLayer(hidden, heads, kv_heads, self.head_dim, intermediate) for _ in range(layers)
-        )
+        self.layers = nn.ModuleList(layers)
         self.norm = RMSNorm(hidden)
         self.lm_head = nn.Linear(hidden, vocab, bias=False)
         if tie:
@@ -125,16 +136,19 @@ class CausalLM(nn.Module):
         self.checkpoint = False
 
     def forward(self, ids):
-        import torch.utils.checkpoint
-
         x = self.embed_tokens(ids)
         b, s = ids.shape
-        cos, sin = rotary(self.head_dim, torch.arange(s)[None].expand(b, s), x.dtype)
-        # masking_utils.py eager_mask: a [batch, 1, q, kv] mask in the hidden dtype, materialized
-        mask = causal_mask(s, x.dtype).expand(b, 1, s, s).contiguous()
+        cos, sin = rotary(self.rotary_dim, torch.arange(s)[None].expand(b, s), x.dtype)
+        mask = causal_mask(s, x.dtype, b)
         for layer in self.layers:
-            if self.checkpoint:
-                x = torch.utils.checkpoint.checkpoint(layer, x, cos, sin, mask, use_reentrant=True)
-            else:
-                x = layer(x, cos, sin, mask)
+            x = call_layer(layer, self.checkpoint, x, cos, sin, mask)
         return self.lm_head(self.norm(x))
+
+
+class CausalLM(RotaryCausalLM):
+    """LlamaForCausalLM (RotaryCausalLM over LlamaDecoderLayer)."""
+
+    def __init__(self, vocab, hidden, layers, heads, kv_heads, intermediate, head_dim=None, tie=False):
+        d = head_dim or hidden // heads
+        super().__init__(vocab, hidden, [DecoderLayer(hidden, heads, kv_heads, d, intermediate) for _ in range(layers)],
+                         d, tie)

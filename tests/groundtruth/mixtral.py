@@ -21,7 +21,7 @@ False), so training by default computes no auxiliary loss: none here."""
 import torch
 from torch import nn
 
-from llama import Attention, RMSNorm, causal_mask, rotary
+from llama import Attention, RMSNorm, RotaryCausalLM
 
 
 class Router(nn.Module):
@@ -94,33 +94,11 @@ class DecoderLayer(nn.Module):
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
-class CausalLM(nn.Module):
-    """MixtralForCausalLM (untied lm_head, as Mixtral's configs): embed_tokens, the decoder
-    layers, the final norm, lm_head; cos/sin and the causal mask computed once per forward.
-    `checkpoint` runs each layer under torch.utils.checkpoint with use_reentrant=True. Returns
-    the logits of every position."""
+class CausalLM(RotaryCausalLM):
+    """MixtralForCausalLM (untied lm_head, as Mixtral's configs): RotaryCausalLM over Mixtral's
+    decoder layers."""
 
     def __init__(self, vocab, hidden, layers, heads, kv_heads, intermediate, experts, top_k):
-        super().__init__()
-        self.head_dim = hidden // heads
-        self.embed_tokens = nn.Embedding(vocab, hidden)
-        self.layers = nn.ModuleList(
-            DecoderLayer(hidden, heads, kv_heads, self.head_dim, intermediate, experts, top_k) for _ in range(layers)
-        )
-        self.norm = RMSNorm(hidden)
-        self.lm_head = nn.Linear(hidden, vocab, bias=False)
-        self.checkpoint = False
-
-    def forward(self, ids):
-        import torch.utils.checkpoint
-
-        x = self.embed_tokens(ids)
-        b, s = ids.shape
-        cos, sin = rotary(self.head_dim, torch.arange(s)[None].expand(b, s), x.dtype)
-        mask = causal_mask(s, x.dtype)
-        for layer in self.layers:
-            if self.checkpoint:
-                x = torch.utils.checkpoint.checkpoint(layer, x, cos, sin, mask, use_reentrant=True)
-            else:
-                x = layer(x, cos, sin, mask)
-        return self.lm_head(self.norm(x))
+        d = hidden // heads
+        super().__init__(vocab, hidden,
+                         [DecoderLayer(hidden, heads, kv_heads, d, intermediate, experts, top_k) for _ in range(layers)], d)

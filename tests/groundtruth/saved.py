@@ -3,6 +3,10 @@ every tensor an op packs; a storage is counted once however many views of it are
 parameters (leaves that require grad) are not activations."""
 import torch
 
+# torch 1.13's MeanBackward1 saves its input (an RMSNorm's squared fp32 values); from 2.0 it keeps
+# only the input's sizes (derivatives.yaml: mean_backward(grad, self.sym_sizes(), ...))
+MEAN_SAVES_INPUT = int(torch.__version__.split(".")[0]) < 2
+
 
 class Saved:
     """Context manager: bytes of the distinct non-parameter storages saved inside it."""

@@ -14,9 +14,8 @@ torch = pytest.importorskip("torch")
 
 from gemma2 import CausalLM, DecoderLayer, sliding_causal_mask  # noqa: E402
 from llama import causal_mask, rotary  # noqa: E402
-from saved import Saved  # noqa: E402
+from saved import MEAN_SAVES_INPUT, Saved  # noqa: E402
 
-MEAN_SAVES_INPUT = int(torch.__version__.split(".")[0]) < 2
 
 
 def derived(b, s, h, a, g, d, f, e):

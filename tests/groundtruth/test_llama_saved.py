@@ -10,12 +10,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from llama import DecoderLayer, causal_mask, rotary  # noqa: E402
-from saved import Saved  # noqa: E402
+from saved import MEAN_SAVES_INPUT, Saved  # noqa: E402
 
 
-# torch 1.13's MeanBackward1 saves its input (the norm's squared fp32 values); from 2.0 it keeps
-# only the input's sizes (derivatives.yaml: mean_backward(grad, self.sym_sizes(), ...))
-MEAN_SAVES_INPUT = int(torch.__version__.split(".")[0]) < 2
 
 
 def derived(b, s, h, a, g, d, f, e):

@@ -25,9 +25,8 @@ import llama  # noqa: E402
 import mixtral  # noqa: E402
 from llama import DecoderLayer, causal_mask, rotary  # noqa: E402
 from lora import LoraLinear, apply_lora, enable_input_require_grads  # noqa: E402
-from saved import Saved  # noqa: E402
+from saved import MEAN_SAVES_INPUT, Saved  # noqa: E402
 
-MEAN_SAVES_INPUT = int(torch.__version__.split(".")[0]) < 2
 
 
 def derived(b, s, h, a, g, d, f, r, e, p, adapters=2):
