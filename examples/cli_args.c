@@ -17,6 +17,7 @@
 const cli_command cli_commands[] = {
     {"estimate", CLI_CMD_ESTIMATE, "memory of the most loaded device, per component, and whether it fits"},
     {"explain", CLI_CMD_EXPLAIN, "the estimate's arithmetic, one line per component, with the rule it follows"},
+    {"timeline", CLI_CMD_TIMELINE, "the step moment by moment: bytes after each layer's forward and backward"},
     {"serve", CLI_CMD_SERVE, "vLLM-style serving: KV cache blocks, concurrent requests, longest context"},
     {"fit", CLI_CMD_FIT, "largest micro-batch, longest sequence, least compressed format, fewest devices that fit"},
     {"plan", CLI_CMD_PLAN, "the cheapest layouts of --devices GPUs that fit"},
@@ -39,8 +40,8 @@ const cli_command *cli_find_command(const char *name)
 
 /* The commands that build a model, a device and a strategy, and those that also take a model
  * from a file. */
-#define MODEL_CMDS (CLI_CMD_ESTIMATE | CLI_CMD_EXPLAIN | CLI_CMD_SERVE | CLI_CMD_FIT | CLI_CMD_PLAN | CLI_CMD_PARAMS)
-#define DEVICE_CMDS (CLI_CMD_ESTIMATE | CLI_CMD_EXPLAIN | CLI_CMD_SERVE | CLI_CMD_FIT | CLI_CMD_PLAN)
+#define MODEL_CMDS (CLI_CMD_ESTIMATE | CLI_CMD_EXPLAIN | CLI_CMD_TIMELINE | CLI_CMD_SERVE | CLI_CMD_FIT | CLI_CMD_PLAN | CLI_CMD_PARAMS)
+#define DEVICE_CMDS (CLI_CMD_ESTIMATE | CLI_CMD_EXPLAIN | CLI_CMD_TIMELINE | CLI_CMD_SERVE | CLI_CMD_FIT | CLI_CMD_PLAN)
 #define FLAG(field) CLI_FLAG, offsetof(cli_options, field)
 #define TEXT(field) CLI_TEXT, offsetof(cli_options, field)
 #define NUMBER CLI_NUMBER, 0
@@ -63,8 +64,9 @@ const cli_option cli_option_table[] = {
      "'llmmem keys'); estimate, explain, serve, fit, plan, params\n"
      "(model keys only)",
      CLI_KEYS, 0},
-    {"--json", NULL, NULL, CLI_OPT_JSON, CLI_CMD_ESTIMATE | CLI_CMD_SERVE | CLI_CMD_PLAN,
-     "estimate, serve, plan: print JSON", FLAG(json)},
+    {"--json", NULL, NULL, CLI_OPT_JSON, CLI_CMD_ESTIMATE | CLI_CMD_TIMELINE | CLI_CMD_SERVE | CLI_CMD_PLAN,
+     "estimate, timeline, serve, plan: print JSON (estimate's\n"
+     "includes the timeline)", FLAG(json)},
     {"--explain", NULL, NULL, CLI_OPT_EXPLAIN, CLI_CMD_ESTIMATE,
      "estimate: after the table, the arithmetic of every line", FLAG(explain)},
     {"--length", NULL, "TOKENS", CLI_OPT_LENGTH, CLI_CMD_SERVE,
@@ -91,7 +93,7 @@ const cli_option cli_option_table[] = {
      "exact bytes from its tensors' types; estimate, serve, params",
      TEXT(gguf)},
     {"--safetensors", NULL, "PATH", CLI_OPT_SAFETENSORS,
-     CLI_CMD_ESTIMATE | CLI_CMD_EXPLAIN | CLI_CMD_SERVE | CLI_CMD_PARAMS,
+     CLI_CMD_ESTIMATE | CLI_CMD_EXPLAIN | CLI_CMD_TIMELINE | CLI_CMD_SERVE | CLI_CMD_PARAMS,
      "a .safetensors file, an index or a folder: its headers\n"
      "give the weights' exact stored bytes and are checked\n"
      "against the model (a mismatch is a warning); estimate,\n"

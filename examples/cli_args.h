@@ -44,7 +44,8 @@ enum {
     CLI_CMD_GPUS = 1u << 7,
     CLI_CMD_KEYS = 1u << 8,
     CLI_CMD_HELP = 1u << 9,
-    CLI_CMD_ALL = (1u << 10) - 1
+    CLI_CMD_TIMELINE = 1u << 10,
+    CLI_CMD_ALL = (1u << 11) - 1
 };
 
 typedef struct cli_command {

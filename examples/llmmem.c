@@ -556,6 +556,37 @@ static void print_json(const char *json)
         fputc('\n', stdout);
 }
 
+/* The report's JSON with the step's timeline as its last member, "timeline". */
+static int print_json_with_timeline(const char *json, const llmmem_model *model, const llmmem_hardware *hw,
+                                    const llmmem_strategy *strategy)
+{
+    llmmem_timeline *tl = NULL;
+    char *tj = NULL;
+    llmmem_status st;
+    int rc = 0;
+    /* the report's members, without its closing brace and the blanks around it */
+    size_t len = strlen(json), tlen;
+    while (len > 0 && json[len - 1] != '}')
+        len--;
+    while (len > 1 && (json[len - 2] == '\n' || json[len - 2] == ' '))
+        len--;
+    len = len ? len - 1 : 0;
+    if ((st = llmmem_timeline_new(&tl)) != LLMMEM_OK)
+        rc = internal_failure(st, "llmmem_timeline_new");
+    else if ((st = llmmem_estimate_timeline(tl, model, hw, strategy)) != LLMMEM_OK)
+        rc = library_failure(st, "timeline");
+    else if ((st = llmmem_timeline_to_json(&tj, tl)) != LLMMEM_OK)
+        rc = internal_failure(st, "llmmem_timeline_to_json");
+    else {
+        for (tlen = strlen(tj); tlen > 0 && tj[tlen - 1] == '\n';)
+            tlen--;
+        printf("%.*s,\n  \"timeline\": %.*s\n}\n", (int)len, json, (int)tlen, tj);
+    }
+    llmmem_string_free(tj);
+    llmmem_timeline_free(tl);
+    return rc;
+}
+
 /* The model, hardware and strategy of a command that answers questions about them. */
 static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strategy **strategy,
                        const cli_options *opts)
@@ -597,7 +628,7 @@ static int cmd_estimate(const cli_options *opts)
             rc = internal_failure(st, "llmmem_report_to_json");
             goto done;
         }
-        print_json(json);
+        rc = print_json_with_timeline(json, model, hw, strategy);
     } else if (strcmp(opts->command, "explain") != 0) {
         rc = print_estimate_table(report, model, hw);
     }
@@ -614,6 +645,79 @@ done:
     llmmem_checkpoint_free(ck);
     llmmem_string_free(json);
     llmmem_report_free(report);
+    llmmem_strategy_free(strategy);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(model);
+    return rc;
+}
+
+/* The timeline's moments, one row each: what stays (the state outside the step's moments) and what
+ * the step's moments change, the total, and which row is the peak. */
+static void print_timeline(const llmmem_timeline *tl, const llmmem_model *model, const llmmem_hardware *hw)
+{
+    static const llmmem_component moving[] = {LLMMEM_COMPONENT_GRADIENTS, LLMMEM_COMPONENT_ACTIVATIONS,
+                                              LLMMEM_COMPONENT_LOGITS, LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES};
+    const size_t n = llmmem_timeline_count(tl), peak = llmmem_timeline_peak_index(tl);
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s\n", llmmem_hardware_name(hw));
+    printf("stage:      %zu (the most loaded); bytes alive at each moment of one step\n\n", llmmem_timeline_stage(tl));
+    printf("%-10s %6s %14s %14s %14s %14s %14s %14s\n", "moment", "layer", "state", "gradients", "activations",
+           "logits", "temporaries", "total");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t total = llmmem_timeline_total_bytes(tl, i), state = total;
+        const int64_t layer = llmmem_timeline_layer(tl, i);
+        const char *phase = llmmem_peak_phase_name(llmmem_timeline_phase(tl, i));
+        printf("%-10s ", phase ? phase : "?");
+        if (layer >= 0)
+            printf("%6" PRId64, layer);
+        else
+            printf("%6s", "-");
+        for (size_t c = 0; c < sizeof moving / sizeof moving[0]; c++)
+            state -= llmmem_timeline_bytes(tl, i, moving[c]);
+        printf(" %14" PRIu64, state);
+        for (size_t c = 0; c < sizeof moving / sizeof moving[0]; c++)
+            printf(" %14" PRIu64, llmmem_timeline_bytes(tl, i, moving[c]));
+        printf(" %14" PRIu64 "%s\n", total, i == peak ? "  <- peak" : "");
+    }
+    if (n) {
+        const uint64_t total = llmmem_timeline_total_bytes(tl, peak);
+        printf("\npeak: %" PRIu64 " bytes (%.2f GiB, %.2f GB)\n", total, (double)total / bytes_per_gib,
+               (double)total / bytes_per_gb);
+    }
+}
+
+/* `timeline`: the step moment by moment (and the JSON estimate's "timeline" member). */
+static int cmd_timeline(const cli_options *opts)
+{
+    llmmem_model *model = NULL;
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *strategy = NULL;
+    llmmem_timeline *tl = NULL;
+    llmmem_checkpoint *ck = NULL;
+    char *json = NULL;
+    llmmem_status st;
+    int rc;
+
+    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0 || (rc = attach_checkpoint(&ck, model, opts)) != 0)
+        goto done;
+    if ((st = llmmem_timeline_new(&tl)) != LLMMEM_OK) {
+        rc = internal_failure(st, "llmmem_timeline_new");
+        goto done;
+    }
+    if ((st = llmmem_estimate_timeline(tl, model, hw, strategy)) != LLMMEM_OK) {
+        rc = library_failure(st, "timeline");
+        goto done;
+    }
+    if (!opts->json)
+        print_timeline(tl, model, hw);
+    else if ((st = llmmem_timeline_to_json(&json, tl)) != LLMMEM_OK)
+        rc = internal_failure(st, "llmmem_timeline_to_json");
+    else
+        print_json(json);
+done:
+    llmmem_string_free(json);
+    llmmem_timeline_free(tl);
+    llmmem_checkpoint_free(ck);
     llmmem_strategy_free(strategy);
     llmmem_hardware_free(hw);
     llmmem_model_free(model);
@@ -1027,6 +1131,8 @@ int main(int argc, char **argv)
         printf("llmmem %s\n", llmmem_version_string());
     } else if (strcmp(opts.command, "estimate") == 0 || strcmp(opts.command, "explain") == 0) {
         rc = cmd_estimate(&opts);
+    } else if (strcmp(opts.command, "timeline") == 0) {
+        rc = cmd_timeline(&opts);
     } else if (strcmp(opts.command, "serve") == 0) {
         rc = cmd_serve(&opts);
     } else if (strcmp(opts.command, "fit") == 0) {

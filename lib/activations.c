@@ -441,6 +441,31 @@ offload:
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+                                  const llmmem__act_kinds *k, const llmmem__act_stage *st, uint64_t upto)
+{
+    /* compose_layers' held bytes, for the stage's layers [first, upto) alone */
+    const uint64_t base = st->first, done = (upto < st->end ? upto : st->end) - base;
+    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    *out = 0;
+    if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE)
+        return sum_layers(out, m, base, base + done, k->dense, k->moe) ? LLMMEM_OK : overflow();
+    uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
+    const int block = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) == LLMMEM_RECOMPUTE_BLOCK;
+    const int offload = mode == LLMMEM_RECOMPUTE_OFFLOAD; /* the kept inputs are on the host */
+    if (n == 0)
+        n = block ? st->end - base : 1;
+    if (!block)
+        return offload || llmmem__mul(out, llmmem__ceil_div(done, n), k->input) ? LLMMEM_OK : overflow();
+    uint64_t inputs = offload ? 0 : done < n ? done : n, rest = 0;
+    if (done > n && !sum_layers(&rest, m, base + n, base + done, k->dense, k->moe))
+        return overflow();
+    if (!llmmem__muladd(&rest, inputs, k->input))
+        return overflow();
+    *out = rest;
+    return LLMMEM_OK;
+}
+
 /* Liger-Kernel ops/fused_linear_cross_entropy.py: chunk_size = next_power_of_2(ceil(BT / inc_factor))
  * with inc_factor = ceil(V / H), so a chunk's logits are about the size of the hidden states. */
 static uint64_t liger_chunk(uint64_t tokens, uint64_t vocab, uint64_t h)
@@ -614,8 +639,8 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     return scale(&out->logits_held, stage->loss_in_flight, 1) ? LLMMEM_OK : overflow();
 }
 
-llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,
-                                      const llmmem__step *st)
+llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, int *at_first,
+                                      const llmmem__activations *a, const llmmem__step *st)
 {
     /* bytes[] holds the static state with every gradient; each moment below replaces the
      * gradients, activations, logits and temporaries with what is alive then, and the highest
@@ -633,17 +658,20 @@ llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *ph
     part[0][0] = early, part[0][1] = a->held, part[0][2] = fwd_loss, part[0][3] = 0;
     part[1][0] = early, part[1][1] = a->held, part[1][2] = loss, part[1][3] = 0;
     /* 2: a decoder layer's backward, the loss and the head's inputs freed: the last layer with
-     * the head's gradients, or the first with all but the embedding's (lazy gradients; the
-     * highest of the two ends, the held inputs falling as the gradients grow) */
+     * the head's gradients and its own, or the first with all but the embedding's (lazy
+     * gradients: a layer's feed-forward and output projection get theirs before its attention's
+     * backward, its highest point, so a layer's own count as born; the highest of the two ends,
+     * the held inputs falling as the gradients grow) */
     uint64_t last = a->held > a->head ? a->held - a->head : 0, first = a->first_held, rebuilt;
     if (!llmmem__add(&rebuilt, a->recompute, a->backward) || !llmmem__add(&last, last, rebuilt) ||
         !llmmem__add(&first, first, rebuilt))
         return overflow();
-    uint64_t g_last = st->lazy_grads ? st->grads_head : grads, g_first = st->lazy_grads ? st->grads_first : grads;
+    uint64_t g_last = st->lazy_grads ? st->grads_last : grads, g_first = st->lazy_grads ? st->grads_first : grads;
     uint64_t t_last, t_first;
     if (!llmmem__add(&t_last, last, g_last) || !llmmem__add(&t_first, first, g_first))
         return overflow();
-    if (t_first > t_last)
+    *at_first = t_first > t_last;
+    if (*at_first)
         part[2][0] = g_first, part[2][1] = first;
     else
         part[2][0] = g_last, part[2][1] = last;
@@ -668,6 +696,22 @@ llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *ph
     bytes[LLMMEM_COMPONENT_LOGITS] = part[which][2];
     bytes[LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES] = part[which][3];
     return LLMMEM_OK;
+}
+
+int llmmem__step_layer_grads(uint64_t *out, const llmmem__step *st, const llmmem__layer_plan *plan, uint64_t first,
+                             uint64_t end)
+{
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX];
+    if (first < st->frozen_layers)
+        first = st->frozen_layers;
+    *out = 0;
+    if (end <= first)
+        return 1;
+    llmmem__kind_counts(on, plan, first, end);
+    for (unsigned k = 0; k < plan->n; k++)
+        if (!llmmem__muladd(out, on[k], st->grads_kind[k]))
+            return 0;
+    return 1;
 }
 
 void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activations *a)

@@ -62,10 +62,17 @@ typedef struct llmmem__activations {
  * optimizer step's temporaries. */
 typedef struct llmmem__step {
     int lazy_grads;          /* gradients are born in backward (else all held throughout) */
-    uint64_t grads_head;     /* alive when the last decoder layer's backward runs: the head's */
-    uint64_t grads_first;    /* alive when the first layer's backward runs: all but the embedding's */
+    uint64_t grads_head;     /* born by the loss's and the head's backward: the head's, the final norm's */
+    uint64_t grads_last;     /* alive in the last decoder layer's backward: the head's and its own */
+    uint64_t grads_first;    /* alive in the first layer's backward: all but the embedding's */
+    uint64_t grads_kind[LLMMEM_LAYER_KINDS_MAX]; /* one trained decoder layer's, by layer kind */
+    uint64_t frozen_layers;  /* the first layers, which get none */
     uint64_t temporaries;    /* the optimizer step's temporaries */
 } llmmem__step;
+
+/* Gradients of the decoder layers [first, end) under lazy allocation (the frozen ones have none). */
+int llmmem__step_layer_grads(uint64_t *out, const llmmem__step *st, const llmmem__layer_plan *plan, uint64_t first,
+                             uint64_t end);
 
 /* Where the activations are held: a pipeline stage's layers and ends, how many micro-batches it
  * keeps in flight, and how the layout splits its tensors. */
@@ -99,12 +106,18 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
 llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
                                         const llmmem__act_kinds *k, const llmmem__act_stage *stage);
 
+/* What one micro-batch's layers [stage first, upto) hold when their forward is done, under the
+ * recomputation mode (the part of `held` the stage's first layers make). */
+llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+                                  const llmmem__act_kinds *k, const llmmem__act_stage *st, uint64_t upto);
+
 /* The training peak (llmmem.h): bytes[] comes with the static state and every gradient; the
  * gradients, activations, logits and optimizer temporaries become those of the step's highest
  * moment (the loss's forward, its backward, a layer's backward, the optimizer step), and *phase
- * names it (llmmem_peak_phase). LLMMEM_ERR_OVERFLOW past 64 bits. */
-llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,
-                                      const llmmem__step *st);
+ * names it (llmmem_peak_phase), *at_first whether a layer's backward is the stage's first layer's
+ * (else its last). LLMMEM_ERR_OVERFLOW past 64 bits. */
+llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, int *at_first,
+                                      const llmmem__activations *a, const llmmem__step *st);
 
 /* The parts of the peak, as the report gives them (llmmem_report_peak_part). */
 void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activations *a);

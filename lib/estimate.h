@@ -41,6 +41,13 @@ typedef struct llmmem__trace {
      * its schedule keeps in flight (in_flight_num / in_flight_den) */
     uint64_t first_layer, layers;
     uint64_t unit_held, in_flight_num, in_flight_den;
+    /* training: the step's moments on that stage (timeline.c walks them, explain.c prints the peak's) */
+    int have_step;
+    uint64_t state[LLMMEM_COMPONENTS];    /* its bytes with every gradient, before the peak's moment */
+    llmmem__activations acts;             /* the micro-batches in flight's */
+    llmmem__step step;
+    llmmem__act_kinds kinds;
+    llmmem__act_stage stage;              /* its layers and ends */
     /* inference: the KV cache of `sequences` sequences of `tokens` tokens */
     int kv_heads;                         /* 0: a model given by its count, no KV heads */
     int kv_whole;                         /* the cache is kv_token_bytes x tokens x sequences */

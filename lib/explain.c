@@ -71,6 +71,102 @@ static void state_line(llmmem__text *t, const llmmem_report *r, const llmmem__tr
     llmmem__text_printf(t, " = %llu bytes  [%s]\n", u(llmmem_report_bytes(r, c)), source);
 }
 
+/* The peak's moment in words: "the loss's backward", "layer 3's backward". */
+static void moment_name(llmmem__text *t, const llmmem_report *r)
+{
+    const llmmem_peak_phase phase = llmmem_report_peak_phase(r);
+    const int64_t layer = llmmem_report_peak_layer(r);
+    if (phase == LLMMEM_PEAK_PHASE_FORWARD)
+        llmmem__text_printf(t, "the loss's forward");
+    else if (phase == LLMMEM_PEAK_PHASE_LOSS)
+        llmmem__text_printf(t, "the loss's backward");
+    else if (phase == LLMMEM_PEAK_PHASE_OPTIMIZER)
+        llmmem__text_printf(t, "the optimizer step");
+    else
+        llmmem__text_printf(t, "layer %lld's backward%s", (long long)layer,
+                            phase == LLMMEM_PEAK_PHASE_RECOMPUTE ? " (recomputing its chunk)" : "");
+}
+
+/* Gradients: the trained parameters' whole, or with lazy allocation (zero_grad(set_to_none=True))
+ * those born by the peak's moment. */
+static void gradient_line(llmmem__text *t, const llmmem_report *r, const llmmem__trace *tr, const char *source)
+{
+    const uint64_t alive = llmmem_report_bytes(r, LLMMEM_COMPONENT_GRADIENTS);
+    const uint64_t all = tr->state[LLMMEM_COMPONENT_GRADIENTS];
+    if (!tr->have_step || !tr->step.lazy_grads || alive == all) {
+        state_line(t, r, tr, LLMMEM_COMPONENT_GRADIENTS, 1, source);
+        return;
+    }
+    llmmem__text_printf(t, "%-17s %llu in all, born during backward (set to None after each step); at ", "gradients", u(all));
+    moment_name(t, r);
+    const llmmem_peak_phase phase = llmmem_report_peak_phase(r);
+    if (phase == LLMMEM_PEAK_PHASE_FORWARD || phase == LLMMEM_PEAK_PHASE_LOSS)
+        llmmem__text_printf(t, " none yet");
+    else if (llmmem_report_peak_layer(r) == (int64_t)tr->stage.first && alive == tr->step.grads_first)
+        llmmem__text_printf(t, " all but the embedding's %llu", u(all - alive));
+    else
+        llmmem__text_printf(t, " the head's and final norm's %llu + the layer's own %llu", u(tr->step.grads_head),
+                            u(alive - tr->step.grads_head));
+    llmmem__text_printf(t, " = %llu bytes  [%s; gradient_allocation lazy]\n", u(alive), source);
+}
+
+/* Activations, the loss and the optimizer's temporaries at the peak's moment (llmmem.h, the
+ * training peak): what each moment keeps, from the figures the estimate compared. */
+static void moment_lines(llmmem__text *t, const llmmem_report *r, const llmmem__trace *tr)
+{
+    const llmmem_peak_phase phase = llmmem_report_peak_phase(r);
+    const llmmem__activations *a = &tr->acts;
+    const uint64_t acts = llmmem_report_bytes(r, LLMMEM_COMPONENT_ACTIVATIONS);
+    const uint64_t layer = llmmem_report_peak_part(r, LLMMEM_PEAK_LARGEST_LAYER);
+    llmmem__text_printf(t, "%-17s ", "activations");
+    if (phase == LLMMEM_PEAK_PHASE_OPTIMIZER)
+        llmmem__text_printf(t, "0: backward has freed them (%llu held when the forward ended)", u(a->held));
+    else {
+        /* one micro-batch's activations on this stage, and the micro-batches its schedule holds */
+        llmmem__text_printf(t, "%llu a micro-batch (%llu layers from layer %llu, recompute %s, one layer %llu without "
+               "recomputation; token ids, embedding and head inputs) x %llu",
+            u(tr->unit_held), u(tr->layers), u(tr->first_layer), name_of(LLMMEM_KEY_RECOMPUTE, tr->recompute),
+            u(layer), u(tr->in_flight_num));
+        if (tr->in_flight_den > 1)
+            llmmem__text_printf(t, "/%llu", u(tr->in_flight_den));
+        llmmem__text_printf(t, " micro-batches in flight (rounded up) = %llu held", u(a->held));
+        if (phase == LLMMEM_PEAK_PHASE_BACKWARD || phase == LLMMEM_PEAK_PHASE_RECOMPUTE) {
+            const uint64_t rebuilt = a->recompute + a->backward, below = acts - rebuilt;
+            llmmem__text_printf(t, "; at ");
+            moment_name(t, r);
+            if (llmmem_report_peak_layer(r) == (int64_t)tr->stage.first && below == a->first_held)
+                llmmem__text_printf(t, " the first layer's and the ends' %llu", u(below));
+            else
+                llmmem__text_printf(t, " less the head's inputs the loss freed %llu", u(a->held - below));
+            llmmem__text_printf(t, ", + %llu rebuilt by recomputation + %llu the layer's backward working set", u(a->recompute),
+                                u(a->backward));
+        }
+    }
+    llmmem__text_printf(t, " = %llu bytes  [Korthikanti et al. 2022 §4-5, tensor by tensor; attn_implementation]\n", u(acts));
+
+    const uint64_t lh = llmmem_report_peak_part(r, LLMMEM_PEAK_LOGITS_HELD);
+    const uint64_t lt = llmmem_report_peak_part(r, LLMMEM_PEAK_LOGITS_TRANSIENT);
+    const uint64_t logits = llmmem_report_bytes(r, LLMMEM_COMPONENT_LOGITS);
+    if (phase == LLMMEM_PEAK_PHASE_FORWARD)
+        llmmem__text_printf(t, "%-17s %llu held + %llu in the loss's forward (fp32 copies, log-softmax) = %llu bytes  "
+               "[cross_entropy %s]\n", "logits", u(lh), u(a->loss_forward), u(logits),
+            name_of(LLMMEM_KEY_CROSS_ENTROPY, tr->cross_entropy));
+    else if (phase == LLMMEM_PEAK_PHASE_LOSS)
+        llmmem__text_printf(t, "%-17s %llu held + %llu in the loss's backward = %llu bytes  [cross_entropy %s]\n", "logits",
+            u(lh), u(lt), u(logits), name_of(LLMMEM_KEY_CROSS_ENTROPY, tr->cross_entropy));
+    else
+        llmmem__text_printf(t, "%-17s 0: the loss is done by then (%llu held + %llu in its backward, freed) = %llu bytes  "
+               "[llmmem.h, the peak]\n", "logits", u(lh), u(lt), u(logits));
+
+    const uint64_t temps = llmmem_report_bytes(r, LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES);
+    if (phase == LLMMEM_PEAK_PHASE_OPTIMIZER)
+        llmmem__text_printf(t, "%-17s what the %s step allocates while it runs = %llu bytes  [torch/optim: "
+               "optimizer_implementation]\n", "optimizer_temporaries", name_of(LLMMEM_KEY_OPTIMIZER, tr->optimizer), u(temps));
+    else
+        llmmem__text_printf(t, "%-17s 0: only while the optimizer steps (%llu then) = %llu bytes  [torch/optim: "
+               "optimizer_implementation]\n", "optimizer_temporaries", u(tr->step.temporaries), u(temps));
+}
+
 static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
 {
     llmmem_report *r;
@@ -118,7 +214,7 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
             llmmem__text_printf(t, "%-17s 0: offload_optimizer streams them to the host in fp32 = 0 bytes  [ZeRO-Offload]\n",
                 "gradients");
         else
-            state_line(t, r, &tr, LLMMEM_COMPONENT_GRADIENTS, 1, source);
+            gradient_line(t, r, &tr, source);
         if (L->offload_opt) {
             llmmem__text_printf(t, "%-17s 0: offloaded to %s = 0 bytes  [ZeRO-Offload]\n", "master_weights",
                 name_of(LLMMEM_KEY_OFFLOAD_OPTIMIZER, L->offload_opt));
@@ -138,32 +234,7 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
             state_line(t, r, &tr, LLMMEM_COMPONENT_OPTIMIZER_STATES, 1, source);
         }
 
-        /* activations and the loss: the parts of the peak (llmmem.h) */
-        uint64_t held = llmmem_report_peak_part(r, LLMMEM_PEAK_ACTIVATIONS_HELD);
-        uint64_t recompute = llmmem_report_peak_part(r, LLMMEM_PEAK_RECOMPUTE);
-        uint64_t layer = llmmem_report_peak_part(r, LLMMEM_PEAK_LARGEST_LAYER);
-        int at_recompute = llmmem_report_peak_phase(r) == LLMMEM_PEAK_PHASE_RECOMPUTE;
-        /* one micro-batch's activations on this stage, and the micro-batches its schedule holds */
-        llmmem__text_printf(t, "%-17s %llu a micro-batch (%llu layers from layer %llu, recompute %s, one layer %llu without "
-               "recomputation; token ids, embedding and head inputs) x %llu",
-            "activations", u(tr.unit_held), u(tr.layers), u(tr.first_layer), name_of(LLMMEM_KEY_RECOMPUTE, tr.recompute),
-            u(layer), u(tr.in_flight_num));
-        if (tr.in_flight_den > 1)
-            llmmem__text_printf(t, "/%llu", u(tr.in_flight_den));
-        llmmem__text_printf(t, " micro-batches in flight (rounded up)");
-        if (at_recompute)
-            llmmem__text_printf(t, " = %llu held + %llu rebuilt by recomputing the largest chunk in backward", u(held), u(recompute));
-        llmmem__text_printf(t, " = %llu bytes  [Korthikanti et al. 2022 §4-5, tensor by tensor]\n",
-            u(llmmem_report_bytes(r, LLMMEM_COMPONENT_ACTIVATIONS)));
-        uint64_t lh = llmmem_report_peak_part(r, LLMMEM_PEAK_LOGITS_HELD);
-        uint64_t lt = llmmem_report_peak_part(r, LLMMEM_PEAK_LOGITS_TRANSIENT);
-        if (at_recompute)
-            llmmem__text_printf(t, "%-17s 0: the peak is the recomputation, after the loss (%llu held + %llu in its backward) is "
-                   "freed = 0 bytes  [llmmem.h, the peak]\n",
-                "logits", u(lh), u(lt));
-        else
-            llmmem__text_printf(t, "%-17s %llu held + %llu in the loss's backward = %llu bytes  [cross_entropy %s]\n", "logits", u(lh),
-                u(lt), u(llmmem_report_bytes(r, LLMMEM_COMPONENT_LOGITS)), name_of(LLMMEM_KEY_CROSS_ENTROPY, tr.cross_entropy));
+        moment_lines(t, r, &tr);
     } else {
         uint64_t kv = llmmem_report_bytes(r, LLMMEM_COMPONENT_KV_CACHE);
         if (!tr.kv_heads)

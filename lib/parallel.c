@@ -423,29 +423,36 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
 }
 
 
-/* The gradients of the classes outside the decoder layers, by when backward makes them (training.c
- * prices each tensor): the LM head's, the final norm's and a tied embedding's in the head's
- * backward, right after the loss; an untied embedding's and the positions' last (the embedding's
- * backward runs after every layer's). */
-static llmmem_status outside_gradients(uint64_t *head, uint64_t *embedding, const llmmem__job *j)
+/* The gradients by when backward makes them (training.c prices each tensor): the LM head's, the
+ * final norm's and a tied embedding's in the head's backward, right after the loss; one decoder
+ * layer's of each kind in its own backward; an untied embedding's and the positions' last (the
+ * embedding's backward runs after every layer's). */
+static llmmem_status gradient_times(llmmem__step *out, uint64_t *embedding, const llmmem__job *j)
 {
     llmmem__class_cost cost[LLMMEM_MAX_TENSOR_CLASSES];
     int any_8bit;
     const llmmem__inventory *inv = &j->m->inv;
+    const llmmem__layer_plan *plan = &j->m->geo.plan;
     llmmem_status st = llmmem__class_costs(cost, &any_8bit, inv, &j->price);
     if (st)
         return st;
     const int tied = inv->params[LLMMEM_PARAMS_LM_HEAD] == 0;
-    *head = *embedding = 0;
+    *embedding = 0;
     for (unsigned i = 0; i < inv->n; i++) {
         const llmmem__tensor_class *t = &inv->t[i];
-        if (t->kinds != 0)
+        if (t->kinds != 0) { /* count = per-layer multiplicity x the layers of its kinds */
+            uint64_t layers = llmmem__layers_in(plan, t->kinds, 0, plan->layers);
+            for (unsigned k = 0; layers && k < plan->n; k++)
+                if (((unsigned)t->kinds >> k) & 1u && !llmmem__muladd(&out->grads_kind[k], t->count / layers,
+                                                                      cost[i].gradients))
+                    return overflow();
             continue;
+        }
         const int late = t->group == LLMMEM_PARAMS_POSITIONS || (t->group == LLMMEM_PARAMS_EMBEDDING && !tied);
         const int early = t->group == LLMMEM_PARAMS_LM_HEAD || t->role == LLMMEM_ROLE_FINAL_NORM ||
                           (t->group == LLMMEM_PARAMS_EMBEDDING && tied);
         if ((late && !llmmem__muladd(embedding, t->count, cost[i].gradients)) ||
-            (early && !llmmem__muladd(head, t->count, cost[i].gradients)))
+            (early && !llmmem__muladd(&out->grads_head, t->count, cost[i].gradients)))
             return overflow();
     }
     return LLMMEM_OK;
@@ -477,12 +484,18 @@ static llmmem_status step_of(llmmem__step *out, const llmmem__job *j, const llmm
     out->lazy_grads = sem->lazy_grads && llmmem__layout_single(L) && L->d == 1;
     if (!out->lazy_grads)
         return LLMMEM_OK;
-    uint64_t head, embedding;
-    llmmem_status st = outside_gradients(&head, &embedding, j);
+    uint64_t embedding, below_last;
+    llmmem_status st = gradient_times(out, &embedding, j);
     if (st)
         return st;
-    out->grads_head = head < grads ? head : grads;
+    out->frozen_layers = tp->frozen_layers;
+    out->grads_head = out->grads_head < grads ? out->grads_head : grads;
     out->grads_first = embedding < grads ? grads - embedding : 0;
+    /* the rank holds the whole model: its layers are [0, layers) */
+    const uint64_t layers = j->m->geo.plan.layers;
+    if (!llmmem__step_layer_grads(&below_last, out, &j->m->geo.plan, 0, layers ? layers - 1 : 0))
+        return overflow();
+    out->grads_last = below_last < out->grads_first ? out->grads_first - below_last : 0;
     return LLMMEM_OK;
 }
 
@@ -494,6 +507,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
     uint64_t best = 0, host_best = 0, nvme_best = 0;
     llmmem__activations best_acts = {0};
     int best_phase = LLMMEM_PEAK_PHASE_STATIC;
+    int64_t best_layer = -1;
     /* Middle stages with the same layer kinds hold the same state and the same activations per
      * micro-batch: computed once (not with frozen layers, which depend on the layers' positions) */
     /* what one tensor of each class costs on a rank and what a layer saves: the same on every
@@ -568,13 +582,16 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         a.logits_held = llmmem__scaled(a.logits_held, flight.loss_in_flight, 1);
         host += a.host;
         /* the training peak on this stage (llmmem.h): the step's highest moment */
-        int phase = LLMMEM_PEAK_PHASE_STATIC;
+        int phase = LLMMEM_PEAK_PHASE_STATIC, at_first = 0;
+        llmmem__step step;
+        uint64_t state[LLMMEM_COMPONENTS];
         if (kinds) {
-            llmmem__step step;
             if (!llmmem__add(&a.first_held, a.first_held, a.held - unit)) /* the other micro-batches' */
                 return overflow();
+            if (trace)
+                memcpy(state, sr->bytes, sizeof state);
             llmmem_status pst = step_of(&step, j, &kinds->sem, sr, ss);
-            if (pst || (pst = llmmem__peak_components(sr->bytes, &phase, &a, &step)) != LLMMEM_OK)
+            if (pst || (pst = llmmem__peak_components(sr->bytes, &phase, &at_first, &a, &step)) != LLMMEM_OK)
                 return pst;
         }
         sr->total = 0;
@@ -584,6 +601,9 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         if (i == 0 || sr->total > r->stages[best].total) {
             best = i;
             best_phase = phase;
+            best_layer = phase == LLMMEM_PEAK_PHASE_BACKWARD || phase == LLMMEM_PEAK_PHASE_RECOMPUTE
+                             ? (int64_t)(at_first || !sr->layers ? sr->first_layer : sr->first_layer + sr->layers - 1)
+                             : -1;
             best_parts = ss;
             best_acts = a;
             host_best = host;
@@ -592,6 +612,18 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
                 trace->unit_held = unit;
                 trace->in_flight_num = flight.in_flight_num;
                 trace->in_flight_den = flight.in_flight_den;
+                trace->have_step = kinds != NULL;
+                if (kinds) {
+                    memcpy(trace->state, state, sizeof state);
+                    trace->acts = a;
+                    trace->step = step;
+                    trace->kinds = *kinds;
+                    trace->stage = flight;
+                    trace->stage.first = sr->first_layer;
+                    trace->stage.end = sr->first_layer + sr->layers;
+                    trace->stage.has_embedding = i == 0;
+                    trace->stage.has_head = i + 1 == L->p;
+                }
             }
         }
     }
@@ -603,6 +635,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         llmmem__trace_stage(trace, L, best_parts, &r->stages[best]);
     if (j->price.mode != LLMMEM_MODE_INFERENCE) {
         r->peak_phase = best_phase;
+        r->peak_layer = best_layer;
         llmmem__peak_parts(r->peak_parts, &best_acts);
     }
     /* host and NVMe per node: every device of a node holds as much as the most loaded rank */

@@ -186,10 +186,23 @@ llmmem_peak_phase llmmem_report_peak_phase(const llmmem_report *report)
     return report && report->valid ? (llmmem_peak_phase)report->peak_phase : LLMMEM_PEAK_PHASE_STATIC;
 }
 
+int64_t llmmem_report_peak_layer(const llmmem_report *report)
+{
+    if (!report || !report->valid ||
+        (report->peak_phase != LLMMEM_PEAK_PHASE_BACKWARD && report->peak_phase != LLMMEM_PEAK_PHASE_RECOMPUTE))
+        return -1;
+    return report->peak_layer;
+}
+
 static const char *const peak_part_names[LLMMEM_PEAK_PARTS] = {
     "activations_held", "recompute", "logits_held", "logits_transient", "host_activations", "largest_layer",
 };
 static const char *const peak_phase_names[] = {"static", "loss", "recompute", "forward", "backward", "optimizer"};
+
+const char *llmmem_peak_phase_name(llmmem_peak_phase phase)
+{
+    return (unsigned)phase < sizeof peak_phase_names / sizeof peak_phase_names[0] ? peak_phase_names[phase] : NULL;
+}
 
 /* ---- JSON -------------------------------------------------------------- */
 
@@ -231,7 +244,7 @@ llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
     if (r->peak_phase != LLMMEM_PEAK_PHASE_STATIC) {
         llmmem__text_str(&b, "  \"training_peak\": {\n    \"phase\": ");
         llmmem__text_quoted(&b, peak_phase_names[r->peak_phase]);
-        llmmem__text_str(&b, ",\n");
+        llmmem__text_printf(&b, ",\n    \"layer\": %lld,\n", (long long)llmmem_report_peak_layer(r));
         put_member_u64(&b, "    ", "trainable_parameters", r->params_trainable, 0);
         for (unsigned p = 0; p < LLMMEM_PEAK_PARTS; p++)
             put_member_u64(&b, "    ", peak_part_names[p], r->peak_parts[p], p + 1 == LLMMEM_PEAK_PARTS);

@@ -866,17 +866,20 @@ LLMMEM_API uint64_t llmmem_report_active_parameters(const llmmem_report *report)
 LLMMEM_API uint64_t llmmem_report_trainable_parameters(const llmmem_report *report);
 
 /**
- * The training peak. A training step's memory is highest at one of two moments, and the report's
- * components are the bytes alive at the higher one:
- *   - the loss: the static state (weights, gradients, master weights, optimizer states), the
- *     activations every layer saved during the forward, and the loss's saved tensors plus what
- *     its backward (or a chunked loss's current chunk) adds. Components: activations = held,
- *     logits = logits_held + logits_transient.
- *   - recomputation: the static state, the held activations, and the working set backward rebuilds
- *     for the largest recomputed chunk (the loss is done by then). Components: activations = held +
- *     recompute, logits = 0.
- * Both moments are the end of the last micro-batch's forward plus one transient; activation
- * gradients of a single op and allocator rounding are not counted.
+ * The training peak. A training step's memory is highest at one of its moments, and the report's
+ * components are the bytes alive at the highest (llmmem_report_peak_phase names it; the timeline
+ * below gives every moment):
+ *   - the loss's forward: the static state, the activations every layer saved, the loss's saved
+ *     tensors and what its forward holds beside them (the logits' fp32 copy, log-softmax).
+ *   - the loss's backward: the same with what its backward (or a chunked loss's current chunk)
+ *     adds instead. Components: activations = held, logits = logits_held + logits_transient.
+ *   - a decoder layer's backward (the stage's first or last layer): the saved tensors of the layers
+ *     below it, what recomputation rebuilds and the layer's backward working set; with lazily
+ *     allocated gradients (framework hf_trainer, fsdp2) only those born so far.
+ *   - the optimizer step: every gradient and the step's temporaries (optimizer_temporaries).
+ * Under framework=megatron (persistent gradient buffers, fused kernels) these reduce to
+ * Korthikanti's two: the loss and the recomputation of the largest chunk. Activation gradients of
+ * a single op and allocator rounding are not counted.
  */
 typedef enum llmmem_peak_part {
     LLMMEM_PEAK_ACTIVATIONS_HELD = 0,   /**< saved activations on the device when the forward ends */
@@ -901,6 +904,44 @@ typedef enum llmmem_peak_phase {
 LLMMEM_API uint64_t llmmem_report_peak_part(const llmmem_report *report, llmmem_peak_part part);
 /** The moment the components describe (LLMMEM_PEAK_PHASE_STATIC for an invalid report). */
 LLMMEM_API llmmem_peak_phase llmmem_report_peak_phase(const llmmem_report *report);
+/** The decoder layer of the peak's moment (a layer's backward), or -1 (another moment, or invalid). */
+LLMMEM_API int64_t llmmem_report_peak_layer(const llmmem_report *report);
+/** A phase's name ("loss", "forward", "backward", ...), NULL for an unknown value. */
+LLMMEM_API const char *llmmem_peak_phase_name(llmmem_peak_phase phase);
+
+/**
+ * The step as a timeline: the memory of the most loaded device at every moment of one step, at
+ * decoder-layer granularity, from the same arithmetic as the estimate (its highest point is the
+ * report's total). Training: after each layer's forward, the loss's forward and backward, each
+ * layer's backward from the last to the first, the optimizer step. Inference: the estimate's
+ * moment. A stage of more than 4096 layers is sampled (its first and last layers always). Made
+ * once, refilled by llmmem_estimate_timeline as often as needed; points are read by index.
+ */
+typedef struct llmmem_timeline llmmem_timeline;
+
+/** An empty timeline (count 0). */
+LLMMEM_API llmmem_status llmmem_timeline_new(llmmem_timeline **out);
+/** Free a timeline. NULL is fine. */
+LLMMEM_API void llmmem_timeline_free(llmmem_timeline *timeline);
+/** Fills the timeline of the job (the same validation and messages as llmmem_estimate). */
+LLMMEM_API llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model *model,
+                                                  const llmmem_hardware *hw, const llmmem_strategy *strategy);
+/** Points in the timeline (0 when empty or NULL). */
+LLMMEM_API size_t llmmem_timeline_count(const llmmem_timeline *timeline);
+/** The point's phase (LLMMEM_PEAK_PHASE_STATIC past the end). */
+LLMMEM_API llmmem_peak_phase llmmem_timeline_phase(const llmmem_timeline *timeline, size_t index);
+/** The decoder layer the point follows or runs, or -1 (the loss, the optimizer; past the end). */
+LLMMEM_API int64_t llmmem_timeline_layer(const llmmem_timeline *timeline, size_t index);
+/** Bytes of a component alive at the point (0 past the end or for an unknown component). */
+LLMMEM_API uint64_t llmmem_timeline_bytes(const llmmem_timeline *timeline, size_t index, llmmem_component component);
+/** Bytes alive at the point, every component (0 past the end). */
+LLMMEM_API uint64_t llmmem_timeline_total_bytes(const llmmem_timeline *timeline, size_t index);
+/** The index of the highest point (its first, on a tie); 0 when empty. */
+LLMMEM_API size_t llmmem_timeline_peak_index(const llmmem_timeline *timeline);
+/** The pipeline stage the timeline follows (the most loaded). */
+LLMMEM_API size_t llmmem_timeline_stage(const llmmem_timeline *timeline);
+/** The timeline as JSON: {"stage", "peak_index", "points": [{"phase", "layer", "total", "bytes": {...}}]}. */
+LLMMEM_API llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *timeline);
 
 /**
  * Pipeline stages. Every device of a stage holds the same bytes (tensor, context, expert and data

@@ -1,0 +1,263 @@
+/* The step as a timeline (llmmem.h llmmem_estimate_timeline): every moment of one step on the most
+ * loaded stage, layer by layer, from the arithmetic the estimate's peak takes (activations.c
+ * llmmem__peak_components); the two agree at every moment the peak compares, and the timeline's
+ * highest point is the report's total. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate.h"
+#include "text.h"
+
+/* Layers of a stage given a point each; a longer stage is sampled, its ends always included */
+#define TIMELINE_LAYERS_MAX 4096u
+
+typedef struct point {
+    int phase;    /* llmmem_peak_phase */
+    int64_t layer; /* -1: not a decoder layer's moment */
+    uint64_t bytes[LLMMEM_COMPONENTS];
+    uint64_t total;
+} point;
+
+struct llmmem_timeline {
+    point *p;
+    size_t n, cap;
+    size_t peak, stage;
+};
+
+llmmem_status llmmem_timeline_new(llmmem_timeline **out)
+{
+    LLMMEM_REQUIRE(out);
+    *out = calloc(1, sizeof **out);
+    return *out ? LLMMEM_OK : llmmem__fail(LLMMEM_ERR_NO_MEMORY, "timeline_new: out of memory");
+}
+
+void llmmem_timeline_free(llmmem_timeline *t)
+{
+    if (t)
+        free(t->p);
+    free(t);
+}
+
+/* The state with the moment's gradients, activations, logits and optimizer temporaries. */
+typedef struct moment {
+    uint64_t grads, acts, logits, temps;
+} moment;
+
+static llmmem_status push(llmmem_timeline *t, int phase, int64_t layer, const uint64_t state[LLMMEM_COMPONENTS],
+                          moment m)
+{
+    if (t->n == t->cap)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "timeline: more points than reserved (a library defect)");
+    point *p = &t->p[t->n];
+    p->phase = phase;
+    p->layer = layer;
+    memcpy(p->bytes, state, sizeof p->bytes);
+    p->bytes[LLMMEM_COMPONENT_GRADIENTS] = m.grads;
+    p->bytes[LLMMEM_COMPONENT_ACTIVATIONS] = m.acts;
+    p->bytes[LLMMEM_COMPONENT_LOGITS] = m.logits;
+    p->bytes[LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES] = m.temps;
+    p->total = 0;
+    for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
+        if (!llmmem__add(&p->total, p->total, p->bytes[c]))
+            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "timeline: bytes exceed 64 bits");
+    if (p->total > t->p[t->peak].total)
+        t->peak = t->n;
+    t->n++;
+    return LLMMEM_OK;
+}
+
+static llmmem_status reserve(llmmem_timeline *t, size_t points)
+{
+    t->n = t->peak = 0;
+    if (points <= t->cap)
+        return LLMMEM_OK;
+    point *p = realloc(t->p, points * sizeof *p);
+    if (!p)
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "timeline: out of memory for %zu points", points);
+    t->p = p;
+    t->cap = points;
+    return LLMMEM_OK;
+}
+
+static llmmem_status overflow(void)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "timeline: bytes exceed 64 bits");
+}
+
+/* The i-th of `samples` layers of a stage of `count` (all of them when they fit). */
+static uint64_t layer_at(uint64_t first, uint64_t count, uint64_t i, uint64_t samples)
+{
+    return samples == count ? first + i : first + i * (count - 1) / (samples - 1);
+}
+
+/* Training: after each layer's forward, the loss's forward and backward, each layer's backward
+ * from the last, the optimizer step. */
+static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr, const llmmem_model *m,
+                                     const llmmem_strategy *s)
+{
+    const llmmem__activations *a = &tr->acts;
+    const llmmem__step *step = &tr->step;
+    const llmmem__act_stage *st = &tr->stage;
+    const uint64_t first = st->first, count = st->end - st->first;
+    const uint64_t samples = count < TIMELINE_LAYERS_MAX ? count : TIMELINE_LAYERS_MAX;
+    const uint64_t grads = tr->state[LLMMEM_COMPONENT_GRADIENTS], early = step->lazy_grads ? 0 : grads;
+    llmmem_status rc = reserve(t, (size_t)(2 * samples + 3));
+    if (rc)
+        return rc;
+    /* held before the stage's layers run: the other micro-batches' and the ends' (token ids, rotary
+     * tables, the mask), first_held less what the first layer keeps */
+    uint64_t h1 = 0, base, rebuilt, held_l;
+    if (count && (rc = llmmem__layers_held(&h1, m, s, &tr->kinds, st, first + 1)) != LLMMEM_OK)
+        return rc;
+    base = a->first_held > h1 ? a->first_held - h1 : 0;
+    for (uint64_t i = 0; i < samples; i++) {
+        const uint64_t l = layer_at(first, count, i, samples);
+        if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
+            return rc;
+        moment mo = {early, 0, 0, 0};
+        if (!llmmem__add(&mo.acts, base, held_l))
+            return overflow();
+        if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
+            return rc;
+    }
+    moment loss_fwd = {early, a->held, 0, 0}, loss_bwd = {early, a->held, 0, 0};
+    if (!llmmem__add(&loss_fwd.logits, a->logits_held, a->loss_forward) ||
+        !llmmem__add(&loss_bwd.logits, a->logits_held, a->logits_transient))
+        return overflow();
+    if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, -1, tr->state, loss_fwd)) != LLMMEM_OK ||
+        (rc = push(t, LLMMEM_PEAK_PHASE_LOSS, -1, tr->state, loss_bwd)) != LLMMEM_OK)
+        return rc;
+    /* a layer's backward: the layers below it still hold theirs, recomputation rebuilds its chunk,
+     * its own working set; lazy gradients: all but those of the layers below it and the embedding */
+    if (!llmmem__add(&rebuilt, a->recompute, a->backward))
+        return overflow();
+    const int phase = a->recompute ? LLMMEM_PEAK_PHASE_RECOMPUTE : LLMMEM_PEAK_PHASE_BACKWARD;
+    for (uint64_t i = samples; i-- > 0;) {
+        const uint64_t l = layer_at(first, count, i, samples);
+        moment mo = {grads, 0, 0, 0};
+        uint64_t below;
+        if (step->lazy_grads) {
+            if (!llmmem__step_layer_grads(&below, step, &m->geo.plan, first, l))
+                return overflow();
+            mo.grads = step->grads_first > below ? step->grads_first - below : 0;
+        }
+        if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
+            return rc;
+        if (!llmmem__add(&mo.acts, base, held_l) || !llmmem__add(&mo.acts, mo.acts, rebuilt))
+            return overflow();
+        if (l + 1 == st->end) { /* the last layer: the peak's own arithmetic (the head's inputs freed) */
+            moment last = {step->lazy_grads ? step->grads_last : grads, a->held > a->head ? a->held - a->head : 0, 0, 0};
+            uint64_t t_last, t_here;
+            if (!llmmem__add(&last.acts, last.acts, rebuilt) || !llmmem__add(&t_last, last.acts, last.grads) ||
+                !llmmem__add(&t_here, mo.acts, mo.grads))
+                return overflow();
+            if (l != first || t_last >= t_here) /* one layer: the higher of the two, as the peak takes */
+                mo = last;
+        }
+        if ((rc = push(t, phase, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
+            return rc;
+    }
+    moment opt = {grads, 0, 0, step->temporaries};
+    return push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt);
+}
+
+llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                       const llmmem_strategy *strategy)
+{
+    LLMMEM_REQUIRE(out);
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(hw);
+    LLMMEM_REQUIRE(strategy);
+    out->n = out->peak = out->stage = 0;
+    llmmem_report *r;
+    llmmem__trace tr;
+    llmmem_status st = llmmem_report_new(&r);
+    if (st)
+        return st;
+    if ((st = llmmem__estimate_traced(r, model, hw, strategy, r->cache, &tr)) == LLMMEM_OK) {
+        out->stage = r->most_loaded;
+        if (tr.have_step)
+            st = training_points(out, &tr, model, strategy);
+        else if ((st = reserve(out, 1)) == LLMMEM_OK) { /* inference: the estimate's moment */
+            moment mo = {r->bytes[LLMMEM_COMPONENT_GRADIENTS], r->bytes[LLMMEM_COMPONENT_ACTIVATIONS],
+                         r->bytes[LLMMEM_COMPONENT_LOGITS], r->bytes[LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES]};
+            st = push(out, r->peak_phase, llmmem_report_peak_layer(r), r->bytes, mo);
+        }
+        if (st == LLMMEM_OK && out->n && out->p[out->peak].total != r->total)
+            st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "timeline: its highest point (%llu bytes) is not the estimate's "
+                              "total (%llu bytes): a library defect", (unsigned long long)out->p[out->peak].total,
+                              (unsigned long long)r->total);
+    }
+    if (st)
+        out->n = out->peak = 0;
+    llmmem_report_free(r);
+    return st;
+}
+
+size_t llmmem_timeline_count(const llmmem_timeline *t)
+{
+    return t ? t->n : 0;
+}
+
+static const point *at(const llmmem_timeline *t, size_t i)
+{
+    return t && i < t->n ? &t->p[i] : NULL;
+}
+
+llmmem_peak_phase llmmem_timeline_phase(const llmmem_timeline *t, size_t index)
+{
+    const point *p = at(t, index);
+    return p ? (llmmem_peak_phase)p->phase : LLMMEM_PEAK_PHASE_STATIC;
+}
+
+int64_t llmmem_timeline_layer(const llmmem_timeline *t, size_t index)
+{
+    const point *p = at(t, index);
+    return p ? p->layer : -1;
+}
+
+uint64_t llmmem_timeline_bytes(const llmmem_timeline *t, size_t index, llmmem_component component)
+{
+    const point *p = at(t, index);
+    return p && (unsigned)component < LLMMEM_COMPONENTS ? p->bytes[component] : 0;
+}
+
+uint64_t llmmem_timeline_total_bytes(const llmmem_timeline *t, size_t index)
+{
+    const point *p = at(t, index);
+    return p ? p->total : 0;
+}
+
+size_t llmmem_timeline_peak_index(const llmmem_timeline *t)
+{
+    return t ? t->peak : 0;
+}
+
+size_t llmmem_timeline_stage(const llmmem_timeline *t)
+{
+    return t ? t->stage : 0;
+}
+
+llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *t)
+{
+    LLMMEM_REQUIRE(json_out);
+    *json_out = NULL;
+    LLMMEM_REQUIRE(t);
+    llmmem__text b = {0};
+    llmmem__text_printf(&b, "{\n  \"stage\": %zu,\n  \"peak_index\": %zu,\n  \"points\": [", t->stage, t->peak);
+    for (size_t i = 0; i < t->n; i++) {
+        const point *p = &t->p[i];
+        llmmem__text_str(&b, i ? ",\n    {\"phase\": " : "\n    {\"phase\": ");
+        llmmem__text_quoted(&b, llmmem_peak_phase_name((llmmem_peak_phase)p->phase));
+        llmmem__text_printf(&b, ", \"layer\": %lld, \"total\": %llu, \"bytes\": {", (long long)p->layer,
+                            (unsigned long long)p->total);
+        for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++) {
+            llmmem__text_str(&b, c ? ", " : "");
+            llmmem__text_quoted(&b, llmmem_component_name((llmmem_component)c));
+            llmmem__text_printf(&b, ": %llu", (unsigned long long)p->bytes[c]);
+        }
+        llmmem__text_str(&b, "}}");
+    }
+    llmmem__text_str(&b, t->n ? "\n  ]\n}\n" : "]\n}\n");
+    return llmmem__text_finish(json_out, &b, "timeline_to_json");
+}
