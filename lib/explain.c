@@ -129,10 +129,10 @@ static void moment_lines(llmmem__text *t, const llmmem_report *r, const llmmem__
             u(layer), u(tr->in_flight_num));
         if (tr->in_flight_den > 1)
             llmmem__text_printf(t, "/%llu", u(tr->in_flight_den));
-        llmmem__text_printf(t, " micro-batches in flight (rounded up) = %llu held", u(a->held));
+        llmmem__text_printf(t, " micro-batches in flight (rounded up)");
         if (phase == LLMMEM_PEAK_PHASE_BACKWARD || phase == LLMMEM_PEAK_PHASE_RECOMPUTE) {
             const uint64_t rebuilt = a->recompute + a->backward, below = acts - rebuilt;
-            llmmem__text_printf(t, "; at ");
+            llmmem__text_printf(t, " = %llu held; at ", u(a->held));
             moment_name(t, r);
             if (llmmem_report_peak_layer(r) == (int64_t)tr->stage.first && below == a->first_held)
                 llmmem__text_printf(t, " the first layer's and the ends' %llu", u(below));
@@ -147,7 +147,10 @@ static void moment_lines(llmmem__text *t, const llmmem_report *r, const llmmem__
     const uint64_t lh = llmmem_report_peak_part(r, LLMMEM_PEAK_LOGITS_HELD);
     const uint64_t lt = llmmem_report_peak_part(r, LLMMEM_PEAK_LOGITS_TRANSIENT);
     const uint64_t logits = llmmem_report_bytes(r, LLMMEM_COMPONENT_LOGITS);
-    if (phase == LLMMEM_PEAK_PHASE_FORWARD)
+    if (!tr->stage.has_head)
+        llmmem__text_printf(t, "%-17s 0: the loss runs on the last stage = %llu bytes  [pipeline parallelism]\n", "logits",
+                            u(logits));
+    else if (phase == LLMMEM_PEAK_PHASE_FORWARD)
         llmmem__text_printf(t, "%-17s %llu held + %llu in the loss's forward (fp32 copies, log-softmax) = %llu bytes  "
                "[cross_entropy %s]\n", "logits", u(lh), u(a->loss_forward), u(logits),
             name_of(LLMMEM_KEY_CROSS_ENTROPY, tr->cross_entropy));
@@ -159,6 +162,8 @@ static void moment_lines(llmmem__text *t, const llmmem_report *r, const llmmem__
                "[llmmem.h, the peak]\n", "logits", u(lh), u(lt), u(logits));
 
     const uint64_t temps = llmmem_report_bytes(r, LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES);
+    if (!tr->step.temporaries) /* a fused or stateless step allocates none */
+        return;
     if (phase == LLMMEM_PEAK_PHASE_OPTIMIZER)
         llmmem__text_printf(t, "%-17s what the %s step allocates while it runs = %llu bytes  [torch/optim: "
                "optimizer_implementation]\n", "optimizer_temporaries", name_of(LLMMEM_KEY_OPTIMIZER, tr->optimizer), u(temps));
