@@ -41,6 +41,26 @@ static uint64_t elems(acc *a, uint64_t n1, uint64_t n2, uint64_t n3, uint64_t n4
     return x;
 }
 
+/* The input of the linears that read one tensor of n elements (`readers`: their lora_targets bits),
+ * kept for their weight gradients. Under a frozen base (PEFT tuners/lora/layer.py Linear.forward)
+ * only the adapters' lora_A keeps it: each adapter its own copy when its dtype differs from the
+ * activations' (tuners_utils.py _cast_input_dtype), else the tensor once. */
+static void linear_input(acc *a, const llmmem__act_layer *l, uint64_t n, unsigned readers, int split)
+{
+    if (!l->frozen) {
+        keep(a, l, n, l->bytes, split);
+        return;
+    }
+    unsigned adapted = 0;
+    for (unsigned bits = l->lora & readers; bits; bits &= bits - 1)
+        adapted++;
+    if (adapted && l->adapter_bytes == l->bytes)
+        keep(a, l, n, l->bytes, split);
+    else
+        for (unsigned i = 0; i < adapted; i++)
+            keep(a, l, n, l->adapter_bytes, split);
+}
+
 /* The attention core over `heads` heads of tokens x heads x qk (Q, K) and v (V, output) widths:
  * what attention itself saves. kv_heads < heads is GQA. `after_softmax` gathers what the ops after
  * the softmax save (freed before the softmax's backward runs). */
@@ -86,7 +106,7 @@ static void attention_core(acc *a, acc *after_softmax, const llmmem__act_layer *
         }
     }
     /* the output projection's input (heads x v wide) */
-    keep(after_softmax, l, elems(a, l->s, l->b, heads, v), e, 1);
+    linear_input(after_softmax, l, elems(a, l->s, l->b, heads, v), LLMMEM_LORA_TARGET_O, 1);
 }
 
 /* A norm over `rows` rows of `width`: what it saves for its backward, by implementation. */
@@ -110,7 +130,8 @@ static void norm_saves(acc *a, const llmmem__act_layer *l, uint64_t rows, uint64
         if (l->torch1)
             keep(a, l, n, nb, split);
         keep(a, l, rows, nb, split);
-        keep(a, l, n, l->bytes, split);
+        if (!l->frozen) /* a frozen weight's mul saves the weight alone */
+            keep(a, l, n, l->bytes, split);
         break;
     case LLMMEM_NORM_IMPL_FUSED:
         /* a fused kernel (apex, Transformer Engine, Liger): rstd per row, and LayerNorm's mean */
@@ -131,13 +152,13 @@ static void mlp_core(acc *a, const llmmem__act_layer *l, uint64_t tokens, uint64
          * product saves (Megatron-LM fused bias_swiglu recomputes it) */
         keep(a, l, tf, l->bytes, 1);
         keep(a, l, tf, l->bytes, 1);
-        keep(a, l, tf, l->bytes, 1);
+        linear_input(a, l, tf, LLMMEM_LORA_TARGET_DOWN, 1);
         if (!l->fused_swiglu)
             keep(a, l, tf, l->bytes, 1);
     } else {
         /* GeLU's input and output (the second linear's input): 8sbh each when f = 4h */
         keep(a, l, tf, l->bytes, 1);
-        keep(a, l, tf, l->bytes, 1);
+        linear_input(a, l, tf, LLMMEM_LORA_TARGET_DOWN, 1);
     }
 }
 
@@ -150,12 +171,32 @@ static void moe_block(acc *a, const llmmem__act_layer *l, uint64_t sb)
 {
     keep(a, l, elems(a, sb, l->experts, 1, 1), 4, 0);  /* router softmax, fp32 */
     keep(a, l, elems(a, sb, l->top_k, 1, 1), 4, 0);    /* chosen routing weights, fp32 */
-    const uint64_t routed = elems(a, sb, l->top_k, 1, 1);
-    keep(a, l, elems(a, routed, l->h, 1, 1), l->bytes, 0); /* dispatched tokens */
-    llmmem__act_layer expert = *l; /* expert intermediates split over expert_tensor_parallel */
+    const uint64_t routed = elems(a, sb, l->top_k, 1, 1), routed_h = elems(a, routed, l->h, 1, 1);
+    llmmem__act_layer dispatched = *l; /* routed experts take adapters only with the experts bit */
+    if (!(l->lora & LLMMEM_LORA_TARGET_EXPERTS))
+        dispatched.lora = 0;
+    linear_input(a, &dispatched, routed_h, LLMMEM_LORA_TARGET_GATE | LLMMEM_LORA_TARGET_UP, 0); /* dispatched tokens */
+    llmmem__act_layer expert = dispatched; /* expert intermediates split over expert_tensor_parallel */
     expert.t = l->et ? l->et : l->t;
     mlp_core(a, &expert, routed, l->fe);
-    keep(a, l, elems(a, routed, l->h, 1, 1), l->bytes, 0); /* expert outputs before the combine */
+    keep(a, l, routed_h, l->bytes, 0); /* expert outputs before the combine */
+    if (l->eager_experts) {
+        /* transformers modeling_mixtral.py MixtralExperts.forward (DeepseekV3NaiveMoe's alike) and
+         * torch derivatives.yaml, per assignment: torch.where's (slot, token) int64 pair, the
+         * gathered fp32 routing weight the product saves, index_add_'s source (its formula names
+         * it); per token: topk's int64 indices and the normalization's divisor (top_value /= sum;
+         * its clone is the routing weights above) */
+        keep(a, l, routed, 16 + 4, 0);
+        keep(a, l, routed_h, l->bytes, 0);
+        keep(a, l, routed, 8, 0);
+        keep(a, l, sb, 4, 0);
+        if (l->router_fp32 && l->bytes != 4) {
+            /* modeling_deepseek_v3.py DeepseekV3TopkRouter: linear(hidden.type(float32),
+             * weight.type(float32)) saves both fp32 copies */
+            keep(a, l, elems(a, sb, l->h, 1, 1), 4, 0);
+            keep(a, l, elems(a, l->experts, l->h, 1, 1), 4, 0);
+        }
+    }
     if (l->fs)
         mlp_core(a, l, sb, l->fs);
 }
@@ -179,19 +220,22 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
     }
     /* Attention block (§4.1): the norm's saved tensors and the projections' input, unsplit by TP */
     norm_saves(a, l, sb, l->h, 0);
-    keep(a, l, sbh, e, 0);
+    linear_input(a, l, sbh, LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V, 0);
     if (l->kv_rank) {
         /* MLA, DeepSeek-V2 modeling_deepseek.py DeepseekV2Attention (training form: K and V
          * expanded per head): the query latent's norm and up-projection inputs, the key-value
-         * down-projection's output (kv latent + shared rope key, which its norm reads as a view)
-         * and the up-projection's input */
+         * down-projection's output and the up-projection's input. The kv norm reads the latent as
+         * a view of the output beside the shared rope key: an upcast copies the latent alone
+         * (modeling_deepseek_v3.py), else the view keeps the whole output */
         const unsigned nb = l->norm_bytes ? l->norm_bytes : l->bytes;
         if (l->q_rank) {
-            keep(a, l, elems(a, sb, l->q_rank, 1, 1), nb, 0);
-            keep(a, l, elems(a, sb, l->q_rank, 1, 1), e, 0);
+            norm_saves(a, l, sb, l->q_rank, 0);
+            linear_input(a, l, elems(a, sb, l->q_rank, 1, 1), LLMMEM_LORA_TARGET_Q, 0);
         }
-        keep(a, l, elems(a, sb, l->kv_rank + l->rope, 1, 1), nb, 0);
-        keep(a, l, elems(a, sb, l->kv_rank, 1, 1), e, 0);
+        norm_saves(a, l, sb, l->kv_rank, 0);
+        if (nb == e || l->norm_impl != LLMMEM_NORM_IMPL_EAGER)
+            keep(a, l, elems(a, sb, l->rope, 1, 1), nb, 0);
+        linear_input(a, l, elems(a, sb, l->kv_rank, 1, 1), LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V, 0);
         attention_core(a, &p->after_softmax, l, l->a, l->a, l->nope + l->rope, l->v_dim);
     } else {
         if (l->qk_norm) { /* Qwen3Attention q_norm / k_norm over each head */
@@ -209,7 +253,7 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
      * norm (Falcon-7B's parallel attention and MLP) feeds both blocks from the tensors above */
     if (norms != 1) {
         norm_saves(f, l, sb, l->h, 0);
-        keep(f, l, sbh, e, 0);
+        linear_input(f, l, sbh, LLMMEM_LORA_TARGET_GATE | LLMMEM_LORA_TARGET_UP, 0);
     }
     if (l->experts)
         moe_block(f, l, sb);
@@ -218,10 +262,38 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
     if (l->dropout)
         keep(f, l, sbh, 1, 0);
     /* PEFT tuners/lora/layer.py Linear.forward, lora_B(lora_A(x)): each lora_B keeps lora_A's
-     * r-wide output; lora_A's input is the base linear's, kept above */
-    keep(f, l, elems(f, sb, l->adapter, 1, 1), e, 0);
+     * r-wide output, in the adapters' dtype; lora_A's input is kept above (linear_input) */
+    keep(f, l, elems(f, sb, l->adapter, 1, 1), l->adapter_bytes ? l->adapter_bytes : e, 0);
     if (norms == 4) /* Gemma 2/3 post-feed-forward norm */
         norm_saves(f, l, sb, l->h, 0);
+}
+
+/* What a frozen base's first layer does not save when its input needs no grad (the embedding's
+ * output without enable_input_require_grads): torch records no op on tensors that need no grad,
+ * and an op saves an operand only for another operand's gradient (derivatives.yaml). The input
+ * norm runs unrecorded; K and V need grad only when adapted, Q saves for K's and K for Q's, the
+ * scores need none unless Q or K does, and the product saves them only for V's. Eager attention of
+ * a GQA or MHA layer; MLA and fused attention lose the norm alone. */
+static void first_unrecorded(acc *a, const llmmem__act_layer *l)
+{
+    const unsigned e = l->bytes;
+    const uint64_t sb = elems(a, l->s, l->b, 1, 1);
+    norm_saves(a, l, sb, l->h, 0);
+    if (l->kv_rank || l->attn != LLMMEM_ATTN_EAGER || l->dropout || l->recompute == LLMMEM_RECOMPUTE_SELECTIVE)
+        return;
+    const int qg = (l->lora & LLMMEM_LORA_TARGET_Q) != 0, kg = (l->lora & LLMMEM_LORA_TARGET_K) != 0;
+    const int vg = (l->lora & LLMMEM_LORA_TARGET_V) != 0;
+    const uint64_t scores = elems(a, l->a, l->s, l->s, l->b);
+    if (!kg)
+        keep(a, l, elems(a, l->s, l->b, l->a, l->d), e, 1);
+    if (!qg)
+        keep(a, l, elems(a, l->s, l->b, l->a, l->d), e, 1); /* repeat_kv's copy of K */
+    if (!qg && !kg) {
+        keep(a, l, scores, 4, 1);
+        keep(a, l, elems(a, l->s, l->b, l->a, l->d), e, 1); /* repeat_kv's copy of V */
+    }
+    if (!vg && e != 4)
+        keep(a, l, scores, e, 1);
 }
 
 static llmmem_status layer_overflow(const llmmem__act_layer *l)
@@ -316,8 +388,14 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
         l->g = g->kv_heads;
     }
     l->f = g->dense_layers ? g->ffn : 0; /* a model of MoE layers alone has no dense MLP */
+    l->eager_experts = sem->experts == LLMMEM_EXPERTS_EAGER;
+    l->router_fp32 = llmmem__model_value(m, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS) != 0;
     int64_t mode = llmmem__get_int(k, LLMMEM_KEY_MODE);
     if (mode == LLMMEM_MODE_LORA || mode == LLMMEM_MODE_QLORA) {
+        /* PEFT tuners/tuners_utils.py: every parameter outside the adapters stops requiring grad */
+        l->frozen = 1;
+        l->lora = (unsigned)llmmem__get_int(k, LLMMEM_KEY_LORA_TARGETS);
+        l->adapter_bytes = bytes_of_format(llmmem__adapter_format(s));
         /* adapted linears a token passes through, averaged over the decoder layers (experts: the
          * top_k a token is routed to) */
         uint64_t layers = g->layers, passes = 0;
@@ -560,6 +638,14 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     k->layer = l;
     if ((st = llmmem__layer_backward_bytes(&k->backward, &l)) != LLMMEM_OK)
         return st;
+    k->first_less = 0;
+    if (!k->sem.input_grads) {
+        acc less = {0, 0};
+        first_unrecorded(&less, &l);
+        if (less.overflow)
+            return layer_overflow(&l);
+        k->first_less = less.total;
+    }
     uint64_t experts = l.experts;
     /* dense layers, then MoE layers, as the strategy runs them and without recomputation */
     l.experts = 0;
@@ -590,6 +676,13 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     const unsigned e = k->e;
     if (stage->end > stage->first && (st = compose_layers(out, m, s, k, k->norm_fp32, stage)) != LLMMEM_OK)
         return st;
+    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    if (stage->has_embedding && stage->end > stage->first &&
+        (rmode == LLMMEM_RECOMPUTE_NONE || rmode == LLMMEM_RECOMPUTE_SELECTIVE)) {
+        const uint64_t less = k->first_less < out->first_held ? k->first_less : out->first_held;
+        out->held -= less;
+        out->first_held -= less;
+    }
 
     /* Outside the layers (Korthikanti §4.3): on the first stage the input ids the embedding's
      * backward indexes with (int64), the embedding dropout's mask and an embedding norm's input
@@ -600,7 +693,8 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         return overflow();
     acc ends = {0, 0}, head = {0, 0};
     if (stage->has_embedding) {
-        if (!llmmem__mul(&ends.total, tokens, 8)) /* the int64 ids, whole on every rank */
+        /* the int64 ids, whole on every rank; a frozen embedding's lookup saves nothing */
+        if (!llmmem__mul(&ends.total, tokens, lp->frozen ? 0u : 8u))
             return overflow();
         if (lp->dropout)
             keep(&ends, lp, sbh, 1, 0);
@@ -615,13 +709,13 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         keep(&ends, lp, elems(&ends, tokens, lp->kv_rank ? lp->rope : lp->d, 2, 1), e, 0);
     /* transformers' eager attention adds a [b, 1, s, s] mask in the activation format
      * (masking_utils.py eager_mask); torch.utils.checkpoint saves it with each layer's inputs */
-    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
     if (stage->end > stage->first && lp->attn == LLMMEM_ATTN_EAGER &&
         (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD))
         keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), e, 1);
-    if (stage->has_head) { /* the final norm and the LM head's input */
+    if (stage->has_head) { /* the final norm and the LM head's input (none for a frozen head) */
         norm_saves(&head, lp, tokens, lp->h, 0);
-        keep(&head, lp, sbh, e, 0);
+        if (!lp->frozen)
+            keep(&head, lp, sbh, e, 0);
     }
     if (ends.overflow || head.overflow || !llmmem__add(&extra, ends.total, head.total))
         return overflow();

@@ -29,8 +29,13 @@ typedef struct llmmem__act_layer {
     uint64_t q_rank, kv_rank, rope, nope, v_dim;
     /* MoE: routed experts of width fe, top_k per token, shared experts of total width fs */
     uint64_t experts, top_k, fe, fs;
+    int eager_experts;       /* transformers' eager experts loop (llmmem_experts_implementation) */
+    int router_fp32;         /* the router's linear casts its input and weight to fp32 (DeepSeek-V3) */
     /* LoRA: adapter rank x adapted linears a token passes through in one layer (0: none) */
     uint64_t adapter;
+    int frozen;              /* the base is frozen (lora, qlora): its linears and norms keep no input */
+    unsigned lora;           /* lora_targets bits of the adapted linears (llmmem_lora_target) */
+    unsigned adapter_bytes;  /* bytes of an adapter element (their input is cast to it) */
     uint64_t et;             /* tensor-parallel size inside an expert (0: t) */
 } llmmem__act_layer;
 
@@ -93,6 +98,7 @@ typedef struct llmmem__act_kinds {
     uint64_t dense_full, moe_full; /* the same without any recomputation (what recomputation rebuilds) */
     uint64_t input;                /* a layer's input: what full recomputation keeps */
     uint64_t backward;             /* a layer's backward working set (llmmem__layer_backward_bytes) */
+    uint64_t first_less;           /* what the first layer does not save when its input needs no grad */
     unsigned e;                    /* bytes of an activation element */
     int norm_fp32;
     llmmem__semantics sem;         /* the framework keys, resolved */

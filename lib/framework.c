@@ -1,5 +1,5 @@
 /* The framework presets: what the `auto` of attn_implementation, norm_implementation,
- * optimizer_implementation, gradient_allocation and keep_logits mean under each framework. Each
+ * optimizer_implementation, gradient_allocation, keep_logits and experts_implementation mean under each framework. Each
  * default follows the framework's code, cited on its line; a key set to anything but auto wins. */
 #include "framework.h"
 
@@ -7,28 +7,37 @@
 typedef struct preset {
     int64_t attn, norm, optimizer;
     int lazy_grads, keep_logits;
+    int64_t experts;
 } preset;
 
 static const preset presets[] = {
     /* Megatron-LM: Korthikanti et al.'s accounting (flash_attention picks fused or core
      * attention, the norm keeps its input); megatron/core/optimizer/__init__.py takes Transformer
      * Engine's or apex's FusedAdam; distributed/param_and_grad_buffer.py holds every gradient in
-     * one contiguous buffer for the whole run; the loss keeps the logits it was given */
-    [LLMMEM_FRAMEWORK_MEGATRON] = {LLMMEM_ATTN_AUTO, LLMMEM_NORM_IMPL_INPUT, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 1},
+     * one contiguous buffer for the whole run; the loss keeps the logits it was given;
+     * core/transformer/moe/token_dispatcher.py permutes tokens into experts.py GroupedMLP */
+    [LLMMEM_FRAMEWORK_MEGATRON] = {LLMMEM_ATTN_AUTO, LLMMEM_NORM_IMPL_INPUT, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 1,
+                                   LLMMEM_EXPERTS_GROUPED},
     /* transformers Trainer: modeling_utils.py picks attn_implementation "sdpa" where torch has it;
      * LlamaRMSNorm upcasts op by op; training_args.py defaults optim to adamw_torch_fused from
      * torch 2.8; trainer.py calls model.zero_grad() (set_to_none=True since torch 2.0) and
-     * compute_loss returns the loss without the outputs */
-    [LLMMEM_FRAMEWORK_HF_TRAINER] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 1, 0},
+     * compute_loss returns the loss without the outputs; integrations/moe.py runs the experts
+     * class's own forward (experts_implementation "eager") unless another is asked for */
+    [LLMMEM_FRAMEWORK_HF_TRAINER] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 1, 0,
+                                     LLMMEM_EXPERTS_EAGER},
     /* a transformers model under DeepSpeed: the engine's FusedAdam (ops/adam/fused_adam.py,
      * multi_tensor_apply: no temporaries) and gradients kept in its reduce buffers and partitions */
-    [LLMMEM_FRAMEWORK_DEEPSPEED] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0},
+    [LLMMEM_FRAMEWORK_DEEPSPEED] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0,
+                                    LLMMEM_EXPERTS_EAGER},
     /* torchtune on FSDP2: F.scaled_dot_product_attention (modules/attention.py), its RMSNorm
      * upcasts like transformers', recipes configure torch.optim.AdamW(fused=True) and call
-     * optimizer.zero_grad(set_to_none=True); the recipe drops the logits after the loss */
-    [LLMMEM_FRAMEWORK_FSDP2] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 1, 0},
+     * optimizer.zero_grad(set_to_none=True); the recipe drops the logits after the loss;
+     * modules/moe/experts.py GroupedExperts runs torch._grouped_mm over the permuted tokens */
+    [LLMMEM_FRAMEWORK_FSDP2] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 1, 0,
+                                LLMMEM_EXPERTS_GROUPED},
     /* vLLM serves: its FlashAttention backend; the training keys do not apply */
-    [LLMMEM_FRAMEWORK_VLLM] = {LLMMEM_ATTN_FLASH_ATTENTION_2, LLMMEM_NORM_IMPL_FUSED, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0},
+    [LLMMEM_FRAMEWORK_VLLM] = {LLMMEM_ATTN_FLASH_ATTENTION_2, LLMMEM_NORM_IMPL_FUSED, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0,
+                               LLMMEM_EXPERTS_GROUPED},
 };
 
 llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strategy *s)
@@ -65,5 +74,18 @@ llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strate
 
     int64_t keep = llmmem__get_int(k, LLMMEM_KEY_KEEP_LOGITS); /* auto, off, on */
     out->keep_logits = keep == 0 ? p->keep_logits : keep == 2;
+
+    int64_t experts = llmmem__get_int(k, LLMMEM_KEY_EXPERTS_IMPLEMENTATION);
+    out->experts = experts == LLMMEM_EXPERTS_AUTO ? p->experts : experts;
+
+    /* a trained embedding's output requires grad; a frozen one's only through a hook:
+     * transformers modeling_utils.py gradient_checkpointing_enable and PEFT peft_model.py
+     * _prepare_model_for_gradient_checkpointing call enable_input_require_grads when checkpointing */
+    const int64_t mode = llmmem__get_int(k, LLMMEM_KEY_MODE), rc = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
+    int64_t input = llmmem__get_int(k, LLMMEM_KEY_INPUT_REQUIRES_GRAD); /* auto, off, on */
+    if (mode != LLMMEM_MODE_LORA && mode != LLMMEM_MODE_QLORA)
+        out->input_grads = 1;
+    else
+        out->input_grads = input == 0 ? rc == LLMMEM_RECOMPUTE_FULL || rc == LLMMEM_RECOMPUTE_OFFLOAD : input == 2;
     return LLMMEM_OK;
 }

@@ -311,18 +311,17 @@ static llmmem_status train_plan_make(llmmem__train_plan *p, int64_t mode, const 
                                 (unsigned long long)p->rank, t->name, (unsigned long long)t->rows,
                                 (unsigned long long)t->cols);
     }
-    int64_t lora_key = llmmem__get_int(k, LLMMEM_KEY_LORA_FORMAT);
-    /* PEFT LoraConfig/get_peft_model autocast_adapter_dtype=True (tuners_utils.cast_adapter_dtype):
-     * fp16/bf16 adapters are upcast to fp32. QLoRA (qlora.py with --bf16, as in the paper's runs)
-     * casts every LoraLayer to bf16. */
-    p->adapter = lora_key ? (llmmem_format)lora_key : mode == LLMMEM_MODE_QLORA ? B16 : F32;
+    p->adapter = llmmem__adapter_format(s);
     /* Adapters are ordinary trainable parameters (PEFT + transformers Trainer, qlora.py): .grad in
      * their own dtype, updated in place with no master or fp32 gradient copy unless the keys say so;
-     * the recipe supplies only the state format (custom: the adapter's dtype, as torch.optim). */
+     * the recipe supplies only the state format (custom: the adapter's dtype, as torch.optim), and
+     * a recipe without master weights none: torch/optim/adamw.py's zeros_like(p) takes the
+     * adapter's dtype (fp32 adapters on a pure bf16 base keep fp32 states) */
     p->grad = grad_key ? (llmmem_format)grad_key : p->adapter;
     p->master = master_key ? master_choice(master_key) : NONE;
     p->state = state_key ? state_choice(state_key)
-                         : recipe >= 0 && recipe < RECIPES ? recipes[recipe].states : p->adapter;
+               : recipe >= 0 && recipe < RECIPES && recipes[recipe].master != NONE ? recipes[recipe].states
+                                                                                  : p->adapter;
     p->grad_copy = copy_key == 2;
     return LLMMEM_OK;
 }
@@ -525,6 +524,17 @@ int llmmem__layout_single(const llmmem__layout *L)
 }
 
 /* ---- the job --------------------------------------------------------------------------------- */
+
+llmmem_format llmmem__adapter_format(const llmmem_strategy *s)
+{
+    int64_t lora_key = llmmem__get_int(&s->s, LLMMEM_KEY_LORA_FORMAT);
+    /* PEFT LoraConfig/get_peft_model autocast_adapter_dtype=True (tuners_utils.cast_adapter_dtype):
+     * fp16/bf16 adapters are upcast to fp32. QLoRA (qlora.py with --bf16, as in the paper's runs)
+     * casts every LoraLayer to bf16. */
+    if (lora_key)
+        return (llmmem_format)lora_key;
+    return llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_QLORA ? B16 : F32;
+}
 
 /* Whether a class gets adapters. Routed experts only with the experts bit; shared experts and
  * dense MLPs take the gate/up/down bits alone. */

@@ -134,6 +134,9 @@ llmmem_kv_cache_dtype llmmem__kv_dtype(const llmmem_model *m, const llmmem_strat
  * the experts bit). */
 int llmmem__lora_target(const llmmem__tensor_class *t, unsigned targets);
 
+/* The format of LoRA adapter weights: lora_format, else PEFT's (fp32) or QLoRA's (bf16). */
+llmmem_format llmmem__adapter_format(const llmmem_strategy *s);
+
 /* 1 when the weights are the bytes of an attached checkpoint (weight_format auto, inference or lora). */
 int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy *s);
 

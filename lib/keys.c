@@ -47,6 +47,7 @@ static const char *const norm_impl_names[] = {"auto", "input", "eager", "fused",
 static const char *const optimizer_impl_names[] = {"auto", "foreach", "fused", "for_loop", NULL};
 static const char *const gradient_allocation_names[] = {"auto", "lazy", "persistent", NULL};
 static const char *const pytorch_names[] = {"2.x", "1.13", NULL};
+static const char *const experts_impl_names[] = {"auto", "eager", "grouped", NULL};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe", NULL};
 static const char *const fsdp_names[] = {"none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
@@ -278,6 +279,13 @@ static const llmmem__key_info key_table[] = {
                "the model's output logits stay referenced through backward (auto: the framework's)"),
     CHOICE_KEY(LLMMEM_KEY_PYTORCH_VERSION, S, "pytorch_version", pytorch_names, 0, LLMMEM_PYTORCH_1_13, 0,
                "PyTorch semantics: 2.x, or 1.13 (mean saves its input, foreach AdamW keeps two temporaries)"),
+    CHOICE_KEY(LLMMEM_KEY_EXPERTS_IMPLEMENTATION, S, "experts_implementation", experts_impl_names, 0,
+               LLMMEM_EXPERTS_GROUPED, 0,
+               "routed experts: auto (the framework's), eager (transformers' loop over experts: token gathers, "
+               "index_add_), grouped (permuted tokens into grouped GEMMs, Megatron-LM)"),
+    CHOICE_KEY(LLMMEM_KEY_INPUT_REQUIRES_GRAD, S, "input_requires_grad", tristate_names, 0, 2, 0,
+               "lora/qlora: the frozen embedding's output requires grad (transformers' enable_input_require_grads; "
+               "auto: with full recomputation, as PEFT and transformers enable it for gradient checkpointing)"),
     /* serving: vLLM's engine arguments (vllm/engine/arg_utils.py EngineArgs) and measured terms */
     CHOICE_KEY(LLMMEM_KEY_KV_CACHE_DTYPE, S, "kv_cache_dtype", kv_cache_dtype_names, 0, LLMMEM_KV_CACHE_FP8_DS_MLA,
                LLMMEM_KV_CACHE_AUTO,

@@ -264,12 +264,27 @@ START_TEST(llama3_8b_model)
     /* micro-batch 2 doubles every activation */
     set(&x, LLMMEM_KEY_MICRO_BATCH_SIZE, 2);
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 2 * (32 * (layer - T * f * 2) + extras));
-    /* LoRA r 8 on q and v (PEFT lora_B(lora_A(x))): each layer also keeps lora_A's two T x 8 outputs */
+    /* LoRA r 8 on q and v (PEFT tuners/lora/layer.py Linear.forward, frozen base, fp32 adapters):
+     * torch saves a linear's input only for its weight's gradient (derivatives.yaml), so the frozen
+     * q/k/v, o_proj, gate/up and down_proj keep none (T h + T 32 128 + T h + T f, bf16); each
+     * adapter keeps its fp32 copy of the norm output (tuners_utils.py _cast_input_dtype, 2 x T h x 4)
+     * and lora_A's fp32 T x 8 output */
     set(&x, LLMMEM_KEY_MICRO_BATCH_SIZE, 1);
     set(&x, LLMMEM_KEY_MODE, LLMMEM_MODE_LORA);
     set(&x, LLMMEM_KEY_LORA_RANK, 8);
     ck_assert_ok(llmmem_strategy_set_text(x.s, "lora_targets", "q,v"));
-    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), layer - T * f * 2 + 2 * (T * 8) * 2);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), layer - T * f * 2 - (T * h + T * 32 * 128 + T * h + T * f) * 2 +
+                                                               2 * (T * h) * 4 + 2 * (T * 8) * 4);
+    /* the frozen embedding's output needs no grad unless a hook asks (transformers
+     * enable_input_require_grads, called for gradient checkpointing): the first layer's input norm
+     * then runs unrecorded, and its saved input (T h, bf16; Megatron's norm keeps the input alone)
+     * goes; flash attention saves Q, K and V for the adapted Q's and V's gradients either way */
+    set(&x, LLMMEM_KEY_INPUT_REQUIRES_GRAD, 2);
+    const uint64_t with_grad = part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD);
+    set(&x, LLMMEM_KEY_INPUT_REQUIRES_GRAD, 1);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), with_grad - T * h * 2);
+    set(&x, LLMMEM_KEY_INPUT_REQUIRES_GRAD, 0); /* auto: off without full recomputation */
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), with_grad - T * h * 2);
     finish(&x);
 }
 END_TEST
@@ -288,6 +303,13 @@ START_TEST(mixtral_moe_layer)
     run x = start(m, T, 1);
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 32 * (attention + moe) + 8 * T + 2 * (T * h * 2));
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), attention + moe);
+    /* transformers' eager experts loop (modeling_mixtral.py MixtralExperts.forward; torch
+     * derivatives.yaml; tests/groundtruth/test_mixtral_saved.py derives it op by op): per
+     * assignment (2T) where's int64 (slot, token) pair, the gathered fp32 routing weight and
+     * index_add_'s bf16 source; per token topk's two int64 indices and the fp32 divisor of the
+     * normalization */
+    set(&x, LLMMEM_KEY_EXPERTS_IMPLEMENTATION, LLMMEM_EXPERTS_EAGER);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), attention + moe + 2 * T * (16 + 4 + h * 2) + T * (2 * 8 + 4));
     finish(&x);
 }
 END_TEST

@@ -219,6 +219,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_GRADIENT_ALLOCATION = 3036,     /**< choice (llmmem_gradient_allocation): lazy (set_to_none) or persistent */
     LLMMEM_KEY_KEEP_LOGITS = 3037,             /**< choice: auto, off, on: the model's logits stay referenced through backward */
     LLMMEM_KEY_PYTORCH_VERSION = 3038,         /**< choice (llmmem_pytorch_version): 2.x (default) or 1.13 */
+    LLMMEM_KEY_EXPERTS_IMPLEMENTATION = 3047,  /**< choice (llmmem_experts_implementation): how routed experts run */
+    LLMMEM_KEY_INPUT_REQUIRES_GRAD = 3048,     /**< choice: auto, off, on: a frozen embedding's output requires grad */
 
     /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
     LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
@@ -470,6 +472,13 @@ typedef enum llmmem_pytorch_version {
     LLMMEM_PYTORCH_2 = 0,    /**< 2.x: mean saves sizes alone, foreach AdamW keeps one temporary */
     LLMMEM_PYTORCH_1_13 = 1  /**< 1.13: mean saves its input, foreach AdamW keeps two, no SDPA */
 } llmmem_pytorch_version;
+
+/** How routed experts run: choices of LLMMEM_KEY_EXPERTS_IMPLEMENTATION. */
+typedef enum llmmem_experts_implementation {
+    LLMMEM_EXPERTS_AUTO = 0,    /**< the framework's */
+    LLMMEM_EXPERTS_EAGER = 1,   /**< transformers' eager loop: per-expert token gathers and index_add_ */
+    LLMMEM_EXPERTS_GROUPED = 2  /**< permuted tokens into grouped GEMMs (Megatron-LM's dispatcher and GroupedMLP) */
+} llmmem_experts_implementation;
 
 /** Pipeline schedules: choices of LLMMEM_KEY_PIPELINE_SCHEDULE. */
 typedef enum llmmem_pipeline_schedule {
