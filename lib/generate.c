@@ -48,7 +48,9 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
     out->h = a->hidden;
     out->layers = a->layers;
     out->a = a->heads;
-    out->g = a->kv_heads;
+    /* the heads the cache and repeat_kv see: MLA's decompressed keys and values have every head
+     * (DeepseekV3Attention: num_key_value_groups 1), the geometry's kv_heads 1 is vLLM's latent */
+    out->g = a->kv_token.heads;
     out->d = a->head_dim;
     out->dv = a->v_head_dim ? a->v_head_dim : a->head_dim;
     /* the MLP of the last layer: a dense one's width, else one routed expert's (MoE routing
@@ -104,6 +106,16 @@ static uint64_t mul3(builder *B, uint64_t x, uint64_t y, uint64_t z)
 static uint64_t mul4(builder *B, uint64_t w, uint64_t x, uint64_t y, uint64_t z)
 {
     return mul(B, mul3(B, w, x, y), z);
+}
+
+static uint64_t add(builder *B, uint64_t x, uint64_t y)
+{
+    uint64_t r;
+    if (!llmmem__add(&r, x, y)) {
+        B->bad = 1;
+        return 0;
+    }
+    return r;
 }
 
 static void start(builder *B, llmmem__gen_moment *m, int phase, int64_t layer, uint64_t step, const char *what)
@@ -212,7 +224,7 @@ static void forward_terms(builder *B, const llmmem__gen_shape *g, uint64_t q, ui
 static void prefill_held(builder *B, const llmmem__gen_shape *g, uint64_t T)
 {
     term(B, ACT, "prompt, 2D mask, input_ids and position_ids clones 32*b*s + cache_position 8*s",
-         mul(B, 32, mul(B, g->b, g->s)) + mul(B, 8, g->s));
+         add(B, mul(B, 32, mul(B, g->b, g->s)), mul(B, 8, g->s)));
     if (g->cache == LLMMEM_CACHE_STATIC)
         term(B, ACT, "model_inputs' 4D mask [b,1,s,T]", mask_bytes(B, g, g->s, T));
 }
@@ -314,52 +326,53 @@ static unsigned prefill_moment(builder *B, llmmem__gen_moment *m, const llmmem__
 static void decode_held(builder *B, const llmmem__gen_shape *g, uint64_t T)
 {
     term(B, ACT, "prompt 8*b*s, input_ids and 2D mask grown to T 16*b*T, model_inputs 16*b + 8",
-         mul(B, 8, mul(B, g->b, g->s)) + mul3(B, 16, g->b, T) + mul(B, 16, g->b) + 8);
+         add(B, add(B, mul(B, 8, mul(B, g->b, g->s)), mul3(B, 16, g->b, T)), mul(B, 16, g->b) + 8));
     term(B, LOGITS, "the previous step's next_token_logits 4*b*V", mul3(B, 4, g->b, g->vocab));
 }
 
-static unsigned decode_moment(builder *B, llmmem__gen_moment *m, const llmmem__gen_shape *g, unsigned i)
+static unsigned decode_moment(builder *B, llmmem__gen_moment *m, const llmmem__gen_shape *g, unsigned i, uint64_t step)
 {
-    const uint64_t b = g->b, s = g->s, e = g->e, h = g->h, a = g->a, n = g->n;
-    const uint64_t T = s + n - 1;
+    const uint64_t b = g->b, s = g->s, e = g->e, h = g->h, a = g->a, n = step + 1;
+    /* step k's cache holds s + k tokens after its update (a static one always s + n - 1) */
+    const uint64_t T = g->cache == LLMMEM_CACHE_STATIC ? s + g->n - 1 : s + step;
     const int64_t last = (int64_t)g->layers - 1;
     const int eager = g->attn == LLMMEM__GEN_EAGER;
     const int dynamic = g->cache != LLMMEM_CACHE_STATIC;
-    if (n < 2)
-        return 0; /* no decode step */
+    if (step < 1 || step >= g->n)
+        return 0; /* no such decode step */
     switch (i) {
     case 0:
         start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1,
-              eager ? "the last step's attention scores (softmax)" : "the last step's attention output");
+              eager ? "the step's attention scores (softmax)" : "the step's attention output");
         break;
     case 1:
-        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1, "the last step's MLP");
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1, "the step's MLP");
         break;
     case 2:
         if (!(eager && g->g == 1 && a > 1 && b > 1))
             return 0;
-        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1, "the last step's probs @ v (the batch fold's copy of v)");
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1, "the step's probs @ v (the batch fold's copy of v)");
         break;
     case 3:
         if (!dynamic)
             return 0;
-        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1, "the last step's cache update (torch.cat of the values)");
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1, "the step's cache update (torch.cat of the values)");
         break;
     case 4:
-        start(B, m, LLMMEM_PEAK_PHASE_DECODE, -1, n - 1, "the last step after the forward, before del outputs");
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, -1, n - 1, "the step after the forward, before del outputs");
         break;
     case 5: {
         /* a static cache: step 1's prepare_inputs_for_generation while the prefill's model_inputs,
          * with its 4D [b, 1, s, T] mask, are still bound */
         uint64_t mask = mask_bytes(B, g, s, T);
-        if (dynamic || mask == 0)
+        if (dynamic || mask == 0 || step != 1)
             return 0;
         start(B, m, LLMMEM_PEAK_PHASE_DECODE, -1, 1, "step 1's prepare_inputs, the prefill's 4D mask still held");
         term(B, ACT, "prompt 8*b*s, input_ids and 2D mask grown by one 16*b*(s+1)",
-             mul(B, 8, mul(B, b, s)) + mul3(B, 16, b, s + 1));
+             add(B, mul(B, 8, mul(B, b, s)), mul3(B, 16, b, s + 1)));
         term(B, LOGITS, "the prefill's next_token_logits 4*b*V", mul3(B, 4, b, g->vocab));
         term(B, ACT, "the prefill's model_inputs: 4D mask, ids, positions 16*b*s, cache_position 8*s",
-             mask + mul3(B, 16, b, s) + mul(B, 8, s));
+             add(B, add(B, mask, mul3(B, 16, b, s)), mul(B, 8, s)));
         term(B, KV, "every layer's keys and values", caches(B, g, T, g->full));
         /* attention_mask.long().cumsum(-1) - 1 (16*b*(s+1)); in torch 1.13, StaticLayer's
          * get_seq_length any() casts the first [T, d] keys to bool first */
@@ -414,17 +427,26 @@ static unsigned decode_moment(builder *B, llmmem__gen_moment *m, const llmmem__g
     return 1;
 }
 
-llmmem_status llmmem__generate_moments(llmmem__gen_moment out[LLMMEM__GEN_MOMENTS], unsigned *count,
-                                       const llmmem__gen_shape *g)
+llmmem_status llmmem__generate_step_moments(llmmem__gen_moment out[LLMMEM__GEN_STEP_MOMENTS], unsigned *count,
+                                            const llmmem__gen_shape *g, uint64_t step)
 {
     builder B = {NULL, 0};
     unsigned n = 0;
-    for (unsigned i = 0; i < 6; i++)
-        n += prefill_moment(&B, &out[n], g, i);
-    for (unsigned i = 0; i < 6; i++)
-        n += decode_moment(&B, &out[n], g, i);
+    for (unsigned i = 0; i < LLMMEM__GEN_STEP_MOMENTS; i++)
+        n += step == 0 ? prefill_moment(&B, &out[n], g, i) : decode_moment(&B, &out[n], g, i, step);
     *count = n;
     return B.bad ? overflow() : LLMMEM_OK;
+}
+
+llmmem_status llmmem__generate_moments(llmmem__gen_moment out[LLMMEM__GEN_MOMENTS], unsigned *count,
+                                       const llmmem__gen_shape *g)
+{
+    unsigned first = 0, last = 0;
+    llmmem_status st = llmmem__generate_step_moments(out, &first, g, 0);
+    if (st == LLMMEM_OK && g->n > 1)
+        st = llmmem__generate_step_moments(out + first, &last, g, g->n - 1);
+    *count = first + last;
+    return st;
 }
 
 llmmem_status llmmem__generate_peak(llmmem__gen_moment *peak, const llmmem__gen_shape *g)
@@ -433,7 +455,7 @@ llmmem_status llmmem__generate_peak(llmmem__gen_moment *peak, const llmmem__gen_
     llmmem__gen_moment cur;
     int have = 0;
     for (unsigned i = 0; i < 12; i++) {
-        unsigned made = i < 6 ? prefill_moment(&B, &cur, g, i) : decode_moment(&B, &cur, g, i - 6);
+        unsigned made = i < 6 ? prefill_moment(&B, &cur, g, i) : decode_moment(&B, &cur, g, i - 6, i == 11 ? 1 : g->n - 1);
         if (made && (!have || cur.total > peak->total)) {
             *peak = cur;
             have = 1;

@@ -50,8 +50,9 @@ typedef struct llmmem__gen_moment {
     uint64_t kv_cache, activations, logits, total;
 } llmmem__gen_moment;
 
-/* The most moments llmmem__generate_moments lists. */
-#define LLMMEM__GEN_MOMENTS 12
+/* The most moments one step has, and llmmem__generate_moments lists. */
+#define LLMMEM__GEN_STEP_MOMENTS 6
+#define LLMMEM__GEN_MOMENTS (2 * LLMMEM__GEN_STEP_MOMENTS)
 
 /* Resolves the loop's shape from a job in mode inference and its semantics (sem->cache not AUTO);
  * fails on a model without shapes or a layout the loop is not modelled for. */
@@ -62,7 +63,13 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
 llmmem_status llmmem__generate_moments(llmmem__gen_moment out[LLMMEM__GEN_MOMENTS], unsigned *count,
                                        const llmmem__gen_shape *g);
 
-/* The highest of them (the first of equals). */
+/* The candidate moments of one step of the loop (0: the prefill; 1..n-1: decode steps, each over
+ * its own cache length), for a timeline view: call it for every step. */
+llmmem_status llmmem__generate_step_moments(llmmem__gen_moment out[LLMMEM__GEN_STEP_MOMENTS], unsigned *count,
+                                            const llmmem__gen_shape *g, uint64_t step);
+
+/* The highest of the prefill's and the last decode step's (the longest cache; a static cache's
+ * step 1 for its held 4D mask), the first of equals. */
 llmmem_status llmmem__generate_peak(llmmem__gen_moment *peak, const llmmem__gen_shape *g);
 
 /* Bytes of the whole cache at the loop's end: what an offloaded cache keeps on the host. */

@@ -135,6 +135,17 @@ START_TEST(test_eager_dynamic_decode_moment)
     ck_assert_uint_eq(weights(e) + best, 48539236ULL); /* GENERATE.md's derived decode peak */
     ck_assert_int_eq(all[decode].layer, 3);
     ck_assert_uint_eq(all[decode].step, n - 1);
+    /* the timeline's step 1: the same terms over T1 = s + 1 tokens (the prompt and one token) */
+    const uint64_t T1 = s + 1, C1 = e * b * G * T1 * D;
+    llmmem__gen_moment step[LLMMEM__GEN_STEP_MOMENTS];
+    ck_assert_ok(llmmem__generate_step_moments(step, &count, &g, 1));
+    ck_assert_uint_gt(count, 0);
+    ck_assert_uint_eq(step[0].step, 1);
+    ck_assert_uint_eq(step[0].total, 8 * b * s + 16 * b * T1 + 16 * b + 8 + 4 * b * V + e * b * T1 + e * b * H +
+                                         2 * e * b * D + LAYERS * 2 * C1 + 2 * e * b * H + e * b * A * D +
+                                         2 * e * b * A * T1 * D + 10 * b * A * T1);
+    ck_assert_ok(llmmem__generate_step_moments(step, &count, &g, n)); /* past the last step: none */
+    ck_assert_uint_eq(count, 0);
     release(&f);
 }
 END_TEST
