@@ -442,7 +442,8 @@ done:
     return rc;
 }
 
-/* Training modes: which moment the components describe, and the parts of the peak. */
+/* Training modes: which moment the components describe, and the parts of the peak; inference under
+ * the generate loop: its phase, step and layer. */
 static void print_training_peak(const llmmem_report *report, int width)
 {
     static const char *const parts[] = {"activations_held", "recompute",       "logits_held",
@@ -450,6 +451,18 @@ static void print_training_peak(const llmmem_report *report, int width)
     llmmem_peak_phase phase = llmmem_report_peak_phase(report);
     if (phase == LLMMEM_PEAK_PHASE_STATIC)
         return;
+    int64_t layer;
+    uint64_t step;
+    if (llmmem_report_peak_moment(&layer, &step, report) == LLMMEM_OK) { /* inference: the generate loop */
+        const char *when = phase == LLMMEM_PEAK_PHASE_PREFILL ? "prefill" : "decode";
+        if (layer >= 0 && phase == LLMMEM_PEAK_PHASE_PREFILL)
+            printf("\npeak at: %s, layer %" PRId64 "\n", when, layer);
+        else if (layer >= 0)
+            printf("\npeak at: %s, step %" PRIu64 ", layer %" PRId64 "\n", when, step, layer);
+        else
+            printf("\npeak at: %s, step %" PRIu64 ", outside the layers (lm_head and generate's tensors)\n", when, step);
+        return;
+    }
     char trainable[32];
     format_count(trainable, sizeof trainable, llmmem_report_trainable_parameters(report));
     printf("\ntrainable parameters: %" PRIu64 " (%s)\n", llmmem_report_trainable_parameters(report), trainable);

@@ -3,6 +3,7 @@
 #ifndef LLMMEM_ESTIMATE_H
 #define LLMMEM_ESTIMATE_H
 
+#include "generate.h"
 #include "parallel.h"
 
 /* Rank costs kept across estimates for the pricing `key` (job.h: the model, the split and every
@@ -53,6 +54,9 @@ typedef struct llmmem__trace {
     int kv_whole;                         /* the cache is kv_token_bytes x tokens x sequences */
     uint64_t kv_token_bytes;              /* one token of one sequence in every layer, contiguous */
     uint64_t sequences, tokens;
+    /* inference under the generate loop: its peak moment, term by term (has_gen) */
+    int has_gen;
+    llmmem__gen_moment gen;
 } llmmem__trace;
 
 /* Records the most loaded stage's parts before sharding, their divisors and its layers

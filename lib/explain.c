@@ -172,6 +172,35 @@ static void moment_lines(llmmem__text *t, const llmmem_report *r, const llmmem__
                "optimizer_implementation]\n", "optimizer_temporaries", u(tr->step.temporaries), u(temps));
 }
 
+/* The generate loop's peak moment (generate.c): for each of its components, the tensors alive
+ * then, each with its bytes, adding up to the component. */
+static void generate_lines(llmmem__text *t, const llmmem_report *r, const llmmem__gen_moment *g)
+{
+    static const llmmem_component order[] = {LLMMEM_COMPONENT_KV_CACHE, LLMMEM_COMPONENT_ACTIVATIONS,
+                                             LLMMEM_COMPONENT_LOGITS};
+    char where[64];
+    if (g->layer >= 0)
+        snprintf(where, sizeof where, "layer %lld", (long long)g->layer);
+    else
+        snprintf(where, sizeof where, "outside the layers");
+    for (size_t c = 0; c < sizeof order / sizeof order[0]; c++) {
+        int any = 0;
+        llmmem__text_printf(t, "%-17s at the peak, %s, %s, step %llu (%s): ", llmmem_component_name(order[c]),
+            g->phase == LLMMEM_PEAK_PHASE_PREFILL ? "prefill" : "decode", where, u(g->step), g->what);
+        for (unsigned i = 0; i < g->terms; i++) {
+            if (g->term[i].component != (int)order[c])
+                continue;
+            llmmem__text_printf(t, "%s%s %llu", any ? " + " : "", g->term[i].what, u(g->term[i].bytes));
+            any = 1;
+        }
+        llmmem__text_printf(t, "%s = %llu bytes  [%s]\n", any ? "" : "none at this moment",
+            u(llmmem_report_bytes(r, order[c])),
+            order[c] == LLMMEM_COMPONENT_KV_CACHE ? "cache_utils.py, alive at the moment"
+            : order[c] == LLMMEM_COMPONENT_LOGITS ? "logits_to_keep; generate's fp32 next_token_logits"
+                                                  : "generate's ids and masks, the forward's working set; GENERATE.md");
+    }
+}
+
 static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
 {
     llmmem_report *r;
@@ -240,6 +269,8 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
         }
 
         moment_lines(t, r, &tr);
+    } else if (tr.has_gen) {
+        generate_lines(t, r, &tr.gen);
     } else {
         uint64_t kv = llmmem_report_bytes(r, LLMMEM_COMPONENT_KV_CACHE);
         if (!tr.kv_heads)

@@ -1,5 +1,6 @@
 /* The framework presets: what the `auto` of attn_implementation, norm_implementation,
- * optimizer_implementation, gradient_allocation, keep_logits and experts_implementation mean under each framework. Each
+ * optimizer_implementation, gradient_allocation, keep_logits, experts_implementation and
+ * cache_implementation mean under each framework. Each
  * default follows the framework's code, cited on its line; a key set to anything but auto wins. */
 #include "framework.h"
 
@@ -87,5 +88,16 @@ llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strate
         out->input_grads = 1;
     else
         out->input_grads = input == 0 ? rc == LLMMEM_RECOMPUTE_FULL || rc == LLMMEM_RECOMPUTE_OFFLOAD : input == 2;
+
+    /* inference: transformers' generate loop (generate.c). transformers frameworks run it with
+     * generation/configuration_utils.py's default cache, a DynamicCache (generation/utils.py
+     * _prepare_cache_for_generation); megatron keeps the contiguous cache of sequence_length tokens
+     * unless a loop is asked for (max_new_tokens or a cache named); vllm serves (serving.c) */
+    int64_t cache = llmmem__get_int(k, LLMMEM_KEY_CACHE_IMPLEMENTATION);
+    if (fw == LLMMEM_FRAMEWORK_VLLM)
+        cache = LLMMEM_CACHE_AUTO;
+    else if (cache == LLMMEM_CACHE_AUTO && (fw != LLMMEM_FRAMEWORK_MEGATRON || llmmem__get_int(k, LLMMEM_KEY_MAX_NEW_TOKENS) > 0))
+        cache = LLMMEM_CACHE_DYNAMIC;
+    out->cache = cache;
     return LLMMEM_OK;
 }

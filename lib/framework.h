@@ -14,6 +14,8 @@ typedef struct llmmem__semantics {
     int torch1;          /* PyTorch 1.13 semantics */
     int64_t experts;     /* llmmem_experts_implementation, never AUTO */
     int input_grads;     /* the embedding's output requires grad (trained, or a frozen one's hook) */
+    int64_t cache;       /* llmmem_cache_implementation of inference's generate loop; AUTO: no loop
+                            (megatron's contiguous cache of sequence_length tokens, or vllm's serving) */
 } llmmem__semantics;
 
 /* Resolves the strategy's framework keys; fails (message set) on a combination the framework

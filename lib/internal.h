@@ -458,7 +458,9 @@ struct llmmem_report {
     uint64_t params_trainable;   /* parameters that get gradients (training, lora, qlora) */
     uint64_t peak_parts[LLMMEM_PEAK_PARTS]; /* llmmem_peak_part */
     int peak_phase;              /* llmmem_peak_phase */
-    int64_t peak_layer;          /* the decoder layer of a layer's backward moment, else -1 */
+    int64_t peak_layer;          /* a layer's backward, prefill and decode: the decoder layer (-1: none) */
+    uint64_t peak_step;          /* prefill and decode: the generate step (0: the prefill) */
+    const char *peak_moment;     /* prefill and decode: the moment in words (static text) */
     uint64_t host_bytes, nvme_bytes; /* per node, offloaded */
     uint64_t host_capacity, nvme_capacity; /* per node, from the hardware (0: not known) */
     uint64_t comm[LLMMEM_COMM_KINDS]; /* bytes a rank of the most loaded stage sends per step */

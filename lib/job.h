@@ -72,6 +72,11 @@ typedef struct llmmem__job {
     const llmmem_model *m;
     const llmmem_hardware *hw;
     const llmmem_strategy *s;
+    /* inference under the generate loop (parallel.c sets them from generate.c): the peak moment
+     * whose bytes the rank reports instead of the contiguous cache, and the cache an offloaded
+     * one keeps on the host; NULL: no loop */
+    const struct llmmem__gen_moment *gen;
+    uint64_t gen_host;
 } llmmem__job;
 
 /* What a job resolves from the model and the strategy's keys other than the layout's: the weight

@@ -48,6 +48,7 @@ static const char *const optimizer_impl_names[] = {"auto", "foreach", "fused", "
 static const char *const gradient_allocation_names[] = {"auto", "lazy", "persistent", NULL};
 static const char *const pytorch_names[] = {"2.x", "1.13", NULL};
 static const char *const experts_impl_names[] = {"auto", "eager", "grouped", NULL};
+static const char *const cache_impl_names[] = {"auto", "dynamic", "static", "offloaded", NULL};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe", NULL};
 static const char *const fsdp_names[] = {"none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
@@ -279,6 +280,18 @@ static const llmmem__key_info key_table[] = {
                "the model's output logits stay referenced through backward (auto: the framework's)"),
     CHOICE_KEY(LLMMEM_KEY_PYTORCH_VERSION, S, "pytorch_version", pytorch_names, 0, LLMMEM_PYTORCH_1_13, 0,
                "PyTorch semantics: 2.x, or 1.13 (mean saves its input, foreach AdamW keeps two temporaries)"),
+    /* inference under transformers' generate (generation/utils.py GenerationMixin.generate) */
+    CHOICE_KEY(LLMMEM_KEY_CACHE_IMPLEMENTATION, S, "cache_implementation", cache_impl_names, 0, LLMMEM_CACHE_OFFLOADED,
+               LLMMEM_CACHE_AUTO,
+               "generate's KV cache (transformers' names): dynamic (grown by torch.cat), static (preallocated), "
+               "offloaded (two layers on the device, the rest on the host); auto: dynamic under hf_trainer, "
+               "deepspeed and fsdp2; under megatron the contiguous cache alone unless max_new_tokens > 0 or this "
+               "key is set; vllm serves (serving.c)"),
+    INT_KEY(LLMMEM_KEY_LOGITS_TO_KEEP, S, "logits_to_keep", 0, 1LL << 30, 1,
+            "positions whose logits the model computes (generate passes 1 for the prefill; 0: every position)"),
+    INT_KEY(LLMMEM_KEY_MAX_NEW_TOKENS, S, "max_new_tokens", 0, 1LL << 30, 0,
+            "generate: tokens appended to a prompt of sequence_length (0: the prompt's prefill alone, a cache "
+            "of sequence_length tokens per sequence)"),
     CHOICE_KEY(LLMMEM_KEY_EXPERTS_IMPLEMENTATION, S, "experts_implementation", experts_impl_names, 0,
                LLMMEM_EXPERTS_GROUPED, 0,
                "routed experts: auto (the framework's), eager (transformers' loop over experts: token gathers, "

@@ -12,6 +12,7 @@
 
 #include "comm.h"
 #include "estimate.h"
+#include "generate.h"
 #include "kv.h"
 #include "parallel.h"
 #include "weights.h"
@@ -391,7 +392,13 @@ static llmmem_status stage_state(llmmem__stage_report *out, uint64_t *host, uint
     llmmem__comm_rank cr = comm_rank(ss, count, 0, out->bytes[LLMMEM_COMPONENT_GRADIENTS]);
     if ((st = llmmem__comm_buffers(&out->bytes[LLMMEM_COMPONENT_COMM_BUFFERS], j, &cr)) != LLMMEM_OK)
         return st;
-    if (mode == LLMMEM_MODE_INFERENCE && llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) == 0 &&
+    if (mode == LLMMEM_MODE_INFERENCE && j->gen) {
+        /* the generate loop's peak moment (generate.c): cache, working set and logits alive then */
+        out->bytes[LLMMEM_COMPONENT_KV_CACHE] = j->gen->kv_cache;
+        out->bytes[LLMMEM_COMPONENT_ACTIVATIONS] = j->gen->activations;
+        out->bytes[LLMMEM_COMPONENT_LOGITS] = j->gen->logits;
+        *host += j->gen_host;
+    } else if (mode == LLMMEM_MODE_INFERENCE && llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) == 0 &&
         (st = llmmem__kv_rank_bytes(&out->bytes[LLMMEM_COMPONENT_KV_CACHE], m, j->kv, j->sequences, j->tokens / L->c,
                                     count, L->t)) != LLMMEM_OK)
         return st;
@@ -499,9 +506,37 @@ static llmmem_status step_of(llmmem__step *out, const llmmem__job *j, const llmm
     return LLMMEM_OK;
 }
 
+/* Inference: the generate loop's peak when the framework runs one (framework.c), into the job's
+ * copy `gj` (else it stays the caller's, *job unchanged). */
+static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmmem__gen_moment *peak)
+{
+    const llmmem__job *j = *job;
+    llmmem__semantics sem;
+    llmmem__gen_shape g;
+    llmmem_status st;
+    if (j->price.mode != LLMMEM_MODE_INFERENCE || llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
+        return LLMMEM_OK;
+    if ((st = llmmem__semantics_make(&sem, j->s)) != LLMMEM_OK || sem.cache == LLMMEM_CACHE_AUTO)
+        return st;
+    if ((st = llmmem__generate_shape(&g, j, &sem)) != LLMMEM_OK || (st = llmmem__generate_peak(peak, &g)) != LLMMEM_OK)
+        return st;
+    *gj = *j;
+    gj->gen = peak;
+    gj->gen_host = 0;
+    if (g.cache == LLMMEM_CACHE_OFFLOADED && (st = llmmem__generate_host_cache(&gj->gen_host, &g)) != LLMMEM_OK)
+        return st;
+    *job = gj;
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given,
                                         llmmem__trace *trace)
 {
+    llmmem__job gen_job;
+    llmmem__gen_moment gen_peak;
+    llmmem_status gst = generate_job(&j, &gen_job, &gen_peak);
+    if (gst)
+        return gst;
     const llmmem_model *m = j->m;
     const llmmem__layout *L = &j->layout;
     uint64_t best = 0, host_best = 0, nvme_best = 0;
@@ -637,6 +672,15 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         r->peak_phase = best_phase;
         r->peak_layer = best_layer;
         llmmem__peak_parts(r->peak_parts, &best_acts);
+    } else if (j->gen) {
+        r->peak_phase = j->gen->phase;
+        r->peak_layer = j->gen->layer;
+        r->peak_step = j->gen->step;
+        r->peak_moment = j->gen->what;
+        if (trace) {
+            trace->has_gen = 1;
+            trace->gen = *j->gen;
+        }
     }
     /* host and NVMe per node: every device of a node holds as much as the most loaded rank */
     uint64_t per_node = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_DEVICES_PER_NODE);

@@ -30,7 +30,7 @@ type Report struct {
 	TotalParameters     uint64
 	ActiveParameters    uint64
 	TrainableParameters uint64
-	PeakPhase           string   // "static" (inference), "loss" or "recompute"
+	PeakPhase           string   // "static" (inference), "prefill" or "decode" (generate), or a training phase
 	Peak                []Amount // the parts of the training peak, as the JSON names them
 	Stages              []Stage  // one per pipeline stage (one without pipeline parallelism)
 	MostLoadedStage     int
@@ -124,9 +124,12 @@ func estimate(m raw.ModelHandle, hw raw.HardwareHandle, s raw.StrategyHandle) (*
 	}
 	// Names and the peak's parts come from the library's JSON, in its order.
 	var head struct {
-		Model        string          `json:"model"`
-		Hardware     string          `json:"hardware"`
-		TrainingPeak json.RawMessage `json:"training_peak"`
+		Model         string          `json:"model"`
+		Hardware      string          `json:"hardware"`
+		TrainingPeak  json.RawMessage `json:"training_peak"`
+		InferencePeak struct {
+			Phase string `json:"phase"`
+		} `json:"inference_peak"`
 	}
 	if err := json.Unmarshal([]byte(text), &head); err != nil {
 		return nil, bindError(ErrParse, "the library's JSON report: "+err.Error())
@@ -138,6 +141,8 @@ func estimate(m raw.ModelHandle, hw raw.HardwareHandle, s raw.StrategyHandle) (*
 			return nil, bindError(ErrParse, "the library's JSON report: "+err.Error())
 		}
 		r.PeakPhase, r.Peak = phase, parts
+	} else if head.InferencePeak.Phase != "" { // the generate loop: "prefill" or "decode"
+		r.PeakPhase = head.InferencePeak.Phase
 	}
 	return r, nil
 }

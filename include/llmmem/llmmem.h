@@ -219,6 +219,9 @@ typedef enum llmmem_key {
     LLMMEM_KEY_GRADIENT_ALLOCATION = 3036,     /**< choice (llmmem_gradient_allocation): lazy (set_to_none) or persistent */
     LLMMEM_KEY_KEEP_LOGITS = 3037,             /**< choice: auto, off, on: the model's logits stay referenced through backward */
     LLMMEM_KEY_PYTORCH_VERSION = 3038,         /**< choice (llmmem_pytorch_version): 2.x (default) or 1.13 */
+    LLMMEM_KEY_CACHE_IMPLEMENTATION = 3039,    /**< choice (llmmem_cache_implementation): generate's KV cache: auto, dynamic, static, offloaded */
+    LLMMEM_KEY_LOGITS_TO_KEEP = 3040,          /**< positions whose logits the model computes (generate passes 1; 0: all) */
+    LLMMEM_KEY_MAX_NEW_TOKENS = 3041,          /**< tokens generate appends to a prompt of sequence_length (0: a cache of sequence_length) */
     LLMMEM_KEY_EXPERTS_IMPLEMENTATION = 3047,  /**< choice (llmmem_experts_implementation): how routed experts run */
     LLMMEM_KEY_INPUT_REQUIRES_GRAD = 3048,     /**< choice: auto, off, on: a frozen embedding's output requires grad */
 
@@ -473,6 +476,13 @@ typedef enum llmmem_pytorch_version {
     LLMMEM_PYTORCH_1_13 = 1  /**< 1.13: mean saves its input, foreach AdamW keeps two, no SDPA */
 } llmmem_pytorch_version;
 
+/** Hugging Face generate's KV cache: choices of LLMMEM_KEY_CACHE_IMPLEMENTATION. */
+typedef enum llmmem_cache_implementation {
+    LLMMEM_CACHE_AUTO = 0,      /**< the framework's (transformers: dynamic; megatron: the contiguous cache alone) */
+    LLMMEM_CACHE_DYNAMIC = 1,   /**< DynamicCache: grown by torch.cat every step, old and new coexist */
+    LLMMEM_CACHE_STATIC = 2,    /**< StaticCache: prompt + max_new_tokens - 1 slots at the first update */
+    LLMMEM_CACHE_OFFLOADED = 3  /**< a dynamic cache offloaded to the host: two layers on the device */
+} llmmem_cache_implementation;
 /** How routed experts run: choices of LLMMEM_KEY_EXPERTS_IMPLEMENTATION. */
 typedef enum llmmem_experts_implementation {
     LLMMEM_EXPERTS_AUTO = 0,    /**< the framework's */
@@ -906,7 +916,9 @@ typedef enum llmmem_peak_phase {
     LLMMEM_PEAK_PHASE_RECOMPUTE = 2,    /**< recomputing the largest chunk in backward */
     LLMMEM_PEAK_PHASE_FORWARD = 3,      /**< the loss's forward: the logits and their fp32 copies */
     LLMMEM_PEAK_PHASE_BACKWARD = 4,     /**< a decoder layer's backward (its working set, gradients so far) */
-    LLMMEM_PEAK_PHASE_OPTIMIZER = 5     /**< the optimizer step: every gradient and the step's temporaries */
+    LLMMEM_PEAK_PHASE_OPTIMIZER = 5,    /**< the optimizer step: every gradient and the step's temporaries */
+    LLMMEM_PEAK_PHASE_PREFILL = 6,      /**< inference, generate: the prompt's forward (step 0) */
+    LLMMEM_PEAK_PHASE_DECODE = 7        /**< inference, generate: a decode step (one token per sequence) */
 } llmmem_peak_phase;
 
 /** Bytes of one part of the training peak (0 for an unknown part or an inference report). */
@@ -951,6 +963,11 @@ LLMMEM_API size_t llmmem_timeline_peak_index(const llmmem_timeline *timeline);
 LLMMEM_API size_t llmmem_timeline_stage(const llmmem_timeline *timeline);
 /** The timeline as JSON: {"stage", "peak_index", "points": [{"phase", "layer", "total", "bytes": {...}}]}. */
 LLMMEM_API llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *timeline);
+/** Where an inference peak of the generate loop is (phase prefill or decode): the decoder layer
+ * (-1: outside the layers, the LM head or generate's own tensors) and the loop's step (0: the
+ * prefill, 1 on: decode steps). LLMMEM_ERR_INVALID_ARGUMENT for a report of another phase. */
+LLMMEM_API llmmem_status llmmem_report_peak_moment(int64_t *layer_out, uint64_t *step_out,
+                                                   const llmmem_report *report);
 
 /**
  * Pipeline stages. Every device of a stage holds the same bytes (tensor, context, expert and data

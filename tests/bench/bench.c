@@ -88,6 +88,15 @@ int main(void)
         return 1;
     printf("\nestimate, dense training (llama-3.1-70b, one device): %.0f ns\n", per_estimate(r, dense, hw, s, 200000));
 
+    /* inference as transformers' generate loop (generate.c): every prefill and decode moment */
+    if (set(s, "mode", "inference") || set(s, "framework", "hf_trainer") || set(s, "max_new_tokens", "256") ||
+        check(llmmem_estimate(r, dense, hw, s), "generate"))
+        return 1;
+    printf("estimate, inference as generate (llama-3.1-70b, hf_trainer, 256 new tokens): %.0f ns\n",
+           per_estimate(r, dense, hw, s, 200000));
+    if (set(s, "mode", "training") || set(s, "framework", "megatron") || set(s, "max_new_tokens", "0"))
+        return 1;
+
     if (set(s, "tensor_parallel", "8") || set(s, "pipeline_parallel", "4") || set(s, "pipeline_first_stage_layers", "16") ||
         set(s, "data_parallel", "8") || set(s, "context_parallel", "2") ||
         set(s, "sequence_parallel", "true") || set(s, "expert_parallel", "16") || set(s, "distributed_optimizer", "true") ||

@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-ROWS = []  # (scenario, measured peak, estimated peak, measured saved, estimated saved, phase)
+ROWS = []  # (scenario, measured peak, estimated peak, measured saved, estimated saved, phase); saved None: none
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -16,5 +16,8 @@ def pytest_terminal_summary(terminalreporter):
     w("| scenario | measured peak | estimate | error | measured saved | estimate | error | peak at |")
     w("|---|---:|---:|---:|---:|---:|---:|---|")
     for name, mp, ep, ms, es, phase in ROWS:
+        if ms is None:  # nothing saved for backward (inference: the generate loop)
+            w(f"| {name} | {mp:,} | {ep:,} | {100 * (ep - mp) / mp:+.2f}% | — | — | — | {phase} |")
+            continue
         w(f"| {name} | {mp:,} | {ep:,} | {100 * (ep - mp) / mp:+.2f}% | {ms:,} | {es:,} | "
           f"{100 * (es - ms) / ms:+.2f}% | {phase} |")

@@ -15,6 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import memcount  # noqa: E402
+from conftest import ROWS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not memcount.available(), reason="run with memcount in LD_PRELOAD")
 
@@ -227,11 +228,38 @@ CASES = {
     "bf16-all-logits": dict(dtype="bfloat16", b=2, s=128, n=8, cache="dynamic", keep=0, **{**SMALL, "V": 16384}),
     # a short prompt, a wide MLP: the peak is the MLP's gate * up
     "fp32-mlp": dict(dtype="float32", b=2, s=96, n=8, cache="dynamic", **{**SMALL, "f": 1408}),
+    # a short prompt and a long generation: the run's peak is the last decode steps' softmax
+    "bf16-decode": dict(dtype="bfloat16", b=1, s=16, n=256, cache="dynamic", **SMALL),
 }
 
 
 def close(measured, derived, rel=0.01):
     return abs(measured - derived) <= rel * derived
+
+
+TOLERANCE = 0.03  # the estimate against the measured peak (README: Validated against PyTorch)
+
+
+def estimate(c):
+    """`llmmem estimate --json` for the same generate job: greedy generation of n tokens after a
+    prompt of s, under transformers' semantics on the CPU's torch 1.13 (eager attention, softmax's
+    fp32 input copy), nothing held by the runtime. Its total is the weights plus the peak
+    moment's cache, working set and logits; its phase and layer the moment's."""
+    keys = {
+        "model_type": "llama", "hidden_size": c["h"], "num_hidden_layers": c["L"],
+        "num_attention_heads": c["a"], "num_key_value_heads": c["g"], "vocab_size": c["V"],
+        "intermediate_size": c["f"], "tie_word_embeddings": "false",
+        "torch_dtype": {"bfloat16": "bf16", "float32": "fp32"}[c["dtype"]],
+        "mode": "inference", "micro_batch_size": c["b"], "sequence_length": c["s"],
+        "max_new_tokens": c["n"], "cache_implementation": c["cache"], "logits_to_keep": c.get("keep", 1),
+        "framework": "hf_trainer", "pytorch_version": "1.13", "attn_implementation": "eager",
+        "runtime_overhead_bytes": 0,
+    }
+    cmd = [os.environ["LLMMEM_CLI"], "estimate", "--json"]
+    for k, v in keys.items():
+        cmd += ["--set", f"{k}={v}"]
+    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    return out["per_device"]["total"], out["per_device"]["weights"], out["inference_peak"]
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -257,3 +285,15 @@ def test_generate_peak_is_the_derivation(case):
         assert close(peak - overhead, derived), got
         assert step in steps and d_layer in ("any", layer), got
         assert caller.rsplit(":", 1)[0] in callers and (not ops or op in ops), got
+    if "LLMMEM_CLI" not in os.environ:
+        return
+    # the estimate: the measured heap at the run's peak (weights included: the heap before the
+    # model was built is the baseline) less the modules' Python objects, which no estimate counts,
+    # against llmmem's total (weights included, runtime_overhead_bytes 0)
+    phase = max(("prefill", "decode"), key=lambda p: m["moment"][p][0])
+    measured = m["moment"][phase][0] - overhead
+    total, est_weights, peak = estimate(c)
+    assert est_weights == m["weights"], (est_weights, m["weights"])
+    ROWS.append((f"generate {case}", measured, total, None, None, peak["phase"]))
+    assert abs(total - measured) <= TOLERANCE * measured, (case, measured, total, phase, peak)
+    assert peak["phase"] == phase, (case, phase, peak, m["moment"])

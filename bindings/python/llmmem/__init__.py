@@ -1190,8 +1190,10 @@ class Report:
 
     @property
     def peak_phase(self) -> str:
-        """Which moment the components describe: "static" (inference), "loss" or "recompute"."""
-        return self.to_dict().get("training_peak", {}).get("phase", "static")
+        """Which moment the components describe: "static" (inference), "prefill" or "decode"
+        (inference as transformers' generate loop), or a training phase ("loss", "recompute", ...)."""
+        d = self.to_dict()
+        return (d.get("training_peak") or d.get("inference_peak") or {}).get("phase", "static")
 
     @property
     def peak(self) -> dict:

@@ -1,0 +1,472 @@
+/*
+ * Inference as transformers' generate loop runs it (generation/utils.py GenerationMixin.generate
+ * and _sample, greedy): the prefill (step 0, the prompt's forward) and the decode steps (one token
+ * per sequence), moment by moment, and the peak over them. The derivation, term by term, with the
+ * measurement it matches, is tests/groundtruth/GENERATE.md (derived_peak in test_generate.py);
+ * this file follows it and adds what torch 2.x on CUDA and the other attention implementations
+ * and caches change. Notation as there: b sequences, s prompt tokens, n new tokens, T the
+ * attention's length, e bytes of an activation element.
+ *
+ * Everything is integer and checked; no allocation, no I/O.
+ */
+#include <string.h>
+
+#include "generate.h"
+#include "kv.h"
+
+static llmmem_status overflow(void)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "the generate loop's bytes exceed 64 bits");
+}
+
+/* ---- the shape ---------------------------------------------------------------------------- */
+
+llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *j, const llmmem__semantics *sem)
+{
+    const llmmem__geometry *a = NULL;
+    llmmem_status st = llmmem__kv_shape(&a, j->m);
+    if (st)
+        return st;
+    const llmmem__layout *L = &j->layout;
+    if (L->t > 1 || L->p > 1 || L->c > 1 || L->e > 1)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the generate loop (cache_implementation %s) is modelled on one device: tensor_parallel "
+                            "(%llu), pipeline_parallel (%llu), context_parallel (%llu) and expert_parallel (%llu) "
+                            "must be 1; framework megatron without max_new_tokens keeps the contiguous cache",
+                            llmmem_choice_name(LLMMEM_KEY_CACHE_IMPLEMENTATION, sem->cache),
+                            (unsigned long long)L->t, (unsigned long long)L->p, (unsigned long long)L->c,
+                            (unsigned long long)L->e);
+    memset(out, 0, sizeof *out);
+    const llmmem__settings *k = &j->s->s;
+    out->b = j->sequences;
+    out->s = j->tokens;
+    /* max_new_tokens 0: the prompt's forward alone (generate with one new token runs no decode
+     * step), a cache of sequence_length tokens per sequence */
+    out->n = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MAX_NEW_TOKENS);
+    if (out->n == 0)
+        out->n = 1;
+    out->h = a->hidden;
+    out->layers = a->layers;
+    out->a = a->heads;
+    /* the heads the cache and repeat_kv see: MLA's decompressed keys and values have every head
+     * (DeepseekV3Attention: num_key_value_groups 1), the geometry's kv_heads 1 is vLLM's latent */
+    out->g = a->kv_token.heads;
+    out->d = a->head_dim;
+    out->dv = a->v_head_dim ? a->v_head_dim : a->head_dim;
+    /* the MLP of the last layer: a dense one's width, else one routed expert's (MoE routing
+     * temporaries are not modelled) */
+    out->f = a->dense_layers ? a->ffn : a->ffn_expert;
+    out->vocab = a->vocab;
+    out->gated = llmmem__model_value(j->m, LLMMEM_KEY_MLP_GATED) != 0;
+    const llmmem_kv_cache_dtype dt = llmmem__model_dtype(j->m);
+    out->e = llmmem__kv_element_bytes(dt);
+    if ((st = llmmem__kv_token_layer_bytes(&out->token_layer, a, j->kv, 1, 1)) != LLMMEM_OK)
+        return st;
+    out->sliding = llmmem__sliding_layers(a, 0, a->layers);
+    out->full = a->layers - out->sliding;
+    out->window = a->window;
+    switch (sem->attn) {
+    case LLMMEM_ATTN_SDPA: out->attn = LLMMEM__GEN_SDPA; break;
+    case LLMMEM_ATTN_FLASH_ATTENTION_2:
+    case LLMMEM_ATTN_FUSED: out->attn = LLMMEM__GEN_FLASH; break;
+    default: out->attn = LLMMEM__GEN_EAGER; break; /* eager, and Megatron's core attention alike */
+    }
+    out->cache = sem->cache;
+    out->keep = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LOGITS_TO_KEEP);
+    out->torch1 = sem->torch1;
+    /* aten/src/ATen/native/SoftMax.cpp softmax(input, dim, dtype): a CUDA half input with dtype
+     * float runs _softmax(input, dim, half_to_float=true); anything else input.toType(dtype) first
+     * (bf16 too, and every dtype on CPU, PyTorch 1.13 included) */
+    out->softmax_copy = out->e != 4 && !(dt == LLMMEM_KV_CACHE_FP16 && !sem->torch1);
+    return LLMMEM_OK;
+}
+
+/* ---- checked products and moments ----------------------------------------------------------- */
+
+typedef struct builder {
+    llmmem__gen_moment *m;
+    int bad;
+} builder;
+
+static uint64_t mul(builder *B, uint64_t x, uint64_t y)
+{
+    uint64_t r;
+    if (!llmmem__mul(&r, x, y)) {
+        B->bad = 1;
+        return 0;
+    }
+    return r;
+}
+
+static uint64_t mul3(builder *B, uint64_t x, uint64_t y, uint64_t z)
+{
+    return mul(B, mul(B, x, y), z);
+}
+
+static uint64_t mul4(builder *B, uint64_t w, uint64_t x, uint64_t y, uint64_t z)
+{
+    return mul(B, mul3(B, w, x, y), z);
+}
+
+static uint64_t add(builder *B, uint64_t x, uint64_t y)
+{
+    uint64_t r;
+    if (!llmmem__add(&r, x, y)) {
+        B->bad = 1;
+        return 0;
+    }
+    return r;
+}
+
+static void start(builder *B, llmmem__gen_moment *m, int phase, int64_t layer, uint64_t step, const char *what)
+{
+    memset(m, 0, offsetof(llmmem__gen_moment, term));
+    m->kv_cache = m->activations = m->logits = m->total = 0;
+    m->phase = phase;
+    m->layer = layer;
+    m->step = step;
+    m->what = what;
+    B->m = m;
+}
+
+/* A tensor alive at the moment (0 bytes: not listed). */
+static void term(builder *B, int component, const char *what, uint64_t bytes)
+{
+    llmmem__gen_moment *m = B->m;
+    if (bytes == 0)
+        return;
+    if (m->terms == LLMMEM__GEN_TERMS) { /* never: every moment lists fewer */
+        B->bad = 1;
+        return;
+    }
+    m->term[m->terms++] = (llmmem__gen_term){what, bytes, component};
+    uint64_t *c = component == LLMMEM_COMPONENT_KV_CACHE ? &m->kv_cache
+                  : component == LLMMEM_COMPONENT_LOGITS ? &m->logits
+                                                         : &m->activations;
+    if (!llmmem__add(c, *c, bytes) || !llmmem__add(&m->total, m->total, bytes))
+        B->bad = 1;
+}
+
+#define ACT LLMMEM_COMPONENT_ACTIVATIONS
+#define KV LLMMEM_COMPONENT_KV_CACHE
+#define LOGITS LLMMEM_COMPONENT_LOGITS
+
+/* Keys and values of every layer at `tokens` tokens each, as many full layers as `full` of them on
+ * the device (transformers cache_utils.py: DynamicLayer and StaticLayer keep every token, a sliding
+ * layer min(window, tokens)). */
+static uint64_t caches(builder *B, const llmmem__gen_shape *g, uint64_t tokens, uint64_t full)
+{
+    uint64_t capped = g->window && g->window < tokens ? g->window : tokens, all = 0;
+    if (!llmmem__muladd(&all, full, tokens) || !llmmem__muladd(&all, g->sliding, capped))
+        B->bad = 1;
+    return mul3(B, all, g->token_layer, g->b);
+}
+
+/* Full layers whose caches are on the device: every one, or an offloaded cache's (cache_utils.py
+ * Cache with offloading, OffloadedCache: update() prefetches the next full layer, layer_idx + 1,
+ * circling back to the first, before it writes the current one, and offloads the current one
+ * after; sliding layers stay): two inside the layers, the prefetched first one outside. */
+static uint64_t device_full(const llmmem__gen_shape *g, int inside)
+{
+    if (g->cache != LLMMEM_CACHE_OFFLOADED)
+        return g->full;
+    uint64_t on = inside ? 2 : 1;
+    return g->full < on ? g->full : on;
+}
+
+/* The additive or boolean mask [b, 1, q, T] the attention reads, 0 when none is built:
+ * masking_utils.py eager_mask (additive, the dtype) for eager; sdpa_mask returns None for a
+ * dynamic cache without padding (allow_is_causal_skip: is_causal for the prefill, nothing for
+ * q = 1) and a bool mask for a static one (compileable: no skip); flash_attention_mask: none. */
+static uint64_t mask_bytes(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T)
+{
+    if (g->attn == LLMMEM__GEN_EAGER)
+        return mul4(B, g->e, g->b, q, T);
+    if (g->attn == LLMMEM__GEN_SDPA && g->cache == LLMMEM_CACHE_STATIC)
+        return mul3(B, g->b, q, T);
+    return 0;
+}
+
+/* repeat_kv's copies of one layer's keys and values at T (modeling_llama.py repeat_kv: reshape of
+ * an expand, a copy unless n_rep is 1 or there is one KV head, whose size-1 dim merges into a
+ * stride-0 view): eager always, SDPA only with a mask (integrations/sdpa_attention.py
+ * use_gqa_in_sdpa: torch >= 2.5 and no mask pass enable_gqa instead); flash never. */
+static uint64_t copies(builder *B, const llmmem__gen_shape *g, uint64_t T)
+{
+    uint64_t r = g->a / g->g;
+    int with = g->attn == LLMMEM__GEN_EAGER || (g->attn == LLMMEM__GEN_SDPA && g->cache == LLMMEM_CACHE_STATIC);
+    if (!with || r <= 1 || g->g <= 1)
+        return 0;
+    return mul4(B, r, g->token_layer, g->b, T);
+}
+
+/* The scores at the softmax (eager_attention_forward): the masked scores in the dtype, softmax's
+ * fp32 conversion of its input (softmax_copy) and its fp32 output. */
+static uint64_t scores(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T)
+{
+    uint64_t per = g->e + 4 + (g->softmax_copy ? 4 : 0);
+    return mul(B, per, mul4(B, g->b, g->a, q, T));
+}
+
+/* The tensors of the model's forward every layer reads, q positions: the mask, inputs_embeds
+ * (LlamaModel.forward keeps them referenced) and the rotary cos and sin [b, q, d]. */
+static void forward_terms(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T, int mask_held)
+{
+    if (!mask_held)
+        term(B, ACT, "causal mask [b,1,q,T]", mask_bytes(B, g, q, T));
+    term(B, ACT, "inputs_embeds e*b*q*h", mul4(B, g->e, g->b, q, g->h));
+    term(B, ACT, "rotary cos, sin 2*e*b*q*d", mul(B, 2, mul4(B, g->e, g->b, q, g->d)));
+}
+
+/* generate's own tensors during the prefill: the prompt, the 2D mask of ones, model_inputs'
+ * cloned input_ids and position_ids (int64) and cache_position; a static cache's model_inputs
+ * hold its 4D mask too (prepare_inputs_for_generation builds it for a compileable cache). */
+static void prefill_held(builder *B, const llmmem__gen_shape *g, uint64_t T)
+{
+    term(B, ACT, "prompt, 2D mask, input_ids and position_ids clones 32*b*s + cache_position 8*s",
+         add(B, mul(B, 32, mul(B, g->b, g->s)), mul(B, 8, g->s)));
+    if (g->cache == LLMMEM_CACHE_STATIC)
+        term(B, ACT, "model_inputs' 4D mask [b,1,s,T]", mask_bytes(B, g, g->s, T));
+}
+
+/* What the prefill holds at its moments (generation/utils.py _sample step 0; modeling_llama.py). */
+static unsigned prefill_moment(builder *B, llmmem__gen_moment *m, const llmmem__gen_shape *g, unsigned i)
+{
+    const uint64_t b = g->b, s = g->s, e = g->e, h = g->h, a = g->a;
+    /* a static cache is sized max_length - 1 and attention spans all of it (StaticLayer
+     * get_mask_sizes); the dynamic one holds the prompt */
+    const uint64_t T = g->cache == LLMMEM_CACHE_STATIC ? s + g->n - 1 : s;
+    const int64_t last = (int64_t)g->layers - 1;
+    const uint64_t kept = g->keep == 0 || g->keep > s ? s : g->keep;
+    const int eager = g->attn == LLMMEM__GEN_EAGER;
+    const int folds = eager && g->g == 1 && a > 1 && b > 1;
+    /* the layers' common part: forward tensors, every layer's cache, the last layer's input */
+    switch (i) {
+    case 0: /* the last layer's attention */
+        start(B, m, LLMMEM_PEAK_PHASE_PREFILL, last, 0,
+              eager ? "the last layer's attention scores (softmax)" : "the last layer's attention output");
+        break;
+    case 1:
+        start(B, m, LLMMEM_PEAK_PHASE_PREFILL, last, 0, "the last layer's MLP");
+        break;
+    case 2:
+        start(B, m, LLMMEM_PEAK_PHASE_PREFILL, -1, 0, "the final norm");
+        break;
+    case 3:
+        start(B, m, LLMMEM_PEAK_PHASE_PREFILL, -1, 0, "lm_head");
+        break;
+    case 4:
+        start(B, m, LLMMEM_PEAK_PHASE_PREFILL, -1, 0, "after the forward, before del outputs");
+        break;
+    case 5:
+        if (!folds)
+            return 0;
+        start(B, m, LLMMEM_PEAK_PHASE_PREFILL, last, 0, "the last layer's probs @ v (the batch fold's copy of v)");
+        break;
+    default:
+        return 0;
+    }
+    prefill_held(B, g, T);
+    if (i <= 2 || i == 5)
+        forward_terms(B, g, s, T, g->cache == LLMMEM_CACHE_STATIC);
+    term(B, KV, i <= 2 || i == 5 ? "every layer's keys and values" : "the keys and values",
+         caches(B, g, T, device_full(g, i <= 1 || i == 5)));
+    const uint64_t bsh = mul4(B, e, b, s, h);
+    if (i == 0 || i == 1 || i == 5)
+        term(B, ACT, "the last layer's input e*b*s*h", g->layers > 1 ? bsh : 0);
+    switch (i) {
+    case 0:
+        term(B, ACT, "input_layernorm's output e*b*s*h", bsh);
+        term(B, ACT, "rotated q e*b*a*s*d", mul(B, mul4(B, e, b, a, s), g->d));
+        if (eager) {
+            term(B, ACT, "repeat_kv copies of k and v", copies(B, g, T));
+            term(B, ACT, "scores (e + 4 + fp32 copy)*b*a*s*T", scores(B, g, s, T));
+        } else {
+            term(B, ACT, "repeat_kv copies of k and v", copies(B, g, T));
+            /* the kernel's output and transpose(1, 2).contiguous()'s copy (sdpa_attention.py,
+             * flash_attention.py); the fp32 log-sum-exp b*a*s is freed before the copy */
+            term(B, ACT, "attention output and its contiguous copy 2*e*b*a*s*dv", mul(B, 2, mul(B, mul4(B, e, b, a, s), g->dv)));
+        }
+        break;
+    case 1:
+        /* eager_attention_forward returns the probabilities; the decoder layer binds them to `_`
+         * until it returns (sdpa and flash return None) */
+        term(B, ACT, "the attention probabilities e*b*a*s*T", eager ? mul(B, mul4(B, e, b, a, s), T) : 0);
+        term(B, ACT, "residual sum, post-attention norm 2*e*b*s*h", mul(B, 2, bsh));
+        term(B, ACT, g->gated ? "act(gate), up, their product 3*e*b*s*f" : "fc1 output, its activation 2*e*b*s*f",
+             mul(B, g->gated ? 3 : 2, mul4(B, e, b, s, g->f)));
+        break;
+    case 2:
+        term(B, ACT, "the last layer's output e*b*s*h", bsh);
+        term(B, ACT, "RMSNorm's two fp32 working tensors 8*b*s*h", mul4(B, 8, b, s, h));
+        break;
+    case 3:
+        term(B, ACT, "the final norm's output e*b*s*h", bsh);
+        term(B, LOGITS, "logits of the kept positions e*b*k*V", mul4(B, e, b, kept, g->vocab));
+        break;
+    case 4:
+        term(B, LOGITS, "logits of the kept positions e*b*k*V", mul4(B, e, b, kept, g->vocab));
+        term(B, LOGITS, "next_token_logits in fp32 4*b*V", mul3(B, 4, b, g->vocab));
+        term(B, ACT, "attention mask and input_ids grown by torch.cat 16*b*(s+1)", mul3(B, 16, b, s + 1));
+        break;
+    case 5:
+        term(B, ACT, "input_layernorm's output e*b*s*h", bsh);
+        term(B, ACT, "rotated q e*b*a*s*d", mul(B, mul4(B, e, b, a, s), g->d));
+        term(B, ACT, "the fold's copy of v e*b*a*T*dv", mul(B, mul4(B, e, b, a, T), g->dv));
+        term(B, ACT, "the probabilities e*b*a*s*T", mul(B, mul4(B, e, b, a, s), T));
+        term(B, ACT, "the output e*b*a*s*dv", mul(B, mul4(B, e, b, a, s), g->dv));
+        break;
+    }
+    return 1;
+}
+
+/* What the last decode step holds (T = s + n - 1, the longest cache; every step of a static cache
+ * attends over the same T): generate's ids and masks grown by torch.cat, the previous step's fp32
+ * next_token_logits, model_inputs' one-token ids and positions. */
+static void decode_held(builder *B, const llmmem__gen_shape *g, uint64_t T)
+{
+    term(B, ACT, "prompt 8*b*s, input_ids and 2D mask grown to T 16*b*T, model_inputs 16*b + 8",
+         add(B, add(B, mul(B, 8, mul(B, g->b, g->s)), mul3(B, 16, g->b, T)), mul(B, 16, g->b) + 8));
+    term(B, LOGITS, "the previous step's next_token_logits 4*b*V", mul3(B, 4, g->b, g->vocab));
+}
+
+static unsigned decode_moment(builder *B, llmmem__gen_moment *m, const llmmem__gen_shape *g, unsigned i, uint64_t step)
+{
+    const uint64_t b = g->b, s = g->s, e = g->e, h = g->h, a = g->a, n = step + 1;
+    /* step k's cache holds s + k tokens after its update (a static one always s + n - 1) */
+    const uint64_t T = g->cache == LLMMEM_CACHE_STATIC ? s + g->n - 1 : s + step;
+    const int64_t last = (int64_t)g->layers - 1;
+    const int eager = g->attn == LLMMEM__GEN_EAGER;
+    const int dynamic = g->cache != LLMMEM_CACHE_STATIC;
+    if (step < 1 || step >= g->n)
+        return 0; /* no such decode step */
+    switch (i) {
+    case 0:
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1,
+              eager ? "the step's attention scores (softmax)" : "the step's attention output");
+        break;
+    case 1:
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1, "the step's MLP");
+        break;
+    case 2:
+        if (!(eager && g->g == 1 && a > 1 && b > 1))
+            return 0;
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1, "the step's probs @ v (the batch fold's copy of v)");
+        break;
+    case 3:
+        if (!dynamic)
+            return 0;
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, last, n - 1, "the step's cache update (torch.cat of the values)");
+        break;
+    case 4:
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, -1, n - 1, "the step after the forward, before del outputs");
+        break;
+    case 5: {
+        /* a static cache: step 1's prepare_inputs_for_generation while the prefill's model_inputs,
+         * with its 4D [b, 1, s, T] mask, are still bound */
+        uint64_t mask = mask_bytes(B, g, s, T);
+        if (dynamic || mask == 0 || step != 1)
+            return 0;
+        start(B, m, LLMMEM_PEAK_PHASE_DECODE, -1, 1, "step 1's prepare_inputs, the prefill's 4D mask still held");
+        term(B, ACT, "prompt 8*b*s, input_ids and 2D mask grown by one 16*b*(s+1)",
+             add(B, mul(B, 8, mul(B, b, s)), mul3(B, 16, b, s + 1)));
+        term(B, LOGITS, "the prefill's next_token_logits 4*b*V", mul3(B, 4, b, g->vocab));
+        term(B, ACT, "the prefill's model_inputs: 4D mask, ids, positions 16*b*s, cache_position 8*s",
+             add(B, add(B, mask, mul3(B, 16, b, s)), mul(B, 8, s)));
+        term(B, KV, "every layer's keys and values", caches(B, g, T, g->full));
+        /* attention_mask.long().cumsum(-1) - 1 (16*b*(s+1)); in torch 1.13, StaticLayer's
+         * get_seq_length any() casts the first [T, d] keys to bool first */
+        uint64_t work = mul3(B, 16, b, s + 1), any = g->torch1 ? mul(B, T, g->d) : 0;
+        term(B, ACT, any > work ? "get_seq_length's bool copy of [T, d] keys" : "position ids: cumsum and minus 1 16*b*(s+1)",
+             any > work ? any : work);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+    decode_held(B, g, T);
+    if (i == 4) {
+        term(B, KV, "the keys and values", caches(B, g, T, device_full(g, 0)));
+        term(B, LOGITS, "logits e*b*V", mul3(B, e, b, g->vocab));
+        term(B, LOGITS, "this step's next_token_logits in fp32 4*b*V", mul3(B, 4, b, g->vocab));
+        return 1;
+    }
+    forward_terms(B, g, 1, T, 0);
+    term(B, KV, "every layer's keys and values at T", caches(B, g, T, device_full(g, 1)));
+    term(B, ACT, g->layers > 1 ? "the layer's input and its norm 2*e*b*h" : "the layer's normed input e*b*h",
+         mul4(B, e, b, h, g->layers > 1 ? 2 : 1));
+    switch (i) {
+    case 0:
+        term(B, ACT, "rotated q e*b*a*d", mul4(B, e, b, a, g->d));
+        term(B, ACT, "repeat_kv copies of the layer's keys and values", copies(B, g, T));
+        if (eager)
+            term(B, ACT, "scores (e + 4 + fp32 copy)*b*a*T", scores(B, g, 1, T));
+        else
+            term(B, ACT, "attention output and its contiguous copy 2*e*b*a*dv", mul(B, 2, mul4(B, e, b, a, g->dv)));
+        break;
+    case 1:
+        term(B, ACT, "the attention probabilities e*b*a*T", eager ? mul4(B, e, b, a, T) : 0);
+        term(B, ACT, "residual sum, post-attention norm 2*e*b*h", mul4(B, 2, e, b, h));
+        term(B, ACT, g->gated ? "act(gate), up, their product 3*e*b*f" : "fc1 output, its activation 2*e*b*f",
+             mul4(B, g->gated ? 3 : 2, e, b, g->f));
+        break;
+    case 2:
+        term(B, ACT, "rotated q e*b*a*d", mul4(B, e, b, a, g->d));
+        term(B, ACT, "the fold's copy of v e*b*a*T*dv", mul(B, mul4(B, e, b, a, T), g->dv));
+        term(B, ACT, "the probabilities e*b*a*T", mul4(B, e, b, a, T));
+        term(B, ACT, "the output e*b*a*dv", mul4(B, e, b, a, g->dv));
+        break;
+    case 3:
+        /* cache_utils.py DynamicLayer.update: torch.cat([self.values, value_states], dim=-2)
+         * makes the grown values while the old ones are alive */
+        term(B, ACT, "rotated q e*b*a*d", mul4(B, e, b, a, g->d));
+        term(B, KV, "the old values beside the new", mul3(B, g->token_layer / 2, b, T - 1));
+        term(B, ACT, "this step's rotated k and v", mul(B, g->token_layer, b));
+        break;
+    }
+    return 1;
+}
+
+llmmem_status llmmem__generate_step_moments(llmmem__gen_moment out[LLMMEM__GEN_STEP_MOMENTS], unsigned *count,
+                                            const llmmem__gen_shape *g, uint64_t step)
+{
+    builder B = {NULL, 0};
+    unsigned n = 0;
+    for (unsigned i = 0; i < LLMMEM__GEN_STEP_MOMENTS; i++)
+        n += step == 0 ? prefill_moment(&B, &out[n], g, i) : decode_moment(&B, &out[n], g, i, step);
+    *count = n;
+    return B.bad ? overflow() : LLMMEM_OK;
+}
+
+llmmem_status llmmem__generate_moments(llmmem__gen_moment out[LLMMEM__GEN_MOMENTS], unsigned *count,
+                                       const llmmem__gen_shape *g)
+{
+    unsigned first = 0, last = 0;
+    llmmem_status st = llmmem__generate_step_moments(out, &first, g, 0);
+    if (st == LLMMEM_OK && g->n > 1)
+        st = llmmem__generate_step_moments(out + first, &last, g, g->n - 1);
+    *count = first + last;
+    return st;
+}
+
+llmmem_status llmmem__generate_peak(llmmem__gen_moment *peak, const llmmem__gen_shape *g)
+{
+    builder B = {NULL, 0};
+    llmmem__gen_moment cur;
+    int have = 0;
+    for (unsigned i = 0; i < 12; i++) {
+        unsigned made = i < 6 ? prefill_moment(&B, &cur, g, i) : decode_moment(&B, &cur, g, i - 6, i == 11 ? 1 : g->n - 1);
+        if (made && (!have || cur.total > peak->total)) {
+            *peak = cur;
+            have = 1;
+        }
+    }
+    return B.bad ? overflow() : LLMMEM_OK;
+}
+
+llmmem_status llmmem__generate_host_cache(uint64_t *out, const llmmem__gen_shape *g)
+{
+    builder B = {NULL, 0};
+    *out = caches(&B, g, g->s + g->n - 1, g->full);
+    return B.bad ? overflow() : LLMMEM_OK;
+}

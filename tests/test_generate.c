@@ -1,0 +1,304 @@
+/* Inference as transformers' generate loop (lib/generate.c), against hand derivations.
+ *
+ * Every expected number is the formula of tests/groundtruth/GENERATE.md (the derivation the
+ * ground-truth suite checks against the heap counter, derived_peak in test_generate.py) written
+ * out term by term for the shape, from transformers' generation/utils.py (_sample),
+ * cache_utils.py (DynamicLayer, StaticLayer, OffloadedCache), masking_utils.py (eager_mask,
+ * sdpa_mask), modeling_llama.py (eager_attention_forward, repeat_kv, logits_to_keep) and
+ * integrations/sdpa_attention.py. Notation: b sequences, s prompt, n new tokens, h hidden, L
+ * layers, a heads, g KV heads, d = h / a, f intermediate, V vocab, e bytes per element. */
+#include <stdio.h>
+#include <string.h>
+
+#include "generate.h"
+#include "unit.h"
+
+/* GENERATE.md's shape: b = 2, s = 1024, n = 64, h = 512, L = 4, a = 8, g = 2, f = 1408, V = 8192 */
+#define H 512ULL
+#define LAYERS 4ULL
+#define A 8ULL
+#define G 2ULL
+#define D (H / A)
+#define F 1408ULL
+#define V 8192ULL
+
+/* W = e * (2 V h + L (2 h a d + 2 h g d + 3 h f + 2 h) + h), an untied lm_head */
+static uint64_t weights(uint64_t e)
+{
+    return e * (2 * V * H + LAYERS * (2 * H * A * D + 2 * H * G * D + 3 * H * F + 2 * H) + H);
+}
+
+typedef struct fixture {
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_report *r;
+} fixture;
+
+static fixture make(const char *dtype, uint64_t b, uint64_t s, uint64_t n)
+{
+    fixture f;
+    ck_assert_ok(llmmem_model_new(&f.m));
+    ck_assert_ok(llmmem_model_set_text(f.m, "model_type", "llama"));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_HIDDEN_SIZE, (int64_t)H));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, (int64_t)LAYERS));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_NUM_ATTENTION_HEADS, (int64_t)A));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_NUM_KEY_VALUE_HEADS, (int64_t)G));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_INTERMEDIATE_SIZE, (int64_t)F));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_VOCAB_SIZE, (int64_t)V));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 0));
+    ck_assert_ok(llmmem_model_set_text(f.m, "torch_dtype", dtype));
+    ck_assert_ok(llmmem_hardware_from_preset(&f.hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_hardware_set_int(f.hw, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES, 0));
+    ck_assert_ok(llmmem_strategy_new(&f.s));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mode", "inference"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "framework", "hf_trainer"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "pytorch_version", "1.13"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "attn_implementation", "eager"));
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_MICRO_BATCH_SIZE, (int64_t)b));
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_SEQUENCE_LENGTH, (int64_t)s));
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_MAX_NEW_TOKENS, (int64_t)n));
+    ck_assert_ok(llmmem_report_new(&f.r));
+    return f;
+}
+
+static void release(fixture *f)
+{
+    llmmem_report_free(f->r);
+    llmmem_strategy_free(f->s);
+    llmmem_hardware_free(f->hw);
+    llmmem_model_free(f->m);
+}
+
+static void expect_peak(fixture *f, uint64_t total, llmmem_peak_phase phase, int64_t layer)
+{
+    int64_t at;
+    uint64_t step;
+    ck_assert_ok(llmmem_estimate(f->r, f->m, f->hw, f->s));
+    ck_assert_uint_eq(llmmem_report_total_bytes(f->r), total);
+    ck_assert_int_eq(llmmem_report_peak_phase(f->r), phase);
+    ck_assert_ok(llmmem_report_peak_moment(&at, &step, f->r));
+    ck_assert_int_eq(at, layer);
+    ck_assert_uint_eq(llmmem_report_bytes(f->r, LLMMEM_COMPONENT_WEIGHTS), weights(2));
+}
+
+/* bf16 (e = 2), dynamic cache, eager, the prompt's prefill is the peak at the last layer's softmax
+ * (GENERATE.md "Prefill", T = s): W + 32bs + 8s (ids, masks, positions, cache_position) + e b s T
+ * (additive mask) + e b s h (embeds) + 2 e b s d (cos, sin) + L 2 C (C = e b g T d) + 3 e b s h
+ * (the last layer's input, its norm, rotated q: a d = h) + 2 e b a T d (repeat_kv copies) +
+ * (e + 4 + 4) b a s T (scores, softmax's fp32 input and output). */
+START_TEST(test_eager_dynamic_prefill)
+{
+    const uint64_t e = 2, b = 2, s = 1024, T = s, C = e * b * G * T * D;
+    fixture f = make("bf16", b, s, 64);
+    uint64_t want = weights(e) + 32 * b * s + 8 * s + e * b * s * T + e * b * s * H + 2 * e * b * s * D +
+                    LAYERS * 2 * C + 3 * e * b * s * H + 2 * e * b * A * T * D + 10 * b * A * s * T;
+    expect_peak(&f, want, LLMMEM_PEAK_PHASE_PREFILL, 3);
+    ck_assert_uint_eq(llmmem_report_bytes(f.r, LLMMEM_COMPONENT_KV_CACHE), LAYERS * 2 * C);
+    ck_assert_uint_eq(llmmem_report_bytes(f.r, LLMMEM_COMPONENT_LOGITS), 0);
+    /* logits_to_keep = 0 keeps e b s V = 33.5 MB of logits, less than the 167.8 MB of scores
+     * (GENERATE.md's last row): the same peak */
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_LOGITS_TO_KEEP, 0));
+    expect_peak(&f, want, LLMMEM_PEAK_PHASE_PREFILL, 3);
+    release(&f);
+}
+END_TEST
+
+/* The same shape's decode, listed by the moments (GENERATE.md "Decode", the last step, T = s + n -
+ * 1 = 1087): W + 8bs + 16bT + 4bV + e b T (mask [b,1,1,T]) + e b h + 2 e b d + L 2 C + 2 e b h + e b a d
+ * + 2 e b a T d (copies) + 10 b a T (scores). */
+START_TEST(test_eager_dynamic_decode_moment)
+{
+    const uint64_t e = 2, b = 2, s = 1024, n = 64, T = s + n - 1, C = e * b * G * T * D;
+    fixture f = make("bf16", b, s, n);
+    llmmem__job j;
+    llmmem__semantics sem;
+    llmmem__gen_shape g;
+    llmmem__gen_moment all[LLMMEM__GEN_MOMENTS];
+    unsigned count = 0, decode = 0;
+    ck_assert_ok(llmmem__job_make(&j, f.m, f.hw, f.s));
+    ck_assert_ok(llmmem__semantics_make(&sem, f.s));
+    ck_assert_int_eq(sem.cache, LLMMEM_CACHE_DYNAMIC);
+    ck_assert_ok(llmmem__generate_shape(&g, &j, &sem));
+    ck_assert_ok(llmmem__generate_moments(all, &count, &g));
+    uint64_t best = 0;
+    for (unsigned i = 0; i < count; i++)
+        if (all[i].phase == LLMMEM_PEAK_PHASE_DECODE && all[i].total > best) {
+            best = all[i].total;
+            decode = i;
+        }
+    /* the held part (GENERATE.md's 116,744 of ids, masks and fp32 logits include model_inputs'
+     * one-token ids, positions and cache_position, 16 b + 8), then the attention's working set */
+    uint64_t want = 8 * b * s + 16 * b * T + 16 * b + 8 + 4 * b * V + e * b * T + e * b * H + 2 * e * b * D +
+                    LAYERS * 2 * C + 2 * e * b * H + e * b * A * D + 2 * e * b * A * T * D + 10 * b * A * T;
+    ck_assert_uint_eq(best, want);
+    ck_assert_uint_eq(weights(e) + best, 48539236ULL); /* GENERATE.md's derived decode peak */
+    ck_assert_int_eq(all[decode].layer, 3);
+    ck_assert_uint_eq(all[decode].step, n - 1);
+    /* the timeline's step 1: the same terms over T1 = s + 1 tokens (the prompt and one token) */
+    const uint64_t T1 = s + 1, C1 = e * b * G * T1 * D;
+    llmmem__gen_moment step[LLMMEM__GEN_STEP_MOMENTS];
+    ck_assert_ok(llmmem__generate_step_moments(step, &count, &g, 1));
+    ck_assert_uint_gt(count, 0);
+    ck_assert_uint_eq(step[0].step, 1);
+    ck_assert_uint_eq(step[0].total, 8 * b * s + 16 * b * T1 + 16 * b + 8 + 4 * b * V + e * b * T1 + e * b * H +
+                                         2 * e * b * D + LAYERS * 2 * C1 + 2 * e * b * H + e * b * A * D +
+                                         2 * e * b * A * T1 * D + 10 * b * A * T1);
+    ck_assert_ok(llmmem__generate_step_moments(step, &count, &g, n)); /* past the last step: none */
+    ck_assert_uint_eq(count, 0);
+    release(&f);
+}
+END_TEST
+
+/* A short prompt and a long generation: the decode's last step is the peak (b = 1, s = 16,
+ * n = 2048, T = 2063), the same terms as above. */
+START_TEST(test_eager_dynamic_decode_bound)
+{
+    const uint64_t e = 2, b = 1, s = 16, n = 2048, T = s + n - 1, C = e * b * G * T * D;
+    fixture f = make("bf16", b, s, n);
+    uint64_t want = weights(e) + 8 * b * s + 16 * b * T + 16 * b + 8 + 4 * b * V + e * b * T + e * b * H +
+                    2 * e * b * D + LAYERS * 2 * C + 2 * e * b * H + e * b * A * D + 2 * e * b * A * T * D +
+                    10 * b * A * T;
+    expect_peak(&f, want, LLMMEM_PEAK_PHASE_DECODE, 3);
+    ck_assert_uint_eq(llmmem_report_bytes(f.r, LLMMEM_COMPONENT_LOGITS), 4 * b * V);
+    release(&f);
+}
+END_TEST
+
+/* A static cache: every layer's M = s + n - 1 slots at its first update, attention over all of
+ * them from the prefill on, the 4D mask built by prepare_inputs_for_generation (GENERATE.md
+ * "Prefill" with T = M): W + 32bs + 8s + e b s M + e b s h + 2 e b s d + L 2 C(M) + 3 e b s h + 2 e b a M d
+ * + 10 b a s M. */
+START_TEST(test_eager_static_prefill)
+{
+    const uint64_t e = 2, b = 2, s = 1024, n = 64, M = s + n - 1, C = e * b * G * M * D;
+    fixture f = make("bf16", b, s, n);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "cache_implementation", "static"));
+    uint64_t want = weights(e) + 32 * b * s + 8 * s + e * b * s * M + e * b * s * H + 2 * e * b * s * D +
+                    LAYERS * 2 * C + 3 * e * b * s * H + 2 * e * b * A * M * D + 10 * b * A * s * M;
+    expect_peak(&f, want, LLMMEM_PEAK_PHASE_PREFILL, 3);
+    ck_assert_uint_eq(llmmem_report_bytes(f.r, LLMMEM_COMPONENT_KV_CACHE), LAYERS * 2 * C);
+    /* fp32 (e = 4): 4 + 4 bytes a score, no conversion (GENERATE.md's fp32 static row) */
+    ck_assert_ok(llmmem_model_set_text(f.m, "torch_dtype", "fp32"));
+    const uint64_t e4 = 4, C4 = e4 * b * G * M * D;
+    want = weights(e4) + 32 * b * s + 8 * s + e4 * b * s * M + e4 * b * s * H + 2 * e4 * b * s * D +
+           LAYERS * 2 * C4 + 3 * e4 * b * s * H + 2 * e4 * b * A * M * D + 8 * b * A * s * M;
+    ck_assert_ok(llmmem_estimate(f.r, f.m, f.hw, f.s));
+    ck_assert_uint_eq(llmmem_report_total_bytes(f.r), want);
+    release(&f);
+}
+END_TEST
+
+/* SDPA on PyTorch 2.x, dynamic cache, no padding: sdpa_mask returns None (is_causal), torch >= 2.5
+ * passes enable_gqa (no repeat_kv), the kernel holds no scores and the layer no probabilities: the
+ * peak is the last layer's MLP, W + 32bs + 8s + e b s h (embeds) + 2 e b s d + L 2 C + e b s h (the
+ * layer's input) + 2 e b s h (residual sum, post-attention norm) + 3 e b s f (act(gate), up,
+ * product). With logits_to_keep = 0 and V = 8192, lm_head's e b s V of logits (33.5 MB) beside the
+ * final norm's output e b s h outgrow it. */
+START_TEST(test_sdpa_and_all_logits)
+{
+    const uint64_t e = 2, b = 2, s = 1024, T = s, C = e * b * G * T * D;
+    fixture f = make("bf16", b, s, 64);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "pytorch_version", "2.x"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "attn_implementation", "sdpa"));
+    uint64_t want = weights(e) + 32 * b * s + 8 * s + e * b * s * H + 2 * e * b * s * D + LAYERS * 2 * C +
+                    e * b * s * H + 2 * e * b * s * H + 3 * e * b * s * F;
+    expect_peak(&f, want, LLMMEM_PEAK_PHASE_PREFILL, 3);
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_LOGITS_TO_KEEP, 0));
+    want = weights(e) + 32 * b * s + 8 * s + LAYERS * 2 * C + e * b * s * H + e * b * s * V;
+    expect_peak(&f, want, LLMMEM_PEAK_PHASE_PREFILL, -1);
+    ck_assert_uint_eq(llmmem_report_bytes(f.r, LLMMEM_COMPONENT_LOGITS), e * b * s * V);
+    release(&f);
+}
+END_TEST
+
+/* An offloaded cache (cache_utils.py OffloadedCache: update() prefetches the next layer and
+ * offloads the current one): at the last layer's softmax two layers' caches are on the device (the
+ * last one's and the first one's, prefetched for the next step) instead of four; the host keeps
+ * the whole cache at its longest, L 2 C(s + n - 1), on every device of the node. */
+START_TEST(test_offloaded)
+{
+    const uint64_t e = 2, b = 2, s = 1024, n = 64, T = s, C = e * b * G * T * D;
+    fixture f = make("bf16", b, s, n);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "cache_implementation", "offloaded"));
+    uint64_t want = weights(e) + 32 * b * s + 8 * s + e * b * s * T + e * b * s * H + 2 * e * b * s * D +
+                    2 * 2 * C + 3 * e * b * s * H + 2 * e * b * A * T * D + 10 * b * A * s * T;
+    expect_peak(&f, want, LLMMEM_PEAK_PHASE_PREFILL, 3);
+    int64_t per_node = 0;
+    ck_assert_ok(llmmem_hardware_get_int(&per_node, f.hw, LLMMEM_KEY_DEVICES_PER_NODE));
+    ck_assert_uint_eq(llmmem_report_host_bytes(f.r), LAYERS * 2 * (e * b * G * (s + n - 1) * D) * (uint64_t)per_node);
+    release(&f);
+}
+END_TEST
+
+/* framework megatron (the default) keeps the contiguous cache of sequence_length tokens unless a
+ * loop is asked for; max_new_tokens asks for one. */
+START_TEST(test_megatron_keeps_contiguous)
+{
+    const uint64_t e = 2, b = 2, s = 1024;
+    fixture f = make("bf16", b, s, 0);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "framework", "megatron"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "attn_implementation", "auto"));
+    ck_assert_ok(llmmem_estimate(f.r, f.m, f.hw, f.s));
+    ck_assert_uint_eq(llmmem_report_total_bytes(f.r), weights(e) + LAYERS * 2 * (e * b * G * s * D));
+    ck_assert_int_eq(llmmem_report_peak_phase(f.r), LLMMEM_PEAK_PHASE_STATIC);
+    int64_t layer;
+    uint64_t step;
+    ck_assert_status(llmmem_report_peak_moment(&layer, &step, f.r), LLMMEM_ERR_INVALID_ARGUMENT);
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_MAX_NEW_TOKENS, 8));
+    ck_assert_ok(llmmem_estimate(f.r, f.m, f.hw, f.s));
+    ck_assert_int_eq(llmmem_report_peak_phase(f.r), LLMMEM_PEAK_PHASE_PREFILL);
+    /* a split layout is not the loop's */
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_TENSOR_PARALLEL, 2));
+    ck_assert_status(llmmem_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    release(&f);
+}
+END_TEST
+
+/* The estimate's explanation adds up: every line ends in its bytes and they sum to the total. */
+START_TEST(test_explain_adds_up)
+{
+    fixture f = make("bf16", 2, 1024, 64);
+    char *text = NULL;
+    ck_assert_ok(llmmem_explain(&text, f.m, f.hw, f.s));
+    ck_assert_ok(llmmem_estimate(f.r, f.m, f.hw, f.s));
+    ck_assert_ptr_nonnull(strstr(text, "prefill, layer 3"));
+    uint64_t sum = 0;
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n'), *at = NULL;
+        for (const char *p = line; p < (end ? end : line + strlen(line)); p++)
+            if (strncmp(p, "= ", 2) == 0)
+                at = p;
+        if (at && strncmp(line, "total", 5) != 0) {
+            unsigned long long v = 0;
+            if (sscanf(at, "= %llu bytes", &v) == 1)
+                sum += v;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    ck_assert_uint_eq(sum, llmmem_report_total_bytes(f.r));
+    llmmem_string_free(text);
+    release(&f);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("generate");
+    TCase *tc = tcase_create("generate");
+    tcase_add_test(tc, test_eager_dynamic_prefill);
+    tcase_add_test(tc, test_eager_dynamic_decode_moment);
+    tcase_add_test(tc, test_eager_dynamic_decode_bound);
+    tcase_add_test(tc, test_eager_static_prefill);
+    tcase_add_test(tc, test_sdpa_and_all_logits);
+    tcase_add_test(tc, test_offloaded);
+    tcase_add_test(tc, test_megatron_keeps_contiguous);
+    tcase_add_test(tc, test_explain_adds_up);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return run_suite(suite());
+}
