@@ -32,6 +32,12 @@ typedef struct llmmem__act_layer {
     /* LoRA: adapter rank x adapted linears a token passes through in one layer (0: none) */
     uint64_t adapter;
     uint64_t et;             /* tensor-parallel size inside an expert (0: t) */
+    unsigned mask_bytes;     /* bytes of a dropout mask element (0: 1, a bool mask) */
+    int cpu_norm_stats;      /* LayerNorm's mean and rstd in the input's dtype (CPU kernels), not fp32 */
+    int gelu_tanh_ops;       /* GPT-2's gelu_new op by op (NewGELUActivation's tanh formula) */
+    int softmax_in_dtype;    /* eager softmax without the fp32 upcast (GPT-2's eager_attention_forward) */
+    int norm_scale_fp32;     /* Gemma's RMSNorm multiplies by (1 + weight) in fp32, then casts */
+    int softcap;             /* Gemma-2's attention logit softcapping (tanh over the scores) */
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else

@@ -12,6 +12,8 @@ typedef struct llmmem__semantics {
     int lazy_grads;      /* gradients are born in backward and set to None after the step */
     int keep_logits;     /* the model's output logits stay referenced until backward ends */
     int torch1;          /* PyTorch 1.13 semantics */
+    int64_t act;         /* llmmem_activation_implementation, never AUTO */
+    int cpu_kernels;     /* device_kernels cpu: dropout masks and layer_norm statistics in the input's dtype */
 } llmmem__semantics;
 
 /* Resolves the strategy's framework keys; fails (message set) on a combination the framework

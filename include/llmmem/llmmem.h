@@ -219,6 +219,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_GRADIENT_ALLOCATION = 3036,     /**< choice (llmmem_gradient_allocation): lazy (set_to_none) or persistent */
     LLMMEM_KEY_KEEP_LOGITS = 3037,             /**< choice: auto, off, on: the model's logits stay referenced through backward */
     LLMMEM_KEY_PYTORCH_VERSION = 3038,         /**< choice (llmmem_pytorch_version): 2.x (default) or 1.13 */
+    LLMMEM_KEY_DEVICE_KERNELS = 3043,          /**< choice (llmmem_device_kernels): whose ATen kernels run the step: cuda, cpu */
+    LLMMEM_KEY_ACTIVATION_IMPLEMENTATION = 3044, /**< choice (llmmem_activation_implementation): the MLP activation, eager or one kernel */
 
     /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
     LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
@@ -470,6 +472,19 @@ typedef enum llmmem_pytorch_version {
     LLMMEM_PYTORCH_2 = 0,    /**< 2.x: mean saves sizes alone, foreach AdamW keeps one temporary */
     LLMMEM_PYTORCH_1_13 = 1  /**< 1.13: mean saves its input, foreach AdamW keeps two, no SDPA */
 } llmmem_pytorch_version;
+
+/** ATen kernels that differ by device: choices of LLMMEM_KEY_DEVICE_KERNELS. */
+typedef enum llmmem_device_kernels {
+    LLMMEM_KERNELS_CUDA = 0, /**< native_dropout's 1-byte mask, layer_norm's fp32 mean and rstd */
+    LLMMEM_KERNELS_CPU = 1   /**< dropout's mask and layer_norm's mean and rstd in the input's dtype */
+} llmmem_device_kernels;
+
+/** How the MLP's activation runs: choices of LLMMEM_KEY_ACTIVATION_IMPLEMENTATION. */
+typedef enum llmmem_activation_implementation {
+    LLMMEM_ACT_IMPL_AUTO = 0,  /**< the framework's */
+    LLMMEM_ACT_IMPL_EAGER = 1, /**< as the model's code writes it (GPT-2's gelu_new: tanh formula op by op) */
+    LLMMEM_ACT_IMPL_FUSED = 2  /**< one kernel that saves its input (F.gelu, Megatron-LM bias_gelu) */
+} llmmem_activation_implementation;
 
 /** Pipeline schedules: choices of LLMMEM_KEY_PIPELINE_SCHEDULE. */
 typedef enum llmmem_pipeline_schedule {
