@@ -617,8 +617,9 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
             return overflow();
         /* models/gpt2/modeling_gpt2.py: wpe's backward indexes with the int64 position ids, one row
          * ([1, s]) the batch shares (transformers' modeling code: its attention implementations) */
-        if (llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) &&
-            (lp->attn == LLMMEM_ATTN_EAGER || lp->attn == LLMMEM_ATTN_SDPA || lp->attn == LLMMEM_ATTN_FLASH_ATTENTION_2))
+        if (llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) && (lp->attn == LLMMEM_ATTN_EAGER ||
+                                                                     lp->attn == LLMMEM_ATTN_SDPA ||
+                                                                     lp->attn == LLMMEM_ATTN_FLASH_ATTENTION_2))
             keep(&ends, lp, lp->s, 8, 0);
         if (lp->dropout)
             keep(&ends, lp, sbh, lp->mask_bytes ? lp->mask_bytes : 1u, 0);
