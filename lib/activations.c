@@ -84,23 +84,32 @@ static void attention_core(acc *a, acc *after_softmax, const llmmem__act_layer *
         keep(a, l, elems(a, heads, l->s, l->b, 1), 4, 1);
     } else if (l->recompute != LLMMEM_RECOMPUTE_SELECTIVE) {
         const uint64_t scores = elems(a, heads, l->s, l->s, l->b);
+        const unsigned mask = l->mask_bytes ? l->mask_bytes : 1u;
+        if (l->softcap) {
+            /* models/gemma2/modeling_gemma2.py eager_attention_forward: scores / softcap, tanh,
+             * * softcap: tanh saves its output, each Python float factor a 0-dim float64 */
+            keep(a, l, scores, e, 1);
+            keep(a, l, 2, 8, 0);
+        }
         if (eager) {
             /* softmax(dtype=torch.float32) saves its fp32 output; .to(q.dtype) makes the copy the
              * product saves (none in fp32); with dropout that copy goes to dropout, which saves its
-             * 1-byte mask, and the product saves dropout's output instead */
-            keep(a, l, scores, 4, 1);
+             * mask, and the product saves dropout's output instead. GPT-2's eager_attention_forward
+             * (models/gpt2/modeling_gpt2.py) softmaxes in the scores' dtype: no copy */
+            const unsigned sm = l->softmax_in_dtype ? e : 4u;
+            keep(a, l, scores, sm, 1);
             if (l->dropout) {
-                keep(after_softmax, l, scores, 1, 1);
+                keep(after_softmax, l, scores, mask, 1);
                 keep(after_softmax, l, scores, e, 1);
-            } else if (e != 4) {
+            } else if (e != sm) {
                 keep(after_softmax, l, scores, e, 1);
             }
         } else {
             /* Megatron's core attention (Korthikanti §4.1): softmax output 2as^2b; with dropout its
-             * 1-byte mask and its output 2as^2b more */
+             * mask (1 byte an element) and its output 2as^2b more */
             keep(a, l, scores, e, 1);
             if (l->dropout) {
-                keep(after_softmax, l, scores, 1, 1);
+                keep(after_softmax, l, scores, mask, 1);
                 keep(after_softmax, l, scores, e, 1);
             }
         }
@@ -119,8 +128,9 @@ static void norm_saves(acc *a, const llmmem__act_layer *l, uint64_t rows, uint64
     case LLMMEM_NORM_IMPL_EAGER:
         if (l->layernorm) {
             /* nn.LayerNorm is one native op even in eager transformers (native_layer_norm saves
-             * its input and the fp32 mean and rstd of each row) */
-            keep(a, l, rows, 8, split);
+             * its input and the mean and rstd of each row: fp32 on CUDA, the input's dtype on a
+             * CPU, framework.c) */
+            keep(a, l, rows, l->cpu_norm_stats ? 2u * nb : 8u, split);
             break;
         }
         /* transformers LlamaRMSNorm op by op: pow saves the upcast input (above); torch 1.13's mean
@@ -130,8 +140,16 @@ static void norm_saves(acc *a, const llmmem__act_layer *l, uint64_t rows, uint64
         if (l->torch1)
             keep(a, l, n, nb, split);
         keep(a, l, rows, nb, split);
-        if (!l->frozen) /* a frozen weight's mul saves the weight alone */
+        if (l->norm_scale_fp32) {
+            /* models/gemma2/modeling_gemma2.py Gemma2RMSNorm: output * (1.0 + weight.float()) before
+             * type_as: the mul saves the upcast normalized value (for a trained weight) and the fresh
+             * (1 + weight) vector */
+            if (!l->frozen)
+                keep(a, l, n, nb, split);
+            keep(a, l, width, nb, split);
+        } else if (!l->frozen) { /* a frozen weight's mul saves the weight alone */
             keep(a, l, n, l->bytes, split);
+        }
         break;
     case LLMMEM_NORM_IMPL_FUSED:
         /* a fused kernel (apex, Transformer Engine, Liger): rstd per row, and LayerNorm's mean */
@@ -159,6 +177,15 @@ static void mlp_core(acc *a, const llmmem__act_layer *l, uint64_t tokens, uint64
         /* GeLU's input and output (the second linear's input): 8sbh each when f = 4h */
         keep(a, l, tf, l->bytes, 1);
         linear_input(a, l, tf, LLMMEM_LORA_TARGET_DOWN, 1);
+        if (l->gelu_tanh_ops) {
+            /* transformers activations.py NewGELUActivation, 0.5 * x * (1.0 + tanh(sqrt(2 / pi) *
+             * (x + 0.044715 * pow(x, 3)))): pow saves x (above), tanh its output, the last mul
+             * both 0.5 * x and 1 + tanh, three Python float factors a 0-dim float64 each */
+            keep(a, l, tf, l->bytes, 1);
+            keep(a, l, tf, l->bytes, 1);
+            keep(a, l, tf, l->bytes, 1);
+            keep(a, l, 3, 8, 0);
+        }
     }
 }
 
@@ -245,8 +272,9 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
         attention_core(a, &p->after_softmax, l, l->a, l->g, l->d, l->d);
     }
     acc *f = &p->ffn;
+    const unsigned mask = l->mask_bytes ? l->mask_bytes : 1u;
     if (l->dropout) /* the hidden dropout's mask after attention */
-        keep(f, l, sbh, 1, 0);
+        keep(f, l, sbh, mask, 0);
     if (norms == 4) /* Gemma 2/3 post-attention norm */
         norm_saves(f, l, sb, l->h, 0);
     /* MLP block: the norm's saved tensors and the MLP's input, unsplit by TP; a single shared
@@ -260,7 +288,7 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
     else
         mlp_core(f, l, sb, l->f);
     if (l->dropout)
-        keep(f, l, sbh, 1, 0);
+        keep(f, l, sbh, mask, 0);
     /* PEFT tuners/lora/layer.py Linear.forward, lora_B(lora_A(x)): each lora_B keeps lora_A's
      * r-wide output, in the adapters' dtype; lora_A's input is kept above (linear_input) */
     keep(f, l, elems(f, sb, l->adapter, 1, 1), l->adapter_bytes ? l->adapter_bytes : e, 0);
@@ -372,6 +400,17 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->torch1 = sem->torch1;
     l->layernorm = llmmem__model_value(m, LLMMEM_KEY_NORM_TYPE) == LLMMEM_NORM_LAYERNORM;
     l->gated = llmmem__model_value(m, LLMMEM_KEY_MLP_GATED) != 0;
+    /* on CPU kernels dropout's mask is the input's dtype and layer_norm's statistics too (framework.c) */
+    l->mask_bytes = sem->cpu_kernels ? bytes : 1u;
+    l->cpu_norm_stats = sem->cpu_kernels;
+    /* each family's modeling file: GPT2Config activation_function="gelu_new" and GPT-2's own
+     * eager_attention_forward (softmax with no dtype); Gemma, Gemma 2 and Gemma 3 RMSNorm scale by
+     * (1 + weight) in fp32; Gemma2Config attn_logit_softcapping=50.0 */
+    const int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE);
+    l->gelu_tanh_ops = type == LLMMEM_MODEL_GPT2 && sem->act == LLMMEM_ACT_IMPL_EAGER && !l->gated;
+    l->softmax_in_dtype = type == LLMMEM_MODEL_GPT2;
+    l->norm_scale_fp32 = type == LLMMEM_MODEL_GEMMA || type == LLMMEM_MODEL_GEMMA2 || type == LLMMEM_MODEL_GEMMA3_TEXT;
+    l->softcap = type == LLMMEM_MODEL_GEMMA2;
     l->fused_swiglu = llmmem__get_int(k, LLMMEM_KEY_FUSED_SWIGLU) != 0;
     l->qk_norm = llmmem__model_value(m, LLMMEM_KEY_QK_NORM) != 0;
     l->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE) == LLMMEM_RECOMPUTE_SELECTIVE ? LLMMEM_RECOMPUTE_SELECTIVE
@@ -696,8 +735,14 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         /* the int64 ids, whole on every rank; a frozen embedding's lookup saves nothing */
         if (!llmmem__mul(&ends.total, tokens, lp->frozen ? 0u : 8u))
             return overflow();
+        /* models/gpt2/modeling_gpt2.py: wpe's backward indexes with the int64 position ids, one row
+         * ([1, s]) the batch shares (transformers' modeling code: its attention implementations) */
+        if (llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) && (lp->attn == LLMMEM_ATTN_EAGER ||
+                                                                     lp->attn == LLMMEM_ATTN_SDPA ||
+                                                                     lp->attn == LLMMEM_ATTN_FLASH_ATTENTION_2))
+            keep(&ends, lp, lp->s, 8, 0);
         if (lp->dropout)
-            keep(&ends, lp, sbh, 1, 0);
+            keep(&ends, lp, sbh, lp->mask_bytes ? lp->mask_bytes : 1u, 0);
         if (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM))
             norm_saves(&ends, lp, tokens, lp->h, 0);
     }
@@ -710,12 +755,27 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     /* transformers' eager attention adds a [b, 1, s, s] mask in the activation format
      * (masking_utils.py eager_mask); torch.utils.checkpoint saves it with each layer's inputs */
     if (stage->end > stage->first && lp->attn == LLMMEM_ATTN_EAGER &&
-        (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD))
+        (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD)) {
         keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), e, 1);
+        /* models/gemma2/modeling_gemma2.py causal_mask_mapping: sliding layers read a second mask */
+        const uint64_t sliding = llmmem__sliding_layers(&m->geo, stage->first, stage->end);
+        if (sliding && sliding < stage->end - stage->first)
+            keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), e, 1);
+    }
+    /* Gemma2TextScaledWordEmbedding (models/gemma*): the embedding times a 0-dim normalizer in the
+     * weight's dtype, which the mul saves */
+    if (stage->has_embedding && lp->norm_scale_fp32)
+        keep(&ends, lp, 1, e, 0);
     if (stage->has_head) { /* the final norm and the LM head's input (none for a frozen head) */
         norm_saves(&head, lp, tokens, lp->h, 0);
         if (!lp->frozen)
             keep(&head, lp, sbh, e, 0);
+        /* Gemma2ForCausalLM final_logit_softcapping (30.0): logits / cap, tanh, * cap: tanh saves
+         * its output (vocabulary-split), the div and mul their 0-dim float64 factors */
+        if (lp->softcap) {
+            keep(&head, lp, elems(&head, tokens, m->geo.vocab, 1, 1), e, 1);
+            keep(&head, lp, 2, 8, 0);
+        }
     }
     if (ends.overflow || head.overflow || !llmmem__add(&extra, ends.total, head.total))
         return overflow();

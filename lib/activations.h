@@ -37,6 +37,12 @@ typedef struct llmmem__act_layer {
     unsigned lora;           /* lora_targets bits of the adapted linears (llmmem_lora_target) */
     unsigned adapter_bytes;  /* bytes of an adapter element (their input is cast to it) */
     uint64_t et;             /* tensor-parallel size inside an expert (0: t) */
+    unsigned mask_bytes;     /* bytes of a dropout mask element (0: 1, a bool mask) */
+    int cpu_norm_stats;      /* LayerNorm's mean and rstd in the input's dtype (CPU kernels), not fp32 */
+    int gelu_tanh_ops;       /* GPT-2's gelu_new op by op (NewGELUActivation's tanh formula) */
+    int softmax_in_dtype;    /* eager softmax without the fp32 upcast (GPT-2's eager_attention_forward) */
+    int norm_scale_fp32;     /* Gemma's RMSNorm multiplies by (1 + weight) in fp32, then casts */
+    int softcap;             /* Gemma-2's attention logit softcapping (tanh over the scores) */
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else

@@ -1,6 +1,6 @@
 /* The framework presets: what the `auto` of attn_implementation, norm_implementation,
- * optimizer_implementation, gradient_allocation, keep_logits, experts_implementation and
- * cache_implementation mean under each framework. Each
+ * optimizer_implementation, gradient_allocation, keep_logits, experts_implementation,
+ * activation_implementation and cache_implementation mean under each framework. Each
  * default follows the framework's code, cited on its line; a key set to anything but auto wins. */
 #include "framework.h"
 
@@ -9,6 +9,7 @@ typedef struct preset {
     int64_t attn, norm, optimizer;
     int lazy_grads, keep_logits;
     int64_t experts;
+    int64_t act;
 } preset;
 
 static const preset presets[] = {
@@ -16,29 +17,33 @@ static const preset presets[] = {
      * attention, the norm keeps its input); megatron/core/optimizer/__init__.py takes Transformer
      * Engine's or apex's FusedAdam; distributed/param_and_grad_buffer.py holds every gradient in
      * one contiguous buffer for the whole run; the loss keeps the logits it was given;
-     * core/transformer/moe/token_dispatcher.py permutes tokens into experts.py GroupedMLP */
+     * core/transformer/moe/token_dispatcher.py permutes tokens into experts.py GroupedMLP;
+     * core/fusions/fused_bias_gelu.py's GeLU is one autograd function saving its input */
     [LLMMEM_FRAMEWORK_MEGATRON] = {LLMMEM_ATTN_AUTO, LLMMEM_NORM_IMPL_INPUT, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 1,
-                                   LLMMEM_EXPERTS_GROUPED},
+                                   LLMMEM_EXPERTS_GROUPED, LLMMEM_ACT_IMPL_FUSED},
     /* transformers Trainer: modeling_utils.py picks attn_implementation "sdpa" where torch has it;
      * LlamaRMSNorm upcasts op by op; training_args.py defaults optim to adamw_torch_fused from
      * torch 2.8; trainer.py calls model.zero_grad() (set_to_none=True since torch 2.0) and
      * compute_loss returns the loss without the outputs; integrations/moe.py runs the experts
-     * class's own forward (experts_implementation "eager") unless another is asked for */
+     * class's own forward (experts_implementation "eager") unless another is asked for;
+     * activations.py runs each model's activation as written (GPT-2's NewGELUActivation is
+     * tensor arithmetic) */
     [LLMMEM_FRAMEWORK_HF_TRAINER] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 1, 0,
-                                     LLMMEM_EXPERTS_EAGER},
+                                     LLMMEM_EXPERTS_EAGER, LLMMEM_ACT_IMPL_EAGER},
     /* a transformers model under DeepSpeed: the engine's FusedAdam (ops/adam/fused_adam.py,
      * multi_tensor_apply: no temporaries) and gradients kept in its reduce buffers and partitions */
     [LLMMEM_FRAMEWORK_DEEPSPEED] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0,
-                                    LLMMEM_EXPERTS_EAGER},
+                                    LLMMEM_EXPERTS_EAGER, LLMMEM_ACT_IMPL_EAGER},
     /* torchtune on FSDP2: F.scaled_dot_product_attention (modules/attention.py), its RMSNorm
      * upcasts like transformers', recipes configure torch.optim.AdamW(fused=True) and call
      * optimizer.zero_grad(set_to_none=True); the recipe drops the logits after the loss;
-     * modules/moe/experts.py GroupedExperts runs torch._grouped_mm over the permuted tokens */
+     * modules/moe/experts.py GroupedExperts runs torch._grouped_mm over the permuted tokens; its
+     * activations are torch's (nn.SiLU, F.gelu: one op each) */
     [LLMMEM_FRAMEWORK_FSDP2] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 1, 0,
-                                LLMMEM_EXPERTS_GROUPED},
+                                LLMMEM_EXPERTS_GROUPED, LLMMEM_ACT_IMPL_FUSED},
     /* vLLM serves: its FlashAttention backend; the training keys do not apply */
     [LLMMEM_FRAMEWORK_VLLM] = {LLMMEM_ATTN_FLASH_ATTENTION_2, LLMMEM_NORM_IMPL_FUSED, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0,
-                               LLMMEM_EXPERTS_GROUPED},
+                               LLMMEM_EXPERTS_GROUPED, LLMMEM_ACT_IMPL_FUSED},
 };
 
 llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strategy *s)
@@ -72,6 +77,17 @@ llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strate
 
     int64_t grads = llmmem__get_int(k, LLMMEM_KEY_GRADIENT_ALLOCATION);
     out->lazy_grads = grads == LLMMEM_GRADIENTS_AUTO ? p->lazy_grads : grads == LLMMEM_GRADIENTS_LAZY;
+
+    int64_t act = llmmem__get_int(k, LLMMEM_KEY_ACTIVATION_IMPLEMENTATION);
+    out->act = act == LLMMEM_ACT_IMPL_AUTO ? p->act : act;
+
+    /* aten/src/ATen/native/Dropout.cpp: dropout takes native_dropout (a bool mask) only where
+     * is_fused_kernel_acceptable (CUDA, XPU, lazy, PrivateUse1), in 1.13 and 2.x alike; elsewhere
+     * _dropout_impl multiplies by bernoulli_ noise made with empty_like(input), which the multiply
+     * saves. native/layer_norm.cpp layer_norm_cpu makes mean and rstd in the input's dtype (2.x:
+     * param_scalar_type, the same unless the weight's differs); cuda/layer_norm_kernel.cu in
+     * toAccumulateType's, fp32 for 16-bit inputs */
+    out->cpu_kernels = llmmem__get_int(k, LLMMEM_KEY_DEVICE_KERNELS) == LLMMEM_KERNELS_CPU;
 
     int64_t keep = llmmem__get_int(k, LLMMEM_KEY_KEEP_LOGITS); /* auto, off, on */
     out->keep_logits = keep == 0 ? p->keep_logits : keep == 2;

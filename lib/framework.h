@@ -16,6 +16,8 @@ typedef struct llmmem__semantics {
     int input_grads;     /* the embedding's output requires grad (trained, or a frozen one's hook) */
     int64_t cache;       /* llmmem_cache_implementation of inference's generate loop; AUTO: no loop
                             (megatron's contiguous cache of sequence_length tokens, or vllm's serving) */
+    int64_t act;         /* llmmem_activation_implementation, never AUTO */
+    int cpu_kernels;     /* device_kernels cpu: dropout masks and layer_norm statistics in the input's dtype */
 } llmmem__semantics;
 
 /* Resolves the strategy's framework keys; fails (message set) on a combination the framework

@@ -49,6 +49,8 @@ static const char *const gradient_allocation_names[] = {"auto", "lazy", "persist
 static const char *const pytorch_names[] = {"2.x", "1.13", NULL};
 static const char *const experts_impl_names[] = {"auto", "eager", "grouped", NULL};
 static const char *const cache_impl_names[] = {"auto", "dynamic", "static", "offloaded", NULL};
+static const char *const device_kernels_names[] = {"cuda", "cpu", NULL};
+static const char *const act_impl_names[] = {"auto", "eager", "fused", NULL};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe", NULL};
 static const char *const fsdp_names[] = {"none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
@@ -299,6 +301,14 @@ static const llmmem__key_info key_table[] = {
     CHOICE_KEY(LLMMEM_KEY_INPUT_REQUIRES_GRAD, S, "input_requires_grad", tristate_names, 0, 2, 0,
                "lora/qlora: the frozen embedding's output requires grad (transformers' enable_input_require_grads; "
                "auto: with full recomputation, as PEFT and transformers enable it for gradient checkpointing)"),
+    CHOICE_KEY(LLMMEM_KEY_DEVICE_KERNELS, S, "device_kernels", device_kernels_names, 0, LLMMEM_KERNELS_CPU,
+               LLMMEM_KERNELS_CUDA,
+               "whose ATen kernels run the step: cuda (dropout keeps a 1-byte mask, layer_norm fp32 mean and rstd), "
+               "cpu (both in the input's dtype)"),
+    CHOICE_KEY(LLMMEM_KEY_ACTIVATION_IMPLEMENTATION, S, "activation_implementation", act_impl_names, 0,
+               LLMMEM_ACT_IMPL_FUSED, 0,
+               "the MLP activation: auto (the framework's), eager (the model's code op by op: GPT-2's gelu_new "
+               "saves each op's inputs), fused (one kernel: its input)"),
     /* serving: vLLM's engine arguments (vllm/engine/arg_utils.py EngineArgs) and measured terms */
     CHOICE_KEY(LLMMEM_KEY_KV_CACHE_DTYPE, S, "kv_cache_dtype", kv_cache_dtype_names, 0, LLMMEM_KV_CACHE_FP8_DS_MLA,
                LLMMEM_KV_CACHE_AUTO,

@@ -401,6 +401,70 @@ START_TEST(qlora_65b_under_48gb)
 }
 END_TEST
 
+/* A GPT-2 block as transformers' modeling_gpt2.py runs it eagerly (Conv1D addmm, LayerNorm,
+ * softmax without an fp32 upcast, gelu_new as tensor arithmetic, dropout in three places), b 2,
+ * s 64, h 128, 4 heads, f 4h, bf16; each saved tensor from the op sequence and torch's
+ * derivatives.yaml, on CPU kernels (dropout's noise and layer_norm's mean and rstd in bf16:
+ * aten/src/ATen/native/Dropout.cpp, layer_norm.cpp) and on CUDA ones (native_dropout's bool mask,
+ * fp32 statistics). The attention scale, a Python float the mul saves as 8 bytes, is not counted. */
+START_TEST(gpt2_block_cpu_and_cuda)
+{
+    const uint64_t b = 2, s = 64, h = 128, a = 4, f = 4 * h, e = 2;
+    const uint64_t sbh = s * b * h, sbf = s * b * f, scores = b * a * s * s;
+    llmmem__act_layer l = {.s = s, .b = b, .h = h, .a = a, .g = a, .d = h / a, .f = f, .t = 1, .bytes = 2,
+                           .dropout = 1, .attn = LLMMEM_ATTN_EAGER, .norm_impl = LLMMEM_NORM_IMPL_EAGER,
+                           .layernorm = 1, .recompute = LLMMEM_RECOMPUTE_NONE, .mask_bytes = 2, .cpu_norm_stats = 1,
+                           .gelu_tanh_ops = 1, .softmax_in_dtype = 1};
+    const uint64_t common = 2 * (e * sbh)   /* ln_1 and ln_2: their inputs */
+                            + 2 * (e * sbh)  /* c_attn's and c_fc's inputs (addmm) */
+                            + 3 * (e * sbh)  /* q, k, v for the two matmuls */
+                            + e * scores     /* softmax's output, in bf16 */
+                            + e * scores     /* the dropped weights (second matmul) */
+                            + e * sbh        /* the merged heads (c_proj's addmm) */
+                            + 5 * (e * sbf)  /* gelu_new: x, tanh, 0.5 * x, 1 + tanh, its output */
+                            + 3 * 8;         /* gelu_new's three Python float factors */
+    const uint64_t cpu = 2 * (2 * e * s * b) /* mean and rstd per row, bf16 */
+                         + e * scores        /* attn_dropout's noise, bf16 */
+                         + 2 * (e * sbh);    /* resid_dropout's and the MLP dropout's noise */
+    ck_assert_uint_eq(bytes_of(l), common + cpu);
+    l.mask_bytes = 1, l.cpu_norm_stats = 0;
+    const uint64_t cuda = 2 * (2 * 4 * s * b) + scores + 2 * sbh;
+    ck_assert_uint_eq(bytes_of(l), common + cuda);
+    /* a fused GeLU (Megatron-LM bias_gelu, F.gelu) keeps its input and its output alone */
+    l.gelu_tanh_ops = 0;
+    ck_assert_uint_eq(bytes_of(l), common + cuda - 3 * (e * sbf) - 3 * 8);
+}
+END_TEST
+
+/* A Gemma-2 decoder layer as modeling_gemma2.py runs it eagerly under torch 1.13, b 2, s 32,
+ * h 128, 4 heads of 48, 2 KV heads, GeGLU 256, bf16: four Gemma2RMSNorms that scale by
+ * (1 + weight) in fp32, attention softcapping (tanh), softmax in fp32. The shared rotary cos and
+ * sin and the attention scale are counted outside the layer. */
+START_TEST(gemma2_layer)
+{
+    const uint64_t b = 2, s = 32, h = 128, a = 4, d = 48, f = 256, e = 2;
+    const uint64_t sbh = s * b * h, scores = b * a * s * s, q = b * a * s * d;
+    llmmem__act_layer l = {.s = s, .b = b, .h = h, .a = a, .g = 2, .d = d, .f = f, .t = 1, .bytes = 2, .norm_bytes = 4,
+                           .norms = 4, .attn = LLMMEM_ATTN_EAGER, .norm_impl = LLMMEM_NORM_IMPL_EAGER, .torch1 = 1,
+                           .gated = 1, .recompute = LLMMEM_RECOMPUTE_NONE, .norm_scale_fp32 = 1, .softcap = 1};
+    const uint64_t norm = 4 * sbh   /* pow's input, the fp32 upcast */
+                          + 4 * sbh /* mean's input, the square (torch 1.13) */
+                          + 4 * s * b /* rsqrt's output */
+                          + 4 * sbh /* the fp32 normalized value (mul by 1 + weight) */
+                          + 4 * h;  /* 1 + weight in fp32 */
+    const uint64_t expected = 4 * norm
+                              + 2 * (e * sbh)  /* the q/k/v and gate/up projections' inputs */
+                              + 3 * (e * q)    /* rotated q, repeat_kv's copies of k and v */
+                              + e * scores     /* softcapping's tanh output */
+                              + 2 * 8          /* the cap, divided by and multiplied back */
+                              + 4 * scores     /* softmax's fp32 output */
+                              + e * scores     /* its bf16 copy (the second matmul) */
+                              + e * q          /* the attention output (o_proj) */
+                              + 4 * (e * s * b * f); /* gate, gelu, up, their product */
+    ck_assert_uint_eq(bytes_of(l), expected);
+}
+END_TEST
+
 static Suite *activations_suite(void)
 {
     Suite *s = suite_create("activations");
@@ -408,6 +472,8 @@ static Suite *activations_suite(void)
     tcase_add_test(tc, korthikanti_table_2);
     tcase_add_test(tc, llama_style_layer);
     tcase_add_test(tc, overflow);
+    tcase_add_test(tc, gpt2_block_cpu_and_cuda);
+    tcase_add_test(tc, gemma2_layer);
     suite_add_tcase(s, tc);
     TCase *model = tcase_create("model");
     tcase_add_test(model, korthikanti_whole_model);

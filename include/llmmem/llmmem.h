@@ -222,6 +222,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_CACHE_IMPLEMENTATION = 3039,    /**< choice (llmmem_cache_implementation): generate's KV cache: auto, dynamic, static, offloaded */
     LLMMEM_KEY_LOGITS_TO_KEEP = 3040,          /**< positions whose logits the model computes (generate passes 1; 0: all) */
     LLMMEM_KEY_MAX_NEW_TOKENS = 3041,          /**< tokens generate appends to a prompt of sequence_length (0: a cache of sequence_length) */
+    LLMMEM_KEY_DEVICE_KERNELS = 3043,          /**< choice (llmmem_device_kernels): whose ATen kernels run the step: cuda, cpu */
+    LLMMEM_KEY_ACTIVATION_IMPLEMENTATION = 3044, /**< choice (llmmem_activation_implementation): the MLP activation, eager or one kernel */
     LLMMEM_KEY_EXPERTS_IMPLEMENTATION = 3047,  /**< choice (llmmem_experts_implementation): how routed experts run */
     LLMMEM_KEY_INPUT_REQUIRES_GRAD = 3048,     /**< choice: auto, off, on: a frozen embedding's output requires grad */
 
@@ -483,6 +485,18 @@ typedef enum llmmem_cache_implementation {
     LLMMEM_CACHE_STATIC = 2,    /**< StaticCache: prompt + max_new_tokens - 1 slots at the first update */
     LLMMEM_CACHE_OFFLOADED = 3  /**< a dynamic cache offloaded to the host: two layers on the device */
 } llmmem_cache_implementation;
+/** ATen kernels that differ by device: choices of LLMMEM_KEY_DEVICE_KERNELS. */
+typedef enum llmmem_device_kernels {
+    LLMMEM_KERNELS_CUDA = 0, /**< native_dropout's 1-byte mask, layer_norm's fp32 mean and rstd */
+    LLMMEM_KERNELS_CPU = 1   /**< dropout's mask and layer_norm's mean and rstd in the input's dtype */
+} llmmem_device_kernels;
+
+/** How the MLP's activation runs: choices of LLMMEM_KEY_ACTIVATION_IMPLEMENTATION. */
+typedef enum llmmem_activation_implementation {
+    LLMMEM_ACT_IMPL_AUTO = 0,  /**< the framework's */
+    LLMMEM_ACT_IMPL_EAGER = 1, /**< as the model's code writes it (GPT-2's gelu_new: tanh formula op by op) */
+    LLMMEM_ACT_IMPL_FUSED = 2  /**< one kernel that saves its input (F.gelu, Megatron-LM bias_gelu) */
+} llmmem_activation_implementation;
 /** How routed experts run: choices of LLMMEM_KEY_EXPERTS_IMPLEMENTATION. */
 typedef enum llmmem_experts_implementation {
     LLMMEM_EXPERTS_AUTO = 0,    /**< the framework's */
