@@ -5,7 +5,8 @@
  * function appears in the raw layer without an edit here, and adds only what SWIG cannot
  * infer from C:
  *   - the opaque handles become classes with destructors (ModelHandle, HardwareHandle,
- *     StrategyHandle, ReportHandle, CheckpointHandle, ServingHandle, PlanHandle); the
+ *     StrategyHandle, ReportHandle, CheckpointHandle, ServingHandle, PlanHandle,
+ *     TimelineHandle); the
  *     functions that create them (`T **out`) are replaced by factories returning the handle,
  *     NULL on failure (a new handle type needs one LLMMEM_HANDLE line and its factories);
  *   - output parameters (`uint64_t *count_out`, `int64_t *value_out`, `double *`, enum
@@ -250,6 +251,7 @@ LLMMEM_HANDLE(llmmem_report, ReportHandle, llmmem_report_free)
 LLMMEM_HANDLE(llmmem_checkpoint, CheckpointHandle, llmmem_checkpoint_free)
 LLMMEM_HANDLE(llmmem_serving, ServingHandle, llmmem_serving_free)
 LLMMEM_HANDLE(llmmem_plan, PlanHandle, llmmem_plan_free)
+LLMMEM_HANDLE(llmmem_timeline, TimelineHandle, llmmem_timeline_free)
 
 /* The `T **out` creators are replaced by the factories. */
 %ignore llmmem_model_new;
@@ -273,12 +275,14 @@ LLMMEM_HANDLE(llmmem_plan, PlanHandle, llmmem_plan_free)
 %ignore llmmem_serving_clone;
 %ignore llmmem_plan_new;
 %ignore llmmem_plan_get;
+%ignore llmmem_timeline_new;
 /* Freed by the handle classes, or by the typemaps above. */
 %ignore llmmem_string_free;
 /* Replaced by the string helpers below (Go has no `char **` typemap). */
 %ignore llmmem_report_to_json;
 %ignore llmmem_serving_to_json;
 %ignore llmmem_plan_to_json;
+%ignore llmmem_timeline_to_json;
 %ignore llmmem_checkpoint_tensor;
 %ignore llmmem_checkpoint_dtype;
 
@@ -303,9 +307,11 @@ LLMMEM_HANDLE(llmmem_plan, PlanHandle, llmmem_plan_free)
 %newobject llmmem_bind_serving_clone;
 %newobject llmmem_bind_plan_new;
 %newobject llmmem_bind_plan_get;
+%newobject llmmem_bind_timeline_new;
 %newobject llmmem_bind_report_json;
 %newobject llmmem_bind_serving_json;
 %newobject llmmem_bind_plan_json;
+%newobject llmmem_bind_timeline_json;
 
 LLMMEM_PY_FACTORY(llmmem_bind_model_new)
 LLMMEM_PY_FACTORY(llmmem_bind_model_from_preset)
@@ -328,13 +334,16 @@ LLMMEM_PY_FACTORY(llmmem_bind_serving_new)
 LLMMEM_PY_FACTORY(llmmem_bind_serving_clone)
 LLMMEM_PY_FACTORY(llmmem_bind_plan_new)
 LLMMEM_PY_FACTORY(llmmem_bind_plan_get)
+LLMMEM_PY_FACTORY(llmmem_bind_timeline_new)
 LLMMEM_PY_FACTORY(llmmem_bind_report_json)
 LLMMEM_PY_FACTORY(llmmem_bind_serving_json)
 LLMMEM_PY_FACTORY(llmmem_bind_plan_json)
+LLMMEM_PY_FACTORY(llmmem_bind_timeline_json)
 
 #if defined(SWIGPYTHON)
 /* The long calls that only read their inputs run without the GIL. */
 %thread llmmem_estimate;
+%thread llmmem_estimate_timeline;
 %thread llmmem_serving_estimate;
 %thread llmmem_solve_max_micro_batch;
 %thread llmmem_solve_max_sequence_length;
@@ -480,6 +489,13 @@ llmmem_strategy *llmmem_bind_plan_get(const llmmem_plan *plan, size_t index)
     return (llmmem_strategy *)llmmem_bind_factory_result(st, s);
 }
 
+llmmem_timeline *llmmem_bind_timeline_new(void)
+{
+    llmmem_timeline *t = NULL;
+    llmmem_status st = llmmem_timeline_new(&t);
+    return (llmmem_timeline *)llmmem_bind_factory_result(st, t);
+}
+
 /* Status of the last failed factory on this thread (Go reads it under LockOSThread). */
 llmmem_status llmmem_bind_last_factory_status(void)
 {
@@ -507,6 +523,14 @@ char *llmmem_bind_plan_json(const llmmem_plan *plan)
 {
     char *json = NULL;
     llmmem_status st = llmmem_plan_to_json(&json, plan);
+    return (char *)llmmem_bind_factory_result(st, json);
+}
+
+/* The timeline as JSON, NULL on failure. */
+char *llmmem_bind_timeline_json(const llmmem_timeline *timeline)
+{
+    char *json = NULL;
+    llmmem_status st = llmmem_timeline_to_json(&json, timeline);
     return (char *)llmmem_bind_factory_result(st, json);
 }
 

@@ -92,3 +92,30 @@ func ExampleSolveWeightFormat() {
 	fmt.Println(format, err)
 	// Output: fp8_e4m3 <nil>
 }
+
+func ExampleEstimateTimeline() {
+	model, _ := llmmem.NewModelFromPreset("gpt2")
+	defer model.Close()
+	gpu, _ := llmmem.NewHardwareFromPreset("h100-sxm-80gb")
+	defer gpu.Close()
+	strategy, _ := llmmem.NewStrategy()
+	defer strategy.Close()
+	_ = strategy.Set("mode", "training")
+
+	timeline, err := llmmem.EstimateTimeline(model, gpu, strategy)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	report, _ := llmmem.Estimate(model, gpu, strategy)
+	layers, _ := model.Get("num_hidden_layers")
+	peak, _ := timeline.Peak()
+	fmt.Println(len(timeline.Points) == 2*int(layers.(int64))+3, peak.TotalBytes == report.TotalBytes)
+	for _, i := range []int{0, int(layers.(int64)), int(layers.(int64)) + 1, len(timeline.Points) - 1} {
+		fmt.Print(timeline.Points[i].Label(), "; ")
+	}
+	fmt.Println()
+	// Output:
+	// true true
+	// fwd 0; loss fwd; loss bwd; opt;
+}

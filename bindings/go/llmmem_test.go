@@ -407,6 +407,9 @@ func TestNoCMemoryGrowth(t *testing.T) {
 		if err != nil || r.JSON() == "" {
 			t.Fatal(err)
 		}
+		if tl, err := EstimateTimeline(m, hw, s); err != nil || tl.JSON() == "" {
+			t.Fatal(err)
+		}
 		_ = s.Set("no_such_key", 1)
 		_ = m.Set("num_key_value_heads", 3)
 		_, _ = Estimate(m, hw, s)

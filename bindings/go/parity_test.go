@@ -117,15 +117,28 @@ func cliRun(t *testing.T, cli, data string, c parityCase, command string, extra 
 	return stdout.String(), stderr.String(), code
 }
 
-// bindingEstimate builds the case's inputs through the binding, each setting on its object.
-func bindingEstimate(t *testing.T, data string, c parityCase, settings []setting) (*llmmem.Report, error) {
+// bindingEstimateTimeline builds the case's inputs through the binding, each setting on its
+// object, and gives their report and timeline.
+func bindingEstimateTimeline(t *testing.T, data string, c parityCase, settings []setting) (*llmmem.Report, *llmmem.Timeline, error) {
 	var report *llmmem.Report
+	var timeline *llmmem.Timeline
 	err := withInputs(data, c, settings, func(m *llmmem.Model, hw *llmmem.Hardware, s *llmmem.Strategy) error {
 		var err error
-		report, err = llmmem.Estimate(m, hw, s)
+		if report, err = llmmem.Estimate(m, hw, s); err != nil {
+			return err
+		}
+		timeline, err = llmmem.EstimateTimeline(m, hw, s)
 		return err
 	})
-	return report, err
+	return report, timeline, err
+}
+
+// withTimeline is the tool's `estimate --json`: the report's JSON with the step's timeline
+// as its last member.
+func withTimeline(report, timeline string) string {
+	members := strings.TrimRight(report, " \n")
+	members = strings.TrimRight(strings.TrimSuffix(members, "}"), " \n")
+	return members + ",\n  \"timeline\": " + strings.TrimRight(timeline, "\n") + "\n}\n"
 }
 
 // withInputs builds a case's model, hardware and strategy, runs f, and closes them.
@@ -208,7 +221,7 @@ func TestParityWithCLI(t *testing.T) {
 				}
 			}
 			for variant, settings := range map[string][]setting{"text": text, "typed": typed} {
-				r, err := bindingEstimate(t, data, c, settings)
+				r, tl, err := bindingEstimateTimeline(t, data, c, settings)
 				if code != 0 {
 					line := strings.TrimSpace(stderr)
 					line = line[strings.LastIndex(line, "\n")+1:]
@@ -222,12 +235,20 @@ func TestParityWithCLI(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", variant, err)
 				}
-				got := r.JSON()
-				if !strings.HasSuffix(got, "\n") {
-					got += "\n"
-				}
-				if got != stdout {
+				if got := withTimeline(r.JSON(), tl.JSON()); got != stdout {
 					t.Errorf("%s: JSON differs\nbinding: %s\ntool:    %s", variant, got, stdout)
+				}
+				// the highest point is the estimate's total (the first on a tie); the report's moment is
+				// one of the highest
+				if p, ok := tl.Peak(); !ok || p.TotalBytes != r.TotalBytes {
+					t.Errorf("%s: the timeline's peak %+v is not the report's total %d", variant, p, r.TotalBytes)
+				}
+				found := false
+				for _, p := range tl.Points {
+					found = found || (p.TotalBytes == r.TotalBytes && p.Phase == r.PeakPhase && p.Layer == r.PeakLayer)
+				}
+				if !found {
+					t.Errorf("%s: no highest point at the report's moment (%s, layer %d)", variant, r.PeakPhase, r.PeakLayer)
 				}
 				var d struct {
 					PerDevice       map[string]uint64   `json:"per_device"`
@@ -239,9 +260,19 @@ func TestParityWithCLI(t *testing.T) {
 					HostBytes       uint64              `json:"host_bytes_per_node"`
 					NVMeBytes       uint64              `json:"nvme_bytes_per_node"`
 					CommBytes       map[string]uint64   `json:"comm_bytes_per_step"`
+					TrainingPeak    *struct {
+						Phase string `json:"phase"`
+						Layer int64  `json:"layer"`
+					} `json:"training_peak"`
 				}
 				if err := json.Unmarshal([]byte(stdout), &d); err != nil {
 					t.Fatal(err)
+				}
+				if d.TrainingPeak == nil && (r.PeakPhase != "static" || r.PeakLayer != -1) {
+					t.Errorf("%s: inference report with peak %s, layer %d", variant, r.PeakPhase, r.PeakLayer)
+				}
+				if p := d.TrainingPeak; p != nil && (r.PeakPhase != p.Phase || r.PeakLayer != p.Layer) {
+					t.Errorf("%s: peak %s layer %d, tool %s layer %d", variant, r.PeakPhase, r.PeakLayer, p.Phase, p.Layer)
 				}
 				if d.Stages != nil {
 					if len(r.Stages) != len(d.Stages) || r.MostLoadedStage != d.MostLoadedStage ||
@@ -497,6 +528,71 @@ func TestPlanParityWithCLI(t *testing.T) {
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// The step's timeline equals `llmmem timeline --json`, byte for byte and point by point.
+func TestTimelineParityWithCLI(t *testing.T) {
+	cli, data := cliEnv(t)
+	for _, c := range loadCases(t) {
+		c := c
+		t.Run(c.Name, func(t *testing.T) {
+			for _, name := range c.Requires {
+				if _, err := llmmem.LookupKey(name); err != nil {
+					t.Skipf("the library has no key %s yet", name)
+				}
+			}
+			stdout, stderr, code := cliRun(t, cli, data, c, "timeline", "--json")
+			_, tl, err := bindingEstimateTimeline(t, data, c, typedSettings(t, c.Typed))
+			if code != 0 {
+				line := strings.TrimSpace(stderr)
+				want := strings.TrimPrefix(line[strings.LastIndex(line, "\n")+1:], "llmmem: error: ")
+				var e *llmmem.Error
+				if !errors.As(err, &e) || e.Message != want {
+					t.Errorf("binding error %v, tool %q", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := tl.JSON()
+			if !strings.HasSuffix(got, "\n") {
+				got += "\n"
+			}
+			if got != stdout {
+				t.Errorf("JSON differs\nbinding: %s\ntool:    %s", got, stdout)
+			}
+			var d struct {
+				Stage     int `json:"stage"`
+				PeakIndex int `json:"peak_index"`
+				Points    []struct {
+					Phase string            `json:"phase"`
+					Layer int64             `json:"layer"`
+					Total uint64            `json:"total"`
+					Bytes map[string]uint64 `json:"bytes"`
+				} `json:"points"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+				t.Fatal(err)
+			}
+			if tl.Stage != d.Stage || tl.PeakIndex != d.PeakIndex || len(tl.Points) != len(d.Points) {
+				t.Fatalf("stage %d, peak %d, %d points; tool %d, %d, %d", tl.Stage, tl.PeakIndex, len(tl.Points),
+					d.Stage, d.PeakIndex, len(d.Points))
+			}
+			for i, p := range tl.Points {
+				want := d.Points[i]
+				if p.Phase != want.Phase || p.Layer != want.Layer || p.TotalBytes != want.Total ||
+					len(p.Components) != len(want.Bytes) {
+					t.Errorf("point %d: %+v, tool %+v", i, p, want)
+				}
+				for _, comp := range p.Components {
+					if comp.Bytes != want.Bytes[comp.Name] {
+						t.Errorf("point %d: %s %d, tool %d", i, comp.Name, comp.Bytes, want.Bytes[comp.Name])
+					}
+				}
 			}
 		})
 	}

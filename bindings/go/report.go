@@ -30,7 +30,8 @@ type Report struct {
 	TotalParameters     uint64
 	ActiveParameters    uint64
 	TrainableParameters uint64
-	PeakPhase           string   // "static" (inference), "prefill" or "decode" (generate), or a training phase
+	PeakPhase           string   // the moment the components describe: one of PhaseNames ("prefill", "decode": generate)
+	PeakLayer           int64    // the decoder layer of a backward, prefill or decode peak, or -1
 	Peak                []Amount // the parts of the training peak, as the JSON names them
 	Stages              []Stage  // one per pipeline stage (one without pipeline parallelism)
 	MostLoadedStage     int
@@ -87,7 +88,8 @@ func estimate(m raw.ModelHandle, hw raw.HardwareHandle, s raw.StrategyHandle) (*
 		TotalParameters:     raw.Llmmem_report_total_parameters(h),
 		ActiveParameters:    raw.Llmmem_report_active_parameters(h),
 		TrainableParameters: raw.Llmmem_report_trainable_parameters(h),
-		PeakPhase:           "static",
+		PeakPhase:           phaseName(raw.Llmmem_report_peak_phase(h)),
+		PeakLayer:           raw.Llmmem_report_peak_layer(h),
 		json:                text,
 	}
 	for c := 0; c < int(raw.Llmmem_component_count()); c++ {
@@ -124,25 +126,20 @@ func estimate(m raw.ModelHandle, hw raw.HardwareHandle, s raw.StrategyHandle) (*
 	}
 	// Names and the peak's parts come from the library's JSON, in its order.
 	var head struct {
-		Model         string          `json:"model"`
-		Hardware      string          `json:"hardware"`
-		TrainingPeak  json.RawMessage `json:"training_peak"`
-		InferencePeak struct {
-			Phase string `json:"phase"`
-		} `json:"inference_peak"`
+		Model        string          `json:"model"`
+		Hardware     string          `json:"hardware"`
+		TrainingPeak json.RawMessage `json:"training_peak"`
 	}
 	if err := json.Unmarshal([]byte(text), &head); err != nil {
 		return nil, bindError(ErrParse, "the library's JSON report: "+err.Error())
 	}
 	r.Model, r.Hardware = head.Model, head.Hardware
 	if len(head.TrainingPeak) > 0 {
-		phase, parts, err := decodePeak(head.TrainingPeak)
+		_, parts, err := decodePeak(head.TrainingPeak)
 		if err != nil {
 			return nil, bindError(ErrParse, "the library's JSON report: "+err.Error())
 		}
-		r.PeakPhase, r.Peak = phase, parts
-	} else if head.InferencePeak.Phase != "" { // the generate loop: "prefill" or "decode"
-		r.PeakPhase = head.InferencePeak.Phase
+		r.Peak = parts
 	}
 	return r, nil
 }
@@ -172,7 +169,7 @@ func decodePeak(msg json.RawMessage) (string, []Amount, error) {
 				phase = x
 			}
 		case json.Number:
-			if name == "trainable_parameters" {
+			if name == "trainable_parameters" || name == "layer" { // not bytes (layer: -1 or a layer)
 				continue
 			}
 			var n uint64

@@ -79,6 +79,7 @@ __all__ = [
     "SizeOverflowError",
     "Strategy",
     "Tensor",
+    "Timeline",
     "UnknownKeyError",
     "UnsupportedError",
     "component_names",
@@ -89,12 +90,14 @@ __all__ = [
     "kv_bytes_per_token",
     "kv_cache_bytes",
     "model_presets",
+    "phase_names",
     "plan",
     "serve",
     "solve_max_micro_batch",
     "solve_max_sequence_length",
     "solve_min_devices",
     "solve_weight_format",
+    "timeline",
     "version",
 ]
 
@@ -147,6 +150,20 @@ def component_names() -> list:
         if name is not None:
             names.append(name)
     return names
+
+
+def phase_names() -> list:
+    """The moments of a step the library names, in its order ("static", "loss", "recompute",
+    "forward", "backward", "optimizer"): the values of ``Report.peak_phase`` and of a timeline
+    point's "phase"."""
+    names = []
+    while (name := _core.llmmem_peak_phase_name(len(names))) is not None:
+        names.append(name)
+    return names
+
+
+def _phase_name(phase: int) -> str:
+    return _core.llmmem_peak_phase_name(phase) or str(phase)
 
 
 def _group_names() -> list:
@@ -465,10 +482,15 @@ def _checked_handle(owner: str, maker: str, handle_type, handle):
 
 
 class _Settings:
-    """A model, hardware or strategy handle: settings by key name."""
+    """A model, hardware or strategy handle: settings by key name.
+
+    An estimate keeps the handles it read (for ``Report.timeline()``, computed later) and marks
+    them shared; the next change of a shared handle first gives the object a clone of it to
+    change, so the handle a report keeps is never changed (copy on write: an estimate costs a
+    flag, a change after an estimate a clone)."""
 
     _object = ""  # "model", "hardware", "strategy": the C function prefix
-    __slots__ = ("_h", "_guard", "_given", "__weakref__")
+    __slots__ = ("_h", "_guard", "_given", "_shared", "__weakref__")
 
     def __init__(self, **settings) -> None:
         self._adopt(getattr(_core, f"llmmem_bind_{self._object}_new")())
@@ -478,6 +500,17 @@ class _Settings:
         self._h = handle
         self._guard = _Guard()
         self._given = {}
+        self._shared = False
+
+    def _writable(self):
+        """The handle, to be changed: a clone of it first if an estimate keeps it. The caller
+        holds the write side of the guard (no estimate reads the handle meanwhile)."""
+        h = self._handle()
+        if self._shared:
+            h = getattr(_core, f"llmmem_bind_{self._object}_clone")(h)
+            self._h = h
+            self._shared = False
+        return h
 
     @classmethod
     def _from_handle(cls, handle, settings):
@@ -512,7 +545,7 @@ class _Settings:
                 prepared.append((name, value, None, e))
                 break
         with _Writing(self):
-            h = self._handle()
+            h = self._writable() if prepared else self._handle()
             for name, value, op, error in prepared:
                 if error is not None:
                     raise error
@@ -707,14 +740,14 @@ class Model(_Settings):
             layer_types = ",".join(items)
         layer_types = _checked_text("layer_types", layer_types)
         with _Writing(self):
-            _core.llmmem_model_set_layer_types(self._handle(), layer_types)
+            _core.llmmem_model_set_layer_types(self._writable(), layer_types)
         return self
 
     def use_checkpoint(self, checkpoint: "Checkpoint") -> "Model":
         """Make the weights the bytes the checkpoint stores; a later setting detaches it."""
         _checked_object("checkpoint", Checkpoint, checkpoint)
         with _Writing(self):
-            _core.llmmem_model_use_checkpoint(self._handle(), checkpoint._handle())
+            _core.llmmem_model_use_checkpoint(self._writable(), checkpoint._handle())
         return self
 
     def __repr__(self) -> str:
@@ -827,7 +860,27 @@ def estimate(model: Model, hardware: Hardware, strategy: Strategy | None = None)
     with _Reading(*inputs) as handles:
         # The GIL is released inside (bindings/llmmem.i: %thread llmmem_estimate).
         _core.llmmem_estimate(report, *handles)
-    return Report(report)
+        # The report keeps the handles it read, for its timeline; the next change of an input
+        # clones its handle first (_Settings._writable), so they stay as they were estimated.
+        inputs[0]._shared = inputs[1]._shared = inputs[2]._shared = True
+    return Report(report, handles)
+
+
+def timeline(model: Model, hardware: Hardware, strategy: Strategy | None = None) -> "Timeline":
+    """The memory of the most loaded device at every moment of one step: a :class:`Timeline`
+    (training: after each decoder layer's forward, the loss's forward and backward, each layer's
+    backward from the last, the optimizer step; inference: the estimate's one moment). Its
+    highest point is ``estimate(...).total_bytes``. Raises as :func:`estimate` does."""
+    with _Reading(*_inputs(model, hardware, strategy)) as handles:
+        return _timeline(handles)
+
+
+def _timeline(handles) -> "Timeline":
+    """The timeline of a model's, hardware's and strategy's C handles, which nothing changes meanwhile."""
+    handle = _core.llmmem_bind_timeline_new()
+    # The GIL is released inside (bindings/llmmem.i: %thread llmmem_estimate_timeline).
+    _core.llmmem_estimate_timeline(handle, *handles)
+    return Timeline(handle)
 
 
 # ---------------------------------------------------------------------------
@@ -1080,18 +1133,39 @@ class Serving:
 _UNITS = {"GiB": GIB, "GB": GB, "MiB": 1 << 20, "MB": 10**6, "bytes": 1}
 
 
+def _unit_scale(unit) -> int:
+    """Bytes per unit of a plot's axis."""
+    if not isinstance(unit, str):
+        raise _type_error("unit", "a str", unit)
+    if unit not in _UNITS:
+        raise InvalidArgumentError(f"unit must be one of {', '.join(_UNITS)}, not {_shown(unit)}")
+    return _UNITS[unit]
+
+
+def _pyplot(who: str):
+    """matplotlib.pyplot, imported only by the plots (it is not a dependency of the package)."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as e:  # pragma: no cover - depends on the machine
+        raise ImportError(f"{who} needs matplotlib (python3-matplotlib)") from e
+    return plt
+
+
 class Report:
     """An estimate: bytes per component of the most loaded device, total, capacity, fits.
 
     Component bytes are attributes (``report.weights``, ``report.optimizer_states``) and
     ``report.components`` (a dict in the library's order). ``to_dict()`` and ``to_json()``
-    give the library's JSON report; ``plot()`` draws the breakdown."""
+    give the library's JSON report; ``plot()`` draws the breakdown, ``plot_timeline()`` the
+    memory over one step (``timeline()``), of the job as it was estimated."""
 
-    __slots__ = ("_h", "_json")
+    __slots__ = ("_h", "_json", "_job", "_timeline")
 
-    def __init__(self, handle) -> None:
+    def __init__(self, handle, _job=None) -> None:
         self._h = _checked_handle("Report", "llmmem.estimate()", _core.ReportHandle, handle)
         self._json = None
+        self._job = _job  # the model's, hardware's and strategy's handles the estimate read
+        self._timeline = None
 
     # -- numbers, each from a C getter --------------------------------------
     @property
@@ -1190,19 +1264,37 @@ class Report:
 
     @property
     def peak_phase(self) -> str:
-        """Which moment the components describe: "static" (inference), "prefill" or "decode"
-        (inference as transformers' generate loop), or a training phase ("loss", "recompute", ...)."""
-        d = self.to_dict()
-        return (d.get("training_peak") or d.get("inference_peak") or {}).get("phase", "static")
+        """Which moment the components describe (one of :func:`phase_names`): "static"
+        (inference), "forward" (the loss's forward), "loss" (its backward), "backward" or
+        "recompute" (a decoder layer's backward, ``peak_layer``), "optimizer"; "prefill" or
+        "decode" for inference as transformers' generate loop."""
+        return _phase_name(_core.llmmem_report_peak_phase(self._h))
+
+    @property
+    def peak_layer(self) -> int | None:
+        """The decoder layer of the peak's moment (a layer's backward, or the generate loop's
+        prefill or decode); None for another moment."""
+        layer = _core.llmmem_report_peak_layer(self._h)
+        return None if layer < 0 else layer
 
     @property
     def peak(self) -> dict:
         """The parts of the training peak (bytes), as the JSON report names them; {} for
         inference."""
         peak = dict(self.to_dict().get("training_peak", {}))
-        peak.pop("phase", None)
-        peak.pop("trainable_parameters", None)
+        for name in ("phase", "layer", "trainable_parameters"):
+            peak.pop(name, None)
         return peak
+
+    def timeline(self) -> "Timeline":
+        """The step moment by moment (:func:`llmmem.timeline`) of the job as it was estimated,
+        even if its model, hardware or strategy changed or closed since; computed on the first
+        call, then kept. Its highest point is ``total_bytes``."""
+        if self._timeline is None:
+            if self._job is None:
+                raise InvalidArgumentError("this Report holds no job to follow (made by llmmem.estimate() only)")
+            self._timeline = _timeline(self._job)
+        return self._timeline
 
     # -- the library's JSON --------------------------------------------------
     def to_json(self) -> str:
@@ -1277,15 +1369,8 @@ class Report:
         pipeline parallelism), with the device's capacity as a dashed line. Draws on ``ax`` (a new figure if
         None), saves to ``path`` when given, and returns the Axes. Imports matplotlib only
         here; it is not a dependency of the package otherwise."""
-        if not isinstance(unit, str):
-            raise _type_error("unit", "a str", unit)
-        if unit not in _UNITS:
-            raise InvalidArgumentError(f"unit must be one of {', '.join(_UNITS)}, not {_shown(unit)}")
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as e:  # pragma: no cover - depends on the machine
-            raise ImportError("Report.plot() needs matplotlib (python3-matplotlib)") from e
-        scale = _UNITS[unit]
+        scale = _unit_scale(unit)
+        plt = _pyplot("Report.plot()")
         own_figure = ax is None
         if own_figure:
             fig, ax = plt.subplots(figsize=(max(5.0, 1.6 * len(self.stages) + 3.0), 4.5))
@@ -1312,6 +1397,165 @@ class Report:
             if own_figure:
                 plt.close(ax.figure)
         return ax
+
+    def plot_timeline(self, ax=None, *, unit: str = "GiB", path=None, title: str | None = None):
+        """The memory of the most loaded device over one step (:meth:`timeline`): the components
+        stacked at every moment ("fwd 0" ... the loss's forward and backward, "bwd N" ... "opt"),
+        the peak marked and the device's capacity as a dashed line. Draws on ``ax`` (a new figure
+        if None), saves to ``path`` when given, and returns the Axes. Imports matplotlib only here."""
+        scale = _unit_scale(unit)
+        tl = self.timeline()
+        plt = _pyplot("Report.plot_timeline()")
+        points = tl.points
+        labels = tl.labels
+        n = len(points)
+        own_figure = ax is None
+        if own_figure:
+            fig, ax = plt.subplots(figsize=(min(16.0, max(6.0, 0.12 * n + 4.0)), 4.5))
+        d = self.to_dict()
+        colors = {name: f"C{i % 10}" for i, name in enumerate(component_names())}
+        names = [name for name in component_names() if any(p[name] for p in points)]
+        xs = list(range(n))
+        series = [[p[name] / scale for p in points] for name in names]
+        if n == 1:  # one moment (inference): a block around it
+            xs = [-0.4, 0.4]
+            series = [ys * 2 for ys in series]
+        if names:
+            ax.stackplot(xs, *series, labels=names, colors=[colors[name] for name in names],
+                         step="mid" if n > 1 else None, linewidth=0)
+        peak = tl.peak_index
+        if n:
+            peak_total = points[peak]["total"] / scale
+            ax.plot([peak], [peak_total], marker="v", markersize=8, color="red", linestyle="none", label="peak")
+            ax.annotate(f"peak: {labels[peak]}, {peak_total:,.2f} {unit}", (peak, peak_total),
+                        textcoords="offset points", xytext=(0, 8), ha="center", fontsize="small", color="red")
+        ax.axhline(self.capacity_bytes / scale, color="black", linestyle="--", linewidth=1, label="capacity")
+        # every tick up to 48 moments; beyond, every stride-th layer and every moment that is no
+        # layer's (the loss, the optimizer) or the peak
+        stride = 1 if n <= 48 else -(-n // 32)
+        ticks = [i for i in range(n)
+                 if i % stride == 0 or i == n - 1 or i == peak or points[i]["layer"] is None]
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([labels[i] for i in ticks], rotation=90, fontsize="small")
+        ax.set_xlim(-0.5, max(n, 1) - 0.5)
+        top = max([p["total"] for p in points] + [self.capacity_bytes]) / scale
+        ax.set_ylim(0, top * 1.12 if top > 0 else 1)  # room for the peak's note
+        ax.set_xlabel("moment of the step" + (f" (stage {tl.stage})" if len(self.stages) > 1 else ""))
+        ax.set_ylabel(f"memory ({unit})")
+        ax.set_title(title if title is not None else f"{d.get('model', '')} on {d.get('hardware', '')}: one step")
+        handles, legend_labels = ax.get_legend_handles_labels()
+        unique = dict(zip(legend_labels, handles))
+        order = [name for name in reversed(component_names()) if name in unique] + \
+                [name for name in ("capacity", "peak") if name in unique]
+        ax.legend([unique[name] for name in order], order, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                  fontsize="small")
+        if path is not None:
+            ax.figure.savefig(_os.fspath(path), bbox_inches="tight")
+            if own_figure:
+                plt.close(ax.figure)
+        return ax
+
+
+def _moment_label(phase: str, layer) -> str:
+    """A moment's short name: "fwd 3", "loss fwd", "loss bwd", "bwd 3", "opt"."""
+    if layer is not None:
+        short = {"forward": "fwd", "backward": "bwd", "recompute": "bwd"}.get(phase, phase)
+        return f"{short} {layer}"
+    return {"forward": "loss fwd", "loss": "loss bwd", "optimizer": "opt"}.get(phase, phase)
+
+
+class Timeline:
+    """The memory of the most loaded device at every moment of one step (:func:`timeline`).
+
+    ``points`` is a list of dicts, one per moment in order: "phase" (one of :func:`phase_names`),
+    "layer" (the decoder layer the moment follows or runs; None for the loss and the optimizer),
+    "total" and the bytes of every component, each read from the C timeline's getters.
+    ``peak_index`` is the highest point (the estimate's total), ``stage`` the pipeline stage
+    followed; ``to_json()`` is the library's JSON (as ``llmmem timeline --json``)."""
+
+    __slots__ = ("_h", "_json", "_points")
+
+    def __init__(self, handle) -> None:
+        self._h = _checked_handle("Timeline", "llmmem.timeline()", _core.TimelineHandle, handle)
+        self._json = None
+        self._points = None
+
+    def _read(self) -> list:
+        if self._points is None:
+            h = self._h
+            names = [(i, _core.llmmem_component_name(i)) for i in range(_core.llmmem_component_count())]
+            points = []
+            for i in range(_core.llmmem_timeline_count(h)):
+                layer = _core.llmmem_timeline_layer(h, i)
+                point = {"phase": _phase_name(_core.llmmem_timeline_phase(h, i)),
+                         "layer": None if layer < 0 else layer,
+                         "total": _core.llmmem_timeline_total_bytes(h, i)}
+                point.update({name: _core.llmmem_timeline_bytes(h, i, c) for c, name in names if name})
+                points.append(point)
+            self._points = points
+        return self._points
+
+    @property
+    def points(self) -> list:
+        """One dict per moment, in order (new dicts each call)."""
+        return [dict(p) for p in self._read()]
+
+    @property
+    def labels(self) -> list:
+        """The moments' short names, as plot_timeline() writes them: "fwd 0", ..., "loss fwd",
+        "loss bwd", "bwd 31", ..., "opt"."""
+        return [_moment_label(p["phase"], p["layer"]) for p in self._read()]
+
+    @property
+    def peak_index(self) -> int:
+        """The index of the highest point (the first, on a tie)."""
+        return _core.llmmem_timeline_peak_index(self._h)
+
+    @property
+    def peak(self) -> dict:
+        """The highest point."""
+        return self[self.peak_index]
+
+    @property
+    def stage(self) -> int:
+        """The pipeline stage followed (the most loaded)."""
+        return _core.llmmem_timeline_stage(self._h)
+
+    def __len__(self) -> int:
+        return _core.llmmem_timeline_count(self._h)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.points[index]
+        if isinstance(index, bool) or not hasattr(type(index), "__index__"):
+            raise _type_error("a timeline index", "an int or a slice", index)
+        index = _operator.index(index)
+        n = len(self)
+        if not -n <= index < n:
+            raise _IndexOutOfRangeError(f"timeline index ({_int_text(index)}) is out of range [{-n}, {n - 1}]")
+        return dict(self._read()[index])
+
+    def __iter__(self):
+        return iter(self.points)
+
+    def to_json(self) -> str:
+        """The library's JSON, byte for byte as ``llmmem timeline --json`` prints it."""
+        if self._json is None:
+            self._json = _core.llmmem_bind_timeline_json(self._h)
+        return self._json
+
+    def to_dict(self) -> dict:
+        """The JSON timeline parsed (a new dict each call; integers stay exact)."""
+        return _json.loads(self.to_json())
+
+    def __repr__(self) -> str:
+        n = len(self)
+        if not n:
+            return "<llmmem.Timeline: no moments>"
+        peak = self.peak_index
+        total = self._read()[peak]["total"]
+        return (f"<llmmem.Timeline: {n} moment{'s' if n > 1 else ''} of stage {self.stage}, peak at {self.labels[peak]} "
+                f"({self._read()[peak]['phase']}): {total:,} bytes ({total / GIB:.2f} GiB, {total / GB:.2f} GB)>")
 
 
 # ---------------------------------------------------------------------------

@@ -36,6 +36,8 @@ def _cycle(tmp_header):
     s = llmmem.Strategy(mode="training", lora_targets=["q", "v"])
     r = llmmem.estimate(m, hw, s)
     assert r.to_json() and r.to_dict()["per_device"]["total"] == r.total_bytes
+    s.set(micro_batch_size=2)  # a change after an estimate clones the strategy's handle
+    assert r.timeline().to_json() and llmmem.timeline(m, hw, s).peak["total"] > 0
     m.copy().close()
     for bad in (lambda: s.set(no_such_key=1), lambda: llmmem.Model.from_preset("no-such-model"),
                 lambda: llmmem.estimate(llmmem.Model.from_preset("llama-2-7b", num_key_value_heads=3), hw, s),

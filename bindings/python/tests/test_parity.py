@@ -35,10 +35,19 @@ def test_report_equals_cli_json(case, typed):
         return
 
     report = llmmem.estimate(*build_inputs(case, typed))
+    timeline = llmmem.timeline(*build_inputs(case, typed))
     text = report.to_json()
-    assert (text if text.endswith("\n") else text + "\n") == cli.stdout
+    # the tool's JSON is the report's with the step's timeline as its last member
+    members = text.rstrip()[:-1].rstrip()
+    assert members + ',\n  "timeline": ' + timeline.to_json().rstrip("\n") + "\n}\n" == cli.stdout
+    assert report.timeline().to_json() == timeline.to_json()
+    # its highest point is the estimate's total, and the report's moment one of the highest
+    assert timeline.peak["total"] == report.total_bytes
+    assert (report.peak_phase, report.peak_layer, report.total_bytes) in \
+        [(p["phase"], p["layer"], p["total"]) for p in timeline]
 
     d = json.loads(cli.stdout)
+    assert timeline.to_dict() == d.pop("timeline")
     assert report.to_dict() == d
     per_device = dict(d["per_device"])
     assert report.total_bytes == per_device.pop("total")
@@ -61,13 +70,17 @@ def test_report_equals_cli_json(case, typed):
         assert report.comm_bytes == d["comm_bytes_per_step"]
     peak = d.get("training_peak")
     if peak is None:
-        assert report.peak_phase == d.get("inference_peak", {}).get("phase", "static")
+        inference_peak = d.get("inference_peak", {})
+        assert report.peak_phase == inference_peak.get("phase", "static")
+        layer = inference_peak.get("layer", -1)
+        assert report.peak_layer == (layer if layer >= 0 else None)
         assert report.peak == {}
         assert report.trainable_parameters == 0
     else:
         assert report.peak_phase == peak["phase"]
+        assert report.peak_layer == (None if peak["layer"] < 0 else peak["layer"])
         assert report.trainable_parameters == peak["trainable_parameters"]
-        assert report.peak == {k: v for k, v in peak.items() if k not in ("phase", "trainable_parameters")}
+        assert report.peak == {k: v for k, v in peak.items() if k not in ("phase", "layer", "trainable_parameters")}
 
 
 def test_cases_cover_every_setter_kind():
@@ -220,3 +233,33 @@ def test_plan_equals_cli_plan(case):
 
 def result_model(case):
     return build_inputs(case, True)[0]
+
+
+# ---------------------------------------------------------------------------
+# The step's timeline against `llmmem timeline --json`
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_timeline_equals_cli_timeline(case):
+    missing = missing_keys(case)
+    if missing:
+        pytest.skip(f"the library has no key {', '.join(missing)} yet")
+    cli = cli_estimate(case, "timeline", "--json")
+    if cli.returncode != 0:
+        assert cli.returncode == 2, cli.stderr
+        with pytest.raises(llmmem.Error) as err:
+            llmmem.timeline(*build_inputs(case, True))
+        assert str(err.value) == cli_error_message(cli.stderr)
+        return
+    timeline = llmmem.timeline(*build_inputs(case, True))
+    text = timeline.to_json()
+    assert (text if text.endswith("\n") else text + "\n") == cli.stdout
+    d = json.loads(cli.stdout)
+    assert timeline.stage == d["stage"] and timeline.peak_index == d["peak_index"]
+    assert len(timeline) == len(d["points"])
+    for point, expected in zip(timeline.points, d["points"]):
+        assert point["phase"] == expected["phase"]
+        assert point["layer"] == (None if expected["layer"] < 0 else expected["layer"])
+        assert point["total"] == expected["total"]
+        assert {k: v for k, v in point.items() if k not in ("phase", "layer", "total")} == expected["bytes"]
