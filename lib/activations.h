@@ -32,6 +32,11 @@ typedef struct llmmem__act_layer {
     /* LoRA: adapter rank x adapted linears a token passes through in one layer (0: none) */
     uint64_t adapter;
     uint64_t et;             /* tensor-parallel size inside an expert (0: t) */
+    /* torch.autocast over fp32 weights: the residual stream, the norms and what they save stay fp32
+     * (stream = 4); each linear saves its own 16-bit copy of its input and of its weight */
+    int autocast;
+    unsigned stream;         /* bytes of a residual-stream element (0: bytes) */
+    uint64_t attn_weights, mlp_weights; /* elements of the attention's and the MLP's linear weights */
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else

@@ -47,6 +47,7 @@ static const char *const norm_impl_names[] = {"auto", "input", "eager", "fused",
 static const char *const optimizer_impl_names[] = {"auto", "foreach", "fused", "for_loop", NULL};
 static const char *const gradient_allocation_names[] = {"auto", "lazy", "persistent", NULL};
 static const char *const pytorch_names[] = {"2.x", "1.13", NULL};
+static const char *const autocast_names[] = {"off", "bf16", "fp16", NULL};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe", NULL};
 static const char *const fsdp_names[] = {"none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
@@ -278,6 +279,10 @@ static const llmmem__key_info key_table[] = {
                "the model's output logits stay referenced through backward (auto: the framework's)"),
     CHOICE_KEY(LLMMEM_KEY_PYTORCH_VERSION, S, "pytorch_version", pytorch_names, 0, LLMMEM_PYTORCH_1_13, 0,
                "PyTorch semantics: 2.x, or 1.13 (mean saves its input, foreach AdamW keeps two temporaries)"),
+    CHOICE_KEY(LLMMEM_KEY_AUTOCAST, S, "autocast", autocast_names, 0, LLMMEM_AUTOCAST_FP16, LLMMEM_AUTOCAST_OFF,
+               "mode training: torch.autocast over fp32 weights (transformers Trainer bf16=True / fp16=True on an "
+               "fp32 model): linears and matmuls compute in bf16 or fp16 and save 16-bit copies of their inputs "
+               "and of the weights (off: ops compute in the weights' format)"),
     /* serving: vLLM's engine arguments (vllm/engine/arg_utils.py EngineArgs) and measured terms */
     CHOICE_KEY(LLMMEM_KEY_KV_CACHE_DTYPE, S, "kv_cache_dtype", kv_cache_dtype_names, 0, LLMMEM_KV_CACHE_FP8_DS_MLA,
                LLMMEM_KV_CACHE_AUTO,

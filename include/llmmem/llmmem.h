@@ -219,6 +219,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_GRADIENT_ALLOCATION = 3036,     /**< choice (llmmem_gradient_allocation): lazy (set_to_none) or persistent */
     LLMMEM_KEY_KEEP_LOGITS = 3037,             /**< choice: auto, off, on: the model's logits stay referenced through backward */
     LLMMEM_KEY_PYTORCH_VERSION = 3038,         /**< choice (llmmem_pytorch_version): 2.x (default) or 1.13 */
+    LLMMEM_KEY_AUTOCAST = 3051,                /**< choice (llmmem_autocast): off, bf16, fp16: torch.autocast over fp32 weights */
 
     /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
     LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
@@ -470,6 +471,13 @@ typedef enum llmmem_pytorch_version {
     LLMMEM_PYTORCH_2 = 0,    /**< 2.x: mean saves sizes alone, foreach AdamW keeps one temporary */
     LLMMEM_PYTORCH_1_13 = 1  /**< 1.13: mean saves its input, foreach AdamW keeps two, no SDPA */
 } llmmem_pytorch_version;
+
+/** Mixed precision by torch.autocast: choices of LLMMEM_KEY_AUTOCAST. */
+typedef enum llmmem_autocast {
+    LLMMEM_AUTOCAST_OFF = 0,  /**< ops compute in the weights' format */
+    LLMMEM_AUTOCAST_BF16 = 1, /**< torch.autocast(dtype=torch.bfloat16): transformers Trainer bf16=True */
+    LLMMEM_AUTOCAST_FP16 = 2  /**< torch.autocast(dtype=torch.float16): Trainer fp16=True */
+} llmmem_autocast;
 
 /** Pipeline schedules: choices of LLMMEM_KEY_PIPELINE_SCHEDULE. */
 typedef enum llmmem_pipeline_schedule {
