@@ -147,8 +147,10 @@ static void norm_saves(acc *a, const llmmem__act_layer *l, uint64_t rows, uint64
             if (!l->frozen)
                 keep(a, l, n, nb, split);
             keep(a, l, width, nb, split);
-        } else if (!l->frozen) { /* a frozen weight's mul saves the weight alone */
-            keep(a, l, n, l->bytes, split);
+        } else if (!l->frozen) { /* a frozen weight's mul saves the weight alone; under autocast
+                                   * x.to(input_dtype) stays fp32, the residual stream's
+                                   * (modeling_llama.py LlamaRMSNorm) */
+            keep(a, l, n, l->stream ? l->stream : l->bytes, split);
         }
         break;
     case LLMMEM_NORM_IMPL_FUSED:
@@ -228,6 +230,18 @@ static void moe_block(acc *a, const llmmem__act_layer *l, uint64_t sb)
         mlp_core(a, l, sb, l->fs);
 }
 
+/* torch.autocast over fp32 weights (torch/csrc/autograd/autocast_mode.cpp, 1.13 and 2.x): cached_cast
+ * casts each fp32 input of a linear afresh, so every one of the `readers` linears that read the fp32
+ * norm output saves its own 16-bit copy (the caller counted the first); a weight, a leaf that requires
+ * grad, is cast once per autocast region and cached, and mm saves the copy until backward. */
+static void autocast_casts(acc *a, const llmmem__act_layer *l, uint64_t input, unsigned readers, uint64_t weights)
+{
+    if (!l->autocast)
+        return;
+    keep(a, l, elems(a, input, readers - 1, 1, 1), l->bytes, 0);
+    keep(a, l, weights, l->bytes, 1);
+}
+
 /* What one layer saves, in three parts: the attention block up to its softmax, what the attention
  * ops after the softmax save, and the feed-forward block (from the second norm on). */
 typedef struct layer_parts {
@@ -241,13 +255,14 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
     const unsigned norms = l->norms ? l->norms : 2;
     const uint64_t sb = elems(a, l->s, l->b, 1, 1), sbh = elems(a, sb, l->h, 1, 1);
     if (l->recompute == LLMMEM_RECOMPUTE_FULL || l->recompute == LLMMEM_RECOMPUTE_OFFLOAD) {
-        /* Korthikanti §5 (full recomputation): only the layer's input, 2sbh */
-        keep(a, l, sbh, e, 0);
+        /* Korthikanti §5 (full recomputation): only the layer's input, 2sbh (autocast: the fp32 stream) */
+        keep(a, l, sbh, l->stream ? l->stream : e, 0);
         return;
     }
     /* Attention block (§4.1): the norm's saved tensors and the projections' input, unsplit by TP */
     norm_saves(a, l, sb, l->h, 0);
     linear_input(a, l, sbh, LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V, 0);
+    autocast_casts(a, l, sbh, 3, l->attn_weights);
     if (l->kv_rank) {
         /* MLA, DeepSeek-V2 modeling_deepseek.py DeepseekV2Attention (training form: K and V
          * expanded per head): the query latent's norm and up-projection inputs, the key-value
@@ -265,9 +280,11 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
         linear_input(a, l, elems(a, sb, l->kv_rank, 1, 1), LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V, 0);
         attention_core(a, &p->after_softmax, l, l->a, l->a, l->nope + l->rope, l->v_dim);
     } else {
-        if (l->qk_norm) { /* Qwen3Attention q_norm / k_norm over each head */
-            norm_saves(a, l, elems(a, sb, l->a, 1, 1), l->d, 1);
-            norm_saves(a, l, elems(a, sb, l->g, 1, 1), l->d, 1);
+        if (l->qk_norm) { /* Qwen3Attention q_norm / k_norm over each head (their input: a 16-bit output) */
+            llmmem__act_layer head = *l;
+            head.stream = 0;
+            norm_saves(a, &head, elems(a, sb, l->a, 1, 1), l->d, 1);
+            norm_saves(a, &head, elems(a, sb, l->g, 1, 1), l->d, 1);
         }
         attention_core(a, &p->after_softmax, l, l->a, l->g, l->d, l->d);
     }
@@ -283,6 +300,7 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
         norm_saves(f, l, sb, l->h, 0);
         linear_input(f, l, sbh, LLMMEM_LORA_TARGET_GATE | LLMMEM_LORA_TARGET_UP, 0);
     }
+    autocast_casts(f, l, sbh, (l->gated ? 2u : 1u) + (norms == 1), l->mlp_weights);
     if (l->experts)
         moe_block(f, l, sb);
     else
@@ -358,7 +376,7 @@ llmmem_status llmmem__layer_backward_bytes(uint64_t *bytes_out, const llmmem__ac
     const uint64_t scores = elems(&grads, l->a, l->s, l->s, l->b);
     keep(&grads, l, scores, 4, 1);
     keep(&grads, l, scores, 4, 1);
-    keep(&grads, l, elems(&grads, l->s, l->b, l->h, 1), l->bytes, 0);
+    keep(&grads, l, elems(&grads, l->s, l->b, l->h, 1), l->stream ? l->stream : l->bytes, 0);
     if (grads.overflow || p.ffn.overflow || p.after_softmax.overflow)
         return layer_overflow(l);
     uint64_t freed;
@@ -429,6 +447,15 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->f = g->dense_layers ? g->ffn : 0; /* a model of MoE layers alone has no dense MLP */
     l->eager_experts = sem->experts == LLMMEM_EXPERTS_EAGER;
     l->router_fp32 = llmmem__model_value(m, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS) != 0;
+    if (llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF) {
+        /* autocast (job.c: fp32 weights): the embedding's fp32 output is the stream, norms see fp32 */
+        l->autocast = 1;
+        l->stream = 4;
+        l->norm_bytes = 4;
+        /* q_proj, k_proj, v_proj, o_proj; gate, up, down (or fc1, fc2) */
+        l->attn_weights = 2 * l->h * l->a * l->d + 2 * l->h * l->g * l->d;
+        l->mlp_weights = (l->gated ? 3 : 2) * l->h * l->f;
+    }
     int64_t mode = llmmem__get_int(k, LLMMEM_KEY_MODE);
     if (mode == LLMMEM_MODE_LORA || mode == LLMMEM_MODE_QLORA) {
         /* PEFT tuners/tuners_utils.py: every parameter outside the adapters stops requiring grad */
@@ -674,6 +701,13 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     k->norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
     llmmem__act_layer l;
     describe_layer(&l, m, s, k->e, stage, &k->sem);
+    /* autocast's stream is fp32 already: x.to(torch.float32) returns it, no copy (LlamaRMSNorm) */
+    if (l.autocast)
+        k->norm_fp32 = 0;
+    if (l.autocast && (l.kv_rank || m->geo.moe_layers || l.norms == 4))
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "autocast is modelled (and measured) for dense decoder layers with a pre-norm each "
+                            "block: not MLA, MoE, Gemma's four norms");
     k->layer = l;
     if ((st = llmmem__layer_backward_bytes(&k->backward, &l)) != LLMMEM_OK)
         return st;
@@ -749,14 +783,16 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     /* transformers' rotary models compute cos and sin once per forward ([b, s, head_dim] each, in
      * the activation format) and every layer's rotation saves them (modeling_llama.py
      * LlamaRotaryEmbedding); Megatron's fused rope keeps its frequencies alone */
+    /* autocast: cos.to(x.dtype), x the embedding's fp32 output (LlamaRotaryEmbedding.forward) */
     if (stage->end > stage->first && !llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) &&
         (lp->attn == LLMMEM_ATTN_EAGER || lp->attn == LLMMEM_ATTN_SDPA || lp->attn == LLMMEM_ATTN_FLASH_ATTENTION_2))
-        keep(&ends, lp, elems(&ends, tokens, lp->kv_rank ? lp->rope : lp->d, 2, 1), e, 0);
+        keep(&ends, lp, elems(&ends, tokens, lp->kv_rank ? lp->rope : lp->d, 2, 1), lp->stream ? lp->stream : e, 0);
     /* transformers' eager attention adds a [b, 1, s, s] mask in the activation format
      * (masking_utils.py eager_mask); torch.utils.checkpoint saves it with each layer's inputs */
     if (stage->end > stage->first && lp->attn == LLMMEM_ATTN_EAGER &&
         (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD)) {
-        keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), e, 1);
+        /* autocast: the mask takes the fp32 embeddings' dtype (masking_utils.py create_causal_mask) */
+        keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), lp->stream ? lp->stream : e, 1);
         /* models/gemma2/modeling_gemma2.py causal_mask_mapping: sliding layers read a second mask */
         const uint64_t sliding = llmmem__sliding_layers(&m->geo, stage->first, stage->end);
         if (sliding && sliding < stage->end - stage->first)
@@ -770,6 +806,7 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         norm_saves(&head, lp, tokens, lp->h, 0);
         if (!lp->frozen)
             keep(&head, lp, sbh, e, 0);
+        autocast_casts(&head, lp, sbh, 1, elems(&head, m->geo.vocab, lp->h, 1, 1)); /* lm_head's weight */
         /* Gemma2ForCausalLM final_logit_softcapping (30.0): logits / cap, tanh, * cap: tanh saves
          * its output (vocabulary-split), the div and mul their 0-dim float64 factors */
         if (lp->softcap) {
@@ -790,6 +827,18 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         return LLMMEM_OK;
     if ((st = loss_bytes(out, m, s, tokens, e, k->sem.keep_logits, stage)) != LLMMEM_OK)
         return st;
+    if (lp->autocast && (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD)) {
+        /* autocast caches weight casts even under checkpoint's no_grad forward (cached_cast tests
+         * requires_grad, not grad mode) until the region ends after the loss (autocast_mode.py
+         * __exit__ clear_autocast_cache): the checkpointed layers' 16-bit weights, saved by no op */
+        uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS), layers = stage->end - stage->first;
+        if (llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) != LLMMEM_RECOMPUTE_BLOCK || n == 0 || n > layers)
+            n = layers;
+        acc cache = {0, 0};
+        keep(&cache, lp, elems(&cache, n, lp->attn_weights + lp->mlp_weights, 1, 1), e, 1);
+        if (cache.overflow || !llmmem__add(&out->loss_forward, out->loss_forward, cache.total))
+            return overflow();
+    }
     return scale(&out->logits_held, stage->loss_in_flight, 1) ? LLMMEM_OK : overflow();
 }
 

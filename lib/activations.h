@@ -43,6 +43,11 @@ typedef struct llmmem__act_layer {
     int softmax_in_dtype;    /* eager softmax without the fp32 upcast (GPT-2's eager_attention_forward) */
     int norm_scale_fp32;     /* Gemma's RMSNorm multiplies by (1 + weight) in fp32, then casts */
     int softcap;             /* Gemma-2's attention logit softcapping (tanh over the scores) */
+    /* torch.autocast over fp32 weights: the residual stream, the norms and what they save stay fp32
+     * (stream = 4); each linear saves its own 16-bit copy of its input and of its weight */
+    int autocast;
+    unsigned stream;         /* bytes of a residual-stream element (0: bytes) */
+    uint64_t attn_weights, mlp_weights; /* elements of the attention's and the MLP's linear weights */
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else

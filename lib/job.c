@@ -135,6 +135,15 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
     if (llmmem_format_tensor_bytes(&probe, p.weight, 1, 1, p.group, p.double_quant) == LLMMEM_ERR_OUT_OF_RANGE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "quant_group_size (%llu) is not a valid group size for %s",
                             (unsigned long long)p.group, llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, p.weight));
+    /* torch/csrc/autograd/autocast_mode.cpp cached_cast casts fp32 tensors alone: autocast is modelled over
+     * fp32 weights in full training (transformers Trainer bf16=True / fp16=True on an fp32 model) */
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF &&
+        (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_TRAINING || p.weight != F32))
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "autocast is modelled for mode training over fp32 weights (precision_recipe fp32 or "
+                            "weight_format fp32), not mode %s with weight_format %s",
+                            llmmem_choice_name(LLMMEM_KEY_MODE, llmmem__get_int(&s->s, LLMMEM_KEY_MODE)),
+                            llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, p.weight));
     if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_TRAINING && !trainable_format(p.weight))
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "weight_format (%s) cannot be trained in mode training: full training keeps fp32, "
@@ -238,6 +247,9 @@ static llmmem_format compute_of(const llmmem_strategy *s, const llmmem__weight_p
     int64_t mode = sv(s, LLMMEM_KEY_MODE);
     if (mode == LLMMEM_MODE_QLORA)
         return B16;
+    /* torch.autocast: linears and matmuls compute in its dtype (autocast_mode.cpp lower_precision_fp ops) */
+    if (sv(s, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF)
+        return sv(s, LLMMEM_KEY_AUTOCAST) == LLMMEM_AUTOCAST_FP16 ? F16 : B16;
     llmmem_format f = mode == LLMMEM_MODE_TRAINING ? training_dtype(w) : w->high;
     return f == F32 || f == F16 ? f : B16;
 }

@@ -51,6 +51,7 @@ static const char *const experts_impl_names[] = {"auto", "eager", "grouped", NUL
 static const char *const cache_impl_names[] = {"auto", "dynamic", "static", "offloaded", NULL};
 static const char *const device_kernels_names[] = {"cuda", "cpu", NULL};
 static const char *const act_impl_names[] = {"auto", "eager", "fused", NULL};
+static const char *const autocast_names[] = {"off", "bf16", "fp16", NULL};
 static const char *const schedule_names[] = {"1f1b", "interleaved", "gpipe", NULL};
 static const char *const fsdp_names[] = {"none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard", NULL};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
@@ -309,6 +310,10 @@ static const llmmem__key_info key_table[] = {
                LLMMEM_ACT_IMPL_FUSED, 0,
                "the MLP activation: auto (the framework's), eager (the model's code op by op: GPT-2's gelu_new "
                "saves each op's inputs), fused (one kernel: its input)"),
+    CHOICE_KEY(LLMMEM_KEY_AUTOCAST, S, "autocast", autocast_names, 0, LLMMEM_AUTOCAST_FP16, LLMMEM_AUTOCAST_OFF,
+               "mode training: torch.autocast over fp32 weights (transformers Trainer bf16=True / fp16=True on an "
+               "fp32 model): linears and matmuls compute in bf16 or fp16 and save 16-bit copies of their inputs "
+               "and of the weights (off: ops compute in the weights' format)"),
     /* serving: vLLM's engine arguments (vllm/engine/arg_utils.py EngineArgs) and measured terms */
     CHOICE_KEY(LLMMEM_KEY_KV_CACHE_DTYPE, S, "kv_cache_dtype", kv_cache_dtype_names, 0, LLMMEM_KV_CACHE_FP8_DS_MLA,
                LLMMEM_KV_CACHE_AUTO,

@@ -465,6 +465,62 @@ START_TEST(gemma2_layer)
 }
 END_TEST
 
+/* A Llama-3-8B layer (h 4096, 32 heads of 128, 8 KV heads, SwiGLU 14336), s 4096, b 1, under
+ * torch.autocast(bf16) over fp32 weights, transformers' eager code, PyTorch 2.x (mean keeps sizes
+ * alone), derived by hand from torch/csrc/autograd/autocast_mode.cpp (cached_cast: linears and
+ * matmuls cast their fp32 inputs afresh and the weights once, cached) and modeling_llama.py. */
+START_TEST(autocast_layer)
+{
+    const uint64_t s = 4096, h = 4096, a = 32, g = 8, d = 128, f = 14336;
+    llmmem__act_layer l = {.s = s, .b = 1, .h = h, .a = a, .g = g, .d = d, .f = f, .t = 1, .bytes = 2,
+                           .norm_bytes = 4, .attn = LLMMEM_ATTN_EAGER, .norm_impl = LLMMEM_NORM_IMPL_EAGER,
+                           .gated = 1, .recompute = LLMMEM_RECOMPUTE_NONE, .autocast = 1, .stream = 4,
+                           .attn_weights = 2 * h * a * d + 2 * h * g * d, .mlp_weights = 3 * h * f};
+    /* LlamaRMSNorm on the fp32 residual stream: pow's input (the stream itself), rsqrt's output per
+     * row, and the normalized value the weight's mul saves, still fp32 (to(input_dtype) is fp32) */
+    const uint64_t norm = 4 * s * h + 4 * s + 4 * s * h;
+    const uint64_t attention = 3 * (2 * s * h)              /* q_proj, k_proj, v_proj: a bf16 input copy each */
+                               + 2 * (2 * h * a * d + 2 * h * g * d) /* their and o_proj's bf16 weights */
+                               + 2 * s * a * d               /* q, rotated in fp32, cast again by matmul */
+                               + 2 * s * a * d               /* repeat_kv's k, cast by matmul */
+                               + 4 * a * s * s               /* softmax(dtype=float32)'s output */
+                               + 2 * a * s * s               /* its bf16 cast for the second matmul */
+                               + 2 * s * a * d               /* repeat_kv's v, cast */
+                               + 2 * s * a * d;              /* o_proj's input, bf16 already */
+    const uint64_t mlp = 2 * (2 * s * h)                     /* gate_proj, up_proj: an input copy each */
+                         + 2 * (3 * h * f)                   /* gate, up, down weights in bf16 */
+                         + 4 * (2 * s * f);                  /* gate out, silu out, up out, product */
+    ck_assert_uint_eq(bytes_of(l), 2 * norm + attention + mlp);
+    /* full recomputation keeps the layer's fp32 input */
+    l.recompute = LLMMEM_RECOMPUTE_FULL;
+    ck_assert_uint_eq(bytes_of(l), 4 * s * h);
+}
+END_TEST
+
+/* autocast is modelled where it was measured: full training of fp32 weights, dense layers. */
+START_TEST(autocast_needs_fp32_training)
+{
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.1-8b"));
+    run x = start(m, 1024, 1);
+    set(&x, LLMMEM_KEY_AUTOCAST, LLMMEM_AUTOCAST_BF16);
+    /* the default recipe (megatron) keeps bf16 weights */
+    ck_assert_status(llmmem_estimate(x.r, x.m, x.hw, x.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "autocast"));
+    set(&x, LLMMEM_KEY_PRECISION_RECIPE, LLMMEM_RECIPE_FP32);
+    ck_assert_ok(llmmem_estimate(x.r, x.m, x.hw, x.s));
+    set(&x, LLMMEM_KEY_MODE, LLMMEM_MODE_LORA);
+    ck_assert_status(llmmem_estimate(x.r, x.m, x.hw, x.s), LLMMEM_ERR_INCOMPATIBLE);
+    finish(&x);
+    ck_assert_ok(llmmem_model_from_preset(&m, "mixtral-8x7b"));
+    x = start(m, 1024, 1);
+    set(&x, LLMMEM_KEY_AUTOCAST, LLMMEM_AUTOCAST_BF16);
+    set(&x, LLMMEM_KEY_PRECISION_RECIPE, LLMMEM_RECIPE_FP32);
+    ck_assert_status(llmmem_estimate(x.r, x.m, x.hw, x.s), LLMMEM_ERR_INCOMPATIBLE);
+    finish(&x);
+}
+END_TEST
+
 static Suite *activations_suite(void)
 {
     Suite *s = suite_create("activations");
@@ -474,6 +530,7 @@ static Suite *activations_suite(void)
     tcase_add_test(tc, overflow);
     tcase_add_test(tc, gpt2_block_cpu_and_cuda);
     tcase_add_test(tc, gemma2_layer);
+    tcase_add_test(tc, autocast_layer);
     suite_add_tcase(s, tc);
     TCase *model = tcase_create("model");
     tcase_add_test(model, korthikanti_whole_model);
@@ -483,6 +540,7 @@ static Suite *activations_suite(void)
     tcase_add_test(model, deepseek_mla_moe);
     tcase_add_test(model, training_peak_total);
     tcase_add_test(model, qlora_65b_under_48gb);
+    tcase_add_test(model, autocast_needs_fp32_training);
     suite_add_tcase(s, model);
     return s;
 }

@@ -226,6 +226,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_ACTIVATION_IMPLEMENTATION = 3044, /**< choice (llmmem_activation_implementation): the MLP activation, eager or one kernel */
     LLMMEM_KEY_EXPERTS_IMPLEMENTATION = 3047,  /**< choice (llmmem_experts_implementation): how routed experts run */
     LLMMEM_KEY_INPUT_REQUIRES_GRAD = 3048,     /**< choice: auto, off, on: a frozen embedding's output requires grad */
+    LLMMEM_KEY_AUTOCAST = 3051,                /**< choice (llmmem_autocast): off, bf16, fp16: torch.autocast over fp32 weights */
 
     /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
     LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
@@ -503,6 +504,13 @@ typedef enum llmmem_experts_implementation {
     LLMMEM_EXPERTS_EAGER = 1,   /**< transformers' eager loop: per-expert token gathers and index_add_ */
     LLMMEM_EXPERTS_GROUPED = 2  /**< permuted tokens into grouped GEMMs (Megatron-LM's dispatcher and GroupedMLP) */
 } llmmem_experts_implementation;
+
+/** Mixed precision by torch.autocast: choices of LLMMEM_KEY_AUTOCAST. */
+typedef enum llmmem_autocast {
+    LLMMEM_AUTOCAST_OFF = 0,  /**< ops compute in the weights' format */
+    LLMMEM_AUTOCAST_BF16 = 1, /**< torch.autocast(dtype=torch.bfloat16): transformers Trainer bf16=True */
+    LLMMEM_AUTOCAST_FP16 = 2  /**< torch.autocast(dtype=torch.float16): Trainer fp16=True */
+} llmmem_autocast;
 
 /** Pipeline schedules: choices of LLMMEM_KEY_PIPELINE_SCHEDULE. */
 typedef enum llmmem_pipeline_schedule {
