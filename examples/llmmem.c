@@ -668,14 +668,23 @@ done:
  * the step's moments change, the total, and which row is the peak. */
 static void print_timeline(const llmmem_timeline *tl, const llmmem_model *model, const llmmem_hardware *hw)
 {
-    static const llmmem_component moving[] = {LLMMEM_COMPONENT_GRADIENTS, LLMMEM_COMPONENT_ACTIVATIONS,
-                                              LLMMEM_COMPONENT_LOGITS, LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES};
+    static const llmmem_component training[] = {LLMMEM_COMPONENT_GRADIENTS, LLMMEM_COMPONENT_ACTIVATIONS,
+                                                LLMMEM_COMPONENT_LOGITS, LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES};
+    static const llmmem_component generate[] = {LLMMEM_COMPONENT_KV_CACHE, LLMMEM_COMPONENT_ACTIVATIONS,
+                                                LLMMEM_COMPONENT_LOGITS};
     const size_t n = llmmem_timeline_count(tl), peak = llmmem_timeline_peak_index(tl);
+    const llmmem_peak_phase first = llmmem_timeline_phase(tl, 0);
+    const int gen = first == LLMMEM_PEAK_PHASE_PREFILL || first == LLMMEM_PEAK_PHASE_DECODE;
+    const llmmem_component *moving = gen ? generate : training;
+    const size_t columns = gen ? sizeof generate / sizeof generate[0] : sizeof training / sizeof training[0];
     printf("model:      %s\n", model_label(model));
     printf("gpu:        %s\n", llmmem_hardware_name(hw));
     printf("stage:      %zu (the most loaded); bytes alive at each moment of one step\n\n", llmmem_timeline_stage(tl));
-    printf("%-10s %6s %14s %14s %14s %14s %14s %14s\n", "moment", "layer", "state", "gradients", "activations",
-           "logits", "temporaries", "total");
+    printf("%-10s %6s %14s", "moment", "layer", "state");
+    for (size_t c = 0; c < columns; c++)
+        printf(" %14s", moving[c] == LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES ? "temporaries"
+                                                                           : llmmem_component_name(moving[c]));
+    printf(" %14s\n", "total");
     for (size_t i = 0; i < n; i++) {
         uint64_t total = llmmem_timeline_total_bytes(tl, i), state = total;
         const int64_t layer = llmmem_timeline_layer(tl, i);
@@ -685,10 +694,10 @@ static void print_timeline(const llmmem_timeline *tl, const llmmem_model *model,
             printf("%6" PRId64, layer);
         else
             printf("%6s", "-");
-        for (size_t c = 0; c < sizeof moving / sizeof moving[0]; c++)
+        for (size_t c = 0; c < columns; c++)
             state -= llmmem_timeline_bytes(tl, i, moving[c]);
         printf(" %14" PRIu64, state);
-        for (size_t c = 0; c < sizeof moving / sizeof moving[0]; c++)
+        for (size_t c = 0; c < columns; c++)
             printf(" %14" PRIu64, llmmem_timeline_bytes(tl, i, moving[c]));
         printf(" %14" PRIu64 "%s\n", total, i == peak ? "  <- peak" : "");
     }

@@ -57,6 +57,7 @@ typedef struct llmmem__trace {
     /* inference under the generate loop: its peak moment, term by term (has_gen) */
     int has_gen;
     llmmem__gen_moment gen;
+    llmmem__gen_shape gen_shape;          /* the loop's shape (timeline.c lists its steps' moments) */
 } llmmem__trace;
 
 /* Records the most loaded stage's parts before sharding, their divisors and its layers

@@ -678,6 +678,10 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         r->peak_step = j->gen->step;
         r->peak_moment = j->gen->what;
         if (trace) {
+            llmmem__semantics sem;
+            llmmem_status st = llmmem__semantics_make(&sem, j->s);
+            if (st || (st = llmmem__generate_shape(&trace->gen_shape, j, &sem)) != LLMMEM_OK)
+                return st;
             trace->has_gen = 1;
             trace->gen = *j->gen;
         }

@@ -161,6 +161,34 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
     return push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt);
 }
 
+/* Inference as the generate loop: the prefill's moments layer by layer, then those of the first
+ * decode step (a static cache still holds the prefill's mask) and of the last (the longest cache). */
+static llmmem_status generate_points(llmmem_timeline *t, const llmmem__trace *tr, const llmmem_report *r)
+{
+    const uint64_t n = tr->gen_shape.n, steps[3] = {0, 1, n > 1 ? n - 1 : 0};
+    llmmem_status rc = reserve(t, 3 * LLMMEM__GEN_STEP_MOMENTS);
+    if (rc)
+        return rc;
+    for (unsigned i = 0; i < 3; i++) {
+        if (steps[i] >= n || (i && steps[i] <= steps[i - 1]))
+            continue;
+        llmmem__gen_moment mo[LLMMEM__GEN_STEP_MOMENTS];
+        unsigned count;
+        if ((rc = llmmem__generate_step_moments(mo, &count, &tr->gen_shape, steps[i])) != LLMMEM_OK)
+            return rc;
+        for (unsigned k = 0; k < count; k++) {
+            uint64_t state[LLMMEM_COMPONENTS];
+            memcpy(state, r->bytes, sizeof state);
+            state[LLMMEM_COMPONENT_KV_CACHE] = mo[k].kv_cache;
+            moment m = {r->bytes[LLMMEM_COMPONENT_GRADIENTS], mo[k].activations, mo[k].logits,
+                        r->bytes[LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES]};
+            if ((rc = push(t, mo[k].phase, mo[k].layer, state, m)) != LLMMEM_OK)
+                return rc;
+        }
+    }
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model *model, const llmmem_hardware *hw,
                                        const llmmem_strategy *strategy)
 {
@@ -178,6 +206,8 @@ llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model 
         out->stage = r->most_loaded;
         if (tr.have_step)
             st = training_points(out, &tr, model, strategy);
+        else if (tr.has_gen)
+            st = generate_points(out, &tr, r);
         else if ((st = reserve(out, 1)) == LLMMEM_OK) { /* inference: the estimate's moment */
             moment mo = {r->bytes[LLMMEM_COMPONENT_GRADIENTS], r->bytes[LLMMEM_COMPONENT_ACTIVATIONS],
                          r->bytes[LLMMEM_COMPONENT_LOGITS], r->bytes[LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES]};

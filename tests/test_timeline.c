@@ -242,6 +242,38 @@ START_TEST(json_and_failures)
 }
 END_TEST
 
+/* Inference as transformers' generate loop: the prefill's moments, then the first and last decode
+ * steps'; the highest is the estimate whatever the cache and attention. */
+START_TEST(generate_loop)
+{
+    static const char *const caches[] = {"dynamic", "static", "offloaded"};
+    static const char *const attn[] = {"eager", "sdpa", "flash_attention_2"};
+    for (size_t c = 0; c < 3; c++)
+        for (size_t a = 0; a < 3; a++) {
+            llmmem_model *m;
+            llmmem_hardware *hw;
+            llmmem_strategy *s;
+            llmmem_timeline *t;
+            ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.1-8b"));
+            ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+            ck_assert_ok(llmmem_strategy_new(&s));
+            static const char *const keys[][2] = {{"mode", "inference"}, {"framework", "hf_trainer"},
+                                                  {"sequence_length", "4096"}, {"micro_batch_size", "8"},
+                                                  {"max_new_tokens", "256"}};
+            for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+                ck_assert_ok(llmmem_strategy_set_text(s, keys[i][0], keys[i][1]));
+            ck_assert_ok(llmmem_strategy_set_text(s, "cache_implementation", caches[c]));
+            ck_assert_ok(llmmem_strategy_set_text(s, "attn_implementation", attn[a]));
+            check_peak_is_estimate(m, hw, s);
+            ck_assert_ok(llmmem_timeline_new(&t));
+            ck_assert_ok(llmmem_estimate_timeline(t, m, hw, s));
+            ck_assert_int_eq(llmmem_timeline_phase(t, 0), LLMMEM_PEAK_PHASE_PREFILL);
+            ck_assert_int_eq(llmmem_timeline_phase(t, llmmem_timeline_count(t) - 1), LLMMEM_PEAK_PHASE_DECODE);
+            free_all(m, hw, s, t);
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("timeline");
@@ -251,6 +283,7 @@ int main(void)
     tcase_add_test(tc, pipeline_and_mixed_layers);
     tcase_add_test(tc, long_stages_are_sampled);
     tcase_add_test(tc, json_and_failures);
+    tcase_add_test(tc, generate_loop);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -956,8 +956,9 @@ LLMMEM_API const char *llmmem_peak_phase_name(llmmem_peak_phase phase);
  * The step as a timeline: the memory of the most loaded device at every moment of one step, at
  * decoder-layer granularity, from the same arithmetic as the estimate (its highest point is the
  * report's total). Training: after each layer's forward, the loss's forward and backward, each
- * layer's backward from the last to the first, the optimizer step. Inference: the estimate's
- * moment. A stage of more than 4096 layers is sampled (its first and last layers always). Made
+ * layer's backward from the last to the first, the optimizer step. Inference as transformers'
+ * generate loop: the prefill's moments, then the first and the last decode step's; other
+ * inference: the estimate's moment. A stage of more than 4096 layers is sampled (its first and last layers always). Made
  * once, refilled by llmmem_estimate_timeline as often as needed; points are read by index.
  */
 typedef struct llmmem_timeline llmmem_timeline;
