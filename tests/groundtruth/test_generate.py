@@ -15,6 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import memcount  # noqa: E402
+from cli import estimate_json  # noqa: E402
 from conftest import ROWS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not memcount.available(), reason="run with memcount in LD_PRELOAD")
@@ -255,10 +256,7 @@ def estimate(c):
         "framework": "hf_trainer", "pytorch_version": "1.13", "attn_implementation": "eager",
         "runtime_overhead_bytes": 0,
     }
-    cmd = [os.environ["LLMMEM_CLI"], "estimate", "--json"]
-    for k, v in keys.items():
-        cmd += ["--set", f"{k}={v}"]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    out = estimate_json(keys)
     return out["per_device"]["total"], out["per_device"]["weights"], out["inference_peak"]
 
 

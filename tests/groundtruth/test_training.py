@@ -4,15 +4,14 @@ step's peak heap bytes and the bytes its forward saved with `llmmem estimate` fo
 The keys say what this PyTorch is: 1.13 (mean saves its input, foreach AdamW keeps two
 temporaries, no SDPA, so attention is eager), the step's optimizer implementation, fp32 norms
 (LlamaRMSNorm upcasts), runtime_overhead_bytes=0 (no CUDA context on a CPU)."""
-import json
 import os
-import subprocess
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
 import memcount  # noqa: E402
+from cli import estimate_json  # noqa: E402
 from conftest import ROWS  # noqa: E402
 from llama import CausalLM  # noqa: E402
 from train import measure  # noqa: E402
@@ -68,10 +67,7 @@ def estimate(dtype, recompute, optimizer, impl, batch, seq, kv_heads, tied):
         "framework": "hf_trainer", "pytorch_version": "1.13", "optimizer_implementation": impl,
         "norm_fp32": "true", "runtime_overhead_bytes": 0,
     }
-    cmd = [os.environ["LLMMEM_CLI"], "estimate", "--json"]
-    for k, v in keys.items():
-        cmd += ["--set", f"{k}={v}"]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    out = estimate_json(keys)
     peak = out["training_peak"]
     return out["per_device"]["total"], peak["activations_held"] + peak["logits_held"], peak["phase"]
 

@@ -4,15 +4,14 @@ torch.autocast("cpu", dtype=torch.bfloat16) as transformers' Trainer runs them w
 (train.py measure(..., autocast=torch.bfloat16)). The estimate is asked with precision_recipe=fp32
 and autocast=bf16; the other keys say what this PyTorch is, as in test_training.py. What a layer
 saves under autocast is derived in test_llama_autocast_saved.py."""
-import json
 import os
-import subprocess
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
 import memcount  # noqa: E402
+from cli import estimate_json  # noqa: E402
 from conftest import ROWS  # noqa: E402
 from llama import CausalLM  # noqa: E402
 from train import measure  # noqa: E402
@@ -57,10 +56,7 @@ def estimate(recompute, optimizer, batch, seq, tied):
         "framework": "hf_trainer", "pytorch_version": "1.13", "optimizer_implementation": "foreach",
         "norm_fp32": "true", "runtime_overhead_bytes": 0,
     }
-    cmd = [os.environ["LLMMEM_CLI"], "estimate", "--json"]
-    for k, v in keys.items():
-        cmd += ["--set", f"{k}={v}"]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    out = estimate_json(keys)
     peak = out["training_peak"]
     return out["per_device"]["total"], peak["activations_held"] + peak["logits_held"], peak["phase"]
 

@@ -8,9 +8,7 @@ optimizer's implementation, runtime_overhead_bytes=0 (no CUDA context), and devi
 on a CPU at::dropout draws its mask in the input's dtype and layer_norm keeps its mean and rstd in
 the input's dtype (CUDA: a bool mask, fp32 statistics). GPT-2's LayerNorm does not upcast
 (norm_fp32 false); Gemma2RMSNorm does (norm_fp32 true)."""
-import json
 import os
-import subprocess
 
 import pytest
 
@@ -19,6 +17,7 @@ torch = pytest.importorskip("torch")
 import gemma2  # noqa: E402
 import gpt2  # noqa: E402
 import memcount  # noqa: E402
+from cli import estimate_json  # noqa: E402
 from conftest import ROWS  # noqa: E402
 from train import measure  # noqa: E402
 
@@ -74,10 +73,7 @@ def estimate(model_type, dtype, recompute, dropout, impl, batch, seq):
     else:
         keys.update({"num_key_value_heads": KV_HEADS, "head_dim": HEAD_DIM, "intermediate_size": FFN,
                      "sliding_window": WINDOW, "norm_fp32": "true"})
-    cmd = [os.environ["LLMMEM_CLI"], "estimate", "--json"]
-    for k, v in keys.items():
-        cmd += ["--set", f"{k}={v}"]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    out = estimate_json(keys)
     peak = out["training_peak"]
     return out["per_device"]["total"], peak["activations_held"] + peak["logits_held"], peak["phase"]
 

@@ -25,9 +25,7 @@ the trainable parameters alone (Trainer.create_optimizer). With full recomputati
 output is made to require grad (enable_input_require_grads, as transformers' and PEFT's gradient
 checkpointing setup do: reentrant checkpointing gives the adapters no gradient otherwise); without
 it, it does not, and the first layer's input norm runs unrecorded (input_requires_grad auto)."""
-import json
 import os
-import subprocess
 
 import pytest
 
@@ -36,6 +34,7 @@ torch = pytest.importorskip("torch")
 import deepseek  # noqa: E402
 import llama  # noqa: E402
 import memcount  # noqa: E402
+from cli import estimate_json  # noqa: E402
 import mixtral  # noqa: E402
 from conftest import ROWS  # noqa: E402
 from lora import apply_lora, enable_input_require_grads  # noqa: E402
@@ -111,10 +110,7 @@ def estimate(keys, recompute, lora):
     keys = {**COMMON, **keys, "recompute": recompute, "mode": "training"}
     if lora:
         keys.update({"mode": "lora", "lora_rank": lora[0], "lora_targets": lora[1]})
-    cmd = [os.environ["LLMMEM_CLI"], "estimate", "--json"]
-    for k, v in keys.items():
-        cmd += ["--set", f"{k}={v}"]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    out = estimate_json(keys)
     peak = out["training_peak"]
     return out["per_device"]["total"], peak["activations_held"] + peak["logits_held"], peak["phase"]
 
