@@ -451,9 +451,9 @@ static void print_training_peak(const llmmem_report *report, int width)
     llmmem_peak_phase phase = llmmem_report_peak_phase(report);
     if (phase == LLMMEM_PEAK_PHASE_STATIC)
         return;
-    int64_t layer;
-    uint64_t step;
-    if (llmmem_report_peak_moment(&layer, &step, report) == LLMMEM_OK) { /* inference: the generate loop */
+    if (phase == LLMMEM_PEAK_PHASE_PREFILL || phase == LLMMEM_PEAK_PHASE_DECODE) { /* inference: the generate loop */
+        const int64_t layer = llmmem_report_peak_layer(report);
+        const uint64_t step = llmmem_report_peak_step(report);
         const char *when = phase == LLMMEM_PEAK_PHASE_PREFILL ? "prefill" : "decode";
         if (layer >= 0 && phase == LLMMEM_PEAK_PHASE_PREFILL)
             printf("\npeak at: %s, layer %" PRId64 "\n", when, layer);

@@ -506,24 +506,24 @@ static llmmem_status step_of(llmmem__step *out, const llmmem__job *j, const llmm
     return LLMMEM_OK;
 }
 
-/* Inference: the generate loop's peak when the framework runs one (framework.c), into the job's
- * copy `gj` (else it stays the caller's, *job unchanged). */
-static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmmem__gen_moment *peak)
+/* Inference: the generate loop's shape and peak when the framework runs one (framework.c), into the
+ * job's copy `gj` (else it stays the caller's, *job unchanged). */
+static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmmem__gen_moment *peak,
+                                  llmmem__gen_shape *g)
 {
     const llmmem__job *j = *job;
     llmmem__semantics sem;
-    llmmem__gen_shape g;
     llmmem_status st;
     if (j->price.mode != LLMMEM_MODE_INFERENCE || llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
         return LLMMEM_OK;
     if ((st = llmmem__semantics_make(&sem, j->s)) != LLMMEM_OK || sem.cache == LLMMEM_CACHE_AUTO)
         return st;
-    if ((st = llmmem__generate_shape(&g, j, &sem)) != LLMMEM_OK || (st = llmmem__generate_peak(peak, &g)) != LLMMEM_OK)
+    if ((st = llmmem__generate_shape(g, j, &sem)) != LLMMEM_OK || (st = llmmem__generate_peak(peak, g)) != LLMMEM_OK)
         return st;
     *gj = *j;
     gj->gen = peak;
     gj->gen_host = 0;
-    if (g.cache == LLMMEM_CACHE_OFFLOADED && (st = llmmem__generate_host_cache(&gj->gen_host, &g)) != LLMMEM_OK)
+    if (g->cache == LLMMEM_CACHE_OFFLOADED && (st = llmmem__generate_host_cache(&gj->gen_host, g)) != LLMMEM_OK)
         return st;
     *job = gj;
     return LLMMEM_OK;
@@ -534,7 +534,8 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
 {
     llmmem__job gen_job;
     llmmem__gen_moment gen_peak;
-    llmmem_status gst = generate_job(&j, &gen_job, &gen_peak);
+    llmmem__gen_shape gen_shape;
+    llmmem_status gst = generate_job(&j, &gen_job, &gen_peak, &gen_shape);
     if (gst)
         return gst;
     const llmmem_model *m = j->m;
@@ -678,10 +679,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         r->peak_step = j->gen->step;
         r->peak_moment = j->gen->what;
         if (trace) {
-            llmmem__semantics sem;
-            llmmem_status st = llmmem__semantics_make(&sem, j->s);
-            if (st || (st = llmmem__generate_shape(&trace->gen_shape, j, &sem)) != LLMMEM_OK)
-                return st;
+            trace->gen_shape = gen_shape;
             trace->has_gen = 1;
             trace->gen = *j->gen;
         }

@@ -195,19 +195,12 @@ int64_t llmmem_report_peak_layer(const llmmem_report *report)
     return report->peak_layer;
 }
 
-llmmem_status llmmem_report_peak_moment(int64_t *layer_out, uint64_t *step_out, const llmmem_report *report)
+uint64_t llmmem_report_peak_step(const llmmem_report *report)
 {
-    LLMMEM_REQUIRE(layer_out);
-    LLMMEM_REQUIRE(step_out);
-    LLMMEM_REQUIRE(report);
-    if (!report->valid ||
+    if (!report || !report->valid ||
         (report->peak_phase != LLMMEM_PEAK_PHASE_PREFILL && report->peak_phase != LLMMEM_PEAK_PHASE_DECODE))
-        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT,
-                            "report_peak_moment: the report holds no generate loop (inference under a transformers "
-                            "framework, or max_new_tokens or cache_implementation set)");
-    *layer_out = report->peak_layer;
-    *step_out = report->peak_step;
-    return LLMMEM_OK;
+        return 0;
+    return report->peak_step;
 }
 
 static const char *const peak_part_names[LLMMEM_PEAK_PARTS] = {
@@ -259,14 +252,10 @@ llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
     put_member_u64(&b, "    ", "total", r->total, 1);
     llmmem__text_str(&b, "  },\n");
     if (r->peak_phase == LLMMEM_PEAK_PHASE_PREFILL || r->peak_phase == LLMMEM_PEAK_PHASE_DECODE) {
-        char num[32];
         llmmem__text_str(&b, "  \"inference_peak\": {\n    \"phase\": ");
         llmmem__text_quoted(&b, peak_phase_names[r->peak_phase]);
-        llmmem__text_str(&b, ",\n    \"layer\": ");
-        snprintf(num, sizeof num, "%lld", (long long)r->peak_layer);
-        llmmem__text_str(&b, num);
-        llmmem__text_str(&b, ",\n");
-        put_member_u64(&b, "    ", "step", r->peak_step, 0);
+        llmmem__text_printf(&b, ",\n    \"layer\": %lld,\n", (long long)llmmem_report_peak_layer(r));
+        put_member_u64(&b, "    ", "step", llmmem_report_peak_step(r), 0);
         llmmem__text_str(&b, "    \"moment\": ");
         llmmem__text_quoted(&b, r->peak_moment ? r->peak_moment : "");
         llmmem__text_str(&b, "\n  },\n");

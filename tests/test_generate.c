@@ -72,13 +72,10 @@ static void release(fixture *f)
 
 static void expect_peak(fixture *f, uint64_t total, llmmem_peak_phase phase, int64_t layer)
 {
-    int64_t at;
-    uint64_t step;
     ck_assert_ok(llmmem_estimate(f->r, f->m, f->hw, f->s));
     ck_assert_uint_eq(llmmem_report_total_bytes(f->r), total);
     ck_assert_int_eq(llmmem_report_peak_phase(f->r), phase);
-    ck_assert_ok(llmmem_report_peak_moment(&at, &step, f->r));
-    ck_assert_int_eq(at, layer);
+    ck_assert_int_eq(llmmem_report_peak_layer(f->r), layer);
     ck_assert_uint_eq(llmmem_report_bytes(f->r, LLMMEM_COMPONENT_WEIGHTS), weights(2));
 }
 
@@ -242,9 +239,8 @@ START_TEST(test_megatron_keeps_contiguous)
     ck_assert_ok(llmmem_estimate(f.r, f.m, f.hw, f.s));
     ck_assert_uint_eq(llmmem_report_total_bytes(f.r), weights(e) + LAYERS * 2 * (e * b * G * s * D));
     ck_assert_int_eq(llmmem_report_peak_phase(f.r), LLMMEM_PEAK_PHASE_STATIC);
-    int64_t layer;
-    uint64_t step;
-    ck_assert_status(llmmem_report_peak_moment(&layer, &step, f.r), LLMMEM_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(llmmem_report_peak_layer(f.r), -1); /* no generate moment */
+    ck_assert_uint_eq(llmmem_report_peak_step(f.r), 0);
     ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_MAX_NEW_TOKENS, 8));
     ck_assert_ok(llmmem_estimate(f.r, f.m, f.hw, f.s));
     ck_assert_int_eq(llmmem_report_peak_phase(f.r), LLMMEM_PEAK_PHASE_PREFILL);

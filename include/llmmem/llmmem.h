@@ -947,7 +947,8 @@ typedef enum llmmem_peak_phase {
 LLMMEM_API uint64_t llmmem_report_peak_part(const llmmem_report *report, llmmem_peak_part part);
 /** The moment the components describe (LLMMEM_PEAK_PHASE_STATIC for an invalid report). */
 LLMMEM_API llmmem_peak_phase llmmem_report_peak_phase(const llmmem_report *report);
-/** The decoder layer of the peak's moment (a layer's backward), or -1 (another moment, or invalid). */
+/** The decoder layer of the peak's moment (a layer's backward, the generate loop's prefill or decode),
+ * or -1 (another moment, outside the layers, or an invalid report). */
 LLMMEM_API int64_t llmmem_report_peak_layer(const llmmem_report *report);
 /** A phase's name ("loss", "forward", "backward", ...), NULL for an unknown value. */
 LLMMEM_API const char *llmmem_peak_phase_name(llmmem_peak_phase phase);
@@ -986,11 +987,9 @@ LLMMEM_API size_t llmmem_timeline_peak_index(const llmmem_timeline *timeline);
 LLMMEM_API size_t llmmem_timeline_stage(const llmmem_timeline *timeline);
 /** The timeline as JSON: {"stage", "peak_index", "points": [{"phase", "layer", "total", "bytes": {...}}]}. */
 LLMMEM_API llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *timeline);
-/** Where an inference peak of the generate loop is (phase prefill or decode): the decoder layer
- * (-1: outside the layers, the LM head or generate's own tensors) and the loop's step (0: the
- * prefill, 1 on: decode steps). LLMMEM_ERR_INVALID_ARGUMENT for a report of another phase. */
-LLMMEM_API llmmem_status llmmem_report_peak_moment(int64_t *layer_out, uint64_t *step_out,
-                                                   const llmmem_report *report);
+/** The generate loop's step of a prefill or decode peak (0: the prefill, 1 on: decode steps); 0 for
+ * any other phase. Its layer is llmmem_report_peak_layer's. */
+LLMMEM_API uint64_t llmmem_report_peak_step(const llmmem_report *report);
 
 /**
  * Pipeline stages. Every device of a stage holds the same bytes (tensor, context, expert and data
