@@ -157,6 +157,8 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
         add_vector(b, "o_proj.bias", LLMMEM_PARAMS_ATTENTION, h, layers);
     if (value(b, LLMMEM_KEY_QK_NORM)) /* transformers Qwen3Attention: q_norm, k_norm = RMSNorm(head_dim) */
         add_norm(b, "qk_norm", head_dim, 2 * layers);
+    if (value(b, LLMMEM_KEY_ATTENTION_SINKS)) /* transformers models/gpt_oss/modeling_gpt_oss.py GptOssAttention: sinks, one per head */
+        add(b, "sinks", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, layers, layers);
 }
 
 /* Multi-head latent attention: DeepSeek-V2 paper §2.1 and modeling_deepseek.py DeepseekV2Attention. */

@@ -314,6 +314,35 @@ static const llmmem__preset_value kimi_k2[] = {
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16),
     K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END};
 
+/* ---- gpt-oss ----------------------------------------------------------------
+ * GptOssForCausalLM: biased q/k/v/o, one sink per head, a biased router and 32 or 128 biased
+ * experts of 2880 on every layer, layers alternating a 128-token sliding window (first) and full
+ * attention, untied head; MXFP4 experts, everything else bf16 (quantization_config). */
+
+/* openai/gpt-oss-20b config.json */
+static const llmmem__preset_value gpt_oss_20b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT_OSS), K(HIDDEN_SIZE, 2880), K(NUM_HIDDEN_LAYERS, 24),
+    K(NUM_ATTENTION_HEADS, 64), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 64), K(INTERMEDIATE_SIZE, 2880),
+    K(VOCAB_SIZE, 201088), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(ATTENTION_SINKS, 1), K(NUM_EXPERTS, 32), K(NUM_EXPERTS_PER_TOK, 4),
+    K(MOE_INTERMEDIATE_SIZE, 2880), K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    K(ROUTER_BIAS, 1), K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(SLIDING_WINDOW, 128), K(SLIDING_WINDOW_PATTERN, 2),
+    K(TORCH_DTYPE, BF16), K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_MXFP4),
+    K(QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS), END};
+
+/* openai/gpt-oss-120b config.json: 36 layers, 128 experts */
+static const llmmem__preset_value gpt_oss_120b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT_OSS), K(HIDDEN_SIZE, 2880), K(NUM_HIDDEN_LAYERS, 36),
+    K(NUM_ATTENTION_HEADS, 64), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 64), K(INTERMEDIATE_SIZE, 2880),
+    K(VOCAB_SIZE, 201088), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(ATTENTION_SINKS, 1), K(NUM_EXPERTS, 128), K(NUM_EXPERTS_PER_TOK, 4),
+    K(MOE_INTERMEDIATE_SIZE, 2880), K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    K(ROUTER_BIAS, 1), K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(SLIDING_WINDOW, 128), K(SLIDING_WINDOW_PATTERN, 2),
+    K(TORCH_DTYPE, BF16), K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_MXFP4),
+    K(QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS), END};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -470,6 +499,8 @@ const llmmem__preset llmmem__model_presets[] = {
     {"granite-3.3-8b", granite_3_3_8b},
     {"smollm3-3b", smollm3_3b},
     {"kimi-k2", kimi_k2},
+    {"gpt-oss-20b", gpt_oss_20b},
+    {"gpt-oss-120b", gpt_oss_120b},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

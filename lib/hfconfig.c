@@ -1219,6 +1219,35 @@ static llmmem_status read_fp8(const hf *c, const json_t *q, llmmem_format *forma
     return check_skipped_modules(c, q, "modules_to_not_convert");
 }
 
+/* Mxfp4Config (gpt-oss): transformers integrations/mxfp4.py replace_with_mxfp4_linear converts the
+ * GptOssExperts modules alone, so what modules_to_not_convert lists (attention, router, embedding,
+ * head) stays in the model's dtype whatever it names, unless it names the experts, which the
+ * quantizer would then skip (refused: a 16-bit expert beside MXFP4 ones is not modelled). A model
+ * without routed experts keeps every weight in its dtype. */
+static llmmem_status read_mxfp4(const hf *c, const json_t *root, const json_t *q)
+{
+    const json_t *list = json_object_get(q, "modules_to_not_convert");
+    if (list && !json_is_null(list)) {
+        if (!json_is_array(list))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "modules_to_not_convert", "expected an array, got %s", kind(list));
+        for (size_t i = 0; i < json_array_size(list); i++) {
+            const json_t *v = json_array_get(list, i);
+            char name[64];
+            snprintf(name, sizeof name, "modules_to_not_convert[%zu]", i);
+            if (!json_is_string(v))
+                return hf_fail(c, LLMMEM_ERR_PARSE, name, "expected a string, got %s", kind(v));
+            if (strstr(json_string_value(v), "experts"))
+                return unsupported_string(c, name, json_string_value(v),
+                                          "experts left unquantized beside MXFP4 ones are not modelled");
+        }
+    }
+    llmmem_status st = set(c, "quant_method", LLMMEM_KEY_QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS);
+    /* quantizers/quantizer_mxfp4.py Mxfp4HfQuantizer.update_dtype: no dtype given is bfloat16 */
+    if (!st && !json_object_get(root, "torch_dtype") && !json_object_get(root, "dtype"))
+        st = set(c, "quant_method", LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_BF16);
+    return st;
+}
+
 static llmmem_status read_quantization(const hf *c, const json_t *root)
 {
     const json_t *q = json_object_get(root, "quantization_config");
@@ -1252,7 +1281,7 @@ static llmmem_status read_quantization(const hf *c, const json_t *root)
         st = read_fp8(&qc, q, &format);
     } else if (strcmp(method, "mxfp4") == 0) {
         format = LLMMEM_FORMAT_MXFP4;
-        st = check_skipped_modules(&qc, q, "modules_to_not_convert");
+        st = read_mxfp4(&qc, root, q);
     } else {
         return unsupported_string(&qc, "quant_method", method, "gptq, awq, bitsandbytes, fp8 and mxfp4 are");
     }

@@ -38,6 +38,7 @@ static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up"
 static const char *const tristate_names[] = {"auto", "off", "on", NULL};
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
+static const char *const quantized_modules_names[] = {"linear", "experts", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -172,6 +173,11 @@ static const llmmem__key_info key_table[] = {
              "SigLIP attention-pooling head (probe, attention, norm, MLP)"),
     CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 2, 0,
                "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear)"),
+    BOOL_KEY(LLMMEM_KEY_ATTENTION_SINKS, M, "attention_sinks", 0,
+             "one learned sink logit per query head in every attention layer (gpt-oss GptOssAttention.sinks)"),
+    CHOICE_KEY(LLMMEM_KEY_QUANTIZED_MODULES, M, "quantized_modules", quantized_modules_names, 0, 1, 0,
+               "what quantization_format reaches: linear (every linear layer but embedding, LM head and "
+               "routers) or experts (routed experts alone, as gpt-oss MXFP4)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

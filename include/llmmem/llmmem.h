@@ -165,6 +165,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
     LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
+    LLMMEM_KEY_ATTENTION_SINKS = 1065,         /**< bool: one learned sink logit per query head per attention layer (gpt-oss) */
+    LLMMEM_KEY_QUANTIZED_MODULES = 1066,       /**< choice (llmmem_quantized_modules): what the checkpoint's quantization reaches */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -325,8 +327,15 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_DEEPSEEK_V3 = 18, /**< "deepseek_v3" */
     LLMMEM_MODEL_GRANITE = 19,     /**< "granite" (IBM Granite 3.x dense) */
     LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
-    LLMMEM_MODEL_KIMI_K2 = 21      /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_GPT_OSS = 22      /**< "gpt_oss" (OpenAI gpt-oss: sinks, biased experts, MXFP4 experts) */
 } llmmem_model_type;
+
+/** What a quantized checkpoint's format reaches: choices of LLMMEM_KEY_QUANTIZED_MODULES. */
+typedef enum llmmem_quantized_modules {
+    LLMMEM_QUANTIZED_LINEAR = 0,  /**< "linear": every linear layer but the embedding, LM head and routers */
+    LLMMEM_QUANTIZED_EXPERTS = 1  /**< "experts": routed experts alone (gpt-oss MXFP4: attention stays 16-bit) */
+} llmmem_quantized_modules;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
 typedef enum llmmem_norm_type {

@@ -1,0 +1,170 @@
+/* What checkpoints store beyond the model class (issue 17): gpt-oss's sinks, biased experts and
+ * MXFP4 experts. Every figure below is a publisher's (or worked out by hand from a published
+ * config, where said), never this library's output. */
+#include <stdio.h>
+#include <string.h>
+
+#include "unit.h"
+
+#ifndef LLMMEM_TEST_DATA
+#define LLMMEM_TEST_DATA "tests/data"
+#endif
+
+static llmmem_model *load(const char *file)
+{
+    char path[1024];
+    llmmem_model *m = NULL;
+    snprintf(path, sizeof path, "%s/configs/%s", LLMMEM_TEST_DATA, file);
+    ck_assert_ok(llmmem_model_from_hf_config(&m, path));
+    return m;
+}
+
+static llmmem_model *preset(const char *name)
+{
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_preset(&m, name));
+    return m;
+}
+
+static uint64_t total(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_total_parameters(&n, m));
+    return n;
+}
+
+static uint64_t group(const llmmem_model *m, llmmem_param_group g)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_parameters(&n, m, g));
+    return n;
+}
+
+static int64_t get(const llmmem_model *m, llmmem_key key)
+{
+    int64_t v = -1;
+    ck_assert_ok(llmmem_model_get_int(&v, m, key));
+    return v;
+}
+
+/* Weight bytes of the whole model on one device in inference, the checkpoint's formats. */
+static uint64_t inference_weights(const llmmem_model *m)
+{
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 128));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    uint64_t w = llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS);
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    return w;
+}
+
+/* ---- gpt-oss ------------------------------------------------------------------------------- */
+
+/* openai/gpt-oss-20b (tests/data/configs/gpt-oss-20b.json, the repo's config.json): 24 layers of
+ * 2880, 64 query heads and 8 KV heads of 64, attention_bias true, 32 experts of 2880 (4 per token),
+ * vocabulary 201,088, untied. transformers modeling_gpt_oss.py:
+ *   attention per layer: q 4096 x 2880 + k, v 2 x 512 x 2880 + o 2880 x 4096 = 26,542,080;
+ *     biases 4096 + 512 + 512 + 2880 = 8,000; sinks 64 (GptOssAttention.sinks): 26,550,144
+ *   norms per layer 2 x 2880 = 5,760
+ *   router 32 x 2880 + bias 32 = 92,192 (GptOssTopKRouter)
+ *   experts 32 x (gate_up 2880 x 5760 + down 2880 x 2880) = 796,262,400; biases 32 x (5760 + 2880)
+ *     = 276,480 (GptOssExperts gate_up_proj_bias, down_proj_bias)
+ *   per layer 823,186,976 x 24 = 19,756,487,424; embedding + head 2 x 201088 x 2880 =
+ *   1,158,266,880; final norm 2,880: 20,914,757,184 (the model card's 20.91B total).
+ * Its model.safetensors.index.json total_size, 13,761,264,768 bytes, is what the inventory stores:
+ * every tensor but the expert matrices in bf16, (20,914,757,184 - 24 x 796,262,400) x 2 =
+ * 3,608,919,168, and the expert matrices in MXFP4 (*_blocks: 16 bytes per 32 weights, *_scales:
+ * one E8M0 byte per 32; transformers integrations/mxfp4.py), along the 2880 inputs 90 blocks of
+ * 17 bytes per row: 24 x 32 x (5760 + 2880) x 90 x 17 = 10,152,345,600. */
+START_TEST(gpt_oss_20b)
+{
+    llmmem_model *m = load("gpt-oss-20b.json");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_GPT_OSS);
+    ck_assert_uint_eq(total(m), 20914757184ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_EXPERTS), 24ULL * (796262400ULL + 276480ULL));
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_ATTENTION), 24ULL * 26550144ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_ROUTER), 24ULL * 92192ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QUANTIZATION_FORMAT), LLMMEM_FORMAT_MXFP4);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QUANTIZED_MODULES), LLMMEM_QUANTIZED_EXPERTS);
+    /* the config names no dtype: Mxfp4HfQuantizer.update_dtype loads the rest in bfloat16 */
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_BF16);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW), 128);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN), 2);
+    ck_assert_uint_eq(inference_weights(m), 13761264768ULL);
+    llmmem_model_free(m);
+
+    m = preset("gpt-oss-20b");
+    ck_assert_uint_eq(total(m), 20914757184ULL);
+    ck_assert_uint_eq(inference_weights(m), 13761264768ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* openai/gpt-oss-120b: the same layers with 128 experts, 36 of them. By the derivation above:
+ *   per layer 26,550,144 + 5,760 + router 128 x 2880 + 128 = 368,768 + experts 128 x 24,883,200 =
+ *   3,185,049,600 + expert biases 128 x 8,640 = 1,105,920: 3,213,080,192 x 36 = 115,670,886,912;
+ *   + 1,158,266,880 + 2,880 = 116,829,156,672 (the model card's 116.83B total).
+ *   Bytes: (116,829,156,672 - 36 x 3,185,049,600) x 2 = 4,334,742,144 bf16, and
+ *   36 x 128 x 8640 x 90 x 17 = 60,914,073,600 MXFP4: 65,248,815,744 (the bytes of the published
+ *   repo's tensors as a third-party inventory of its safetensors files records them). */
+START_TEST(gpt_oss_120b)
+{
+    llmmem_model *m = preset("gpt-oss-120b");
+    ck_assert_uint_eq(total(m), 116829156672ULL);
+    ck_assert_uint_eq(inference_weights(m), 65248815744ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* One sequence's cache, transformers' contiguous cache in bf16: a token adds K and V of 8 KV heads
+ * of 64 to a layer, 2 x 8 x 64 x 2 = 2,048 bytes. gpt-oss-20b's 12 full layers keep every token,
+ * its 12 sliding layers the last 128 (DynamicSlidingWindowLayer): 4096 tokens hold
+ * 12 x 4096 x 2048 + 12 x 128 x 2048 = 100,663,296 + 3,145,728 = 103,809,024 bytes; 100 tokens
+ * are under the window everywhere: 24 x 100 x 2048 = 4,915,200. */
+START_TEST(gpt_oss_kv)
+{
+    llmmem_model *m = load("gpt-oss-20b.json");
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 4096));
+    ck_assert_uint_eq(bytes, 103809024ULL);
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 100));
+    ck_assert_uint_eq(bytes, 4915200ULL);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* modules_to_not_convert naming the experts would leave them 16-bit beside MXFP4 ones: refused. */
+START_TEST(gpt_oss_refusals)
+{
+    static const char *const json =
+        "{\"model_type\": \"gpt_oss\", \"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, "
+        "\"num_key_value_heads\": 2, \"head_dim\": 16, \"vocab_size\": 100, \"intermediate_size\": 64, "
+        "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, \"quantization_config\": {\"quant_method\": "
+        "\"mxfp4\", \"modules_to_not_convert\": [\"model.layers.*.mlp.experts\"]}}";
+    llmmem_model *m = NULL;
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "modules_to_not_convert[0]"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("checkpoint_extras");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, gpt_oss_20b);
+    tcase_add_test(tc, gpt_oss_120b);
+    tcase_add_test(tc, gpt_oss_kv);
+    tcase_add_test(tc, gpt_oss_refusals);
+    suite_add_tcase(suite, tc);
+    return run_suite(suite);
+}
