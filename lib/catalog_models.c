@@ -273,8 +273,9 @@ static const llmmem__preset_value deepseek_v2_lite[] = {
     K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(Q_LORA_RANK, 0), K(KV_LORA_RANK, 512),
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16), END};
 
-/* deepseek-ai/DeepSeek-V3 config.json: the 61-layer main model only (num_nextn_predict_layers 1:
- * the multi-token-prediction module, stored as layer 61 of the checkpoint, is not counted);
+/* deepseek-ai/DeepSeek-V3 config.json: the 61-layer main model (num_nextn_predict_layers 1:
+ * the multi-token-prediction module, stored as layer 61 of the checkpoint, is outside the model's
+ * count and in llmmem_model_checkpoint_parameters);
  * 256 routed experts of 2048, 8 per token, 1 shared; first 3 layers dense (18432);
  * topk_method noaux_tc: e_score_correction_bias. torch_dtype says bfloat16; the published
  * checkpoint is fp8 e4m3 with 128 x 128 block scales (quantization_config). */
@@ -287,6 +288,7 @@ static const llmmem__preset_value deepseek_v3[] = {
     K(N_SHARED_EXPERTS, 1), K(FIRST_K_DENSE_REPLACE, 3), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),
     K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16),
+    K(NUM_NEXTN_PREDICT_LAYERS, 1), K(MTP_EMBEDDING, 1), K(MTP_LM_HEAD, 1),
     K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END}; /* quantization_config: fp8, weight_block_size [128, 128] */
 
 /* ---- Families that are one row of the family table (families.c) ----------- */
@@ -312,7 +314,8 @@ static const llmmem__preset_value kimi_k2[] = {
     K(NUM_EXPERTS, 384), K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, 2048), K(N_SHARED_EXPERTS, 1),
     K(FIRST_K_DENSE_REPLACE, 1), K(MOE_LAYER_FREQ, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16),
-    K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END};
+    K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), K(NUM_NEXTN_PREDICT_LAYERS, 0), K(MTP_EMBEDDING, 1),
+    K(MTP_LM_HEAD, 1), END};
 
 /* ---- gpt-oss ----------------------------------------------------------------
  * GptOssForCausalLM: biased q/k/v/o, one sink per head, a biased router and 32 or 128 biased

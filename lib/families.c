@@ -59,7 +59,11 @@ static const llmmem__key_default gemma3_text_structure[] = {
     END,
 };
 /* DeepSeek-V3 modeling_deepseek.py (and Kimi K2, which runs it): MoEGate.e_score_correction_bias */
-static const llmmem__key_default deepseek_v3_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+static const llmmem__key_default deepseek_v3_structure[] = {
+    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1},
+    /* README_WEIGHTS.md: the MTP module stores embed_tokens and shared_head.head (model.layers.61) */
+    {LLMMEM_KEY_MTP_EMBEDDING, 1}, {LLMMEM_KEY_MTP_LM_HEAD, 1}, END,
+};
 /* models/gpt_oss/modeling_gpt_oss.py: GptOssAttention.sinks (one per head), GptOssTopKRouter.bias,
  * GptOssExperts gate_up_proj_bias and down_proj_bias; every layer a GptOssMLP (no dense MLP) */
 static const llmmem__key_default gpt_oss_structure[] = {

@@ -780,6 +780,8 @@ static llmmem_status read_deepseek(const hf *c, const json_t *obj)
         st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
     if (!st)
         st = read_tie(c, obj);
+    if (!st) /* README_WEIGHTS.md: MTP modules stored after the main layers, not in the model's class */
+        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
     if (!st)
         st = refuse_if(c, obj, "attention_bias", 1, 0,
                        "biases on q_a_proj, kv_a_proj_with_mqa and o_proj are not modelled");

@@ -126,6 +126,8 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
                             "mode qlora keeps the base in bitsandbytes 4-bit (bnb_nf4 or bnb_fp4), not weight_format "
                             "%s: use mode=lora for a LoRA over that base",
                             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, weight_format));
+    llmmem_format stored = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_FORMAT);
+    const int32_t as_stored = stored != LLMMEM_FORMAT_AUTO && weight_format == stored;
     llmmem__weight_plan p = {
         .weight = weight_format,
         .high = high_precision(weight_format, torch_dtype, llmmem__get_int(&s->s, LLMMEM_KEY_HIGH_PRECISION_FORMAT)),
@@ -134,9 +136,9 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
         .quantize_embedding = sv(s, LLMMEM_KEY_QUANTIZE_EMBEDDING) != 0,
         .quantize_lm_head = sv(s, LLMMEM_KEY_QUANTIZE_LM_HEAD) != 0,
         .quantize_router = sv(s, LLMMEM_KEY_QUANTIZE_ROUTER) != 0,
-        /* the checkpoint's scope holds while its own format is the one applied */
-        .experts_only = llmmem__model_value(m, LLMMEM_KEY_QUANTIZED_MODULES) == LLMMEM_QUANTIZED_EXPERTS &&
-                        weight_format == (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_FORMAT)};
+        /* the checkpoint's scope and fp32 tensors hold while its own format is the one applied */
+        .experts_only = as_stored && llmmem__model_value(m, LLMMEM_KEY_QUANTIZED_MODULES) == LLMMEM_QUANTIZED_EXPERTS,
+        .as_stored = as_stored};
     uint64_t probe;
     if (llmmem_format_tensor_bytes(&probe, p.weight, 1, 1, p.group, p.double_quant) == LLMMEM_ERR_OUT_OF_RANGE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "quant_group_size (%llu) is not a valid group size for %s",
@@ -161,6 +163,8 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
 
 llmmem_format llmmem__weight_plan_format(const llmmem__weight_plan *p, const llmmem__tensor_class *t)
 {
+    if (t->fp32 && p->as_stored)
+        return F32;
     return quantized(t, p) ? p->weight : p->high;
 }
 

@@ -39,6 +39,7 @@ static const char *const tristate_names[] = {"auto", "off", "on", NULL};
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
 static const char *const quantized_modules_names[] = {"linear", "experts", NULL};
+static const char *const speculative_names[] = {"none", "mtp", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -178,6 +179,13 @@ static const llmmem__key_info key_table[] = {
     CHOICE_KEY(LLMMEM_KEY_QUANTIZED_MODULES, M, "quantized_modules", quantized_modules_names, 0, 1, 0,
                "what quantization_format reaches: linear (every linear layer but embedding, LM head and "
                "routers) or experts (routed experts alone, as gpt-oss MXFP4)"),
+    INT_KEY(LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, M, "num_nextn_predict_layers", 0, 64, 0,
+            "multi-token-prediction modules stored in the checkpoint beyond the model (DeepSeek-V3: 1; "
+            "not in the model's parameters)"),
+    BOOL_KEY(LLMMEM_KEY_MTP_EMBEDDING, M, "mtp_embedding", 0,
+             "each multi-token-prediction module stores its own copy of the embedding"),
+    BOOL_KEY(LLMMEM_KEY_MTP_LM_HEAD, M, "mtp_lm_head", 0,
+             "each multi-token-prediction module stores its own copy of the LM head"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
@@ -359,6 +367,11 @@ static const llmmem__key_info key_table[] = {
             "tokens per request (prompt and output) for the concurrency question (0: max_model_len)"),
     BOOL_KEY(LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER, S, "disable_hybrid_kv_cache_manager", 0,
              "vLLM --disable-hybrid-kv-cache-manager: sliding-window layers keep every token like full ones"),
+    CHOICE_KEY(LLMMEM_KEY_SPECULATIVE_METHOD, S, "speculative_method", speculative_names, 0, 1, 0,
+               "vLLM speculative_config method: none, or mtp (the checkpoint's MTP modules are loaded as the "
+               "draft)"),
+    INT_KEY(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS, S, "num_speculative_tokens", 0, 64, 0,
+            "vLLM speculative_config num_speculative_tokens: draft tokens per step (0: no speculative decoding)"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

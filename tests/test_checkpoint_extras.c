@@ -1,5 +1,5 @@
 /* What checkpoints store beyond the model class (issue 17): gpt-oss's sinks, biased experts and
- * MXFP4 experts. Every figure below is a publisher's (or worked out by hand from a published
+ * MXFP4 experts; DeepSeek-V3's multi-token-prediction module and fp32 router bias. Every figure below is a publisher's (or worked out by hand from a published
  * config, where said), never this library's output. */
 #include <stdio.h>
 #include <string.h>
@@ -157,6 +157,83 @@ START_TEST(gpt_oss_refusals)
 }
 END_TEST
 
+/* ---- multi-token prediction -------------------------------------------------------------- */
+
+/* Serving weights of the whole model on one H100 (vLLM, tensor_parallel 1), with or without the
+ * MTP modules drafting (speculative_method mtp). */
+static uint64_t serving_weights(const llmmem_model *m, int mtp)
+{
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_MODEL_LEN, 4096));
+    if (mtp) {
+        ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SPECULATIVE_METHOD, LLMMEM_SPECULATIVE_MTP));
+        ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_NUM_SPECULATIVE_TOKENS, 1));
+    }
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    uint64_t w = llmmem_serving_get(r, LLMMEM_SERVING_WEIGHTS);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    return w;
+}
+
+/* deepseek-ai/DeepSeek-V3: the Hub's safetensors metadata of the published repo counts BF16
+ * 3,918,786,560 + F8_E4M3 680,571,043,840 + F32 41,555,600 = 684,531,386,000 stored elements, of
+ * which 41,540,496 F32 are the fp8 128 x 128 block scales (weight_scale_inv; tests/test_params.c
+ * derives them) and the rest parameters: 684,489,845,504, the checkpoint's parameters. The model
+ * (DeepseekV3ForCausalLM, tests/test_params.c) has 671,026,419,200; the difference, 13,463,426,304,
+ * is the one MTP module (num_nextn_predict_layers 1, model.layers.61, README_WEIGHTS.md): an MoE
+ * decoder layer (MLA 187,105,280 + its norms 2,048; 2 x 7168 layer norms; 257 experts of
+ * 3 x 2048 x 7168; gate 256 x 7168 + 256), enorm, hnorm, shared_head.norm (3 x 7168), eh_proj
+ * 7168 x 14336, and its own embed_tokens and shared_head.head (2 x 129280 x 7168).
+ * Stored bytes: 3,918,786,560 x 2 + 680,571,043,840 + 41,555,600 x 4 = 688,574,839,360. Of them
+ * the MTP module's: fp8 MLA and experts 187,105,280 + 11,318,329,344 = 11,505,434,624; their block
+ * scales (11,448 + 257 x 2,688) x 4 = 2,809,056; bf16 gate 3,670,016; fp32 e_score_correction_bias
+ * 1,024; bf16 norms (16,384 + 21,504) x 2 = 75,776; bf16 eh_proj 205,520,896; bf16 embedding and
+ * head 3,706,716,160: 15,424,227,552. */
+START_TEST(deepseek_v3_mtp)
+{
+    llmmem_model *m = load("deepseek-v3.json");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS), 1);
+    uint64_t n = 0;
+    ck_assert_uint_eq(total(m), 671026419200ULL);
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
+    ck_assert_uint_eq(n, 684489845504ULL);
+    ck_assert_uint_eq(serving_weights(m, 1), 688574839360ULL);
+    ck_assert_uint_eq(serving_weights(m, 1) - serving_weights(m, 0), 15424227552ULL);
+    llmmem_model_free(m);
+
+    m = preset("deepseek-v3");
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
+    ck_assert_uint_eq(n, 684489845504ULL);
+    ck_assert_uint_eq(serving_weights(m, 1), 688574839360ULL);
+    llmmem_model_free(m);
+
+    /* a model without MTP modules: the checkpoint holds the model, and mtp cannot draft */
+    m = preset("kimi-k2");
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
+    ck_assert_uint_eq(n, total(m));
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SPECULATIVE_METHOD, LLMMEM_SPECULATIVE_MTP));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "num_nextn_predict_layers is 0"));
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("checkpoint_extras");
@@ -165,6 +242,7 @@ int main(void)
     tcase_add_test(tc, gpt_oss_120b);
     tcase_add_test(tc, gpt_oss_kv);
     tcase_add_test(tc, gpt_oss_refusals);
+    tcase_add_test(tc, deepseek_v3_mtp);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -167,6 +167,9 @@ typedef enum llmmem_key {
     LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
     LLMMEM_KEY_ATTENTION_SINKS = 1065,         /**< bool: one learned sink logit per query head per attention layer (gpt-oss) */
     LLMMEM_KEY_QUANTIZED_MODULES = 1066,       /**< choice (llmmem_quantized_modules): what the checkpoint's quantization reaches */
+    LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS = 1067, /**< multi-token-prediction modules the checkpoint stores beyond the model (DeepSeek-V3: 1) */
+    LLMMEM_KEY_MTP_EMBEDDING = 1068,           /**< bool: each MTP module stores its own embedding copy */
+    LLMMEM_KEY_MTP_LM_HEAD = 1069,             /**< bool: each MTP module stores its own LM head copy */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -248,6 +251,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_N = 3114,                       /**< sequences per request: parallel sampling n, or beam width */
     LLMMEM_KEY_REQUEST_TOKENS = 3115,          /**< tokens per request for the concurrency question (0: max_model_len) */
     LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER = 3116, /**< bool: sliding-window layers cached like full ones */
+    LLMMEM_KEY_SPECULATIVE_METHOD = 3120,      /**< choice (llmmem_speculative_method): vLLM speculative_config method: none, mtp */
+    LLMMEM_KEY_NUM_SPECULATIVE_TOKENS = 3121,  /**< vLLM speculative_config num_speculative_tokens (0: no speculative decoding) */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
@@ -330,6 +335,12 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
     LLMMEM_MODEL_GPT_OSS = 22      /**< "gpt_oss" (OpenAI gpt-oss: sinks, biased experts, MXFP4 experts) */
 } llmmem_model_type;
+
+/** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
+typedef enum llmmem_speculative_method {
+    LLMMEM_SPECULATIVE_NONE = 0, /**< "none" */
+    LLMMEM_SPECULATIVE_MTP = 1   /**< "mtp": the checkpoint's multi-token-prediction modules draft */
+} llmmem_speculative_method;
 
 /** What a quantized checkpoint's format reaches: choices of LLMMEM_KEY_QUANTIZED_MODULES. */
 typedef enum llmmem_quantized_modules {
@@ -665,6 +676,14 @@ LLMMEM_API llmmem_status llmmem_model_parameters(uint64_t *count_out, const llmm
 LLMMEM_API llmmem_status llmmem_model_total_parameters(uint64_t *count_out, const llmmem_model *model);
 /** Parameters used for one token: all but the routed experts not chosen. */
 LLMMEM_API llmmem_status llmmem_model_active_parameters(uint64_t *count_out, const llmmem_model *model);
+/**
+ * Parameters the model's checkpoint stores: the model's (llmmem_model_total_parameters, what
+ * transformers instantiates) and its num_nextn_predict_layers multi-token-prediction modules, each
+ * a decoder layer of the kind of the last one, two input norms, a 2 x hidden_size -> hidden_size
+ * projection, an output norm, and an embedding and LM head where mtp_embedding and mtp_lm_head say
+ * the checkpoint keeps its own copies. Equal to the total for a model without MTP modules.
+ */
+LLMMEM_API llmmem_status llmmem_model_checkpoint_parameters(uint64_t *count_out, const llmmem_model *model);
 /**
  * A model from a Hugging Face config.json (a file, or a folder holding one). Fields take the
  * keys of the same name (GPT-2's n_embd, Falcon's num_kv_heads and the like are mapped). The
