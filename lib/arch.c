@@ -161,6 +161,32 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
         add(b, "sinks", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, layers, layers);
 }
 
+/* DeepSeek sparse attention's lightning indexer in an MLA layer (deepseek-ai/DeepSeek-V3.2-Exp
+ * inference/model.py Indexer; vllm model_executor/models/deepseek_v2.py Indexer). */
+static void add_indexer(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t n = value(b, LLMMEM_KEY_INDEX_N_HEADS), d = value(b, LLMMEM_KEY_INDEX_HEAD_DIM);
+    uint64_t q_rank = value(b, LLMMEM_KEY_Q_LORA_RANK);
+    if (n == 0)
+        return;
+    if (require(b, LLMMEM_KEY_INDEX_HEAD_DIM))
+        return;
+    if (q_rank == 0) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "index_n_heads (%llu): the indexer's wq_b reads the q_lora_rank latent, "
+             "but q_lora_rank is 0", (unsigned long long)n);
+        return;
+    }
+    /* vLLM ReplicatedLinear wq_b (q_lora_rank -> n x d) and wk (hidden -> d), quantized with the layer */
+    add(b, "indexer.wq_b", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, 0, n * d, q_rank, layers, layers);
+    add(b, "indexer.wk", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, 0, d, h, layers, layers);
+    /* k_norm is a LayerNorm (weight and bias) whatever the model's norm_type */
+    add_vector(b, "indexer.k_norm", LLMMEM_PARAMS_NORMS, d, 2 * layers);
+    /* weights_proj: quant_config=None in vLLM, bf16 in the reference: never quantized (matrix 0) */
+    add(b, "indexer.weights_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 0, 0, n, h, layers, layers);
+    /* vllm deepseek_v2.py Indexer.k_cache: fp8 key of d bytes and an fp32 scale per 128 of it, uint8 */
+    b->geo->index_cache = d + d / 128 * 4;
+}
+
 /* Multi-head latent attention: DeepSeek-V2 paper §2.1 and modeling_deepseek.py DeepseekV2Attention. */
 static void add_mla(builder *b, uint64_t h, uint64_t layers)
 {
@@ -196,6 +222,7 @@ static void add_mla(builder *b, uint64_t h, uint64_t layers)
     add(b, "kv_b_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V,
         heads * (nope + v_dim), kv_rank, layers, layers);
     add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * v_dim, layers, layers);
+    add_indexer(b, h, layers);
 }
 
 /* One MLP of width f: gate/up (column-parallel) and down (row-parallel), `count` copies of which

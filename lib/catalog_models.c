@@ -346,6 +346,21 @@ static const llmmem__preset_value gpt_oss_120b[] = {
     K(TORCH_DTYPE, BF16), K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_MXFP4),
     K(QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS), END};
 
+/* deepseek-ai/DeepSeek-V3.2 config.json (DeepSeek-V3.2-Exp's has the same shapes): DeepSeek-V3's
+ * layers, each with a sparse-attention indexer of 64 heads of 128; fp8 128 x 128 blocks; one MTP
+ * module stored as layer 61 */
+static const llmmem__preset_value deepseek_v3_2[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_DEEPSEEK_V32), K(HIDDEN_SIZE, 7168), K(NUM_HIDDEN_LAYERS, 61),
+    K(NUM_ATTENTION_HEADS, 128), K(NUM_KEY_VALUE_HEADS, 128), K(INTERMEDIATE_SIZE, 18432),
+    K(VOCAB_SIZE, 129280), K(MAX_POSITION_EMBEDDINGS, 163840), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(NUM_EXPERTS, 256), K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, 2048),
+    K(N_SHARED_EXPERTS, 1), K(FIRST_K_DENSE_REPLACE, 3), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),
+    K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
+    K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(INDEX_N_HEADS, 64),
+    K(INDEX_HEAD_DIM, 128), K(TORCH_DTYPE, BF16), K(NUM_NEXTN_PREDICT_LAYERS, 1), K(MTP_EMBEDDING, 1),
+    K(MTP_LM_HEAD, 1), K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -504,6 +519,7 @@ const llmmem__preset llmmem__model_presets[] = {
     {"kimi-k2", kimi_k2},
     {"gpt-oss-20b", gpt_oss_20b},
     {"gpt-oss-120b", gpt_oss_120b},
+    {"deepseek-v3.2", deepseek_v3_2},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

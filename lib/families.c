@@ -178,6 +178,11 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_GPT_OSS, "gpt_oss", LLMMEM_READ_LLAMA_LIKE,
      {8, 64, 1, 1, 0, 1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_GEMMA, 128, 2, 131072, 2880, 2880, 36, 64, 201088},
      gpt_oss_structure, NULL},
+    /* deepseek-ai/DeepSeek-V3.2-Exp and DeepSeek-V3.2 (DeepseekV32ForCausalLM, remote code): DeepSeek-V3's
+     * modeling and an indexer in every attention layer (index_n_heads, index_head_dim) */
+    {LLMMEM_MODEL_DEEPSEEK_V32, "deepseek_v32", LLMMEM_READ_DEEPSEEK,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, deepseek_v3_structure,
+     NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -195,7 +200,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_GEMMA3_TEXT] = "gemma3_text", [LLMMEM_MODEL_DEEPSEEK_V2] = "deepseek_v2",
     [LLMMEM_MODEL_DEEPSEEK_V3] = "deepseek_v3", [LLMMEM_MODEL_GRANITE] = "granite",
     [LLMMEM_MODEL_SMOLLM3] = "smollm3",         [LLMMEM_MODEL_KIMI_K2] = "kimi_k2",
-    [LLMMEM_MODEL_GPT_OSS] = "gpt_oss",
+    [LLMMEM_MODEL_GPT_OSS] = "gpt_oss",         [LLMMEM_MODEL_DEEPSEEK_V32] = "deepseek_v32",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

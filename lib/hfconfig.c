@@ -780,6 +780,10 @@ static llmmem_status read_deepseek(const hf *c, const json_t *obj)
         st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
     if (!st)
         st = read_tie(c, obj);
+    if (!st && c->fam->type == LLMMEM_MODEL_DEEPSEEK_V32) /* inference/model.py ModelArgs: the indexer's shape */
+        st = required(c, obj, NAMES("index_n_heads"), LLMMEM_KEY_INDEX_N_HEADS, CLASS_NONE, NULL);
+    if (!st && c->fam->type == LLMMEM_MODEL_DEEPSEEK_V32)
+        st = required(c, obj, NAMES("index_head_dim"), LLMMEM_KEY_INDEX_HEAD_DIM, CLASS_NONE, NULL);
     if (!st) /* README_WEIGHTS.md: MTP modules stored after the main layers, not in the model's class */
         st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
     if (!st)

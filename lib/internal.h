@@ -341,6 +341,8 @@ typedef struct llmmem__geometry {
      * the attention computes them (what a Hugging Face cache stores) */
     llmmem__kv_token kv_token;
     llmmem__kv_token kv_latent;  /* MLA: the compressed latent vLLM caches instead; 0 otherwise */
+    uint64_t index_cache;        /* DeepSeek sparse attention: bytes of the indexer's key per token and layer
+                                  * in vLLM's paged cache (0: no indexer) */
 } llmmem__geometry;
 
 struct llmmem_model {

@@ -186,6 +186,10 @@ static const llmmem__key_info key_table[] = {
              "each multi-token-prediction module stores its own copy of the embedding"),
     BOOL_KEY(LLMMEM_KEY_MTP_LM_HEAD, M, "mtp_lm_head", 0,
              "each multi-token-prediction module stores its own copy of the LM head"),
+    INT_KEY(LLMMEM_KEY_INDEX_N_HEADS, M, "index_n_heads", 0, 1LL << 16, 0,
+            "DeepSeek sparse attention: query heads of the indexer in every MLA layer (0: no indexer)"),
+    INT_KEY(LLMMEM_KEY_INDEX_HEAD_DIM, M, "index_head_dim", 0, 1LL << 16, 0,
+            "DeepSeek sparse attention: width of the indexer's heads and of the key it caches per token"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

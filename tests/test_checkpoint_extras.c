@@ -234,6 +234,68 @@ START_TEST(deepseek_v3_mtp)
 }
 END_TEST
 
+/* ---- DeepSeek-V3.2 ------------------------------------------------------------------------ */
+
+/* deepseek-ai/DeepSeek-V3.2 (tests/data/configs/deepseek-v3.2.json, its config.json): DeepSeek-V3's
+ * shapes and, in each of the 61 layers and the MTP layer, the indexer of inference/model.py:
+ * wq_b 8192 x 1536 (64 heads of 128 from the q_lora_rank latent) = 12,582,912, wk 128 x 7168 =
+ * 917,504, k_norm LayerNorm 2 x 128 = 256, weights_proj 64 x 7168 = 458,752: 13,959,424 a layer.
+ *   model: 671,026,419,200 (DeepSeek-V3's, tests/test_params.c) + 61 x 13,959,424 = 671,877,944,064
+ *   checkpoint: 684,489,845,504 (DeepSeek-V3's with its MTP module, above) + 62 x 13,959,424 =
+ *   685,355,329,792.
+ * No publisher total was found for this repo; a third-party inventory of its 163 safetensors files
+ * counts 685,396,921,376 stored elements, which is this checkpoint count plus the fp8 block scales:
+ * DeepSeek-V3's 41,540,496 and 62 x (wq_b 64 x 12 + wk 1 x 56) = 51,088. */
+START_TEST(deepseek_v32)
+{
+    llmmem_model *m = load("deepseek-v3.2.json");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_DEEPSEEK_V32);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_INDEX_N_HEADS), 64);
+    ck_assert_uint_eq(total(m), 671877944064ULL);
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
+    ck_assert_uint_eq(n, 685355329792ULL);
+    ck_assert_uint_eq(n + 41540496ULL + 51088ULL, 685396921376ULL);
+    llmmem_model_free(m);
+
+    m = preset("deepseek-v3.2");
+    ck_assert_uint_eq(total(m), 671877944064ULL);
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
+    ck_assert_uint_eq(n, 685355329792ULL);
+    llmmem_model_free(m);
+
+    /* an indexer reads the q latent: without q_lora_rank there is none to read */
+    m = preset("deepseek-v3.2");
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_Q_LORA_RANK, 0));
+    ck_assert_status(llmmem_model_total_parameters(&n, m), LLMMEM_ERR_INCOMPATIBLE);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* vLLM's paged cache of DeepSeek-V3.2: a token adds to each of the 61 layers the MLA latent
+ * (kv_lora_rank 512 + rope 64; MLAAttentionSpec) and the indexer's key (DeepseekV32IndexerCache:
+ * 128 fp8 bytes + one fp32 scale per 128 = 132 bytes, whatever kv_cache_dtype is).
+ *   bf16 (auto from torch_dtype): 61 x (576 x 2 + 132) = 61 x 1,284 = 78,324 bytes a token;
+ *   fp8_ds_mla: 61 x (656 + 132) = 48,068 bytes a token.
+ * One sequence of 4096 tokens: 4096 x 78,324 = 320,815,104 bytes; 4096 x 48,068 = 196,886,528. */
+START_TEST(deepseek_v32_kv)
+{
+    llmmem_model *m = load("deepseek-v3.2.json");
+    llmmem_strategy *s = NULL;
+    uint64_t per_token = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_bytes_per_token(&per_token, m, s));
+    ck_assert_uint_eq(per_token, 78324ULL);
+    ck_assert_uint_eq(4096ULL * per_token, 320815104ULL);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_FP8_DS_MLA));
+    ck_assert_ok(llmmem_kv_bytes_per_token(&per_token, m, s));
+    ck_assert_uint_eq(per_token, 48068ULL);
+    ck_assert_uint_eq(4096ULL * per_token, 196886528ULL);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("checkpoint_extras");
@@ -243,6 +305,8 @@ int main(void)
     tcase_add_test(tc, gpt_oss_kv);
     tcase_add_test(tc, gpt_oss_refusals);
     tcase_add_test(tc, deepseek_v3_mtp);
+    tcase_add_test(tc, deepseek_v32);
+    tcase_add_test(tc, deepseek_v32_kv);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

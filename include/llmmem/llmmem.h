@@ -170,6 +170,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS = 1067, /**< multi-token-prediction modules the checkpoint stores beyond the model (DeepSeek-V3: 1) */
     LLMMEM_KEY_MTP_EMBEDDING = 1068,           /**< bool: each MTP module stores its own embedding copy */
     LLMMEM_KEY_MTP_LM_HEAD = 1069,             /**< bool: each MTP module stores its own LM head copy */
+    LLMMEM_KEY_INDEX_N_HEADS = 1070,           /**< DeepSeek sparse attention: the indexer's query heads (0: no indexer) */
+    LLMMEM_KEY_INDEX_HEAD_DIM = 1071,          /**< DeepSeek sparse attention: width of the indexer's heads and cached key */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -333,7 +335,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_GRANITE = 19,     /**< "granite" (IBM Granite 3.x dense) */
     LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
     LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
-    LLMMEM_MODEL_GPT_OSS = 22      /**< "gpt_oss" (OpenAI gpt-oss: sinks, biased experts, MXFP4 experts) */
+    LLMMEM_MODEL_GPT_OSS = 22,     /**< "gpt_oss" (OpenAI gpt-oss: sinks, biased experts, MXFP4 experts) */
+    LLMMEM_MODEL_DEEPSEEK_V32 = 23 /**< "deepseek_v32" (DeepSeek-V3 with the sparse-attention indexer) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
