@@ -21,9 +21,10 @@ static const char *const format_names[] = {
     "auto",     "fp32",     "fp16",     "bf16",      "fp8_e4m3", "fp8_e5m2", "int8",
     "int4",     "bnb_int8", "bnb_nf4",  "bnb_fp4",   "gptq_int4", "awq_int4", "mxfp4",
     "nvfp4",    "q4_0",     "q4_1",     "q5_0",      "q5_1",     "q8_0",     "q2_k",
-    "q3_k",     "q4_k",     "q5_k",     "q6_k",      "fp8_block", NULL,
+    "q3_k",     "q4_k",     "q5_k",     "q6_k",      "fp8_block", "fp8_channel", "int8_channel",
+    "ct_int4",  NULL,
 };
-#define FORMAT_LAST LLMMEM_FORMAT_FP8_BLOCK
+#define FORMAT_LAST LLMMEM_FORMAT_CT_INT4
 
 static const char *const mode_names[] = {"inference", "training", "lora", "qlora", NULL};
 static const char *const recipe_names[] = {"megatron", "zero", "deepspeed", "pure_bf16", "fp32", "custom", NULL};

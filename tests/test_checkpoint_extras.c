@@ -1,5 +1,6 @@
 /* What checkpoints store beyond the model class (issue 17): gpt-oss's sinks, biased experts and
- * MXFP4 experts; DeepSeek-V3's multi-token-prediction module and fp32 router bias. Every figure below is a publisher's (or worked out by hand from a published
+ * MXFP4 experts; DeepSeek-V3's multi-token-prediction module and fp32 router bias; DeepSeek-V3.2's
+ * indexer; compressed-tensors checkpoints. Every figure below is a publisher's (or worked out by hand from a published
  * config, where said), never this library's output. */
 #include <stdio.h>
 #include <string.h>
@@ -296,6 +297,112 @@ START_TEST(deepseek_v32_kv)
 }
 END_TEST
 
+/* ---- compressed-tensors ------------------------------------------------------------------- */
+
+/* meta-llama/Llama-3.1-8B's config (tests/data/configs) with a quantization_config in the form
+ * llm-compressor writes (quant_method compressed-tensors, one config group over Linear, lm_head
+ * ignored), as RedHatAI's Llama-3.1-8B *-quantized.w4a16 and *-FP8-dynamic checkpoints carry. */
+static llmmem_model *llama_with(const char *quantization_config)
+{
+    char path[1024], text[8192];
+    snprintf(path, sizeof path, "%s/configs/llama-3.1-8b.json", LLMMEM_TEST_DATA);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *end = strrchr(text, '}');
+    ck_assert_ptr_nonnull(end);
+    snprintf(end, sizeof text - (size_t)(end - text), ", \"quantization_config\": %s}", quantization_config);
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, text, strlen(text)));
+    return m;
+}
+
+/* W4A16 (int, 4 bits, strategy group, group_size 128, symmetric): vLLM compressed_tensors_wNa16.py
+ * keeps per linear weight_packed int32 [rows, cols / 8], weight_scale bf16 [rows, cols / 128] and
+ * weight_shape int64 [2] (16 bytes). Llama-3.1-8B, 32 layers of 4096, 8 KV heads of 128, MLP 14336:
+ *   q, o (4096 x 4096): 4096 x 512 x 4 + 4096 x 32 x 2 + 16 = 8,650,768 each
+ *   k, v (1024 x 4096): 1024 x 512 x 4 + 1024 x 32 x 2 + 16 = 2,162,704 each
+ *   gate, up (14336 x 4096): 14336 x 512 x 4 + 14336 x 32 x 2 + 16 = 30,277,648 each
+ *   down (4096 x 14336): 4096 x 1792 x 4 + 4096 x 112 x 2 + 16 = 30,277,648
+ *   two bf16 norms 16,384: 112,476,272 a layer x 32 = 3,599,240,704
+ *   bf16 embedding and (ignored) lm_head 2 x 128256 x 4096 x 2 = 2,101,346,304; final norm 8,192
+ *   total 5,700,595,200 bytes. */
+START_TEST(compressed_tensors_w4a16)
+{
+    llmmem_model *m = llama_with(
+        "{\"quant_method\": \"compressed-tensors\", \"format\": \"pack-quantized\", \"ignore\": [\"lm_head\"], "
+        "\"kv_cache_scheme\": null, \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], "
+        "\"input_activations\": null, \"weights\": {\"num_bits\": 4, \"type\": \"int\", \"symmetric\": true, "
+        "\"strategy\": \"group\", \"group_size\": 128, \"actorder\": null, \"dynamic\": false}}}}");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QUANTIZATION_FORMAT), LLMMEM_FORMAT_CT_INT4);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QUANTIZATION_GROUP_SIZE), 128);
+    ck_assert_uint_eq(inference_weights(m), 5700595200ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* FP8-dynamic (float, 8 bits, strategy channel; activations quantized per token at run time, so no
+ * input_scale): vLLM compressed_tensors_w8a8_fp8.py keeps the fp8 weight and an fp32 weight_scale
+ * per output row. Per layer: matrices 2 x 4096^2 + 2 x 1024 x 4096 + 3 x 14336 x 4096 =
+ * 218,103,808 bytes; scales for the rows of q, k, v, o, gate, up, down (4096 + 1024 + 1024 + 4096 +
+ * 14336 + 14336 + 4096 = 43,008) x 4 = 172,032; norms 16,384: 218,292,224 x 32 = 6,985,351,168; + 2,101,346,304 + 8,192 =
+ * 9,086,705,664 bytes. */
+START_TEST(compressed_tensors_fp8)
+{
+    llmmem_model *m = llama_with(
+        "{\"quant_method\": \"compressed-tensors\", \"format\": \"float-quantized\", \"ignore\": [\"lm_head\"], "
+        "\"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], \"input_activations\": {\"num_bits\": 8, "
+        "\"type\": \"float\", \"strategy\": \"token\", \"dynamic\": true, \"symmetric\": true}, "
+        "\"weights\": {\"num_bits\": 8, \"type\": \"float\", \"strategy\": \"channel\", \"symmetric\": true, "
+        "\"dynamic\": false}}}}");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QUANTIZATION_FORMAT), LLMMEM_FORMAT_FP8_CHANNEL);
+    ck_assert_uint_eq(inference_weights(m), 9086705664ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* What the inventory cannot describe is refused by name. */
+START_TEST(compressed_tensors_refusals)
+{
+    static const struct {
+        const char *config, *text;
+    } bad[] = {
+        {"{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": {\"targets\": "
+         "[\"Linear\"], \"weights\": {\"num_bits\": 4, \"type\": \"int\", \"strategy\": \"group\", "
+         "\"group_size\": 128, \"symmetric\": false}}}}",
+         "config_groups.weights.symmetric: false is not supported"},
+        {"{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": {\"targets\": "
+         "[\"Linear\"], \"weights\": {\"num_bits\": 4, \"type\": \"int\", \"strategy\": \"group\", "
+         "\"group_size\": 128, \"actorder\": \"group\"}}}}",
+         "config_groups.weights.actorder"},
+        {"{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"a\": {\"targets\": [\"Linear\"]}, "
+         "\"b\": {\"targets\": [\"Linear\"]}}}",
+         "config_groups: 2 groups"},
+        {"{\"quant_method\": \"compressed-tensors\", \"ignore\": [\"model.layers.0.self_attn.q_proj\"], "
+         "\"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 8, "
+         "\"type\": \"float\", \"strategy\": \"channel\"}}}}",
+         "ignore[0]"},
+    };
+    char path[1024], text[8192];
+    snprintf(path, sizeof path, "%s/configs/llama-3.1-8b.json", LLMMEM_TEST_DATA);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(path, "rb");
+        ck_assert_ptr_nonnull(f);
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        char *end = strrchr(text, '}');
+        snprintf(end, sizeof text - (size_t)(end - text), ", \"quantization_config\": %s}", bad[i].config);
+        llmmem_model *m = NULL;
+        ck_assert_status(llmmem_model_from_hf_config_text(&m, text, strlen(text)), LLMMEM_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(llmmem_last_message(), bad[i].text) != NULL, "'%s' lacks '%s'", llmmem_last_message(),
+                      bad[i].text);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("checkpoint_extras");
@@ -307,6 +414,9 @@ int main(void)
     tcase_add_test(tc, deepseek_v3_mtp);
     tcase_add_test(tc, deepseek_v32);
     tcase_add_test(tc, deepseek_v32_kv);
+    tcase_add_test(tc, compressed_tensors_w4a16);
+    tcase_add_test(tc, compressed_tensors_fp8);
+    tcase_add_test(tc, compressed_tensors_refusals);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -384,7 +384,10 @@ typedef enum llmmem_format {
     LLMMEM_FORMAT_Q4_K = 22,     /**< 144 bytes per 256 weights */
     LLMMEM_FORMAT_Q5_K = 23,     /**< 176 bytes per 256 weights */
     LLMMEM_FORMAT_Q6_K = 24,     /**< 210 bytes per 256 weights */
-    LLMMEM_FORMAT_FP8_BLOCK = 25 /**< fp8 e4m3 + fp32 scale per 128 x 128 block (DeepSeek-V3) */
+    LLMMEM_FORMAT_FP8_BLOCK = 25, /**< fp8 e4m3 + fp32 scale per 128 x 128 block (DeepSeek-V3) */
+    LLMMEM_FORMAT_FP8_CHANNEL = 26, /**< fp8 e4m3 + fp32 scale per output row (compressed-tensors channel) */
+    LLMMEM_FORMAT_INT8_CHANNEL = 27, /**< int8 + fp32 scale per output row (compressed-tensors w8a8) */
+    LLMMEM_FORMAT_CT_INT4 = 28   /**< compressed-tensors pack-quantized 4-bit: 8 per int32, 16-bit scale per group, shape */
 } llmmem_format;
 
 /** What runs: choices of LLMMEM_KEY_MODE. */
