@@ -157,6 +157,34 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
         add_vector(b, "o_proj.bias", LLMMEM_PARAMS_ATTENTION, h, layers);
     if (value(b, LLMMEM_KEY_QK_NORM)) /* transformers Qwen3Attention: q_norm, k_norm = RMSNorm(head_dim) */
         add_norm(b, "qk_norm", head_dim, 2 * layers);
+    if (value(b, LLMMEM_KEY_ATTENTION_SINKS)) /* transformers models/gpt_oss/modeling_gpt_oss.py GptOssAttention: sinks, one per head */
+        add(b, "sinks", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, layers, layers);
+}
+
+/* DeepSeek sparse attention's lightning indexer in an MLA layer (deepseek-ai/DeepSeek-V3.2-Exp
+ * inference/model.py Indexer; vllm model_executor/models/deepseek_v2.py Indexer). */
+static void add_indexer(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t n = value(b, LLMMEM_KEY_INDEX_N_HEADS), d = value(b, LLMMEM_KEY_INDEX_HEAD_DIM);
+    uint64_t q_rank = value(b, LLMMEM_KEY_Q_LORA_RANK);
+    if (n == 0)
+        return;
+    if (require(b, LLMMEM_KEY_INDEX_HEAD_DIM))
+        return;
+    if (q_rank == 0) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "index_n_heads (%llu): the indexer's wq_b reads the q_lora_rank latent, "
+             "but q_lora_rank is 0", (unsigned long long)n);
+        return;
+    }
+    /* vLLM ReplicatedLinear wq_b (q_lora_rank -> n x d) and wk (hidden -> d), quantized with the layer */
+    add(b, "indexer.wq_b", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, 0, n * d, q_rank, layers, layers);
+    add(b, "indexer.wk", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, 0, d, h, layers, layers);
+    /* k_norm is a LayerNorm (weight and bias) whatever the model's norm_type */
+    add_vector(b, "indexer.k_norm", LLMMEM_PARAMS_NORMS, d, 2 * layers);
+    /* weights_proj: quant_config=None in vLLM, bf16 in the reference: never quantized (matrix 0) */
+    add(b, "indexer.weights_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 0, 0, n, h, layers, layers);
+    /* vllm deepseek_v2.py Indexer.k_cache: fp8 key of d bytes and an fp32 scale per 128 of it, uint8 */
+    b->geo->index_cache = d + d / 128 * 4;
 }
 
 /* Multi-head latent attention: DeepSeek-V2 paper §2.1 and modeling_deepseek.py DeepseekV2Attention. */
@@ -194,6 +222,7 @@ static void add_mla(builder *b, uint64_t h, uint64_t layers)
     add(b, "kv_b_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V,
         heads * (nope + v_dim), kv_rank, layers, layers);
     add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * v_dim, layers, layers);
+    add_indexer(b, h, layers);
 }
 
 /* One MLP of width f: gate/up (column-parallel) and down (row-parallel), `count` copies of which
@@ -487,8 +516,12 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     add(b, "router", LLMMEM_PARAMS_ROUTER, LLMMEM_SPLIT_REPLICATED, 1, 0, experts, h, moe_layers, moe_layers);
     if (value(b, LLMMEM_KEY_ROUTER_BIAS))
         add_vector(b, "router.bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
-    if (value(b, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS))
+    if (value(b, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS)) {
+        unsigned at = b->inv->n;
         add_vector(b, "router.e_score_correction_bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
+        if (b->inv->n > at) /* deepseek-ai/DeepSeek-V3 inference/model.py Gate.bias: dtype torch.float32 */
+            b->inv->t[at].fp32 = 1;
+    }
 
     uint64_t fs = value(b, LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE);
     if (fs == 0 && !llmmem__mul(&fs, value(b, LLMMEM_KEY_N_SHARED_EXPERTS), fe)) {
@@ -623,6 +656,58 @@ static llmmem_status build(builder *b)
         add(b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
     add_vision(b, h);
     return b->status;
+}
+
+/* The kind of the model's last decoder layer. */
+static unsigned last_kind(const llmmem__layer_plan *p)
+{
+    for (unsigned k = 0; k < p->n; k++)
+        if (llmmem__layers_in(p, (llmmem__kind_set)(1u << k), p->layers - 1, p->layers))
+            return k;
+    return 0;
+}
+
+llmmem_status llmmem__mtp_inventory(llmmem__inventory *out, const llmmem_model *m)
+{
+    memset(out, 0, sizeof *out);
+    memset(out->by_role, -1, sizeof out->by_role);
+    llmmem_status st = llmmem__model_check(m);
+    uint64_t n = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS);
+    if (st || n == 0)
+        return st;
+    const llmmem__geometry *g = &m->geo;
+    if (g->layers == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "num_nextn_predict_layers (%llu) needs the model's shapes",
+                            (unsigned long long)n);
+    char message[LLMMEM_MESSAGE_MAX];
+    llmmem__geometry unused;
+    builder b = {out, &unused, m, message, sizeof message, LLMMEM_OK, 0};
+    /* deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: the MTP module's hidden layer is structured as the main model's */
+    const llmmem__kind_set last = (llmmem__kind_set)(1u << last_kind(&g->plan));
+    for (unsigned i = 0; i < m->inv.n && b.status == LLMMEM_OK; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i];
+        if (!(t->kinds & last))
+            continue;
+        uint64_t layers = llmmem__layers_in(&g->plan, t->kinds, 0, g->layers);
+        unsigned at = out->n;
+        add(&b, t->name, (llmmem_param_group)t->group, (enum llmmem__split)t->split, t->matrix, t->lora, t->rows,
+            t->cols, t->count / layers * n, t->active_count / layers * n);
+        if (out->n > at)
+            out->t[at].fp32 = t->fp32;
+    }
+    uint64_t h = g->hidden;
+    /* vllm model_executor/models/deepseek_mtp.py DeepSeekMultiTokenPredictorLayer: enorm, hnorm, shared_head.norm */
+    add_norm(&b, "mtp.norms", h, 3 * n);
+    /* the same file: eh_proj is an unquantized nn.Linear(2h, h) (the fp8 checkpoint stores it in bf16) */
+    add(&b, "mtp.eh_proj", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 0, 0, h, 2 * h, n, n);
+    /* DeepSeek-V3's checkpoint stores model.layers.61.embed_tokens and shared_head.head (README_WEIGHTS.md) */
+    if (llmmem__model_value(m, LLMMEM_KEY_MTP_EMBEDDING))
+        add(&b, "mtp.embed_tokens", LLMMEM_PARAMS_EMBEDDING, LLMMEM_SPLIT_VOCAB, 1, 0, g->vocab, h, n, n);
+    if (llmmem__model_value(m, LLMMEM_KEY_MTP_LM_HEAD))
+        add(&b, "mtp.shared_head.head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, g->vocab, h, n, n);
+    if (b.status != LLMMEM_OK)
+        return llmmem__fail_text(b.status, message);
+    return LLMMEM_OK;
 }
 
 llmmem_status llmmem__inventory_build(llmmem__inventory *inv, llmmem__geometry *geo, const llmmem_model *m,

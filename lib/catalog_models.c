@@ -273,8 +273,9 @@ static const llmmem__preset_value deepseek_v2_lite[] = {
     K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(Q_LORA_RANK, 0), K(KV_LORA_RANK, 512),
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16), END};
 
-/* deepseek-ai/DeepSeek-V3 config.json: the 61-layer main model only (num_nextn_predict_layers 1:
- * the multi-token-prediction module, stored as layer 61 of the checkpoint, is not counted);
+/* deepseek-ai/DeepSeek-V3 config.json: the 61-layer main model (num_nextn_predict_layers 1:
+ * the multi-token-prediction module, stored as layer 61 of the checkpoint, is outside the model's
+ * count and in llmmem_model_checkpoint_parameters);
  * 256 routed experts of 2048, 8 per token, 1 shared; first 3 layers dense (18432);
  * topk_method noaux_tc: e_score_correction_bias. torch_dtype says bfloat16; the published
  * checkpoint is fp8 e4m3 with 128 x 128 block scales (quantization_config). */
@@ -287,6 +288,7 @@ static const llmmem__preset_value deepseek_v3[] = {
     K(N_SHARED_EXPERTS, 1), K(FIRST_K_DENSE_REPLACE, 3), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),
     K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16),
+    K(NUM_NEXTN_PREDICT_LAYERS, 1), K(MTP_EMBEDDING, 1), K(MTP_LM_HEAD, 1),
     K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END}; /* quantization_config: fp8, weight_block_size [128, 128] */
 
 /* ---- Families that are one row of the family table (families.c) ----------- */
@@ -312,7 +314,52 @@ static const llmmem__preset_value kimi_k2[] = {
     K(NUM_EXPERTS, 384), K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, 2048), K(N_SHARED_EXPERTS, 1),
     K(FIRST_K_DENSE_REPLACE, 1), K(MOE_LAYER_FREQ, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16),
-    K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END};
+    K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), K(NUM_NEXTN_PREDICT_LAYERS, 0), K(MTP_EMBEDDING, 1),
+    K(MTP_LM_HEAD, 1), END};
+
+/* ---- gpt-oss ----------------------------------------------------------------
+ * GptOssForCausalLM: biased q/k/v/o, one sink per head, a biased router and 32 or 128 biased
+ * experts of 2880 on every layer, layers alternating a 128-token sliding window (first) and full
+ * attention, untied head; MXFP4 experts, everything else bf16 (quantization_config). */
+
+/* openai/gpt-oss-20b config.json */
+static const llmmem__preset_value gpt_oss_20b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT_OSS), K(HIDDEN_SIZE, 2880), K(NUM_HIDDEN_LAYERS, 24),
+    K(NUM_ATTENTION_HEADS, 64), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 64), K(INTERMEDIATE_SIZE, 2880),
+    K(VOCAB_SIZE, 201088), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(ATTENTION_SINKS, 1), K(NUM_EXPERTS, 32), K(NUM_EXPERTS_PER_TOK, 4),
+    K(MOE_INTERMEDIATE_SIZE, 2880), K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    K(ROUTER_BIAS, 1), K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(SLIDING_WINDOW, 128), K(SLIDING_WINDOW_PATTERN, 2),
+    K(TORCH_DTYPE, BF16), K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_MXFP4),
+    K(QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS), END};
+
+/* openai/gpt-oss-120b config.json: 36 layers, 128 experts */
+static const llmmem__preset_value gpt_oss_120b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GPT_OSS), K(HIDDEN_SIZE, 2880), K(NUM_HIDDEN_LAYERS, 36),
+    K(NUM_ATTENTION_HEADS, 64), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 64), K(INTERMEDIATE_SIZE, 2880),
+    K(VOCAB_SIZE, 201088), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 1),
+    K(MLP_BIAS, 1), K(ATTENTION_SINKS, 1), K(NUM_EXPERTS, 128), K(NUM_EXPERTS_PER_TOK, 4),
+    K(MOE_INTERMEDIATE_SIZE, 2880), K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    K(ROUTER_BIAS, 1), K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(SLIDING_WINDOW, 128), K(SLIDING_WINDOW_PATTERN, 2),
+    K(TORCH_DTYPE, BF16), K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_MXFP4),
+    K(QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS), END};
+
+/* deepseek-ai/DeepSeek-V3.2 config.json (DeepSeek-V3.2-Exp's has the same shapes): DeepSeek-V3's
+ * layers, each with a sparse-attention indexer of 64 heads of 128; fp8 128 x 128 blocks; one MTP
+ * module stored as layer 61 */
+static const llmmem__preset_value deepseek_v3_2[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_DEEPSEEK_V32), K(HIDDEN_SIZE, 7168), K(NUM_HIDDEN_LAYERS, 61),
+    K(NUM_ATTENTION_HEADS, 128), K(NUM_KEY_VALUE_HEADS, 128), K(INTERMEDIATE_SIZE, 18432),
+    K(VOCAB_SIZE, 129280), K(MAX_POSITION_EMBEDDINGS, 163840), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(NUM_EXPERTS, 256), K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, 2048),
+    K(N_SHARED_EXPERTS, 1), K(FIRST_K_DENSE_REPLACE, 3), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),
+    K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(Q_LORA_RANK, 1536), K(KV_LORA_RANK, 512),
+    K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(INDEX_N_HEADS, 64),
+    K(INDEX_HEAD_DIM, 128), K(TORCH_DTYPE, BF16), K(NUM_NEXTN_PREDICT_LAYERS, 1), K(MTP_EMBEDDING, 1),
+    K(MTP_LM_HEAD, 1), K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END};
 
 /* ---- More sizes of the families above -------------------------------------- */
 
@@ -470,6 +517,9 @@ const llmmem__preset llmmem__model_presets[] = {
     {"granite-3.3-8b", granite_3_3_8b},
     {"smollm3-3b", smollm3_3b},
     {"kimi-k2", kimi_k2},
+    {"gpt-oss-20b", gpt_oss_20b},
+    {"gpt-oss-120b", gpt_oss_120b},
+    {"deepseek-v3.2", deepseek_v3_2},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

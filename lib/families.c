@@ -59,7 +59,18 @@ static const llmmem__key_default gemma3_text_structure[] = {
     END,
 };
 /* DeepSeek-V3 modeling_deepseek.py (and Kimi K2, which runs it): MoEGate.e_score_correction_bias */
-static const llmmem__key_default deepseek_v3_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+static const llmmem__key_default deepseek_v3_structure[] = {
+    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1},
+    /* README_WEIGHTS.md: the MTP module stores embed_tokens and shared_head.head (model.layers.61) */
+    {LLMMEM_KEY_MTP_EMBEDDING, 1}, {LLMMEM_KEY_MTP_LM_HEAD, 1}, END,
+};
+/* models/gpt_oss/modeling_gpt_oss.py: GptOssAttention.sinks (one per head), GptOssTopKRouter.bias,
+ * GptOssExperts gate_up_proj_bias and down_proj_bias; every layer a GptOssMLP (no dense MLP) */
+static const llmmem__key_default gpt_oss_structure[] = {
+    {LLMMEM_KEY_ATTENTION_SINKS, 1}, {LLMMEM_KEY_ROUTER_BIAS, 1}, {LLMMEM_KEY_MLP_BIAS, 1},
+    {LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 2}, /* GptOssConfig layer_types: sliding when (i + 1) % 2 */
+    END,
+};
 
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
@@ -159,6 +170,19 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_KIMI_K2, "kimi_k2", LLMMEM_READ_DEEPSEEK,
      {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, deepseek_v3_structure,
      NULL},
+    /* GptOssConfig: num_hidden_layers=36, num_local_experts=128, vocab_size=201088, hidden_size=2880,
+     * intermediate_size=2880, head_dim=64, num_attention_heads=64, num_key_value_heads=8,
+     * sliding_window=128, tie_word_embeddings=False, max_position_embeddings=131072,
+     * num_experts_per_tok=4, attention_bias=True; its experts are num_local_experts of
+     * intermediate_size on every layer (read as Mixtral's); its GGUF ("gpt-oss") is not read yet */
+    {LLMMEM_MODEL_GPT_OSS, "gpt_oss", LLMMEM_READ_LLAMA_LIKE,
+     {8, 64, 1, 1, 0, 1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_GEMMA, 128, 2, 131072, 2880, 2880, 36, 64, 201088},
+     gpt_oss_structure, NULL},
+    /* deepseek-ai/DeepSeek-V3.2-Exp and DeepSeek-V3.2 (DeepseekV32ForCausalLM, remote code): DeepSeek-V3's
+     * modeling and an indexer in every attention layer (index_n_heads, index_head_dim) */
+    {LLMMEM_MODEL_DEEPSEEK_V32, "deepseek_v32", LLMMEM_READ_DEEPSEEK,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, deepseek_v3_structure,
+     NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -176,6 +200,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_GEMMA3_TEXT] = "gemma3_text", [LLMMEM_MODEL_DEEPSEEK_V2] = "deepseek_v2",
     [LLMMEM_MODEL_DEEPSEEK_V3] = "deepseek_v3", [LLMMEM_MODEL_GRANITE] = "granite",
     [LLMMEM_MODEL_SMOLLM3] = "smollm3",         [LLMMEM_MODEL_KIMI_K2] = "kimi_k2",
+    [LLMMEM_MODEL_GPT_OSS] = "gpt_oss",         [LLMMEM_MODEL_DEEPSEEK_V32] = "deepseek_v32",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -30,7 +30,9 @@ enum format_kind {
     KIND_BNB_INT8,   /* bitsandbytes LLM.int8 */
     KIND_BNB_4BIT,   /* bitsandbytes NF4 / FP4 */
     KIND_GPTQ,       /* GPTQ 4-bit */
-    KIND_AWQ         /* AWQ 4-bit GEMM */
+    KIND_AWQ,        /* AWQ 4-bit GEMM */
+    KIND_ROW_SCALED, /* elem_bits per element + an fp32 scale per row */
+    KIND_CT_PACKED   /* compressed-tensors pack-quantized 4-bit */
 };
 
 typedef struct format_info {
@@ -85,6 +87,12 @@ static const format_info format_table[] = {
     [LLMMEM_FORMAT_Q5_K]      = { KIND_ROW_BLOCK, 0, 256, 176, 0 },
     /* ggml-common.h block_q6_K: ql[128] + qh[64] + scales[16] + d (fp16) per 256 weights */
     [LLMMEM_FORMAT_Q6_K]      = { KIND_ROW_BLOCK, 0, 256, 210, 0 },
+    /* vllm .../compressed_tensors/schemes/compressed_tensors_w8a8_fp8.py: channel weight_scale fp32 (rows, 1) */
+    [LLMMEM_FORMAT_FP8_CHANNEL]  = { KIND_ROW_SCALED, 8, 0, 0, 0 },
+    /* vllm .../schemes/compressed_tensors_w8a8_int8.py: int8 weight, channel weight_scale fp32 (rows, 1) */
+    [LLMMEM_FORMAT_INT8_CHANNEL] = { KIND_ROW_SCALED, 8, 0, 0, 0 },
+    /* vllm .../schemes/compressed_tensors_wNa16.py: weight_packed, weight_scale, weight_shape (symmetric) */
+    [LLMMEM_FORMAT_CT_INT4]      = { KIND_CT_PACKED, 4, 0, 0, 16 },
 };
 /* clang-format on */
 
@@ -122,6 +130,7 @@ static int format_group(uint64_t *group_out, const format_info *info, uint64_t g
         return bnb_4bit_blocksize_valid(*group_out);
     case KIND_GPTQ:
     case KIND_AWQ:
+    case KIND_CT_PACKED:
         *group_out = group_size == 0 ? GPTQ_AWQ_DEFAULT_GROUP : group_size;
         return *group_out <= GPTQ_AWQ_MAX_GROUP;
     default:
@@ -232,6 +241,19 @@ static int format_compute(uint64_t *out, const format_info *info, uint64_t rows,
             /* qzeros int32 [cols / g, rows*4/32], scales fp16 [cols / g, rows]; no g_idx */
             !muladd3(&total, 4u, groups, llmmem__ceil_div(rows, 8u)) ||
             !muladd3(&total, 2u, groups, rows))
+            return 0;
+        break;
+
+    case KIND_ROW_SCALED:
+        if (!llmmem__mul(&total, rows, cols) || !llmmem__muladd(&total, rows, 4u))
+            return 0;
+        break;
+
+    case KIND_CT_PACKED:
+        /* compressed_tensors_wNa16.py: weight_packed int32 [rows, cols / 8], weight_scale (the model's
+         * 16-bit dtype) [rows, cols / group], weight_shape int64 [2] (tensor_extra) */
+        if (!muladd3(&total, 4u, llmmem__ceil_div(cols, 8u), rows) ||
+            !muladd3(&total, 2u, llmmem__ceil_div(cols, group), rows))
             return 0;
         break;
 

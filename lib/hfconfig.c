@@ -780,6 +780,12 @@ static llmmem_status read_deepseek(const hf *c, const json_t *obj)
         st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
     if (!st)
         st = read_tie(c, obj);
+    if (!st && c->fam->type == LLMMEM_MODEL_DEEPSEEK_V32) /* inference/model.py ModelArgs: the indexer's shape */
+        st = required(c, obj, NAMES("index_n_heads"), LLMMEM_KEY_INDEX_N_HEADS, CLASS_NONE, NULL);
+    if (!st && c->fam->type == LLMMEM_MODEL_DEEPSEEK_V32)
+        st = required(c, obj, NAMES("index_head_dim"), LLMMEM_KEY_INDEX_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st) /* README_WEIGHTS.md: MTP modules stored after the main layers, not in the model's class */
+        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
     if (!st)
         st = refuse_if(c, obj, "attention_bias", 1, 0,
                        "biases on q_a_proj, kv_a_proj_with_mqa and o_proj are not modelled");
@@ -1057,7 +1063,7 @@ static llmmem_status check_skipped_modules(const hf *c, const json_t *q, const c
         return LLMMEM_OK;
     if (!json_is_array(list))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array, got %s", kind(list));
-    static const char *const allowed[] = {"lm_head", "gate", "mlp.gate", "router", NULL};
+    static const char *const allowed[] = {"lm_head", "gate", "mlp.gate", "router", "re:.*mlp.gate$", NULL};
     for (size_t i = 0; i < json_array_size(list); i++) {
         const json_t *v = json_array_get(list, i);
         char name[64];
@@ -1219,6 +1225,115 @@ static llmmem_status read_fp8(const hf *c, const json_t *q, llmmem_format *forma
     return check_skipped_modules(c, q, "modules_to_not_convert");
 }
 
+/* compressed-tensors (llm-compressor; vllm .../quantization/compressed_tensors/compressed_tensors.py):
+ * one config group over every Linear, its weights' num_bits, type, strategy and group_size, and the
+ * modules it ignores. */
+static llmmem_status read_compressed_tensors(const hf *c, const json_t *q, llmmem_format *format)
+{
+    const json_t *groups = json_object_get(q, "config_groups");
+    if (!groups || json_is_null(groups))
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "config_groups", "is missing");
+    if (!json_is_object(groups))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "config_groups", "expected an object, got %s", kind(groups));
+    if (json_object_size(groups) != 1)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "config_groups",
+                       "%zu groups: one scheme for every linear layer is modelled", json_object_size(groups));
+    const json_t *kv = json_object_get(q, "kv_cache_scheme");
+    if (kv && !json_is_null(kv))
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "kv_cache_scheme",
+                       "a quantized KV cache is set with the strategy's kv_cache_dtype, not read from the config");
+    const json_t *g = json_object_iter_value(json_object_iter((json_t *)groups));
+    if (!json_is_object(g))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "config_groups", "expected its group to be an object, got %s", kind(g));
+    const json_t *targets = json_object_get(g, "targets");
+    if (!json_is_array(targets) || json_array_size(targets) != 1 ||
+        !json_is_string(json_array_get(targets, 0)) || strcmp(json_string_value(json_array_get(targets, 0)), "Linear"))
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "config_groups.targets", "only [\"Linear\"] is modelled");
+    const json_t *w = json_object_get(g, "weights");
+    if (!json_is_object(w))
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "config_groups.weights", "is missing or not an object");
+    hf wc = *c;
+    wc.prefix = "quantization_config.config_groups.weights.";
+    int64_t bits = 0, group = 0;
+    const char *type = NULL, *strategy = NULL;
+    enum presence p;
+    llmmem_status st = get_int(&wc, w, "num_bits", &bits, &p);
+    if (!st && p != PRESENT)
+        return hf_fail(&wc, LLMMEM_ERR_INCOMPLETE, "num_bits", "is missing");
+    if (!st)
+        st = get_string(&wc, w, "type", &type, &p);
+    if (!st && p != PRESENT)
+        return hf_fail(&wc, LLMMEM_ERR_INCOMPLETE, "type", "is missing");
+    if (!st)
+        st = get_string(&wc, w, "strategy", &strategy, &p);
+    if (!st && p != PRESENT)
+        return hf_fail(&wc, LLMMEM_ERR_INCOMPLETE, "strategy", "is missing");
+    if (!st) /* QuantizationArgs.symmetric defaults to True; zero points are not modelled */
+        st = refuse_if(&wc, w, "symmetric", 0, 1, "asymmetric weights store zero points, which are not modelled");
+    if (st)
+        return st;
+    const json_t *actorder = json_object_get(w, "actorder");
+    if (actorder && !json_is_null(actorder) && !json_is_false(actorder) &&
+        !(json_is_string(actorder) && strcmp(json_string_value(actorder), "weight") == 0))
+        return hf_fail(&wc, LLMMEM_ERR_UNSUPPORTED, "actorder",
+                       "group activation ordering stores weight_g_idx, which is not modelled (null and weight are)");
+    if (strcmp(type, "int") == 0 && bits == 4 && strcmp(strategy, "group") == 0) {
+        st = get_int(&wc, w, "group_size", &group, &p);
+        if (!st && (p != PRESENT || group <= 0))
+            return hf_fail(&wc, LLMMEM_ERR_INCOMPLETE, "group_size", "must be a positive number with strategy group");
+        if (!st)
+            st = set(&wc, "group_size", LLMMEM_KEY_QUANTIZATION_GROUP_SIZE, group);
+        *format = LLMMEM_FORMAT_CT_INT4;
+    } else if (strcmp(type, "int") == 0 && bits == 8 && strcmp(strategy, "channel") == 0) {
+        *format = LLMMEM_FORMAT_INT8_CHANNEL;
+    } else if (strcmp(type, "float") == 0 && bits == 8 && strcmp(strategy, "channel") == 0) {
+        *format = LLMMEM_FORMAT_FP8_CHANNEL;
+    } else if (strcmp(type, "float") == 0 && bits == 8 && strcmp(strategy, "tensor") == 0) {
+        *format = LLMMEM_FORMAT_FP8_E4M3;
+    } else if (strcmp(type, "float") == 0 && bits == 8 && strcmp(strategy, "block") == 0) {
+        const json_t *b = json_object_get(w, "block_structure");
+        if (!json_is_array(b) || json_array_size(b) != 2 || json_integer_value(json_array_get(b, 0)) != 128 ||
+            json_integer_value(json_array_get(b, 1)) != 128)
+            return hf_fail(&wc, LLMMEM_ERR_UNSUPPORTED, "block_structure", "only [128, 128] is modelled");
+        *format = LLMMEM_FORMAT_FP8_BLOCK;
+    } else {
+        return hf_fail(&wc, LLMMEM_ERR_UNSUPPORTED, "num_bits",
+                       "%lld-bit %s weights with strategy %s are not modelled (int 4 group, int 8 channel, float 8 "
+                       "channel, tensor or block are)",
+                       (long long)bits, type, strategy);
+    }
+    return st ? st : check_skipped_modules(c, q, "ignore");
+}
+
+/* Mxfp4Config (gpt-oss): transformers integrations/mxfp4.py replace_with_mxfp4_linear converts the
+ * GptOssExperts modules alone, so what modules_to_not_convert lists (attention, router, embedding,
+ * head) stays in the model's dtype whatever it names, unless it names the experts, which the
+ * quantizer would then skip (refused: a 16-bit expert beside MXFP4 ones is not modelled). A model
+ * without routed experts keeps every weight in its dtype. */
+static llmmem_status read_mxfp4(const hf *c, const json_t *root, const json_t *q)
+{
+    const json_t *list = json_object_get(q, "modules_to_not_convert");
+    if (list && !json_is_null(list)) {
+        if (!json_is_array(list))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "modules_to_not_convert", "expected an array, got %s", kind(list));
+        for (size_t i = 0; i < json_array_size(list); i++) {
+            const json_t *v = json_array_get(list, i);
+            char name[64];
+            snprintf(name, sizeof name, "modules_to_not_convert[%zu]", i);
+            if (!json_is_string(v))
+                return hf_fail(c, LLMMEM_ERR_PARSE, name, "expected a string, got %s", kind(v));
+            if (strstr(json_string_value(v), "experts"))
+                return unsupported_string(c, name, json_string_value(v),
+                                          "experts left unquantized beside MXFP4 ones are not modelled");
+        }
+    }
+    llmmem_status st = set(c, "quant_method", LLMMEM_KEY_QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS);
+    /* quantizers/quantizer_mxfp4.py Mxfp4HfQuantizer.update_dtype: no dtype given is bfloat16 */
+    if (!st && !json_object_get(root, "torch_dtype") && !json_object_get(root, "dtype"))
+        st = set(c, "quant_method", LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_BF16);
+    return st;
+}
+
 static llmmem_status read_quantization(const hf *c, const json_t *root)
 {
     const json_t *q = json_object_get(root, "quantization_config");
@@ -1250,11 +1365,13 @@ static llmmem_status read_quantization(const hf *c, const json_t *root)
         st = read_bitsandbytes(&qc, q, &format);
     } else if (strcmp(method, "fp8") == 0) {
         st = read_fp8(&qc, q, &format);
+    } else if (strcmp(method, "compressed-tensors") == 0) {
+        st = read_compressed_tensors(&qc, q, &format);
     } else if (strcmp(method, "mxfp4") == 0) {
         format = LLMMEM_FORMAT_MXFP4;
-        st = check_skipped_modules(&qc, q, "modules_to_not_convert");
+        st = read_mxfp4(&qc, root, q);
     } else {
-        return unsupported_string(&qc, "quant_method", method, "gptq, awq, bitsandbytes, fp8 and mxfp4 are");
+        return unsupported_string(&qc, "quant_method", method, "gptq, awq, bitsandbytes, fp8, compressed-tensors and mxfp4 are");
     }
     if (st)
         return st;

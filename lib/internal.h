@@ -190,6 +190,7 @@ typedef struct llmmem__tensor_class {
     uint8_t kinds;          /* llmmem__kind_set of the decoder layers it repeats over (count = per-layer
                              * multiplicity x those layers); 0: outside the layers (embeddings, head, vision) */
     uint8_t role;           /* enum llmmem__role */
+    uint8_t fp32;           /* stored in fp32 whatever the weight plan (DeepSeek-V3's e_score_correction_bias) */
     uint64_t rows, cols;
     uint64_t count;         /* occurrences in the whole model (layers x experts) */
     uint64_t active_count;  /* occurrences used by one token */
@@ -340,6 +341,8 @@ typedef struct llmmem__geometry {
      * the attention computes them (what a Hugging Face cache stores) */
     llmmem__kv_token kv_token;
     llmmem__kv_token kv_latent;  /* MLA: the compressed latent vLLM caches instead; 0 otherwise */
+    uint64_t index_cache;        /* DeepSeek sparse attention: bytes of the indexer's key per token and layer
+                                  * in vLLM's paged cache (0: no indexer) */
 } llmmem__geometry;
 
 struct llmmem_model {
@@ -372,6 +375,11 @@ static inline int64_t llmmem__model_value(const llmmem_model *m, llmmem_key key)
  * message (and the geometry is all 0). */
 llmmem_status llmmem__inventory_build(llmmem__inventory *inv, llmmem__geometry *geo, const llmmem_model *m,
                                       char *message, size_t message_size);
+/* The multi-token-prediction modules a checkpoint stores beyond the model (num_nextn_predict_layers
+ * of them; arch.c): each a decoder layer of the kind of the model's last layer, its input norms and
+ * projection, its output norm, and its own embedding and head where the family stores them. Fails
+ * as llmmem__model_check does; an empty inventory when the model has none. */
+llmmem_status llmmem__mtp_inventory(llmmem__inventory *out, const llmmem_model *m);
 /* Sliding-window attention layers among decoder layers [first, end). */
 static inline uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end)
 {

@@ -7,7 +7,7 @@
 
 /* memcmp keys the cost cache: no padding byte may differ between two equal pricings */
 _Static_assert(sizeof(llmmem_format) == 4, "llmmem_format packs as 4 bytes in the pricing key");
-_Static_assert(sizeof(llmmem__weight_plan) == 2 * 4 + 8 + 4 * 4, "llmmem__weight_plan has no padding");
+_Static_assert(sizeof(llmmem__weight_plan) == 2 * 4 + 8 + 6 * 4, "llmmem__weight_plan has no padding");
 _Static_assert(sizeof(llmmem__train_plan) == 4 * 8 + 4 * 4 + 2 * 4, "llmmem__train_plan has no padding");
 _Static_assert(sizeof(llmmem__pricing) == 5 * 8 + sizeof(llmmem__weight_plan) + sizeof(llmmem__train_plan),
                "llmmem__pricing has no padding");
@@ -43,6 +43,9 @@ static int quantized(const llmmem__tensor_class *t, const llmmem__weight_plan *p
 {
     if (!t->matrix)
         return 0;
+    /* transformers quantizers/quantizer_mxfp4.py param_needs_quantization: Mxfp4GptOssExperts' weights alone */
+    if (p->experts_only)
+        return t->group == LLMMEM_PARAMS_EXPERTS;
     switch ((llmmem_param_group)t->group) {
     case LLMMEM_PARAMS_EMBEDDING: return p->quantize_embedding;
     case LLMMEM_PARAMS_LM_HEAD: return p->quantize_lm_head;
@@ -123,6 +126,8 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
                             "mode qlora keeps the base in bitsandbytes 4-bit (bnb_nf4 or bnb_fp4), not weight_format "
                             "%s: use mode=lora for a LoRA over that base",
                             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, weight_format));
+    llmmem_format stored = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_FORMAT);
+    const int32_t as_stored = stored != LLMMEM_FORMAT_AUTO && weight_format == stored;
     llmmem__weight_plan p = {
         .weight = weight_format,
         .high = high_precision(weight_format, torch_dtype, llmmem__get_int(&s->s, LLMMEM_KEY_HIGH_PRECISION_FORMAT)),
@@ -130,7 +135,10 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
         .double_quant = double_quant(m, s),
         .quantize_embedding = sv(s, LLMMEM_KEY_QUANTIZE_EMBEDDING) != 0,
         .quantize_lm_head = sv(s, LLMMEM_KEY_QUANTIZE_LM_HEAD) != 0,
-        .quantize_router = sv(s, LLMMEM_KEY_QUANTIZE_ROUTER) != 0};
+        .quantize_router = sv(s, LLMMEM_KEY_QUANTIZE_ROUTER) != 0,
+        /* the checkpoint's scope and fp32 tensors hold while its own format is the one applied */
+        .experts_only = as_stored && llmmem__model_value(m, LLMMEM_KEY_QUANTIZED_MODULES) == LLMMEM_QUANTIZED_EXPERTS,
+        .as_stored = as_stored};
     uint64_t probe;
     if (llmmem_format_tensor_bytes(&probe, p.weight, 1, 1, p.group, p.double_quant) == LLMMEM_ERR_OUT_OF_RANGE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "quant_group_size (%llu) is not a valid group size for %s",
@@ -155,6 +163,8 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
 
 llmmem_format llmmem__weight_plan_format(const llmmem__weight_plan *p, const llmmem__tensor_class *t)
 {
+    if (t->fp32 && p->as_stored)
+        return F32;
     return quantized(t, p) ? p->weight : p->high;
 }
 

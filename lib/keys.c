@@ -21,9 +21,10 @@ static const char *const format_names[] = {
     "auto",     "fp32",     "fp16",     "bf16",      "fp8_e4m3", "fp8_e5m2", "int8",
     "int4",     "bnb_int8", "bnb_nf4",  "bnb_fp4",   "gptq_int4", "awq_int4", "mxfp4",
     "nvfp4",    "q4_0",     "q4_1",     "q5_0",      "q5_1",     "q8_0",     "q2_k",
-    "q3_k",     "q4_k",     "q5_k",     "q6_k",      "fp8_block", NULL,
+    "q3_k",     "q4_k",     "q5_k",     "q6_k",      "fp8_block", "fp8_channel", "int8_channel",
+    "ct_int4",  NULL,
 };
-#define FORMAT_LAST LLMMEM_FORMAT_FP8_BLOCK
+#define FORMAT_LAST LLMMEM_FORMAT_CT_INT4
 
 static const char *const mode_names[] = {"inference", "training", "lora", "qlora", NULL};
 static const char *const recipe_names[] = {"megatron", "zero", "deepspeed", "pure_bf16", "fp32", "custom", NULL};
@@ -38,6 +39,8 @@ static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up"
 static const char *const tristate_names[] = {"auto", "off", "on", NULL};
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
+static const char *const quantized_modules_names[] = {"linear", "experts", NULL};
+static const char *const speculative_names[] = {"none", "mtp", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -172,6 +175,22 @@ static const llmmem__key_info key_table[] = {
              "SigLIP attention-pooling head (probe, attention, norm, MLP)"),
     CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 2, 0,
                "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear)"),
+    BOOL_KEY(LLMMEM_KEY_ATTENTION_SINKS, M, "attention_sinks", 0,
+             "one learned sink logit per query head in every attention layer (gpt-oss GptOssAttention.sinks)"),
+    CHOICE_KEY(LLMMEM_KEY_QUANTIZED_MODULES, M, "quantized_modules", quantized_modules_names, 0, 1, 0,
+               "what quantization_format reaches: linear (every linear layer but embedding, LM head and "
+               "routers) or experts (routed experts alone, as gpt-oss MXFP4)"),
+    INT_KEY(LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, M, "num_nextn_predict_layers", 0, 64, 0,
+            "multi-token-prediction modules stored in the checkpoint beyond the model (DeepSeek-V3: 1; "
+            "not in the model's parameters)"),
+    BOOL_KEY(LLMMEM_KEY_MTP_EMBEDDING, M, "mtp_embedding", 0,
+             "each multi-token-prediction module stores its own copy of the embedding"),
+    BOOL_KEY(LLMMEM_KEY_MTP_LM_HEAD, M, "mtp_lm_head", 0,
+             "each multi-token-prediction module stores its own copy of the LM head"),
+    INT_KEY(LLMMEM_KEY_INDEX_N_HEADS, M, "index_n_heads", 0, 1LL << 16, 0,
+            "DeepSeek sparse attention: query heads of the indexer in every MLA layer (0: no indexer)"),
+    INT_KEY(LLMMEM_KEY_INDEX_HEAD_DIM, M, "index_head_dim", 0, 1LL << 16, 0,
+            "DeepSeek sparse attention: width of the indexer's heads and of the key it caches per token"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
@@ -353,6 +372,11 @@ static const llmmem__key_info key_table[] = {
             "tokens per request (prompt and output) for the concurrency question (0: max_model_len)"),
     BOOL_KEY(LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER, S, "disable_hybrid_kv_cache_manager", 0,
              "vLLM --disable-hybrid-kv-cache-manager: sliding-window layers keep every token like full ones"),
+    CHOICE_KEY(LLMMEM_KEY_SPECULATIVE_METHOD, S, "speculative_method", speculative_names, 0, 1, 0,
+               "vLLM speculative_config method: none, or mtp (the checkpoint's MTP modules are loaded as the "
+               "draft)"),
+    INT_KEY(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS, S, "num_speculative_tokens", 0, 64, 0,
+            "vLLM speculative_config num_speculative_tokens: draft tokens per step (0: no speculative decoding)"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

@@ -103,16 +103,22 @@ static llmmem_status mla_token_layer_bytes(uint64_t *out, const llmmem__geometry
          * heads x (qk_nope + qk_rope) and value_states of heads x v_head_dim */
         return token_vectors_bytes(out, &a->kv_token, d, tp);
     }
+    llmmem_status st = LLMMEM_OK;
     if (d == LLMMEM_KV_CACHE_FP8_DS_MLA) {
         /* vllm/v1/kv_cache_interface.py MLAAttentionSpec.real_page_size_bytes: 656 B per token
          * (v1/attention/backends/mla/flashmla_sparse.py: fp8 latent, an fp32 scale per 128 of it,
          * bf16 rope: 512 + 16 + 128 for DeepSeek) */
         *out = a->kv_lora_rank + llmmem__ceil_div(a->kv_lora_rank, 128) * 4 + a->qk_rope_head_dim * 2;
-        return LLMMEM_OK;
+    } else {
+        /* vllm/v1/kv_cache_interface.py MLAAttentionSpec: block x 1 head x (kv_lora_rank +
+         * qk_rope_head_dim) x dtype: the latent alone, no factor 2 for K and V */
+        st = token_vectors_bytes(out, &a->kv_latent, d, tp);
     }
-    /* vllm/v1/kv_cache_interface.py MLAAttentionSpec: block x 1 head x (kv_lora_rank +
-     * qk_rope_head_dim) x dtype: the latent alone, no factor 2 for K and V */
-    return token_vectors_bytes(out, &a->kv_latent, d, tp);
+    /* vllm deepseek_v2.py DeepseekV32IndexerCache: each layer also pages the indexer's key, in its own
+     * uint8 layout whatever kv_cache_dtype is, with the same blocks */
+    if (st == LLMMEM_OK && !llmmem__add(out, *out, a->index_cache))
+        return overflow("KV bytes per token");
+    return st;
 }
 
 /* Bytes one token takes in one layer of vLLM's paged cache on one rank. `contiguous` asks for the

@@ -263,6 +263,19 @@ llmmem_status llmmem_model_active_parameters(uint64_t *count_out, const llmmem_m
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem_model_checkpoint_parameters(uint64_t *count_out, const llmmem_model *model)
+{
+    LLMMEM_REQUIRE(count_out);
+    LLMMEM_REQUIRE(model);
+    llmmem__inventory mtp;
+    llmmem_status st = llmmem__mtp_inventory(&mtp, model);
+    if (st)
+        return st;
+    if (!llmmem__add(count_out, model->inv.total, mtp.total))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "checkpoint parameters exceed 64 bits");
+    return LLMMEM_OK;
+}
+
 size_t llmmem_model_preset_count(void)
 {
     return llmmem__model_preset_total;

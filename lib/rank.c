@@ -83,6 +83,23 @@ llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, co
     return st ? st : llmmem__view_weight_bytes(out, &v, &plan);
 }
 
+llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+                                            uint64_t ways)
+{
+    llmmem__inventory mtp;
+    llmmem_status st = llmmem__mtp_inventory(&mtp, m);
+    if (st)
+        return st;
+    for (unsigned i = 0; i < mtp.n; i++) {
+        const llmmem__tensor_class t = mtp.t[i];
+        split_class(&mtp.t[i], &t, ways, m->geo.head_dim);
+    }
+    llmmem__view v = {&mtp, 0, 0};
+    llmmem__weight_plan plan;
+    st = llmmem__weight_plan_make(&plan, m, s);
+    return st ? st : llmmem__view_weight_bytes(out, &v, &plan);
+}
+
 /* Every class's shape on one rank: split over t, routed experts over et (the counts are the
  * model's; stages take their share). */
 void llmmem__rank_shapes(llmmem__inventory *out, const llmmem_model *m, uint64_t t, uint64_t et)

@@ -18,7 +18,7 @@
 #include "text.h"
 #include "weights.h"
 /* The settings arrays hold a slot per key number modulo 1000 (internal.h). */
-_Static_assert(LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");
+_Static_assert(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");
 
 #define MAX_STAGES 256 /* pipeline stages a serving result holds */
 #define SERVING_VALUES (LLMMEM_SERVING_FITS + 1)
@@ -118,9 +118,15 @@ static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint
 static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp,
                                    uint64_t pp, uint64_t first, uint64_t end, int first_stage, int last_stage)
 {
-    if (tp == 1 && pp == 1)
-        return llmmem__weight_bytes(out, m, s); /* the estimate's own weights, a checkpoint's included */
-    return llmmem__rank_weight_bytes(out, m, s, tp, first, end, first_stage, last_stage);
+    llmmem_status st = tp == 1 && pp == 1 ? llmmem__weight_bytes(out, m, s) /* a checkpoint's included */
+                                          : llmmem__rank_weight_bytes(out, m, s, tp, first, end, first_stage, last_stage);
+    if (st || !last_stage || sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) != LLMMEM_SPECULATIVE_MTP)
+        return st;
+    /* vllm model_executor/models/deepseek_mtp.py DeepSeekMTP: every num_nextn_predict_layers module, on the last rank */
+    uint64_t mtp;
+    if ((st = llmmem__mtp_rank_weight_bytes(&mtp, m, s, tp)) != LLMMEM_OK)
+        return st;
+    return llmmem__add(out, *out, mtp) ? LLMMEM_OK : overflow("weights with the MTP modules");
 }
 
 /* Elements per token that one decoder layer keeps alive at its peak in a no-grad forward on one
@@ -287,6 +293,11 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     /* the per-stage arrays (most of the struct) are written for every stage below pp before any
      * read: cleared as far as they begin */
     memset(r, 0, offsetof(llmmem_serving, stage_budget));
+    if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP &&
+        llmmem__model_value(model, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS) == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "speculative_method mtp drafts with the checkpoint's multi-token-prediction modules, but "
+                            "the model's num_nextn_predict_layers is 0");
     r->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
     r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, r->tp, r->pp)) != LLMMEM_OK)

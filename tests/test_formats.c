@@ -306,7 +306,8 @@ START_TEST(test_element_bits)
         LLMMEM_FORMAT_Q4_0,      LLMMEM_FORMAT_Q4_1,      LLMMEM_FORMAT_Q5_0,
         LLMMEM_FORMAT_Q5_1,      LLMMEM_FORMAT_Q8_0,      LLMMEM_FORMAT_Q2_K,
         LLMMEM_FORMAT_Q3_K,      LLMMEM_FORMAT_Q4_K,      LLMMEM_FORMAT_Q5_K,
-        LLMMEM_FORMAT_Q6_K,      (llmmem_format)26,       (llmmem_format)-1,
+        LLMMEM_FORMAT_Q6_K,      LLMMEM_FORMAT_FP8_CHANNEL, LLMMEM_FORMAT_INT8_CHANNEL,
+        LLMMEM_FORMAT_CT_INT4,   (llmmem_format)255,      (llmmem_format)-1,
     };
     for (size_t i = 0; i < sizeof blocked / sizeof blocked[0]; i++)
         ck_assert_msg(llmmem__format_element_bits(blocked[i]) == 0, "format %d has element bits",
@@ -318,7 +319,7 @@ END_TEST
 
 START_TEST(test_every_format_accepted)
 {
-    for (int f = 1; f <= LLMMEM_FORMAT_FP8_BLOCK; f++) {
+    for (int f = 1; f <= LLMMEM_FORMAT_CT_INT4; f++) {
         uint64_t bytes = 0;
         ck_assert_ok(llmmem_format_tensor_bytes(&bytes, (llmmem_format)f, 7, 33, 0, 0));
         ck_assert_msg(bytes > 0, "format %d: 0 bytes", f);
@@ -336,13 +337,13 @@ START_TEST(test_auto_and_unknown_rejected)
     ck_assert_int_eq(llmmem__format_bytes(&internal, LLMMEM_FORMAT_AUTO, 7, 33, 0, 0), 0);
     ck_assert_uint_eq(internal, 12345);
 
-    ck_assert_status(llmmem_format_tensor_bytes(&bytes, (llmmem_format)26, 7, 33, 0, 0),
+    ck_assert_status(llmmem_format_tensor_bytes(&bytes, (llmmem_format)255, 7, 33, 0, 0),
                      LLMMEM_ERR_INVALID_ARGUMENT);
-    ck_assert_message_has("format 26");
+    ck_assert_message_has("format 255");
     ck_assert_status(llmmem_format_tensor_bytes(&bytes, (llmmem_format)-1, 7, 33, 0, 0),
                      LLMMEM_ERR_INVALID_ARGUMENT);
     ck_assert_message_has("format -1");
-    ck_assert_int_eq(llmmem__format_bytes(&internal, (llmmem_format)26, 7, 33, 0, 0), 0);
+    ck_assert_int_eq(llmmem__format_bytes(&internal, (llmmem_format)255, 7, 33, 0, 0), 0);
     ck_assert_int_eq(llmmem__format_bytes(&internal, (llmmem_format)-1, 7, 33, 0, 0), 0);
     ck_assert_uint_eq(bytes, 12345);
 }
@@ -433,7 +434,7 @@ START_TEST(test_overflow)
         llmmem_format_tensor_bytes(&bytes, LLMMEM_FORMAT_FP16, 1ULL << 32, 1ULL << 31, 0, 0),
         LLMMEM_ERR_OVERFLOW);
     /* every format overflows on the largest shape */
-    for (int f = 1; f <= LLMMEM_FORMAT_FP8_BLOCK; f++) {
+    for (int f = 1; f <= LLMMEM_FORMAT_CT_INT4; f++) {
         ck_assert_status(
             llmmem_format_tensor_bytes(&bytes, (llmmem_format)f, UINT64_MAX, UINT64_MAX, 0, 0),
             LLMMEM_ERR_OVERFLOW);

@@ -537,6 +537,16 @@ func (m *Model) ActiveParameters() (uint64, error) {
 	return n[0], err
 }
 
+// CheckpointParameters counts the parameters the checkpoint stores: the model's and its
+// multi-token-prediction modules (num_nextn_predict_layers).
+func (m *Model) CheckpointParameters() (uint64, error) {
+	n := []uint64{0}
+	err := m.reading("Model.CheckpointParameters", func() error {
+		return call(func() raw.Enum_SS_llmmem_status { return raw.Llmmem_model_checkpoint_parameters(n, m.h) })
+	})
+	return n[0], err
+}
+
 // UseCheckpoint makes the model's weights the bytes the checkpoint stores.
 func (m *Model) UseCheckpoint(ck *Checkpoint) error {
 	if ck == nil {

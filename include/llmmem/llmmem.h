@@ -165,6 +165,13 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
     LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
+    LLMMEM_KEY_ATTENTION_SINKS = 1065,         /**< bool: one learned sink logit per query head per attention layer (gpt-oss) */
+    LLMMEM_KEY_QUANTIZED_MODULES = 1066,       /**< choice (llmmem_quantized_modules): what the checkpoint's quantization reaches */
+    LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS = 1067, /**< multi-token-prediction modules the checkpoint stores beyond the model (DeepSeek-V3: 1) */
+    LLMMEM_KEY_MTP_EMBEDDING = 1068,           /**< bool: each MTP module stores its own embedding copy */
+    LLMMEM_KEY_MTP_LM_HEAD = 1069,             /**< bool: each MTP module stores its own LM head copy */
+    LLMMEM_KEY_INDEX_N_HEADS = 1070,           /**< DeepSeek sparse attention: the indexer's query heads (0: no indexer) */
+    LLMMEM_KEY_INDEX_HEAD_DIM = 1071,          /**< DeepSeek sparse attention: width of the indexer's heads and cached key */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -246,6 +253,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_N = 3114,                       /**< sequences per request: parallel sampling n, or beam width */
     LLMMEM_KEY_REQUEST_TOKENS = 3115,          /**< tokens per request for the concurrency question (0: max_model_len) */
     LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER = 3116, /**< bool: sliding-window layers cached like full ones */
+    LLMMEM_KEY_SPECULATIVE_METHOD = 3120,      /**< choice (llmmem_speculative_method): vLLM speculative_config method: none, mtp */
+    LLMMEM_KEY_NUM_SPECULATIVE_TOKENS = 3121,  /**< vLLM speculative_config num_speculative_tokens (0: no speculative decoding) */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
@@ -325,8 +334,22 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_DEEPSEEK_V3 = 18, /**< "deepseek_v3" */
     LLMMEM_MODEL_GRANITE = 19,     /**< "granite" (IBM Granite 3.x dense) */
     LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
-    LLMMEM_MODEL_KIMI_K2 = 21      /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_GPT_OSS = 22,     /**< "gpt_oss" (OpenAI gpt-oss: sinks, biased experts, MXFP4 experts) */
+    LLMMEM_MODEL_DEEPSEEK_V32 = 23 /**< "deepseek_v32" (DeepSeek-V3 with the sparse-attention indexer) */
 } llmmem_model_type;
+
+/** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
+typedef enum llmmem_speculative_method {
+    LLMMEM_SPECULATIVE_NONE = 0, /**< "none" */
+    LLMMEM_SPECULATIVE_MTP = 1   /**< "mtp": the checkpoint's multi-token-prediction modules draft */
+} llmmem_speculative_method;
+
+/** What a quantized checkpoint's format reaches: choices of LLMMEM_KEY_QUANTIZED_MODULES. */
+typedef enum llmmem_quantized_modules {
+    LLMMEM_QUANTIZED_LINEAR = 0,  /**< "linear": every linear layer but the embedding, LM head and routers */
+    LLMMEM_QUANTIZED_EXPERTS = 1  /**< "experts": routed experts alone (gpt-oss MXFP4: attention stays 16-bit) */
+} llmmem_quantized_modules;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
 typedef enum llmmem_norm_type {
@@ -361,7 +384,10 @@ typedef enum llmmem_format {
     LLMMEM_FORMAT_Q4_K = 22,     /**< 144 bytes per 256 weights */
     LLMMEM_FORMAT_Q5_K = 23,     /**< 176 bytes per 256 weights */
     LLMMEM_FORMAT_Q6_K = 24,     /**< 210 bytes per 256 weights */
-    LLMMEM_FORMAT_FP8_BLOCK = 25 /**< fp8 e4m3 + fp32 scale per 128 x 128 block (DeepSeek-V3) */
+    LLMMEM_FORMAT_FP8_BLOCK = 25, /**< fp8 e4m3 + fp32 scale per 128 x 128 block (DeepSeek-V3) */
+    LLMMEM_FORMAT_FP8_CHANNEL = 26, /**< fp8 e4m3 + fp32 scale per output row (compressed-tensors channel) */
+    LLMMEM_FORMAT_INT8_CHANNEL = 27, /**< int8 + fp32 scale per output row (compressed-tensors w8a8) */
+    LLMMEM_FORMAT_CT_INT4 = 28   /**< compressed-tensors pack-quantized 4-bit: 8 per int32, 16-bit scale per group, shape */
 } llmmem_format;
 
 /** What runs: choices of LLMMEM_KEY_MODE. */
@@ -656,6 +682,14 @@ LLMMEM_API llmmem_status llmmem_model_parameters(uint64_t *count_out, const llmm
 LLMMEM_API llmmem_status llmmem_model_total_parameters(uint64_t *count_out, const llmmem_model *model);
 /** Parameters used for one token: all but the routed experts not chosen. */
 LLMMEM_API llmmem_status llmmem_model_active_parameters(uint64_t *count_out, const llmmem_model *model);
+/**
+ * Parameters the model's checkpoint stores: the model's (llmmem_model_total_parameters, what
+ * transformers instantiates) and its num_nextn_predict_layers multi-token-prediction modules, each
+ * a decoder layer of the kind of the last one, two input norms, a 2 x hidden_size -> hidden_size
+ * projection, an output norm, and an embedding and LM head where mtp_embedding and mtp_lm_head say
+ * the checkpoint keeps its own copies. Equal to the total for a model without MTP modules.
+ */
+LLMMEM_API llmmem_status llmmem_model_checkpoint_parameters(uint64_t *count_out, const llmmem_model *model);
 /**
  * A model from a Hugging Face config.json (a file, or a folder holding one). Fields take the
  * keys of the same name (GPT-2's n_embd, Falcon's num_kv_heads and the like are mapped). The

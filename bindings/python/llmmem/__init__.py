@@ -729,6 +729,11 @@ class Model(_Settings):
         """Parameters used for one token: all but the routed experts not chosen."""
         return _core.llmmem_model_active_parameters(self._handle())
 
+    @property
+    def checkpoint_parameters(self) -> int:
+        """Parameters the checkpoint stores: the model's and its multi-token-prediction modules."""
+        return _core.llmmem_model_checkpoint_parameters(self._handle())
+
     def set_layer_types(self, layer_types) -> "Model":
         """Each decoder layer's attention, as Hugging Face's ``layer_types``: a list (or a
         comma-separated str) of ``"full_attention"`` and ``"sliding_attention"``, for layers that
