@@ -314,6 +314,57 @@ static const llmmem__preset_value kimi_k2[] = {
     K(QK_ROPE_HEAD_DIM, 64), K(QK_NOPE_HEAD_DIM, 128), K(V_HEAD_DIM, 128), K(TORCH_DTYPE, BF16),
     K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END};
 
+/* ---- OLMo 2 (olmo2) -----------------------------------------------------------
+ * Olmo2DecoderLayer: post_attention_layernorm and post_feedforward_layernorm, no input norm;
+ * Olmo2Attention q_norm over heads x head_dim and k_norm over kv_heads x head_dim; untied head. */
+#define OLMO2(h, layers, heads, kv, ffn, dtype)                                                           \
+    K(MODEL_TYPE, LLMMEM_MODEL_OLMO2), K(HIDDEN_SIZE, h), K(NUM_HIDDEN_LAYERS, layers),                  \
+        K(NUM_ATTENTION_HEADS, heads), K(NUM_KEY_VALUE_HEADS, kv), K(HEAD_DIM, 0), K(INTERMEDIATE_SIZE, ffn), \
+        K(VOCAB_SIZE, 100352), K(MAX_POSITION_EMBEDDINGS, 4096), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), \
+        K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0),       \
+        K(QK_NORM, 1), K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER), K(TORCH_DTYPE, dtype), END
+
+/* allenai/OLMo-2-0425-1B config.json */
+static const llmmem__preset_value olmo_2_0425_1b[] = {OLMO2(2048, 16, 16, 16, 8192, FP32)};
+/* allenai/OLMo-2-1124-7B config.json (stored in float32) */
+static const llmmem__preset_value olmo_2_1124_7b[] = {OLMO2(4096, 32, 32, 32, 11008, FP32)};
+/* allenai/OLMo-2-1124-13B config.json */
+static const llmmem__preset_value olmo_2_1124_13b[] = {OLMO2(5120, 40, 40, 40, 13824, FP32)};
+/* allenai/OLMo-2-0325-32B config.json (grouped-query: 8 KV heads) */
+static const llmmem__preset_value olmo_2_0325_32b[] = {OLMO2(5120, 64, 40, 8, 27648, BF16)};
+
+/* allenai/OLMoE-1B-7B-0924 config.json: OLMo's q/k norms over all heads, 64 experts of 1024 on every
+ * layer, top-8, no shared expert, a router without bias */
+static const llmmem__preset_value olmoe_1b_7b_0924[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_OLMOE), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 16),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 16), K(HEAD_DIM, 0), K(INTERMEDIATE_SIZE, 1024),
+    K(VOCAB_SIZE, 50304), K(MAX_POSITION_EMBEDDINGS, 4096), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 1),
+    K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER), K(NUM_EXPERTS, 64), K(NUM_EXPERTS_PER_TOK, 8),
+    K(MOE_INTERMEDIATE_SIZE, 1024), K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    K(ROUTER_BIAS, 0), K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* ---- Cohere (cohere, cohere2) ----------------------------------------------------
+ * One input_layernorm (CohereLayerNorm: a weight, no bias) before attention and MLP in parallel; tied
+ * head; Cohere2 slides on three layers of four. */
+#define COHERE(type, h, layers, heads, kv, ffn, positions, dtype)                                          \
+    K(MODEL_TYPE, type), K(HIDDEN_SIZE, h), K(NUM_HIDDEN_LAYERS, layers), K(NUM_ATTENTION_HEADS, heads),  \
+        K(NUM_KEY_VALUE_HEADS, kv), K(HEAD_DIM, 0), K(INTERMEDIATE_SIZE, ffn), K(VOCAB_SIZE, 256000),     \
+        K(MAX_POSITION_EMBEDDINGS, positions), K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1), K(NORM_TYPE, RMS), \
+        K(NORMS_PER_LAYER, 1), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),            \
+        K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER), K(TORCH_DTYPE, dtype)
+
+/* CohereForAI/c4ai-command-r-v01 config.json */
+static const llmmem__preset_value command_r_v01[] = {
+    COHERE(LLMMEM_MODEL_COHERE, 8192, 40, 64, 64, 22528, 8192, FP16), END};
+/* CohereForAI/aya-expanse-8b config.json */
+static const llmmem__preset_value aya_expanse_8b[] = {
+    COHERE(LLMMEM_MODEL_COHERE, 4096, 32, 32, 8, 14336, 8192, FP16), END};
+/* CohereForAI/c4ai-command-r7b-12-2024 config.json (head_dim 128 = 4096 / 32) */
+static const llmmem__preset_value command_r7b_12_2024[] = {
+    COHERE(LLMMEM_MODEL_COHERE2, 4096, 32, 32, 8, 14336, 8192, BF16), K(SLIDING_WINDOW, 4096),
+    K(SLIDING_WINDOW_PATTERN, 4), END};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -470,6 +521,14 @@ const llmmem__preset llmmem__model_presets[] = {
     {"granite-3.3-8b", granite_3_3_8b},
     {"smollm3-3b", smollm3_3b},
     {"kimi-k2", kimi_k2},
+    {"olmo-2-0425-1b", olmo_2_0425_1b},
+    {"olmo-2-1124-7b", olmo_2_1124_7b},
+    {"olmo-2-1124-13b", olmo_2_1124_13b},
+    {"olmo-2-0325-32b", olmo_2_0325_32b},
+    {"olmoe-1b-7b-0924", olmoe_1b_7b_0924},
+    {"command-r-v01", command_r_v01},
+    {"aya-expanse-8b", aya_expanse_8b},
+    {"command-r7b-12-2024", command_r7b_12_2024},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

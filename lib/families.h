@@ -35,7 +35,8 @@ enum llmmem__moe_kind {
     LLMMEM_MOE_NONE = 0,
     LLMMEM_MOE_MIXTRAL = 1,     /* num_local_experts of intermediate_size on every layer */
     LLMMEM_MOE_QWEN = 2,        /* num_experts, moe_intermediate_size, decoder_sparse_step, mlp_only_layers */
-    LLMMEM_MOE_QWEN_SHARED = 3  /* the same and a shared expert (shared_expert_intermediate_size) */
+    LLMMEM_MOE_QWEN_SHARED = 3, /* the same and a shared expert (shared_expert_intermediate_size) */
+    LLMMEM_MOE_OLMOE = 4        /* num_experts of intermediate_size on every layer (OLMoE) */
 };
 
 /* Defaults of the transformers config class (configuration_<family>.py __init__), for the fields a
@@ -55,6 +56,7 @@ typedef struct llmmem__class_defaults {
     int64_t max_position;    /* max_position_embeddings absent (LLMMEM_CLASS_NONE: not set) */
     /* Shape defaults, used only inside a sub-config (LLMMEM_CLASS_NONE: not encoded, so required). */
     int64_t hidden, intermediate, layers, heads, vocab;
+    uint8_t reads_use_qk_norm; /* the modeling file reads config.use_qk_norm (default false) into its q/k norms */
 } llmmem__class_defaults;
 
 typedef struct llmmem__key_default {
@@ -73,7 +75,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_KIMI_K2
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_COHERE2
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

@@ -559,25 +559,29 @@ static llmmem_status read_llama_like(const hf *c, const json_t *obj)
     }
     if (!st && f->config.reads_mlp_bias) /* LlamaMLP: bias=config.mlp_bias */
         st = bool_key(c, obj, "mlp_bias", LLMMEM_KEY_MLP_BIAS, 0);
+    if (!st && f->config.reads_use_qk_norm) /* CohereAttention: q_norm, k_norm when config.use_qk_norm */
+        st = bool_key(c, obj, "use_qk_norm", LLMMEM_KEY_QK_NORM, 0);
     if (st)
         return st;
 
-    if (f->config.moe == LLMMEM_MOE_MIXTRAL) {
-        /* MixtralSparseMoeBlock on every layer: num_local_experts experts of intermediate_size (its
-         * router is Linear(hidden_size, num_local_experts): 0 experts is no model, never a dense one) */
+    if (f->config.moe == LLMMEM_MOE_MIXTRAL || f->config.moe == LLMMEM_MOE_OLMOE) {
+        /* MixtralSparseMoeBlock (num_local_experts) and OlmoeSparseMoeBlock (num_experts) on every
+         * layer: experts of intermediate_size (the router is Linear(hidden_size, experts): 0 experts
+         * is no model, never a dense one) */
+        const char *field = f->config.moe == LLMMEM_MOE_MIXTRAL ? "num_local_experts" : "num_experts";
         int64_t experts = 0;
-        st = required(c, obj, NAMES("num_local_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &experts);
+        st = required(c, obj, (const char *const[]){field, NULL}, LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &experts);
         if (!st && experts == 0)
-            st = hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "num_local_experts",
-                         "0 experts: a mixtral model routes every layer to at least 1 expert");
+            st = hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, field,
+                         "0 experts: a %s model routes every layer to at least 1 expert", f->name);
         if (!st)
             st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
         if (!st)
             st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, intermediate);
         if (!st)
-            st = set(c, "num_local_experts", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+            st = set(c, field, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
         if (!st)
-            st = set(c, "num_local_experts", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+            st = set(c, field, LLMMEM_KEY_MOE_LAYER_FREQ, 1);
     } else if (f->config.moe == LLMMEM_MOE_QWEN || f->config.moe == LLMMEM_MOE_QWEN_SHARED) {
         st = read_qwen_moe(c, obj, layers);
     }
@@ -1306,7 +1310,7 @@ static llmmem_status read_document(hf *c, const json_t *root)
     } else {
         c->fam = llmmem__family_named(type);
         if (!c->fam) {
-            char supported[400] = "supported: "; /* every row of the family table and the wrappers */
+            char supported[1024] = "supported: "; /* every row of the family table and the wrappers */
             llmmem__family_list(supported + 11, sizeof supported - 11, "gemma3, llava");
             return unsupported_string(c, "model_type", type, supported);
         }

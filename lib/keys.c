@@ -38,6 +38,8 @@ static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up"
 static const char *const tristate_names[] = {"auto", "off", "on", NULL};
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
+/* Choices of LLMMEM_KEY_QK_NORM_TYPE: MiniMax-M2's qk_norm_type names, in llmmem_qk_norm_type order. */
+static const char *const qk_norm_type_names[] = {"per_head", "per_layer", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -172,6 +174,10 @@ static const llmmem__key_info key_table[] = {
              "SigLIP attention-pooling head (probe, attention, norm, MLP)"),
     CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 2, 0,
                "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear)"),
+    CHOICE_KEY(LLMMEM_KEY_QK_NORM_TYPE, M, "qk_norm_type", qk_norm_type_names, 0, LLMMEM_QK_NORM_PER_LAYER,
+               LLMMEM_QK_NORM_PER_HEAD,
+               "what qk_norm's weights span: per_head (head_dim, shared by the heads: Qwen3) or per_layer "
+               "(heads x head_dim for q, kv_heads x head_dim for k: OLMo 2, OLMoE, Command R+, MiniMax-M2)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

@@ -165,6 +165,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
     LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
+    LLMMEM_KEY_QK_NORM_TYPE = 1051,            /**< choice (llmmem_qk_norm_type): q/k norm weights per head or over all heads */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -325,8 +326,18 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_DEEPSEEK_V3 = 18, /**< "deepseek_v3" */
     LLMMEM_MODEL_GRANITE = 19,     /**< "granite" (IBM Granite 3.x dense) */
     LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
-    LLMMEM_MODEL_KIMI_K2 = 21      /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_OLMO2 = 22,       /**< "olmo2" (AI2 OLMo 2: post-norm blocks, q/k norms over all heads) */
+    LLMMEM_MODEL_OLMOE = 23,       /**< "olmoe" (AI2 OLMoE: q/k norms over all heads, routed experts) */
+    LLMMEM_MODEL_COHERE = 24,      /**< "cohere" (Command R, Aya: one norm, parallel attention and MLP) */
+    LLMMEM_MODEL_COHERE2 = 25      /**< "cohere2" (Command R7B, Command A: cohere with sliding layers) */
 } llmmem_model_type;
+
+/** Scope of the q/k norms' weights: choices of LLMMEM_KEY_QK_NORM_TYPE (MiniMax-M2's qk_norm_type names). */
+typedef enum llmmem_qk_norm_type {
+    LLMMEM_QK_NORM_PER_HEAD = 0, /**< one head_dim weight shared by every head (Qwen3, Gemma 3) */
+    LLMMEM_QK_NORM_PER_LAYER = 1 /**< weights over all heads: heads x head_dim for q, kv_heads x head_dim for k (OLMo 2) */
+} llmmem_qk_norm_type;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
 typedef enum llmmem_norm_type {

@@ -1,0 +1,274 @@
+/* Families added for issue 17 (attention-only, dense and MoE): each is read from its published
+ * config.json (tests/data/configs) with the class defaults the file omits, counted to the parameter
+ * against the publisher's figure, its presets give the same counts, and its cache is sized for one
+ * sequence by hand. The sums in the comments are worked out from the configs' shapes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "unit.h"
+
+#ifndef LLMMEM_TEST_DATA
+#define LLMMEM_TEST_DATA "tests/data"
+#endif
+
+static llmmem_model *load(const char *file)
+{
+    char path[1024];
+    llmmem_model *m = NULL;
+    snprintf(path, sizeof path, "%s/configs/%s", LLMMEM_TEST_DATA, file);
+    ck_assert_ok(llmmem_model_from_hf_config(&m, path));
+    return m;
+}
+
+static uint64_t total(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_total_parameters(&n, m));
+    return n;
+}
+
+static int64_t get(const llmmem_model *m, llmmem_key key)
+{
+    int64_t v = -1;
+    ck_assert_ok(llmmem_model_get_int(&v, m, key));
+    return v;
+}
+
+static llmmem_model *preset(const char *name)
+{
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_preset(&m, name));
+    return m;
+}
+
+static void expect_preset_total(const char *name, uint64_t expected)
+{
+    llmmem_model *m = preset(name);
+    ck_assert_msg(total(m) == expected, "preset %s: %llu parameters, expected %llu", name,
+                  (unsigned long long)total(m), (unsigned long long)expected);
+    llmmem_model_free(m);
+}
+
+/* Bytes of a contiguous cache in the model's dtype (the strategy's defaults) for one sequence of `tokens`. */
+static uint64_t cache_bytes(const llmmem_model *m, uint64_t tokens)
+{
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, tokens));
+    llmmem_strategy_free(s);
+    return bytes;
+}
+
+static llmmem_model *from_text(const char *json)
+{
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    return m;
+}
+
+/* ---- OLMo 2 ------------------------------------------------------------------------------------ */
+
+/* allenai/OLMo-2-1124-7B: the Hub's safetensors metadata gives 7,298,617,344 parameters, all F32.
+ * Olmo2Attention's q_norm spans all 32 heads (32 x 128 = 4096) and k_norm all 32 KV heads (4096);
+ * the layer norms are the two post-norms (post_attention_layernorm, post_feedforward_layernorm):
+ *   per layer: q, k, v, o 4 x 4096^2 = 67,108,864; q_norm + k_norm 8,192; MLP 3 x 4096 x 11008 =
+ *   135,266,304; two norms 8,192: 202,391,552 x 32 = 6,476,529,664;
+ *   embedding and untied head 2 x 100352 x 4096 = 822,083,584; final norm 4,096: 7,298,617,344.
+ * Per-head norms (head_dim 128 each) would give 32 x (8,192 - 256) fewer: 7,298,363,392. */
+START_TEST(olmo2_7b)
+{
+    llmmem_model *m = load("olmo-2-1124-7b.json");
+    ck_assert_uint_eq(total(m), 7298617344ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_OLMO2);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QK_NORM_TYPE), LLMMEM_QK_NORM_PER_LAYER);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_FP32);
+    /* the same model with per-head norms: the scope is what the key says */
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD));
+    ck_assert_uint_eq(total(m), 7298363392ULL);
+    llmmem_model_free(m);
+    expect_preset_total("olmo-2-1124-7b", 7298617344ULL);
+}
+END_TEST
+
+/* allenai/OLMo-2-1124-13B: Hub safetensors metadata 13,716,198,400 parameters.
+ *   per layer: 4 x 5120^2 = 104,857,600; q/k norms 2 x 5120; MLP 3 x 5120 x 13824 = 212,336,640;
+ *   norms 2 x 5120: 317,214,720 x 40 = 12,688,588,800; embedding and head 2 x 100352 x 5120 =
+ *   1,027,604,480; final norm 5,120: 13,716,198,400.
+ * allenai/OLMo-2-0425-1B: Hub safetensors metadata 1,484,916,736 (the instruct model's card data too).
+ *   per layer: 4 x 2048^2 = 16,777,216; q/k norms 4,096; MLP 3 x 2048 x 8192 = 50,331,648; norms
+ *   4,096: 67,117,056 x 16 = 1,073,872,896; embedding and head 2 x 100352 x 2048 = 411,041,792;
+ *   final norm 2,048: 1,484,916,736.
+ * allenai/OLMo-2-0325-32B (8 KV heads of 128): no publisher figure was found; by hand:
+ *   per layer: q, o 2 x 5120^2 = 52,428,800; k, v 2 x 1024 x 5120 = 10,485,760; q_norm 5,120 +
+ *   k_norm 1,024; MLP 3 x 5120 x 27648 = 424,673,280; norms 10,240: 487,604,224 x 64 =
+ *   31,206,670,336; embedding and head 1,027,604,480; final norm 5,120: 32,234,279,936. */
+START_TEST(olmo2_presets)
+{
+    expect_preset_total("olmo-2-1124-13b", 13716198400ULL);
+    expect_preset_total("olmo-2-0425-1b", 1484916736ULL);
+    expect_preset_total("olmo-2-0325-32b", 32234279936ULL);
+}
+END_TEST
+
+/* OLMo-2-1124-7B's cache, in its torch_dtype float32 (the strategy's kv_cache_dtype auto): 32 layers x
+ * 32 KV heads x 128 x K and V x 4 bytes = 1,048,576 bytes per token; a sequence of 4096 tokens:
+ * 4,294,967,296 bytes. */
+START_TEST(olmo2_cache)
+{
+    llmmem_model *m = load("olmo-2-1124-7b.json");
+    ck_assert_uint_eq(cache_bytes(m, 4096), 4096ULL * 32 * 32 * 128 * 2 * 4);
+    ck_assert_uint_eq(cache_bytes(m, 4096), 4294967296ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* ---- OLMoE ------------------------------------------------------------------------------------- */
+
+/* allenai/OLMoE-1B-7B-0924: 6,919,161,856 parameters (the Hub's safetensors metadata, and the
+ * general.parameter_count of its GGUF conversions). Every layer routes over 64 experts of 1024:
+ *   per layer: attention 4 x 2048^2 = 16,777,216; q_norm 2048 + k_norm 2048 (16 heads x 128 each);
+ *   experts 64 x 3 x 2048 x 1024 = 402,653,184; router 64 x 2048 = 131,072; norms 4,096:
+ *   419,569,664 x 16 = 6,713,114,624; embedding and untied head 2 x 50304 x 2048 = 206,045,184;
+ *   final norm 2,048: 6,919,161,856.
+ * Active per token: the same with 8 experts instead of 64: 6,919,161,856 - 16 x 56 x 3 x 2048 x 1024
+ * = 1,282,017,280. Cache: 16 layers x 16 KV heads x 128 x 2 x 2 bytes = 131,072 per token. */
+START_TEST(olmoe_1b_7b)
+{
+    llmmem_model *m = load("olmoe-1b-7b-0924.json");
+    ck_assert_uint_eq(total(m), 6919161856ULL);
+    uint64_t active = 0;
+    ck_assert_ok(llmmem_model_active_parameters(&active, m));
+    ck_assert_uint_eq(active, 1282017280ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_OLMOE);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_EXPERTS), 64);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK), 8);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_N_SHARED_EXPERTS), 0);
+    ck_assert_uint_eq(cache_bytes(m, 1000), 1000ULL * 131072);
+    llmmem_model_free(m);
+    expect_preset_total("olmoe-1b-7b-0924", 6919161856ULL);
+    /* OlmoeSparseMoeBlock needs experts: 0 is refused, naming the field */
+    llmmem_model *bad = NULL;
+    const char *json = "{\"model_type\": \"olmoe\", \"hidden_size\": 64, \"intermediate_size\": 32, "
+                       "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100, "
+                       "\"num_experts\": 0, \"num_experts_per_tok\": 1}";
+    ck_assert_status(llmmem_model_from_hf_config_text(&bad, json, strlen(json)), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "num_experts"));
+}
+END_TEST
+
+/* ---- Cohere ------------------------------------------------------------------------------------ */
+
+/* CohereForAI/aya-expanse-8b: 8,028,033,024 parameters (the Hub's safetensors total). One
+ * CohereLayerNorm per layer (a weight, no bias), attention and MLP in parallel, head tied:
+ *   per layer: q, o 2 x 4096^2 = 33,554,432; k, v 2 x 1024 x 4096 = 8,388,608; MLP 3 x 4096 x 14336 =
+ *   176,160,768; one norm 4,096: 218,107,904 x 32 = 6,979,452,928; embedding 256000 x 4096 =
+ *   1,048,576,000; final norm 4,096: 8,028,033,024.
+ * Cache: 32 layers x 8 KV heads x 128 x 2 x 2 bytes = 131,072 bytes per token. */
+START_TEST(cohere_aya_expanse_8b)
+{
+    llmmem_model *m = load("aya-expanse-8b.json");
+    ck_assert_uint_eq(total(m), 8028033024ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_COHERE);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NORMS_PER_LAYER), 1);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS), 1);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QK_NORM), 0);
+    ck_assert_uint_eq(cache_bytes(m, 8192), 8192ULL * 131072);
+    llmmem_model_free(m);
+    expect_preset_total("aya-expanse-8b", 8028033024ULL);
+    /* CohereForAI/c4ai-command-r-v01: no publisher figure was found; by hand: per layer 4 x 8192^2 =
+     * 268,435,456, MLP 3 x 8192 x 22528 = 553,648,128, norm 8,192: 822,091,776 x 40 =
+     * 32,883,671,040; embedding 256000 x 8192 = 2,097,152,000; final norm 8,192: 34,980,831,232 */
+    expect_preset_total("command-r-v01", 34980831232ULL);
+}
+END_TEST
+
+/* use_qk_norm (Command R+): CohereLayerNorm((heads, head_dim)) on q and (kv_heads, head_dim) on k,
+ * a weight for every head. A 2-layer model of hidden 64, 4 heads of 16, 2 KV heads, MLP 128,
+ * vocabulary 100, tied: per layer 2 x 64^2 + 2 x 32 x 64 + 3 x 64 x 128 + 64 = 36,928, and with the
+ * norms 64 + 32 more; 2 layers + embedding 6,400 + final norm 64. */
+START_TEST(cohere_qk_norm)
+{
+    const char *base = "{\"model_type\": \"cohere\", \"hidden_size\": 64, \"intermediate_size\": 128, "
+                       "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, "
+                       "\"vocab_size\": 100";
+    char json[512];
+    snprintf(json, sizeof json, "%s}", base);
+    llmmem_model *m = from_text(json);
+    ck_assert_uint_eq(total(m), 2 * 36928 + 6400 + 64);
+    llmmem_model_free(m);
+    snprintf(json, sizeof json, "%s, \"use_qk_norm\": true}", base);
+    m = from_text(json);
+    ck_assert_uint_eq(total(m), 2 * (36928 + 64 + 32) + 6400 + 64);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QK_NORM_TYPE), LLMMEM_QK_NORM_PER_LAYER);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* CohereForAI/c4ai-command-r7b-12-2024: no exact publisher figure was found (the Hub rounds to 8.03B);
+ * its shapes are aya-expanse-8b's (hidden 4096, 32 layers, 32 heads, 8 KV heads, MLP 14336,
+ * vocabulary 256000, tied), so by hand the same 8,028,033,024. Three layers of four slide over
+ * 4096 tokens (sliding_window_pattern 4: layers 3, 7, ..., 31 are global): for one sequence of
+ * 10,000 tokens the cache holds 8 global layers x 10,000 + 24 sliding layers x 4096 tokens of
+ * 8 KV heads x 128 x 2 x 2 bytes = 4,096 bytes per layer and token:
+ * (80,000 + 98,304) x 4,096 = 730,333,184 bytes. */
+START_TEST(cohere2_command_r7b)
+{
+    llmmem_model *m = load("c4ai-command-r7b-12-2024.json");
+    ck_assert_uint_eq(total(m), 8028033024ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_COHERE2);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW), 4096);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN), 4);
+    ck_assert_uint_eq(cache_bytes(m, 10000), 730333184ULL);
+    llmmem_model_free(m);
+    expect_preset_total("command-r7b-12-2024", 8028033024ULL);
+    /* the same layers given as layer_types (transformers 4.53 writes them) */
+    char json[4096] = "{\"model_type\": \"cohere2\", \"hidden_size\": 4096, \"intermediate_size\": 14336, "
+                      "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+                      "\"vocab_size\": 256000, \"torch_dtype\": \"bfloat16\", \"sliding_window\": 4096, "
+                      "\"layer_types\": [";
+    for (int i = 0; i < 32; i++)
+        strcat(json, (i + 1) % 4 ? "\"sliding_attention\"," : "\"full_attention\",");
+    json[strlen(json) - 1] = ']';
+    strcat(json, "}");
+    m = from_text(json);
+    ck_assert_uint_eq(cache_bytes(m, 10000), 730333184ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* Every family of this file is named in the model_type key's choices. */
+START_TEST(type_names)
+{
+    static const struct {
+        llmmem_model_type type;
+        const char *name;
+    } rows[] = {{LLMMEM_MODEL_OLMO2, "olmo2"}, {LLMMEM_MODEL_OLMOE, "olmoe"},
+                {LLMMEM_MODEL_COHERE, "cohere"}, {LLMMEM_MODEL_COHERE2, "cohere2"}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, rows[i].type), rows[i].name);
+        int64_t v = -1;
+        ck_assert_ok(llmmem_choice_from_name(&v, LLMMEM_KEY_MODEL_TYPE, rows[i].name));
+        ck_assert_int_eq(v, rows[i].type);
+    }
+    int64_t v = -1;
+    ck_assert_ok(llmmem_choice_from_name(&v, LLMMEM_KEY_QK_NORM_TYPE, "per_layer"));
+    ck_assert_int_eq(v, LLMMEM_QK_NORM_PER_LAYER);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("families_2025");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, olmo2_7b);
+    tcase_add_test(tc, olmo2_presets);
+    tcase_add_test(tc, olmo2_cache);
+    tcase_add_test(tc, olmoe_1b_7b);
+    tcase_add_test(tc, cohere_aya_expanse_8b);
+    tcase_add_test(tc, cohere_qk_norm);
+    tcase_add_test(tc, cohere2_command_r7b);
+    tcase_add_test(tc, type_names);
+    suite_add_tcase(suite, tc);
+    return run_suite(suite);
+}
