@@ -365,6 +365,25 @@ static const llmmem__preset_value command_r7b_12_2024[] = {
     COHERE(LLMMEM_MODEL_COHERE2, 4096, 32, 32, 8, 14336, 8192, BF16), K(SLIDING_WINDOW, 4096),
     K(SLIDING_WINDOW_PATTERN, 4), END};
 
+/* ---- GLM-4.5 (glm4_moe) -----------------------------------------------------------
+ * Glm4MoeAttention: q, k, v biased (attention_bias), o not; MoE past first_k_dense_replace with one
+ * shared expert and a router with e_score_correction_bias; the checkpoints' MTP layer is not the
+ * model's (Glm4MoeForCausalLM builds none). */
+#define GLM4_MOE(h, layers, ffn, experts, fe, dense, qk_norm)                                              \
+    K(MODEL_TYPE, LLMMEM_MODEL_GLM4_MOE), K(HIDDEN_SIZE, h), K(NUM_HIDDEN_LAYERS, layers),                  \
+        K(NUM_ATTENTION_HEADS, 96), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, ffn),  \
+        K(VOCAB_SIZE, 151552), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), \
+        K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0),        \
+        K(QK_NORM, qk_norm), K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD), K(NUM_EXPERTS, experts),            \
+        K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, fe), K(N_SHARED_EXPERTS, 1),                     \
+        K(FIRST_K_DENSE_REPLACE, dense), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),                            \
+        K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(TORCH_DTYPE, BF16), END
+
+/* zai-org/GLM-4.5-Air config.json */
+static const llmmem__preset_value glm_4_5_air[] = {GLM4_MOE(4096, 46, 10944, 128, 1408, 1, 0)};
+/* zai-org/GLM-4.5 config.json (use_qk_norm: per-head q/k norms) */
+static const llmmem__preset_value glm_4_5[] = {GLM4_MOE(5120, 92, 12288, 160, 1536, 3, 1)};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -529,6 +548,8 @@ const llmmem__preset llmmem__model_presets[] = {
     {"command-r-v01", command_r_v01},
     {"aya-expanse-8b", aya_expanse_8b},
     {"command-r7b-12-2024", command_r7b_12_2024},
+    {"glm-4.5-air", glm_4_5_air},
+    {"glm-4.5", glm_4_5},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -79,6 +79,8 @@ static const llmmem__key_default cohere2_structure[] = {
     {LLMMEM_KEY_NORM_TYPE, LLMMEM_NORM_RMSNORM}, {LLMMEM_KEY_NORMS_PER_LAYER, 1},
     {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1}, {LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 4}, END,
 };
+/* models/glm4_moe/modeling_glm4_moe.py Glm4MoeTopkRouter: a registered e_score_correction_bias per expert */
+static const llmmem__key_default glm4_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
 
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
@@ -202,6 +204,12 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_COHERE2, "cohere2", LLMMEM_READ_LLAMA_LIKE,
      {NONE, 0, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 4, 8192, 8192, 22528, 40, 64, 256000, 0},
      cohere2_structure, NULL},
+    /* Glm4MoeConfig: vocab_size=151552, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
+     * num_attention_heads=96, num_key_value_heads=8, head_dim=128, max_position_embeddings=131072,
+     * tie_word_embeddings=False, attention_bias=False, use_qk_norm=False (the MoE fields: hfconfig.c) */
+    {LLMMEM_MODEL_GLM4_MOE, "glm4_moe", LLMMEM_READ_GLM4_MOE,
+     {8, 128, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 10944, 46, 96, 151552, 1},
+     glm4_moe_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -221,6 +229,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_SMOLLM3] = "smollm3",         [LLMMEM_MODEL_KIMI_K2] = "kimi_k2",
     [LLMMEM_MODEL_OLMO2] = "olmo2",             [LLMMEM_MODEL_OLMOE] = "olmoe",
     [LLMMEM_MODEL_COHERE] = "cohere",           [LLMMEM_MODEL_COHERE2] = "cohere2",
+    [LLMMEM_MODEL_GLM4_MOE] = "glm4_moe",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

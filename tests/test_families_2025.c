@@ -237,6 +237,58 @@ START_TEST(cohere2_command_r7b)
 }
 END_TEST
 
+/* ---- GLM-4.5 ----------------------------------------------------------------------------------- */
+
+/* zai-org/GLM-4.5-Air: the Hub's safetensors total is 110,468,824,832 parameters, which counts the
+ * checkpoint's multi-token-prediction layer 46 (num_nextn_predict_layers 1) that Glm4MoeForCausalLM
+ * never builds. The model (h 4096, 96 heads and 8 KV heads of 128, vocabulary 151552, untied):
+ *   attention per layer: q 12288 x 4096 + k, v 2 x 1024 x 4096 + o 4096 x 12288 = 109,051,904, q/k/v
+ *   biases 12288 + 2 x 1024 = 14,336, two norms 8,192: 109,074,432 x 46 = 5,017,423,872;
+ *   layer 0's dense MLP 3 x 4096 x 10944 = 134,479,872;
+ *   45 MoE layers: 128 experts x 3 x 4096 x 1408 = 2,214,592,512, one shared 17,301,504, router
+ *   128 x 4096 = 524,288, e_score_correction_bias 128: 2,232,418,432 x 45 = 100,458,829,440;
+ *   embedding and head 2 x 151552 x 4096 = 1,241,513,984; final norm 4,096: 106,852,251,264.
+ * The MTP layer: one MoE decoder layer 109,074,432 + 2,232,418,432, enorm and hnorm 8,192, eh_proj
+ * 4096 x 8192 = 33,554,432, shared_head.norm 4,096, its own embed_tokens and shared_head.head
+ * 1,241,513,984: 3,616,573,568; 110,468,824,832 - 3,616,573,568 = 106,852,251,264.
+ * Cache: 46 layers x 8 KV heads x 128 x 2 x 2 bytes (bf16) = 188,416 bytes per token. */
+START_TEST(glm4_moe_air)
+{
+    llmmem_model *m = load("glm-4.5-air.json");
+    ck_assert_uint_eq(total(m), 110468824832ULL - 3616573568ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_GLM4_MOE);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QKV_BIAS), 1);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_O_PROJ_BIAS), 0);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS), 1);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 1);
+    ck_assert_uint_eq(cache_bytes(m, 1000), 1000ULL * 188416);
+    llmmem_model_free(m);
+    expect_preset_total("glm-4.5-air", 106852251264ULL);
+}
+END_TEST
+
+/* zai-org/GLM-4.5: the Hub's safetensors total is 358,337,791,296, with MTP layer 92. The model
+ * (h 5120, 92 layers, the first 3 dense, 160 experts of 1536, per-head q/k norms of 128):
+ *   attention per layer: q 12288 x 5120 + k, v 2 x 1024 x 5120 + o 5120 x 12288 = 136,314,880, biases
+ *   14,336, q_norm + k_norm 256, norms 10,240: 136,339,712 x 92 = 12,543,253,504;
+ *   3 dense MLPs 3 x 3 x 5120 x 12288 = 566,231,040;
+ *   89 MoE layers: 160 x 3 x 5120 x 1536 = 3,774,873,600, shared 23,592,960, router 819,200, bias
+ *   160: 3,799,285,920 x 89 = 338,136,446,880;
+ *   embedding and head 2 x 151552 x 5120 = 1,551,892,480; final norm 5,120: 352,797,829,024.
+ * The MTP layer: 136,339,712 + 3,799,285,920 + enorm, hnorm 10,240 + eh_proj 5120 x 10240 =
+ *   52,428,800 + shared_head.norm 5,120 + embed_tokens and head 1,551,892,480 = 5,539,962,272;
+ *   358,337,791,296 - 5,539,962,272 = 352,797,829,024. */
+START_TEST(glm4_moe_glm45)
+{
+    llmmem_model *m = load("glm-4.5.json");
+    ck_assert_uint_eq(total(m), 358337791296ULL - 5539962272ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QK_NORM), 1);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QK_NORM_TYPE), LLMMEM_QK_NORM_PER_HEAD);
+    llmmem_model_free(m);
+    expect_preset_total("glm-4.5", 352797829024ULL);
+}
+END_TEST
+
 /* Every family of this file is named in the model_type key's choices. */
 START_TEST(type_names)
 {
@@ -244,7 +296,8 @@ START_TEST(type_names)
         llmmem_model_type type;
         const char *name;
     } rows[] = {{LLMMEM_MODEL_OLMO2, "olmo2"}, {LLMMEM_MODEL_OLMOE, "olmoe"},
-                {LLMMEM_MODEL_COHERE, "cohere"}, {LLMMEM_MODEL_COHERE2, "cohere2"}};
+                {LLMMEM_MODEL_COHERE, "cohere"}, {LLMMEM_MODEL_COHERE2, "cohere2"},
+                {LLMMEM_MODEL_GLM4_MOE, "glm4_moe"}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, rows[i].type), rows[i].name);
         int64_t v = -1;
@@ -268,6 +321,8 @@ int main(void)
     tcase_add_test(tc, cohere_aya_expanse_8b);
     tcase_add_test(tc, cohere_qk_norm);
     tcase_add_test(tc, cohere2_command_r7b);
+    tcase_add_test(tc, glm4_moe_air);
+    tcase_add_test(tc, glm4_moe_glm45);
     tcase_add_test(tc, type_names);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
