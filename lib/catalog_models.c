@@ -384,6 +384,18 @@ static const llmmem__preset_value glm_4_5_air[] = {GLM4_MOE(4096, 46, 10944, 128
 /* zai-org/GLM-4.5 config.json (use_qk_norm: per-head q/k norms) */
 static const llmmem__preset_value glm_4_5[] = {GLM4_MOE(5120, 92, 12288, 160, 1536, 3, 1)};
 
+/* MiniMaxAI/MiniMax-M2 config.json: 256 experts of 1536 on every layer, top-8, no shared expert, a
+ * router with e_score_correction_bias; q/k norms over all heads; fp8 128 x 128 blocks in the checkpoint
+ * (quantization_config), bf16 here */
+static const llmmem__preset_value minimax_m2[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MINIMAX_M2), K(HIDDEN_SIZE, 3072), K(NUM_HIDDEN_LAYERS, 62),
+    K(NUM_ATTENTION_HEADS, 48), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 1536),
+    K(VOCAB_SIZE, 200064), K(MAX_POSITION_EMBEDDINGS, 196608), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 1),
+    K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER), K(NUM_EXPERTS, 256), K(NUM_EXPERTS_PER_TOK, 8),
+    K(MOE_INTERMEDIATE_SIZE, 1536), K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    K(ROUTER_BIAS, 0), K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(TORCH_DTYPE, BF16), END};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -550,6 +562,7 @@ const llmmem__preset llmmem__model_presets[] = {
     {"command-r7b-12-2024", command_r7b_12_2024},
     {"glm-4.5-air", glm_4_5_air},
     {"glm-4.5", glm_4_5},
+    {"minimax-m2", minimax_m2},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -210,6 +210,11 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_GLM4_MOE, "glm4_moe", LLMMEM_READ_GLM4_MOE,
      {8, 128, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 10944, 46, 96, 151552, 1},
      glm4_moe_structure, NULL},
+    /* MiniMaxM2Config (the checkpoint's configuration_minimax_m2.py): num_local_experts of
+     * intermediate_size on every layer; MiniMaxM2Attention q_norm/k_norm over all heads (qk_norm_type
+     * per_layer); MiniMaxM2SparseMoeBlock: gate without bias, e_score_correction_bias (use_routing_bias) */
+    {LLMMEM_MODEL_MINIMAX_M2, "minimax_m2", LLMMEM_READ_MINIMAX_M2,
+     {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 1}, NULL, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -229,7 +234,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_SMOLLM3] = "smollm3",         [LLMMEM_MODEL_KIMI_K2] = "kimi_k2",
     [LLMMEM_MODEL_OLMO2] = "olmo2",             [LLMMEM_MODEL_OLMOE] = "olmoe",
     [LLMMEM_MODEL_COHERE] = "cohere",           [LLMMEM_MODEL_COHERE2] = "cohere2",
-    [LLMMEM_MODEL_GLM4_MOE] = "glm4_moe",
+    [LLMMEM_MODEL_GLM4_MOE] = "glm4_moe",       [LLMMEM_MODEL_MINIMAX_M2] = "minimax_m2",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -289,6 +289,36 @@ START_TEST(glm4_moe_glm45)
 }
 END_TEST
 
+/* ---- MiniMax-M2 -------------------------------------------------------------------------------- */
+
+/* MiniMaxAI/MiniMax-M2: 228,689,764,864 parameters (the Hub's safetensors total; llama.cpp's
+ * model_n_params of its GGUF conversions gives the same). h 3072, 48 heads and 8 KV heads of 128:
+ *   attention per layer: q 6144 x 3072 + k, v 2 x 1024 x 3072 + o 3072 x 6144 = 44,040,192; q_norm
+ *   over 48 x 128 = 6,144 and k_norm over 8 x 128 = 1,024 (qk_norm_type per_layer); norms 6,144;
+ *   experts 256 x 3 x 3072 x 1536 = 3,623,878,656, router 256 x 3072 = 786,432,
+ *   e_score_correction_bias 256: 3,668,718,848 x 62 = 227,460,568,576;
+ *   embedding and head 2 x 200064 x 3072 = 1,229,193,216; final norm 3,072: 228,689,764,864.
+ * Cache: 62 layers x 8 KV heads x 128 x 2 x 2 bytes (bf16) = 253,952 bytes per token. */
+START_TEST(minimax_m2)
+{
+    llmmem_model *m = load("minimax-m2.json");
+    ck_assert_uint_eq(total(m), 228689764864ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_MINIMAX_M2);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QK_NORM_TYPE), LLMMEM_QK_NORM_PER_LAYER);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS), 1);
+    ck_assert_uint_eq(cache_bytes(m, 1000), 1000ULL * 253952);
+    llmmem_model_free(m);
+    expect_preset_total("minimax-m2", 228689764864ULL);
+    /* lightning attention layers (MiniMax-Text-01's attn_type_list 0) are refused, naming the field */
+    const char *json = "{\"model_type\": \"minimax_m2\", \"hidden_size\": 64, \"intermediate_size\": 32, "
+                       "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100, "
+                       "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, \"attn_type_list\": [0, 1]}";
+    llmmem_model *bad = NULL;
+    ck_assert_status(llmmem_model_from_hf_config_text(&bad, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "attn_type_list"));
+}
+END_TEST
+
 /* Every family of this file is named in the model_type key's choices. */
 START_TEST(type_names)
 {
@@ -297,7 +327,7 @@ START_TEST(type_names)
         const char *name;
     } rows[] = {{LLMMEM_MODEL_OLMO2, "olmo2"}, {LLMMEM_MODEL_OLMOE, "olmoe"},
                 {LLMMEM_MODEL_COHERE, "cohere"}, {LLMMEM_MODEL_COHERE2, "cohere2"},
-                {LLMMEM_MODEL_GLM4_MOE, "glm4_moe"}};
+                {LLMMEM_MODEL_GLM4_MOE, "glm4_moe"}, {LLMMEM_MODEL_MINIMAX_M2, "minimax_m2"}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, rows[i].type), rows[i].name);
         int64_t v = -1;
@@ -323,6 +353,7 @@ int main(void)
     tcase_add_test(tc, cohere2_command_r7b);
     tcase_add_test(tc, glm4_moe_air);
     tcase_add_test(tc, glm4_moe_glm45);
+    tcase_add_test(tc, minimax_m2);
     tcase_add_test(tc, type_names);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
