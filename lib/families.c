@@ -81,6 +81,12 @@ static const llmmem__key_default cohere2_structure[] = {
 };
 /* models/glm4_moe/modeling_glm4_moe.py Glm4MoeTopkRouter: a registered e_score_correction_bias per expert */
 static const llmmem__key_default glm4_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+/* models/minimax_m2/modeling_minimax_m2.py: MiniMaxM2Attention q_norm over heads*head_dim and k_norm over
+ * kv_heads*head_dim; MiniMaxM2SparseMoeBlock e_score_correction_bias buffer, both unconditional */
+static const llmmem__key_default minimax_m2_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER},
+    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
+};
 
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
@@ -210,11 +216,12 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_GLM4_MOE, "glm4_moe", LLMMEM_READ_GLM4_MOE,
      {8, 128, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 10944, 46, 96, 151552, 1},
      glm4_moe_structure, NULL},
-    /* MiniMaxM2Config (the checkpoint's configuration_minimax_m2.py): num_local_experts of
-     * intermediate_size on every layer; MiniMaxM2Attention q_norm/k_norm over all heads (qk_norm_type
-     * per_layer); MiniMaxM2SparseMoeBlock: gate without bias, e_score_correction_bias (use_routing_bias) */
+    /* MiniMaxM2Config: vocab_size=200064, hidden_size=3072, intermediate_size=1536, num_hidden_layers=62,
+     * num_attention_heads=48, num_key_value_heads=8, head_dim=128, max_position_embeddings=196608,
+     * tie_word_embeddings=False, num_local_experts=256, num_experts_per_tok=8 */
     {LLMMEM_MODEL_MINIMAX_M2, "minimax_m2", LLMMEM_READ_MINIMAX_M2,
-     {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 1}, NULL, NULL},
+     {8, 128, 1, 1, 0, -1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_NONE, 0, 0, 196608, 3072, 1536, 62, 48, 200064, 0},
+     minimax_m2_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 

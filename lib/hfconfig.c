@@ -872,13 +872,18 @@ static llmmem_status read_glm4_moe(const hf *c, const json_t *obj)
     return st;
 }
 
-/* MiniMax-M2 (vLLM models/minimax_m2.py, transformers models/minimax_m2): Mixtral's experts
- * (num_local_experts of intermediate_size) on every layer; q_norm/k_norm when use_qk_norm, over all
- * heads for qk_norm_type per_layer; e_score_correction_bias when use_routing_bias; every entry of
- * attn_type_list 1 (softmax attention). */
+/* MiniMax-M2 (transformers models/minimax_m2/modeling_minimax_m2.py): Mixtral's experts
+ * (num_local_experts of intermediate_size) on every layer, q_norm/k_norm over all heads and the
+ * router's e_score_correction_bias unconditionally (families.c). The published config also names
+ * use_qk_norm, qk_norm_type and use_routing_bias, which the modeling file does not read: a value
+ * other than what it builds is refused, and every attn_type_list entry must be 1 (softmax attention). */
 static llmmem_status read_minimax_m2(const hf *c, const json_t *obj)
 {
     llmmem_status st = read_llama_like(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "use_qk_norm", 0, 1, "MiniMaxM2Attention always has q_norm and k_norm");
+    if (!st)
+        st = refuse_if(c, obj, "use_routing_bias", 0, 1, "MiniMaxM2SparseMoeBlock always has e_score_correction_bias");
     if (st)
         return st;
     const char *type = NULL;
@@ -886,31 +891,27 @@ static llmmem_status read_minimax_m2(const hf *c, const json_t *obj)
     st = get_string(c, obj, "qk_norm_type", &type, &p);
     if (st)
         return st;
-    if (p != PRESENT)
-        type = "per_layer";
-    int64_t scope;
-    if (llmmem_choice_from_name(&scope, LLMMEM_KEY_QK_NORM_TYPE, type) != LLMMEM_OK)
-        return unsupported_string(c, "qk_norm_type", type, "per_layer and per_head are");
-    st = set(c, "qk_norm_type", LLMMEM_KEY_QK_NORM_TYPE, scope);
-    if (!st)
-        st = bool_key(c, obj, "use_routing_bias", LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 0);
-    if (st)
-        return st;
+    if (p == PRESENT && strcmp(type, "per_layer") != 0)
+        return unsupported_string(c, "qk_norm_type", type, "MiniMaxM2Attention's q/k norms span all heads: per_layer is");
     int64_t shared = 0;
     st = get_int(c, obj, "shared_intermediate_size", &shared, &p);
-    if (!st && p == PRESENT && shared != 0)
+    if (st)
+        return st;
+    if (p == PRESENT && shared != 0)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "shared_intermediate_size",
-                       "%lld: a shared expert beside MiniMax's routed ones is not modelled", (long long)shared);
+                       "%lld: MiniMaxM2SparseMoeBlock has no shared expert", (long long)shared);
     const json_t *types = json_object_get(obj, "attn_type_list");
-    for (size_t i = 0; !st && types && json_is_array(types) && i < json_array_size(types); i++) {
+    if (types && !json_is_null(types) && !json_is_array(types))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "attn_type_list", "expected an array, got %s", kind(types));
+    for (size_t i = 0; types && json_is_array(types) && i < json_array_size(types); i++) {
         const json_t *v = json_array_get(types, i);
         if (!json_is_integer(v) || json_integer_value(v) != 1)
             return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "attn_type_list",
                            "entry %zu is not 1: lightning (linear) attention layers are not modelled", i);
     }
-    /* num_mtp_modules, mtp_transformer_layers: multi-token-prediction modules the published
+    /* num_mtp_modules, mtp_transformer_layers, use_mtp: multi-token-prediction modules the published
      * checkpoint does not store and MiniMaxM2ForCausalLM does not build (accepted, not read) */
-    return st;
+    return LLMMEM_OK;
 }
 
 /* A text model of family c->fam from obj. */

@@ -316,6 +316,12 @@ START_TEST(minimax_m2)
     llmmem_model *bad = NULL;
     ck_assert_status(llmmem_model_from_hf_config_text(&bad, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "attn_type_list"));
+    /* the modeling file builds the q/k norms whatever use_qk_norm says: false is refused, not ignored */
+    json = "{\"model_type\": \"minimax_m2\", \"hidden_size\": 64, \"intermediate_size\": 32, "
+           "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100, "
+           "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, \"use_qk_norm\": false}";
+    ck_assert_status(llmmem_model_from_hf_config_text(&bad, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "use_qk_norm"));
 }
 END_TEST
 
