@@ -396,6 +396,24 @@ static const llmmem__preset_value minimax_m2[] = {
     K(MOE_INTERMEDIATE_SIZE, 1536), K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
     K(ROUTER_BIAS, 0), K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(TORCH_DTYPE, BF16), END};
 
+/* ---- EXAONE 4.0 (exaone4) ---------------------------------------------------------
+ * Post-norm blocks as OLMo 2's, q/k norms per head (RMSNorm(head_dim)); the 32B slides on three
+ * layers of four (layer_types LLLG), the 1.2B on none. */
+#define EXAONE4(h, layers, heads, kv, head_dim, ffn, positions, tie)                                        \
+    K(MODEL_TYPE, LLMMEM_MODEL_EXAONE4), K(HIDDEN_SIZE, h), K(NUM_HIDDEN_LAYERS, layers),                   \
+        K(NUM_ATTENTION_HEADS, heads), K(NUM_KEY_VALUE_HEADS, kv), K(HEAD_DIM, head_dim),                   \
+        K(INTERMEDIATE_SIZE, ffn), K(VOCAB_SIZE, 102400), K(MAX_POSITION_EMBEDDINGS, positions),            \
+        K(TIE_WORD_EMBEDDINGS, tie), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), \
+        K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 1), K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD),          \
+        K(TORCH_DTYPE, BF16)
+
+/* LGAI-EXAONE/EXAONE-4.0-32B config.json */
+static const llmmem__preset_value exaone_4_0_32b[] = {
+    EXAONE4(5120, 64, 40, 8, 128, 27392, 131072, 0), K(SLIDING_WINDOW, 4096), K(SLIDING_WINDOW_PATTERN, 4), END};
+/* LGAI-EXAONE/EXAONE-4.0-1.2B config.json (no sliding layers, tied head) */
+static const llmmem__preset_value exaone_4_0_1_2b[] = {
+    EXAONE4(2048, 30, 32, 8, 64, 4096, 65536, 1), K(SLIDING_WINDOW, 0), K(SLIDING_WINDOW_PATTERN, 0), END};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -563,6 +581,8 @@ const llmmem__preset llmmem__model_presets[] = {
     {"glm-4.5-air", glm_4_5_air},
     {"glm-4.5", glm_4_5},
     {"minimax-m2", minimax_m2},
+    {"exaone-4.0-32b", exaone_4_0_32b},
+    {"exaone-4.0-1.2b", exaone_4_0_1_2b},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

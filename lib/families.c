@@ -87,6 +87,12 @@ static const llmmem__key_default minimax_m2_structure[] = {
     {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER},
     {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
 };
+/* models/exaone4/modeling_exaone4.py: Exaone4DecoderLayer post_attention_layernorm and
+ * post_feedforward_layernorm (no input norm), Exaone4Attention q_norm/k_norm = RMSNorm(head_dim) */
+static const llmmem__key_default exaone4_structure[] = {
+    {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD},
+    {LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 4}, END,
+};
 
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
@@ -222,6 +228,13 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_MINIMAX_M2, "minimax_m2", LLMMEM_READ_MINIMAX_M2,
      {8, 128, 1, 1, 0, -1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_NONE, 0, 0, 196608, 3072, 1536, 62, 48, 200064, 0},
      minimax_m2_structure, NULL},
+    /* Exaone4Config: vocab_size=102400, hidden_size=4096, intermediate_size=16384, num_hidden_layers=32,
+     * num_attention_heads=32, num_key_value_heads=32, max_position_embeddings=2048,
+     * tie_word_embeddings=False, sliding_window=4096, sliding_window_pattern=4 (layer i global when
+     * (i + 1) % 4 == 0), or layer_types; Exaone4Attention reads config.head_dim, biases none */
+    {LLMMEM_MODEL_EXAONE4, "exaone4", LLMMEM_READ_LLAMA_LIKE,
+     {32, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 4, 2048, 4096, 16384, 32, 32, 102400, 0},
+     exaone4_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -242,6 +255,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_OLMO2] = "olmo2",             [LLMMEM_MODEL_OLMOE] = "olmoe",
     [LLMMEM_MODEL_COHERE] = "cohere",           [LLMMEM_MODEL_COHERE2] = "cohere2",
     [LLMMEM_MODEL_GLM4_MOE] = "glm4_moe",       [LLMMEM_MODEL_MINIMAX_M2] = "minimax_m2",
+    [LLMMEM_MODEL_EXAONE4] = "exaone4",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

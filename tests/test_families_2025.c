@@ -325,6 +325,40 @@ START_TEST(minimax_m2)
 }
 END_TEST
 
+/* ---- EXAONE 4.0 ------------------------------------------------------------------------------- */
+
+/* LGAI-EXAONE/EXAONE-4.0-32B: no exact publisher figure was found (the model card gives 30.95B
+ * parameters without embeddings, which the count below rounds to). By hand, post-norm blocks and
+ * per-head q/k norms (head_dim 128 each):
+ *   per layer: q, o 2 x 5120 x 5120 = 52,428,800; k, v 2 x 1024 x 5120 = 10,485,760; q/k norms 256;
+ *   MLP 3 x 5120 x 27392 = 420,741,120; norms 10,240: 483,666,176 x 64 = 30,954,635,264;
+ *   embedding and untied head 2 x 102400 x 5120 = 1,048,576,000; final norm 5,120: 32,003,216,384
+ *   (30,954,640,384 without the embedding and head).
+ * Cache: layer_types LLLG x 16: 16 global layers keep every token, 48 keep the last 4096, each
+ * 8 KV heads x 128 x 2 x 2 bytes = 4,096 bytes per token; 10,000 tokens:
+ * (160,000 + 196,608) x 4,096 = 1,460,666,368 bytes.
+ * LGAI-EXAONE/EXAONE-4.0-1.2B (model card: 1.07B without embeddings), by hand: per layer q, o
+ * 2 x 2048 x 2048 = 8,388,608, k, v 2 x 512 x 2048 = 2,097,152, q/k norms 128, MLP 3 x 2048 x 4096 =
+ * 25,165,824, norms 4,096: 35,655,808 x 30 = 1,069,674,240; tied embedding 102400 x 2048 =
+ * 209,715,200; final norm 2,048: 1,279,391,488. */
+START_TEST(exaone4)
+{
+    llmmem_model *m = load("exaone-4.0-32b.json");
+    ck_assert_uint_eq(total(m), 32003216384ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_EXAONE4);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN), 4);
+    ck_assert_uint_eq(cache_bytes(m, 10000), 1460666368ULL);
+    llmmem_model_free(m);
+    expect_preset_total("exaone-4.0-32b", 32003216384ULL);
+    m = load("exaone-4.0-1.2b.json");
+    ck_assert_uint_eq(total(m), 1279391488ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW), 0);
+    ck_assert_uint_eq(cache_bytes(m, 10000), 10000ULL * 30 * 8 * 64 * 2 * 2);
+    llmmem_model_free(m);
+    expect_preset_total("exaone-4.0-1.2b", 1279391488ULL);
+}
+END_TEST
+
 /* Every family of this file is named in the model_type key's choices. */
 START_TEST(type_names)
 {
@@ -333,7 +367,8 @@ START_TEST(type_names)
         const char *name;
     } rows[] = {{LLMMEM_MODEL_OLMO2, "olmo2"}, {LLMMEM_MODEL_OLMOE, "olmoe"},
                 {LLMMEM_MODEL_COHERE, "cohere"}, {LLMMEM_MODEL_COHERE2, "cohere2"},
-                {LLMMEM_MODEL_GLM4_MOE, "glm4_moe"}, {LLMMEM_MODEL_MINIMAX_M2, "minimax_m2"}};
+                {LLMMEM_MODEL_GLM4_MOE, "glm4_moe"}, {LLMMEM_MODEL_MINIMAX_M2, "minimax_m2"},
+                {LLMMEM_MODEL_EXAONE4, "exaone4"}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, rows[i].type), rows[i].name);
         int64_t v = -1;
@@ -360,6 +395,7 @@ int main(void)
     tcase_add_test(tc, glm4_moe_air);
     tcase_add_test(tc, glm4_moe_glm45);
     tcase_add_test(tc, minimax_m2);
+    tcase_add_test(tc, exaone4);
     tcase_add_test(tc, type_names);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
