@@ -414,6 +414,27 @@ static const llmmem__preset_value exaone_4_0_32b[] = {
 static const llmmem__preset_value exaone_4_0_1_2b[] = {
     EXAONE4(2048, 30, 32, 8, 64, 4096, 65536, 1), K(SLIDING_WINDOW, 0), K(SLIDING_WINDOW_PATTERN, 0), END};
 
+/* ---- ERNIE 4.5 (ernie4_5, ernie4_5_moe) ----------------------------------------------
+ * use_bias false; tied heads; the MoE model's first layer dense, then 64 experts of 1536, top-6, two
+ * shared (one MLP of 3072), a gate without bias and Ernie4_5_MoeStatics' correction bias. */
+
+/* baidu/ERNIE-4.5-0.3B-PT config.json */
+static const llmmem__preset_value ernie_4_5_0_3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_ERNIE4_5), K(HIDDEN_SIZE, 1024), K(NUM_HIDDEN_LAYERS, 18),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 2), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 3072),
+    K(VOCAB_SIZE, 103424), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),
+    K(TORCH_DTYPE, BF16), END};
+/* baidu/ERNIE-4.5-21B-A3B-PT config.json */
+static const llmmem__preset_value ernie_4_5_21b_a3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_ERNIE4_5_MOE), K(HIDDEN_SIZE, 2560), K(NUM_HIDDEN_LAYERS, 28),
+    K(NUM_ATTENTION_HEADS, 20), K(NUM_KEY_VALUE_HEADS, 4), K(HEAD_DIM, 0), K(INTERMEDIATE_SIZE, 12288),
+    K(VOCAB_SIZE, 103424), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),
+    K(NUM_EXPERTS, 64), K(NUM_EXPERTS_PER_TOK, 6), K(MOE_INTERMEDIATE_SIZE, 1536), K(N_SHARED_EXPERTS, 2),
+    K(FIRST_K_DENSE_REPLACE, 1), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0), K(ROUTER_SCORE_CORRECTION_BIAS, 1),
+    K(TORCH_DTYPE, BF16), END};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -583,6 +604,8 @@ const llmmem__preset llmmem__model_presets[] = {
     {"minimax-m2", minimax_m2},
     {"exaone-4.0-32b", exaone_4_0_32b},
     {"exaone-4.0-1.2b", exaone_4_0_1_2b},
+    {"ernie-4.5-0.3b", ernie_4_5_0_3b},
+    {"ernie-4.5-21b-a3b", ernie_4_5_21b_a3b},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -93,6 +93,9 @@ static const llmmem__key_default exaone4_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD},
     {LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 4}, END,
 };
+/* models/ernie4_5_moe/modeling_ernie4_5_moe.py Ernie4_5_MoeStatics: e_score_correction_bias of
+ * (1, moe_num_experts) in every sparse block */
+static const llmmem__key_default ernie4_5_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
 
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
@@ -235,6 +238,18 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_EXAONE4, "exaone4", LLMMEM_READ_LLAMA_LIKE,
      {32, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 4, 2048, 4096, 16384, 32, 32, 102400, 0},
      exaone4_structure, NULL},
+    /* Ernie4_5Config: vocab_size=103424, hidden_size=1024, intermediate_size=3072, num_hidden_layers=18,
+     * num_attention_heads=16, num_key_value_heads=2, head_dim=128, max_position_embeddings=131072,
+     * use_bias=False, tie_word_embeddings=True */
+    {LLMMEM_MODEL_ERNIE4_5, "ernie4_5", LLMMEM_READ_ERNIE,
+     {2, 128, 1, 1, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 1024, 3072, 18, 16, 103424, 0},
+     NULL, NULL},
+    /* Ernie4_5_MoeConfig: vocab_size=103424, hidden_size=2560, intermediate_size=12288,
+     * num_hidden_layers=28, num_attention_heads=20, num_key_value_heads=4, max_position_embeddings=131072,
+     * use_bias=False, tie_word_embeddings=True (the moe_* defaults: hfconfig.c read_ernie) */
+    {LLMMEM_MODEL_ERNIE4_5_MOE, "ernie4_5_moe", LLMMEM_READ_ERNIE,
+     {4, 0, 1, 1, 1, -1, 0, LLMMEM_MOE_ERNIE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 2560, 12288, 28, 20, 103424, 0},
+     ernie4_5_moe_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -255,7 +270,8 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_OLMO2] = "olmo2",             [LLMMEM_MODEL_OLMOE] = "olmoe",
     [LLMMEM_MODEL_COHERE] = "cohere",           [LLMMEM_MODEL_COHERE2] = "cohere2",
     [LLMMEM_MODEL_GLM4_MOE] = "glm4_moe",       [LLMMEM_MODEL_MINIMAX_M2] = "minimax_m2",
-    [LLMMEM_MODEL_EXAONE4] = "exaone4",
+    [LLMMEM_MODEL_EXAONE4] = "exaone4",         [LLMMEM_MODEL_ERNIE4_5] = "ernie4_5",
+    [LLMMEM_MODEL_ERNIE4_5_MOE] = "ernie4_5_moe",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -914,6 +914,74 @@ static llmmem_status read_minimax_m2(const hf *c, const json_t *obj)
     return LLMMEM_OK;
 }
 
+/* ERNIE 4.5 (models/ernie4_5_moe/modeling_ernie4_5_moe.py): use_bias biases q, k, v, o and every MLP's
+ * gate, up and down; Ernie4_5_MoeDecoderLayer i has a sparse block when (i + 1) % moe_layer_interval == 0
+ * and moe_layer_start_index <= i <= moe_layer_end_index (-1: the last layer), of moe_num_experts
+ * experts of moe_intermediate_size, top moe_k, one shared MLP of moe_num_shared_experts x
+ * moe_intermediate_size, a gate without bias and Ernie4_5_MoeStatics' correction bias. Absent moe_*
+ * fields take Ernie4_5_MoeConfig's defaults: 64 experts, top 6, 1536, 2 shared, layers 1 to the last,
+ * every layer. */
+static llmmem_status read_ernie(const hf *c, const json_t *obj, int64_t layers)
+{
+    int bias;
+    llmmem_status st = get_flag(c, obj, "use_bias", 0, &bias);
+    if (!st)
+        st = set(c, "use_bias", LLMMEM_KEY_QKV_BIAS, bias);
+    if (!st)
+        st = set(c, "use_bias", LLMMEM_KEY_O_PROJ_BIAS, bias);
+    if (!st)
+        st = set(c, "use_bias", LLMMEM_KEY_MLP_BIAS, bias);
+    if (st || c->fam->config.moe != LLMMEM_MOE_ERNIE)
+        return st;
+    int64_t experts = 64, start = 1, end = -1, interval = 1;
+    enum presence p;
+    st = get_int(c, obj, "moe_num_experts", &experts, &p);
+    if (!st && p != PRESENT)
+        experts = 64;
+    if (!st)
+        st = set(c, "moe_num_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
+    if (st || experts == 0)
+        return st;
+    st = optional(c, obj, "moe_k", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 6, 6);
+    if (!st)
+        st = optional(c, obj, "moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, 1536, 1536);
+    if (!st)
+        st = optional(c, obj, "moe_num_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 2, 0);
+    if (!st)
+        st = get_int(c, obj, "moe_layer_start_index", &start, &p);
+    if (!st && p != PRESENT)
+        start = 1;
+    if (!st)
+        st = get_int(c, obj, "moe_layer_end_index", &end, &p);
+    if (!st && p != PRESENT)
+        end = -1;
+    if (!st)
+        st = get_int(c, obj, "moe_layer_interval", &interval, &p);
+    if (!st && p != PRESENT)
+        interval = 1;
+    if (st)
+        return st;
+    if (end == -1)
+        end = layers - 1;
+    if (interval < 1)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "moe_layer_interval", "%lld is below 1", (long long)interval);
+    if (start < 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "moe_layer_start_index", "%lld is below 0", (long long)start);
+    if (interval != 1)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layer_interval",
+                       "%lld: sparse blocks on the layers i with (i + 1) %% %lld == 0 are not modelled (first_k_dense_replace "
+                       "and moe_layer_freq give the layers i >= k with i %% n == 0)",
+                       (long long)interval, (long long)interval);
+    if (end < layers - 1)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layer_end_index",
+                       "%lld: dense layers after the sparse ones (num_hidden_layers %lld) are not modelled", (long long)end,
+                       (long long)layers);
+    st = set(c, "moe_layer_start_index", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, start > layers ? layers : start);
+    if (!st)
+        st = set(c, "moe_layer_interval", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    return st;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const json_t *obj)
 {
@@ -930,6 +998,9 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_DEEPSEEK: return read_deepseek(c, obj);
     case LLMMEM_READ_GLM4_MOE: return read_glm4_moe(c, obj);
     case LLMMEM_READ_MINIMAX_M2: return read_minimax_m2(c, obj);
+    case LLMMEM_READ_ERNIE:
+        st = read_llama_like(c, obj);
+        return st ? st : read_ernie(c, obj, llmmem__model_value(c->m, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
     default: return read_llama_like(c, obj);
     }
 }

@@ -359,6 +359,86 @@ START_TEST(exaone4)
 }
 END_TEST
 
+/* ---- ERNIE 4.5 --------------------------------------------------------------------------------- */
+
+/* baidu/ERNIE-4.5-0.3B-PT: no publisher figure was found (the model card says 0.36B); by hand, 16 heads
+ * and 2 KV heads of head_dim 128 over hidden 1024, tied head:
+ *   per layer: q, o 2 x 2048 x 1024 = 4,194,304; k, v 2 x 256 x 1024 = 524,288; MLP 3 x 1024 x 3072 =
+ *   9,437,184; norms 2,048: 14,157,824 x 18 = 254,840,832; embedding 103424 x 1024 = 105,906,176;
+ *   final norm 1,024: 360,748,032.
+ * With use_bias every linear gains its bias: per layer q 2048 + k, v 2 x 256 + o 1024 + gate, up
+ * 2 x 3072 + down 1024 = 10,752, 18 x 10,752 = 193,536 more.
+ * Cache: 18 layers x 2 KV heads x 128 x 2 x 2 bytes = 18,432 bytes per token. */
+START_TEST(ernie4_5_0_3b)
+{
+    llmmem_model *m = load("ernie-4.5-0.3b-pt.json");
+    ck_assert_uint_eq(total(m), 360748032ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_ERNIE4_5);
+    ck_assert_uint_eq(cache_bytes(m, 1000), 1000ULL * 18432);
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_QKV_BIAS, 1));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_O_PROJ_BIAS, 1));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MLP_BIAS, 1));
+    ck_assert_uint_eq(total(m), 360748032ULL + 193536);
+    llmmem_model_free(m);
+    expect_preset_total("ernie-4.5-0.3b", 360748032ULL);
+    /* the config's use_bias sets the same three keys */
+    m = from_text("{\"model_type\": \"ernie4_5\", \"hidden_size\": 1024, \"intermediate_size\": 3072, "
+                  "\"num_hidden_layers\": 18, \"num_attention_heads\": 16, \"num_key_value_heads\": 2, "
+                  "\"head_dim\": 128, \"vocab_size\": 103424, \"use_bias\": true}");
+    ck_assert_uint_eq(total(m), 360748032ULL + 193536);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* baidu/ERNIE-4.5-21B-A3B-PT: no exact publisher figure was found (the model card gives 21B total, 3B
+ * active); by hand, head_dim 2560 / 20 = 128, tied head, layer 0 dense, layers 1-27 sparse:
+ *   attention per layer: q, o 2 x 2560^2 = 13,107,200; k, v 2 x 512 x 2560 = 2,621,440; norms 5,120:
+ *   15,733,760 x 28 = 440,545,280;
+ *   layer 0's MLP 3 x 2560 x 12288 = 94,371,840;
+ *   27 sparse blocks: 64 experts x 3 x 2560 x 1536 = 754,974,720, shared MLP of 2 x 1536 = 3072:
+ *   3 x 2560 x 3072 = 23,592,960, gate 64 x 2560 = 163,840, moe_statics 64: 778,731,584 x 27 =
+ *   21,025,752,768;
+ *   embedding 103424 x 2560 = 264,765,440; final norm 2,560: 21,825,437,888.
+ * Active per token: 6 experts of 64: 21,825,437,888 - 27 x 58 x 3 x 2560 x 1536 = 3,352,150,208.
+ * Cache: 28 layers x 4 KV heads x 128 x 2 x 2 bytes = 57,344 bytes per token. */
+START_TEST(ernie4_5_moe_21b)
+{
+    llmmem_model *m = load("ernie-4.5-21b-a3b-pt.json");
+    ck_assert_uint_eq(total(m), 21825437888ULL);
+    uint64_t active = 0;
+    ck_assert_ok(llmmem_model_active_parameters(&active, m));
+    ck_assert_uint_eq(active, 3352150208ULL); /* 21,825,437,888 - 27 x 58 x 3 x 2560 x 1536 */
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_ERNIE4_5_MOE);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 1);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_N_SHARED_EXPERTS), 2);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS), 1);
+    ck_assert_uint_eq(cache_bytes(m, 1000), 1000ULL * 57344);
+    llmmem_model_free(m);
+    expect_preset_total("ernie-4.5-21b-a3b", 21825437888ULL);
+    /* sparse layers every other layer, or ending before the last, are refused by name */
+    const char *base = "{\"model_type\": \"ernie4_5_moe\", \"hidden_size\": 64, \"intermediate_size\": 128, "
+                       "\"num_hidden_layers\": 4, \"num_attention_heads\": 4, \"vocab_size\": 100";
+    char json[512];
+    llmmem_model *bad = NULL;
+    snprintf(json, sizeof json, "%s, \"moe_layer_interval\": 2}", base);
+    ck_assert_status(llmmem_model_from_hf_config_text(&bad, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "moe_layer_interval"));
+    snprintf(json, sizeof json, "%s, \"moe_layer_end_index\": 2}", base);
+    ck_assert_status(llmmem_model_from_hf_config_text(&bad, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "moe_layer_end_index"));
+    /* absent moe_* fields take Ernie4_5_MoeConfig's defaults: 64 experts of 1536, top 6, 2 shared,
+     * layers 1 to the last */
+    snprintf(json, sizeof json, "%s}", base);
+    m = from_text(json);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_EXPERTS), 64);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK), 6);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE), 1536);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_N_SHARED_EXPERTS), 2);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 1);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* Every family of this file is named in the model_type key's choices. */
 START_TEST(type_names)
 {
@@ -368,7 +448,8 @@ START_TEST(type_names)
     } rows[] = {{LLMMEM_MODEL_OLMO2, "olmo2"}, {LLMMEM_MODEL_OLMOE, "olmoe"},
                 {LLMMEM_MODEL_COHERE, "cohere"}, {LLMMEM_MODEL_COHERE2, "cohere2"},
                 {LLMMEM_MODEL_GLM4_MOE, "glm4_moe"}, {LLMMEM_MODEL_MINIMAX_M2, "minimax_m2"},
-                {LLMMEM_MODEL_EXAONE4, "exaone4"}};
+                {LLMMEM_MODEL_EXAONE4, "exaone4"}, {LLMMEM_MODEL_ERNIE4_5, "ernie4_5"},
+                {LLMMEM_MODEL_ERNIE4_5_MOE, "ernie4_5_moe"}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, rows[i].type), rows[i].name);
         int64_t v = -1;
@@ -396,6 +477,8 @@ int main(void)
     tcase_add_test(tc, glm4_moe_glm45);
     tcase_add_test(tc, minimax_m2);
     tcase_add_test(tc, exaone4);
+    tcase_add_test(tc, ernie4_5_0_3b);
+    tcase_add_test(tc, ernie4_5_moe_21b);
     tcase_add_test(tc, type_names);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
