@@ -435,6 +435,14 @@ static const llmmem__preset_value ernie_4_5_21b_a3b[] = {
     K(FIRST_K_DENSE_REPLACE, 1), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0), K(ROUTER_SCORE_CORRECTION_BIAS, 1),
     K(TORCH_DTYPE, BF16), END};
 
+/* THUDM/GLM-4-9B-0414 config.json (glm4: four norms per layer, q/k/v biased, o not) */
+static const llmmem__preset_value glm_4_9b_0414[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GLM4), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 40), K(NUM_ATTENTION_HEADS, 32),
+    K(NUM_KEY_VALUE_HEADS, 2), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 13696), K(VOCAB_SIZE, 151552),
+    K(MAX_POSITION_EMBEDDINGS, 32768), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS),
+    K(NORMS_PER_LAYER, 4), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0), K(TORCH_DTYPE, BF16),
+    END};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -606,6 +614,7 @@ const llmmem__preset llmmem__model_presets[] = {
     {"exaone-4.0-1.2b", exaone_4_0_1_2b},
     {"ernie-4.5-0.3b", ernie_4_5_0_3b},
     {"ernie-4.5-21b-a3b", ernie_4_5_21b_a3b},
+    {"glm-4-9b-0414", glm_4_9b_0414},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -96,6 +96,9 @@ static const llmmem__key_default exaone4_structure[] = {
 /* models/ernie4_5_moe/modeling_ernie4_5_moe.py Ernie4_5_MoeStatics: e_score_correction_bias of
  * (1, moe_num_experts) in every sparse block */
 static const llmmem__key_default ernie4_5_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+/* models/glm4/modeling_glm4.py Glm4DecoderLayer: input_layernorm, post_self_attn_layernorm,
+ * post_attention_layernorm and post_mlp_layernorm; Glm4MLP's fused gate_up_proj is gate and up */
+static const llmmem__key_default glm4_structure[] = {{LLMMEM_KEY_NORMS_PER_LAYER, 4}, END};
 
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
@@ -222,8 +225,8 @@ static const llmmem__family families[] = {
     /* Glm4MoeConfig: vocab_size=151552, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
      * num_attention_heads=96, num_key_value_heads=8, head_dim=128, max_position_embeddings=131072,
      * tie_word_embeddings=False, attention_bias=False, use_qk_norm=False (the MoE fields: hfconfig.c) */
-    {LLMMEM_MODEL_GLM4_MOE, "glm4_moe", LLMMEM_READ_GLM4_MOE,
-     {8, 128, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 10944, 46, 96, 151552, 1},
+    {LLMMEM_MODEL_GLM4_MOE, "glm4_moe", LLMMEM_READ_GLM4,
+     {8, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 10944, 46, 96, 151552, 1},
      glm4_moe_structure, NULL},
     /* MiniMaxM2Config: vocab_size=200064, hidden_size=3072, intermediate_size=1536, num_hidden_layers=62,
      * num_attention_heads=48, num_key_value_heads=8, head_dim=128, max_position_embeddings=196608,
@@ -250,6 +253,12 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_ERNIE4_5_MOE, "ernie4_5_moe", LLMMEM_READ_ERNIE,
      {4, 0, 1, 1, 1, -1, 0, LLMMEM_MOE_ERNIE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 2560, 12288, 28, 20, 103424, 0},
      ernie4_5_moe_structure, NULL},
+    /* Glm4Config: vocab_size=151552, hidden_size=4096, intermediate_size=13696, num_hidden_layers=40,
+     * num_attention_heads=32, num_key_value_heads=2, head_dim=128, max_position_embeddings=131072,
+     * tie_word_embeddings=False, attention_bias=True (q, k, v only: hfconfig.c read_glm4) */
+    {LLMMEM_MODEL_GLM4, "glm4", LLMMEM_READ_GLM4,
+     {2, 128, 1, 1, 0, 1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 13696, 40, 32, 151552, 0},
+     glm4_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -271,7 +280,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_COHERE] = "cohere",           [LLMMEM_MODEL_COHERE2] = "cohere2",
     [LLMMEM_MODEL_GLM4_MOE] = "glm4_moe",       [LLMMEM_MODEL_MINIMAX_M2] = "minimax_m2",
     [LLMMEM_MODEL_EXAONE4] = "exaone4",         [LLMMEM_MODEL_ERNIE4_5] = "ernie4_5",
-    [LLMMEM_MODEL_ERNIE4_5_MOE] = "ernie4_5_moe",
+    [LLMMEM_MODEL_ERNIE4_5_MOE] = "ernie4_5_moe", [LLMMEM_MODEL_GLM4] = "glm4",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -20,7 +20,7 @@ enum llmmem__config_reader {
     LLMMEM_READ_BLOOM,          /* n_embed / hidden_size, n_head, n_layer */
     LLMMEM_READ_FALCON,         /* new_decoder_architecture, multi_query, parallel_attn */
     LLMMEM_READ_DEEPSEEK,       /* multi-head latent attention and DeepSeek MoE */
-    LLMMEM_READ_GLM4_MOE,       /* llama-like attention (q/k/v biases only), DeepSeek-V3's MoE fields */
+    LLMMEM_READ_GLM4,           /* llama-like, attention_bias on q/k/v only; glm4_moe: DeepSeek-V3's MoE fields */
     LLMMEM_READ_MINIMAX_M2,     /* llama-like with Mixtral's experts, qk_norm_type, attn_type_list */
     LLMMEM_READ_ERNIE           /* llama-like with use_bias; ERNIE's moe_* fields (families with LLMMEM_MOE_ERNIE) */
 };
@@ -79,7 +79,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_ERNIE4_5_MOE
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_GLM4
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

@@ -547,7 +547,7 @@ static llmmem_status read_llama_like(const hf *c, const json_t *obj)
     if (st)
         return st;
 
-    if (f->config.attention_bias >= 0) {
+    if (f->config.attention_bias >= 0 && f->reader != LLMMEM_READ_GLM4) {
         /* GPTNeoXConfig attention_bias=True biases query_key_value and dense; Llama, Qwen3 and
          * Gemma default to False */
         int bias;
@@ -840,25 +840,28 @@ static llmmem_status read_deepseek(const hf *c, const json_t *obj)
     return set(c, "topk_method", LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, correction);
 }
 
-/* GLM-4.5 (models/glm4_moe/modeling_glm4_moe.py): Glm4MoeAttention biases q, k and v when
- * attention_bias (o_proj never); q_norm, k_norm = RMSNorm(head_dim) when use_qk_norm; layer i has a
- * Glm4MoeMoE (n_routed_experts of moe_intermediate_size, a shared Glm4MoeMLP of n_shared_experts x
- * moe_intermediate_size, a router with e_score_correction_bias) when i >= first_k_dense_replace. */
-static llmmem_status read_glm4_moe(const hf *c, const json_t *obj)
+/* GLM-4 (models/glm4/modeling_glm4.py Glm4Attention, models/glm4_moe/modeling_glm4_moe.py
+ * Glm4MoeAttention): attention_bias biases q, k and v, never o_proj (Glm4Config's default True,
+ * Glm4MoeConfig's False). GLM-4.5 (glm4_moe): q_norm, k_norm = RMSNorm(head_dim) when use_qk_norm;
+ * layer i has a Glm4MoeMoE (n_routed_experts of moe_intermediate_size, a shared Glm4MoeMLP of
+ * n_shared_experts x moe_intermediate_size, a router with e_score_correction_bias) when
+ * i >= first_k_dense_replace. */
+static llmmem_status read_glm4(const hf *c, const json_t *obj)
 {
     llmmem_status st = read_llama_like(c, obj);
     if (st)
         return st;
     int bias;
-    st = get_flag(c, obj, "attention_bias", 0, &bias);
+    st = get_flag(c, obj, "attention_bias", c->fam->config.attention_bias, &bias);
     if (!st)
         st = set(c, "attention_bias", LLMMEM_KEY_QKV_BIAS, bias);
     if (!st)
         st = set(c, "attention_bias", LLMMEM_KEY_O_PROJ_BIAS, 0);
+    if (st || c->fam->type != LLMMEM_MODEL_GLM4_MOE)
+        return st;
     /* num_nextn_predict_layers: the multi-token-prediction layers a checkpoint stores past
      * num_hidden_layers; Glm4MoeForCausalLM builds none, so they are not the model's (accepted, not read) */
-    if (!st)
-        st = required(c, obj, NAMES("n_routed_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
+    st = required(c, obj, NAMES("n_routed_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
     if (!st)
         st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
     if (!st)
@@ -996,7 +999,7 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_BLOOM: return read_bloom(c, obj);
     case LLMMEM_READ_FALCON: return read_falcon(c, obj);
     case LLMMEM_READ_DEEPSEEK: return read_deepseek(c, obj);
-    case LLMMEM_READ_GLM4_MOE: return read_glm4_moe(c, obj);
+    case LLMMEM_READ_GLM4: return read_glm4(c, obj);
     case LLMMEM_READ_MINIMAX_M2: return read_minimax_m2(c, obj);
     case LLMMEM_READ_ERNIE:
         st = read_llama_like(c, obj);

@@ -439,6 +439,36 @@ START_TEST(ernie4_5_moe_21b)
 }
 END_TEST
 
+/* ---- GLM-4 (dense) ------------------------------------------------------------------------------ */
+
+/* THUDM/GLM-4-9B-0414: no publisher figure was found; by hand (a llama.cpp n_params of 9,400,279,040
+ * reported for a GGUF of these shapes agrees), 32 heads and 2 KV heads of 128, four norms per layer
+ * (input, post_self_attn, post_attention, post_mlp), q/k/v biased and o not, untied head:
+ *   per layer: q, o 2 x 4096^2 = 33,554,432; k, v 2 x 256 x 4096 = 2,097,152; biases 4096 + 2 x 256 =
+ *   4,608; MLP (gate_up_proj 2 x 13696 rows, down) 3 x 4096 x 13696 = 168,296,448; norms 16,384:
+ *   203,969,024 x 40 = 8,158,760,960; embedding and head 2 x 151552 x 4096 = 1,241,513,984;
+ *   final norm 4,096: 9,400,279,040.
+ * Cache: 40 layers x 2 KV heads x 128 x 2 x 2 bytes = 40,960 bytes per token. Glm4Config's own
+ * attention_bias default is True: a config that names none still biases q, k and v. */
+START_TEST(glm4_9b)
+{
+    llmmem_model *m = load("glm-4-9b-0414.json");
+    ck_assert_uint_eq(total(m), 9400279040ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_GLM4);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NORMS_PER_LAYER), 4);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QKV_BIAS), 1);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_O_PROJ_BIAS), 0);
+    ck_assert_uint_eq(cache_bytes(m, 1000), 1000ULL * 40960);
+    llmmem_model_free(m);
+    expect_preset_total("glm-4-9b-0414", 9400279040ULL);
+    m = from_text("{\"model_type\": \"glm4\", \"hidden_size\": 64, \"intermediate_size\": 128, "
+                  "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 2, "
+                  "\"head_dim\": 16, \"vocab_size\": 100}");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QKV_BIAS), 1);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* Every family of this file is named in the model_type key's choices. */
 START_TEST(type_names)
 {
@@ -449,7 +479,7 @@ START_TEST(type_names)
                 {LLMMEM_MODEL_COHERE, "cohere"}, {LLMMEM_MODEL_COHERE2, "cohere2"},
                 {LLMMEM_MODEL_GLM4_MOE, "glm4_moe"}, {LLMMEM_MODEL_MINIMAX_M2, "minimax_m2"},
                 {LLMMEM_MODEL_EXAONE4, "exaone4"}, {LLMMEM_MODEL_ERNIE4_5, "ernie4_5"},
-                {LLMMEM_MODEL_ERNIE4_5_MOE, "ernie4_5_moe"}};
+                {LLMMEM_MODEL_ERNIE4_5_MOE, "ernie4_5_moe"}, {LLMMEM_MODEL_GLM4, "glm4"}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, rows[i].type), rows[i].name);
         int64_t v = -1;
@@ -479,6 +509,7 @@ int main(void)
     tcase_add_test(tc, exaone4);
     tcase_add_test(tc, ernie4_5_0_3b);
     tcase_add_test(tc, ernie4_5_moe_21b);
+    tcase_add_test(tc, glm4_9b);
     tcase_add_test(tc, type_names);
     suite_add_tcase(suite, tc);
     return run_suite(suite);

@@ -335,7 +335,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_MINIMAX_M2 = 27,  /**< "minimax_m2" (MiniMax-M2: q/k norms over all heads, 256 experts) */
     LLMMEM_MODEL_EXAONE4 = 28,     /**< "exaone4" (EXAONE 4.0: post-norm blocks, per-head q/k norms, sliding layers) */
     LLMMEM_MODEL_ERNIE4_5 = 29,    /**< "ernie4_5" (ERNIE 4.5 dense: use_bias on every linear) */
-    LLMMEM_MODEL_ERNIE4_5_MOE = 30 /**< "ernie4_5_moe" (ERNIE 4.5 MoE: shared experts, moe_statics correction bias) */
+    LLMMEM_MODEL_ERNIE4_5_MOE = 30, /**< "ernie4_5_moe" (ERNIE 4.5 MoE: shared experts, moe_statics correction bias) */
+    LLMMEM_MODEL_GLM4 = 31         /**< "glm4" (GLM-4-0414 dense: four norms per layer, q/k/v biases) */
 } llmmem_model_type;
 
 /** Scope of the q/k norms' weights: choices of LLMMEM_KEY_QK_NORM_TYPE (MiniMax-M2's qk_norm_type names). */
