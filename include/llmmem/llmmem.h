@@ -131,7 +131,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_QKV_BIAS = 1014,                /**< bool */
     LLMMEM_KEY_O_PROJ_BIAS = 1015,             /**< bool */
     LLMMEM_KEY_MLP_BIAS = 1016,                /**< bool */
-    LLMMEM_KEY_QK_NORM = 1017,                 /**< bool: per-head q/k norms (Qwen3, Gemma 3) */
+    LLMMEM_KEY_QK_NORM = 1017,                 /**< bool: q/k norms (Qwen3, Gemma 3; their scope: LLMMEM_KEY_QK_NORM_TYPE) */
     LLMMEM_KEY_EMBEDDING_NORM = 1018,          /**< bool: norm after the embedding (BLOOM) */
     LLMMEM_KEY_LEARNED_POSITIONS = 1019,       /**< bool: a learned position table (GPT-2, OPT) */
     LLMMEM_KEY_POSITION_OFFSET = 1020,         /**< extra position rows (OPT keeps 2) */
