@@ -155,8 +155,13 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
     }
     if (value(b, LLMMEM_KEY_O_PROJ_BIAS))
         add_vector(b, "o_proj.bias", LLMMEM_PARAMS_ATTENTION, h, layers);
-    if (value(b, LLMMEM_KEY_QK_NORM)) /* transformers Qwen3Attention: q_norm, k_norm = RMSNorm(head_dim) */
+    if (value(b, LLMMEM_KEY_QK_NORM) && value(b, LLMMEM_KEY_QK_NORM_TYPE) == LLMMEM_QK_NORM_PER_LAYER) {
+        /* transformers models/olmo2/modeling_olmo2.py Olmo2Attention: q_norm over num_heads*head_dim, k_norm over num_kv_heads*head_dim */
+        add_norm(b, "q_norm", q_out, layers);
+        add_norm(b, "k_norm", kv_out, layers);
+    } else if (value(b, LLMMEM_KEY_QK_NORM)) { /* transformers Qwen3Attention: q_norm, k_norm = RMSNorm(head_dim) */
         add_norm(b, "qk_norm", head_dim, 2 * layers);
+    }
     if (value(b, LLMMEM_KEY_ATTENTION_SINKS)) /* transformers models/gpt_oss/modeling_gpt_oss.py GptOssAttention: sinks, one per head */
         add(b, "sinks", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, layers, layers);
 }

@@ -361,6 +361,135 @@ static const llmmem__preset_value deepseek_v3_2[] = {
     K(INDEX_HEAD_DIM, 128), K(TORCH_DTYPE, BF16), K(NUM_NEXTN_PREDICT_LAYERS, 1), K(MTP_EMBEDDING, 1),
     K(MTP_LM_HEAD, 1), K(QUANTIZATION_FORMAT, LLMMEM_FORMAT_FP8_BLOCK), END};
 
+/* ---- OLMo 2 (olmo2) -----------------------------------------------------------
+ * Olmo2DecoderLayer: post_attention_layernorm and post_feedforward_layernorm, no input norm;
+ * Olmo2Attention q_norm over heads x head_dim and k_norm over kv_heads x head_dim; untied head. */
+#define OLMO2(h, layers, heads, kv, ffn, dtype)                                                           \
+    K(MODEL_TYPE, LLMMEM_MODEL_OLMO2), K(HIDDEN_SIZE, h), K(NUM_HIDDEN_LAYERS, layers),                  \
+        K(NUM_ATTENTION_HEADS, heads), K(NUM_KEY_VALUE_HEADS, kv), K(HEAD_DIM, 0), K(INTERMEDIATE_SIZE, ffn), \
+        K(VOCAB_SIZE, 100352), K(MAX_POSITION_EMBEDDINGS, 4096), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), \
+        K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0),       \
+        K(QK_NORM, 1), K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER), K(TORCH_DTYPE, dtype), END
+
+/* allenai/OLMo-2-0425-1B config.json */
+static const llmmem__preset_value olmo_2_0425_1b[] = {OLMO2(2048, 16, 16, 16, 8192, FP32)};
+/* allenai/OLMo-2-1124-7B config.json (stored in float32) */
+static const llmmem__preset_value olmo_2_1124_7b[] = {OLMO2(4096, 32, 32, 32, 11008, FP32)};
+/* allenai/OLMo-2-1124-13B config.json */
+static const llmmem__preset_value olmo_2_1124_13b[] = {OLMO2(5120, 40, 40, 40, 13824, FP32)};
+/* allenai/OLMo-2-0325-32B config.json (grouped-query: 8 KV heads) */
+static const llmmem__preset_value olmo_2_0325_32b[] = {OLMO2(5120, 64, 40, 8, 27648, BF16)};
+
+/* allenai/OLMoE-1B-7B-0924 config.json: OLMo's q/k norms over all heads, 64 experts of 1024 on every
+ * layer, top-8, no shared expert, a router without bias */
+static const llmmem__preset_value olmoe_1b_7b_0924[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_OLMOE), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 16),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 16), K(HEAD_DIM, 0), K(INTERMEDIATE_SIZE, 1024),
+    K(VOCAB_SIZE, 50304), K(MAX_POSITION_EMBEDDINGS, 4096), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 1),
+    K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER), K(NUM_EXPERTS, 64), K(NUM_EXPERTS_PER_TOK, 8),
+    K(MOE_INTERMEDIATE_SIZE, 1024), K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    K(ROUTER_BIAS, 0), K(ROUTER_SCORE_CORRECTION_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
+/* ---- Cohere (cohere, cohere2) ----------------------------------------------------
+ * One input_layernorm (CohereLayerNorm: a weight, no bias) before attention and MLP in parallel; tied
+ * head; Cohere2 slides on three layers of four. */
+#define COHERE(type, h, layers, heads, kv, ffn, positions, dtype)                                          \
+    K(MODEL_TYPE, type), K(HIDDEN_SIZE, h), K(NUM_HIDDEN_LAYERS, layers), K(NUM_ATTENTION_HEADS, heads),  \
+        K(NUM_KEY_VALUE_HEADS, kv), K(HEAD_DIM, 0), K(INTERMEDIATE_SIZE, ffn), K(VOCAB_SIZE, 256000),     \
+        K(MAX_POSITION_EMBEDDINGS, positions), K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1), K(NORM_TYPE, RMS), \
+        K(NORMS_PER_LAYER, 1), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),            \
+        K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER), K(TORCH_DTYPE, dtype)
+
+/* CohereForAI/c4ai-command-r-v01 config.json */
+static const llmmem__preset_value command_r_v01[] = {
+    COHERE(LLMMEM_MODEL_COHERE, 8192, 40, 64, 64, 22528, 8192, FP16), END};
+/* CohereForAI/aya-expanse-8b config.json */
+static const llmmem__preset_value aya_expanse_8b[] = {
+    COHERE(LLMMEM_MODEL_COHERE, 4096, 32, 32, 8, 14336, 8192, FP16), END};
+/* CohereForAI/c4ai-command-r7b-12-2024 config.json (head_dim 128 = 4096 / 32) */
+static const llmmem__preset_value command_r7b_12_2024[] = {
+    COHERE(LLMMEM_MODEL_COHERE2, 4096, 32, 32, 8, 14336, 8192, BF16), K(SLIDING_WINDOW, 4096),
+    K(SLIDING_WINDOW_PATTERN, 4), END};
+
+/* ---- GLM-4.5 (glm4_moe) -----------------------------------------------------------
+ * Glm4MoeAttention: q, k, v biased (attention_bias), o not; MoE past first_k_dense_replace with one
+ * shared expert and a router with e_score_correction_bias; the checkpoints' MTP layer is not the
+ * model's (Glm4MoeForCausalLM builds none). */
+#define GLM4_MOE(h, layers, ffn, experts, fe, dense, qk_norm)                                              \
+    K(MODEL_TYPE, LLMMEM_MODEL_GLM4_MOE), K(HIDDEN_SIZE, h), K(NUM_HIDDEN_LAYERS, layers),                  \
+        K(NUM_ATTENTION_HEADS, 96), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, ffn),  \
+        K(VOCAB_SIZE, 151552), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), \
+        K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0),        \
+        K(QK_NORM, qk_norm), K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD), K(NUM_EXPERTS, experts),            \
+        K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, fe), K(N_SHARED_EXPERTS, 1),                     \
+        K(FIRST_K_DENSE_REPLACE, dense), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),                            \
+        K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(TORCH_DTYPE, BF16), END
+
+/* zai-org/GLM-4.5-Air config.json */
+static const llmmem__preset_value glm_4_5_air[] = {GLM4_MOE(4096, 46, 10944, 128, 1408, 1, 0)};
+/* zai-org/GLM-4.5 config.json (use_qk_norm: per-head q/k norms) */
+static const llmmem__preset_value glm_4_5[] = {GLM4_MOE(5120, 92, 12288, 160, 1536, 3, 1)};
+
+/* MiniMaxAI/MiniMax-M2 config.json: 256 experts of 1536 on every layer, top-8, no shared expert, a
+ * router with e_score_correction_bias; q/k norms over all heads; fp8 128 x 128 blocks in the checkpoint
+ * (quantization_config), bf16 here */
+static const llmmem__preset_value minimax_m2[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MINIMAX_M2), K(HIDDEN_SIZE, 3072), K(NUM_HIDDEN_LAYERS, 62),
+    K(NUM_ATTENTION_HEADS, 48), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 1536),
+    K(VOCAB_SIZE, 200064), K(MAX_POSITION_EMBEDDINGS, 196608), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 1),
+    K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER), K(NUM_EXPERTS, 256), K(NUM_EXPERTS_PER_TOK, 8),
+    K(MOE_INTERMEDIATE_SIZE, 1536), K(N_SHARED_EXPERTS, 0), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    K(ROUTER_BIAS, 0), K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(TORCH_DTYPE, BF16), END};
+
+/* ---- EXAONE 4.0 (exaone4) ---------------------------------------------------------
+ * Post-norm blocks as OLMo 2's, q/k norms per head (RMSNorm(head_dim)); the 32B slides on three
+ * layers of four (layer_types LLLG), the 1.2B on none. */
+#define EXAONE4(h, layers, heads, kv, head_dim, ffn, positions, tie)                                        \
+    K(MODEL_TYPE, LLMMEM_MODEL_EXAONE4), K(HIDDEN_SIZE, h), K(NUM_HIDDEN_LAYERS, layers),                   \
+        K(NUM_ATTENTION_HEADS, heads), K(NUM_KEY_VALUE_HEADS, kv), K(HEAD_DIM, head_dim),                   \
+        K(INTERMEDIATE_SIZE, ffn), K(VOCAB_SIZE, 102400), K(MAX_POSITION_EMBEDDINGS, positions),            \
+        K(TIE_WORD_EMBEDDINGS, tie), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), \
+        K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 1), K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD),          \
+        K(TORCH_DTYPE, BF16)
+
+/* LGAI-EXAONE/EXAONE-4.0-32B config.json */
+static const llmmem__preset_value exaone_4_0_32b[] = {
+    EXAONE4(5120, 64, 40, 8, 128, 27392, 131072, 0), K(SLIDING_WINDOW, 4096), K(SLIDING_WINDOW_PATTERN, 4), END};
+/* LGAI-EXAONE/EXAONE-4.0-1.2B config.json (no sliding layers, tied head) */
+static const llmmem__preset_value exaone_4_0_1_2b[] = {
+    EXAONE4(2048, 30, 32, 8, 64, 4096, 65536, 1), K(SLIDING_WINDOW, 0), K(SLIDING_WINDOW_PATTERN, 0), END};
+
+/* ---- ERNIE 4.5 (ernie4_5, ernie4_5_moe) ----------------------------------------------
+ * use_bias false; tied heads; the MoE model's first layer dense, then 64 experts of 1536, top-6, two
+ * shared (one MLP of 3072), a gate without bias and Ernie4_5_MoeStatics' correction bias. */
+
+/* baidu/ERNIE-4.5-0.3B-PT config.json */
+static const llmmem__preset_value ernie_4_5_0_3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_ERNIE4_5), K(HIDDEN_SIZE, 1024), K(NUM_HIDDEN_LAYERS, 18),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 2), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 3072),
+    K(VOCAB_SIZE, 103424), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),
+    K(TORCH_DTYPE, BF16), END};
+/* baidu/ERNIE-4.5-21B-A3B-PT config.json */
+static const llmmem__preset_value ernie_4_5_21b_a3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_ERNIE4_5_MOE), K(HIDDEN_SIZE, 2560), K(NUM_HIDDEN_LAYERS, 28),
+    K(NUM_ATTENTION_HEADS, 20), K(NUM_KEY_VALUE_HEADS, 4), K(HEAD_DIM, 0), K(INTERMEDIATE_SIZE, 12288),
+    K(VOCAB_SIZE, 103424), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),
+    K(NUM_EXPERTS, 64), K(NUM_EXPERTS_PER_TOK, 6), K(MOE_INTERMEDIATE_SIZE, 1536), K(N_SHARED_EXPERTS, 2),
+    K(FIRST_K_DENSE_REPLACE, 1), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0), K(ROUTER_SCORE_CORRECTION_BIAS, 1),
+    K(TORCH_DTYPE, BF16), END};
+
+/* THUDM/GLM-4-9B-0414 config.json (glm4: four norms per layer, q/k/v biased, o not) */
+static const llmmem__preset_value glm_4_9b_0414[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_GLM4), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 40), K(NUM_ATTENTION_HEADS, 32),
+    K(NUM_KEY_VALUE_HEADS, 2), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 13696), K(VOCAB_SIZE, 151552),
+    K(MAX_POSITION_EMBEDDINGS, 32768), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS),
+    K(NORMS_PER_LAYER, 4), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0), K(TORCH_DTYPE, BF16),
+    END};
+
 /* ---- More sizes of the families above -------------------------------------- */
 
 /* EleutherAI/pythia-70m config.json (the smallest Pythia; vocabulary 50304 as up to 6.9B) */
@@ -520,6 +649,22 @@ const llmmem__preset llmmem__model_presets[] = {
     {"gpt-oss-20b", gpt_oss_20b},
     {"gpt-oss-120b", gpt_oss_120b},
     {"deepseek-v3.2", deepseek_v3_2},
+    {"olmo-2-0425-1b", olmo_2_0425_1b},
+    {"olmo-2-1124-7b", olmo_2_1124_7b},
+    {"olmo-2-1124-13b", olmo_2_1124_13b},
+    {"olmo-2-0325-32b", olmo_2_0325_32b},
+    {"olmoe-1b-7b-0924", olmoe_1b_7b_0924},
+    {"command-r-v01", command_r_v01},
+    {"aya-expanse-8b", aya_expanse_8b},
+    {"command-r7b-12-2024", command_r7b_12_2024},
+    {"glm-4.5-air", glm_4_5_air},
+    {"glm-4.5", glm_4_5},
+    {"minimax-m2", minimax_m2},
+    {"exaone-4.0-32b", exaone_4_0_32b},
+    {"exaone-4.0-1.2b", exaone_4_0_1_2b},
+    {"ernie-4.5-0.3b", ernie_4_5_0_3b},
+    {"ernie-4.5-21b-a3b", ernie_4_5_21b_a3b},
+    {"glm-4-9b-0414", glm_4_9b_0414},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -72,6 +72,45 @@ static const llmmem__key_default gpt_oss_structure[] = {
     END,
 };
 
+/* models/olmo2/modeling_olmo2.py Olmo2DecoderLayer: post_attention_layernorm and post_feedforward_layernorm
+ * (no input norm), Olmo2Attention q_norm/k_norm over all heads */
+static const llmmem__key_default olmo2_structure[] = {
+    {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER}, END,
+};
+/* models/cohere/modeling_cohere.py CohereDecoderLayer: one input_layernorm feeds attention and MLP in
+ * parallel; CohereLayerNorm has a weight and no bias (one vector, as RMSNorm); q_norm/k_norm (use_qk_norm)
+ * are CohereLayerNorm((heads, head_dim)): a weight per head */
+static const llmmem__key_default cohere_structure[] = {
+    {LLMMEM_KEY_NORM_TYPE, LLMMEM_NORM_RMSNORM}, {LLMMEM_KEY_NORMS_PER_LAYER, 1},
+    {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER}, {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1}, END,
+};
+/* models/cohere2/modeling_cohere2.py Cohere2DecoderLayer: Cohere's parallel block; layer i slides unless
+ * (i + 1) % sliding_window_pattern == 0 */
+static const llmmem__key_default cohere2_structure[] = {
+    {LLMMEM_KEY_NORM_TYPE, LLMMEM_NORM_RMSNORM}, {LLMMEM_KEY_NORMS_PER_LAYER, 1},
+    {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1}, {LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 4}, END,
+};
+/* models/glm4_moe/modeling_glm4_moe.py Glm4MoeTopkRouter: a registered e_score_correction_bias per expert */
+static const llmmem__key_default glm4_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+/* models/minimax_m2/modeling_minimax_m2.py: MiniMaxM2Attention q_norm over heads*head_dim and k_norm over
+ * kv_heads*head_dim; MiniMaxM2SparseMoeBlock e_score_correction_bias buffer, both unconditional */
+static const llmmem__key_default minimax_m2_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER},
+    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
+};
+/* models/exaone4/modeling_exaone4.py: Exaone4DecoderLayer post_attention_layernorm and
+ * post_feedforward_layernorm (no input norm), Exaone4Attention q_norm/k_norm = RMSNorm(head_dim) */
+static const llmmem__key_default exaone4_structure[] = {
+    {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD},
+    {LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 4}, END,
+};
+/* models/ernie4_5_moe/modeling_ernie4_5_moe.py Ernie4_5_MoeStatics: e_score_correction_bias of
+ * (1, moe_num_experts) in every sparse block */
+static const llmmem__key_default ernie4_5_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+/* models/glm4/modeling_glm4.py Glm4DecoderLayer: input_layernorm, post_self_attn_layernorm,
+ * post_attention_layernorm and post_mlp_layernorm; Glm4MLP's fused gate_up_proj is gate and up */
+static const llmmem__key_default glm4_structure[] = {{LLMMEM_KEY_NORMS_PER_LAYER, 4}, END};
+
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
  * Qwen and SmolLM3 32768, Phi-3 4096, Gemma and Gemma 2 8192, Gemma 3 131072). Fields in order:
@@ -84,91 +123,91 @@ static const llmmem__family families[] = {
      * tie_word_embeddings=False, attention_bias=False, mlp_bias=False; llama.cpp's "llama" also
      * holds Mistral and, with expert_count, Mixtral */
     {LLMMEM_MODEL_LLAMA, "llama", LLMMEM_READ_LLAMA_LIKE,
-     {NONE, 0, 1, 1, 0, 0, 1, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 32000}, NULL,
+     {NONE, 0, 1, 1, 0, 0, 1, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 32000, 0}, NULL,
      "llama"},
     /* GPT2Config, OPTConfig, BloomConfig, FalconConfig: no tie_word_embeddings argument, so
      * PretrainedConfig's True */
     {LLMMEM_MODEL_GPT2, "gpt2", LLMMEM_READ_GPT2,
-     {NONE, 0, 0, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, gpt2_structure, "gpt2"},
+     {NONE, 0, 0, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, gpt2_structure, "gpt2"},
     {LLMMEM_MODEL_OPT, "opt", LLMMEM_READ_OPT,
-     {NONE, 0, 0, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, opt_structure, NULL},
+     {NONE, 0, 0, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, opt_structure, NULL},
     {LLMMEM_MODEL_BLOOM, "bloom", LLMMEM_READ_BLOOM,
-     {NONE, 0, 0, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, bloom_structure, "bloom"},
+     {NONE, 0, 0, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, bloom_structure, "bloom"},
     /* GPTNeoXConfig: tie_word_embeddings=False, attention_bias=True; GPTNeoXAttention has no
      * grouped-query heads */
     {LLMMEM_MODEL_GPT_NEOX, "gpt_neox", LLMMEM_READ_LLAMA_LIKE,
-     {NONE, 0, 0, 0, 0, 1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, NO_SHAPES}, gpt_neox_structure,
+     {NONE, 0, 0, 0, 0, 1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, NO_SHAPES, 0}, gpt_neox_structure,
      "gptneox"},
     {LLMMEM_MODEL_FALCON, "falcon", LLMMEM_READ_FALCON,
-     {NONE, 0, 0, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, NO_SHAPES}, falcon_structure,
+     {NONE, 0, 0, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, NO_SHAPES, 0}, falcon_structure,
      "falcon"},
     /* MistralConfig: intermediate_size=14336, num_key_value_heads=8, sliding_window=4096 */
     {LLMMEM_MODEL_MISTRAL, "mistral", LLMMEM_READ_LLAMA_LIKE,
-     {8, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_ALL, 4096, 0, 131072, 4096, 14336, 32, 32, 32000}, NULL,
+     {8, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_ALL, 4096, 0, 131072, 4096, 14336, 32, 32, 32000, 0}, NULL,
      NULL},
     /* MixtralConfig: num_key_value_heads=8, sliding_window=None */
     {LLMMEM_MODEL_MIXTRAL, "mixtral", LLMMEM_READ_LLAMA_LIKE,
-     {8, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_ALL, 0, 0, 131072, NO_SHAPES}, NULL, NULL},
+     {8, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_ALL, 0, 0, 131072, NO_SHAPES, 0}, NULL, NULL},
     /* Qwen2Config: vocab_size=151936, hidden_size=4096, intermediate_size=22016,
      * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32, sliding_window=4096;
      * Qwen2Attention: q, k, v biased, o not */
     {LLMMEM_MODEL_QWEN2, "qwen2", LLMMEM_READ_LLAMA_LIKE,
-     {32, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_QWEN, 4096, 0, 32768, 4096, 22016, 32, 32, 151936},
+     {32, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_QWEN, 4096, 0, 32768, 4096, 22016, 32, 32, 151936, 0},
      qwen2_structure, "qwen2"},
     /* Qwen2MoeConfig: num_key_value_heads=16 */
     {LLMMEM_MODEL_QWEN2_MOE, "qwen2_moe", LLMMEM_READ_LLAMA_LIKE,
-     {16, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_QWEN_SHARED, LLMMEM_SLIDE_QWEN, 4096, 0, 32768, NO_SHAPES},
+     {16, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_QWEN_SHARED, LLMMEM_SLIDE_QWEN, 4096, 0, 32768, NO_SHAPES, 0},
      qwen2_moe_structure, "qwen2moe"},
     /* Qwen3Config: num_key_value_heads=32, head_dim=128, attention_bias=False */
     {LLMMEM_MODEL_QWEN3, "qwen3", LLMMEM_READ_LLAMA_LIKE,
-     {32, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_QWEN, 4096, 0, 32768, NO_SHAPES}, qk_norm_structure,
+     {32, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_QWEN, 4096, 0, 32768, NO_SHAPES, 0}, qk_norm_structure,
      "qwen3"},
     /* Qwen3MoeConfig: num_key_value_heads=4, attention_bias=False */
     {LLMMEM_MODEL_QWEN3_MOE, "qwen3_moe", LLMMEM_READ_LLAMA_LIKE,
-     {4, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_QWEN, LLMMEM_SLIDE_QWEN, 4096, 0, 32768, NO_SHAPES}, qk_norm_structure,
+     {4, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_QWEN, LLMMEM_SLIDE_QWEN, 4096, 0, 32768, NO_SHAPES, 0}, qk_norm_structure,
      "qwen3moe"},
     /* Phi3Config: num_key_value_heads=None, sliding_window=None */
     {LLMMEM_MODEL_PHI3, "phi3", LLMMEM_READ_LLAMA_LIKE,
-     {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_ALL, 0, 0, 4096, NO_SHAPES}, NULL, "phi3"},
+     {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_ALL, 0, 0, 4096, NO_SHAPES, 0}, NULL, "phi3"},
     /* GemmaConfig: num_key_value_heads=16, head_dim=256, tie_word_embeddings=True */
     {LLMMEM_MODEL_GEMMA, "gemma", LLMMEM_READ_LLAMA_LIKE,
-     {16, 256, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 8192, NO_SHAPES}, tied_structure, "gemma"},
+     {16, 256, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 8192, NO_SHAPES, 0}, tied_structure, "gemma"},
     /* Gemma2Config: vocab_size=256000, hidden_size=2304, intermediate_size=9216,
      * num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
      * sliding_window=4096; Gemma2DecoderLayer: is_sliding = not bool(layer_idx % 2) */
     {LLMMEM_MODEL_GEMMA2, "gemma2", LLMMEM_READ_LLAMA_LIKE,
-     {4, 256, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 2, 8192, 2304, 9216, 26, 8, 256000},
+     {4, 256, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 2, 8192, 2304, 9216, 26, 8, 256000, 0},
      gemma2_structure, "gemma2"},
     /* Gemma3TextConfig: vocab_size=262_208, hidden_size=2304, intermediate_size=9216,
      * num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4, head_dim=256,
      * sliding_window=4096, sliding_window_pattern=6 */
     {LLMMEM_MODEL_GEMMA3_TEXT, "gemma3_text", LLMMEM_READ_LLAMA_LIKE,
-     {4, 256, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 6, 131072, 2304, 9216, 26, 8, 262208},
+     {4, 256, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 6, 131072, 2304, 9216, 26, 8, 262208, 0},
      gemma3_text_structure, "gemma3"},
     /* llama.cpp's deepseek2 holds both; V3 when it stores exp_probs_b (gguf.c) */
     {LLMMEM_MODEL_DEEPSEEK_V2, "deepseek_v2", LLMMEM_READ_DEEPSEEK,
-     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, NULL, "deepseek2"},
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, NULL, "deepseek2"},
     {LLMMEM_MODEL_DEEPSEEK_V3, "deepseek_v3", LLMMEM_READ_DEEPSEEK,
-     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, deepseek_v3_structure,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, deepseek_v3_structure,
      NULL},
     /* GraniteConfig: vocab_size=32000, hidden_size=4096, intermediate_size=11008,
      * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=None, tie_word_embeddings=False,
      * attention_bias=False, mlp_bias=False; GraniteAttention is Llama's (its four multipliers are
      * floats, not tensors); llama.cpp's "granite" */
     {LLMMEM_MODEL_GRANITE, "granite", LLMMEM_READ_LLAMA_LIKE,
-     {NONE, 0, 1, 0, 0, 0, 1, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 32000}, NULL,
+     {NONE, 0, 1, 0, 0, 0, 1, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 32000, 0}, NULL,
      "granite"},
     /* SmolLM3Config: vocab_size=128256, hidden_size=2048, intermediate_size=11008,
      * num_hidden_layers=36, num_attention_heads=16, num_key_value_heads=4, tie_word_embeddings=True,
      * attention_bias=False, mlp_bias=False, use_sliding_window=False, sliding_window=None,
      * max_window_layers=28; SmolLM3DecoderLayer is Llama's (no_rope_layers hold no tensors) */
     {LLMMEM_MODEL_SMOLLM3, "smollm3", LLMMEM_READ_LLAMA_LIKE,
-     {4, 0, 1, 1, 1, 0, 1, LLMMEM_MOE_NONE, LLMMEM_SLIDE_QWEN, 0, 0, 32768, 2048, 11008, 36, 16, 128256},
+     {4, 0, 1, 1, 1, 0, 1, LLMMEM_MOE_NONE, LLMMEM_SLIDE_QWEN, 0, 0, 32768, 2048, 11008, 36, 16, 128256, 0},
      tied_structure, "smollm3"},
     /* moonshotai Kimi K2 (configuration_deepseek.py, DeepseekV3ForCausalLM): DeepSeek-V3's modeling
      * with its own sizes; llama.cpp reads its GGUF as deepseek2 */
     {LLMMEM_MODEL_KIMI_K2, "kimi_k2", LLMMEM_READ_DEEPSEEK,
-     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, deepseek_v3_structure,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, deepseek_v3_structure,
      NULL},
     /* GptOssConfig: num_hidden_layers=36, num_local_experts=128, vocab_size=201088, hidden_size=2880,
      * intermediate_size=2880, head_dim=64, num_attention_heads=64, num_key_value_heads=8,
@@ -176,13 +215,74 @@ static const llmmem__family families[] = {
      * num_experts_per_tok=4, attention_bias=True; its experts are num_local_experts of
      * intermediate_size on every layer (read as Mixtral's); its GGUF ("gpt-oss") is not read yet */
     {LLMMEM_MODEL_GPT_OSS, "gpt_oss", LLMMEM_READ_LLAMA_LIKE,
-     {8, 64, 1, 1, 0, 1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_GEMMA, 128, 2, 131072, 2880, 2880, 36, 64, 201088},
+     {8, 64, 1, 1, 0, 1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_GEMMA, 128, 2, 131072, 2880, 2880, 36, 64, 201088, 0},
      gpt_oss_structure, NULL},
     /* deepseek-ai/DeepSeek-V3.2-Exp and DeepSeek-V3.2 (DeepseekV32ForCausalLM, remote code): DeepSeek-V3's
      * modeling and an indexer in every attention layer (index_n_heads, index_head_dim) */
     {LLMMEM_MODEL_DEEPSEEK_V32, "deepseek_v32", LLMMEM_READ_DEEPSEEK,
-     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, deepseek_v3_structure,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, deepseek_v3_structure,
      NULL},
+    /* Olmo2Config: vocab_size=50304, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+     * num_attention_heads=32, num_key_value_heads=None, max_position_embeddings=2048,
+     * tie_word_embeddings=False, attention_bias=False (GGUF not read yet) */
+    {LLMMEM_MODEL_OLMO2, "olmo2", LLMMEM_READ_LLAMA_LIKE,
+     {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 50304, 0},
+     olmo2_structure, NULL},
+    /* OlmoeConfig: vocab_size=50304, hidden_size=2048, intermediate_size=2048, num_hidden_layers=16,
+     * num_attention_heads=16, num_key_value_heads=None, max_position_embeddings=4096,
+     * tie_word_embeddings=False, attention_bias=False, num_experts=64, num_experts_per_tok=8;
+     * OlmoeAttention: head_dim = hidden_size / num_attention_heads (config.head_dim not read) */
+    {LLMMEM_MODEL_OLMOE, "olmoe", LLMMEM_READ_LLAMA_LIKE,
+     {NONE, 0, 1, 0, 0, 0, 0, LLMMEM_MOE_OLMOE, LLMMEM_SLIDE_NONE, 0, 0, 4096, 2048, 2048, 16, 16, 50304, 0},
+     olmo2_structure, NULL},
+    /* CohereConfig: vocab_size=256000, hidden_size=8192, intermediate_size=22528, num_hidden_layers=40,
+     * num_attention_heads=64, num_key_value_heads=None, max_position_embeddings=8192,
+     * tie_word_embeddings=True, attention_bias=False, use_qk_norm=False */
+    {LLMMEM_MODEL_COHERE, "cohere", LLMMEM_READ_LLAMA_LIKE,
+     {NONE, 0, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 8192, 8192, 22528, 40, 64, 256000, 1},
+     cohere_structure, NULL},
+    /* Cohere2Config: CohereConfig's sizes, sliding_window=4096, sliding_window_pattern=4 (layer_types
+     * from transformers 4.53); Cohere2Attention has no q/k norms */
+    {LLMMEM_MODEL_COHERE2, "cohere2", LLMMEM_READ_LLAMA_LIKE,
+     {NONE, 0, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 4, 8192, 8192, 22528, 40, 64, 256000, 0},
+     cohere2_structure, NULL},
+    /* Glm4MoeConfig: vocab_size=151552, hidden_size=4096, intermediate_size=10944, num_hidden_layers=46,
+     * num_attention_heads=96, num_key_value_heads=8, head_dim=128, max_position_embeddings=131072,
+     * tie_word_embeddings=False, attention_bias=False, use_qk_norm=False (the MoE fields: hfconfig.c) */
+    {LLMMEM_MODEL_GLM4_MOE, "glm4_moe", LLMMEM_READ_GLM4,
+     {8, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 10944, 46, 96, 151552, 1},
+     glm4_moe_structure, NULL},
+    /* MiniMaxM2Config: vocab_size=200064, hidden_size=3072, intermediate_size=1536, num_hidden_layers=62,
+     * num_attention_heads=48, num_key_value_heads=8, head_dim=128, max_position_embeddings=196608,
+     * tie_word_embeddings=False, num_local_experts=256, num_experts_per_tok=8 */
+    {LLMMEM_MODEL_MINIMAX_M2, "minimax_m2", LLMMEM_READ_MINIMAX_M2,
+     {8, 128, 1, 1, 0, -1, 0, LLMMEM_MOE_MIXTRAL, LLMMEM_SLIDE_NONE, 0, 0, 196608, 3072, 1536, 62, 48, 200064, 0},
+     minimax_m2_structure, NULL},
+    /* Exaone4Config: vocab_size=102400, hidden_size=4096, intermediate_size=16384, num_hidden_layers=32,
+     * num_attention_heads=32, num_key_value_heads=32, max_position_embeddings=2048,
+     * tie_word_embeddings=False, sliding_window=4096, sliding_window_pattern=4 (layer i global when
+     * (i + 1) % 4 == 0), or layer_types; Exaone4Attention reads config.head_dim, biases none */
+    {LLMMEM_MODEL_EXAONE4, "exaone4", LLMMEM_READ_LLAMA_LIKE,
+     {32, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 4, 2048, 4096, 16384, 32, 32, 102400, 0},
+     exaone4_structure, NULL},
+    /* Ernie4_5Config: vocab_size=103424, hidden_size=1024, intermediate_size=3072, num_hidden_layers=18,
+     * num_attention_heads=16, num_key_value_heads=2, head_dim=128, max_position_embeddings=131072,
+     * use_bias=False, tie_word_embeddings=True */
+    {LLMMEM_MODEL_ERNIE4_5, "ernie4_5", LLMMEM_READ_ERNIE,
+     {2, 128, 1, 1, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 1024, 3072, 18, 16, 103424, 0},
+     NULL, NULL},
+    /* Ernie4_5_MoeConfig: vocab_size=103424, hidden_size=2560, intermediate_size=12288,
+     * num_hidden_layers=28, num_attention_heads=20, num_key_value_heads=4, max_position_embeddings=131072,
+     * use_bias=False, tie_word_embeddings=True (the moe_* defaults: hfconfig.c read_ernie) */
+    {LLMMEM_MODEL_ERNIE4_5_MOE, "ernie4_5_moe", LLMMEM_READ_ERNIE,
+     {4, 0, 1, 1, 1, -1, 0, LLMMEM_MOE_ERNIE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 2560, 12288, 28, 20, 103424, 0},
+     ernie4_5_moe_structure, NULL},
+    /* Glm4Config: vocab_size=151552, hidden_size=4096, intermediate_size=13696, num_hidden_layers=40,
+     * num_attention_heads=32, num_key_value_heads=2, head_dim=128, max_position_embeddings=131072,
+     * tie_word_embeddings=False, attention_bias=True (q, k, v only: hfconfig.c read_glm4) */
+    {LLMMEM_MODEL_GLM4, "glm4", LLMMEM_READ_GLM4,
+     {2, 128, 1, 1, 0, 1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 13696, 40, 32, 151552, 0},
+     glm4_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -201,6 +301,11 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_DEEPSEEK_V3] = "deepseek_v3", [LLMMEM_MODEL_GRANITE] = "granite",
     [LLMMEM_MODEL_SMOLLM3] = "smollm3",         [LLMMEM_MODEL_KIMI_K2] = "kimi_k2",
     [LLMMEM_MODEL_GPT_OSS] = "gpt_oss",         [LLMMEM_MODEL_DEEPSEEK_V32] = "deepseek_v32",
+    [LLMMEM_MODEL_OLMO2] = "olmo2",             [LLMMEM_MODEL_OLMOE] = "olmoe",
+    [LLMMEM_MODEL_COHERE] = "cohere",           [LLMMEM_MODEL_COHERE2] = "cohere2",
+    [LLMMEM_MODEL_GLM4_MOE] = "glm4_moe",       [LLMMEM_MODEL_MINIMAX_M2] = "minimax_m2",
+    [LLMMEM_MODEL_EXAONE4] = "exaone4",         [LLMMEM_MODEL_ERNIE4_5] = "ernie4_5",
+    [LLMMEM_MODEL_ERNIE4_5_MOE] = "ernie4_5_moe", [LLMMEM_MODEL_GLM4] = "glm4",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

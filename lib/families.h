@@ -19,7 +19,10 @@ enum llmmem__config_reader {
     LLMMEM_READ_OPT,            /* ffn_dim, word_embed_proj_dim, do_layer_norm_before */
     LLMMEM_READ_BLOOM,          /* n_embed / hidden_size, n_head, n_layer */
     LLMMEM_READ_FALCON,         /* new_decoder_architecture, multi_query, parallel_attn */
-    LLMMEM_READ_DEEPSEEK        /* multi-head latent attention and DeepSeek MoE */
+    LLMMEM_READ_DEEPSEEK,       /* multi-head latent attention and DeepSeek MoE */
+    LLMMEM_READ_GLM4,           /* llama-like, attention_bias on q/k/v only; glm4_moe: DeepSeek-V3's MoE fields */
+    LLMMEM_READ_MINIMAX_M2,     /* llama-like with Mixtral's experts, qk_norm_type, attn_type_list */
+    LLMMEM_READ_ERNIE           /* llama-like with use_bias; ERNIE's moe_* fields (families with LLMMEM_MOE_ERNIE) */
 };
 
 /* Where a family's sliding window applies. */
@@ -35,7 +38,9 @@ enum llmmem__moe_kind {
     LLMMEM_MOE_NONE = 0,
     LLMMEM_MOE_MIXTRAL = 1,     /* num_local_experts of intermediate_size on every layer */
     LLMMEM_MOE_QWEN = 2,        /* num_experts, moe_intermediate_size, decoder_sparse_step, mlp_only_layers */
-    LLMMEM_MOE_QWEN_SHARED = 3  /* the same and a shared expert (shared_expert_intermediate_size) */
+    LLMMEM_MOE_QWEN_SHARED = 3, /* the same and a shared expert (shared_expert_intermediate_size) */
+    LLMMEM_MOE_OLMOE = 4,       /* num_experts of intermediate_size on every layer (OLMoE) */
+    LLMMEM_MOE_ERNIE = 5        /* moe_num_experts, moe_k, moe_layer_start_index ... (ERNIE 4.5) */
 };
 
 /* Defaults of the transformers config class (configuration_<family>.py __init__), for the fields a
@@ -55,6 +60,7 @@ typedef struct llmmem__class_defaults {
     int64_t max_position;    /* max_position_embeddings absent (LLMMEM_CLASS_NONE: not set) */
     /* Shape defaults, used only inside a sub-config (LLMMEM_CLASS_NONE: not encoded, so required). */
     int64_t hidden, intermediate, layers, heads, vocab;
+    uint8_t reads_use_qk_norm; /* the modeling file reads config.use_qk_norm (default false) into its q/k norms */
 } llmmem__class_defaults;
 
 typedef struct llmmem__key_default {
@@ -73,7 +79,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_DEEPSEEK_V32
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_GLM4
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

@@ -547,7 +547,7 @@ static llmmem_status read_llama_like(const hf *c, const json_t *obj)
     if (st)
         return st;
 
-    if (f->config.attention_bias >= 0) {
+    if (f->config.attention_bias >= 0 && f->reader != LLMMEM_READ_GLM4) {
         /* GPTNeoXConfig attention_bias=True biases query_key_value and dense; Llama, Qwen3 and
          * Gemma default to False */
         int bias;
@@ -559,25 +559,29 @@ static llmmem_status read_llama_like(const hf *c, const json_t *obj)
     }
     if (!st && f->config.reads_mlp_bias) /* LlamaMLP: bias=config.mlp_bias */
         st = bool_key(c, obj, "mlp_bias", LLMMEM_KEY_MLP_BIAS, 0);
+    if (!st && f->config.reads_use_qk_norm) /* CohereAttention: q_norm, k_norm when config.use_qk_norm */
+        st = bool_key(c, obj, "use_qk_norm", LLMMEM_KEY_QK_NORM, 0);
     if (st)
         return st;
 
-    if (f->config.moe == LLMMEM_MOE_MIXTRAL) {
-        /* MixtralSparseMoeBlock on every layer: num_local_experts experts of intermediate_size (its
-         * router is Linear(hidden_size, num_local_experts): 0 experts is no model, never a dense one) */
+    if (f->config.moe == LLMMEM_MOE_MIXTRAL || f->config.moe == LLMMEM_MOE_OLMOE) {
+        /* MixtralSparseMoeBlock (num_local_experts) and OlmoeSparseMoeBlock (num_experts) on every
+         * layer: experts of intermediate_size (the router is Linear(hidden_size, experts): 0 experts
+         * is no model, never a dense one) */
+        const char *field = f->config.moe == LLMMEM_MOE_MIXTRAL ? "num_local_experts" : "num_experts";
         int64_t experts = 0;
-        st = required(c, obj, NAMES("num_local_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &experts);
+        st = required(c, obj, (const char *const[]){field, NULL}, LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &experts);
         if (!st && experts == 0)
-            st = hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "num_local_experts",
-                         "0 experts: a mixtral model routes every layer to at least 1 expert");
+            st = hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, field,
+                         "0 experts: a %s model routes every layer to at least 1 expert", f->name);
         if (!st)
             st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
         if (!st)
             st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, intermediate);
         if (!st)
-            st = set(c, "num_local_experts", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+            st = set(c, field, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
         if (!st)
-            st = set(c, "num_local_experts", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+            st = set(c, field, LLMMEM_KEY_MOE_LAYER_FREQ, 1);
     } else if (f->config.moe == LLMMEM_MOE_QWEN || f->config.moe == LLMMEM_MOE_QWEN_SHARED) {
         st = read_qwen_moe(c, obj, layers);
     }
@@ -842,6 +846,151 @@ static llmmem_status read_deepseek(const hf *c, const json_t *obj)
     return set(c, "topk_method", LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, correction);
 }
 
+/* GLM-4 (models/glm4/modeling_glm4.py Glm4Attention, models/glm4_moe/modeling_glm4_moe.py
+ * Glm4MoeAttention): attention_bias biases q, k and v, never o_proj (Glm4Config's default True,
+ * Glm4MoeConfig's False). GLM-4.5 (glm4_moe): q_norm, k_norm = RMSNorm(head_dim) when use_qk_norm;
+ * layer i has a Glm4MoeMoE (n_routed_experts of moe_intermediate_size, a shared Glm4MoeMLP of
+ * n_shared_experts x moe_intermediate_size, a router with e_score_correction_bias) when
+ * i >= first_k_dense_replace. */
+static llmmem_status read_glm4(const hf *c, const json_t *obj)
+{
+    llmmem_status st = read_llama_like(c, obj);
+    if (st)
+        return st;
+    int bias;
+    st = get_flag(c, obj, "attention_bias", c->fam->config.attention_bias, &bias);
+    if (!st)
+        st = set(c, "attention_bias", LLMMEM_KEY_QKV_BIAS, bias);
+    if (!st)
+        st = set(c, "attention_bias", LLMMEM_KEY_O_PROJ_BIAS, 0);
+    if (st || c->fam->type != LLMMEM_MODEL_GLM4_MOE)
+        return st;
+    /* num_nextn_predict_layers: the multi-token-prediction layers a checkpoint stores past
+     * num_hidden_layers; Glm4MoeForCausalLM builds none, so they are not the model's (accepted, not read) */
+    st = required(c, obj, NAMES("n_routed_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("n_shared_experts"), LLMMEM_KEY_N_SHARED_EXPERTS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("first_k_dense_replace"), LLMMEM_KEY_FIRST_K_DENSE_REPLACE, CLASS_NONE, NULL);
+    if (!st)
+        st = set(c, "first_k_dense_replace", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    return st;
+}
+
+/* MiniMax-M2 (transformers models/minimax_m2/modeling_minimax_m2.py): Mixtral's experts
+ * (num_local_experts of intermediate_size) on every layer, q_norm/k_norm over all heads and the
+ * router's e_score_correction_bias unconditionally (families.c). The published config also names
+ * use_qk_norm, qk_norm_type and use_routing_bias, which the modeling file does not read: a value
+ * other than what it builds is refused, and every attn_type_list entry must be 1 (softmax attention). */
+static llmmem_status read_minimax_m2(const hf *c, const json_t *obj)
+{
+    llmmem_status st = read_llama_like(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "use_qk_norm", 0, 1, "MiniMaxM2Attention always has q_norm and k_norm");
+    if (!st)
+        st = refuse_if(c, obj, "use_routing_bias", 0, 1, "MiniMaxM2SparseMoeBlock always has e_score_correction_bias");
+    if (st)
+        return st;
+    const char *type = NULL;
+    enum presence p;
+    st = get_string(c, obj, "qk_norm_type", &type, &p);
+    if (st)
+        return st;
+    if (p == PRESENT && strcmp(type, "per_layer") != 0)
+        return unsupported_string(c, "qk_norm_type", type, "MiniMaxM2Attention's q/k norms span all heads: per_layer is");
+    int64_t shared = 0;
+    st = get_int(c, obj, "shared_intermediate_size", &shared, &p);
+    if (st)
+        return st;
+    if (p == PRESENT && shared != 0)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "shared_intermediate_size",
+                       "%lld: MiniMaxM2SparseMoeBlock has no shared expert", (long long)shared);
+    const json_t *types = json_object_get(obj, "attn_type_list");
+    if (types && !json_is_null(types) && !json_is_array(types))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "attn_type_list", "expected an array, got %s", kind(types));
+    for (size_t i = 0; types && json_is_array(types) && i < json_array_size(types); i++) {
+        const json_t *v = json_array_get(types, i);
+        if (!json_is_integer(v) || json_integer_value(v) != 1)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "attn_type_list",
+                           "entry %zu is not 1: lightning (linear) attention layers are not modelled", i);
+    }
+    /* num_mtp_modules, mtp_transformer_layers, use_mtp: multi-token-prediction modules the published
+     * checkpoint does not store and MiniMaxM2ForCausalLM does not build (accepted, not read) */
+    return LLMMEM_OK;
+}
+
+/* ERNIE 4.5 (models/ernie4_5_moe/modeling_ernie4_5_moe.py): use_bias biases q, k, v, o and every MLP's
+ * gate, up and down; Ernie4_5_MoeDecoderLayer i has a sparse block when (i + 1) % moe_layer_interval == 0
+ * and moe_layer_start_index <= i <= moe_layer_end_index (-1: the last layer), of moe_num_experts
+ * experts of moe_intermediate_size, top moe_k, one shared MLP of moe_num_shared_experts x
+ * moe_intermediate_size, a gate without bias and Ernie4_5_MoeStatics' correction bias. Absent moe_*
+ * fields take Ernie4_5_MoeConfig's defaults: 64 experts, top 6, 1536, 2 shared, layers 1 to the last,
+ * every layer. */
+static llmmem_status read_ernie(const hf *c, const json_t *obj, int64_t layers)
+{
+    int bias;
+    llmmem_status st = get_flag(c, obj, "use_bias", 0, &bias);
+    if (!st)
+        st = set(c, "use_bias", LLMMEM_KEY_QKV_BIAS, bias);
+    if (!st)
+        st = set(c, "use_bias", LLMMEM_KEY_O_PROJ_BIAS, bias);
+    if (!st)
+        st = set(c, "use_bias", LLMMEM_KEY_MLP_BIAS, bias);
+    if (st || c->fam->config.moe != LLMMEM_MOE_ERNIE)
+        return st;
+    int64_t experts = 64, start = 1, end = -1, interval = 1;
+    enum presence p;
+    st = get_int(c, obj, "moe_num_experts", &experts, &p);
+    if (!st && p != PRESENT)
+        experts = 64;
+    if (!st)
+        st = set(c, "moe_num_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
+    if (st || experts == 0)
+        return st;
+    st = optional(c, obj, "moe_k", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 6, 6);
+    if (!st)
+        st = optional(c, obj, "moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, 1536, 1536);
+    if (!st)
+        st = optional(c, obj, "moe_num_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 2, 0);
+    if (!st)
+        st = get_int(c, obj, "moe_layer_start_index", &start, &p);
+    if (!st && p != PRESENT)
+        start = 1;
+    if (!st)
+        st = get_int(c, obj, "moe_layer_end_index", &end, &p);
+    if (!st && p != PRESENT)
+        end = -1;
+    if (!st)
+        st = get_int(c, obj, "moe_layer_interval", &interval, &p);
+    if (!st && p != PRESENT)
+        interval = 1;
+    if (st)
+        return st;
+    if (end == -1)
+        end = layers - 1;
+    if (interval < 1)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "moe_layer_interval", "%lld is below 1", (long long)interval);
+    if (start < 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "moe_layer_start_index", "%lld is below 0", (long long)start);
+    if (interval != 1)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layer_interval",
+                       "%lld: sparse blocks on the layers i with (i + 1) %% %lld == 0 are not modelled (first_k_dense_replace "
+                       "and moe_layer_freq give the layers i >= k with i %% n == 0)",
+                       (long long)interval, (long long)interval);
+    if (end < layers - 1)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layer_end_index",
+                       "%lld: dense layers after the sparse ones (num_hidden_layers %lld) are not modelled", (long long)end,
+                       (long long)layers);
+    st = set(c, "moe_layer_start_index", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, start > layers ? layers : start);
+    if (!st)
+        st = set(c, "moe_layer_interval", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    return st;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const json_t *obj)
 {
@@ -856,6 +1005,11 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_BLOOM: return read_bloom(c, obj);
     case LLMMEM_READ_FALCON: return read_falcon(c, obj);
     case LLMMEM_READ_DEEPSEEK: return read_deepseek(c, obj);
+    case LLMMEM_READ_GLM4: return read_glm4(c, obj);
+    case LLMMEM_READ_MINIMAX_M2: return read_minimax_m2(c, obj);
+    case LLMMEM_READ_ERNIE:
+        st = read_llama_like(c, obj);
+        return st ? st : read_ernie(c, obj, llmmem__model_value(c->m, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
     default: return read_llama_like(c, obj);
     }
 }
@@ -1423,7 +1577,7 @@ static llmmem_status read_document(hf *c, const json_t *root)
     } else {
         c->fam = llmmem__family_named(type);
         if (!c->fam) {
-            char supported[400] = "supported: "; /* every row of the family table and the wrappers */
+            char supported[1024] = "supported: "; /* every row of the family table and the wrappers */
             llmmem__family_list(supported + 11, sizeof supported - 11, "gemma3, llava");
             return unsupported_string(c, "model_type", type, supported);
         }

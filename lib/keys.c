@@ -41,6 +41,8 @@ static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
 static const char *const quantized_modules_names[] = {"linear", "experts", NULL};
 static const char *const speculative_names[] = {"none", "mtp", NULL};
+/* Choices of LLMMEM_KEY_QK_NORM_TYPE: MiniMax-M2's qk_norm_type names, in llmmem_qk_norm_type order. */
+static const char *const qk_norm_type_names[] = {"per_head", "per_layer", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -114,7 +116,8 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_QKV_BIAS, M, "qkv_bias", 0, "q, k and v projections have biases"),
     BOOL_KEY(LLMMEM_KEY_O_PROJ_BIAS, M, "o_proj_bias", 0, "attention output projection has a bias"),
     BOOL_KEY(LLMMEM_KEY_MLP_BIAS, M, "mlp_bias", 0, "MLP matrices have biases"),
-    BOOL_KEY(LLMMEM_KEY_QK_NORM, M, "qk_norm", 0, "per-head RMSNorm on q and k (head_dim weights each)"),
+    BOOL_KEY(LLMMEM_KEY_QK_NORM, M, "qk_norm", 0,
+             "RMSNorm on q and k (their weights' scope: qk_norm_type, head_dim each by default)"),
     BOOL_KEY(LLMMEM_KEY_EMBEDDING_NORM, M, "embedding_norm", 0, "a norm right after the embedding (BLOOM)"),
     BOOL_KEY(LLMMEM_KEY_LEARNED_POSITIONS, M, "learned_positions", 0,
              "a learned table of max_position_embeddings + position_offset rows"),
@@ -191,6 +194,10 @@ static const llmmem__key_info key_table[] = {
             "DeepSeek sparse attention: query heads of the indexer in every MLA layer (0: no indexer)"),
     INT_KEY(LLMMEM_KEY_INDEX_HEAD_DIM, M, "index_head_dim", 0, 1LL << 16, 0,
             "DeepSeek sparse attention: width of the indexer's heads and of the key it caches per token"),
+    CHOICE_KEY(LLMMEM_KEY_QK_NORM_TYPE, M, "qk_norm_type", qk_norm_type_names, 0, LLMMEM_QK_NORM_PER_LAYER,
+               LLMMEM_QK_NORM_PER_HEAD,
+               "what qk_norm's weights span: per_head (head_dim, shared by the heads: Qwen3) or per_layer "
+               "(heads x head_dim for q, kv_heads x head_dim for k: OLMo 2, OLMoE, Command R+, MiniMax-M2)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

@@ -131,7 +131,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_QKV_BIAS = 1014,                /**< bool */
     LLMMEM_KEY_O_PROJ_BIAS = 1015,             /**< bool */
     LLMMEM_KEY_MLP_BIAS = 1016,                /**< bool */
-    LLMMEM_KEY_QK_NORM = 1017,                 /**< bool: per-head q/k norms (Qwen3, Gemma 3) */
+    LLMMEM_KEY_QK_NORM = 1017,                 /**< bool: q/k norms (Qwen3, Gemma 3; their scope: LLMMEM_KEY_QK_NORM_TYPE) */
     LLMMEM_KEY_EMBEDDING_NORM = 1018,          /**< bool: norm after the embedding (BLOOM) */
     LLMMEM_KEY_LEARNED_POSITIONS = 1019,       /**< bool: a learned position table (GPT-2, OPT) */
     LLMMEM_KEY_POSITION_OFFSET = 1020,         /**< extra position rows (OPT keeps 2) */
@@ -165,6 +165,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
     LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
+    LLMMEM_KEY_QK_NORM_TYPE = 1051,            /**< choice (llmmem_qk_norm_type): q/k norm weights per head or over all heads */
     LLMMEM_KEY_ATTENTION_SINKS = 1065,         /**< bool: one learned sink logit per query head per attention layer (gpt-oss) */
     LLMMEM_KEY_QUANTIZED_MODULES = 1066,       /**< choice (llmmem_quantized_modules): what the checkpoint's quantization reaches */
     LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS = 1067, /**< multi-token-prediction modules the checkpoint stores beyond the model (DeepSeek-V3: 1) */
@@ -336,7 +337,17 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
     LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
     LLMMEM_MODEL_GPT_OSS = 22,     /**< "gpt_oss" (OpenAI gpt-oss: sinks, biased experts, MXFP4 experts) */
-    LLMMEM_MODEL_DEEPSEEK_V32 = 23 /**< "deepseek_v32" (DeepSeek-V3 with the sparse-attention indexer) */
+    LLMMEM_MODEL_DEEPSEEK_V32 = 23, /**< "deepseek_v32" (DeepSeek-V3 with the sparse-attention indexer) */
+    LLMMEM_MODEL_OLMO2 = 24,       /**< "olmo2" (AI2 OLMo 2: post-norm blocks, q/k norms over all heads) */
+    LLMMEM_MODEL_OLMOE = 25,       /**< "olmoe" (AI2 OLMoE: q/k norms over all heads, routed experts) */
+    LLMMEM_MODEL_COHERE = 26,      /**< "cohere" (Command R, Aya: one norm, parallel attention and MLP) */
+    LLMMEM_MODEL_COHERE2 = 27,     /**< "cohere2" (Command R7B, Command A: cohere with sliding layers) */
+    LLMMEM_MODEL_GLM4_MOE = 28,    /**< "glm4_moe" (GLM-4.5, GLM-4.5-Air: sigmoid router, shared expert, dense first layers) */
+    LLMMEM_MODEL_MINIMAX_M2 = 29,  /**< "minimax_m2" (MiniMax-M2: q/k norms over all heads, 256 experts) */
+    LLMMEM_MODEL_EXAONE4 = 30,     /**< "exaone4" (EXAONE 4.0: post-norm blocks, per-head q/k norms, sliding layers) */
+    LLMMEM_MODEL_ERNIE4_5 = 31,    /**< "ernie4_5" (ERNIE 4.5 dense: use_bias on every linear) */
+    LLMMEM_MODEL_ERNIE4_5_MOE = 32, /**< "ernie4_5_moe" (ERNIE 4.5 MoE: shared experts, moe_statics correction bias) */
+    LLMMEM_MODEL_GLM4 = 33         /**< "glm4" (GLM-4-0414 dense: four norms per layer, q/k/v biases) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
@@ -350,6 +361,12 @@ typedef enum llmmem_quantized_modules {
     LLMMEM_QUANTIZED_LINEAR = 0,  /**< "linear": every linear layer but the embedding, LM head and routers */
     LLMMEM_QUANTIZED_EXPERTS = 1  /**< "experts": routed experts alone (gpt-oss MXFP4: attention stays 16-bit) */
 } llmmem_quantized_modules;
+
+/** Scope of the q/k norms' weights: choices of LLMMEM_KEY_QK_NORM_TYPE (MiniMax-M2's qk_norm_type names). */
+typedef enum llmmem_qk_norm_type {
+    LLMMEM_QK_NORM_PER_HEAD = 0, /**< one head_dim weight shared by every head (Qwen3, Gemma 3) */
+    LLMMEM_QK_NORM_PER_LAYER = 1 /**< weights over all heads: heads x head_dim for q, kv_heads x head_dim for k (OLMo 2) */
+} llmmem_qk_norm_type;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
 typedef enum llmmem_norm_type {
