@@ -36,8 +36,10 @@ static const char *const state_names[] = {"auto", "fp32", "bf16", NULL};
 /* Bits of LLMMEM_KEY_LORA_TARGETS, in bit order. */
 static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up", "down", "experts", NULL};
 static const char *const tristate_names[] = {"auto", "off", "on", NULL};
-static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
-static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
+static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", "qwen2_5_vl",
+                                           "qwen3_vl", "pixtral", NULL};
+static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", "qwen2_5_vl_merger",
+                                              "qwen3_vl_merger", "mistral3", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -158,8 +160,9 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_SLIDING_WINDOW_PATTERN, M, "sliding_window_pattern", 0, COUNT_MAX_KEY, 0,
             "n: layer i uses global attention when (i + 1) % n == 0, the others slide (Gemma 2: 2, "
             "Gemma 3: 6); 0: every layer slides"),
-    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 2, 0,
-               "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma)"),
+    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 5, 0,
+               "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma), "
+               "qwen2_5_vl (Qwen2.5-VL ViT), qwen3_vl (Qwen3-VL ViT), pixtral (Mistral 3)"),
     INT_KEY(LLMMEM_KEY_VISION_HIDDEN_SIZE, M, "vision_hidden_size", 0, SIZE_MAX_KEY, 0, "vision tower width"),
     INT_KEY(LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, M, "vision_intermediate_size", 0, SIZE_MAX_KEY, 0,
             "vision tower MLP width"),
@@ -170,8 +173,23 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_VISION_NUM_CHANNELS, M, "vision_num_channels", 1, 64, 3, "image channels"),
     BOOL_KEY(LLMMEM_KEY_VISION_USE_HEAD, M, "vision_use_head", 0,
              "SigLIP attention-pooling head (probe, attention, norm, MLP)"),
-    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 2, 0,
-               "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear)"),
+    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 5, 0,
+               "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear), "
+               "qwen2_5_vl_merger (RMSNorm + two-layer MLP over merged patches), qwen3_vl_merger (LayerNorm + "
+               "MLP, and one per deepstack layer), mistral3 (RMSNorm, patch merger, two linears)"),
+    INT_KEY(LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, M, "vision_out_hidden_size", 0, SIZE_MAX_KEY, 0,
+            "width a Qwen vision merger projects to (out_hidden_size; 0: the text model's hidden_size)"),
+    INT_KEY(LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, M, "vision_spatial_merge_size", 0, 64, 0,
+            "side of the square of patches a merger joins into one token (spatial_merge_size; 0: 2 where a "
+            "merger needs it)"),
+    INT_KEY(LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, M, "vision_temporal_patch_size", 0, 64, 0,
+            "frames one Qwen vision patch spans (temporal_patch_size; 0: 2 for a Qwen tower)"),
+    INT_KEY(LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, M, "vision_num_position_embeddings", 0, SIZE_MAX_KEY, 0,
+            "rows of a learned vision position table (Qwen3-VL num_position_embeddings)"),
+    INT_KEY(LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, M, "vision_deepstack_layers", 0, COUNT_MAX_KEY, 0,
+            "Qwen3-VL deepstack mergers: entries of deepstack_visual_indexes"),
+    INT_KEY(LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, M, "vision_num_attention_heads", 0, COUNT_MAX_KEY, 0,
+            "vision tower attention heads (0: not known)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

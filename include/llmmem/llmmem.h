@@ -156,7 +156,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_QUANTIZATION_DOUBLE_QUANT = 1039, /**< bool: its bitsandbytes statistics are double-quantized */
     LLMMEM_KEY_SLIDING_WINDOW = 1040,          /**< tokens a sliding-window layer attends to (0: none) */
     LLMMEM_KEY_SLIDING_WINDOW_PATTERN = 1041,  /**< n: layer i is global when (i + 1) % n == 0; 0: all layers slide */
-    LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model */
+    LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model, qwen2_5_vl, qwen3_vl, pixtral */
     LLMMEM_KEY_VISION_HIDDEN_SIZE = 1043,      /**< vision tower width */
     LLMMEM_KEY_VISION_INTERMEDIATE_SIZE = 1044, /**< vision tower MLP width */
     LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS = 1045, /**< vision tower layers */
@@ -164,7 +164,13 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_IMAGE_SIZE = 1047,       /**< vision input side in pixels */
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
-    LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
+    LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3, qwen2_5_vl_merger, qwen3_vl_merger, mistral3 */
+    LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE = 1080,  /**< width a Qwen vision merger projects to (out_hidden_size; 0: hidden_size) */
+    LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE = 1081, /**< side of the square of patches a merger joins into one token */
+    LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE = 1082, /**< frames one Qwen patch spans (Conv3d depth) */
+    LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS = 1083, /**< rows of a learned vision position table (Qwen3-VL) */
+    LLMMEM_KEY_VISION_DEEPSTACK_LAYERS = 1084, /**< Qwen3-VL deepstack mergers (entries of deepstack_visual_indexes) */
+    LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS = 1085, /**< vision tower attention heads (0: not known) */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -325,7 +331,12 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_DEEPSEEK_V3 = 18, /**< "deepseek_v3" */
     LLMMEM_MODEL_GRANITE = 19,     /**< "granite" (IBM Granite 3.x dense) */
     LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
-    LLMMEM_MODEL_KIMI_K2 = 21      /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_QWEN2_5_VL = 22,  /**< "qwen2_5_vl" (Qwen2.5-VL: Qwen2 text model and its ViT) */
+    LLMMEM_MODEL_QWEN3_VL = 23,    /**< "qwen3_vl" (Qwen3-VL dense: Qwen3 text model and its ViT) */
+    LLMMEM_MODEL_QWEN3_VL_MOE = 24, /**< "qwen3_vl_moe" (Qwen3-VL MoE: Qwen3-MoE text model and its ViT) */
+    LLMMEM_MODEL_MISTRAL3 = 25,    /**< "mistral3" (Mistral Small 3.1: a Mistral text model, Pixtral tower, patch merger) */
+    LLMMEM_MODEL_MINISTRAL3 = 26   /**< "ministral3" (Ministral 3 text model; inside mistral3 for Ministral 3, Devstral 2) */
 } llmmem_model_type;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */

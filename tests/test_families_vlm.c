@@ -1,0 +1,220 @@
+/* The vision-language families: qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3 and ministral3. Each is
+ * read from its published config.json (tests/data/configs) and counted to the parameter, vision
+ * tower included, against its publisher's figure; its preset gives the same count. The sums are
+ * worked out by hand from the configs' shapes and the transformers modeling files named. */
+#include <stdio.h>
+#include <string.h>
+
+#include "unit.h"
+
+#ifndef LLMMEM_TEST_DATA
+#define LLMMEM_TEST_DATA "tests/data"
+#endif
+
+static llmmem_model *load(const char *file)
+{
+    char path[1024];
+    llmmem_model *m = NULL;
+    snprintf(path, sizeof path, "%s/configs/%s", LLMMEM_TEST_DATA, file);
+    ck_assert_ok(llmmem_model_from_hf_config(&m, path));
+    return m;
+}
+
+static uint64_t total(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_total_parameters(&n, m));
+    return n;
+}
+
+static uint64_t vision(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_parameters(&n, m, LLMMEM_PARAMS_VISION));
+    return n;
+}
+
+static int64_t get(const llmmem_model *m, llmmem_key key)
+{
+    int64_t v = -1;
+    ck_assert_ok(llmmem_model_get_int(&v, m, key));
+    return v;
+}
+
+static llmmem_model *preset(const char *name)
+{
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_preset(&m, name));
+    return m;
+}
+
+static void expect_preset(const char *name, uint64_t expected, uint64_t expected_vision)
+{
+    llmmem_model *m = preset(name);
+    ck_assert_uint_eq(total(m), expected);
+    ck_assert_uint_eq(vision(m), expected_vision);
+    llmmem_model_free(m);
+}
+
+/* Qwen/Qwen2.5-VL-7B-Instruct: 8,292,166,656 BF16 parameters (ModelScope model_size and the
+ * Hugging Face safetensors metadata; index total_size 16,584,333,312 bytes).
+ * Text (Qwen2-shaped, q/k/v biased, untied): per layer q, o 2 x 3584^2 = 25,690,112, k, v
+ *   2 x 512 x 3584 = 3,670,016, biases 3584 + 2 x 512 = 4,608, MLP 3 x 3584 x 18944 = 203,685,888,
+ *   norms 7,168: 233,057,792 x 28 = 6,525,618,176; embedding and lm_head 2 x 152064 x 3584 =
+ *   1,089,994,752; final norm 3,584: 7,615,616,512.
+ * Vision (modeling_qwen2_5_vl.py): patch_embed Conv3d 1280 x (3 x 2 x 14 x 14) = 1,505,280, no bias;
+ *   per block norm1, norm2 2,560, qkv 3840 x 1280 + 3840, proj 1280^2 + 1280, gate/up 2 x (3420 x
+ *   1280 + 3420), down 1280 x 3420 + 1280: 19,702,200 x 32 = 630,470,400; merger ln_q 1,280,
+ *   mlp.0 5120^2 + 5120 = 26,219,520, mlp.2 3584 x 5120 + 3584 = 18,353,664: 676,550,144.
+ * Total 8,292,166,656. */
+START_TEST(qwen2_5_vl_7b)
+{
+    llmmem_model *m = load("qwen2.5-vl-7b-instruct.json");
+    ck_assert_uint_eq(total(m), 8292166656ULL);
+    ck_assert_uint_eq(vision(m), 676550144ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_QWEN2_5_VL);
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, get(m, LLMMEM_KEY_MODEL_TYPE)), "qwen2_5_vl");
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, get(m, LLMMEM_KEY_VISION_MODEL_TYPE)),
+                     "qwen2_5_vl");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE), 3584);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW), 0); /* use_sliding_window false */
+    llmmem_model_free(m);
+    expect_preset("qwen2.5-vl-7b-instruct", 8292166656ULL, 676550144ULL);
+}
+END_TEST
+
+/* Qwen/Qwen2.5-VL-3B-Instruct: 3,754,622,976 BF16 parameters (ModelScope model_size).
+ * Text (tied): per layer q, o 2 x 2048^2 = 8,388,608, k, v 2 x 256 x 2048 = 1,048,576, biases 2,560,
+ *   MLP 3 x 2048 x 11008 = 67,633,152, norms 4,096: 77,076,992 x 36 = 2,774,771,712; embedding
+ *   151936 x 2048 = 311,164,928; final norm 2,048: 3,085,938,688.
+ * Vision: as the 7B's but mlp.2 2048 x 5120 + 2048 = 10,487,808: 1,505,280 + 630,470,400 + 1,280 +
+ *   26,219,520 + 10,487,808 = 668,684,288. Total 3,754,622,976. */
+START_TEST(qwen2_5_vl_3b)
+{
+    llmmem_model *m = load("qwen2.5-vl-3b-instruct.json");
+    ck_assert_uint_eq(total(m), 3754622976ULL);
+    ck_assert_uint_eq(vision(m), 668684288ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS), 1);
+    llmmem_model_free(m);
+    expect_preset("qwen2.5-vl-3b-instruct", 3754622976ULL, 668684288ULL);
+}
+END_TEST
+
+/* Qwen2.5-VL configs saved by transformers 4.53 and later put the text fields in text_config
+ * (model_type qwen2_5_vl_text); the same shapes give the same count. */
+START_TEST(qwen2_5_vl_text_config)
+{
+    const char *json =
+        "{\"model_type\": \"qwen2_5_vl\", \"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\","
+        " \"text_config\": {\"model_type\": \"qwen2_5_vl_text\", \"hidden_size\": 2048, \"intermediate_size\": 11008,"
+        " \"num_hidden_layers\": 36, \"num_attention_heads\": 16, \"num_key_value_heads\": 2, \"vocab_size\": 151936,"
+        " \"max_position_embeddings\": 128000, \"use_sliding_window\": false},"
+        " \"vision_config\": {\"depth\": 32, \"hidden_size\": 1280, \"intermediate_size\": 3420, \"num_heads\": 16,"
+        " \"out_hidden_size\": 2048, \"patch_size\": 14, \"spatial_merge_size\": 2, \"temporal_patch_size\": 2}}";
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    ck_assert_uint_eq(total(m), 3754622976ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* Qwen/Qwen3-VL-8B-Instruct: Hugging Face safetensors metadata 8,767,123,696 BF16 parameters.
+ * Text (Qwen3 layers, untied): per layer q, o 2 x 4096^2 = 33,554,432, k, v 2 x 1024 x 4096 =
+ *   8,388,608, q_norm and k_norm 256, MLP 3 x 4096 x 12288 = 150,994,944, norms 8,192: 192,946,432
+ *   x 36 = 6,946,071,552; embedding and lm_head 2 x 151936 x 4096 = 1,244,659,712; final norm 4,096:
+ *   8,190,735,360.
+ * Vision (modeling_qwen3_vl.py Qwen3VLVisionModel): patch_embed 1152 x (3 x 2 x 16 x 16) + 1152 bias
+ *   = 1,770,624; pos_embed 2304 x 1152 = 2,654,208; per block two LayerNorms 4 x 1152, qkv 3456 x 1152
+ *   + 3456, proj 1152^2 + 1152, linear_fc1 4304 x 1152 + 4304, linear_fc2 1152 x 4304 + 1152:
+ *   15,239,504 x 27 = 411,466,608; merger LayerNorm 2 x 1152, linear_fc1 4608^2 + 4608, linear_fc2
+ *   4096 x 4608 + 4096: 40,119,040; three deepstack mergers with LayerNorm 2 x 4608 instead:
+ *   3 x 40,125,952 = 120,377,856. Vision 576,388,336; total 8,767,123,696. */
+START_TEST(qwen3_vl_8b)
+{
+    llmmem_model *m = load("qwen3-vl-8b-instruct.json");
+    ck_assert_uint_eq(total(m), 8767123696ULL);
+    ck_assert_uint_eq(vision(m), 576388336ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_QWEN3_VL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_VISION_DEEPSTACK_LAYERS), 3);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QK_NORM), 1);
+    llmmem_model_free(m);
+    expect_preset("qwen3-vl-8b-instruct", 8767123696ULL, 576388336ULL);
+}
+END_TEST
+
+/* Qwen/Qwen3-VL-2B-Instruct: 2,127,532,032 and Qwen/Qwen3-VL-4B-Instruct: 4,437,815,808 BF16
+ * parameters (ModelScope model_size).
+ * 2B text (tied): per layer q, o 2 x 2048^2, k, v 2 x 1024 x 2048, q/k norms 256, MLP 3 x 2048 x 6144,
+ *   norms 4,096: 50,336,000 x 28 = 1,409,408,000; embedding 311,164,928; final norm 2,048:
+ *   1,720,574,976. Vision (24 blocks of 1024, MLP 4096): patch_embed 1024 x 1536 + 1024 = 1,573,888,
+ *   pos_embed 2,359,296, blocks 12,596,224 x 24 = 302,309,376, merger 2,048 + 16,781,312 + 8,390,656
+ *   = 25,174,016, deepstack 3 x (8,192 + 25,171,968) = 75,540,480: 406,957,056.
+ * 4B text (tied): per layer q, o 2 x 4096 x 2560, k, v 2 x 1024 x 2560, 256, MLP 3 x 2560 x 9728,
+ *   5,120: 100,930,816 x 36 = 3,633,509,376; embedding 388,956,160; final norm 2,560:
+ *   4,022,468,096. Vision: the 2B's with each merger's linear_fc2 2560 x 4096 + 2560 (4 x 2,097,664
+ *   more): 415,347,712. */
+START_TEST(qwen3_vl_presets)
+{
+    expect_preset("qwen3-vl-2b-instruct", 2127532032ULL, 406957056ULL);
+    expect_preset("qwen3-vl-4b-instruct", 4437815808ULL, 415347712ULL);
+}
+END_TEST
+
+/* Qwen/Qwen3-VL-30B-A3B-Instruct: 31,070,754,032 parameters (the checkpoint's BF16 parameter
+ * count as listed by serving providers; no safetensors index total_size was found in reach).
+ * Text (Qwen3-MoE layers, untied): per layer q, o 2 x 4096 x 2048 = 16,777,216, k, v 2 x 512 x 2048
+ *   = 2,097,152, q/k norms 256, norms 4,096, 128 experts 3 x 2048 x 768 each = 603,979,776, router
+ *   128 x 2048 = 262,144: 623,120,640 x 48 = 29,909,790,720; embedding and lm_head 622,329,856; final
+ *   norm 2,048: 30,532,122,624.
+ * Vision: the 8B's with each merger's linear_fc2 2048 x 4608 + 2048: 576,388,336 - 4 x 9,439,232 =
+ *   538,631,408. Total 31,070,754,032. */
+START_TEST(qwen3_vl_30b_a3b)
+{
+    llmmem_model *m = load("qwen3-vl-30b-a3b-instruct.json");
+    ck_assert_uint_eq(total(m), 31070754032ULL);
+    ck_assert_uint_eq(vision(m), 538631408ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_QWEN3_VL_MOE);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_EXPERTS), 128);
+    llmmem_model_free(m);
+    expect_preset("qwen3-vl-30b-a3b-instruct", 31070754032ULL, 538631408ULL);
+}
+END_TEST
+
+/* mistralai/Mistral-Small-3.1-24B-Instruct-2503: 24,011,361,280 parameters (published total of
+ * the checkpoint; Keras Hub lists the same for its port).
+ * Text (mistral, untied): per layer q, o 2 x 4096 x 5120 = 41,943,040, k, v 2 x 1024 x 5120 =
+ *   10,485,760, MLP 3 x 5120 x 32768 = 503,316,480, norms 10,240: 555,755,520 x 40 =
+ *   22,230,220,800; embedding and lm_head 2 x 131072 x 5120 = 1,342,177,280; final norm 5,120:
+ *   23,572,403,200.
+ * Vision (PixtralVisionModel): patch_conv 1024 x 3 x 14 x 14 = 602,112, ln_pre 1,024, per layer
+ *   4 x 1024^2 + 3 x 1024 x 4096 + 2 x 1024 = 16,779,264 x 24 = 402,702,336; projector norm 1,024,
+ *   merging_layer 1024 x 4096 = 4,194,304, linear_1 5120 x 1024 = 5,242,880, linear_2 5120^2 =
+ *   26,214,400: 35,652,608. Vision tower and projector 438,958,080; total 24,011,361,280. */
+START_TEST(mistral_small_3_1)
+{
+    llmmem_model *m = load("mistral-small-3.1-24b-instruct-2503.json");
+    ck_assert_uint_eq(total(m), 24011361280ULL);
+    ck_assert_uint_eq(vision(m), 438958080ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_MISTRAL3);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS), 0);
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MULTIMODAL_PROJECTOR, get(m, LLMMEM_KEY_MULTIMODAL_PROJECTOR)),
+                     "mistral3");
+    llmmem_model_free(m);
+    expect_preset("mistral-small-3.1-24b-instruct-2503", 24011361280ULL, 438958080ULL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("families_vlm");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, qwen2_5_vl_7b);
+    tcase_add_test(tc, qwen2_5_vl_3b);
+    tcase_add_test(tc, qwen2_5_vl_text_config);
+    tcase_add_test(tc, qwen3_vl_8b);
+    tcase_add_test(tc, qwen3_vl_presets);
+    tcase_add_test(tc, qwen3_vl_30b_a3b);
+    tcase_add_test(tc, mistral_small_3_1);
+    suite_add_tcase(suite, tc);
+    return run_suite(suite);
+}
