@@ -499,6 +499,17 @@ static const llmmem__preset_value qwen3_vl_30b_a3b[] = {
     K(MOE_INTERMEDIATE_SIZE, 768), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
     QWEN3_VL_VISION(27, 1152, 4304, 2048), K(TORCH_DTYPE, BF16), END};
 
+/* Qwen/Qwen3-VL-235B-A22B-Instruct config.json: text_config 94 layers of 4096, 64 heads of 128, 4
+ * KV heads, 128 experts of 1536 (8 per token) on every layer, untied; vision_config as the 8B's */
+static const llmmem__preset_value qwen3_vl_235b_a22b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_VL_MOE), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 94),
+    K(NUM_ATTENTION_HEADS, 64), K(NUM_KEY_VALUE_HEADS, 4), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 12288),
+    K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 262144), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(QK_NORM, 1), K(NUM_EXPERTS, 128), K(NUM_EXPERTS_PER_TOK, 8),
+    K(MOE_INTERMEDIATE_SIZE, 1536), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    QWEN3_VL_VISION(27, 1152, 4304, 4096), K(TORCH_DTYPE, BF16), END};
+
 /* mistralai/Mistral-Small-3.1-24B-Instruct-2503 config.json: text_config (mistral) 40 layers of
  * 5120, 32 heads of 128, 8 KV heads, MLP 32768, vocab 131072, untied, no sliding window;
  * vision_config (pixtral) 24 layers of 1024, MLP 4096, 14-pixel patches of 1540-pixel images;
@@ -512,6 +523,9 @@ static const llmmem__preset_value mistral_small_3_1_24b[] = {
     K(VISION_NUM_HIDDEN_LAYERS, 24), K(VISION_INTERMEDIATE_SIZE, 4096), K(VISION_NUM_ATTENTION_HEADS, 16),
     K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 1540), K(VISION_NUM_CHANNELS, 3),
     K(VISION_SPATIAL_MERGE_SIZE, 2), K(MULTIMODAL_PROJECTOR, 5), K(TORCH_DTYPE, BF16), END};
+
+/* mistralai/Mistral-Small-3.2-24B-Instruct-2506 config.json: the 3.1 architecture, retrained */
+#define mistral_small_3_2_24b mistral_small_3_1_24b
 
 const llmmem__preset llmmem__model_presets[] = {
     {"gpt2", gpt2},
@@ -566,7 +580,9 @@ const llmmem__preset llmmem__model_presets[] = {
     {"qwen3-vl-4b-instruct", qwen3_vl_4b},
     {"qwen3-vl-8b-instruct", qwen3_vl_8b},
     {"qwen3-vl-30b-a3b-instruct", qwen3_vl_30b_a3b},
+    {"qwen3-vl-235b-a22b-instruct", qwen3_vl_235b_a22b},
     {"mistral-small-3.1-24b-instruct-2503", mistral_small_3_1_24b},
+    {"mistral-small-3.2-24b-instruct-2506", mistral_small_3_2_24b},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -204,6 +204,92 @@ START_TEST(mistral_small_3_1)
 }
 END_TEST
 
+/* Qwen/Qwen3-VL-235B-A22B-Instruct: 235,670,022,896 parameters (the checkpoint's BF16 count as
+ * listed by serving providers). Text: per layer q, o 2 x 8192 x 4096 = 67,108,864, k, v 2 x 512 x
+ *   4096 = 4,194,304, q/k norms 256, norms 8,192, 128 experts 3 x 4096 x 1536 = 2,415,919,104,
+ *   router 128 x 4096 = 524,288: 2,487,755,008 x 94 = 233,848,970,752; embedding and lm_head
+ *   1,244,659,712; final norm 4,096: 235,093,634,560. Vision: the 8B's, 576,388,336. */
+START_TEST(qwen3_vl_235b_a22b)
+{
+    expect_preset("qwen3-vl-235b-a22b-instruct", 235670022896ULL, 576388336ULL);
+}
+END_TEST
+
+/* mistralai/Mistral-Small-3.2-24B-Instruct-2506 keeps the 3.1 architecture: its published total
+ * is the same 24,011,361,280. */
+START_TEST(mistral_small_3_2)
+{
+    expect_preset("mistral-small-3.2-24b-instruct-2506", 24011361280ULL, 438958080ULL);
+}
+END_TEST
+
+/* ministral3 alone (Ministral3ForCausalLM). No publisher total was found in reach for a Ministral 3
+ * checkpoint (the instruct ones are stored in FP8), so this checks the family row's class defaults
+ * against a hand derivation from transformers models/ministral3/configuration_ministral3.py
+ * (vocab_size=131072, hidden_size=4096, intermediate_size=14336, num_hidden_layers=34,
+ * num_attention_heads=32, num_key_value_heads=8, head_dim=128, tie_word_embeddings=False): a config
+ * naming the 3B's text shapes (Ministral-3-3B: 26 layers of 3072, MLP 9216) and leaving the rest:
+ *   per layer q, o 2 x 4096 x 3072 = 25,165,824, k, v 2 x 1024 x 3072 = 6,291,456, MLP 3 x 3072 x
+ *   9216 = 84,934,656, norms 6,144: 116,398,080 x 26 = 3,026,350,080; embedding and lm_head
+ *   2 x 131072 x 3072 = 805,306,368; final norm 3,072: 3,831,659,520. */
+START_TEST(ministral3_text)
+{
+    const char *json = "{\"model_type\": \"ministral3\", \"hidden_size\": 3072, \"num_hidden_layers\": 26,"
+                       " \"intermediate_size\": 9216, \"num_attention_heads\": 32, \"vocab_size\": 131072,"
+                       " \"sliding_window\": null}";
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    ck_assert_uint_eq(total(m), 3831659520ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_MINISTRAL3);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_HEAD_DIM), 128);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_KEY_VALUE_HEADS), 8);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* A Ministral 3 checkpoint: mistral3 whose text_config is a ministral3 (its class defaults fill
+ * it) and whose vision_config names only what differs from PixtralVisionConfig (patch_size 14).
+ * Text as ministral3_text: 3,831,659,520. Vision: patch_conv 1024 x 3 x 14 x 14 = 602,112, ln_pre
+ * 1,024, 24 layers of 16,779,264 = 402,702,336: 403,305,472; projector norm 1,024, merging_layer
+ * 1024 x 4096 = 4,194,304, linear_1 3072 x 1024 = 3,145,728, linear_2 3072^2 = 9,437,184:
+ * 16,778,240. Vision and projector 420,083,712; total 4,251,743,232. */
+START_TEST(mistral3_with_ministral3_text)
+{
+    const char *json = "{\"model_type\": \"mistral3\", \"text_config\": {\"model_type\": \"ministral3\","
+                       " \"hidden_size\": 3072, \"num_hidden_layers\": 26, \"intermediate_size\": 9216},"
+                       " \"vision_config\": {\"model_type\": \"pixtral\", \"patch_size\": 14}}";
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    ck_assert_uint_eq(vision(m), 420083712ULL);
+    ck_assert_uint_eq(total(m), 4251743232ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_MISTRAL3);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* What the inventory does not model is refused by name. */
+START_TEST(refusals)
+{
+    static const char *const refused[][2] = {
+        {"{\"model_type\": \"mistral3\", \"multimodal_projector_bias\": true, \"text_config\": {},"
+         " \"vision_config\": {}}", "multimodal_projector_bias"},
+        {"{\"model_type\": \"mistral3\", \"vision_feature_layer\": [-1, -2], \"text_config\": {},"
+         " \"vision_config\": {}}", "vision_feature_layer"},
+        {"{\"model_type\": \"mistral3\", \"text_config\": {\"model_type\": \"qwen2\"}, \"vision_config\": {}}",
+         "text_config.model_type"},
+        {"{\"model_type\": \"qwen3_vl\", \"text_config\": {\"model_type\": \"llama\"}, \"vision_config\": {}}",
+         "text_config.model_type"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        llmmem_model *m = NULL;
+        ck_assert_status(llmmem_model_from_hf_config_text(&m, refused[i][0], strlen(refused[i][0])),
+                         LLMMEM_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(llmmem_last_message(), refused[i][1]) != NULL, "%s", llmmem_last_message());
+        ck_assert_ptr_null(m);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_vlm");
@@ -215,6 +301,11 @@ int main(void)
     tcase_add_test(tc, qwen3_vl_presets);
     tcase_add_test(tc, qwen3_vl_30b_a3b);
     tcase_add_test(tc, mistral_small_3_1);
+    tcase_add_test(tc, qwen3_vl_235b_a22b);
+    tcase_add_test(tc, mistral_small_3_2);
+    tcase_add_test(tc, ministral3_text);
+    tcase_add_test(tc, mistral3_with_ministral3_text);
+    tcase_add_test(tc, refusals);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }
