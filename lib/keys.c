@@ -371,6 +371,17 @@ static const llmmem__key_info key_table[] = {
             "tokens per request (prompt and output) for the concurrency question (0: max_model_len)"),
     BOOL_KEY(LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER, S, "disable_hybrid_kv_cache_manager", 0,
              "vLLM --disable-hybrid-kv-cache-manager: sliding-window layers keep every token like full ones"),
+    INT_KEY(LLMMEM_KEY_LIMIT_MM_PER_PROMPT, S, "limit_mm_per_prompt", 0, 1LL << 20, 999,
+            "images a prompt may carry (vLLM --limit-mm-per-prompt image, default 999); 0: text only, no "
+            "encoder cache"),
+    INT_KEY(LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM, S, "mm_max_tokens_per_item", 0, SIZE_MAX_KEY, 0,
+            "encoder embeddings of the largest image or video item (0: the model's largest image, as its "
+            "processor sizes it)"),
+    INT_KEY(LLMMEM_KEY_MAX_PIXELS, S, "max_pixels", 0, 1LL << 40, 0,
+            "Qwen-VL image processor max_pixels (0: the preprocessor default, 12845056 for Qwen2.5-VL, "
+            "16777216 for Qwen3-VL)"),
+    INT_KEY(LLMMEM_KEY_ENCODER_CACHE_SIZE, S, "encoder_cache_size", 0, 1LL << 40, 0,
+            "vLLM encoder_cache_size in embeddings (0: max_num_batched_tokens; never below one item)"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

@@ -290,6 +290,104 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* ---- caches ------------------------------------------------------------------------------ */
+
+/* The text model's KV cache, one sequence of 1000 tokens in bf16, K and V of every KV head of
+ * every layer (transformers DynamicCache):
+ *   Qwen2.5-VL-7B 28 layers x 2 x 4 heads x 128 x 2 bytes = 57,344 per token;
+ *   Qwen3-VL-8B 36 x 2 x 8 x 128 x 2 = 147,456; Qwen3-VL-30B-A3B 48 x 2 x 4 x 128 x 2 = 98,304;
+ *   Mistral-Small-3.1 40 x 2 x 8 x 128 x 2 = 163,840 (sliding_window null: every layer full). */
+START_TEST(kv_cache_one_sequence)
+{
+    static const struct {
+        const char *preset;
+        uint64_t per_token;
+    } cases[] = {{"qwen2.5-vl-7b-instruct", 57344}, {"qwen3-vl-8b-instruct", 147456},
+                 {"qwen3-vl-30b-a3b-instruct", 98304}, {"mistral-small-3.1-24b-instruct-2503", 163840}};
+    llmmem_strategy *s = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        llmmem_model *m = preset(cases[i].preset);
+        uint64_t bytes = 0;
+        ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 1000));
+        ck_assert_uint_eq(bytes, cases[i].per_token * 1000);
+        ck_assert_ok(llmmem_kv_bytes_per_token(&bytes, m, s));
+        ck_assert_uint_eq(bytes, cases[i].per_token);
+        llmmem_model_free(m);
+    }
+    llmmem_strategy_free(s);
+}
+END_TEST
+
+typedef struct served {
+    uint64_t item, compute, cache, items, cache_bytes, profile_bytes, kv, act;
+} served;
+
+static served serve(const char *model, int64_t limit)
+{
+    llmmem_model *m = preset(model);
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, limit));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    served x = {llmmem_serving_get(r, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM),
+                llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET),
+                llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_CACHE_SIZE),
+                llmmem_serving_get(r, LLMMEM_SERVING_MM_ITEMS_PER_BATCH),
+                llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_CACHE_BYTES),
+                llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_PROFILE_BYTES),
+                llmmem_serving_get(r, LLMMEM_SERVING_KV_CACHE_BYTES),
+                llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK)};
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+    return x;
+}
+
+/* vLLM's encoder budget on one H100 (80 GiB: max_num_batched_tokens 8192, max_num_seqs 1024),
+ * limit_mm_per_prompt unset (999 images), max_model_len the model's.
+ * Qwen2.5-VL-7B (vllm qwen2_vl.py get_image_size_with_most_features): max_pixels 12,845,056 =
+ *   3584^2, 3584 / 28 = 128 merged patches a side: 16,384 embeddings per image. Compute budget
+ *   max(8192, 16384) = 16,384, cache size 16,384 (encoder_budget.py, encoder_cache_manager.py);
+ *   items min(16384 // 16384 = 1, 1024 x min(999, 128000 // 16384 = 7)) = 1. Embeddings of
+ *   out_hidden_size 3584 in bf16: cache 16,384 x 3584 x 2 = 117,440,512 bytes, the profile run's one
+ *   image the same; the KV budget is that much smaller than with limit_mm_per_prompt 0 (text only).
+ * Qwen3-VL-8B: max_pixels 16,777,216 = 4096^2, 4096 / 32 = 128: 16,384 embeddings of 4096 x (1 + 3
+ *   deepstack) = 16,384 elements: 16,384 x 16,384 x 2 = 536,870,912 bytes.
+ * Mistral-Small-3.1: a 1540-pixel image in 14 x 2 = 28-pixel squares: 55^2 = 3,025 embeddings of
+ *   5120; compute budget and cache max(8192, 3025) = 8,192; items min(8192 // 3025 = 2, 1024 x 43) =
+ *   2: cache 8,192 x 5120 x 2 = 83,886,080 bytes, profile 2 x 3,025 x 10,240 = 61,952,000. */
+START_TEST(encoder_cache_budget)
+{
+    static const struct {
+        const char *preset;
+        served want;
+    } cases[] = {
+        {"qwen2.5-vl-7b-instruct", {16384, 16384, 16384, 1, 117440512ULL, 117440512ULL, 0, 0}},
+        {"qwen3-vl-8b-instruct", {16384, 16384, 16384, 1, 536870912ULL, 536870912ULL, 0, 0}},
+        {"mistral-small-3.1-24b-instruct-2503", {3025, 8192, 8192, 2, 83886080ULL, 61952000ULL, 0, 0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        served x = serve(cases[i].preset, 999), text = serve(cases[i].preset, 0);
+        ck_assert_uint_eq(x.item, cases[i].want.item);
+        ck_assert_uint_eq(x.compute, cases[i].want.compute);
+        ck_assert_uint_eq(x.cache, cases[i].want.cache);
+        ck_assert_uint_eq(x.items, cases[i].want.items);
+        ck_assert_uint_eq(x.cache_bytes, cases[i].want.cache_bytes);
+        ck_assert_uint_eq(x.profile_bytes, cases[i].want.profile_bytes);
+        ck_assert_uint_eq(text.item, 0);
+        ck_assert_uint_eq(text.profile_bytes, 0);
+        ck_assert_uint_eq(x.act - text.act, x.profile_bytes);
+        ck_assert_uint_eq(text.kv - x.kv, x.profile_bytes);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_vlm");
@@ -306,6 +404,8 @@ int main(void)
     tcase_add_test(tc, ministral3_text);
     tcase_add_test(tc, mistral3_with_ministral3_text);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, kv_cache_one_sequence);
+    tcase_add_test(tc, encoder_cache_budget);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -252,6 +252,10 @@ typedef enum llmmem_key {
     LLMMEM_KEY_N = 3114,                       /**< sequences per request: parallel sampling n, or beam width */
     LLMMEM_KEY_REQUEST_TOKENS = 3115,          /**< tokens per request for the concurrency question (0: max_model_len) */
     LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER = 3116, /**< bool: sliding-window layers cached like full ones */
+    LLMMEM_KEY_LIMIT_MM_PER_PROMPT = 3125,     /**< images a prompt may carry (vLLM --limit-mm-per-prompt image; 999; 0: text only) */
+    LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM = 3126,  /**< encoder tokens of the largest image (0: the model's, from its processor) */
+    LLMMEM_KEY_MAX_PIXELS = 3127,              /**< Qwen image processor max_pixels (0: its preprocessor default) */
+    LLMMEM_KEY_ENCODER_CACHE_SIZE = 3128,      /**< vLLM encoder_cache_size in embeddings (0: max_num_batched_tokens) */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
@@ -1249,7 +1253,13 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_WASTE_BYTES = 24,        /**< its bytes held but not filled (last partial blocks) */
     LLMMEM_SERVING_MAX_CONCURRENCY = 25,    /**< requests of request_tokens that fit at once, with n and sharing */
     LLMMEM_SERVING_VLLM_CONCURRENCY_X100 = 26, /**< 100 x "Maximum concurrency for max_model_len tokens" as vLLM logs it */
-    LLMMEM_SERVING_FITS = 27                /**< 1 if one request of max_model_len fits (vLLM starts) */
+    LLMMEM_SERVING_FITS = 27,               /**< 1 if one request of max_model_len fits (vLLM starts) */
+    LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM = 28, /**< encoder embeddings of the largest image (0: no encoder) */
+    LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET = 29, /**< embeddings the encoder may produce per step */
+    LLMMEM_SERVING_ENCODER_CACHE_SIZE = 30, /**< embeddings the encoder cache holds */
+    LLMMEM_SERVING_MM_ITEMS_PER_BATCH = 31, /**< images of the largest size the profile run encodes */
+    LLMMEM_SERVING_ENCODER_CACHE_BYTES = 32, /**< bytes of a full encoder cache (encoder_cache_size embeddings) */
+    LLMMEM_SERVING_ENCODER_PROFILE_BYTES = 33 /**< the profile run's encoder outputs, held through its forward (in activation_peak) */
 } llmmem_serving_value;
 
 /** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */
