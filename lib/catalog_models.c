@@ -432,7 +432,8 @@ static const llmmem__preset_value gemma_3_4b[] = {
     K(VISION_MODEL_TYPE, 3), K(VISION_HIDDEN_SIZE, 1280), K(VISION_NUM_HIDDEN_LAYERS, 32),          \
         K(VISION_INTERMEDIATE_SIZE, 3420), K(VISION_NUM_ATTENTION_HEADS, 16), K(VISION_PATCH_SIZE, 14), \
         K(VISION_NUM_CHANNELS, 3), K(VISION_TEMPORAL_PATCH_SIZE, 2), K(VISION_SPATIAL_MERGE_SIZE, 2), \
-        K(VISION_OUT_HIDDEN_SIZE, (out)), K(MULTIMODAL_PROJECTOR, 3)
+        K(VISION_OUT_HIDDEN_SIZE, (out)), K(VISION_WINDOW_SIZE, 112), K(VISION_FULLATT_BLOCKS, 4),             \
+        K(MULTIMODAL_PROJECTOR, 3)
 
 /* Qwen/Qwen2.5-VL-3B-Instruct config.json: 36 layers of 2048, 16 heads, 2 KV heads, MLP 11008,
  * vocab 151936, tied; ViT of 32 blocks of 1280 (MLP 3420), merged into 2048 */

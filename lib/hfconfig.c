@@ -1030,6 +1030,18 @@ static llmmem_status read_qwen_vision(const hf *c, const json_t *v, int qwen3)
         st = required(c, v, NAMES("temporal_patch_size"), LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2, NULL);
     if (!st)
         st = required(c, v, NAMES("out_hidden_size"), LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 3584, NULL);
+    if (!st && !qwen3) /* Qwen2_5_VLVisionConfig window_size=112, fullatt_block_indexes=[7, 15, 23, 31] */
+        st = required(c, v, NAMES("window_size"), LLMMEM_KEY_VISION_WINDOW_SIZE, 112, NULL);
+    if (!st && !qwen3) {
+        const json_t *full = json_object_get(v, "fullatt_block_indexes");
+        int64_t n = 4;
+        if (full && !json_is_null(full)) {
+            if (!json_is_array(full))
+                return hf_fail(c, LLMMEM_ERR_PARSE, "fullatt_block_indexes", "expected an array, got %s", kind(full));
+            n = (int64_t)json_array_size(full);
+        }
+        st = set(c, "fullatt_block_indexes", LLMMEM_KEY_VISION_FULLATT_BLOCKS, n);
+    }
     if (st || !qwen3)
         return st;
     st = required(c, v, NAMES("num_position_embeddings"), LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 2304, NULL);

@@ -190,6 +190,12 @@ static const llmmem__key_info key_table[] = {
             "Qwen3-VL deepstack mergers: entries of deepstack_visual_indexes"),
     INT_KEY(LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, M, "vision_num_attention_heads", 0, COUNT_MAX_KEY, 0,
             "vision tower attention heads (0: not known)"),
+    INT_KEY(LLMMEM_KEY_VISION_FULLATT_BLOCKS, M, "vision_fullatt_blocks", 0, COUNT_MAX_KEY, 0,
+            "Qwen2.5-VL vision blocks attending over the whole image (entries of fullatt_block_indexes); the "
+            "others attend within windows"),
+    INT_KEY(LLMMEM_KEY_VISION_WINDOW_SIZE, M, "vision_window_size", 0, 1LL << 20, 0,
+            "Qwen2.5-VL attention window side in pixels (window_size; 0: every block attends over the whole "
+            "image)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
@@ -382,6 +388,11 @@ static const llmmem__key_info key_table[] = {
             "16777216 for Qwen3-VL)"),
     INT_KEY(LLMMEM_KEY_ENCODER_CACHE_SIZE, S, "encoder_cache_size", 0, 1LL << 40, 0,
             "vLLM encoder_cache_size in embeddings (0: max_num_batched_tokens; never below one item)"),
+    INT_KEY(LLMMEM_KEY_IMAGES_PER_SEQUENCE, S, "images_per_sequence", 0, 1LL << 20, 0,
+            "training a vision model: images each sequence carries through the vision tower (0: text only)"),
+    INT_KEY(LLMMEM_KEY_IMAGE_PIXELS, S, "image_pixels", 0, 1LL << 40, 0,
+            "training a vision model: pixels of each image (0: the largest its processor makes: max_pixels "
+            "for Qwen-VL, image_size squared for Pixtral)"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

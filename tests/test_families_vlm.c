@@ -388,6 +388,87 @@ START_TEST(encoder_cache_budget)
 }
 END_TEST
 
+/* ---- training with images ------------------------------------------------------------------- */
+
+/* Activations held at the end of the forward of one micro-batch (one sequence of 256 tokens, bf16),
+ * with images_per_sequence images of image_pixels each and without. */
+static uint64_t held(const char *model, int64_t images, int64_t pixels, int64_t attn, int64_t recompute)
+{
+    llmmem_model *m = preset(model);
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 256));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MICRO_BATCH_SIZE, 1));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ATTN_IMPLEMENTATION, attn));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_NORM_IMPLEMENTATION, LLMMEM_NORM_IMPL_INPUT));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_RECOMPUTE, recompute));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_IMAGES_PER_SEQUENCE, images));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_IMAGE_PIXELS, pixels));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    uint64_t x = llmmem_report_peak_part(r, LLMMEM_PEAK_ACTIVATIONS_HELD);
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+    return x;
+}
+
+/* Qwen2.5-VL-3B's tower trained on one 448 x 448 image (modeling_qwen2_5_vl.py): smart_resize
+ * keeps 448 = 16 x 28, so 32 x 32 = 1,024 patches (n), 256 merged tokens; vh 1280, vi 3420, 16
+ * heads of 80, 32 blocks (4 full, 28 windowed in windows of 112 / 28 = 4 merged tokens a side).
+ * Norms saving their input (norm_implementation input), bf16 (e = 2). One block with SDPA: norm1's
+ * and qkv's input, q, k, v and the output's (proj's input) 6 x n x vh x 2 = 15,728,640, the fp32
+ * log-sum-exp 16 x n x 4 = 65,536, norm2's and the MLP's input 2 x 2,621,440 = 5,242,880, gate,
+ * up, SiLU's output and down's input 4 x n x vi x 2 = 28,016,640: 49,053,696 x 32 = 1,569,718,272.
+ * Outside the blocks: the rotary cos and sin (fp32 n x 80 each) 655,360, the Conv3d's input
+ * n x (3 x 2 x 14 x 14) x 2 = 2,408,448, the merger's ln_q input 2,621,440 and its fc1, GELU and
+ * fc2 inputs 3 x 256 x 5120 x 2 = 7,864,320. Vision: 1,583,267,840.
+ * Eager attention instead of SDPA: no log-sum-exp (32 x 65,536 fewer), but the fp32 softmax and
+ * its bf16 copy (6 bytes a score) of 16 heads over each image (4 full blocks: 1024^2 scores a
+ * head, 16 x 1,048,576 x 4 x 6 = 402,653,184) or window (16 windows of 8 x 8 = 64 patches:
+ * 65,536 scores a head, 16 x 65,536 x 28 x 6 = 176,160,768): 2,159,984,640.
+ * Full recomputation: each block keeps its input, 32 x n x vh x 2 = 83,886,080, and the rest as
+ * above: 83,886,080 + 2,408,448 + 2,621,440 + 7,864,320 = 96,780,288. */
+START_TEST(vision_training_activations)
+{
+    const char *q = "qwen2.5-vl-3b-instruct";
+    const int64_t px = 448 * 448;
+    uint64_t text = held(q, 0, 0, LLMMEM_ATTN_SDPA, LLMMEM_RECOMPUTE_NONE);
+    ck_assert_uint_eq(held(q, 1, px, LLMMEM_ATTN_SDPA, LLMMEM_RECOMPUTE_NONE) - text, 1583267840ULL);
+    text = held(q, 0, 0, LLMMEM_ATTN_EAGER, LLMMEM_RECOMPUTE_NONE);
+    ck_assert_uint_eq(held(q, 1, px, LLMMEM_ATTN_EAGER, LLMMEM_RECOMPUTE_NONE) - text, 2159984640ULL);
+    text = held(q, 0, 0, LLMMEM_ATTN_SDPA, LLMMEM_RECOMPUTE_FULL);
+    ck_assert_uint_eq(held(q, 1, px, LLMMEM_ATTN_SDPA, LLMMEM_RECOMPUTE_FULL) - text, 96780288ULL);
+}
+END_TEST
+
+/* A tower the library does not model the activations of is refused by name, not ignored. */
+START_TEST(vision_training_refused)
+{
+    llmmem_model *m = preset("gemma-3-4b");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 256));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_IMAGES_PER_SEQUENCE, 1));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(llmmem_last_message(), "images_per_sequence") != NULL, "%s", llmmem_last_message());
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_vlm");
@@ -406,6 +487,8 @@ int main(void)
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, kv_cache_one_sequence);
     tcase_add_test(tc, encoder_cache_budget);
+    tcase_add_test(tc, vision_training_activations);
+    tcase_add_test(tc, vision_training_refused);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -171,6 +171,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS = 1083, /**< rows of a learned vision position table (Qwen3-VL) */
     LLMMEM_KEY_VISION_DEEPSTACK_LAYERS = 1084, /**< Qwen3-VL deepstack mergers (entries of deepstack_visual_indexes) */
     LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS = 1085, /**< vision tower attention heads (0: not known) */
+    LLMMEM_KEY_VISION_FULLATT_BLOCKS = 1086,   /**< Qwen2.5-VL blocks attending over the whole image (entries of fullatt_block_indexes) */
+    LLMMEM_KEY_VISION_WINDOW_SIZE = 1087,      /**< Qwen2.5-VL attention window side in pixels (window_size; 0: no windows) */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -256,6 +258,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM = 3126,  /**< encoder tokens of the largest image (0: the model's, from its processor) */
     LLMMEM_KEY_MAX_PIXELS = 3127,              /**< Qwen image processor max_pixels (0: its preprocessor default) */
     LLMMEM_KEY_ENCODER_CACHE_SIZE = 3128,      /**< vLLM encoder_cache_size in embeddings (0: max_num_batched_tokens) */
+    LLMMEM_KEY_IMAGES_PER_SEQUENCE = 3129,     /**< training: images each sequence carries through the vision tower (0: none) */
+    LLMMEM_KEY_IMAGE_PIXELS = 3130,            /**< training: pixels of each image (0: the largest the model's processor makes) */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
