@@ -447,6 +447,35 @@ START_TEST(vision_training_activations)
 }
 END_TEST
 
+/* Qwen3-VL-2B's tower (modeling_qwen3_vl.py) on one 512 x 512 image: 512 = 16 x 32, 32 x 32 = 1,024
+ * patches, 256 merged tokens; vh 1024, vi 4096, 16 heads of 64, 24 blocks, 3 deepstack mergers;
+ * LayerNorms saving their input, SDPA, bf16. One block: norm1's and qkv's input, q, k, v, proj's
+ * input, norm2's and fc1's input 8 x 1024 x 1024 x 2 = 16,777,216, the log-sum-exp 65,536, GELU's
+ * and fc2's input 2 x 1024 x 4096 x 2 = 16,777,216: 33,619,968 x 24 = 806,879,232. Outside: cos and
+ * sin 1024 x 64 x 2 x 4 = 524,288, the Conv3d's input 1024 x 1536 x 2 = 3,145,728, the position
+ * interpolation's int64 indices and bilinear weights 1024 x 4 x (8 + 2) = 40,960, the merger's norm
+ * input 2,097,152, the deepstack mergers' LayerNorm inputs 3 x 256 x 4096 x 2 = 6,291,456, four
+ * mergers' fc1, GELU and fc2 inputs 4 x 3 x 256 x 4096 x 2 = 25,165,824: 844,144,640.
+ * Pixtral (Mistral-Small-3.1, modeling_pixtral.py) on one 448 x 448 image: 16 merged squares of 28
+ * a side, 1,024 patches; vh 1024, vi 4096, 16 heads of 64, 24 layers, gated MLP. One layer with
+ * SDPA: 16,777,216 + 65,536 + 4 x 1024 x 4096 x 2 = 50,397,184 x 24 = 1,209,532,416. Outside: cos
+ * and sin in bf16 262,144, patch_conv's input 1024 x 588 x 2 = 1,204,224, ln_pre's input 2,097,152;
+ * the projector's norm input 2,097,152, merging_layer's 256 x 4096 x 2 = 2,097,152, linear_1's
+ * 256 x 1024 x 2 = 524,288, GELU's and linear_2's 2 x 256 x 5120 x 2 = 5,242,880: 1,223,057,408.
+ * Eager: Pixtral attends over the batch's patches at once, 16 heads x 1024^2 scores x 24 layers x
+ * 6 bytes = 2,415,919,104 more, 24 x 65,536 log-sum-exp fewer: 3,637,403,648. */
+START_TEST(vision_training_qwen3_pixtral)
+{
+    const char *q = "qwen3-vl-2b-instruct", *p = "mistral-small-3.1-24b-instruct-2503";
+    uint64_t text = held(q, 0, 0, LLMMEM_ATTN_SDPA, LLMMEM_RECOMPUTE_NONE);
+    ck_assert_uint_eq(held(q, 1, 512 * 512, LLMMEM_ATTN_SDPA, LLMMEM_RECOMPUTE_NONE) - text, 844144640ULL);
+    text = held(p, 0, 0, LLMMEM_ATTN_SDPA, LLMMEM_RECOMPUTE_NONE);
+    ck_assert_uint_eq(held(p, 1, 448 * 448, LLMMEM_ATTN_SDPA, LLMMEM_RECOMPUTE_NONE) - text, 1223057408ULL);
+    text = held(p, 0, 0, LLMMEM_ATTN_EAGER, LLMMEM_RECOMPUTE_NONE);
+    ck_assert_uint_eq(held(p, 1, 448 * 448, LLMMEM_ATTN_EAGER, LLMMEM_RECOMPUTE_NONE) - text, 3637403648ULL);
+}
+END_TEST
+
 /* A tower the library does not model the activations of is refused by name, not ignored. */
 START_TEST(vision_training_refused)
 {
@@ -488,6 +517,7 @@ int main(void)
     tcase_add_test(tc, kv_cache_one_sequence);
     tcase_add_test(tc, encoder_cache_budget);
     tcase_add_test(tc, vision_training_activations);
+    tcase_add_test(tc, vision_training_qwen3_pixtral);
     tcase_add_test(tc, vision_training_refused);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
