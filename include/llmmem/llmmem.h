@@ -1318,7 +1318,8 @@ LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const
 /**
  * The result as JSON: {"model", "hardware", "kv_cache_dtype", "tensor_parallel",
  * "pipeline_parallel", "budget": {memory_bytes ... shortfall}, "kv": {"vllm_concurrency" (as vLLM
- * logs it, two decimals), bytes_per_token ... fits}}. Free with llmmem_string_free.
+ * logs it, two decimals), bytes_per_token ... fits}, "encoder": {mm_max_tokens_per_item ...
+ * encoder_profile_bytes}}. Free with llmmem_string_free.
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 
