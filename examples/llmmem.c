@@ -779,6 +779,17 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     printf("Maximum concurrency for %" PRIu64 " tokens per request: %" PRIu64 ".%02" PRIu64 "x\n",
            llmmem_serving_get(sv, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING), x100 / 100, x100 % 100);
     printf("fits: %s\n", llmmem_serving_get(sv, LLMMEM_SERVING_FITS) ? "yes" : "no");
+    if (llmmem_serving_get(sv, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM) > 0) { /* a vision model's encoder */
+        static const llmmem_serving_value encoder[] = {
+            LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM, LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET,
+            LLMMEM_SERVING_ENCODER_CACHE_SIZE, LLMMEM_SERVING_MM_ITEMS_PER_BATCH};
+        printf("\n");
+        for (i = 0; i < sizeof encoder / sizeof encoder[0]; i++)
+            printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(encoder[i]),
+                   llmmem_serving_get(sv, encoder[i]));
+        print_bytes_row(width, "encoder_cache_bytes", llmmem_serving_get(sv, LLMMEM_SERVING_ENCODER_CACHE_BYTES));
+        print_bytes_row(width, "encoder_profile_bytes", llmmem_serving_get(sv, LLMMEM_SERVING_ENCODER_PROFILE_BYTES));
+    }
 }
 
 static int cmd_serve(const cli_options *opts)

@@ -738,6 +738,181 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     return llmmem__layer_activation_bytes(&k->input, &l);
 }
 
+/* ---- the vision tower ------------------------------------------------------------------------ */
+
+/* floor(sqrt(x)), exact for every 64-bit x. */
+static uint64_t isqrt64(uint64_t x)
+{
+    uint64_t lo = 0, hi = x < 4294967296ULL ? x : 4294967295ULL;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (mid * mid <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Sum over the windows along one side of `side` merged tokens, in windows of `w` merged tokens (the
+ * last one shorter), of the window's length squared. */
+static uint64_t window_squares(uint64_t side, uint64_t w)
+{
+    uint64_t full = side / w, rest = side % w;
+    return full * w * w + rest * rest;
+}
+
+/* What a trained vision tower saves for backward, for the micro-batch's images (every image of
+ * `pixels`, a square as the processor resizes it). Qwen2.5-VL: transformers
+ * models/qwen2_5_vl/modeling_qwen2_5_vl.py Qwen2_5_VisionTransformerPretrainedModel; Qwen3-VL:
+ * models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLVisionModel; both attend image by image (window by
+ * window in Qwen2.5-VL's windowed blocks), models/qwen2_vl/modeling_qwen2_vl.py VisionAttention
+ * splitting q, k, v at cu_seqlens. Pixtral: models/pixtral/modeling_pixtral.py PixtralVisionModel
+ * attends over every image of the batch at once under a block-diagonal mask, and
+ * models/mistral3/modeling_mistral3.py Mistral3MultiModalProjector follows. */
+static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_strategy *s, const llmmem__act_layer *lp)
+{
+    const uint64_t per_seq = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_IMAGES_PER_SEQUENCE);
+    const int64_t kind = llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    if (per_seq == 0)
+        return LLMMEM_OK;
+    if (kind < 3 || kind > 5)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "images_per_sequence (%llu): the vision tower's activations are modelled for the "
+                            "qwen2_5_vl, qwen3_vl and pixtral towers, not %s",
+                            (unsigned long long)per_seq,
+                            kind ? llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, kind) : "a model without one");
+    if (lp->frozen) /* PEFT freezes the tower: pixel values and weights need no grad, nothing is recorded */
+        return LLMMEM_OK;
+    const uint64_t vh = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_HIDDEN_SIZE);
+    const uint64_t vi = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    const uint64_t depth = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS);
+    const uint64_t heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS);
+    const uint64_t patch = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_PATCH_SIZE);
+    const uint64_t channels = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_NUM_CHANNELS);
+    uint64_t merge = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
+    uint64_t frames = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE);
+    if (heads == 0 || vh % heads)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
+                            "images_per_sequence needs vision_num_attention_heads (%llu) dividing vision_hidden_size "
+                            "(%llu)", (unsigned long long)heads, (unsigned long long)vh);
+    merge = merge ? merge : 2;
+    frames = kind == 5 ? 1 : frames ? frames : 2;
+    const uint64_t factor = patch * merge;
+    uint64_t pixels = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_IMAGE_PIXELS), side;
+    if (pixels == 0) /* the processors' largest image (serving.c largest_image gives the same) */
+        pixels = kind == 3 ? 12845056ULL : kind == 4 ? 16777216ULL
+                                         : (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_IMAGE_SIZE) *
+                                               (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_IMAGE_SIZE);
+    /* Qwen2VLImageProcessor smart_resize: a side of floor(sqrt(pixels) / factor) factors (at least
+     * one); Pixtral: the side in factors, rounded up */
+    side = kind == 5 ? llmmem__ceil_div(isqrt64(pixels), factor) : isqrt64(pixels) / factor;
+    if (side == 0)
+        side = 1;
+    const uint64_t per_image = side * merge * side * merge; /* patches of one image */
+    uint64_t images, n;
+    if (!llmmem__mul(&images, lp->b, per_seq) || !llmmem__mul(&n, images, per_image) || n > (1ULL << 40))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "vision patches of a micro-batch exceed 2^40");
+    const unsigned e = lp->bytes;
+    /* one block as the decoder layers' rules save it: the tower is replicated (no tensor or
+     * sequence split), has no dropout, adapters or autocast */
+    llmmem__act_layer v = *lp;
+    v.s = n;
+    v.b = 1;
+    v.h = vh;
+    v.a = v.g = heads;
+    v.d = vh / heads;
+    v.f = vi;
+    v.t = 1;
+    v.sequence_parallel = 0;
+    v.dropout = 0;
+    v.qk_norm = 0;
+    v.kv_rank = 0;
+    v.experts = 0;
+    v.adapter = 0;
+    v.autocast = 0;
+    v.stream = 0;
+    v.norms = 2;
+    v.layernorm = kind == 4; /* Qwen3VLVisionBlock: nn.LayerNorm; Qwen2RMSNorm, PixtralRMSNorm elsewhere */
+    v.gated = kind != 4;      /* Qwen2_5_VLMLP and PixtralMLP gated; Qwen3VLVisionMLP fc1, GELU, fc2 */
+    v.gelu_tanh_ops = v.softmax_in_dtype = v.norm_scale_fp32 = v.softcap = 0;
+    const uint64_t nvh = elems(a, n, vh, 1, 1), nd = elems(a, n, v.d, 1, 1);
+    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
+    if (checkpointed) {
+        /* gradient checkpointing reaches the vision blocks too (the towers' forward checkpoints each
+         * block when gradient_checkpointing is on): each keeps its input, on the device */
+        keep(a, &v, elems(a, depth, nvh, 1, 1), e, 0);
+    } else {
+        /* a block's norms, linears and MLP; its attention below, chunk by chunk */
+        llmmem__act_layer blk = v;
+        blk.attn = LLMMEM_ATTN_FUSED; /* attention_core: q, k, v, output and a row statistic */
+        layer_parts p = {{0, 0}, {0, 0}, {0, 0}};
+        layer_saves(&p, &blk);
+        uint64_t block;
+        if (p.attention.overflow || p.after_softmax.overflow || p.ffn.overflow ||
+            !llmmem__add(&block, p.attention.total, p.after_softmax.total) || !llmmem__add(&block, block, p.ffn.total))
+            return layer_overflow(&v);
+        if (v.attn == LLMMEM_ATTN_EAGER) {
+            /* eager_attention_forward: the fp32 softmax output and its cast copy per chunk, not the
+             * log-sum-exp the fused core keeps */
+            uint64_t lse = elems(a, heads, n, 4, 1);
+            block -= lse;
+            uint64_t sq_full, sq_window = 0, windowed = 0;
+            const unsigned per = 4u + (e != 4 ? e : 0u);
+            if (kind == 5) { /* the whole batch's patches at once */
+                sq_full = elems(a, n, n, 1, 1);
+            } else {
+                sq_full = elems(a, images, per_image, per_image, 1);
+                uint64_t w = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_WINDOW_SIZE) / factor;
+                if (kind == 3 && w) {
+                    /* get_window_index: windows of window_size // merge // patch merged tokens a side,
+                     * each of (rows x merge) x (cols x merge) patches */
+                    uint64_t full = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_FULLATT_BLOCKS);
+                    uint64_t ws = window_squares(side, w), m4 = merge * merge * merge * merge;
+                    windowed = depth > full ? depth - full : 0;
+                    sq_window = elems(a, images, ws, ws, m4);
+                }
+            }
+            uint64_t full_blocks = depth - windowed;
+            keep(a, &v, elems(a, heads, sq_full, full_blocks, 1), per, 0);
+            keep(a, &v, elems(a, heads, sq_window, windowed, 1), per, 0);
+        }
+        keep(a, &v, elems(a, block, depth, 1, 1), 1, 0);
+        /* the rotary cos and sin, fp32 [n, head_dim] computed once, saved by every block's rotation
+         * (Pixtral's in the activation format) */
+        keep(a, &v, elems(a, nd, 2, 1, 1), kind == 5 ? e : 4u, 0);
+    }
+    /* the patch embedding's input: Conv3d over temporal_patch_size x patch x patch (Conv2d for Pixtral) */
+    keep(a, &v, elems(a, n, channels * frames, patch, patch), e, 0);
+    if (kind == 4) {
+        /* fast_pos_embed_interpolate: four int64 index lists the embedding's backward reads, the
+         * bilinear weights the product saves */
+        keep(a, &v, elems(a, n, 4, 1, 1), 8, 0);
+        keep(a, &v, elems(a, n, 4, 1, 1), e, 0);
+    }
+    if (kind == 5) /* ln_pre */
+        norm_saves(a, &v, n, vh, 0);
+    const uint64_t tokens = n / (merge * merge), merged = vh * merge * merge;
+    if (kind == 3 || kind == 4) {
+        /* the merger (and each deepstack merger): its norm, fc1's input, GELU's input, fc2's input */
+        uint64_t mergers = 1 + (kind == 4 ? (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_DEEPSTACK_LAYERS) : 0);
+        norm_saves(a, &v, n, vh, 0);
+        for (uint64_t i = 1; i < mergers; i++)
+            norm_saves(a, &v, tokens, merged, 0); /* use_postshuffle_norm: LayerNorm over the merged width */
+        keep(a, &v, elems(a, mergers, tokens, merged, 3), e, 0);
+    } else {
+        /* Mistral3MultiModalProjector: its norm, merging_layer's input, linear_1's, the GELU's and
+         * linear_2's inputs of the text width */
+        const uint64_t th = m->geo.hidden;
+        norm_saves(a, &v, n, vh, 0);
+        keep(a, &v, elems(a, tokens, merged, 1, 1), e, 0);
+        keep(a, &v, elems(a, tokens, vh, 1, 1), e, 0);
+        keep(a, &v, elems(a, tokens, th, 2, 1), e, 0);
+    }
+    return a->overflow ? layer_overflow(&v) : LLMMEM_OK;
+}
+
 llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
                                         const llmmem__act_kinds *k, const llmmem__act_stage *stage)
 {
@@ -779,6 +954,8 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
             keep(&ends, lp, sbh, lp->mask_bytes ? lp->mask_bytes : 1u, 0);
         if (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM))
             norm_saves(&ends, lp, tokens, lp->h, 0);
+        if ((st = vision_saves(&ends, m, s, lp)) != LLMMEM_OK)
+            return st;
     }
     /* transformers' rotary models compute cos and sin once per forward ([b, s, head_dim] each, in
      * the activation format) and every layer's rotation saves them (modeling_llama.py

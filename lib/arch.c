@@ -543,6 +543,97 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     }
 }
 
+/* The Qwen2.5-VL and Qwen3-VL vision towers (visual.*), merger included: qwen3 when kind is 4.
+ * Qwen2.5-VL: transformers models/qwen2_5_vl/modeling_qwen2_5_vl.py Qwen2_5_VisionTransformerPretrainedModel;
+ * Qwen3-VL: models/qwen3_vl/modeling_qwen3_vl.py Qwen3VLVisionModel. */
+static void add_qwen_vision(builder *b, uint64_t text_hidden, int qwen3)
+{
+    if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE))
+        return;
+    if (qwen3 && require(b, LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
+    uint64_t channels = value(b, LLMMEM_KEY_VISION_NUM_CHANNELS), frames = value(b, LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE);
+    uint64_t merge = value(b, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE), out = value(b, LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE);
+    if (frames == 0)
+        frames = 2; /* Qwen2_5_VLVisionConfig and Qwen3VLVisionConfig temporal_patch_size=2 */
+    if (merge == 0)
+        merge = 2;  /* their spatial_merge_size=2 */
+    if (out == 0)
+        out = text_hidden;
+    /* the key bounds keep these below 2^24 (sides below 2^6, channels below 2^7): no overflow */
+    uint64_t kernel = channels * frames * patch * patch, merged = vh * merge * merge;
+    /* Qwen2_5_VisionPatchEmbed: Conv3d over temporal_patch_size x patch x patch, bias=False;
+     * Qwen3VLVisionPatchEmbed: the same Conv3d with bias=True */
+    add(b, "vision.patch_embed", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, kernel, 1, 1);
+    if (qwen3) {
+        add_vector(b, "vision.patch_embed.bias", V, vh, 1);
+        /* Qwen3VLVisionModel.pos_embed: nn.Embedding(num_position_embeddings, hidden_size) */
+        add(b, "vision.pos_embed", V, LLMMEM_SPLIT_REPLICATED, 0, 0, value(b, LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS),
+            vh, 1, 1);
+    }
+    /* Qwen2_5_VLVisionBlock: norm1, norm2 RMSNorm; Qwen3VLVisionBlock: LayerNorm (weight and bias) */
+    add_vector(b, "vision.block_norms", V, vh, (qwen3 ? 4 : 2) * layers);
+    /* VisionAttention: qkv Linear(dim, 3 dim, bias=True), proj Linear(dim, dim) with bias */
+    add(b, "vision.attn.qkv", V, LLMMEM_SPLIT_COLUMN, 1, 0, 3 * vh, vh, layers, layers);
+    add(b, "vision.attn.proj", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vh, layers, layers);
+    add_vector(b, "vision.attn.bias", V, 4 * vh, layers);
+    if (qwen3) { /* Qwen3VLVisionMLP: linear_fc1, linear_fc2, both biased */
+        add(b, "vision.mlp.linear_fc1", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, layers, layers);
+        add(b, "vision.mlp.linear_fc2", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
+        add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
+    } else { /* Qwen2_5_VLMLP(bias=True): gate_proj, up_proj, down_proj, each biased */
+        add(b, "vision.mlp.gate_up_proj", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, 2 * layers, 2 * layers);
+        add(b, "vision.mlp.down_proj", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
+        add_vector(b, "vision.mlp.bias", V, 2 * vi + vh, layers);
+    }
+    /* Qwen2_5_VLPatchMerger: ln_q RMSNorm(context_dim), mlp Linear(4h, 4h) + GELU + Linear(4h, out), biased;
+     * Qwen3VLVisionPatchMerger: norm LayerNorm(h), linear_fc1, linear_fc2, biased; each deepstack merger
+     * the same with its LayerNorm over the merged 4h (use_postshuffle_norm=True) */
+    uint64_t mergers = 1 + (qwen3 ? value(b, LLMMEM_KEY_VISION_DEEPSTACK_LAYERS) : 0);
+    add_vector(b, "vision.merger.norm", V, vh, qwen3 ? 2 : 1);
+    if (qwen3)
+        add_vector(b, "vision.deepstack_merger.norm", V, merged, 2 * (mergers - 1));
+    add(b, "vision.merger.fc1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, merged, merged, mergers, mergers);
+    add(b, "vision.merger.fc2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, out, merged, mergers, mergers);
+    add_vector(b, "vision.merger.bias", V, merged + out, mergers);
+}
+
+/* The Pixtral tower and the Mistral 3 projector. transformers models/pixtral/modeling_pixtral.py
+ * PixtralVisionModel: patch_conv (Conv2d, bias=False), ln_pre RMSNorm, layers of attention_norm,
+ * q/k/v/o (bias=False), ffn_norm and a gated MLP (bias=False); models/mistral3/modeling_mistral3.py
+ * Mistral3MultiModalProjector: norm RMSNorm(vision), patch_merger.merging_layer Linear(h * m^2, h,
+ * bias=False), linear_1 (vision -> text), linear_2 (text -> text), biased by multimodal_projector_bias
+ * (False, the only value read). */
+static void add_pixtral(builder *b, uint64_t text_hidden)
+{
+    if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
+    uint64_t channels = value(b, LLMMEM_KEY_VISION_NUM_CHANNELS), merge = value(b, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
+    if (merge == 0)
+        merge = 2; /* Mistral3Config spatial_merge_size=2 */
+    add(b, "vision.patch_conv", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, channels * patch * patch, 1, 1);
+    add_vector(b, "vision.norms", V, vh, 1 + 2 * layers); /* ln_pre, attention_norm and ffn_norm per layer */
+    add(b, "vision.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, vh, vh, 4 * layers, 4 * layers);
+    add(b, "vision.feed_forward.gate_up", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, 2 * layers, 2 * layers);
+    add(b, "vision.feed_forward.down", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != 5)
+        return;
+    add_vector(b, "projector.norm", V, vh, 1);
+    add(b, "projector.patch_merger", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vh * merge * merge, 1, 1);
+    add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
+    add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, text_hidden, 1, 1);
+}
+
 /* A ViT vision tower and its projector into the text model.
  * transformers CLIPVisionTransformer / SiglipVisionTransformer: patch embedding (a conv, SigLIP
  * with bias), position embedding (CLIP adds a class token and its row), pre-norm layers with biased
@@ -552,6 +643,14 @@ static void add_vision(builder *b, uint64_t text_hidden)
     int64_t kind = llmmem__model_value(b->m, LLMMEM_KEY_VISION_MODEL_TYPE);
     if (kind == 0)
         return;
+    if (kind == 3 || kind == 4) {
+        add_qwen_vision(b, text_hidden, kind == 4);
+        return;
+    }
+    if (kind == 5) {
+        add_pixtral(b, text_hidden);
+        return;
+    }
     if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
         require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE) ||
         require(b, LLMMEM_KEY_VISION_IMAGE_SIZE))

@@ -599,6 +599,111 @@ static const llmmem__preset_value gemma_3_4b[] = {
     K(VISION_INTERMEDIATE_SIZE, 4304), K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 896),
     K(VISION_NUM_CHANNELS, 3), K(VISION_USE_HEAD, 0), K(MULTIMODAL_PROJECTOR, 2), K(TORCH_DTYPE, BF16), END};
 
+/* ---- Qwen-VL and Mistral 3 ----------------------------------------------
+ * Text model and vision tower (merger included) as the config.json gives them; the sizes the
+ * configs omit take their config classes' defaults (Qwen2.5-VL: temporal_patch_size 2, spatial
+ * merge 2; Qwen3-VL: in_channels 3). */
+
+#define QWEN2_5_VL_VISION(out)                                                                    \
+    K(VISION_MODEL_TYPE, 3), K(VISION_HIDDEN_SIZE, 1280), K(VISION_NUM_HIDDEN_LAYERS, 32),          \
+        K(VISION_INTERMEDIATE_SIZE, 3420), K(VISION_NUM_ATTENTION_HEADS, 16), K(VISION_PATCH_SIZE, 14), \
+        K(VISION_NUM_CHANNELS, 3), K(VISION_TEMPORAL_PATCH_SIZE, 2), K(VISION_SPATIAL_MERGE_SIZE, 2), \
+        K(VISION_OUT_HIDDEN_SIZE, (out)), K(VISION_WINDOW_SIZE, 112), K(VISION_FULLATT_BLOCKS, 4),             \
+        K(MULTIMODAL_PROJECTOR, 3)
+
+/* Qwen/Qwen2.5-VL-3B-Instruct config.json: 36 layers of 2048, 16 heads, 2 KV heads, MLP 11008,
+ * vocab 151936, tied; ViT of 32 blocks of 1280 (MLP 3420), merged into 2048 */
+static const llmmem__preset_value qwen2_5_vl_3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN2_5_VL), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 36),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 2), K(INTERMEDIATE_SIZE, 11008),
+    K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 128000), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), QWEN2_5_VL_VISION(2048), K(TORCH_DTYPE, BF16), END};
+
+/* Qwen/Qwen2.5-VL-7B-Instruct config.json: 28 layers of 3584, 28 heads, 4 KV heads, MLP 18944,
+ * vocab 152064, untied; the same ViT merged into 3584 */
+static const llmmem__preset_value qwen2_5_vl_7b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN2_5_VL), K(HIDDEN_SIZE, 3584), K(NUM_HIDDEN_LAYERS, 28),
+    K(NUM_ATTENTION_HEADS, 28), K(NUM_KEY_VALUE_HEADS, 4), K(INTERMEDIATE_SIZE, 18944),
+    K(VOCAB_SIZE, 152064), K(MAX_POSITION_EMBEDDINGS, 128000), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 1), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), QWEN2_5_VL_VISION(3584), K(TORCH_DTYPE, BF16), END};
+
+#define QWEN3_VL_VISION(depth, width, mlp, out)                                                   \
+    K(VISION_MODEL_TYPE, 4), K(VISION_HIDDEN_SIZE, (width)), K(VISION_NUM_HIDDEN_LAYERS, (depth)),  \
+        K(VISION_INTERMEDIATE_SIZE, (mlp)), K(VISION_NUM_ATTENTION_HEADS, 16), K(VISION_PATCH_SIZE, 16), \
+        K(VISION_NUM_CHANNELS, 3), K(VISION_TEMPORAL_PATCH_SIZE, 2), K(VISION_SPATIAL_MERGE_SIZE, 2), \
+        K(VISION_NUM_POSITION_EMBEDDINGS, 2304), K(VISION_DEEPSTACK_LAYERS, 3),                    \
+        K(VISION_OUT_HIDDEN_SIZE, (out)), K(MULTIMODAL_PROJECTOR, 4)
+
+/* Qwen/Qwen3-VL-2B-Instruct config.json: text_config 28 layers of 2048, 16 heads of 128, 8 KV
+ * heads, MLP 6144, vocab 151936, tied; vision_config 24 blocks of 1024 (MLP 4096), deepstack
+ * [5, 11, 17], merged into 2048 */
+static const llmmem__preset_value qwen3_vl_2b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_VL), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 28),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 6144),
+    K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 262144), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(QK_NORM, 1), QWEN3_VL_VISION(24, 1024, 4096, 2048), K(TORCH_DTYPE, BF16), END};
+
+/* Qwen/Qwen3-VL-4B-Instruct config.json: text_config 36 layers of 2560, 32 heads of 128, 8 KV
+ * heads, MLP 9728, tied; vision_config as the 2B's, merged into 2560 */
+static const llmmem__preset_value qwen3_vl_4b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_VL), K(HIDDEN_SIZE, 2560), K(NUM_HIDDEN_LAYERS, 36),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 9728),
+    K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 262144), K(TIE_WORD_EMBEDDINGS, 1),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(QK_NORM, 1), QWEN3_VL_VISION(24, 1024, 4096, 2560), K(TORCH_DTYPE, BF16), END};
+
+/* Qwen/Qwen3-VL-8B-Instruct config.json: text_config 36 layers of 4096, 32 heads of 128, 8 KV
+ * heads, MLP 12288, untied; vision_config 27 blocks of 1152 (MLP 4304), deepstack [8, 16, 24] */
+static const llmmem__preset_value qwen3_vl_8b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_VL), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 36),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 12288),
+    K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 262144), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(QK_NORM, 1), QWEN3_VL_VISION(27, 1152, 4304, 4096), K(TORCH_DTYPE, BF16), END};
+
+/* Qwen/Qwen3-VL-30B-A3B-Instruct config.json: text_config 48 layers of 2048, 32 heads of 128, 4
+ * KV heads, 128 experts of 768 (8 per token) on every layer, untied; vision_config as the 8B's,
+ * merged into 2048 */
+static const llmmem__preset_value qwen3_vl_30b_a3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_VL_MOE), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 48),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 4), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 6144),
+    K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 262144), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(QK_NORM, 1), K(NUM_EXPERTS, 128), K(NUM_EXPERTS_PER_TOK, 8),
+    K(MOE_INTERMEDIATE_SIZE, 768), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    QWEN3_VL_VISION(27, 1152, 4304, 2048), K(TORCH_DTYPE, BF16), END};
+
+/* Qwen/Qwen3-VL-235B-A22B-Instruct config.json: text_config 94 layers of 4096, 64 heads of 128, 4
+ * KV heads, 128 experts of 1536 (8 per token) on every layer, untied; vision_config as the 8B's */
+static const llmmem__preset_value qwen3_vl_235b_a22b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_VL_MOE), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 94),
+    K(NUM_ATTENTION_HEADS, 64), K(NUM_KEY_VALUE_HEADS, 4), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 12288),
+    K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 262144), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(QK_NORM, 1), K(NUM_EXPERTS, 128), K(NUM_EXPERTS_PER_TOK, 8),
+    K(MOE_INTERMEDIATE_SIZE, 1536), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),
+    QWEN3_VL_VISION(27, 1152, 4304, 4096), K(TORCH_DTYPE, BF16), END};
+
+/* mistralai/Mistral-Small-3.1-24B-Instruct-2503 config.json: text_config (mistral) 40 layers of
+ * 5120, 32 heads of 128, 8 KV heads, MLP 32768, vocab 131072, untied, no sliding window;
+ * vision_config (pixtral) 24 layers of 1024, MLP 4096, 14-pixel patches of 1540-pixel images;
+ * Mistral3MultiModalProjector with spatial_merge_size 2, no biases */
+static const llmmem__preset_value mistral_small_3_1_24b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MISTRAL3), K(HIDDEN_SIZE, 5120), K(NUM_HIDDEN_LAYERS, 40),
+    K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 32768),
+    K(VOCAB_SIZE, 131072), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0),
+    K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
+    K(MLP_BIAS, 0), K(SLIDING_WINDOW, 0), K(VISION_MODEL_TYPE, 5), K(VISION_HIDDEN_SIZE, 1024),
+    K(VISION_NUM_HIDDEN_LAYERS, 24), K(VISION_INTERMEDIATE_SIZE, 4096), K(VISION_NUM_ATTENTION_HEADS, 16),
+    K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 1540), K(VISION_NUM_CHANNELS, 3),
+    K(VISION_SPATIAL_MERGE_SIZE, 2), K(MULTIMODAL_PROJECTOR, 5), K(TORCH_DTYPE, BF16), END};
+
+/* mistralai/Mistral-Small-3.2-24B-Instruct-2506 config.json: the 3.1 architecture, retrained */
+#define mistral_small_3_2_24b mistral_small_3_1_24b
+
 const llmmem__preset llmmem__model_presets[] = {
     {"gpt2", gpt2},
     {"gpt2-medium", gpt2_medium},
@@ -665,6 +770,15 @@ const llmmem__preset llmmem__model_presets[] = {
     {"ernie-4.5-0.3b", ernie_4_5_0_3b},
     {"ernie-4.5-21b-a3b", ernie_4_5_21b_a3b},
     {"glm-4-9b-0414", glm_4_9b_0414},
+    {"qwen2.5-vl-3b-instruct", qwen2_5_vl_3b},
+    {"qwen2.5-vl-7b-instruct", qwen2_5_vl_7b},
+    {"qwen3-vl-2b-instruct", qwen3_vl_2b},
+    {"qwen3-vl-4b-instruct", qwen3_vl_4b},
+    {"qwen3-vl-8b-instruct", qwen3_vl_8b},
+    {"qwen3-vl-30b-a3b-instruct", qwen3_vl_30b_a3b},
+    {"qwen3-vl-235b-a22b-instruct", qwen3_vl_235b_a22b},
+    {"mistral-small-3.1-24b-instruct-2503", mistral_small_3_1_24b},
+    {"mistral-small-3.2-24b-instruct-2506", mistral_small_3_2_24b},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -111,6 +111,21 @@ static const llmmem__key_default ernie4_5_moe_structure[] = {{LLMMEM_KEY_ROUTER_
  * post_attention_layernorm and post_mlp_layernorm; Glm4MLP's fused gate_up_proj is gate and up */
 static const llmmem__key_default glm4_structure[] = {{LLMMEM_KEY_NORMS_PER_LAYER, 4}, END};
 
+/* models/qwen2_5_vl/modeling_qwen2_5_vl.py: Qwen2-shaped text model (q/k/v biased), the Qwen2.5-VL ViT
+ * and its Qwen2_5_VLPatchMerger (visual.merger) */
+static const llmmem__key_default qwen2_5_vl_structure[] = {
+    {LLMMEM_KEY_QKV_BIAS, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 3}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 3}, END,
+};
+/* models/qwen3_vl/modeling_qwen3_vl.py and qwen3_vl_moe: Qwen3 text layers (q_norm, k_norm), the Qwen3-VL
+ * ViT with its merger and deepstack mergers */
+static const llmmem__key_default qwen3_vl_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 4}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, END,
+};
+/* models/mistral3/modeling_mistral3.py: PixtralVisionModel and Mistral3MultiModalProjector */
+static const llmmem__key_default mistral3_structure[] = {
+    {LLMMEM_KEY_VISION_MODEL_TYPE, 5}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 5}, END,
+};
+
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
  * Qwen and SmolLM3 32768, Phi-3 4096, Gemma and Gemma 2 8192, Gemma 3 131072). Fields in order:
@@ -283,6 +298,38 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_GLM4, "glm4", LLMMEM_READ_GLM4,
      {2, 128, 1, 1, 0, 1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 13696, 40, 32, 151552, 0},
      glm4_structure, NULL},
+    /* Qwen2_5_VLConfig (text fields at the top level, or in text_config as Qwen2_5_VLTextConfig):
+     * vocab_size=152064, hidden_size=8192, intermediate_size=29568, num_hidden_layers=80,
+     * num_attention_heads=64, num_key_value_heads=8, max_position_embeddings=32768,
+     * tie_word_embeddings=False, use_sliding_window=False, sliding_window=4096; llama.cpp "qwen2vl" */
+    {LLMMEM_MODEL_QWEN2_5_VL, "qwen2_5_vl", LLMMEM_READ_LLAMA_LIKE,
+     {8, 0, 1, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_QWEN, 4096, 0, 32768, 8192, 29568, 80, 64, 152064, 0},
+     qwen2_5_vl_structure, NULL},
+    /* Qwen3VLTextConfig: vocab_size=151936, hidden_size=4096, intermediate_size=22016,
+     * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32, head_dim=128,
+     * max_position_embeddings=128000, tie_word_embeddings=False, attention_bias=False;
+     * Qwen3VLTextAttention has no sliding window */
+    {LLMMEM_MODEL_QWEN3_VL, "qwen3_vl", LLMMEM_READ_LLAMA_LIKE,
+     {32, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 128000, 4096, 22016, 32, 32, 151936, 0},
+     qwen3_vl_structure, NULL},
+    /* Qwen3VLMoeTextConfig: vocab_size=151936, hidden_size=2048, intermediate_size=5632,
+     * num_hidden_layers=24, num_attention_heads=16, num_key_value_heads=16, head_dim=None,
+     * max_position_embeddings=128000, tie_word_embeddings=True, attention_bias=False (its class;
+     * Qwen3VLMoeConfig's own tie_word_embeddings=False governs the model), sliding_window=None */
+    {LLMMEM_MODEL_QWEN3_VL_MOE, "qwen3_vl_moe", LLMMEM_READ_LLAMA_LIKE,
+     {16, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_QWEN, LLMMEM_SLIDE_NONE, 0, 0, 128000, 2048, 5632, 24, 16, 151936, 0},
+     qwen3_vl_structure, NULL},
+    /* Mistral3Config: text_config a MistralConfig unless it names another model_type (ministral3);
+     * the MistralConfig defaults fill its text fields */
+    {LLMMEM_MODEL_MISTRAL3, "mistral3", LLMMEM_READ_LLAMA_LIKE,
+     {8, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_ALL, 4096, 0, 131072, 4096, 14336, 32, 32, 32000, 0},
+     mistral3_structure, NULL},
+    /* Ministral3Config: vocab_size=131072, hidden_size=4096, intermediate_size=14336,
+     * num_hidden_layers=34, num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+     * max_position_embeddings=262144, tie_word_embeddings=False, sliding_window=None; Mistral's layers */
+    {LLMMEM_MODEL_MINISTRAL3, "ministral3", LLMMEM_READ_LLAMA_LIKE,
+     {8, 128, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_ALL, 0, 0, 262144, 4096, 14336, 34, 32, 131072, 0}, NULL,
+     NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -306,6 +353,9 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_GLM4_MOE] = "glm4_moe",       [LLMMEM_MODEL_MINIMAX_M2] = "minimax_m2",
     [LLMMEM_MODEL_EXAONE4] = "exaone4",         [LLMMEM_MODEL_ERNIE4_5] = "ernie4_5",
     [LLMMEM_MODEL_ERNIE4_5_MOE] = "ernie4_5_moe", [LLMMEM_MODEL_GLM4] = "glm4",
+    [LLMMEM_MODEL_QWEN2_5_VL] = "qwen2_5_vl",   [LLMMEM_MODEL_QWEN3_VL] = "qwen3_vl",
+    [LLMMEM_MODEL_QWEN3_VL_MOE] = "qwen3_vl_moe", [LLMMEM_MODEL_MISTRAL3] = "mistral3",
+    [LLMMEM_MODEL_MINISTRAL3] = "ministral3",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

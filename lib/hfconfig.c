@@ -1159,6 +1159,177 @@ static llmmem_status read_llava(const hf *c, const json_t *root, const json_t **
     return st;
 }
 
+/* ---- Qwen-VL and Mistral 3 ------------------------------------------------------------------ */
+
+/* The Qwen2.5-VL and Qwen3-VL vision_config: Qwen2_5_VLVisionConfig (depth=32, hidden_size=3584,
+ * intermediate_size=3420, num_heads=16, in_channels=3, patch_size=14, spatial_merge_size=2,
+ * temporal_patch_size=2, out_hidden_size=3584) and Qwen3VLVisionConfig (depth=27, hidden_size=1152,
+ * intermediate_size=4304, num_heads=16, in_channels=3, patch_size=16, spatial_merge_size=2,
+ * temporal_patch_size=2, out_hidden_size=3584, num_position_embeddings=2304,
+ * deepstack_visual_indexes=[8, 16, 24]). Older Qwen2.5-VL configs also write in_chans, which the
+ * class takes into kwargs: only in_channels reaches the Conv3d. */
+static llmmem_status read_qwen_vision(const hf *c, const json_t *v, int qwen3)
+{
+    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, qwen3 ? 4 : 3);
+    if (!st)
+        st = required(c, v, NAMES("depth"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, qwen3 ? 27 : 32, NULL);
+    if (!st)
+        st = required(c, v, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, qwen3 ? 1152 : 3584, NULL);
+    if (!st)
+        st = required(c, v, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, qwen3 ? 4304 : 3420,
+                      NULL);
+    if (!st)
+        st = required(c, v, NAMES("num_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16, NULL);
+    if (!st)
+        st = optional(c, v, "in_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
+    if (!st)
+        st = required(c, v, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, qwen3 ? 16 : 14, NULL);
+    if (!st)
+        st = required(c, v, NAMES("spatial_merge_size"), LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2, NULL);
+    if (!st)
+        st = required(c, v, NAMES("temporal_patch_size"), LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2, NULL);
+    if (!st)
+        st = required(c, v, NAMES("out_hidden_size"), LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 3584, NULL);
+    if (!st && !qwen3) /* Qwen2_5_VLVisionConfig window_size=112, fullatt_block_indexes=[7, 15, 23, 31] */
+        st = required(c, v, NAMES("window_size"), LLMMEM_KEY_VISION_WINDOW_SIZE, 112, NULL);
+    if (!st && !qwen3) {
+        const json_t *full = json_object_get(v, "fullatt_block_indexes");
+        int64_t n = 4;
+        if (full && !json_is_null(full)) {
+            if (!json_is_array(full))
+                return hf_fail(c, LLMMEM_ERR_PARSE, "fullatt_block_indexes", "expected an array, got %s", kind(full));
+            n = (int64_t)json_array_size(full);
+        }
+        st = set(c, "fullatt_block_indexes", LLMMEM_KEY_VISION_FULLATT_BLOCKS, n);
+    }
+    if (st || !qwen3)
+        return st;
+    st = required(c, v, NAMES("num_position_embeddings"), LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 2304, NULL);
+    if (st)
+        return st;
+    const json_t *deep = json_object_get(v, "deepstack_visual_indexes");
+    int64_t n = 3; /* the class default [8, 16, 24] */
+    if (deep && !json_is_null(deep)) {
+        if (!json_is_array(deep))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "deepstack_visual_indexes", "expected an array, got %s", kind(deep));
+        n = (int64_t)json_array_size(deep);
+    }
+    return set(c, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, n);
+}
+
+/* Qwen2_5_VLConfig, Qwen3VLConfig, Qwen3VLMoeConfig: the text model's fields in text_config (Qwen3-VL
+ * always; Qwen2.5-VL since transformers 4.53, which keeps them at the top level as well), else at
+ * the top level (Qwen2.5-VL as first published); the vision tower in vision_config. */
+static llmmem_status read_qwen_vl(hf *c, const json_t *root, const json_t **text_out)
+{
+    const int qwen3 = c->fam->type != LLMMEM_MODEL_QWEN2_5_VL;
+    const json_t *text = json_object_get(root, "text_config"), *vision;
+    llmmem_status st = sub_config(c, root, "vision_config", c->fam->name, &vision);
+    if (st)
+        return st;
+    hf sub = *c;
+    if (qwen3 || (text && !json_is_null(text))) {
+        st = sub_config(c, root, "text_config", c->fam->name, &text);
+        if (st)
+            return st;
+        static const char *const text_types[] = {"qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text"};
+        const char *want = text_types[c->fam->type - LLMMEM_MODEL_QWEN2_5_VL], *type;
+        sub.nested = 1;
+        sub.prefix = "text_config.";
+        st = sub_type(&sub, text, want, &type);
+        if (st)
+            return st;
+        /* Qwen2.5-VL's text_config first carried the top-level model_type */
+        if (strcmp(type, want) != 0 && strcmp(type, c->fam->name) != 0) {
+            char supported[64];
+            snprintf(supported, sizeof supported, "%s takes %s", c->fam->name, want);
+            return unsupported_string(&sub, "model_type", type, supported);
+        }
+    } else {
+        text = root;
+    }
+    st = read_text(&sub, text);
+    if (st)
+        return st;
+    sub.nested = 1;
+    sub.prefix = "vision_config.";
+    sub.type = c->fam->name;
+    st = read_qwen_vision(&sub, vision, qwen3);
+    if (!st)
+        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, qwen3 ? 4 : 3);
+    *text_out = text;
+    return st;
+}
+
+/* Mistral3Config: text_config a MistralConfig (or the model_type it names: ministral3), vision_config
+ * a PixtralVisionConfig (hidden_size=1024, intermediate_size=4096, num_hidden_layers=24,
+ * num_attention_heads=16, num_channels=3, image_size=1024, patch_size=16), joined by
+ * Mistral3MultiModalProjector: spatial_merge_size=2, multimodal_projector_bias=False,
+ * vision_feature_layer=-1 (a list widens linear_1, not modelled). */
+static llmmem_status read_mistral3(hf *c, const json_t *root, const json_t **text_out)
+{
+    const json_t *text, *vision;
+    llmmem_status st = sub_config(c, root, "text_config", "mistral3", &text);
+    if (!st)
+        st = sub_config(c, root, "vision_config", "mistral3", &vision);
+    if (st)
+        return st;
+    const json_t *layer = json_object_get(root, "vision_feature_layer");
+    if (layer && !json_is_integer(layer) && !json_is_null(layer)) {
+        if (json_is_array(layer))
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "vision_feature_layer",
+                           "a list of feature layers widens the projector, which is not modelled");
+        return hf_fail(c, LLMMEM_ERR_PARSE, "vision_feature_layer", "expected an integer, got %s", kind(layer));
+    }
+    st = refuse_if(c, root, "multimodal_projector_bias", 1, 0, "a biased Mistral 3 projector is not modelled");
+    if (st)
+        return st;
+    const char *type;
+    hf sub = *c;
+    sub.nested = 1;
+    sub.prefix = "text_config.";
+    st = sub_type(&sub, text, "mistral", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "mistral") != 0 && strcmp(type, "ministral3") != 0)
+        return unsupported_string(&sub, "model_type", type, "mistral3 takes mistral and ministral3");
+    sub.fam = llmmem__family_named(type);
+    sub.type = sub.fam->name;
+    st = read_text(&sub, text);
+    if (!st) /* the text family's class defaults read, the model is a mistral3 */
+        st = set(c, "model_type", LLMMEM_KEY_MODEL_TYPE, LLMMEM_MODEL_MISTRAL3);
+    if (st)
+        return st;
+    sub.prefix = "vision_config.";
+    st = sub_type(&sub, vision, "pixtral", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "pixtral") != 0)
+        return unsupported_string(&sub, "model_type", type, "mistral3 takes pixtral");
+    sub.type = "pixtral";
+    st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 5);
+    if (!st)
+        st = required(&sub, vision, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 1024, NULL);
+    if (!st)
+        st = required(&sub, vision, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 4096, NULL);
+    if (!st)
+        st = required(&sub, vision, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 24, NULL);
+    if (!st)
+        st = required(&sub, vision, NAMES("num_attention_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16, NULL);
+    if (!st)
+        st = optional(&sub, vision, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
+    if (!st)
+        st = required(&sub, vision, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 1024, NULL);
+    if (!st)
+        st = required(&sub, vision, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 16, NULL);
+    if (!st)
+        st = optional(c, root, "spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2, 2);
+    if (!st)
+        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 5);
+    *text_out = text;
+    return st;
+}
+
 /* ---- dtype and quantization ------------------------------------------------------------------- */
 
 /* torch_dtype (written as dtype since transformers 4.56): the top level's, else the text
@@ -1574,6 +1745,12 @@ static llmmem_status read_document(hf *c, const json_t *root)
         st = read_gemma3(c, root, &text);
     } else if (strcmp(type, "llava") == 0) {
         st = read_llava(c, root, &text);
+    } else if (strcmp(type, "mistral3") == 0) {
+        st = read_mistral3(c, root, &text);
+    } else if (strcmp(type, "qwen2_5_vl") == 0 || strcmp(type, "qwen3_vl") == 0 || strcmp(type, "qwen3_vl_moe") == 0) {
+        c->fam = llmmem__family_named(type);
+        c->type = c->fam->name;
+        st = read_qwen_vl(c, root, &text);
     } else {
         c->fam = llmmem__family_named(type);
         if (!c->fam) {

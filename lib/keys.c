@@ -37,12 +37,14 @@ static const char *const state_names[] = {"auto", "fp32", "bf16", NULL};
 /* Bits of LLMMEM_KEY_LORA_TARGETS, in bit order. */
 static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up", "down", "experts", NULL};
 static const char *const tristate_names[] = {"auto", "off", "on", NULL};
-static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
-static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
 static const char *const quantized_modules_names[] = {"linear", "experts", NULL};
 static const char *const speculative_names[] = {"none", "mtp", NULL};
 /* Choices of LLMMEM_KEY_QK_NORM_TYPE: MiniMax-M2's qk_norm_type names, in llmmem_qk_norm_type order. */
 static const char *const qk_norm_type_names[] = {"per_head", "per_layer", NULL};
+static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", "qwen2_5_vl",
+                                           "qwen3_vl", "pixtral", NULL};
+static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", "qwen2_5_vl_merger",
+                                              "qwen3_vl_merger", "mistral3", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -164,8 +166,9 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_SLIDING_WINDOW_PATTERN, M, "sliding_window_pattern", 0, COUNT_MAX_KEY, 0,
             "n: layer i uses global attention when (i + 1) % n == 0, the others slide (Gemma 2: 2, "
             "Gemma 3: 6); 0: every layer slides"),
-    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 2, 0,
-               "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma)"),
+    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 5, 0,
+               "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma), "
+               "qwen2_5_vl (Qwen2.5-VL ViT), qwen3_vl (Qwen3-VL ViT), pixtral (Mistral 3)"),
     INT_KEY(LLMMEM_KEY_VISION_HIDDEN_SIZE, M, "vision_hidden_size", 0, SIZE_MAX_KEY, 0, "vision tower width"),
     INT_KEY(LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, M, "vision_intermediate_size", 0, SIZE_MAX_KEY, 0,
             "vision tower MLP width"),
@@ -176,8 +179,6 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_VISION_NUM_CHANNELS, M, "vision_num_channels", 1, 64, 3, "image channels"),
     BOOL_KEY(LLMMEM_KEY_VISION_USE_HEAD, M, "vision_use_head", 0,
              "SigLIP attention-pooling head (probe, attention, norm, MLP)"),
-    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 2, 0,
-               "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear)"),
     BOOL_KEY(LLMMEM_KEY_ATTENTION_SINKS, M, "attention_sinks", 0,
              "one learned sink logit per query head in every attention layer (gpt-oss GptOssAttention.sinks)"),
     CHOICE_KEY(LLMMEM_KEY_QUANTIZED_MODULES, M, "quantized_modules", quantized_modules_names, 0, 1, 0,
@@ -198,6 +199,29 @@ static const llmmem__key_info key_table[] = {
                LLMMEM_QK_NORM_PER_HEAD,
                "what qk_norm's weights span: per_head (head_dim, shared by the heads: Qwen3) or per_layer "
                "(heads x head_dim for q, kv_heads x head_dim for k: OLMo 2, OLMoE, Command R+, MiniMax-M2)"),
+    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 5, 0,
+               "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear), "
+               "qwen2_5_vl_merger (RMSNorm + two-layer MLP over merged patches), qwen3_vl_merger (LayerNorm + "
+               "MLP, and one per deepstack layer), mistral3 (RMSNorm, patch merger, two linears)"),
+    INT_KEY(LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, M, "vision_out_hidden_size", 0, SIZE_MAX_KEY, 0,
+            "width a Qwen vision merger projects to (out_hidden_size; 0: the text model's hidden_size)"),
+    INT_KEY(LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, M, "vision_spatial_merge_size", 0, 64, 0,
+            "side of the square of patches a merger joins into one token (spatial_merge_size; 0: 2 where a "
+            "merger needs it)"),
+    INT_KEY(LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, M, "vision_temporal_patch_size", 0, 64, 0,
+            "frames one Qwen vision patch spans (temporal_patch_size; 0: 2 for a Qwen tower)"),
+    INT_KEY(LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, M, "vision_num_position_embeddings", 0, SIZE_MAX_KEY, 0,
+            "rows of a learned vision position table (Qwen3-VL num_position_embeddings)"),
+    INT_KEY(LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, M, "vision_deepstack_layers", 0, COUNT_MAX_KEY, 0,
+            "Qwen3-VL deepstack mergers: entries of deepstack_visual_indexes"),
+    INT_KEY(LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, M, "vision_num_attention_heads", 0, COUNT_MAX_KEY, 0,
+            "vision tower attention heads (0: not known)"),
+    INT_KEY(LLMMEM_KEY_VISION_FULLATT_BLOCKS, M, "vision_fullatt_blocks", 0, COUNT_MAX_KEY, 0,
+            "Qwen2.5-VL vision blocks attending over the whole image (entries of fullatt_block_indexes); the "
+            "others attend within windows"),
+    INT_KEY(LLMMEM_KEY_VISION_WINDOW_SIZE, M, "vision_window_size", 0, 1LL << 20, 0,
+            "Qwen2.5-VL attention window side in pixels (window_size; 0: every block attends over the whole "
+            "image)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
@@ -384,6 +408,22 @@ static const llmmem__key_info key_table[] = {
                "draft)"),
     INT_KEY(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS, S, "num_speculative_tokens", 0, 64, 0,
             "vLLM speculative_config num_speculative_tokens: draft tokens per step (0: no speculative decoding)"),
+    INT_KEY(LLMMEM_KEY_LIMIT_MM_PER_PROMPT, S, "limit_mm_per_prompt", 0, 1LL << 20, 999,
+            "images a prompt may carry (vLLM --limit-mm-per-prompt image, default 999); 0: text only, no "
+            "encoder cache"),
+    INT_KEY(LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM, S, "mm_max_tokens_per_item", 0, SIZE_MAX_KEY, 0,
+            "encoder embeddings of the largest image or video item (0: the model's largest image, as its "
+            "processor sizes it)"),
+    INT_KEY(LLMMEM_KEY_MAX_PIXELS, S, "max_pixels", 0, 1LL << 40, 0,
+            "Qwen-VL image processor max_pixels (0: the preprocessor default, 12845056 for Qwen2.5-VL, "
+            "16777216 for Qwen3-VL)"),
+    INT_KEY(LLMMEM_KEY_ENCODER_CACHE_SIZE, S, "encoder_cache_size", 0, 1LL << 40, 0,
+            "vLLM encoder_cache_size in embeddings (0: max_num_batched_tokens; never below one item)"),
+    INT_KEY(LLMMEM_KEY_IMAGES_PER_SEQUENCE, S, "images_per_sequence", 0, 1LL << 20, 0,
+            "training a vision model: images each sequence carries through the vision tower (0: text only)"),
+    INT_KEY(LLMMEM_KEY_IMAGE_PIXELS, S, "image_pixels", 0, 1LL << 40, 0,
+            "training a vision model: pixels of each image (0: the largest its processor makes: max_pixels "
+            "for Qwen-VL, image_size squared for Pixtral)"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

@@ -21,7 +21,7 @@
 _Static_assert(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");
 
 #define MAX_STAGES 256 /* pipeline stages a serving result holds */
-#define SERVING_VALUES (LLMMEM_SERVING_FITS + 1)
+#define SERVING_VALUES (LLMMEM_SERVING_ENCODER_PROFILE_BYTES + 1)
 
 struct llmmem_serving {
     int valid;
@@ -50,6 +50,8 @@ static const char *const value_names[SERVING_VALUES] = {
     "layers_per_stage",  "block_size",       "max_num_batched_tokens", "max_num_seqs",
     "max_model_len_setting", "max_model_len", "request_tokens",   "blocks_per_request",
     "waste_bytes",       "max_concurrency",  "vllm_concurrency_x100", "fits",
+    "mm_max_tokens_per_item", "encoder_compute_budget", "encoder_cache_size", "mm_items_per_batch",
+    "encoder_cache_bytes", "encoder_profile_bytes",
 };
 
 /* ---- model shapes --------------------------------------------------------- */
@@ -195,6 +197,110 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const
     return LLMMEM_OK;
 }
 
+/* The resolved value of a "0: derived" serving setting. */
+static uint64_t setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived)
+{
+    int64_t v = sv(s, key);
+    return v > 0 ? (uint64_t)v : derived;
+}
+
+/* ---- the multimodal encoder ------------------------------------------------------ */
+
+/* What vLLM sizes for a vision model's encoder: the largest image's embeddings, the compute and
+ * cache budgets, the images the profile run encodes and the bytes their outputs hold. */
+typedef struct mm_budget {
+    uint64_t per_item, compute, cache, items, cache_bytes, profile_bytes;
+} mm_budget;
+
+/* floor(sqrt(x)) by bisection, exact for every 64-bit x. */
+static uint64_t isqrt(uint64_t x)
+{
+    uint64_t lo = 0, hi = x < 4294967296ULL ? x : 4294967295ULL;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (mid * mid <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Embeddings of the largest image and the width of one (0 and 0: no tower whose images the library sizes). */
+static void largest_image(uint64_t *tokens, uint64_t *width, const llmmem_model *m, const llmmem_strategy *s)
+{
+    int64_t kind = llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    uint64_t patch = mv(m, LLMMEM_KEY_VISION_PATCH_SIZE), merge = mv(m, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
+    uint64_t hidden = mv(m, LLMMEM_KEY_HIDDEN_SIZE), out = mv(m, LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE);
+    *tokens = *width = 0;
+    if (merge == 0)
+        merge = 2; /* Qwen vision configs and Mistral3Config: spatial_merge_size=2 */
+    if (out == 0)
+        out = hidden;
+    uint64_t factor = patch * merge; /* below 2^18 by the key bounds */
+    if (kind == 3 || kind == 4) {
+        /* vllm/model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo.get_image_size_with_most_features:
+         * smart_resize of a huge square into max_pixels, a side of floor(sqrt(max_pixels) / factor)
+         * factors, one embedding per factor x factor square (Qwen2.5-VL preprocessor_config.json
+         * max_pixels 12845056; Qwen3-VL size.longest_edge 16777216) */
+        uint64_t pixels = (uint64_t)sv(s, LLMMEM_KEY_MAX_PIXELS);
+        if (pixels == 0)
+            pixels = kind == 3 ? 12845056ULL : 16777216ULL;
+        uint64_t side = factor ? isqrt(pixels) / factor : 0;
+        *tokens = side * side;
+        /* vllm qwen3_vl.py Qwen3_VisionTransformer.forward: the merger's output and each deepstack
+         * merger's, concatenated: out_hidden_size x (1 + deepstack layers) */
+        *width = kind == 4 ? out * (1 + mv(m, LLMMEM_KEY_VISION_DEEPSTACK_LAYERS)) : out;
+    } else if (kind == 5) {
+        /* vllm/model_executor/models/pixtral.py PixtralHFEncoderInfo: an image of image_size
+         * (Mistral3ProcessingInfo.get_image_size_with_most_features) in patches of patch_size x
+         * spatial_merge_size, one embedding each; mistral3.py's projector gives the text width */
+        uint64_t side = factor ? llmmem__ceil_div(mv(m, LLMMEM_KEY_VISION_IMAGE_SIZE), factor) : 0;
+        *tokens = side * side;
+        *width = hidden;
+    }
+}
+
+/* vllm/multimodal/encoder_budget.py MultiModalBudget with vllm/v1/core/encoder_cache_manager.py
+ * compute_mm_encoder_budget, for images (a model serving video sets mm_max_tokens_per_item to its
+ * largest video item): compute budget max(max_num_batched_tokens, item), cache size
+ * max(encoder_cache_size or max_num_batched_tokens, item); the profile run
+ * (v1/worker/gpu_model_runner.py profile_run) encodes max(1, min(min(compute, cache) // item,
+ * max_num_seqs x max(1, min(limit, max_model_len // item)))) items of the largest size (chunked
+ * prefill, vLLM V1's default) and keeps their outputs in encoder_cache through the decoder's dummy
+ * forward. */
+static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const llmmem_strategy *s,
+                                    uint64_t batched, uint64_t seqs, uint64_t max_model_len)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t limit = (uint64_t)sv(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT), item, width;
+    largest_image(&item, &width, m, s);
+    if (sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM) > 0)
+        item = (uint64_t)sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM);
+    if (limit == 0 || item == 0 || width == 0) /* "Encoder cache will not be initialized" */
+        return LLMMEM_OK;
+    uint64_t cache = setting(s, LLMMEM_KEY_ENCODER_CACHE_SIZE, batched);
+    out->per_item = item;
+    out->compute = batched > item ? batched : item;
+    out->cache = cache > item ? cache : item;
+    uint64_t budget = out->compute < out->cache ? out->compute : out->cache;
+    uint64_t per_prompt = max_model_len / item, decoder_items;
+    if (per_prompt > limit)
+        per_prompt = limit;
+    if (per_prompt == 0)
+        per_prompt = 1;
+    if (!llmmem__mul(&decoder_items, seqs, per_prompt))
+        return overflow("images per batch");
+    out->items = budget / item < decoder_items ? budget / item : decoder_items;
+    if (out->items == 0)
+        out->items = 1;
+    uint64_t e = llmmem__kv_element_bytes(llmmem__model_dtype(m)), x;
+    if (!llmmem__mul(&x, width, e) || !llmmem__mul(&out->cache_bytes, out->cache, x) ||
+        !llmmem__mul(&out->profile_bytes, out->items, item) || !llmmem__mul(&out->profile_bytes, out->profile_bytes, x))
+        return overflow("encoder cache bytes");
+    return LLMMEM_OK;
+}
+
 /* ---- the estimate --------------------------------------------------------------- */
 
 /* vLLM's startup default for `vllm serve` (engine/arg_utils.py EngineArgs.get_batch_defaults,
@@ -257,13 +363,6 @@ uint64_t llmmem_serving_get(const llmmem_serving *sv_, llmmem_serving_value valu
     if (!sv_ || !sv_->valid || (unsigned)value >= SERVING_VALUES)
         return 0;
     return sv_->v[value];
-}
-
-/* The resolved value of a "0: derived" serving setting. */
-static uint64_t setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived)
-{
-    int64_t v = sv(s, key);
-    return v > 0 ? (uint64_t)v : derived;
 }
 
 llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
@@ -345,6 +444,10 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                             (unsigned long long)(r->pool.prefix > request ? r->pool.prefix : r->pool.prompt),
                             (unsigned long long)request);
 
+    mm_budget mm;
+    if ((st = encoder_budget(&mm, model, s, r->pool.batched, seqs, r->max_model_len)) != LLMMEM_OK)
+        return st;
+
     llmmem__kv_groups g = llmmem__kv_groups_of(a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
     r->pool.full_groups = g.full_groups;
     r->pool.sliding_groups = g.sliding_groups;
@@ -375,6 +478,8 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
             act = (uint64_t)act_set;
         else if ((st = activation_peak(&act, model, a, r->tp, first, end, is_last, r->pool.batched, seqs)) != LLMMEM_OK)
             return st;
+        else if (is_first && !llmmem__add(&act, act, mm.profile_bytes)) /* the tower sits on the first stage (rank.c) */
+            return overflow("profile run bytes");
         if (!llmmem__add(&non_kv, w, act) || !llmmem__add(&non_kv, non_kv, non_torch) ||
             !llmmem__add(&non_kv, non_kv, graphs))
             return overflow("non-KV memory");
@@ -434,6 +539,12 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     v[LLMMEM_SERVING_MAX_NUM_SEQS] = seqs;
     v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = r->max_model_len;
     v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
+    v[LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM] = mm.per_item;
+    v[LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET] = mm.compute;
+    v[LLMMEM_SERVING_ENCODER_CACHE_SIZE] = mm.cache;
+    v[LLMMEM_SERVING_MM_ITEMS_PER_BATCH] = mm.items;
+    v[LLMMEM_SERVING_ENCODER_CACHE_BYTES] = mm.cache_bytes;
+    v[LLMMEM_SERVING_ENCODER_PROFILE_BYTES] = mm.profile_bytes;
 
     /* kv_cache_utils.py estimate_max_model_len: the largest length whose blocks fit (binary search) */
     uint64_t lo = 0, hi = r->max_model_len;
@@ -642,7 +753,9 @@ llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
     snprintf(line, sizeof line, "    \"vllm_concurrency\": %llu.%02llu,\n", (unsigned long long)(x100 / 100),
              (unsigned long long)(x100 % 100));
     llmmem__text_str(&b, line);
-    put_values(&b, sv_, LLMMEM_SERVING_BYTES_PER_TOKEN, SERVING_VALUES);
+    put_values(&b, sv_, LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_FITS + 1);
+    llmmem__text_str(&b, "  },\n  \"encoder\": {\n");
+    put_values(&b, sv_, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM, SERVING_VALUES);
     llmmem__text_str(&b, "  }\n}\n");
     return llmmem__text_finish(json_out, &b, "serving_to_json");
 }

@@ -156,7 +156,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_QUANTIZATION_DOUBLE_QUANT = 1039, /**< bool: its bitsandbytes statistics are double-quantized */
     LLMMEM_KEY_SLIDING_WINDOW = 1040,          /**< tokens a sliding-window layer attends to (0: none) */
     LLMMEM_KEY_SLIDING_WINDOW_PATTERN = 1041,  /**< n: layer i is global when (i + 1) % n == 0; 0: all layers slide */
-    LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model */
+    LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model, qwen2_5_vl, qwen3_vl, pixtral */
     LLMMEM_KEY_VISION_HIDDEN_SIZE = 1043,      /**< vision tower width */
     LLMMEM_KEY_VISION_INTERMEDIATE_SIZE = 1044, /**< vision tower MLP width */
     LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS = 1045, /**< vision tower layers */
@@ -164,7 +164,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_IMAGE_SIZE = 1047,       /**< vision input side in pixels */
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
-    LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
+    LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3, qwen2_5_vl_merger, qwen3_vl_merger, mistral3 */
     LLMMEM_KEY_QK_NORM_TYPE = 1051,            /**< choice (llmmem_qk_norm_type): q/k norm weights per head or over all heads */
     LLMMEM_KEY_ATTENTION_SINKS = 1065,         /**< bool: one learned sink logit per query head per attention layer (gpt-oss) */
     LLMMEM_KEY_QUANTIZED_MODULES = 1066,       /**< choice (llmmem_quantized_modules): what the checkpoint's quantization reaches */
@@ -173,6 +173,14 @@ typedef enum llmmem_key {
     LLMMEM_KEY_MTP_LM_HEAD = 1069,             /**< bool: each MTP module stores its own LM head copy */
     LLMMEM_KEY_INDEX_N_HEADS = 1070,           /**< DeepSeek sparse attention: the indexer's query heads (0: no indexer) */
     LLMMEM_KEY_INDEX_HEAD_DIM = 1071,          /**< DeepSeek sparse attention: width of the indexer's heads and cached key */
+    LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE = 1080,  /**< width a Qwen vision merger projects to (out_hidden_size; 0: hidden_size) */
+    LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE = 1081, /**< side of the square of patches a merger joins into one token */
+    LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE = 1082, /**< frames one Qwen patch spans (Conv3d depth) */
+    LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS = 1083, /**< rows of a learned vision position table (Qwen3-VL) */
+    LLMMEM_KEY_VISION_DEEPSTACK_LAYERS = 1084, /**< Qwen3-VL deepstack mergers (entries of deepstack_visual_indexes) */
+    LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS = 1085, /**< vision tower attention heads (0: not known) */
+    LLMMEM_KEY_VISION_FULLATT_BLOCKS = 1086,   /**< Qwen2.5-VL blocks attending over the whole image (entries of fullatt_block_indexes) */
+    LLMMEM_KEY_VISION_WINDOW_SIZE = 1087,      /**< Qwen2.5-VL attention window side in pixels (window_size; 0: no windows) */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -256,6 +264,12 @@ typedef enum llmmem_key {
     LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER = 3116, /**< bool: sliding-window layers cached like full ones */
     LLMMEM_KEY_SPECULATIVE_METHOD = 3120,      /**< choice (llmmem_speculative_method): vLLM speculative_config method: none, mtp */
     LLMMEM_KEY_NUM_SPECULATIVE_TOKENS = 3121,  /**< vLLM speculative_config num_speculative_tokens (0: no speculative decoding) */
+    LLMMEM_KEY_LIMIT_MM_PER_PROMPT = 3125,     /**< images a prompt may carry (vLLM --limit-mm-per-prompt image; 999; 0: text only) */
+    LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM = 3126,  /**< encoder tokens of the largest image (0: the model's, from its processor) */
+    LLMMEM_KEY_MAX_PIXELS = 3127,              /**< Qwen image processor max_pixels (0: its preprocessor default) */
+    LLMMEM_KEY_ENCODER_CACHE_SIZE = 3128,      /**< vLLM encoder_cache_size in embeddings (0: max_num_batched_tokens) */
+    LLMMEM_KEY_IMAGES_PER_SEQUENCE = 3129,     /**< training: images each sequence carries through the vision tower (0: none) */
+    LLMMEM_KEY_IMAGE_PIXELS = 3130,            /**< training: pixels of each image (0: the largest the model's processor makes) */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
@@ -347,7 +361,12 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_EXAONE4 = 30,     /**< "exaone4" (EXAONE 4.0: post-norm blocks, per-head q/k norms, sliding layers) */
     LLMMEM_MODEL_ERNIE4_5 = 31,    /**< "ernie4_5" (ERNIE 4.5 dense: use_bias on every linear) */
     LLMMEM_MODEL_ERNIE4_5_MOE = 32, /**< "ernie4_5_moe" (ERNIE 4.5 MoE: shared experts, moe_statics correction bias) */
-    LLMMEM_MODEL_GLM4 = 33         /**< "glm4" (GLM-4-0414 dense: four norms per layer, q/k/v biases) */
+    LLMMEM_MODEL_GLM4 = 33,        /**< "glm4" (GLM-4-0414 dense: four norms per layer, q/k/v biases) */
+    LLMMEM_MODEL_QWEN2_5_VL = 34,  /**< "qwen2_5_vl" (Qwen2.5-VL: Qwen2 text model and its ViT) */
+    LLMMEM_MODEL_QWEN3_VL = 35,    /**< "qwen3_vl" (Qwen3-VL dense: Qwen3 text model and its ViT) */
+    LLMMEM_MODEL_QWEN3_VL_MOE = 36, /**< "qwen3_vl_moe" (Qwen3-VL MoE: Qwen3-MoE text model and its ViT) */
+    LLMMEM_MODEL_MISTRAL3 = 37,    /**< "mistral3" (Mistral Small 3.1: a Mistral text model, Pixtral tower, patch merger) */
+    LLMMEM_MODEL_MINISTRAL3 = 38   /**< "ministral3" (Ministral 3 text model; inside mistral3 for Ministral 3, Devstral 2) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
@@ -1289,7 +1308,13 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_WASTE_BYTES = 24,        /**< its bytes held but not filled (last partial blocks) */
     LLMMEM_SERVING_MAX_CONCURRENCY = 25,    /**< requests of request_tokens that fit at once, with n and sharing */
     LLMMEM_SERVING_VLLM_CONCURRENCY_X100 = 26, /**< 100 x "Maximum concurrency for max_model_len tokens" as vLLM logs it */
-    LLMMEM_SERVING_FITS = 27                /**< 1 if one request of max_model_len fits (vLLM starts) */
+    LLMMEM_SERVING_FITS = 27,               /**< 1 if one request of max_model_len fits (vLLM starts) */
+    LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM = 28, /**< encoder embeddings of the largest image (0: no encoder) */
+    LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET = 29, /**< embeddings the encoder may produce per step */
+    LLMMEM_SERVING_ENCODER_CACHE_SIZE = 30, /**< embeddings the encoder cache holds */
+    LLMMEM_SERVING_MM_ITEMS_PER_BATCH = 31, /**< images of the largest size the profile run encodes */
+    LLMMEM_SERVING_ENCODER_CACHE_BYTES = 32, /**< bytes of a full encoder cache (encoder_cache_size embeddings) */
+    LLMMEM_SERVING_ENCODER_PROFILE_BYTES = 33 /**< the profile run's encoder outputs, held through its forward (in activation_peak) */
 } llmmem_serving_value;
 
 /** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */
@@ -1344,7 +1369,8 @@ LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const
 /**
  * The result as JSON: {"model", "hardware", "kv_cache_dtype", "tensor_parallel",
  * "pipeline_parallel", "budget": {memory_bytes ... shortfall}, "kv": {"vllm_concurrency" (as vLLM
- * logs it, two decimals), bytes_per_token ... fits}}. Free with llmmem_string_free.
+ * logs it, two decimals), bytes_per_token ... fits}, "encoder": {mm_max_tokens_per_item ...
+ * encoder_profile_bytes}}. Free with llmmem_string_free.
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 
