@@ -423,6 +423,32 @@ static const llmmem__preset_value gemma_3_4b[] = {
     K(VISION_INTERMEDIATE_SIZE, 4304), K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 896),
     K(VISION_NUM_CHANNELS, 3), K(VISION_USE_HEAD, 0), K(MULTIMODAL_PROJECTOR, 2), K(TORCH_DTYPE, BF16), END};
 
+/* ---- Llama 4 ----------------------------------------------------------------
+ * meta-llama/Llama-4-*-Instruct config.json text_config (llama4_text: 48 layers of 5120, 40 heads of
+ * 128, 8 KV heads, experts and the shared expert of 8192, dense layers of 16384 (intermediate_size_mlp),
+ * one routed expert per token, vocab 202048, chunked attention of 8192 tokens on the three RoPE
+ * layers of every four) and vision_config (llama4_vision_model: 34 layers of 1408, MLP 5632,
+ * 14-pixel patches of 336-pixel images, adapter 4096, output 4096), joined by
+ * Llama4MultiModalProjector; the Llama 4 keys in llama4 (Scout: MoE on every layer). */
+#define LLAMA4_COMMON                                                                                          \
+    K(MODEL_TYPE, LLMMEM_MODEL_LLAMA4), K(HIDDEN_SIZE, 5120), K(NUM_HIDDEN_LAYERS, 48),                           \
+    K(NUM_ATTENTION_HEADS, 40), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 16384),         \
+    K(VOCAB_SIZE, 202048), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS),                         \
+    K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),                       \
+    K(NUM_EXPERTS_PER_TOK, 1), K(MOE_INTERMEDIATE_SIZE, 8192), K(SHARED_EXPERT_INTERMEDIATE_SIZE, 8192),         \
+    K(ATTENTION_CHUNK_SIZE, 8192), K(NO_ROPE_LAYER_INTERVAL, 4), K(VISION_MODEL_TYPE, 7),                         \
+    K(VISION_HIDDEN_SIZE, 1408), K(VISION_INTERMEDIATE_SIZE, 5632), K(VISION_NUM_HIDDEN_LAYERS, 34),              \
+    K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 336), K(VISION_NUM_CHANNELS, 3), K(VISION_OUTPUT_DIM, 4096),   \
+    K(PROJECTOR_INPUT_DIM, 4096), K(PROJECTOR_OUTPUT_DIM, 4096), K(MULTIMODAL_PROJECTOR, 7), K(TORCH_DTYPE, BF16)
+
+/* meta-llama/Llama-4-Scout-17B-16E-Instruct: 16 experts on every layer, 10M positions */
+static const llmmem__preset_value llama_4_scout_17b_16e[] = {
+    LLAMA4_COMMON, K(NUM_EXPERTS, 16), K(INTERLEAVE_MOE_LAYER_STEP, 1), K(MAX_POSITION_EMBEDDINGS, 10485760), END};
+
+/* meta-llama/Llama-4-Maverick-17B-128E-Instruct: 128 experts on the odd layers, dense even ones */
+static const llmmem__preset_value llama_4_maverick_17b_128e[] = {
+    LLAMA4_COMMON, K(NUM_EXPERTS, 128), K(INTERLEAVE_MOE_LAYER_STEP, 2), K(MAX_POSITION_EMBEDDINGS, 1048576), END};
+
 const llmmem__preset llmmem__model_presets[] = {
     {"gpt2", gpt2},
     {"gpt2-medium", gpt2_medium},
@@ -470,6 +496,8 @@ const llmmem__preset llmmem__model_presets[] = {
     {"granite-3.3-8b", granite_3_3_8b},
     {"smollm3-3b", smollm3_3b},
     {"kimi-k2", kimi_k2},
+    {"llama-4-scout-17b-16e", llama_4_scout_17b_16e},
+    {"llama-4-maverick-17b-128e", llama_4_maverick_17b_128e},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -61,6 +61,13 @@ static const llmmem__key_default gemma3_text_structure[] = {
 /* DeepSeek-V3 modeling_deepseek.py (and Kimi K2, which runs it): MoEGate.e_score_correction_bias */
 static const llmmem__key_default deepseek_v3_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
 
+/* models/llama4/modeling_llama4.py: Llama4TextConfig attention_chunk_size=8192 on the RoPE layers,
+ * no_rope_layer_interval=4, interleave_moe_layer_step=1 (Llama4TextL2Norm, the qk norm, has no weight) */
+static const llmmem__key_default llama4_structure[] = {
+    {LLMMEM_KEY_ATTENTION_CHUNK_SIZE, 8192}, {LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, 4},
+    {LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP, 1}, END,
+};
+
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
  * Qwen and SmolLM3 32768, Phi-3 4096, Gemma and Gemma 2 8192, Gemma 3 131072). Fields in order:
@@ -159,6 +166,14 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_KIMI_K2, "kimi_k2", LLMMEM_READ_DEEPSEEK,
      {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES}, deepseek_v3_structure,
      NULL},
+    /* Llama4TextConfig (the text_config of a Llama4Config): vocab_size=202048, hidden_size=5120,
+     * intermediate_size=8192 (an expert's and the shared expert's width; intermediate_size_mlp=16384 the
+     * dense layers'), num_hidden_layers=48, num_attention_heads=40, num_key_value_heads=8, head_dim=128,
+     * max_position_embeddings=4096 * 32, tie_word_embeddings=False, attention_bias=False; the MoE and
+     * chunk fields are read by the llama4 reader (hfconfig.c) */
+    {LLMMEM_MODEL_LLAMA4, "llama4", LLMMEM_READ_LLAMA4,
+     {8, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 5120, 8192, 48, 40, 202048},
+     llama4_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -176,6 +191,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_GEMMA3_TEXT] = "gemma3_text", [LLMMEM_MODEL_DEEPSEEK_V2] = "deepseek_v2",
     [LLMMEM_MODEL_DEEPSEEK_V3] = "deepseek_v3", [LLMMEM_MODEL_GRANITE] = "granite",
     [LLMMEM_MODEL_SMOLLM3] = "smollm3",         [LLMMEM_MODEL_KIMI_K2] = "kimi_k2",
+    [LLMMEM_MODEL_LLAMA4] = "llama4",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -36,8 +36,10 @@ static const char *const state_names[] = {"auto", "fp32", "bf16", NULL};
 /* Bits of LLMMEM_KEY_LORA_TARGETS, in bit order. */
 static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up", "down", "experts", NULL};
 static const char *const tristate_names[] = {"auto", "off", "on", NULL};
-static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL};
-static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL};
+/* values 3-6 are left for other vision towers and projectors (NULL: not a choice yet) */
+static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL, NULL, NULL,
+                                           NULL, "llama4_vision_model", NULL};
+static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL, NULL, NULL, NULL, "llama4", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -158,8 +160,9 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_SLIDING_WINDOW_PATTERN, M, "sliding_window_pattern", 0, COUNT_MAX_KEY, 0,
             "n: layer i uses global attention when (i + 1) % n == 0, the others slide (Gemma 2: 2, "
             "Gemma 3: 6); 0: every layer slides"),
-    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 2, 0,
-               "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma)"),
+    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 7, 0,
+               "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma), "
+               "llama4_vision_model (Llama 4)"),
     INT_KEY(LLMMEM_KEY_VISION_HIDDEN_SIZE, M, "vision_hidden_size", 0, SIZE_MAX_KEY, 0, "vision tower width"),
     INT_KEY(LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, M, "vision_intermediate_size", 0, SIZE_MAX_KEY, 0,
             "vision tower MLP width"),
@@ -170,8 +173,23 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_VISION_NUM_CHANNELS, M, "vision_num_channels", 1, 64, 3, "image channels"),
     BOOL_KEY(LLMMEM_KEY_VISION_USE_HEAD, M, "vision_use_head", 0,
              "SigLIP attention-pooling head (probe, attention, norm, MLP)"),
-    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 2, 0,
-               "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear)"),
+    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 7, 0,
+               "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear), "
+               "llama4 (one linear without bias)"),
+    INT_KEY(LLMMEM_KEY_ATTENTION_CHUNK_SIZE, M, "attention_chunk_size", 0, SIZE_MAX_KEY, 0,
+            "tokens of the chunks a chunked-attention layer attends within (Llama 4: 8192; 0: no chunked layers)"),
+    INT_KEY(LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, M, "no_rope_layer_interval", 0, COUNT_MAX_KEY, 4,
+            "n: with attention_chunk_size, layer i attends globally (a NoPE layer) when (i + 1) % n == 0 and "
+            "within its chunk otherwise (Llama 4: 4); 0: every layer is chunked"),
+    INT_KEY(LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP, M, "interleave_moe_layer_step", 0, COUNT_MAX_KEY, 0,
+            "n: layer i is a MoE layer when (i + 1) % n == 0, the others dense (Llama 4 Scout 1, Maverick 2); "
+            "0: first_k_dense_replace and moe_layer_freq decide"),
+    INT_KEY(LLMMEM_KEY_VISION_OUTPUT_DIM, M, "vision_output_dim", 0, SIZE_MAX_KEY, 0,
+            "width of the vision features the llama4 projector maps to the text width"),
+    INT_KEY(LLMMEM_KEY_PROJECTOR_INPUT_DIM, M, "projector_input_dim", 0, SIZE_MAX_KEY, 0,
+            "Llama 4 vision adapter: output width of its first linear (fc1)"),
+    INT_KEY(LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, M, "projector_output_dim", 0, SIZE_MAX_KEY, 0,
+            "Llama 4 vision adapter: width of its second linear (fc2, square)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
@@ -635,6 +653,8 @@ static void list_choices(char *buf, size_t size, const llmmem__key_info *k)
     buf[0] = '\0';
     for (int64_t v = k->min; v <= k->max; v++) {
         const char *name = k->choices[v];
+        if (!name) /* a value no choice holds yet */
+            continue;
         size_t n = strlen(name);
         if (used + n + 3 >= size)
             break;
@@ -701,7 +721,7 @@ llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const 
     if (k->type != LLMMEM_TYPE_CHOICE)
         return llmmem__fail(LLMMEM_ERR_UNKNOWN_KEY, "key %s has no named choices", k->name);
     for (int64_t v = k->min; v <= k->max; v++) {
-        if (strcmp(k->choices[v], name) == 0) {
+        if (k->choices[v] && strcmp(k->choices[v], name) == 0) {
             *value_out = v;
             return LLMMEM_OK;
         }
@@ -792,7 +812,7 @@ llmmem_status llmmem__settings_set_int(llmmem__settings *s, llmmem_object object
     llmmem_status st = check_key(&k, object, key, 0);
     if (st)
         return st;
-    if (value < k->min || value > k->max) {
+    if (value < k->min || value > k->max || (k->type == LLMMEM_TYPE_CHOICE && !k->choices[value])) {
         if (k->type == LLMMEM_TYPE_CHOICE)
             return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s (%lld) is not a valid choice [%lld, %lld]",
                                 k->name, (long long)value, (long long)k->min, (long long)k->max);

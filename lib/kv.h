@@ -56,7 +56,8 @@ uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_gro
  * blocks, and the sharing settings of the requests. */
 typedef struct llmmem__kv_pool {
     uint64_t block;                       /* block_size tokens */
-    uint64_t window, batched;             /* sliding_window, max_num_batched_tokens */
+    uint64_t window, batched;             /* sliding_window (or attention_chunk_size), max_num_batched_tokens */
+    int chunked;                          /* the windowed groups are chunked-attention layers, not sliding */
     uint64_t full_groups, sliding_groups;
     uint64_t token_layer;                 /* paged bytes of one token in one layer on one rank */
     uint64_t group_layers;                /* layers per group on the binding stage */

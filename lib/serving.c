@@ -316,6 +316,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                             "max_model_len (%llu) exceeds the model's max_position_embeddings (%llu)",
                             (unsigned long long)r->max_model_len, (unsigned long long)positions);
     r->pool.window = a->window;
+    r->pool.chunked = a->chunk != 0; /* vllm ChunkedLocalAttentionSpec for the chunked layers */
     r->pool.prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
     r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
     r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
