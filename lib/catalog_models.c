@@ -449,6 +449,22 @@ static const llmmem__preset_value llama_4_scout_17b_16e[] = {
 static const llmmem__preset_value llama_4_maverick_17b_128e[] = {
     LLAMA4_COMMON, K(NUM_EXPERTS, 128), K(INTERLEAVE_MOE_LAYER_STEP, 2), K(MAX_POSITION_EMBEDDINGS, 1048576), END};
 
+/* meta-llama/Llama-3.2-11B-Vision-Instruct config.json: text_config (mllama_text_model: 40 layers of
+ * 4096, 32 heads, 8 KV heads, MLP 14336, vocab 128256 (+ 8 embedding rows), cross-attention layers 3,
+ * 8, ..., 38) and vision_config (mllama_vision_model: 32 layers and 8 gated global ones of 1280, MLP
+ * 5120, 14-pixel patches of 560-pixel tiles, 4 tiles, 8 aspect ratios, output 7680), joined by the
+ * biased multi_modal_projector */
+static const llmmem__preset_value llama_3_2_11b_vision[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MLLAMA), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 40), K(NUM_ATTENTION_HEADS, 32),
+    K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 14336), K(VOCAB_SIZE, 128256), K(EMBEDDING_EXTRA_ROWS, 8),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS),
+    K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),
+    K(CROSS_ATTENTION_FIRST, 3), K(CROSS_ATTENTION_INTERVAL, 5), K(VISION_MODEL_TYPE, 8),
+    K(VISION_HIDDEN_SIZE, 1280), K(VISION_INTERMEDIATE_SIZE, 5120), K(VISION_NUM_HIDDEN_LAYERS, 32),
+    K(VISION_NUM_GLOBAL_LAYERS, 8), K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 560), K(VISION_NUM_CHANNELS, 3),
+    K(VISION_MAX_NUM_TILES, 4), K(VISION_MAX_ASPECT_RATIO_ID, 8), K(VISION_OUTPUT_DIM, 7680),
+    K(MULTIMODAL_PROJECTOR, 8), K(TORCH_DTYPE, BF16), END};
+
 const llmmem__preset llmmem__model_presets[] = {
     {"gpt2", gpt2},
     {"gpt2-medium", gpt2_medium},
@@ -498,6 +514,7 @@ const llmmem__preset llmmem__model_presets[] = {
     {"kimi-k2", kimi_k2},
     {"llama-4-scout-17b-16e", llama_4_scout_17b_16e},
     {"llama-4-maverick-17b-128e", llama_4_maverick_17b_128e},
+    {"llama-3.2-11b-vision", llama_3_2_11b_vision},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -68,6 +68,9 @@ static const llmmem__key_default llama4_structure[] = {
     {LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP, 1}, END,
 };
 
+/* models/mllama/modeling_mllama.py: MllamaTextModel embeds vocab_size + 8 rows */
+static const llmmem__key_default mllama_structure[] = {{LLMMEM_KEY_EMBEDDING_EXTRA_ROWS, 8}, END};
+
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
  * Qwen and SmolLM3 32768, Phi-3 4096, Gemma and Gemma 2 8192, Gemma 3 131072). Fields in order:
@@ -174,6 +177,13 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_LLAMA4, "llama4", LLMMEM_READ_LLAMA4,
      {8, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 5120, 8192, 48, 40, 202048},
      llama4_structure, NULL},
+    /* MllamaTextConfig: vocab_size=128256, hidden_size=4096, intermediate_size=14336,
+     * num_hidden_layers=40, num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=131072,
+     * tie_word_embeddings=False; MllamaTextSelfAttention and MllamaTextCrossAttention take head_dim =
+     * hidden_size / num_attention_heads and no biases; cross_attention_layers (the mllama reader) */
+    {LLMMEM_MODEL_MLLAMA, "mllama", LLMMEM_READ_MLLAMA,
+     {8, 0, 1, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 14336, 40, 32, 128256},
+     mllama_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -191,7 +201,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_GEMMA3_TEXT] = "gemma3_text", [LLMMEM_MODEL_DEEPSEEK_V2] = "deepseek_v2",
     [LLMMEM_MODEL_DEEPSEEK_V3] = "deepseek_v3", [LLMMEM_MODEL_GRANITE] = "granite",
     [LLMMEM_MODEL_SMOLLM3] = "smollm3",         [LLMMEM_MODEL_KIMI_K2] = "kimi_k2",
-    [LLMMEM_MODEL_LLAMA4] = "llama4",
+    [LLMMEM_MODEL_LLAMA4] = "llama4",           [LLMMEM_MODEL_MLLAMA] = "mllama",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -839,6 +839,7 @@ static llmmem_status read_deepseek(const hf *c, const json_t *obj)
 }
 
 static llmmem_status read_llama4(const hf *c, const json_t *root);
+static llmmem_status read_mllama(const hf *c, const json_t *root);
 
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const json_t *obj)
@@ -855,6 +856,7 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_FALCON: return read_falcon(c, obj);
     case LLMMEM_READ_DEEPSEEK: return read_deepseek(c, obj);
     case LLMMEM_READ_LLAMA4: return read_llama4(c, obj);
+    case LLMMEM_READ_MLLAMA: return read_mllama(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
@@ -1119,6 +1121,140 @@ static llmmem_status read_llama4(const hf *c, const json_t *root)
     sub.type = "llama4_vision_model";
     st = read_llama4_vision(&sub, vision);
     return st ? st : set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 7);
+}
+
+/* ---- Llama 3.2 Vision (mllama) ------------------------------------------------------------------ */
+
+/* MllamaTextConfig cross_attention_layers (None: [3, 8, 13, 18, 23, 28, 33, 38]): an arithmetic run
+ * to the last layer maps onto cross_attention_first and _interval, any other list onto a per-layer map. */
+static llmmem_status read_cross_layers(const hf *c, const json_t *obj, int64_t layers)
+{
+    static const int64_t dflt[] = {3, 8, 13, 18, 23, 28, 33, 38};
+    int64_t at[LLMMEM_LAYER_MAP_MAX];
+    size_t n = 0;
+    const json_t *list = json_object_get(obj, "cross_attention_layers");
+    if (!list || json_is_null(list)) {
+        for (; n < sizeof dflt / sizeof dflt[0]; n++)
+            at[n] = dflt[n];
+    } else {
+        if (!json_is_array(list))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "cross_attention_layers", "expected an array, got %s", kind(list));
+        if (json_array_size(list) > LLMMEM_LAYER_MAP_MAX)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "cross_attention_layers", "more than %d entries",
+                           LLMMEM_LAYER_MAP_MAX);
+        for (; n < json_array_size(list); n++) {
+            const json_t *v = json_array_get(list, n);
+            if (!json_is_integer(v))
+                return hf_fail(c, LLMMEM_ERR_PARSE, "cross_attention_layers", "entry %zu: expected an integer, got %s",
+                               n, kind(v));
+            at[n] = (int64_t)json_integer_value(v);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (at[i] < 0 || at[i] >= layers || (i && at[i] <= at[i - 1]))
+            return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "cross_attention_layers",
+                           "entry %zu (%lld) is not a layer after the one before it below num_hidden_layers (%lld)", i,
+                           (long long)at[i], (long long)layers);
+    if (n == 0)
+        return set(c, "cross_attention_layers", LLMMEM_KEY_CROSS_ATTENTION_INTERVAL, 0);
+    int64_t step = n == 1 ? layers : at[1] - at[0];
+    size_t i = 1;
+    while (i < n && at[i] - at[i - 1] == step)
+        i++;
+    if (i == n && at[n - 1] + step >= layers) {
+        llmmem_status st = set(c, "cross_attention_layers", LLMMEM_KEY_CROSS_ATTENTION_FIRST, at[0]);
+        return st ? st : set(c, "cross_attention_layers", LLMMEM_KEY_CROSS_ATTENTION_INTERVAL, step);
+    }
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "cross_attention_layers",
+                       "not periodic, and more than %d layers are not modelled layer by layer", LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t l = 0, k = 0; l < layers; l++) {
+        int is_cross = (size_t)k < n && at[k] == l;
+        k += is_cross;
+        llmmem__layer_map_push(&map, is_cross ? LLMMEM_MIXER_CROSS : LLMMEM_MIXER_FULL);
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
+/* MllamaVisionConfig: hidden_size=1280, intermediate_size=5120, num_hidden_layers=32,
+ * num_global_layers=8, num_channels=3, image_size=448, patch_size=14, max_num_tiles=4,
+ * vision_output_dim=7680, supported_aspect_ratios (None: the 8 of max_num_tiles 4); attention_heads
+ * and intermediate_layers_indices change no count. */
+static llmmem_status read_mllama_vision(const hf *c, const json_t *obj)
+{
+    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 8);
+    if (!st)
+        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 1280, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5120, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 32, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_global_layers"), LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, 8, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 14, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 448, NULL);
+    if (!st)
+        st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
+    if (!st)
+        st = required(c, obj, NAMES("vision_output_dim"), LLMMEM_KEY_VISION_OUTPUT_DIM, 7680, NULL);
+    int64_t tiles = 4;
+    if (!st)
+        st = required(c, obj, NAMES("max_num_tiles"), LLMMEM_KEY_VISION_MAX_NUM_TILES, 4, &tiles);
+    if (st)
+        return st;
+    const json_t *ratios = json_object_get(obj, "supported_aspect_ratios");
+    if (!ratios || json_is_null(ratios)) {
+        if (tiles != 4) /* MllamaVisionConfig raises: the default list is max_num_tiles 4's */
+            return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "supported_aspect_ratios", "is missing, and max_num_tiles is %lld, "
+                           "not 4", (long long)tiles);
+        return set(c, "supported_aspect_ratios", LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, 8);
+    }
+    if (!json_is_array(ratios))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "supported_aspect_ratios", "expected an array, got %s", kind(ratios));
+    return set(c, "supported_aspect_ratios", LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, (int64_t)json_array_size(ratios));
+}
+
+/* MllamaConfig: text_config (mllama_text_model: Llama's fields and cross_attention_layers) and
+ * vision_config (mllama_vision_model), joined by the multi_modal_projector. */
+static llmmem_status read_mllama(const hf *c, const json_t *root)
+{
+    const json_t *text, *vision;
+    llmmem_status st = sub_config(c, root, "text_config", "mllama", &text);
+    if (!st)
+        st = sub_config(c, root, "vision_config", "mllama", &vision);
+    if (st)
+        return st;
+    const char *type;
+    hf sub = *c;
+    sub.nested = 1;
+    sub.prefix = "text_config.";
+    st = sub_type(&sub, text, "mllama_text_model", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "mllama_text_model") != 0)
+        return unsupported_string(&sub, "model_type", type, "mllama takes mllama_text_model");
+    sub.type = "mllama_text_model";
+    st = read_common_checks(&sub, text);
+    if (!st)
+        st = read_llama_like(&sub, text);
+    if (!st)
+        st = read_cross_layers(&sub, text, llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
+    if (st)
+        return st;
+    sub.prefix = "vision_config.";
+    st = sub_type(&sub, vision, "mllama_vision_model", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "mllama_vision_model") != 0)
+        return unsupported_string(&sub, "model_type", type, "mllama takes mllama_vision_model");
+    sub.type = "mllama_vision_model";
+    st = read_mllama_vision(&sub, vision);
+    return st ? st : set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 8);
 }
 
 /* Gemma3Config: text_config is a Gemma3TextConfig, vision_config a SiglipVisionConfig, joined

@@ -227,7 +227,8 @@ enum llmmem__mixer {
     LLMMEM_MIXER_LINEAR = 4,   /* linear attention: a fixed state per sequence (not modelled yet) */
     LLMMEM_MIXER_SSM = 5,      /* state-space model (Mamba-2): a fixed state per sequence (not modelled yet) */
     LLMMEM_MIXER_NONE = 6,     /* no token mixer: a feed-forward-only layer (Nemotron-H '-') */
-    LLMMEM_MIXERS = 7
+    LLMMEM_MIXER_CROSS = 8,    /* cross-attention to the image: caches the image's keys and values (mllama) */
+    LLMMEM_MIXERS = 9
 };
 enum llmmem__ffn {
     LLMMEM_FFN_DENSE = 0,      /* one MLP (gated or two-matrix: the model's mlp_gated) */
@@ -334,10 +335,13 @@ typedef struct llmmem__geometry {
     uint64_t window;             /* the tokens a windowed layer keeps: sliding_window, or attention_chunk_size
                                   * for a chunked model (transformers caches a chunked layer as a sliding one) */
     uint64_t chunk;              /* attention_chunk_size when the model has chunked layers; 0 otherwise */
+    /* cross-attention layers (mllama): what one image adds to each one's cache, per sequence: its
+     * tokens (tiles x patches) of `cross_heads` heads (the kv_token's width and vectors) */
+    uint64_t cross_layers, image_tokens, cross_heads;
     llmmem__layer_plan plan;     /* the kind of every decoder layer */
     /* the sets views ask for: every layer, attention, dense and MoE feed-forwards, windowed layers
      * (sliding and chunked: both keep at most `window` tokens in a contiguous cache), chunked ones */
-    llmmem__kind_set all, attention, dense, moe, sliding, chunked;
+    llmmem__kind_set all, attention, dense, moe, sliding, chunked, cross;
     uint64_t dense_layers, moe_layers;    /* decoder layers with a dense MLP and with a MoE block */
     /* what one token adds to an attention layer of any kind: the decompressed keys and values, as
      * the attention computes them (what a Hugging Face cache stores) */

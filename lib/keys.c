@@ -38,8 +38,8 @@ static const char *const lora_target_names[] = {"q", "k", "v", "o", "gate", "up"
 static const char *const tristate_names[] = {"auto", "off", "on", NULL};
 /* values 3-6 are left for other vision towers and projectors (NULL: not a choice yet) */
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", NULL, NULL, NULL,
-                                           NULL, "llama4_vision_model", NULL};
-static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL, NULL, NULL, NULL, "llama4", NULL};
+                                           NULL, "llama4_vision_model", "mllama_vision_model", NULL};
+static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", NULL, NULL, NULL, NULL, "llama4", "mllama", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -160,9 +160,9 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_SLIDING_WINDOW_PATTERN, M, "sliding_window_pattern", 0, COUNT_MAX_KEY, 0,
             "n: layer i uses global attention when (i + 1) % n == 0, the others slide (Gemma 2: 2, "
             "Gemma 3: 6); 0: every layer slides"),
-    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 7, 0,
+    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 8, 0,
                "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma), "
-               "llama4_vision_model (Llama 4)"),
+               "llama4_vision_model (Llama 4), mllama_vision_model (Llama 3.2 Vision)"),
     INT_KEY(LLMMEM_KEY_VISION_HIDDEN_SIZE, M, "vision_hidden_size", 0, SIZE_MAX_KEY, 0, "vision tower width"),
     INT_KEY(LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, M, "vision_intermediate_size", 0, SIZE_MAX_KEY, 0,
             "vision tower MLP width"),
@@ -173,9 +173,9 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_VISION_NUM_CHANNELS, M, "vision_num_channels", 1, 64, 3, "image channels"),
     BOOL_KEY(LLMMEM_KEY_VISION_USE_HEAD, M, "vision_use_head", 0,
              "SigLIP attention-pooling head (probe, attention, norm, MLP)"),
-    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 7, 0,
+    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 8, 0,
                "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear), "
-               "llama4 (one linear without bias)"),
+               "llama4 (one linear without bias), mllama (one biased linear)"),
     INT_KEY(LLMMEM_KEY_ATTENTION_CHUNK_SIZE, M, "attention_chunk_size", 0, SIZE_MAX_KEY, 0,
             "tokens of the chunks a chunked-attention layer attends within (Llama 4: 8192; 0: no chunked layers)"),
     INT_KEY(LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, M, "no_rope_layer_interval", 0, COUNT_MAX_KEY, 4,
@@ -190,6 +190,19 @@ static const llmmem__key_info key_table[] = {
             "Llama 4 vision adapter: output width of its first linear (fc1)"),
     INT_KEY(LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, M, "projector_output_dim", 0, SIZE_MAX_KEY, 0,
             "Llama 4 vision adapter: width of its second linear (fc2, square)"),
+    INT_KEY(LLMMEM_KEY_CROSS_ATTENTION_INTERVAL, M, "cross_attention_interval", 0, COUNT_MAX_KEY, 0,
+            "n: decoder layer i is a cross-attention layer (its keys and values from the image) when i >= "
+            "cross_attention_first and (i - cross_attention_first) % n == 0 (mllama: 5); 0: no cross-attention layers"),
+    INT_KEY(LLMMEM_KEY_CROSS_ATTENTION_FIRST, M, "cross_attention_first", 0, COUNT_MAX_KEY, 0,
+            "the first cross-attention layer (mllama: 3)"),
+    INT_KEY(LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, M, "vision_num_global_layers", 0, COUNT_MAX_KEY, 0,
+            "mllama vision tower: layers of its gated global transformer"),
+    INT_KEY(LLMMEM_KEY_VISION_MAX_NUM_TILES, M, "vision_max_num_tiles", 0, 1024, 0,
+            "mllama vision tower: tiles an image is split into at most"),
+    INT_KEY(LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, M, "vision_max_aspect_ratio_id", 0, 1 << 20, 0,
+            "mllama vision tower: supported aspect ratios; its tile embeddings have one row more"),
+    INT_KEY(LLMMEM_KEY_EMBEDDING_EXTRA_ROWS, M, "embedding_extra_rows", 0, SIZE_MAX_KEY, 0,
+            "rows the input embedding holds past vocab_size, which the LM head lacks (mllama: 8)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

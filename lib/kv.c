@@ -38,6 +38,17 @@ llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view)
+{
+    llmmem_status st = llmmem__kv_shape(a, m);
+    if (st == LLMMEM_OK && (*a)->cross_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model with cross-attention layers (%llu, mllama's) is not modelled: their cache "
+                            "holds the image's keys and values; the contiguous cache (llmmem_kv_cache_bytes) models it",
+                            view, (unsigned long long)(*a)->cross_layers);
+    return st;
+}
+
 /* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
  * one byte an element, their scales are the cache's own (llmmem__kv_token_layer_bytes). */
 static llmmem_format kv_format(llmmem_kv_cache_dtype d)
@@ -282,8 +293,21 @@ llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_mode
         return st;
     /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
      * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
-    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, a->layers - sliding, sliding, a->window, sequences, tokens_each))
+    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, a->layers - sliding - a->cross_layers, sliding, a->window,
+                                      sequences, tokens_each))
         return overflow("contiguous KV cache bytes");
+    if (a->cross_layers && sequences && tokens_each) {
+        /* transformers models/mllama/modeling_mllama.py MllamaTextCrossAttention: the image's keys and
+         * values (one image of image_tokens a sequence), repeat_kv'd to every query head, then cached */
+        llmmem__geometry cross = *a;
+        uint64_t cross_layer, image = 0;
+        cross.kv_token.heads = a->cross_heads;
+        if ((st = llmmem__kv_token_layer_bytes(&cross_layer, &cross, dtype, 1, 1)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__kv_contiguous_layers(&image, cross_layer, a->cross_layers, 0, 0, sequences, a->image_tokens) ||
+            !llmmem__add(bytes_out, *bytes_out, image))
+            return overflow("contiguous KV cache bytes");
+    }
     return LLMMEM_OK;
 }
 

@@ -10,6 +10,10 @@
 /* The model's geometry, when it has the shapes a cache needs; fails for an incomplete model or one
  * given by num_parameters alone. */
 llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m);
+/* The same for a view that caches every layer's keys and values per token (vLLM's paged cache,
+ * transformers' generate loop): fails for a model with cross-attention layers, whose cache holds the
+ * image's keys and values instead (modelled in the contiguous cache alone). */
+llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view);
 
 /* Bytes of one element of a cache in d (fp8 and int8 modes: one; their scales are counted per
  * token by llmmem__kv_token_layer_bytes). */

@@ -269,7 +269,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(s);
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape(&a, model);
+    llmmem_status st = llmmem__kv_token_shape(&a, model, "vLLM's paged cache");
     if (st)
         return st;
     int64_t mode = sv(s, LLMMEM_KEY_MODE);
@@ -576,7 +576,7 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(s);
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape(&a, model);
+    llmmem_status st = llmmem__kv_token_shape(&a, model, "vLLM's paged cache");
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);

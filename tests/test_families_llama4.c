@@ -1,6 +1,7 @@
-/* Llama 4: the llama4 family (text_config llama4_text, vision_config llama4_vision_model) read
+/* Llama 4 and Llama 3.2 Vision: the llama4 family (text_config llama4_text, vision_config llama4_vision_model) read
  * from its published config.json and counted against Meta's safetensors totals, its presets, and
- * the KV cache of its chunked-attention layers in the Hugging Face and vLLM layouts. Every
+ * the KV cache of its chunked-attention layers in the Hugging Face and vLLM layouts; the mllama
+ * family (text layers with cross-attention to the image) likewise. Every
  * expected number is worked out by hand in its comment from the config's shapes and the source
  * named there. */
 #include <stdio.h>
@@ -298,6 +299,113 @@ START_TEST(llama4_layer_types_api)
 }
 END_TEST
 
+/* ---- Llama 3.2 Vision (mllama) ------------------------------------------------------------------ */
+
+/* meta-llama/Llama-3.2-11B-Vision-Instruct: the Hub's safetensors metadata gives 10,670,220,835
+ * parameters, all BF16. From the config (text_config 40 layers of 4096, 32 heads of 128, 8 KV heads,
+ * MLP 14336, vocab 128256, cross_attention_layers 3, 8, ..., 38; vision_config 32 + 8 layers of
+ * 1280, MLP 5120, 560-pixel tiles of 14-pixel patches, 4 tiles, 8 aspect ratios, output 7680) and
+ * transformers models/mllama/modeling_mllama.py:
+ *   embed_tokens (128256 + 8) x 4096 = 525,369,344; lm_head 128256 x 4096 = 525,336,576;
+ *   a self-attention layer: q, o 4096^2 and k, v 1024 x 4096: 41,943,040; MLP 3 x 4096 x 14336 =
+ *     176,160,768; two RMSNorms 8,192: 218,112,000, x 32 = 6,979,584,000;
+ *   a cross-attention layer: the same and q_norm, k_norm 2 x 128 and two gates: 218,112,258, x 8 =
+ *     1,744,898,064; the final norm 4,096: 9,775,192,080 of text;
+ *   vision: patch conv 1280 x 3 x 14 x 14 = 752,640; class_embedding 1,280; positions
+ *     ((560 / 14)^2 + 1 = 1601) x 1280 = 2,049,280 and a gate; tile positions 9 x (4 x 1601 x 1280) =
+ *     73,774,080; pre- and post-tile embeddings 2 x (9 x 4 x 1280 + 1 gate) = 92,162; layernorm_pre
+ *     and _post 5,120; a layer: q, k, v, o 4 x 1280^2 = 6,553,600, fc1 1280 x 5120 + 5120, fc2
+ *     5120 x 1280 + 1280, two LayerNorms 5,120: 19,672,320, x 32 = 629,514,240; 8 global layers
+ *     with two gates each 157,378,576: 863,567,379 in all;
+ *   multi_modal_projector 7680 x 4096 + 4096 = 31,461,376;
+ *   9,775,192,080 + 863,567,379 + 31,461,376 = 10,670,220,835. */
+START_TEST(mllama_11b)
+{
+    llmmem_model *m = load("llama-3.2-11b-vision-instruct.json");
+    ck_assert_uint_eq(total(m), 10670220835ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_EMBEDDING), 525369344ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_VISION), 863567379ULL + 31461376ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_MLLAMA);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_CROSS_ATTENTION_FIRST), 3);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_CROSS_ATTENTION_INTERVAL), 5);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID), 8);
+    llmmem_model_free(m);
+    llmmem_model *p = preset("llama-3.2-11b-vision");
+    ck_assert_uint_eq(total(p), 10670220835ULL);
+    llmmem_model_free(p);
+}
+END_TEST
+
+/* The cross-attention layers' cache holds the image's keys and values, not the text's
+ * (MllamaTextCrossAttention caches the k/v projections of the image's 4 x 1601 = 6,404 tokens,
+ * repeat_kv'd to the 32 query heads). Llama 3.2 11B Vision, bf16, one sequence of 4,096 text tokens:
+ *   32 self-attention layers x 4,096 tokens x (2 x 8 x 128 x 2 = 4,096 bytes) = 536,870,912;
+ *   8 cross-attention layers x 6,404 tokens x (2 x 32 x 128 x 2 = 16,384 bytes) = 839,385,088;
+ *   1,376,256,000 in all; two sequences twice that. vLLM's paged cache, the generate loop and the
+ *   activations of cross-attention layers are refused, not guessed. */
+START_TEST(mllama_kv)
+{
+    llmmem_model *m = preset("llama-3.2-11b-vision");
+    ck_assert_uint_eq(contiguous(m, 4096), 1376256000ULL);
+    llmmem_strategy *s = NULL;
+    uint64_t b = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_BF16));
+    ck_assert_ok(llmmem_kv_cache_bytes(&b, m, s, 2, 4096));
+    ck_assert_uint_eq(b, 2 * 1376256000ULL);
+    llmmem_hardware *hw = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "cross-attention layers (8, mllama's)"));
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    llmmem_report_free(rep);
+    llmmem_serving_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* cross_attention_layers that are not every n-th layer from the first: a per-layer map (a small
+ * mllama of the transformers test suite's shapes: 4 layers of 32, 4 heads of 8, 2 KV heads, MLP 37,
+ * vocab 99, a 1-layer vision tower of 16 on 28-pixel images of 14-pixel patches, 2 tiles, 1 ratio). */
+START_TEST(mllama_cross_layers)
+{
+    static const char head[] =
+        "{\"model_type\": \"mllama\", \"vision_config\": {\"model_type\": \"mllama_vision_model\", "
+        "\"hidden_size\": 16, \"intermediate_size\": 32, \"num_hidden_layers\": 1, \"num_global_layers\": 1, "
+        "\"image_size\": 28, \"patch_size\": 14, \"max_num_tiles\": 2, \"supported_aspect_ratios\": [[1, 1]], "
+        "\"vision_output_dim\": 32}, \"text_config\": {\"model_type\": \"mllama_text_model\", \"hidden_size\": 32, "
+        "\"intermediate_size\": 37, \"num_hidden_layers\": 4, \"num_attention_heads\": 4, "
+        "\"num_key_value_heads\": 2, \"vocab_size\": 99, \"cross_attention_layers\": ";
+    char json[1024];
+    llmmem_model *m = NULL;
+    /* layers 0 and 3: every third from 0 up to the last layer; 2 self layers of 2 x 2 x 8 x 2 = 64 bytes
+     * a token and 2 cross layers of 2 x 4 x 8 x 2 = 128 bytes for each of 2 x (2^2 + 1) = 10 image
+     * tokens; 10 text tokens: 2 x 10 x 64 + 2 x 10 x 128 = 3,840 */
+    snprintf(json, sizeof json, "%s[0, 3]}}", head);
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_CROSS_ATTENTION_FIRST), 0);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_CROSS_ATTENTION_INTERVAL), 3);
+    ck_assert_uint_eq(contiguous(m, 10), 3840);
+    llmmem_model_free(m);
+    /* layers 0, 1 and 3: no step, a per-layer map; 10 x 64 + 3 x 10 x 128 = 4,480 */
+    snprintf(json, sizeof json, "%s[0, 1, 3]}}", head);
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_CROSS_ATTENTION_INTERVAL), 0);
+    ck_assert_uint_eq(contiguous(m, 10), 4480);
+    llmmem_model_free(m);
+    snprintf(json, sizeof json, "%s[1, 4]}}", head);
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, json, strlen(json)), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "text_config.cross_attention_layers"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("families_llama4");
@@ -308,6 +416,9 @@ static Suite *suite(void)
     tcase_add_test(tc, llama4_kv_contiguous);
     tcase_add_test(tc, llama4_kv_vllm);
     tcase_add_test(tc, llama4_layer_types_api);
+    tcase_add_test(tc, mllama_11b);
+    tcase_add_test(tc, mllama_kv);
+    tcase_add_test(tc, mllama_cross_layers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -156,7 +156,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_QUANTIZATION_DOUBLE_QUANT = 1039, /**< bool: its bitsandbytes statistics are double-quantized */
     LLMMEM_KEY_SLIDING_WINDOW = 1040,          /**< tokens a sliding-window layer attends to (0: none) */
     LLMMEM_KEY_SLIDING_WINDOW_PATTERN = 1041,  /**< n: layer i is global when (i + 1) % n == 0; 0: all layers slide */
-    LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model, ..., llama4_vision_model */
+    LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model, ..., llama4_vision_model, mllama_vision_model */
     LLMMEM_KEY_VISION_HIDDEN_SIZE = 1043,      /**< vision tower width */
     LLMMEM_KEY_VISION_INTERMEDIATE_SIZE = 1044, /**< vision tower MLP width */
     LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS = 1045, /**< vision tower layers */
@@ -164,13 +164,19 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_IMAGE_SIZE = 1047,       /**< vision input side in pixels */
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
-    LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3, ..., llama4 */
+    LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3, ..., llama4, mllama */
     LLMMEM_KEY_ATTENTION_CHUNK_SIZE = 1110,    /**< tokens of the chunks a chunked-attention layer attends within (0: none) */
     LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL = 1111,  /**< n: with attention_chunk_size, layer i is global when (i + 1) % n == 0, else chunked; 0: all chunked */
     LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP = 1112, /**< n: layer i is MoE when (i + 1) % n == 0 (Llama 4); 0: first_k_dense_replace and moe_layer_freq */
     LLMMEM_KEY_VISION_OUTPUT_DIM = 1113,       /**< width of the vision features the projector takes (Llama 4 vision_output_dim) */
     LLMMEM_KEY_PROJECTOR_INPUT_DIM = 1114,     /**< Llama 4 vision adapter: output width of its first linear */
     LLMMEM_KEY_PROJECTOR_OUTPUT_DIM = 1115,    /**< Llama 4 vision adapter: width of its second linear */
+    LLMMEM_KEY_CROSS_ATTENTION_INTERVAL = 1116, /**< n: layer i is a cross-attention layer when i >= cross_attention_first and (i - first) % n == 0 (mllama: 5); 0: none */
+    LLMMEM_KEY_CROSS_ATTENTION_FIRST = 1117,   /**< the first cross-attention layer (mllama: 3) */
+    LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS = 1118, /**< mllama vision: layers of its gated global transformer */
+    LLMMEM_KEY_VISION_MAX_NUM_TILES = 1119,    /**< mllama vision: tiles an image is split into at most */
+    LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID = 1120, /**< mllama vision: supported aspect ratios (rows of its tile embeddings less one) */
+    LLMMEM_KEY_EMBEDDING_EXTRA_ROWS = 1121,    /**< embedding rows past vocab_size that the LM head lacks (mllama: 8) */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -332,7 +338,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_GRANITE = 19,     /**< "granite" (IBM Granite 3.x dense) */
     LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
     LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
-    LLMMEM_MODEL_LLAMA4 = 22       /**< "llama4" (Llama 4: text_config llama4_text, vision_config llama4_vision_model) */
+    LLMMEM_MODEL_LLAMA4 = 22,      /**< "llama4" (Llama 4: text_config llama4_text, vision_config llama4_vision_model) */
+    LLMMEM_MODEL_MLLAMA = 23       /**< "mllama" (Llama 3.2 Vision: text layers with cross-attention, mllama_vision_model) */
 } llmmem_model_type;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
