@@ -184,6 +184,10 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_MLLAMA, "mllama", LLMMEM_READ_MLLAMA,
      {8, 0, 1, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 14336, 40, 32, 128256},
      mllama_structure, NULL},
+    /* Llama4TextConfig alone (Llama4ForCausalLM): the llama4 row's text defaults */
+    {LLMMEM_MODEL_LLAMA4_TEXT, "llama4_text", LLMMEM_READ_LLAMA4_TEXT,
+     {8, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 5120, 8192, 48, 40, 202048},
+     llama4_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -202,6 +206,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_DEEPSEEK_V3] = "deepseek_v3", [LLMMEM_MODEL_GRANITE] = "granite",
     [LLMMEM_MODEL_SMOLLM3] = "smollm3",         [LLMMEM_MODEL_KIMI_K2] = "kimi_k2",
     [LLMMEM_MODEL_LLAMA4] = "llama4",           [LLMMEM_MODEL_MLLAMA] = "mllama",
+    [LLMMEM_MODEL_LLAMA4_TEXT] = "llama4_text",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

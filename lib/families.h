@@ -21,7 +21,8 @@ enum llmmem__config_reader {
     LLMMEM_READ_FALCON,         /* new_decoder_architecture, multi_query, parallel_attn */
     LLMMEM_READ_DEEPSEEK,       /* multi-head latent attention and DeepSeek MoE */
     LLMMEM_READ_LLAMA4,         /* Llama4Config: text_config (llama4_text) and vision_config */
-    LLMMEM_READ_MLLAMA          /* MllamaConfig: text_config (mllama_text_model) and vision_config */
+    LLMMEM_READ_MLLAMA,         /* MllamaConfig: text_config (mllama_text_model) and vision_config */
+    LLMMEM_READ_LLAMA4_TEXT     /* Llama4TextConfig alone */
 };
 
 /* Where a family's sliding window applies. */
@@ -75,7 +76,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_MLLAMA
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_LLAMA4_TEXT
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

@@ -840,6 +840,7 @@ static llmmem_status read_deepseek(const hf *c, const json_t *obj)
 
 static llmmem_status read_llama4(const hf *c, const json_t *root);
 static llmmem_status read_mllama(const hf *c, const json_t *root);
+static llmmem_status read_llama4_text(const hf *c, const json_t *obj);
 
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const json_t *obj)
@@ -857,6 +858,7 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_DEEPSEEK: return read_deepseek(c, obj);
     case LLMMEM_READ_LLAMA4: return read_llama4(c, obj);
     case LLMMEM_READ_MLLAMA: return read_mllama(c, obj);
+    case LLMMEM_READ_LLAMA4_TEXT: return read_llama4_text(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

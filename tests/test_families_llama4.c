@@ -124,6 +124,21 @@ START_TEST(llama4_maverick)
 }
 END_TEST
 
+/* A Llama 4 text model alone (model_type llama4_text, Llama4ForCausalLM): the text_config of
+ * Scout as a text-only fine-tune ships it (the config quoted in vllm-project/vllm#20581). Meta
+ * publishes no text-only checkpoint, so no publisher figure: the hand derivation above gives
+ * 107,769,861,120 (Scout's text part: 48 x 2,202,101,760 + 2 x 1,034,485,760 + 5,120). */
+START_TEST(llama4_text)
+{
+    llmmem_model *m = load("llama-4-scout-17b-16e-text.json");
+    ck_assert_uint_eq(total(m), 107769861120ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_VISION), 0);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_LLAMA4_TEXT);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL), 4);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* A small llama4 config (the shapes of the transformers test suite's Llama4 tester) to check the
  * reading of moe_layers, no_rope_layers and layer_types, and the fields refused. */
 static const char small_head[] =
@@ -412,6 +427,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, llama4_scout);
     tcase_add_test(tc, llama4_maverick);
+    tcase_add_test(tc, llama4_text);
     tcase_add_test(tc, llama4_layers);
     tcase_add_test(tc, llama4_kv_contiguous);
     tcase_add_test(tc, llama4_kv_vllm);

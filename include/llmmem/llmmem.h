@@ -339,7 +339,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
     LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
     LLMMEM_MODEL_LLAMA4 = 22,      /**< "llama4" (Llama 4: text_config llama4_text, vision_config llama4_vision_model) */
-    LLMMEM_MODEL_MLLAMA = 23       /**< "mllama" (Llama 3.2 Vision: text layers with cross-attention, mllama_vision_model) */
+    LLMMEM_MODEL_MLLAMA = 23,      /**< "mllama" (Llama 3.2 Vision: text layers with cross-attention, mllama_vision_model) */
+    LLMMEM_MODEL_LLAMA4_TEXT = 24  /**< "llama4_text" (a Llama 4 text model alone, Llama4ForCausalLM) */
 } llmmem_model_type;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
