@@ -254,7 +254,8 @@ END_TEST
  * 2,048 + 3 x 640 = 3,968 blocks = 3,968 x 786,432 = 3,120,562,176 bytes; concurrency
  * 10,922 / 3,968 = 2.75x. 4,096 tokens: 256 + 3 x 256 = 1,024 blocks.
  * --disable-hybrid-kv-cache-manager (what vllm/config/vllm.py also does for chunked local attention
- * when VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE is off): one group of 48 full-attention layers,
+ * when VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE is 0, vllm/envs.py's default before it
+ * became 1; the key's default, the hybrid manager on, is today's): one group of 48 full-attention layers,
  * 131,072 // 48 = 2,730 blocks, 2,048 per request. */
 START_TEST(llama4_kv_vllm)
 {
@@ -310,6 +311,17 @@ START_TEST(llama4_layer_types_api)
     ck_assert_status(llmmem_model_total_parameters(&n, m), LLMMEM_ERR_INCOMPLETE);
     ck_assert_str_eq(llmmem_last_message(),
                      "layer_types has chunked_attention layers but attention_chunk_size is not set");
+    llmmem_model_free(m);
+    /* one window a model: a sliding window beside chunked attention is refused, not guessed */
+    m = preset("llama-4-scout-17b-16e");
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_SLIDING_WINDOW, 4096));
+    ck_assert_status(llmmem_model_total_parameters(&n, m), LLMMEM_ERR_UNSUPPORTED);
+    llmmem_model_free(m);
+    /* vision_model_type and multimodal_projector values 3-6 name no tower yet: refused */
+    ck_assert_ok(llmmem_model_new(&m));
+    ck_assert_status(llmmem_model_set_int(m, LLMMEM_KEY_VISION_MODEL_TYPE, 4), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_VISION_MODEL_TYPE, 7));
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MULTIMODAL_PROJECTOR, 8), "mllama");
     llmmem_model_free(m);
 }
 END_TEST
