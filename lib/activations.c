@@ -694,6 +694,10 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "training activations need the model's shapes: a model given by num_parameters "
                             "alone has no layers to save tensors of");
+    if (m->geo.cross_layers) /* their keys and values come from the image, their scores are text x image */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "activations of cross-attention layers (%llu, mllama's) are not modelled",
+                            (unsigned long long)m->geo.cross_layers);
     llmmem_status st = llmmem__semantics_make(&k->sem, s);
     if (st != LLMMEM_OK)
         return st;

@@ -355,23 +355,34 @@ llmmem__kind_set llmmem__kinds_of(const llmmem__layer_plan *p, unsigned mixers, 
  * != 0 (transformers Gemma2DecoderLayer: even layers slide, pattern 2; Gemma3TextConfig
  * sliding_window_pattern 6: five sliding layers, then a full one). Attention over every token is
  * MLA's when the model has kv_lora_rank. */
-static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t pattern)
+static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t pattern, uint64_t interval)
 {
     const llmmem__layer_map *map = &b->m->layer_map;
     enum llmmem__mixer global = b->geo->kv_lora_rank ? LLMMEM_MIXER_MLA : LLMMEM_MIXER_FULL;
+    uint64_t cross = value(b, LLMMEM_KEY_CROSS_ATTENTION_INTERVAL), first = value(b, LLMMEM_KEY_CROSS_ATTENTION_FIRST);
+    /* transformers MllamaTextModel: MllamaCrossAttentionDecoderLayer where i is in cross_attention_layers */
+    if (cross && i >= first && (i - first) % cross == 0)
+        return LLMMEM_MIXER_CROSS;
     if (map->layers)
         return map->mixer[i] == LLMMEM_MIXER_FULL ? global : (enum llmmem__mixer)map->mixer[i];
+    /* transformers Llama4TextConfig: no_rope_layers[i] = (i + 1) % no_rope_layer_interval != 0, and
+     * layer_types[i] "chunked_attention" where no_rope_layers[i], "full_attention" (NoPE) elsewhere */
+    if (b->geo->chunk)
+        return interval == 0 || (i + 1) % interval != 0 ? LLMMEM_MIXER_CHUNKED : global;
     if (b->geo->window && (pattern == 0 || (i + 1) % pattern != 0))
         return LLMMEM_MIXER_SLIDING;
     return global;
 }
 
 /* The feed-forward of decoder layer i. DeepSeek modeling_deepseek.py: layer i is MoE if
- * i >= first_k_dense_replace and i % moe_layer_freq == 0. */
-static enum llmmem__ffn ffn_of(const builder *b, uint64_t i, uint64_t first_dense, uint64_t freq)
+ * i >= first_k_dense_replace and i % moe_layer_freq == 0; with interleave_moe_layer_step n,
+ * transformers Llama4TextConfig moe_layers = range(n - 1, num_hidden_layers, n). */
+static enum llmmem__ffn ffn_of(const builder *b, uint64_t i, uint64_t first_dense, uint64_t freq, uint64_t step)
 {
     if (value(b, LLMMEM_KEY_NUM_EXPERTS) == 0)
         return LLMMEM_FFN_DENSE;
+    if (step)
+        return (i + 1) % step == 0 ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE;
     return i >= first_dense && i % freq == 0 ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE;
 }
 
@@ -401,22 +412,37 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     llmmem__layer_plan *p = &g->plan;
     const llmmem__layer_map *map = &b->m->layer_map;
     g->window = value(b, LLMMEM_KEY_SLIDING_WINDOW);
+    g->chunk = value(b, LLMMEM_KEY_ATTENTION_CHUNK_SIZE);
     g->kv_lora_rank = value(b, LLMMEM_KEY_KV_LORA_RANK);
-    uint64_t pattern = value(b, LLMMEM_KEY_SLIDING_WINDOW_PATTERN);
+    uint64_t pattern = value(b, LLMMEM_KEY_SLIDING_WINDOW_PATTERN), interval = value(b, LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL);
     uint64_t first_dense = value(b, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), freq = value(b, LLMMEM_KEY_MOE_LAYER_FREQ);
+    uint64_t step = value(b, LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP);
     const int moe = value(b, LLMMEM_KEY_NUM_EXPERTS) != 0;
+    if (g->window && g->chunk) /* one window per model: a cache layer keeps sliding_window or the chunk */
+        return fail(b, LLMMEM_ERR_UNSUPPORTED, "sliding_window (%llu) and attention_chunk_size (%llu) in one model "
+                    "are not modelled", (unsigned long long)g->window, (unsigned long long)g->chunk);
     if (map->layers) {
         if (map->layers != layers)
             return fail(b, LLMMEM_ERR_INCOMPATIBLE, "layer_types has %llu entries, but num_hidden_layers is %llu",
                         (unsigned long long)map->layers, (unsigned long long)layers);
         if (g->window == 0 && memchr(map->mixer, LLMMEM_MIXER_SLIDING, map->layers))
             return fail(b, LLMMEM_ERR_INCOMPLETE, "layer_types has sliding_attention layers but sliding_window is not set");
+        if (g->chunk == 0 && memchr(map->mixer, LLMMEM_MIXER_CHUNKED, map->layers))
+            return fail(b, LLMMEM_ERR_INCOMPLETE,
+                        "layer_types has chunked_attention layers but attention_chunk_size is not set");
     }
     p->layers = layers;
     p->listed = layers < LLMMEM_LAYER_MAP_MAX ? layers : LLMMEM_LAYER_MAP_MAX;
     p->period = 1;
     if (layers > p->listed) { /* no map: periodic keys alone (a map has at most LLMMEM_LAYER_MAP_MAX layers) */
-        uint64_t pm = g->window && pattern ? pattern : 1, pf = moe ? freq : 1, lead = moe ? first_dense : 0;
+        uint64_t pm = g->window && pattern ? pattern : g->chunk && interval ? interval : 1;
+        uint64_t pf = moe ? (step ? step : freq) : 1, lead = moe && !step ? first_dense : 0;
+        uint64_t pc = value(b, LLMMEM_KEY_CROSS_ATTENTION_INTERVAL);
+        if (pc) { /* cross-attention layers repeat every pc layers from the first */
+            pm = pm / llmmem__gcd(pm, pc) * pc;
+            if (value(b, LLMMEM_KEY_CROSS_ATTENTION_FIRST) > lead)
+                lead = value(b, LLMMEM_KEY_CROSS_ATTENTION_FIRST);
+        }
         uint64_t q = pm / llmmem__gcd(pm, pf);
         if (q > LLMMEM_LAYER_MAP_MAX / pf || lead > LLMMEM_LAYER_MAP_MAX - q * pf)
             return fail(b, LLMMEM_ERR_UNSUPPORTED,
@@ -427,7 +453,8 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
         p->period = q * pf;
     }
     for (uint64_t i = 0; i < p->listed; i++) {
-        llmmem__layer_kind kind = {(uint8_t)mixer_of(b, i, pattern), (uint8_t)ffn_of(b, i, first_dense, freq)};
+        llmmem__layer_kind kind = {(uint8_t)mixer_of(b, i, pattern, interval),
+                                   (uint8_t)ffn_of(b, i, first_dense, freq, step)};
         unsigned k = 0;
         while (k < p->n && (p->kind[k].mixer != kind.mixer || p->kind[k].ffn != kind.ffn))
             k++;
@@ -442,11 +469,12 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
         for (unsigned w = 0; w < LLMMEM_LAYER_MAP_MAX / 64; w++)
             p->before[k][w + 1] = (uint16_t)(p->before[k][w] + popcount64(p->bits[k][w]));
     /* two kinds from one key's pattern: count by its arithmetic, as fast as a uniform model */
-    if (!map->layers && p->n == 2 && p->kind[0].ffn == p->kind[1].ffn) {
+    const int crossing = p->kind[0].mixer == LLMMEM_MIXER_CROSS || p->kind[1].mixer == LLMMEM_MIXER_CROSS;
+    if (!map->layers && p->n == 2 && p->kind[0].ffn == p->kind[1].ffn && !crossing) {
         p->rule = LLMMEM_RULE_WINDOW;
-        p->rule_kind = p->kind[1].mixer == LLMMEM_MIXER_SLIDING;
-        p->rule_period = pattern;
-    } else if (!map->layers && p->n == 2 && p->kind[0].mixer == p->kind[1].mixer) {
+        p->rule_kind = p->kind[1].mixer == LLMMEM_MIXER_SLIDING || p->kind[1].mixer == LLMMEM_MIXER_CHUNKED;
+        p->rule_period = g->chunk ? interval : pattern;
+    } else if (!map->layers && p->n == 2 && p->kind[0].mixer == p->kind[1].mixer && !step) {
         p->rule = LLMMEM_RULE_MOE;
         p->rule_kind = p->kind[1].ffn == LLMMEM_FFN_MOE;
         p->rule_first = first_dense;
@@ -458,7 +486,17 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     g->attention = llmmem__kinds_of(p, LLMMEM_ATTENTION_MIXERS, any_ffn);
     g->dense = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_DENSE));
     g->moe = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_MOE));
-    g->sliding = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING), any_ffn);
+    /* transformers cache_utils.py DynamicCache/StaticCache: a chunked_attention layer is cached as a
+     * sliding one whose window is attention_chunk_size (only the mask tells them apart) */
+    g->sliding = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED),
+                                  any_ffn);
+    g->chunked = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED), any_ffn);
+    g->cross = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CROSS), any_ffn);
+    g->cross_layers = llmmem__layers_in(p, g->cross, 0, layers);
+    if (g->chunked)
+        g->window = g->chunk;
+    else
+        g->chunk = 0;
     g->dense_layers = llmmem__layers_in(p, g->dense, 0, layers);
     g->moe_layers = llmmem__layers_in(p, g->moe, 0, layers);
     return LLMMEM_OK;
@@ -633,6 +671,8 @@ static void add_pixtral(builder *b, uint64_t text_hidden)
     add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
     add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, text_hidden, 1, 1);
 }
+static void add_llama4_vision(builder *b, uint64_t text_hidden);
+static void add_mllama_vision(builder *b, uint64_t text_hidden);
 
 /* A ViT vision tower and its projector into the text model.
  * transformers CLIPVisionTransformer / SiglipVisionTransformer: patch embedding (a conv, SigLIP
@@ -649,6 +689,14 @@ static void add_vision(builder *b, uint64_t text_hidden)
     }
     if (kind == 5) {
         add_pixtral(b, text_hidden);
+        return;
+    }
+    if (kind == 7) {
+        add_llama4_vision(b, text_hidden);
+        return;
+    }
+    if (kind == 8) {
+        add_mllama_vision(b, text_hidden);
         return;
     }
     if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
@@ -699,6 +747,98 @@ static void add_vision(builder *b, uint64_t text_hidden)
     }
 }
 
+/* The Llama 4 vision tower and its projector. transformers models/llama4/modeling_llama4.py
+ * Llama4VisionModel: Llama4UnfoldConvolution (an unbiased linear over each channels x patch x patch
+ * patch), class_embedding, positional_embedding_vlm ((image / patch)^2 + 1 rows), layernorm_pre and
+ * layernorm_post (LayerNorm with bias), Llama4VisionEncoderLayer (q, k, v, o biased, biased fc1/fc2
+ * MLP, two LayerNorms), vision_adapter Llama4VisionMLP2 (fc1 intermediate_size -> projector_input_dim,
+ * fc2 projector_output_dim square, no biases); Llama4MultiModalProjector: one unbiased linear_1
+ * vision_output_dim -> text hidden_size. */
+static void add_llama4_vision(builder *b, uint64_t text_hidden)
+{
+    if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_IMAGE_SIZE) || require(b, LLMMEM_KEY_PROJECTOR_INPUT_DIM) ||
+        require(b, LLMMEM_KEY_PROJECTOR_OUTPUT_DIM))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
+    uint64_t image = value(b, LLMMEM_KEY_VISION_IMAGE_SIZE), channels = value(b, LLMMEM_KEY_VISION_NUM_CHANNELS);
+    uint64_t pin = value(b, LLMMEM_KEY_PROJECTOR_INPUT_DIM), pout = value(b, LLMMEM_KEY_PROJECTOR_OUTPUT_DIM);
+    uint64_t side = image / patch; /* image <= 2^20 by its key's bounds: no overflow below */
+    add(b, "vision.patch_embedding", V, LLMMEM_SPLIT_COLUMN, 1, 0, vh, channels * patch * patch, 1, 1);
+    add_vector(b, "vision.class_embedding", V, vh, 1);
+    add(b, "vision.position_embedding", V, LLMMEM_SPLIT_REPLICATED, 0, 0, side * side + 1, vh, 1, 1);
+    add_vector(b, "vision.layer_norms", V, vh, 2 * (2 * layers + 2)); /* weight and bias of each */
+    add(b, "vision.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, vh, vh, 4 * layers, 4 * layers);
+    add_vector(b, "vision.attention.bias", V, vh, 4 * layers);
+    add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, layers, layers);
+    add(b, "vision.mlp.fc2", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
+    add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
+    add(b, "vision.adapter.fc1", V, LLMMEM_SPLIT_COLUMN, 1, 0, pin, vi, 1, 1);
+    add(b, "vision.adapter.fc2", V, LLMMEM_SPLIT_ROW, 1, 0, pout, pout, 1, 1);
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == 7) {
+        if (require(b, LLMMEM_KEY_VISION_OUTPUT_DIM))
+            return;
+        add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden,
+            value(b, LLMMEM_KEY_VISION_OUTPUT_DIM), 1, 1);
+    }
+}
+
+/* The Llama 3.2 Vision tower and its projector. transformers models/mllama/modeling_mllama.py
+ * MllamaVisionModel: patch_embedding (Conv2d without bias), class_embedding,
+ * gated_positional_embedding (a gate, P = (image / patch)^2 + 1 rows, and tile_embedding of
+ * (max_aspect_ratio_id + 1) x (max_num_tiles x P x width)), pre_ and post_tile_positional_embedding
+ * ((max_aspect_ratio_id + 1) x (max_num_tiles x width) and a gate each), layernorm_pre and
+ * layernorm_post, `transformer` of MllamaVisionEncoderLayer (q, k, v, o without biases, biased fc1
+ * and fc2, two LayerNorms) and `global_transformer` of the same with gate_attn and gate_ffn;
+ * MllamaForConditionalGeneration.multi_modal_projector: a biased vision_output_dim -> hidden linear. */
+static void add_mllama_vision(builder *b, uint64_t text_hidden)
+{
+    if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_IMAGE_SIZE) || require(b, LLMMEM_KEY_VISION_MAX_NUM_TILES) ||
+        require(b, LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS);
+    uint64_t global = value(b, LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
+    uint64_t image = value(b, LLMMEM_KEY_VISION_IMAGE_SIZE), channels = value(b, LLMMEM_KEY_VISION_NUM_CHANNELS);
+    uint64_t tiles = value(b, LLMMEM_KEY_VISION_MAX_NUM_TILES), ratios = value(b, LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID) + 1;
+    uint64_t side = image / patch, positions = side * side + 1; /* image <= 2^20: no overflow */
+    uint64_t tile_cols;
+    if (!llmmem__mul(&tile_cols, tiles * positions, vh)) {
+        fail(b, LLMMEM_ERR_OVERFLOW, "mllama tile position embedding exceeds 64 bits");
+        return;
+    }
+    add(b, "vision.patch_embedding", V, LLMMEM_SPLIT_REPLICATED, 0, 0, vh, channels * patch * patch, 1, 1);
+    add_vector(b, "vision.class_embedding", V, vh, 1);
+    add(b, "vision.position_embedding", V, LLMMEM_SPLIT_REPLICATED, 0, 0, positions, vh, 1, 1);
+    add(b, "vision.tile_position_embedding", V, LLMMEM_SPLIT_REPLICATED, 0, 0, ratios, tile_cols, 1, 1);
+    add(b, "vision.tile_embeddings", V, LLMMEM_SPLIT_REPLICATED, 0, 0, ratios, tiles * vh, 2, 2); /* pre and post */
+    add_vector(b, "vision.gates", V, 1, 3 + 2 * global); /* positional, pre- and post-tile; two per global layer */
+    uint64_t all = layers + global;
+    add_vector(b, "vision.layer_norms", V, vh, 2 * (2 * all + 2)); /* weight and bias of each */
+    add(b, "vision.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, vh, vh, 4 * all, 4 * all);
+    add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, all, all);
+    add(b, "vision.mlp.fc2", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, all, all);
+    add_vector(b, "vision.mlp.bias", V, vi + vh, all);
+    /* the cross-attention layers attend to every tile's patches of an image (MllamaForConditionalGeneration:
+     * cross_attention_states of num_tiles x num_patches tokens an image, tiles padded to max_num_tiles) */
+    b->geo->image_tokens = tiles * positions;
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == 8) {
+        if (require(b, LLMMEM_KEY_VISION_OUTPUT_DIM))
+            return;
+        add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden,
+            value(b, LLMMEM_KEY_VISION_OUTPUT_DIM), 1, 1);
+        add_vector(b, "projector.bias", V, text_hidden, 1);
+    }
+}
+
 /* A model given by its parameter count alone: one flat tensor, no shapes. */
 static void add_count_only(builder *b)
 {
@@ -728,8 +868,10 @@ static llmmem_status build(builder *b)
         return b->status;
 
     uint64_t layers = value(b, LLMMEM_KEY_NUM_HIDDEN_LAYERS), vocab = value(b, LLMMEM_KEY_VOCAB_SIZE);
-    /* Megatron-LM VocabParallelEmbedding: the embedding's rows split over tensor-parallel ranks */
-    add(b, "embed_tokens", LLMMEM_PARAMS_EMBEDDING, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
+    /* Megatron-LM VocabParallelEmbedding: the embedding's rows split over tensor-parallel ranks;
+     * transformers MllamaTextModel: nn.Embedding(vocab_size + 8, hidden_size), the LM head vocab_size */
+    add(b, "embed_tokens", LLMMEM_PARAMS_EMBEDDING, LLMMEM_SPLIT_VOCAB, 1, 0,
+        vocab + value(b, LLMMEM_KEY_EMBEDDING_EXTRA_ROWS), h, 1, 1);
     if (value(b, LLMMEM_KEY_LEARNED_POSITIONS)) {
         uint64_t rows = value(b, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS) + value(b, LLMMEM_KEY_POSITION_OFFSET);
         if (require(b, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS))
@@ -742,12 +884,24 @@ static llmmem_status build(builder *b)
     if (resolve_layers(b, layers) != LLMMEM_OK)
         return b->status;
     llmmem__geometry *g = b->geo;
-    b->kinds = g->attention;
-    uint64_t attention_layers = llmmem__layers_in(&g->plan, g->attention, 0, layers);
+    /* a cross-attention layer's q, k, v and o have the self-attention's shapes (transformers
+     * MllamaTextCrossAttention: k and v project the image's states of the text width) */
+    b->kinds = (llmmem__kind_set)(g->attention | g->cross);
+    uint64_t attention_layers = llmmem__layers_in(&g->plan, b->kinds, 0, layers);
     if (g->kv_lora_rank)
         add_mla(b, h, attention_layers);
     else
         add_attention(b, h, attention_layers);
+    if (g->cross_layers) {
+        if (g->kv_lora_rank)
+            return fail(b, LLMMEM_ERR_UNSUPPORTED, "cross-attention layers with kv_lora_rank are not modelled");
+        /* MllamaTextCrossAttention q_norm and k_norm, RMSNorm(head_dim); MllamaCrossAttentionDecoderLayer
+         * cross_attn_attn_gate and cross_attn_mlp_gate, one element each */
+        b->kinds = g->cross;
+        add_norm(b, "cross_attn.qk_norm", g->head_dim, 2 * g->cross_layers);
+        add_vector(b, "cross_attn.gates", LLMMEM_PARAMS_ATTENTION, 1, 2 * g->cross_layers);
+        g->cross_heads = g->heads; /* repeat_kv before the cache's update: every query head */
+    }
     uint64_t norms;
     b->kinds = g->all;
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))

@@ -703,6 +703,47 @@ static const llmmem__preset_value mistral_small_3_1_24b[] = {
 
 /* mistralai/Mistral-Small-3.2-24B-Instruct-2506 config.json: the 3.1 architecture, retrained */
 #define mistral_small_3_2_24b mistral_small_3_1_24b
+/* ---- Llama 4 ----------------------------------------------------------------
+ * meta-llama/Llama-4-*-Instruct config.json text_config (llama4_text: 48 layers of 5120, 40 heads of
+ * 128, 8 KV heads, experts and the shared expert of 8192, dense layers of 16384 (intermediate_size_mlp),
+ * one routed expert per token, vocab 202048, chunked attention of 8192 tokens on the three RoPE
+ * layers of every four) and vision_config (llama4_vision_model: 34 layers of 1408, MLP 5632,
+ * 14-pixel patches of 336-pixel images, adapter 4096, output 4096), joined by
+ * Llama4MultiModalProjector; the Llama 4 keys in llama4 (Scout: MoE on every layer). */
+#define LLAMA4_COMMON                                                                                          \
+    K(MODEL_TYPE, LLMMEM_MODEL_LLAMA4), K(HIDDEN_SIZE, 5120), K(NUM_HIDDEN_LAYERS, 48),                           \
+    K(NUM_ATTENTION_HEADS, 40), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 16384),         \
+    K(VOCAB_SIZE, 202048), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS),                         \
+    K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),                       \
+    K(NUM_EXPERTS_PER_TOK, 1), K(MOE_INTERMEDIATE_SIZE, 8192), K(SHARED_EXPERT_INTERMEDIATE_SIZE, 8192),         \
+    K(ATTENTION_CHUNK_SIZE, 8192), K(NO_ROPE_LAYER_INTERVAL, 4), K(VISION_MODEL_TYPE, 7),                         \
+    K(VISION_HIDDEN_SIZE, 1408), K(VISION_INTERMEDIATE_SIZE, 5632), K(VISION_NUM_HIDDEN_LAYERS, 34),              \
+    K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 336), K(VISION_NUM_CHANNELS, 3), K(VISION_OUTPUT_DIM, 4096),   \
+    K(PROJECTOR_INPUT_DIM, 4096), K(PROJECTOR_OUTPUT_DIM, 4096), K(MULTIMODAL_PROJECTOR, 7), K(TORCH_DTYPE, BF16)
+
+/* meta-llama/Llama-4-Scout-17B-16E-Instruct: 16 experts on every layer, 10M positions */
+static const llmmem__preset_value llama_4_scout_17b_16e[] = {
+    LLAMA4_COMMON, K(NUM_EXPERTS, 16), K(INTERLEAVE_MOE_LAYER_STEP, 1), K(MAX_POSITION_EMBEDDINGS, 10485760), END};
+
+/* meta-llama/Llama-4-Maverick-17B-128E-Instruct: 128 experts on the odd layers, dense even ones */
+static const llmmem__preset_value llama_4_maverick_17b_128e[] = {
+    LLAMA4_COMMON, K(NUM_EXPERTS, 128), K(INTERLEAVE_MOE_LAYER_STEP, 2), K(MAX_POSITION_EMBEDDINGS, 1048576), END};
+
+/* meta-llama/Llama-3.2-11B-Vision-Instruct config.json: text_config (mllama_text_model: 40 layers of
+ * 4096, 32 heads, 8 KV heads, MLP 14336, vocab 128256 (+ 8 embedding rows), cross-attention layers 3,
+ * 8, ..., 38) and vision_config (mllama_vision_model: 32 layers and 8 gated global ones of 1280, MLP
+ * 5120, 14-pixel patches of 560-pixel tiles, 4 tiles, 8 aspect ratios, output 7680), joined by the
+ * biased multi_modal_projector */
+static const llmmem__preset_value llama_3_2_11b_vision[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MLLAMA), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 40), K(NUM_ATTENTION_HEADS, 32),
+    K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 14336), K(VOCAB_SIZE, 128256), K(EMBEDDING_EXTRA_ROWS, 8),
+    K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS),
+    K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0),
+    K(CROSS_ATTENTION_FIRST, 3), K(CROSS_ATTENTION_INTERVAL, 5), K(VISION_MODEL_TYPE, 8),
+    K(VISION_HIDDEN_SIZE, 1280), K(VISION_INTERMEDIATE_SIZE, 5120), K(VISION_NUM_HIDDEN_LAYERS, 32),
+    K(VISION_NUM_GLOBAL_LAYERS, 8), K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 560), K(VISION_NUM_CHANNELS, 3),
+    K(VISION_MAX_NUM_TILES, 4), K(VISION_MAX_ASPECT_RATIO_ID, 8), K(VISION_OUTPUT_DIM, 7680),
+    K(MULTIMODAL_PROJECTOR, 8), K(TORCH_DTYPE, BF16), END};
 
 const llmmem__preset llmmem__model_presets[] = {
     {"gpt2", gpt2},
@@ -779,6 +820,9 @@ const llmmem__preset llmmem__model_presets[] = {
     {"qwen3-vl-235b-a22b-instruct", qwen3_vl_235b_a22b},
     {"mistral-small-3.1-24b-instruct-2503", mistral_small_3_1_24b},
     {"mistral-small-3.2-24b-instruct-2506", mistral_small_3_2_24b},
+    {"llama-4-scout-17b-16e", llama_4_scout_17b_16e},
+    {"llama-4-maverick-17b-128e", llama_4_maverick_17b_128e},
+    {"llama-3.2-11b-vision", llama_3_2_11b_vision},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

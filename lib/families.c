@@ -126,6 +126,16 @@ static const llmmem__key_default mistral3_structure[] = {
     {LLMMEM_KEY_VISION_MODEL_TYPE, 5}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 5}, END,
 };
 
+/* models/llama4/modeling_llama4.py: Llama4TextConfig attention_chunk_size=8192 on the RoPE layers,
+ * no_rope_layer_interval=4, interleave_moe_layer_step=1 (Llama4TextL2Norm, the qk norm, has no weight) */
+static const llmmem__key_default llama4_structure[] = {
+    {LLMMEM_KEY_ATTENTION_CHUNK_SIZE, 8192}, {LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, 4},
+    {LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP, 1}, END,
+};
+
+/* models/mllama/modeling_mllama.py: MllamaTextModel embeds vocab_size + 8 rows */
+static const llmmem__key_default mllama_structure[] = {{LLMMEM_KEY_EMBEDDING_EXTRA_ROWS, 8}, END};
+
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
  * Qwen and SmolLM3 32768, Phi-3 4096, Gemma and Gemma 2 8192, Gemma 3 131072). Fields in order:
@@ -330,6 +340,25 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_MINISTRAL3, "ministral3", LLMMEM_READ_LLAMA_LIKE,
      {8, 128, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_ALL, 0, 0, 262144, 4096, 14336, 34, 32, 131072, 0}, NULL,
      NULL},
+    /* Llama4TextConfig (the text_config of a Llama4Config): vocab_size=202048, hidden_size=5120,
+     * intermediate_size=8192 (an expert's and the shared expert's width; intermediate_size_mlp=16384 the
+     * dense layers'), num_hidden_layers=48, num_attention_heads=40, num_key_value_heads=8, head_dim=128,
+     * max_position_embeddings=4096 * 32, tie_word_embeddings=False, attention_bias=False; the MoE and
+     * chunk fields are read by the llama4 reader (hfconfig.c) */
+    {LLMMEM_MODEL_LLAMA4, "llama4", LLMMEM_READ_LLAMA4,
+     {8, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 5120, 8192, 48, 40, 202048, 0},
+     llama4_structure, NULL},
+    /* MllamaTextConfig: vocab_size=128256, hidden_size=4096, intermediate_size=14336,
+     * num_hidden_layers=40, num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=131072,
+     * tie_word_embeddings=False; MllamaTextSelfAttention and MllamaTextCrossAttention take head_dim =
+     * hidden_size / num_attention_heads and no biases; cross_attention_layers (the mllama reader) */
+    {LLMMEM_MODEL_MLLAMA, "mllama", LLMMEM_READ_MLLAMA,
+     {8, 0, 1, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 4096, 14336, 40, 32, 128256, 0},
+     mllama_structure, NULL},
+    /* Llama4TextConfig alone (Llama4ForCausalLM): the llama4 row's text defaults */
+    {LLMMEM_MODEL_LLAMA4_TEXT, "llama4_text", LLMMEM_READ_LLAMA4_TEXT,
+     {8, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 5120, 8192, 48, 40, 202048, 0},
+     llama4_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -356,6 +385,8 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_QWEN2_5_VL] = "qwen2_5_vl",   [LLMMEM_MODEL_QWEN3_VL] = "qwen3_vl",
     [LLMMEM_MODEL_QWEN3_VL_MOE] = "qwen3_vl_moe", [LLMMEM_MODEL_MISTRAL3] = "mistral3",
     [LLMMEM_MODEL_MINISTRAL3] = "ministral3",
+    [LLMMEM_MODEL_LLAMA4] = "llama4",           [LLMMEM_MODEL_MLLAMA] = "mllama",
+    [LLMMEM_MODEL_LLAMA4_TEXT] = "llama4_text",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

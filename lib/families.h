@@ -22,7 +22,10 @@ enum llmmem__config_reader {
     LLMMEM_READ_DEEPSEEK,       /* multi-head latent attention and DeepSeek MoE */
     LLMMEM_READ_GLM4,           /* llama-like, attention_bias on q/k/v only; glm4_moe: DeepSeek-V3's MoE fields */
     LLMMEM_READ_MINIMAX_M2,     /* llama-like with Mixtral's experts, qk_norm_type, attn_type_list */
-    LLMMEM_READ_ERNIE           /* llama-like with use_bias; ERNIE's moe_* fields (families with LLMMEM_MOE_ERNIE) */
+    LLMMEM_READ_ERNIE,          /* llama-like with use_bias; ERNIE's moe_* fields (families with LLMMEM_MOE_ERNIE) */
+    LLMMEM_READ_LLAMA4,         /* Llama4Config: text_config (llama4_text) and vision_config */
+    LLMMEM_READ_MLLAMA,         /* MllamaConfig: text_config (mllama_text_model) and vision_config */
+    LLMMEM_READ_LLAMA4_TEXT     /* Llama4TextConfig alone */
 };
 
 /* Where a family's sliding window applies. */
@@ -79,7 +82,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_MINISTRAL3
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_LLAMA4_TEXT
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

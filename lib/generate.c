@@ -24,7 +24,7 @@ static llmmem_status overflow(void)
 llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *j, const llmmem__semantics *sem)
 {
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape(&a, j->m);
+    llmmem_status st = llmmem__kv_token_shape(&a, j->m, "the generate loop's cache");
     if (st)
         return st;
     const llmmem__layout *L = &j->layout;

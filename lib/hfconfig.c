@@ -337,6 +337,8 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
         if (!llmmem__layer_type_mixer(&mixer, json_string_value(t), json_string_length(t)) ||
             !llmmem__mixer_modelled(mixer))
             return unsupported_string(c, field, json_string_value(t), LLMMEM_MODELLED_LAYER_TYPES " are");
+        if (mixer == LLMMEM_MIXER_CHUNKED) /* its chunk size is a llama4 field (read_llama4_layers) */
+            return unsupported_string(c, field, json_string_value(t), "chunked_attention is read for llama4 only");
         full += mixer == LLMMEM_MIXER_FULL;
     }
     if (full == n || window == 0) /* no layer slides */
@@ -990,6 +992,9 @@ static llmmem_status read_ernie(const hf *c, const json_t *obj, int64_t layers)
         st = set(c, "moe_layer_interval", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
     return st;
 }
+static llmmem_status read_llama4(const hf *c, const json_t *root);
+static llmmem_status read_mllama(const hf *c, const json_t *root);
+static llmmem_status read_llama4_text(const hf *c, const json_t *obj);
 
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const json_t *obj)
@@ -1010,6 +1015,9 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_ERNIE:
         st = read_llama_like(c, obj);
         return st ? st : read_ernie(c, obj, llmmem__model_value(c->m, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
+    case LLMMEM_READ_LLAMA4: return read_llama4(c, obj);
+    case LLMMEM_READ_MLLAMA: return read_mllama(c, obj);
+    case LLMMEM_READ_LLAMA4_TEXT: return read_llama4_text(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
@@ -1064,6 +1072,350 @@ static llmmem_status sub_type(const hf *c, const json_t *sub, const char *dflt, 
     if (!st && p != PRESENT)
         *out = dflt;
     return st;
+}
+
+/* ---- Llama 4 ---------------------------------------------------------------------------------- */
+
+/* Which layers are chunked (1) or global (0) onto the keys: none chunked, attention_chunk_size 0;
+ * all, no_rope_layer_interval 0; global exactly where (i + 1) % n == 0, interval n; else a
+ * per-layer map. */
+static llmmem_status set_chunked_layers(const hf *c, const char *field, const uint8_t *chunked, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += chunked[i];
+    if (count == 0)
+        return set(c, field, LLMMEM_KEY_ATTENTION_CHUNK_SIZE, 0);
+    if (count == n)
+        return set(c, field, LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, 0);
+    for (size_t period = 2; period <= n; period++) {
+        size_t i = 0;
+        while (i < n && chunked[i] == ((i + 1) % period != 0))
+            i++;
+        if (i == n)
+            return set(c, field, LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, (int64_t)period);
+    }
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (size_t i = 0; i < n; i++)
+        llmmem__layer_map_push(&map, chunked[i] ? LLMMEM_MIXER_CHUNKED : LLMMEM_MIXER_FULL);
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
+/* transformers Llama4TextConfig: layer_types if given, else chunked_attention where no_rope_layers[i]
+ * (a non-empty list), else where (i + 1) % no_rope_layer_interval != 0. */
+static llmmem_status read_llama4_layers(const hf *c, const json_t *obj, int64_t layers)
+{
+    uint8_t chunked[LLMMEM_LAYER_MAP_MAX];
+    const json_t *types = json_object_get(obj, "layer_types"), *rope = json_object_get(obj, "no_rope_layers");
+    const char *field = types && !json_is_null(types) ? "layer_types" : "no_rope_layers";
+    const json_t *list = types && !json_is_null(types) ? types : rope;
+    if (!list || json_is_null(list) || (json_is_array(list) && json_array_size(list) == 0 && list == rope)) {
+        int64_t interval = 4;
+        enum presence p;
+        llmmem_status st = get_int(c, obj, "no_rope_layer_interval", &interval, &p);
+        if (st)
+            return st;
+        if (p != PRESENT)
+            interval = 4;
+        if (interval < 1)
+            return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "no_rope_layer_interval", "%lld is below 1", (long long)interval);
+        return set(c, "no_rope_layer_interval", LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, interval > layers ? 0 : interval);
+    }
+    if (!json_is_array(list))
+        return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array, got %s", kind(list));
+    size_t n = json_array_size(list);
+    if (list == types ? (int64_t)n != layers : (int64_t)n < layers) /* no_rope_layers: at least one per layer */
+        return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, field, "has %zu entries, but num_hidden_layers is %lld", n,
+                       (long long)layers);
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "more than %d layers are not modelled layer by layer",
+                       LLMMEM_LAYER_MAP_MAX);
+    for (size_t i = 0; i < (size_t)layers; i++) {
+        const json_t *t = json_array_get(list, i);
+        char at[48];
+        snprintf(at, sizeof at, "%s[%zu]", field, i);
+        if (list == types) {
+            enum llmmem__mixer mixer;
+            if (!json_is_string(t))
+                return hf_fail(c, LLMMEM_ERR_PARSE, at, "expected a string, got %s", kind(t));
+            if (!llmmem__layer_type_mixer(&mixer, json_string_value(t), json_string_length(t)) ||
+                (mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_CHUNKED))
+                return unsupported_string(c, at, json_string_value(t), "llama4 takes full_attention and chunked_attention");
+            chunked[i] = mixer == LLMMEM_MIXER_CHUNKED;
+        } else {
+            if (!json_is_integer(t) || (json_integer_value(t) != 0 && json_integer_value(t) != 1))
+                return hf_fail(c, LLMMEM_ERR_PARSE, at, "expected 0 (NoPE) or 1 (RoPE), got %s", kind(t));
+            chunked[i] = json_integer_value(t) == 1;
+        }
+    }
+    return set_chunked_layers(c, field, chunked, (size_t)layers);
+}
+
+/* transformers Llama4TextConfig moe_layers (a list overrides interleave_moe_layer_step n, whose
+ * default list is range(n - 1, num_hidden_layers, n)): only such a list maps onto the step. */
+static llmmem_status read_llama4_moe(const hf *c, const json_t *obj, int64_t layers)
+{
+    int64_t step = 1;
+    enum presence p;
+    llmmem_status st = get_int(c, obj, "interleave_moe_layer_step", &step, &p);
+    if (st)
+        return st;
+    if (p != PRESENT)
+        step = 1;
+    const json_t *list = json_object_get(obj, "moe_layers");
+    if (list && !json_is_null(list)) {
+        if (!json_is_array(list))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "moe_layers", "expected an array, got %s", kind(list));
+        size_t n = json_array_size(list);
+        if (n == 0) /* every layer dense */
+            return set(c, "moe_layers", LLMMEM_KEY_NUM_EXPERTS, 0);
+        const json_t *first = json_array_get(list, 0);
+        step = json_is_integer(first) ? (int64_t)json_integer_value(first) + 1 : 0;
+        for (size_t i = 0; i < n; i++) {
+            const json_t *v = json_array_get(list, i);
+            if (!json_is_integer(v))
+                return hf_fail(c, LLMMEM_ERR_PARSE, "moe_layers", "entry %zu: expected an integer, got %s", i, kind(v));
+            if (step < 1 || json_integer_value(v) != (json_int_t)((int64_t)(i + 1) * step - 1))
+                return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layers",
+                               "MoE layers other than every n-th (n - 1, 2n - 1, ...) are not modelled (entry %zu is "
+                               "%lld)", i, (long long)json_integer_value(v));
+        }
+        if ((int64_t)n != layers / step)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layers",
+                           "names %zu layers, not every %lld-th of the %lld layers", n, (long long)step, (long long)layers);
+        return set(c, "moe_layers", LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP, step);
+    }
+    if (step < 1)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "interleave_moe_layer_step", "%lld is below 1", (long long)step);
+    return set(c, "interleave_moe_layer_step", LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP, step);
+}
+
+/* Llama4TextConfig: the llama fields; intermediate_size is each routed expert's width and the
+ * shared expert's (Llama4TextMoe.shared_expert is a Llama4TextMLP of intermediate_size), and
+ * intermediate_size_mlp (16384) the dense layers'; num_local_experts=16, num_experts_per_tok=1,
+ * attention_chunk_size=8192 (null: no chunked layers). use_qk_norm adds no weight (Llama4TextL2Norm). */
+static llmmem_status read_llama4_text(const hf *c, const json_t *obj)
+{
+    llmmem_status st = read_llama_like(c, obj);
+    if (st)
+        return st;
+    int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    int64_t expert = llmmem__get_int(&c->m->s, LLMMEM_KEY_INTERMEDIATE_SIZE); /* read as intermediate_size */
+    st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, expert);
+    if (!st)
+        st = set(c, "intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, expert);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size_mlp"), LLMMEM_KEY_INTERMEDIATE_SIZE, 16384, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_local_experts"), LLMMEM_KEY_NUM_EXPERTS, 16, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 1, NULL);
+    if (!st)
+        st = optional(c, obj, "attention_chunk_size", LLMMEM_KEY_ATTENTION_CHUNK_SIZE, 8192, 0);
+    if (!st)
+        st = read_llama4_moe(c, obj, layers);
+    if (!st && llmmem__get_int(&c->m->s, LLMMEM_KEY_ATTENTION_CHUNK_SIZE))
+        st = read_llama4_layers(c, obj, layers);
+    return st;
+}
+
+/* Llama4VisionConfig: hidden_size=768, intermediate_size=5632, num_hidden_layers=34, image_size=448,
+ * patch_size=14, num_channels=3, vision_output_dim=7680, projector_input_dim=4096,
+ * projector_output_dim=4096 (pixel_shuffle_ratio and the heads change no count). */
+static llmmem_status read_llama4_vision(const hf *c, const json_t *obj)
+{
+    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 7);
+    if (!st)
+        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5632, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 34, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 14, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 448, NULL);
+    if (!st)
+        st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
+    if (!st)
+        st = required(c, obj, NAMES("vision_output_dim"), LLMMEM_KEY_VISION_OUTPUT_DIM, 7680, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("projector_input_dim"), LLMMEM_KEY_PROJECTOR_INPUT_DIM, 4096, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("projector_output_dim"), LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, 4096, NULL);
+    return st;
+}
+
+/* Llama4Config: text_config (llama4_text) and vision_config (llama4_vision_model), joined by
+ * Llama4MultiModalProjector. */
+static llmmem_status read_llama4(const hf *c, const json_t *root)
+{
+    const json_t *text, *vision;
+    llmmem_status st = sub_config(c, root, "text_config", "llama4", &text);
+    if (!st)
+        st = sub_config(c, root, "vision_config", "llama4", &vision);
+    if (st)
+        return st;
+    const char *type;
+    hf sub = *c;
+    sub.nested = 1;
+    sub.prefix = "text_config.";
+    st = sub_type(&sub, text, "llama4_text", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "llama4_text") != 0)
+        return unsupported_string(&sub, "model_type", type, "llama4 takes llama4_text");
+    sub.type = "llama4_text";
+    st = read_common_checks(&sub, text);
+    if (!st)
+        st = read_llama4_text(&sub, text);
+    if (st)
+        return st;
+    sub.prefix = "vision_config.";
+    st = sub_type(&sub, vision, "llama4_vision_model", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "llama4_vision_model") != 0)
+        return unsupported_string(&sub, "model_type", type, "llama4 takes llama4_vision_model");
+    sub.type = "llama4_vision_model";
+    st = read_llama4_vision(&sub, vision);
+    return st ? st : set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 7);
+}
+
+/* ---- Llama 3.2 Vision (mllama) ------------------------------------------------------------------ */
+
+/* MllamaTextConfig cross_attention_layers (None: [3, 8, 13, 18, 23, 28, 33, 38]): an arithmetic run
+ * to the last layer maps onto cross_attention_first and _interval, any other list onto a per-layer map. */
+static llmmem_status read_cross_layers(const hf *c, const json_t *obj, int64_t layers)
+{
+    static const int64_t dflt[] = {3, 8, 13, 18, 23, 28, 33, 38};
+    int64_t at[LLMMEM_LAYER_MAP_MAX];
+    size_t n = 0;
+    const json_t *list = json_object_get(obj, "cross_attention_layers");
+    if (!list || json_is_null(list)) {
+        for (; n < sizeof dflt / sizeof dflt[0]; n++)
+            at[n] = dflt[n];
+    } else {
+        if (!json_is_array(list))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "cross_attention_layers", "expected an array, got %s", kind(list));
+        if (json_array_size(list) > LLMMEM_LAYER_MAP_MAX)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "cross_attention_layers", "more than %d entries",
+                           LLMMEM_LAYER_MAP_MAX);
+        for (; n < json_array_size(list); n++) {
+            const json_t *v = json_array_get(list, n);
+            if (!json_is_integer(v))
+                return hf_fail(c, LLMMEM_ERR_PARSE, "cross_attention_layers", "entry %zu: expected an integer, got %s",
+                               n, kind(v));
+            at[n] = (int64_t)json_integer_value(v);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (at[i] < 0 || at[i] >= layers || (i && at[i] <= at[i - 1]))
+            return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "cross_attention_layers",
+                           "entry %zu (%lld) is not a layer after the one before it below num_hidden_layers (%lld)", i,
+                           (long long)at[i], (long long)layers);
+    if (n == 0)
+        return set(c, "cross_attention_layers", LLMMEM_KEY_CROSS_ATTENTION_INTERVAL, 0);
+    int64_t step = n == 1 ? layers : at[1] - at[0];
+    size_t i = 1;
+    while (i < n && at[i] - at[i - 1] == step)
+        i++;
+    if (i == n && at[n - 1] + step >= layers) {
+        llmmem_status st = set(c, "cross_attention_layers", LLMMEM_KEY_CROSS_ATTENTION_FIRST, at[0]);
+        return st ? st : set(c, "cross_attention_layers", LLMMEM_KEY_CROSS_ATTENTION_INTERVAL, step);
+    }
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "cross_attention_layers",
+                       "not periodic, and more than %d layers are not modelled layer by layer", LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t l = 0, k = 0; l < layers; l++) {
+        int is_cross = (size_t)k < n && at[k] == l;
+        k += is_cross;
+        llmmem__layer_map_push(&map, is_cross ? LLMMEM_MIXER_CROSS : LLMMEM_MIXER_FULL);
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
+/* MllamaVisionConfig: hidden_size=1280, intermediate_size=5120, num_hidden_layers=32,
+ * num_global_layers=8, num_channels=3, image_size=448, patch_size=14, max_num_tiles=4,
+ * vision_output_dim=7680, supported_aspect_ratios (None: the 8 of max_num_tiles 4); attention_heads
+ * and intermediate_layers_indices change no count. */
+static llmmem_status read_mllama_vision(const hf *c, const json_t *obj)
+{
+    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 8);
+    if (!st)
+        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 1280, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5120, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 32, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_global_layers"), LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, 8, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 14, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 448, NULL);
+    if (!st)
+        st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
+    if (!st)
+        st = required(c, obj, NAMES("vision_output_dim"), LLMMEM_KEY_VISION_OUTPUT_DIM, 7680, NULL);
+    int64_t tiles = 4;
+    if (!st)
+        st = required(c, obj, NAMES("max_num_tiles"), LLMMEM_KEY_VISION_MAX_NUM_TILES, 4, &tiles);
+    if (st)
+        return st;
+    const json_t *ratios = json_object_get(obj, "supported_aspect_ratios");
+    if (!ratios || json_is_null(ratios)) {
+        if (tiles != 4) /* MllamaVisionConfig raises: the default list is max_num_tiles 4's */
+            return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "supported_aspect_ratios", "is missing, and max_num_tiles is %lld, "
+                           "not 4", (long long)tiles);
+        return set(c, "supported_aspect_ratios", LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, 8);
+    }
+    if (!json_is_array(ratios))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "supported_aspect_ratios", "expected an array, got %s", kind(ratios));
+    return set(c, "supported_aspect_ratios", LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, (int64_t)json_array_size(ratios));
+}
+
+/* MllamaConfig: text_config (mllama_text_model: Llama's fields and cross_attention_layers) and
+ * vision_config (mllama_vision_model), joined by the multi_modal_projector. */
+static llmmem_status read_mllama(const hf *c, const json_t *root)
+{
+    const json_t *text, *vision;
+    llmmem_status st = sub_config(c, root, "text_config", "mllama", &text);
+    if (!st)
+        st = sub_config(c, root, "vision_config", "mllama", &vision);
+    if (st)
+        return st;
+    const char *type;
+    hf sub = *c;
+    sub.nested = 1;
+    sub.prefix = "text_config.";
+    st = sub_type(&sub, text, "mllama_text_model", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "mllama_text_model") != 0)
+        return unsupported_string(&sub, "model_type", type, "mllama takes mllama_text_model");
+    sub.type = "mllama_text_model";
+    st = read_common_checks(&sub, text);
+    if (!st)
+        st = read_llama_like(&sub, text);
+    if (!st)
+        st = read_cross_layers(&sub, text, llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
+    if (st)
+        return st;
+    sub.prefix = "vision_config.";
+    st = sub_type(&sub, vision, "mllama_vision_model", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "mllama_vision_model") != 0)
+        return unsupported_string(&sub, "model_type", type, "mllama takes mllama_vision_model");
+    sub.type = "mllama_vision_model";
+    st = read_mllama_vision(&sub, vision);
+    return st ? st : set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 8);
 }
 
 /* Gemma3Config: text_config is a Gemma3TextConfig, vision_config a SiglipVisionConfig, joined

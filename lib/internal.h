@@ -223,12 +223,13 @@ static inline const llmmem__tensor_class *llmmem__class_of(const llmmem__invento
 enum llmmem__mixer {
     LLMMEM_MIXER_FULL = 0,     /* attention over every token of the sequence */
     LLMMEM_MIXER_SLIDING = 1,  /* attention over the last sliding_window tokens */
-    LLMMEM_MIXER_CHUNKED = 2,  /* attention within its chunk (Llama 4 chunked_attention; not modelled yet) */
+    LLMMEM_MIXER_CHUNKED = 2,  /* attention within its chunk of attention_chunk_size tokens (Llama 4) */
     LLMMEM_MIXER_MLA = 3,      /* multi-head latent attention over every token (DeepSeek-V2 §2.1) */
     LLMMEM_MIXER_LINEAR = 4,   /* linear attention: a fixed state per sequence (not modelled yet) */
     LLMMEM_MIXER_SSM = 5,      /* state-space model (Mamba-2): a fixed state per sequence (not modelled yet) */
     LLMMEM_MIXER_NONE = 6,     /* no token mixer: a feed-forward-only layer (Nemotron-H '-') */
-    LLMMEM_MIXERS = 7
+    LLMMEM_MIXER_CROSS = 8,    /* cross-attention to the image: caches the image's keys and values (mllama) */
+    LLMMEM_MIXERS = 9
 };
 enum llmmem__ffn {
     LLMMEM_FFN_DENSE = 0,      /* one MLP (gated or two-matrix: the model's mlp_gated) */
@@ -253,7 +254,7 @@ typedef uint8_t llmmem__kind_set;
 
 enum llmmem__layer_rule {
     LLMMEM_RULE_NONE = 0,      /* counted from the bitmaps */
-    LLMMEM_RULE_WINDOW = 1,    /* sliding where (i + 1) % rule_period != 0 */
+    LLMMEM_RULE_WINDOW = 1,    /* sliding (or chunked) where (i + 1) % rule_period != 0 */
     LLMMEM_RULE_MOE = 2        /* MoE where i >= rule_first and i % rule_period == 0 */
 };
 
@@ -299,10 +300,10 @@ int llmmem__layer_type_mixer(enum llmmem__mixer *out, const char *name, size_t l
 /* Whether the library costs a mixer's weights and cache (the others are refused by name). */
 static inline int llmmem__mixer_modelled(enum llmmem__mixer m)
 {
-    return m == LLMMEM_MIXER_FULL || m == LLMMEM_MIXER_SLIDING;
+    return m == LLMMEM_MIXER_FULL || m == LLMMEM_MIXER_SLIDING || m == LLMMEM_MIXER_CHUNKED;
 }
 /* The modelled layer_types names, for messages. */
-#define LLMMEM_MODELLED_LAYER_TYPES "full_attention, sliding_attention and attention"
+#define LLMMEM_MODELLED_LAYER_TYPES "full_attention, sliding_attention, chunked_attention and attention"
 
 /* Appends one layer to a map (the caller keeps layers below LLMMEM_LAYER_MAP_MAX). */
 static inline void llmmem__layer_map_push(llmmem__layer_map *map, enum llmmem__mixer mixer)
@@ -332,10 +333,16 @@ typedef struct llmmem__geometry {
     uint64_t ffn_expert;         /* a routed expert's width: moe_intermediate_size, else ffn (MoE only) */
     uint64_t ffn_shared;         /* all shared experts' width (MoE only; 0: none) */
     uint64_t experts, experts_per_tok;
-    uint64_t window;             /* sliding_window: the tokens a sliding layer attends to */
+    uint64_t window;             /* the tokens a windowed layer keeps: sliding_window, or attention_chunk_size
+                                  * for a chunked model (transformers caches a chunked layer as a sliding one) */
+    uint64_t chunk;              /* attention_chunk_size when the model has chunked layers; 0 otherwise */
+    /* cross-attention layers (mllama): what one image adds to each one's cache, per sequence: its
+     * tokens (tiles x patches) of `cross_heads` heads (the kv_token's width and vectors) */
+    uint64_t cross_layers, image_tokens, cross_heads;
     llmmem__layer_plan plan;     /* the kind of every decoder layer */
-    /* the sets views ask for: every layer, attention, dense and MoE feed-forwards, sliding windows */
-    llmmem__kind_set all, attention, dense, moe, sliding;
+    /* the sets views ask for: every layer, attention, dense and MoE feed-forwards, windowed layers
+     * (sliding and chunked: both keep at most `window` tokens in a contiguous cache), chunked ones */
+    llmmem__kind_set all, attention, dense, moe, sliding, chunked, cross;
     uint64_t dense_layers, moe_layers;    /* decoder layers with a dense MLP and with a MoE block */
     /* what one token adds to an attention layer of any kind: the decompressed keys and values, as
      * the attention computes them (what a Hugging Face cache stores) */

@@ -41,10 +41,11 @@ static const char *const quantized_modules_names[] = {"linear", "experts", NULL}
 static const char *const speculative_names[] = {"none", "mtp", NULL};
 /* Choices of LLMMEM_KEY_QK_NORM_TYPE: MiniMax-M2's qk_norm_type names, in llmmem_qk_norm_type order. */
 static const char *const qk_norm_type_names[] = {"per_head", "per_layer", NULL};
-static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", "qwen2_5_vl",
-                                           "qwen3_vl", "pixtral", NULL};
-static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", "qwen2_5_vl_merger",
-                                              "qwen3_vl_merger", "mistral3", NULL};
+/* value 6 is left for another vision tower and projector (NULL: not a choice) */
+static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", "qwen2_5_vl", "qwen3_vl",
+                                           "pixtral", NULL, "llama4_vision_model", "mllama_vision_model", NULL};
+static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", "qwen2_5_vl_merger", "qwen3_vl_merger",
+                                              "mistral3", NULL, "llama4", "mllama", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -166,9 +167,10 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_SLIDING_WINDOW_PATTERN, M, "sliding_window_pattern", 0, COUNT_MAX_KEY, 0,
             "n: layer i uses global attention when (i + 1) % n == 0, the others slide (Gemma 2: 2, "
             "Gemma 3: 6); 0: every layer slides"),
-    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 5, 0,
+    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 8, 0,
                "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma), "
-               "qwen2_5_vl (Qwen2.5-VL ViT), qwen3_vl (Qwen3-VL ViT), pixtral (Mistral 3)"),
+               "qwen2_5_vl (Qwen2.5-VL ViT), qwen3_vl (Qwen3-VL ViT), pixtral (Mistral 3), "
+               "llama4_vision_model (Llama 4), mllama_vision_model (Llama 3.2 Vision)"),
     INT_KEY(LLMMEM_KEY_VISION_HIDDEN_SIZE, M, "vision_hidden_size", 0, SIZE_MAX_KEY, 0, "vision tower width"),
     INT_KEY(LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, M, "vision_intermediate_size", 0, SIZE_MAX_KEY, 0,
             "vision tower MLP width"),
@@ -199,10 +201,6 @@ static const llmmem__key_info key_table[] = {
                LLMMEM_QK_NORM_PER_HEAD,
                "what qk_norm's weights span: per_head (head_dim, shared by the heads: Qwen3) or per_layer "
                "(heads x head_dim for q, kv_heads x head_dim for k: OLMo 2, OLMoE, Command R+, MiniMax-M2)"),
-    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 5, 0,
-               "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear), "
-               "qwen2_5_vl_merger (RMSNorm + two-layer MLP over merged patches), qwen3_vl_merger (LayerNorm + "
-               "MLP, and one per deepstack layer), mistral3 (RMSNorm, patch merger, two linears)"),
     INT_KEY(LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, M, "vision_out_hidden_size", 0, SIZE_MAX_KEY, 0,
             "width a Qwen vision merger projects to (out_hidden_size; 0: the text model's hidden_size)"),
     INT_KEY(LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, M, "vision_spatial_merge_size", 0, 64, 0,
@@ -222,6 +220,38 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_VISION_WINDOW_SIZE, M, "vision_window_size", 0, 1LL << 20, 0,
             "Qwen2.5-VL attention window side in pixels (window_size; 0: every block attends over the whole "
             "image)"),
+    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 8, 0,
+               "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear), "
+               "qwen2_5_vl_merger (RMSNorm + two-layer MLP over merged patches), qwen3_vl_merger (LayerNorm + "
+               "MLP, and one per deepstack layer), mistral3 (RMSNorm, patch merger, two linears), llama4 (one "
+               "linear without bias), mllama (one biased linear)"),
+    INT_KEY(LLMMEM_KEY_ATTENTION_CHUNK_SIZE, M, "attention_chunk_size", 0, SIZE_MAX_KEY, 0,
+            "tokens of the chunks a chunked-attention layer attends within (Llama 4: 8192; 0: no chunked layers)"),
+    INT_KEY(LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, M, "no_rope_layer_interval", 0, COUNT_MAX_KEY, 4,
+            "n: with attention_chunk_size, layer i attends globally (a NoPE layer) when (i + 1) % n == 0 and "
+            "within its chunk otherwise (Llama 4: 4); 0: every layer is chunked"),
+    INT_KEY(LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP, M, "interleave_moe_layer_step", 0, COUNT_MAX_KEY, 0,
+            "n: layer i is a MoE layer when (i + 1) % n == 0, the others dense (Llama 4 Scout 1, Maverick 2); "
+            "0: first_k_dense_replace and moe_layer_freq decide"),
+    INT_KEY(LLMMEM_KEY_VISION_OUTPUT_DIM, M, "vision_output_dim", 0, SIZE_MAX_KEY, 0,
+            "width of the vision features the llama4 projector maps to the text width"),
+    INT_KEY(LLMMEM_KEY_PROJECTOR_INPUT_DIM, M, "projector_input_dim", 0, SIZE_MAX_KEY, 0,
+            "Llama 4 vision adapter: output width of its first linear (fc1)"),
+    INT_KEY(LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, M, "projector_output_dim", 0, SIZE_MAX_KEY, 0,
+            "Llama 4 vision adapter: width of its second linear (fc2, square)"),
+    INT_KEY(LLMMEM_KEY_CROSS_ATTENTION_INTERVAL, M, "cross_attention_interval", 0, COUNT_MAX_KEY, 0,
+            "n: decoder layer i is a cross-attention layer (its keys and values from the image) when i >= "
+            "cross_attention_first and (i - cross_attention_first) % n == 0 (mllama: 5); 0: no cross-attention layers"),
+    INT_KEY(LLMMEM_KEY_CROSS_ATTENTION_FIRST, M, "cross_attention_first", 0, COUNT_MAX_KEY, 0,
+            "the first cross-attention layer (mllama: 3)"),
+    INT_KEY(LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, M, "vision_num_global_layers", 0, COUNT_MAX_KEY, 0,
+            "mllama vision tower: layers of its gated global transformer"),
+    INT_KEY(LLMMEM_KEY_VISION_MAX_NUM_TILES, M, "vision_max_num_tiles", 0, 1024, 0,
+            "mllama vision tower: tiles an image is split into at most"),
+    INT_KEY(LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, M, "vision_max_aspect_ratio_id", 0, 1 << 20, 0,
+            "mllama vision tower: supported aspect ratios; its tile embeddings have one row more"),
+    INT_KEY(LLMMEM_KEY_EMBEDDING_EXTRA_ROWS, M, "embedding_extra_rows", 0, SIZE_MAX_KEY, 0,
+            "rows the input embedding holds past vocab_size, which the LM head lacks (mllama: 8)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
@@ -706,6 +736,8 @@ static void list_choices(char *buf, size_t size, const llmmem__key_info *k)
     buf[0] = '\0';
     for (int64_t v = k->min; v <= k->max; v++) {
         const char *name = k->choices[v];
+        if (!name) /* a value no choice holds yet */
+            continue;
         size_t n = strlen(name);
         if (used + n + 3 >= size)
             break;
@@ -772,7 +804,7 @@ llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const 
     if (k->type != LLMMEM_TYPE_CHOICE)
         return llmmem__fail(LLMMEM_ERR_UNKNOWN_KEY, "key %s has no named choices", k->name);
     for (int64_t v = k->min; v <= k->max; v++) {
-        if (strcmp(k->choices[v], name) == 0) {
+        if (k->choices[v] && strcmp(k->choices[v], name) == 0) {
             *value_out = v;
             return LLMMEM_OK;
         }
@@ -863,7 +895,7 @@ llmmem_status llmmem__settings_set_int(llmmem__settings *s, llmmem_object object
     llmmem_status st = check_key(&k, object, key, 0);
     if (st)
         return st;
-    if (value < k->min || value > k->max) {
+    if (value < k->min || value > k->max || (k->type == LLMMEM_TYPE_CHOICE && !k->choices[value])) {
         if (k->type == LLMMEM_TYPE_CHOICE)
             return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s (%lld) is not a valid choice [%lld, %lld]",
                                 k->name, (long long)value, (long long)k->min, (long long)k->max);

@@ -38,6 +38,17 @@ llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view)
+{
+    llmmem_status st = llmmem__kv_shape(a, m);
+    if (st == LLMMEM_OK && (*a)->cross_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model with cross-attention layers (%llu, mllama's) is not modelled: their cache "
+                            "holds the image's keys and values; the contiguous cache (llmmem_kv_cache_bytes) models it",
+                            view, (unsigned long long)(*a)->cross_layers);
+    return st;
+}
+
 /* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
  * one byte an element, their scales are the cache's own (llmmem__kv_token_layer_bytes). */
 static llmmem_format kv_format(llmmem_kv_cache_dtype d)
@@ -185,33 +196,44 @@ uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_gro
     return x > y ? x : y;
 }
 
+/* Blocks one sequence of `tokens` tokens needs in one windowed group, and the tokens they are sized
+ * for (*sized): sliding window cdiv(min(window - 1 + max_num_batched_tokens, tokens), block) + 1
+ * (SlidingWindowSpec: the window need not start at a block boundary); chunked attention
+ * cdiv(min(attention_chunk_size + max_num_batched_tokens, tokens), block) (vllm/v1/kv_cache_interface.py
+ * ChunkedLocalAttentionSpec.max_admission_blocks_per_request: one chunk and the tokens in flight). */
+static uint64_t windowed_blocks(const llmmem__kv_pool *r, uint64_t tokens, uint64_t *sized)
+{
+    uint64_t held = r->chunked ? r->window + r->batched : r->window - 1 + r->batched;
+    if (held > tokens)
+        held = tokens;
+    *sized = held;
+    return llmmem__ceil_div(held, r->block) + (r->chunked ? 0 : 1);
+}
+
 /* Blocks one sequence of `tokens` tokens needs from the pool, summed over the groups
  * (kv_cache_utils.py get_max_concurrency_for_kv_cache_config / max_memory_usage_bytes):
- * full attention cdiv(tokens, block) (FullAttentionSpec.max_memory_usage_bytes); sliding window
- * cdiv(min(window - 1 + max_num_batched_tokens, tokens), block) + 1 (SlidingWindowSpec: the window
- * need not start at a block boundary). */
+ * full attention cdiv(tokens, block) (FullAttentionSpec.max_memory_usage_bytes); a windowed group
+ * windowed_blocks. */
 int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
 {
-    uint64_t need = 0, sw = r->window - 1 + r->batched;
-    if (sw > tokens)
-        sw = tokens;
+    uint64_t need = 0, sw;
+    uint64_t windowed = windowed_blocks(r, tokens, &sw);
     if (!llmmem__muladd(&need, r->full_groups, llmmem__ceil_div(tokens, r->block)) ||
-        !llmmem__muladd(&need, r->sliding_groups, llmmem__ceil_div(sw, r->block) + 1))
+        !llmmem__muladd(&need, r->sliding_groups, windowed))
         return 0;
     *out = need;
     return 1;
 }
 
 /* Internal waste of one sequence of `tokens`: the bytes its blocks hold but its tokens do not fill,
- * the last partial block of each group (a sliding group counts the min(window - 1 +
- * max_num_batched_tokens, tokens) tokens vLLM sizes it for, so its spare block is waste too). */
+ * the last partial block of each group (a windowed group counts the tokens vLLM sizes it for,
+ * windowed_blocks, so a sliding group's spare block is waste too). */
 int llmmem__kv_pool_waste(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
 {
-    uint64_t sw = r->window - 1 + r->batched, slots = 0, x;
-    if (sw > tokens)
-        sw = tokens;
+    uint64_t sw, slots = 0, x;
+    uint64_t windowed = windowed_blocks(r, tokens, &sw);
     uint64_t full_gap = llmmem__ceil_div(tokens, r->block) * r->block - tokens;
-    uint64_t sliding_gap = (llmmem__ceil_div(sw, r->block) + 1) * r->block - sw;
+    uint64_t sliding_gap = windowed * r->block - sw;
     if (!llmmem__muladd(&slots, r->full_groups, full_gap) || !llmmem__muladd(&slots, r->sliding_groups, sliding_gap) ||
         !llmmem__mul(&x, slots, r->token_layer) || !llmmem__mul(&x, x, r->group_layers))
         return 0;
@@ -231,14 +253,13 @@ int llmmem__kv_pool_requests(uint64_t *out, const llmmem__kv_pool *r, uint64_t t
         prefix = r->prefix / r->block;
         prompt = (r->prompt > r->prefix ? r->prompt : r->prefix) / r->block;
     }
-    uint64_t sw = r->window - 1 + r->batched, per = 0, own, shared;
-    if (sw > tokens)
-        sw = tokens;
+    uint64_t sw, per = 0, own, shared;
+    uint64_t windowed = windowed_blocks(r, tokens, &sw);
     /* own blocks of a request in one full group: its prompt's blocks past the shared prefix, and
      * n copies of the rest (the partial prompt block included) */
     if (!llmmem__mul(&own, r->n, c - prompt) || !llmmem__add(&own, own, prompt - prefix) ||
         !llmmem__muladd(&per, r->full_groups, own) ||
-        !llmmem__muladd(&per, r->sliding_groups, r->n * (llmmem__ceil_div(sw, r->block) + 1)) ||
+        !llmmem__muladd(&per, r->sliding_groups, r->n * windowed) ||
         !llmmem__mul(&shared, r->full_groups, prefix))
         return 0;
     *out = r->num_blocks > shared && per ? (r->num_blocks - shared) / per : 0;
@@ -278,8 +299,21 @@ llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_mode
         return st;
     /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
      * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
-    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, a->layers - sliding, sliding, a->window, sequences, tokens_each))
+    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, a->layers - sliding - a->cross_layers, sliding, a->window,
+                                      sequences, tokens_each))
         return overflow("contiguous KV cache bytes");
+    if (a->cross_layers && sequences && tokens_each) {
+        /* transformers models/mllama/modeling_mllama.py MllamaTextCrossAttention: the image's keys and
+         * values (one image of image_tokens a sequence), repeat_kv'd to every query head, then cached */
+        llmmem__geometry cross = *a;
+        uint64_t cross_layer, image = 0;
+        cross.kv_token.heads = a->cross_heads;
+        if ((st = llmmem__kv_token_layer_bytes(&cross_layer, &cross, dtype, 1, 1)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__kv_contiguous_layers(&image, cross_layer, a->cross_layers, 0, 0, sequences, a->image_tokens) ||
+            !llmmem__add(bytes_out, *bytes_out, image))
+            return overflow("contiguous KV cache bytes");
+    }
     return LLMMEM_OK;
 }
 

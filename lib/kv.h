@@ -10,6 +10,10 @@
 /* The model's geometry, when it has the shapes a cache needs; fails for an incomplete model or one
  * given by num_parameters alone. */
 llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m);
+/* The same for a view that caches every layer's keys and values per token (vLLM's paged cache,
+ * transformers' generate loop): fails for a model with cross-attention layers, whose cache holds the
+ * image's keys and values instead (modelled in the contiguous cache alone). */
+llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view);
 
 /* Bytes of one element of a cache in d (fp8 and int8 modes: one; their scales are counted per
  * token by llmmem__kv_token_layer_bytes). */
@@ -56,7 +60,8 @@ uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_gro
  * blocks, and the sharing settings of the requests. */
 typedef struct llmmem__kv_pool {
     uint64_t block;                       /* block_size tokens */
-    uint64_t window, batched;             /* sliding_window, max_num_batched_tokens */
+    uint64_t window, batched;             /* sliding_window (or attention_chunk_size), max_num_batched_tokens */
+    int chunked;                          /* the windowed groups are chunked-attention layers, not sliding */
     uint64_t full_groups, sliding_groups;
     uint64_t token_layer;                 /* paged bytes of one token in one layer on one rank */
     uint64_t group_layers;                /* layers per group on the binding stage */

@@ -374,7 +374,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(s);
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape(&a, model);
+    llmmem_status st = llmmem__kv_token_shape(&a, model, "vLLM's paged cache");
     if (st)
         return st;
     int64_t mode = sv(s, LLMMEM_KEY_MODE);
@@ -426,6 +426,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                             "max_model_len (%llu) exceeds the model's max_position_embeddings (%llu)",
                             (unsigned long long)r->max_model_len, (unsigned long long)positions);
     r->pool.window = a->window;
+    r->pool.chunked = a->chunk != 0; /* vllm ChunkedLocalAttentionSpec for the chunked layers */
     r->pool.prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
     r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
     r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
@@ -697,7 +698,7 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(s);
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape(&a, model);
+    llmmem_status st = llmmem__kv_token_shape(&a, model, "vLLM's paged cache");
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);

@@ -222,6 +222,9 @@ START_TEST(test_choices)
         ck_assert_ok(llmmem_key_bounds(&lo, &hi, key));
         for (int64_t c = lo; c <= hi; c++) {
             const char *name = llmmem_choice_name(key, c);
+            if (!name && (key == LLMMEM_KEY_VISION_MODEL_TYPE || key == LLMMEM_KEY_MULTIMODAL_PROJECTOR) && c >= 3 &&
+                c <= 6) /* values left for other towers: refused until they have a name */
+                continue;
             ck_assert_ptr_nonnull(name);
             ck_assert_ok(llmmem_choice_from_name(&v, key, name));
             ck_assert_int_eq(v, c);

@@ -156,7 +156,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_QUANTIZATION_DOUBLE_QUANT = 1039, /**< bool: its bitsandbytes statistics are double-quantized */
     LLMMEM_KEY_SLIDING_WINDOW = 1040,          /**< tokens a sliding-window layer attends to (0: none) */
     LLMMEM_KEY_SLIDING_WINDOW_PATTERN = 1041,  /**< n: layer i is global when (i + 1) % n == 0; 0: all layers slide */
-    LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model, qwen2_5_vl, qwen3_vl, pixtral */
+    LLMMEM_KEY_VISION_MODEL_TYPE = 1042,       /**< choice: none, clip_vision_model, siglip_vision_model, qwen2_5_vl, qwen3_vl, pixtral, llama4_vision_model, mllama_vision_model */
     LLMMEM_KEY_VISION_HIDDEN_SIZE = 1043,      /**< vision tower width */
     LLMMEM_KEY_VISION_INTERMEDIATE_SIZE = 1044, /**< vision tower MLP width */
     LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS = 1045, /**< vision tower layers */
@@ -164,7 +164,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_IMAGE_SIZE = 1047,       /**< vision input side in pixels */
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
-    LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3, qwen2_5_vl_merger, qwen3_vl_merger, mistral3 */
+    LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3, qwen2_5_vl_merger, qwen3_vl_merger, mistral3, llama4, mllama */
     LLMMEM_KEY_QK_NORM_TYPE = 1051,            /**< choice (llmmem_qk_norm_type): q/k norm weights per head or over all heads */
     LLMMEM_KEY_ATTENTION_SINKS = 1065,         /**< bool: one learned sink logit per query head per attention layer (gpt-oss) */
     LLMMEM_KEY_QUANTIZED_MODULES = 1066,       /**< choice (llmmem_quantized_modules): what the checkpoint's quantization reaches */
@@ -181,6 +181,18 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS = 1085, /**< vision tower attention heads (0: not known) */
     LLMMEM_KEY_VISION_FULLATT_BLOCKS = 1086,   /**< Qwen2.5-VL blocks attending over the whole image (entries of fullatt_block_indexes) */
     LLMMEM_KEY_VISION_WINDOW_SIZE = 1087,      /**< Qwen2.5-VL attention window side in pixels (window_size; 0: no windows) */
+    LLMMEM_KEY_ATTENTION_CHUNK_SIZE = 1110,    /**< tokens of the chunks a chunked-attention layer attends within (0: none) */
+    LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL = 1111,  /**< n: with attention_chunk_size, layer i is global when (i + 1) % n == 0, else chunked; 0: all chunked */
+    LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP = 1112, /**< n: layer i is MoE when (i + 1) % n == 0 (Llama 4); 0: first_k_dense_replace and moe_layer_freq */
+    LLMMEM_KEY_VISION_OUTPUT_DIM = 1113,       /**< width of the vision features the projector takes (Llama 4 vision_output_dim) */
+    LLMMEM_KEY_PROJECTOR_INPUT_DIM = 1114,     /**< Llama 4 vision adapter: output width of its first linear */
+    LLMMEM_KEY_PROJECTOR_OUTPUT_DIM = 1115,    /**< Llama 4 vision adapter: width of its second linear */
+    LLMMEM_KEY_CROSS_ATTENTION_INTERVAL = 1116, /**< n: layer i is a cross-attention layer when i >= cross_attention_first and (i - first) % n == 0 (mllama: 5); 0: none */
+    LLMMEM_KEY_CROSS_ATTENTION_FIRST = 1117,   /**< the first cross-attention layer (mllama: 3) */
+    LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS = 1118, /**< mllama vision: layers of its gated global transformer */
+    LLMMEM_KEY_VISION_MAX_NUM_TILES = 1119,    /**< mllama vision: tiles an image is split into at most */
+    LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID = 1120, /**< mllama vision: supported aspect ratios (rows of its tile embeddings less one) */
+    LLMMEM_KEY_EMBEDDING_EXTRA_ROWS = 1121,    /**< embedding rows past vocab_size that the LM head lacks (mllama: 8) */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -366,7 +378,10 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_QWEN3_VL = 35,    /**< "qwen3_vl" (Qwen3-VL dense: Qwen3 text model and its ViT) */
     LLMMEM_MODEL_QWEN3_VL_MOE = 36, /**< "qwen3_vl_moe" (Qwen3-VL MoE: Qwen3-MoE text model and its ViT) */
     LLMMEM_MODEL_MISTRAL3 = 37,    /**< "mistral3" (Mistral Small 3.1: a Mistral text model, Pixtral tower, patch merger) */
-    LLMMEM_MODEL_MINISTRAL3 = 38   /**< "ministral3" (Ministral 3 text model; inside mistral3 for Ministral 3, Devstral 2) */
+    LLMMEM_MODEL_MINISTRAL3 = 38,  /**< "ministral3" (Ministral 3 text model; inside mistral3 for Ministral 3, Devstral 2) */
+    LLMMEM_MODEL_LLAMA4 = 39,      /**< "llama4" (Llama 4: text_config llama4_text, vision_config llama4_vision_model) */
+    LLMMEM_MODEL_MLLAMA = 40,      /**< "mllama" (Llama 3.2 Vision: text layers with cross-attention, mllama_vision_model) */
+    LLMMEM_MODEL_LLAMA4_TEXT = 41  /**< "llama4_text" (a Llama 4 text model alone, Llama4ForCausalLM) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
