@@ -424,7 +424,8 @@ static const llmmem__preset_value command_r7b_12_2024[] = {
         K(QK_NORM, qk_norm), K(QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD), K(NUM_EXPERTS, experts),            \
         K(NUM_EXPERTS_PER_TOK, 8), K(MOE_INTERMEDIATE_SIZE, fe), K(N_SHARED_EXPERTS, 1),                     \
         K(FIRST_K_DENSE_REPLACE, dense), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0),                            \
-        K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(TORCH_DTYPE, BF16), END
+        K(ROUTER_SCORE_CORRECTION_BIAS, 1), K(TORCH_DTYPE, BF16), K(NUM_NEXTN_PREDICT_LAYERS, 1),           \
+        K(MTP_EMBEDDING, 1), K(MTP_LM_HEAD, 1), END
 
 /* zai-org/GLM-4.5-Air config.json */
 static const llmmem__preset_value glm_4_5_air[] = {GLM4_MOE(4096, 46, 10944, 128, 1408, 1, 0)};

@@ -91,7 +91,11 @@ static const llmmem__key_default cohere2_structure[] = {
     {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1}, {LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 4}, END,
 };
 /* models/glm4_moe/modeling_glm4_moe.py Glm4MoeTopkRouter: a registered e_score_correction_bias per expert */
-static const llmmem__key_default glm4_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+static const llmmem__key_default glm4_moe_structure[] = {
+    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1},
+    /* vllm model_executor/models/glm4_moe_mtp.py: each MTP layer has its own embed_tokens and shared_head.head */
+    {LLMMEM_KEY_MTP_EMBEDDING, 1}, {LLMMEM_KEY_MTP_LM_HEAD, 1}, END,
+};
 /* models/minimax_m2/modeling_minimax_m2.py: MiniMaxM2Attention q_norm over heads*head_dim and k_norm over
  * kv_heads*head_dim; MiniMaxM2SparseMoeBlock e_score_correction_bias buffer, both unconditional */
 static const llmmem__key_default minimax_m2_structure[] = {

@@ -868,8 +868,10 @@ static llmmem_status read_glm4(const hf *c, const json_t *obj)
     if (st || c->fam->type != LLMMEM_MODEL_GLM4_MOE)
         return st;
     /* num_nextn_predict_layers: the multi-token-prediction layers a checkpoint stores past
-     * num_hidden_layers; Glm4MoeForCausalLM builds none, so they are not the model's (accepted, not read) */
-    st = required(c, obj, NAMES("n_routed_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
+     * num_hidden_layers; Glm4MoeForCausalLM builds none: the checkpoint's, not the model's (arch.c MTP) */
+    st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
+    if (!st)
+        st = required(c, obj, NAMES("n_routed_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
     if (!st)
         st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
     if (!st)

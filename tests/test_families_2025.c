@@ -27,6 +27,14 @@ static uint64_t total(const llmmem_model *m)
     return n;
 }
 
+/* Parameters the checkpoint stores: the model's and its multi-token-prediction layers. */
+static uint64_t checkpoint_total(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
+    return n;
+}
+
 static int64_t get(const llmmem_model *m, llmmem_key key)
 {
     int64_t v = -1;
@@ -250,7 +258,8 @@ END_TEST
  *   embedding and head 2 x 151552 x 4096 = 1,241,513,984; final norm 4,096: 106,852,251,264.
  * The MTP layer: one MoE decoder layer 109,074,432 + 2,232,418,432, enorm and hnorm 8,192, eh_proj
  * 4096 x 8192 = 33,554,432, shared_head.norm 4,096, its own embed_tokens and shared_head.head
- * 1,241,513,984: 3,616,573,568; 110,468,824,832 - 3,616,573,568 = 106,852,251,264.
+ * 1,241,513,984: 3,616,573,568; 110,468,824,832 - 3,616,573,568 = 106,852,251,264. The checkpoint's
+ * count (llmmem_model_checkpoint_parameters) is the Hub's total itself.
  * Cache: 46 layers x 8 KV heads x 128 x 2 x 2 bytes (bf16) = 188,416 bytes per token. */
 START_TEST(glm4_moe_air)
 {
@@ -262,8 +271,15 @@ START_TEST(glm4_moe_air)
     ck_assert_int_eq(get(m, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS), 1);
     ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 1);
     ck_assert_uint_eq(cache_bytes(m, 1000), 1000ULL * 188416);
+    /* the checkpoint's count, MTP layer included, is the Hub's total */
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS), 1);
+    ck_assert_uint_eq(checkpoint_total(m), 110468824832ULL);
     llmmem_model_free(m);
     expect_preset_total("glm-4.5-air", 106852251264ULL);
+    m = NULL;
+    ck_assert_ok(llmmem_model_from_preset(&m, "glm-4.5-air"));
+    ck_assert_uint_eq(checkpoint_total(m), 110468824832ULL);
+    llmmem_model_free(m);
 }
 END_TEST
 
@@ -284,6 +300,7 @@ START_TEST(glm4_moe_glm45)
     ck_assert_uint_eq(total(m), 358337791296ULL - 5539962272ULL);
     ck_assert_int_eq(get(m, LLMMEM_KEY_QK_NORM), 1);
     ck_assert_int_eq(get(m, LLMMEM_KEY_QK_NORM_TYPE), LLMMEM_QK_NORM_PER_HEAD);
+    ck_assert_uint_eq(checkpoint_total(m), 358337791296ULL);
     llmmem_model_free(m);
     expect_preset_total("glm-4.5", 352797829024ULL);
 }
