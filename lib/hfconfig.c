@@ -72,8 +72,12 @@ static llmmem_status hf_fail(const hf *c, llmmem_status status, const char *fiel
     return llmmem__fail(status, "%s: %s", c->where, text);
 }
 
+/* The kind of a value for a message; Python's non-finite numbers by name (readfile.h). */
 static const char *kind(const json_t *v)
 {
+    const char *nonfinite = llmmem__json_nonfinite(v);
+    if (nonfinite)
+        return nonfinite;
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "an object";
     case JSON_ARRAY: return "an array";
@@ -106,6 +110,12 @@ static llmmem_status unsupported_string(const hf *c, const char *field, const ch
     char shown[HF_SHOWN + 1];
     shown_text(shown, sizeof shown, value);
     return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "'%s' is not supported (%s)", shown, supported);
+}
+
+/* A JSON string that is text (not one of Python's non-finite numbers, which are held as strings). */
+static int is_text(const json_t *v)
+{
+    return json_is_string(v) && !llmmem__json_nonfinite(v);
 }
 
 /* ---- typed field access ----------------------------------------------------------------- */
@@ -151,7 +161,7 @@ static llmmem_status get_string(const hf *c, const json_t *obj, const char *fiel
     *p = lookup(obj, field, &v);
     if (*p != PRESENT)
         return LLMMEM_OK;
-    if (!json_is_string(v))
+    if (!is_text(v))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(v));
     *out = json_string_value(v);
     return LLMMEM_OK;
@@ -331,7 +341,7 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
         const json_t *t = json_array_get(types, i);
         char field[48];
         snprintf(field, sizeof field, "layer_types[%zu]", i);
-        if (!json_is_string(t))
+        if (!is_text(t))
             return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(t));
         enum llmmem__mixer mixer;
         if (!llmmem__layer_type_mixer(&mixer, json_string_value(t), json_string_length(t)) ||
@@ -1062,7 +1072,7 @@ static llmmem_status check_skipped_modules(const hf *c, const json_t *q, const c
         const json_t *v = json_array_get(list, i);
         char name[64];
         snprintf(name, sizeof name, "%s[%zu]", field, i);
-        if (!json_is_string(v))
+        if (!is_text(v))
             return hf_fail(c, LLMMEM_ERR_PARSE, name, "expected a string, got %s", kind(v));
         size_t k = 0;
         while (allowed[k] && strcmp(allowed[k], json_string_value(v)) != 0)
@@ -1337,7 +1347,7 @@ static llmmem_status from_text(llmmem_model **out, const char *json, size_t len,
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: more than the %d JSON values and keys a config.json may have",
                             where, LLMMEM_CONFIG_MAX_VALUES);
     json_error_t err;
-    json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
+    json_t *root = llmmem__json_load_config(json, len, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
         /* jansson's words without the bytes it quotes; the path of keys where it stopped (a
          * duplicate key names itself, not the field before it) */

@@ -860,6 +860,60 @@ START_TEST(json_errors_name_the_key_not_the_content)
 }
 END_TEST
 
+/* Python's json module (json.dumps, allow_nan=True by default) writes float('inf') as Infinity:
+ * transformers' Mamba2Config and NemotronHConfig default time_step_limit=(0.0, float("inf")), which
+ * nvidia/Nemotron-H-8B-Base-8K's config.json holds as "time_step_limit": [0.0, Infinity]. The three
+ * tokens are read as values; a field the reader needs names them; nothing else non-JSON passes. */
+START_TEST(python_non_finite_numbers)
+{
+    llmmem_model *m = NULL;
+    /* fields the reader ignores: an array, an object member, the last member, -Infinity and NaN */
+    ck_assert_ok(load_text(&m, LLAMA ", \"time_step_limit\": [0.0, Infinity], \"rope_scaling\": {\"f\": -Infinity},"
+                               " \"x\":NaN,\"y\":[NaN,-Infinity,Infinity], \"z\": Infinity}"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_HIDDEN_SIZE), 64);
+    llmmem_model_free(m);
+    /* strings holding the words are untouched: a key, and a value the reader reads as a string */
+    ck_assert_ok(load_text(&m, LLAMA ", \"NaN\": \"Infinity\", \"Infinity\": [\"-Infinity\", \"NaN\"]}"));
+    llmmem_model_free(m);
+    expect_error(LLAMA ", \"torch_dtype\": \"NaN\"}", LLMMEM_ERR_UNSUPPORTED, "torch_dtype: 'NaN' is not supported");
+    /* a field read as an integer, a bool, a string, an object, a list entry */
+    expect_error("{\"model_type\": \"llama\", \"hidden_size\": Infinity}", LLMMEM_ERR_PARSE,
+                 "<memory>: hidden_size: expected an integer, got Infinity");
+    expect_error(LLAMA ", \"num_key_value_heads\": NaN}", LLMMEM_ERR_PARSE,
+                 "num_key_value_heads: expected an integer, got NaN");
+    expect_error(LLAMA ", \"max_position_embeddings\": -Infinity}", LLMMEM_ERR_PARSE,
+                 "max_position_embeddings: expected an integer, got -Infinity");
+    expect_error(LLAMA ", \"tie_word_embeddings\": NaN}", LLMMEM_ERR_PARSE,
+                 "tie_word_embeddings: expected true or false, got NaN");
+    expect_error("{\"model_type\": NaN}", LLMMEM_ERR_PARSE, "model_type: expected a string, got NaN");
+    expect_error(LLAMA ", \"quantization_config\": Infinity}", LLMMEM_ERR_PARSE,
+                 "quantization_config: expected an object, got Infinity");
+    expect_error(LLAMA ", \"quantization_config\": {\"quant_method\": \"awq\", \"bits\": 4, "
+                 "\"modules_to_not_convert\": [NaN]}}",
+                 LLMMEM_ERR_PARSE, "quantization_config.modules_to_not_convert[0]: expected a string, got NaN");
+    expect_error("Infinity", LLMMEM_ERR_PARSE, "not valid JSON: '[' or '{' expected (line 1, column 8)");
+    expect_error("[Infinity]", LLMMEM_ERR_PARSE, "not a JSON object (the document is an array)");
+    /* what Python's json refuses stays refused: a key, other spellings, a sign on NaN, inside a word */
+    expect_error("{NaN: 1}", LLMMEM_ERR_PARSE, "not valid JSON: string or '}' expected (line 1, column 4)"); /* the end of the word jansson read */
+    expect_error(LLAMA ", \"a\": 1, NaN: 2}", LLMMEM_ERR_PARSE, "not valid JSON");
+    expect_error(LLAMA ", \"x\": inf}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": nan}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": +Infinity}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": -NaN}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": NaNa}", LLMMEM_ERR_PARSE, "not valid JSON");
+    expect_error(LLAMA ", \"x\": Infinit}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": [1 NaN]}", LLMMEM_ERR_PARSE, "not valid JSON");
+    /* an error after a rewritten token is placed in the text as written: column 19 is the x */
+    expect_error("{\"a\": [NaN, NaN], x}", LLMMEM_ERR_PARSE, "(line 1, column 19, in field \"a\")");
+    /* the rewrite parses with \u0000 allowed, so the input's own \u0000 is refused here */
+    expect_error("{\"a\": NaN, \"b\": \"x\\u0000\"}", LLMMEM_ERR_PARSE,
+                 "not valid JSON: \\u0000 is not allowed in a string (line 1, column 19, in field \"b\")"); /* the backslash */
+    expect_error("{\"a\": \"x\\u0000\"}", LLMMEM_ERR_PARSE, "not valid JSON");
+    /* the value limit counts them like any value */
+    ck_assert_uint_eq(llmmem__json_count_values("[NaN,Infinity,-Infinity]", 24), 4); /* the array and its 3 */
+}
+END_TEST
+
 /* At most LLMMEM_CONFIG_MAX_VALUES (100,000) JSON values and keys, counted before jansson builds
  * any (an empty container counts twice): 16.5 MB of "[]," cost 748 MB of tree before the fix. */
 START_TEST(json_value_count_is_bounded)
@@ -943,6 +997,7 @@ static Suite *hfconfig_suite(void)
     tcase_add_test(reader, dtypes_and_quantization);
     tcase_add_test(reader, json_errors_name_the_key_not_the_content);
     tcase_add_test(reader, json_value_count_is_bounded);
+    tcase_add_test(reader, python_non_finite_numbers);
     tcase_add_test(reader, fifo_is_refused);
     suite_add_tcase(s, reader);
     return s;
