@@ -1271,6 +1271,161 @@ static llmmem_status read_quantization(const hf *c, const json_t *root)
     return set(&qc, "quant_method", LLMMEM_KEY_QUANTIZATION_FORMAT, format);
 }
 
+/* ---- a model_type the table lacks ---------------------------------------------------------------- */
+
+/* Appends printf text to buf (always terminated, cut at size). */
+static void appendf(char *buf, size_t size, const char *fmt, ...) LLMMEM_PRINTF(3, 4);
+static void appendf(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+static int has(const json_t *obj, const char *field)
+{
+    const json_t *v = json_object_get(obj, field);
+    return v && !json_is_null(v);
+}
+
+static int is_true(const json_t *obj, const char *field)
+{
+    return json_is_true(json_object_get(obj, field));
+}
+
+/* What a decoder's config.json says about its shape beyond the five shape fields, and the field
+ * that says it (for the message). */
+typedef struct decoder_traits {
+    int moe, sliding, mla, qk_norm, attention_bias, kv_heads, head_dim;
+    const char *moe_field, *sliding_field, *qk_norm_field;
+} decoder_traits;
+
+static decoder_traits traits_of(const json_t *obj)
+{
+    decoder_traits t = {LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 0, 0, 0, NULL, NULL, NULL};
+    /* MixtralConfig num_local_experts; Qwen2MoeConfig num_experts with shared_expert_intermediate_size,
+     * Qwen3MoeConfig without; DeepseekV3Config n_routed_experts with kv_lora_rank (MLA) */
+    t.mla = has(obj, "kv_lora_rank");
+    if (has(obj, "num_local_experts"))
+        t.moe = LLMMEM_MOE_MIXTRAL, t.moe_field = "num_local_experts";
+    else if (has(obj, "num_experts"))
+        t.moe = has(obj, "shared_expert_intermediate_size") ? LLMMEM_MOE_QWEN_SHARED : LLMMEM_MOE_QWEN,
+        t.moe_field = "num_experts";
+    else if (has(obj, "n_routed_experts"))
+        t.moe_field = "n_routed_experts";
+    /* Gemma2Config/Gemma3TextConfig interleave (sliding_window_pattern, layer_types); Qwen2Config
+     * use_sliding_window and max_window_layers; MistralConfig sliding_window on every layer */
+    static const char *const gemma[] = {"sliding_window_pattern", "_sliding_window_pattern", "layer_types"};
+    for (size_t i = 0; i < 3 && !t.sliding_field; i++)
+        if (has(obj, gemma[i]))
+            t.sliding = LLMMEM_SLIDE_GEMMA, t.sliding_field = gemma[i];
+    if (!t.sliding_field && (has(obj, "use_sliding_window") || has(obj, "max_window_layers")))
+        t.sliding = LLMMEM_SLIDE_QWEN,
+        t.sliding_field = has(obj, "use_sliding_window") ? "use_sliding_window" : "max_window_layers";
+    if (!t.sliding_field && has(obj, "sliding_window"))
+        t.sliding = LLMMEM_SLIDE_ALL, t.sliding_field = "sliding_window";
+    /* q/k norms: OLMo-2-style qk_norm, Llama 4 and Cohere use_qk_norm, Persimmon qk_layernorm */
+    static const char *const qk[] = {"qk_norm", "use_qk_norm", "qk_layernorm"};
+    for (size_t i = 0; i < 3 && !t.qk_norm; i++)
+        if (is_true(obj, qk[i]))
+            t.qk_norm = 1, t.qk_norm_field = qk[i];
+    t.attention_bias = is_true(obj, "attention_bias");
+    t.kv_heads = has(obj, "num_key_value_heads");
+    t.head_dim = has(obj, "head_dim");
+    return t;
+}
+
+/* How well a family's row reads a config of these traits: MLA first, then MoE, sliding window and
+ * q/k norms, then the fields the row reads; 0 for rows that read other field names. */
+static int closeness(const family *f, const decoder_traits *t)
+{
+    if (f->reader != LLMMEM_READ_LLAMA_LIKE && f->reader != LLMMEM_READ_DEEPSEEK)
+        return 0;
+    int64_t qk = 0;
+    (void)llmmem__family_structure(&qk, f, LLMMEM_KEY_QK_NORM);
+    int score = 1;
+    score += 64 * ((f->reader == LLMMEM_READ_DEEPSEEK) == (t->mla != 0));
+    score += 32 * (f->config.moe == t->moe);
+    /* Qwen2Config use_sliding_window=False: a row that reads it also reads a config without it */
+    score += f->config.sliding == t->sliding ? 8 : f->config.sliding == LLMMEM_SLIDE_QWEN && !t->sliding ? 4 : 0;
+    score += 8 * ((qk != 0) == (t->qk_norm != 0));
+    score += t->attention_bias ? 2 * (f->config.attention_bias >= 0) : 2;
+    score += t->kv_heads ? f->config.reads_kv_heads : 1; /* absent: any row reads the heads' default */
+    score += t->head_dim ? f->config.reads_head_dim : 1;
+    return score;
+}
+
+/* A model_type the family table lacks. A config with a standard decoder's fields names the closest
+ * row, by the fields that set the shape (the first row of the best score), and the keys that
+ * describe the model, never read as that family silently; then, as for any unknown type, the
+ * supported ones. */
+static llmmem_status unknown_type(const hf *c, const json_t *root, const char *type)
+{
+    char supported[400] = "supported: "; /* every row of the family table and the wrappers */
+    llmmem__family_list(supported + 11, sizeof supported - 11, "gemma3, llava");
+    static const char *const shape[] = {"hidden_size", "num_hidden_layers", "num_attention_heads",
+                                        "intermediate_size", "vocab_size"};
+    for (size_t i = 0; i < 5; i++)
+        if (!json_is_integer(json_object_get(root, shape[i])))
+            return unsupported_string(c, "model_type", type, supported);
+    decoder_traits t = traits_of(root);
+    const family *best = llmmem__family_at(0);
+    int best_score = -1;
+    for (size_t i = 0; llmmem__family_at(i); i++) {
+        int score = closeness(llmmem__family_at(i), &t);
+        if (score > best_score)
+            best = llmmem__family_at(i), best_score = score;
+    }
+    char why[160] = "";
+    if (t.mla)
+        appendf(why, sizeof why, "%sMLA: kv_lora_rank", why[0] ? "; " : "");
+    if (t.moe_field)
+        appendf(why, sizeof why, "%sMoE: %s", why[0] ? "; " : "", t.moe_field);
+    if (t.sliding_field)
+        appendf(why, sizeof why, "%ssliding window: %s", why[0] ? "; " : "", t.sliding_field);
+    if (t.qk_norm_field)
+        appendf(why, sizeof why, "%sq/k norms: %s", why[0] ? "; " : "", t.qk_norm_field);
+    if (t.attention_bias)
+        appendf(why, sizeof why, "%sbiases: attention_bias", why[0] ? "; " : "");
+    if (!why[0])
+        appendf(why, sizeof why, "a dense decoder with full attention and no biases");
+    /* the config's integers under the model keys of the same names (llmmem_key_from_name) */
+    static const char *const ints[] = {"hidden_size", "num_hidden_layers", "num_attention_heads",
+                                       "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
+                                       "sliding_window", "num_experts", "num_experts_per_tok",
+                                       "moe_intermediate_size", "shared_expert_intermediate_size",
+                                       "n_shared_experts", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
+                                       "qk_nope_head_dim", "v_head_dim"};
+    char keys[LLMMEM_MESSAGE_MAX] = "";
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        const json_t *v = json_object_get(root, ints[i]);
+        const char *field = ints[i];
+        if (strcmp(field, "num_experts") == 0 && !v) /* MixtralConfig's and DeepseekV3Config's names */
+            v = json_object_get(root, has(root, "num_local_experts") ? "num_local_experts" : "n_routed_experts");
+        if (json_is_integer(v))
+            appendf(keys, sizeof keys, " --set %s=%lld", field, (long long)json_integer_value(v));
+    }
+    if (json_is_boolean(json_object_get(root, "tie_word_embeddings")))
+        appendf(keys, sizeof keys, " --set tie_word_embeddings=%d", is_true(root, "tie_word_embeddings"));
+    if (t.attention_bias)
+        appendf(keys, sizeof keys, " --set qkv_bias=1 --set o_proj_bias=1");
+    if (is_true(root, "mlp_bias"))
+        appendf(keys, sizeof keys, " --set mlp_bias=1");
+    if (t.qk_norm)
+        appendf(keys, sizeof keys, " --set qk_norm=1");
+    char shown[HF_SHOWN + 1];
+    shown_text(shown, sizeof shown, type);
+    return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "model_type",
+                   "'%s' is not supported; its fields are a standard decoder's, closest to %s (%s): describe it "
+                   "with --set model_type=%s%s (the model keys of those names), checking what its modeling file "
+                   "adds (%s)",
+                   shown, best->name, why, best->name, keys, supported);
+}
+
 /* ---- the document ------------------------------------------------------------------------------- */
 
 static int deeper_than_limit(const json_t *v, int depth)
@@ -1315,11 +1470,8 @@ static llmmem_status read_document(hf *c, const json_t *root)
         st = read_llava(c, root, &text);
     } else {
         c->fam = llmmem__family_named(type);
-        if (!c->fam) {
-            char supported[400] = "supported: "; /* every row of the family table and the wrappers */
-            llmmem__family_list(supported + 11, sizeof supported - 11, "gemma3, llava");
-            return unsupported_string(c, "model_type", type, supported);
-        }
+        if (!c->fam)
+            return unknown_type(c, root, type);
         c->type = c->fam->name;
         st = read_text(c, root);
     }

@@ -392,6 +392,62 @@ START_TEST(errors_name_the_field)
 }
 END_TEST
 
+/* A model_type the table lacks with a standard decoder's fields: the closest row by the fields
+ * present and the keys that describe it, never a silent read. The fields are published configs'
+ * (allenai/OLMoE-1B-7B-0924, allenai/OLMo-2-1124-7B, a Qwen2 MoE-shaped one with q/k norms); the
+ * model_type is renamed (unlisted_*) so that a later row for the family keeps the case unknown. */
+START_TEST(unknown_decoder_names_the_closest_family)
+{
+    /* OLMoE: num_experts without shared_expert_intermediate_size is Qwen3MoeConfig's MoE */
+    expect_error("{\"model_type\": \"unlisted_olmoe\", \"hidden_size\": 2048, \"intermediate_size\": 1024, "
+                 "\"num_hidden_layers\": 16, \"num_experts\": 64, \"num_experts_per_tok\": 8, "
+                 "\"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"vocab_size\": 50304, "
+                 "\"tie_word_embeddings\": false, \"clip_qkv\": null, \"norm_topk_prob\": false}",
+                 LLMMEM_ERR_UNSUPPORTED,
+                 "<memory>: model_type: 'unlisted_olmoe' is not supported; its fields are a standard decoder's, "
+                 "closest to qwen3_moe (MoE: num_experts): describe it with --set model_type=qwen3_moe "
+                 "--set hidden_size=2048 --set num_hidden_layers=16 --set num_attention_heads=16 "
+                 "--set num_key_value_heads=16 --set intermediate_size=1024 --set vocab_size=50304 "
+                 "--set num_experts=64 --set num_experts_per_tok=8 --set tie_word_embeddings=0 (the model keys "
+                 "of those names), checking what its modeling file adds (supported: llama, gpt2");
+    /* OLMo 2: nothing beyond Llama's fields (its q/k norms are structural): llama, the first row */
+    expect_error("{\"model_type\": \"unlisted_olmo2\", \"hidden_size\": 4096, \"intermediate_size\": 11008, "
+                 "\"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"num_key_value_heads\": 32, "
+                 "\"vocab_size\": 100352, \"attention_bias\": false, \"tie_word_embeddings\": false, "
+                 "\"max_position_embeddings\": 4096, \"torch_dtype\": \"float32\"}",
+                 LLMMEM_ERR_UNSUPPORTED,
+                 "closest to llama (a dense decoder with full attention and no biases): describe it with "
+                 "--set model_type=llama --set hidden_size=4096");
+    /* the fields that move it: Mistral's sliding_window on every layer, Mixtral's experts, MLA,
+     * attention_bias and a q/k norm flag */
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"sliding_window\": 32, "
+                 "\"num_key_value_heads\": 2}",
+                 LLMMEM_ERR_UNSUPPORTED, "closest to mistral (sliding window: sliding_window)");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"num_local_experts\": 8, "
+                 "\"num_experts_per_tok\": 2}",
+                 LLMMEM_ERR_UNSUPPORTED, "closest to mixtral (MoE: num_local_experts)");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"num_experts\": 8, "
+                 "\"shared_expert_intermediate_size\": 64, \"use_sliding_window\": false}",
+                 LLMMEM_ERR_UNSUPPORTED, "closest to qwen2_moe (MoE: num_experts; sliding window: use_sliding_window)");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"kv_lora_rank\": 16, "
+                 "\"n_routed_experts\": 4}",
+                 LLMMEM_ERR_UNSUPPORTED, "closest to deepseek_v2 (MLA: kv_lora_rank; MoE: n_routed_experts)");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"head_dim\": 32, "
+                 "\"num_key_value_heads\": 2, \"use_qk_norm\": true, \"use_sliding_window\": false}",
+                 LLMMEM_ERR_UNSUPPORTED,
+                 "closest to qwen3 (sliding window: use_sliding_window; q/k norms: use_qk_norm): describe it with "
+                 "--set model_type=qwen3 --set hidden_size=64 --set num_hidden_layers=2 --set num_attention_heads=4 "
+                 "--set num_key_value_heads=2 --set head_dim=32 --set intermediate_size=128 --set vocab_size=100 "
+                 "--set qk_norm=1");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"attention_bias\": true, "
+                 "\"mlp_bias\": true}",
+                 LLMMEM_ERR_UNSUPPORTED, "--set qkv_bias=1 --set o_proj_bias=1 --set mlp_bias=1");
+    /* without the five shape fields: the list of supported types alone */
+    expect_error("{\"model_type\": \"unlisted\", \"hidden_size\": 64}", LLMMEM_ERR_UNSUPPORTED,
+                 "model_type: 'unlisted' is not supported (supported: llama");
+}
+END_TEST
+
 /* ---- family mappings ----------------------------------------------------------------------------- */
 
 START_TEST(gpt_opt_bloom_neox)
@@ -988,6 +1044,7 @@ static Suite *hfconfig_suite(void)
     suite_add_tcase(s, published);
     TCase *reader = tcase_create("reader");
     tcase_add_test(reader, errors_name_the_field);
+    tcase_add_test(reader, unknown_decoder_names_the_closest_family);
     tcase_add_test(reader, gpt_opt_bloom_neox);
     tcase_add_test(reader, falcon_variants);
     tcase_add_test(reader, kv_heads_head_dim_tie_defaults);
