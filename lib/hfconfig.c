@@ -1055,7 +1055,9 @@ static llmmem_status read_dtype(const hf *c, const json_t *root, const json_t *t
             return unsupported_string(&at, name, found, "float32, float16 and bfloat16 are");
         return set(&at, name, LLMMEM_KEY_TORCH_DTYPE, format);
     }
-    return set(c, "torch_dtype", LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP32);
+    llmmem_status st = set(c, "torch_dtype", LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP32);
+    /* vllm/config/model.py _find_dtype reaches its fp32 last resort here, and serves it as dtype auto says */
+    return st ? st : set(c, "torch_dtype", LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG, 0);
 }
 
 /* Modules a quantizer leaves unquantized that this library keeps unquantized anyway (the LM head

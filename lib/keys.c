@@ -172,6 +172,9 @@ static const llmmem__key_info key_table[] = {
              "SigLIP attention-pooling head (probe, attention, norm, MLP)"),
     CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 2, 0,
                "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear)"),
+    BOOL_KEY(LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG, M, "torch_dtype_in_config", 1,
+             "the config.json named torch_dtype (or dtype); 0: it named none and torch_dtype is fp32, what "
+             "transformers makes of that"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
@@ -353,6 +356,10 @@ static const llmmem__key_info key_table[] = {
             "tokens per request (prompt and output) for the concurrency question (0: max_model_len)"),
     BOOL_KEY(LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER, S, "disable_hybrid_kv_cache_manager", 0,
              "vLLM --disable-hybrid-kv-cache-manager: sliding-window layers keep every token like full ones"),
+    CHOICE_KEY(LLMMEM_KEY_DTYPE, S, "dtype", float_auto_names, 0, 3, 0,
+               "vLLM --dtype, the format serving holds weights, activations and an auto KV cache in: auto (the "
+               "model's torch_dtype, fp32 served in bf16 as on GPUs of compute capability 8.0 and later), fp32, "
+               "fp16 (refused for gemma2 and gemma3_text, as vLLM does), bf16"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

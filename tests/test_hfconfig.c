@@ -134,6 +134,11 @@ START_TEST(bloom_without_torch_dtype)
     llmmem_model *m = NULL;
     ck_assert_ok(load_fixture(&m, "bloom-560m.json"));
     ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_FP32);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG), 0); /* assumed, as vLLM's _find_dtype does */
+    llmmem_model_free(m);
+    /* bigscience/bloom-560m names no torch_dtype; Llama-3.1-8B's config names bfloat16 */
+    ck_assert_ok(load_fixture(&m, "llama-3.1-8b.json"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG), 1);
     llmmem_model_free(m);
 }
 END_TEST

@@ -165,6 +165,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
     LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
+    LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG = 1170,   /**< bool: the config named torch_dtype (0: fp32 was assumed) */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -246,6 +247,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_N = 3114,                       /**< sequences per request: parallel sampling n, or beam width */
     LLMMEM_KEY_REQUEST_TOKENS = 3115,          /**< tokens per request for the concurrency question (0: max_model_len) */
     LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER = 3116, /**< bool: sliding-window layers cached like full ones */
+    LLMMEM_KEY_DTYPE = 3140,                   /**< choice: vLLM --dtype: auto (fp32 served in bf16), fp32, fp16, bf16 */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
