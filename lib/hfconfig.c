@@ -284,12 +284,24 @@ static llmmem_status refuse_if(const hf *c, const json_t *obj, const char *field
 
 /* ---- shared parts of text models ------------------------------------------------------------ */
 
-/* tie_word_embeddings: the config's; in a sub-config, else the top level's; else the class's. */
+/* tie_word_embeddings: the config's; in a sub-config, else the top level's; else the class's. A
+ * top-level text model that also holds a text_config takes that one's first, as transformers'
+ * modeling_utils.py tie_weights reads config.get_text_config(decoder=True). */
 static llmmem_status read_tie(const hf *c, const json_t *obj)
 {
     int v = c->fam->config.tie;
-    enum presence p;
-    llmmem_status st = get_bool(c, obj, "tie_word_embeddings", &v, &p);
+    enum presence p = ABSENT;
+    llmmem_status st;
+    const json_t *text = json_object_get(obj, "text_config");
+    if (!c->nested && obj == c->top && json_is_object(text)) {
+        hf sub = *c;
+        sub.prefix = "text_config.";
+        if ((st = get_bool(&sub, text, "tie_word_embeddings", &v, &p)) != LLMMEM_OK)
+            return st;
+        if (p == PRESENT)
+            return set(&sub, "tie_word_embeddings", LLMMEM_KEY_TIE_WORD_EMBEDDINGS, v);
+    }
+    st = get_bool(c, obj, "tie_word_embeddings", &v, &p);
     if (st)
         return st;
     if (p != PRESENT && c->nested) {
@@ -1012,7 +1024,9 @@ static llmmem_status read_llava(const hf *c, const json_t *root, const json_t **
 /* ---- dtype and quantization ------------------------------------------------------------------- */
 
 /* torch_dtype (written as dtype since transformers 4.56): the top level's, else the text
- * config's, else fp32, the dtype transformers gives a model whose config names none. */
+ * config's (a wrapper's, or the text_config a top-level text model also holds: vllm/config/model.py
+ * _find_dtype looks there next), else fp32, the dtype transformers gives a model whose config names
+ * none. */
 static llmmem_status read_dtype(const hf *c, const json_t *root, const json_t *text)
 {
     const json_t *objs[2] = {root, text};
@@ -1478,7 +1492,9 @@ static llmmem_status read_document(hf *c, const json_t *root)
         st = read_text(c, root);
     }
     if (!st)
-        st = read_dtype(c, root, text == root ? NULL : text);
+        st = read_dtype(c, root, text != root ? text : json_is_object(json_object_get(root, "text_config"))
+                                                      ? json_object_get(root, "text_config")
+                                                      : NULL);
     if (!st)
         st = read_quantization(c, root);
     if (st)

@@ -321,6 +321,7 @@ END_TEST
 
 #define SMALL "\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100"
 #define LLAMA "{\"model_type\": \"llama\", " SMALL ", \"intermediate_size\": 128"
+#define QWEN2_SMALL "{\"model_type\": \"qwen2\", " SMALL ", \"intermediate_size\": 128, \"num_key_value_heads\": 2"
 
 static void expect_error(const char *json, llmmem_status status, const char *text)
 {
@@ -763,6 +764,34 @@ START_TEST(multimodal_wrappers)
     ck_assert_int_eq(get(m, LLMMEM_KEY_HIDDEN_SIZE), 2304);
     ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_FP32);
     llmmem_model_free(m);
+    /* tie_word_embeddings and dtype given only in text_config (transformers 4.56+ writes a sub-config's
+     * dtype there: Qwen/Qwen3-VL-8B-Instruct's config.json names dtype only in its text_config) */
+    ck_assert_ok(load_text(&m, "{\"model_type\": \"gemma3\", \"text_config\": {\"tie_word_embeddings\": false, "
+                               "\"dtype\": \"bfloat16\"}, \"vision_config\": {}}"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS), 0); /* Gemma3TextConfig's default is true */
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_BF16);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG), 1);
+    llmmem_model_free(m);
+    /* a text model read from the top level that also holds a text_config: transformers' tie_weights
+     * reads get_text_config(decoder=True), the text_config, before the top level; vLLM's _find_dtype
+     * the top level's dtype, then the text_config's */
+    ck_assert_ok(load_text(&m, QWEN2_SMALL ", "
+                               "\"tie_word_embeddings\": false, \"text_config\": {\"tie_word_embeddings\": true, "
+                               "\"dtype\": \"float16\"}}"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS), 1);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_FP16);
+    llmmem_model_free(m);
+    ck_assert_ok(load_text(&m, QWEN2_SMALL ", "
+                               "\"torch_dtype\": \"bfloat16\", \"text_config\": {\"dtype\": \"float16\"}}"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_BF16);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS), 0); /* Qwen2Config's default */
+    llmmem_model_free(m);
+    expect_error(QWEN2_SMALL ", \"text_config\": "
+                 "{\"dtype\": \"int8\", \"tie_word_embeddings\": \"yes\"}}",
+                 LLMMEM_ERR_PARSE, "<memory>: text_config.tie_word_embeddings: expected true or false, got a string");
+    expect_error(QWEN2_SMALL ", \"text_config\": "
+                 "{\"dtype\": \"int8\"}}",
+                 LLMMEM_ERR_UNSUPPORTED, "<memory>: text_config.dtype: 'int8' is not supported");
     expect_error("{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"llama\"}, \"vision_config\": {}}",
                  LLMMEM_ERR_UNSUPPORTED, "text_config.model_type: 'llama' is not supported (gemma3 takes gemma3_text)");
 }
@@ -955,7 +984,8 @@ START_TEST(python_non_finite_numbers)
     expect_error("Infinity", LLMMEM_ERR_PARSE, "not valid JSON: '[' or '{' expected (line 1, column 8)");
     expect_error("[Infinity]", LLMMEM_ERR_PARSE, "not a JSON object (the document is an array)");
     /* what Python's json refuses stays refused: a key, other spellings, a sign on NaN, inside a word */
-    expect_error("{NaN: 1}", LLMMEM_ERR_PARSE, "not valid JSON: string or '}' expected (line 1, column 4)"); /* the end of the word jansson read */
+    /* column 4: the end of the word jansson read */
+    expect_error("{NaN: 1}", LLMMEM_ERR_PARSE, "not valid JSON: string or '}' expected (line 1, column 4)");
     expect_error(LLAMA ", \"a\": 1, NaN: 2}", LLMMEM_ERR_PARSE, "not valid JSON");
     expect_error(LLAMA ", \"x\": inf}", LLMMEM_ERR_PARSE, "invalid token");
     expect_error(LLAMA ", \"x\": nan}", LLMMEM_ERR_PARSE, "invalid token");
@@ -967,8 +997,8 @@ START_TEST(python_non_finite_numbers)
     /* an error after a rewritten token is placed in the text as written: column 19 is the x */
     expect_error("{\"a\": [NaN, NaN], x}", LLMMEM_ERR_PARSE, "(line 1, column 19, in field \"a\")");
     /* the rewrite parses with \u0000 allowed, so the input's own \u0000 is refused here */
-    expect_error("{\"a\": NaN, \"b\": \"x\\u0000\"}", LLMMEM_ERR_PARSE,
-                 "not valid JSON: \\u0000 is not allowed in a string (line 1, column 19, in field \"b\")"); /* the backslash */
+    expect_error("{\"a\": NaN, \"b\": \"x\\u0000\"}", LLMMEM_ERR_PARSE, /* column 19: the backslash */
+                 "not valid JSON: \\u0000 is not allowed in a string (line 1, column 19, in field \"b\")");
     expect_error("{\"a\": \"x\\u0000\"}", LLMMEM_ERR_PARSE, "not valid JSON");
     /* the value limit counts them like any value */
     ck_assert_uint_eq(llmmem__json_count_values("[NaN,Infinity,-Infinity]", 24), 4); /* the array and its 3 */

@@ -247,7 +247,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_N = 3114,                       /**< sequences per request: parallel sampling n, or beam width */
     LLMMEM_KEY_REQUEST_TOKENS = 3115,          /**< tokens per request for the concurrency question (0: max_model_len) */
     LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER = 3116, /**< bool: sliding-window layers cached like full ones */
-    LLMMEM_KEY_DTYPE = 3140,                   /**< choice: vLLM --dtype: auto (fp32 served in bf16), fp32, fp16, bf16 */
+    LLMMEM_KEY_DTYPE = 3140,                   /**< choice: vLLM --dtype: auto (fp32 served as bf16), fp32, ... */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
