@@ -595,8 +595,14 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
         return st;
+    /* kv_cache_dtype auto: the format vLLM serves the model in, as llmmem_serving_estimate holds it */
+    llmmem_strategy served_strategy;
+    llmmem_format served = LLMMEM_FORMAT_AUTO;
+    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, s)) != LLMMEM_OK)
+        return st;
     uint64_t token_layer;
-    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, s), tp, 0)) != LLMMEM_OK)
+    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, &served_strategy), tp, 0)) !=
+        LLMMEM_OK)
         return st;
     /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more */
     uint64_t most = a->layers / pp + (a->layers % pp != 0);

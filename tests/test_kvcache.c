@@ -520,6 +520,9 @@ START_TEST(test_serving_dtype)
         ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
         ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_WEIGHTS), cases[i].weights);
         ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), cases[i].per_token);
+        uint64_t per_token = 0;
+        ck_assert_ok(llmmem_kv_bytes_per_token(&per_token, m, s));
+        ck_assert_uint_eq(per_token, cases[i].per_token);
         char *json = NULL, want[64];
         ck_assert_ok(llmmem_serving_to_json(&json, r));
         snprintf(want, sizeof want, "\"dtype\": \"%s\"", cases[i].served);

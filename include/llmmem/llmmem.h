@@ -1293,13 +1293,15 @@ LLMMEM_API llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, cons
 LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *serving,
                                                   uint64_t tokens);
 /**
- * The result as JSON: {"model", "hardware", "kv_cache_dtype", "tensor_parallel",
+ * The result as JSON: {"model", "hardware", "dtype" (the format the model is served in: the dtype
+ * key resolved), "kv_cache_dtype", "tensor_parallel",
  * "pipeline_parallel", "budget": {memory_bytes ... shortfall}, "kv": {"vllm_concurrency" (as vLLM
  * logs it, two decimals), bytes_per_token ... fits}}. Free with llmmem_string_free.
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 
-/** Paged KV bytes of one token: every layer of the most loaded rank, in the strategy's kv_cache_dtype. */
+/** Paged KV bytes of one token: every layer of the most loaded rank, in the strategy's kv_cache_dtype
+ * (auto: the format serving holds the model in, as llmmem_serving_estimate resolves the dtype key). */
 LLMMEM_API llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model,
                                                    const llmmem_strategy *strategy);
 /**
