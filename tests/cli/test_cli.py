@@ -684,3 +684,28 @@ def test_json_and_explain_together_are_refused():
     r = run("estimate", "--json", "--explain")
     assert r.returncode == 2
     assert "--json or --explain" in r.stderr
+
+
+def test_config_with_python_infinity(tmp_path):
+    # nvidia's Nemotron-H configs hold "time_step_limit": [0.0, Infinity], as Python's json writes
+    # float("inf"); a field the reader needs names the token
+    base = ('{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, '
+            '"vocab_size": 100, "intermediate_size": 128, %s}')
+    (tmp_path / "config.json").write_text(base % '"time_step_limit": [0.0, Infinity]')
+    assert parse_params(ok("params", "--config", str(tmp_path)))["total"] > 0
+    (tmp_path / "config.json").write_text(base % '"num_key_value_heads": NaN')
+    r = run("params", "--config", str(tmp_path))
+    assert r.returncode != 0
+    assert "num_key_value_heads: expected an integer, got NaN" in r.stderr
+
+
+def test_config_of_an_unknown_decoder_names_the_closest_family(tmp_path):
+    # allenai/OLMoE-1B-7B-0924's fields under a model_type the table lacks
+    (tmp_path / "config.json").write_text(
+        '{"model_type": "unlisted_olmoe", "hidden_size": 2048, "intermediate_size": 1024, '
+        '"num_hidden_layers": 16, "num_experts": 64, "num_experts_per_tok": 8, "num_attention_heads": 16, '
+        '"num_key_value_heads": 16, "vocab_size": 50304}')
+    r = run("params", "--config", str(tmp_path))
+    assert r.returncode != 0
+    assert "closest to qwen3_moe (MoE: num_experts)" in r.stderr
+    assert "--set model_type=qwen3_moe --set hidden_size=2048" in r.stderr
