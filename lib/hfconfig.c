@@ -1326,29 +1326,37 @@ static decoder_traits traits_of(const json_t *obj)
     /* MixtralConfig num_local_experts; Qwen2MoeConfig num_experts with shared_expert_intermediate_size,
      * Qwen3MoeConfig without; DeepseekV3Config n_routed_experts with kv_lora_rank (MLA) */
     t.mla = has(obj, "kv_lora_rank");
-    if (has(obj, "num_local_experts"))
-        t.moe = LLMMEM_MOE_MIXTRAL, t.moe_field = "num_local_experts";
-    else if (has(obj, "num_experts"))
-        t.moe = has(obj, "shared_expert_intermediate_size") ? LLMMEM_MOE_QWEN_SHARED : LLMMEM_MOE_QWEN,
+    if (has(obj, "num_local_experts")) {
+        t.moe = LLMMEM_MOE_MIXTRAL;
+        t.moe_field = "num_local_experts";
+    } else if (has(obj, "num_experts")) {
+        t.moe = has(obj, "shared_expert_intermediate_size") ? LLMMEM_MOE_QWEN_SHARED : LLMMEM_MOE_QWEN;
         t.moe_field = "num_experts";
-    else if (has(obj, "n_routed_experts"))
+    } else if (has(obj, "n_routed_experts")) {
         t.moe_field = "n_routed_experts";
+    }
     /* Gemma2Config/Gemma3TextConfig interleave (sliding_window_pattern, layer_types); Qwen2Config
      * use_sliding_window and max_window_layers; MistralConfig sliding_window on every layer */
-    static const char *const gemma[] = {"sliding_window_pattern", "_sliding_window_pattern", "layer_types"};
-    for (size_t i = 0; i < 3 && !t.sliding_field; i++)
-        if (has(obj, gemma[i]))
-            t.sliding = LLMMEM_SLIDE_GEMMA, t.sliding_field = gemma[i];
-    if (!t.sliding_field && (has(obj, "use_sliding_window") || has(obj, "max_window_layers")))
-        t.sliding = LLMMEM_SLIDE_QWEN,
-        t.sliding_field = has(obj, "use_sliding_window") ? "use_sliding_window" : "max_window_layers";
-    if (!t.sliding_field && has(obj, "sliding_window"))
-        t.sliding = LLMMEM_SLIDE_ALL, t.sliding_field = "sliding_window";
+    static const struct {
+        const char *field;
+        int kind;
+    } sliding[] = {{"sliding_window_pattern", LLMMEM_SLIDE_GEMMA}, {"_sliding_window_pattern", LLMMEM_SLIDE_GEMMA},
+                   {"layer_types", LLMMEM_SLIDE_GEMMA},           {"use_sliding_window", LLMMEM_SLIDE_QWEN},
+                   {"max_window_layers", LLMMEM_SLIDE_QWEN},      {"sliding_window", LLMMEM_SLIDE_ALL}};
+    for (size_t i = 0; i < sizeof sliding / sizeof sliding[0] && !t.sliding_field; i++) {
+        if (has(obj, sliding[i].field)) {
+            t.sliding_field = sliding[i].field;
+            t.sliding = sliding[i].kind;
+        }
+    }
     /* q/k norms: OLMo-2-style qk_norm, Llama 4 and Cohere use_qk_norm, Persimmon qk_layernorm */
     static const char *const qk[] = {"qk_norm", "use_qk_norm", "qk_layernorm"};
-    for (size_t i = 0; i < 3 && !t.qk_norm; i++)
-        if (is_true(obj, qk[i]))
-            t.qk_norm = 1, t.qk_norm_field = qk[i];
+    for (size_t i = 0; i < 3 && !t.qk_norm; i++) {
+        if (is_true(obj, qk[i])) {
+            t.qk_norm = 1;
+            t.qk_norm_field = qk[i];
+        }
+    }
     t.attention_bias = is_true(obj, "attention_bias");
     t.kv_heads = has(obj, "num_key_value_heads");
     t.head_dim = has(obj, "head_dim");
@@ -1393,8 +1401,10 @@ static llmmem_status unknown_type(const hf *c, const json_t *root, const char *t
     int best_score = -1;
     for (size_t i = 0; llmmem__family_at(i); i++) {
         int score = closeness(llmmem__family_at(i), &t);
-        if (score > best_score)
-            best = llmmem__family_at(i), best_score = score;
+        if (score > best_score) {
+            best = llmmem__family_at(i);
+            best_score = score;
+        }
     }
     char why[160] = "";
     if (t.mla)
