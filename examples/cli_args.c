@@ -22,7 +22,7 @@ const cli_command cli_commands[] = {
     {"fit", CLI_CMD_FIT, "largest micro-batch, longest sequence, least compressed format, fewest devices that fit"},
     {"plan", CLI_CMD_PLAN, "the cheapest layouts of --devices GPUs that fit"},
     {"params", CLI_CMD_PARAMS, "exact parameter counts of a model, per group"},
-    {"models", CLI_CMD_MODELS, "list the model presets with their parameter counts"},
+    {"models", CLI_CMD_MODELS, "list the model presets by family with their parameter counts"},
     {"gpus", CLI_CMD_GPUS, "list the GPU presets with their memory"},
     {"keys", CLI_CMD_KEYS, "list every key --set accepts: object, type, bounds, default, choices"},
     {"help", CLI_CMD_HELP, "show this help"},

@@ -985,37 +985,81 @@ done:
     return rc;
 }
 
+/* One preset of the listing: its family is its model_type key's choice name. */
+typedef struct preset_row {
+    const char *name;
+    int64_t type;
+    uint64_t total, active;
+} preset_row;
+
+static int read_preset_row(preset_row *row, size_t i)
+{
+    llmmem_model *model = NULL;
+    llmmem_status st;
+    row->name = llmmem_model_preset_name(i);
+    if (row->name == NULL)
+        return internal_failure(LLMMEM_ERR_NOT_FOUND, "llmmem_model_preset_name");
+    st = llmmem_model_from_preset(&model, row->name);
+    if (st == LLMMEM_OK)
+        st = llmmem_model_get_int(&row->type, model, LLMMEM_KEY_MODEL_TYPE);
+    if (st == LLMMEM_OK)
+        st = llmmem_model_total_parameters(&row->total, model);
+    if (st == LLMMEM_OK)
+        st = llmmem_model_active_parameters(&row->active, model);
+    llmmem_model_free(model);
+    return st == LLMMEM_OK ? 0 : internal_failure(st, row->name);
+}
+
+static const char *family_of(const preset_row *row)
+{
+    const char *family = llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, row->type);
+    return family != NULL ? family : "?";
+}
+
+static void print_preset_row(const preset_row *row, int width, int family_width)
+{
+    char total_h[32], active_h[32];
+    format_count(total_h, sizeof total_h, row->total);
+    printf("%-*s  %-*s  %s params", width, row->name, family_width, family_of(row), total_h);
+    if (row->active != row->total) {
+        format_count(active_h, sizeof active_h, row->active);
+        printf(" (%s active)", active_h);
+    }
+    putchar('\n');
+}
+
+/*
+ * One line per preset, "NAME  FAMILY  COUNT params", grouped by family (the
+ * model_type key's choice name, so a new family needs no table here): the
+ * families in the order of their first preset in the catalog, each family's
+ * presets in catalog order.
+ */
 static int cmd_models(void)
 {
     size_t count = llmmem_model_preset_count();
-    int width = name_column_width(count, llmmem_model_preset_name, 4);
-    size_t i;
-    for (i = 0; i < count; i++) {
-        const char *name = llmmem_model_preset_name(i);
-        llmmem_model *model = NULL;
-        uint64_t total = 0, active = 0;
-        char total_h[32], active_h[32];
-        llmmem_status st;
+    int width = name_column_width(count, llmmem_model_preset_name, 4), family_width = 6;
+    preset_row *rows = calloc(count ? count : 1, sizeof *rows);
+    size_t i, j;
+    int rc = 0;
 
-        if (name == NULL)
-            return internal_failure(LLMMEM_ERR_NOT_FOUND, "llmmem_model_preset_name");
-        st = llmmem_model_from_preset(&model, name);
-        if (st == LLMMEM_OK)
-            st = llmmem_model_total_parameters(&total, model);
-        if (st == LLMMEM_OK)
-            st = llmmem_model_active_parameters(&active, model);
-        llmmem_model_free(model);
-        if (st != LLMMEM_OK)
-            return internal_failure(st, name);
-        format_count(total_h, sizeof total_h, total);
-        if (active != total) {
-            format_count(active_h, sizeof active_h, active);
-            printf("%-*s  %s params (%s active)\n", width, name, total_h, active_h);
-        } else {
-            printf("%-*s  %s params\n", width, name, total_h);
-        }
+    if (rows == NULL)
+        return internal_failure(LLMMEM_ERR_NO_MEMORY, "the preset listing");
+    for (i = 0; i < count && rc == 0; i++) {
+        rc = read_preset_row(&rows[i], i);
+        if (rc == 0 && (int)strlen(family_of(&rows[i])) > family_width)
+            family_width = (int)strlen(family_of(&rows[i]));
     }
-    return 0;
+    for (i = 0; i < count && rc == 0; i++) {
+        for (j = 0; j < i && rows[j].type != rows[i].type; j++)
+            ;
+        if (j < i)
+            continue; /* printed with the family's first preset */
+        for (j = i; j < count; j++)
+            if (rows[j].type == rows[i].type)
+                print_preset_row(&rows[j], width, family_width);
+    }
+    free(rows);
+    return rc;
 }
 
 static int cmd_gpus(void)

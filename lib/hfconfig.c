@@ -72,8 +72,12 @@ static llmmem_status hf_fail(const hf *c, llmmem_status status, const char *fiel
     return llmmem__fail(status, "%s: %s", c->where, text);
 }
 
+/* The kind of a value for a message; Python's non-finite numbers by name (readfile.h). */
 static const char *kind(const json_t *v)
 {
+    const char *nonfinite = llmmem__json_nonfinite(v);
+    if (nonfinite)
+        return nonfinite;
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "an object";
     case JSON_ARRAY: return "an array";
@@ -106,6 +110,12 @@ static llmmem_status unsupported_string(const hf *c, const char *field, const ch
     char shown[HF_SHOWN + 1];
     shown_text(shown, sizeof shown, value);
     return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "'%s' is not supported (%s)", shown, supported);
+}
+
+/* A JSON string that is text (not one of Python's non-finite numbers, which are held as strings). */
+static int is_text(const json_t *v)
+{
+    return json_is_string(v) && !llmmem__json_nonfinite(v);
 }
 
 /* ---- typed field access ----------------------------------------------------------------- */
@@ -151,7 +161,7 @@ static llmmem_status get_string(const hf *c, const json_t *obj, const char *fiel
     *p = lookup(obj, field, &v);
     if (*p != PRESENT)
         return LLMMEM_OK;
-    if (!json_is_string(v))
+    if (!is_text(v))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(v));
     *out = json_string_value(v);
     return LLMMEM_OK;
@@ -274,12 +284,24 @@ static llmmem_status refuse_if(const hf *c, const json_t *obj, const char *field
 
 /* ---- shared parts of text models ------------------------------------------------------------ */
 
-/* tie_word_embeddings: the config's; in a sub-config, else the top level's; else the class's. */
+/* tie_word_embeddings: the config's; in a sub-config, else the top level's; else the class's. A
+ * top-level text model that also holds a text_config takes that one's first, as transformers'
+ * modeling_utils.py tie_weights reads config.get_text_config(decoder=True). */
 static llmmem_status read_tie(const hf *c, const json_t *obj)
 {
     int v = c->fam->config.tie;
-    enum presence p;
-    llmmem_status st = get_bool(c, obj, "tie_word_embeddings", &v, &p);
+    enum presence p = ABSENT;
+    llmmem_status st;
+    const json_t *text = json_object_get(obj, "text_config");
+    if (!c->nested && obj == c->top && json_is_object(text)) {
+        hf sub = *c;
+        sub.prefix = "text_config.";
+        if ((st = get_bool(&sub, text, "tie_word_embeddings", &v, &p)) != LLMMEM_OK)
+            return st;
+        if (p == PRESENT)
+            return set(&sub, "tie_word_embeddings", LLMMEM_KEY_TIE_WORD_EMBEDDINGS, v);
+    }
+    st = get_bool(c, obj, "tie_word_embeddings", &v, &p);
     if (st)
         return st;
     if (p != PRESENT && c->nested) {
@@ -331,7 +353,7 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
         const json_t *t = json_array_get(types, i);
         char field[48];
         snprintf(field, sizeof field, "layer_types[%zu]", i);
-        if (!json_is_string(t))
+        if (!is_text(t))
             return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(t));
         enum llmmem__mixer mixer;
         if (!llmmem__layer_type_mixer(&mixer, json_string_value(t), json_string_length(t)) ||
@@ -1687,7 +1709,9 @@ static llmmem_status read_mistral3(hf *c, const json_t *root, const json_t **tex
 /* ---- dtype and quantization ------------------------------------------------------------------- */
 
 /* torch_dtype (written as dtype since transformers 4.56): the top level's, else the text
- * config's, else fp32, the dtype transformers gives a model whose config names none. */
+ * config's (a wrapper's, or the text_config a top-level text model also holds: vllm/config/model.py
+ * _find_dtype looks there next), else fp32, the dtype transformers gives a model whose config names
+ * none. */
 static llmmem_status read_dtype(const hf *c, const json_t *root, const json_t *text)
 {
     const json_t *objs[2] = {root, text};
@@ -1730,7 +1754,9 @@ static llmmem_status read_dtype(const hf *c, const json_t *root, const json_t *t
             return unsupported_string(&at, name, found, "float32, float16 and bfloat16 are");
         return set(&at, name, LLMMEM_KEY_TORCH_DTYPE, format);
     }
-    return set(c, "torch_dtype", LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP32);
+    llmmem_status st = set(c, "torch_dtype", LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP32);
+    /* vllm/config/model.py _find_dtype reaches its fp32 last resort here, and serves it as dtype auto says */
+    return st ? st : set(c, "torch_dtype", LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG, 0);
 }
 
 /* Modules a quantizer leaves unquantized that this library keeps unquantized anyway (the LM head
@@ -1747,7 +1773,7 @@ static llmmem_status check_skipped_modules(const hf *c, const json_t *q, const c
         const json_t *v = json_array_get(list, i);
         char name[64];
         snprintf(name, sizeof name, "%s[%zu]", field, i);
-        if (!json_is_string(v))
+        if (!is_text(v))
             return hf_fail(c, LLMMEM_ERR_PARSE, name, "expected a string, got %s", kind(v));
         size_t k = 0;
         while (allowed[k] && strcmp(allowed[k], json_string_value(v)) != 0)
@@ -2057,6 +2083,172 @@ static llmmem_status read_quantization(const hf *c, const json_t *root)
     return set(&qc, "quant_method", LLMMEM_KEY_QUANTIZATION_FORMAT, format);
 }
 
+/* ---- a model_type the table lacks ---------------------------------------------------------------- */
+
+/* Appends printf text to buf (always terminated, cut at size). */
+static void appendf(char *buf, size_t size, const char *fmt, ...) LLMMEM_PRINTF(3, 4);
+static void appendf(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+static int has(const json_t *obj, const char *field)
+{
+    const json_t *v = json_object_get(obj, field);
+    return v && !json_is_null(v);
+}
+
+static int is_true(const json_t *obj, const char *field)
+{
+    return json_is_true(json_object_get(obj, field));
+}
+
+/* What a decoder's config.json says about its shape beyond the five shape fields, and the field
+ * that says it (for the message). */
+typedef struct decoder_traits {
+    int moe, sliding, mla, qk_norm, attention_bias, kv_heads, head_dim;
+    const char *moe_field, *sliding_field, *qk_norm_field;
+} decoder_traits;
+
+static decoder_traits traits_of(const json_t *obj)
+{
+    decoder_traits t = {LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 0, 0, 0, NULL, NULL, NULL};
+    /* MixtralConfig num_local_experts; Qwen2MoeConfig num_experts with shared_expert_intermediate_size,
+     * Qwen3MoeConfig without; DeepseekV3Config n_routed_experts with kv_lora_rank (MLA) */
+    t.mla = has(obj, "kv_lora_rank");
+    if (has(obj, "num_local_experts")) {
+        t.moe = LLMMEM_MOE_MIXTRAL;
+        t.moe_field = "num_local_experts";
+    } else if (has(obj, "num_experts")) {
+        t.moe = has(obj, "shared_expert_intermediate_size") ? LLMMEM_MOE_QWEN_SHARED : LLMMEM_MOE_QWEN;
+        t.moe_field = "num_experts";
+    } else if (has(obj, "n_routed_experts")) {
+        t.moe_field = "n_routed_experts";
+    }
+    /* Gemma2Config/Gemma3TextConfig interleave (sliding_window_pattern, layer_types); Qwen2Config
+     * use_sliding_window and max_window_layers; MistralConfig sliding_window on every layer */
+    static const struct {
+        const char *field;
+        int kind;
+    } sliding[] = {{"sliding_window_pattern", LLMMEM_SLIDE_GEMMA}, {"_sliding_window_pattern", LLMMEM_SLIDE_GEMMA},
+                   {"layer_types", LLMMEM_SLIDE_GEMMA},           {"use_sliding_window", LLMMEM_SLIDE_QWEN},
+                   {"max_window_layers", LLMMEM_SLIDE_QWEN},      {"sliding_window", LLMMEM_SLIDE_ALL}};
+    for (size_t i = 0; i < sizeof sliding / sizeof sliding[0] && !t.sliding_field; i++) {
+        if (has(obj, sliding[i].field)) {
+            t.sliding_field = sliding[i].field;
+            t.sliding = sliding[i].kind;
+        }
+    }
+    /* q/k norms: OLMo-2-style qk_norm, Llama 4 and Cohere use_qk_norm, Persimmon qk_layernorm */
+    static const char *const qk[] = {"qk_norm", "use_qk_norm", "qk_layernorm"};
+    for (size_t i = 0; i < 3 && !t.qk_norm; i++) {
+        if (is_true(obj, qk[i])) {
+            t.qk_norm = 1;
+            t.qk_norm_field = qk[i];
+        }
+    }
+    t.attention_bias = is_true(obj, "attention_bias");
+    t.kv_heads = has(obj, "num_key_value_heads");
+    t.head_dim = has(obj, "head_dim");
+    return t;
+}
+
+/* How well a family's row reads a config of these traits: MLA first, then MoE, sliding window and
+ * q/k norms, then the fields the row reads; 0 for rows that read other field names. */
+static int closeness(const family *f, const decoder_traits *t)
+{
+    int64_t qk = 0, vision = 0;
+    (void)llmmem__family_structure(&vision, f, LLMMEM_KEY_VISION_MODEL_TYPE);
+    if ((f->reader != LLMMEM_READ_LLAMA_LIKE && f->reader != LLMMEM_READ_DEEPSEEK) || vision)
+        return 0; /* a text decoder's config is never a vision-language row's */
+    (void)llmmem__family_structure(&qk, f, LLMMEM_KEY_QK_NORM);
+    int score = 1;
+    score += 64 * ((f->reader == LLMMEM_READ_DEEPSEEK) == (t->mla != 0));
+    score += 32 * (f->config.moe == t->moe);
+    /* Qwen2Config use_sliding_window=False: a row that reads it also reads a config without it */
+    score += f->config.sliding == t->sliding ? 8 : f->config.sliding == LLMMEM_SLIDE_QWEN && !t->sliding ? 4 : 0;
+    score += 8 * ((qk != 0) == (t->qk_norm != 0));
+    score += t->attention_bias ? 2 * (f->config.attention_bias >= 0) : 2;
+    score += t->kv_heads ? f->config.reads_kv_heads : 1; /* absent: any row reads the heads' default */
+    score += t->head_dim ? f->config.reads_head_dim : 1;
+    return score;
+}
+
+/* A model_type the family table lacks. A config with a standard decoder's fields names the closest
+ * row, by the fields that set the shape (the first row of the best score), and the keys that
+ * describe the model, never read as that family silently; then, as for any unknown type, the
+ * supported ones. */
+static llmmem_status unknown_type(const hf *c, const json_t *root, const char *type)
+{
+    char supported[1024] = "supported: "; /* every row of the family table and the wrappers */
+    llmmem__family_list(supported + 11, sizeof supported - 11, "gemma3, llava");
+    static const char *const shape[] = {"hidden_size", "num_hidden_layers", "num_attention_heads",
+                                        "intermediate_size", "vocab_size"};
+    for (size_t i = 0; i < 5; i++)
+        if (!json_is_integer(json_object_get(root, shape[i])))
+            return unsupported_string(c, "model_type", type, supported);
+    decoder_traits t = traits_of(root);
+    const family *best = llmmem__family_at(0);
+    int best_score = -1;
+    for (size_t i = 0; llmmem__family_at(i); i++) {
+        int score = closeness(llmmem__family_at(i), &t);
+        if (score > best_score) {
+            best = llmmem__family_at(i);
+            best_score = score;
+        }
+    }
+    char why[160] = "";
+    if (t.mla)
+        appendf(why, sizeof why, "%sMLA: kv_lora_rank", why[0] ? "; " : "");
+    if (t.moe_field)
+        appendf(why, sizeof why, "%sMoE: %s", why[0] ? "; " : "", t.moe_field);
+    if (t.sliding_field)
+        appendf(why, sizeof why, "%ssliding window: %s", why[0] ? "; " : "", t.sliding_field);
+    if (t.qk_norm_field)
+        appendf(why, sizeof why, "%sq/k norms: %s", why[0] ? "; " : "", t.qk_norm_field);
+    if (t.attention_bias)
+        appendf(why, sizeof why, "%sbiases: attention_bias", why[0] ? "; " : "");
+    if (!why[0])
+        appendf(why, sizeof why, "a dense decoder with full attention and no biases");
+    /* the config's integers under the model keys of the same names (llmmem_key_from_name) */
+    static const char *const ints[] = {"hidden_size", "num_hidden_layers", "num_attention_heads",
+                                       "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
+                                       "sliding_window", "num_experts", "num_experts_per_tok",
+                                       "moe_intermediate_size", "shared_expert_intermediate_size",
+                                       "n_shared_experts", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
+                                       "qk_nope_head_dim", "v_head_dim"};
+    char keys[LLMMEM_MESSAGE_MAX] = "";
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        const json_t *v = json_object_get(root, ints[i]);
+        const char *field = ints[i];
+        if (strcmp(field, "num_experts") == 0 && !v) /* MixtralConfig's and DeepseekV3Config's names */
+            v = json_object_get(root, has(root, "num_local_experts") ? "num_local_experts" : "n_routed_experts");
+        if (json_is_integer(v))
+            appendf(keys, sizeof keys, " --set %s=%lld", field, (long long)json_integer_value(v));
+    }
+    if (json_is_boolean(json_object_get(root, "tie_word_embeddings")))
+        appendf(keys, sizeof keys, " --set tie_word_embeddings=%d", is_true(root, "tie_word_embeddings"));
+    if (t.attention_bias)
+        appendf(keys, sizeof keys, " --set qkv_bias=1 --set o_proj_bias=1");
+    if (is_true(root, "mlp_bias"))
+        appendf(keys, sizeof keys, " --set mlp_bias=1");
+    if (t.qk_norm)
+        appendf(keys, sizeof keys, " --set qk_norm=1");
+    char shown[HF_SHOWN + 1];
+    shown_text(shown, sizeof shown, type);
+    return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "model_type",
+                   "'%s' is not supported; its fields are a standard decoder's, closest to %s (%s): describe it "
+                   "with --set model_type=%s%s (the model keys of those names), checking what its modeling file "
+                   "adds (%s)",
+                   shown, best->name, why, best->name, keys, supported);
+}
+
 /* ---- the document ------------------------------------------------------------------------------- */
 
 static int deeper_than_limit(const json_t *v, int depth)
@@ -2107,16 +2299,15 @@ static llmmem_status read_document(hf *c, const json_t *root)
         st = read_qwen_vl(c, root, &text);
     } else {
         c->fam = llmmem__family_named(type);
-        if (!c->fam) {
-            char supported[1024] = "supported: "; /* every row of the family table and the wrappers */
-            llmmem__family_list(supported + 11, sizeof supported - 11, "gemma3, llava");
-            return unsupported_string(c, "model_type", type, supported);
-        }
+        if (!c->fam)
+            return unknown_type(c, root, type);
         c->type = c->fam->name;
         st = read_text(c, root);
     }
     if (!st)
-        st = read_dtype(c, root, text == root ? NULL : text);
+        st = read_dtype(c, root, text != root ? text : json_is_object(json_object_get(root, "text_config"))
+                                                      ? json_object_get(root, "text_config")
+                                                      : NULL);
     if (!st)
         st = read_quantization(c, root);
     if (st)
@@ -2139,7 +2330,7 @@ static llmmem_status from_text(llmmem_model **out, const char *json, size_t len,
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: more than the %d JSON values and keys a config.json may have",
                             where, LLMMEM_CONFIG_MAX_VALUES);
     json_error_t err;
-    json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
+    json_t *root = llmmem__json_load_config(json, len, JSON_REJECT_DUPLICATES, &err);
     if (!root) {
         /* jansson's words without the bytes it quotes; the path of keys where it stopped (a
          * duplicate key names itself, not the field before it) */

@@ -15,7 +15,7 @@
 
 /* ---- errors (error.c) -------------------------------------------------- */
 
-#define LLMMEM_MESSAGE_MAX 512
+#define LLMMEM_MESSAGE_MAX 1024
 
 /* Records status and message for this thread and returns status. */
 llmmem_status llmmem__fail(llmmem_status status, const char *fmt, ...) LLMMEM_PRINTF(2, 3);

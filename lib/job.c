@@ -368,6 +368,63 @@ llmmem_kv_cache_dtype llmmem__kv_dtype(const llmmem_model *m, const llmmem_strat
     return d == LLMMEM_KV_CACHE_AUTO ? llmmem__model_dtype(m) : (llmmem_kv_cache_dtype)d;
 }
 
+/* ---- serving ------------------------------------------------------------------------------- */
+
+/* vllm/config/model.py _FLOAT16_NOT_SUPPORTED_MODELS: the model types vLLM will not run in fp16 */
+static int fp16_refused(int64_t model_type)
+{
+    return model_type == LLMMEM_MODEL_GEMMA2 || model_type == LLMMEM_MODEL_GEMMA3_TEXT;
+}
+
+/* The format vLLM serves the model in (vllm/config/model.py _get_and_verify_dtype): dtype when set;
+ * auto takes the config's torch_dtype (fp32 when the config names none: _find_dtype's last resort,
+ * as torch_dtype_in_config 0 records), and _resolve_auto_dtype serves an fp32 config, or an fp16
+ * one of a type refused in fp16, in supported_dtypes[0], bf16 on CUDA capability 8.0 and later
+ * (vllm/platforms/cuda.py supported_dtypes). */
+static llmmem_status served_format(llmmem_format *out, const llmmem_model *m, const llmmem_strategy *s)
+{
+    llmmem_format torch_dtype = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE);
+    int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE), dtype = sv(s, LLMMEM_KEY_DTYPE);
+    if (dtype == F16 && fp16_refused(type)) /* _check_valid_dtype */
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "dtype (fp16): vLLM does not run model_type %s in float16 (numerical instability); "
+                            "use bf16 or fp32",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, type));
+    if (dtype != 0)
+        *out = (llmmem_format)dtype;
+    else if (torch_dtype == F32 || (torch_dtype == F16 && fp16_refused(type)))
+        *out = B16;
+    else
+        *out = torch_dtype;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__serving_strategy(llmmem_strategy *out, llmmem_format *served_out, const llmmem_model *m,
+                                       const llmmem_strategy *s)
+{
+    llmmem_format served = LLMMEM_FORMAT_AUTO;
+    llmmem_status st = served_format(&served, m, s);
+    if (st)
+        return st;
+    *out = *s;
+    *served_out = served;
+    if (served != F32 && served != F16 && served != B16) /* a torch_dtype of another kind: as the model says */
+        return LLMMEM_OK;
+    llmmem_format torch_dtype = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE);
+    int quantized = llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_FORMAT) != LLMMEM_FORMAT_AUTO;
+    /* vllm/model_executor/model_loader/base_loader.py builds the model under set_default_torch_dtype:
+     * the stored weights cast to `served` (not the checkpoint's bytes), a quantized model's
+     * unquantized layers in it too */
+    if (served != torch_dtype && !quantized && sv(s, LLMMEM_KEY_WEIGHT_FORMAT) == LLMMEM_FORMAT_AUTO)
+        st = llmmem_strategy_set_int(out, LLMMEM_KEY_WEIGHT_FORMAT, served);
+    if (!st && served != torch_dtype && quantized && sv(s, LLMMEM_KEY_HIGH_PRECISION_FORMAT) == LLMMEM_FORMAT_AUTO)
+        st = llmmem_strategy_set_int(out, LLMMEM_KEY_HIGH_PRECISION_FORMAT, served);
+    /* vllm/config/cache.py CacheConfig cache_dtype "auto": the model's dtype */
+    if (!st && sv(s, LLMMEM_KEY_KV_CACHE_DTYPE) == LLMMEM_KV_CACHE_AUTO)
+        st = llmmem_strategy_set_int(out, LLMMEM_KEY_KV_CACHE_DTYPE, (int64_t)served);
+    return st;
+}
+
 /* ---- layout ---------------------------------------------------------------------------------- */
 
 /* An impossible layout: the message names both numbers at fault. */

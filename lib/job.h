@@ -137,6 +137,12 @@ llmmem_kv_cache_dtype llmmem__model_dtype(const llmmem_model *m);
 /* kv_cache_dtype with auto resolved to the model's dtype (vLLM CacheConfig "auto"). */
 llmmem_kv_cache_dtype llmmem__kv_dtype(const llmmem_model *m, const llmmem_strategy *s);
 
+/* The strategy vLLM serving runs (serving.c): a copy of s with the format it serves the model in
+ * (*served_out: the dtype key, else the model's torch_dtype with fp32 served in bf16) put where s
+ * leaves weight_format, high_precision_format or kv_cache_dtype auto. */
+llmmem_status llmmem__serving_strategy(llmmem_strategy *out, llmmem_format *served_out, const llmmem_model *m,
+                                       const llmmem_strategy *s);
+
 /* Whether LoRA adapters with the lora_targets bits go on a tensor class (routed experts only with
  * the experts bit). */
 int llmmem__lora_target(const llmmem__tensor_class *t, unsigned targets);

@@ -252,6 +252,9 @@ static const llmmem__key_info key_table[] = {
             "mllama vision tower: supported aspect ratios; its tile embeddings have one row more"),
     INT_KEY(LLMMEM_KEY_EMBEDDING_EXTRA_ROWS, M, "embedding_extra_rows", 0, SIZE_MAX_KEY, 0,
             "rows the input embedding holds past vocab_size, which the LM head lacks (mllama: 8)"),
+    BOOL_KEY(LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG, M, "torch_dtype_in_config", 1,
+             "the config.json named torch_dtype (or dtype); 0: it named none and torch_dtype is fp32, what "
+             "transformers makes of that"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
@@ -454,6 +457,10 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_IMAGE_PIXELS, S, "image_pixels", 0, 1LL << 40, 0,
             "training a vision model: pixels of each image (0: the largest its processor makes: max_pixels "
             "for Qwen-VL, image_size squared for Pixtral)"),
+    CHOICE_KEY(LLMMEM_KEY_DTYPE, S, "dtype", float_auto_names, 0, 3, 0,
+               "vLLM --dtype, the format serving holds weights, activations and an auto KV cache in: auto (the "
+               "model's torch_dtype, fp32 served in bf16 as on GPUs of compute capability 8.0 and later), fp32, "
+               "fp16 (refused for gemma2 and gemma3_text, as vLLM does), bf16"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

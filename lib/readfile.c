@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -661,4 +662,187 @@ json_t *llmmem__json_decode_string(const char *text, size_t begin, size_t end, j
         return NULL;
     }
     return s;
+}
+
+/* ---- Python's non-finite numbers ------------------------------------------------------------- */
+
+/* What a rewritten token grows by: '"', the six bytes of "\u0000" and '"'. */
+#define NONFINITE_GROWTH 8
+
+/* A scan for the bare tokens NaN, Infinity and -Infinity where a JSON value may start: after '[',
+ * ':', or ',' inside an array, or at the start of the document (never a key, never in a string). */
+typedef struct nonfinite_scan {
+    const char *text;
+    size_t len, pos;
+    size_t depth;                        /* brackets open */
+    uint8_t closer[SCAN_MAX_DEPTH / 8];  /* bit set: the bracket open at that depth is '{' */
+    char prev;                           /* the last byte outside strings and whitespace; 0 at the start */
+} nonfinite_scan;
+
+static int value_position(const nonfinite_scan *s)
+{
+    if (s->prev == 0 || s->prev == '[' || s->prev == ':')
+        return 1;
+    return s->prev == ',' && s->depth > 0 && s->depth <= SCAN_MAX_DEPTH && !closes_brace(s->closer, s->depth - 1);
+}
+
+/* The length of the non-finite token at text[i] (0: none). */
+static size_t nonfinite_token(const char *text, size_t len, size_t i)
+{
+    static const char *const tokens[] = {"NaN", "Infinity", "-Infinity"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = strlen(tokens[k]);
+        if (len - i >= n && memcmp(text + i, tokens[k], n) == 0)
+            return n;
+    }
+    return 0;
+}
+
+/* The next token: 1 and [*begin, *begin + *n); 0 at the end. */
+static int nonfinite_next(nonfinite_scan *s, size_t *begin, size_t *n)
+{
+    for (; s->pos < s->len; s->pos++) {
+        char c = s->text[s->pos];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (c == '"') {
+            s->pos = string_end(s->text, s->len, s->pos);
+        } else if (c == '{' || c == '[') {
+            if (s->depth < SCAN_MAX_DEPTH) {
+                uint8_t bit = (uint8_t)(1u << (s->depth % 8));
+                s->closer[s->depth / 8] = (uint8_t)(c == '{' ? s->closer[s->depth / 8] | bit
+                                                             : s->closer[s->depth / 8] & ~bit);
+            }
+            s->depth++;
+        } else if ((c == '}' || c == ']') && s->depth > 0) {
+            s->depth--;
+        } else if ((c == 'N' || c == 'I' || c == '-') && value_position(s) &&
+                   (*n = nonfinite_token(s->text, s->len, s->pos)) != 0) {
+            *begin = s->pos;
+            s->pos += *n;
+            s->prev = '"'; /* a value was read */
+            return 1;
+        }
+        s->prev = c;
+    }
+    return 0;
+}
+
+static void nonfinite_start(nonfinite_scan *s, const char *text, size_t len)
+{
+    s->text = text;
+    s->len = len;
+    s->pos = 0;
+    s->depth = 0;
+    s->prev = 0;
+}
+
+/* The offset of the escape \u0000 in a string of text, or len. */
+static size_t escaped_nul(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] != '"')
+            continue;
+        size_t e = string_end(text, len, i);
+        for (size_t k = i + 1; k < e; k++) {
+            if (text[k] != '\\')
+                continue;
+            if (e - k > 5 && text[k + 1] == 'u' && memcmp(text + k + 2, "0000", 4) == 0)
+                return k;
+            k++; /* the escaped byte */
+        }
+        i = e;
+    }
+    return len;
+}
+
+/* jansson's error at rewritten offset pos, placed back in the original text. */
+static void nonfinite_error_back(json_error_t *err, const char *text, size_t len)
+{
+    size_t pos = err->position < 0 ? 0 : (size_t)err->position, begin, n, grown = 0;
+    nonfinite_scan *s = malloc(sizeof *s);
+    if (s) {
+        nonfinite_start(s, text, len);
+        while (nonfinite_next(s, &begin, &n) && begin + grown < pos) {
+            if (pos < begin + grown + n + NONFINITE_GROWTH) { /* inside the token: its start */
+                pos = begin + grown;
+                break;
+            }
+            grown += NONFINITE_GROWTH;
+        }
+        free(s);
+    }
+    pos -= grown;
+    if (pos > len)
+        pos = len;
+    err->position = pos > INT32_MAX ? INT32_MAX : (int)pos;
+    /* jansson's column counts the characters read before position */
+    err->line = 1;
+    err->column = 0;
+    if (pos > 0)
+        llmmem__json_line_col(text, len, pos - 1, &err->line, &err->column);
+}
+
+json_t *llmmem__json_load_config(const char *text, size_t len, size_t flags, json_error_t *err)
+{
+    nonfinite_scan *s = malloc(sizeof *s);
+    if (!s) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->text, sizeof err->text, "out of memory");
+        return NULL;
+    }
+    size_t tokens = 0, begin, n;
+    nonfinite_start(s, text, len);
+    while (nonfinite_next(s, &begin, &n))
+        tokens++;
+    if (tokens == 0) {
+        free(s);
+        return json_loadb(text, len, flags, err);
+    }
+    /* the rewritten text is parsed with JSON_ALLOW_NUL, so the input may hold no \u0000 of its own */
+    size_t nul = escaped_nul(text, len);
+    if (nul < len) {
+        free(s);
+        memset(err, 0, sizeof *err);
+        snprintf(err->text, sizeof err->text, "\\u0000 is not allowed in a string");
+        err->position = nul > INT32_MAX ? INT32_MAX : (int)nul;
+        llmmem__json_line_col(text, len, nul, &err->line, &err->column);
+        return NULL;
+    }
+    size_t size = 0;
+    char *out = NULL;
+    if (!__builtin_mul_overflow(tokens, (size_t)NONFINITE_GROWTH, &size) && !__builtin_add_overflow(size, len, &size))
+        out = malloc(size + 1);
+    if (!out) {
+        free(s);
+        memset(err, 0, sizeof *err);
+        snprintf(err->text, sizeof err->text, "out of memory");
+        return NULL;
+    }
+    size_t from = 0, to = 0;
+    nonfinite_start(s, text, len);
+    while (nonfinite_next(s, &begin, &n)) {
+        memcpy(out + to, text + from, begin - from);
+        to += begin - from;
+        memcpy(out + to, "\"\\u0000", 7);
+        memcpy(out + to + 7, text + begin, n);
+        out[to + 7 + n] = '"';
+        to += n + NONFINITE_GROWTH;
+        from = begin + n;
+    }
+    memcpy(out + to, text + from, len - from);
+    to += len - from;
+    free(s);
+    json_t *root = json_loadb(out, to, flags | JSON_ALLOW_NUL, err);
+    free(out);
+    if (!root)
+        nonfinite_error_back(err, text, len);
+    return root;
+}
+
+const char *llmmem__json_nonfinite(const json_t *v)
+{
+    if (!json_is_string(v) || json_string_length(v) < 2 || json_string_value(v)[0] != '\0')
+        return NULL;
+    return json_string_value(v) + 1;
 }

@@ -81,6 +81,8 @@ static int shown_len(size_t n)
 
 static const char *json_kind(const json_t *v)
 {
+    if (llmmem__json_nonfinite(v)) /* Python's NaN or Infinity (readfile.h) */
+        return "non-finite number";
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "object";
     case JSON_ARRAY: return "array";
@@ -1087,7 +1089,7 @@ static llmmem_status read_tie(int *tied_out, const char *dir)
                           LLMMEM_CONFIG_MAX_VALUES);
     if (!st) {
         json_error_t err;
-        config = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+        config = llmmem__json_load_config(text, len, JSON_REJECT_DUPLICATES, &err);
         if (!config)
             st = jansson_fail(where, "", text, len, 0, &err);
         else if (!json_is_object(config))

@@ -29,6 +29,7 @@ struct llmmem_serving {
     char hardware_name[LLMMEM_NAME_MAX];
     uint64_t v[SERVING_VALUES];
     llmmem_kv_cache_dtype dtype; /* resolved (never auto) */
+    llmmem_format served;        /* the format vLLM serves the model in (the dtype key resolved) */
     uint64_t tp, pp;
     /* what the questions need, captured by llmmem_serving_estimate */
     llmmem__kv_pool pool;         /* the paged pool a request draws from (kv.c answers from it) */
@@ -167,11 +168,11 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
  * max_num_batched_tokens tokens, or on the last stage the dummy sampler run if larger: the final
  * hidden states, the logits of the min(max_num_seqs, tokens) sampled rows in the model's dtype and
  * their fp32 copy (gpu_model_runner.py _dummy_sampler_run; v1/sample/sampler.py upcasts). */
-static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a, uint64_t tp,
-                                     uint64_t first, uint64_t end, int last_stage, uint64_t tokens,
-                                     uint64_t seqs)
+static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                     const llmmem__geometry *a, uint64_t tp, uint64_t first, uint64_t end,
+                                     int last_stage, uint64_t tokens, uint64_t seqs)
 {
-    uint64_t e = llmmem__kv_element_bytes(llmmem__model_dtype(m)), per = 0, x = 0, peak;
+    uint64_t e = llmmem__kv_element_bytes(dtype), per = 0, x = 0, peak;
     llmmem_status st;
     if (llmmem__layers_in(&a->plan, a->dense, first, end)) {
         if ((st = layer_peak(&x, m, a, tp, 0)) != LLMMEM_OK)
@@ -388,6 +389,17 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if (!(util > 0.0))
         return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "gpu_memory_utilization (%g) must be above 0", util);
 
+    /* the views below read the strategy vLLM runs: the model in the format it serves it in */
+    llmmem_strategy served_strategy;
+    llmmem_format served = LLMMEM_FORMAT_AUTO;
+    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, s)) != LLMMEM_OK)
+        return st;
+    s = &served_strategy;
+    llmmem_kv_cache_dtype activations = served == LLMMEM_FORMAT_FP32   ? LLMMEM_KV_CACHE_FP32
+                                        : served == LLMMEM_FORMAT_FP16 ? LLMMEM_KV_CACHE_FP16
+                                        : served == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16
+                                                                       : llmmem__model_dtype(model);
+
     llmmem_serving *r = out;
     /* the per-stage arrays (most of the struct) are written for every stage below pp before any
      * read: cleared as far as they begin */
@@ -397,6 +409,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "speculative_method mtp drafts with the checkpoint's multi-token-prediction modules, but "
                             "the model's num_nextn_predict_layers is 0");
+    r->served = served;
     r->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
     r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, r->tp, r->pp)) != LLMMEM_OK)
@@ -477,7 +490,8 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
             return st;
         if (act_set >= 0)
             act = (uint64_t)act_set;
-        else if ((st = activation_peak(&act, model, a, r->tp, first, end, is_last, r->pool.batched, seqs)) != LLMMEM_OK)
+        else if ((st = activation_peak(&act, model, activations, a, r->tp, first, end, is_last, r->pool.batched,
+                                       seqs)) != LLMMEM_OK)
             return st;
         else if (is_first && !llmmem__add(&act, act, mm.profile_bytes)) /* the tower sits on the first stage (rank.c) */
             return overflow("profile run bytes");
@@ -704,8 +718,14 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
         return st;
+    /* kv_cache_dtype auto: the format vLLM serves the model in, as llmmem_serving_estimate holds it */
+    llmmem_strategy served_strategy;
+    llmmem_format served = LLMMEM_FORMAT_AUTO;
+    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, s)) != LLMMEM_OK)
+        return st;
     uint64_t token_layer;
-    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, s), tp, 0)) != LLMMEM_OK)
+    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, &served_strategy), tp, 0)) !=
+        LLMMEM_OK)
         return st;
     /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more */
     uint64_t most = a->layers / pp + (a->layers % pp != 0);
@@ -738,14 +758,16 @@ llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
     if (st)
         return st;
     llmmem__text b = {0};
-    char line[160];
+    char line[256];
     llmmem__text_str(&b, "{\n  \"model\": ");
     llmmem__text_quoted(&b, sv_->model_name);
     llmmem__text_str(&b, ",\n  \"hardware\": ");
     llmmem__text_quoted(&b, sv_->hardware_name);
     snprintf(line, sizeof line,
-             ",\n  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n  \"pipeline_parallel\": %llu,\n",
-             llmmem__kv_dtype_name(sv_->dtype), (unsigned long long)sv_->tp, (unsigned long long)sv_->pp);
+             ",\n  \"dtype\": \"%s\",\n  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n"
+             "  \"pipeline_parallel\": %llu,\n",
+             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, sv_->served), llmmem__kv_dtype_name(sv_->dtype),
+             (unsigned long long)sv_->tp, (unsigned long long)sv_->pp);
     llmmem__text_str(&b, line);
     llmmem__text_str(&b, "  \"budget\": {\n");
     put_values(&b, sv_, LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_SHORTFALL + 1);

@@ -134,6 +134,11 @@ START_TEST(bloom_without_torch_dtype)
     llmmem_model *m = NULL;
     ck_assert_ok(load_fixture(&m, "bloom-560m.json"));
     ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_FP32);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG), 0); /* assumed, as vLLM's _find_dtype does */
+    llmmem_model_free(m);
+    /* bigscience/bloom-560m names no torch_dtype; Llama-3.1-8B's config names bfloat16 */
+    ck_assert_ok(load_fixture(&m, "llama-3.1-8b.json"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG), 1);
     llmmem_model_free(m);
 }
 END_TEST
@@ -316,6 +321,7 @@ END_TEST
 
 #define SMALL "\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100"
 #define LLAMA "{\"model_type\": \"llama\", " SMALL ", \"intermediate_size\": 128"
+#define QWEN2_SMALL "{\"model_type\": \"qwen2\", " SMALL ", \"intermediate_size\": 128, \"num_key_value_heads\": 2"
 
 static void expect_error(const char *json, llmmem_status status, const char *text)
 {
@@ -389,6 +395,62 @@ START_TEST(errors_name_the_field)
     expect_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
                  "\"num_attention_heads\": 5, \"vocab_size\": 100, \"intermediate_size\": 128}",
                  LLMMEM_ERR_INCOMPATIBLE, "hidden_size (64) is not divisible by num_attention_heads (5)");
+}
+END_TEST
+
+/* A model_type the table lacks with a standard decoder's fields: the closest row by the fields
+ * present and the keys that describe it, never a silent read. The fields are published configs'
+ * (allenai/OLMoE-1B-7B-0924, allenai/OLMo-2-1124-7B, a Qwen2 MoE-shaped one with q/k norms); the
+ * model_type is renamed (unlisted_*) so that a later row for the family keeps the case unknown. */
+START_TEST(unknown_decoder_names_the_closest_family)
+{
+    /* OLMoE: num_experts without shared_expert_intermediate_size is Qwen3MoeConfig's MoE */
+    expect_error("{\"model_type\": \"unlisted_olmoe\", \"hidden_size\": 2048, \"intermediate_size\": 1024, "
+                 "\"num_hidden_layers\": 16, \"num_experts\": 64, \"num_experts_per_tok\": 8, "
+                 "\"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"vocab_size\": 50304, "
+                 "\"tie_word_embeddings\": false, \"clip_qkv\": null, \"norm_topk_prob\": false}",
+                 LLMMEM_ERR_UNSUPPORTED,
+                 "<memory>: model_type: 'unlisted_olmoe' is not supported; its fields are a standard decoder's, "
+                 "closest to qwen3_moe (MoE: num_experts): describe it with --set model_type=qwen3_moe "
+                 "--set hidden_size=2048 --set num_hidden_layers=16 --set num_attention_heads=16 "
+                 "--set num_key_value_heads=16 --set intermediate_size=1024 --set vocab_size=50304 "
+                 "--set num_experts=64 --set num_experts_per_tok=8 --set tie_word_embeddings=0 (the model keys "
+                 "of those names), checking what its modeling file adds (supported: llama, gpt2");
+    /* OLMo 2: nothing beyond Llama's fields (its q/k norms are structural): llama, the first row */
+    expect_error("{\"model_type\": \"unlisted_olmo2\", \"hidden_size\": 4096, \"intermediate_size\": 11008, "
+                 "\"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"num_key_value_heads\": 32, "
+                 "\"vocab_size\": 100352, \"attention_bias\": false, \"tie_word_embeddings\": false, "
+                 "\"max_position_embeddings\": 4096, \"torch_dtype\": \"float32\"}",
+                 LLMMEM_ERR_UNSUPPORTED,
+                 "closest to llama (a dense decoder with full attention and no biases): describe it with "
+                 "--set model_type=llama --set hidden_size=4096");
+    /* the fields that move it: Mistral's sliding_window on every layer, Mixtral's experts, MLA,
+     * attention_bias and a q/k norm flag */
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"sliding_window\": 32, "
+                 "\"num_key_value_heads\": 2}",
+                 LLMMEM_ERR_UNSUPPORTED, "closest to mistral (sliding window: sliding_window)");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"num_local_experts\": 8, "
+                 "\"num_experts_per_tok\": 2}",
+                 LLMMEM_ERR_UNSUPPORTED, "closest to mixtral (MoE: num_local_experts)");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"num_experts\": 8, "
+                 "\"shared_expert_intermediate_size\": 64, \"use_sliding_window\": false}",
+                 LLMMEM_ERR_UNSUPPORTED, "closest to qwen2_moe (MoE: num_experts; sliding window: use_sliding_window)");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"kv_lora_rank\": 16, "
+                 "\"n_routed_experts\": 4}",
+                 LLMMEM_ERR_UNSUPPORTED, "closest to deepseek_v2 (MLA: kv_lora_rank; MoE: n_routed_experts)");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"head_dim\": 32, "
+                 "\"num_key_value_heads\": 2, \"use_qk_norm\": true, \"use_sliding_window\": false}",
+                 LLMMEM_ERR_UNSUPPORTED,
+                 "closest to qwen3 (sliding window: use_sliding_window; q/k norms: use_qk_norm): describe it with "
+                 "--set model_type=qwen3 --set hidden_size=64 --set num_hidden_layers=2 --set num_attention_heads=4 "
+                 "--set num_key_value_heads=2 --set head_dim=32 --set intermediate_size=128 --set vocab_size=100 "
+                 "--set qk_norm=1");
+    expect_error("{\"model_type\": \"unlisted\", " SMALL ", \"intermediate_size\": 128, \"attention_bias\": true, "
+                 "\"mlp_bias\": true}",
+                 LLMMEM_ERR_UNSUPPORTED, "--set qkv_bias=1 --set o_proj_bias=1 --set mlp_bias=1");
+    /* without the five shape fields: the list of supported types alone */
+    expect_error("{\"model_type\": \"unlisted\", \"hidden_size\": 64}", LLMMEM_ERR_UNSUPPORTED,
+                 "model_type: 'unlisted' is not supported (supported: llama");
 }
 END_TEST
 
@@ -702,6 +764,34 @@ START_TEST(multimodal_wrappers)
     ck_assert_int_eq(get(m, LLMMEM_KEY_HIDDEN_SIZE), 2304);
     ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_FP32);
     llmmem_model_free(m);
+    /* tie_word_embeddings and dtype given only in text_config (transformers 4.56+ writes a sub-config's
+     * dtype there: Qwen/Qwen3-VL-8B-Instruct's config.json names dtype only in its text_config) */
+    ck_assert_ok(load_text(&m, "{\"model_type\": \"gemma3\", \"text_config\": {\"tie_word_embeddings\": false, "
+                               "\"dtype\": \"bfloat16\"}, \"vision_config\": {}}"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS), 0); /* Gemma3TextConfig's default is true */
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_BF16);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG), 1);
+    llmmem_model_free(m);
+    /* a text model read from the top level that also holds a text_config: transformers' tie_weights
+     * reads get_text_config(decoder=True), the text_config, before the top level; vLLM's _find_dtype
+     * the top level's dtype, then the text_config's */
+    ck_assert_ok(load_text(&m, QWEN2_SMALL ", "
+                               "\"tie_word_embeddings\": false, \"text_config\": {\"tie_word_embeddings\": true, "
+                               "\"dtype\": \"float16\"}}"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS), 1);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_FP16);
+    llmmem_model_free(m);
+    ck_assert_ok(load_text(&m, QWEN2_SMALL ", "
+                               "\"torch_dtype\": \"bfloat16\", \"text_config\": {\"dtype\": \"float16\"}}"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TORCH_DTYPE), LLMMEM_FORMAT_BF16);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS), 0); /* Qwen2Config's default */
+    llmmem_model_free(m);
+    expect_error(QWEN2_SMALL ", \"text_config\": "
+                 "{\"dtype\": \"int8\", \"tie_word_embeddings\": \"yes\"}}",
+                 LLMMEM_ERR_PARSE, "<memory>: text_config.tie_word_embeddings: expected true or false, got a string");
+    expect_error(QWEN2_SMALL ", \"text_config\": "
+                 "{\"dtype\": \"int8\"}}",
+                 LLMMEM_ERR_UNSUPPORTED, "<memory>: text_config.dtype: 'int8' is not supported");
     expect_error("{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"llama\"}, \"vision_config\": {}}",
                  LLMMEM_ERR_UNSUPPORTED, "text_config.model_type: 'llama' is not supported (gemma3 takes gemma3_text)");
 }
@@ -860,6 +950,61 @@ START_TEST(json_errors_name_the_key_not_the_content)
 }
 END_TEST
 
+/* Python's json module (json.dumps, allow_nan=True by default) writes float('inf') as Infinity:
+ * transformers' Mamba2Config and NemotronHConfig default time_step_limit=(0.0, float("inf")), which
+ * nvidia/Nemotron-H-8B-Base-8K's config.json holds as "time_step_limit": [0.0, Infinity]. The three
+ * tokens are read as values; a field the reader needs names them; nothing else non-JSON passes. */
+START_TEST(python_non_finite_numbers)
+{
+    llmmem_model *m = NULL;
+    /* fields the reader ignores: an array, an object member, the last member, -Infinity and NaN */
+    ck_assert_ok(load_text(&m, LLAMA ", \"time_step_limit\": [0.0, Infinity], \"rope_scaling\": {\"f\": -Infinity},"
+                               " \"x\":NaN,\"y\":[NaN,-Infinity,Infinity], \"z\": Infinity}"));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_HIDDEN_SIZE), 64);
+    llmmem_model_free(m);
+    /* strings holding the words are untouched: a key, and a value the reader reads as a string */
+    ck_assert_ok(load_text(&m, LLAMA ", \"NaN\": \"Infinity\", \"Infinity\": [\"-Infinity\", \"NaN\"]}"));
+    llmmem_model_free(m);
+    expect_error(LLAMA ", \"torch_dtype\": \"NaN\"}", LLMMEM_ERR_UNSUPPORTED, "torch_dtype: 'NaN' is not supported");
+    /* a field read as an integer, a bool, a string, an object, a list entry */
+    expect_error("{\"model_type\": \"llama\", \"hidden_size\": Infinity}", LLMMEM_ERR_PARSE,
+                 "<memory>: hidden_size: expected an integer, got Infinity");
+    expect_error(LLAMA ", \"num_key_value_heads\": NaN}", LLMMEM_ERR_PARSE,
+                 "num_key_value_heads: expected an integer, got NaN");
+    expect_error(LLAMA ", \"max_position_embeddings\": -Infinity}", LLMMEM_ERR_PARSE,
+                 "max_position_embeddings: expected an integer, got -Infinity");
+    expect_error(LLAMA ", \"tie_word_embeddings\": NaN}", LLMMEM_ERR_PARSE,
+                 "tie_word_embeddings: expected true or false, got NaN");
+    expect_error("{\"model_type\": NaN}", LLMMEM_ERR_PARSE, "model_type: expected a string, got NaN");
+    expect_error(LLAMA ", \"quantization_config\": Infinity}", LLMMEM_ERR_PARSE,
+                 "quantization_config: expected an object, got Infinity");
+    expect_error(LLAMA ", \"quantization_config\": {\"quant_method\": \"awq\", \"bits\": 4, "
+                 "\"modules_to_not_convert\": [NaN]}}",
+                 LLMMEM_ERR_PARSE, "quantization_config.modules_to_not_convert[0]: expected a string, got NaN");
+    expect_error("Infinity", LLMMEM_ERR_PARSE, "not valid JSON: '[' or '{' expected (line 1, column 8)");
+    expect_error("[Infinity]", LLMMEM_ERR_PARSE, "not a JSON object (the document is an array)");
+    /* what Python's json refuses stays refused: a key, other spellings, a sign on NaN, inside a word */
+    /* column 4: the end of the word jansson read */
+    expect_error("{NaN: 1}", LLMMEM_ERR_PARSE, "not valid JSON: string or '}' expected (line 1, column 4)");
+    expect_error(LLAMA ", \"a\": 1, NaN: 2}", LLMMEM_ERR_PARSE, "not valid JSON");
+    expect_error(LLAMA ", \"x\": inf}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": nan}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": +Infinity}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": -NaN}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": NaNa}", LLMMEM_ERR_PARSE, "not valid JSON");
+    expect_error(LLAMA ", \"x\": Infinit}", LLMMEM_ERR_PARSE, "invalid token");
+    expect_error(LLAMA ", \"x\": [1 NaN]}", LLMMEM_ERR_PARSE, "not valid JSON");
+    /* an error after a rewritten token is placed in the text as written: column 19 is the x */
+    expect_error("{\"a\": [NaN, NaN], x}", LLMMEM_ERR_PARSE, "(line 1, column 19, in field \"a\")");
+    /* the rewrite parses with \u0000 allowed, so the input's own \u0000 is refused here */
+    expect_error("{\"a\": NaN, \"b\": \"x\\u0000\"}", LLMMEM_ERR_PARSE, /* column 19: the backslash */
+                 "not valid JSON: \\u0000 is not allowed in a string (line 1, column 19, in field \"b\")");
+    expect_error("{\"a\": \"x\\u0000\"}", LLMMEM_ERR_PARSE, "not valid JSON");
+    /* the value limit counts them like any value */
+    ck_assert_uint_eq(llmmem__json_count_values("[NaN,Infinity,-Infinity]", 24), 4); /* the array and its 3 */
+}
+END_TEST
+
 /* At most LLMMEM_CONFIG_MAX_VALUES (100,000) JSON values and keys, counted before jansson builds
  * any (an empty container counts twice): 16.5 MB of "[]," cost 748 MB of tree before the fix. */
 START_TEST(json_value_count_is_bounded)
@@ -934,6 +1079,7 @@ static Suite *hfconfig_suite(void)
     suite_add_tcase(s, published);
     TCase *reader = tcase_create("reader");
     tcase_add_test(reader, errors_name_the_field);
+    tcase_add_test(reader, unknown_decoder_names_the_closest_family);
     tcase_add_test(reader, gpt_opt_bloom_neox);
     tcase_add_test(reader, falcon_variants);
     tcase_add_test(reader, kv_heads_head_dim_tie_defaults);
@@ -943,6 +1089,7 @@ static Suite *hfconfig_suite(void)
     tcase_add_test(reader, dtypes_and_quantization);
     tcase_add_test(reader, json_errors_name_the_key_not_the_content);
     tcase_add_test(reader, json_value_count_is_bounded);
+    tcase_add_test(reader, python_non_finite_numbers);
     tcase_add_test(reader, fifo_is_refused);
     suite_add_tcase(s, reader);
     return s;

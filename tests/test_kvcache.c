@@ -4,6 +4,7 @@
  * config.json on the Hugging Face Hub, the PagedAttention paper (Kwon et al. 2023), vLLM's own
  * arithmetic (vllm/v1/kv_cache_interface.py, vllm/v1/core/kv_cache_utils.py,
  * vllm/v1/worker/gpu_worker.py) written out, or a vLLM log line quoted with its thread. */
+#include <stdio.h>
 #include <string.h>
 
 #include "kv.h"
@@ -467,6 +468,101 @@ START_TEST(test_tp_replication)
 }
 END_TEST
 
+/* The format vLLM serves a model in (vllm/config/model.py _get_and_verify_dtype and
+ * _resolve_auto_dtype; vllm/platforms/cuda.py supported_dtypes on capability 8.0 and later is
+ * [bf16, fp16, fp32]): --dtype auto keeps a 16-bit config's dtype and serves an fp32 one, or one that
+ * names none (_find_dtype's fp32), in supported_dtypes[0], bf16; Gemma 2 and 3 are never run in
+ * fp16 (_FLOAT16_NOT_SUPPORTED_MODELS). The tiny Llama of test_weights_per_rank holds 712 elements
+ * per rank at t = 2: 2,848 bytes in fp32, 1,424 in bf16 or fp16; its KV per token 64 and 32 bytes. */
+static llmmem_model *tiny_llama(llmmem_format torch_dtype)
+{
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_new(&m));
+    ck_assert_ok(llmmem_model_set_text(m, "model_type", "llama"));
+    static const struct {
+        llmmem_key key;
+        int64_t value;
+    } keys[] = {{LLMMEM_KEY_HIDDEN_SIZE, 8},       {LLMMEM_KEY_NUM_HIDDEN_LAYERS, 2},
+                {LLMMEM_KEY_NUM_ATTENTION_HEADS, 2}, {LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 1},
+                {LLMMEM_KEY_INTERMEDIATE_SIZE, 12},  {LLMMEM_KEY_VOCAB_SIZE, 16},
+                {LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 64}};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        ck_assert_ok(llmmem_model_set_int(m, keys[i].key, keys[i].value));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TORCH_DTYPE, torch_dtype));
+    return m;
+}
+
+START_TEST(test_serving_dtype)
+{
+    static const struct {
+        llmmem_format torch_dtype;
+        int64_t dtype; /* the dtype key: 0 auto */
+        uint64_t weights, per_token;
+        const char *served, *kv;
+    } cases[] = {
+        {LLMMEM_FORMAT_FP32, 0, 1424, 32, "bf16", "bf16"}, /* fp32 config: downcast to bf16 */
+        {LLMMEM_FORMAT_BF16, 0, 1424, 32, "bf16", "bf16"},
+        {LLMMEM_FORMAT_FP16, 0, 1424, 32, "fp16", "fp16"}, /* a 16-bit config keeps its dtype */
+        {LLMMEM_FORMAT_FP32, LLMMEM_FORMAT_FP32, 2848, 64, "fp32", "fp32"}, /* --dtype float32 */
+        {LLMMEM_FORMAT_BF16, LLMMEM_FORMAT_FP32, 2848, 64, "fp32", "fp32"}, /* upcast allowed */
+        {LLMMEM_FORMAT_FP32, LLMMEM_FORMAT_FP16, 1424, 32, "fp16", "fp16"}, /* --dtype half */
+    };
+    llmmem_hardware *hw;
+    llmmem_serving *r;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "l4"));
+    ck_assert_ok(llmmem_serving_new(&r));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        llmmem_model *m = tiny_llama(cases[i].torch_dtype);
+        llmmem_strategy *s;
+        ck_assert_ok(llmmem_strategy_new(&s));
+        ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 2));
+        ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_DTYPE, cases[i].dtype));
+        ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+        ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_WEIGHTS), cases[i].weights);
+        ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), cases[i].per_token);
+        uint64_t per_token = 0;
+        ck_assert_ok(llmmem_kv_bytes_per_token(&per_token, m, s));
+        ck_assert_uint_eq(per_token, cases[i].per_token);
+        char *json = NULL, want[64];
+        ck_assert_ok(llmmem_serving_to_json(&json, r));
+        snprintf(want, sizeof want, "\"dtype\": \"%s\"", cases[i].served);
+        ck_assert_msg(strstr(json, want) != NULL, "case %zu: %s", i, json);
+        snprintf(want, sizeof want, "\"kv_cache_dtype\": \"%s\"", cases[i].kv);
+        ck_assert_msg(strstr(json, want) != NULL, "case %zu: %s", i, json);
+        llmmem_string_free(json);
+        llmmem_strategy_free(s);
+        llmmem_model_free(m);
+    }
+    /* an explicit kv_cache_dtype stays: fp8 (1 byte) under an fp32 config served in bf16 */
+    llmmem_model *m = tiny_llama(LLMMEM_FORMAT_FP32);
+    llmmem_strategy *s;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 2));
+    ck_assert_ok(llmmem_strategy_set_text(s, "kv_cache_dtype", "fp8"));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 16);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_WEIGHTS), 1424);
+    /* Gemma 2: --dtype half is refused; auto serves even an fp16 config in bf16 */
+    ck_assert_ok(llmmem_model_set_text(m, "model_type", "gemma2"));
+    ck_assert_ok(llmmem_strategy_set_text(s, "kv_cache_dtype", "auto"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_DTYPE, LLMMEM_FORMAT_FP16));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_str_eq(llmmem_last_message(), "dtype (fp16): vLLM does not run model_type gemma2 in float16 "
+                                            "(numerical instability); use bf16 or fp32");
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_DTYPE, 0));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP16));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    char *json = NULL;
+    ck_assert_ok(llmmem_serving_to_json(&json, r));
+    ck_assert_ptr_nonnull(strstr(json, "\"dtype\": \"bf16\""));
+    llmmem_string_free(json);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+    llmmem_serving_free(r);
+    llmmem_hardware_free(hw);
+}
+END_TEST
+
 /* Weights per rank, by hand for a tiny Llama (hidden 8, 2 layers, 2 heads of 4, 1 KV head,
  * ffn 12, vocab 16, fp32) at t = 2: q 4 x 8, k and v replicated 4 x 8 each, o 8 x 4, gate and
  * up 6 x 8, down 8 x 6, two norms of 8: 288 elements per layer, 576 for both; embedding and LM
@@ -491,6 +587,8 @@ START_TEST(test_weights_per_rank)
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 2));
+    /* vllm serve --dtype float32 (auto serves an fp32 config in bf16: test_serving_dtype) */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_DTYPE, LLMMEM_FORMAT_FP32));
     ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_WEIGHTS), 2848);
     /* one KV head of 4 on each rank, fp32: 2 x 1 x 4 x 4 bytes x 2 layers = 64 per token */
@@ -944,6 +1042,7 @@ int main(void)
     tcase_add_test(tc, test_gemma3_pattern);
     tcase_add_test(tc, test_tp_replication);
     tcase_add_test(tc, test_weights_per_rank);
+    tcase_add_test(tc, test_serving_dtype);
     tcase_add_test(tc, test_pipeline_stages);
     tcase_add_test(tc, test_budget_arithmetic);
     tcase_add_test(tc, test_modelled_terms);

@@ -1216,6 +1216,44 @@ END_TEST
 
 /* Every mismatch is listed; a message longer than the buffer is cut with "...". */
 /* The estimate's weights become the checkpoint's stored bytes while weight_format is auto. */
+/* A config.json that names no dtype (torch_dtype_in_config 0): the stored floats' dtype, as
+ * transformers' get_state_dict_dtype (the first floating tensor's) and vLLM's _find_dtype (the
+ * safetensors files' dtypes) agree on when every float is one dtype; several, or a config that
+ * named its dtype, leave torch_dtype as it is. */
+START_TEST(checkpoint_dtype_when_the_config_names_none)
+{
+    hdr h;
+    size_t size;
+    small_llama(&h, 0); /* every parameter BF16 */
+    unsigned char *b = hdr_bytes(&h, &size, 0);
+    llmmem_checkpoint *ck = from_bytes(b, size);
+    llmmem_model *m = small_llama_model();
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP32));
+    ck_assert_ok(llmmem_model_use_checkpoint(m, ck)); /* the config named fp32: kept */
+    int64_t v = 0;
+    ck_assert_ok(llmmem_model_get_int(&v, m, LLMMEM_KEY_TORCH_DTYPE));
+    ck_assert_int_eq(v, LLMMEM_FORMAT_FP32);
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG, 0));
+    ck_assert_ok(llmmem_model_use_checkpoint(m, ck));
+    ck_assert_ok(llmmem_model_get_int(&v, m, LLMMEM_KEY_TORCH_DTYPE));
+    ck_assert_int_eq(v, LLMMEM_FORMAT_BF16);
+    llmmem_checkpoint_free(ck);
+    free(b);
+    /* an F32 tensor among the BF16 ones: no one dtype, fp32 stays */
+    small_llama(&h, 0);
+    hdr_add(&h, "model.layers.0.self_attn.q_proj.bias", "F32", "[8]");
+    b = hdr_bytes(&h, &size, 0);
+    ck = from_bytes(b, size);
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP32));
+    ck_assert_ok(llmmem_model_use_checkpoint(m, ck));
+    ck_assert_ok(llmmem_model_get_int(&v, m, LLMMEM_KEY_TORCH_DTYPE));
+    ck_assert_int_eq(v, LLMMEM_FORMAT_FP32);
+    llmmem_checkpoint_free(ck);
+    free(b);
+    llmmem_model_free(m);
+}
+END_TEST
+
 START_TEST(use_checkpoint)
 {
     llmmem_model *m = small_llama_model();
@@ -1390,6 +1428,7 @@ static Suite *safetensors_suite(void)
     tcase_add_test(tc, files_and_folders);
     tcase_add_test(tc, verify);
     tcase_add_test(tc, use_checkpoint);
+    tcase_add_test(tc, checkpoint_dtype_when_the_config_names_none);
     tcase_add_test(tc, verify_many_mismatches);
     tcase_add_test(tc, ck_add_limits);
     tcase_add_test(tc, fifo_is_refused);

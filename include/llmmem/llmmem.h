@@ -193,6 +193,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_MAX_NUM_TILES = 1119,    /**< mllama vision: tiles an image is split into at most */
     LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID = 1120, /**< mllama vision: supported aspect ratios (rows of its tile embeddings less one) */
     LLMMEM_KEY_EMBEDDING_EXTRA_ROWS = 1121,    /**< embedding rows past vocab_size that the LM head lacks (mllama: 8) */
+    LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG = 1170,   /**< bool: the config named torch_dtype (0: fp32 was assumed) */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -282,6 +283,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_ENCODER_CACHE_SIZE = 3128,      /**< vLLM encoder_cache_size in embeddings (0: max_num_batched_tokens) */
     LLMMEM_KEY_IMAGES_PER_SEQUENCE = 3129,     /**< training: images each sequence carries through the vision tower (0: none) */
     LLMMEM_KEY_IMAGE_PIXELS = 3130,            /**< training: pixels of each image (0: the largest the model's processor makes) */
+    LLMMEM_KEY_DTYPE = 3140,                   /**< choice: vLLM --dtype: auto (fp32 served as bf16), fp32, ... */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
@@ -1382,14 +1384,16 @@ LLMMEM_API llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, cons
 LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *serving,
                                                   uint64_t tokens);
 /**
- * The result as JSON: {"model", "hardware", "kv_cache_dtype", "tensor_parallel",
+ * The result as JSON: {"model", "hardware", "dtype" (the format the model is served in: the dtype
+ * key resolved), "kv_cache_dtype", "tensor_parallel",
  * "pipeline_parallel", "budget": {memory_bytes ... shortfall}, "kv": {"vllm_concurrency" (as vLLM
  * logs it, two decimals), bytes_per_token ... fits}, "encoder": {mm_max_tokens_per_item ...
  * encoder_profile_bytes}}. Free with llmmem_string_free.
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 
-/** Paged KV bytes of one token: every layer of the most loaded rank, in the strategy's kv_cache_dtype. */
+/** Paged KV bytes of one token: every layer of the most loaded rank, in the strategy's kv_cache_dtype
+ * (auto: the format serving holds the model in, as llmmem_serving_estimate resolves the dtype key). */
 LLMMEM_API llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model,
                                                    const llmmem_strategy *strategy);
 /**

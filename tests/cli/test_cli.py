@@ -218,16 +218,41 @@ def test_models_lists_every_preset_with_its_parameters():
     assert "llama-3.1-8b" in names and "llama-3.1-70b" in names
     assert len(names) == len(set(names))
     for line in lines:
-        m = re.match(r"^(\S+)\s+(\d+\.\d\d) ([BMK]) params(?: \((\d+\.\d\d) ([BMK]) active\))?$",
+        m = re.match(r"^(\S+)\s+(\S+)\s+(\d+\.\d\d) ([BMK]) params(?: \((\d+\.\d\d) ([BMK]) active\))?$",
                      line)
         assert m, line
         counts = parse_params(ok("params", "--model", m.group(1)))
         scale = {"B": 1e9, "M": 1e6, "K": 1e3}
-        assert m.group(2) == f"{counts['total'] / scale[m.group(3)]:.2f}", line
-        if m.group(4):
-            assert m.group(4) == f"{counts['active'] / scale[m.group(5)]:.2f}", line
+        assert m.group(3) == f"{counts['total'] / scale[m.group(4)]:.2f}", line
+        if m.group(5):
+            assert m.group(5) == f"{counts['active'] / scale[m.group(6)]:.2f}", line
         else:
             assert counts["active"] == counts["total"], line
+
+
+def test_models_groups_presets_by_family():
+    rows = [line.split()[:2] for line in ok("models").splitlines()]
+    family = dict(rows)
+    # the model_type of each checkpoint's config.json on the Hugging Face Hub: meta-llama/Llama-3.1-8B,
+    # EleutherAI/pythia-1b, Qwen/Qwen3-30B-A3B, google/gemma-3-4b-pt's text_config, openai-community/gpt2
+    assert family["llama-3.1-8b"] == "llama"
+    assert family["pythia-1b"] == "gpt_neox"
+    assert family["qwen3-30b-a3b"] == "qwen3_moe"
+    assert family["gemma-3-4b"] == "gemma3_text"
+    assert family["gpt2-xl"] == "gpt2"
+    # every family is a model_type choice, and its rows are contiguous
+    keys = ok("keys").splitlines()
+    block = keys[keys.index("model_type"):]
+    choices = next(line for line in block if line.strip().startswith("choices:")).split()[1:]
+    seen = []
+    for _, fam in rows:
+        assert fam in choices, fam
+        if not seen or seen[-1] != fam:
+            assert fam not in seen, f"{fam} is listed in two groups"
+            seen.append(fam)
+    # pythia-70m follows falcon-7b in the catalog but is listed with the other gpt_neox presets
+    names = [name for name, _ in rows]
+    assert names.index("pythia-70m") < names.index("falcon-7b")
 
 
 def test_gpus_lists_every_preset_with_its_memory():
@@ -659,3 +684,28 @@ def test_json_and_explain_together_are_refused():
     r = run("estimate", "--json", "--explain")
     assert r.returncode == 2
     assert "--json or --explain" in r.stderr
+
+
+def test_config_with_python_infinity(tmp_path):
+    # nvidia's Nemotron-H configs hold "time_step_limit": [0.0, Infinity], as Python's json writes
+    # float("inf"); a field the reader needs names the token
+    base = ('{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, '
+            '"vocab_size": 100, "intermediate_size": 128, %s}')
+    (tmp_path / "config.json").write_text(base % '"time_step_limit": [0.0, Infinity]')
+    assert parse_params(ok("params", "--config", str(tmp_path)))["total"] > 0
+    (tmp_path / "config.json").write_text(base % '"num_key_value_heads": NaN')
+    r = run("params", "--config", str(tmp_path))
+    assert r.returncode != 0
+    assert "num_key_value_heads: expected an integer, got NaN" in r.stderr
+
+
+def test_config_of_an_unknown_decoder_names_the_closest_family(tmp_path):
+    # allenai/OLMoE-1B-7B-0924's fields under a model_type the table lacks
+    (tmp_path / "config.json").write_text(
+        '{"model_type": "unlisted_olmoe", "hidden_size": 2048, "intermediate_size": 1024, '
+        '"num_hidden_layers": 16, "num_experts": 64, "num_experts_per_tok": 8, "num_attention_heads": 16, '
+        '"num_key_value_heads": 16, "vocab_size": 50304}')
+    r = run("params", "--config", str(tmp_path))
+    assert r.returncode != 0
+    assert "closest to qwen3_moe (MoE: num_experts)" in r.stderr
+    assert "--set model_type=qwen3_moe --set hidden_size=2048" in r.stderr

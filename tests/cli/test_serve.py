@@ -210,3 +210,25 @@ def test_serve_reads_a_config(tmp_path):
     a = serve_json("--config", str(path), "--set", "kv_cache_memory_bytes=60000000000")["kv"]
     b = serve_json("--model", "llama-3-8b", "--set", "kv_cache_memory_bytes=60000000000")["kv"]
     assert a == b
+
+
+def test_dtype_follows_vllm_auto():
+    # openai-community/gpt2 holds 124,439,808 parameters stored in float32; vLLM's --dtype auto
+    # (vllm/config/model.py _resolve_auto_dtype) downcasts a float32 model to bfloat16 on GPUs of
+    # compute capability 8.0 and later: 2 bytes a parameter, 4 with --dtype float32
+    auto = serve_json("--model", "gpt2")
+    assert auto["dtype"] == "bf16" and auto["kv_cache_dtype"] == "bf16"
+    assert auto["budget"]["weights"] == 124439808 * 2
+    fp32 = serve_json("--model", "gpt2", "--set", "dtype=fp32")
+    assert fp32["dtype"] == "fp32" and fp32["kv_cache_dtype"] == "fp32"
+    assert fp32["budget"]["weights"] == 124439808 * 4
+    assert fp32["kv"]["bytes_per_token"] == 2 * auto["kv"]["bytes_per_token"]
+    # a bfloat16 checkpoint stays bfloat16 (meta-llama/Llama-3.1-8B's config.json)
+    assert serve_json("--model", "llama-3.1-8b")["dtype"] == "bf16"
+
+
+def test_dtype_fp16_refused_for_gemma2():
+    # vllm/config/model.py _FLOAT16_NOT_SUPPORTED_MODELS holds gemma2 and gemma3_text
+    r = run("serve", "--model", "gemma-2-9b", "--set", "dtype=fp16")
+    assert r.returncode != 0
+    assert "dtype (fp16): vLLM does not run model_type gemma2 in float16" in r.stderr
