@@ -423,53 +423,94 @@ static const llmmem__preset_value gemma_3_4b[] = {
     K(VISION_INTERMEDIATE_SIZE, 4304), K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 896),
     K(VISION_NUM_CHANNELS, 3), K(VISION_USE_HEAD, 0), K(MULTIMODAL_PROJECTOR, 2), K(TORCH_DTYPE, BF16), END};
 
+/* ---- Mamba-2 and hybrids ------------------------------------------------------------------ */
+
+/* mistralai/Mamba-Codestral-7B-v0.1 config.json (mamba2): 64 Mamba-2 blocks of 4096, 128 heads of
+ * 64, state 128, 8 groups, kernel 4, conv bias, no projection bias, untied 32768-row vocabulary */
+static const llmmem__preset_value mamba_codestral_7b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MAMBA2), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 64), K(VOCAB_SIZE, 32768),
+    K(TIE_WORD_EMBEDDINGS, 0), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 1), K(MAMBA_NUM_HEADS, 128),
+    K(MAMBA_HEAD_DIM, 64), K(SSM_STATE_SIZE, 128), K(MAMBA_N_GROUPS, 8), K(MAMBA_D_CONV, 4),
+    K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+#define MAMBA_16 "MMMMMMMMMMMMMMMM"
+
+/* nvidia/NVIDIA-Nemotron-Nano-9B-v2 config.json (nemotron_h): 56 blocks of 4480 (27 Mamba-2 of
+ * 128 heads of 80, state 128, 8 groups; 4 attention of 40 heads of 128, 8 KV heads; 25 relu2
+ * MLPs of 15680), untied 131072-row vocabulary */
+static const llmmem__preset_value nemotron_nano_9b_v2[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_NEMOTRON_H), K(HIDDEN_SIZE, 4480), K(NUM_HIDDEN_LAYERS, 56),
+    K(NUM_ATTENTION_HEADS, 40), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 15680),
+    K(VOCAB_SIZE, 131072), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 0),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 1), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0),
+    K(MAMBA_NUM_HEADS, 128), K(MAMBA_HEAD_DIM, 80), K(SSM_STATE_SIZE, 128), K(MAMBA_N_GROUPS, 8),
+    K(MAMBA_D_CONV, 4), K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+#define NEMOTRON_NANO_9B_V2_PATTERN "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-"
+
+/* Qwen/Qwen3-Next-80B-A3B-Instruct config.json (qwen3_next): 48 layers of 2048, every 4th gated
+ * attention (16 heads of 256, 2 KV heads, q/k norms), the others Gated DeltaNet (16 key heads and
+ * 32 value heads of 128, kernel 4); every layer 512 experts of 512, top 10, and a gated shared
+ * expert of 512; untied 151936-row vocabulary (mtp_num_hidden_layers: not counted here) */
+static const llmmem__preset_value qwen3_next_80b_a3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_NEXT), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 48),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 2), K(HEAD_DIM, 256), K(INTERMEDIATE_SIZE, 5120),
+    K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 262144), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0),
+    K(QK_NORM, 1), K(ATTN_OUTPUT_GATE, 1), K(FULL_ATTENTION_INTERVAL, 4), K(LINEAR_NUM_KEY_HEADS, 16),
+    K(LINEAR_NUM_VALUE_HEADS, 32), K(LINEAR_KEY_HEAD_DIM, 128), K(LINEAR_VALUE_HEAD_DIM, 128),
+    K(LINEAR_CONV_KERNEL_DIM, 4), K(NUM_EXPERTS, 512), K(NUM_EXPERTS_PER_TOK, 10),
+    K(MOE_INTERMEDIATE_SIZE, 512), K(SHARED_EXPERT_INTERMEDIATE_SIZE, 512), K(SHARED_EXPERT_GATE, 1),
+    K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+
 const llmmem__preset llmmem__model_presets[] = {
-    {"gpt2", gpt2},
-    {"gpt2-medium", gpt2_medium},
-    {"gpt2-large", gpt2_large},
-    {"gpt2-xl", gpt2_xl},
-    {"opt-1.3b", opt_1_3b},
-    {"bloom-560m", bloom_560m},
-    {"pythia-410m", pythia_410m},
-    {"pythia-1b", pythia_1b},
-    {"falcon-7b", falcon_7b},
-    {"llama-2-7b", llama_2_7b},
-    {"llama-2-13b", llama_2_13b},
-    {"llama-2-70b", llama_2_70b},
-    {"llama-3-8b", llama_3_8b},
-    {"llama-3.1-8b", llama_3_1_8b},
-    {"llama-3.1-70b", llama_3_1_70b},
-    {"llama-3.1-405b", llama_3_1_405b},
-    {"llama-3.2-1b", llama_3_2_1b},
-    {"llama-3.2-3b", llama_3_2_3b},
-    {"mistral-7b-v0.1", mistral_7b_v0_1},
-    {"mixtral-8x7b", mixtral_8x7b},
-    {"qwen2.5-0.5b", qwen2_5_0_5b},
-    {"qwen2.5-7b", qwen2_5_7b},
-    {"qwen2.5-72b", qwen2_5_72b},
-    {"qwen3-8b", qwen3_8b},
-    {"qwen3-30b-a3b", qwen3_30b_a3b},
-    {"gemma-2-9b", gemma_2_9b},
-    {"phi-3-mini-4k", phi_3_mini_4k},
-    {"deepseek-v2-lite", deepseek_v2_lite},
-    {"deepseek-v3", deepseek_v3},
-    {"pythia-70m", pythia_70m},
-    {"pythia-160m", pythia_160m},
-    {"opt-6.7b", opt_6_7b},
-    {"bloom-7b1", bloom_7b1},
-    {"llama-3.3-70b", llama_3_3_70b},
-    {"mistral-7b-v0.3", mistral_7b_v0_3},
-    {"qwen2.5-1.5b", qwen2_5_1_5b},
-    {"qwen2.5-3b", qwen2_5_3b},
-    {"qwen2.5-14b", qwen2_5_14b},
-    {"qwen2.5-32b", qwen2_5_32b},
-    {"qwen3-235b-a22b", qwen3_235b_a22b},
-    {"phi-4", phi_4},
-    {"mixtral-8x22b", mixtral_8x22b},
-    {"gemma-3-4b", gemma_3_4b},
-    {"granite-3.3-8b", granite_3_3_8b},
-    {"smollm3-3b", smollm3_3b},
-    {"kimi-k2", kimi_k2},
+    {"gpt2", gpt2, NULL},
+    {"gpt2-medium", gpt2_medium, NULL},
+    {"gpt2-large", gpt2_large, NULL},
+    {"gpt2-xl", gpt2_xl, NULL},
+    {"opt-1.3b", opt_1_3b, NULL},
+    {"bloom-560m", bloom_560m, NULL},
+    {"pythia-410m", pythia_410m, NULL},
+    {"pythia-1b", pythia_1b, NULL},
+    {"falcon-7b", falcon_7b, NULL},
+    {"llama-2-7b", llama_2_7b, NULL},
+    {"llama-2-13b", llama_2_13b, NULL},
+    {"llama-2-70b", llama_2_70b, NULL},
+    {"llama-3-8b", llama_3_8b, NULL},
+    {"llama-3.1-8b", llama_3_1_8b, NULL},
+    {"llama-3.1-70b", llama_3_1_70b, NULL},
+    {"llama-3.1-405b", llama_3_1_405b, NULL},
+    {"llama-3.2-1b", llama_3_2_1b, NULL},
+    {"llama-3.2-3b", llama_3_2_3b, NULL},
+    {"mistral-7b-v0.1", mistral_7b_v0_1, NULL},
+    {"mixtral-8x7b", mixtral_8x7b, NULL},
+    {"qwen2.5-0.5b", qwen2_5_0_5b, NULL},
+    {"qwen2.5-7b", qwen2_5_7b, NULL},
+    {"qwen2.5-72b", qwen2_5_72b, NULL},
+    {"qwen3-8b", qwen3_8b, NULL},
+    {"qwen3-30b-a3b", qwen3_30b_a3b, NULL},
+    {"gemma-2-9b", gemma_2_9b, NULL},
+    {"phi-3-mini-4k", phi_3_mini_4k, NULL},
+    {"deepseek-v2-lite", deepseek_v2_lite, NULL},
+    {"deepseek-v3", deepseek_v3, NULL},
+    {"pythia-70m", pythia_70m, NULL},
+    {"pythia-160m", pythia_160m, NULL},
+    {"opt-6.7b", opt_6_7b, NULL},
+    {"bloom-7b1", bloom_7b1, NULL},
+    {"llama-3.3-70b", llama_3_3_70b, NULL},
+    {"mistral-7b-v0.3", mistral_7b_v0_3, NULL},
+    {"qwen2.5-1.5b", qwen2_5_1_5b, NULL},
+    {"qwen2.5-3b", qwen2_5_3b, NULL},
+    {"qwen2.5-14b", qwen2_5_14b, NULL},
+    {"qwen2.5-32b", qwen2_5_32b, NULL},
+    {"qwen3-235b-a22b", qwen3_235b_a22b, NULL},
+    {"phi-4", phi_4, NULL},
+    {"mixtral-8x22b", mixtral_8x22b, NULL},
+    {"gemma-3-4b", gemma_3_4b, NULL},
+    {"granite-3.3-8b", granite_3_3_8b, NULL},
+    {"smollm3-3b", smollm3_3b, NULL},
+    {"kimi-k2", kimi_k2, NULL},
+    {"mamba-codestral-7b", mamba_codestral_7b, MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16},
+    {"nemotron-nano-9b-v2", nemotron_nano_9b_v2, NEMOTRON_NANO_9B_V2_PATTERN},
+    {"qwen3-next-80b-a3b", qwen3_next_80b_a3b, NULL},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -149,6 +149,8 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
     llmmem_status st = llmmem__model_check(model);
+    if (!st)
+        st = llmmem__state_check(model, "an estimate");
     if (st)
         return st;
     uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);

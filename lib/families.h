@@ -19,7 +19,9 @@ enum llmmem__config_reader {
     LLMMEM_READ_OPT,            /* ffn_dim, word_embed_proj_dim, do_layer_norm_before */
     LLMMEM_READ_BLOOM,          /* n_embed / hidden_size, n_head, n_layer */
     LLMMEM_READ_FALCON,         /* new_decoder_architecture, multi_query, parallel_attn */
-    LLMMEM_READ_DEEPSEEK        /* multi-head latent attention and DeepSeek MoE */
+    LLMMEM_READ_DEEPSEEK,       /* multi-head latent attention and DeepSeek MoE */
+    LLMMEM_READ_MAMBA2,         /* num_heads, head_dim, state_size, n_groups, conv_kernel (Mamba2Config) */
+    LLMMEM_READ_NEMOTRON_H      /* hybrid_override_pattern, mamba_num_heads, ssm_state_size (NemotronHConfig) */
 };
 
 /* Where a family's sliding window applies. */
@@ -73,7 +75,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_KIMI_K2
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_QWEN3_NEXT
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

@@ -165,6 +165,20 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_NUM_CHANNELS = 1048,     /**< image channels (3) */
     LLMMEM_KEY_VISION_USE_HEAD = 1049,         /**< bool: SigLIP attention-pooling head */
     LLMMEM_KEY_MULTIMODAL_PROJECTOR = 1050,    /**< choice: none, llava_mlp, gemma3 */
+    LLMMEM_KEY_MAMBA_NUM_HEADS = 1130,         /**< Mamba-2 mixer: heads (0: no Mamba-2 layers) */
+    LLMMEM_KEY_MAMBA_HEAD_DIM = 1131,          /**< Mamba-2 mixer: width of a head; heads x width is its inner width */
+    LLMMEM_KEY_SSM_STATE_SIZE = 1132,          /**< Mamba-2 mixer: state size N of each head */
+    LLMMEM_KEY_MAMBA_N_GROUPS = 1133,          /**< Mamba-2 mixer: groups sharing B and C */
+    LLMMEM_KEY_MAMBA_D_CONV = 1134,            /**< Mamba-2 mixer: causal convolution kernel width */
+    LLMMEM_KEY_MAMBA_CONV_BIAS = 1135,         /**< bool: the Mamba-2 convolution has a bias */
+    LLMMEM_KEY_MAMBA_PROJ_BIAS = 1136,         /**< bool: the Mamba-2 in/out projections have biases */
+    LLMMEM_KEY_LINEAR_NUM_KEY_HEADS = 1137,    /**< Gated DeltaNet mixer: query/key heads (0: no such layers) */
+    LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS = 1138,  /**< Gated DeltaNet mixer: value heads */
+    LLMMEM_KEY_LINEAR_KEY_HEAD_DIM = 1139,     /**< Gated DeltaNet mixer: width of a key head */
+    LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM = 1140,   /**< Gated DeltaNet mixer: width of a value head */
+    LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM = 1141,  /**< Gated DeltaNet mixer: causal convolution kernel width */
+    LLMMEM_KEY_FULL_ATTENTION_INTERVAL = 1142, /**< n > 0: layer i is full attention when (i + 1) % n == 0, else Gated DeltaNet */
+    LLMMEM_KEY_ATTN_OUTPUT_GATE = 1143,        /**< bool: q_proj also gives a sigmoid gate on the attention output (Qwen3-Next) */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -325,7 +339,10 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_DEEPSEEK_V3 = 18, /**< "deepseek_v3" */
     LLMMEM_MODEL_GRANITE = 19,     /**< "granite" (IBM Granite 3.x dense) */
     LLMMEM_MODEL_SMOLLM3 = 20,     /**< "smollm3" */
-    LLMMEM_MODEL_KIMI_K2 = 21      /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_KIMI_K2 = 21,     /**< "kimi_k2" (DeepSeek-V3 modeling, Moonshot's sizes) */
+    LLMMEM_MODEL_MAMBA2 = 22,      /**< "mamba2" (Mamba-2 mixers only) */
+    LLMMEM_MODEL_NEMOTRON_H = 23,  /**< "nemotron_h" (Mamba-2, attention and MLP layers) */
+    LLMMEM_MODEL_QWEN3_NEXT = 24   /**< "qwen3_next" (Gated DeltaNet and gated attention, MoE) */
 } llmmem_model_type;
 
 /** Norm kinds: choices of LLMMEM_KEY_NORM_TYPE. */
@@ -616,7 +633,8 @@ typedef enum llmmem_param_group {
     LLMMEM_PARAMS_NORMS = 7,          /**< every norm: per layer, final, q/k, embedding */
     LLMMEM_PARAMS_LM_HEAD = 8,        /**< 0 when tied to the embedding */
     LLMMEM_PARAMS_OTHER = 9,          /**< a model given by num_parameters alone, without shapes */
-    LLMMEM_PARAMS_VISION = 10         /**< vision tower and multimodal projector */
+    LLMMEM_PARAMS_VISION = 10,        /**< vision tower and multimodal projector */
+    LLMMEM_PARAMS_SSM = 12            /**< token mixers that keep a state: Mamba-2, Gated DeltaNet (11 is reserved) */
 } llmmem_param_group;
 
 /** Number of parameter groups; groups are numbered 0 to count - 1. */

@@ -1,0 +1,207 @@
+/* Token mixers that keep a state instead of a cache (issue 17): the Mamba-2 mixer and the Gated
+ * DeltaNet mixer, counted in the "ssm" parameter group, and the families built of them (mamba2,
+ * nemotron_h, qwen3_next), each read from its config.json (tests/data/configs) and from its
+ * preset. The sums are worked out below from the configs' shapes, layer by layer.
+ *
+ * Publisher figures: none of the three publishers gives an exact count this suite could read (the
+ * Hugging Face pages round to 7.29B, 8.89B and 81.3B, the last with the mtp.* tensors), so each
+ * total is the hand derivation from the config, with the modeling file it follows named. The
+ * config copies were written from the published files without their time_step_limit field (a
+ * bare Infinity in two of them, which the JSON reader does not take yet; it holds no parameter). */
+#include <stdio.h>
+#include <string.h>
+
+#include "unit.h"
+
+#ifndef LLMMEM_TEST_DATA
+#define LLMMEM_TEST_DATA "tests/data"
+#endif
+
+static llmmem_model *load(const char *file)
+{
+    char path[1024];
+    llmmem_model *m = NULL;
+    snprintf(path, sizeof path, "%s/configs/%s", LLMMEM_TEST_DATA, file);
+    ck_assert_ok(llmmem_model_from_hf_config(&m, path));
+    return m;
+}
+
+static uint64_t total(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_total_parameters(&n, m));
+    return n;
+}
+
+static uint64_t group(const llmmem_model *m, llmmem_param_group g)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_parameters(&n, m, g));
+    return n;
+}
+
+static llmmem_model *preset(const char *name)
+{
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_preset(&m, name));
+    return m;
+}
+
+/* mistralai/Mamba-Codestral-7B-v0.1 (transformers models/mamba2/modeling_mamba2.py): 64
+ * Mamba2Blocks (a norm and a Mamba2Mixer, no MLP), hidden 4096, 128 heads of 64 (inner 8192),
+ * state 128, 8 groups, kernel 4, use_conv_bias, no use_bias:
+ *   conv_dim = 8192 + 2 x 8 x 128 = 10,240
+ *   in_proj (8192 + 10240 + 128) x 4096 = 76,021,760; conv1d 10,240 x 4 + bias 10,240 = 51,200;
+ *   dt_bias, A_log, D 3 x 128 = 384; gated norm 8,192; out_proj 4096 x 8192 = 33,554,432:
+ *   mixer 109,635,968; block norm 4,096: 109,640,064 x 64 = 7,016,964,096
+ *   embeddings and untied lm_head 2 x 32768 x 4096 = 268,435,456; norm_f 4,096
+ *   total 7,285,403,648 (the Hub page: 7.29B). */
+START_TEST(mamba2_codestral)
+{
+    llmmem_model *m = load("mamba-codestral-7b-v0.1.json");
+    ck_assert_uint_eq(total(m), 7285403648ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_SSM), 64ULL * 109635968ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_ATTENTION), 0);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_MLP), 0);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_NORMS), 65ULL * 4096);
+    llmmem_model_free(m);
+    m = preset("mamba-codestral-7b");
+    ck_assert_uint_eq(total(m), 7285403648ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* nvidia/NVIDIA-Nemotron-Nano-9B-v2 (transformers models/nemotron_h/modeling_nemotron_h.py): 56
+ * NemotronHBlocks of 4480 after hybrid_override_pattern
+ * M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-: 27 M, 4 *, 25 -; each block a norm and
+ * one mixer:
+ *   M, NemotronHMamba2Mixer: 128 heads of 80 (inner 10,240), state 128, 8 groups, kernel 4:
+ *     conv_dim 10240 + 2 x 8 x 128 = 12,288; in_proj (10240 + 12288 + 128) x 4480 = 101,498,880;
+ *     conv1d 12,288 x 4 + bias 12,288 = 61,440; 3 x 128 = 384; norm 10,240; out_proj 4480 x 10240 =
+ *     45,875,200: 147,446,144
+ *   *, NemotronHAttention: q, o 2 x 5120 x 4480 = 45,875,200; k, v 2 x 1024 x 4480 = 9,175,040:
+ *     55,050,240
+ *   -, NemotronHMLP (relu2): up, down 2 x 15680 x 4480 = 140,492,800
+ *   27 x 147,446,144 = 3,981,045,888; 4 x 55,050,240 = 220,200,960; 25 x 140,492,800 =
+ *   3,512,320,000; 56 + 1 norms x 4480 = 255,360; embeddings and untied lm_head 2 x 131072 x 4480 =
+ *   1,174,405,120
+ *   total 8,888,227,328 (the Hub page: 8.89B). */
+START_TEST(nemotron_nano_9b_v2)
+{
+    llmmem_model *m = load("nemotron-nano-9b-v2.json");
+    ck_assert_uint_eq(total(m), 8888227328ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_SSM), 3981045888ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_ATTENTION), 220200960ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_MLP), 3512320000ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_NORMS), 255360ULL);
+    llmmem_model_free(m);
+    m = preset("nemotron-nano-9b-v2");
+    ck_assert_uint_eq(total(m), 8888227328ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_SSM), 3981045888ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* Qwen/Qwen3-Next-80B-A3B-Instruct (transformers models/qwen3_next/modeling_qwen3_next.py): 48
+ * layers of 2048, full_attention_interval 4: layers 3, 7, ..., 47 (12) Qwen3NextAttention, the
+ * other 36 Qwen3NextGatedDeltaNet; every layer a Qwen3NextSparseMoeBlock (decoder_sparse_step 1,
+ * no mlp_only_layers) and two norms:
+ *   attention: q_proj 16 x 256 x 2 (query and gate) x 2048 = 16,777,216; k, v 2 x 512 x 2048 =
+ *     2,097,152; o_proj 2048 x 4096 = 8,388,608; q_norm, k_norm 512: 27,263,488
+ *   Gated DeltaNet: key_dim 16 x 128 = 2,048, value_dim 32 x 128 = 4,096; in_proj_qkvz
+ *     (2 x 2048 + 2 x 4096) x 2048 = 25,165,824; in_proj_ba 64 x 2048 = 131,072; conv1d
+ *     (2 x 2048 + 4096) x 4 = 32,768 (no bias); dt_bias, A_log 64; norm 128; out_proj 2048 x 4096 =
+ *     8,388,608: 33,718,464
+ *   MoE: 512 experts x 3 x 512 x 2048 = 1,610,612,736; router 512 x 2048 = 1,048,576; shared
+ *     expert 3 x 512 x 2048 = 3,145,728; shared_expert_gate 2,048: 1,614,809,088
+ *   12 x 27,263,488 = 327,161,856; 36 x 33,718,464 = 1,213,864,704; 48 x 1,614,809,088 =
+ *   77,510,836,224; norms 48 x 2 x 2048 + 2048 = 198,656; embeddings and untied lm_head
+ *   2 x 151936 x 2048 = 622,329,856
+ *   total 79,674,391,296 (the Hub page's 81.3B also holds the mtp.* tensors, not counted here).
+ *   Active: 10 of the 512 experts, 48 x 10 x 3,145,728 = 1,509,949,440 in place of
+ *   77,309,411,328: 3,874,929,408. */
+START_TEST(qwen3_next_80b_a3b)
+{
+    llmmem_model *m = load("qwen3-next-80b-a3b-instruct.json");
+    ck_assert_uint_eq(total(m), 79674391296ULL);
+    uint64_t active = 0;
+    ck_assert_ok(llmmem_model_active_parameters(&active, m));
+    ck_assert_uint_eq(active, 3874929408ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_SSM), 1213864704ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_ATTENTION), 327161856ULL - 12ULL * 512);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_MLP), 0);
+    llmmem_model_free(m);
+    m = preset("qwen3-next-80b-a3b");
+    ck_assert_uint_eq(total(m), 79674391296ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* Until their state is costed, nothing estimates memory of a model with such layers. */
+START_TEST(state_not_modelled_is_refused)
+{
+    llmmem_model *m = preset("qwen3-next-80b-a3b");
+    llmmem_strategy *s = NULL;
+    llmmem_hardware *hw = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_str_eq(llmmem_last_message(),
+                     "an estimate of a model with 0 Mamba-2 and 36 Gated DeltaNet layers is not modelled yet: "
+                     "their conv and recurrent state per sequence and their saved activations are not costed "
+                     "(parameter counts and weight bytes are)");
+    uint64_t bytes = 0;
+    ck_assert_status(llmmem_kv_bytes_per_token(&bytes, m, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    llmmem_report_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* layer_types names the new mixers; a Mamba-2 layer without its keys, or an MoE block in a
+ * hybrid_override_pattern, is refused by name. */
+START_TEST(layer_types_and_patterns)
+{
+    llmmem_model *m = preset("llama-3.2-1b");
+    ck_assert_ok(llmmem_model_set_layer_types(m, "mamba,full_attention,full_attention,full_attention,"
+                                                 "full_attention,full_attention,full_attention,full_attention,"
+                                                 "full_attention,full_attention,full_attention,full_attention,"
+                                                 "full_attention,full_attention,full_attention,full_attention"));
+    uint64_t n = 0;
+    ck_assert_status(llmmem_model_total_parameters(&n, m), LLMMEM_ERR_INCOMPLETE);
+    ck_assert_str_eq(llmmem_last_message(), "model llama: mamba_num_heads is not set");
+    llmmem_model_free(m);
+
+    char why[512];
+    llmmem__layer_map map;
+    ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "M-*", 3, why, sizeof why), 1);
+    ck_assert_uint_eq(map.layers, 3);
+    ck_assert_int_eq(map.mixer[0], LLMMEM_MIXER_SSM);
+    ck_assert_int_eq(map.no_ffn[0], 1);
+    ck_assert_int_eq(map.mixer[1], LLMMEM_MIXER_NONE);
+    ck_assert_int_eq(map.no_ffn[1], 0);
+    ck_assert_int_eq(map.mixer[2], LLMMEM_MIXER_FULL);
+    ck_assert_int_eq(map.no_ffn[2], 1);
+    ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "ME", 2, why, sizeof why), 0);
+    ck_assert_str_eq(why, "character 1 ('E') is not a modelled block (M mamba, * attention, - mlp are; E, the "
+                          "MoE block, is not)");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("state");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, mamba2_codestral);
+    tcase_add_test(tc, nemotron_nano_9b_v2);
+    tcase_add_test(tc, qwen3_next_80b_a3b);
+    tcase_add_test(tc, state_not_modelled_is_refused);
+    tcase_add_test(tc, layer_types_and_patterns);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
