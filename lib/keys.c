@@ -58,6 +58,8 @@ static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 static const char *const plan_sharding_names[] = {"none", "zero1", "zero2", "zero3", "fsdp", "distributed_optimizer", NULL};
 static const char *const plan_recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const host_init_names[] = {"none", "zero_init", "full", NULL};
+/* vLLM's MambaDType names (vllm/config/cache.py) */
+static const char *const mamba_dtype_names[] = {"auto", "float32", "bfloat16", "float16", NULL};
 /* Choices of LLMMEM_KEY_KV_CACHE_DTYPE: vLLM's kv_cache_dtype names, in llmmem_kv_cache_dtype order. */
 static const char *const kv_cache_dtype_names[] = {"auto",     "fp32",     "fp16",     "bf16",
                                                    "fp8",      "fp8_e4m3", "fp8_e5m2", "int8_per_token_head",
@@ -383,6 +385,11 @@ static const llmmem__key_info key_table[] = {
             "tokens per request (prompt and output) for the concurrency question (0: max_model_len)"),
     BOOL_KEY(LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER, S, "disable_hybrid_kv_cache_manager", 0,
              "vLLM --disable-hybrid-kv-cache-manager: sliding-window layers keep every token like full ones"),
+    CHOICE_KEY(LLMMEM_KEY_MAMBA_CACHE_DTYPE, S, "mamba_cache_dtype", mamba_dtype_names, 0, 3, 0,
+               "vLLM --mamba-cache-dtype: the conv state of Mamba-2 and Gated DeltaNet layers (auto: the "
+               "model's dtype)"),
+    CHOICE_KEY(LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE, S, "mamba_ssm_cache_dtype", mamba_dtype_names, 0, 3, 0,
+               "vLLM --mamba-ssm-cache-dtype: their SSM or recurrent state (auto: mamba_cache_dtype's)"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

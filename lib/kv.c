@@ -40,6 +40,52 @@ llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m)
+{
+    llmmem_status st = llmmem__model_check(m);
+    if (st)
+        return st;
+    if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "the KV cache needs the model's shapes; a model given by "
+                            "num_parameters alone has none");
+    *a = &m->geo;
+    return LLMMEM_OK;
+}
+
+static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
+{
+    return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "%s (%llu) is not divisible by tensor_parallel (%llu)", what,
+                        (unsigned long long)n, (unsigned long long)tp);
+}
+
+llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp)
+{
+    uint64_t conv_dim, kernel;
+    if (a->ssm_layers) {
+        /* mamba_utils.py mamba2_state_shape: groups extended to tp when tp does not divide them
+         * (extra_groups_for_head_shards), conv (conv_kernel - 1) x conv_dim / tp, SSM state
+         * num_heads / tp x head_dim x state_size */
+        uint64_t groups = a->mamba_groups + (a->mamba_groups % tp ? tp - a->mamba_groups : 0);
+        conv_dim = a->mamba_heads * a->mamba_head_dim + 2 * groups * a->mamba_state;
+        kernel = a->mamba_conv_kernel;
+        if (a->mamba_heads % tp)
+            return not_divided("mamba_num_heads", a->mamba_heads, tp);
+        *temporal = a->mamba_heads / tp * a->mamba_head_dim * a->mamba_state;
+    } else {
+        /* mamba_utils.py gated_delta_net_state_shape: conv (kernel - 1) x (2 key_dim + value_dim) / tp,
+         * recurrent state num_v_heads / tp x head_v_dim x head_k_dim */
+        conv_dim = 2 * a->gdn_k_heads * a->gdn_k_dim + a->gdn_v_heads * a->gdn_v_dim;
+        kernel = a->gdn_conv_kernel;
+        if (a->gdn_v_heads % tp)
+            return not_divided("linear_num_value_heads", a->gdn_v_heads, tp);
+        *temporal = a->gdn_v_heads / tp * a->gdn_v_dim * a->gdn_k_dim;
+    }
+    if (conv_dim % tp) /* vllm/distributed/utils.py divide asserts it */
+        return not_divided("the state's conv width", conv_dim, tp);
+    *conv = (kernel - 1) * (conv_dim / tp); /* every factor below 2^26: no overflow */
+    return LLMMEM_OK;
+}
+
 /* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
  * one byte an element, their scales are the cache's own (llmmem__kv_token_layer_bytes). */
 static llmmem_format kv_format(llmmem_kv_cache_dtype d)
@@ -188,7 +234,8 @@ uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_gro
  * need not start at a block boundary). */
 int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
 {
-    uint64_t need = 0, sw = r->window - 1 + r->batched;
+    /* MambaSpec.max_memory_usage_bytes (mamba_cache_mode none): one page per sequence and group */
+    uint64_t need = r->state_groups, sw = r->window - 1 + r->batched;
     if (sw > tokens)
         sw = tokens;
     if (!llmmem__muladd(&need, r->full_groups, llmmem__ceil_div(tokens, r->block)) ||
@@ -209,7 +256,8 @@ int llmmem__kv_pool_waste(uint64_t *out, const llmmem__kv_pool *r, uint64_t toke
     uint64_t full_gap = llmmem__ceil_div(tokens, r->block) * r->block - tokens;
     uint64_t sliding_gap = (llmmem__ceil_div(sw, r->block) + 1) * r->block - sw;
     if (!llmmem__muladd(&slots, r->full_groups, full_gap) || !llmmem__muladd(&slots, r->sliding_groups, sliding_gap) ||
-        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__mul(&x, x, r->group_layers))
+        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__muladd(&x, r->state_groups, r->state_pad) ||
+        !llmmem__mul(&x, x, r->group_layers))
         return 0;
     *out = x;
     return 1;
@@ -235,6 +283,7 @@ int llmmem__kv_pool_requests(uint64_t *out, const llmmem__kv_pool *r, uint64_t t
     if (!llmmem__mul(&own, r->n, c - prompt) || !llmmem__add(&own, own, prompt - prefix) ||
         !llmmem__muladd(&per, r->full_groups, own) ||
         !llmmem__muladd(&per, r->sliding_groups, r->n * (llmmem__ceil_div(sw, r->block) + 1)) ||
+        !llmmem__muladd(&per, r->state_groups, r->n) || /* every sequence its own state */
         !llmmem__mul(&shared, r->full_groups, prefix))
         return 0;
     *out = r->num_blocks > shared && per ? (r->num_blocks - shared) / per : 0;

@@ -10,6 +10,12 @@
 /* The model's geometry, when it has the shapes a cache needs; fails for an incomplete model or one
  * given by num_parameters alone. */
 llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m);
+/* The same for a user that costs the state of Mamba-2 and Gated DeltaNet layers too (serving). */
+llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m);
+/* Elements of one state layer's conv state and SSM (recurrent) state of one sequence on one of tp
+ * ranks, as vLLM allocates them (mamba_utils.py MambaStateShapeCalculator); fails naming what tp
+ * does not divide. */
+llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp);
 
 /* Bytes of one element of a cache in d (fp8 and int8 modes: one; their scales are counted per
  * token by llmmem__kv_token_layer_bytes). */
@@ -58,6 +64,8 @@ typedef struct llmmem__kv_pool {
     uint64_t block;                       /* block_size tokens */
     uint64_t window, batched;             /* sliding_window, max_num_batched_tokens */
     uint64_t full_groups, sliding_groups;
+    uint64_t state_groups;                /* groups of Mamba-2 / Gated DeltaNet layers: a block per sequence */
+    uint64_t state_pad;                   /* bytes a padded state page holds past the state, per layer */
     uint64_t token_layer;                 /* paged bytes of one token in one layer on one rank */
     uint64_t group_layers;                /* layers per group on the binding stage */
     uint64_t num_blocks;                  /* blocks of the pool */

@@ -193,6 +193,131 @@ START_TEST(layer_types_and_patterns)
 }
 END_TEST
 
+/* One vLLM serving estimate of a preset on an H100 with a fixed KV budget (kv_cache_memory_bytes:
+ * vLLM skips the profile, so the numbers below are the cache's alone) and --no-enable-prefix-caching
+ * (with it, vLLM aligns the blocks of some of these models to the scan's chunk size: not modelled). */
+static llmmem_serving *serve(const char *name, int64_t tp, int64_t budget, int64_t ssm_dtype, int64_t max_len)
+{
+    llmmem_model *m = preset(name);
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, tp));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, budget));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE, ssm_dtype));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING, 0));
+    if (max_len)
+        ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_MODEL_LEN, max_len));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+    return r;
+}
+
+/* nvidia/NVIDIA-Nemotron-Nano-9B-v2 under `vllm serve --mamba-ssm-cache-dtype float32` (its model
+ * card's setting), tensor_parallel 1, 20 GiB (21,474,836,480 B) of KV cache, bf16 model:
+ *   mamba_utils.py mamba2_state_shape: n_groups 8 (tp divides it: no extra groups), conv_dim =
+ *     128 x 80 + 2 x 8 x 128 = 12,288; conv state (4 - 1) x 12,288 = 36,864 elements; SSM state
+ *     128 x 80 x 128 = 1,310,720 elements
+ *   MambaStateDtypeCalculator._mamba_state_dtype: conv in mamba_cache_dtype auto = bf16 (2 B), SSM in
+ *     float32 (4 B)
+ *   kv_cache_interface.py MambaSpec.page_size_bytes: 36,864 x 2 + 1,310,720 x 4 = 5,316,608
+ *   FullAttentionSpec(block_size=1).page_size_bytes: 2 x 8 KV heads x 128 x 2 B = 4,096
+ *   models/config.py HybridAttentionMambaModelConfig: attn_block_size = 16 x cdiv(5,316,608,
+ *     16 x 4,096) = 16 x 82 = 1,312 > block_size 16, so block_size = 1,312; attention page 1,312 x
+ *     4,096 = 5,373,952; the mamba page padded to it (57,344 B of padding)
+ *   kv_cache_utils.py _get_kv_cache_groups_uniform_page_size: 4 attention and 27 mamba layers; 27 is
+ *     not under 1.5 x 4, so group_size 4: 1 attention group, cdiv(27, 4) = 7 mamba groups (one
+ *     padding layer): 8 groups
+ *   get_num_blocks: 21,474,836,480 // 5,373,952 // 4 = 999
+ *   _report_kv_cache_config: "GPU KV cache size" 999 // 8 x 1,312 = 162,688 tokens
+ *   get_max_concurrency_for_kv_cache_config at max_model_len 131,072: per request the attention
+ *     group's cdiv(131,072, 1,312) = 100 blocks (FullAttentionSpec.max_memory_usage_bytes) and one
+ *     page for each of the 7 mamba groups (MambaSpec.max_memory_usage_bytes, mamba_cache_mode
+ *     none): 107; 999 / 107 = 9.34x; 9 whole requests
+ *   state of one sequence: 27 x 5,316,608 = 143,548,416 B; KV per token 4 x 4,096 = 16,384 B. */
+START_TEST(serving_nemotron_h)
+{
+    llmmem_serving *r = serve("nemotron-nano-9b-v2", 1, 21474836480LL, 1 /* float32 */, 0);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_PAGE_BYTES), 5316608);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 143548416);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 16384);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 1312);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 5373952);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_LAYERS_PER_GROUP), 4);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 8);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_GROUPS), 7);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 999);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 162688);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 107);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 934);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_CONCURRENCY), 9);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_FITS), 1);
+    llmmem_serving_free(r);
+}
+END_TEST
+
+/* Qwen/Qwen3-Next-80B-A3B-Instruct under vLLM, tensor_parallel 4, bf16 states (both mamba dtypes
+ * auto), 10 GiB (10,737,418,240 B) of KV cache per rank:
+ *   mamba_utils.py gated_delta_net_state_shape: conv (4 - 1) x (2 x 16 x 128 + 32 x 128) / 4 =
+ *     6,144 elements; recurrent state 32 / 4 x 128 x 128 = 131,072 elements
+ *   gated_delta_net_state_dtype -> _mamba_state_dtype: both bf16 (2 B)
+ *   MambaSpec.page_size_bytes: (6,144 + 131,072) x 2 = 274,432
+ *   FullAttentionSpec(block_size=1): max(1, 2 KV heads // 4) = 1 head: 2 x 1 x 256 x 2 B = 1,024
+ *   HybridAttentionMambaModelConfig: 16 x cdiv(274,432, 16 x 1,024) = 16 x 17 = 272 tokens a block;
+ *     page 272 x 1,024 = 278,528
+ *   _get_kv_cache_groups_uniform_page_size: 12 attention and 36 Gated DeltaNet layers: group_size 12,
+ *     1 + 3 = 4 groups
+ *   get_num_blocks: 10,737,418,240 // 278,528 // 12 = 3,212; GPU KV cache size 3,212 // 4 x 272 =
+ *     218,416 tokens
+ *   concurrency at max_model_len 262,144: cdiv(262,144, 272) = 964 + 3 = 967 blocks a request;
+ *     3,212 / 967 = 3.32x; 3 whole requests
+ *   state of one sequence: 36 x 274,432 = 9,879,552 B; KV per token 12 x 1,024 = 12,288 B. */
+START_TEST(serving_qwen3_next)
+{
+    llmmem_serving *r = serve("qwen3-next-80b-a3b", 4, 10737418240LL, 0 /* auto */, 0);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_PAGE_BYTES), 274432);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 9879552);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 12288);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 272);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 278528);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 4);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_GROUPS), 3);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 3212);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 218416);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 967);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 332);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_CONCURRENCY), 3);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_MODEL_LEN), 262144);
+    llmmem_serving_free(r);
+}
+END_TEST
+
+/* mistralai/Mamba-Codestral-7B-v0.1 under vLLM, tensor_parallel 1, bf16, max_model_len 32,768, 10 GiB:
+ * no attention layer, so one group of the 64 mamba layers (_get_kv_cache_groups_uniform_type)
+ * whose block holds a sequence's state (MambaModelConfig: mamba_block_size = max_model_len):
+ *   conv (4 - 1) x (8,192 + 2 x 8 x 128) = 30,720 elements, SSM 128 x 64 x 128 = 1,048,576: page
+ *   (30,720 + 1,048,576) x 2 = 2,158,592 B; blocks 10,737,418,240 // 2,158,592 // 64 = 77 sequences;
+ *   GPU KV cache size 77 x 32,768 = 2,523,136 tokens; concurrency 77 / 1 = 77.00x. */
+START_TEST(serving_mamba2)
+{
+    llmmem_serving *r = serve("mamba-codestral-7b", 1, 10737418240LL, 0, 32768);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_PAGE_BYTES), 2158592);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 2158592);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 77);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 1);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 2523136);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 7700);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_CONCURRENCY), 77);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 0);
+    llmmem_serving_free(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("state");
@@ -202,6 +327,9 @@ int main(void)
     tcase_add_test(tc, qwen3_next_80b_a3b);
     tcase_add_test(tc, state_not_modelled_is_refused);
     tcase_add_test(tc, layer_types_and_patterns);
+    tcase_add_test(tc, serving_nemotron_h);
+    tcase_add_test(tc, serving_qwen3_next);
+    tcase_add_test(tc, serving_mamba2);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

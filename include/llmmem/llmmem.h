@@ -260,6 +260,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_N = 3114,                       /**< sequences per request: parallel sampling n, or beam width */
     LLMMEM_KEY_REQUEST_TOKENS = 3115,          /**< tokens per request for the concurrency question (0: max_model_len) */
     LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER = 3116, /**< bool: sliding-window layers cached like full ones */
+    LLMMEM_KEY_MAMBA_CACHE_DTYPE = 3117,       /**< choice: auto, float32, bfloat16, float16: vLLM's conv state (auto: the model's dtype) */
+    LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE = 3118,   /**< choice: auto, float32, bfloat16, float16: vLLM's SSM / recurrent state (auto: mamba_cache_dtype's) */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
@@ -1256,7 +1258,10 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_WASTE_BYTES = 24,        /**< its bytes held but not filled (last partial blocks) */
     LLMMEM_SERVING_MAX_CONCURRENCY = 25,    /**< requests of request_tokens that fit at once, with n and sharing */
     LLMMEM_SERVING_VLLM_CONCURRENCY_X100 = 26, /**< 100 x "Maximum concurrency for max_model_len tokens" as vLLM logs it */
-    LLMMEM_SERVING_FITS = 27                /**< 1 if one request of max_model_len fits (vLLM starts) */
+    LLMMEM_SERVING_FITS = 27,               /**< 1 if one request of max_model_len fits (vLLM starts) */
+    LLMMEM_SERVING_STATE_PAGE_BYTES = 28,   /**< one Mamba-2 / Gated DeltaNet layer's state of one sequence on that rank, unpadded (vLLM MambaSpec) */
+    LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE = 29, /**< the state of one sequence, all such layers of that rank (unpadded) */
+    LLMMEM_SERVING_STATE_GROUPS = 30        /**< KV cache groups of state layers (in LLMMEM_SERVING_GROUPS too) */
 } llmmem_serving_value;
 
 /** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */
