@@ -311,20 +311,42 @@ llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmme
     return llmmem__kv_contiguous_bytes(bytes_out, m, llmmem__kv_dtype(m, s), sequences, tokens_each);
 }
 
+/* The state one sequence keeps in one state layer of a contiguous cache, in bytes: elements in the
+ * model's dtype of `e` bytes. */
+static uint64_t contiguous_state_layer(const llmmem__geometry *a, uint64_t e)
+{
+    if (a->ssm_layers) /* transformers modeling_mamba2.py Mamba2Cache: conv_dim x conv_kernel and heads x head_dim x state, in the model's dtype */
+        return (a->mamba_conv_dim * a->mamba_conv_kernel + a->mamba_heads * a->mamba_head_dim * a->mamba_state) * e;
+    /* modeling_qwen3_next.py Qwen3NextGatedDeltaNet: conv state F.pad to conv_kernel columns of conv_dim in the
+     * model's dtype; the recurrent state chunk_gated_delta_rule returns (num_v_heads x head_k_dim x head_v_dim)
+     * stays float32 */
+    return a->gdn_conv_dim * a->gdn_conv_kernel * e + a->gdn_v_heads * a->gdn_k_dim * a->gdn_v_dim * 4;
+}
+
 llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
                                           uint64_t sequences, uint64_t tokens_each)
 {
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape(&a, m);
+    llmmem_status st = llmmem__kv_shape_with_state(&a, m);
     if (st)
         return st;
-    uint64_t token_layer, sliding = llmmem__sliding_layers(a, 0, a->layers);
-    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
+    if (a->ssm_layers && a->linear_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with both Mamba-2 and Gated DeltaNet layers is not "
+                            "modelled");
+    uint64_t token_layer = 0, sliding = llmmem__sliding_layers(a, 0, a->layers);
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers), state = 0;
+    if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
         return st;
     /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
      * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
-    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, a->layers - sliding, sliding, a->window, sequences, tokens_each))
+    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, attention - sliding, sliding, a->window, sequences, tokens_each))
         return overflow("contiguous KV cache bytes");
+    uint64_t state_layers = a->ssm_layers + a->linear_layers;
+    if (state_layers && sequences && tokens_each &&
+        (!llmmem__mul(&state, contiguous_state_layer(a, llmmem__kv_element_bytes(llmmem__model_dtype(m))),
+                      state_layers) ||
+         !llmmem__mul(&state, state, sequences) || !llmmem__add(bytes_out, *bytes_out, state)))
+        return overflow("contiguous state bytes");
     return LLMMEM_OK;
 }
 

@@ -193,6 +193,39 @@ START_TEST(layer_types_and_patterns)
 }
 END_TEST
 
+static uint64_t contiguous(const char *name, uint64_t sequences, uint64_t tokens)
+{
+    llmmem_model *m = preset(name);
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, sequences, tokens));
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+    return bytes;
+}
+
+/* The contiguous caches of transformers generate, bf16 models:
+ *   Nemotron-Nano-9B-v2 (the Nemotron-H hybrid cache: keys and values of the attention layers,
+ *   conv and SSM state of the mamba ones, none for MLP blocks), 2 sequences of 1,000 tokens:
+ *     attention 4 layers x 1,000 x 2 (K, V) x 8 heads x 128 x 2 B x 2 = 32,768,000; state
+ *     (conv_dim 12,288 x conv_kernel 4 + 128 x 80 x 128) x 2 B = 2,719,744 a layer, x 27 x 2 =
+ *     146,866,176: 179,634,176
+ *   Qwen3-Next-80B-A3B (Qwen3NextDynamicCache), 1 sequence of 4,096 tokens: attention 12 x 4,096 x
+ *     2 x 2 x 256 x 2 B = 100,663,296; Gated DeltaNet conv (2 x 2,048 + 4,096) x 4 x 2 B = 65,536 and
+ *     recurrent state 32 x 128 x 128 x 4 B (float32) = 2,097,152, x 36 = 77,856,768: 178,520,064
+ *   Mamba-Codestral-7B (Mamba2Cache), 1 sequence: (10,240 x 4 + 128 x 64 x 128) x 2 B = 2,179,072
+ *     x 64 layers = 139,460,608, whatever the tokens. */
+START_TEST(contiguous_state)
+{
+    ck_assert_uint_eq(contiguous("nemotron-nano-9b-v2", 2, 1000), 179634176ULL);
+    ck_assert_uint_eq(contiguous("qwen3-next-80b-a3b", 1, 4096), 178520064ULL);
+    ck_assert_uint_eq(contiguous("mamba-codestral-7b", 1, 10), 139460608ULL);
+    ck_assert_uint_eq(contiguous("mamba-codestral-7b", 1, 100000), 139460608ULL);
+    ck_assert_uint_eq(contiguous("mamba-codestral-7b", 0, 10), 0);
+}
+END_TEST
+
 /* One vLLM serving estimate of a preset on an H100 with a fixed KV budget (kv_cache_memory_bytes:
  * vLLM skips the profile, so the numbers below are the cache's alone) and --no-enable-prefix-caching
  * (with it, vLLM aligns the blocks of some of these models to the scan's chunk size: not modelled). */
@@ -330,6 +363,7 @@ int main(void)
     tcase_add_test(tc, serving_nemotron_h);
     tcase_add_test(tc, serving_qwen3_next);
     tcase_add_test(tc, serving_mamba2);
+    tcase_add_test(tc, contiguous_state);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

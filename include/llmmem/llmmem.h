@@ -1326,7 +1326,10 @@ LLMMEM_API llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const ll
 /**
  * Bytes of a contiguous KV cache (Hugging Face generate): `sequences` x `tokens_each` tokens, every
  * layer of the model on one device, sliding-window layers capped at the window. An MLA model is
- * cached as transformers does it, with decompressed keys and values per head.
+ * cached as transformers does it, with decompressed keys and values per head. Mamba-2 and Gated
+ * DeltaNet layers keep a state per sequence instead (transformers' Mamba2Cache, the hybrid caches
+ * of Nemotron-H and Qwen3-Next): its conv and SSM or recurrent state are added, and layers without
+ * attention cache no tokens.
  */
 LLMMEM_API llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *model,
                                                const llmmem_strategy *strategy, uint64_t sequences,
