@@ -433,6 +433,25 @@ static const llmmem__preset_value mamba_codestral_7b[] = {
     K(MAMBA_HEAD_DIM, 64), K(SSM_STATE_SIZE, 128), K(MAMBA_N_GROUPS, 8), K(MAMBA_D_CONV, 4),
     K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0), K(TORCH_DTYPE, BF16), END};
 #define MAMBA_16 "MMMMMMMMMMMMMMMM"
+#define MAMBA_8 "MMMMMMMM"
+
+/* state-spaces/mamba2-{130m,370m,780m,1.3b,2.7b} config.json (mamba_ssm MambaConfig: ssm_cfg layer
+ * Mamba2 with its defaults d_state 128, d_conv 4, expand 2, headdim 64, ngroups 1, conv bias, no
+ * projection bias; d_intermediate 0: no MLP; tie_embeddings; vocab_size 50277 padded to a multiple
+ * of pad_vocab_size_multiple 16: 50288). The same tensors as transformers' Mamba2Mixer. The configs
+ * name no dtype: the checkpoints are 16-bit, fp16 as transformers' convert_mamba2_ssm_checkpoint
+ * (PR #32580) takes them. */
+#define MAMBA2_SS(d_model, n_layer)                                                                      \
+    K(MODEL_TYPE, LLMMEM_MODEL_MAMBA2), K(HIDDEN_SIZE, d_model), K(NUM_HIDDEN_LAYERS, n_layer),          \
+        K(VOCAB_SIZE, 50288), K(TIE_WORD_EMBEDDINGS, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 1),       \
+        K(MAMBA_NUM_HEADS, 2 * (d_model) / 64), K(MAMBA_HEAD_DIM, 64), K(SSM_STATE_SIZE, 128),           \
+        K(MAMBA_N_GROUPS, 1), K(MAMBA_D_CONV, 4), K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0),          \
+        K(TORCH_DTYPE, FP16), END
+static const llmmem__preset_value mamba2_130m[] = {MAMBA2_SS(768, 24)};
+static const llmmem__preset_value mamba2_370m[] = {MAMBA2_SS(1024, 48)};
+static const llmmem__preset_value mamba2_780m[] = {MAMBA2_SS(1536, 48)};
+static const llmmem__preset_value mamba2_1_3b[] = {MAMBA2_SS(2048, 48)};
+static const llmmem__preset_value mamba2_2_7b[] = {MAMBA2_SS(2560, 64)};
 
 /* nvidia/NVIDIA-Nemotron-Nano-9B-v2 config.json (nemotron_h): 56 blocks of 4480 (27 Mamba-2 of
  * 128 heads of 80, state 128, 8 groups; 4 attention of 40 heads of 128, 8 KV heads; 25 relu2
@@ -509,6 +528,11 @@ const llmmem__preset llmmem__model_presets[] = {
     {"smollm3-3b", smollm3_3b, NULL},
     {"kimi-k2", kimi_k2, NULL},
     {"mamba-codestral-7b", mamba_codestral_7b, MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16},
+    {"mamba2-130m", mamba2_130m, MAMBA_16 MAMBA_8},
+    {"mamba2-370m", mamba2_370m, MAMBA_16 MAMBA_16 MAMBA_16},
+    {"mamba2-780m", mamba2_780m, MAMBA_16 MAMBA_16 MAMBA_16},
+    {"mamba2-1.3b", mamba2_1_3b, MAMBA_16 MAMBA_16 MAMBA_16},
+    {"mamba2-2.7b", mamba2_2_7b, MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16},
     {"nemotron-nano-9b-v2", nemotron_nano_9b_v2, NEMOTRON_NANO_9B_V2_PATTERN},
     {"qwen3-next-80b-a3b", qwen3_next_80b_a3b, NULL},
 };

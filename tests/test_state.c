@@ -71,6 +71,33 @@ START_TEST(mamba2_codestral)
 }
 END_TEST
 
+/* state-spaces/mamba2-* (mamba_ssm Mamba2 blocks, the same tensors): d_model d, inner 2d, 2d / 64
+ * heads, one group of state 128 (conv_dim 2d + 256), kernel 4, tied 50288-row vocabulary:
+ *   a layer: in_proj (2d + 2d + 256 + 2d/64) x d; conv1d (2d + 256) x 5 (kernel and bias); dt_bias,
+ *   A_log, D 3 x 2d/64; gated norm 2d; out_proj d x 2d; block norm d
+ *   2.7b (d 2560, 64 layers): 40,216,560 x 64 + 50288 x 2560 + 2560 = 2,702,599,680
+ *   1.3b (2048, 48): 25,849,280 x 48 + 50288 x 2048 + 2048 = 1,343,757,312
+ *   780m (1536, 48): 14,644,112 x 48 + 50288 x 1536 + 1536 = 780,161,280
+ *   370m (1024, 48): 6,601,056 x 48 + 50288 x 1024 + 1024 = 368,346,624
+ *   130m (768, 24): 3,765,320 x 24 + 50288 x 768 + 768 = 128,989,632
+ * (the sizes their names give). */
+START_TEST(mamba2_state_spaces)
+{
+    static const struct {
+        const char *name;
+        uint64_t total;
+    } cases[] = {
+        {"mamba2-2.7b", 2702599680ULL}, {"mamba2-1.3b", 1343757312ULL}, {"mamba2-780m", 780161280ULL},
+        {"mamba2-370m", 368346624ULL},  {"mamba2-130m", 128989632ULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        llmmem_model *m = preset(cases[i].name);
+        ck_assert_msg(total(m) == cases[i].total, "%s: %llu", cases[i].name, (unsigned long long)total(m));
+        llmmem_model_free(m);
+    }
+}
+END_TEST
+
 /* nvidia/NVIDIA-Nemotron-Nano-9B-v2 (transformers models/nemotron_h/modeling_nemotron_h.py): 56
  * NemotronHBlocks of 4480 after hybrid_override_pattern
  * M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-: 27 M, 4 *, 25 -; each block a norm and
@@ -356,6 +383,7 @@ int main(void)
     Suite *s = suite_create("state");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, mamba2_codestral);
+    tcase_add_test(tc, mamba2_state_spaces);
     tcase_add_test(tc, nemotron_nano_9b_v2);
     tcase_add_test(tc, qwen3_next_80b_a3b);
     tcase_add_test(tc, state_not_modelled_is_refused);
