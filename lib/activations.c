@@ -248,6 +248,25 @@ typedef struct layer_parts {
     acc attention, after_softmax, ffn;
 } layer_parts;
 
+/* A Mamba-2 block training on the fused path: transformers modeling_mamba2.py Mamba2Block (its norm)
+ * and Mamba2Mixer.cuda_kernels_forward under training, which runs in_proj, then
+ * mamba_split_conv1d_scan_combined (mamba_ssm ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn:
+ * conv1d, the chunked scan, the gated RMSNorm and out_proj in one autograd function). */
+static void mamba2_saves(acc *a, const llmmem__act_layer *l, uint64_t sb, uint64_t sbh)
+{
+    const unsigned e = l->bytes;
+    norm_saves(a, l, sb, l->h, 0);              /* Mamba2RMSNorm, as the strategy's norms run */
+    linear_input(a, l, sbh, 0, 0);              /* in_proj's input */
+    keep(a, l, l->ssm_heads, 4, 0);             /* A = -exp(A_log.float()): exp saves its fp32 output */
+    /* MambaSplitConv1dScanCombinedFn.forward ctx.save_for_backward: zxbcdt (in_proj's output), out_x
+     * (the scan's output before the norm, batch x seqlen x heads x headdim in the input's dtype)
+     * and the gated norm's fp32 rstd, one per row and group (layernorm_gated.py _layer_norm_fwd);
+     * conv1d, A, D, dt_bias and the weights are parameters, the rest is recomputed in backward */
+    keep(a, l, elems(a, sb, l->ssm_proj, 1, 1), e, 1);
+    keep(a, l, elems(a, sb, l->ssm_inner, 1, 1), e, 1);
+    keep(a, l, elems(a, sb, l->ssm_groups, 1, 1), 4, 1);
+}
+
 static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
 {
     acc *a = &p->attention;
@@ -257,6 +276,10 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
     if (l->recompute == LLMMEM_RECOMPUTE_FULL || l->recompute == LLMMEM_RECOMPUTE_OFFLOAD) {
         /* Korthikanti §5 (full recomputation): only the layer's input, 2sbh (autocast: the fp32 stream) */
         keep(a, l, sbh, l->stream ? l->stream : e, 0);
+        return;
+    }
+    if (l->ssm_proj) {
+        mamba2_saves(a, l, sb, sbh);
         return;
     }
     /* Attention block (§4.1): the norm's saved tensors and the projections' input, unsplit by TP */
@@ -476,6 +499,12 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
         l->fs = g->ffn_shared;
         l->experts = g->experts;
         l->top_k = g->experts_per_tok;
+    }
+    if (g->ssm_layers) { /* Mamba2Mixer: in_proj to 2 x inner + 2 x groups x state + heads */
+        l->ssm_inner = g->mamba_heads * g->mamba_head_dim;
+        l->ssm_proj = l->ssm_inner + g->mamba_conv_dim + g->mamba_heads;
+        l->ssm_heads = g->mamba_heads;
+        l->ssm_groups = g->mamba_groups;
     }
 }
 
@@ -708,11 +737,16 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "autocast is modelled (and measured) for dense decoder layers with a pre-norm each "
                             "block: not MLA, MoE, Gemma's four norms");
+    if (l.ssm_proj && (l.frozen || l.autocast))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of Mamba-2 layers are modelled for full "
+                            "training without autocast; %s is not", l.frozen ? "a frozen base (lora, qlora)" : "autocast");
     k->layer = l;
-    if ((st = llmmem__layer_backward_bytes(&k->backward, &l)) != LLMMEM_OK)
+    if (l.ssm_proj) /* no softmax: only the saved tensors are counted, as for fused attention */
+        k->backward = 0;
+    else if ((st = llmmem__layer_backward_bytes(&k->backward, &l)) != LLMMEM_OK)
         return st;
     k->first_less = 0;
-    if (!k->sem.input_grads) {
+    if (!k->sem.input_grads && !l.ssm_proj) {
         acc less = {0, 0};
         first_unrecorded(&less, &l);
         if (less.overflow)

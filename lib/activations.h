@@ -48,6 +48,9 @@ typedef struct llmmem__act_layer {
     int autocast;
     unsigned stream;         /* bytes of a residual-stream element (0: bytes) */
     uint64_t attn_weights, mlp_weights; /* elements of the attention's and the MLP's linear weights */
+    /* a Mamba-2 block (norm and Mamba2Mixer, no attention or MLP): in_proj width, inner width,
+     * heads, groups; ssm_proj 0 for any other layer */
+    uint64_t ssm_proj, ssm_inner, ssm_heads, ssm_groups;
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else

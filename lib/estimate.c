@@ -150,7 +150,8 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
     LLMMEM_REQUIRE(strategy);
     llmmem_status st = llmmem__model_check(model);
     if (!st)
-        st = llmmem__state_check(model, "an estimate");
+        st = llmmem__state_check(model, "an estimate",
+                                 llmmem__get_int(&strategy->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE);
     if (st)
         return st;
     uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);

@@ -34,7 +34,7 @@ llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m
                             "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
                             "alone has none",
                             (unsigned long long)(uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS));
-    if ((st = llmmem__state_check(m, "the cache")) != LLMMEM_OK)
+    if ((st = llmmem__state_check(m, "the cache", 0)) != LLMMEM_OK)
         return st;
     *a = &m->geo;
     return LLMMEM_OK;

@@ -218,10 +218,13 @@ llmmem_status llmmem_model_use_checkpoint(llmmem_model *model, const llmmem_chec
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__state_check(const llmmem_model *m, const char *what)
+llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int training)
 {
     const llmmem__geometry *g = &m->geo;
     if (g->ssm_layers == 0 && g->linear_layers == 0)
+        return LLMMEM_OK;
+    /* training a model of Mamba-2 blocks alone: their saved tensors are modelled (activations.c) */
+    if (training && g->ssm_layers == g->layers)
         return LLMMEM_OK;
     return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                         "%s of a model with %llu Mamba-2 and %llu Gated DeltaNet layers is not modelled yet: "

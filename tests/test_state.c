@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "activations.h"
 
 #ifndef LLMMEM_TEST_DATA
 #define LLMMEM_TEST_DATA "tests/data"
@@ -253,6 +254,48 @@ START_TEST(contiguous_state)
 }
 END_TEST
 
+/* Training a Mamba-2 model: one layer's saved tensors (activations.c mamba2_saves), state-spaces
+ * mamba2-130m (h 768, inner 1536, 24 heads, 1 group, state 128: conv_dim 1536 + 256 = 1,792,
+ * in_proj width 1536 + 1792 + 24 = 3,352), 1 sequence of 2,048 tokens in bf16, Megatron's norm
+ * accounting (the norm's input alone):
+ *   Mamba2RMSNorm input 2,048 x 768 x 2 = 3,145,728; in_proj input 3,145,728; exp(A_log) 24 x 4 = 96
+ *   MambaSplitConv1dScanCombinedFn: zxbcdt 2,048 x 3,352 x 2 = 13,729,792; out_x 2,048 x 1,536 x 2 =
+ *   6,291,456; rstd 2,048 x 1 group x 4 = 8,192
+ *   26,320,992 a layer; under full recomputation the layer's input 3,145,728. */
+START_TEST(training_mamba2_layer)
+{
+    llmmem_model *m = preset("mamba2-130m");
+    llmmem_strategy *s = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 2048));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MICRO_BATCH_SIZE, 1));
+    llmmem__act_stage stage = {.first = 0, .end = 24, .has_embedding = 1, .has_head = 1, .in_flight_num = 1,
+                               .in_flight_den = 1, .loss_in_flight = 1, .t = 1, .et = 1, .c = 1};
+    llmmem__act_kinds k;
+    ck_assert_ok(llmmem__activation_kinds(&k, m, s, LLMMEM_FORMAT_BF16, &stage));
+    ck_assert_uint_eq(k.dense, 26320992ULL);
+    ck_assert_uint_eq(k.dense_full, 26320992ULL);
+    ck_assert_uint_eq(k.input, 3145728ULL);
+    ck_assert_uint_eq(k.backward, 0);
+    /* the whole estimate runs for a model of Mamba-2 blocks alone; LoRA on them is refused */
+    llmmem_hardware *hw = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_ge(llmmem_report_bytes(r, LLMMEM_COMPONENT_ACTIVATIONS), 24ULL * 26320992ULL);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_LORA));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_INFERENCE));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    llmmem_report_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* One vLLM serving estimate of a preset on an H100 with a fixed KV budget (kv_cache_memory_bytes:
  * vLLM skips the profile, so the numbers below are the cache's alone) and --no-enable-prefix-caching
  * (with it, vLLM aligns the blocks of some of these models to the scan's chunk size: not modelled). */
@@ -392,6 +435,7 @@ int main(void)
     tcase_add_test(tc, serving_qwen3_next);
     tcase_add_test(tc, serving_mamba2);
     tcase_add_test(tc, contiguous_state);
+    tcase_add_test(tc, training_mamba2_layer);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
