@@ -282,6 +282,16 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
         mamba2_saves(a, l, sb, sbh);
         return;
     }
+    if (l->no_attention) { /* NemotronHBlock with an MLP mixer: its norm, the MLP's input and the MLP */
+        acc *f = &p->ffn;
+        norm_saves(f, l, sb, l->h, 0);
+        linear_input(f, l, sbh, LLMMEM_LORA_TARGET_GATE | LLMMEM_LORA_TARGET_UP, 0);
+        if (l->experts)
+            moe_block(f, l, sb);
+        else
+            mlp_core(f, l, sb, l->f);
+        return;
+    }
     /* Attention block (§4.1): the norm's saved tensors and the projections' input, unsplit by TP */
     norm_saves(a, l, sb, l->h, 0);
     linear_input(a, l, sbh, LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V, 0);
@@ -311,6 +321,8 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
         }
         attention_core(a, &p->after_softmax, l, l->a, l->g, l->d, l->d);
     }
+    if (l->no_ffn) /* NemotronHBlock with an attention mixer: no MLP */
+        return;
     acc *f = &p->ffn;
     const unsigned mask = l->mask_bytes ? l->mask_bytes : 1u;
     if (l->dropout) /* the hidden dropout's mask after attention */
@@ -508,10 +520,40 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     }
 }
 
-/* Saved bytes of layers [first, end): dense and MoE layers by the inventory's layer pattern. */
-static int sum_layers(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, uint64_t dense_bytes,
-                      uint64_t moe_bytes)
+/* Saved bytes of layers [first, end): dense and MoE layers by the inventory's layer pattern; a
+ * hybrid's kinds each with its own bytes (`full`: without recomputation). */
+static int sum_kinds(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, const llmmem__act_kinds *k,
+                     int full)
 {
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX];
+    llmmem__kind_counts(on, &m->geo.plan, first, end);
+    *out = 0;
+    for (unsigned i = 0; i < m->geo.plan.n; i++)
+        if (!llmmem__muladd(out, on[i], full ? k->kind_full[i] : k->kind[i]))
+            return 0;
+    return 1;
+}
+
+/* The largest of a hybrid's kinds among layers [first, end): its bytes without recomputation, or
+ * with `less` what recomputation rebuilds of it (full less as run). */
+static uint64_t largest_kind(const llmmem_model *m, uint64_t first, uint64_t end, const llmmem__act_kinds *k, int less)
+{
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX], best = 0;
+    llmmem__kind_counts(on, &m->geo.plan, first, end);
+    for (unsigned i = 0; i < m->geo.plan.n; i++) {
+        uint64_t x = less ? k->kind_full[i] - k->kind[i] : k->kind_full[i];
+        if (on[i] && x > best)
+            best = x;
+    }
+    return best;
+}
+
+static int sum_layers(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, const llmmem__act_kinds *k,
+                      int full)
+{
+    if (k->hybrid)
+        return sum_kinds(out, m, first, end, k, full);
+    const uint64_t dense_bytes = full ? k->dense_full : k->dense, moe_bytes = full ? k->moe_full : k->moe;
     uint64_t moe = llmmem__layers_in(&m->geo.plan, m->geo.moe, first, end);
     uint64_t dense = llmmem__layers_in(&m->geo.plan, m->geo.all, first, end) - moe;
     *out = 0;
@@ -531,19 +573,24 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     /* layer indices below are relative to the stage's first layer */
     const uint64_t base = st->first, layers = st->end - st->first;
     const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
-    out->layer_full = k->moe_full > k->dense_full && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers)
+    out->layer_full = k->hybrid ? largest_kind(m, base, base + layers, k, 0)
+                      : k->moe_full > k->dense_full && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers)
                           ? k->moe_full
                           : k->dense_full;
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE) {
-        if (!sum_layers(&out->held, m, base, base + layers, k->dense, k->moe))
+        if (!sum_layers(&out->held, m, base, base + layers, k, 0))
             return overflow();
         out->first_held = m->geo.moe_layers && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + 1) ? k->moe
                                                                                                        : k->dense;
+        if (k->hybrid && !sum_kinds(&out->first_held, m, base, base + 1, k, 0))
+            return overflow();
         /* selective: backward recomputes one layer's attention core at a time */
         if (mode == LLMMEM_RECOMPUTE_SELECTIVE) {
             out->recompute = k->dense_full - k->dense;
             if (llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers) && k->moe_full - k->moe > out->recompute)
                 out->recompute = k->moe_full - k->moe;
+            if (k->hybrid)
+                out->recompute = largest_kind(m, base, base + layers, k, 1);
         }
         return LLMMEM_OK;
     }
@@ -565,11 +612,12 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
         /* Megatron-LM transformer_block.py _checkpointed_forward, recompute_method "block": the
          * first n layers (of a pipeline stage) are checkpointed one by one, the rest keep all */
         uint64_t rest;
-        if (!sum_layers(&rest, m, base + n, base + layers, k->dense, k->moe) ||
+        if (!sum_layers(&rest, m, base + n, base + layers, k, 0) ||
             !llmmem__mul(&out->held, n, k->input) || !llmmem__add(&out->held, out->held, rest))
             return overflow();
         uint64_t moe_in = llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + n);
-        out->recompute = (moe_in && k->moe_full > k->dense_full ? k->moe_full : k->dense_full) - shared_input;
+        out->recompute = (k->hybrid ? largest_kind(m, base, base + n, k, 0)
+                          : moe_in && k->moe_full > k->dense_full ? k->moe_full : k->dense_full) - shared_input;
         if (mode == LLMMEM_RECOMPUTE_OFFLOAD)
             goto offload;
         return LLMMEM_OK;
@@ -587,11 +635,11 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
         if (c == distinct && c + 1 < chunks)
             c = chunks - 1;
         uint64_t bytes;
-        if (!sum_layers(&bytes, m, base + c * n, base + c * n + n, k->dense_full, k->moe_full))
+        if (!sum_layers(&bytes, m, base + c * n, base + c * n + n, k, 1))
             return overflow();
         if (bytes > largest)
             largest = bytes;
-        if (k->moe_full == k->dense_full) /* every chunk but a shorter last one is alike */
+        if (!k->hybrid && k->moe_full == k->dense_full) /* every chunk but a shorter last one is alike */
             break;
     }
     if (!llmmem__mul(&out->held, chunks, k->input))
@@ -622,7 +670,7 @@ llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const ll
     const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
     *out = 0;
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE)
-        return sum_layers(out, m, base, base + done, k->dense, k->moe) ? LLMMEM_OK : overflow();
+        return sum_layers(out, m, base, base + done, k, 0) ? LLMMEM_OK : overflow();
     uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
     const int block = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) == LLMMEM_RECOMPUTE_BLOCK;
     const int offload = mode == LLMMEM_RECOMPUTE_OFFLOAD; /* the kept inputs are on the host */
@@ -631,7 +679,7 @@ llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const ll
     if (!block)
         return offload || llmmem__mul(out, llmmem__ceil_div(done, n), k->input) ? LLMMEM_OK : overflow();
     uint64_t inputs = offload ? 0 : done < n ? done : n, rest = 0;
-    if (done > n && !sum_layers(&rest, m, base + n, base + done, k->dense, k->moe))
+    if (done > n && !sum_layers(&rest, m, base + n, base + done, k, 0))
         return overflow();
     if (!llmmem__muladd(&rest, inputs, k->input))
         return overflow();
@@ -716,6 +764,46 @@ static int scale(uint64_t *x, uint64_t num, uint64_t den)
     return 1;
 }
 
+/* A hybrid's layer kinds (k->layer described, with the Mamba-2 fields): Mamba-2 blocks, attention
+ * blocks and MLP blocks each save their own tensors (transformers modeling_nemotron_h.py
+ * NemotronHBlock: a norm and one mixer). A kind that joins a Mamba-2 mixer with a feed-forward, or
+ * another token mixer, is refused. */
+static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
+{
+    const llmmem__layer_plan *plan = &m->geo.plan;
+    llmmem_status st;
+    if (k->layer.dropout)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "dropout in a hybrid of Mamba-2, attention and MLP blocks is not "
+                            "modelled");
+    k->backward = 0;
+    for (unsigned i = 0; i < plan->n; i++) {
+        llmmem__act_layer x = k->layer;
+        const unsigned mixer = plan->kind[i].mixer, ffn = plan->kind[i].ffn;
+        if (mixer == LLMMEM_MIXER_SSM ? ffn != LLMMEM_FFN_NONE
+                                      : mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_NONE)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of a hybrid layer that is not a "
+                                "Mamba-2, an attention or an MLP block are not modelled");
+        if (mixer != LLMMEM_MIXER_SSM) {
+            x.ssm_proj = 0;
+            x.no_attention = mixer == LLMMEM_MIXER_NONE;
+            x.no_ffn = ffn == LLMMEM_FFN_NONE;
+            if (ffn != LLMMEM_FFN_MOE)
+                x.experts = 0;
+        }
+        if ((st = llmmem__layer_activation_bytes(&k->kind[i], &x)) != LLMMEM_OK)
+            return st;
+        x.recompute = LLMMEM_RECOMPUTE_NONE;
+        if ((st = llmmem__layer_activation_bytes(&k->kind_full[i], &x)) != LLMMEM_OK)
+            return st;
+        uint64_t back = 0;
+        if (mixer == LLMMEM_MIXER_FULL && (st = llmmem__layer_backward_bytes(&back, &x)) != LLMMEM_OK)
+            return st;
+        if (back > k->backward)
+            k->backward = back;
+    }
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,
                                       llmmem_format compute, const llmmem__act_stage *stage)
 {
@@ -769,7 +857,10 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     if ((st = llmmem__layer_activation_bytes(&k->moe_full, &l)) != LLMMEM_OK)
         return st;
     l.recompute = LLMMEM_RECOMPUTE_FULL;
-    return llmmem__layer_activation_bytes(&k->input, &l);
+    if ((st = llmmem__layer_activation_bytes(&k->input, &l)) != LLMMEM_OK)
+        return st;
+    k->hybrid = m->geo.ssm_layers && m->geo.ssm_layers != m->geo.layers;
+    return k->hybrid ? hybrid_kinds(k, m) : LLMMEM_OK;
 }
 
 llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,

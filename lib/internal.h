@@ -404,9 +404,9 @@ static inline uint64_t llmmem__class_layers(const llmmem__geometry *g, const llm
 /* Fails with the stored inventory error if the model's settings are incomplete or invalid. */
 llmmem_status llmmem__model_check(const llmmem_model *m);
 /* Fails with UNSUPPORTED when the model has Mamba-2 or Gated DeltaNet layers, but for `training` a
- * model of Mamba-2 blocks alone: the per-sequence state of inference and the other layers' training
- * activations are not costed yet, and an estimate without them would be silently low. Parameter
- * counts and weights do not call it. */
+ * model without Gated DeltaNet layers: the per-sequence state of inference and Gated DeltaNet's
+ * training activations are not costed yet, and an estimate without them would be silently low.
+ * Parameter counts and weights do not call it. */
 llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int training);
 
 /* ---- hardware and strategy (hardware.c, strategy.c) --------------------- */

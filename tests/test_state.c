@@ -296,6 +296,57 @@ START_TEST(training_mamba2_layer)
 }
 END_TEST
 
+/* Training Nemotron-Nano-9B-v2 (hybrid blocks, each a norm and one mixer), 1 sequence of 1,024
+ * tokens in bf16, Megatron's norm accounting:
+ *   Mamba-2 block: norm input 1,024 x 4,480 x 2 = 9,175,040; in_proj input 9,175,040; exp(A_log)
+ *     128 x 4 = 512; zxbcdt 1,024 x 22,656 x 2 = 46,399,488; out_x 1,024 x 10,240 x 2 = 20,971,520;
+ *     rstd 1,024 x 8 groups x 4 = 32,768: 85,754,368
+ *   MLP block (NemotronHMLP, relu2 between up_proj and down_proj): norm input 9,175,040; up_proj
+ *     input 9,175,040; relu's output (which square reads) and down_proj's input 2 x 1,024 x 15,680 x
+ *     2 = 64,225,280: 82,575,360
+ *   the attention blocks save what an attention layer without MLP does; the layers together
+ *   27 x 85,754,368 + 25 x 82,575,360 + 4 x the attention block. */
+START_TEST(training_nemotron_h)
+{
+    llmmem_model *m = preset("nemotron-nano-9b-v2");
+    llmmem_strategy *s = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 1024));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MICRO_BATCH_SIZE, 1));
+    llmmem__act_stage stage = {.first = 0, .end = 56, .has_embedding = 1, .has_head = 1, .in_flight_num = 1,
+                               .in_flight_den = 1, .loss_in_flight = 1, .t = 1, .et = 1, .c = 1};
+    llmmem__act_kinds k;
+    ck_assert_ok(llmmem__activation_kinds(&k, m, s, LLMMEM_FORMAT_BF16, &stage));
+    ck_assert_int_eq(k.hybrid, 1);
+    uint64_t mamba = 0, mlp = 0, attention = 0;
+    for (unsigned i = 0; i < m->geo.plan.n; i++) {
+        if (m->geo.plan.kind[i].mixer == LLMMEM_MIXER_SSM)
+            mamba = k.kind[i];
+        else if (m->geo.plan.kind[i].mixer == LLMMEM_MIXER_NONE)
+            mlp = k.kind[i];
+        else
+            attention = k.kind[i];
+    }
+    ck_assert_uint_eq(mamba, 85754368ULL);
+    ck_assert_uint_eq(mlp, 82575360ULL);
+    ck_assert_uint_gt(attention, 0);
+    uint64_t held = 0;
+    ck_assert_ok(llmmem__layers_held(&held, m, s, &k, &stage, 56));
+    ck_assert_uint_eq(held, 27ULL * 85754368ULL + 25ULL * 82575360ULL + 4ULL * attention);
+    llmmem_hardware *hw = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_ge(llmmem_report_bytes(r, LLMMEM_COMPONENT_ACTIVATIONS), held);
+    llmmem_report_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* One vLLM serving estimate of a preset on an H100 with a fixed KV budget (kv_cache_memory_bytes:
  * vLLM skips the profile, so the numbers below are the cache's alone) and --no-enable-prefix-caching
  * (with it, vLLM aligns the blocks of some of these models to the scan's chunk size: not modelled). */
@@ -436,6 +487,7 @@ int main(void)
     tcase_add_test(tc, serving_mamba2);
     tcase_add_test(tc, contiguous_state);
     tcase_add_test(tc, training_mamba2_layer);
+    tcase_add_test(tc, training_nemotron_h);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
