@@ -228,6 +228,12 @@ static void moe_block(acc *a, const llmmem__act_layer *l, uint64_t sb)
     }
     if (l->fs)
         mlp_core(a, l, sb, l->fs);
+    if (l->fs && l->shared_gate) {
+        /* F.sigmoid(shared_expert_gate(x)) * shared_expert_output: sigmoid keeps its 1-wide output,
+         * the mul it and the shared expert's output */
+        keep(a, l, sb, l->bytes, 0);
+        keep(a, l, elems(a, sb, l->h, 1, 1), l->bytes, 0);
+    }
 }
 
 /* torch.autocast over fp32 weights (torch/csrc/autograd/autocast_mode.cpp, 1.13 and 2.x): cached_cast
@@ -267,6 +273,40 @@ static void mamba2_saves(acc *a, const llmmem__act_layer *l, uint64_t sb, uint64
     keep(a, l, elems(a, sb, l->ssm_groups, 1, 1), 4, 1);
 }
 
+/* A Gated DeltaNet mixer after its input's norm and in_proj_qkvz / in_proj_ba's input, training on
+ * the fast path: transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet.forward with
+ * causal_conv1d_fn and fla's chunk_gated_delta_rule and FusedRMSNormGated, over sb tokens. */
+static void gdn_core(acc *a, const llmmem__act_layer *l, uint64_t sb)
+{
+    const unsigned e = l->bytes;
+    const uint64_t key_dim = l->gdn_k * l->gdn_dk, value_dim = l->gdn_v * l->gdn_dv;
+    const uint64_t heads = elems(a, sb, l->gdn_v, 1, 1);
+    /* causal_conv1d_interface.py CausalConv1dFn: the conv's input, the cat of q, k, v (the q, k, v
+     * reshapes of in_proj_qkvz's views are copies nobody keeps) */
+    keep(a, l, elems(a, sb, 2 * key_dim + value_dim, 1, 1), e, 1);
+    keep(a, l, heads, e, 1);            /* beta = b.sigmoid(): its output (fla keeps the same tensor) */
+    keep(a, l, 2 * l->gdn_v, 4, 1);     /* A_log.float().exp(): exp's output, and its negation the mul keeps */
+    keep(a, l, heads, 4, 1);            /* softplus(a.float() + dt_bias): its fp32 input */
+    keep(a, l, heads, 4, 1);            /* and its output, which the mul by -exp(A_log) keeps */
+    /* fla ops/gated_delta_rule/chunk.py ChunkGatedDeltaRuleFunction.forward ctx.save_for_backward
+     * (use_qk_l2norm_in_kernel): q and k l2-normalized over the value heads (transformers
+     * repeat_interleaves them) with their fp32 rstd, v (input_guard's contiguous copy), g after
+     * chunk_local_cumsum (fp32) and A of the WY form (chunk_fwd.py: B x T x HV x 64, k's dtype) */
+    keep(a, l, elems(a, sb, l->gdn_v, l->gdn_dk, 1), e, 1);
+    keep(a, l, elems(a, sb, l->gdn_v, l->gdn_dk, 1), e, 1);
+    keep(a, l, heads, 4, 1);
+    keep(a, l, heads, 4, 1);
+    keep(a, l, elems(a, sb, value_dim, 1, 1), e, 1);
+    keep(a, l, heads, 4, 1);
+    keep(a, l, elems(a, sb, l->gdn_v, 64, 1), e, 1);
+    /* fla modules/fused_norm_gate.py LayerNormGatedFunction: its input, the gate z (a copy: its
+     * reshape cannot view in_proj_qkvz's output) and the fp32 rstd of each head's row */
+    keep(a, l, elems(a, sb, value_dim, 1, 1), e, 1);
+    keep(a, l, elems(a, sb, value_dim, 1, 1), e, 1);
+    keep(a, l, heads, 4, 1);
+    linear_input(a, l, elems(a, sb, value_dim, 1, 1), LLMMEM_LORA_TARGET_O, 1); /* out_proj's input */
+}
+
 static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
 {
     acc *a = &p->attention;
@@ -296,7 +336,9 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
     norm_saves(a, l, sb, l->h, 0);
     linear_input(a, l, sbh, LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V, 0);
     autocast_casts(a, l, sbh, 3, l->attn_weights);
-    if (l->kv_rank) {
+    if (l->gdn_v) {
+        gdn_core(a, l, sb);
+    } else if (l->kv_rank) {
         /* MLA, DeepSeek-V2 modeling_deepseek.py DeepseekV2Attention (training form: K and V
          * expanded per head): the query latent's norm and up-projection inputs, the key-value
          * down-projection's output and the up-projection's input. The kv norm reads the latent as
@@ -320,6 +362,12 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
             norm_saves(a, &head, elems(a, sb, l->g, 1, 1), l->d, 1);
         }
         attention_core(a, &p->after_softmax, l, l->a, l->g, l->d, l->d);
+        if (l->attn_gate) {
+            /* Qwen3NextAttention: attn_output * torch.sigmoid(gate): sigmoid keeps its output, the
+             * mul it and the attention output (o_proj keeps the product, counted above) */
+            keep(&p->after_softmax, l, elems(a, l->s, l->b, l->a, l->d), e, 1);
+            keep(&p->after_softmax, l, elems(a, l->s, l->b, l->a, l->d), e, 1);
+        }
     }
     if (l->no_ffn) /* NemotronHBlock with an attention mixer: no MLP */
         return;
@@ -511,6 +559,18 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
         l->fs = g->ffn_shared;
         l->experts = g->experts;
         l->top_k = g->experts_per_tok;
+    }
+    if (type == LLMMEM_MODEL_QWEN3_NEXT) {
+        /* Qwen3NextRMSNorm: output * (1.0 + weight.float()) in fp32, then type_as */
+        l->norm_scale_fp32 = 1;
+        l->shared_gate = 1;
+    }
+    l->attn_gate = llmmem__model_value(m, LLMMEM_KEY_ATTN_OUTPUT_GATE) != 0;
+    if (g->linear_layers) {
+        l->gdn_k = g->gdn_k_heads;
+        l->gdn_v = g->gdn_v_heads;
+        l->gdn_dk = g->gdn_k_dim;
+        l->gdn_dv = g->gdn_v_dim;
     }
     if (g->ssm_layers) { /* Mamba2Mixer: in_proj to 2 x inner + 2 x groups x state + heads */
         l->ssm_inner = g->mamba_heads * g->mamba_head_dim;
@@ -780,9 +840,12 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
         llmmem__act_layer x = k->layer;
         const unsigned mixer = plan->kind[i].mixer, ffn = plan->kind[i].ffn;
         if (mixer == LLMMEM_MIXER_SSM ? ffn != LLMMEM_FFN_NONE
-                                      : mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_NONE)
+                                      : mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_NONE &&
+                                            mixer != LLMMEM_MIXER_LINEAR)
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of a hybrid layer that is not a "
-                                "Mamba-2, an attention or an MLP block are not modelled");
+                                "Mamba-2, an attention, a Gated DeltaNet or an MLP block are not modelled");
+        if (mixer != LLMMEM_MIXER_LINEAR)
+            x.gdn_v = 0;
         if (mixer != LLMMEM_MIXER_SSM) {
             x.ssm_proj = 0;
             x.no_attention = mixer == LLMMEM_MIXER_NONE;
@@ -825,9 +888,10 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "autocast is modelled (and measured) for dense decoder layers with a pre-norm each "
                             "block: not MLA, MoE, Gemma's four norms");
-    if (l.ssm_proj && (l.frozen || l.autocast))
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of Mamba-2 layers are modelled for full "
-                            "training without autocast; %s is not", l.frozen ? "a frozen base (lora, qlora)" : "autocast");
+    if ((l.ssm_proj || l.gdn_v) && (l.frozen || l.autocast))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of Mamba-2 and Gated DeltaNet layers are "
+                            "modelled for full training without autocast; %s is not",
+                            l.frozen ? "a frozen base (lora, qlora)" : "autocast");
     k->layer = l;
     if (l.ssm_proj) /* no softmax: only the saved tensors are counted, as for fused attention */
         k->backward = 0;
@@ -859,7 +923,7 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     l.recompute = LLMMEM_RECOMPUTE_FULL;
     if ((st = llmmem__layer_activation_bytes(&k->input, &l)) != LLMMEM_OK)
         return st;
-    k->hybrid = m->geo.ssm_layers && m->geo.ssm_layers != m->geo.layers;
+    k->hybrid = (m->geo.ssm_layers && m->geo.ssm_layers != m->geo.layers) || m->geo.linear_layers;
     return k->hybrid ? hybrid_kinds(k, m) : LLMMEM_OK;
 }
 

@@ -53,6 +53,10 @@ typedef struct llmmem__act_layer {
     uint64_t ssm_proj, ssm_inner, ssm_heads, ssm_groups;
     /* hybrid blocks (Nemotron-H): an MLP block without attention, an attention block without MLP */
     int no_attention, no_ffn;
+    /* a Gated DeltaNet mixer in place of attention: key and value heads and widths (gdn_v 0: none) */
+    uint64_t gdn_k, gdn_v, gdn_dk, gdn_dv;
+    int attn_gate;           /* q_proj's sigmoid gate on the attention output (Qwen3NextAttention) */
+    int shared_gate;         /* a sigmoid gate on the shared expert's output (Qwen3NextSparseMoeBlock) */
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else

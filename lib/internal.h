@@ -403,10 +403,9 @@ static inline uint64_t llmmem__class_layers(const llmmem__geometry *g, const llm
 }
 /* Fails with the stored inventory error if the model's settings are incomplete or invalid. */
 llmmem_status llmmem__model_check(const llmmem_model *m);
-/* Fails with UNSUPPORTED when the model has Mamba-2 or Gated DeltaNet layers, but for `training` a
- * model without Gated DeltaNet layers: the per-sequence state of inference and Gated DeltaNet's
- * training activations are not costed yet, and an estimate without them would be silently low.
- * Parameter counts and weights do not call it. */
+/* Fails with UNSUPPORTED when the model has Mamba-2 or Gated DeltaNet layers and the estimate is not
+ * `training`: the per-sequence state the generate loop keeps is not costed yet, and an estimate
+ * without it would be silently low. Parameter counts and weights do not call it. */
 llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int training);
 
 /* ---- hardware and strategy (hardware.c, strategy.c) --------------------- */

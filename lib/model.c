@@ -223,14 +223,13 @@ llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int t
     const llmmem__geometry *g = &m->geo;
     if (g->ssm_layers == 0 && g->linear_layers == 0)
         return LLMMEM_OK;
-    /* training Mamba-2 blocks, alone or beside attention and MLP blocks: their saved tensors are
-     * modelled (activations.c) */
-    if (training && g->linear_layers == 0)
+    /* training Mamba-2 and Gated DeltaNet layers: their saved tensors are modelled (activations.c) */
+    if (training)
         return LLMMEM_OK;
     return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
-                        "%s of a model with %llu Mamba-2 and %llu Gated DeltaNet layers is not modelled yet: "
-                        "their conv and recurrent state per sequence and their saved activations are not costed "
-                        "(parameter counts and weight bytes are)",
+                        "%s of a model with %llu Mamba-2 and %llu Gated DeltaNet layers is not modelled yet: the "
+                        "conv and recurrent state each sequence keeps is not costed there (training, vLLM serving "
+                        "and llmmem_kv_cache_bytes are)",
                         what, (unsigned long long)g->ssm_layers, (unsigned long long)g->linear_layers);
 }
 

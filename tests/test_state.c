@@ -165,7 +165,8 @@ START_TEST(qwen3_next_80b_a3b)
 }
 END_TEST
 
-/* Until their state is costed, nothing estimates memory of a model with such layers. */
+/* Until their state is costed in the generate loop, an inference estimate of a model with such
+ * layers is refused, as is the paged KV size per token alone. */
 START_TEST(state_not_modelled_is_refused)
 {
     llmmem_model *m = preset("qwen3-next-80b-a3b");
@@ -177,13 +178,11 @@ START_TEST(state_not_modelled_is_refused)
     ck_assert_ok(llmmem_report_new(&r));
     ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_str_eq(llmmem_last_message(),
-                     "an estimate of a model with 0 Mamba-2 and 36 Gated DeltaNet layers is not modelled yet: "
-                     "their conv and recurrent state per sequence and their saved activations are not costed "
-                     "(parameter counts and weight bytes are)");
+                     "an estimate of a model with 0 Mamba-2 and 36 Gated DeltaNet layers is not modelled yet: the "
+                     "conv and recurrent state each sequence keeps is not costed there (training, vLLM serving "
+                     "and llmmem_kv_cache_bytes are)");
     uint64_t bytes = 0;
     ck_assert_status(llmmem_kv_bytes_per_token(&bytes, m, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
-    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     llmmem_report_free(r);
     llmmem_hardware_free(hw);
     llmmem_strategy_free(s);
@@ -347,6 +346,50 @@ START_TEST(training_nemotron_h)
 }
 END_TEST
 
+/* Training a Gated DeltaNet layer: Qwen3-Next-80B-A3B with its MoE replaced by the dense MLP of
+ * intermediate_size 5,120 (num_experts 0), 1 sequence of 1,024 tokens in bf16, Megatron's norm
+ * accounting; a linear_attention layer (Qwen3NextGatedDeltaNet, key_dim 16 x 128 = 2,048,
+ * value_dim 32 x 128 = 4,096, 32 value heads):
+ *   input norm 1,024 x 2,048 x 2 = 4,194,304; in_proj_qkvz / in_proj_ba input 4,194,304
+ *   causal_conv1d input 1,024 x (2 x 2,048 + 4,096) x 2 = 16,777,216; beta 1,024 x 32 x 2 = 65,536;
+ *   exp(A_log) and its negation 2 x 32 x 4 = 256; softplus input and output 2 x 1,024 x 32 x 4 =
+ *   262,144
+ *   chunk_gated_delta_rule: q, k 2 x 1,024 x 32 x 128 x 2 = 16,777,216; q_rstd, k_rstd 2 x 1,024 x 32
+ *   x 4 = 262,144; v 1,024 x 4,096 x 2 = 8,388,608; g 1,024 x 32 x 4 = 131,072; A 1,024 x 32 x 64 x 2 =
+ *   4,194,304
+ *   gated norm: input and z 2 x 8,388,608; rstd 131,072; out_proj input 8,388,608
+ *   mixer 80,544,000; the MLP block: its norm 4,194,304, gate/up input 4,194,304, gate and up
+ *   outputs, the SiLU output and down_proj's input 4 x 1,024 x 5,120 x 2 = 41,943,040: 50,331,648
+ *   130,875,648 a layer. */
+START_TEST(training_gated_deltanet_layer)
+{
+    llmmem_model *m = preset("qwen3-next-80b-a3b");
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_EXPERTS, 0));
+    llmmem_strategy *s = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 1024));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MICRO_BATCH_SIZE, 1));
+    llmmem__act_stage stage = {.first = 0, .end = 48, .has_embedding = 1, .has_head = 1, .in_flight_num = 1,
+                               .in_flight_den = 1, .loss_in_flight = 1, .t = 1, .et = 1, .c = 1};
+    llmmem__act_kinds k;
+    ck_assert_ok(llmmem__activation_kinds(&k, m, s, LLMMEM_FORMAT_BF16, &stage));
+    ck_assert_int_eq(k.hybrid, 1);
+    uint64_t gdn = 0, attention = 0;
+    for (unsigned i = 0; i < m->geo.plan.n; i++)
+        if (m->geo.plan.kind[i].mixer == LLMMEM_MIXER_LINEAR)
+            gdn = k.kind[i];
+        else
+            attention = k.kind[i];
+    ck_assert_uint_eq(gdn, 130875648ULL);
+    uint64_t held = 0;
+    ck_assert_ok(llmmem__layers_held(&held, m, s, &k, &stage, 48));
+    ck_assert_uint_eq(held, 36ULL * 130875648ULL + 12ULL * attention);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* One vLLM serving estimate of a preset on an H100 with a fixed KV budget (kv_cache_memory_bytes:
  * vLLM skips the profile, so the numbers below are the cache's alone) and --no-enable-prefix-caching
  * (with it, vLLM aligns the blocks of some of these models to the scan's chunk size: not modelled). */
@@ -488,6 +531,7 @@ int main(void)
     tcase_add_test(tc, contiguous_state);
     tcase_add_test(tc, training_mamba2_layer);
     tcase_add_test(tc, training_nemotron_h);
+    tcase_add_test(tc, training_gated_deltanet_layer);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
