@@ -148,10 +148,9 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
+    /* a model with Mamba-2 or Gated DeltaNet layers: training and the contiguous cache cost their
+     * state and saved tensors, the generate loop refuses them (kv.c llmmem__kv_shape) */
     llmmem_status st = llmmem__model_check(model);
-    if (!st)
-        st = llmmem__state_check(model, "an estimate",
-                                 llmmem__get_int(&strategy->s, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE);
     if (st)
         return st;
     uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);

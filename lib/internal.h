@@ -403,9 +403,9 @@ static inline uint64_t llmmem__class_layers(const llmmem__geometry *g, const llm
 }
 /* Fails with the stored inventory error if the model's settings are incomplete or invalid. */
 llmmem_status llmmem__model_check(const llmmem_model *m);
-/* Fails with UNSUPPORTED when the model has Mamba-2 or Gated DeltaNet layers and the estimate is not
- * `training`: the per-sequence state the generate loop keeps is not costed yet, and an estimate
- * without it would be silently low. Parameter counts and weights do not call it. */
+/* Fails with UNSUPPORTED when the model has Mamba-2 or Gated DeltaNet layers and the user is not
+ * `training`: the per-sequence state the generate loop and the paged cache per token keep is not
+ * costed there, and a number without it would be silently low. */
 llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int training);
 
 /* ---- hardware and strategy (hardware.c, strategy.c) --------------------- */

@@ -356,9 +356,16 @@ llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, 
                                     uint64_t sequences, uint64_t tokens_each, uint64_t layers, uint64_t t)
 {
     uint64_t kv;
+    if ((m->geo.ssm_layers || m->geo.linear_layers) && (layers != m->geo.layers || t != 1))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
+                            "contiguous cache of Mamba-2 and Gated DeltaNet layers is not modelled");
     llmmem_status st = llmmem__kv_contiguous_bytes(&kv, m, dtype, sequences, tokens_each);
     if (st)
         return st;
+    if (m->geo.ssm_layers || m->geo.linear_layers) { /* one rank holds it all (checked above) */
+        *bytes_out = kv;
+        return LLMMEM_OK;
+    }
     kv = llmmem__scaled(kv, layers, m->geo.layers);
     *bytes_out = llmmem__scaled(kv, llmmem__kv_heads_per_rank(&m->geo, t), m->geo.kv_heads);
     return LLMMEM_OK;

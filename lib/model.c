@@ -223,8 +223,7 @@ llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int t
     const llmmem__geometry *g = &m->geo;
     if (g->ssm_layers == 0 && g->linear_layers == 0)
         return LLMMEM_OK;
-    /* training Mamba-2 and Gated DeltaNet layers: their saved tensors are modelled (activations.c) */
-    if (training)
+    if (training) /* their saved tensors are modelled (activations.c) */
         return LLMMEM_OK;
     return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                         "%s of a model with %llu Mamba-2 and %llu Gated DeltaNet layers is not modelled yet: the "

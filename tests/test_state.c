@@ -165,8 +165,10 @@ START_TEST(qwen3_next_80b_a3b)
 }
 END_TEST
 
-/* Until their state is costed in the generate loop, an inference estimate of a model with such
- * layers is refused, as is the paged KV size per token alone. */
+/* Until their state is costed in the generate loop, its estimate of a model with such layers is
+ * refused, as is the paged KV size per token alone; Megatron's contiguous cache holds the state
+ * (llmmem_kv_cache_bytes) on one rank: 2 sequences of 1,000 tokens of Nemotron-Nano-9B-v2 take the
+ * 179,634,176 bytes of contiguous_state below, and a tensor-parallel share of it is refused. */
 START_TEST(state_not_modelled_is_refused)
 {
     llmmem_model *m = preset("qwen3-next-80b-a3b");
@@ -176,13 +178,25 @@ START_TEST(state_not_modelled_is_refused)
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
     ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_FRAMEWORK, LLMMEM_FRAMEWORK_HF_TRAINER));
     ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_str_eq(llmmem_last_message(),
-                     "an estimate of a model with 0 Mamba-2 and 36 Gated DeltaNet layers is not modelled yet: the "
+                     "the cache of a model with 0 Mamba-2 and 36 Gated DeltaNet layers is not modelled yet: the "
                      "conv and recurrent state each sequence keeps is not costed there (training, vLLM serving "
                      "and llmmem_kv_cache_bytes are)");
     uint64_t bytes = 0;
     ck_assert_status(llmmem_kv_bytes_per_token(&bytes, m, s), LLMMEM_ERR_UNSUPPORTED);
+    llmmem_model_free(m);
+    m = preset("nemotron-nano-9b-v2");
+    llmmem_strategy_free(s);
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MICRO_BATCH_SIZE, 2));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 1000));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_KV_CACHE), 179634176ULL);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 2));
+    ck_assert_ok(llmmem_hardware_set_int(hw, LLMMEM_KEY_DEVICES_PER_NODE, 8));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     llmmem_report_free(r);
     llmmem_hardware_free(hw);
     llmmem_strategy_free(s);
@@ -287,7 +301,10 @@ START_TEST(training_mamba2_layer)
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_LORA));
     ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_INFERENCE));
-    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ok(llmmem_estimate(r, m, hw, s)); /* Megatron's contiguous cache: the state, no tokens */
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_KV_CACHE), 24ULL * (1792 * 4 + 24 * 64 * 128) * 2);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_FRAMEWORK, LLMMEM_FRAMEWORK_HF_TRAINER));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED); /* the generate loop */
     llmmem_report_free(r);
     llmmem_hardware_free(hw);
     llmmem_strategy_free(s);
