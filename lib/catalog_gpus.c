@@ -196,14 +196,14 @@ static const llmmem__preset_value mi325x[] = {
 };
 
 const llmmem__preset llmmem__gpu_presets[] = {
-    {"h100-sxm-80gb", h100_sxm_80gb, NULL},   {"h100-pcie-80gb", h100_pcie_80gb, NULL}, {"h100-nvl-94gb", h100_nvl_94gb, NULL},
-    {"h200", h200, NULL},                     {"h20", h20, NULL},                       {"b200", b200, NULL},
-    {"gb200", gb200, NULL},                   {"a100-sxm-80gb", a100_sxm_80gb, NULL},   {"a100-sxm-40gb", a100_sxm_40gb, NULL},
-    {"a100-pcie-80gb", a100_pcie_80gb, NULL}, {"a100-pcie-40gb", a100_pcie_40gb, NULL}, {"l40s", l40s, NULL},
-    {"l4", l4, NULL},                         {"a10", a10, NULL},                       {"a10g", a10g, NULL},
-    {"t4", t4, NULL},                         {"v100-sxm2-16gb", v100_sxm2_16gb, NULL}, {"v100-sxm2-32gb", v100_sxm2_32gb, NULL},
-    {"rtx-3090", rtx_3090, NULL},             {"rtx-4090", rtx_4090, NULL},             {"rtx-5090", rtx_5090, NULL},
-    {"rtx-6000-ada", rtx_6000_ada, NULL},     {"rtx-a6000", rtx_a6000, NULL},           {"mi250x", mi250x, NULL},
-    {"mi300x", mi300x, NULL},                 {"mi325x", mi325x, NULL},
+    {"h100-sxm-80gb", h100_sxm_80gb},   {"h100-pcie-80gb", h100_pcie_80gb}, {"h100-nvl-94gb", h100_nvl_94gb},
+    {"h200", h200},                     {"h20", h20},                       {"b200", b200},
+    {"gb200", gb200},                   {"a100-sxm-80gb", a100_sxm_80gb},   {"a100-sxm-40gb", a100_sxm_40gb},
+    {"a100-pcie-80gb", a100_pcie_80gb}, {"a100-pcie-40gb", a100_pcie_40gb}, {"l40s", l40s},
+    {"l4", l4},                         {"a10", a10},                       {"a10g", a10g},
+    {"t4", t4},                         {"v100-sxm2-16gb", v100_sxm2_16gb}, {"v100-sxm2-32gb", v100_sxm2_32gb},
+    {"rtx-3090", rtx_3090},             {"rtx-4090", rtx_4090},             {"rtx-5090", rtx_5090},
+    {"rtx-6000-ada", rtx_6000_ada},     {"rtx-a6000", rtx_a6000},           {"mi250x", mi250x},
+    {"mi300x", mi300x},                 {"mi325x", mi325x},
 };
 const size_t llmmem__gpu_preset_total = sizeof llmmem__gpu_presets / sizeof llmmem__gpu_presets[0];

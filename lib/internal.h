@@ -429,10 +429,14 @@ typedef struct llmmem__preset_value {
 typedef struct llmmem__preset {
     const char *name;
     const llmmem__preset_value *values; /* terminated by key LLMMEM_KEY_NONE */
-    /* a model's blocks in Nemotron-H's hybrid_override_pattern letters (llmmem__layer_map_from_pattern);
-     * NULL: the keys alone give every layer's kind */
-    const char *layer_pattern;
 } llmmem__preset;
+
+/* A model preset's blocks in Nemotron-H's hybrid_override_pattern letters
+ * (llmmem__layer_map_from_pattern), for the presets whose keys alone do not give every layer's kind. */
+typedef struct llmmem__preset_pattern {
+    const char *name;    /* the preset's */
+    const char *pattern;
+} llmmem__preset_pattern;
 
 /* Applies a named preset's values to s and copies its name; NOT_FOUND names `what`. */
 llmmem_status llmmem__preset_load(llmmem__settings *s, char *name_out, llmmem_object object,
@@ -441,6 +445,8 @@ llmmem_status llmmem__preset_load(llmmem__settings *s, char *name_out, llmmem_ob
 
 extern const llmmem__preset llmmem__model_presets[];
 extern const size_t llmmem__model_preset_total;
+extern const llmmem__preset_pattern llmmem__model_patterns[];
+extern const size_t llmmem__model_pattern_total;
 extern const llmmem__preset llmmem__gpu_presets[];
 extern const size_t llmmem__gpu_preset_total;
 

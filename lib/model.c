@@ -104,10 +104,10 @@ llmmem_status llmmem_model_from_preset(llmmem_model **out, const char *name)
         llmmem_model_free(m);
         return st;
     }
-    for (size_t i = 0; i < llmmem__model_preset_total; i++) {
-        const char *pattern = llmmem__model_presets[i].layer_pattern;
+    for (size_t i = 0; i < llmmem__model_pattern_total; i++) {
+        const char *pattern = llmmem__model_patterns[i].pattern;
         char why[LLMMEM_MESSAGE_MAX];
-        if (strcmp(llmmem__model_presets[i].name, name) != 0 || !pattern)
+        if (strcmp(llmmem__model_patterns[i].name, name) != 0)
             continue;
         /* the catalog's patterns are checked by the test suite: this fails only on a bad table */
         if (!llmmem__layer_map_from_pattern(&m->layer_map, pattern, strlen(pattern), why, sizeof why)) {

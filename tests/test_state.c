@@ -99,6 +99,20 @@ START_TEST(mamba2_state_spaces)
 }
 END_TEST
 
+/* Every block pattern of the catalog names a preset, holds its num_hidden_layers blocks and reads. */
+START_TEST(catalog_patterns)
+{
+    for (size_t i = 0; i < llmmem__model_pattern_total; i++) {
+        llmmem_model *m = preset(llmmem__model_patterns[i].name);
+        int64_t layers = 0;
+        ck_assert_ok(llmmem_model_get_int(&layers, m, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
+        ck_assert_uint_eq(strlen(llmmem__model_patterns[i].pattern), (uint64_t)layers);
+        ck_assert_uint_eq(m->layer_map.layers, (uint64_t)layers);
+        llmmem_model_free(m);
+    }
+}
+END_TEST
+
 /* nvidia/NVIDIA-Nemotron-Nano-9B-v2 (transformers models/nemotron_h/modeling_nemotron_h.py): 56
  * NemotronHBlocks of 4480 after hybrid_override_pattern
  * M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-: 27 M, 4 *, 25 -; each block a norm and
@@ -538,6 +552,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, mamba2_codestral);
     tcase_add_test(tc, mamba2_state_spaces);
+    tcase_add_test(tc, catalog_patterns);
     tcase_add_test(tc, nemotron_nano_9b_v2);
     tcase_add_test(tc, qwen3_next_80b_a3b);
     tcase_add_test(tc, state_not_modelled_is_refused);
