@@ -659,12 +659,14 @@ LLMMEM_API llmmem_status llmmem_model_get_int(int64_t *value_out, const llmmem_m
 /** Set any key by name from text: a number, a choice name, true/false. */
 LLMMEM_API llmmem_status llmmem_model_set_text(llmmem_model *model, const char *key_name, const char *value);
 /**
- * Each decoder layer's attention, as Hugging Face's `layer_types`: a comma-separated list of
- * `full_attention` and `sliding_attention`, one per layer (at most 4096), for models whose layers
- * follow no period (sliding_window_pattern describes the periodic ones). Sliding layers keep
- * sliding_window tokens of cache; the list must have num_hidden_layers entries by the time the
- * model is estimated (LLMMEM_ERR_INCOMPATIBLE otherwise). An empty text removes the list.
- * LLMMEM_ERR_NOT_FOUND names an unknown entry and its index.
+ * Each decoder layer's token mixer, as Hugging Face's `layer_types`: a comma-separated list of
+ * `full_attention` (or `attention`), `sliding_attention`, `linear_attention` (a Gated DeltaNet
+ * mixer, the linear_* keys) and `mamba` (a Mamba-2 mixer, the mamba_* keys), one per layer (at
+ * most 4096), for models whose layers follow no period (sliding_window_pattern and
+ * full_attention_interval describe the periodic ones); every layer keeps the feed-forward the keys
+ * give. Sliding layers keep sliding_window tokens of cache; the list must have num_hidden_layers
+ * entries by the time the model is estimated (LLMMEM_ERR_INCOMPATIBLE otherwise). An empty text
+ * removes the list. LLMMEM_ERR_NOT_FOUND names an unknown entry and its index.
  */
 LLMMEM_API llmmem_status llmmem_model_set_layer_types(llmmem_model *model, const char *layer_types);
 /** Preset name the model came from, or "" for a model built key by key. */
