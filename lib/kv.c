@@ -256,8 +256,8 @@ int llmmem__kv_pool_waste(uint64_t *out, const llmmem__kv_pool *r, uint64_t toke
     uint64_t full_gap = llmmem__ceil_div(tokens, r->block) * r->block - tokens;
     uint64_t sliding_gap = (llmmem__ceil_div(sw, r->block) + 1) * r->block - sw;
     if (!llmmem__muladd(&slots, r->full_groups, full_gap) || !llmmem__muladd(&slots, r->sliding_groups, sliding_gap) ||
-        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__muladd(&x, r->state_groups, r->state_pad) ||
-        !llmmem__mul(&x, x, r->group_layers))
+        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__mul(&x, x, r->group_layers) ||
+        !llmmem__add(&x, x, r->state_waste))
         return 0;
     *out = x;
     return 1;

@@ -65,7 +65,8 @@ typedef struct llmmem__kv_pool {
     uint64_t window, batched;             /* sliding_window, max_num_batched_tokens */
     uint64_t full_groups, sliding_groups;
     uint64_t state_groups;                /* groups of Mamba-2 / Gated DeltaNet layers: a block per sequence */
-    uint64_t state_pad;                   /* bytes a padded state page holds past the state, per layer */
+    uint64_t state_waste;                 /* bytes a sequence's state blocks hold past its state (padded
+                                           * pages, padding layers of the groups) */
     uint64_t token_layer;                 /* paged bytes of one token in one layer on one rank */
     uint64_t group_layers;                /* layers per group on the binding stage */
     uint64_t num_blocks;                  /* blocks of the pool */

@@ -316,13 +316,16 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
         r->pool.block = attn_block;
     if (!llmmem__mul(&r->page, r->pool.block, one))
         return overflow("page bytes");
-    r->pool.state_pad = r->page - state_page;
     uint64_t lo = attention < state_layers ? attention : state_layers;
     uint64_t hi = attention < state_layers ? state_layers : attention;
-    uint64_t size = 2 * hi < 3 * lo ? hi : lo;
+    uint64_t size = 2 * hi < 3 * lo ? hi : lo, held;
     r->pool.full_groups = llmmem__ceil_div(attention, size);
     r->pool.state_groups = llmmem__ceil_div(state_layers, size);
     r->pool.group_layers = size;
+    /* a sequence's state blocks: a padded page in each layer slot of its groups, padding layers included */
+    if (!llmmem__mul(&held, r->pool.state_groups * size, r->page))
+        return overflow("state bytes of a sequence");
+    r->pool.state_waste = held - r->v[LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE];
     return LLMMEM_OK;
 }
 
@@ -501,7 +504,9 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     v[LLMMEM_SERVING_NUM_BLOCKS] = r->pool.num_blocks;
     /* kv_cache_utils.py _report_kv_cache_config: "GPU KV cache size: num_blocks // groups * block tokens" */
     uint64_t groups = r->pool.full_groups + r->pool.sliding_groups + r->pool.state_groups;
-    v[LLMMEM_SERVING_TOKENS] = r->pool.num_blocks / groups * r->pool.block; /* min_block_size: the attention block */
+    /* _report_kv_cache_config: min_block_size, the attention block or the mamba block (max_model_len) */
+    uint64_t min_block = state && r->max_model_len < r->pool.block ? r->max_model_len : r->pool.block;
+    v[LLMMEM_SERVING_TOKENS] = r->pool.num_blocks / groups * min_block;
     v[LLMMEM_SERVING_GROUPS] = groups;
     v[LLMMEM_SERVING_STATE_GROUPS] = r->pool.state_groups;
     v[LLMMEM_SERVING_LAYERS_PER_GROUP] = r->stage_group[r->binding];

@@ -467,7 +467,10 @@ static llmmem_serving *serve(const char *name, int64_t tp, int64_t budget, int64
  *     group's cdiv(131,072, 1,312) = 100 blocks (FullAttentionSpec.max_memory_usage_bytes) and one
  *     page for each of the 7 mamba groups (MambaSpec.max_memory_usage_bytes, mamba_cache_mode
  *     none): 107; 999 / 107 = 9.34x; 9 whole requests
- *   state of one sequence: 27 x 5,316,608 = 143,548,416 B; KV per token 4 x 4,096 = 16,384 B. */
+ *   state of one sequence: 27 x 5,316,608 = 143,548,416 B; KV per token 4 x 4,096 = 16,384 B
+ *   waste of a request of 131,072 tokens: the attention group's last block (100 x 1,312 - 131,072 =
+ *     128 tokens x 4,096 B x 4 layers = 2,097,152) and its 7 x 4 state pages (150,470,656) less the
+ *     state (143,548,416): 9,019,392. */
 START_TEST(serving_nemotron_h)
 {
     llmmem_serving *r = serve("nemotron-nano-9b-v2", 1, 21474836480LL, 1 /* float32 */, 0);
@@ -484,6 +487,7 @@ START_TEST(serving_nemotron_h)
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 107);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 934);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_CONCURRENCY), 9);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_WASTE_BYTES), 9019392);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_FITS), 1);
     llmmem_serving_free(r);
 }
@@ -504,7 +508,9 @@ END_TEST
  *     218,416 tokens
  *   concurrency at max_model_len 262,144: cdiv(262,144, 272) = 964 + 3 = 967 blocks a request;
  *     3,212 / 967 = 3.32x; 3 whole requests
- *   state of one sequence: 36 x 274,432 = 9,879,552 B; KV per token 12 x 1,024 = 12,288 B. */
+ *   state of one sequence: 36 x 274,432 = 9,879,552 B; KV per token 12 x 1,024 = 12,288 B
+ *   waste at 262,144 tokens: (964 x 272 - 262,144) = 64 tokens x 1,024 B x 12 layers = 786,432 and
+ *     3 x 12 x 278,528 - 9,879,552 = 147,456 of padded pages: 933,888. */
 START_TEST(serving_qwen3_next)
 {
     llmmem_serving *r = serve("qwen3-next-80b-a3b", 4, 10737418240LL, 0 /* auto */, 0);
@@ -520,6 +526,7 @@ START_TEST(serving_qwen3_next)
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 967);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 332);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_CONCURRENCY), 3);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_WASTE_BYTES), 933888);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_MODEL_LEN), 262144);
     llmmem_serving_free(r);
 }
