@@ -99,6 +99,41 @@ START_TEST(mamba2_state_spaces)
 }
 END_TEST
 
+/* What a config reader refuses by name: a Nemotron-H MoE block, a pattern of the wrong length, a
+ * Mamba-2 inner width its heads do not fill. */
+START_TEST(config_refusals)
+{
+    llmmem_model *m = NULL;
+    static const char nemotron[] =
+        "{\"model_type\": \"nemotron_h\", \"hidden_size\": 64, \"num_hidden_layers\": 3, "
+        "\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"head_dim\": 16, \"vocab_size\": 100, "
+        "\"intermediate_size\": 128, \"mamba_num_heads\": 4, \"mamba_head_dim\": 16, \"ssm_state_size\": 8, "
+        "\"n_groups\": 2, \"conv_kernel\": 4, \"hybrid_override_pattern\": \"%s\"}";
+    char json[1024];
+    snprintf(json, sizeof json, nemotron, "M-*");
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    /* embeddings 2 x 100 x 64; M: in_proj (64 + 96 + 4) x 64 = 10,496, conv 96 x 5 = 480, 3 x 4 = 12,
+     * norm 64, out_proj 4,096: 15,148; -: 2 x 128 x 64 = 16,384; *: q, o 2 x 64 x 64, k, v 2 x 32 x 64:
+     * 12,288; norms 4 x 64 */
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_total_parameters(&n, m));
+    ck_assert_uint_eq(n, 2 * 100 * 64 + 15148 + 16384 + 12288 + 4 * 64);
+    llmmem_model_free(m);
+    m = NULL;
+    snprintf(json, sizeof json, nemotron, "ME*");
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "hybrid_override_pattern: character 1 ('E')"));
+    snprintf(json, sizeof json, nemotron, "M-");
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, json, strlen(json)), LLMMEM_ERR_INCOMPATIBLE);
+    static const char mamba2[] =
+        "{\"model_type\": \"mamba2\", \"hidden_size\": 64, \"num_hidden_layers\": 2, \"vocab_size\": 100, "
+        "\"num_heads\": 4, \"head_dim\": 16, \"state_size\": 8, \"n_groups\": 1, \"expand\": 2}";
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, mamba2, strlen(mamba2)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "expand"));
+    ck_assert_ptr_null(m);
+}
+END_TEST
+
 /* Every block pattern of the catalog names a preset, holds its num_hidden_layers blocks and reads. */
 START_TEST(catalog_patterns)
 {
@@ -560,6 +595,7 @@ int main(void)
     tcase_add_test(tc, mamba2_codestral);
     tcase_add_test(tc, mamba2_state_spaces);
     tcase_add_test(tc, catalog_patterns);
+    tcase_add_test(tc, config_refusals);
     tcase_add_test(tc, nemotron_nano_9b_v2);
     tcase_add_test(tc, qwen3_next_80b_a3b);
     tcase_add_test(tc, state_not_modelled_is_refused);
