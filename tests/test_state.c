@@ -134,6 +134,57 @@ START_TEST(config_refusals)
 }
 END_TEST
 
+/* Checkpoint tensor names of these families land in the inventory's groups (checkpoint.c). */
+START_TEST(checkpoint_groups)
+{
+    static const struct {
+        const char *name;
+        llmmem_param_group group;
+    } cases[] = {
+        {"backbone.embeddings.weight", LLMMEM_PARAMS_EMBEDDING},
+        {"backbone.layers.0.norm.weight", LLMMEM_PARAMS_NORMS},
+        {"backbone.layers.0.mixer.in_proj.weight", LLMMEM_PARAMS_SSM},
+        {"backbone.layers.0.mixer.conv1d.weight", LLMMEM_PARAMS_SSM},
+        {"backbone.layers.0.mixer.conv1d.bias", LLMMEM_PARAMS_SSM},
+        {"backbone.layers.0.mixer.A_log", LLMMEM_PARAMS_SSM},
+        {"backbone.layers.0.mixer.D", LLMMEM_PARAMS_SSM},
+        {"backbone.layers.0.mixer.dt_bias", LLMMEM_PARAMS_SSM},
+        {"backbone.layers.0.mixer.norm.weight", LLMMEM_PARAMS_SSM},
+        {"backbone.layers.0.mixer.out_proj.weight", LLMMEM_PARAMS_SSM},
+        {"backbone.layers.1.mixer.up_proj.weight", LLMMEM_PARAMS_MLP},
+        {"backbone.layers.14.mixer.q_proj.weight", LLMMEM_PARAMS_ATTENTION},
+        {"backbone.norm_f.weight", LLMMEM_PARAMS_NORMS},
+        {"model.layers.0.linear_attn.in_proj_qkvz.weight", LLMMEM_PARAMS_SSM},
+        {"model.layers.0.linear_attn.norm.weight", LLMMEM_PARAMS_SSM},
+        {"model.layers.3.self_attn.q_norm.weight", LLMMEM_PARAMS_NORMS},
+    };
+    const size_t n = sizeof cases / sizeof cases[0];
+    char header[4096];
+    size_t used = (size_t)snprintf(header, sizeof header, "{");
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(header + used, sizeof header - used,
+                                 "%s\"%s\":{\"dtype\":\"BF16\",\"shape\":[1],\"data_offsets\":[%zu,%zu]}",
+                                 i ? "," : "", cases[i].name, 2 * i, 2 * i + 2);
+    used += (size_t)snprintf(header + used, sizeof header - used, "}");
+    unsigned char bytes[8 + sizeof header + 64] = {0};
+    for (int i = 0; i < 8; i++)
+        bytes[i] = (unsigned char)((uint64_t)used >> (8 * i));
+    memcpy(bytes + 8, header, used);
+    llmmem_checkpoint *ck = NULL;
+    ck_assert_ok(llmmem_checkpoint_from_safetensors_bytes(&ck, bytes, 8 + used + 2 * n));
+    for (size_t i = 0; i < llmmem_checkpoint_tensor_count(ck); i++) {
+        const char *name = NULL;
+        llmmem_param_group g;
+        ck_assert_ok(llmmem_checkpoint_tensor(&name, NULL, NULL, NULL, NULL, &g, ck, i));
+        for (size_t c = 0; c < n; c++)
+            if (strcmp(name, cases[c].name) == 0)
+                ck_assert_msg(g == cases[c].group, "%s: %s, expected %s", name, llmmem_param_group_name(g),
+                              llmmem_param_group_name(cases[c].group));
+    }
+    llmmem_checkpoint_free(ck);
+}
+END_TEST
+
 /* Every block pattern of the catalog names a preset, holds its num_hidden_layers blocks and reads. */
 START_TEST(catalog_patterns)
 {
@@ -596,6 +647,7 @@ int main(void)
     tcase_add_test(tc, mamba2_state_spaces);
     tcase_add_test(tc, catalog_patterns);
     tcase_add_test(tc, config_refusals);
+    tcase_add_test(tc, checkpoint_groups);
     tcase_add_test(tc, nemotron_nano_9b_v2);
     tcase_add_test(tc, qwen3_next_80b_a3b);
     tcase_add_test(tc, state_not_modelled_is_refused);
