@@ -737,11 +737,9 @@ static llmmem_status build(builder *b)
     uint64_t attention_layers = llmmem__layers_in(&g->plan, g->attention, 0, layers);
     if (attention_layers && require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS)) /* Mamba2Config has no attention heads */
         return b->status;
-    if (!attention_layers)
-        ;
-    else if (g->kv_lora_rank)
+    if (attention_layers && g->kv_lora_rank)
         add_mla(b, h, attention_layers);
-    else
+    else if (attention_layers)
         add_attention(b, h, attention_layers);
     b->kinds = g->ssm;
     add_mamba2(b, h);
