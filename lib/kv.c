@@ -26,18 +26,8 @@ static llmmem_status overflow(const char *what)
  * one given by count alone. */
 llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m)
 {
-    llmmem_status st = llmmem__model_check(m);
-    if (st)
-        return st;
-    if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
-                            "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
-                            "alone has none",
-                            (unsigned long long)(uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS));
-    if ((st = llmmem__state_check(m, "the cache", 0)) != LLMMEM_OK)
-        return st;
-    *a = &m->geo;
-    return LLMMEM_OK;
+    llmmem_status st = llmmem__kv_shape_with_state(a, m);
+    return st ? st : llmmem__state_check(m, "the cache", 0);
 }
 
 llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m)
@@ -46,8 +36,10 @@ llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmm
     if (st)
         return st;
     if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "the KV cache needs the model's shapes; a model given by "
-                            "num_parameters alone has none");
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
+                            "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
+                            "alone has none",
+                            (unsigned long long)(uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS));
     *a = &m->geo;
     return LLMMEM_OK;
 }

@@ -672,17 +672,20 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(s);
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape(&a, model);
+    llmmem_status st = llmmem__kv_shape_with_state(&a, model);
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
         return st;
-    uint64_t token_layer;
-    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, s), tp, 0)) != LLMMEM_OK)
+    uint64_t token_layer = 0;
+    const uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
+    if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, s), tp, 0)) != LLMMEM_OK)
         return st;
-    /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more */
-    uint64_t most = a->layers / pp + (a->layers % pp != 0);
+    /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more; a model
+     * with Mamba-2 or Gated DeltaNet layers (one stage, check_parallel) caches tokens in its
+     * attention layers alone, its state is per sequence (serving's state_bytes_per_sequence) */
+    uint64_t most = attention < a->layers ? attention : a->layers / pp + (a->layers % pp != 0);
     if (!llmmem__mul(bytes_out, token_layer, most))
         return overflow("KV bytes per token");
     return LLMMEM_OK;

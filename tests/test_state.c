@@ -266,7 +266,7 @@ START_TEST(qwen3_next_80b_a3b)
 END_TEST
 
 /* Until their state is costed in the generate loop, its estimate of a model with such layers is
- * refused, as is the paged KV size per token alone; Megatron's contiguous cache holds the state
+ * refused; the paged KV size per token counts the attention layers alone; Megatron's contiguous cache holds the state
  * (llmmem_kv_cache_bytes) on one rank: 2 sequences of 1,000 tokens of Nemotron-Nano-9B-v2 take the
  * 179,634,176 bytes of contiguous_state below, and a tensor-parallel share of it is refused. */
 START_TEST(state_not_modelled_is_refused)
@@ -285,7 +285,8 @@ START_TEST(state_not_modelled_is_refused)
                      "conv and recurrent state each sequence keeps is not costed there (training, vLLM serving "
                      "and llmmem_kv_cache_bytes are)");
     uint64_t bytes = 0;
-    ck_assert_status(llmmem_kv_bytes_per_token(&bytes, m, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ok(llmmem_kv_bytes_per_token(&bytes, m, s)); /* 12 attention layers x 2 x 2 x 256 x 2 B */
+    ck_assert_uint_eq(bytes, 12ULL * 2048);
     llmmem_model_free(m);
     m = preset("nemotron-nano-9b-v2");
     llmmem_strategy_free(s);

@@ -1322,7 +1322,9 @@ LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 
-/** Paged KV bytes of one token: every layer of the most loaded rank, in the strategy's kv_cache_dtype. */
+/** Paged KV bytes of one token: every attention layer of the most loaded rank, in the strategy's
+ * kv_cache_dtype (Mamba-2 and Gated DeltaNet layers keep a state per sequence instead, see
+ * LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE). */
 LLMMEM_API llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model,
                                                    const llmmem_strategy *strategy);
 /**
