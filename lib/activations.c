@@ -228,6 +228,12 @@ static void moe_block(acc *a, const llmmem__act_layer *l, uint64_t sb)
     }
     if (l->fs)
         mlp_core(a, l, sb, l->fs);
+    if (l->fs && l->shared_gate) {
+        /* F.sigmoid(shared_expert_gate(x)) * shared_expert_output: sigmoid keeps its 1-wide output,
+         * the mul it and the shared expert's output */
+        keep(a, l, sb, l->bytes, 0);
+        keep(a, l, elems(a, sb, l->h, 1, 1), l->bytes, 0);
+    }
 }
 
 /* torch.autocast over fp32 weights (torch/csrc/autograd/autocast_mode.cpp, 1.13 and 2.x): cached_cast
@@ -248,6 +254,59 @@ typedef struct layer_parts {
     acc attention, after_softmax, ffn;
 } layer_parts;
 
+/* A Mamba-2 block training on the fused path: transformers modeling_mamba2.py Mamba2Block (its norm)
+ * and Mamba2Mixer.cuda_kernels_forward under training, which runs in_proj, then
+ * mamba_split_conv1d_scan_combined (mamba_ssm ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn:
+ * conv1d, the chunked scan, the gated RMSNorm and out_proj in one autograd function). */
+static void mamba2_saves(acc *a, const llmmem__act_layer *l, uint64_t sb, uint64_t sbh)
+{
+    const unsigned e = l->bytes;
+    norm_saves(a, l, sb, l->h, 0);              /* Mamba2RMSNorm, as the strategy's norms run */
+    linear_input(a, l, sbh, 0, 0);              /* in_proj's input */
+    keep(a, l, l->ssm_heads, 4, 0);             /* A = -exp(A_log.float()): exp saves its fp32 output */
+    /* MambaSplitConv1dScanCombinedFn.forward ctx.save_for_backward: zxbcdt (in_proj's output), out_x
+     * (the scan's output before the norm, batch x seqlen x heads x headdim in the input's dtype)
+     * and the gated norm's fp32 rstd, one per row and group (layernorm_gated.py _layer_norm_fwd);
+     * conv1d, A, D, dt_bias and the weights are parameters, the rest is recomputed in backward */
+    keep(a, l, elems(a, sb, l->ssm_proj, 1, 1), e, 1);
+    keep(a, l, elems(a, sb, l->ssm_inner, 1, 1), e, 1);
+    keep(a, l, elems(a, sb, l->ssm_groups, 1, 1), 4, 1);
+}
+
+/* A Gated DeltaNet mixer after its input's norm and in_proj_qkvz / in_proj_ba's input, training on
+ * the fast path: transformers modeling_qwen3_next.py Qwen3NextGatedDeltaNet.forward with
+ * causal_conv1d_fn and fla's chunk_gated_delta_rule and FusedRMSNormGated, over sb tokens. */
+static void gdn_core(acc *a, const llmmem__act_layer *l, uint64_t sb)
+{
+    const unsigned e = l->bytes;
+    const uint64_t key_dim = l->gdn_k * l->gdn_dk, value_dim = l->gdn_v * l->gdn_dv;
+    const uint64_t heads = elems(a, sb, l->gdn_v, 1, 1);
+    /* causal_conv1d_interface.py CausalConv1dFn: the conv's input, the cat of q, k, v (the q, k, v
+     * reshapes of in_proj_qkvz's views are copies nobody keeps) */
+    keep(a, l, elems(a, sb, 2 * key_dim + value_dim, 1, 1), e, 1);
+    keep(a, l, heads, e, 1);            /* beta = b.sigmoid(): its output (fla keeps the same tensor) */
+    keep(a, l, 2 * l->gdn_v, 4, 1);     /* A_log.float().exp(): exp's output, and its negation the mul keeps */
+    keep(a, l, heads, 4, 1);            /* softplus(a.float() + dt_bias): its fp32 input */
+    keep(a, l, heads, 4, 1);            /* and its output, which the mul by -exp(A_log) keeps */
+    /* fla ops/gated_delta_rule/chunk.py ChunkGatedDeltaRuleFunction.forward ctx.save_for_backward
+     * (use_qk_l2norm_in_kernel): q and k l2-normalized over the value heads (transformers
+     * repeat_interleaves them) with their fp32 rstd, v (input_guard's contiguous copy), g after
+     * chunk_local_cumsum (fp32) and A of the WY form (chunk_fwd.py: B x T x HV x 64, k's dtype) */
+    keep(a, l, elems(a, sb, l->gdn_v, l->gdn_dk, 1), e, 1);
+    keep(a, l, elems(a, sb, l->gdn_v, l->gdn_dk, 1), e, 1);
+    keep(a, l, heads, 4, 1);
+    keep(a, l, heads, 4, 1);
+    keep(a, l, elems(a, sb, value_dim, 1, 1), e, 1);
+    keep(a, l, heads, 4, 1);
+    keep(a, l, elems(a, sb, l->gdn_v, 64, 1), e, 1);
+    /* fla modules/fused_norm_gate.py LayerNormGatedFunction: its input, the gate z (a copy: its
+     * reshape cannot view in_proj_qkvz's output) and the fp32 rstd of each head's row */
+    keep(a, l, elems(a, sb, value_dim, 1, 1), e, 1);
+    keep(a, l, elems(a, sb, value_dim, 1, 1), e, 1);
+    keep(a, l, heads, 4, 1);
+    linear_input(a, l, elems(a, sb, value_dim, 1, 1), LLMMEM_LORA_TARGET_O, 1); /* out_proj's input */
+}
+
 static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
 {
     acc *a = &p->attention;
@@ -259,11 +318,27 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
         keep(a, l, sbh, l->stream ? l->stream : e, 0);
         return;
     }
+    if (l->ssm_proj) {
+        mamba2_saves(a, l, sb, sbh);
+        return;
+    }
+    if (l->no_attention) { /* NemotronHBlock with an MLP mixer: its norm, the MLP's input and the MLP */
+        acc *f = &p->ffn;
+        norm_saves(f, l, sb, l->h, 0);
+        linear_input(f, l, sbh, LLMMEM_LORA_TARGET_GATE | LLMMEM_LORA_TARGET_UP, 0);
+        if (l->experts)
+            moe_block(f, l, sb);
+        else
+            mlp_core(f, l, sb, l->f);
+        return;
+    }
     /* Attention block (§4.1): the norm's saved tensors and the projections' input, unsplit by TP */
     norm_saves(a, l, sb, l->h, 0);
     linear_input(a, l, sbh, LLMMEM_LORA_TARGET_Q | LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V, 0);
     autocast_casts(a, l, sbh, 3, l->attn_weights);
-    if (l->kv_rank) {
+    if (l->gdn_v) {
+        gdn_core(a, l, sb);
+    } else if (l->kv_rank) {
         /* MLA, DeepSeek-V2 modeling_deepseek.py DeepseekV2Attention (training form: K and V
          * expanded per head): the query latent's norm and up-projection inputs, the key-value
          * down-projection's output and the up-projection's input. The kv norm reads the latent as
@@ -287,7 +362,15 @@ static void layer_saves(layer_parts *p, const llmmem__act_layer *l)
             norm_saves(a, &head, elems(a, sb, l->g, 1, 1), l->d, 1);
         }
         attention_core(a, &p->after_softmax, l, l->a, l->g, l->d, l->d);
+        if (l->attn_gate) {
+            /* Qwen3NextAttention: attn_output * torch.sigmoid(gate): sigmoid keeps its output, the
+             * mul it and the attention output (o_proj keeps the product, counted above) */
+            keep(&p->after_softmax, l, elems(a, l->s, l->b, l->a, l->d), e, 1);
+            keep(&p->after_softmax, l, elems(a, l->s, l->b, l->a, l->d), e, 1);
+        }
     }
+    if (l->no_ffn) /* NemotronHBlock with an attention mixer: no MLP */
+        return;
     acc *f = &p->ffn;
     const unsigned mask = l->mask_bytes ? l->mask_bytes : 1u;
     if (l->dropout) /* the hidden dropout's mask after attention */
@@ -477,12 +560,60 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
         l->experts = g->experts;
         l->top_k = g->experts_per_tok;
     }
+    if (type == LLMMEM_MODEL_QWEN3_NEXT) {
+        /* Qwen3NextRMSNorm: output * (1.0 + weight.float()) in fp32, then type_as */
+        l->norm_scale_fp32 = 1;
+        l->shared_gate = 1;
+    }
+    l->attn_gate = llmmem__model_value(m, LLMMEM_KEY_ATTN_OUTPUT_GATE) != 0;
+    if (g->linear_layers) {
+        l->gdn_k = g->gdn_k_heads;
+        l->gdn_v = g->gdn_v_heads;
+        l->gdn_dk = g->gdn_k_dim;
+        l->gdn_dv = g->gdn_v_dim;
+    }
+    if (g->ssm_layers) { /* Mamba2Mixer: in_proj to 2 x inner + 2 x groups x state + heads */
+        l->ssm_inner = g->mamba_heads * g->mamba_head_dim;
+        l->ssm_proj = l->ssm_inner + g->mamba_conv_dim + g->mamba_heads;
+        l->ssm_heads = g->mamba_heads;
+        l->ssm_groups = g->mamba_groups;
+    }
 }
 
-/* Saved bytes of layers [first, end): dense and MoE layers by the inventory's layer pattern. */
-static int sum_layers(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, uint64_t dense_bytes,
-                      uint64_t moe_bytes)
+/* Saved bytes of layers [first, end): dense and MoE layers by the inventory's layer pattern; a
+ * hybrid's kinds each with its own bytes (`full`: without recomputation). */
+static int sum_kinds(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, const llmmem__act_kinds *k,
+                     int full)
 {
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX];
+    llmmem__kind_counts(on, &m->geo.plan, first, end);
+    *out = 0;
+    for (unsigned i = 0; i < m->geo.plan.n; i++)
+        if (!llmmem__muladd(out, on[i], full ? k->kind_full[i] : k->kind[i]))
+            return 0;
+    return 1;
+}
+
+/* The largest of a hybrid's kinds among layers [first, end): its bytes without recomputation, or
+ * with `less` what recomputation rebuilds of it (full less as run). */
+static uint64_t largest_kind(const llmmem_model *m, uint64_t first, uint64_t end, const llmmem__act_kinds *k, int less)
+{
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX], best = 0;
+    llmmem__kind_counts(on, &m->geo.plan, first, end);
+    for (unsigned i = 0; i < m->geo.plan.n; i++) {
+        uint64_t x = less ? k->kind_full[i] - k->kind[i] : k->kind_full[i];
+        if (on[i] && x > best)
+            best = x;
+    }
+    return best;
+}
+
+static int sum_layers(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, const llmmem__act_kinds *k,
+                      int full)
+{
+    if (k->hybrid)
+        return sum_kinds(out, m, first, end, k, full);
+    const uint64_t dense_bytes = full ? k->dense_full : k->dense, moe_bytes = full ? k->moe_full : k->moe;
     uint64_t moe = llmmem__layers_in(&m->geo.plan, m->geo.moe, first, end);
     uint64_t dense = llmmem__layers_in(&m->geo.plan, m->geo.all, first, end) - moe;
     *out = 0;
@@ -502,19 +633,24 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     /* layer indices below are relative to the stage's first layer */
     const uint64_t base = st->first, layers = st->end - st->first;
     const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
-    out->layer_full = k->moe_full > k->dense_full && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers)
+    out->layer_full = k->hybrid ? largest_kind(m, base, base + layers, k, 0)
+                      : k->moe_full > k->dense_full && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers)
                           ? k->moe_full
                           : k->dense_full;
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE) {
-        if (!sum_layers(&out->held, m, base, base + layers, k->dense, k->moe))
+        if (!sum_layers(&out->held, m, base, base + layers, k, 0))
             return overflow();
         out->first_held = m->geo.moe_layers && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + 1) ? k->moe
                                                                                                        : k->dense;
+        if (k->hybrid && !sum_kinds(&out->first_held, m, base, base + 1, k, 0))
+            return overflow();
         /* selective: backward recomputes one layer's attention core at a time */
         if (mode == LLMMEM_RECOMPUTE_SELECTIVE) {
             out->recompute = k->dense_full - k->dense;
             if (llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers) && k->moe_full - k->moe > out->recompute)
                 out->recompute = k->moe_full - k->moe;
+            if (k->hybrid)
+                out->recompute = largest_kind(m, base, base + layers, k, 1);
         }
         return LLMMEM_OK;
     }
@@ -536,11 +672,12 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
         /* Megatron-LM transformer_block.py _checkpointed_forward, recompute_method "block": the
          * first n layers (of a pipeline stage) are checkpointed one by one, the rest keep all */
         uint64_t rest;
-        if (!sum_layers(&rest, m, base + n, base + layers, k->dense, k->moe) ||
+        if (!sum_layers(&rest, m, base + n, base + layers, k, 0) ||
             !llmmem__mul(&out->held, n, k->input) || !llmmem__add(&out->held, out->held, rest))
             return overflow();
         uint64_t moe_in = llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + n);
-        out->recompute = (moe_in && k->moe_full > k->dense_full ? k->moe_full : k->dense_full) - shared_input;
+        out->recompute = (k->hybrid ? largest_kind(m, base, base + n, k, 0)
+                          : moe_in && k->moe_full > k->dense_full ? k->moe_full : k->dense_full) - shared_input;
         if (mode == LLMMEM_RECOMPUTE_OFFLOAD)
             goto offload;
         return LLMMEM_OK;
@@ -558,11 +695,11 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
         if (c == distinct && c + 1 < chunks)
             c = chunks - 1;
         uint64_t bytes;
-        if (!sum_layers(&bytes, m, base + c * n, base + c * n + n, k->dense_full, k->moe_full))
+        if (!sum_layers(&bytes, m, base + c * n, base + c * n + n, k, 1))
             return overflow();
         if (bytes > largest)
             largest = bytes;
-        if (k->moe_full == k->dense_full) /* every chunk but a shorter last one is alike */
+        if (!k->hybrid && k->moe_full == k->dense_full) /* every chunk but a shorter last one is alike */
             break;
     }
     if (!llmmem__mul(&out->held, chunks, k->input))
@@ -593,7 +730,7 @@ llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const ll
     const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
     *out = 0;
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE)
-        return sum_layers(out, m, base, base + done, k->dense, k->moe) ? LLMMEM_OK : overflow();
+        return sum_layers(out, m, base, base + done, k, 0) ? LLMMEM_OK : overflow();
     uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
     const int block = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) == LLMMEM_RECOMPUTE_BLOCK;
     const int offload = mode == LLMMEM_RECOMPUTE_OFFLOAD; /* the kept inputs are on the host */
@@ -602,7 +739,7 @@ llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const ll
     if (!block)
         return offload || llmmem__mul(out, llmmem__ceil_div(done, n), k->input) ? LLMMEM_OK : overflow();
     uint64_t inputs = offload ? 0 : done < n ? done : n, rest = 0;
-    if (done > n && !sum_layers(&rest, m, base + n, base + done, k->dense, k->moe))
+    if (done > n && !sum_layers(&rest, m, base + n, base + done, k, 0))
         return overflow();
     if (!llmmem__muladd(&rest, inputs, k->input))
         return overflow();
@@ -687,6 +824,49 @@ static int scale(uint64_t *x, uint64_t num, uint64_t den)
     return 1;
 }
 
+/* A hybrid's layer kinds (k->layer described, with the Mamba-2 fields): Mamba-2 blocks, attention
+ * blocks and MLP blocks each save their own tensors (transformers modeling_nemotron_h.py
+ * NemotronHBlock: a norm and one mixer). A kind that joins a Mamba-2 mixer with a feed-forward, or
+ * another token mixer, is refused. */
+static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
+{
+    const llmmem__layer_plan *plan = &m->geo.plan;
+    llmmem_status st;
+    if (k->layer.dropout)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "dropout in a hybrid of Mamba-2, attention and MLP blocks is not "
+                            "modelled");
+    k->backward = 0;
+    for (unsigned i = 0; i < plan->n; i++) {
+        llmmem__act_layer x = k->layer;
+        const unsigned mixer = plan->kind[i].mixer, ffn = plan->kind[i].ffn;
+        if (mixer == LLMMEM_MIXER_SSM ? ffn != LLMMEM_FFN_NONE
+                                      : mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_NONE &&
+                                            mixer != LLMMEM_MIXER_LINEAR)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of a hybrid layer that is not a "
+                                "Mamba-2, an attention, a Gated DeltaNet or an MLP block are not modelled");
+        if (mixer != LLMMEM_MIXER_LINEAR)
+            x.gdn_v = 0;
+        if (mixer != LLMMEM_MIXER_SSM) {
+            x.ssm_proj = 0;
+            x.no_attention = mixer == LLMMEM_MIXER_NONE;
+            x.no_ffn = ffn == LLMMEM_FFN_NONE;
+            if (ffn != LLMMEM_FFN_MOE)
+                x.experts = 0;
+        }
+        if ((st = llmmem__layer_activation_bytes(&k->kind[i], &x)) != LLMMEM_OK)
+            return st;
+        x.recompute = LLMMEM_RECOMPUTE_NONE;
+        if ((st = llmmem__layer_activation_bytes(&k->kind_full[i], &x)) != LLMMEM_OK)
+            return st;
+        uint64_t back = 0;
+        if (mixer == LLMMEM_MIXER_FULL && (st = llmmem__layer_backward_bytes(&back, &x)) != LLMMEM_OK)
+            return st;
+        if (back > k->backward)
+            k->backward = back;
+    }
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,
                                       llmmem_format compute, const llmmem__act_stage *stage)
 {
@@ -712,11 +892,17 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "autocast is modelled (and measured) for dense decoder layers with a pre-norm each "
                             "block: not MLA, MoE, Gemma's four norms");
+    if ((l.ssm_proj || l.gdn_v) && (l.frozen || l.autocast))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of Mamba-2 and Gated DeltaNet layers are "
+                            "modelled for full training without autocast; %s is not",
+                            l.frozen ? "a frozen base (lora, qlora)" : "autocast");
     k->layer = l;
-    if ((st = llmmem__layer_backward_bytes(&k->backward, &l)) != LLMMEM_OK)
+    if (l.ssm_proj) /* no softmax: only the saved tensors are counted, as for fused attention */
+        k->backward = 0;
+    else if ((st = llmmem__layer_backward_bytes(&k->backward, &l)) != LLMMEM_OK)
         return st;
     k->first_less = 0;
-    if (!k->sem.input_grads) {
+    if (!k->sem.input_grads && !l.ssm_proj) {
         acc less = {0, 0};
         first_unrecorded(&less, &l);
         if (less.overflow)
@@ -739,7 +925,10 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     if ((st = llmmem__layer_activation_bytes(&k->moe_full, &l)) != LLMMEM_OK)
         return st;
     l.recompute = LLMMEM_RECOMPUTE_FULL;
-    return llmmem__layer_activation_bytes(&k->input, &l);
+    if ((st = llmmem__layer_activation_bytes(&k->input, &l)) != LLMMEM_OK)
+        return st;
+    k->hybrid = (m->geo.ssm_layers && m->geo.ssm_layers != m->geo.layers) || m->geo.linear_layers;
+    return k->hybrid ? hybrid_kinds(k, m) : LLMMEM_OK;
 }
 
 /* ---- the vision tower ------------------------------------------------------------------------ */

@@ -48,6 +48,15 @@ typedef struct llmmem__act_layer {
     int autocast;
     unsigned stream;         /* bytes of a residual-stream element (0: bytes) */
     uint64_t attn_weights, mlp_weights; /* elements of the attention's and the MLP's linear weights */
+    /* a Mamba-2 block (norm and Mamba2Mixer, no attention or MLP): in_proj width, inner width,
+     * heads, groups; ssm_proj 0 for any other layer */
+    uint64_t ssm_proj, ssm_inner, ssm_heads, ssm_groups;
+    /* hybrid blocks (Nemotron-H): an MLP block without attention, an attention block without MLP */
+    int no_attention, no_ffn;
+    /* a Gated DeltaNet mixer in place of attention: key and value heads and widths (gdn_v 0: none) */
+    uint64_t gdn_k, gdn_v, gdn_dk, gdn_dv;
+    int attn_gate;           /* q_proj's sigmoid gate on the attention output (Qwen3NextAttention) */
+    int shared_gate;         /* a sigmoid gate on the shared expert's output (Qwen3NextSparseMoeBlock) */
 } llmmem__act_layer;
 
 /* Bytes the layer keeps per micro-batch on one tensor-parallel rank. 0 on success, else
@@ -110,6 +119,10 @@ typedef struct llmmem__act_kinds {
     uint64_t input;                /* a layer's input: what full recomputation keeps */
     uint64_t backward;             /* a layer's backward working set (llmmem__layer_backward_bytes) */
     uint64_t first_less;           /* what the first layer does not save when its input needs no grad */
+    /* a hybrid of Mamba-2, attention and MLP blocks: the saved bytes of each layer kind (plan index),
+     * as run and without recomputation, instead of dense / moe */
+    int hybrid;
+    uint64_t kind[LLMMEM_LAYER_KINDS_MAX], kind_full[LLMMEM_LAYER_KINDS_MAX];
     unsigned e;                    /* bytes of an activation element */
     int norm_fp32;
     llmmem__semantics sem;         /* the framework keys, resolved */

@@ -143,13 +143,15 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
     b->geo->head_dim = b->geo->v_head_dim = head_dim;
     b->geo->kv_token = (llmmem__kv_token){kv_heads, 2, head_dim}; /* K and V of each KV head */
     uint64_t q_out = heads * head_dim, kv_out = kv_heads * head_dim; /* both <= 2^44 by key bounds */
+    /* transformers Qwen3NextAttention: q_proj gives heads x head_dim x 2, the query and its output gate */
+    uint64_t q_rows = value(b, LLMMEM_KEY_ATTN_OUTPUT_GATE) ? 2 * q_out : q_out;
     /* Megatron-LM ColumnParallelLinear for q/k/v, RowParallelLinear for the output projection */
-    add(b, "q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_out, h, layers, layers);
+    add(b, "q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_rows, h, layers, layers);
     add(b, "k_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K, kv_out, h, layers, layers);
     add(b, "v_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_V, kv_out, h, layers, layers);
     add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, q_out, layers, layers);
     if (value(b, LLMMEM_KEY_QKV_BIAS)) {
-        add(b, "q_proj.bias", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, q_out, layers, layers);
+        add(b, "q_proj.bias", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, q_rows, layers, layers);
         add(b, "k_proj.bias", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, kv_out, layers, layers);
         add(b, "v_proj.bias", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, kv_out, layers, layers);
     }
@@ -228,6 +230,91 @@ static void add_mla(builder *b, uint64_t h, uint64_t layers)
         heads * (nope + v_dim), kv_rank, layers, layers);
     add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * v_dim, layers, layers);
     add_indexer(b, h, layers);
+}
+
+/* ---- token mixers that keep a state ------------------------------------------------------ */
+
+/* The Mamba-2 mixer of every Mamba-2 layer. transformers models/mamba2/modeling_mamba2.py
+ * Mamba2Mixer (NemotronHMamba2Mixer is its copy): in_proj to 2 x inner + 2 x groups x state +
+ * heads (gate z, x, B, C, dt), a depthwise conv1d over conv_dim = inner + 2 x groups x state,
+ * dt_bias, A_log and D per head, MambaRMSNormGated over inner, out_proj back to hidden. */
+static void add_mamba2(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    uint64_t layers = g->ssm_layers;
+    if (layers == 0)
+        return;
+    if (require(b, LLMMEM_KEY_MAMBA_NUM_HEADS) || require(b, LLMMEM_KEY_MAMBA_HEAD_DIM) ||
+        require(b, LLMMEM_KEY_SSM_STATE_SIZE))
+        return;
+    uint64_t heads = value(b, LLMMEM_KEY_MAMBA_NUM_HEADS), head_dim = value(b, LLMMEM_KEY_MAMBA_HEAD_DIM);
+    uint64_t state = value(b, LLMMEM_KEY_SSM_STATE_SIZE), groups = value(b, LLMMEM_KEY_MAMBA_N_GROUPS);
+    uint64_t kernel = value(b, LLMMEM_KEY_MAMBA_D_CONV);
+    if (heads % groups != 0) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "mamba_num_heads (%llu) is not divisible by mamba_n_groups (%llu)",
+             (unsigned long long)heads, (unsigned long long)groups);
+        return;
+    }
+    /* every factor is below 2^24 by the key bounds: no product below overflows */
+    uint64_t inner = heads * head_dim, conv_dim = inner + 2 * groups * state;
+    uint64_t proj = inner + conv_dim + heads;
+    g->mamba_heads = heads;
+    g->mamba_head_dim = head_dim;
+    g->mamba_state = state;
+    g->mamba_groups = groups;
+    g->mamba_conv_kernel = kernel;
+    g->mamba_conv_dim = conv_dim;
+    const llmmem_param_group S = LLMMEM_PARAMS_SSM;
+    /* vLLM mamba_mixer2.py MambaMixer2: in_proj and conv1d column-parallel, out_proj row-parallel */
+    add(b, "mamba.in_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, proj, h, layers, layers);
+    add(b, "mamba.conv1d", S, LLMMEM_SPLIT_COLUMN, 0, 0, conv_dim, kernel, layers, layers);
+    if (value(b, LLMMEM_KEY_MAMBA_CONV_BIAS))
+        add(b, "mamba.conv1d.bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, conv_dim, layers, layers);
+    add(b, "mamba.dt_bias_A_log_D", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, 3 * layers, 3 * layers);
+    add(b, "mamba.norm", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, layers, layers);
+    add(b, "mamba.out_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, inner, layers, layers);
+    if (value(b, LLMMEM_KEY_MAMBA_PROJ_BIAS)) {
+        add(b, "mamba.in_proj.bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, proj, layers, layers);
+        add_vector(b, "mamba.out_proj.bias", S, h, layers);
+    }
+}
+
+/* The Gated DeltaNet mixer of every linear_attention layer. transformers
+ * models/qwen3_next/modeling_qwen3_next.py Qwen3NextGatedDeltaNet: in_proj_qkvz to 2 x key_dim +
+ * 2 x value_dim, in_proj_ba to 2 x value heads, a bias-free depthwise conv1d over 2 x key_dim +
+ * value_dim, dt_bias and A_log per value head, a gated RMSNorm over one value head, out_proj. */
+static void add_gated_deltanet(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    uint64_t layers = g->linear_layers;
+    if (layers == 0)
+        return;
+    if (require(b, LLMMEM_KEY_LINEAR_NUM_KEY_HEADS) || require(b, LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS) ||
+        require(b, LLMMEM_KEY_LINEAR_KEY_HEAD_DIM) || require(b, LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM))
+        return;
+    uint64_t k_heads = value(b, LLMMEM_KEY_LINEAR_NUM_KEY_HEADS), v_heads = value(b, LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS);
+    uint64_t k_dim = value(b, LLMMEM_KEY_LINEAR_KEY_HEAD_DIM), v_dim = value(b, LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM);
+    uint64_t kernel = value(b, LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM);
+    if (v_heads % k_heads != 0) { /* the keys are repeated over the value heads */
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "linear_num_value_heads (%llu) is not divisible by linear_num_key_heads (%llu)",
+             (unsigned long long)v_heads, (unsigned long long)k_heads);
+        return;
+    }
+    uint64_t key_dim = k_heads * k_dim, value_dim = v_heads * v_dim, conv_dim = 2 * key_dim + value_dim;
+    g->gdn_k_heads = k_heads;
+    g->gdn_v_heads = v_heads;
+    g->gdn_k_dim = k_dim;
+    g->gdn_v_dim = v_dim;
+    g->gdn_conv_kernel = kernel;
+    g->gdn_conv_dim = conv_dim;
+    const llmmem_param_group S = LLMMEM_PARAMS_SSM;
+    /* vLLM qwen3_next.py Qwen3NextGatedDeltaNet: in projections and conv1d column-parallel, out_proj row-parallel */
+    add(b, "linear_attn.in_proj_qkvz", S, LLMMEM_SPLIT_COLUMN, 1, 0, 2 * key_dim + 2 * value_dim, h, layers, layers);
+    add(b, "linear_attn.in_proj_ba", S, LLMMEM_SPLIT_COLUMN, 1, 0, 2 * v_heads, h, layers, layers);
+    add(b, "linear_attn.conv1d", S, LLMMEM_SPLIT_COLUMN, 0, 0, conv_dim, kernel, layers, layers);
+    add(b, "linear_attn.dt_bias_A_log", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, v_heads, 2 * layers, 2 * layers);
+    add_vector(b, "linear_attn.norm", S, v_dim, layers);
+    add(b, "linear_attn.out_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, value_dim, layers, layers);
 }
 
 /* One MLP of width f: gate/up (column-parallel) and down (row-parallel), `count` copies of which
@@ -355,7 +442,8 @@ llmmem__kind_set llmmem__kinds_of(const llmmem__layer_plan *p, unsigned mixers, 
  * != 0 (transformers Gemma2DecoderLayer: even layers slide, pattern 2; Gemma3TextConfig
  * sliding_window_pattern 6: five sliding layers, then a full one). Attention over every token is
  * MLA's when the model has kv_lora_rank. */
-static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t pattern, uint64_t interval)
+static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t pattern, uint64_t interval,
+                                   uint64_t full_interval)
 {
     const llmmem__layer_map *map = &b->m->layer_map;
     enum llmmem__mixer global = b->geo->kv_lora_rank ? LLMMEM_MIXER_MLA : LLMMEM_MIXER_FULL;
@@ -365,6 +453,9 @@ static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t patter
         return LLMMEM_MIXER_CROSS;
     if (map->layers)
         return map->mixer[i] == LLMMEM_MIXER_FULL ? global : (enum llmmem__mixer)map->mixer[i];
+    /* Qwen3NextConfig layer_types: linear_attention where (i + 1) % full_attention_interval != 0 */
+    if (full_interval)
+        return (i + 1) % full_interval == 0 ? global : LLMMEM_MIXER_LINEAR;
     /* transformers Llama4TextConfig: no_rope_layers[i] = (i + 1) % no_rope_layer_interval != 0, and
      * layer_types[i] "chunked_attention" where no_rope_layers[i], "full_attention" (NoPE) elsewhere */
     if (b->geo->chunk)
@@ -379,11 +470,37 @@ static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t patter
  * transformers Llama4TextConfig moe_layers = range(n - 1, num_hidden_layers, n). */
 static enum llmmem__ffn ffn_of(const builder *b, uint64_t i, uint64_t first_dense, uint64_t freq, uint64_t step)
 {
+    const llmmem__layer_map *map = &b->m->layer_map;
+    if (map->layers && map->no_ffn[i]) /* NemotronHBlock: a mamba or attention block has no MLP */
+        return LLMMEM_FFN_NONE;
     if (value(b, LLMMEM_KEY_NUM_EXPERTS) == 0)
         return LLMMEM_FFN_DENSE;
     if (step)
         return (i + 1) % step == 0 ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE;
     return i >= first_dense && i % freq == 0 ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE;
+}
+
+int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, size_t len, char *message,
+                                   size_t message_size)
+{
+    memset(map, 0, sizeof *map);
+    if (len > LLMMEM_LAYER_MAP_MAX) {
+        snprintf(message, message_size, "more than %d layers are not modelled layer by layer", LLMMEM_LAYER_MAP_MAX);
+        return 0;
+    }
+    for (size_t i = 0; i < len; i++) {
+        /* transformers NemotronHConfig layers_block_type: M mamba, * attention, - mlp */
+        switch (pattern[i]) {
+        case 'M': llmmem__layer_map_push(map, LLMMEM_MIXER_SSM); map->no_ffn[i] = 1; break;
+        case '*': llmmem__layer_map_push(map, LLMMEM_MIXER_FULL); map->no_ffn[i] = 1; break;
+        case '-': llmmem__layer_map_push(map, LLMMEM_MIXER_NONE); break;
+        default:
+            snprintf(message, message_size, "character %zu ('%c') is not a modelled block (M mamba, * attention, "
+                     "- mlp are; E, the MoE block, is not)", i, pattern[i] >= 32 && pattern[i] < 127 ? pattern[i] : '?');
+            return 0;
+        }
+    }
+    return 1;
 }
 
 int llmmem__layer_type_mixer(enum llmmem__mixer *out, const char *name, size_t len)
@@ -417,10 +534,15 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     uint64_t pattern = value(b, LLMMEM_KEY_SLIDING_WINDOW_PATTERN), interval = value(b, LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL);
     uint64_t first_dense = value(b, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), freq = value(b, LLMMEM_KEY_MOE_LAYER_FREQ);
     uint64_t step = value(b, LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP);
+    uint64_t full_interval = map->layers ? 0 : value(b, LLMMEM_KEY_FULL_ATTENTION_INTERVAL);
     const int moe = value(b, LLMMEM_KEY_NUM_EXPERTS) != 0;
     if (g->window && g->chunk) /* one window per model: a cache layer keeps sliding_window or the chunk */
         return fail(b, LLMMEM_ERR_UNSUPPORTED, "sliding_window (%llu) and attention_chunk_size (%llu) in one model "
                     "are not modelled", (unsigned long long)g->window, (unsigned long long)g->chunk);
+    if (full_interval && (g->window || g->chunk))
+        return fail(b, LLMMEM_ERR_UNSUPPORTED, "full_attention_interval (%llu) with sliding_window (%llu) or "
+                    "attention_chunk_size (%llu) is not modelled", (unsigned long long)full_interval,
+                    (unsigned long long)g->window, (unsigned long long)g->chunk);
     if (map->layers) {
         if (map->layers != layers)
             return fail(b, LLMMEM_ERR_INCOMPATIBLE, "layer_types has %llu entries, but num_hidden_layers is %llu",
@@ -435,7 +557,7 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     p->listed = layers < LLMMEM_LAYER_MAP_MAX ? layers : LLMMEM_LAYER_MAP_MAX;
     p->period = 1;
     if (layers > p->listed) { /* no map: periodic keys alone (a map has at most LLMMEM_LAYER_MAP_MAX layers) */
-        uint64_t pm = g->window && pattern ? pattern : g->chunk && interval ? interval : 1;
+        uint64_t pm = full_interval ? full_interval : g->window && pattern ? pattern : g->chunk && interval ? interval : 1;
         uint64_t pf = moe ? (step ? step : freq) : 1, lead = moe && !step ? first_dense : 0;
         uint64_t pc = value(b, LLMMEM_KEY_CROSS_ATTENTION_INTERVAL);
         if (pc) { /* cross-attention layers repeat every pc layers from the first */
@@ -453,7 +575,7 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
         p->period = q * pf;
     }
     for (uint64_t i = 0; i < p->listed; i++) {
-        llmmem__layer_kind kind = {(uint8_t)mixer_of(b, i, pattern, interval),
+        llmmem__layer_kind kind = {(uint8_t)mixer_of(b, i, pattern, interval, full_interval),
                                    (uint8_t)ffn_of(b, i, first_dense, freq, step)};
         unsigned k = 0;
         while (k < p->n && (p->kind[k].mixer != kind.mixer || p->kind[k].ffn != kind.ffn))
@@ -471,9 +593,13 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     /* two kinds from one key's pattern: count by its arithmetic, as fast as a uniform model */
     const int crossing = p->kind[0].mixer == LLMMEM_MIXER_CROSS || p->kind[1].mixer == LLMMEM_MIXER_CROSS;
     if (!map->layers && p->n == 2 && p->kind[0].ffn == p->kind[1].ffn && !crossing) {
+        /* the layers with (i + 1) % period != 0: sliding or chunked ones, or Gated DeltaNet ones */
+        enum llmmem__mixer periodic = full_interval ? LLMMEM_MIXER_LINEAR
+                                      : g->chunk    ? LLMMEM_MIXER_CHUNKED
+                                                    : LLMMEM_MIXER_SLIDING;
         p->rule = LLMMEM_RULE_WINDOW;
-        p->rule_kind = p->kind[1].mixer == LLMMEM_MIXER_SLIDING || p->kind[1].mixer == LLMMEM_MIXER_CHUNKED;
-        p->rule_period = g->chunk ? interval : pattern;
+        p->rule_kind = p->kind[1].mixer == periodic;
+        p->rule_period = full_interval ? full_interval : g->chunk ? interval : pattern;
     } else if (!map->layers && p->n == 2 && p->kind[0].mixer == p->kind[1].mixer && !step) {
         p->rule = LLMMEM_RULE_MOE;
         p->rule_kind = p->kind[1].ffn == LLMMEM_FFN_MOE;
@@ -497,6 +623,10 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
         g->window = g->chunk;
     else
         g->chunk = 0;
+    g->ssm = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SSM), any_ffn);
+    g->linear = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_LINEAR), any_ffn);
+    g->ssm_layers = llmmem__layers_in(p, g->ssm, 0, layers);
+    g->linear_layers = llmmem__layers_in(p, g->linear, 0, layers);
     g->dense_layers = llmmem__layers_in(p, g->dense, 0, layers);
     g->moe_layers = llmmem__layers_in(p, g->moe, 0, layers);
     return LLMMEM_OK;
@@ -864,7 +994,7 @@ static llmmem_status build(builder *b)
                     "the model has neither shapes (hidden_size, num_hidden_layers, num_attention_heads, "
                     "vocab_size) nor num_parameters");
     if (require(b, LLMMEM_KEY_HIDDEN_SIZE) || require(b, LLMMEM_KEY_NUM_HIDDEN_LAYERS) ||
-        require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS) || require(b, LLMMEM_KEY_VOCAB_SIZE))
+        require(b, LLMMEM_KEY_VOCAB_SIZE))
         return b->status;
 
     uint64_t layers = value(b, LLMMEM_KEY_NUM_HIDDEN_LAYERS), vocab = value(b, LLMMEM_KEY_VOCAB_SIZE);
@@ -888,9 +1018,11 @@ static llmmem_status build(builder *b)
      * MllamaTextCrossAttention: k and v project the image's states of the text width) */
     b->kinds = (llmmem__kind_set)(g->attention | g->cross);
     uint64_t attention_layers = llmmem__layers_in(&g->plan, b->kinds, 0, layers);
-    if (g->kv_lora_rank)
+    if (attention_layers && require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS)) /* Mamba2Config has no attention heads */
+        return b->status;
+    if (attention_layers && g->kv_lora_rank)
         add_mla(b, h, attention_layers);
-    else
+    else if (attention_layers)
         add_attention(b, h, attention_layers);
     if (g->cross_layers) {
         if (g->kv_lora_rank)
@@ -902,6 +1034,10 @@ static llmmem_status build(builder *b)
         add_vector(b, "cross_attn.gates", LLMMEM_PARAMS_ATTENTION, 1, 2 * g->cross_layers);
         g->cross_heads = g->heads; /* repeat_kv before the cache's update: every query head */
     }
+    b->kinds = g->ssm;
+    add_mamba2(b, h);
+    b->kinds = g->linear;
+    add_gated_deltanet(b, h);
     uint64_t norms;
     b->kinds = g->all;
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))

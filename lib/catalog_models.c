@@ -745,6 +745,62 @@ static const llmmem__preset_value llama_3_2_11b_vision[] = {
     K(VISION_NUM_GLOBAL_LAYERS, 8), K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 560), K(VISION_NUM_CHANNELS, 3),
     K(VISION_MAX_NUM_TILES, 4), K(VISION_MAX_ASPECT_RATIO_ID, 8), K(VISION_OUTPUT_DIM, 7680),
     K(MULTIMODAL_PROJECTOR, 8), K(TORCH_DTYPE, BF16), END};
+/* ---- Mamba-2 and hybrids ------------------------------------------------------------------ */
+
+/* mistralai/Mamba-Codestral-7B-v0.1 config.json (mamba2): 64 Mamba-2 blocks of 4096, 128 heads of
+ * 64, state 128, 8 groups, kernel 4, conv bias, no projection bias, untied 32768-row vocabulary */
+static const llmmem__preset_value mamba_codestral_7b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_MAMBA2), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 64), K(VOCAB_SIZE, 32768),
+    K(TIE_WORD_EMBEDDINGS, 0), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 1), K(MAMBA_NUM_HEADS, 128),
+    K(MAMBA_HEAD_DIM, 64), K(SSM_STATE_SIZE, 128), K(MAMBA_N_GROUPS, 8), K(MAMBA_D_CONV, 4),
+    K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+#define MAMBA_16 "MMMMMMMMMMMMMMMM"
+#define MAMBA_8 "MMMMMMMM"
+
+/* state-spaces/mamba2-{130m,370m,780m,1.3b,2.7b} config.json (mamba_ssm MambaConfig: ssm_cfg layer
+ * Mamba2 with its defaults d_state 128, d_conv 4, expand 2, headdim 64, ngroups 1, conv bias, no
+ * projection bias; d_intermediate 0: no MLP; tie_embeddings; vocab_size 50277 padded to a multiple
+ * of pad_vocab_size_multiple 16: 50288). The same tensors as transformers' Mamba2Mixer. The configs
+ * name no dtype: the checkpoints are 16-bit, fp16 as transformers' convert_mamba2_ssm_checkpoint
+ * (PR #32580) takes them. */
+#define MAMBA2_SS(d_model, n_layer)                                                                      \
+    K(MODEL_TYPE, LLMMEM_MODEL_MAMBA2), K(HIDDEN_SIZE, d_model), K(NUM_HIDDEN_LAYERS, n_layer),          \
+        K(VOCAB_SIZE, 50288), K(TIE_WORD_EMBEDDINGS, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 1),       \
+        K(MAMBA_NUM_HEADS, 2 * (d_model) / 64), K(MAMBA_HEAD_DIM, 64), K(SSM_STATE_SIZE, 128),           \
+        K(MAMBA_N_GROUPS, 1), K(MAMBA_D_CONV, 4), K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0),          \
+        K(TORCH_DTYPE, FP16), END
+static const llmmem__preset_value mamba2_130m[] = {MAMBA2_SS(768, 24)};
+static const llmmem__preset_value mamba2_370m[] = {MAMBA2_SS(1024, 48)};
+static const llmmem__preset_value mamba2_780m[] = {MAMBA2_SS(1536, 48)};
+static const llmmem__preset_value mamba2_1_3b[] = {MAMBA2_SS(2048, 48)};
+static const llmmem__preset_value mamba2_2_7b[] = {MAMBA2_SS(2560, 64)};
+
+/* nvidia/NVIDIA-Nemotron-Nano-9B-v2 config.json (nemotron_h): 56 blocks of 4480 (27 Mamba-2 of
+ * 128 heads of 80, state 128, 8 groups; 4 attention of 40 heads of 128, 8 KV heads; 25 relu2
+ * MLPs of 15680), untied 131072-row vocabulary */
+static const llmmem__preset_value nemotron_nano_9b_v2[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_NEMOTRON_H), K(HIDDEN_SIZE, 4480), K(NUM_HIDDEN_LAYERS, 56),
+    K(NUM_ATTENTION_HEADS, 40), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 128), K(INTERMEDIATE_SIZE, 15680),
+    K(VOCAB_SIZE, 131072), K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 0),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 1), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0),
+    K(MAMBA_NUM_HEADS, 128), K(MAMBA_HEAD_DIM, 80), K(SSM_STATE_SIZE, 128), K(MAMBA_N_GROUPS, 8),
+    K(MAMBA_D_CONV, 4), K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+#define NEMOTRON_NANO_9B_V2_PATTERN "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-"
+
+/* Qwen/Qwen3-Next-80B-A3B-Instruct config.json (qwen3_next): 48 layers of 2048, every 4th gated
+ * attention (16 heads of 256, 2 KV heads, q/k norms), the others Gated DeltaNet (16 key heads and
+ * 32 value heads of 128, kernel 4); every layer 512 experts of 512, top 10, and a gated shared
+ * expert of 512; untied 151936-row vocabulary (mtp_num_hidden_layers: not counted here) */
+static const llmmem__preset_value qwen3_next_80b_a3b[] = {
+    K(MODEL_TYPE, LLMMEM_MODEL_QWEN3_NEXT), K(HIDDEN_SIZE, 2048), K(NUM_HIDDEN_LAYERS, 48),
+    K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 2), K(HEAD_DIM, 256), K(INTERMEDIATE_SIZE, 5120),
+    K(VOCAB_SIZE, 151936), K(MAX_POSITION_EMBEDDINGS, 262144), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1),
+    K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0),
+    K(QK_NORM, 1), K(ATTN_OUTPUT_GATE, 1), K(FULL_ATTENTION_INTERVAL, 4), K(LINEAR_NUM_KEY_HEADS, 16),
+    K(LINEAR_NUM_VALUE_HEADS, 32), K(LINEAR_KEY_HEAD_DIM, 128), K(LINEAR_VALUE_HEAD_DIM, 128),
+    K(LINEAR_CONV_KERNEL_DIM, 4), K(NUM_EXPERTS, 512), K(NUM_EXPERTS_PER_TOK, 10),
+    K(MOE_INTERMEDIATE_SIZE, 512), K(SHARED_EXPERT_INTERMEDIATE_SIZE, 512), K(SHARED_EXPERT_GATE, 1),
+    K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0), K(TORCH_DTYPE, BF16), END};
 
 const llmmem__preset llmmem__model_presets[] = {
     {"gpt2", gpt2},
@@ -824,6 +880,28 @@ const llmmem__preset llmmem__model_presets[] = {
     {"llama-4-scout-17b-16e", llama_4_scout_17b_16e},
     {"llama-4-maverick-17b-128e", llama_4_maverick_17b_128e},
     {"llama-3.2-11b-vision", llama_3_2_11b_vision},
+    {"mamba-codestral-7b", mamba_codestral_7b},
+    {"mamba2-130m", mamba2_130m},
+    {"mamba2-370m", mamba2_370m},
+    {"mamba2-780m", mamba2_780m},
+    {"mamba2-1.3b", mamba2_1_3b},
+    {"mamba2-2.7b", mamba2_2_7b},
+    {"nemotron-nano-9b-v2", nemotron_nano_9b_v2},
+    {"qwen3-next-80b-a3b", qwen3_next_80b_a3b},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];
+
+/* The blocks of the presets whose layers no key pattern gives, in hybrid_override_pattern letters
+ * (M Mamba-2, * attention, - MLP): Mamba-2 models and Nemotron-H. */
+const llmmem__preset_pattern llmmem__model_patterns[] = {
+    {"mamba-codestral-7b", MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16},
+    {"mamba2-130m", MAMBA_16 MAMBA_8},
+    {"mamba2-370m", MAMBA_16 MAMBA_16 MAMBA_16},
+    {"mamba2-780m", MAMBA_16 MAMBA_16 MAMBA_16},
+    {"mamba2-1.3b", MAMBA_16 MAMBA_16 MAMBA_16},
+    {"mamba2-2.7b", MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16},
+    {"nemotron-nano-9b-v2", NEMOTRON_NANO_9B_V2_PATTERN},
+};
+
+const size_t llmmem__model_pattern_total = sizeof llmmem__model_patterns / sizeof llmmem__model_patterns[0];

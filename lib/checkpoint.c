@@ -159,11 +159,11 @@ static int is_router(tok t)
 }
 
 /* Token embeddings: Llama-style embed_tokens, GPT-2 wte, BLOOM/Falcon word_embeddings, GPT-NeoX
- * embed_in, Meta tok_embeddings, GGUF token_embd. */
+ * embed_in, Meta tok_embeddings, GGUF token_embd, Mamba-2 and Nemotron-H backbone.embeddings. */
 static int is_embedding(tok t)
 {
     static const char *const names[] = {"embed_tokens", "wte", "word_embeddings", "embed_in", "tok_embeddings",
-                                        "token_embd", NULL};
+                                        "token_embd", "embeddings", NULL};
     return tok_in(t, names);
 }
 
@@ -200,6 +200,29 @@ static int is_mlp(tok t)
     return tok_in(t, names) || tok_starts(t, "ffn_");
 }
 
+/* Token mixers that keep a state (LLMMEM_PARAMS_SSM): Qwen3-Next's linear_attn.*, and the Mamba-2
+ * mixer's own tensors behind a `mixer` component (modeling_mamba2.py Mamba2Mixer, Nemotron-H's
+ * mamba blocks: in_proj, conv1d, dt_bias, A_log, D, its gated norm, out_proj; Nemotron-H's
+ * attention and MLP blocks name theirs q_proj ... and up_proj, down_proj). */
+static int is_linear_attn(tok t)
+{
+    return tok_eq(t, "linear_attn");
+}
+
+static int is_ssm(const char *name, size_t len)
+{
+    static const char *const mamba[] = {"in_proj", "conv1d", "dt_bias", "A_log", "D", "norm", "out_proj", NULL};
+    if (any_tok(name, len, is_linear_attn))
+        return 1;
+    for (unsigned k = 1;; k++) {
+        tok prev = tok_from_end(name, len, k);
+        if (prev.n == 0)
+            return 0;
+        if (tok_eq(prev, "mixer"))
+            return tok_in(tok_from_end(name, len, k - 1), mamba);
+    }
+}
+
 /* The inventory group of a parameter (or of the weight a quantization tensor belongs to).
  * Order matters: vision before norms (vision norms are vision), norms before everything else
  * (q_norm is a norm, not attention), shared experts and experts before routers, attention
@@ -212,6 +235,8 @@ static llmmem_param_group classify_group(const char *name, size_t len)
     if (any_tok(name, len, is_mtp) ||
         (any_tok(name, len, is_embed_tokens) && any_tok(name, len, is_layers)))
         return LLMMEM_PARAMS_OTHER;
+    if (is_ssm(name, len)) /* before norms: the Mamba-2 and Gated DeltaNet gated norms are the mixer's */
+        return LLMMEM_PARAMS_SSM;
     if (any_tok(name, len, is_norm))
         return LLMMEM_PARAMS_NORMS;
     if (any_tok(name, len, is_shared_expert))

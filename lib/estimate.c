@@ -148,6 +148,8 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
+    /* a model with Mamba-2 or Gated DeltaNet layers: training and the contiguous cache cost their
+     * state and saved tensors, the generate loop refuses them (kv.c llmmem__kv_shape) */
     llmmem_status st = llmmem__model_check(model);
     if (st)
         return st;

@@ -140,6 +140,19 @@ static const llmmem__key_default llama4_structure[] = {
 /* models/mllama/modeling_mllama.py: MllamaTextModel embeds vocab_size + 8 rows */
 static const llmmem__key_default mllama_structure[] = {{LLMMEM_KEY_EMBEDDING_EXTRA_ROWS, 8}, END};
 
+/* models/mamba2/modeling_mamba2.py Mamba2Block: one norm before the mixer, no feed-forward */
+static const llmmem__key_default mamba2_structure[] = {{LLMMEM_KEY_NORMS_PER_LAYER, 1}, END};
+/* models/nemotron_h/modeling_nemotron_h.py NemotronHBlock: one norm per block; NemotronHMLP:
+ * up_proj, relu2, down_proj (two matrices) */
+static const llmmem__key_default nemotron_h_structure[] = {
+    {LLMMEM_KEY_NORMS_PER_LAYER, 1}, {LLMMEM_KEY_MLP_GATED, 0}, END,
+};
+/* models/qwen3_next/modeling_qwen3_next.py: Qwen3NextAttention q_norm, k_norm and the output gate
+ * in q_proj; Qwen3NextSparseMoeBlock.shared_expert_gate */
+static const llmmem__key_default qwen3_next_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_SHARED_EXPERT_GATE, 1}, END,
+};
+
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
  * Qwen and SmolLM3 32768, Phi-3 4096, Gemma and Gemma 2 8192, Gemma 3 131072). Fields in order:
@@ -363,6 +376,22 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_LLAMA4_TEXT, "llama4_text", LLMMEM_READ_LLAMA4_TEXT,
      {8, 128, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 131072, 5120, 8192, 48, 40, 202048, 0},
      llama4_structure, NULL},
+    /* Mamba2Config: tie_word_embeddings=False, no attention, no max_position_embeddings; its mixer
+     * fields are read by their own names (hfconfig.c read_mamba2) */
+    {LLMMEM_MODEL_MAMBA2, "mamba2", LLMMEM_READ_MAMBA2,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, mamba2_structure,
+     NULL}, /* llama.cpp mamba2 GGUF: its ssm_* tensors are not read (gguf.c) */
+    /* NemotronHConfig: tie_word_embeddings=False, attention_bias=False, mlp_bias=False,
+     * max_position_embeddings=4096 */
+    {LLMMEM_MODEL_NEMOTRON_H, "nemotron_h", LLMMEM_READ_NEMOTRON_H,
+     {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 4096, NO_SHAPES, 0}, nemotron_h_structure,
+     NULL}, /* llama.cpp nemotron_h: not read */
+    /* Qwen3NextConfig: num_key_value_heads=2, head_dim=256, tie_word_embeddings=False,
+     * attention_bias=False, max_position_embeddings=32768; Qwen2-MoE's routing fields and a
+     * shared expert; full_attention_interval and the linear_* fields read by read_llama_like */
+    {LLMMEM_MODEL_QWEN3_NEXT, "qwen3_next", LLMMEM_READ_LLAMA_LIKE,
+     {2, 256, 1, 1, 0, 0, 0, LLMMEM_MOE_QWEN_SHARED, LLMMEM_SLIDE_NONE, 0, 0, 32768, NO_SHAPES, 0},
+     qwen3_next_structure, NULL}, /* llama.cpp qwen3next: not read */
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -391,6 +420,8 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_MINISTRAL3] = "ministral3",
     [LLMMEM_MODEL_LLAMA4] = "llama4",           [LLMMEM_MODEL_MLLAMA] = "mllama",
     [LLMMEM_MODEL_LLAMA4_TEXT] = "llama4_text",
+    [LLMMEM_MODEL_MAMBA2] = "mamba2",           [LLMMEM_MODEL_NEMOTRON_H] = "nemotron_h",
+    [LLMMEM_MODEL_QWEN3_NEXT] = "qwen3_next",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -25,7 +25,9 @@ enum llmmem__config_reader {
     LLMMEM_READ_ERNIE,          /* llama-like with use_bias; ERNIE's moe_* fields (families with LLMMEM_MOE_ERNIE) */
     LLMMEM_READ_LLAMA4,         /* Llama4Config: text_config (llama4_text) and vision_config */
     LLMMEM_READ_MLLAMA,         /* MllamaConfig: text_config (mllama_text_model) and vision_config */
-    LLMMEM_READ_LLAMA4_TEXT     /* Llama4TextConfig alone */
+    LLMMEM_READ_LLAMA4_TEXT,    /* Llama4TextConfig alone */
+    LLMMEM_READ_MAMBA2,         /* num_heads, head_dim, state_size, n_groups, conv_kernel (Mamba2Config) */
+    LLMMEM_READ_NEMOTRON_H      /* hybrid_override_pattern, mamba_num_heads, ssm_state_size (NemotronHConfig) */
 };
 
 /* Where a family's sliding window applies. */
@@ -82,7 +84,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_LLAMA4_TEXT
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_QWEN3_NEXT
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

@@ -348,7 +348,7 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
     if ((int64_t)n != layers)
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "layer_types", "has %zu entries, but num_hidden_layers is %lld", n,
                        (long long)layers);
-    size_t full = 0;
+    size_t full = 0, state = 0;
     for (size_t i = 0; i < n; i++) {
         const json_t *t = json_array_get(types, i);
         char field[48];
@@ -362,7 +362,10 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
         if (mixer == LLMMEM_MIXER_CHUNKED) /* its chunk size is a llama4 field (read_llama4_layers) */
             return unsupported_string(c, field, json_string_value(t), "chunked_attention is read for llama4 only");
         full += mixer == LLMMEM_MIXER_FULL;
+        state += mixer == LLMMEM_MIXER_LINEAR || mixer == LLMMEM_MIXER_SSM;
     }
+    if (state) /* linear_attention or mamba layers: the map, layer by layer */
+        goto map;
     if (full == n || window == 0) /* no layer slides */
         return set(c, "layer_types", LLMMEM_KEY_SLIDING_WINDOW, 0);
     if (full == 0) /* every layer slides */
@@ -374,6 +377,7 @@ static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t 
         if (i == n)
             return set(c, "layer_types", LLMMEM_KEY_SLIDING_WINDOW_PATTERN, (int64_t)period);
     }
+map:
     if (n > LLMMEM_LAYER_MAP_MAX)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "layer_types", "not periodic, and more than %d layers are not "
                        "modelled layer by layer", LLMMEM_LAYER_MAP_MAX);
@@ -546,6 +550,40 @@ static llmmem_status read_qwen_moe(const hf *c, const json_t *obj, int64_t layer
 /* ---- the families ------------------------------------------------------------------------------ */
 
 /* Llama and the families shaped like it: GPT-NeoX, Mistral, Mixtral, Qwen, Phi-3, Gemma. */
+/* Qwen3NextConfig: Gated DeltaNet's linear_* fields; layer_types when given, else
+ * full_attention_interval (default 4) makes every n-th layer full attention. */
+static llmmem_status read_qwen3_next(const hf *c, const json_t *obj, int64_t layers)
+{
+    llmmem_status st = required(c, obj, NAMES("linear_num_key_heads"), LLMMEM_KEY_LINEAR_NUM_KEY_HEADS, 16, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("linear_num_value_heads"), LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS, 32, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("linear_key_head_dim"), LLMMEM_KEY_LINEAR_KEY_HEAD_DIM, 128, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("linear_value_head_dim"), LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM, 128, NULL);
+    if (!st)
+        st = optional(c, obj, "linear_conv_kernel_dim", LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM, 4, 4);
+    /* mtp_num_hidden_layers: the multi-token-prediction layers (mtp.* tensors, which
+     * Qwen3NextForCausalLM does not load) are counted by the MTP work, not here */
+    if (st)
+        return st;
+    const json_t *types = json_object_get(obj, "layer_types");
+    if (types && !json_is_null(types)) {
+        st = set(c, "layer_types", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, 0);
+        return st ? st : read_layer_types(c, types, layers, 0);
+    }
+    int64_t interval = 4;
+    enum presence p;
+    st = get_int(c, obj, "full_attention_interval", &interval, &p);
+    if (st)
+        return st;
+    if (p != PRESENT)
+        interval = 4;
+    if (interval < 1)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "full_attention_interval", "%lld is below 1", (long long)interval);
+    return set(c, "full_attention_interval", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, interval);
+}
+
 static llmmem_status read_llama_like(const hf *c, const json_t *obj)
 {
     const family *f = c->fam;
@@ -611,6 +649,8 @@ static llmmem_status read_llama_like(const hf *c, const json_t *obj)
     }
     if (st)
         return st;
+    if (f->type == LLMMEM_MODEL_QWEN3_NEXT)
+        return read_qwen3_next(c, obj, layers);
     return read_sliding(c, obj, layers);
 }
 
@@ -1019,6 +1059,118 @@ static llmmem_status read_ernie(const hf *c, const json_t *obj, int64_t layers)
 static llmmem_status read_llama4(const hf *c, const json_t *root);
 static llmmem_status read_mllama(const hf *c, const json_t *root);
 static llmmem_status read_llama4_text(const hf *c, const json_t *obj);
+/* The Mamba-2 mixer fields under their names in one family's config (names[0..6]: heads, head
+ * width, state, groups, conv kernel, conv bias, projection bias). */
+static llmmem_status read_mamba2_mixer(const hf *c, const json_t *obj, const char *const names[7])
+{
+    /* Mamba2Config and NemotronHConfig defaults: n_groups=8, conv_kernel=4, use_conv_bias=True, use_bias=False */
+    llmmem_status st = required(c, obj, NAMES(names[0]), LLMMEM_KEY_MAMBA_NUM_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES(names[1]), LLMMEM_KEY_MAMBA_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES(names[2]), LLMMEM_KEY_SSM_STATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, names[3], LLMMEM_KEY_MAMBA_N_GROUPS, 8, 8);
+    if (!st)
+        st = optional(c, obj, names[4], LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
+    if (!st)
+        st = bool_key(c, obj, names[5], LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+    if (!st)
+        st = bool_key(c, obj, names[6], LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
+    return st;
+}
+
+/* Mamba2Config: every layer a Mamba2Block (norm, Mamba2Mixer); Mamba2Mixer's inner width is
+ * int(expand * hidden_size), which its heads must fill (num_heads x head_dim). */
+static llmmem_status read_mamba2(const hf *c, const json_t *obj)
+{
+    static const char *const names[7] = {"num_heads", "head_dim", "state_size", "n_groups", "conv_kernel",
+                                         "use_conv_bias", "use_bias"};
+    int64_t hidden = 0, layers = 0, heads = 0, head_dim = 0;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = read_mamba2_mixer(c, obj, names);
+    if (!st)
+        st = read_tie(c, obj);
+    if (st)
+        return st;
+    (void)llmmem_model_get_int(&heads, c->m, LLMMEM_KEY_MAMBA_NUM_HEADS);
+    (void)llmmem_model_get_int(&head_dim, c->m, LLMMEM_KEY_MAMBA_HEAD_DIM);
+    const json_t *expand = json_object_get(obj, "expand");
+    double e = expand && json_is_number(expand) ? json_number_value(expand) : 2.0; /* Mamba2Config expand=2 */
+    if ((double)(int64_t)(e * (double)hidden) != (double)(heads * head_dim))
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "expand",
+                       "int(expand x hidden_size) differs from num_heads x head_dim (%lld): an inner width the "
+                       "heads do not fill is not modelled", (long long)(heads * head_dim));
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++) {
+        map.no_ffn[i] = 1;
+        map.mixer[map.layers++] = LLMMEM_MIXER_SSM;
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
+/* NemotronHConfig: hybrid_override_pattern gives each block (M Mamba-2, * attention, - MLP);
+ * NemotronHMLP is up_proj, relu2, down_proj with mlp_bias; attention biased by attention_bias. */
+static llmmem_status read_nemotron_h(const hf *c, const json_t *obj)
+{
+    static const char *const names[7] = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups",
+                                         "conv_kernel", "use_conv_bias", "use_bias"};
+    int64_t layers = 0;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = read_kv_heads(c, obj);
+    if (!st) /* NemotronHConfig head_dim=128 */
+        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, 128, 0);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 4096, LEAVE);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = bool_key(c, obj, "attention_bias", LLMMEM_KEY_QKV_BIAS, 0);
+    if (!st)
+        st = bool_key(c, obj, "attention_bias", LLMMEM_KEY_O_PROJ_BIAS, 0);
+    if (!st)
+        st = bool_key(c, obj, "mlp_bias", LLMMEM_KEY_MLP_BIAS, 0);
+    if (!st)
+        st = read_mamba2_mixer(c, obj, names);
+    if (st)
+        return st;
+    const char *pattern = NULL;
+    enum presence p;
+    st = get_string(c, obj, "hybrid_override_pattern", &pattern, &p);
+    if (st)
+        return st;
+    if (p != PRESENT)
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "hybrid_override_pattern", "is %s (required for model_type %s)",
+                       p == IS_NULL ? "null" : "missing", c->type);
+    if ((int64_t)strlen(pattern) != layers)
+        return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "hybrid_override_pattern", "has %zu blocks, but num_hidden_layers "
+                       "is %lld", strlen(pattern), (long long)layers);
+    llmmem__layer_map map;
+    char why[LLMMEM_MESSAGE_MAX];
+    if (!llmmem__layer_map_from_pattern(&map, pattern, strlen(pattern), why, sizeof why))
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "hybrid_override_pattern", "%s", why);
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
 
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const json_t *obj)
@@ -1042,6 +1194,8 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_LLAMA4: return read_llama4(c, obj);
     case LLMMEM_READ_MLLAMA: return read_mllama(c, obj);
     case LLMMEM_READ_LLAMA4_TEXT: return read_llama4_text(c, obj);
+    case LLMMEM_READ_MAMBA2: return read_mamba2(c, obj);
+    case LLMMEM_READ_NEMOTRON_H: return read_nemotron_h(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

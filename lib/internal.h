@@ -197,7 +197,7 @@ typedef struct llmmem__tensor_class {
 } llmmem__tensor_class;
 
 #define LLMMEM_MAX_TENSOR_CLASSES 64
-#define LLMMEM_PARAM_GROUPS 11
+#define LLMMEM_PARAM_GROUPS 12
 #define LLMMEM_NAME_MAX 64
 
 typedef struct llmmem__inventory {
@@ -225,8 +225,8 @@ enum llmmem__mixer {
     LLMMEM_MIXER_SLIDING = 1,  /* attention over the last sliding_window tokens */
     LLMMEM_MIXER_CHUNKED = 2,  /* attention within its chunk of attention_chunk_size tokens (Llama 4) */
     LLMMEM_MIXER_MLA = 3,      /* multi-head latent attention over every token (DeepSeek-V2 §2.1) */
-    LLMMEM_MIXER_LINEAR = 4,   /* linear attention: a fixed state per sequence (not modelled yet) */
-    LLMMEM_MIXER_SSM = 5,      /* state-space model (Mamba-2): a fixed state per sequence (not modelled yet) */
+    LLMMEM_MIXER_LINEAR = 4,   /* linear attention (Gated DeltaNet): a fixed state per sequence */
+    LLMMEM_MIXER_SSM = 5,      /* state-space model (Mamba-2): a fixed state per sequence */
     LLMMEM_MIXER_NONE = 6,     /* no token mixer: a feed-forward-only layer (Nemotron-H '-') */
     LLMMEM_MIXER_CROSS = 8,    /* cross-attention to the image: caches the image's keys and values (mllama) */
     LLMMEM_MIXERS = 9
@@ -239,6 +239,8 @@ enum llmmem__ffn {
 };
 #define LLMMEM_MIXER_BIT(m) (1u << (m))
 #define LLMMEM_FFN_BIT(f) (1u << (f))
+/* The mixers that keep a fixed state per sequence instead of a cache that grows per token. */
+#define LLMMEM_STATE_MIXERS (LLMMEM_MIXER_BIT(LLMMEM_MIXER_LINEAR) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SSM))
 #define LLMMEM_ATTENTION_MIXERS                                                                     \
     (LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) |                 \
      LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_MLA))
@@ -292,6 +294,9 @@ uint64_t llmmem__layers_in(const llmmem__layer_plan *p, llmmem__kind_set set, ui
 typedef struct llmmem__layer_map {
     uint64_t layers;
     uint8_t mixer[LLMMEM_LAYER_MAP_MAX]; /* enum llmmem__mixer */
+    /* 1: the layer has no feed-forward (Nemotron-H's 'M' and '*' blocks, Mamba-2's blocks); 0: the
+     * feed-forward the model's keys give (dense or MoE) */
+    uint8_t no_ffn[LLMMEM_LAYER_MAP_MAX];
 } llmmem__layer_map;
 
 /* The mixer a transformers layer_types entry names (configuration_utils.py ALLOWED_LAYER_TYPES,
@@ -300,16 +305,24 @@ int llmmem__layer_type_mixer(enum llmmem__mixer *out, const char *name, size_t l
 /* Whether the library costs a mixer's weights and cache (the others are refused by name). */
 static inline int llmmem__mixer_modelled(enum llmmem__mixer m)
 {
-    return m == LLMMEM_MIXER_FULL || m == LLMMEM_MIXER_SLIDING || m == LLMMEM_MIXER_CHUNKED;
+    return m == LLMMEM_MIXER_FULL || m == LLMMEM_MIXER_SLIDING || m == LLMMEM_MIXER_CHUNKED ||
+           m == LLMMEM_MIXER_LINEAR || m == LLMMEM_MIXER_SSM;
 }
 /* The modelled layer_types names, for messages. */
-#define LLMMEM_MODELLED_LAYER_TYPES "full_attention, sliding_attention, chunked_attention and attention"
+#define LLMMEM_MODELLED_LAYER_TYPES \
+    "full_attention, sliding_attention, chunked_attention, attention, linear_attention and mamba"
 
 /* Appends one layer to a map (the caller keeps layers below LLMMEM_LAYER_MAP_MAX). */
 static inline void llmmem__layer_map_push(llmmem__layer_map *map, enum llmmem__mixer mixer)
 {
+    map->no_ffn[map->layers] = 0;
     map->mixer[map->layers++] = (uint8_t)mixer;
 }
+/* A map from a Nemotron-H hybrid_override_pattern: 'M' a Mamba-2 block, '*' an attention block,
+ * '-' an MLP block (transformers NemotronHConfig layers_block_type); 0 and the message (naming
+ * the character) for another character or a pattern longer than LLMMEM_LAYER_MAP_MAX. */
+int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, size_t len, char *message,
+                                   size_t message_size);
 
 /* What one token adds to one attention layer's cache: `heads` heads (split over tensor-parallel
  * ranks, never below one per rank) of `vectors` vectors (K and V, or MLA's one) of `width` elements. */
@@ -350,6 +363,13 @@ typedef struct llmmem__geometry {
     llmmem__kv_token kv_latent;  /* MLA: the compressed latent vLLM caches instead; 0 otherwise */
     uint64_t index_cache;        /* DeepSeek sparse attention: bytes of the indexer's key per token and layer
                                   * in vLLM's paged cache (0: no indexer) */
+    /* mixers that keep a state per sequence (0 when the model has none of them) */
+    llmmem__kind_set ssm, linear;         /* the Mamba-2 and the Gated DeltaNet layers */
+    uint64_t ssm_layers, linear_layers;
+    /* Mamba-2 (transformers Mamba2Mixer): inner width = heads x head_dim; conv over inner + 2 x groups x state */
+    uint64_t mamba_heads, mamba_head_dim, mamba_state, mamba_groups, mamba_conv_kernel, mamba_conv_dim;
+    /* Gated DeltaNet (transformers Qwen3NextGatedDeltaNet): conv over 2 x key_dim + value_dim */
+    uint64_t gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv_kernel, gdn_conv_dim;
 } llmmem__geometry;
 
 struct llmmem_model {
@@ -400,6 +420,10 @@ static inline uint64_t llmmem__class_layers(const llmmem__geometry *g, const llm
 }
 /* Fails with the stored inventory error if the model's settings are incomplete or invalid. */
 llmmem_status llmmem__model_check(const llmmem_model *m);
+/* Fails with UNSUPPORTED when the model has Mamba-2 or Gated DeltaNet layers and the user is not
+ * `training`: the per-sequence state the generate loop and the paged cache per token keep is not
+ * costed there, and a number without it would be silently low. */
+llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int training);
 
 /* ---- hardware and strategy (hardware.c, strategy.c) --------------------- */
 
@@ -424,6 +448,13 @@ typedef struct llmmem__preset {
     const llmmem__preset_value *values; /* terminated by key LLMMEM_KEY_NONE */
 } llmmem__preset;
 
+/* A model preset's blocks in Nemotron-H's hybrid_override_pattern letters
+ * (llmmem__layer_map_from_pattern), for the presets whose keys alone do not give every layer's kind. */
+typedef struct llmmem__preset_pattern {
+    const char *name;    /* the preset's */
+    const char *pattern;
+} llmmem__preset_pattern;
+
 /* Applies a named preset's values to s and copies its name; NOT_FOUND names `what`. */
 llmmem_status llmmem__preset_load(llmmem__settings *s, char *name_out, llmmem_object object,
                                   const llmmem__preset *presets, size_t n, const char *name,
@@ -431,6 +462,8 @@ llmmem_status llmmem__preset_load(llmmem__settings *s, char *name_out, llmmem_ob
 
 extern const llmmem__preset llmmem__model_presets[];
 extern const size_t llmmem__model_preset_total;
+extern const llmmem__preset_pattern llmmem__model_patterns[];
+extern const size_t llmmem__model_pattern_total;
 extern const llmmem__preset llmmem__gpu_presets[];
 extern const size_t llmmem__gpu_preset_total;
 

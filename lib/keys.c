@@ -66,6 +66,8 @@ static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 static const char *const plan_sharding_names[] = {"none", "zero1", "zero2", "zero3", "fsdp", "distributed_optimizer", NULL};
 static const char *const plan_recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const host_init_names[] = {"none", "zero_init", "full", NULL};
+/* vLLM's MambaDType names (vllm/config/cache.py) */
+static const char *const mamba_dtype_names[] = {"auto", "float32", "bfloat16", "float16", NULL};
 /* Choices of LLMMEM_KEY_KV_CACHE_DTYPE: vLLM's kv_cache_dtype names, in llmmem_kv_cache_dtype order. */
 static const char *const kv_cache_dtype_names[] = {"auto",     "fp32",     "fp16",     "bf16",
                                                    "fp8",      "fp8_e4m3", "fp8_e5m2", "int8_per_token_head",
@@ -255,6 +257,36 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG, M, "torch_dtype_in_config", 1,
              "the config.json named torch_dtype (or dtype); 0: it named none and torch_dtype is fp32, what "
              "transformers makes of that"),
+    INT_KEY(LLMMEM_KEY_MAMBA_NUM_HEADS, M, "mamba_num_heads", 0, SIZE_MAX_KEY, 0,
+            "Mamba-2 mixer heads (NemotronHConfig mamba_num_heads, Mamba2Config num_heads); 0: no Mamba-2 layers"),
+    INT_KEY(LLMMEM_KEY_MAMBA_HEAD_DIM, M, "mamba_head_dim", 0, SIZE_MAX_KEY, 0,
+            "width of a Mamba-2 head; heads x width is the mixer's inner width"),
+    INT_KEY(LLMMEM_KEY_SSM_STATE_SIZE, M, "ssm_state_size", 0, SIZE_MAX_KEY, 0,
+            "Mamba-2 state size N of each head (Mamba2Config state_size)"),
+    INT_KEY(LLMMEM_KEY_MAMBA_N_GROUPS, M, "mamba_n_groups", 1, SIZE_MAX_KEY, 1,
+            "Mamba-2 groups that share the B and C projections (Mamba2Config n_groups)"),
+    INT_KEY(LLMMEM_KEY_MAMBA_D_CONV, M, "mamba_d_conv", 1, 4096, 4,
+            "Mamba-2 causal convolution kernel width (Mamba2Config conv_kernel)"),
+    BOOL_KEY(LLMMEM_KEY_MAMBA_CONV_BIAS, M, "mamba_conv_bias", 1,
+             "the Mamba-2 convolution has a bias (Mamba2Config use_conv_bias)"),
+    BOOL_KEY(LLMMEM_KEY_MAMBA_PROJ_BIAS, M, "mamba_proj_bias", 0,
+             "the Mamba-2 in_proj and out_proj have biases (Mamba2Config use_bias)"),
+    INT_KEY(LLMMEM_KEY_LINEAR_NUM_KEY_HEADS, M, "linear_num_key_heads", 0, SIZE_MAX_KEY, 0,
+            "Gated DeltaNet query and key heads (Qwen3NextConfig); 0: no Gated DeltaNet layers"),
+    INT_KEY(LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS, M, "linear_num_value_heads", 0, SIZE_MAX_KEY, 0,
+            "Gated DeltaNet value heads"),
+    INT_KEY(LLMMEM_KEY_LINEAR_KEY_HEAD_DIM, M, "linear_key_head_dim", 0, SIZE_MAX_KEY, 0,
+            "width of a Gated DeltaNet key head"),
+    INT_KEY(LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM, M, "linear_value_head_dim", 0, SIZE_MAX_KEY, 0,
+            "width of a Gated DeltaNet value head"),
+    INT_KEY(LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM, M, "linear_conv_kernel_dim", 1, 4096, 4,
+            "Gated DeltaNet causal convolution kernel width"),
+    INT_KEY(LLMMEM_KEY_FULL_ATTENTION_INTERVAL, M, "full_attention_interval", 0, COUNT_MAX_KEY, 0,
+            "n: layer i is full attention when (i + 1) % n == 0 and Gated DeltaNet otherwise (Qwen3-Next: "
+            "4); 0: no such pattern"),
+    BOOL_KEY(LLMMEM_KEY_ATTN_OUTPUT_GATE, M, "attn_output_gate", 0,
+             "q_proj also gives a per-channel sigmoid gate on the attention output, doubling its rows "
+             "(Qwen3NextAttention)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,
@@ -461,6 +493,11 @@ static const llmmem__key_info key_table[] = {
                "vLLM --dtype, the format serving holds weights, activations and an auto KV cache in: auto (the "
                "model's torch_dtype, fp32 served in bf16 as on GPUs of compute capability 8.0 and later), fp32, "
                "fp16 (refused for gemma2 and gemma3_text, as vLLM does), bf16"),
+    CHOICE_KEY(LLMMEM_KEY_MAMBA_CACHE_DTYPE, S, "mamba_cache_dtype", mamba_dtype_names, 0, 3, 0,
+               "vLLM --mamba-cache-dtype: the conv state of Mamba-2 and Gated DeltaNet layers (auto: the "
+               "model's dtype)"),
+    CHOICE_KEY(LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE, S, "mamba_ssm_cache_dtype", mamba_dtype_names, 0, 3, 0,
+               "vLLM --mamba-ssm-cache-dtype: their SSM or recurrent state (auto: mamba_cache_dtype's)"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

@@ -26,6 +26,12 @@ static llmmem_status overflow(const char *what)
  * one given by count alone. */
 llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m)
 {
+    llmmem_status st = llmmem__kv_shape_with_state(a, m);
+    return st ? st : llmmem__state_check(m, "the cache", 0);
+}
+
+llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m)
+{
     llmmem_status st = llmmem__model_check(m);
     if (st)
         return st;
@@ -38,15 +44,54 @@ llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view)
+llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *view)
 {
-    llmmem_status st = llmmem__kv_shape(a, m);
-    if (st == LLMMEM_OK && (*a)->cross_layers)
+    if (a->cross_layers)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "%s of a model with cross-attention layers (%llu, mllama's) is not modelled: their cache "
                             "holds the image's keys and values; the contiguous cache (llmmem_kv_cache_bytes) models it",
-                            view, (unsigned long long)(*a)->cross_layers);
-    return st;
+                            view, (unsigned long long)a->cross_layers);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view)
+{
+    llmmem_status st = llmmem__kv_shape(a, m);
+    return st ? st : llmmem__kv_refuse_cross(*a, view);
+}
+
+static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
+{
+    return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "%s (%llu) is not divisible by tensor_parallel (%llu)", what,
+                        (unsigned long long)n, (unsigned long long)tp);
+}
+
+llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp)
+{
+    uint64_t conv_dim, kernel;
+    if (a->ssm_layers) {
+        /* mamba_utils.py mamba2_state_shape: groups extended to tp when tp does not divide them
+         * (extra_groups_for_head_shards), conv (conv_kernel - 1) x conv_dim / tp, SSM state
+         * num_heads / tp x head_dim x state_size */
+        uint64_t groups = a->mamba_groups + (a->mamba_groups % tp ? tp - a->mamba_groups : 0);
+        conv_dim = a->mamba_heads * a->mamba_head_dim + 2 * groups * a->mamba_state;
+        kernel = a->mamba_conv_kernel;
+        if (a->mamba_heads % tp)
+            return not_divided("mamba_num_heads", a->mamba_heads, tp);
+        *temporal = a->mamba_heads / tp * a->mamba_head_dim * a->mamba_state;
+    } else {
+        /* mamba_utils.py gated_delta_net_state_shape: conv (kernel - 1) x (2 key_dim + value_dim) / tp,
+         * recurrent state num_v_heads / tp x head_v_dim x head_k_dim */
+        conv_dim = 2 * a->gdn_k_heads * a->gdn_k_dim + a->gdn_v_heads * a->gdn_v_dim;
+        kernel = a->gdn_conv_kernel;
+        if (a->gdn_v_heads % tp)
+            return not_divided("linear_num_value_heads", a->gdn_v_heads, tp);
+        *temporal = a->gdn_v_heads / tp * a->gdn_v_dim * a->gdn_k_dim;
+    }
+    if (conv_dim % tp) /* vllm/distributed/utils.py divide asserts it */
+        return not_divided("the state's conv width", conv_dim, tp);
+    *conv = (kernel - 1) * (conv_dim / tp); /* every factor below 2^26: no overflow */
+    return LLMMEM_OK;
 }
 
 /* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
@@ -216,7 +261,8 @@ static uint64_t windowed_blocks(const llmmem__kv_pool *r, uint64_t tokens, uint6
  * windowed_blocks. */
 int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
 {
-    uint64_t need = 0, sw;
+    /* MambaSpec.max_memory_usage_bytes (mamba_cache_mode none): one page per sequence and group */
+    uint64_t need = r->state_groups, sw;
     uint64_t windowed = windowed_blocks(r, tokens, &sw);
     if (!llmmem__muladd(&need, r->full_groups, llmmem__ceil_div(tokens, r->block)) ||
         !llmmem__muladd(&need, r->sliding_groups, windowed))
@@ -235,7 +281,8 @@ int llmmem__kv_pool_waste(uint64_t *out, const llmmem__kv_pool *r, uint64_t toke
     uint64_t full_gap = llmmem__ceil_div(tokens, r->block) * r->block - tokens;
     uint64_t sliding_gap = windowed * r->block - sw;
     if (!llmmem__muladd(&slots, r->full_groups, full_gap) || !llmmem__muladd(&slots, r->sliding_groups, sliding_gap) ||
-        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__mul(&x, x, r->group_layers))
+        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__mul(&x, x, r->group_layers) ||
+        !llmmem__add(&x, x, r->state_waste))
         return 0;
     *out = x;
     return 1;
@@ -260,6 +307,7 @@ int llmmem__kv_pool_requests(uint64_t *out, const llmmem__kv_pool *r, uint64_t t
     if (!llmmem__mul(&own, r->n, c - prompt) || !llmmem__add(&own, own, prompt - prefix) ||
         !llmmem__muladd(&per, r->full_groups, own) ||
         !llmmem__muladd(&per, r->sliding_groups, r->n * windowed) ||
+        !llmmem__muladd(&per, r->state_groups, r->n) || /* every sequence its own state */
         !llmmem__mul(&shared, r->full_groups, prefix))
         return 0;
     *out = r->num_blocks > shared && per ? (r->num_blocks - shared) / per : 0;
@@ -287,19 +335,35 @@ llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmme
     return llmmem__kv_contiguous_bytes(bytes_out, m, llmmem__kv_dtype(m, s), sequences, tokens_each);
 }
 
+/* The state one sequence keeps in one state layer of a contiguous cache, in bytes: elements in the
+ * model's dtype of `e` bytes. */
+static uint64_t contiguous_state_layer(const llmmem__geometry *a, uint64_t e)
+{
+    if (a->ssm_layers) /* transformers modeling_mamba2.py Mamba2Cache: conv_dim x conv_kernel and heads x head_dim x state, in the model's dtype */
+        return (a->mamba_conv_dim * a->mamba_conv_kernel + a->mamba_heads * a->mamba_head_dim * a->mamba_state) * e;
+    /* modeling_qwen3_next.py Qwen3NextGatedDeltaNet: conv state F.pad to conv_kernel columns of conv_dim in the
+     * model's dtype; the recurrent state chunk_gated_delta_rule returns (num_v_heads x head_k_dim x head_v_dim)
+     * stays float32 */
+    return a->gdn_conv_dim * a->gdn_conv_kernel * e + a->gdn_v_heads * a->gdn_k_dim * a->gdn_v_dim * 4;
+}
+
 llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
                                           uint64_t sequences, uint64_t tokens_each)
 {
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape(&a, m);
+    llmmem_status st = llmmem__kv_shape_with_state(&a, m);
     if (st)
         return st;
-    uint64_t token_layer, sliding = llmmem__sliding_layers(a, 0, a->layers);
-    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
+    if (a->ssm_layers && a->linear_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with both Mamba-2 and Gated DeltaNet layers is not "
+                            "modelled");
+    uint64_t token_layer = 0, sliding = llmmem__sliding_layers(a, 0, a->layers);
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers), state = 0;
+    if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
         return st;
     /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
      * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
-    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, a->layers - sliding - a->cross_layers, sliding, a->window,
+    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, attention - sliding, sliding, a->window,
                                       sequences, tokens_each))
         return overflow("contiguous KV cache bytes");
     if (a->cross_layers && sequences && tokens_each) {
@@ -314,6 +378,12 @@ llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_mode
             !llmmem__add(bytes_out, *bytes_out, image))
             return overflow("contiguous KV cache bytes");
     }
+    uint64_t state_layers = a->ssm_layers + a->linear_layers;
+    if (state_layers && sequences && tokens_each &&
+        (!llmmem__mul(&state, contiguous_state_layer(a, llmmem__kv_element_bytes(llmmem__model_dtype(m))),
+                      state_layers) ||
+         !llmmem__mul(&state, state, sequences) || !llmmem__add(bytes_out, *bytes_out, state)))
+        return overflow("contiguous state bytes");
     return LLMMEM_OK;
 }
 
@@ -323,9 +393,16 @@ llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, 
                                     uint64_t sequences, uint64_t tokens_each, uint64_t layers, uint64_t t)
 {
     uint64_t kv;
+    if ((m->geo.ssm_layers || m->geo.linear_layers) && (layers != m->geo.layers || t != 1))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
+                            "contiguous cache of Mamba-2 and Gated DeltaNet layers is not modelled");
     llmmem_status st = llmmem__kv_contiguous_bytes(&kv, m, dtype, sequences, tokens_each);
     if (st)
         return st;
+    if (m->geo.ssm_layers || m->geo.linear_layers) { /* one rank holds it all (checked above) */
+        *bytes_out = kv;
+        return LLMMEM_OK;
+    }
     kv = llmmem__scaled(kv, layers, m->geo.layers);
     *bytes_out = llmmem__scaled(kv, llmmem__kv_heads_per_rank(&m->geo, t), m->geo.kv_heads);
     return LLMMEM_OK;

@@ -14,6 +14,14 @@ llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m
  * transformers' generate loop): fails for a model with cross-attention layers, whose cache holds the
  * image's keys and values instead (modelled in the contiguous cache alone). */
 llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view);
+/* Fails for a model with cross-attention layers, naming the view that cannot cost them. */
+llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *view);
+/* The same for a user that costs the state of Mamba-2 and Gated DeltaNet layers too (serving). */
+llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m);
+/* Elements of one state layer's conv state and SSM (recurrent) state of one sequence on one of tp
+ * ranks, as vLLM allocates them (mamba_utils.py MambaStateShapeCalculator); fails naming what tp
+ * does not divide. */
+llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp);
 
 /* Bytes of one element of a cache in d (fp8 and int8 modes: one; their scales are counted per
  * token by llmmem__kv_token_layer_bytes). */
@@ -63,6 +71,9 @@ typedef struct llmmem__kv_pool {
     uint64_t window, batched;             /* sliding_window (or attention_chunk_size), max_num_batched_tokens */
     int chunked;                          /* the windowed groups are chunked-attention layers, not sliding */
     uint64_t full_groups, sliding_groups;
+    uint64_t state_groups;                /* groups of Mamba-2 / Gated DeltaNet layers: a block per sequence */
+    uint64_t state_waste;                 /* bytes a sequence's state blocks hold past its state (padded
+                                           * pages, padding layers of the groups) */
     uint64_t token_layer;                 /* paged bytes of one token in one layer on one rank */
     uint64_t group_layers;                /* layers per group on the binding stage */
     uint64_t num_blocks;                  /* blocks of the pool */

@@ -105,6 +105,17 @@ llmmem_status llmmem_model_from_preset(llmmem_model **out, const char *name)
         llmmem_model_free(m);
         return st;
     }
+    for (size_t i = 0; i < llmmem__model_pattern_total; i++) {
+        const char *pattern = llmmem__model_patterns[i].pattern;
+        char why[LLMMEM_MESSAGE_MAX];
+        if (strcmp(llmmem__model_patterns[i].name, name) != 0)
+            continue;
+        /* the catalog's patterns are checked by the test suite: this fails only on a bad table */
+        if (!llmmem__layer_map_from_pattern(&m->layer_map, pattern, strlen(pattern), why, sizeof why)) {
+            llmmem_model_free(m);
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "preset %s: %s", name, why);
+        }
+    }
     refresh(m);
     *out = m;
     return LLMMEM_OK;
@@ -242,6 +253,20 @@ llmmem_status llmmem_model_use_checkpoint(llmmem_model *model, const llmmem_chec
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int training)
+{
+    const llmmem__geometry *g = &m->geo;
+    if (g->ssm_layers == 0 && g->linear_layers == 0)
+        return LLMMEM_OK;
+    if (training) /* their saved tensors are modelled (activations.c) */
+        return LLMMEM_OK;
+    return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                        "%s of a model with %llu Mamba-2 and %llu Gated DeltaNet layers is not modelled yet: the "
+                        "conv and recurrent state each sequence keeps is not costed there (training, vLLM serving "
+                        "and llmmem_kv_cache_bytes are)",
+                        what, (unsigned long long)g->ssm_layers, (unsigned long long)g->linear_layers);
+}
+
 const char *llmmem_model_name(const llmmem_model *model)
 {
     return model ? model->name : "";
@@ -250,6 +275,7 @@ const char *llmmem_model_name(const llmmem_model *model)
 static const char *const group_names[LLMMEM_PARAM_GROUPS] = {
     "embedding", "positions", "attention", "mlp", "experts", "shared_experts",
     "router",    "norms",     "lm_head",   "other",          "vision",
+    "ssm",
 };
 
 size_t llmmem_param_group_count(void)

@@ -21,7 +21,7 @@
 _Static_assert(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");
 
 #define MAX_STAGES 256 /* pipeline stages a serving result holds */
-#define SERVING_VALUES (LLMMEM_SERVING_ENCODER_PROFILE_BYTES + 1)
+#define SERVING_VALUES (LLMMEM_SERVING_STATE_GROUPS + 1)
 
 struct llmmem_serving {
     int valid;
@@ -53,6 +53,7 @@ static const char *const value_names[SERVING_VALUES] = {
     "waste_bytes",       "max_concurrency",  "vllm_concurrency_x100", "fits",
     "mm_max_tokens_per_item", "encoder_compute_budget", "encoder_cache_size", "mm_items_per_batch",
     "encoder_cache_bytes", "encoder_profile_bytes",
+    "state_page_bytes",  "state_bytes_per_sequence", "state_groups",
 };
 
 /* ---- model shapes --------------------------------------------------------- */
@@ -93,6 +94,11 @@ static void stage_range(uint64_t *first, uint64_t *end, uint64_t layers, uint64_
 
 static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint64_t pp)
 {
+    if (pp > 1 && (a->ssm_layers || a->linear_layers))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) with Mamba-2 or Gated DeltaNet layers "
+                            "is not modelled", (unsigned long long)pp);
+    if (a->kv_heads == 0) /* no attention layer (Mamba-2) */
+        return LLMMEM_OK;
     /* vLLM splits query heads evenly (ModelConfig.verify_with_parallel_config) and KV heads by
      * QKVParallelLinear: divisible by tp, or replicated when tp is a multiple of them */
     if (a->heads % tp)
@@ -366,6 +372,69 @@ uint64_t llmmem_serving_get(const llmmem_serving *sv_, llmmem_serving_value valu
     return sv_->v[value];
 }
 
+/* Bytes of one element of a state in a vLLM MambaDType choice (auto: `fallback`). */
+static uint64_t state_element_bytes(int64_t choice, uint64_t fallback)
+{
+    return choice == 1 ? 4 : choice == 2 || choice == 3 ? 2 : fallback;
+}
+
+/* The paged pool of a model with Mamba-2 or Gated DeltaNet layers (one stage; the caller checked
+ * the rest of the setup), from the memory left for it.
+ *   - MambaSpec.page_size_bytes (v1/kv_cache_interface.py): conv and SSM state of one sequence in
+ *     one layer, in mamba_cache_dtype and mamba_ssm_cache_dtype (mamba_utils.py
+ *     MambaStateDtypeCalculator._mamba_state_dtype: auto is the model's dtype, the SSM state's
+ *     auto the conv state's);
+ *   - models/config.py HybridAttentionMambaModelConfig.verify_and_update_config (no prefix
+ *     caching): attention block size 16 x cdiv(state page, 16 x attention page of one token),
+ *     kept when block_size is already that large; the state page padded to the attention page;
+ *   - kv_cache_utils.py _get_kv_cache_groups_uniform_page_size: groups of group_size layers (the
+ *     smaller type's count, or the larger one's under 1.5 times it); a model of state layers alone
+ *     is one group of them (_get_kv_cache_groups_uniform_type) whose MambaSpec block_size is
+ *     max_model_len (MambaModelConfig: mamba_block_size = max_model_len). */
+static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const llmmem__geometry *a,
+                                const llmmem_strategy *s)
+{
+    uint64_t conv, temporal, model_bytes = llmmem__kv_element_bytes(llmmem__model_dtype(m));
+    llmmem_status st = llmmem__state_elements(&conv, &temporal, a, r->tp);
+    if (st)
+        return st;
+    uint64_t conv_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_CACHE_DTYPE), model_bytes);
+    uint64_t ssm_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE), conv_bytes);
+    uint64_t state_page = conv * conv_bytes + temporal * ssm_bytes; /* below 2^60 by the key bounds */
+    uint64_t state_layers = a->ssm_layers + a->linear_layers;
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
+    r->pool.full_groups = r->pool.sliding_groups = 0; /* set below: no sliding layer here */
+    r->v[LLMMEM_SERVING_STATE_PAGE_BYTES] = state_page;
+    if (!llmmem__mul(&r->v[LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE], state_page, state_layers))
+        return overflow("state bytes of a sequence");
+    if (attention == 0) {
+        r->pool.block = r->max_model_len;
+        r->page = state_page;
+        r->pool.group_layers = state_layers;
+        r->pool.state_groups = 1;
+        return LLMMEM_OK;
+    }
+    uint64_t one = r->pool.token_layer, align = 16, blocks;
+    if (!llmmem__mul(&blocks, align, one))
+        return overflow("attention page bytes");
+    uint64_t attn_block = align * llmmem__ceil_div(state_page, blocks);
+    if (r->pool.block < attn_block)
+        r->pool.block = attn_block;
+    if (!llmmem__mul(&r->page, r->pool.block, one))
+        return overflow("page bytes");
+    uint64_t lo = attention < state_layers ? attention : state_layers;
+    uint64_t hi = attention < state_layers ? state_layers : attention;
+    uint64_t size = 2 * hi < 3 * lo ? hi : lo, held;
+    r->pool.full_groups = llmmem__ceil_div(attention, size);
+    r->pool.state_groups = llmmem__ceil_div(state_layers, size);
+    r->pool.group_layers = size;
+    /* a sequence's state blocks: a padded page in each layer slot of its groups, padding layers included */
+    if (!llmmem__mul(&held, r->pool.state_groups * size, r->page))
+        return overflow("state bytes of a sequence");
+    r->pool.state_waste = held - r->v[LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE];
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
                                       const llmmem_strategy *s)
 {
@@ -375,9 +444,25 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(s);
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_token_shape(&a, model, "vLLM's paged cache");
+    llmmem_status st = llmmem__kv_shape_with_state(&a, model);
+    if (!st)
+        st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (st)
         return st;
+    const int state = a->ssm_layers || a->linear_layers;
+    if (state && a->ssm_layers && a->linear_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with both Mamba-2 and Gated DeltaNet layers is not "
+                            "modelled");
+    if (state && (a->window || a->kv_lora_rank))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
+                            a->window ? "sliding-window attention" : "multi-head latent attention");
+    if (state && sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "enable_prefix_caching with Mamba-2 or Gated DeltaNet layers "
+                            "is not modelled (vLLM keeps it for some of these models and then aligns blocks to the "
+                            "kernel's chunk size); set enable_prefix_caching=0 (--no-enable-prefix-caching)");
+    if (state && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of Mamba-2 and Gated DeltaNet "
+                            "layers is not modelled: set profile_activation_bytes or kv_cache_memory_bytes");
     int64_t mode = sv(s, LLMMEM_KEY_MODE);
     if (mode != LLMMEM_MODE_INFERENCE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
@@ -465,7 +550,13 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     llmmem__kv_groups g = llmmem__kv_groups_of(a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
     r->pool.full_groups = g.full_groups;
     r->pool.sliding_groups = g.sliding_groups;
-    if (!llmmem__mul(&r->page, r->pool.token_layer, r->pool.block))
+    if (state) {
+        if (sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER))
+            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "disable_hybrid_kv_cache_manager: vLLM needs the hybrid "
+                                "manager for Mamba-2 and Gated DeltaNet layers");
+        if ((st = state_pool(r, model, a, s)) != LLMMEM_OK)
+            return st;
+    } else if (!llmmem__mul(&r->page, r->pool.token_layer, r->pool.block))
         return overflow("page bytes");
 
     /* vllm/v1/worker/gpu_worker.py determine_available_memory: requested_memory minus the
@@ -488,8 +579,8 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
             w = (uint64_t)w_set;
         else if ((st = stage_weights(&w, model, s, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
             return st;
-        if (act_set >= 0)
-            act = (uint64_t)act_set;
+        if (act_set >= 0 || state) /* state: act_set, or a fixed budget that needs none */
+            act = act_set >= 0 ? (uint64_t)act_set : 0;
         else if ((st = activation_peak(&act, model, activations, a, r->tp, first, end, is_last, r->pool.batched,
                                        seqs)) != LLMMEM_OK)
             return st;
@@ -511,7 +602,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         r->stage_sliding[stage] = g.sliding ? llmmem__sliding_layers(a, first, end) : 0;
         r->stage_full[stage] = (end - first) - r->stage_sliding[stage];
         r->stage_hf_sliding[stage] = llmmem__sliding_layers(a, first, end);
-        r->stage_group[stage] = llmmem__kv_group_layers(a, &g, first, end);
+        r->stage_group[stage] = state ? r->pool.group_layers : llmmem__kv_group_layers(a, &g, first, end);
         if (end - first > most_layers)
             most_layers = end - first;
         /* kv_cache_utils.py get_num_blocks: available // page_size // num_layers (per group);
@@ -538,14 +629,19 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     v[LLMMEM_SERVING_CUDA_GRAPH] = graphs;
     v[LLMMEM_SERVING_KV_CACHE_BYTES] = r->stage_budget[r->binding];
     v[LLMMEM_SERVING_SHORTFALL] = shortfall;
-    if (!llmmem__mul(&v[LLMMEM_SERVING_BYTES_PER_TOKEN], r->pool.token_layer, most_layers) ||
+    uint64_t cached_layers = state ? llmmem__layers_in(&a->plan, a->attention, 0, a->layers) : most_layers;
+    if (!llmmem__mul(&v[LLMMEM_SERVING_BYTES_PER_TOKEN], r->pool.token_layer, cached_layers) ||
         !llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], r->page, r->stage_group[r->binding]))
         return overflow("KV bytes per token");
     v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
     v[LLMMEM_SERVING_NUM_BLOCKS] = r->pool.num_blocks;
     /* kv_cache_utils.py _report_kv_cache_config: "GPU KV cache size: num_blocks // groups * block tokens" */
-    v[LLMMEM_SERVING_TOKENS] = r->pool.num_blocks / (g.full_groups + g.sliding_groups) * r->pool.block;
-    v[LLMMEM_SERVING_GROUPS] = g.full_groups + g.sliding_groups;
+    uint64_t groups = r->pool.full_groups + r->pool.sliding_groups + r->pool.state_groups;
+    /* _report_kv_cache_config: min_block_size, the attention block or the mamba block (max_model_len) */
+    uint64_t min_block = state && r->max_model_len < r->pool.block ? r->max_model_len : r->pool.block;
+    v[LLMMEM_SERVING_TOKENS] = r->pool.num_blocks / groups * min_block;
+    v[LLMMEM_SERVING_GROUPS] = groups;
+    v[LLMMEM_SERVING_STATE_GROUPS] = r->pool.state_groups;
     v[LLMMEM_SERVING_LAYERS_PER_GROUP] = r->stage_group[r->binding];
     v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = llmmem__kv_heads_per_rank(a, r->tp);
     v[LLMMEM_SERVING_LAYERS_PER_STAGE] = most_layers;
@@ -689,6 +785,9 @@ llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_ser
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "kv_cache_dtype (fp8_ds_mla) is vLLM's paged MLA layout; a contiguous "
                             "(Hugging Face) cache stores decompressed keys and values");
+    if (sv_->pool.state_groups)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the contiguous (Hugging Face) cache of Mamba-2 and Gated "
+                            "DeltaNet layers is not modelled");
     uint64_t best = UINT64_MAX;
     for (uint64_t stage = 0; stage < sv_->pp; stage++) {
         uint64_t one;
@@ -712,7 +811,9 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(s);
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_token_shape(&a, model, "vLLM's paged cache");
+    llmmem_status st = llmmem__kv_shape_with_state(&a, model);
+    if (!st)
+        st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
@@ -723,12 +824,15 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     llmmem_format served = LLMMEM_FORMAT_AUTO;
     if ((st = llmmem__serving_strategy(&served_strategy, &served, model, s)) != LLMMEM_OK)
         return st;
-    uint64_t token_layer;
-    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, &served_strategy), tp, 0)) !=
-        LLMMEM_OK)
+    uint64_t token_layer = 0;
+    const uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
+    if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, &served_strategy),
+                                                        tp, 0)) != LLMMEM_OK)
         return st;
-    /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more */
-    uint64_t most = a->layers / pp + (a->layers % pp != 0);
+    /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more; a model
+     * with Mamba-2 or Gated DeltaNet layers (one stage, check_parallel) caches tokens in its
+     * attention layers alone, its state is per sequence (serving's state_bytes_per_sequence) */
+    uint64_t most = attention < a->layers ? attention : a->layers / pp + (a->layers % pp != 0);
     if (!llmmem__mul(bytes_out, token_layer, most))
         return overflow("KV bytes per token");
     return LLMMEM_OK;

@@ -425,6 +425,8 @@ static llmmem_status space_init(space *sp, const llmmem_model *m, const llmmem_h
     sp->who = who;
     sp->devices = devices;
     sp->heads = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+    if (sp->heads == 0) /* Mamba-2 blocks alone: tensor parallelism splits the mixer's heads (vLLM MambaMixer2) */
+        sp->heads = m->geo.mamba_heads;
     sp->layers = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
     sp->experts = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_EXPERTS);
     sp->seq = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_SEQUENCE_LENGTH);

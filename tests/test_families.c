@@ -174,12 +174,10 @@ START_TEST(non_periodic_layer_types)
                                                  "full_attention,full_attention,full_attention"));
     ck_assert_uint_eq(contiguous(m, 100), 5 * 100 * 128 + 32 * 128);
     /* errors name the entry, the count or the missing window */
-    ck_assert_status(llmmem_model_set_layer_types(m, "full_attention,linear_attention"), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_str_eq(llmmem_last_message(), "layer_types[1]: 'linear_attention' layers are not modelled yet "
-                                            "(full_attention, sliding_attention, chunked_attention and attention are)");
     ck_assert_status(llmmem_model_set_layer_types(m, "full_attention,global"), LLMMEM_ERR_NOT_FOUND);
     ck_assert_str_eq(llmmem_last_message(), "layer_types[1]: 'global' is not a layer type "
-                                            "(full_attention, sliding_attention, chunked_attention and attention are)");
+                                            "(full_attention, sliding_attention, chunked_attention, attention, "
+                                            "linear_attention and mamba are)");
     /* granitemoehybrid's "attention" is full attention: the same cache as full_attention */
     ck_assert_ok(llmmem_model_set_layer_types(m, "full_attention,full_attention,sliding_attention,"
                                                  "attention,attention,attention"));

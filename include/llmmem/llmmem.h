@@ -193,6 +193,20 @@ typedef enum llmmem_key {
     LLMMEM_KEY_VISION_MAX_NUM_TILES = 1119,    /**< mllama vision: tiles an image is split into at most */
     LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID = 1120, /**< mllama vision: supported aspect ratios (rows of its tile embeddings less one) */
     LLMMEM_KEY_EMBEDDING_EXTRA_ROWS = 1121,    /**< embedding rows past vocab_size that the LM head lacks (mllama: 8) */
+    LLMMEM_KEY_MAMBA_NUM_HEADS = 1130,         /**< Mamba-2 mixer: heads (0: no Mamba-2 layers) */
+    LLMMEM_KEY_MAMBA_HEAD_DIM = 1131,          /**< Mamba-2 mixer: width of a head; heads x width is its inner width */
+    LLMMEM_KEY_SSM_STATE_SIZE = 1132,          /**< Mamba-2 mixer: state size N of each head */
+    LLMMEM_KEY_MAMBA_N_GROUPS = 1133,          /**< Mamba-2 mixer: groups sharing B and C */
+    LLMMEM_KEY_MAMBA_D_CONV = 1134,            /**< Mamba-2 mixer: causal convolution kernel width */
+    LLMMEM_KEY_MAMBA_CONV_BIAS = 1135,         /**< bool: the Mamba-2 convolution has a bias */
+    LLMMEM_KEY_MAMBA_PROJ_BIAS = 1136,         /**< bool: the Mamba-2 in/out projections have biases */
+    LLMMEM_KEY_LINEAR_NUM_KEY_HEADS = 1137,    /**< Gated DeltaNet mixer: query/key heads (0: no such layers) */
+    LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS = 1138,  /**< Gated DeltaNet mixer: value heads */
+    LLMMEM_KEY_LINEAR_KEY_HEAD_DIM = 1139,     /**< Gated DeltaNet mixer: width of a key head */
+    LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM = 1140,   /**< Gated DeltaNet mixer: width of a value head */
+    LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM = 1141,  /**< Gated DeltaNet mixer: causal convolution kernel width */
+    LLMMEM_KEY_FULL_ATTENTION_INTERVAL = 1142, /**< n > 0: layer i is full attention when (i + 1) % n == 0, else Gated DeltaNet */
+    LLMMEM_KEY_ATTN_OUTPUT_GATE = 1143,        /**< bool: q_proj also gives a sigmoid gate on the attention output (Qwen3-Next) */
     LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG = 1170,   /**< bool: the config named torch_dtype (0: fp32 was assumed) */
 
     /* hardware (2000+) */
@@ -275,6 +289,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_N = 3114,                       /**< sequences per request: parallel sampling n, or beam width */
     LLMMEM_KEY_REQUEST_TOKENS = 3115,          /**< tokens per request for the concurrency question (0: max_model_len) */
     LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER = 3116, /**< bool: sliding-window layers cached like full ones */
+    LLMMEM_KEY_MAMBA_CACHE_DTYPE = 3117,       /**< choice: auto, float32, bfloat16, float16: vLLM's conv state (auto: the model's dtype) */
+    LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE = 3118,   /**< choice: auto, float32, bfloat16, float16: vLLM's SSM / recurrent state (auto: mamba_cache_dtype's) */
     LLMMEM_KEY_SPECULATIVE_METHOD = 3120,      /**< choice (llmmem_speculative_method): vLLM speculative_config method: none, mtp */
     LLMMEM_KEY_NUM_SPECULATIVE_TOKENS = 3121,  /**< vLLM speculative_config num_speculative_tokens (0: no speculative decoding) */
     LLMMEM_KEY_LIMIT_MM_PER_PROMPT = 3125,     /**< images a prompt may carry (vLLM --limit-mm-per-prompt image; 999; 0: text only) */
@@ -383,7 +399,10 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_MINISTRAL3 = 38,  /**< "ministral3" (Ministral 3 text model; inside mistral3 for Ministral 3, Devstral 2) */
     LLMMEM_MODEL_LLAMA4 = 39,      /**< "llama4" (Llama 4: text_config llama4_text, vision_config llama4_vision_model) */
     LLMMEM_MODEL_MLLAMA = 40,      /**< "mllama" (Llama 3.2 Vision: text layers with cross-attention, mllama_vision_model) */
-    LLMMEM_MODEL_LLAMA4_TEXT = 41  /**< "llama4_text" (a Llama 4 text model alone, Llama4ForCausalLM) */
+    LLMMEM_MODEL_LLAMA4_TEXT = 41, /**< "llama4_text" (a Llama 4 text model alone, Llama4ForCausalLM) */
+    LLMMEM_MODEL_MAMBA2 = 42,      /**< "mamba2" (Mamba-2 mixers only) */
+    LLMMEM_MODEL_NEMOTRON_H = 43,  /**< "nemotron_h" (Mamba-2, attention and MLP layers) */
+    LLMMEM_MODEL_QWEN3_NEXT = 44   /**< "qwen3_next" (Gated DeltaNet and gated attention, MoE) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
@@ -695,7 +714,8 @@ typedef enum llmmem_param_group {
     LLMMEM_PARAMS_NORMS = 7,          /**< every norm: per layer, final, q/k, embedding */
     LLMMEM_PARAMS_LM_HEAD = 8,        /**< 0 when tied to the embedding */
     LLMMEM_PARAMS_OTHER = 9,          /**< a model given by num_parameters alone, without shapes */
-    LLMMEM_PARAMS_VISION = 10         /**< vision tower and multimodal projector */
+    LLMMEM_PARAMS_VISION = 10,        /**< vision tower and multimodal projector */
+    LLMMEM_PARAMS_SSM = 11            /**< token mixers that keep a state: Mamba-2, Gated DeltaNet */
 } llmmem_param_group;
 
 /** Number of parameter groups; groups are numbered 0 to count - 1. */
@@ -718,12 +738,14 @@ LLMMEM_API llmmem_status llmmem_model_get_int(int64_t *value_out, const llmmem_m
 /** Set any key by name from text: a number, a choice name, true/false. */
 LLMMEM_API llmmem_status llmmem_model_set_text(llmmem_model *model, const char *key_name, const char *value);
 /**
- * Each decoder layer's attention, as Hugging Face's `layer_types`: a comma-separated list of
- * `full_attention` and `sliding_attention`, one per layer (at most 4096), for models whose layers
- * follow no period (sliding_window_pattern describes the periodic ones). Sliding layers keep
- * sliding_window tokens of cache; the list must have num_hidden_layers entries by the time the
- * model is estimated (LLMMEM_ERR_INCOMPATIBLE otherwise). An empty text removes the list.
- * LLMMEM_ERR_NOT_FOUND names an unknown entry and its index.
+ * Each decoder layer's token mixer, as Hugging Face's `layer_types`: a comma-separated list of
+ * `full_attention` (or `attention`), `sliding_attention`, `linear_attention` (a Gated DeltaNet
+ * mixer, the linear_* keys) and `mamba` (a Mamba-2 mixer, the mamba_* keys), one per layer (at
+ * most 4096), for models whose layers follow no period (sliding_window_pattern and
+ * full_attention_interval describe the periodic ones); every layer keeps the feed-forward the keys
+ * give. Sliding layers keep sliding_window tokens of cache; the list must have num_hidden_layers
+ * entries by the time the model is estimated (LLMMEM_ERR_INCOMPATIBLE otherwise). An empty text
+ * removes the list. LLMMEM_ERR_NOT_FOUND names an unknown entry and its index.
  */
 LLMMEM_API llmmem_status llmmem_model_set_layer_types(llmmem_model *model, const char *layer_types);
 /** Preset name the model came from, or "" for a model built key by key. */
@@ -1331,7 +1353,10 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_ENCODER_CACHE_SIZE = 30, /**< embeddings the encoder cache holds */
     LLMMEM_SERVING_MM_ITEMS_PER_BATCH = 31, /**< images of the largest size the profile run encodes */
     LLMMEM_SERVING_ENCODER_CACHE_BYTES = 32, /**< bytes of a full encoder cache (encoder_cache_size embeddings) */
-    LLMMEM_SERVING_ENCODER_PROFILE_BYTES = 33 /**< the profile run's encoder outputs, held through its forward (in activation_peak) */
+    LLMMEM_SERVING_ENCODER_PROFILE_BYTES = 33, /**< the profile run's encoder outputs, held through its forward (in activation_peak) */
+    LLMMEM_SERVING_STATE_PAGE_BYTES = 34,   /**< one Mamba-2 / Gated DeltaNet layer's state of one sequence on that rank, unpadded (vLLM MambaSpec) */
+    LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE = 35, /**< the state of one sequence, all such layers of that rank (unpadded) */
+    LLMMEM_SERVING_STATE_GROUPS = 36        /**< KV cache groups of state layers (in LLMMEM_SERVING_GROUPS too) */
 } llmmem_serving_value;
 
 /** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */
@@ -1392,14 +1417,19 @@ LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 
-/** Paged KV bytes of one token: every layer of the most loaded rank, in the strategy's kv_cache_dtype
- * (auto: the format serving holds the model in, as llmmem_serving_estimate resolves the dtype key). */
+/** Paged KV bytes of one token: every attention layer of the most loaded rank, in the strategy's
+ * kv_cache_dtype (auto: the format serving holds the model in, as llmmem_serving_estimate resolves the
+ * dtype key); Mamba-2 and Gated DeltaNet layers keep a state per sequence instead, see
+ * LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE. */
 LLMMEM_API llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model,
                                                    const llmmem_strategy *strategy);
 /**
  * Bytes of a contiguous KV cache (Hugging Face generate): `sequences` x `tokens_each` tokens, every
  * layer of the model on one device, sliding-window layers capped at the window. An MLA model is
- * cached as transformers does it, with decompressed keys and values per head.
+ * cached as transformers does it, with decompressed keys and values per head. Mamba-2 and Gated
+ * DeltaNet layers keep a state per sequence instead (transformers' Mamba2Cache, the hybrid caches
+ * of Nemotron-H and Qwen3-Next): its conv and SSM or recurrent state are added, and layers without
+ * attention cache no tokens.
  */
 LLMMEM_API llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *model,
                                                const llmmem_strategy *strategy, uint64_t sequences,
