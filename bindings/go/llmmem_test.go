@@ -505,9 +505,14 @@ func TestSetLayerTypes(t *testing.T) {
 	if got, err := KVCacheBytes(m, s, 1, 100); err != nil || got != 3*100*128+3*32*128 {
 		t.Fatalf("KVCacheBytes = %d, %v; want %d", got, err, 3*100*128+3*32*128)
 	}
-	err = m.SetLayerTypes([]string{"full_attention", "chunked_attention"})
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "layer_types[1]: 'chunked_attention' layers are not modelled yet") {
-		t.Fatalf("SetLayerTypes(chunked) = %v", err)
+	// a known kind, but no attention_chunk_size: the estimate names what is missing
+	if err = m.SetLayerTypes([]string{"chunked_attention", "full_attention", "full_attention", "full_attention",
+		"full_attention", "full_attention"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = KVCacheBytes(m, s, 1, 100); !errors.Is(err, ErrIncomplete) ||
+		!strings.Contains(err.Error(), "chunked_attention layers but attention_chunk_size is not set") {
+		t.Fatalf("KVCacheBytes(chunked without a chunk size) = %v", err)
 	}
 	err = m.SetLayerTypes([]string{"full_attention", "global"})
 	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "layer_types[1]: 'global' is not a layer type") {

@@ -303,8 +303,9 @@ def test_set_layer_types_counts_each_layer_by_its_kind():
     assert llmmem.kv_cache_bytes(m, llmmem.Strategy(), 1, 100) == 3 * 100 * 128 + 3 * 32 * 128
     m.set_layer_types(",".join(["sliding_attention"] * 6))
     assert llmmem.kv_cache_bytes(m, llmmem.Strategy(), 1, 100) == 6 * 32 * 128
-    with pytest.raises(llmmem.UnsupportedError, match=r"layer_types\[1\]: 'chunked_attention' layers are not modelled"):
-        m.set_layer_types(["full_attention", "chunked_attention"])
+    m.set_layer_types(["chunked_attention"] + ["full_attention"] * 5)  # a known kind, but no chunk size
+    with pytest.raises(llmmem.IncompleteError, match=r"chunked_attention layers but attention_chunk_size is not set"):
+        llmmem.kv_cache_bytes(m, llmmem.Strategy(), 1, 100)
     with pytest.raises(llmmem.NotFoundError, match=r"layer_types\[1\]: 'global' is not a layer type"):
         m.set_layer_types(["full_attention", "global"])
     with pytest.raises(llmmem.InvalidTypeError):
