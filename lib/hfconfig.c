@@ -563,8 +563,14 @@ static llmmem_status read_qwen3_next(const hf *c, const json_t *obj, int64_t lay
         st = required(c, obj, NAMES("linear_value_head_dim"), LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM, 128, NULL);
     if (!st)
         st = optional(c, obj, "linear_conv_kernel_dim", LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM, 4, 4);
-    /* mtp_num_hidden_layers: the multi-token-prediction layers (mtp.* tensors, which
-     * Qwen3NextForCausalLM does not load) are counted by the MTP work, not here */
+    /* mtp_num_hidden_layers: the checkpoint's multi-token-prediction layers (mtp.* tensors, which
+     * Qwen3NextForCausalLM does not load: the checkpoint's, not the model's); vllm
+     * model_executor/models/qwen3_next_mtp.py: fc, pre_fc_norm_embedding, pre_fc_norm_hidden, norm and a
+     * decoder layer each, the embedding and head shared unless mtp_use_dedicated_embeddings */
+    if (!st)
+        st = optional(c, obj, "mtp_num_hidden_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
+    if (!st)
+        st = bool_key(c, obj, "mtp_use_dedicated_embeddings", LLMMEM_KEY_MTP_EMBEDDING, 0);
     if (st)
         return st;
     const json_t *types = json_object_get(obj, "layer_types");

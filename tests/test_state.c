@@ -245,9 +245,15 @@ END_TEST
  *   12 x 27,263,488 = 327,161,856; 36 x 33,718,464 = 1,213,864,704; 48 x 1,614,809,088 =
  *   77,510,836,224; norms 48 x 2 x 2048 + 2048 = 198,656; embeddings and untied lm_head
  *   2 x 151936 x 2048 = 622,329,856
- *   total 79,674,391,296 (the Hub page's 81.3B also holds the mtp.* tensors, not counted here).
+ *   total 79,674,391,296 (the Hub page's 81.3B also holds the mtp.* tensors, not the model's).
  *   Active: 10 of the 512 experts, 48 x 10 x 3,145,728 = 1,509,949,440 in place of
- *   77,309,411,328: 3,874,929,408. */
+ *   77,309,411,328: 3,874,929,408.
+ * The checkpoint's one MTP layer (mtp_num_hidden_layers 1; vllm qwen3_next_mtp.py): a decoder layer
+ * of the last layer's kind (full attention 27,263,488, MoE 1,614,809,088, two norms 4,096), fc
+ * 2048 x 4096 = 8,388,608 and pre_fc_norm_embedding, pre_fc_norm_hidden, norm 3 x 2048 = 6,144, the
+ * embedding and head shared (mtp_use_dedicated_embeddings false): 1,650,471,424; the checkpoint
+ * 81,324,862,720, the Hub page's "81.3B" (no exact published figure found).
+ */
 START_TEST(qwen3_next_80b_a3b)
 {
     llmmem_model *m = load("qwen3-next-80b-a3b-instruct.json");
@@ -258,9 +264,14 @@ START_TEST(qwen3_next_80b_a3b)
     ck_assert_uint_eq(group(m, LLMMEM_PARAMS_SSM), 1213864704ULL);
     ck_assert_uint_eq(group(m, LLMMEM_PARAMS_ATTENTION), 327161856ULL - 12ULL * 512);
     ck_assert_uint_eq(group(m, LLMMEM_PARAMS_MLP), 0);
+    uint64_t stored = 0;
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&stored, m));
+    ck_assert_uint_eq(stored, 79674391296ULL + 1650471424ULL);
     llmmem_model_free(m);
     m = preset("qwen3-next-80b-a3b");
     ck_assert_uint_eq(total(m), 79674391296ULL);
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&stored, m));
+    ck_assert_uint_eq(stored, 79674391296ULL + 1650471424ULL);
     llmmem_model_free(m);
 }
 END_TEST
