@@ -1640,6 +1640,19 @@ static llmmem_status read_gemma3(const hf *c, const json_t *root, const json_t *
     return st;
 }
 
+/* vision_feature_layer of a LLaVA-style wrapper: one layer's features (an integer or null); a list
+ * concatenates several layers' and widens the projector's input, which is not modelled. */
+static llmmem_status read_feature_layer(const hf *c, const json_t *root)
+{
+    const json_t *layer = json_object_get(root, "vision_feature_layer");
+    if (!layer || json_is_integer(layer) || json_is_null(layer))
+        return LLMMEM_OK;
+    if (json_is_array(layer))
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "vision_feature_layer",
+                       "a list of feature layers widens the projector, which is not modelled");
+    return hf_fail(c, LLMMEM_ERR_PARSE, "vision_feature_layer", "expected an integer, got %s", kind(layer));
+}
+
 /* LlavaConfig: text_config of a text model_type (llama when absent), vision_config
  * (clip_vision_model when absent); LlavaMultiModalProjector: linear_1 from the vision width
  * (times the number of feature layers) and linear_2, biased unless multimodal_projector_bias
@@ -1652,13 +1665,9 @@ static llmmem_status read_llava(const hf *c, const json_t *root, const json_t **
         st = sub_config(c, root, "vision_config", "llava", &vision);
     if (st)
         return st;
-    const json_t *layer = json_object_get(root, "vision_feature_layer");
-    if (layer && !json_is_integer(layer) && !json_is_null(layer)) {
-        if (json_is_array(layer))
-            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "vision_feature_layer",
-                           "a list of feature layers widens the projector, which is not modelled");
-        return hf_fail(c, LLMMEM_ERR_PARSE, "vision_feature_layer", "expected an integer, got %s", kind(layer));
-    }
+    st = read_feature_layer(c, root);
+    if (st)
+        return st;
     st = refuse_if(c, root, "multimodal_projector_bias", 0, 1, "a projector without biases is not modelled");
     if (st)
         return st;
@@ -1810,13 +1819,9 @@ static llmmem_status read_mistral3(hf *c, const json_t *root, const json_t **tex
         st = sub_config(c, root, "vision_config", "mistral3", &vision);
     if (st)
         return st;
-    const json_t *layer = json_object_get(root, "vision_feature_layer");
-    if (layer && !json_is_integer(layer) && !json_is_null(layer)) {
-        if (json_is_array(layer))
-            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "vision_feature_layer",
-                           "a list of feature layers widens the projector, which is not modelled");
-        return hf_fail(c, LLMMEM_ERR_PARSE, "vision_feature_layer", "expected an integer, got %s", kind(layer));
-    }
+    st = read_feature_layer(c, root);
+    if (st)
+        return st;
     st = refuse_if(c, root, "multimodal_projector_bias", 1, 0, "a biased Mistral 3 projector is not modelled");
     if (st)
         return st;
