@@ -803,6 +803,26 @@ static const llmmem__preset_value qwen3_next_80b_a3b[] = {
     K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1), K(ROUTER_BIAS, 0), K(TORCH_DTYPE, BF16),
     K(NUM_NEXTN_PREDICT_LAYERS, 1), K(MTP_EMBEDDING, 0), K(MTP_LM_HEAD, 0), END};
 
+/* ibm-granite/granite-4.0-h-small (granitemoehybrid): 40 layers of 4096, attention (32 heads of 128,
+ * 8 KV heads, no position embedding) at layers 5, 15, 25 and 35, Mamba-2 elsewhere (128 heads of 64,
+ * state 128, 1 group, kernel 4); every layer 72 experts of 768, top 10, and a shared MLP of 1536;
+ * tied 100352-row vocabulary */
+#define GRANITE_4_H(h, heads, kv, experts, top_k, expert_f, shared_f, m_heads)                               \
+    K(MODEL_TYPE, LLMMEM_MODEL_GRANITEMOEHYBRID), K(HIDDEN_SIZE, h), K(NUM_HIDDEN_LAYERS, 40),                 \
+        K(NUM_ATTENTION_HEADS, heads), K(NUM_KEY_VALUE_HEADS, kv), K(VOCAB_SIZE, 100352),                     \
+        K(MAX_POSITION_EMBEDDINGS, 131072), K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1), K(NORM_TYPE, RMS),      \
+        K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(NUM_EXPERTS, experts),     \
+        K(NUM_EXPERTS_PER_TOK, top_k), K(INTERMEDIATE_SIZE, expert_f), K(MOE_INTERMEDIATE_SIZE, expert_f),     \
+        K(SHARED_EXPERT_INTERMEDIATE_SIZE, shared_f), K(FIRST_K_DENSE_REPLACE, 0), K(MOE_LAYER_FREQ, 1),       \
+        K(MAMBA_NUM_HEADS, m_heads), K(MAMBA_HEAD_DIM, 64), K(SSM_STATE_SIZE, 128), K(MAMBA_N_GROUPS, 1),      \
+        K(MAMBA_D_CONV, 4), K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0), K(TORCH_DTYPE, BF16), END
+static const llmmem__preset_value granite_4_0_h_small[] = {GRANITE_4_H(4096, 32, 8, 72, 10, 768, 1536, 128)};
+/* ibm-granite/granite-4.0-h-tiny: the same layout at 1536 (12 heads, 4 KV heads; 48 Mamba-2 heads
+ * of 64), 64 experts of 512, top 6, a shared MLP of 1024 */
+static const llmmem__preset_value granite_4_0_h_tiny[] = {GRANITE_4_H(1536, 12, 4, 64, 6, 512, 1024, 48)};
+/* Granite 4.0-H: mamba layers, an attention layer at 5, 15, 25, 35 (model.c keeps each layer's MoE) */
+#define GRANITE_4_H_PATTERN "MMMMM*MMMMMMMMM*MMMMMMMMM*MMMMMMMMM*MMMM"
+
 const llmmem__preset llmmem__model_presets[] = {
     {"gpt2", gpt2},
     {"gpt2-medium", gpt2_medium},
@@ -889,6 +909,8 @@ const llmmem__preset llmmem__model_presets[] = {
     {"mamba2-2.7b", mamba2_2_7b},
     {"nemotron-nano-9b-v2", nemotron_nano_9b_v2},
     {"qwen3-next-80b-a3b", qwen3_next_80b_a3b},
+    {"granite-4.0-h-small", granite_4_0_h_small},
+    {"granite-4.0-h-tiny", granite_4_0_h_tiny},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];
@@ -903,6 +925,8 @@ const llmmem__preset_pattern llmmem__model_patterns[] = {
     {"mamba2-1.3b", MAMBA_16 MAMBA_16 MAMBA_16},
     {"mamba2-2.7b", MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16},
     {"nemotron-nano-9b-v2", NEMOTRON_NANO_9B_V2_PATTERN},
+    {"granite-4.0-h-small", GRANITE_4_H_PATTERN},
+    {"granite-4.0-h-tiny", GRANITE_4_H_PATTERN},
 };
 
 const size_t llmmem__model_pattern_total = sizeof llmmem__model_patterns / sizeof llmmem__model_patterns[0];

@@ -153,6 +153,12 @@ static const llmmem__key_default qwen3_next_structure[] = {
     {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_SHARED_EXPERT_GATE, 1}, END,
 };
 
+/* models/granitemoehybrid/modeling_granitemoehybrid.py GraniteMoeHybridDecoderLayer: input_layernorm and
+ * post_attention_layernorm; GraniteMoeHybridMLP and the experts' input_linear hold gate and up (SwiGLU) */
+static const llmmem__key_default granitemoehybrid_structure[] = {
+    {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
+};
+
 /* Class defaults: values from transformers' configuration_<family>.py __init__ signatures
  * (max_position_embeddings: GPTNeoX, Falcon, Llama and Granite 2048, Mistral and Mixtral 4096 * 32,
  * Qwen and SmolLM3 32768, Phi-3 4096, Gemma and Gemma 2 8192, Gemma 3 131072). Fields in order:
@@ -392,6 +398,13 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_QWEN3_NEXT, "qwen3_next", LLMMEM_READ_LLAMA_LIKE,
      {2, 256, 1, 1, 0, 0, 0, LLMMEM_MOE_QWEN_SHARED, LLMMEM_SLIDE_NONE, 0, 0, 32768, NO_SHAPES, 0},
      qwen3_next_structure, NULL}, /* llama.cpp qwen3next: not read */
+    /* GraniteMoeHybridConfig: vocab_size=32000, hidden_size=4096, intermediate_size=11008,
+     * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=None (the attention heads),
+     * max_position_embeddings=2048, tie_word_embeddings=False, attention_bias=False; its mamba_* and
+     * MoE fields are read by read_granitemoehybrid (hfconfig.c) */
+    {LLMMEM_MODEL_GRANITEMOEHYBRID, "granitemoehybrid", LLMMEM_READ_GRANITEMOEHYBRID,
+     {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 32000, 0},
+     granitemoehybrid_structure, NULL}, /* llama.cpp granitehybrid: not read */
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -421,7 +434,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_LLAMA4] = "llama4",           [LLMMEM_MODEL_MLLAMA] = "mllama",
     [LLMMEM_MODEL_LLAMA4_TEXT] = "llama4_text",
     [LLMMEM_MODEL_MAMBA2] = "mamba2",           [LLMMEM_MODEL_NEMOTRON_H] = "nemotron_h",
-    [LLMMEM_MODEL_QWEN3_NEXT] = "qwen3_next",
+    [LLMMEM_MODEL_QWEN3_NEXT] = "qwen3_next",   [LLMMEM_MODEL_GRANITEMOEHYBRID] = "granitemoehybrid",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

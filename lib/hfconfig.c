@@ -1178,6 +1178,150 @@ static llmmem_status read_nemotron_h(const hf *c, const json_t *obj)
     return LLMMEM_OK;
 }
 
+/* GraniteMoeHybridConfig (transformers models/granitemoehybrid/configuration_granitemoehybrid.py):
+ * layer_types of "mamba" and "attention" (absent: every layer mamba); every decoder layer two
+ * norms, its mixer, a GraniteMoeHybridMoE of num_local_experts experts of intermediate_size (top
+ * num_experts_per_tok, a bias-free router) when num_local_experts > 0, and always a shared_mlp of
+ * shared_intermediate_size; the Mamba-2 mixer's inner width is mamba_expand x hidden_size, its
+ * heads mamba_n_heads of mamba_d_head ("auto": the inner width over the heads). The float
+ * multipliers scale activations and hold no tensor. */
+static llmmem_status read_granitemoehybrid(const hf *c, const json_t *obj)
+{
+    int64_t hidden = 0, layers = 0, heads = 128, d_head = 0, expand = 2, experts = 8, inter = 11008, shared = 1024;
+    enum presence p;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = read_kv_heads(c, obj);
+    if (!st) /* GraniteMoeHybridAttention: getattr(config, "head_dim", hidden_size // num_attention_heads) */
+        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, 0, 0);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 2048, LEAVE);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st) /* GraniteMoeHybridAttention: q, k, v and o biased by attention_bias */
+        st = bool_key(c, obj, "attention_bias", LLMMEM_KEY_QKV_BIAS, 0);
+    if (!st)
+        st = bool_key(c, obj, "attention_bias", LLMMEM_KEY_O_PROJ_BIAS, 0);
+    if (!st)
+        st = set(c, "mlp_bias", LLMMEM_KEY_MLP_BIAS, 0); /* GraniteMoeHybridMLP: bias=False */
+    if (st)
+        return st;
+    const char *pos = NULL;
+    st = get_string(c, obj, "position_embedding_type", &pos, &p);
+    if (st)
+        return st;
+    if (p == PRESENT && strcmp(pos, "rope") != 0 && strcmp(pos, "nope") != 0)
+        return unsupported_string(c, "position_embedding_type", pos, "rope, nope and null are");
+    /* the class defaults: mamba_n_heads=128, mamba_n_groups=1, mamba_d_state=256, mamba_d_conv=4,
+     * mamba_expand=2, mamba_conv_bias=True, mamba_proj_bias=False */
+    st = get_int(c, obj, "mamba_n_heads", &heads, &p);
+    if (!st && p != PRESENT)
+        heads = 128;
+    if (!st)
+        st = get_int(c, obj, "mamba_expand", &expand, &p);
+    if (!st && p != PRESENT)
+        expand = 2;
+    if (st)
+        return st;
+    if (heads <= 0 || expand <= 0 || hidden > INT64_MAX / expand)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, heads <= 0 ? "mamba_n_heads" : "mamba_expand",
+                       "%lld is out of range", (long long)(heads <= 0 ? heads : expand));
+    const int64_t inner = expand * hidden;
+    const json_t *dh = json_object_get(obj, "mamba_d_head");
+    if (dh && json_is_string(dh) && strcmp(json_string_value(dh), "auto") == 0)
+        dh = NULL;
+    if (dh && !json_is_null(dh)) {
+        st = get_int(c, obj, "mamba_d_head", &d_head, &p);
+        if (st)
+            return st;
+    } else {
+        d_head = inner / heads; /* mamba_d_head="auto": mamba_intermediate // mamba_n_heads */
+    }
+    if (d_head <= 0 || d_head * heads != inner) /* GraniteMoeHybridConfig raises the same */
+        return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "mamba_d_head",
+                       "%lld x mamba_n_heads %lld differs from mamba_expand x hidden_size (%lld)", (long long)d_head,
+                       (long long)heads, (long long)inner);
+    st = set(c, "mamba_n_heads", LLMMEM_KEY_MAMBA_NUM_HEADS, heads);
+    if (!st)
+        st = set(c, "mamba_d_head", LLMMEM_KEY_MAMBA_HEAD_DIM, d_head);
+    if (!st)
+        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 256, 256);
+    if (!st)
+        st = optional(c, obj, "mamba_n_groups", LLMMEM_KEY_MAMBA_N_GROUPS, 1, 1);
+    if (!st)
+        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
+    if (!st)
+        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+    if (!st)
+        st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
+    /* GraniteMoeHybridMoE and GraniteMoeHybridMLP; num_local_experts=8, num_experts_per_tok=2,
+     * intermediate_size=11008, shared_intermediate_size=1024 */
+    if (!st)
+        st = get_int(c, obj, "num_local_experts", &experts, &p);
+    if (!st && p != PRESENT)
+        experts = 8;
+    if (!st)
+        st = get_int(c, obj, "intermediate_size", &inter, &p);
+    if (!st && p != PRESENT)
+        inter = 11008;
+    if (!st)
+        st = get_int(c, obj, "shared_intermediate_size", &shared, &p);
+    if (!st && p != PRESENT)
+        shared = 1024;
+    if (st)
+        return st;
+    if (experts < 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "num_local_experts", "%lld is below 0", (long long)experts);
+    st = set(c, "num_local_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
+    if (!st && experts == 0) /* no block_sparse_moe: the shared_mlp is the layer's only MLP */
+        st = set(c, "shared_intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, shared);
+    if (!st && experts > 0) {
+        st = optional(c, obj, "num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 2, 2);
+        if (!st)
+            st = set(c, "intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, inter);
+        if (!st)
+            st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, inter);
+        if (!st)
+            st = set(c, "shared_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, shared);
+        if (!st)
+            st = set(c, "num_local_experts", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+        if (!st)
+            st = set(c, "num_local_experts", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    }
+    if (st)
+        return st;
+    const json_t *types = json_object_get(obj, "layer_types");
+    if (!types || json_is_null(types))
+        types = json_object_get(obj, "layers_block_type"); /* the attribute_map's other name */
+    if (types && !json_is_null(types)) {
+        if (json_is_array(types))
+            for (size_t i = 0; i < json_array_size(types); i++) {
+                const json_t *t = json_array_get(types, i);
+                char field[48];
+                snprintf(field, sizeof field, "layer_types[%zu]", i);
+                if (is_text(t) && strcmp(json_string_value(t), "mamba") != 0 &&
+                    strcmp(json_string_value(t), "attention") != 0) /* GraniteMoeHybridConfig raises the same */
+                    return unsupported_string(c, field, json_string_value(t), "mamba and attention are");
+            }
+        return read_layer_types(c, types, layers, 0);
+    }
+    if (layers > LLMMEM_LAYER_MAP_MAX) /* layers_block_type: ["mamba"] * num_hidden_layers */
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++)
+        llmmem__layer_map_push(&map, LLMMEM_MIXER_SSM);
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const json_t *obj)
 {
@@ -1202,6 +1346,7 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_LLAMA4_TEXT: return read_llama4_text(c, obj);
     case LLMMEM_READ_MAMBA2: return read_mamba2(c, obj);
     case LLMMEM_READ_NEMOTRON_H: return read_nemotron_h(c, obj);
+    case LLMMEM_READ_GRANITEMOEHYBRID: return read_granitemoehybrid(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

@@ -402,7 +402,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_LLAMA4_TEXT = 41, /**< "llama4_text" (a Llama 4 text model alone, Llama4ForCausalLM) */
     LLMMEM_MODEL_MAMBA2 = 42,      /**< "mamba2" (Mamba-2 mixers only) */
     LLMMEM_MODEL_NEMOTRON_H = 43,  /**< "nemotron_h" (Mamba-2, attention and MLP layers) */
-    LLMMEM_MODEL_QWEN3_NEXT = 44   /**< "qwen3_next" (Gated DeltaNet and gated attention, MoE) */
+    LLMMEM_MODEL_QWEN3_NEXT = 44,  /**< "qwen3_next" (Gated DeltaNet and gated attention, MoE) */
+    LLMMEM_MODEL_GRANITEMOEHYBRID = 45 /**< "granitemoehybrid" (Granite 4.0-H: Mamba-2 and attention layers, MoE and shared MLP) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
