@@ -5,27 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "unit.h"
-
-#ifndef LLMMEM_TEST_DATA
-#define LLMMEM_TEST_DATA "tests/data"
-#endif
-
-static llmmem_model *load(const char *file)
-{
-    char path[1024];
-    llmmem_model *m = NULL;
-    snprintf(path, sizeof path, "%s/configs/%s", LLMMEM_TEST_DATA, file);
-    ck_assert_ok(llmmem_model_from_hf_config(&m, path));
-    return m;
-}
-
-static uint64_t total(const llmmem_model *m)
-{
-    uint64_t n = 0;
-    ck_assert_ok(llmmem_model_total_parameters(&n, m));
-    return n;
-}
+#include "family.h"
 
 /* Parameters the checkpoint stores: the model's and its multi-token-prediction layers. */
 static uint64_t checkpoint_total(const llmmem_model *m)
@@ -33,20 +13,6 @@ static uint64_t checkpoint_total(const llmmem_model *m)
     uint64_t n = 0;
     ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
     return n;
-}
-
-static int64_t get(const llmmem_model *m, llmmem_key key)
-{
-    int64_t v = -1;
-    ck_assert_ok(llmmem_model_get_int(&v, m, key));
-    return v;
-}
-
-static llmmem_model *preset(const char *name)
-{
-    llmmem_model *m = NULL;
-    ck_assert_ok(llmmem_model_from_preset(&m, name));
-    return m;
 }
 
 static void expect_preset_total(const char *name, uint64_t expected)

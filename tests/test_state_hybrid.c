@@ -4,27 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "unit.h"
-
-static uint64_t total(const llmmem_model *m)
-{
-    uint64_t n = 0;
-    ck_assert_ok(llmmem_model_total_parameters(&n, m));
-    return n;
-}
+#include "family.h"
 
 static uint64_t group(const llmmem_model *m, llmmem_param_group g)
 {
     uint64_t n = 0;
     ck_assert_ok(llmmem_model_parameters(&n, m, g));
     return n;
-}
-
-static llmmem_model *preset(const char *name)
-{
-    llmmem_model *m = NULL;
-    ck_assert_ok(llmmem_model_from_preset(&m, name));
-    return m;
 }
 
 static llmmem_model *text(const char *json)
