@@ -878,8 +878,11 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "activations of cross-attention layers (%llu, mllama's) are not modelled",
                             (unsigned long long)m->geo.cross_layers);
-    llmmem_status st = llmmem__semantics_make(&k->sem, s);
+    /* training a Jamba: JambaMambaMixer's saved tensors (selective_scan_fn's) are not modelled */
+    llmmem_status st = llmmem__state_check(m, "training activations", 1);
     if (st != LLMMEM_OK)
+        return st;
+    if ((st = llmmem__semantics_make(&k->sem, s)) != LLMMEM_OK)
         return st;
     k->e = bytes_of_format(compute);
     k->norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;

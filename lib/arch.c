@@ -279,6 +279,50 @@ static void add_mamba2(builder *b, uint64_t h)
     }
 }
 
+/* The Mamba-1 mixer of every Mamba-1 layer. transformers models/jamba/modeling_jamba.py JambaMambaMixer:
+ * in_proj hidden -> 2 x inner (inner = mamba_expand x hidden), a depthwise conv1d over inner channels
+ * (kernel mamba_d_conv, bias mamba_conv_bias), x_proj inner -> dt_rank + 2 x d_state, dt_proj
+ * dt_rank -> inner with bias, A_log inner x d_state, D inner, out_proj inner -> hidden (in_proj and
+ * out_proj biased by mamba_proj_bias), dt/b/c_layernorm JambaRMSNorm of dt_rank, d_state, d_state. */
+static void add_mamba1(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    uint64_t layers = g->mamba1_layers;
+    if (layers == 0)
+        return;
+    if (require(b, LLMMEM_KEY_SSM_STATE_SIZE))
+        return;
+    uint64_t inner, state = value(b, LLMMEM_KEY_SSM_STATE_SIZE), kernel = value(b, LLMMEM_KEY_MAMBA_D_CONV);
+    uint64_t rank = value(b, LLMMEM_KEY_MAMBA_DT_RANK);
+    if (rank == 0) /* configuration_jamba.py: mamba_dt_rank "auto" is math.ceil(hidden_size / 16) */
+        rank = llmmem__ceil_div(h, 16);
+    if (!llmmem__mul(&inner, value(b, LLMMEM_KEY_MAMBA_EXPAND), h)) {
+        fail(b, LLMMEM_ERR_OVERFLOW, "mamba_expand x hidden_size exceeds 64 bits");
+        return;
+    }
+    g->m1_inner = inner;
+    g->m1_dt_rank = rank;
+    g->m1_state = state;
+    g->m1_conv_kernel = kernel;
+    const llmmem_param_group S = LLMMEM_PARAMS_SSM;
+    /* vLLM mamba_mixer.py MambaMixer: in_proj, conv1d, x_proj's input, dt_proj, A and D split by inner channel
+     * (column), out_proj row-parallel; the per-layer counts below every factor < 2^40: add() checks the products */
+    add(b, "mamba1.in_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, 2 * inner, h, layers, layers);
+    add(b, "mamba1.conv1d", S, LLMMEM_SPLIT_COLUMN, 0, 0, inner, kernel, layers, layers);
+    if (value(b, LLMMEM_KEY_MAMBA_CONV_BIAS))
+        add(b, "mamba1.conv1d.bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, layers, layers);
+    add(b, "mamba1.x_proj", S, LLMMEM_SPLIT_ROW, 1, 0, rank + 2 * state, inner, layers, layers);
+    add(b, "mamba1.dt_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, rank, layers, layers);
+    add(b, "mamba1.dt_proj.bias_D", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, 2 * layers, 2 * layers);
+    add(b, "mamba1.A_log", S, LLMMEM_SPLIT_COLUMN, 0, 0, inner, state, layers, layers);
+    add_vector(b, "mamba1.dt_b_c_layernorm", S, rank + 2 * state, layers);
+    add(b, "mamba1.out_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, inner, layers, layers);
+    if (value(b, LLMMEM_KEY_MAMBA_PROJ_BIAS)) {
+        add(b, "mamba1.in_proj.bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, 2 * inner, layers, layers);
+        add_vector(b, "mamba1.out_proj.bias", S, h, layers);
+    }
+}
+
 /* The Gated DeltaNet mixer of every linear_attention layer. transformers
  * models/qwen3_next/modeling_qwen3_next.py Qwen3NextGatedDeltaNet: in_proj_qkvz to 2 x key_dim +
  * 2 x value_dim, in_proj_ba to 2 x value heads, a bias-free depthwise conv1d over 2 x key_dim +
@@ -453,6 +497,10 @@ static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t patter
         return LLMMEM_MIXER_CROSS;
     if (map->layers)
         return map->mixer[i] == LLMMEM_MIXER_FULL ? global : (enum llmmem__mixer)map->mixer[i];
+    /* configuration_jamba.py layers_block_type: "attention" where i % attn_layer_period == attn_layer_offset, else "mamba" */
+    uint64_t attn_period = value(b, LLMMEM_KEY_ATTN_LAYER_PERIOD);
+    if (attn_period)
+        return i % attn_period == value(b, LLMMEM_KEY_ATTN_LAYER_OFFSET) ? global : LLMMEM_MIXER_MAMBA1;
     /* Qwen3NextConfig layer_types: linear_attention where (i + 1) % full_attention_interval != 0 */
     if (full_interval)
         return (i + 1) % full_interval == 0 ? global : LLMMEM_MIXER_LINEAR;
@@ -475,6 +523,12 @@ static enum llmmem__ffn ffn_of(const builder *b, uint64_t i, uint64_t first_dens
         return LLMMEM_FFN_NONE;
     if (value(b, LLMMEM_KEY_NUM_EXPERTS) == 0)
         return LLMMEM_FFN_DENSE;
+    /* configuration_jamba.py layers_num_experts: num_experts where i % expert_layer_period == expert_layer_offset,
+     * else 1; modeling_jamba.py: JambaSparseMoeBlock when the layer's num_experts > 1, else JambaMLP */
+    uint64_t expert_period = value(b, LLMMEM_KEY_EXPERT_LAYER_PERIOD);
+    if (expert_period)
+        return value(b, LLMMEM_KEY_NUM_EXPERTS) > 1 && i % expert_period == value(b, LLMMEM_KEY_EXPERT_LAYER_OFFSET)
+                   ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE;
     if (step)
         return (i + 1) % step == 0 ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE;
     return i >= first_dense && i % freq == 0 ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE;
@@ -536,6 +590,14 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     uint64_t step = value(b, LLMMEM_KEY_INTERLEAVE_MOE_LAYER_STEP);
     uint64_t full_interval = map->layers ? 0 : value(b, LLMMEM_KEY_FULL_ATTENTION_INTERVAL);
     const int moe = value(b, LLMMEM_KEY_NUM_EXPERTS) != 0;
+    const uint64_t attn_period = map->layers ? 0 : value(b, LLMMEM_KEY_ATTN_LAYER_PERIOD);
+    const uint64_t expert_period = map->layers ? 0 : value(b, LLMMEM_KEY_EXPERT_LAYER_PERIOD);
+    if (attn_period && (full_interval || g->window || g->chunk || g->kv_lora_rank))
+        return fail(b, LLMMEM_ERR_UNSUPPORTED, "attn_layer_period (%llu) with full_attention_interval, sliding_window, "
+                    "attention_chunk_size or kv_lora_rank is not modelled", (unsigned long long)attn_period);
+    if (expert_period && (step || first_dense || freq > 1))
+        return fail(b, LLMMEM_ERR_UNSUPPORTED, "expert_layer_period (%llu) with interleave_moe_layer_step, "
+                    "first_k_dense_replace or moe_layer_freq is not modelled", (unsigned long long)expert_period);
     if (g->window && g->chunk) /* one window per model: a cache layer keeps sliding_window or the chunk */
         return fail(b, LLMMEM_ERR_UNSUPPORTED, "sliding_window (%llu) and attention_chunk_size (%llu) in one model "
                     "are not modelled", (unsigned long long)g->window, (unsigned long long)g->chunk);
@@ -559,6 +621,12 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     if (layers > p->listed) { /* no map: periodic keys alone (a map has at most LLMMEM_LAYER_MAP_MAX layers) */
         uint64_t pm = full_interval ? full_interval : g->window && pattern ? pattern : g->chunk && interval ? interval : 1;
         uint64_t pf = moe ? (step ? step : freq) : 1, lead = moe && !step ? first_dense : 0;
+        if (attn_period) /* Jamba: both patterns repeat from layer 0 */
+            pm = attn_period;
+        if (expert_period) {
+            pf = expert_period;
+            lead = 0;
+        }
         uint64_t pc = value(b, LLMMEM_KEY_CROSS_ATTENTION_INTERVAL);
         if (pc) { /* cross-attention layers repeat every pc layers from the first */
             pm = pm / llmmem__gcd(pm, pc) * pc;
@@ -592,7 +660,9 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
             p->before[k][w + 1] = (uint16_t)(p->before[k][w] + popcount64(p->bits[k][w]));
     /* two kinds from one key's pattern: count by its arithmetic, as fast as a uniform model */
     const int crossing = p->kind[0].mixer == LLMMEM_MIXER_CROSS || p->kind[1].mixer == LLMMEM_MIXER_CROSS;
-    if (!map->layers && p->n == 2 && p->kind[0].ffn == p->kind[1].ffn && !crossing) {
+    if (attn_period || expert_period) {
+        /* Jamba's offsets: counted from the bitmaps (no rule) */
+    } else if (!map->layers && p->n == 2 && p->kind[0].ffn == p->kind[1].ffn && !crossing) {
         /* the layers with (i + 1) % period != 0: sliding or chunked ones, or Gated DeltaNet ones */
         enum llmmem__mixer periodic = full_interval ? LLMMEM_MIXER_LINEAR
                                       : g->chunk    ? LLMMEM_MIXER_CHUNKED
@@ -626,6 +696,8 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     g->ssm = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SSM), any_ffn);
     g->linear = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_LINEAR), any_ffn);
     g->ssm_layers = llmmem__layers_in(p, g->ssm, 0, layers);
+    g->mamba1 = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1), any_ffn);
+    g->mamba1_layers = llmmem__layers_in(p, g->mamba1, 0, layers);
     g->linear_layers = llmmem__layers_in(p, g->linear, 0, layers);
     g->dense_layers = llmmem__layers_in(p, g->dense, 0, layers);
     g->moe_layers = llmmem__layers_in(p, g->moe, 0, layers);
@@ -1038,6 +1110,8 @@ static llmmem_status build(builder *b)
     add_mamba2(b, h);
     b->kinds = g->linear;
     add_gated_deltanet(b, h);
+    b->kinds = g->mamba1;
+    add_mamba1(b, h);
     uint64_t norms;
     b->kinds = g->all;
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))

@@ -787,6 +787,23 @@ static const llmmem__preset_value nemotron_nano_9b_v2[] = {
     K(MAMBA_D_CONV, 4), K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0), K(TORCH_DTYPE, BF16), END};
 #define NEMOTRON_NANO_9B_V2_PATTERN "M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-"
 
+/* ai21labs/AI21-Jamba-1.5-Mini and ai21labs/Jamba-v0.1 config.json (jamba, the same shapes): 32 layers of
+ * 4096, attention (32 heads, 8 KV heads, no biases, no positions) where i % 8 == 4, JambaMambaMixer
+ * (Mamba-1: expand 2, d_state 16, d_conv 4, dt_rank 256, conv bias, no proj bias) elsewhere; 16
+ * experts of 14336, top 2, where i % 2 == 1, a gated MLP of 14336 elsewhere; untied 65536-row
+ * vocabulary; bf16 */
+#define JAMBA_MINI                                                                                           \
+    K(MODEL_TYPE, LLMMEM_MODEL_JAMBA), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 32), K(NUM_ATTENTION_HEADS, 32), \
+        K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 14336), K(VOCAB_SIZE, 65536),                      \
+        K(MAX_POSITION_EMBEDDINGS, 262144), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1), K(NORM_TYPE, RMS),  \
+        K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(NUM_EXPERTS, 16),       \
+        K(NUM_EXPERTS_PER_TOK, 2), K(MOE_INTERMEDIATE_SIZE, 14336), K(EXPERT_LAYER_PERIOD, 2),               \
+        K(EXPERT_LAYER_OFFSET, 1), K(ATTN_LAYER_PERIOD, 8), K(ATTN_LAYER_OFFSET, 4), K(SSM_STATE_SIZE, 16),  \
+        K(MAMBA_D_CONV, 4), K(MAMBA_EXPAND, 2), K(MAMBA_DT_RANK, 256), K(MAMBA_CONV_BIAS, 1),               \
+        K(MAMBA_PROJ_BIAS, 0), K(TORCH_DTYPE, BF16), END
+static const llmmem__preset_value jamba_1_5_mini[] = {JAMBA_MINI};
+static const llmmem__preset_value jamba_v0_1[] = {JAMBA_MINI};
+
 /* Qwen/Qwen3-Next-80B-A3B-Instruct config.json (qwen3_next): 48 layers of 2048, every 4th gated
  * attention (16 heads of 256, 2 KV heads, q/k norms), the others Gated DeltaNet (16 key heads and
  * 32 value heads of 128, kernel 4); every layer 512 experts of 512, top 10, and a gated shared
@@ -911,6 +928,8 @@ const llmmem__preset llmmem__model_presets[] = {
     {"qwen3-next-80b-a3b", qwen3_next_80b_a3b},
     {"granite-4.0-h-small", granite_4_0_h_small},
     {"granite-4.0-h-tiny", granite_4_0_h_tiny},
+    {"jamba-1.5-mini", jamba_1_5_mini},
+    {"jamba-v0.1", jamba_v0_1},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -212,6 +212,9 @@ static int is_linear_attn(tok t)
 static int is_ssm(const char *name, size_t len)
 {
     static const char *const mamba[] = {"in_proj", "conv1d", "dt_bias", "A_log", "D", "norm", "out_proj", NULL};
+    /* modeling_jamba.py JambaMambaDecoderLayer.mamba (JambaMambaMixer): its own tensors and its three norms */
+    static const char *const jamba[] = {"in_proj", "conv1d", "x_proj", "dt_proj", "A_log", "D", "out_proj",
+                                        "dt_layernorm", "b_layernorm", "c_layernorm", NULL};
     if (any_tok(name, len, is_linear_attn))
         return 1;
     for (unsigned k = 1;; k++) {
@@ -220,6 +223,8 @@ static int is_ssm(const char *name, size_t len)
             return 0;
         if (tok_eq(prev, "mixer"))
             return tok_in(tok_from_end(name, len, k - 1), mamba);
+        if (tok_eq(prev, "mamba"))
+            return tok_in(tok_from_end(name, len, k - 1), jamba);
     }
 }
 

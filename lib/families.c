@@ -405,6 +405,14 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_GRANITEMOEHYBRID, "granitemoehybrid", LLMMEM_READ_GRANITEMOEHYBRID,
      {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 32000, 0},
      granitemoehybrid_structure, NULL}, /* llama.cpp granitehybrid: not read */
+    /* JambaConfig: vocab_size=65536, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+     * num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=262144,
+     * tie_word_embeddings=False; JambaAttention: head_dim = hidden_size / num_heads, no biases;
+     * JambaMLP gated; two JambaRMSNorm a decoder layer (input_layernorm, pre_ff_layernorm); the MoE,
+     * layer-period and mamba_* fields read by read_jamba (hfconfig.c) */
+    {LLMMEM_MODEL_JAMBA, "jamba", LLMMEM_READ_JAMBA,
+     {8, 0, 1, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 262144, 4096, 14336, 32, 32, 65536, 0},
+     NULL, NULL}, /* llama.cpp jamba GGUF: its ssm_* tensors are not read (gguf.c) */
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -435,6 +443,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_LLAMA4_TEXT] = "llama4_text",
     [LLMMEM_MODEL_MAMBA2] = "mamba2",           [LLMMEM_MODEL_NEMOTRON_H] = "nemotron_h",
     [LLMMEM_MODEL_QWEN3_NEXT] = "qwen3_next",   [LLMMEM_MODEL_GRANITEMOEHYBRID] = "granitemoehybrid",
+    [LLMMEM_MODEL_JAMBA] = "jamba",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -28,7 +28,8 @@ enum llmmem__config_reader {
     LLMMEM_READ_LLAMA4_TEXT,    /* Llama4TextConfig alone */
     LLMMEM_READ_MAMBA2,         /* num_heads, head_dim, state_size, n_groups, conv_kernel (Mamba2Config) */
     LLMMEM_READ_NEMOTRON_H,     /* hybrid_override_pattern, mamba_num_heads, ssm_state_size (NemotronHConfig) */
-    LLMMEM_READ_GRANITEMOEHYBRID /* layer_types, mamba_n_heads, num_local_experts, shared_intermediate_size */
+    LLMMEM_READ_GRANITEMOEHYBRID, /* layer_types, mamba_n_heads, num_local_experts, shared_intermediate_size */
+    LLMMEM_READ_JAMBA           /* llama-like, attn/expert_layer_period and offset, mamba_* (JambaConfig) */
 };
 
 /* Where a family's sliding window applies. */
@@ -85,7 +86,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_GRANITEMOEHYBRID
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_JAMBA
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

@@ -1322,6 +1322,79 @@ static llmmem_status read_granitemoehybrid(const hf *c, const json_t *obj)
     return LLMMEM_OK;
 }
 
+/* JambaConfig (transformers models/jamba/configuration_jamba.py): Mistral-like attention without
+ * biases on the layers i % attn_layer_period == attn_layer_offset, JambaMambaMixer (Mamba-1) on the
+ * others; JambaSparseMoeBlock (num_experts of intermediate_size, top num_experts_per_tok, an unbiased
+ * router) where i % expert_layer_period == expert_layer_offset, JambaMLP elsewhere. */
+static llmmem_status read_jamba(const hf *c, const json_t *obj)
+{
+    llmmem_status st = read_llama_like(c, obj);
+    int64_t experts = 16, intermediate = 0, v;
+    enum presence p;
+    if (st)
+        return st;
+    const json_t *window = json_object_get(obj, "sliding_window");
+    if (window && !json_is_null(window)) /* JambaFlashAttention2 reads it; the published configs set null */
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "sliding_window", "is not modelled for model_type jamba");
+    /* configuration_jamba.py defaults: num_experts=16, num_experts_per_tok=2, expert_layer_period=2,
+     * expert_layer_offset=1, attn_layer_period=8, attn_layer_offset=4, mamba_d_state=16, mamba_d_conv=4,
+     * mamba_expand=2, mamba_dt_rank="auto", mamba_conv_bias=True, mamba_proj_bias=False */
+    if ((st = get_int(c, obj, "num_experts", &v, &p)) != LLMMEM_OK)
+        return st;
+    if (p == PRESENT)
+        experts = v;
+    if (experts < 1)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "num_experts", "%lld is below 1", (long long)experts);
+    (void)llmmem_model_get_int(&intermediate, c->m, LLMMEM_KEY_INTERMEDIATE_SIZE);
+    if (experts > 1) { /* one expert a layer is JambaMLP everywhere (layers_num_experts 1) */
+        st = set(c, "num_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
+        if (!st)
+            st = optional(c, obj, "num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 2, 2);
+        if (!st)
+            st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, intermediate);
+    }
+    if (!st)
+        st = optional(c, obj, "expert_layer_period", LLMMEM_KEY_EXPERT_LAYER_PERIOD, 2, 2);
+    if (!st)
+        st = optional(c, obj, "expert_layer_offset", LLMMEM_KEY_EXPERT_LAYER_OFFSET, 1, 1);
+    if (!st)
+        st = optional(c, obj, "attn_layer_period", LLMMEM_KEY_ATTN_LAYER_PERIOD, 8, 8);
+    if (!st)
+        st = optional(c, obj, "attn_layer_offset", LLMMEM_KEY_ATTN_LAYER_OFFSET, 4, 4);
+    if (!st)
+        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 16, 16);
+    if (!st)
+        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
+    if (!st)
+        st = optional(c, obj, "mamba_expand", LLMMEM_KEY_MAMBA_EXPAND, 2, 2);
+    if (!st)
+        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+    if (!st)
+        st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
+    if (st)
+        return st;
+    const json_t *rank = json_object_get(obj, "mamba_dt_rank");
+    if (rank && json_is_string(rank) && strcmp(json_string_value(rank), "auto") == 0)
+        st = set(c, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0); /* math.ceil(hidden_size / 16), arch.c */
+    else
+        st = optional(c, obj, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0, 0);
+    if (st)
+        return st;
+    /* JambaConfig._check_supported_offset: each offset below its period */
+    int64_t period = 0, offset = 0;
+    (void)llmmem_model_get_int(&period, c->m, LLMMEM_KEY_ATTN_LAYER_PERIOD);
+    (void)llmmem_model_get_int(&offset, c->m, LLMMEM_KEY_ATTN_LAYER_OFFSET);
+    if (period < 1 || offset >= period)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "attn_layer_offset", "%lld is not below attn_layer_period (%lld)",
+                       (long long)offset, (long long)period);
+    (void)llmmem_model_get_int(&period, c->m, LLMMEM_KEY_EXPERT_LAYER_PERIOD);
+    (void)llmmem_model_get_int(&offset, c->m, LLMMEM_KEY_EXPERT_LAYER_OFFSET);
+    if (period < 1 || offset >= period)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "expert_layer_offset", "%lld is not below expert_layer_period "
+                       "(%lld)", (long long)offset, (long long)period);
+    return LLMMEM_OK;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const json_t *obj)
 {
@@ -1347,6 +1420,7 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_MAMBA2: return read_mamba2(c, obj);
     case LLMMEM_READ_NEMOTRON_H: return read_nemotron_h(c, obj);
     case LLMMEM_READ_GRANITEMOEHYBRID: return read_granitemoehybrid(c, obj);
+    case LLMMEM_READ_JAMBA: return read_jamba(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

@@ -229,7 +229,8 @@ enum llmmem__mixer {
     LLMMEM_MIXER_SSM = 5,      /* state-space model (Mamba-2): a fixed state per sequence */
     LLMMEM_MIXER_NONE = 6,     /* no token mixer: a feed-forward-only layer (Nemotron-H '-') */
     LLMMEM_MIXER_CROSS = 8,    /* cross-attention to the image: caches the image's keys and values (mllama) */
-    LLMMEM_MIXERS = 9
+    LLMMEM_MIXER_MAMBA1 = 9,   /* state-space model (Mamba-1, Jamba's): a fixed state per sequence */
+    LLMMEM_MIXERS = 10
 };
 enum llmmem__ffn {
     LLMMEM_FFN_DENSE = 0,      /* one MLP (gated or two-matrix: the model's mlp_gated) */
@@ -240,7 +241,9 @@ enum llmmem__ffn {
 #define LLMMEM_MIXER_BIT(m) (1u << (m))
 #define LLMMEM_FFN_BIT(f) (1u << (f))
 /* The mixers that keep a fixed state per sequence instead of a cache that grows per token. */
-#define LLMMEM_STATE_MIXERS (LLMMEM_MIXER_BIT(LLMMEM_MIXER_LINEAR) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SSM))
+#define LLMMEM_STATE_MIXERS                                                                         \
+    (LLMMEM_MIXER_BIT(LLMMEM_MIXER_LINEAR) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SSM) |                   \
+     LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1))
 #define LLMMEM_ATTENTION_MIXERS                                                                     \
     (LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) |                 \
      LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_MLA))
@@ -306,7 +309,7 @@ int llmmem__layer_type_mixer(enum llmmem__mixer *out, const char *name, size_t l
 static inline int llmmem__mixer_modelled(enum llmmem__mixer m)
 {
     return m == LLMMEM_MIXER_FULL || m == LLMMEM_MIXER_SLIDING || m == LLMMEM_MIXER_CHUNKED ||
-           m == LLMMEM_MIXER_LINEAR || m == LLMMEM_MIXER_SSM;
+           m == LLMMEM_MIXER_LINEAR || m == LLMMEM_MIXER_SSM || m == LLMMEM_MIXER_MAMBA1;
 }
 /* The modelled layer_types names, for messages. */
 #define LLMMEM_MODELLED_LAYER_TYPES \
@@ -370,7 +373,22 @@ typedef struct llmmem__geometry {
     uint64_t mamba_heads, mamba_head_dim, mamba_state, mamba_groups, mamba_conv_kernel, mamba_conv_dim;
     /* Gated DeltaNet (transformers Qwen3NextGatedDeltaNet): conv over 2 x key_dim + value_dim */
     uint64_t gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv_kernel, gdn_conv_dim;
+    /* Mamba-1 (transformers modeling_jamba.py JambaMambaMixer): inner = mamba_expand x hidden, the conv
+     * over inner channels, x_proj to dt_rank + 2 x state */
+    llmmem__kind_set mamba1;
+    uint64_t mamba1_layers, m1_inner, m1_dt_rank, m1_state, m1_conv_kernel;
 } llmmem__geometry;
+
+/* Layers that keep a state per sequence (Mamba-2, Gated DeltaNet, Mamba-1). */
+static inline uint64_t llmmem__state_layers(const llmmem__geometry *g)
+{
+    return g->ssm_layers + g->linear_layers + g->mamba1_layers;
+}
+/* State mixers of different kinds in one model (0 or 1 when the model has at most one). */
+static inline unsigned llmmem__state_kinds(const llmmem__geometry *g)
+{
+    return (unsigned)(g->ssm_layers != 0) + (unsigned)(g->linear_layers != 0) + (unsigned)(g->mamba1_layers != 0);
+}
 
 struct llmmem_model {
     llmmem__settings s;

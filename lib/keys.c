@@ -284,6 +284,20 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_FULL_ATTENTION_INTERVAL, M, "full_attention_interval", 0, COUNT_MAX_KEY, 0,
             "n: layer i is full attention when (i + 1) % n == 0 and Gated DeltaNet otherwise (Qwen3-Next: "
             "4); 0: no such pattern"),
+    INT_KEY(LLMMEM_KEY_ATTN_LAYER_PERIOD, M, "attn_layer_period", 0, COUNT_MAX_KEY, 0,
+            "n: layer i is attention when i % n == attn_layer_offset and Mamba-1 otherwise (JambaConfig: 8); "
+            "0: no such pattern"),
+    INT_KEY(LLMMEM_KEY_ATTN_LAYER_OFFSET, M, "attn_layer_offset", 0, COUNT_MAX_KEY, 0,
+            "the attention layers' offset within attn_layer_period (JambaConfig: 4)"),
+    INT_KEY(LLMMEM_KEY_EXPERT_LAYER_PERIOD, M, "expert_layer_period", 0, COUNT_MAX_KEY, 0,
+            "n: layer i is MoE when i % n == expert_layer_offset, dense otherwise (JambaConfig: 2); 0: the "
+            "other MoE layer keys decide"),
+    INT_KEY(LLMMEM_KEY_EXPERT_LAYER_OFFSET, M, "expert_layer_offset", 0, COUNT_MAX_KEY, 0,
+            "the MoE layers' offset within expert_layer_period (JambaConfig: 1)"),
+    INT_KEY(LLMMEM_KEY_MAMBA_EXPAND, M, "mamba_expand", 1, 64, 2,
+            "Mamba-1 inner width over hidden_size (JambaConfig mamba_expand)"),
+    INT_KEY(LLMMEM_KEY_MAMBA_DT_RANK, M, "mamba_dt_rank", 0, SIZE_MAX_KEY, 0,
+            "rank of the Mamba-1 time-step projection (JambaConfig mamba_dt_rank); 0: ceil(hidden_size / 16)"),
     BOOL_KEY(LLMMEM_KEY_ATTN_OUTPUT_GATE, M, "attn_output_gate", 0,
              "q_proj also gives a per-channel sigmoid gate on the attention output, doubling its rows "
              "(Qwen3NextAttention)"),

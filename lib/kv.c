@@ -69,7 +69,16 @@ static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
 llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp)
 {
     uint64_t conv_dim, kernel;
-    if (a->ssm_layers) {
+    if (a->mamba1_layers) {
+        /* mamba_utils.py mamba1_state_shape: conv (conv_kernel - 1) x intermediate_size / tp, temporal
+         * intermediate_size / tp x state_size (models/jamba.py: intermediate_size = mamba_expand x hidden_size) */
+        conv_dim = a->m1_inner;
+        kernel = a->m1_conv_kernel;
+        if (a->m1_inner % tp)
+            return not_divided("mamba_expand x hidden_size", a->m1_inner, tp);
+        if (!llmmem__mul(temporal, a->m1_inner / tp, a->m1_state))
+            return overflow("Mamba-1 state elements");
+    } else if (a->ssm_layers) {
         /* mamba_utils.py mamba2_state_shape: groups extended to tp when tp does not divide them
          * (extra_groups_for_head_shards), conv (conv_kernel - 1) x conv_dim / tp, SSM state
          * num_heads / tp x head_dim x state_size */
@@ -90,7 +99,8 @@ llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const l
     }
     if (conv_dim % tp) /* vllm/distributed/utils.py divide asserts it */
         return not_divided("the state's conv width", conv_dim, tp);
-    *conv = (kernel - 1) * (conv_dim / tp); /* every factor below 2^26: no overflow */
+    if (!llmmem__mul(conv, kernel - 1, conv_dim / tp))
+        return overflow("conv state elements");
     return LLMMEM_OK;
 }
 
@@ -339,6 +349,17 @@ llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmme
  * model's dtype of `e` bytes. */
 static uint64_t contiguous_state_layer(const llmmem__geometry *a, uint64_t e)
 {
+    /* transformers modeling_jamba.py HybridMambaAttentionDynamicCache: conv_states (intermediate x d_conv, the
+     * whole kernel) and ssm_states (intermediate x d_state) in the dtype the model passes (its own); below 2^62
+     * by the key bounds (inner <= 64 x 2^24, kernel <= 4096, state <= 2^24) times e <= 4: checked by the caller's
+     * product only, so saturate here */
+    if (a->mamba1_layers) {
+        uint64_t x = 0;
+        if (!llmmem__muladd(&x, a->m1_inner, a->m1_conv_kernel) || !llmmem__muladd(&x, a->m1_inner, a->m1_state) ||
+            !llmmem__mul(&x, x, e))
+            return UINT64_MAX;
+        return x;
+    }
     if (a->ssm_layers) /* transformers modeling_mamba2.py Mamba2Cache: conv_dim x conv_kernel and heads x head_dim x state, in the model's dtype */
         return (a->mamba_conv_dim * a->mamba_conv_kernel + a->mamba_heads * a->mamba_head_dim * a->mamba_state) * e;
     /* modeling_qwen3_next.py Qwen3NextGatedDeltaNet: conv state F.pad to conv_kernel columns of conv_dim in the
@@ -354,9 +375,9 @@ llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_mode
     llmmem_status st = llmmem__kv_shape_with_state(&a, m);
     if (st)
         return st;
-    if (a->ssm_layers && a->linear_layers)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with both Mamba-2 and Gated DeltaNet layers is not "
-                            "modelled");
+    if (llmmem__state_kinds(a) > 1)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
+                            "DeltaNet, Mamba-1) is not modelled");
     uint64_t token_layer = 0, sliding = llmmem__sliding_layers(a, 0, a->layers);
     uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers), state = 0;
     if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
@@ -378,7 +399,7 @@ llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_mode
             !llmmem__add(bytes_out, *bytes_out, image))
             return overflow("contiguous KV cache bytes");
     }
-    uint64_t state_layers = a->ssm_layers + a->linear_layers;
+    uint64_t state_layers = llmmem__state_layers(a);
     if (state_layers && sequences && tokens_each &&
         (!llmmem__mul(&state, contiguous_state_layer(a, llmmem__kv_element_bytes(llmmem__model_dtype(m))),
                       state_layers) ||
@@ -393,13 +414,13 @@ llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, 
                                     uint64_t sequences, uint64_t tokens_each, uint64_t layers, uint64_t t)
 {
     uint64_t kv;
-    if ((m->geo.ssm_layers || m->geo.linear_layers) && (layers != m->geo.layers || t != 1))
+    if (llmmem__state_layers(&m->geo) && (layers != m->geo.layers || t != 1))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
-                            "contiguous cache of Mamba-2 and Gated DeltaNet layers is not modelled");
+                            "contiguous cache of Mamba-2, Gated DeltaNet and Mamba-1 layers is not modelled");
     llmmem_status st = llmmem__kv_contiguous_bytes(&kv, m, dtype, sequences, tokens_each);
     if (st)
         return st;
-    if (m->geo.ssm_layers || m->geo.linear_layers) { /* one rank holds it all (checked above) */
+    if (llmmem__state_layers(&m->geo)) { /* one rank holds it all (checked above) */
         *bytes_out = kv;
         return LLMMEM_OK;
     }

@@ -260,10 +260,19 @@ llmmem_status llmmem_model_use_checkpoint(llmmem_model *model, const llmmem_chec
 llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int training)
 {
     const llmmem__geometry *g = &m->geo;
-    if (g->ssm_layers == 0 && g->linear_layers == 0)
+    if (llmmem__state_layers(g) == 0)
         return LLMMEM_OK;
+    if (training && g->mamba1_layers) /* activations.c models Mamba-2 and Gated DeltaNet saved tensors only */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu Mamba-1 layers (jamba's JambaMambaMixer) "
+                            "is not modelled: their saved tensors are not costed", what,
+                            (unsigned long long)g->mamba1_layers);
     if (training) /* their saved tensors are modelled (activations.c) */
         return LLMMEM_OK;
+    if (g->mamba1_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model with %llu Mamba-1 layers is not modelled yet: the conv and SSM state each "
+                            "sequence keeps is not costed there (vLLM serving and llmmem_kv_cache_bytes are)",
+                            what, (unsigned long long)g->mamba1_layers);
     return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                         "%s of a model with %llu Mamba-2 and %llu Gated DeltaNet layers is not modelled yet: the "
                         "conv and recurrent state each sequence keeps is not costed there (training, vLLM serving "

@@ -94,8 +94,8 @@ static void stage_range(uint64_t *first, uint64_t *end, uint64_t layers, uint64_
 
 static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint64_t pp)
 {
-    if (pp > 1 && (a->ssm_layers || a->linear_layers))
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) with Mamba-2 or Gated DeltaNet layers "
+    if (pp > 1 && llmmem__state_layers(a))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) with Mamba-2, Gated DeltaNet or Mamba-1 layers "
                             "is not modelled", (unsigned long long)pp);
     if (a->kv_heads == 0) /* no attention layer (Mamba-2) */
         return LLMMEM_OK;
@@ -401,7 +401,7 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
     uint64_t conv_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_CACHE_DTYPE), model_bytes);
     uint64_t ssm_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE), conv_bytes);
     uint64_t state_page = conv * conv_bytes + temporal * ssm_bytes; /* below 2^60 by the key bounds */
-    uint64_t state_layers = a->ssm_layers + a->linear_layers;
+    uint64_t state_layers = llmmem__state_layers(a);
     uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
     r->pool.full_groups = r->pool.sliding_groups = 0; /* set below: no sliding layer here */
     r->v[LLMMEM_SERVING_STATE_PAGE_BYTES] = state_page;
@@ -449,10 +449,10 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (st)
         return st;
-    const int state = a->ssm_layers || a->linear_layers;
-    if (state && a->ssm_layers && a->linear_layers)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with both Mamba-2 and Gated DeltaNet layers is not "
-                            "modelled");
+    const int state = llmmem__state_layers(a) != 0;
+    if (llmmem__state_kinds(a) > 1)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
+                            "DeltaNet, Mamba-1) is not modelled");
     if (state && (a->window || a->kv_lora_rank))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");

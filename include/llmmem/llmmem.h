@@ -207,6 +207,12 @@ typedef enum llmmem_key {
     LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM = 1141,  /**< Gated DeltaNet mixer: causal convolution kernel width */
     LLMMEM_KEY_FULL_ATTENTION_INTERVAL = 1142, /**< n > 0: layer i is full attention when (i + 1) % n == 0, else Gated DeltaNet */
     LLMMEM_KEY_ATTN_OUTPUT_GATE = 1143,        /**< bool: q_proj also gives a sigmoid gate on the attention output (Qwen3-Next) */
+    LLMMEM_KEY_ATTN_LAYER_PERIOD = 1156,       /**< n > 0: layer i is attention when i % n == attn_layer_offset, else Mamba-1 (Jamba: 8); 0: no such pattern */
+    LLMMEM_KEY_ATTN_LAYER_OFFSET = 1157,       /**< the attention layers' offset within attn_layer_period (Jamba: 4) */
+    LLMMEM_KEY_EXPERT_LAYER_PERIOD = 1158,     /**< n > 0: layer i is MoE when i % n == expert_layer_offset (Jamba: 2); 0: the other MoE keys */
+    LLMMEM_KEY_EXPERT_LAYER_OFFSET = 1159,     /**< the MoE layers' offset within expert_layer_period (Jamba: 1) */
+    LLMMEM_KEY_MAMBA_EXPAND = 1160,            /**< Mamba-1 mixer: inner width = mamba_expand x hidden_size */
+    LLMMEM_KEY_MAMBA_DT_RANK = 1161,           /**< Mamba-1 mixer: rank of the time-step projection (0: ceil(hidden_size / 16)) */
     LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG = 1170,   /**< bool: the config named torch_dtype (0: fp32 was assumed) */
 
     /* hardware (2000+) */
@@ -403,7 +409,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_MAMBA2 = 42,      /**< "mamba2" (Mamba-2 mixers only) */
     LLMMEM_MODEL_NEMOTRON_H = 43,  /**< "nemotron_h" (Mamba-2, attention and MLP layers) */
     LLMMEM_MODEL_QWEN3_NEXT = 44,  /**< "qwen3_next" (Gated DeltaNet and gated attention, MoE) */
-    LLMMEM_MODEL_GRANITEMOEHYBRID = 45 /**< "granitemoehybrid" (Granite 4.0-H: Mamba-2 and attention layers, MoE and shared MLP) */
+    LLMMEM_MODEL_GRANITEMOEHYBRID = 45, /**< "granitemoehybrid" (Granite 4.0-H: Mamba-2 and attention layers, MoE and shared MLP) */
+    LLMMEM_MODEL_JAMBA = 46        /**< "jamba" (Mamba-1 and attention layers, MoE every other layer) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
