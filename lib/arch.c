@@ -271,7 +271,8 @@ static void add_mamba2(builder *b, uint64_t h)
     if (value(b, LLMMEM_KEY_MAMBA_CONV_BIAS))
         add(b, "mamba.conv1d.bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, conv_dim, layers, layers);
     add(b, "mamba.dt_bias_A_log_D", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, 3 * layers, 3 * layers);
-    add(b, "mamba.norm", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, layers, layers);
+    if (value(b, LLMMEM_KEY_MAMBA_RMS_NORM)) /* modeling_falcon_h1.py FalconH1Mixer: self.norm only when mamba_rms_norm */
+        add(b, "mamba.norm", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, layers, layers);
     add(b, "mamba.out_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, inner, layers, layers);
     if (value(b, LLMMEM_KEY_MAMBA_PROJ_BIAS)) {
         add(b, "mamba.in_proj.bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, proj, layers, layers);
@@ -699,6 +700,15 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     g->mamba1 = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1), any_ffn);
     g->mamba1_layers = llmmem__layers_in(p, g->mamba1, 0, layers);
     g->linear_layers = llmmem__layers_in(p, g->linear, 0, layers);
+    g->parallel_ssm = value(b, LLMMEM_KEY_PARALLEL_SSM) != 0;
+    if (g->parallel_ssm) {
+        /* modeling_falcon_h1.py FalconH1DecoderLayer: self.mamba (FalconH1Mixer) beside self.self_attn in every layer */
+        if (g->ssm_layers || g->linear_layers || g->mamba1_layers || g->cross_layers ||
+            llmmem__layers_in(p, g->attention, 0, layers) != layers)
+            return fail(b, LLMMEM_ERR_UNSUPPORTED, "parallel_ssm with layers other than attention ones (Mamba-2, "
+                        "Gated DeltaNet, Mamba-1 or cross-attention layers) is not modelled");
+        g->ssm_layers = layers;
+    }
     g->dense_layers = llmmem__layers_in(p, g->dense, 0, layers);
     g->moe_layers = llmmem__layers_in(p, g->moe, 0, layers);
     return LLMMEM_OK;

@@ -803,6 +803,19 @@ static const llmmem__preset_value nemotron_nano_9b_v2[] = {
         K(MAMBA_PROJ_BIAS, 0), K(TORCH_DTYPE, BF16), END
 static const llmmem__preset_value jamba_1_5_mini[] = {JAMBA_MINI};
 static const llmmem__preset_value jamba_v0_1[] = {JAMBA_MINI};
+/* tiiuae/Falcon-H1-0.5B-Instruct and tiiuae/Falcon-H1-7B-Instruct config.json (falcon_h1, as vendored in
+ * public repositories): every layer attention and a Mamba-2 mixer (mamba_d_ssm = heads x d_head), no
+ * gated RMSNorm (mamba_rms_norm false), no projection biases, untied embeddings */
+#define FALCON_H1(hid, layers, heads, hd, inter, vocab, mpos, mheads, mhd, state)                                  \
+    K(MODEL_TYPE, LLMMEM_MODEL_FALCON_H1), K(HIDDEN_SIZE, hid), K(NUM_HIDDEN_LAYERS, layers),                   \
+        K(NUM_ATTENTION_HEADS, heads), K(NUM_KEY_VALUE_HEADS, 2), K(HEAD_DIM, hd), K(INTERMEDIATE_SIZE, inter), \
+        K(VOCAB_SIZE, vocab), K(MAX_POSITION_EMBEDDINGS, mpos), K(TIE_WORD_EMBEDDINGS, 0), K(MLP_GATED, 1),   \
+        K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0),         \
+        K(PARALLEL_SSM, 1), K(MAMBA_NUM_HEADS, mheads), K(MAMBA_HEAD_DIM, mhd), K(SSM_STATE_SIZE, state),     \
+        K(MAMBA_N_GROUPS, 1), K(MAMBA_D_CONV, 4), K(MAMBA_CONV_BIAS, 1), K(MAMBA_PROJ_BIAS, 0),              \
+        K(MAMBA_RMS_NORM, 0), K(TORCH_DTYPE, BF16), END
+static const llmmem__preset_value falcon_h1_0_5b[] = {FALCON_H1(1024, 36, 8, 64, 2048, 32784, 16384, 24, 64, 128)};
+static const llmmem__preset_value falcon_h1_7b[] = {FALCON_H1(3072, 44, 12, 128, 12288, 130048, 262144, 24, 128, 256)};
 
 /* Qwen/Qwen3-Next-80B-A3B-Instruct config.json (qwen3_next): 48 layers of 2048, every 4th gated
  * attention (16 heads of 256, 2 KV heads, q/k norms), the others Gated DeltaNet (16 key heads and
@@ -930,6 +943,8 @@ const llmmem__preset llmmem__model_presets[] = {
     {"granite-4.0-h-tiny", granite_4_0_h_tiny},
     {"jamba-1.5-mini", jamba_1_5_mini},
     {"jamba-v0.1", jamba_v0_1},
+    {"falcon-h1-0.5b-instruct", falcon_h1_0_5b},
+    {"falcon-h1-7b-instruct", falcon_h1_7b},
 };
 
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];

@@ -155,6 +155,12 @@ static const llmmem__key_default qwen3_next_structure[] = {
 
 /* models/granitemoehybrid/modeling_granitemoehybrid.py GraniteMoeHybridDecoderLayer: input_layernorm and
  * post_attention_layernorm; GraniteMoeHybridMLP and the experts' input_linear hold gate and up (SwiGLU) */
+/* modeling_falcon_h1.py FalconH1DecoderLayer: input_layernorm and pre_ff_layernorm, FalconH1MLP
+ * gated, FalconH1Mixer beside FalconH1Attention in every layer */
+static const llmmem__key_default falcon_h1_structure[] = {
+    {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, {LLMMEM_KEY_PARALLEL_SSM, 1}, END,
+};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -413,6 +419,13 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_JAMBA, "jamba", LLMMEM_READ_JAMBA,
      {8, 0, 1, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 262144, 4096, 14336, 32, 32, 65536, 0},
      NULL, NULL}, /* llama.cpp jamba GGUF: its ssm_* tensors are not read (gguf.c) */
+    /* FalconH1Config (configuration_falcon_h1.py): vocab_size=128000, hidden_size=4096,
+     * intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+     * head_dim=None, max_position_embeddings=8192, tie_word_embeddings=False, attention_bias=False,
+     * mlp_bias=False; the mamba_* and projectors_bias fields read by read_falcon_h1 (hfconfig.c) */
+    {LLMMEM_MODEL_FALCON_H1, "falcon_h1", LLMMEM_READ_FALCON_H1,
+     {8, 0, 1, 1, 0, 0, 1, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 8192, 4096, 14336, 32, 32, 128000, 0},
+     falcon_h1_structure, NULL}, /* llama.cpp falcon-h1 GGUF: not read */
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -443,7 +456,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_LLAMA4_TEXT] = "llama4_text",
     [LLMMEM_MODEL_MAMBA2] = "mamba2",           [LLMMEM_MODEL_NEMOTRON_H] = "nemotron_h",
     [LLMMEM_MODEL_QWEN3_NEXT] = "qwen3_next",   [LLMMEM_MODEL_GRANITEMOEHYBRID] = "granitemoehybrid",
-    [LLMMEM_MODEL_JAMBA] = "jamba",
+    [LLMMEM_MODEL_JAMBA] = "jamba",             [LLMMEM_MODEL_FALCON_H1] = "falcon_h1",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -29,7 +29,8 @@ enum llmmem__config_reader {
     LLMMEM_READ_MAMBA2,         /* num_heads, head_dim, state_size, n_groups, conv_kernel (Mamba2Config) */
     LLMMEM_READ_NEMOTRON_H,     /* hybrid_override_pattern, mamba_num_heads, ssm_state_size (NemotronHConfig) */
     LLMMEM_READ_GRANITEMOEHYBRID, /* layer_types, mamba_n_heads, num_local_experts, shared_intermediate_size */
-    LLMMEM_READ_JAMBA           /* llama-like, attn/expert_layer_period and offset, mamba_* (JambaConfig) */
+    LLMMEM_READ_JAMBA,          /* llama-like, attn/expert_layer_period and offset, mamba_* (JambaConfig) */
+    LLMMEM_READ_FALCON_H1       /* llama-like, mamba_* and projectors_bias (FalconH1Config) */
 };
 
 /* Where a family's sliding window applies. */
@@ -86,7 +87,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_JAMBA
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_FALCON_H1
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

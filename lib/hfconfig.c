@@ -1395,6 +1395,77 @@ static llmmem_status read_jamba(const hf *c, const json_t *obj)
     return LLMMEM_OK;
 }
 
+/* FalconH1Config (transformers models/falcon_h1/configuration_falcon_h1.py): llama-like attention
+ * (attention_bias, head_dim) and FalconH1MLP (mlp_bias), and in every layer FalconH1Mixer (Mamba-2)
+ * of inner width mamba_d_ssm (None: mamba_expand x hidden_size); the *_multiplier fields hold no tensors. */
+static llmmem_status read_falcon_h1(const hf *c, const json_t *obj)
+{
+    llmmem_status st = read_llama_like(c, obj);
+    int64_t hidden = 0, heads = 128, expand = 2, inner = 0, d_head = 0, v;
+    int proj_bias = 0, projectors = 0;
+    enum presence p;
+    if (st)
+        return st;
+    (void)llmmem_model_get_int(&hidden, c->m, LLMMEM_KEY_HIDDEN_SIZE);
+    /* configuration_falcon_h1.py defaults: mamba_d_ssm=1024, mamba_n_heads=128, mamba_d_head="auto",
+     * mamba_n_groups=1, mamba_d_state=256, mamba_d_conv=4, mamba_expand=2, mamba_conv_bias=True,
+     * mamba_proj_bias=False, mamba_rms_norm=False, projectors_bias=False */
+    if ((st = get_int(c, obj, "mamba_n_heads", &v, &p)) != LLMMEM_OK)
+        return st;
+    if (p == PRESENT)
+        heads = v;
+    if ((st = get_int(c, obj, "mamba_expand", &v, &p)) != LLMMEM_OK)
+        return st;
+    if (p == PRESENT)
+        expand = v;
+    if (heads <= 0 || expand <= 0 || hidden > INT64_MAX / expand)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, heads <= 0 ? "mamba_n_heads" : "mamba_expand",
+                       "%lld is out of range", (long long)(heads <= 0 ? heads : expand));
+    const json_t *ssm = json_object_get(obj, "mamba_d_ssm");
+    if (ssm && !json_is_null(ssm)) {
+        if ((st = get_int(c, obj, "mamba_d_ssm", &inner, &p)) != LLMMEM_OK)
+            return st;
+    } else if (ssm) {
+        inner = expand * hidden; /* FalconH1Mixer: int(mamba_expand * hidden_size) when mamba_d_ssm is None */
+    } else {
+        inner = 1024;
+    }
+    const json_t *dh = json_object_get(obj, "mamba_d_head");
+    if (dh && !json_is_null(dh) && !(json_is_string(dh) && strcmp(json_string_value(dh), "auto") == 0)) {
+        if ((st = get_int(c, obj, "mamba_d_head", &d_head, &p)) != LLMMEM_OK)
+            return st;
+    } else {
+        d_head = inner / heads; /* configuration_falcon_h1.py: "auto" is mamba_intermediate // mamba_n_heads */
+    }
+    /* FalconH1Mixer reshapes the inner width to (mamba_n_heads, mamba_d_head) */
+    if (d_head <= 0 || inner <= 0 || d_head * heads != inner)
+        return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "mamba_d_head", "%lld x mamba_n_heads %lld differs from the "
+                       "mixer's inner width (%lld)", (long long)d_head, (long long)heads, (long long)inner);
+    if ((st = get_bool(c, obj, "mamba_proj_bias", &proj_bias, &p)) != LLMMEM_OK)
+        return st;
+    if ((st = get_bool(c, obj, "projectors_bias", &projectors, &p)) != LLMMEM_OK)
+        return st;
+    if (projectors != proj_bias) /* FalconH1Mixer: in_proj biased by mamba_proj_bias, out_proj by projectors_bias */
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "projectors_bias", "differing from mamba_proj_bias is not modelled "
+                       "(one key, mamba_proj_bias, biases both Mamba-2 projections)");
+    st = set(c, "mamba_n_heads", LLMMEM_KEY_MAMBA_NUM_HEADS, heads);
+    if (!st)
+        st = set(c, "mamba_d_head", LLMMEM_KEY_MAMBA_HEAD_DIM, d_head);
+    if (!st)
+        st = set(c, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, proj_bias);
+    if (!st)
+        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 256, 256);
+    if (!st)
+        st = optional(c, obj, "mamba_n_groups", LLMMEM_KEY_MAMBA_N_GROUPS, 1, 1);
+    if (!st)
+        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
+    if (!st)
+        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+    if (!st)
+        st = bool_key(c, obj, "mamba_rms_norm", LLMMEM_KEY_MAMBA_RMS_NORM, 0);
+    return st;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const json_t *obj)
 {
@@ -1421,6 +1492,7 @@ static llmmem_status read_text(const hf *c, const json_t *obj)
     case LLMMEM_READ_NEMOTRON_H: return read_nemotron_h(c, obj);
     case LLMMEM_READ_GRANITEMOEHYBRID: return read_granitemoehybrid(c, obj);
     case LLMMEM_READ_JAMBA: return read_jamba(c, obj);
+    case LLMMEM_READ_FALCON_H1: return read_falcon_h1(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

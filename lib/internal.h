@@ -377,6 +377,8 @@ typedef struct llmmem__geometry {
      * over inner channels, x_proj to dt_rank + 2 x state */
     llmmem__kind_set mamba1;
     uint64_t mamba1_layers, m1_inner, m1_dt_rank, m1_state, m1_conv_kernel;
+    /* parallel_ssm (modeling_falcon_h1.py FalconH1DecoderLayer): every layer is attention and a Mamba-2 mixer */
+    uint8_t parallel_ssm;
 } llmmem__geometry;
 
 /* Layers that keep a state per sequence (Mamba-2, Gated DeltaNet, Mamba-1). */

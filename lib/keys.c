@@ -301,6 +301,11 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_ATTN_OUTPUT_GATE, M, "attn_output_gate", 0,
              "q_proj also gives a per-channel sigmoid gate on the attention output, doubling its rows "
              "(Qwen3NextAttention)"),
+    BOOL_KEY(LLMMEM_KEY_PARALLEL_SSM, M, "parallel_ssm", 0,
+             "every attention layer also runs a Mamba-2 mixer on the same input, its state kept beside the "
+             "layer's keys and values (FalconH1DecoderLayer)"),
+    BOOL_KEY(LLMMEM_KEY_MAMBA_RMS_NORM, M, "mamba_rms_norm", 1,
+             "the Mamba-2 mixer has its gated RMSNorm over the inner width (FalconH1Config mamba_rms_norm)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

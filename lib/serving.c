@@ -450,6 +450,10 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if (st)
         return st;
     const int state = llmmem__state_layers(a) != 0;
+    if (a->parallel_ssm) /* vllm/model_executor/models/falcon_h1.py: an attention and a mamba layer per decoder layer */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM serving of a model with parallel_ssm (falcon_h1: an "
+                            "attention and a Mamba-2 layer in every decoder layer, grouped by vLLM's hybrid manager) "
+                            "is not modelled yet");
     if (llmmem__state_kinds(a) > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
                             "DeltaNet, Mamba-1) is not modelled");

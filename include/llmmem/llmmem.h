@@ -207,6 +207,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM = 1141,  /**< Gated DeltaNet mixer: causal convolution kernel width */
     LLMMEM_KEY_FULL_ATTENTION_INTERVAL = 1142, /**< n > 0: layer i is full attention when (i + 1) % n == 0, else Gated DeltaNet */
     LLMMEM_KEY_ATTN_OUTPUT_GATE = 1143,        /**< bool: q_proj also gives a sigmoid gate on the attention output (Qwen3-Next) */
+    LLMMEM_KEY_PARALLEL_SSM = 1144,            /**< bool: every attention layer also runs a Mamba-2 mixer beside it (Falcon-H1) */
+    LLMMEM_KEY_MAMBA_RMS_NORM = 1145,          /**< bool: the Mamba-2 mixer has its gated RMSNorm over the inner width */
     LLMMEM_KEY_ATTN_LAYER_PERIOD = 1156,       /**< n > 0: layer i is attention when i % n == attn_layer_offset, else Mamba-1 (Jamba: 8); 0: no such pattern */
     LLMMEM_KEY_ATTN_LAYER_OFFSET = 1157,       /**< the attention layers' offset within attn_layer_period (Jamba: 4) */
     LLMMEM_KEY_EXPERT_LAYER_PERIOD = 1158,     /**< n > 0: layer i is MoE when i % n == expert_layer_offset (Jamba: 2); 0: the other MoE keys */
@@ -410,7 +412,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_NEMOTRON_H = 43,  /**< "nemotron_h" (Mamba-2, attention and MLP layers) */
     LLMMEM_MODEL_QWEN3_NEXT = 44,  /**< "qwen3_next" (Gated DeltaNet and gated attention, MoE) */
     LLMMEM_MODEL_GRANITEMOEHYBRID = 45, /**< "granitemoehybrid" (Granite 4.0-H: Mamba-2 and attention layers, MoE and shared MLP) */
-    LLMMEM_MODEL_JAMBA = 46        /**< "jamba" (Mamba-1 and attention layers, MoE every other layer) */
+    LLMMEM_MODEL_JAMBA = 46,       /**< "jamba" (Mamba-1 and attention layers, MoE every other layer) */
+    LLMMEM_MODEL_FALCON_H1 = 47    /**< "falcon_h1" (attention and a Mamba-2 mixer side by side in every layer) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */

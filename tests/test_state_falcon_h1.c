@@ -1,0 +1,120 @@
+/* falcon_h1 (tiiuae Falcon-H1): attention and a Mamba-2 mixer side by side in every decoder layer
+ * (parallel_ssm). Counts are hand derivations from transformers models/falcon_h1/modeling_falcon_h1.py
+ * and the configs named; no safetensors total_size was read here (a Falcon-H1-0.5B-Base derivative's
+ * card says 521 million, which the first count matches). */
+#include <stdio.h>
+#include <string.h>
+
+#include "family.h"
+
+static uint64_t group(const llmmem_model *m, llmmem_param_group g)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_parameters(&n, m, g));
+    return n;
+}
+
+static llmmem_model *text(const char *json)
+{
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
+    return m;
+}
+
+/* tiiuae/Falcon-H1-0.5B config.json (hidden 1024, 36 layers, 8 heads of 64, 2 KV heads, MLP 2048,
+ * vocab 32784, untied; Mamba-2 mamba_d_ssm 1536 = 24 heads x 64, state 128, 1 group, conv 4 biased) */
+#define FALCON_05B(heads, rms, extra)                                                                                   \
+    "{\"model_type\": \"falcon_h1\", \"hidden_size\": 1024, \"num_hidden_layers\": 36, "                     \
+    "\"num_attention_heads\": 8, \"num_key_value_heads\": 2, \"head_dim\": 64, \"intermediate_size\": 2048, " \
+    "\"vocab_size\": 32784, \"max_position_embeddings\": 16384, \"tie_word_embeddings\": false, "              \
+    "\"attention_bias\": false, \"mlp_bias\": false, \"mamba_d_ssm\": 1536, \"mamba_n_heads\": " heads ", "          \
+    "\"mamba_d_head\": 64, \"mamba_d_state\": 128, \"mamba_n_groups\": 1, \"mamba_d_conv\": 4, "              \
+    "\"mamba_expand\": 2, \"mamba_conv_bias\": true, \"mamba_rms_norm\": " rms ", \"mamba_use_mlp\": true, "    \
+    "\"key_multiplier\": 0.39, \"ssm_multipliers\": [0.35, 0.25, 0.35, 0.5, 0.35], " extra "}"
+
+/* Falcon-H1-0.5B, hand derivation (modeling_falcon_h1.py):
+ *   embed_tokens and lm_head 2 x 32,784 x 1,024 = 67,141,632
+ *   FalconH1Attention: q, o 2 x 512 x 1,024; k, v 2 x 128 x 1,024: 1,310,720
+ *   FalconH1Mixer: conv_dim 1,536 + 2 x 128 = 1,792; in_proj (1,536 + 1,792 + 24) x 1,024 = 3,432,448;
+ *     conv1d 1,792 x 4 + bias 1,792 = 8,960; dt_bias, A_log, D 72; no norm; out_proj 1,024 x 1,536 =
+ *     1,572,864: 5,014,344
+ *   FalconH1MLP 3 x 2,048 x 1,024 = 6,291,456; input_layernorm, pre_ff_layernorm 2,048
+ *   a layer 12,618,568, x 36 = 454,268,448; final_layernorm 1,024: total 521,411,104 */
+START_TEST(falcon_h1_config)
+{
+    llmmem_model *m = text(FALCON_05B("24", "false", "\"projectors_bias\": false"));
+    ck_assert_uint_eq(total(m), 521411104ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_SSM), 36ULL * 5014344);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_ATTENTION), 36ULL * 1310720);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_PARALLEL_SSM), 1);
+    llmmem_model_free(m);
+    /* mamba_rms_norm true: FalconH1RMSNormGated over 1,536 a layer */
+    m = text(FALCON_05B("24", "true", "\"projectors_bias\": false"));
+    ck_assert_uint_eq(total(m), 521411104ULL + 36 * 1536);
+    llmmem_model_free(m);
+    m = preset("falcon-h1-0.5b-instruct");
+    ck_assert_uint_eq(total(m), 521411104ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* Falcon-H1-7B, hand derivation (hidden 3072, 44 layers, 12 heads of 128, 2 KV heads, MLP 12,288,
+ * vocab 130,048, untied; Mamba-2 24 heads of 128, state 256, 1 group):
+ *   embeddings 2 x 130,048 x 3,072 = 799,014,912
+ *   attention q, o 2 x 1,536 x 3,072; k, v 2 x 256 x 3,072: 11,010,048
+ *   Mamba-2 conv_dim 3,584; in_proj 6,680 x 3,072 = 20,520,960; conv1d 14,336 + 3,584; 72; out_proj
+ *     9,437,184: 29,976,136
+ *   MLP 3 x 12,288 x 3,072 = 113,246,208; norms 6,144
+ *   a layer 154,238,536, x 44 = 6,786,495,584; final norm 3,072: 7,585,513,568 */
+START_TEST(falcon_h1_presets)
+{
+    llmmem_model *m = preset("falcon-h1-7b-instruct");
+    ck_assert_uint_eq(total(m), 7585513568ULL);
+    ck_assert_uint_eq(group(m, LLMMEM_PARAMS_SSM), 44ULL * 29976136);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* What the reader refuses by name. */
+START_TEST(falcon_h1_refusals)
+{
+    llmmem_model *m = NULL;
+    static const char proj[] = FALCON_05B("24", "false", "\"projectors_bias\": true");
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, proj, strlen(proj)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "projectors_bias"));
+    static const char heads[] = FALCON_05B("16", "false", "\"projectors_bias\": false");
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, heads, strlen(heads)), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "mamba_d_head"));
+    ck_assert_ptr_null(m);
+}
+END_TEST
+
+/* modeling_falcon_h1.py FalconHybridMambaAttentionDynamicCache: keys and values of every layer and,
+ * per layer, conv_states (mamba_d_ssm + 2 x groups x state) x d_conv and ssm_states heads x d_head x
+ * state, in the model's dtype. Falcon-H1-0.5B, bf16, 1 sequence of 1,000 tokens: KV 36 x 1,000 x 2 x
+ * 2 x 64 x 2 B = 18,432,000; state (1,792 x 4 + 24 x 64 x 128) x 2 B = 407,552 x 36 = 14,671,872:
+ * 33,103,872. vLLM serving is refused by name (not modelled yet). */
+START_TEST(falcon_h1_contiguous)
+{
+    llmmem_model *m = preset("falcon-h1-0.5b-instruct");
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 1000));
+    ck_assert_uint_eq(bytes, 33103872ULL);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("state_falcon_h1");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, falcon_h1_config);
+    tcase_add_test(tc, falcon_h1_presets);
+    tcase_add_test(tc, falcon_h1_refusals);
+    tcase_add_test(tc, falcon_h1_contiguous);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
