@@ -399,6 +399,11 @@ static llmmem_status served_format(llmmem_format *out, const llmmem_model *m, co
     return LLMMEM_OK;
 }
 
+/* the served format is put as a KV cache dtype below, unchecked: the three share their values */
+_Static_assert(LLMMEM_KV_CACHE_FP32 == (int)LLMMEM_FORMAT_FP32 && LLMMEM_KV_CACHE_FP16 == (int)LLMMEM_FORMAT_FP16 &&
+                   LLMMEM_KV_CACHE_BF16 == (int)LLMMEM_FORMAT_BF16,
+               "fp32, fp16 and bf16 are the same values as formats and as KV cache dtypes");
+
 llmmem_status llmmem__serving_strategy(llmmem_strategy *out, llmmem_format *served_out, const llmmem_model *m,
                                        const llmmem_strategy *s)
 {
@@ -416,13 +421,13 @@ llmmem_status llmmem__serving_strategy(llmmem_strategy *out, llmmem_format *serv
      * the stored weights cast to `served` (not the checkpoint's bytes), a quantized model's
      * unquantized layers in it too */
     if (served != torch_dtype && !quantized && sv(s, LLMMEM_KEY_WEIGHT_FORMAT) == LLMMEM_FORMAT_AUTO)
-        st = llmmem_strategy_set_int(out, LLMMEM_KEY_WEIGHT_FORMAT, served);
-    if (!st && served != torch_dtype && quantized && sv(s, LLMMEM_KEY_HIGH_PRECISION_FORMAT) == LLMMEM_FORMAT_AUTO)
-        st = llmmem_strategy_set_int(out, LLMMEM_KEY_HIGH_PRECISION_FORMAT, served);
+        llmmem__settings_put(&out->s, LLMMEM_KEY_WEIGHT_FORMAT, served);
+    if (served != torch_dtype && quantized && sv(s, LLMMEM_KEY_HIGH_PRECISION_FORMAT) == LLMMEM_FORMAT_AUTO)
+        llmmem__settings_put(&out->s, LLMMEM_KEY_HIGH_PRECISION_FORMAT, served);
     /* vllm/config/cache.py CacheConfig cache_dtype "auto": the model's dtype */
-    if (!st && sv(s, LLMMEM_KEY_KV_CACHE_DTYPE) == LLMMEM_KV_CACHE_AUTO)
-        st = llmmem_strategy_set_int(out, LLMMEM_KEY_KV_CACHE_DTYPE, (int64_t)served);
-    return st;
+    if (sv(s, LLMMEM_KEY_KV_CACHE_DTYPE) == LLMMEM_KV_CACHE_AUTO)
+        llmmem__settings_put(&out->s, LLMMEM_KEY_KV_CACHE_DTYPE, (int64_t)served);
+    return LLMMEM_OK;
 }
 
 /* ---- layout ---------------------------------------------------------------------------------- */
