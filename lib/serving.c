@@ -460,10 +460,6 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if (state && (a->window || a->kv_lora_rank))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
-    if (state && sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING))
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "enable_prefix_caching with Mamba-2 or Gated DeltaNet layers "
-                            "is not modelled (vLLM keeps it for some of these models and then aligns blocks to the "
-                            "kernel's chunk size); set enable_prefix_caching=0 (--no-enable-prefix-caching)");
     if (state && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of Mamba-2 and Gated DeltaNet "
                             "layers is not modelled: set profile_activation_bytes or kv_cache_memory_bytes");
@@ -529,7 +525,10 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                             (unsigned long long)r->max_model_len, (unsigned long long)positions);
     r->pool.window = a->window;
     r->pool.chunked = a->chunk != 0; /* vllm ChunkedLocalAttentionSpec for the chunked layers */
-    r->pool.prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
+    /* vLLM 0.11 engine/arg_utils.py: a hybrid model's prefix caching is off by default, and
+     * models/config.py MambaModelConfig.verify_and_update_config turns it off even when asked ("Hybrid or
+     * mamba-based model detected without support for prefix caching: disabling") */
+    r->pool.prefix_caching = !state && sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
     r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
     r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
     r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);

@@ -494,7 +494,7 @@ END_TEST
 
 /* One vLLM serving estimate of a preset on an H100 with a fixed KV budget (kv_cache_memory_bytes:
  * vLLM skips the profile, so the numbers below are the cache's alone) and --no-enable-prefix-caching
- * (with it, vLLM aligns the blocks of some of these models to the scan's chunk size: not modelled). */
+ * (vLLM turns it off for these models either way). */
 static llmmem_serving *serve(const char *name, int64_t tp, int64_t budget, int64_t ssm_dtype, int64_t max_len)
 {
     llmmem_model *m = preset(name);
@@ -603,6 +603,45 @@ START_TEST(serving_qwen3_next)
 }
 END_TEST
 
+/* A public vLLM log of Qwen3-Next-80B-A3B-Instruct with an fp8 KV cache (a docker-compose log of
+ * `vllm serve` quoted in a public repository) prints "Hybrid or mamba-based model detected without
+ * support for prefix caching: disabling." and "Setting attention block size to 1072 tokens to ensure
+ * that attention page size is >= mamba page size.". By hand, tensor_parallel 1 (and 2: both pages
+ * halve):
+ *   mamba page: conv 3 x (2 x 16 x 128 + 32 x 128) = 24,576 and recurrent 32 x 128 x 128 = 524,288
+ *     elements in bf16 (mamba dtypes auto: the model's): 1,097,728 B
+ *   attention page of one token in fp8: 2 x 2 KV heads x 256 x 1 B = 1,024
+ *   16 x cdiv(1,097,728, 16 x 1,024) = 16 x 67 = 1,072 tokens.
+ * Prefix caching is off whether asked for or not, as the log says. */
+START_TEST(serving_qwen3_next_public_log)
+{
+    for (int64_t tp = 1; tp <= 2; tp++) {
+        for (int ask = 0; ask < 2; ask++) {
+            llmmem_model *m = preset("qwen3-next-80b-a3b");
+            llmmem_hardware *hw = NULL;
+            llmmem_strategy *s = NULL;
+            llmmem_serving *r = NULL;
+            ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+            ck_assert_ok(llmmem_strategy_new(&s));
+            ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, tp));
+            ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_MODEL_LEN, 32768));
+            ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_FP8));
+            ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 10737418240LL));
+            if (ask) /* --enable-prefix-caching: vLLM disables it all the same */
+                ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING, 1));
+            ck_assert_ok(llmmem_serving_new(&r));
+            ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+            ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_PAGE_BYTES), 1097728 / (uint64_t)tp);
+            ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 1072);
+            llmmem_serving_free(r);
+            llmmem_strategy_free(s);
+            llmmem_hardware_free(hw);
+            llmmem_model_free(m);
+        }
+    }
+}
+END_TEST
+
 /* mistralai/Mamba-Codestral-7B-v0.1 under vLLM, tensor_parallel 1, bf16, max_model_len 32,768, 10 GiB:
  * no attention layer, so one group of the 64 mamba layers (_get_kv_cache_groups_uniform_type)
  * whose block holds a sequence's state (MambaModelConfig: mamba_block_size = max_model_len):
@@ -639,6 +678,7 @@ int main(void)
     tcase_add_test(tc, layer_types_and_patterns);
     tcase_add_test(tc, serving_nemotron_h);
     tcase_add_test(tc, serving_qwen3_next);
+    tcase_add_test(tc, serving_qwen3_next_public_log);
     tcase_add_test(tc, serving_mamba2);
     tcase_add_test(tc, contiguous_state);
     tcase_add_test(tc, training_mamba2_layer);
