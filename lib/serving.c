@@ -390,7 +390,10 @@ static uint64_t state_element_bytes(int64_t choice, uint64_t fallback)
  *   - kv_cache_utils.py _get_kv_cache_groups_uniform_page_size: groups of group_size layers (the
  *     smaller type's count, or the larger one's under 1.5 times it); a model of state layers alone
  *     is one group of them (_get_kv_cache_groups_uniform_type) whose MambaSpec block_size is
- *     max_model_len (MambaModelConfig: mamba_block_size = max_model_len). */
+ *     max_model_len (MambaModelConfig: mamba_block_size = max_model_len);
+ *   - parallel_ssm (models/falcon_h1.py FalconH1ParallelHybrid): each decoder layer i registers an
+ *     Attention ("model.layers.i.attn") and a MambaMixer2 ("model.{num_hidden_layers + i}.mixer"), so
+ *     the attention and state counts below are both num_hidden_layers (geometry: ssm_layers = layers). */
 static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const llmmem__geometry *a,
                                 const llmmem_strategy *s)
 {
@@ -401,6 +404,7 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
     uint64_t conv_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_CACHE_DTYPE), model_bytes);
     uint64_t ssm_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE), conv_bytes);
     uint64_t state_page = conv * conv_bytes + temporal * ssm_bytes; /* below 2^60 by the key bounds */
+    /* vllm/model_executor/models/falcon_h1.py: a parallel_ssm layer is one attention and one mamba cache layer */
     uint64_t state_layers = llmmem__state_layers(a);
     uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
     r->pool.full_groups = r->pool.sliding_groups = 0; /* set below: no sliding layer here */
@@ -450,10 +454,6 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if (st)
         return st;
     const int state = llmmem__state_layers(a) != 0;
-    if (a->parallel_ssm) /* vllm/model_executor/models/falcon_h1.py: an attention and a mamba layer per decoder layer */
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM serving of a model with parallel_ssm (falcon_h1: an "
-                            "attention and a Mamba-2 layer in every decoder layer, grouped by vLLM's hybrid manager) "
-                            "is not modelled yet");
     if (llmmem__state_kinds(a) > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
                             "DeltaNet, Mamba-1) is not modelled");

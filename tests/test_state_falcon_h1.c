@@ -93,7 +93,7 @@ END_TEST
  * per layer, conv_states (mamba_d_ssm + 2 x groups x state) x d_conv and ssm_states heads x d_head x
  * state, in the model's dtype. Falcon-H1-0.5B, bf16, 1 sequence of 1,000 tokens: KV 36 x 1,000 x 2 x
  * 2 x 64 x 2 B = 18,432,000; state (1,792 x 4 + 24 x 64 x 128) x 2 B = 407,552 x 36 = 14,671,872:
- * 33,103,872. vLLM serving is refused by name (not modelled yet). */
+ * 33,103,872. */
 START_TEST(falcon_h1_contiguous)
 {
     llmmem_model *m = preset("falcon-h1-0.5b-instruct");
@@ -107,6 +107,77 @@ START_TEST(falcon_h1_contiguous)
 }
 END_TEST
 
+/* tiiuae/Falcon-H1-0.5B-Instruct under vLLM, tensor_parallel 1, both mamba dtypes auto (bf16 model),
+ * --kv-cache-memory-bytes 4 GiB (4,294,967,296 B: no profile run), --no-enable-prefix-caching, default
+ * max_model_len (max_position_embeddings 16,384):
+ *   models/falcon_h1.py FalconH1ParallelHybrid: decoder layer i registers an Attention
+ *     ("model.layers.i.attn") and a MambaMixer2 ("model.{36 + i}.mixer"): 36 attention and 36 mamba
+ *     cache layers; get_mamba_state_shape_from_config: intermediate_size = mamba_d_ssm 1,536
+ *   mamba_utils.py mamba2_state_shape: n_groups 1 (tp divides it), conv_dim = 1,536 + 2 x 1 x 128 =
+ *     1,792; conv state (4 - 1) x 1,792 = 5,376 elements; SSM state 24 x 64 x 128 = 196,608 elements
+ *   MambaStateDtypeCalculator.mamba2_state_dtype: auto, both bf16 (2 B)
+ *   kv_cache_interface.py MambaSpec.page_size_bytes: (5,376 + 196,608) x 2 = 403,968
+ *   FullAttentionSpec(block_size=1).page_size_bytes: 2 x 2 KV heads x 64 x 2 B = 512
+ *   models/config.py HybridAttentionMambaModelConfig: attn_block_size = 16 x cdiv(403,968, 16 x 512)
+ *     = 16 x 50 = 800 > block_size 16, so block_size = 800; attention page 800 x 512 = 409,600; the
+ *     mamba page padded to it (5,632 B of padding)
+ *   kv_cache_utils.py _get_kv_cache_groups_uniform_page_size: 36 attention and 36 mamba layers; 36 is
+ *     under 1.5 x 36, so group_size = 36: 1 attention group and 1 mamba group, no padding layer: 2
+ *   get_num_blocks: 4,294,967,296 // 409,600 // 36 = 10,485 // 36 = 291
+ *   _report_kv_cache_config: "GPU KV cache size" 291 // 2 x min(800, 16,384) = 116,000 tokens
+ *   get_max_concurrency_for_kv_cache_config at 16,384: cdiv(16,384, 800) = 21 attention blocks and
+ *     1 mamba page (MambaSpec.max_memory_usage_bytes): 22; 291 / 22 = 13.23x; 13 whole requests
+ *   state of one sequence: 36 x 403,968 = 14,542,848 B; KV per token 36 x 512 = 18,432 B; a block of
+ *     a group 36 x 409,600 = 14,745,600 B
+ *   waste of a request of 16,384 tokens: the attention group's last block (21 x 800 - 16,384 = 416
+ *     tokens x 512 B x 36 layers = 7,667,712) and the 36 padded state pages (14,745,600) less the state
+ *     (14,542,848): 7,870,464. */
+START_TEST(falcon_h1_serving)
+{
+    llmmem_model *m = preset("falcon-h1-0.5b-instruct");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 4294967296LL));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING, 0));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_PAGE_BYTES), 403968);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 14542848);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 18432);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 800);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 409600);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_BYTES), 14745600);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_LAYERS_PER_GROUP), 36);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 2);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_GROUPS), 1);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 291);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 116000);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 22);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 1323);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_CONCURRENCY), 13);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_WASTE_BYTES), 7870464);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_FITS), 1);
+    /* training stays refused (model.c): the saved tensors of a mixer beside attention are not modelled */
+    llmmem_report *rep = NULL;
+    llmmem_strategy *t = NULL;
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_new(&t));
+    ck_assert_ok(llmmem_strategy_set_int(t, LLMMEM_KEY_FRAMEWORK, LLMMEM_FRAMEWORK_HF_TRAINER));
+    ck_assert_ok(llmmem_strategy_set_int(t, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, t), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "of a model with parallel_ssm (falcon_h1's FalconH1Mixer"));
+    llmmem_report_free(rep);
+    llmmem_strategy_free(t);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("state_falcon_h1");
@@ -115,6 +186,7 @@ int main(void)
     tcase_add_test(tc, falcon_h1_presets);
     tcase_add_test(tc, falcon_h1_refusals);
     tcase_add_test(tc, falcon_h1_contiguous);
+    tcase_add_test(tc, falcon_h1_serving);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
