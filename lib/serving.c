@@ -170,6 +170,42 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
     return LLMMEM_OK;
 }
 
+/* Bytes per token that one Mamba-2 layer keeps alive at its peak in vLLM's profile run on one rank,
+ * residual stream (2h) included. The profile run has no attention metadata, so the SSD kernels
+ * (ops/ssd_*.py: chunk cumsums, chunk states, CB) never run and no per-chunk scratch is allocated;
+ * the conv and SSM step is the custom op's profile branch. Widths per rank: inner I = heads/tp x
+ * head_dim, conv C = I + 2 x groups/tp x state (groups extended to tp as mamba_utils.py does). */
+static llmmem_status mamba2_peak(uint64_t *out, const llmmem__geometry *a, uint64_t tp, uint64_t e)
+{
+    uint64_t groups = a->mamba_groups + (a->mamba_groups % tp ? tp - a->mamba_groups % tp : 0);
+    uint64_t heads = a->mamba_heads / tp, inner, conv, proj, op = 0, norm, tail, x;
+    if (!llmmem__mul(&inner, heads, a->mamba_head_dim) || !llmmem__mul(&conv, groups / tp, 2 * a->mamba_state) ||
+        !llmmem__add(&conv, conv, inner) || !llmmem__add(&proj, inner, conv) || !llmmem__add(&proj, proj, heads))
+        return overflow("Mamba-2 activation elements");
+    /* vllm mamba_mixer2.py MambaMixer2.forward: in_proj's projected_states (gate | x B C | dt) and the
+     * ssm_output buffer (I) stay alive through the layer */
+    uint64_t base = proj + inner;
+    /* vllm mamba_mixer2.py conv_ssm_forward, attn_metadata None: x B C transposed, cloned, then made
+     * contiguous: two copies of C alive at once */
+    if (!llmmem__muladd(&op, 2, conv) || !llmmem__add(&op, op, base) || !llmmem__mul(&op, op, e))
+        return overflow("Mamba-2 activation bytes");
+    /* vllm mamba_mixer2.py Mixer2RMSNormGated.forward_native (n_groups != 1 or tp > 1): x * silu(gate in
+     * fp32), then the grouped rsqrt, two fp32 copies of I at once; forward_cuda's rms_norm_gated (one
+     * group, tp 1) writes only its output (I in the model's dtype) */
+    int native = a->mamba_groups != 1 || tp > 1;
+    if (!llmmem__mul(&norm, base, e) || !llmmem__muladd(&norm, inner, native ? 8 : e))
+        return overflow("Mamba-2 activation bytes");
+    /* vllm mamba_mixer2.py MambaMixer2.forward: out_proj's output (h) beside the norm's output (I) */
+    if (!llmmem__add(&tail, base, inner) || !llmmem__add(&tail, tail, a->hidden) || !llmmem__mul(&tail, tail, e))
+        return overflow("Mamba-2 activation bytes");
+    x = op > norm ? op : norm;
+    x = x > tail ? x : tail;
+    if (!llmmem__muladd(&x, 2 * a->hidden, e)) /* residual and normed input, as layer_peak */
+        return overflow("Mamba-2 activation bytes");
+    *out = x;
+    return LLMMEM_OK;
+}
+
 /* The activation peak of vLLM's profile run on one rank of the stage [first, end): the forward over
  * max_num_batched_tokens tokens, or on the last stage the dummy sampler run if larger: the final
  * hidden states, the logits of the min(max_num_seqs, tokens) sampled rows in the model's dtype and
@@ -192,6 +228,14 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmme
     }
     if (!llmmem__mul(&peak, per, tokens) || !llmmem__mul(&peak, peak, e))
         return overflow("activation bytes of the profile run");
+    if (a->ssm_layers && llmmem__layers_in(&a->plan, a->ssm, first, end)) {
+        if ((st = mamba2_peak(&x, a, tp, e)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__mul(&x, x, tokens))
+            return overflow("Mamba-2 activation bytes of the profile run");
+        if (x > peak)
+            peak = x;
+    }
     if (last_stage) {
         uint64_t rows = seqs < tokens ? seqs : tokens, sampler = 0;
         if (!llmmem__muladd(&sampler, tokens, a->hidden * e) || !llmmem__mul(&x, rows, a->vocab) ||
@@ -460,9 +504,12 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if (state && (a->window || a->kv_lora_rank))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
-    if (state && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of Mamba-2 and Gated DeltaNet "
-                            "layers is not modelled: set profile_activation_bytes or kv_cache_memory_bytes");
+    /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others */
+    const int state_unmodelled = a->linear_layers || a->mamba1_layers;
+    if (state_unmodelled && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
+                            "set profile_activation_bytes or kv_cache_memory_bytes",
+                            a->linear_layers ? "Gated DeltaNet" : "Mamba-1");
     int64_t mode = sv(s, LLMMEM_KEY_MODE);
     if (mode != LLMMEM_MODE_INFERENCE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
@@ -582,7 +629,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
             w = (uint64_t)w_set;
         else if ((st = stage_weights(&w, model, s, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
             return st;
-        if (act_set >= 0 || state) /* state: act_set, or a fixed budget that needs none */
+        if (act_set >= 0 || state_unmodelled) /* act_set, or a fixed budget that needs none */
             act = act_set >= 0 ? (uint64_t)act_set : 0;
         else if ((st = activation_peak(&act, model, activations, a, r->tp, first, end, is_last, r->pool.batched,
                                        seqs)) != LLMMEM_OK)

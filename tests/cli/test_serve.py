@@ -232,3 +232,9 @@ def test_dtype_fp16_refused_for_gemma2():
     r = run("serve", "--model", "gemma-2-9b", "--set", "dtype=fp16")
     assert r.returncode != 0
     assert "dtype (fp16): vLLM does not run model_type gemma2 in float16" in r.stderr
+
+
+def test_mamba2_profile_run_is_modelled():
+    # tests/test_state.c profile_run_nemotron_h derives the peak: 165,632 B x 8,192 tokens
+    report = serve_json("--model", "nemotron-nano-9b-v2")
+    assert report["budget"]["activation_peak"] == 1356857344
