@@ -562,10 +562,9 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                             "max_num_seqs (%llu) exceeds max_num_batched_tokens (%llu)",
                             (unsigned long long)seqs, (unsigned long long)r->pool.batched);
     uint64_t positions = mv(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
-    r->max_model_len = setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions);
-    if (r->max_model_len == 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
-                            "max_model_len is not set and the model has no max_position_embeddings");
+    /* vllm/config/model.py _get_and_verify_max_len: a config with no length key is taken as 2048 tokens
+     * long (Mamba2Config has none) */
+    r->max_model_len = setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
     if (positions && r->max_model_len > positions) /* vllm/config/model.py _get_and_verify_max_len */
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "max_model_len (%llu) exceeds the model's max_position_embeddings (%llu)",

@@ -953,10 +953,11 @@ START_TEST(test_setting_errors)
     ck_assert_status(llmmem_serving_estimate(f.r, f.m, bare, f.s), LLMMEM_ERR_INCOMPLETE);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "memory_bytes"));
     llmmem_hardware_free(bare);
-    /* no max_model_len and no max_position_embeddings */
+    /* no max_model_len and no max_position_embeddings: vllm/config/model.py _get_and_verify_max_len
+     * assumes 2048 tokens ("Assuming the model's maximum length is 2048") */
     ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 0));
-    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPLETE);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "max_model_len"));
+    ck_assert_ok(llmmem_serving_estimate(f.r, f.m, f.hw, f.s));
+    ck_assert_uint_eq(llmmem_serving_get(f.r, LLMMEM_SERVING_MAX_MODEL_LEN), 2048);
     release(&f);
 }
 END_TEST
