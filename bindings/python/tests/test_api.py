@@ -285,7 +285,9 @@ def test_long_calls_release_the_gil(llama7b, h100):
     # inference fits, so each solve searches (a dozen estimates); 5000 of them take long enough to be seen
     inference = llmmem.Strategy()
     assert _releases_gil(lambda: llmmem.solve_max_micro_batch(llama7b, h100, inference), repeat=5000)
-    assert _releases_gil(lambda: llmmem.serve(llama7b, h100), repeat=1000)
+    # a serving estimate takes under a microsecond in C: enough of them that the loop outlasts the
+    # main thread's 1 ms sleep even when a loaded machine wakes it late
+    assert _releases_gil(lambda: llmmem.serve(llama7b, h100), repeat=20000)
     # a setter keeps the GIL (it changes a handle estimates may read)
     assert not _releases_gil(lambda: training.set(micro_batch_size=1), repeat=20000)
 
