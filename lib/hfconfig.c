@@ -1178,6 +1178,63 @@ static llmmem_status read_nemotron_h(const hf *c, const json_t *obj)
     return LLMMEM_OK;
 }
 
+/* mamba_expand x hidden_size, the Mamba-2 inner width of GraniteMoeHybridConfig and FalconH1Config
+ * (mamba_expand default 2 in both). */
+static llmmem_status mamba_expand_width(const hf *c, const json_t *obj, int64_t hidden, int64_t *inner)
+{
+    int64_t expand = 2;
+    enum presence p;
+    llmmem_status st = get_int(c, obj, "mamba_expand", &expand, &p);
+    if (st)
+        return st;
+    if (p != PRESENT)
+        expand = 2;
+    if (expand <= 0 || hidden > INT64_MAX / expand)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "mamba_expand", "%lld is out of range", (long long)expand);
+    *inner = expand * hidden;
+    return LLMMEM_OK;
+}
+
+/* The Mamba-2 mixer fields GraniteMoeHybridConfig and FalconH1Config share, names and defaults alike
+ * (configuration_granitemoehybrid.py, configuration_falcon_h1.py): mamba_n_heads=128, mamba_d_head
+ * "auto" (the inner width // mamba_n_heads), mamba_d_state=256, mamba_n_groups=1, mamba_d_conv=4,
+ * mamba_conv_bias=True; `inner` is the mixer's width, named `width` in the message when the heads do
+ * not fill it (both modeling files reshape it to heads x head width). */
+static llmmem_status read_hybrid_mamba2(const hf *c, const json_t *obj, int64_t inner, const char *width)
+{
+    int64_t heads = 128, d_head = 0;
+    enum presence p;
+    llmmem_status st = get_int(c, obj, "mamba_n_heads", &heads, &p);
+    if (st)
+        return st;
+    if (p != PRESENT)
+        heads = 128;
+    if (heads <= 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "mamba_n_heads", "%lld is out of range", (long long)heads);
+    const json_t *dh = json_object_get(obj, "mamba_d_head");
+    if (dh && !json_is_null(dh) && !(json_is_string(dh) && strcmp(json_string_value(dh), "auto") == 0)) {
+        if ((st = get_int(c, obj, "mamba_d_head", &d_head, &p)) != LLMMEM_OK)
+            return st;
+    } else {
+        d_head = inner / heads; /* mamba_d_head "auto": mamba_intermediate // mamba_n_heads */
+    }
+    if (d_head <= 0 || inner <= 0 || d_head * heads != inner)
+        return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "mamba_d_head", "%lld x mamba_n_heads %lld differs from %s (%lld)",
+                       (long long)d_head, (long long)heads, width, (long long)inner);
+    st = set(c, "mamba_n_heads", LLMMEM_KEY_MAMBA_NUM_HEADS, heads);
+    if (!st)
+        st = set(c, "mamba_d_head", LLMMEM_KEY_MAMBA_HEAD_DIM, d_head);
+    if (!st)
+        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 256, 256);
+    if (!st)
+        st = optional(c, obj, "mamba_n_groups", LLMMEM_KEY_MAMBA_N_GROUPS, 1, 1);
+    if (!st)
+        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
+    if (!st)
+        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+    return st;
+}
+
 /* GraniteMoeHybridConfig (transformers models/granitemoehybrid/configuration_granitemoehybrid.py):
  * layer_types of "mamba" and "attention" (absent: every layer mamba); every decoder layer two
  * norms, its mixer, a GraniteMoeHybridMoE of num_local_experts experts of intermediate_size (top
@@ -1187,7 +1244,7 @@ static llmmem_status read_nemotron_h(const hf *c, const json_t *obj)
  * multipliers scale activations and hold no tensor. */
 static llmmem_status read_granitemoehybrid(const hf *c, const json_t *obj)
 {
-    int64_t hidden = 0, layers = 0, heads = 128, d_head = 0, expand = 2, experts = 8, inter = 11008, shared = 1024;
+    int64_t hidden = 0, layers = 0, experts = 8, inter = 11008, shared = 1024;
     enum presence p;
     llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
     if (!st)
@@ -1218,46 +1275,11 @@ static llmmem_status read_granitemoehybrid(const hf *c, const json_t *obj)
         return st;
     if (p == PRESENT && strcmp(pos, "rope") != 0 && strcmp(pos, "nope") != 0)
         return unsupported_string(c, "position_embedding_type", pos, "rope, nope and null are");
-    /* the class defaults: mamba_n_heads=128, mamba_n_groups=1, mamba_d_state=256, mamba_d_conv=4,
-     * mamba_expand=2, mamba_conv_bias=True, mamba_proj_bias=False */
-    st = get_int(c, obj, "mamba_n_heads", &heads, &p);
-    if (!st && p != PRESENT)
-        heads = 128;
+    /* GraniteMoeHybridConfig: mamba_expand=2, mamba_proj_bias=False; the rest hybrid_mamba2's */
+    int64_t inner = 0;
+    st = mamba_expand_width(c, obj, hidden, &inner);
     if (!st)
-        st = get_int(c, obj, "mamba_expand", &expand, &p);
-    if (!st && p != PRESENT)
-        expand = 2;
-    if (st)
-        return st;
-    if (heads <= 0 || expand <= 0 || hidden > INT64_MAX / expand)
-        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, heads <= 0 ? "mamba_n_heads" : "mamba_expand",
-                       "%lld is out of range", (long long)(heads <= 0 ? heads : expand));
-    const int64_t inner = expand * hidden;
-    const json_t *dh = json_object_get(obj, "mamba_d_head");
-    if (dh && json_is_string(dh) && strcmp(json_string_value(dh), "auto") == 0)
-        dh = NULL;
-    if (dh && !json_is_null(dh)) {
-        st = get_int(c, obj, "mamba_d_head", &d_head, &p);
-        if (st)
-            return st;
-    } else {
-        d_head = inner / heads; /* mamba_d_head="auto": mamba_intermediate // mamba_n_heads */
-    }
-    if (d_head <= 0 || d_head * heads != inner) /* GraniteMoeHybridConfig raises the same */
-        return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "mamba_d_head",
-                       "%lld x mamba_n_heads %lld differs from mamba_expand x hidden_size (%lld)", (long long)d_head,
-                       (long long)heads, (long long)inner);
-    st = set(c, "mamba_n_heads", LLMMEM_KEY_MAMBA_NUM_HEADS, heads);
-    if (!st)
-        st = set(c, "mamba_d_head", LLMMEM_KEY_MAMBA_HEAD_DIM, d_head);
-    if (!st)
-        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 256, 256);
-    if (!st)
-        st = optional(c, obj, "mamba_n_groups", LLMMEM_KEY_MAMBA_N_GROUPS, 1, 1);
-    if (!st)
-        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
-    if (!st)
-        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+        st = read_hybrid_mamba2(c, obj, inner, "mamba_expand x hidden_size");
     if (!st)
         st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
     /* GraniteMoeHybridMoE and GraniteMoeHybridMLP; num_local_experts=8, num_experts_per_tok=2,
@@ -1401,7 +1423,7 @@ static llmmem_status read_jamba(const hf *c, const json_t *obj)
 static llmmem_status read_falcon_h1(const hf *c, const json_t *obj)
 {
     llmmem_status st = read_llama_like(c, obj);
-    int64_t hidden = 0, heads = 128, expand = 2, inner = 0, d_head = 0, v;
+    int64_t hidden = 0, inner = 0;
     int proj_bias = 0, projectors = 0;
     enum presence p;
     if (st)
@@ -1410,37 +1432,18 @@ static llmmem_status read_falcon_h1(const hf *c, const json_t *obj)
     /* configuration_falcon_h1.py defaults: mamba_d_ssm=1024, mamba_n_heads=128, mamba_d_head="auto",
      * mamba_n_groups=1, mamba_d_state=256, mamba_d_conv=4, mamba_expand=2, mamba_conv_bias=True,
      * mamba_proj_bias=False, mamba_rms_norm=False, projectors_bias=False */
-    if ((st = get_int(c, obj, "mamba_n_heads", &v, &p)) != LLMMEM_OK)
-        return st;
-    if (p == PRESENT)
-        heads = v;
-    if ((st = get_int(c, obj, "mamba_expand", &v, &p)) != LLMMEM_OK)
-        return st;
-    if (p == PRESENT)
-        expand = v;
-    if (heads <= 0 || expand <= 0 || hidden > INT64_MAX / expand)
-        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, heads <= 0 ? "mamba_n_heads" : "mamba_expand",
-                       "%lld is out of range", (long long)(heads <= 0 ? heads : expand));
     const json_t *ssm = json_object_get(obj, "mamba_d_ssm");
-    if (ssm && !json_is_null(ssm)) {
-        if ((st = get_int(c, obj, "mamba_d_ssm", &inner, &p)) != LLMMEM_OK)
-            return st;
-    } else if (ssm) {
-        inner = expand * hidden; /* FalconH1Mixer: int(mamba_expand * hidden_size) when mamba_d_ssm is None */
-    } else {
+    if (ssm && !json_is_null(ssm))
+        st = get_int(c, obj, "mamba_d_ssm", &inner, &p);
+    else if (ssm) /* FalconH1Mixer: int(mamba_expand * hidden_size) when mamba_d_ssm is None */
+        st = mamba_expand_width(c, obj, hidden, &inner);
+    else
         inner = 1024;
-    }
-    const json_t *dh = json_object_get(obj, "mamba_d_head");
-    if (dh && !json_is_null(dh) && !(json_is_string(dh) && strcmp(json_string_value(dh), "auto") == 0)) {
-        if ((st = get_int(c, obj, "mamba_d_head", &d_head, &p)) != LLMMEM_OK)
-            return st;
-    } else {
-        d_head = inner / heads; /* configuration_falcon_h1.py: "auto" is mamba_intermediate // mamba_n_heads */
-    }
     /* FalconH1Mixer reshapes the inner width to (mamba_n_heads, mamba_d_head) */
-    if (d_head <= 0 || inner <= 0 || d_head * heads != inner)
-        return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "mamba_d_head", "%lld x mamba_n_heads %lld differs from the "
-                       "mixer's inner width (%lld)", (long long)d_head, (long long)heads, (long long)inner);
+    if (!st)
+        st = read_hybrid_mamba2(c, obj, inner, "the mixer's inner width");
+    if (st)
+        return st;
     if ((st = get_bool(c, obj, "mamba_proj_bias", &proj_bias, &p)) != LLMMEM_OK)
         return st;
     if ((st = get_bool(c, obj, "projectors_bias", &projectors, &p)) != LLMMEM_OK)
@@ -1448,19 +1451,7 @@ static llmmem_status read_falcon_h1(const hf *c, const json_t *obj)
     if (projectors != proj_bias) /* FalconH1Mixer: in_proj biased by mamba_proj_bias, out_proj by projectors_bias */
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "projectors_bias", "differing from mamba_proj_bias is not modelled "
                        "(one key, mamba_proj_bias, biases both Mamba-2 projections)");
-    st = set(c, "mamba_n_heads", LLMMEM_KEY_MAMBA_NUM_HEADS, heads);
-    if (!st)
-        st = set(c, "mamba_d_head", LLMMEM_KEY_MAMBA_HEAD_DIM, d_head);
-    if (!st)
-        st = set(c, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, proj_bias);
-    if (!st)
-        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 256, 256);
-    if (!st)
-        st = optional(c, obj, "mamba_n_groups", LLMMEM_KEY_MAMBA_N_GROUPS, 1, 1);
-    if (!st)
-        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
-    if (!st)
-        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+    st = set(c, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, proj_bias);
     if (!st)
         st = bool_key(c, obj, "mamba_rms_norm", LLMMEM_KEY_MAMBA_RMS_NORM, 0);
     return st;
