@@ -564,24 +564,6 @@ START_TEST(serving_nemotron_h)
 }
 END_TEST
 
-/* Qwen/Qwen3-Next-80B-A3B-Instruct under vLLM, tensor_parallel 4, bf16 states (both mamba dtypes
- * auto), 10 GiB (10,737,418,240 B) of KV cache per rank:
- *   mamba_utils.py gated_delta_net_state_shape: conv (4 - 1) x (2 x 16 x 128 + 32 x 128) / 4 =
- *     6,144 elements; recurrent state 32 / 4 x 128 x 128 = 131,072 elements
- *   gated_delta_net_state_dtype -> _mamba_state_dtype: both bf16 (2 B)
- *   MambaSpec.page_size_bytes: (6,144 + 131,072) x 2 = 274,432
- *   FullAttentionSpec(block_size=1): max(1, 2 KV heads // 4) = 1 head: 2 x 1 x 256 x 2 B = 1,024
- *   HybridAttentionMambaModelConfig: 16 x cdiv(274,432, 16 x 1,024) = 16 x 17 = 272 tokens a block;
- *     page 272 x 1,024 = 278,528
- *   _get_kv_cache_groups_uniform_page_size: 12 attention and 36 Gated DeltaNet layers: group_size 12,
- *     1 + 3 = 4 groups
- *   get_num_blocks: 10,737,418,240 // 278,528 // 12 = 3,212; GPU KV cache size 3,212 // 4 x 272 =
- *     218,416 tokens
- *   concurrency at max_model_len 262,144: cdiv(262,144, 272) = 964 + 3 = 967 blocks a request;
- *     3,212 / 967 = 3.32x; 3 whole requests
- *   state of one sequence: 36 x 274,432 = 9,879,552 B; KV per token 12 x 1,024 = 12,288 B
- *   waste at 262,144 tokens: (964 x 272 - 262,144) = 64 tokens x 1,024 B x 12 layers = 786,432 and
- *     3 x 12 x 278,528 - 9,879,552 = 147,456 of padded pages: 933,888. */
 /* The profile run of nvidia/NVIDIA-Nemotron-Nano-9B-v2 in vLLM's defaults (no kv_cache_memory_bytes,
  * no profile_activation_bytes), tensor_parallel 1, bf16 (2 B): a forward of max_num_batched_tokens
  * 8,192 tokens (the library's resolution of vLLM's default for this model and GPU). The run has no
@@ -628,6 +610,24 @@ START_TEST(profile_run_nemotron_h)
 }
 END_TEST
 
+/* Qwen/Qwen3-Next-80B-A3B-Instruct under vLLM, tensor_parallel 4, bf16 states (both mamba dtypes
+ * auto), 10 GiB (10,737,418,240 B) of KV cache per rank:
+ *   mamba_utils.py gated_delta_net_state_shape: conv (4 - 1) x (2 x 16 x 128 + 32 x 128) / 4 =
+ *     6,144 elements; recurrent state 32 / 4 x 128 x 128 = 131,072 elements
+ *   gated_delta_net_state_dtype -> _mamba_state_dtype: both bf16 (2 B)
+ *   MambaSpec.page_size_bytes: (6,144 + 131,072) x 2 = 274,432
+ *   FullAttentionSpec(block_size=1): max(1, 2 KV heads // 4) = 1 head: 2 x 1 x 256 x 2 B = 1,024
+ *   HybridAttentionMambaModelConfig: 16 x cdiv(274,432, 16 x 1,024) = 16 x 17 = 272 tokens a block;
+ *     page 272 x 1,024 = 278,528
+ *   _get_kv_cache_groups_uniform_page_size: 12 attention and 36 Gated DeltaNet layers: group_size 12,
+ *     1 + 3 = 4 groups
+ *   get_num_blocks: 10,737,418,240 // 278,528 // 12 = 3,212; GPU KV cache size 3,212 // 4 x 272 =
+ *     218,416 tokens
+ *   concurrency at max_model_len 262,144: cdiv(262,144, 272) = 964 + 3 = 967 blocks a request;
+ *     3,212 / 967 = 3.32x; 3 whole requests
+ *   state of one sequence: 36 x 274,432 = 9,879,552 B; KV per token 12 x 1,024 = 12,288 B
+ *   waste at 262,144 tokens: (964 x 272 - 262,144) = 64 tokens x 1,024 B x 12 layers = 786,432 and
+ *     3 x 12 x 278,528 - 9,879,552 = 147,456 of padded pages: 933,888. */
 START_TEST(serving_qwen3_next)
 {
     llmmem_serving *r = serve("qwen3-next-80b-a3b", 4, 10737418240LL, 0 /* auto */, 0);
