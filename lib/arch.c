@@ -535,8 +535,8 @@ static enum llmmem__ffn ffn_of(const builder *b, uint64_t i, uint64_t first_dens
     return i >= first_dense && i % freq == 0 ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE;
 }
 
-int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, size_t len, char *message,
-                                   size_t message_size)
+int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, size_t len, int feed_forward,
+                                   char *message, size_t message_size)
 {
     memset(map, 0, sizeof *map);
     if (len > LLMMEM_LAYER_MAP_MAX) {
@@ -546,8 +546,8 @@ int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, 
     for (size_t i = 0; i < len; i++) {
         /* transformers NemotronHConfig layers_block_type: M mamba, * attention, - mlp */
         switch (pattern[i]) {
-        case 'M': llmmem__layer_map_push(map, LLMMEM_MIXER_SSM); map->no_ffn[i] = 1; break;
-        case '*': llmmem__layer_map_push(map, LLMMEM_MIXER_FULL); map->no_ffn[i] = 1; break;
+        case 'M': llmmem__layer_map_push(map, LLMMEM_MIXER_SSM); map->no_ffn[i] = !feed_forward; break;
+        case '*': llmmem__layer_map_push(map, LLMMEM_MIXER_FULL); map->no_ffn[i] = !feed_forward; break;
         case '-': llmmem__layer_map_push(map, LLMMEM_MIXER_NONE); break;
         default:
             snprintf(message, message_size, "character %zu ('%c') is not a modelled block (M mamba, * attention, "

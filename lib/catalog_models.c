@@ -950,17 +950,18 @@ const llmmem__preset llmmem__model_presets[] = {
 const size_t llmmem__model_preset_total = sizeof llmmem__model_presets / sizeof llmmem__model_presets[0];
 
 /* The blocks of the presets whose layers no key pattern gives, in hybrid_override_pattern letters
- * (M Mamba-2, * attention, - MLP): Mamba-2 models and Nemotron-H. */
+ * (M Mamba-2, * attention, - MLP): Mamba-2 models, Nemotron-H and Granite 4.0-H. */
 const llmmem__preset_pattern llmmem__model_patterns[] = {
-    {"mamba-codestral-7b", MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16},
-    {"mamba2-130m", MAMBA_16 MAMBA_8},
-    {"mamba2-370m", MAMBA_16 MAMBA_16 MAMBA_16},
-    {"mamba2-780m", MAMBA_16 MAMBA_16 MAMBA_16},
-    {"mamba2-1.3b", MAMBA_16 MAMBA_16 MAMBA_16},
-    {"mamba2-2.7b", MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16},
-    {"nemotron-nano-9b-v2", NEMOTRON_NANO_9B_V2_PATTERN},
-    {"granite-4.0-h-small", GRANITE_4_H_PATTERN},
-    {"granite-4.0-h-tiny", GRANITE_4_H_PATTERN},
+    {"mamba-codestral-7b", MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16, 0},
+    {"mamba2-130m", MAMBA_16 MAMBA_8, 0},
+    {"mamba2-370m", MAMBA_16 MAMBA_16 MAMBA_16, 0},
+    {"mamba2-780m", MAMBA_16 MAMBA_16 MAMBA_16, 0},
+    {"mamba2-1.3b", MAMBA_16 MAMBA_16 MAMBA_16, 0},
+    {"mamba2-2.7b", MAMBA_16 MAMBA_16 MAMBA_16 MAMBA_16, 0},
+    {"nemotron-nano-9b-v2", NEMOTRON_NANO_9B_V2_PATTERN, 0},
+    /* GraniteMoeHybridDecoderLayer: a mamba or attention layer keeps its MoE and shared_mlp */
+    {"granite-4.0-h-small", GRANITE_4_H_PATTERN, 1},
+    {"granite-4.0-h-tiny", GRANITE_4_H_PATTERN, 1},
 };
 
 const size_t llmmem__model_pattern_total = sizeof llmmem__model_patterns / sizeof llmmem__model_patterns[0];

@@ -1172,7 +1172,7 @@ static llmmem_status read_nemotron_h(const hf *c, const json_t *obj)
                        "is %lld", strlen(pattern), (long long)layers);
     llmmem__layer_map map;
     char why[LLMMEM_MESSAGE_MAX];
-    if (!llmmem__layer_map_from_pattern(&map, pattern, strlen(pattern), why, sizeof why))
+    if (!llmmem__layer_map_from_pattern(&map, pattern, strlen(pattern), 0, why, sizeof why))
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "hybrid_override_pattern", "%s", why);
     llmmem__model_set_layer_map(c->m, &map);
     return LLMMEM_OK;

@@ -322,10 +322,12 @@ static inline void llmmem__layer_map_push(llmmem__layer_map *map, enum llmmem__m
     map->mixer[map->layers++] = (uint8_t)mixer;
 }
 /* A map from a Nemotron-H hybrid_override_pattern: 'M' a Mamba-2 block, '*' an attention block,
- * '-' an MLP block (transformers NemotronHConfig layers_block_type); 0 and the message (naming
- * the character) for another character or a pattern longer than LLMMEM_LAYER_MAP_MAX. */
-int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, size_t len, char *message,
-                                   size_t message_size);
+ * '-' an MLP block (transformers NemotronHConfig layers_block_type); with `feed_forward`, 'M' and '*'
+ * name the mixer of a layer that keeps its feed-forward as well (Granite 4.0-H's layer_types). 0 and
+ * the message (naming the character) for another character or a pattern longer than
+ * LLMMEM_LAYER_MAP_MAX. */
+int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, size_t len, int feed_forward,
+                                   char *message, size_t message_size);
 
 /* What one token adds to one attention layer's cache: `heads` heads (split over tensor-parallel
  * ranks, never below one per rank) of `vectors` vectors (K and V, or MLA's one) of `width` elements. */
@@ -473,6 +475,7 @@ typedef struct llmmem__preset {
 typedef struct llmmem__preset_pattern {
     const char *name;    /* the preset's */
     const char *pattern;
+    int feed_forward;    /* the letters name each layer's mixer beside its feed-forward (llmmem__layer_map_from_pattern) */
 } llmmem__preset_pattern;
 
 /* Applies a named preset's values to s and copies its name; NOT_FOUND names `what`. */

@@ -111,14 +111,11 @@ llmmem_status llmmem_model_from_preset(llmmem_model **out, const char *name)
         if (strcmp(llmmem__model_patterns[i].name, name) != 0)
             continue;
         /* the catalog's patterns are checked by the test suite: this fails only on a bad table */
-        if (!llmmem__layer_map_from_pattern(&m->layer_map, pattern, strlen(pattern), why, sizeof why)) {
+        if (!llmmem__layer_map_from_pattern(&m->layer_map, pattern, strlen(pattern),
+                                            llmmem__model_patterns[i].feed_forward, why, sizeof why)) {
             llmmem_model_free(m);
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "preset %s: %s", name, why);
         }
-        /* transformers models/granitemoehybrid/modeling_granitemoehybrid.py GraniteMoeHybridDecoderLayer:
-         * a mamba or attention layer keeps its MoE and shared_mlp (the pattern's letters drop them) */
-        if (llmmem__get_int(&m->s, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_GRANITEMOEHYBRID)
-            memset(m->layer_map.no_ffn, 0, sizeof m->layer_map.no_ffn);
     }
     refresh(m);
     *out = m;

@@ -305,7 +305,7 @@ START_TEST(layer_types_and_patterns)
 
     char why[512];
     llmmem__layer_map map;
-    ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "M-*", 3, why, sizeof why), 1);
+    ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "M-*", 3, 0, why, sizeof why), 1);
     ck_assert_uint_eq(map.layers, 3);
     ck_assert_int_eq(map.mixer[0], LLMMEM_MIXER_SSM);
     ck_assert_int_eq(map.no_ffn[0], 1);
@@ -313,7 +313,7 @@ START_TEST(layer_types_and_patterns)
     ck_assert_int_eq(map.no_ffn[1], 0);
     ck_assert_int_eq(map.mixer[2], LLMMEM_MIXER_FULL);
     ck_assert_int_eq(map.no_ffn[2], 1);
-    ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "ME", 2, why, sizeof why), 0);
+    ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "ME", 2, 0, why, sizeof why), 0);
     ck_assert_str_eq(why, "character 1 ('E') is not a modelled block (M mamba, * attention, - mlp are; E, the "
                           "MoE block, is not)");
 }
