@@ -1,0 +1,569 @@
+// The libllmmem web page: a job from the form, the library's answer on the page.
+//
+// Every number shown comes from the objects bindings/wasm/llmmem.mjs returns (the C core compiled
+// to WebAssembly); this file does no arithmetic on them. It formats bytes as GiB for the eye (the
+// exact integer is in each element's title and data-value) and scales bar widths for drawing.
+// Every displayed value carries data-src (the command: estimate, serve, fit, plan), data-path (its
+// path in that command's --json output) and data-value (the exact value), which tests/web compares
+// with the CLI.
+import { load, LLMMemError } from './llmmem.mjs';
+
+// What a person does -> the CLI command, engine and --set pairs the job carries. The keys listed
+// in `fields` are shown under "What you do"; every other key stays reachable under "All keys".
+//   inference (transformers)  llmmem estimate --set mode=inference
+//   serving with vLLM         llmmem serve                              (engine vllm, the default)
+//   llama.cpp                 llmmem serve --engine llama.cpp           fit --engine llama.cpp
+//   ollama                    llmmem serve --engine ollama              fit --engine ollama
+//   training                  llmmem estimate --set mode=training
+//   LoRA                      llmmem estimate --set mode=lora
+//   QLoRA                     llmmem estimate --set mode=qlora
+// The solver is `llmmem fit` with the same options (and --engine for the local engines); the
+// layouts are `llmmem plan --devices N` with the same options; the explanation is `llmmem
+// explain` (estimate's arithmetic; it has no serve form, so the serving modes show none).
+export const MODES = {
+  inference: {
+    label: 'Inference with transformers', command: 'estimate', sets: ['mode=inference'],
+    doc: 'Hugging Face transformers generate(): weights, the KV cache of micro_batch_size x sequence_length, the forward\'s activations and logits.',
+    fields: ['micro_batch_size', 'sequence_length', 'max_new_tokens', 'num_beams', 'weight_format', 'cache_implementation', 'attn_implementation'],
+  },
+  vllm: {
+    label: 'Serving with vLLM', command: 'serve', engine: null, length: true, solve: false, // serve answers: concurrency, longest context
+    doc: 'vLLM\'s memory budget (gpu_memory_utilization), its profile run and the KV blocks left: tokens and concurrent requests.',
+    fields: ['tensor_parallel', 'pipeline_parallel', 'gpu_memory_utilization', 'max_model_len', 'max_num_seqs', 'kv_cache_dtype', 'weight_format', 'enable_prefix_caching'],
+  },
+  llamacpp: {
+    label: 'Local inference with llama.cpp', command: 'serve', engine: 'llama.cpp',
+    doc: 'llama.cpp\'s buffers on each GPU and the host: the layers -ngl and -ts put on each, the KV cells of -c, compute buffers.',
+    fields: ['n_ctx', 'n_parallel', 'n_gpu_layers', 'cache_type_k', 'cache_type_v', 'flash_attn', 'split_mode', 'tensor_split', 'n_ubatch'],
+  },
+  ollama: {
+    label: 'Local inference with ollama', command: 'serve', engine: 'ollama',
+    doc: 'ollama\'s llama-server: num_ctx, num_parallel, num_gpu layers, and the GPUs OLLAMA_SCHED_SPREAD gives it.',
+    fields: ['num_ctx', 'num_parallel', 'num_gpu', 'sched_spread', 'cache_type_k', 'cache_type_v', 'flash_attn', 'gpu_overhead_bytes'],
+  },
+  training: {
+    label: 'Training (full)', command: 'estimate', sets: ['mode=training'],
+    doc: 'Weights, gradients, master weights, optimizer states and the activations saved for backward on the most loaded rank.',
+    fields: ['micro_batch_size', 'sequence_length', 'tensor_parallel', 'pipeline_parallel', 'data_parallel', 'num_micro_batches',
+      'zero_stage', 'recompute', 'optimizer', 'precision_recipe', 'flash_attention'],
+  },
+  lora: {
+    label: 'LoRA', command: 'estimate', sets: ['mode=lora'],
+    doc: 'A frozen base model and trained low-rank adapters.',
+    fields: ['micro_batch_size', 'sequence_length', 'lora_rank', 'lora_targets', 'recompute', 'tensor_parallel', 'weight_format'],
+  },
+  qlora: {
+    label: 'QLoRA', command: 'estimate', sets: ['mode=qlora'],
+    doc: 'An NF4 base model (bitsandbytes) and trained adapters.',
+    fields: ['micro_batch_size', 'sequence_length', 'lora_rank', 'lora_targets', 'quant_group_size', 'double_quant', 'recompute'],
+  },
+};
+// Hardware keys shown under "Devices": the count and any memory size.
+const HW_FIELDS = ['memory_bytes', 'devices_per_node', 'num_nodes'];
+// Keys the mode select owns.
+const OWNED = new Set(['mode', 'engine']);
+
+const COMPONENTS = {
+  estimate: ['weights', 'gradients', 'master_weights', 'optimizer_states', 'optimizer_temporaries', 'activations', 'logits',
+    'kv_cache', 'comm_buffers', 'runtime_overhead'],
+  vllm: ['weights', 'activation_peak', 'non_torch', 'cuda_graph', 'kv_cache_bytes'],
+  local: ['model', 'kv', 'recurrent', 'compute', 'output'],
+};
+const COLORS = {
+  weights: '#4e79a7', gradients: '#f28e2b', master_weights: '#e15759', optimizer_states: '#76b7b2', optimizer_temporaries: '#59a14f',
+  activations: '#edc948', logits: '#b07aa1', kv_cache: '#ff9da7', comm_buffers: '#9c755f', runtime_overhead: '#bab0ac',
+  activation_peak: '#edc948', non_torch: '#bab0ac', cuda_graph: '#9c755f', kv_cache_bytes: '#ff9da7',
+  model: '#4e79a7', kv: '#ff9da7', recurrent: '#76b7b2', compute: '#edc948', output: '#b07aa1',
+};
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null) continue;
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v);
+  }
+  for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+  return e;
+};
+const SVG = 'http://www.w3.org/2000/svg';
+const svg = (tag, attrs = {}) => {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+};
+
+// ---- presentation of exact values ----
+const group = new Intl.NumberFormat('en-US');
+const isInt = (v) => typeof v === 'bigint' || Number.isInteger(v);
+export function gib(bytes) { // a label only: the exact integer travels in data-value and the title
+  return (Number(bytes) / 1073741824).toFixed(2) + ' GiB';
+}
+// One displayed value: `src` the command, `path` where it is in that command's JSON.
+function val(src, path, v, kind = 'count') {
+  let text;
+  if (typeof v === 'boolean') text = v ? 'yes' : 'no';
+  else if (kind === 'bytes' && isInt(v)) text = gib(v);
+  else if (isInt(v)) text = group.format(v);
+  else text = String(v);
+  const title = kind === 'bytes' && isInt(v) ? `${group.format(v)} bytes` : undefined;
+  return el('span', { class: `v ${kind}`, 'data-src': src, 'data-path': path, 'data-value': String(v),
+    'data-testid': `${src}:${path}`, title, text });
+}
+const BYTES_RE = /(bytes|weights|gradients|master_weights|optimizer_states|optimizer_temporaries|activations|logits|kv_cache|comm_buffers|runtime_overhead|^total$|activation_peak|non_torch|cuda_graph|shortfall|^model$|^kv$|^recurrent$|^compute$|^output$|capacity|_buffers|memory)$/;
+const kindOf = (key, path = '') => (!path.startsWith('parameters.') && BYTES_RE.test(key) ? 'bytes' : 'count');
+
+// ---- state ----
+const state = {
+  source: 'preset', model: 'llama-3.1-8b', configText: '', gpu: 'h100-sxm-80gb', mode: 'inference',
+  sets: {},            // key -> text, as typed
+  length: '',          // serve --length
+  solve: true, plan: false, planDevices: '8',
+  files: null,         // {kind: 'config'|'safetensors'|'gguf', path, names: [...]} after a drop
+};
+let lm, KEYS, KEYMAP;
+let seq = 0;
+
+// ---- the job ----
+export function jobOf(st) {
+  const m = MODES[st.mode];
+  const job = { sets: [] };
+  if (st.source === 'preset') job.model = st.model;
+  else if (st.source === 'config') job.config = st.configPath;
+  else if (st.files) {
+    if (st.files.kind === 'gguf') job.gguf = st.files.path;
+    else if (st.files.kind === 'config') job.config = st.files.path;
+    else if (st.files.kind === 'safetensors') {
+      job.safetensors = st.files.path;
+      if (!st.files.hasConfig) job.model = st.model;   // a shard or index alone: checked against the preset
+    }
+  } else job.model = st.model;
+  job.gpu = st.gpu;
+  if (m.engine) job.engine = m.engine;
+  if (m.length && st.length.trim() !== '') job.length = st.length.trim();
+  for (const s of m.sets || []) job.sets.push(s);
+  for (const name of setNames(st)) job.sets.push(`${name}=${st.sets[name].trim()}`);
+  return job;
+}
+
+// The keys set, in the library's key order (model, hardware, strategy), then any name it does not
+// know (from a link), so the library names it.
+function setNames(st) {
+  const given = (n) => st.sets[n] !== undefined && st.sets[n].trim() !== '' && !OWNED.has(n);
+  return [...KEYS.map((k) => k.name).filter(given), ...Object.keys(st.sets).filter((n) => !KEYMAP.has(n) && given(n))];
+}
+
+// ---- the form ----
+function keyInput(k, where) {
+  let input;
+  const common = { 'data-key': k.name, 'data-testid': `${where}:${k.name}`, id: `${where}-${k.name}` };
+  if (k.type === 'choice' || k.type === 'bool') {
+    input = el('select', common);
+    input.append(el('option', { value: '', text: `default (${k.default})` }));
+    for (const c of (k.type === 'bool' ? ['true', 'false'] : k.choices)) input.append(el('option', { value: c, text: c }));
+  } else {
+    input = el('input', { ...common, placeholder: String(k.default ?? ''), size: 14, spellcheck: 'false' });
+  }
+  input.value = state.sets[k.name] ?? '';
+  input.addEventListener('input', () => {
+    state.sets[k.name] = input.value;
+    for (const other of document.querySelectorAll(`[data-key="${k.name}"]`)) if (other !== input) other.value = input.value;
+    update();
+  });
+  const bounds = k.type === 'int' || k.type === 'real' ? `, ${k.min}..${k.max}` : '';
+  const title = `${k.doc}\n(${k.object} ${k.type}${bounds}; default ${k.default}${k.choices?.length ? '; ' + k.choices.join(' ') : ''})`;
+  return el('div', { class: 'row key', 'data-row': k.name },
+    el('label', { for: common.id, title, text: k.name }), input,
+    el('span', { class: 'err', 'data-err': `set:${k.name}`, 'data-testid': `err-set:${k.name}` }));
+}
+
+function renderModeFields() {
+  const box = $('#mode-fields');
+  box.replaceChildren();
+  const m = MODES[state.mode];
+  for (const name of m.fields) if (KEYMAP.has(name)) box.append(keyInput(KEYMAP.get(name), 'mode'));
+  if (m.length) {
+    const input = el('input', { id: 'length', 'data-testid': 'length', value: state.length, size: 14, placeholder: 'max_model_len' });
+    input.addEventListener('input', () => { state.length = input.value; update(); });
+    box.append(el('div', { class: 'row key' }, el('label', { for: 'length', title: 'serve --length: tokens per request for the concurrency question', text: 'request tokens' }), input));
+  }
+  $('#mode-doc').textContent = m.doc;
+  $('#plan-row').hidden = m.command !== 'estimate';
+  const shown = new Set([...m.fields, ...HW_FIELDS]);
+  for (const row of document.querySelectorAll('#key-rows [data-row]')) row.classList.toggle('elsewhere', shown.has(row.dataset.row));
+}
+
+function renderKeyRows() {
+  const rows = $('#key-rows');
+  for (const object of ['model', 'hardware', 'strategy']) {
+    const det = el('details', { 'data-object': object }, el('summary', { text: `${object} keys` }));
+    for (const k of KEYS) if (k.object === object && !OWNED.has(k.name)) det.append(keyInput(k, 'all'));
+    rows.append(det);
+  }
+  $('#nkeys').textContent = KEYS.length;
+  $('#key-filter').addEventListener('input', (e) => {
+    const q = e.target.value.trim().toLowerCase();
+    for (const row of document.querySelectorAll('#key-rows [data-row]')) {
+      const k = KEYMAP.get(row.dataset.row);
+      row.classList.toggle('filtered', q !== '' && !k.name.includes(q) && !k.doc.toLowerCase().includes(q));
+    }
+    for (const det of document.querySelectorAll('#key-rows details')) det.open = q !== '';
+  });
+}
+
+// ---- files: only the header bytes are read ----
+async function readSafetensorsHeader(file) {
+  const head = new DataView(await file.slice(0, 8).arrayBuffer());
+  if (head.byteLength < 8) return new Uint8Array(await file.arrayBuffer());   // the library says what is wrong
+  const n = head.getBigUint64(0, true);               // the header's length, little-endian (the format)
+  const end = n > BigInt(file.size - 8) ? file.size : 8 + Number(n);
+  return new Uint8Array(await file.slice(0, end).arrayBuffer());
+}
+// GGUF has no header length: read a growing prefix while the library says the header runs past it
+// (lib/gguf.c: "truncated: <what> needs N bytes, M are left", or "tensor count N exceeds the file"
+// when the prefix cannot even hold the counted infos).
+const GGUF_TRUNCATED = /truncated: .* needs \d+ bytes|count \d+ exceeds the file/;
+async function readGguf(file) {
+  let size = 1 << 20;
+  for (;;) {
+    const end = Math.min(size, file.size);
+    const bytes = new Uint8Array(await file.slice(0, end).arrayBuffer());
+    const path = lm.putFile(file.name, bytes);
+    if (end >= file.size || size >= 256 << 20) return path;
+    try {
+      lm.estimate({ gguf: path, gpu: state.gpu });
+      return path;
+    } catch (e) {
+      if (!(e instanceof LLMMemError) || !GGUF_TRUNCATED.test(e.message)) return path;
+    }
+    size *= 2;
+  }
+}
+
+async function takeFiles(fileList) {
+  const files = [...fileList];
+  if (!files.length) return;
+  lm.clearFiles();
+  state.configPath = undefined;
+  const names = files.map((f) => `${f.name} (${group.format(f.size)} bytes)`);
+  const gguf = files.find((f) => /\.gguf$/i.test(f.name));
+  const shards = files.filter((f) => /\.safetensors$/i.test(f.name));
+  const index = files.find((f) => /\.safetensors\.index\.json$/i.test(f.name));
+  const config = files.find((f) => /\.json$/i.test(f.name) && f !== index);
+  let info;
+  if (gguf) info = { kind: 'gguf', path: await readGguf(gguf) };
+  else if (shards.length || index) {
+    // one folder, as the CLI's --safetensors FOLDER: config.json, the index, header-only shards
+    let some;
+    if (config) some = lm.putFile('ckpt/config.json', await config.text());
+    if (index) some = lm.putFile(`ckpt/${index.name}`, await index.text());
+    for (const s of shards) some = lm.putFile(`ckpt/${s.name}`, await readSafetensorsHeader(s));
+    const folder = some.slice(0, some.lastIndexOf('/'));
+    info = { kind: 'safetensors', hasConfig: !!config, path: shards.length === 1 && !index && !config ? `${folder}/${shards[0].name}` : folder };
+  } else if (config) info = { kind: 'config', path: lm.putFile('config.json', await config.text()) };
+  else { showErrors([{ field: 'config', message: `not a config.json, .safetensors, index or .gguf: ${files.map((f) => f.name).join(', ')}` }]); return; }
+  info.names = names;
+  state.files = info;
+  state.source = 'files';
+  $('#file-list').replaceChildren(...names.map((n) => el('li', { text: n })));
+  syncForm();
+  update();
+}
+function setupDrop() {
+  const drop = $('#drop');
+  for (const ev of ['dragenter', 'dragover']) drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => { e.preventDefault(); drop.classList.remove('over'); takeFiles(e.dataTransfer.files); });
+  $('#files').addEventListener('change', (e) => takeFiles(e.target.files));
+}
+
+// ---- errors ----
+function clearErrors() {
+  for (const e of document.querySelectorAll('[data-err]')) { e.textContent = ''; e.classList.remove('on'); }
+  for (const e of document.querySelectorAll('.bad')) e.classList.remove('bad');
+}
+function showErrors(errs) {
+  for (let { field, message } of errs) {
+    if (!field || field === 'job') {  // a combination at fault (tensor_parallel=3 on 32 heads): beside the keys it names
+      const named = setNames(state).filter((n) => new RegExp(`\\b${n}\\b`).test(message));
+      if (named.length) { for (const n of named.slice(0, -1)) showErrors([{ field: `set:${n}`, message }]); field = `set:${named.at(-1)}`; }
+    }
+    let spot = [...document.querySelectorAll(`[data-err="${CSS.escape(field || 'job')}"]`)].find((s) => s.offsetParent !== null);
+    if (!spot && field?.startsWith('set:')) {       // a key under "All keys": open its group
+      const row = document.querySelector(`#key-rows [data-row="${CSS.escape(field.slice(4))}"]`);
+      if (row) { row.closest('details').open = true; row.classList.remove('filtered'); spot = row.querySelector('[data-err]'); }
+    }
+    if (!spot) spot = document.querySelector('[data-err="job"]');
+    spot.textContent = message;
+    spot.classList.add('on');
+    spot.closest('.row')?.classList.add('bad');
+  }
+}
+
+// ---- the results ----
+function flatten(obj, prefix, out) {
+  for (const [k, v] of Object.entries(obj)) {
+    const p = prefix ? `${prefix}.${k}` : k;
+    if (v !== null && typeof v === 'object') flatten(v, p, out);
+    else out.push([p, k, v]);
+  }
+  return out;
+}
+function table(src, obj, prefix, skip = []) {
+  const t = el('table', { class: 'kv' });
+  for (const [p, k, v] of flatten(obj, prefix, [])) {
+    if (skip.some((s) => p === s || p.startsWith(s + '.'))) continue;
+    t.append(el('tr', {}, el('th', { text: p }), el('td', {}, val(src, p, v, kindOf(k, p)))));
+  }
+  return t;
+}
+// One stacked bar: parts [{name, path, bytes}] against a capacity (both exact, from the library).
+function bar(src, label, parts, total, capacity, extra = []) {
+  const scale = Number(capacity) > 0 ? Number(capacity) : Math.max(1, ...parts.map((p) => Number(p.bytes))) ;
+  const track = el('div', { class: 'track' });
+  for (const p of parts) {
+    if (Number(p.bytes) === 0) continue;
+    const seg = el('div', { class: 'seg', style: `width:${Math.min(100, (100 * Number(p.bytes)) / scale)}%;background:${COLORS[p.name] || '#999'}`,
+      title: `${p.name}: ${gib(p.bytes)} (${group.format(p.bytes)} bytes)`, 'data-src': src, 'data-path': p.path,
+      'data-value': String(p.bytes), 'data-testid': `bar:${src}:${p.path}` });
+    track.append(seg);
+  }
+  return el('div', { class: 'bar' }, el('div', { class: 'bar-label', text: label }), track,
+    el('div', { class: 'bar-total' }, total, capacity !== null ? ' of ' : '', capacity !== null ? capacity : '', ...extra));
+}
+function legend(names) {
+  $('#legend').replaceChildren(...names.map((n) => el('span', { class: 'key-chip' }, el('i', { style: `background:${COLORS[n]}` }), n)));
+}
+function verdict(src, path, fits, what) {
+  $('#verdict').replaceChildren(el('p', { class: fits ? 'fits yes' : 'fits no' },
+    el('b', { text: fits ? 'Fits' : 'Does not fit' }), ` ${what} `, val(src, path, fits, 'flag')));
+}
+
+function renderEstimate(r) {
+  verdict('estimate', 'fits', r.fits, 'on the most loaded device:');
+  $('#summary').replaceChildren(el('p', {},
+    'per device ', val('estimate', 'per_device.total', r.per_device.total, 'bytes'), ' of ', val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'),
+    ' usable (', val('estimate', 'memory_bytes', r.memory_bytes, 'bytes'), ' memory); ',
+    val('estimate', 'parameters.total', r.parameters.total), ' parameters (', val('estimate', 'parameters.active', r.parameters.active), ' active)'));
+  const comps = COMPONENTS.estimate.filter((c) => c in r.per_device);
+  const bars = [bar('estimate', `most loaded device (stage ${r.most_loaded_stage})`, comps.map((c) => ({ name: c, path: `per_device.${c}`, bytes: r.per_device[c] })),
+    val('estimate', 'per_device.total', r.per_device.total, 'bytes'), val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'))];
+  if (r.stages && r.stages.length > 1) {
+    r.stages.forEach((s, i) => bars.push(bar('estimate', `stage ${i}: layers from ${s.first_layer}, ${s.layers}`,
+      comps.map((c) => ({ name: c, path: `stages.${i}.${c}`, bytes: s[c] })),
+      val('estimate', `stages.${i}.total`, s.total, 'bytes'), val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'))));
+  }
+  $('#bars').replaceChildren(...bars);
+  legend(comps);
+  renderTimeline(r.timeline);
+  $('#details').replaceChildren(table('estimate', r, '', ['timeline']));
+}
+function renderServe(r) {
+  verdict('serve', 'kv.fits', r.kv.fits, 'vLLM\'s KV cache holds at least one request:');
+  $('#summary').replaceChildren(el('p', {},
+    'KV cache ', val('serve', 'budget.kv_cache_bytes', r.budget.kv_cache_bytes, 'bytes'), ' in ', val('serve', 'kv.num_blocks', r.kv.num_blocks),
+    ' blocks: ', val('serve', 'kv.tokens', r.kv.tokens), ' tokens; ', val('serve', 'kv.max_concurrency', r.kv.max_concurrency),
+    ' concurrent requests of ', val('serve', 'kv.request_tokens', r.kv.request_tokens), ' tokens (vLLM prints ',
+    val('serve', 'kv.vllm_concurrency', r.kv.vllm_concurrency), 'x); longest context ', val('serve', 'kv.max_model_len', r.kv.max_model_len), ' tokens'));
+  const comps = COMPONENTS.vllm;
+  $('#bars').replaceChildren(bar('serve', `each GPU (tensor ${r.tensor_parallel}, pipeline ${r.pipeline_parallel})`,
+    comps.map((c) => ({ name: c, path: `budget.${c}`, bytes: r.budget[c] })),
+    val('serve', 'budget.requested_bytes', r.budget.requested_bytes, 'bytes'), val('serve', 'budget.memory_bytes', r.budget.memory_bytes, 'bytes'),
+    [' (gpu_memory_utilization\'s share)']));
+  legend(comps);
+  renderTimeline(null);
+  $('#details').replaceChildren(table('serve', r, ''));
+}
+function renderLocal(r) {
+  verdict('serve', 'fits', r.fits, `${r.engine}'s buffers fit every device:`);
+  $('#summary').replaceChildren(el('p', {},
+    val('serve', 'n_gpu_layers', r.n_gpu_layers), ' layers offloaded of ', val('serve', 'n_layer', r.n_layer), ' to ', val('serve', 'gpus', r.gpus),
+    ' GPU(s): ', val('serve', 'gpu_bytes', r.gpu_bytes, 'bytes'), ' on GPUs, ', val('serve', 'host_bytes', r.host_bytes, 'bytes'),
+    ' on the host; KV cache ', val('serve', 'kv_bytes', r.kv_bytes, 'bytes'), ' for ', val('serve', 'n_ctx', r.n_ctx), ' cells; shortfall ',
+    val('serve', 'shortfall', r.shortfall, 'bytes')));
+  const comps = COMPONENTS.local;
+  $('#bars').replaceChildren(...r.devices.map((d, i) => bar('serve', `${d.name}${d.host ? ' (host)' : ''}: ${d.layers} layers`,
+    comps.map((c) => ({ name: c, path: `devices.${i}.${c}`, bytes: d[c] })),
+    val('serve', `devices.${i}.total`, d.total, 'bytes'), d.host ? null : val('serve', `devices.${i}.capacity`, d.capacity, 'bytes'))));
+  legend(comps);
+  renderTimeline(null);
+  $('#details').replaceChildren(table('serve', r, ''));
+}
+function renderTimeline(t) {
+  const box = $('#timeline');
+  $('#timeline-box').hidden = !t;
+  if (!t) { box.replaceChildren(); return; }
+  const pts = t.points;
+  const w = 640, h = 140, bw = w / Math.max(1, pts.length);
+  const max = Math.max(1, ...pts.map((p) => Number(p.total)));
+  const s = svg('svg', { viewBox: `0 0 ${w} ${h + 16}`, width: '100%', role: 'img', 'aria-label': 'bytes held over the step' });
+  pts.forEach((p, i) => {
+    const ht = (h * Number(p.total)) / max;
+    const r = svg('rect', { x: i * bw, y: h - ht, width: Math.max(0.5, bw - (bw > 3 ? 1 : 0)), height: ht,
+      class: `tl ${p.phase}${i === t.peak_index ? ' peak' : ''}`, 'data-src': 'estimate', 'data-path': `timeline.points.${i}.total`,
+      'data-value': String(p.total), 'data-testid': `estimate:timeline.points.${i}.total` });
+    const tt = svg('title');
+    tt.textContent = `${p.phase}${p.layer >= 0 ? ' layer ' + p.layer : ''}: ${gib(p.total)} (${group.format(p.total)} bytes)${i === t.peak_index ? ' - the peak' : ''}`;
+    r.append(tt);
+    s.append(r);
+  });
+  const lbl = svg('text', { x: 2, y: h + 13, class: 'tl-label' });
+  lbl.textContent = `${pts.length} moments; peak at ${t.peak_index} (${pts[t.peak_index]?.phase ?? ''})`;
+  s.append(lbl);
+  box.replaceChildren(s, el('p', { class: 'hint' }, 'peak ', val('estimate', `timeline.points.${t.peak_index}.total`, pts[t.peak_index]?.total ?? 0, 'bytes'),
+    ' at moment ', val('estimate', 'timeline.peak_index', t.peak_index), ' of stage ', val('estimate', 'timeline.stage', t.stage)));
+}
+const FIT_LABELS = {
+  max_gpu_layers: 'most GPU layers', max_context: 'longest context', max_parallel: 'most parallel sequences',
+  micro_batch_size: 'largest micro-batch', sequence_length: 'longest sequence', weight_format: 'least compressed weight format',
+  min_devices: 'fewest devices', fit_margin_bytes: 'margin kept free',
+};
+function renderFit(f) {
+  const t = el('table', { class: 'kv' });
+  for (const [p, k, v] of flatten(f, '', [])) {
+    if (['model', 'hardware', 'engine'].includes(p)) continue;
+    t.append(el('tr', {}, el('th', { text: FIT_LABELS[p] ? `${FIT_LABELS[p]} (${p})` : p }), el('td', {}, val('fit', p, v, kindOf(k)))));
+  }
+  $('#fit').replaceChildren(t);
+}
+function renderPlan(p) {
+  const cols = p.layouts.length ? Object.keys(p.layouts[0]) : [];
+  const t = el('table', { class: 'grid' }, el('tr', {}, ...cols.map((c) => el('th', { text: c.replace(/_parallel$/, '') }))));
+  p.layouts.forEach((l, i) => t.append(el('tr', {}, ...cols.map((c) => el('td', {}, val('plan', `layouts.${i}.${c}`, l[c], c === 'bytes' ? 'bytes' : 'count'))))));
+  $('#plan-out').replaceChildren(el('p', {}, val('plan', 'fitting', p.fitting), ' of ', val('plan', 'candidates', p.candidates), ' layouts of ',
+    val('plan', 'devices', p.devices), ' devices fit; the cheapest:'), t);
+}
+
+// ---- compute on every input ----
+function timed(fn) {
+  let n = 0, r;
+  const t0 = performance.now();
+  let t1 = t0;
+  do { r = fn(); n++; t1 = performance.now(); } while (t1 - t0 < 2 && n < 50);  // timer resolution is coarse
+  return [r, (t1 - t0) / n];
+}
+function update() {
+  seq++;
+  clearErrors();
+  const st = state, m = MODES[st.mode];
+  const errs = [], times = [];
+  let job;
+  try {
+    if (st.source === 'config') {
+      if (st.configText !== st.configPathText) { st.configPath = lm.putFile('pasted.json', st.configText); st.configPathText = st.configText; }
+    }
+    job = jobOf(st);
+    $('#argv').textContent = 'llmmem ' + lm.argv(m.command, job).map(shellQuote).join(' ');
+  } catch (e) { errs.push(e); }
+  const run = (name, fn, render) => {
+    try {
+      const [r, ms] = timed(fn);
+      times.push(`${name} ${ms.toFixed(2)} ms`);
+      render(r);
+      return true;
+    } catch (e) { errs.push(e); return false; }
+  };
+  let ok = errs.length === 0;
+  if (ok) {
+    if (m.command === 'estimate') ok = run('estimate', () => lm.estimate(job), renderEstimate);
+    else ok = run('serve', () => lm.serve(job), m.engine ? renderLocal : renderServe);
+  }
+  // the solver, the layouts and the explanation each on their own: one failing keeps the others
+  const solve = st.solve && m.solve !== false;
+  $('#fit-box').hidden = !solve;
+  $('#fit-box').classList.toggle('stale', ok && solve && !run('fit', () => lm.fit(job), renderFit));
+  $('#plan-box').hidden = !(st.plan && m.command === 'estimate');
+  $('#plan-box').classList.toggle('stale', ok && st.plan && m.command === 'estimate'
+    && !run('plan', () => lm.plan({ ...job, devices: st.planDevices.trim(), top: 10 }), renderPlan));
+  $('#explain-box').hidden = m.command !== 'estimate';
+  $('#explain-box').classList.toggle('stale', ok && m.command === 'estimate' && !run('explain', () => lm.explain(job), (t) => { $('#explain').textContent = t; }));
+  const current = ok;                   // the main answer is this job's
+  ok = errs.length === 0;
+  if (ok) $('#timing').textContent = times.join(' · ');
+  showErrors(errs.map((e) => (e instanceof LLMMemError ? { field: e.field, message: e.message }
+    : { field: 'job', message: `${e.name || 'Error'}: ${e.message}` })));
+  $('#results').classList.toggle('stale', !current);
+  $('#stale').hidden = current;
+  document.body.dataset.state = ok ? 'ok' : 'error';
+  document.body.dataset.seq = seq;
+  writeLink();
+}
+function shellQuote(a) { return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`; }
+
+// ---- the link: everything but dropped files ----
+function writeLink() {
+  const q = new URLSearchParams();
+  if (state.source === 'config') q.set('config', state.configText);
+  else q.set('model', state.model);
+  q.set('gpu', state.gpu);
+  q.set('mode', state.mode);
+  for (const name of setNames(state)) q.append('set', `${name}=${state.sets[name].trim()}`);
+  if (state.length.trim()) q.set('length', state.length.trim());
+  if (!state.solve) q.set('solve', '0');
+  if (state.plan) q.set('plan', state.planDevices.trim());
+  const url = `${location.pathname}#${q}`;
+  $('#link').href = url;
+  history.replaceState(null, '', url);
+  $('#link-note').textContent = state.source === 'files'
+    ? 'Dropped files cannot go into a link: it restores the rest of the job with the preset model. Paste a config.json instead to share it.'
+    : 'Opening it restores this job.';
+}
+function readLink() {
+  const q = new URLSearchParams(location.hash.slice(1));
+  if (q.has('config')) { state.source = 'config'; state.configText = q.get('config'); }
+  if (q.has('model')) { state.source = 'preset'; state.model = q.get('model'); }
+  if (q.has('gpu')) state.gpu = q.get('gpu');
+  if (q.has('mode') && MODES[q.get('mode')]) state.mode = q.get('mode');
+  for (const s of q.getAll('set')) { const i = s.indexOf('='); if (i > 0) state.sets[s.slice(0, i)] = s.slice(i + 1); }
+  if (q.has('length')) state.length = q.get('length');
+  if (q.get('solve') === '0') state.solve = false;
+  if (q.has('plan')) { state.plan = true; state.planDevices = q.get('plan'); }
+}
+function syncForm() {
+  for (const r of document.querySelectorAll('input[name=source]')) r.checked = r.value === state.source;
+  $('#model').value = state.model;
+  $('#config-text').value = state.configText;
+  $('#gpu').value = state.gpu;
+  $('#mode').value = state.mode;
+  $('#solve').checked = state.solve;
+  $('#plan').checked = state.plan;
+  $('#plan-devices').value = state.planDevices;
+  renderModeFields();
+  for (const i of document.querySelectorAll('[data-key]')) i.value = state.sets[i.dataset.key] ?? '';
+}
+
+async function main() {
+  try {
+    lm = await load();
+  } catch (e) {
+    $('#fatal').textContent = `The WebAssembly core did not load: ${e.message}`;
+    $('#fatal').hidden = false;
+    document.body.dataset.state = 'fatal';
+    return;
+  }
+  KEYS = lm.keys();
+  KEYMAP = new Map(KEYS.map((k) => [k.name, k]));
+  $('#version').textContent = `libllmmem ${lm.version} (WebAssembly)`;
+  $('#model').replaceChildren(...lm.models().map((n) => el('option', { value: n, text: n })));
+  $('#gpu').replaceChildren(...lm.gpus().map((g) => el('option', { value: g.name, text: `${g.name} (${gib(g.memory_bytes)})`,
+    title: `${group.format(BigInt(g.memory_bytes))} bytes`, 'data-value': String(g.memory_bytes) })));
+  $('#mode').replaceChildren(...Object.entries(MODES).map(([k, m]) => el('option', { value: k, text: m.label })));
+  const hw = $('#hw-fields');
+  for (const name of HW_FIELDS) if (KEYMAP.has(name)) hw.append(keyInput(KEYMAP.get(name), 'hw'));
+  renderKeyRows();
+  readLink();
+  syncForm();
+  for (const r of document.querySelectorAll('input[name=source]')) r.addEventListener('change', () => { state.source = r.value; update(); });
+  $('#model').addEventListener('input', (e) => { state.model = e.target.value; state.source = 'preset'; syncForm(); update(); });
+  $('#config-text').addEventListener('input', (e) => { state.configText = e.target.value; state.source = 'config'; syncForm(); update(); });
+  $('#gpu').addEventListener('input', (e) => { state.gpu = e.target.value; update(); });
+  $('#mode').addEventListener('input', (e) => { state.mode = e.target.value; syncForm(); update(); });
+  $('#solve').addEventListener('input', (e) => { state.solve = e.target.checked; update(); });
+  $('#plan').addEventListener('input', (e) => { state.plan = e.target.checked; update(); });
+  $('#plan-devices').addEventListener('input', (e) => { state.planDevices = e.target.value; update(); });
+  setupDrop();
+  update();
+}
+main();

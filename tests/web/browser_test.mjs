@@ -1,0 +1,307 @@
+// Browser tests of the web page (examples/web, built into a site folder): Debian's chromium,
+// headless, driven by playwright-core. Each job is set through the page's form; every number
+// the page shows (each element with data-src, data-path, data-value) is compared with the same
+// field of `llmmem <command> ... --json` for the same job, run by the CLI in $LLMMEM_CLI; the
+// explanation with `llmmem explain`. Also: dropped config.json and GGUF files, the link round
+// trip, and bad input (the library's message beside the field, the page not blank). A screenshot
+// of each state goes to $LLMMEM_WEB_SCREENSHOTS; every comparison is printed. Exit status 1 on
+// any difference.
+//
+//   node tests/web/browser_test.mjs SITE_DIR     (env: LLMMEM_CLI, LLMMEM_WEB_SCREENSHOTS, CHROMIUM)
+import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { llamaQ4KM, writeGguf } from './gguf.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const site = path.resolve(process.argv[2] || process.env.LLMMEM_WEB_SITE || '');
+const CLI = process.env.LLMMEM_CLI;
+const shots = path.resolve(process.env.LLMMEM_WEB_SCREENSHOTS || path.join(process.cwd(), 'tests/web/screenshots'));
+const CONFIGS = path.resolve(here, '../data/configs');
+if (!CLI || (!process.env.LLMMEM_WEB_URL && !fs.existsSync(path.join(site, 'index.html')))) {
+  console.error('usage: LLMMEM_CLI=build/examples/llmmem node tests/web/browser_test.mjs build/examples/web/site');
+  process.exit(2);
+}
+fs.mkdirSync(shots, { recursive: true });
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'llmmem-web-'));
+const t0 = Date.now();
+
+// ---- the site, from 127.0.0.1 on a free port ----
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.png': 'image/png' };
+const server = http.createServer((req, res) => {
+  const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  const file = path.join(site, p.endsWith('/') ? p + 'index.html' : p);
+  if (!file.startsWith(site)) { res.writeHead(403).end(); return; }
+  fs.readFile(file, (err, data) => {
+    if (err) { res.writeHead(404).end(); return; }
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' }).end(data);
+  });
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+// LLMMEM_WEB_URL: test a site served elsewhere instead
+const base = process.env.LLMMEM_WEB_URL || `http://127.0.0.1:${server.address().port}/`;
+
+// ---- the CLI ----
+// JSON with integers past 2^53 kept exact (as strings; the page's data-value holds the digits).
+function parseExact(text) {
+  return JSON.parse(text.replace(/("(?:[^"\\]|\\.)*")|(-?\d{16,})(?![.\deE])/g, (m, s) => s || `"${m}"`));
+}
+function cliRun(argv) {
+  const r = spawnSync(CLI, argv, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { rc: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const COMMAND = { inference: 'estimate', training: 'estimate', lora: 'estimate', qlora: 'estimate', vllm: 'serve', llamacpp: 'serve', ollama: 'serve' };
+const ENGINE = { llamacpp: 'llama.cpp', ollama: 'ollama' };
+const MODESET = { inference: 'inference', training: 'training', lora: 'lora', qlora: 'qlora' };
+// The CLI arguments of a job as this test describes it (independently of the page's lm.argv).
+function argvOf(command, job) {
+  const a = [command];
+  if (job.configFile) a.push('--config', job.configFile);
+  else if (job.configText !== undefined) a.push('--config', job.configTextFile);
+  else if (job.gguf) a.push('--gguf', job.gguf);
+  else a.push('--model', job.model || 'llama-3.1-8b');
+  a.push('--gpu', job.gpu || 'h100-sxm-80gb');
+  if (ENGINE[job.mode] && (command === 'serve' || command === 'fit')) a.push('--engine', ENGINE[job.mode]);
+  if (job.length && command === 'serve') a.push('--length', job.length);
+  if (command === 'plan') a.push('--devices', job.plan, '--top', '10');
+  if (MODESET[job.mode]) a.push('--set', `mode=${MODESET[job.mode]}`);
+  // the library's key order (model, hardware, strategy keys), as `llmmem keys` lists them
+  const sets = [...(job.sets || [])].sort((x, y) => keyOrder.indexOf(x[0]) - keyOrder.indexOf(y[0]));
+  for (const [k, v] of sets) a.push('--set', `${k}=${v}`);
+  if (command !== 'explain') a.push('--json');
+  return a;
+}
+const keyOrder = cliRun(['keys']).stdout.split('\n').filter((l) => /^\S/.test(l)).map((l) => l.trim());
+function at(obj, p) {
+  let o = obj;
+  for (const k of p.split('.')) { if (o === null || o === undefined) return undefined; o = o[k]; }
+  return o;
+}
+
+// ---- the browser ----
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+});
+const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+let failures = 0, comparisons = 0, jobsCompared = 0, shotNo = 0;
+const fail = (msg) => { failures++; console.log(`FAIL ${msg}`); };
+const pageErrors = [];
+
+async function openPage(url = base) {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, { timeout: 30000 });
+  if (await page.evaluate(() => document.body.dataset.state) === 'fatal') throw new Error(await page.textContent('#fatal'));
+  return page;
+}
+async function shot(page, name) {
+  const file = path.join(shots, `${String(++shotNo).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  console.log(`screenshot ${file}`);
+  return file;
+}
+const seqOf = (page) => page.evaluate(() => Number(document.body.dataset.seq || 0));
+// One input through the form: the visible field for a key, else the same key under "All keys".
+async function setKey(page, key, value) {
+  let input = page.locator(`[data-key="${key}"]`).filter({ visible: true }).first();
+  if (!(await input.count())) {
+    await page.locator('#allkeys > summary').click();
+    await page.fill('#key-filter', key);
+    input = page.locator(`[data-key="${key}"]`).filter({ visible: true }).first();
+  }
+  if (await input.evaluate((e) => e.tagName) === 'SELECT') await input.selectOption(value);
+  else await input.fill(value);
+}
+async function setJob(page, job) {
+  if (job.configFile) await page.setInputFiles('#files', job.configFile);
+  else if (job.gguf) await page.setInputFiles('#files', job.gguf);
+  else if (job.configText !== undefined) await page.fill('#config-text', job.configText);
+  else await page.selectOption('#model', job.model || 'llama-3.1-8b');
+  if (job.configFile || job.gguf) await page.waitForFunction(() => document.querySelector('input[name=source][value=files]').checked);
+  await page.selectOption('#gpu', job.gpu || 'h100-sxm-80gb');
+  await page.selectOption('#mode', job.mode);
+  for (const [k, v] of job.sets || []) await setKey(page, k, v);
+  if (job.length) await page.fill('#length', job.length);
+  if (job.plan) { await page.check('#plan'); await page.fill('#plan-devices', job.plan); }
+  if (job.solve === false) await page.uncheck('#solve');
+}
+
+// Every value the page shows, against the CLI's JSON for the same job.
+async function compare(page, job) {
+  const shown = await page.$$eval('[data-src][data-path]', (els) => els.map((e) => ({ src: e.dataset.src, path: e.dataset.path, value: e.dataset.value, testid: e.dataset.testid })));
+  const bySrc = {};
+  for (const s of shown) (bySrc[s.src] ||= []).push(s);
+  if (!shown.length) fail(`${job.name}: the page shows no values`);
+  const cli = {};
+  for (const src of Object.keys(bySrc)) {
+    const argv = argvOf(src, job);
+    const r = cliRun(argv);
+    console.log(`cli ${job.name}: llmmem ${argv.join(' ')} -> rc ${r.rc}`);
+    if (r.rc !== 0) { fail(`${job.name}: llmmem ${argv.join(' ')}: ${r.stderr.trim()}`); continue; }
+    cli[src] = parseExact(r.stdout);
+  }
+  let n = 0;
+  for (const s of shown) {
+    if (!cli[s.src]) continue;
+    const want = at(cli[s.src], s.path);
+    const ok = want !== undefined && want !== null && typeof want !== 'object' && String(want) === s.value;
+    console.log(`compare ${job.name} ${s.src}:${s.path} page=${s.value} cli=${want === undefined ? '(missing)' : String(want)} ${ok ? 'ok' : 'DIFFERENT'}`);
+    if (!ok) fail(`${job.name}: ${s.src}:${s.path} page ${s.value} cli ${String(want)}`);
+    n++;
+  }
+  // the explanation: the text `llmmem explain` prints
+  if (COMMAND[job.mode] === 'estimate') {
+    const text = await page.textContent('#explain');
+    const argv = argvOf('explain', job);
+    const r = cliRun(argv);
+    const ok = r.rc === 0 && text.trimEnd() === r.stdout.trimEnd() && text.trim() !== '';
+    console.log(`compare ${job.name} explain (${text.split('\n').length} lines) ${ok ? 'ok' : 'DIFFERENT'}`);
+    if (!ok) fail(`${job.name}: explain differs:\n--- page\n${text}\n--- llmmem ${argv.join(' ')}\n${r.stdout}${r.stderr}`);
+    n++;
+  }
+  // the command line the page shows, files aside
+  const shownArgv = (await page.textContent('#argv')).replace(/^llmmem /, '').split(' ');
+  const norm = (a) => a.map((x, i) => (['--config', '--gguf', '--safetensors'].includes(a[i - 1]) ? '<file>' : x)).join(' ');
+  const mine = norm(argvOf(COMMAND[job.mode], job));
+  if (norm(shownArgv) !== mine) fail(`${job.name}: the page's command line '${shownArgv.join(' ')}' is not '${mine}'`);
+  else console.log(`compare ${job.name} argv '${mine}' ok`);
+  comparisons += n;
+  jobsCompared++;
+  return { n, srcs: Object.keys(bySrc) };
+}
+
+// ---- the jobs ----
+const gguf = writeGguf(path.join(work, 'llama-1b-q4_k_m.gguf'), llamaQ4KM());
+console.log(`gguf ${gguf.path}: ${gguf.size} bytes (sparse; header ${gguf.headerBytes} bytes)`);
+const JOBS = [
+  { name: 'inference-default', mode: 'inference' },
+  { name: 'inference-batch-awq', model: 'mistral-7b-v0.1', gpu: 'l40s', mode: 'inference',
+    sets: [['weight_format', 'awq_int4'], ['micro_batch_size', '4'], ['sequence_length', '8192']] },
+  { name: 'vllm-70b-tp4', model: 'llama-3.1-70b', mode: 'vllm', length: '8192',
+    sets: [['tensor_parallel', '4'], ['gpu_memory_utilization', '0.9']] },
+  { name: 'vllm-qwen-fp8kv-a100', model: 'qwen2.5-32b', gpu: 'a100-sxm-40gb', mode: 'vllm',
+    sets: [['kv_cache_dtype', 'fp8'], ['max_model_len', '32768'], ['tensor_parallel', '2']] },
+  { name: 'llamacpp-2x4090', gpu: 'rtx-4090', mode: 'llamacpp',
+    sets: [['devices_per_node', '2'], ['n_ctx', '32768'], ['n_parallel', '4']] },
+  { name: 'llamacpp-24gib-partial', model: 'qwen2.5-32b', gpu: 'rtx-4090', mode: 'llamacpp',
+    sets: [['memory_bytes', '24GiB'], ['devices_per_node', '1'], ['n_gpu_layers', '40'], ['cache_type_k', 'q8_0']] },
+  { name: 'ollama-mac', model: 'qwen3-8b', gpu: 'm2-max-32gb', mode: 'ollama' },
+  { name: 'ollama-spread', model: 'gemma-2-9b', gpu: 'rtx-3090', mode: 'ollama',
+    sets: [['devices_per_node', '2'], ['num_ctx', '8192'], ['num_parallel', '2'], ['sched_spread', 'true']] },
+  { name: 'training-zero3', model: 'llama-2-7b', gpu: 'a100-sxm-80gb', mode: 'training',
+    sets: [['micro_batch_size', '2'], ['sequence_length', '4096'], ['data_parallel', '8'], ['zero_stage', '3'], ['recompute', 'full']] },
+  { name: 'training-pipeline', model: 'llama-3.1-8b', mode: 'training', plan: '8',
+    sets: [['micro_batch_size', '1'], ['tensor_parallel', '2'], ['pipeline_parallel', '4'], ['num_micro_batches', '8']] },
+  { name: 'lora-8b', mode: 'lora', gpu: 'rtx-4090', sets: [['micro_batch_size', '2'], ['sequence_length', '2048'], ['lora_rank', '16'], ['lora_targets', 'q,k,v,o']] },
+  { name: 'qlora-70b', model: 'llama-3.1-70b', gpu: 'a100-sxm-80gb', mode: 'qlora', sets: [['lora_rank', '64'], ['recompute', 'full']] },
+  { name: 'training-solver-h200', model: 'qwen2.5-7b', gpu: 'h200', mode: 'training', sets: [['sequence_length', '8192'], ['optimizer', 'adamw']] },
+  { name: 'config-drop-mistral', configFile: path.join(CONFIGS, 'mistral-7b-v0.1.json'), gpu: 'rtx-4090', mode: 'inference', sets: [['micro_batch_size', '2']] },
+  { name: 'config-pasted-gemma2-vllm', configText: fs.readFileSync(path.join(CONFIGS, 'gemma-2-9b.json'), 'utf8'), gpu: 'l4', mode: 'vllm',
+    sets: [['max_model_len', '4096']] },
+  { name: 'gguf-drop-llamacpp', gguf: gguf.path, gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '16384']] },
+];
+const knownKeys = new Set(keyOrder);
+for (const j of JOBS) for (const [k] of j.sets || []) if (!knownKeys.has(k)) fail(`${j.name}: the test sets an unknown key ${k}`);
+
+let ggufReadBytes = null;
+const links = {};
+for (const job of JOBS) try {
+  if (job.configText !== undefined) { job.configTextFile = path.join(work, `${job.name}.json`); fs.writeFileSync(job.configTextFile, job.configText); }
+  const page = await openPage();
+  const t = Date.now();
+  await setJob(page, job);
+  const state = await page.evaluate(() => document.body.dataset.state);
+  if (state !== 'ok') fail(`${job.name}: the page says ${state}: ${await page.$$eval('[data-err]', (e) => e.map((x) => x.textContent).filter(Boolean).join(' | '))}`);
+  const r = await compare(page, job);
+  console.log(`job ${job.name}: ${r.n} values compared (${r.srcs.join(', ')}); timing on the page: ${await page.textContent('#timing')}; ${Date.now() - t} ms`);
+  if (job.gguf) {
+    ggufReadBytes = await page.evaluate(() => document.querySelector('#file-list').textContent);
+    console.log(`gguf drop: ${ggufReadBytes}`);
+  }
+  links[job.name] = await page.getAttribute('#link', 'href');
+  await shot(page, job.name);
+  await page.close();
+} catch (e) { fail(`${job.name}: ${e.stack || e}`); }
+
+// ---- the link restores the job: the same numbers in a fresh page ----
+for (const name of ['training-pipeline', 'config-pasted-gemma2-vllm', 'ollama-spread']) try {
+  const job = JOBS.find((j) => j.name === name);
+  const page = await openPage(new URL(links[name], base).href);
+  const state = await page.evaluate(() => document.body.dataset.state);
+  if (state !== 'ok') fail(`link ${name}: the page says ${state}`);
+  const r = await compare(page, { ...job, name: `link:${name}` });
+  console.log(`link ${name}: ${links[name].length} characters; ${r.n} values compared`);
+  await shot(page, `link-${name}`);
+  await page.close();
+} catch (e) { fail(`link ${name}: ${e.stack || e}`); }
+
+// ---- bad input: the library's message beside the field, the last good result kept ----
+async function expectError(...a) { try { await expectErrorOnce(...a); } catch (e) { fail(`${a[0]}: ${e.stack || e}`); } }
+async function expectErrorOnce(name, act, field, cliArgv, mapPath = (s) => s) {
+  const page = await openPage();
+  await act(page);
+  const state = await page.evaluate(() => document.body.dataset.state);
+  const errs = await page.$$eval('[data-err]', (els) => els.filter((e) => e.textContent && e.offsetParent !== null).map((e) => ({ field: e.dataset.err, text: e.textContent })));
+  const r = cliRun(cliArgv);
+  const cliMsg = mapPath(r.stderr.trim().split('\n').pop().replace(/^llmmem: error: /, ''));
+  const mine = errs.find((e) => e.field === field);
+  const blank = (await page.evaluate(() => document.querySelectorAll('#results [data-path]').length)) === 0;
+  const stale = await page.isVisible('#stale');
+  console.log(`error ${name}: state=${state} field=${mine?.field ?? '(none)'} page="${mine ? mapPath(mine.text) : errs.map((e) => e.field + ': ' + e.text).join(' | ')}" cli(rc ${r.rc})="${cliMsg}" stale=${stale} blank=${blank}`);
+  if (state !== 'error') fail(`${name}: the page did not report an error`);
+  if (!mine) fail(`${name}: no message beside ${field}`);
+  else if (mapPath(mine.text) !== cliMsg) fail(`${name}: the page says "${mine.text}", the CLI "${cliMsg}"`);
+  if (r.rc !== 2) fail(`${name}: the CLI exits ${r.rc}`);
+  if (blank || !stale) fail(`${name}: the last good result is not kept and marked stale`);
+  await shot(page, `error-${name}`);
+  await page.close();
+}
+const broken = '{"model_type": "llama", "hidden_size": 4096,';
+fs.writeFileSync(path.join(work, 'broken.json'), broken);
+await expectError('broken-config', (p) => p.fill('#config-text', broken), 'config',
+  ['estimate', '--config', path.join(work, 'broken.json'), '--json'], (s) => s.replace(/\S*broken\.json|\S*pasted\.json/g, '<config>'));
+const trunc = path.join(work, 'truncated.gguf');
+fs.writeFileSync(trunc, fs.readFileSync(gguf.path).subarray(0, 1000));
+await expectError('truncated-gguf', (p) => p.setInputFiles('#files', trunc), 'gguf',
+  ['estimate', '--gguf', trunc, '--json'], (s) => s.replace(/\S*truncated\.gguf/g, '<gguf>'));
+await expectError('impossible-layout', async (p) => { await p.selectOption('#mode', 'training'); await setKey(p, 'tensor_parallel', '3'); }, 'set:tensor_parallel',
+  ['estimate', '--model', 'llama-3.1-8b', '--set', 'mode=training', '--set', 'tensor_parallel=3', '--json']);
+await expectError('bad-value', async (p) => setKey(p, 'micro_batch_size', '2.5'), 'set:micro_batch_size',
+  ['estimate', '--model', 'llama-3.1-8b', '--set', 'mode=inference', '--set', 'micro_batch_size=2.5', '--json']);
+{ // an unknown key from a link
+  const page = await openPage(`${base}#model=llama-3.1-8b&mode=inference&set=not_a_key%3D1`);
+  const errs = await page.$$eval('[data-err]', (els) => els.filter((e) => e.textContent && e.offsetParent !== null).map((e) => `${e.dataset.err}: ${e.textContent}`));
+  const r = cliRun(['estimate', '--set', 'not_a_key=1']);
+  const cliMsg = r.stderr.trim().split('\n').pop().replace(/^llmmem: error: /, '');
+  console.log(`error unknown-key: page ${JSON.stringify(errs)} cli "${cliMsg}"`);
+  if (!errs.some((e) => e.endsWith(cliMsg))) fail(`unknown-key: the page does not show "${cliMsg}"`);
+  await shot(page, 'error-unknown-key');
+  await page.close();
+}
+
+// ---- the page as the README shows it ----
+{
+  const page = await openPage(new URL(links['training-pipeline'], base).href);
+  await page.setViewportSize({ width: 1400, height: 1100 });
+  const file = path.join(shots, 'readme.png');
+  await page.screenshot({ path: file });
+  console.log(`screenshot ${file}`);
+  await page.close();
+}
+
+if (pageErrors.length) for (const e of pageErrors) fail(`the page logged: ${e}`);
+await browser.close();
+server.close();
+fs.rmSync(work, { recursive: true, force: true });
+const weight = (process.env.LLMMEM_WEB_URL ? [] : fs.readdirSync(site)).map((f) => [f, fs.statSync(path.join(site, f)).size]);
+console.log(`site: ${weight.map(([f, s]) => `${f} ${s}`).join(', ')}; ${weight.reduce((a, [, s]) => a + s, 0)} bytes in all`);
+console.log(`${jobsCompared} jobs compared, ${comparisons} values equal to the CLI's checked; ${failures} failures; ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+process.exit(failures ? 1 : 0);
