@@ -101,6 +101,7 @@ const jobs = [
   ['plan', { model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', devices: 16, top: 3, sets: ['mode=training'] }],
 ];
 const exactMs = [];
+let equal = 0;
 for (const [command, job] of jobs) {
   const argv = lm.argv(command, job);
   const name = `llmmem ${argv.join(' ')}`;
@@ -115,7 +116,33 @@ for (const [command, job] of jobs) {
     continue;
   }
   const same = isDeepStrictEqual(api, ref);
+  if (same) equal++;
   report(same, name, same ? '' : `API ${JSON.stringify(api, (k, v) => (typeof v === 'bigint' ? `${v}n` : v)).slice(0, 400)}\n  CLI ${JSON.stringify(ref, (k, v) => (typeof v === 'bigint' ? `${v}n` : v)).slice(0, 400)}`);
+}
+
+// Every preset under four commands: a 32-bit size_t or a 64-bit value crossing into JS would show
+// here first. A job the CLI refuses must be refused with the same message.
+{
+  let same = 0;
+  const differ = [];
+  for (const model of lm.models()) {
+    for (const [command, job] of [['estimate', { model }], ['estimate', { model, sets: ['mode=training'] }],
+      ['serve', { model }], ['serve', { model, engine: 'llama.cpp', sets: ['n_ctx=8192'] }]]) {
+      const argv = lm.argv(command, job);
+      const r = spawnSync(cli, argv, { encoding: 'utf8' });
+      let api;
+      try {
+        api = lm[command](job);
+      } catch (e) {
+        api = e;
+      }
+      const ok = r.status === 0 ? isDeepStrictEqual(api, parseCli(r.stdout))
+        : api instanceof LLMMemError && api.message === r.stderr.replace(/^llmmem: error: /, '').trim();
+      if (ok) same++;
+      else differ.push(`llmmem ${argv.join(' ')}`);
+    }
+  }
+  report(differ.length === 0, `every preset: ${same} jobs the same as the CLI`, differ.slice(0, 5).join('\n  '));
 }
 
 // explain is text: the same text.
@@ -155,7 +182,7 @@ for (const [command, job, field] of refusals) {
 report(isDeepStrictEqual(lm.estimate({}), lm.estimate({})), 'a refusal leaves nothing behind');
 
 exactMs.sort((a, b) => a - b);
-console.log(`# ${jobs.length} jobs equal to the CLI's JSON; median API call ${exactMs[exactMs.length >> 1].toFixed(3)} ms`);
+console.log(`# ${equal} of ${jobs.length} jobs equal to the CLI's JSON; median API call ${exactMs[exactMs.length >> 1].toFixed(3)} ms`);
 rmSync(disk, { recursive: true, force: true });
 console.log(`# ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
