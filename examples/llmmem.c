@@ -1034,12 +1034,6 @@ static int cmd_fit(const cli_options *opts)
         rc = cmd_local_fit(opts, model, hw, strategy);
         goto done;
     }
-    if (opts->json) {
-        error_msg("fit --json answers the local questions (--engine llama.cpp or ollama); without an engine, "
-                  "fit prints text");
-        rc = EXIT_USAGE;
-        goto done;
-    }
     if (count_only(model)) {
         /* the micro-batch, the sequence and the layouts all need the model's shapes */
         error_msg("fit needs the model's shapes: a model given by num_parameters alone has no activations, KV "
@@ -1059,6 +1053,16 @@ static int cmd_fit(const cli_options *opts)
     }
     if ((st = llmmem_solve_min_devices(&devices, model, hw, strategy, max_devices)) != LLMMEM_OK) {
         rc = library_failure(st, "fit");
+        goto done;
+    }
+    if (opts->json) {
+        /* 0 for an answer that does not exist (none fits, or more than max_devices), as in the text */
+        printf("{\n  \"model\": \"%s\",\n  \"hardware\": \"%s\",\n"
+               "  \"micro_batch_size\": %" PRIu64 ",\n  \"sequence_length\": %" PRIu64 ",\n"
+               "  \"weight_format\": %s%s%s,\n  \"min_devices\": %" PRIu64 ",\n  \"max_devices\": %" PRIu64 "\n}\n",
+               llmmem_model_name(model), llmmem_hardware_name(hw), batch, seq, format_st == LLMMEM_OK ? "\"" : "",
+               format_st == LLMMEM_OK ? llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, format) : "null",
+               format_st == LLMMEM_OK ? "\"" : "", devices, max_devices);
         goto done;
     }
     printf("model:      %s\n", model_label(model));

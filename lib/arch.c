@@ -610,9 +610,9 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
         if (map->layers != layers)
             return fail(b, LLMMEM_ERR_INCOMPATIBLE, "layer_types has %llu entries, but num_hidden_layers is %llu",
                         (unsigned long long)map->layers, (unsigned long long)layers);
-        if (g->window == 0 && memchr(map->mixer, LLMMEM_MIXER_SLIDING, map->layers))
+        if (g->window == 0 && memchr(map->mixer, LLMMEM_MIXER_SLIDING, (size_t)map->layers))
             return fail(b, LLMMEM_ERR_INCOMPLETE, "layer_types has sliding_attention layers but sliding_window is not set");
-        if (g->chunk == 0 && memchr(map->mixer, LLMMEM_MIXER_CHUNKED, map->layers))
+        if (g->chunk == 0 && memchr(map->mixer, LLMMEM_MIXER_CHUNKED, (size_t)map->layers))
             return fail(b, LLMMEM_ERR_INCOMPLETE,
                         "layer_types has chunked_attention layers but attention_chunk_size is not set");
     }

@@ -169,7 +169,7 @@ static size_t home(uint64_t tag, size_t cap) /* tag: the hash's top 32 bits; cap
 static int nameset_grow(llmmem__nameset *s)
 {
     size_t cap = s->cap ? s->cap * 2 : 64;
-    if (cap < s->cap || cap > ((size_t)1 << 32) || cap > SIZE_MAX / sizeof *s->slot)
+    if (cap < s->cap || (uint64_t)cap > ((uint64_t)1 << 32) || cap > SIZE_MAX / sizeof *s->slot)
         return 0;
     uint64_t *slot = calloc(cap, sizeof *slot);
     if (!slot)

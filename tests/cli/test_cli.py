@@ -613,6 +613,20 @@ def test_fit_answers_are_the_edges_of_estimate():
     assert estimate_json(*base, "--set", f"sequence_length={seq + 1}")["fits"] is False
 
 
+def test_fit_json_gives_the_answers_of_the_text():
+    base = ("--model", "llama-3.1-70b", "--gpu", "a100-sxm-40gb", "--set", "mode=training",
+            "--set", "sequence_length=2048", "--devices", "64")
+    text = ok("fit", *base)
+    answers = json.loads(ok("fit", *base, "--json"))
+    assert answers["micro_batch_size"] == 0 and "micro_batch_size that fits:  0 (none)" in text
+    assert answers["sequence_length"] == 0 and answers["weight_format"] is None
+    assert "weight_format:      none fits" in text
+    devices = int(re.search(r"fewest devices with a layout that fits: (\d+)", text).group(1))
+    assert answers["min_devices"] == devices > 1 and answers["max_devices"] == 64
+    small = json.loads(ok("fit", "--model", "llama-3.2-1b", "--gpu", "a100-sxm-40gb", "--json"))
+    assert small["min_devices"] == 1 and small["weight_format"] == "bf16" and small["micro_batch_size"] > 0
+
+
 def test_plan_lists_layouts_that_fit_cheapest_first():
     args = ("--model", "llama-3.1-70b", "--devices", "16", "--set", "mode=training",
             "--set", "global_batch_size=32", "--set", "sequence_length=4096")
