@@ -105,6 +105,7 @@ export function gib(bytes) { // a label only: the exact integer travels in data-
 function val(src, path, v, kind = 'count') {
   let text;
   if (typeof v === 'boolean') text = v ? 'yes' : 'no';
+  else if (v === null) text = 'none';
   else if (kind === 'bytes' && isInt(v)) text = gib(v);
   else if (isInt(v)) text = group.format(v);
   else text = String(v);
@@ -290,7 +291,8 @@ function showErrors(errs) {
       const named = setNames(state).filter((n) => new RegExp(`\\b${n}\\b`).test(message));
       if (named.length) { for (const n of named.slice(0, -1)) showErrors([{ field: `set:${n}`, message }]); field = `set:${named.at(-1)}`; }
     }
-    let spot = [...document.querySelectorAll(`[data-err="${CSS.escape(field || 'job')}"]`)].find((s) => s.offsetParent !== null);
+    // the field's message spot where the field is on screen (an empty spot itself is not displayed)
+    let spot = [...document.querySelectorAll(`[data-err="${CSS.escape(field || 'job')}"]`)].find((s) => s.parentElement.offsetParent !== null);
     if (!spot && field?.startsWith('set:')) {       // a key under "All keys": open its group
       const row = document.querySelector(`#key-rows [data-row="${CSS.escape(field.slice(4))}"]`);
       if (row) { row.closest('details').open = true; row.classList.remove('filtered'); spot = row.querySelector('[data-err]'); }
@@ -469,15 +471,20 @@ function update() {
   if (ok) {
     if (m.command === 'estimate') ok = run('estimate', () => lm.estimate(job), renderEstimate);
     else ok = run('serve', () => lm.serve(job), m.engine ? renderLocal : renderServe);
+    // what the CLI prints on stderr as warnings (a checkpoint that does not match its model)
+    $('#warnings').replaceChildren(...(lm.warnings || []).map((w) => el('p', { class: 'warn', 'data-testid': 'warning', text: `warning: ${w}` })));
   }
   // the solver, the layouts and the explanation each on their own: one failing keeps the others
   const solve = st.solve && m.solve !== false;
   $('#fit-box').hidden = !solve;
+  if (!solve) $('#fit').replaceChildren();
   $('#fit-box').classList.toggle('stale', ok && solve && !run('fit', () => lm.fit(job), renderFit));
   $('#plan-box').hidden = !(st.plan && m.command === 'estimate');
+  if ($('#plan-box').hidden) $('#plan-out').replaceChildren();
   $('#plan-box').classList.toggle('stale', ok && st.plan && m.command === 'estimate'
     && !run('plan', () => lm.plan({ ...job, devices: st.planDevices.trim(), top: 10 }), renderPlan));
   $('#explain-box').hidden = m.command !== 'estimate';
+  if ($('#explain-box').hidden) $('#explain').textContent = '';
   $('#explain-box').classList.toggle('stale', ok && m.command === 'estimate' && !run('explain', () => lm.explain(job), (t) => { $('#explain').textContent = t; }));
   const current = ok;                   // the main answer is this job's
   ok = errs.length === 0;

@@ -152,7 +152,7 @@ async function compare(page, job) {
   for (const s of shown) {
     if (!cli[s.src]) continue;
     const want = at(cli[s.src], s.path);
-    const ok = want !== undefined && want !== null && typeof want !== 'object' && String(want) === s.value;
+    const ok = want !== undefined && (want === null || typeof want !== 'object') && String(want) === s.value;
     console.log(`compare ${job.name} ${s.src}:${s.path} page=${s.value} cli=${want === undefined ? '(missing)' : String(want)} ${ok ? 'ok' : 'DIFFERENT'}`);
     if (!ok) fail(`${job.name}: ${s.src}:${s.path} page ${s.value} cli ${String(want)}`);
     n++;
@@ -165,6 +165,17 @@ async function compare(page, job) {
     const ok = r.rc === 0 && text.trimEnd() === r.stdout.trimEnd() && text.trim() !== '';
     console.log(`compare ${job.name} explain (${text.split('\n').length} lines) ${ok ? 'ok' : 'DIFFERENT'}`);
     if (!ok) fail(`${job.name}: explain differs:\n--- page\n${text}\n--- llmmem ${argv.join(' ')}\n${r.stdout}${r.stderr}`);
+    n++;
+  }
+  // the warnings the CLI prints on stderr (a checkpoint that does not match its model)
+  {
+    const argv = argvOf(COMMAND[job.mode], job);
+    const strip = (w) => w.replace(/\S*\/(\S+\.(gguf|json|safetensors))/g, '$1');
+    const want = cliRun(argv).stderr.split('\n').filter((l) => l.startsWith('llmmem: warning: ')).map((l) => strip(l.replace(/^llmmem: /, '')));
+    const got = (await page.$$eval('[data-testid=warning]', (els) => els.map((e) => e.textContent))).map(strip);
+    const ok = JSON.stringify(want) === JSON.stringify(got);
+    console.log(`compare ${job.name} warnings page=${JSON.stringify(got)} cli=${JSON.stringify(want)} ${ok ? 'ok' : 'DIFFERENT'}`);
+    if (!ok) fail(`${job.name}: warnings differ`);
     n++;
   }
   // the command line the page shows, files aside
@@ -206,6 +217,7 @@ const JOBS = [
   { name: 'config-drop-mistral', configFile: path.join(CONFIGS, 'mistral-7b-v0.1.json'), gpu: 'rtx-4090', mode: 'inference', sets: [['micro_batch_size', '2']] },
   { name: 'config-pasted-gemma2-vllm', configText: fs.readFileSync(path.join(CONFIGS, 'gemma-2-9b.json'), 'utf8'), gpu: 'l4', mode: 'vllm',
     sets: [['max_model_len', '4096']] },
+  { name: 'gguf-drop-small', gguf: path.resolve(here, '../data/gguf/llama-mixed.gguf'), gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '8192']] },
   { name: 'gguf-drop-llamacpp', gguf: gguf.path, gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '16384']] },
 ];
 const knownKeys = new Set(keyOrder);
