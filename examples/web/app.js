@@ -124,7 +124,7 @@ const state = {
   solve: true, plan: false, planDevices: '8',
   files: null,         // {kind: 'config'|'safetensors'|'gguf', path, names: [...]} after a drop
 };
-let lm, KEYS, KEYMAP;
+let lm, KEYS, KEYMAP, GPUS;
 let seq = 0;
 
 // ---- the job ----
@@ -162,10 +162,10 @@ function keyInput(k, where) {
   const common = { 'data-key': k.name, 'data-testid': `${where}:${k.name}`, id: `${where}-${k.name}` };
   if (k.type === 'choice' || k.type === 'bool') {
     input = el('select', common);
-    input.append(el('option', { value: '', text: `default (${k.default})` }));
+    input.append(el('option', { value: '', text: `default (${defaultText(k)})` }));
     for (const c of (k.type === 'bool' ? ['true', 'false'] : k.choices)) input.append(el('option', { value: c, text: c }));
   } else {
-    input = el('input', { ...common, placeholder: String(k.default ?? ''), size: 14, spellcheck: 'false' });
+    input = el('input', { ...common, placeholder: defaultText(k), size: 14, spellcheck: 'false' });
   }
   input.value = state.sets[k.name] ?? '';
   input.addEventListener('input', () => {
@@ -174,10 +174,29 @@ function keyInput(k, where) {
     update();
   });
   const bounds = k.type === 'int' || k.type === 'real' ? `, ${k.min}..${k.max}` : '';
-  const title = `${k.doc}\n(${k.object} ${k.type}${bounds}; default ${k.default}${k.choices?.length ? '; ' + k.choices.join(' ') : ''})`;
+  const title = `${k.doc}\n(${k.object} ${k.type}${bounds}; default ${defaultText(k)}${k.choices?.length ? '; ' + k.choices.join(' ') : ''})`;
   return el('div', { class: 'row key', 'data-row': k.name },
     el('label', { for: common.id, title, text: k.name }), input,
     el('span', { class: 'err', 'data-err': `set:${k.name}`, 'data-testid': `err-set:${k.name}` }));
+}
+
+// A key's default as `llmmem keys` prints it: keys() gives a choice's or a bool's index and a
+// flags key's bit set; this names them. A hardware key shows the selected GPU's own value.
+function defaultText(k) {
+  if (k.object === 'hardware' && GPUS?.has(state.gpu) && GPUS.get(state.gpu)[k.name] !== undefined) {
+    const v = GPUS.get(state.gpu)[k.name];
+    return k.type === 'choice' || k.type === 'bool' ? String(k.choices[v] ?? v) : String(v);
+  }
+  if ((k.type === 'choice' || k.type === 'bool') && typeof k.default === 'number') return String(k.choices[k.default] ?? k.default);
+  if (k.type === 'flags' && typeof k.default === 'number') return k.choices.filter((c, i) => (k.default >> i) & 1).join(',') || 'none';
+  return String(k.default ?? '');
+}
+function refreshDefaults() {
+  for (const i of document.querySelectorAll('[data-key]')) {
+    const k = KEYMAP.get(i.dataset.key);
+    if (i.tagName === 'SELECT') i.options[0].textContent = `default (${defaultText(k)})`;
+    else i.placeholder = defaultText(k);
+  }
 }
 
 function renderModeFields() {
@@ -215,6 +234,18 @@ function renderKeyRows() {
 }
 
 // ---- files: only the header bytes are read ----
+// The readers take a file's length from the file system and check that the data its header
+// describes lies within it (as llama.cpp's loader does), but read only the header. So a dropped
+// file becomes a sparse file: its header bytes, then its real length (emscripten's in-memory file
+// system reports a file's size from node.usedBytes). Nothing past the header is ever read: the
+// GGUF prefix grows until the header parses within real bytes before the length is set.
+// (This belongs in the JS API as putFile(name, data, size); see the issue 19 notes.)
+const readBytes = new Map();   // name -> bytes read, shown beside each dropped file
+function putSparse(name, bytes, size) {
+  const path = lm.putFile(name, bytes);
+  if (size > bytes.length) lm.core.FS.lookupPath(path).node.usedBytes = size;
+  return path;
+}
 async function readSafetensorsHeader(file) {
   const head = new DataView(await file.slice(0, 8).arrayBuffer());
   if (head.byteLength < 8) return new Uint8Array(await file.arrayBuffer());   // the library says what is wrong
@@ -222,24 +253,27 @@ async function readSafetensorsHeader(file) {
   const end = n > BigInt(file.size - 8) ? file.size : 8 + Number(n);
   return new Uint8Array(await file.slice(0, end).arrayBuffer());
 }
-// GGUF has no header length: read a growing prefix while the library says the header runs past it
-// (lib/gguf.c: "truncated: <what> needs N bytes, M are left", or "tensor count N exceeds the file"
-// when the prefix cannot even hold the counted infos).
+// GGUF has no header length: read a growing prefix (1 MiB, doubling up to 256 MiB) while the
+// library says the header runs past it (lib/gguf.c: "truncated: <what> needs N bytes, M are
+// left", or "tensor count N exceeds the file" when the prefix cannot hold the counted infos).
+// Once the header parses, the only complaint left is the data check ("tensor '...' needs data
+// bytes [...), past the end of the file"): then the file gets its real length.
 const GGUF_TRUNCATED = /truncated: .* needs \d+ bytes|count \d+ exceeds the file/;
+const GGUF_NO_DATA = /needs data bytes \[\d+, \d+\), past the end of the file/;
 async function readGguf(file) {
-  let size = 1 << 20;
-  for (;;) {
+  for (let size = 1 << 20; ; size *= 2) {
     const end = Math.min(size, file.size);
     const bytes = new Uint8Array(await file.slice(0, end).arrayBuffer());
     const path = lm.putFile(file.name, bytes);
-    if (end >= file.size || size >= 256 << 20) return path;
+    readBytes.set(file.name, end);
+    if (end >= file.size) return path;
     try {
       lm.estimate({ gguf: path, gpu: state.gpu });
       return path;
     } catch (e) {
-      if (!(e instanceof LLMMemError) || !GGUF_TRUNCATED.test(e.message)) return path;
+      if (e instanceof LLMMemError && GGUF_NO_DATA.test(e.message)) return putSparse(file.name, bytes, file.size);
+      if (!(e instanceof LLMMemError) || !GGUF_TRUNCATED.test(e.message) || size >= 256 << 20) return path;
     }
-    size *= 2;
   }
 }
 
@@ -247,28 +281,34 @@ async function takeFiles(fileList) {
   const files = [...fileList];
   if (!files.length) return;
   lm.clearFiles();
+  readBytes.clear();
   state.configPath = undefined;
-  const names = files.map((f) => `${f.name} (${group.format(f.size)} bytes)`);
   const gguf = files.find((f) => /\.gguf$/i.test(f.name));
   const shards = files.filter((f) => /\.safetensors$/i.test(f.name));
   const index = files.find((f) => /\.safetensors\.index\.json$/i.test(f.name));
   const config = files.find((f) => /\.json$/i.test(f.name) && f !== index);
+  const text = async (f) => { readBytes.set(f.name, f.size); return f.text(); };
   let info;
   if (gguf) info = { kind: 'gguf', path: await readGguf(gguf) };
   else if (shards.length || index) {
     // one folder, as the CLI's --safetensors FOLDER: config.json, the index, header-only shards
     let some;
-    if (config) some = lm.putFile('ckpt/config.json', await config.text());
-    if (index) some = lm.putFile(`ckpt/${index.name}`, await index.text());
-    for (const s of shards) some = lm.putFile(`ckpt/${s.name}`, await readSafetensorsHeader(s));
+    if (config) some = lm.putFile('ckpt/config.json', await text(config));
+    if (index) some = lm.putFile(`ckpt/${index.name}`, await text(index));
+    for (const s of shards) {
+      const head = await readSafetensorsHeader(s);
+      readBytes.set(s.name, head.length);
+      some = putSparse(`ckpt/${s.name}`, head, s.size);
+    }
     const folder = some.slice(0, some.lastIndexOf('/'));
     info = { kind: 'safetensors', hasConfig: !!config, path: shards.length === 1 && !index && !config ? `${folder}/${shards[0].name}` : folder };
-  } else if (config) info = { kind: 'config', path: lm.putFile('config.json', await config.text()) };
+  } else if (config) info = { kind: 'config', path: lm.putFile('config.json', await text(config)) };
   else { showErrors([{ field: 'config', message: `not a config.json, .safetensors, index or .gguf: ${files.map((f) => f.name).join(', ')}` }]); return; }
-  info.names = names;
+  const used = files.filter((f) => readBytes.has(f.name));
+  info.names = used.map((f) => `${f.name}: ${group.format(f.size)} bytes, ${group.format(readBytes.get(f.name))} read`);
   state.files = info;
   state.source = 'files';
-  $('#file-list').replaceChildren(...names.map((n) => el('li', { text: n })));
+  $('#file-list').replaceChildren(...used.map((f, i) => el('li', { text: info.names[i], 'data-name': f.name, 'data-size': String(f.size), 'data-read': String(readBytes.get(f.name)) })));
   syncForm();
   update();
 }
@@ -475,9 +515,11 @@ function update() {
     $('#warnings').replaceChildren(...(lm.warnings || []).map((w) => el('p', { class: 'warn', 'data-testid': 'warning', text: `warning: ${w}` })));
   }
   // the solver, the layouts and the explanation each on their own: one failing keeps the others
-  const solve = st.solve && m.solve !== false;
+  // `llmmem fit` takes no --safetensors: the solver answers for presets, config.json and GGUF
+  const solve = st.solve && m.solve !== false && !(job && job.safetensors);
   $('#fit-box').hidden = !solve;
   if (!solve) $('#fit').replaceChildren();
+  $('#fit-note').hidden = !(st.solve && job && job.safetensors);
   $('#fit-box').classList.toggle('stale', ok && solve && !run('fit', () => lm.fit(job), renderFit));
   $('#plan-box').hidden = !(st.plan && m.command === 'estimate');
   if ($('#plan-box').hidden) $('#plan-out').replaceChildren();
@@ -539,6 +581,7 @@ function syncForm() {
   $('#plan-devices').value = state.planDevices;
   renderModeFields();
   for (const i of document.querySelectorAll('[data-key]')) i.value = state.sets[i.dataset.key] ?? '';
+  refreshDefaults();
 }
 
 async function main() {
@@ -553,6 +596,7 @@ async function main() {
   KEYS = lm.keys();
   KEYMAP = new Map(KEYS.map((k) => [k.name, k]));
   $('#version').textContent = `libllmmem ${lm.version} (WebAssembly)`;
+  GPUS = new Map(lm.gpus().map((g) => [g.name, g]));
   $('#model').replaceChildren(...lm.models().map((n) => el('option', { value: n, text: n })));
   $('#gpu').replaceChildren(...lm.gpus().map((g) => el('option', { value: g.name, text: `${g.name} (${gib(g.memory_bytes)})`,
     title: `${group.format(BigInt(g.memory_bytes))} bytes`, 'data-value': String(g.memory_bytes) })));
@@ -565,7 +609,7 @@ async function main() {
   for (const r of document.querySelectorAll('input[name=source]')) r.addEventListener('change', () => { state.source = r.value; update(); });
   $('#model').addEventListener('input', (e) => { state.model = e.target.value; state.source = 'preset'; syncForm(); update(); });
   $('#config-text').addEventListener('input', (e) => { state.configText = e.target.value; state.source = 'config'; syncForm(); update(); });
-  $('#gpu').addEventListener('input', (e) => { state.gpu = e.target.value; update(); });
+  $('#gpu').addEventListener('input', (e) => { state.gpu = e.target.value; refreshDefaults(); update(); });
   $('#mode').addEventListener('input', (e) => { state.mode = e.target.value; syncForm(); update(); });
   $('#solve').addEventListener('input', (e) => { state.solve = e.target.checked; update(); });
   $('#plan').addEventListener('input', (e) => { state.plan = e.target.checked; update(); });

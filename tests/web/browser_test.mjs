@@ -16,6 +16,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { llamaQ4KM, writeGguf } from './gguf.mjs';
+import { writeCheckpoint } from './safetensors.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const site = path.resolve(process.argv[2] || process.env.LLMMEM_WEB_SITE || '');
@@ -63,6 +64,7 @@ function argvOf(command, job) {
   if (job.configFile) a.push('--config', job.configFile);
   else if (job.configText !== undefined) a.push('--config', job.configTextFile);
   else if (job.gguf) a.push('--gguf', job.gguf);
+  else if (job.safetensors) a.push('--safetensors', job.safetensors.dir);
   else a.push('--model', job.model || 'llama-3.1-8b');
   a.push('--gpu', job.gpu || 'h100-sxm-80gb');
   if (ENGINE[job.mode] && (command === 'serve' || command === 'fit')) a.push('--engine', ENGINE[job.mode]);
@@ -123,9 +125,10 @@ async function setKey(page, key, value) {
 async function setJob(page, job) {
   if (job.configFile) await page.setInputFiles('#files', job.configFile);
   else if (job.gguf) await page.setInputFiles('#files', job.gguf);
+  else if (job.safetensors) await page.setInputFiles('#files', job.safetensors.files);
   else if (job.configText !== undefined) await page.fill('#config-text', job.configText);
   else await page.selectOption('#model', job.model || 'llama-3.1-8b');
-  if (job.configFile || job.gguf) await page.waitForFunction(() => document.querySelector('input[name=source][value=files]').checked);
+  if (job.configFile || job.gguf || job.safetensors) await page.waitForFunction(() => document.querySelector('input[name=source][value=files]').checked);
   await page.selectOption('#gpu', job.gpu || 'h100-sxm-80gb');
   await page.selectOption('#mode', job.mode);
   for (const [k, v] of job.sets || []) await setKey(page, k, v);
@@ -192,6 +195,8 @@ async function compare(page, job) {
 // ---- the jobs ----
 const gguf = writeGguf(path.join(work, 'llama-1b-q4_k_m.gguf'), llamaQ4KM());
 console.log(`gguf ${gguf.path}: ${gguf.size} bytes (sparse; header ${gguf.headerBytes} bytes)`);
+const ckpt = writeCheckpoint(path.join(work, 'Llama-3.1-8B'), fs.readFileSync(path.join(CONFIGS, 'llama-3.1-8b.json'), 'utf8'));
+console.log(`safetensors ${ckpt.dir}: ${Object.entries(ckpt.sizes).map(([n, s]) => `${n} ${s.size} bytes (sparse; header ${s.header})`).join(', ')}`);
 const JOBS = [
   { name: 'inference-default', mode: 'inference' },
   { name: 'inference-batch-awq', model: 'mistral-7b-v0.1', gpu: 'l40s', mode: 'inference',
@@ -217,13 +222,13 @@ const JOBS = [
   { name: 'config-drop-mistral', configFile: path.join(CONFIGS, 'mistral-7b-v0.1.json'), gpu: 'rtx-4090', mode: 'inference', sets: [['micro_batch_size', '2']] },
   { name: 'config-pasted-gemma2-vllm', configText: fs.readFileSync(path.join(CONFIGS, 'gemma-2-9b.json'), 'utf8'), gpu: 'l4', mode: 'vllm',
     sets: [['max_model_len', '4096']] },
+  { name: 'safetensors-drop-lora', safetensors: ckpt, gpu: 'rtx-4090', mode: 'lora', sets: [['micro_batch_size', '1'], ['sequence_length', '1024']] },
   { name: 'gguf-drop-small', gguf: path.resolve(here, '../data/gguf/llama-mixed.gguf'), gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '8192']] },
   { name: 'gguf-drop-llamacpp', gguf: gguf.path, gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '16384']] },
 ];
 const knownKeys = new Set(keyOrder);
 for (const j of JOBS) for (const [k] of j.sets || []) if (!knownKeys.has(k)) fail(`${j.name}: the test sets an unknown key ${k}`);
 
-let ggufReadBytes = null;
 const links = {};
 for (const job of JOBS) try {
   if (job.configText !== undefined) { job.configTextFile = path.join(work, `${job.name}.json`); fs.writeFileSync(job.configTextFile, job.configText); }
@@ -234,9 +239,14 @@ for (const job of JOBS) try {
   if (state !== 'ok') fail(`${job.name}: the page says ${state}: ${await page.$$eval('[data-err]', (e) => e.map((x) => x.textContent).filter(Boolean).join(' | '))}`);
   const r = await compare(page, job);
   console.log(`job ${job.name}: ${r.n} values compared (${r.srcs.join(', ')}); timing on the page: ${await page.textContent('#timing')}; ${Date.now() - t} ms`);
-  if (job.gguf) {
-    ggufReadBytes = await page.evaluate(() => document.querySelector('#file-list').textContent);
-    console.log(`gguf drop: ${ggufReadBytes}`);
+  if (job.gguf || job.safetensors) {  // only the headers were read
+    const read = await page.$$eval('#file-list li', (els) => els.map((e) => ({ name: e.dataset.name, size: Number(e.dataset.size), read: Number(e.dataset.read) })));
+    for (const f of read) {
+      console.log(`dropped ${job.name}: ${f.name} ${f.size} bytes, ${f.read} read by the page`);
+      const limit = job.gguf === gguf.path ? 4 << 20 : job.safetensors ? (ckpt.sizes[f.name]?.header ?? f.size) : f.size;
+      if (f.read > limit) fail(`${job.name}: the page read ${f.read} bytes of ${f.name}, more than its header (${limit})`);
+    }
+    if (!read.length) fail(`${job.name}: no dropped file listed`);
   }
   links[job.name] = await page.getAttribute('#link', 'href');
   await shot(page, job.name);
