@@ -280,6 +280,7 @@ async function readGguf(file) {
 async function takeFiles(fileList) {
   const files = [...fileList];
   if (!files.length) return;
+  document.body.dataset.state = 'reading';   // until update() has run on the new files
   lm.clearFiles();
   readBytes.clear();
   state.configPath = undefined;
@@ -393,7 +394,7 @@ function renderEstimate(r) {
   const bars = [bar('estimate', `most loaded device (stage ${r.most_loaded_stage})`, comps.map((c) => ({ name: c, path: `per_device.${c}`, bytes: r.per_device[c] })),
     val('estimate', 'per_device.total', r.per_device.total, 'bytes'), val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'))];
   if (r.stages && r.stages.length > 1) {
-    r.stages.forEach((s, i) => bars.push(bar('estimate', `stage ${i}: layers from ${s.first_layer}, ${s.layers}`,
+    r.stages.forEach((s, i) => bars.push(bar('estimate', `stage ${i}: ${s.layers} layers from layer ${s.first_layer}`,
       comps.map((c) => ({ name: c, path: `stages.${i}.${c}`, bytes: s[c] })),
       val('estimate', `stages.${i}.total`, s.total, 'bytes'), val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'))));
   }
@@ -421,12 +422,14 @@ function renderServe(r) {
 function renderLocal(r) {
   verdict('serve', 'fits', r.fits, `${r.engine}'s buffers fit every device:`);
   $('#summary').replaceChildren(el('p', {},
-    val('serve', 'n_gpu_layers', r.n_gpu_layers), ' layers offloaded of ', val('serve', 'n_layer', r.n_layer), ' to ', val('serve', 'gpus', r.gpus),
+    val('serve', 'n_gpu_layers', r.n_gpu_layers), ' layers offloaded (n_gpu_layers; the output layer counts as one) of ', val('serve', 'n_layer', r.n_layer),
+    ' repeating layers to ', val('serve', 'gpus', r.gpus),
     ' GPU(s): ', val('serve', 'gpu_bytes', r.gpu_bytes, 'bytes'), ' on GPUs, ', val('serve', 'host_bytes', r.host_bytes, 'bytes'),
     ' on the host; KV cache ', val('serve', 'kv_bytes', r.kv_bytes, 'bytes'), ' for ', val('serve', 'n_ctx', r.n_ctx), ' cells; shortfall ',
     val('serve', 'shortfall', r.shortfall, 'bytes')));
   const comps = COMPONENTS.local;
-  $('#bars').replaceChildren(...r.devices.map((d, i) => bar('serve', `${d.name}${d.host ? ' (host)' : ''}: ${d.layers} layers`,
+  // the host has no capacity in the model (capacity 0): its bar is drawn to its own total
+  $('#bars').replaceChildren(...r.devices.map((d, i) => bar('serve', `${d.name}${d.host ? ' (host, unchecked)' : ''}: ${d.layers} layers`,
     comps.map((c) => ({ name: c, path: `devices.${i}.${c}`, bytes: d[c] })),
     val('serve', `devices.${i}.total`, d.total, 'bytes'), d.host ? null : val('serve', `devices.${i}.capacity`, d.capacity, 'bytes'))));
   legend(comps);

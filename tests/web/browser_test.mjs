@@ -28,6 +28,7 @@ if (!CLI || (!process.env.LLMMEM_WEB_URL && !fs.existsSync(path.join(site, 'inde
   process.exit(2);
 }
 fs.mkdirSync(shots, { recursive: true });
+for (const f of fs.readdirSync(shots)) if (f.endsWith('.png')) fs.rmSync(path.join(shots, f));   // this run's states only
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'llmmem-web-'));
 const t0 = Date.now();
 
@@ -128,7 +129,7 @@ async function setJob(page, job) {
   else if (job.safetensors) await page.setInputFiles('#files', job.safetensors.files);
   else if (job.configText !== undefined) await page.fill('#config-text', job.configText);
   else await page.selectOption('#model', job.model || 'llama-3.1-8b');
-  if (job.configFile || job.gguf || job.safetensors) await page.waitForFunction(() => document.querySelector('input[name=source][value=files]').checked);
+  if (job.configFile || job.gguf || job.safetensors) await page.waitForFunction(() => document.querySelector('input[name=source][value=files]').checked && document.body.dataset.state !== 'reading');
   await page.selectOption('#gpu', job.gpu || 'h100-sxm-80gb');
   await page.selectOption('#mode', job.mode);
   for (const [k, v] of job.sets || []) await setKey(page, k, v);
@@ -270,6 +271,7 @@ async function expectError(...a) { try { await expectErrorOnce(...a); } catch (e
 async function expectErrorOnce(name, act, field, cliArgv, mapPath = (s) => s) {
   const page = await openPage();
   await act(page);
+  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 10000 }).catch(() => {});
   const state = await page.evaluate(() => document.body.dataset.state);
   const errs = await page.$$eval('[data-err]', (els) => els.filter((e) => e.textContent && e.offsetParent !== null).map((e) => ({ field: e.dataset.err, text: e.textContent })));
   const r = cliRun(cliArgv);
@@ -313,6 +315,7 @@ await expectError('bad-value', async (p) => setKey(p, 'micro_batch_size', '2.5')
 {
   const page = await openPage(new URL(links['training-pipeline'], base).href);
   await page.setViewportSize({ width: 1400, height: 1100 });
+  await setKey(page, 'micro_batch_size', '1');   // one keystroke more: the timing of a warm module
   const file = path.join(shots, 'readme.png');
   await page.screenshot({ path: file });
   console.log(`screenshot ${file}`);
