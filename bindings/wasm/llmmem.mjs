@@ -17,7 +17,7 @@ export const DEFAULTS = Object.freeze({ model: 'llama-3.1-8b', gpu: 'h100-sxm-80
 // The enums of include/llmmem/llmmem.h this file passes or reads.
 const OBJECT_NAMES = { 1: 'model', 2: 'hardware', 3: 'strategy' };
 const TYPE_NAMES = { 1: 'int', 2: 'bool', 3: 'choice', 4: 'real', 5: 'flags', 6: 'list' };
-const TYPE_REAL = 4, TYPE_LIST = 6, TYPE_CHOICE = 3, TYPE_FLAGS = 5;
+const TYPE_INT = 1, TYPE_CHOICE = 3, TYPE_REAL = 4, TYPE_FLAGS = 5, TYPE_LIST = 6;
 // llmmem_status, by value (an append-only enum): LLMMemError.status names it.
 const STATUS = ['LLMMEM_OK', 'LLMMEM_ERR_INVALID_ARGUMENT', 'LLMMEM_ERR_OUT_OF_RANGE', 'LLMMEM_ERR_UNKNOWN_KEY',
   'LLMMEM_ERR_NOT_FOUND', 'LLMMEM_ERR_INCOMPATIBLE', 'LLMMEM_ERR_OVERFLOW', 'LLMMEM_ERR_NO_MEMORY', 'LLMMEM_ERR_IO',
@@ -28,7 +28,17 @@ const ENGINE_LLAMA_CPP = 2n, ENGINE_OLLAMA = 3n;
 const KEY = { engine: 'engine', fitMargin: 'fit_margin_bytes', requestTokens: 'request_tokens', weightFormat: 'weight_format', numParameters: 'num_parameters' };
 const LOCAL_QUESTIONS = [['max_gpu_layers', 0], ['max_context', 1], ['max_parallel', 2]]; // llmmem_local_question
 const INPUT_DIR = '/input';
+// The job's options in the CLI's order (examples/cli_args.c cli_option_table) and the commands
+// that take each: a job is refused as `llmmem` refuses the same arguments.
+const OPTIONS = [
+  ['model', ['estimate', 'explain', 'serve', 'fit', 'plan']], ['gpu', ['estimate', 'explain', 'serve', 'fit', 'plan']],
+  ['sets', ['estimate', 'explain', 'serve', 'fit', 'plan']], ['safetensors', ['estimate', 'explain', 'serve']],
+  ['config', ['estimate', 'explain', 'serve', 'fit', 'plan']], ['gguf', ['estimate', 'explain', 'serve', 'fit', 'plan']],
+  ['length', ['serve']], ['devices', ['fit', 'plan']], ['top', ['plan']], ['engine', ['serve', 'fit']],
+];
+const EIO = 29; // emscripten's errno numbering (WASI)
 const PLAN_MAX_DEVICES = 16777216n; // LLMMEM_PLAN_MAX_DEVICES
+const INT64_MAX = 0x7fffffffffffffffn, SIZE_MAX = 0xffffffffn; // SIZE_MAX: wasm32's size_t
 
 /** A failure of the core: `code` is its llmmem_status, `status` that status's name
  * ("LLMMEM_ERR_PARSE"), `message` the library's own message, and `field` the part of the job it came
@@ -149,8 +159,9 @@ class LLMMem {
     return names;
   }
 
-  /** Every key: { name, object, type, doc, min, max, default, choices } (choices: the names of a
-   * choice key's values, a bool's false/true, a flags key's bits; empty otherwise). */
+  /** Every key: { name, object, type, doc, min, max, default, defaultText, choices } (default: the
+   * number; defaultText: as `llmmem keys` prints it; choices: the names of a choice key's values, a
+   * bool's false/true, a flags key's bits; empty otherwise). */
   keys() {
     if (this.#keyCache) return this.#keyCache;
     const c = this.core, keys = [];
@@ -165,21 +176,29 @@ class LLMMem {
         k.type = TYPE_NAMES[type];
         k.choices = [];
         if (type === TYPE_LIST) {
-          k.min = 0; k.max = 16; k.default = '';
+          k.min = 0; k.max = 16; k.default = ''; k.defaultText = '';
         } else if (type === TYPE_REAL) {
           this.#check(c._llmmem_key_bounds_real(p, p + 8, key), 'job', 'llmmem_key_bounds_real');
           this.#check(c._llmmem_key_default_real(p + 16, key), 'job', 'llmmem_key_default_real');
           k.min = this.#f64At(p); k.max = this.#f64At(p + 8); k.default = this.#f64At(p + 16);
+          k.defaultText = String(k.default);
         } else {
           this.#check(c._llmmem_key_bounds(p, p + 8, key), 'job', 'llmmem_key_bounds');
           this.#check(c._llmmem_key_default(p + 16, key), 'job', 'llmmem_key_default');
           const lo = this.#i64At(p), hi = this.#i64At(p + 8);
           k.min = exact(lo); k.max = exact(hi); k.default = exact(this.#i64At(p + 16));
+          // the default as `llmmem keys` prints it (its format_value): a choice's or bool's name,
+          // a flags key's bit names joined by ',' ("none" for no bit), else the number
+          const def = this.#i64At(p + 16);
+          k.defaultText = type === TYPE_INT ? String(def) : this.#str(c._llmmem_choice_name(key, def)) ?? String(def);
           if (type === TYPE_FLAGS) {
+            const set = [];
             for (let bit = 1n; bit > 0n && bit <= hi; bit <<= 1n) {
               const name = this.#str(c._llmmem_choice_name(key, bit));
               if (name) k.choices.push(name);
+              if (name && (def & bit)) set.push(name);
             }
+            k.defaultText = set.length ? set.join(',') : 'none';
           } else if (type === TYPE_CHOICE || k.type === 'bool') {
             // as `llmmem keys`: choice ranges are small; the cap guards against a broken bound
             for (let v = lo; v <= hi && v - lo < 4096n; v++) {
@@ -195,7 +214,8 @@ class LLMMem {
     return this.#keyCache;
   }
 
-  /** The hardware presets: { name, <every hardware key>: its value } each. */
+  /** The hardware presets: { name, <every hardware key>: its value } each (a choice or bool key's
+   * value by its name, as `llmmem keys` writes it). */
   gpus() {
     const c = this.core, hwKeys = this.keys().filter((k) => k.object === 'hardware'), out = [];
     for (let i = 0, n = c._llmmem_hardware_preset_count(); i < n; i++) {
@@ -219,21 +239,38 @@ class LLMMem {
         return this.#f64At(p);
       }
       this.#check(c._llmmem_hardware_get_int(p, hw, key), 'gpu', k.name);
-      return exact(this.#i64At(p));
+      const v = this.#i64At(p);
+      return k.type === 'choice' || k.type === 'bool' ? this.#str(c._llmmem_choice_name(key, v)) ?? exact(v) : exact(v);
     }));
   }
 
   // ---- files ------------------------------------------------------------------------------
 
   /** Stores bytes (Uint8Array) or text as /input/<name> for a job's config, gguf or safetensors
-   * path; `name` may hold one folder ("ckpt/config.json"). Returns the path. */
-  putFile(name, data) {
+   * path; `name` may hold one folder ("ckpt/config.json"). Returns the path. With `size` larger than
+   * the bytes given, the file is that long but holds only its first bytes: the start of a dropped
+   * file (its header, read with Blob.slice) stands for the whole, whose length the readers check
+   * against the data the header describes. Reading past the bytes given fails with EIO, so a header
+   * longer than the bytes given is an LLMMEM_ERR_IO naming the offset, never a read of made-up bytes. */
+  putFile(name, data, size) {
     if (typeof name !== 'string' || !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)?$/.test(name) || name.split('/').some((p) => p === '.' || p === '..'))
       throw new LLMMemError(ERR_INVALID_ARGUMENT, `putFile: '${name}' is not a file name (letters, digits, '.', '_', '-', and at most one '/')`, 'job');
     const FS = this.core.FS, path = `${INPUT_DIR}/${name}`;
     for (const dir of [INPUT_DIR, ...(name.includes('/') ? [`${INPUT_DIR}/${name.split('/')[0]}`] : [])])
       if (!FS.analyzePath(dir).exists) FS.mkdir(dir);
+    if (FS.analyzePath(path).exists) FS.unlink(path); // a new node: none of an earlier file's length
     FS.writeFile(path, data);
+    const node = FS.lookupPath(path).node, stored = node.usedBytes;
+    if (size != null && size > stored) {
+      if (!Number.isSafeInteger(size))
+        throw new LLMMemError(ERR_INVALID_ARGUMENT, `putFile: size ${size} is not a whole number of bytes`, 'job');
+      node.usedBytes = size; // the length stat() reports (emscripten's MEMFS)
+      const read = node.stream_ops.read;
+      node.stream_ops = { ...node.stream_ops, read(stream, buffer, offset, length, position) {
+        if (position >= stored) throw new FS.ErrnoError(EIO);
+        return read(stream, buffer, offset, Math.min(length, stored - position), position);
+      } };
+    }
     return path;
   }
 
@@ -251,6 +288,31 @@ class LLMMem {
   }
 
   #exists(path) { return this.core.FS.analyzePath(path).exists; }
+
+  // ---- jobs ---------------------------------------------------------------------------------
+
+  // The CLI's checks of its arguments (cli_parse_args), in its order and with its words: an option
+  // the command does not take, two model sources, a set without '=', plan without devices, and the
+  // numbers (the CLI's read_numbers). Returns { length, devices, top } as BigInt (or undefined).
+  #checkJob(command, job) {
+    const option = (name) => (name === 'sets' ? '--set' : `--${name}`);
+    for (const name of Object.keys(job))
+      if (!OPTIONS.some(([o]) => o === name))
+        throw new LLMMemError(ERR_INVALID_ARGUMENT, `unknown option '--${name}' (try 'llmmem --help')`, 'job');
+    for (const set of job.sets || [])
+      if (!String(set).includes('='))
+        throw new LLMMemError(ERR_INVALID_ARGUMENT, `--set expects KEY=VALUE, got '${String(set).slice(0, 64)}'`, `set:${set}`);
+    if ((job.model != null) + (job.config != null) + (job.gguf != null) > 1)
+      throw new LLMMemError(ERR_INVALID_ARGUMENT, 'give one of --model, --config and --gguf', 'model');
+    if (job.gguf != null && job.safetensors != null)
+      throw new LLMMemError(ERR_INVALID_ARGUMENT, 'give --gguf or --safetensors, not both', 'safetensors');
+    for (const [name, commands] of OPTIONS)
+      if (job[name] != null && !(name === 'sets' && !job.sets.length) && !commands.includes(command))
+        throw new LLMMemError(ERR_INVALID_ARGUMENT, `option '${option(name)}' does not apply to '${command}'`, name);
+    if (command === 'plan' && job.devices == null)
+      throw new LLMMemError(ERR_INVALID_ARGUMENT, 'plan needs --devices N', 'devices');
+    return { length: job.length == null ? undefined : this.#length(job), devices: this.#devices(job), top: this.#top(job) };
+  }
 
   // ---- handles ------------------------------------------------------------------------------
 
@@ -295,7 +357,7 @@ class LLMMem {
     }));
   }
   #devices(job) { return job.devices == null ? BigInt(DEFAULTS.devices) : this.#number(job.devices, '--devices', null, 1n, PLAN_MAX_DEVICES); }
-  #top(job) { return job.top == null ? BigInt(DEFAULTS.top) : this.#number(job.top, '--top', null, 0n, 0xffffffffn /* SIZE_MAX of wasm32 */); }
+  #top(job) { return job.top == null ? BigInt(DEFAULTS.top) : this.#number(job.top, '--top', null, 0n, INT64_MAX); }
 
   #hardware(name, field) {
     return this.#withStrings([name], (n) => this.#made((out) => this.core._llmmem_hardware_from_preset(out, n), field, 'llmmem_hardware_from_preset'));
@@ -329,10 +391,10 @@ class LLMMem {
   }
 
   // The model, hardware and strategy of a job (the CLI's make_inputs), given to use(), then freed.
-  #withInputs(job, use) {
+  #withInputs(command, job, use) {
     const c = this.core;
-    job = job || {};
     this.warnings = [];
+    const numbers = this.#checkJob(command, job);
     const h = { model: 0, hw: 0, strategy: 0 };
     try {
       h.model = this.#model(job);
@@ -340,12 +402,10 @@ class LLMMem {
       h.strategy = this.#made((out) => c._llmmem_strategy_new(out), 'job', 'llmmem_strategy_new');
       if (job.engine != null) this.#setText(h, KEY.engine, String(job.engine), 'engine');
       for (const set of job.sets || []) {
-        const eq = String(set).indexOf('=');
-        if (eq <= 0)
-          throw new LLMMemError(ERR_INVALID_ARGUMENT, `--set ${set}: expected KEY=VALUE`, `set:${set}`);
+        const eq = String(set).indexOf('='); // present: #checkJob
         this.#setText(h, set.slice(0, eq), set.slice(eq + 1), `set:${set.slice(0, eq)}`);
       }
-      return use(h);
+      return use(h, numbers);
     } finally {
       if (h.strategy) c._llmmem_strategy_free(h.strategy);
       if (h.hw) c._llmmem_hardware_free(h.hw);
@@ -419,9 +479,9 @@ class LLMMem {
   // ---- commands ---------------------------------------------------------------------------
 
   /** `llmmem estimate --json`: the report, with the step's timeline as "timeline". */
-  estimate(job) {
+  estimate(job = {}) {
     const c = this.core;
-    return this.#withInputs(job, (h) => this.#withReport(job, h, (report) => {
+    return this.#withInputs('estimate', job, (h) => this.#withReport(job, h, (report) => {
       const out = parseExact(this.#takeString((p) => c._llmmem_report_to_json(p, report), 'job', 'llmmem_report_to_json'));
       const tl = this.#made((p) => c._llmmem_timeline_new(p), 'job', 'llmmem_timeline_new');
       try {
@@ -435,18 +495,17 @@ class LLMMem {
   }
 
   /** `llmmem explain`: the arithmetic of every line, as text. */
-  explain(job) {
+  explain(job = {}) {
     const c = this.core;
-    return this.#withInputs(job, (h) => this.#withReport(job, h, () =>
+    return this.#withInputs('explain', job, (h) => this.#withReport(job, h, () =>
       this.#takeString((p) => c._llmmem_explain(p, h.model, h.hw, h.strategy), 'job', 'explain')));
   }
 
   /** `llmmem serve --json`: vLLM's budget and blocks, or with engine llama.cpp/ollama what each
    * device of one machine holds. */
-  serve(job) {
+  serve(job = {}) {
     const c = this.core;
-    job = job || {};
-    return this.#withInputs(job, (h) => {
+    return this.#withInputs('serve', job, (h, n) => {
       if (this.#localEngine(h.strategy)) {
         if (job.length != null)
           throw new LLMMemError(ERR_INVALID_ARGUMENT, '--length asks vLLM\'s concurrency question; with --engine llama.cpp or ollama set n_ctx, n_parallel (or num_ctx, num_parallel)', 'length');
@@ -464,9 +523,9 @@ class LLMMem {
       let ck = 0;
       try {
         if (job.length != null)
-          this.#withStrings([KEY.requestTokens], (n) => this.#withOut(1, (p) => {
-            this.#check(c._llmmem_key_from_name(p, n), 'length', KEY.requestTokens);
-            this.#check(c._llmmem_strategy_set_int(h.strategy, this.#i32At(p), this.#length(job)), 'length', '--length');
+          this.#withStrings([KEY.requestTokens], (name) => this.#withOut(1, (p) => {
+            this.#check(c._llmmem_key_from_name(p, name), 'length', KEY.requestTokens);
+            this.#check(c._llmmem_strategy_set_int(h.strategy, this.#i32At(p), n.length), 'length', '--length');
           }));
         ck = this.#attachCheckpoint(job, h.model);
         this.#check(c._llmmem_serving_estimate(sv, h.model, h.hw, h.strategy), 'job', 'serve');
@@ -488,10 +547,9 @@ class LLMMem {
   /** `llmmem fit --json`: with engine llama.cpp/ollama the most GPU layers, the longest context and
    * the most parallel sequences that fit; otherwise the largest micro-batch, the longest sequence,
    * the least compressed weight format and the fewest devices (0: none; format null: none fits). */
-  fit(job) {
+  fit(job = {}) {
     const c = this.core;
-    job = job || {};
-    return this.#withInputs(job, (h) => {
+    return this.#withInputs('fit', job, (h, n) => {
       const name = this.#str(c._llmmem_model_name(h.model)), hardware = this.#str(c._llmmem_hardware_name(h.hw));
       if (this.#localEngine(h.strategy)) {
         return this.#withLocalCheckpoint(job, (ck) => {
@@ -509,7 +567,7 @@ class LLMMem {
         c._llmmem_key_from_name(p, n) === OK && c._llmmem_model_get_int(p, h.model, this.#i32At(p)) === OK && this.#i64At(p) !== 0n));
       if (countOnly)
         throw new LLMMemError(ERR_INCOMPLETE, 'fit needs the model\'s shapes: a model given by num_parameters alone has no activations, KV cache or layers for fit to size (use \'llmmem estimate\' for its weights)', 'model');
-      const maxDevices = this.#devices(job);
+      const maxDevices = n.devices;
       return this.#withOut(4, (p) => {
         this.#check(c._llmmem_solve_max_micro_batch(p, h.model, h.hw, h.strategy), 'job', 'fit');
         this.#check(c._llmmem_solve_max_sequence_length(p + 8, h.model, h.hw, h.strategy), 'job', 'fit');
@@ -527,16 +585,15 @@ class LLMMem {
   }
 
   /** `llmmem plan --json`: the cheapest `top` layouts of `devices` GPUs that fit. */
-  plan(job) {
+  plan(job = {}) {
     const c = this.core;
-    job = job || {};
-    if (job.devices == null) throw new LLMMemError(ERR_INVALID_ARGUMENT, 'plan needs --devices N', 'devices');
-    const devices = this.#devices(job), top = this.#top(job);
-    return this.#withInputs(job, (h) => {
+    return this.#withInputs('plan', job, (h, n) => {
       const plan = this.#made((p) => c._llmmem_plan_new(p), 'job', 'llmmem_plan_new');
       try {
+        // --top is read as on a 64-bit host; past wasm32's SIZE_MAX it keeps every layout, as it would there
+        const top = n.top > SIZE_MAX ? SIZE_MAX : n.top;
         this.#check(c._llmmem_plan_set_limit(plan, Number(top)), 'top', 'llmmem_plan_set_limit');
-        this.#check(c._llmmem_plan_run(plan, h.model, h.hw, h.strategy, devices), 'job', 'plan');
+        this.#check(c._llmmem_plan_run(plan, h.model, h.hw, h.strategy, n.devices), 'job', 'plan');
         return parseExact(this.#takeString((p) => c._llmmem_plan_to_json(p, plan), 'job', 'llmmem_plan_to_json'));
       } finally {
         c._llmmem_plan_free(plan);
@@ -545,8 +602,7 @@ class LLMMem {
   }
 
   /** The CLI arguments of the same job: `llmmem ${argv(command, job).join(' ')}`. */
-  argv(command, job) {
-    job = job || {};
+  argv(command, job = {}) {
     const a = [command];
     for (const [opt, v] of [['--model', job.model], ['--config', job.config], ['--gguf', job.gguf],
       ['--safetensors', job.safetensors], ['--gpu', job.gpu], ['--engine', job.engine], ['--length', job.length],

@@ -4,7 +4,7 @@
 // are handed to both as the same bytes. Run by meson (suite wasm):
 //   node test_api.mjs DIR_WITH_llmmem-core.wasm   with LLMMEM_CLI and LLMMEM_TEST_DATA set.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -163,6 +163,15 @@ const refusals = [
   ['fit', { devices: '0' }, 'devices'],
   ['estimate', { config: put('broken.json', Buffer.from('{"model_type": "llama", "hidden_size": 4096,,}')) }, 'config'],
   ['estimate', { gguf: put('truncated.gguf', readFileSync(join(data, 'gguf', 'llama-mixed.gguf')).subarray(0, 300)) }, 'gguf'],
+  // the CLI's own checks of its arguments
+  ['fit', { safetensors: tinyDir }, 'safetensors'],
+  ['estimate', { length: 100 }, 'length'],
+  ['estimate', { model: 'llama-3.1-8b', gguf }, 'model'],
+  ['estimate', { sets: ['mode'] }, 'set:mode'],
+  ['plan', {}, 'devices'],
+  ['serve', { length: '12 tokens' }, 'length'],
+  ['plan', { devices: 8, top: -1 }, 'top'],
+  ['serve', { engine: 'llama.cpp', length: 100 }, 'length'],
 ];
 for (const [command, job, field] of refusals) {
   const argv = lm.argv(command, job);
@@ -176,6 +185,45 @@ for (const [command, job, field] of refusals) {
     report(ok, `refused: llmmem ${argv.join(' ')} -> ${e.field}: ${e.message}`,
       `status ${r.status}, CLI "${cliMessage}", API ${e.name} field ${e.field} "${e.message}"`);
   }
+}
+
+// A dropped file's first bytes with its real length (putFile's size): the same answer as the CLI
+// on the whole file's length with nothing but those bytes (a sparse file); a header longer than the
+// bytes given is an I/O error, never a read of made-up bytes.
+{
+  const whole = readFileSync(join(data, 'gguf', 'llama-mixed.gguf'));
+  const head = whole.subarray(0, 4096);
+  const path = lm.putFile('head.gguf', head, whole.length);
+  const sparse = join(disk, 'head.gguf');
+  writeFileSync(sparse, head);
+  truncateSync(sparse, whole.length);
+  for (const command of ['estimate', 'serve']) {
+    const job = command === 'serve' ? { gguf: path, engine: 'llama.cpp', sets: ['n_ctx=4096'] } : { gguf: path };
+    const ref = parseCli(execFileSync(cli, lm.argv(command, job).map((a) => (a === path ? sparse : a)), { encoding: 'utf8' }));
+    report(isDeepStrictEqual(lm[command](job), ref), `${command}: 4096 bytes of a ${whole.length}-byte GGUF, as the CLI on the sparse file`);
+  }
+  let status;
+  try {
+    lm.estimate({ gguf: lm.putFile('short.gguf', whole.subarray(0, 100), whole.length) });
+  } catch (e) {
+    status = e.status;
+  }
+  report(status === 'LLMMEM_ERR_IO', `100 bytes of the header: ${status}`);
+}
+
+// Every key as `llmmem keys` lists it: object, type and default.
+{
+  const listed = execFileSync(cli, ['keys'], { encoding: 'utf8' }).split('\n');
+  const differ = [];
+  let checked = 0;
+  for (const k of lm.keys()) {
+    const at = listed.indexOf(k.name);
+    const m = at >= 0 && /object: (\w+)\s+type: (\w+)\s+bounds: \S+\s+default: (.*)$/.exec(listed[at + 1]);
+    const def = m && (k.type === 'real' ? Number(m[3]) === k.default : k.type === 'list' ? m[3] === 'empty' : m[3] === k.defaultText);
+    if (m && m[1] === k.object && m[2] === k.type && def) checked++;
+    else differ.push(`${k.name}: ${listed[at + 1]} | ${k.object} ${k.type} ${k.defaultText}`);
+  }
+  report(differ.length === 0 && checked === lm.keys().length, `${checked} keys as \`llmmem keys\` lists them`, differ.slice(0, 3).join('\n  '));
 }
 
 // A refused job leaves the module as it was: the next job gives the same bytes as before.

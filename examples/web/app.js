@@ -180,16 +180,12 @@ function keyInput(k, where) {
     el('span', { class: 'err', 'data-err': `set:${k.name}`, 'data-testid': `err-set:${k.name}` }));
 }
 
-// A key's default as `llmmem keys` prints it: keys() gives a choice's or a bool's index and a
-// flags key's bit set; this names them. A hardware key shows the selected GPU's own value.
+// A key's default as `llmmem keys` prints it (keys() gives it as defaultText); a hardware key
+// shows the selected GPU's own value (gpus() names a choice's value).
 function defaultText(k) {
-  if (k.object === 'hardware' && GPUS?.has(state.gpu) && GPUS.get(state.gpu)[k.name] !== undefined) {
-    const v = GPUS.get(state.gpu)[k.name];
-    return k.type === 'choice' || k.type === 'bool' ? String(k.choices[v] ?? v) : String(v);
-  }
-  if ((k.type === 'choice' || k.type === 'bool') && typeof k.default === 'number') return String(k.choices[k.default] ?? k.default);
-  if (k.type === 'flags' && typeof k.default === 'number') return k.choices.filter((c, i) => (k.default >> i) & 1).join(',') || 'none';
-  return String(k.default ?? '');
+  if (k.object === 'hardware' && GPUS?.has(state.gpu) && GPUS.get(state.gpu)[k.name] !== undefined)
+    return String(GPUS.get(state.gpu)[k.name]);
+  return k.defaultText;
 }
 function refreshDefaults() {
   for (const i of document.querySelectorAll('[data-key]')) {
@@ -236,16 +232,9 @@ function renderKeyRows() {
 // ---- files: only the header bytes are read ----
 // The readers take a file's length from the file system and check that the data its header
 // describes lies within it (as llama.cpp's loader does), but read only the header. So a dropped
-// file becomes a sparse file: its header bytes, then its real length (emscripten's in-memory file
-// system reports a file's size from node.usedBytes). Nothing past the header is ever read: the
-// GGUF prefix grows until the header parses within real bytes before the length is set.
-// (This belongs in the JS API as putFile(name, data, size); see the issue 19 notes.)
+// file is stored as its first bytes with its real length (lm.putFile(name, bytes, size)); a read
+// past the bytes stored fails (LLMMEM_ERR_IO), never sees made-up bytes.
 const readBytes = new Map();   // name -> bytes read, shown beside each dropped file
-function putSparse(name, bytes, size) {
-  const path = lm.putFile(name, bytes);
-  if (size > bytes.length) lm.core.FS.lookupPath(path).node.usedBytes = size;
-  return path;
-}
 async function readSafetensorsHeader(file) {
   const head = new DataView(await file.slice(0, 8).arrayBuffer());
   if (head.byteLength < 8) return new Uint8Array(await file.arrayBuffer());   // the library says what is wrong
@@ -254,25 +243,19 @@ async function readSafetensorsHeader(file) {
   return new Uint8Array(await file.slice(0, end).arrayBuffer());
 }
 // GGUF has no header length: read a growing prefix (1 MiB, doubling up to 256 MiB) while the
-// library says the header runs past it (lib/gguf.c: "truncated: <what> needs N bytes, M are
-// left", or "tensor count N exceeds the file" when the prefix cannot hold the counted infos).
-// Once the header parses, the only complaint left is the data check ("tensor '...' needs data
-// bytes [...), past the end of the file"): then the file gets its real length.
-const GGUF_TRUNCATED = /truncated: .* needs \d+ bytes|count \d+ exceeds the file/;
-const GGUF_NO_DATA = /needs data bytes \[\d+, \d+\), past the end of the file/;
+// library's read runs past it (LLMMEM_ERR_IO from a read beyond the bytes stored).
 async function readGguf(file) {
   for (let size = 1 << 20; ; size *= 2) {
     const end = Math.min(size, file.size);
     const bytes = new Uint8Array(await file.slice(0, end).arrayBuffer());
-    const path = lm.putFile(file.name, bytes);
+    const path = lm.putFile(file.name, bytes, file.size);
     readBytes.set(file.name, end);
-    if (end >= file.size) return path;
+    if (end >= file.size || size >= 256 << 20) return path;
     try {
       lm.estimate({ gguf: path, gpu: state.gpu });
       return path;
     } catch (e) {
-      if (e instanceof LLMMemError && GGUF_NO_DATA.test(e.message)) return putSparse(file.name, bytes, file.size);
-      if (!(e instanceof LLMMemError) || !GGUF_TRUNCATED.test(e.message) || size >= 256 << 20) return path;
+      if (!(e instanceof LLMMemError) || e.status !== 'LLMMEM_ERR_IO') return path;
     }
   }
 }
@@ -299,7 +282,7 @@ async function takeFiles(fileList) {
     for (const s of shards) {
       const head = await readSafetensorsHeader(s);
       readBytes.set(s.name, head.length);
-      some = putSparse(`ckpt/${s.name}`, head, s.size);
+      some = lm.putFile(`ckpt/${s.name}`, head, s.size);
     }
     const folder = some.slice(0, some.lastIndexOf('/'));
     info = { kind: 'safetensors', hasConfig: !!config, path: shards.length === 1 && !index && !config ? `${folder}/${shards[0].name}` : folder };
