@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <jansson.h>
+#include "json.h"
 
 #include "families.h"
 #include "internal.h"
@@ -53,7 +53,7 @@ typedef struct hf {
     int nested;          /* inside a sub-config: class defaults fill the shape fields */
     const family *fam;
     const char *type;    /* model_type named in messages about required fields */
-    const json_t *top;   /* the whole document */
+    const llmmem__json *top;   /* the whole document */
 } hf;
 
 static llmmem_status hf_fail(const hf *c, llmmem_status status, const char *field, const char *fmt, ...)
@@ -73,19 +73,19 @@ static llmmem_status hf_fail(const hf *c, llmmem_status status, const char *fiel
 }
 
 /* The kind of a value for a message; Python's non-finite numbers by name (readfile.h). */
-static const char *kind(const json_t *v)
+static const char *kind(const llmmem__json *v)
 {
     const char *nonfinite = llmmem__json_nonfinite(v);
     if (nonfinite)
         return nonfinite;
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE: return "true";
-    case JSON_FALSE: return "false";
+    switch (llmmem__json_typeof(v)) {
+    case LLMMEM__JSON_OBJECT: return "an object";
+    case LLMMEM__JSON_ARRAY: return "an array";
+    case LLMMEM__JSON_STRING: return "a string";
+    case LLMMEM__JSON_INTEGER: return "an integer";
+    case LLMMEM__JSON_REAL: return "a real number";
+    case LLMMEM__JSON_TRUE: return "true";
+    case LLMMEM__JSON_FALSE: return "false";
     default: return "null";
     }
 }
@@ -113,62 +113,62 @@ static llmmem_status unsupported_string(const hf *c, const char *field, const ch
 }
 
 /* A JSON string that is text (not one of Python's non-finite numbers, which are held as strings). */
-static int is_text(const json_t *v)
+static int is_text(const llmmem__json *v)
 {
-    return json_is_string(v) && !llmmem__json_nonfinite(v);
+    return llmmem__json_is_string(v) && !llmmem__json_nonfinite(v);
 }
 
 /* ---- typed field access ----------------------------------------------------------------- */
 
 enum presence { ABSENT = 0, IS_NULL = 1, PRESENT = 2 };
 
-static enum presence lookup(const json_t *obj, const char *field, const json_t **v)
+static enum presence lookup(const llmmem__json *obj, const char *field, const llmmem__json **v)
 {
-    *v = json_object_get(obj, field);
+    *v = llmmem__json_object_get(obj, field);
     if (!*v)
         return ABSENT;
-    return json_is_null(*v) ? IS_NULL : PRESENT;
+    return llmmem__json_is_null(*v) ? IS_NULL : PRESENT;
 }
 
-static llmmem_status get_int(const hf *c, const json_t *obj, const char *field, int64_t *out, enum presence *p)
+static llmmem_status get_int(const hf *c, const llmmem__json *obj, const char *field, int64_t *out, enum presence *p)
 {
-    const json_t *v;
+    const llmmem__json *v;
     *p = lookup(obj, field, &v);
     if (*p != PRESENT)
         return LLMMEM_OK;
-    if (!json_is_integer(v))
+    if (!llmmem__json_is_integer(v))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an integer, got %s", kind(v));
-    *out = (int64_t)json_integer_value(v);
+    *out = (int64_t)llmmem__json_integer_value(v);
     return LLMMEM_OK;
 }
 
-static llmmem_status get_bool(const hf *c, const json_t *obj, const char *field, int *out, enum presence *p)
+static llmmem_status get_bool(const hf *c, const llmmem__json *obj, const char *field, int *out, enum presence *p)
 {
-    const json_t *v;
+    const llmmem__json *v;
     *p = lookup(obj, field, &v);
     if (*p != PRESENT)
         return LLMMEM_OK;
-    if (!json_is_boolean(v))
+    if (!llmmem__json_is_boolean(v))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected true or false, got %s", kind(v));
-    *out = json_is_true(v);
+    *out = llmmem__json_is_true(v);
     return LLMMEM_OK;
 }
 
-static llmmem_status get_string(const hf *c, const json_t *obj, const char *field, const char **out,
+static llmmem_status get_string(const hf *c, const llmmem__json *obj, const char *field, const char **out,
                                 enum presence *p)
 {
-    const json_t *v;
+    const llmmem__json *v;
     *p = lookup(obj, field, &v);
     if (*p != PRESENT)
         return LLMMEM_OK;
     if (!is_text(v))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(v));
-    *out = json_string_value(v);
+    *out = llmmem__json_string_value(v);
     return LLMMEM_OK;
 }
 
 /* A bool that takes `dflt` when absent or null. */
-static llmmem_status get_flag(const hf *c, const json_t *obj, const char *field, int dflt, int *out)
+static llmmem_status get_flag(const hf *c, const llmmem__json *obj, const char *field, int dflt, int *out)
 {
     enum presence p;
     *out = dflt;
@@ -180,7 +180,7 @@ static llmmem_status get_flag(const hf *c, const json_t *obj, const char *field,
 
 /* An integer under any of its names (n_embd and its attribute_map alias hidden_size): names
  * given together must agree. *name_out is the name found (the first when none is). */
-static llmmem_status get_int_alias(const hf *c, const json_t *obj, const char *const *names, int64_t *out,
+static llmmem_status get_int_alias(const hf *c, const llmmem__json *obj, const char *const *names, int64_t *out,
                                    enum presence *p, const char **name_out)
 {
     *p = ABSENT;
@@ -218,7 +218,7 @@ static llmmem_status set(const hf *c, const char *field, llmmem_key key, int64_t
 }
 
 /* A required shape field under any of its names; in a sub-config its class default fills it. */
-static llmmem_status required(const hf *c, const json_t *obj, const char *const *names, llmmem_key key,
+static llmmem_status required(const hf *c, const llmmem__json *obj, const char *const *names, llmmem_key key,
                               int64_t class_default, int64_t *value_out)
 {
     int64_t v = 0;
@@ -243,7 +243,7 @@ static llmmem_status required(const hf *c, const json_t *obj, const char *const 
 
 /* An optional integer: absent takes `absent_value`, null `null_value`; LEAVE sets nothing. */
 #define LEAVE INT64_MIN
-static llmmem_status optional(const hf *c, const json_t *obj, const char *field, llmmem_key key,
+static llmmem_status optional(const hf *c, const llmmem__json *obj, const char *field, llmmem_key key,
                               int64_t absent_value, int64_t null_value)
 {
     int64_t v = 0;
@@ -261,7 +261,7 @@ static llmmem_status optional(const hf *c, const json_t *obj, const char *field,
 }
 
 /* A bool field onto a bool key; its class default when absent or null. */
-static llmmem_status bool_key(const hf *c, const json_t *obj, const char *field, llmmem_key key, int dflt)
+static llmmem_status bool_key(const hf *c, const llmmem__json *obj, const char *field, llmmem_key key, int dflt)
 {
     int v;
     llmmem_status st = get_flag(c, obj, field, dflt, &v);
@@ -270,7 +270,7 @@ static llmmem_status bool_key(const hf *c, const json_t *obj, const char *field,
 
 /* A bool field whose value `refused` would change the count in a way the inventory does not
  * model. */
-static llmmem_status refuse_if(const hf *c, const json_t *obj, const char *field, int refused, int dflt,
+static llmmem_status refuse_if(const hf *c, const llmmem__json *obj, const char *field, int refused, int dflt,
                                const char *why)
 {
     int v;
@@ -287,13 +287,13 @@ static llmmem_status refuse_if(const hf *c, const json_t *obj, const char *field
 /* tie_word_embeddings: the config's; in a sub-config, else the top level's; else the class's. A
  * top-level text model that also holds a text_config takes that one's first, as transformers'
  * modeling_utils.py tie_weights reads config.get_text_config(decoder=True). */
-static llmmem_status read_tie(const hf *c, const json_t *obj)
+static llmmem_status read_tie(const hf *c, const llmmem__json *obj)
 {
     int v = c->fam->config.tie;
     enum presence p = ABSENT;
     llmmem_status st;
-    const json_t *text = json_object_get(obj, "text_config");
-    if (!c->nested && obj == c->top && json_is_object(text)) {
+    const llmmem__json *text = llmmem__json_object_get(obj, "text_config");
+    if (!c->nested && obj == c->top && llmmem__json_is_object(text)) {
         hf sub = *c;
         sub.prefix = "text_config.";
         if ((st = get_bool(&sub, text, "tie_word_embeddings", &v, &p)) != LLMMEM_OK)
@@ -317,22 +317,22 @@ static llmmem_status read_tie(const hf *c, const json_t *obj)
 }
 
 /* num_key_value_heads: absent, the class default; null, the attention heads. */
-static llmmem_status read_kv_heads(const hf *c, const json_t *obj)
+static llmmem_status read_kv_heads(const hf *c, const llmmem__json *obj)
 {
     int64_t absent = c->fam->config.kv_heads == CLASS_NONE ? 0 : c->fam->config.kv_heads;
     return optional(c, obj, "num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, absent, 0);
 }
 
 /* The mixer of layer_types[i] (read and checked before). */
-static enum llmmem__mixer mixer_at(const json_t *types, size_t i)
+static enum llmmem__mixer mixer_at(const llmmem__json *types, size_t i)
 {
-    const json_t *t = json_array_get(types, i);
+    const llmmem__json *t = llmmem__json_array_get(types, i);
     enum llmmem__mixer mixer = LLMMEM_MIXER_FULL;
-    (void)llmmem__layer_type_mixer(&mixer, json_string_value(t), json_string_length(t));
+    (void)llmmem__layer_type_mixer(&mixer, llmmem__json_string_value(t), llmmem__json_string_length(t));
     return mixer;
 }
 
-static int is_full_attention(const json_t *types, size_t i)
+static int is_full_attention(const llmmem__json *types, size_t i)
 {
     return mixer_at(types, i) == LLMMEM_MIXER_FULL;
 }
@@ -340,27 +340,27 @@ static int is_full_attention(const json_t *types, size_t i)
 /* layer_types, a list of full_attention / sliding_attention, onto sliding_window_pattern n
  * (layer i global exactly when (i + 1) % n == 0) when it has a period, else onto the model's
  * per-layer map (llmmem_model_set_layer_types). */
-static llmmem_status read_layer_types(const hf *c, const json_t *types, int64_t layers, int64_t window)
+static llmmem_status read_layer_types(const hf *c, const llmmem__json *types, int64_t layers, int64_t window)
 {
-    if (!json_is_array(types))
+    if (!llmmem__json_is_array(types))
         return hf_fail(c, LLMMEM_ERR_PARSE, "layer_types", "expected an array, got %s", kind(types));
-    size_t n = json_array_size(types);
+    size_t n = llmmem__json_array_size(types);
     if ((int64_t)n != layers)
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "layer_types", "has %zu entries, but num_hidden_layers is %lld", n,
                        (long long)layers);
     size_t full = 0, state = 0;
     for (size_t i = 0; i < n; i++) {
-        const json_t *t = json_array_get(types, i);
+        const llmmem__json *t = llmmem__json_array_get(types, i);
         char field[48];
         snprintf(field, sizeof field, "layer_types[%zu]", i);
         if (!is_text(t))
             return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(t));
         enum llmmem__mixer mixer;
-        if (!llmmem__layer_type_mixer(&mixer, json_string_value(t), json_string_length(t)) ||
+        if (!llmmem__layer_type_mixer(&mixer, llmmem__json_string_value(t), llmmem__json_string_length(t)) ||
             !llmmem__mixer_modelled(mixer))
-            return unsupported_string(c, field, json_string_value(t), LLMMEM_MODELLED_LAYER_TYPES " are");
+            return unsupported_string(c, field, llmmem__json_string_value(t), LLMMEM_MODELLED_LAYER_TYPES " are");
         if (mixer == LLMMEM_MIXER_CHUNKED) /* its chunk size is a llama4 field (read_llama4_layers) */
-            return unsupported_string(c, field, json_string_value(t), "chunked_attention is read for llama4 only");
+            return unsupported_string(c, field, llmmem__json_string_value(t), "chunked_attention is read for llama4 only");
         full += mixer == LLMMEM_MIXER_FULL;
         state += mixer == LLMMEM_MIXER_LINEAR || mixer == LLMMEM_MIXER_SSM;
     }
@@ -390,7 +390,7 @@ map:
 }
 
 /* The sliding window and which layers use it. */
-static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers)
+static llmmem_status read_sliding(const hf *c, const llmmem__json *obj, int64_t layers)
 {
     const family *f = c->fam;
     if (f->config.sliding == LLMMEM_SLIDE_NONE)
@@ -416,8 +416,8 @@ static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers
     st = set(c, "sliding_window", LLMMEM_KEY_SLIDING_WINDOW, window);
     if (st)
         return st;
-    const json_t *types = json_object_get(obj, "layer_types");
-    if (types && !json_is_null(types))
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    if (types && !llmmem__json_is_null(types))
         return read_layer_types(c, types, layers, window);
     if (window == 0)
         return LLMMEM_OK;
@@ -461,7 +461,7 @@ static llmmem_status read_sliding(const hf *c, const json_t *obj, int64_t layers
 }
 
 /* Fields no decoder-only family here may have. */
-static llmmem_status read_common_checks(const hf *c, const json_t *obj)
+static llmmem_status read_common_checks(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = refuse_if(c, obj, "is_encoder_decoder", 1, 0, "encoder-decoder models are not modelled");
     if (!st)
@@ -473,26 +473,26 @@ static llmmem_status read_common_checks(const hf *c, const json_t *obj)
 
 /* mlp_only_layers, the layers that keep a dense MLP (Qwen2MoeDecoderLayer): only a leading run
  * 0 .. k-1 maps, onto first_k_dense_replace. */
-static llmmem_status read_mlp_only_layers(const hf *c, const json_t *obj, int64_t layers, int64_t *dense_out)
+static llmmem_status read_mlp_only_layers(const hf *c, const llmmem__json *obj, int64_t layers, int64_t *dense_out)
 {
-    const json_t *list = json_object_get(obj, "mlp_only_layers");
+    const llmmem__json *list = llmmem__json_object_get(obj, "mlp_only_layers");
     *dense_out = 0;
-    if (!list || json_is_null(list))
+    if (!list || llmmem__json_is_null(list))
         return LLMMEM_OK;
-    if (!json_is_array(list))
+    if (!llmmem__json_is_array(list))
         return hf_fail(c, LLMMEM_ERR_PARSE, "mlp_only_layers", "expected an array, got %s", kind(list));
-    size_t n = json_array_size(list);
+    size_t n = llmmem__json_array_size(list);
     for (size_t i = 0; i < n; i++) {
-        const json_t *v = json_array_get(list, i);
+        const llmmem__json *v = llmmem__json_array_get(list, i);
         char field[48];
         snprintf(field, sizeof field, "mlp_only_layers[%zu]", i);
-        if (!json_is_integer(v))
+        if (!llmmem__json_is_integer(v))
             return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an integer, got %s", kind(v));
-        if (json_integer_value(v) != (json_int_t)i)
+        if (llmmem__json_integer_value(v) != (int64_t)i)
             return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "mlp_only_layers",
                            "dense layers other than a leading run 0, 1, ..., k-1 are not modelled (entry %zu is "
                            "%lld)",
-                           i, (long long)json_integer_value(v));
+                           i, (long long)llmmem__json_integer_value(v));
     }
     if ((int64_t)n > layers)
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "mlp_only_layers", "names %zu layers, but num_hidden_layers is %lld",
@@ -503,7 +503,7 @@ static llmmem_status read_mlp_only_layers(const hf *c, const json_t *obj, int64_
 
 /* Qwen2-MoE, Qwen3-MoE: num_experts of moe_intermediate_size on layer i when num_experts > 0,
  * i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0. */
-static llmmem_status read_qwen_moe(const hf *c, const json_t *obj, int64_t layers)
+static llmmem_status read_qwen_moe(const hf *c, const llmmem__json *obj, int64_t layers)
 {
     int64_t experts = 0;
     llmmem_status st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &experts);
@@ -552,7 +552,7 @@ static llmmem_status read_qwen_moe(const hf *c, const json_t *obj, int64_t layer
 /* Llama and the families shaped like it: GPT-NeoX, Mistral, Mixtral, Qwen, Phi-3, Gemma. */
 /* Qwen3NextConfig: Gated DeltaNet's linear_* fields; layer_types when given, else
  * full_attention_interval (default 4) makes every n-th layer full attention. */
-static llmmem_status read_qwen3_next(const hf *c, const json_t *obj, int64_t layers)
+static llmmem_status read_qwen3_next(const hf *c, const llmmem__json *obj, int64_t layers)
 {
     llmmem_status st = required(c, obj, NAMES("linear_num_key_heads"), LLMMEM_KEY_LINEAR_NUM_KEY_HEADS, 16, NULL);
     if (!st)
@@ -573,8 +573,8 @@ static llmmem_status read_qwen3_next(const hf *c, const json_t *obj, int64_t lay
         st = bool_key(c, obj, "mtp_use_dedicated_embeddings", LLMMEM_KEY_MTP_EMBEDDING, 0);
     if (st)
         return st;
-    const json_t *types = json_object_get(obj, "layer_types");
-    if (types && !json_is_null(types)) {
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    if (types && !llmmem__json_is_null(types)) {
         st = set(c, "layer_types", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, 0);
         return st ? st : read_layer_types(c, types, layers, 0);
     }
@@ -590,7 +590,7 @@ static llmmem_status read_qwen3_next(const hf *c, const json_t *obj, int64_t lay
     return set(c, "full_attention_interval", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, interval);
 }
 
-static llmmem_status read_llama_like(const hf *c, const json_t *obj)
+static llmmem_status read_llama_like(const hf *c, const llmmem__json *obj)
 {
     const family *f = c->fam;
     int64_t layers = 0, intermediate = 0;
@@ -662,7 +662,7 @@ static llmmem_status read_llama_like(const hf *c, const json_t *obj)
 
 /* GPT2Config (attribute_map: hidden_size n_embd, num_hidden_layers n_layer, num_attention_heads
  * n_head, max_position_embeddings n_positions); n_inner None: 4 * n_embd. */
-static llmmem_status read_gpt2(const hf *c, const json_t *obj)
+static llmmem_status read_gpt2(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = required(c, obj, NAMES("n_embd", "hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
     if (!st)
@@ -684,7 +684,7 @@ static llmmem_status read_gpt2(const hf *c, const json_t *obj)
 
 /* OPTConfig; OPTDecoder adds project_in/project_out when word_embed_proj_dim != hidden_size and
  * has no final norm when do_layer_norm_before is false or _remove_final_layer_norm is true. */
-static llmmem_status read_opt(const hf *c, const json_t *obj)
+static llmmem_status read_opt(const hf *c, const llmmem__json *obj)
 {
     int64_t hidden = 0;
     llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
@@ -734,7 +734,7 @@ static llmmem_status read_opt(const hf *c, const json_t *obj)
 
 /* BloomConfig: n_embed overrides hidden_size; attribute_map num_hidden_layers n_layer,
  * num_attention_heads n_head; MLP 4 * hidden_size; ALiBi, no position table. */
-static llmmem_status read_bloom(const hf *c, const json_t *obj)
+static llmmem_status read_bloom(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = required(c, obj, NAMES("n_embed", "hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
     if (!st)
@@ -756,7 +756,7 @@ static llmmem_status read_bloom(const hf *c, const json_t *obj)
  *   num_ln_in_parallel_attn 2 (None: 2 under new_decoder_architecture): ln_attn and ln_mlp;
  *   else input_layernorm alone.
  *   bias: query_key_value, dense and the MLP; ffn_hidden_size None: 4 * hidden_size. */
-static llmmem_status read_falcon(const hf *c, const json_t *obj)
+static llmmem_status read_falcon(const hf *c, const llmmem__json *obj)
 {
     int64_t heads = 0;
     llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
@@ -825,7 +825,7 @@ static llmmem_status read_falcon(const hf *c, const json_t *obj)
 /* DeepSeek-V2/V3 (modeling_deepseek.py): multi-head latent attention; layer i has a MoE block
  * when n_routed_experts is not None and i >= first_k_dense_replace and i % moe_layer_freq == 0;
  * topk_method noaux_tc adds MoEGate.e_score_correction_bias. */
-static llmmem_status read_deepseek(const hf *c, const json_t *obj)
+static llmmem_status read_deepseek(const hf *c, const llmmem__json *obj)
 {
     /* DeepseekV3Config (and Kimi K2's) default topk_method noaux_tc: the families whose gate has
      * the correction bias by structure (families.c) */
@@ -922,7 +922,7 @@ static llmmem_status read_deepseek(const hf *c, const json_t *obj)
  * layer i has a Glm4MoeMoE (n_routed_experts of moe_intermediate_size, a shared Glm4MoeMLP of
  * n_shared_experts x moe_intermediate_size, a router with e_score_correction_bias) when
  * i >= first_k_dense_replace. */
-static llmmem_status read_glm4(const hf *c, const json_t *obj)
+static llmmem_status read_glm4(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = read_llama_like(c, obj);
     if (st)
@@ -958,7 +958,7 @@ static llmmem_status read_glm4(const hf *c, const json_t *obj)
  * router's e_score_correction_bias unconditionally (families.c). The published config also names
  * use_qk_norm, qk_norm_type and use_routing_bias, which the modeling file does not read: a value
  * other than what it builds is refused, and every attn_type_list entry must be 1 (softmax attention). */
-static llmmem_status read_minimax_m2(const hf *c, const json_t *obj)
+static llmmem_status read_minimax_m2(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = read_llama_like(c, obj);
     if (!st)
@@ -981,12 +981,12 @@ static llmmem_status read_minimax_m2(const hf *c, const json_t *obj)
     if (p == PRESENT && shared != 0)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "shared_intermediate_size",
                        "%lld: MiniMaxM2SparseMoeBlock has no shared expert", (long long)shared);
-    const json_t *types = json_object_get(obj, "attn_type_list");
-    if (types && !json_is_null(types) && !json_is_array(types))
+    const llmmem__json *types = llmmem__json_object_get(obj, "attn_type_list");
+    if (types && !llmmem__json_is_null(types) && !llmmem__json_is_array(types))
         return hf_fail(c, LLMMEM_ERR_PARSE, "attn_type_list", "expected an array, got %s", kind(types));
-    for (size_t i = 0; types && json_is_array(types) && i < json_array_size(types); i++) {
-        const json_t *v = json_array_get(types, i);
-        if (!json_is_integer(v) || json_integer_value(v) != 1)
+    for (size_t i = 0; types && llmmem__json_is_array(types) && i < llmmem__json_array_size(types); i++) {
+        const llmmem__json *v = llmmem__json_array_get(types, i);
+        if (!llmmem__json_is_integer(v) || llmmem__json_integer_value(v) != 1)
             return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "attn_type_list",
                            "entry %zu is not 1: lightning (linear) attention layers are not modelled", i);
     }
@@ -1002,7 +1002,7 @@ static llmmem_status read_minimax_m2(const hf *c, const json_t *obj)
  * moe_intermediate_size, a gate without bias and Ernie4_5_MoeStatics' correction bias. Absent moe_*
  * fields take Ernie4_5_MoeConfig's defaults: 64 experts, top 6, 1536, 2 shared, layers 1 to the last,
  * every layer. */
-static llmmem_status read_ernie(const hf *c, const json_t *obj, int64_t layers)
+static llmmem_status read_ernie(const hf *c, const llmmem__json *obj, int64_t layers)
 {
     int bias;
     llmmem_status st = get_flag(c, obj, "use_bias", 0, &bias);
@@ -1062,12 +1062,12 @@ static llmmem_status read_ernie(const hf *c, const json_t *obj, int64_t layers)
         st = set(c, "moe_layer_interval", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
     return st;
 }
-static llmmem_status read_llama4(const hf *c, const json_t *root);
-static llmmem_status read_mllama(const hf *c, const json_t *root);
-static llmmem_status read_llama4_text(const hf *c, const json_t *obj);
+static llmmem_status read_llama4(const hf *c, const llmmem__json *root);
+static llmmem_status read_mllama(const hf *c, const llmmem__json *root);
+static llmmem_status read_llama4_text(const hf *c, const llmmem__json *obj);
 /* The Mamba-2 mixer fields under their names in one family's config (names[0..6]: heads, head
  * width, state, groups, conv kernel, conv bias, projection bias). */
-static llmmem_status read_mamba2_mixer(const hf *c, const json_t *obj, const char *const names[7])
+static llmmem_status read_mamba2_mixer(const hf *c, const llmmem__json *obj, const char *const names[7])
 {
     /* Mamba2Config and NemotronHConfig defaults: n_groups=8, conv_kernel=4, use_conv_bias=True, use_bias=False */
     llmmem_status st = required(c, obj, NAMES(names[0]), LLMMEM_KEY_MAMBA_NUM_HEADS, CLASS_NONE, NULL);
@@ -1088,7 +1088,7 @@ static llmmem_status read_mamba2_mixer(const hf *c, const json_t *obj, const cha
 
 /* Mamba2Config: every layer a Mamba2Block (norm, Mamba2Mixer); Mamba2Mixer's inner width is
  * int(expand * hidden_size), which its heads must fill (num_heads x head_dim). */
-static llmmem_status read_mamba2(const hf *c, const json_t *obj)
+static llmmem_status read_mamba2(const hf *c, const llmmem__json *obj)
 {
     static const char *const names[7] = {"num_heads", "head_dim", "state_size", "n_groups", "conv_kernel",
                                          "use_conv_bias", "use_bias"};
@@ -1106,8 +1106,8 @@ static llmmem_status read_mamba2(const hf *c, const json_t *obj)
         return st;
     (void)llmmem_model_get_int(&heads, c->m, LLMMEM_KEY_MAMBA_NUM_HEADS);
     (void)llmmem_model_get_int(&head_dim, c->m, LLMMEM_KEY_MAMBA_HEAD_DIM);
-    const json_t *expand = json_object_get(obj, "expand");
-    double e = expand && json_is_number(expand) ? json_number_value(expand) : 2.0; /* Mamba2Config expand=2 */
+    const llmmem__json *expand = llmmem__json_object_get(obj, "expand");
+    double e = expand && llmmem__json_is_number(expand) ? llmmem__json_number_value(expand) : 2.0; /* Mamba2Config expand=2 */
     if ((double)(int64_t)(e * (double)hidden) != (double)(heads * head_dim))
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "expand",
                        "int(expand x hidden_size) differs from num_heads x head_dim (%lld): an inner width the "
@@ -1127,7 +1127,7 @@ static llmmem_status read_mamba2(const hf *c, const json_t *obj)
 
 /* NemotronHConfig: hybrid_override_pattern gives each block (M Mamba-2, * attention, - MLP);
  * NemotronHMLP is up_proj, relu2, down_proj with mlp_bias; attention biased by attention_bias. */
-static llmmem_status read_nemotron_h(const hf *c, const json_t *obj)
+static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
 {
     static const char *const names[7] = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups",
                                          "conv_kernel", "use_conv_bias", "use_bias"};
@@ -1180,7 +1180,7 @@ static llmmem_status read_nemotron_h(const hf *c, const json_t *obj)
 
 /* mamba_expand x hidden_size, the Mamba-2 inner width of GraniteMoeHybridConfig and FalconH1Config
  * (mamba_expand default 2 in both). */
-static llmmem_status mamba_expand_width(const hf *c, const json_t *obj, int64_t hidden, int64_t *inner)
+static llmmem_status mamba_expand_width(const hf *c, const llmmem__json *obj, int64_t hidden, int64_t *inner)
 {
     int64_t expand = 2;
     enum presence p;
@@ -1200,7 +1200,7 @@ static llmmem_status mamba_expand_width(const hf *c, const json_t *obj, int64_t 
  * "auto" (the inner width // mamba_n_heads), mamba_d_state=256, mamba_n_groups=1, mamba_d_conv=4,
  * mamba_conv_bias=True; `inner` is the mixer's width, named `width` in the message when the heads do
  * not fill it (both modeling files reshape it to heads x head width). */
-static llmmem_status read_hybrid_mamba2(const hf *c, const json_t *obj, int64_t inner, const char *width)
+static llmmem_status read_hybrid_mamba2(const hf *c, const llmmem__json *obj, int64_t inner, const char *width)
 {
     int64_t heads = 128, d_head = 0;
     enum presence p;
@@ -1211,8 +1211,8 @@ static llmmem_status read_hybrid_mamba2(const hf *c, const json_t *obj, int64_t 
         heads = 128;
     if (heads <= 0)
         return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "mamba_n_heads", "%lld is out of range", (long long)heads);
-    const json_t *dh = json_object_get(obj, "mamba_d_head");
-    if (dh && !json_is_null(dh) && !(json_is_string(dh) && strcmp(json_string_value(dh), "auto") == 0)) {
+    const llmmem__json *dh = llmmem__json_object_get(obj, "mamba_d_head");
+    if (dh && !llmmem__json_is_null(dh) && !(llmmem__json_is_string(dh) && strcmp(llmmem__json_string_value(dh), "auto") == 0)) {
         if ((st = get_int(c, obj, "mamba_d_head", &d_head, &p)) != LLMMEM_OK)
             return st;
     } else {
@@ -1242,7 +1242,7 @@ static llmmem_status read_hybrid_mamba2(const hf *c, const json_t *obj, int64_t 
  * shared_intermediate_size; the Mamba-2 mixer's inner width is mamba_expand x hidden_size, its
  * heads mamba_n_heads of mamba_d_head ("auto": the inner width over the heads). The float
  * multipliers scale activations and hold no tensor. */
-static llmmem_status read_granitemoehybrid(const hf *c, const json_t *obj)
+static llmmem_status read_granitemoehybrid(const hf *c, const llmmem__json *obj)
 {
     int64_t hidden = 0, layers = 0, experts = 8, inter = 11008, shared = 1024;
     enum presence p;
@@ -1318,18 +1318,18 @@ static llmmem_status read_granitemoehybrid(const hf *c, const json_t *obj)
     }
     if (st)
         return st;
-    const json_t *types = json_object_get(obj, "layer_types");
-    if (!types || json_is_null(types))
-        types = json_object_get(obj, "layers_block_type"); /* the attribute_map's other name */
-    if (types && !json_is_null(types)) {
-        if (json_is_array(types))
-            for (size_t i = 0; i < json_array_size(types); i++) {
-                const json_t *t = json_array_get(types, i);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    if (!types || llmmem__json_is_null(types))
+        types = llmmem__json_object_get(obj, "layers_block_type"); /* the attribute_map's other name */
+    if (types && !llmmem__json_is_null(types)) {
+        if (llmmem__json_is_array(types))
+            for (size_t i = 0; i < llmmem__json_array_size(types); i++) {
+                const llmmem__json *t = llmmem__json_array_get(types, i);
                 char field[48];
                 snprintf(field, sizeof field, "layer_types[%zu]", i);
-                if (is_text(t) && strcmp(json_string_value(t), "mamba") != 0 &&
-                    strcmp(json_string_value(t), "attention") != 0) /* GraniteMoeHybridConfig raises the same */
-                    return unsupported_string(c, field, json_string_value(t), "mamba and attention are");
+                if (is_text(t) && strcmp(llmmem__json_string_value(t), "mamba") != 0 &&
+                    strcmp(llmmem__json_string_value(t), "attention") != 0) /* GraniteMoeHybridConfig raises the same */
+                    return unsupported_string(c, field, llmmem__json_string_value(t), "mamba and attention are");
             }
         return read_layer_types(c, types, layers, 0);
     }
@@ -1348,15 +1348,15 @@ static llmmem_status read_granitemoehybrid(const hf *c, const json_t *obj)
  * biases on the layers i % attn_layer_period == attn_layer_offset, JambaMambaMixer (Mamba-1) on the
  * others; JambaSparseMoeBlock (num_experts of intermediate_size, top num_experts_per_tok, an unbiased
  * router) where i % expert_layer_period == expert_layer_offset, JambaMLP elsewhere. */
-static llmmem_status read_jamba(const hf *c, const json_t *obj)
+static llmmem_status read_jamba(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = read_llama_like(c, obj);
     int64_t experts = 16, intermediate = 0, v;
     enum presence p;
     if (st)
         return st;
-    const json_t *window = json_object_get(obj, "sliding_window");
-    if (window && !json_is_null(window)) /* JambaFlashAttention2 reads it; the published configs set null */
+    const llmmem__json *window = llmmem__json_object_get(obj, "sliding_window");
+    if (window && !llmmem__json_is_null(window)) /* JambaFlashAttention2 reads it; the published configs set null */
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "sliding_window", "is not modelled for model_type jamba");
     /* configuration_jamba.py defaults: num_experts=16, num_experts_per_tok=2, expert_layer_period=2,
      * expert_layer_offset=1, attn_layer_period=8, attn_layer_offset=4, mamba_d_state=16, mamba_d_conv=4,
@@ -1395,8 +1395,8 @@ static llmmem_status read_jamba(const hf *c, const json_t *obj)
         st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
     if (st)
         return st;
-    const json_t *rank = json_object_get(obj, "mamba_dt_rank");
-    if (rank && json_is_string(rank) && strcmp(json_string_value(rank), "auto") == 0)
+    const llmmem__json *rank = llmmem__json_object_get(obj, "mamba_dt_rank");
+    if (rank && llmmem__json_is_string(rank) && strcmp(llmmem__json_string_value(rank), "auto") == 0)
         st = set(c, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0); /* math.ceil(hidden_size / 16), arch.c */
     else
         st = optional(c, obj, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0, 0);
@@ -1420,7 +1420,7 @@ static llmmem_status read_jamba(const hf *c, const json_t *obj)
 /* FalconH1Config (transformers models/falcon_h1/configuration_falcon_h1.py): llama-like attention
  * (attention_bias, head_dim) and FalconH1MLP (mlp_bias), and in every layer FalconH1Mixer (Mamba-2)
  * of inner width mamba_d_ssm (None: mamba_expand x hidden_size); the *_multiplier fields hold no tensors. */
-static llmmem_status read_falcon_h1(const hf *c, const json_t *obj)
+static llmmem_status read_falcon_h1(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = read_llama_like(c, obj);
     int64_t hidden = 0, inner = 0;
@@ -1432,8 +1432,8 @@ static llmmem_status read_falcon_h1(const hf *c, const json_t *obj)
     /* configuration_falcon_h1.py defaults: mamba_d_ssm=1024, mamba_n_heads=128, mamba_d_head="auto",
      * mamba_n_groups=1, mamba_d_state=256, mamba_d_conv=4, mamba_expand=2, mamba_conv_bias=True,
      * mamba_proj_bias=False, mamba_rms_norm=False, projectors_bias=False */
-    const json_t *ssm = json_object_get(obj, "mamba_d_ssm");
-    if (ssm && !json_is_null(ssm))
+    const llmmem__json *ssm = llmmem__json_object_get(obj, "mamba_d_ssm");
+    if (ssm && !llmmem__json_is_null(ssm))
         st = get_int(c, obj, "mamba_d_ssm", &inner, &p);
     else if (ssm) /* FalconH1Mixer: int(mamba_expand * hidden_size) when mamba_d_ssm is None */
         st = mamba_expand_width(c, obj, hidden, &inner);
@@ -1458,7 +1458,7 @@ static llmmem_status read_falcon_h1(const hf *c, const json_t *obj)
 }
 
 /* A text model of family c->fam from obj. */
-static llmmem_status read_text(const hf *c, const json_t *obj)
+static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = set(c, "model_type", LLMMEM_KEY_MODEL_TYPE, c->fam->type);
     if (!st)
@@ -1495,7 +1495,7 @@ enum vision_kind { VISION_CLIP = 1, VISION_SIGLIP = 2 }; /* values of vision_mod
 /* CLIPVisionConfig and SiglipVisionConfig: hidden_size=768, intermediate_size=3072,
  * num_hidden_layers=12, num_channels=3, image_size=224, patch_size 32 (CLIP) or 16 (SigLIP);
  * SiglipVisionTransformer: use_head = vision_use_head where the config has it, else True. */
-static llmmem_status read_vision(const hf *c, const json_t *obj, enum vision_kind vk)
+static llmmem_status read_vision(const hf *c, const llmmem__json *obj, enum vision_kind vk)
 {
     llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, vk);
     if (!st)
@@ -1516,22 +1516,22 @@ static llmmem_status read_vision(const hf *c, const json_t *obj, enum vision_kin
 }
 
 /* A required sub-config object. */
-static llmmem_status sub_config(const hf *c, const json_t *root, const char *field, const char *type,
-                                const json_t **out)
+static llmmem_status sub_config(const hf *c, const llmmem__json *root, const char *field, const char *type,
+                                const llmmem__json **out)
 {
-    const json_t *v = json_object_get(root, field);
+    const llmmem__json *v = llmmem__json_object_get(root, field);
     *out = NULL;
-    if (!v || json_is_null(v))
+    if (!v || llmmem__json_is_null(v))
         return hf_fail(c, LLMMEM_ERR_INCOMPLETE, field, "is %s (required for model_type %s)", v ? "null" : "missing",
                        type);
-    if (!json_is_object(v))
+    if (!llmmem__json_is_object(v))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an object, got %s", kind(v));
     *out = v;
     return LLMMEM_OK;
 }
 
 /* The model_type of a sub-config, `dflt` when absent or null. */
-static llmmem_status sub_type(const hf *c, const json_t *sub, const char *dflt, const char **out)
+static llmmem_status sub_type(const hf *c, const llmmem__json *sub, const char *dflt, const char **out)
 {
     enum presence p;
     llmmem_status st = get_string(c, sub, "model_type", out, &p);
@@ -1571,13 +1571,13 @@ static llmmem_status set_chunked_layers(const hf *c, const char *field, const ui
 
 /* transformers Llama4TextConfig: layer_types if given, else chunked_attention where no_rope_layers[i]
  * (a non-empty list), else where (i + 1) % no_rope_layer_interval != 0. */
-static llmmem_status read_llama4_layers(const hf *c, const json_t *obj, int64_t layers)
+static llmmem_status read_llama4_layers(const hf *c, const llmmem__json *obj, int64_t layers)
 {
     uint8_t chunked[LLMMEM_LAYER_MAP_MAX];
-    const json_t *types = json_object_get(obj, "layer_types"), *rope = json_object_get(obj, "no_rope_layers");
-    const char *field = types && !json_is_null(types) ? "layer_types" : "no_rope_layers";
-    const json_t *list = types && !json_is_null(types) ? types : rope;
-    if (!list || json_is_null(list) || (json_is_array(list) && json_array_size(list) == 0 && list == rope)) {
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types"), *rope = llmmem__json_object_get(obj, "no_rope_layers");
+    const char *field = types && !llmmem__json_is_null(types) ? "layer_types" : "no_rope_layers";
+    const llmmem__json *list = types && !llmmem__json_is_null(types) ? types : rope;
+    if (!list || llmmem__json_is_null(list) || (llmmem__json_is_array(list) && llmmem__json_array_size(list) == 0 && list == rope)) {
         int64_t interval = 4;
         enum presence p;
         llmmem_status st = get_int(c, obj, "no_rope_layer_interval", &interval, &p);
@@ -1589,9 +1589,9 @@ static llmmem_status read_llama4_layers(const hf *c, const json_t *obj, int64_t 
             return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "no_rope_layer_interval", "%lld is below 1", (long long)interval);
         return set(c, "no_rope_layer_interval", LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, interval > layers ? 0 : interval);
     }
-    if (!json_is_array(list))
+    if (!llmmem__json_is_array(list))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array, got %s", kind(list));
-    size_t n = json_array_size(list);
+    size_t n = llmmem__json_array_size(list);
     if (list == types ? (int64_t)n != layers : (int64_t)n < layers) /* no_rope_layers: at least one per layer */
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, field, "has %zu entries, but num_hidden_layers is %lld", n,
                        (long long)layers);
@@ -1599,21 +1599,21 @@ static llmmem_status read_llama4_layers(const hf *c, const json_t *obj, int64_t 
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "more than %d layers are not modelled layer by layer",
                        LLMMEM_LAYER_MAP_MAX);
     for (size_t i = 0; i < (size_t)layers; i++) {
-        const json_t *t = json_array_get(list, i);
+        const llmmem__json *t = llmmem__json_array_get(list, i);
         char at[48];
         snprintf(at, sizeof at, "%s[%zu]", field, i);
         if (list == types) {
             enum llmmem__mixer mixer;
-            if (!json_is_string(t))
+            if (!llmmem__json_is_string(t))
                 return hf_fail(c, LLMMEM_ERR_PARSE, at, "expected a string, got %s", kind(t));
-            if (!llmmem__layer_type_mixer(&mixer, json_string_value(t), json_string_length(t)) ||
+            if (!llmmem__layer_type_mixer(&mixer, llmmem__json_string_value(t), llmmem__json_string_length(t)) ||
                 (mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_CHUNKED))
-                return unsupported_string(c, at, json_string_value(t), "llama4 takes full_attention and chunked_attention");
+                return unsupported_string(c, at, llmmem__json_string_value(t), "llama4 takes full_attention and chunked_attention");
             chunked[i] = mixer == LLMMEM_MIXER_CHUNKED;
         } else {
-            if (!json_is_integer(t) || (json_integer_value(t) != 0 && json_integer_value(t) != 1))
+            if (!llmmem__json_is_integer(t) || (llmmem__json_integer_value(t) != 0 && llmmem__json_integer_value(t) != 1))
                 return hf_fail(c, LLMMEM_ERR_PARSE, at, "expected 0 (NoPE) or 1 (RoPE), got %s", kind(t));
-            chunked[i] = json_integer_value(t) == 1;
+            chunked[i] = llmmem__json_integer_value(t) == 1;
         }
     }
     return set_chunked_layers(c, field, chunked, (size_t)layers);
@@ -1621,7 +1621,7 @@ static llmmem_status read_llama4_layers(const hf *c, const json_t *obj, int64_t 
 
 /* transformers Llama4TextConfig moe_layers (a list overrides interleave_moe_layer_step n, whose
  * default list is range(n - 1, num_hidden_layers, n)): only such a list maps onto the step. */
-static llmmem_status read_llama4_moe(const hf *c, const json_t *obj, int64_t layers)
+static llmmem_status read_llama4_moe(const hf *c, const llmmem__json *obj, int64_t layers)
 {
     int64_t step = 1;
     enum presence p;
@@ -1630,23 +1630,23 @@ static llmmem_status read_llama4_moe(const hf *c, const json_t *obj, int64_t lay
         return st;
     if (p != PRESENT)
         step = 1;
-    const json_t *list = json_object_get(obj, "moe_layers");
-    if (list && !json_is_null(list)) {
-        if (!json_is_array(list))
+    const llmmem__json *list = llmmem__json_object_get(obj, "moe_layers");
+    if (list && !llmmem__json_is_null(list)) {
+        if (!llmmem__json_is_array(list))
             return hf_fail(c, LLMMEM_ERR_PARSE, "moe_layers", "expected an array, got %s", kind(list));
-        size_t n = json_array_size(list);
+        size_t n = llmmem__json_array_size(list);
         if (n == 0) /* every layer dense */
             return set(c, "moe_layers", LLMMEM_KEY_NUM_EXPERTS, 0);
-        const json_t *first = json_array_get(list, 0);
-        step = json_is_integer(first) ? (int64_t)json_integer_value(first) + 1 : 0;
+        const llmmem__json *first = llmmem__json_array_get(list, 0);
+        step = llmmem__json_is_integer(first) ? (int64_t)llmmem__json_integer_value(first) + 1 : 0;
         for (size_t i = 0; i < n; i++) {
-            const json_t *v = json_array_get(list, i);
-            if (!json_is_integer(v))
+            const llmmem__json *v = llmmem__json_array_get(list, i);
+            if (!llmmem__json_is_integer(v))
                 return hf_fail(c, LLMMEM_ERR_PARSE, "moe_layers", "entry %zu: expected an integer, got %s", i, kind(v));
-            if (step < 1 || json_integer_value(v) != (json_int_t)((int64_t)(i + 1) * step - 1))
+            if (step < 1 || llmmem__json_integer_value(v) != (int64_t)((int64_t)(i + 1) * step - 1))
                 return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layers",
                                "MoE layers other than every n-th (n - 1, 2n - 1, ...) are not modelled (entry %zu is "
-                               "%lld)", i, (long long)json_integer_value(v));
+                               "%lld)", i, (long long)llmmem__json_integer_value(v));
         }
         if ((int64_t)n != layers / step)
             return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layers",
@@ -1662,7 +1662,7 @@ static llmmem_status read_llama4_moe(const hf *c, const json_t *obj, int64_t lay
  * shared expert's (Llama4TextMoe.shared_expert is a Llama4TextMLP of intermediate_size), and
  * intermediate_size_mlp (16384) the dense layers'; num_local_experts=16, num_experts_per_tok=1,
  * attention_chunk_size=8192 (null: no chunked layers). use_qk_norm adds no weight (Llama4TextL2Norm). */
-static llmmem_status read_llama4_text(const hf *c, const json_t *obj)
+static llmmem_status read_llama4_text(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = read_llama_like(c, obj);
     if (st)
@@ -1690,7 +1690,7 @@ static llmmem_status read_llama4_text(const hf *c, const json_t *obj)
 /* Llama4VisionConfig: hidden_size=768, intermediate_size=5632, num_hidden_layers=34, image_size=448,
  * patch_size=14, num_channels=3, vision_output_dim=7680, projector_input_dim=4096,
  * projector_output_dim=4096 (pixel_shuffle_ratio and the heads change no count). */
-static llmmem_status read_llama4_vision(const hf *c, const json_t *obj)
+static llmmem_status read_llama4_vision(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 7);
     if (!st)
@@ -1716,9 +1716,9 @@ static llmmem_status read_llama4_vision(const hf *c, const json_t *obj)
 
 /* Llama4Config: text_config (llama4_text) and vision_config (llama4_vision_model), joined by
  * Llama4MultiModalProjector. */
-static llmmem_status read_llama4(const hf *c, const json_t *root)
+static llmmem_status read_llama4(const hf *c, const llmmem__json *root)
 {
-    const json_t *text, *vision;
+    const llmmem__json *text, *vision;
     llmmem_status st = sub_config(c, root, "text_config", "llama4", &text);
     if (!st)
         st = sub_config(c, root, "vision_config", "llama4", &vision);
@@ -1754,27 +1754,27 @@ static llmmem_status read_llama4(const hf *c, const json_t *root)
 
 /* MllamaTextConfig cross_attention_layers (None: [3, 8, 13, 18, 23, 28, 33, 38]): an arithmetic run
  * to the last layer maps onto cross_attention_first and _interval, any other list onto a per-layer map. */
-static llmmem_status read_cross_layers(const hf *c, const json_t *obj, int64_t layers)
+static llmmem_status read_cross_layers(const hf *c, const llmmem__json *obj, int64_t layers)
 {
     static const int64_t dflt[] = {3, 8, 13, 18, 23, 28, 33, 38};
     int64_t at[LLMMEM_LAYER_MAP_MAX];
     size_t n = 0;
-    const json_t *list = json_object_get(obj, "cross_attention_layers");
-    if (!list || json_is_null(list)) {
+    const llmmem__json *list = llmmem__json_object_get(obj, "cross_attention_layers");
+    if (!list || llmmem__json_is_null(list)) {
         for (; n < sizeof dflt / sizeof dflt[0]; n++)
             at[n] = dflt[n];
     } else {
-        if (!json_is_array(list))
+        if (!llmmem__json_is_array(list))
             return hf_fail(c, LLMMEM_ERR_PARSE, "cross_attention_layers", "expected an array, got %s", kind(list));
-        if (json_array_size(list) > LLMMEM_LAYER_MAP_MAX)
+        if (llmmem__json_array_size(list) > LLMMEM_LAYER_MAP_MAX)
             return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "cross_attention_layers", "more than %d entries",
                            LLMMEM_LAYER_MAP_MAX);
-        for (; n < json_array_size(list); n++) {
-            const json_t *v = json_array_get(list, n);
-            if (!json_is_integer(v))
+        for (; n < llmmem__json_array_size(list); n++) {
+            const llmmem__json *v = llmmem__json_array_get(list, n);
+            if (!llmmem__json_is_integer(v))
                 return hf_fail(c, LLMMEM_ERR_PARSE, "cross_attention_layers", "entry %zu: expected an integer, got %s",
                                n, kind(v));
-            at[n] = (int64_t)json_integer_value(v);
+            at[n] = (int64_t)llmmem__json_integer_value(v);
         }
     }
     for (size_t i = 0; i < n; i++)
@@ -1810,7 +1810,7 @@ static llmmem_status read_cross_layers(const hf *c, const json_t *obj, int64_t l
  * num_global_layers=8, num_channels=3, image_size=448, patch_size=14, max_num_tiles=4,
  * vision_output_dim=7680, supported_aspect_ratios (None: the 8 of max_num_tiles 4); attention_heads
  * and intermediate_layers_indices change no count. */
-static llmmem_status read_mllama_vision(const hf *c, const json_t *obj)
+static llmmem_status read_mllama_vision(const hf *c, const llmmem__json *obj)
 {
     llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 8);
     if (!st)
@@ -1834,23 +1834,23 @@ static llmmem_status read_mllama_vision(const hf *c, const json_t *obj)
         st = required(c, obj, NAMES("max_num_tiles"), LLMMEM_KEY_VISION_MAX_NUM_TILES, 4, &tiles);
     if (st)
         return st;
-    const json_t *ratios = json_object_get(obj, "supported_aspect_ratios");
-    if (!ratios || json_is_null(ratios)) {
+    const llmmem__json *ratios = llmmem__json_object_get(obj, "supported_aspect_ratios");
+    if (!ratios || llmmem__json_is_null(ratios)) {
         if (tiles != 4) /* MllamaVisionConfig raises: the default list is max_num_tiles 4's */
             return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "supported_aspect_ratios", "is missing, and max_num_tiles is %lld, "
                            "not 4", (long long)tiles);
         return set(c, "supported_aspect_ratios", LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, 8);
     }
-    if (!json_is_array(ratios))
+    if (!llmmem__json_is_array(ratios))
         return hf_fail(c, LLMMEM_ERR_PARSE, "supported_aspect_ratios", "expected an array, got %s", kind(ratios));
-    return set(c, "supported_aspect_ratios", LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, (int64_t)json_array_size(ratios));
+    return set(c, "supported_aspect_ratios", LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, (int64_t)llmmem__json_array_size(ratios));
 }
 
 /* MllamaConfig: text_config (mllama_text_model: Llama's fields and cross_attention_layers) and
  * vision_config (mllama_vision_model), joined by the multi_modal_projector. */
-static llmmem_status read_mllama(const hf *c, const json_t *root)
+static llmmem_status read_mllama(const hf *c, const llmmem__json *root)
 {
-    const json_t *text, *vision;
+    const llmmem__json *text, *vision;
     llmmem_status st = sub_config(c, root, "text_config", "mllama", &text);
     if (!st)
         st = sub_config(c, root, "vision_config", "mllama", &vision);
@@ -1886,9 +1886,9 @@ static llmmem_status read_mllama(const hf *c, const json_t *root)
 
 /* Gemma3Config: text_config is a Gemma3TextConfig, vision_config a SiglipVisionConfig, joined
  * by Gemma3MultiModalProjector. */
-static llmmem_status read_gemma3(const hf *c, const json_t *root, const json_t **text_out)
+static llmmem_status read_gemma3(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
 {
-    const json_t *text, *vision;
+    const llmmem__json *text, *vision;
     llmmem_status st = sub_config(c, root, "text_config", "gemma3", &text);
     if (!st)
         st = sub_config(c, root, "vision_config", "gemma3", &vision);
@@ -1924,12 +1924,12 @@ static llmmem_status read_gemma3(const hf *c, const json_t *root, const json_t *
 
 /* vision_feature_layer of a LLaVA-style wrapper: one layer's features (an integer or null); a list
  * concatenates several layers' and widens the projector's input, which is not modelled. */
-static llmmem_status read_feature_layer(const hf *c, const json_t *root)
+static llmmem_status read_feature_layer(const hf *c, const llmmem__json *root)
 {
-    const json_t *layer = json_object_get(root, "vision_feature_layer");
-    if (!layer || json_is_integer(layer) || json_is_null(layer))
+    const llmmem__json *layer = llmmem__json_object_get(root, "vision_feature_layer");
+    if (!layer || llmmem__json_is_integer(layer) || llmmem__json_is_null(layer))
         return LLMMEM_OK;
-    if (json_is_array(layer))
+    if (llmmem__json_is_array(layer))
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "vision_feature_layer",
                        "a list of feature layers widens the projector, which is not modelled");
     return hf_fail(c, LLMMEM_ERR_PARSE, "vision_feature_layer", "expected an integer, got %s", kind(layer));
@@ -1939,9 +1939,9 @@ static llmmem_status read_feature_layer(const hf *c, const json_t *root)
  * (clip_vision_model when absent); LlavaMultiModalProjector: linear_1 from the vision width
  * (times the number of feature layers) and linear_2, biased unless multimodal_projector_bias
  * is false. */
-static llmmem_status read_llava(const hf *c, const json_t *root, const json_t **text_out)
+static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
 {
-    const json_t *text, *vision;
+    const llmmem__json *text, *vision;
     llmmem_status st = sub_config(c, root, "text_config", "llava", &text);
     if (!st)
         st = sub_config(c, root, "vision_config", "llava", &vision);
@@ -1995,7 +1995,7 @@ static llmmem_status read_llava(const hf *c, const json_t *root, const json_t **
  * temporal_patch_size=2, out_hidden_size=3584, num_position_embeddings=2304,
  * deepstack_visual_indexes=[8, 16, 24]). Older Qwen2.5-VL configs also write in_chans, which the
  * class takes into kwargs: only in_channels reaches the Conv3d. */
-static llmmem_status read_qwen_vision(const hf *c, const json_t *v, int qwen3)
+static llmmem_status read_qwen_vision(const hf *c, const llmmem__json *v, int qwen3)
 {
     llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, qwen3 ? 4 : 3);
     if (!st)
@@ -2020,12 +2020,12 @@ static llmmem_status read_qwen_vision(const hf *c, const json_t *v, int qwen3)
     if (!st && !qwen3) /* Qwen2_5_VLVisionConfig window_size=112, fullatt_block_indexes=[7, 15, 23, 31] */
         st = required(c, v, NAMES("window_size"), LLMMEM_KEY_VISION_WINDOW_SIZE, 112, NULL);
     if (!st && !qwen3) {
-        const json_t *full = json_object_get(v, "fullatt_block_indexes");
+        const llmmem__json *full = llmmem__json_object_get(v, "fullatt_block_indexes");
         int64_t n = 4;
-        if (full && !json_is_null(full)) {
-            if (!json_is_array(full))
+        if (full && !llmmem__json_is_null(full)) {
+            if (!llmmem__json_is_array(full))
                 return hf_fail(c, LLMMEM_ERR_PARSE, "fullatt_block_indexes", "expected an array, got %s", kind(full));
-            n = (int64_t)json_array_size(full);
+            n = (int64_t)llmmem__json_array_size(full);
         }
         st = set(c, "fullatt_block_indexes", LLMMEM_KEY_VISION_FULLATT_BLOCKS, n);
     }
@@ -2034,12 +2034,12 @@ static llmmem_status read_qwen_vision(const hf *c, const json_t *v, int qwen3)
     st = required(c, v, NAMES("num_position_embeddings"), LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 2304, NULL);
     if (st)
         return st;
-    const json_t *deep = json_object_get(v, "deepstack_visual_indexes");
+    const llmmem__json *deep = llmmem__json_object_get(v, "deepstack_visual_indexes");
     int64_t n = 3; /* the class default [8, 16, 24] */
-    if (deep && !json_is_null(deep)) {
-        if (!json_is_array(deep))
+    if (deep && !llmmem__json_is_null(deep)) {
+        if (!llmmem__json_is_array(deep))
             return hf_fail(c, LLMMEM_ERR_PARSE, "deepstack_visual_indexes", "expected an array, got %s", kind(deep));
-        n = (int64_t)json_array_size(deep);
+        n = (int64_t)llmmem__json_array_size(deep);
     }
     return set(c, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, n);
 }
@@ -2047,15 +2047,15 @@ static llmmem_status read_qwen_vision(const hf *c, const json_t *v, int qwen3)
 /* Qwen2_5_VLConfig, Qwen3VLConfig, Qwen3VLMoeConfig: the text model's fields in text_config (Qwen3-VL
  * always; Qwen2.5-VL since transformers 4.53, which keeps them at the top level as well), else at
  * the top level (Qwen2.5-VL as first published); the vision tower in vision_config. */
-static llmmem_status read_qwen_vl(hf *c, const json_t *root, const json_t **text_out)
+static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem__json **text_out)
 {
     const int qwen3 = c->fam->type != LLMMEM_MODEL_QWEN2_5_VL;
-    const json_t *text = json_object_get(root, "text_config"), *vision;
+    const llmmem__json *text = llmmem__json_object_get(root, "text_config"), *vision;
     llmmem_status st = sub_config(c, root, "vision_config", c->fam->name, &vision);
     if (st)
         return st;
     hf sub = *c;
-    if (qwen3 || (text && !json_is_null(text))) {
+    if (qwen3 || (text && !llmmem__json_is_null(text))) {
         st = sub_config(c, root, "text_config", c->fam->name, &text);
         if (st)
             return st;
@@ -2093,9 +2093,9 @@ static llmmem_status read_qwen_vl(hf *c, const json_t *root, const json_t **text
  * num_attention_heads=16, num_channels=3, image_size=1024, patch_size=16), joined by
  * Mistral3MultiModalProjector: spatial_merge_size=2, multimodal_projector_bias=False,
  * vision_feature_layer=-1 (a list widens linear_1, not modelled). */
-static llmmem_status read_mistral3(hf *c, const json_t *root, const json_t **text_out)
+static llmmem_status read_mistral3(hf *c, const llmmem__json *root, const llmmem__json **text_out)
 {
-    const json_t *text, *vision;
+    const llmmem__json *text, *vision;
     llmmem_status st = sub_config(c, root, "text_config", "mistral3", &text);
     if (!st)
         st = sub_config(c, root, "vision_config", "mistral3", &vision);
@@ -2159,9 +2159,9 @@ static llmmem_status read_mistral3(hf *c, const json_t *root, const json_t **tex
  * config's (a wrapper's, or the text_config a top-level text model also holds: vllm/config/model.py
  * _find_dtype looks there next), else fp32, the dtype transformers gives a model whose config names
  * none. */
-static llmmem_status read_dtype(const hf *c, const json_t *root, const json_t *text)
+static llmmem_status read_dtype(const hf *c, const llmmem__json *root, const llmmem__json *text)
 {
-    const json_t *objs[2] = {root, text};
+    const llmmem__json *objs[2] = {root, text};
     for (size_t i = 0; i < 2; i++) {
         if (!objs[i])
             continue;
@@ -2208,32 +2208,32 @@ static llmmem_status read_dtype(const hf *c, const json_t *root, const json_t *t
 
 /* Modules a quantizer leaves unquantized that this library keeps unquantized anyway (the LM head
  * and MoE routers under GPTQ, AWQ and bitsandbytes); any other is refused. */
-static llmmem_status check_skipped_modules(const hf *c, const json_t *q, const char *field)
+static llmmem_status check_skipped_modules(const hf *c, const llmmem__json *q, const char *field)
 {
-    const json_t *list = json_object_get(q, field);
-    if (!list || json_is_null(list))
+    const llmmem__json *list = llmmem__json_object_get(q, field);
+    if (!list || llmmem__json_is_null(list))
         return LLMMEM_OK;
-    if (!json_is_array(list))
+    if (!llmmem__json_is_array(list))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array, got %s", kind(list));
     static const char *const allowed[] = {"lm_head", "gate", "mlp.gate", "router", "re:.*mlp.gate$", NULL};
-    for (size_t i = 0; i < json_array_size(list); i++) {
-        const json_t *v = json_array_get(list, i);
+    for (size_t i = 0; i < llmmem__json_array_size(list); i++) {
+        const llmmem__json *v = llmmem__json_array_get(list, i);
         char name[64];
         snprintf(name, sizeof name, "%s[%zu]", field, i);
         if (!is_text(v))
             return hf_fail(c, LLMMEM_ERR_PARSE, name, "expected a string, got %s", kind(v));
         size_t k = 0;
-        while (allowed[k] && strcmp(allowed[k], json_string_value(v)) != 0)
+        while (allowed[k] && strcmp(allowed[k], llmmem__json_string_value(v)) != 0)
             k++;
         if (!allowed[k])
-            return unsupported_string(c, name, json_string_value(v),
+            return unsupported_string(c, name, llmmem__json_string_value(v),
                                       "left unquantized, only lm_head and MoE routers are modelled");
     }
     return LLMMEM_OK;
 }
 
 /* bits of a 4-bit method; group_size (absent or null: 128; -1: one group per channel). */
-static llmmem_status read_int4_groups(const hf *c, const json_t *q)
+static llmmem_status read_int4_groups(const hf *c, const llmmem__json *q)
 {
     int64_t bits = 0, group = 128;
     enum presence p;
@@ -2261,7 +2261,7 @@ static llmmem_status read_int4_groups(const hf *c, const json_t *q)
 }
 
 /* GPTQConfig: packed qweight, scales, qzeros and g_idx per quantized linear. */
-static llmmem_status read_gptq(const hf *c, const json_t *q)
+static llmmem_status read_gptq(const hf *c, const llmmem__json *q)
 {
     const char *fmt = NULL;
     enum presence p;
@@ -2275,18 +2275,18 @@ static llmmem_status read_gptq(const hf *c, const json_t *q)
         st = refuse_if(c, q, "lm_head", 1, 0, "a quantized LM head is not described by the model keys");
     if (st)
         return st;
-    const json_t *dyn = json_object_get(q, "dynamic");
-    if (dyn && !json_is_null(dyn) && !(json_is_object(dyn) && json_object_size(dyn) == 0))
+    const llmmem__json *dyn = llmmem__json_object_get(q, "dynamic");
+    if (dyn && !llmmem__json_is_null(dyn) && !(llmmem__json_is_object(dyn) && llmmem__json_object_size(dyn) == 0))
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "dynamic", "per-module overrides are not modelled");
-    const json_t *mods = json_object_get(q, "modules_in_block_to_quantize");
-    if (mods && !json_is_null(mods))
+    const llmmem__json *mods = llmmem__json_object_get(q, "modules_in_block_to_quantize");
+    if (mods && !llmmem__json_is_null(mods))
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "modules_in_block_to_quantize",
                        "a partly quantized block is not modelled");
     return LLMMEM_OK;
 }
 
 /* AwqConfig: bits=4, group_size=128, zero_point=True, version "gemm". */
-static llmmem_status read_awq(const hf *c, const json_t *q)
+static llmmem_status read_awq(const hf *c, const llmmem__json *q)
 {
     const char *version = NULL;
     enum presence p;
@@ -2305,7 +2305,7 @@ static llmmem_status read_awq(const hf *c, const json_t *q)
 
 /* BitsAndBytesConfig: load_in_4bit / load_in_8bit (also written as _load_in_4bit),
  * bnb_4bit_quant_type "fp4", bnb_4bit_use_double_quant false. */
-static llmmem_status read_bitsandbytes(const hf *c, const json_t *q, llmmem_format *format)
+static llmmem_status read_bitsandbytes(const hf *c, const llmmem__json *q, llmmem_format *format)
 {
     int in4 = 0, in8 = 0;
     enum presence p4, p8, p;
@@ -2350,7 +2350,7 @@ static llmmem_status read_bitsandbytes(const hf *c, const json_t *q, llmmem_form
 
 /* FineGrainedFP8Config / DeepSeek-V3: weight_block_size [128, 128], one fp32 scale per block;
  * without it one scale per tensor. */
-static llmmem_status read_fp8(const hf *c, const json_t *q, llmmem_format *format)
+static llmmem_status read_fp8(const hf *c, const llmmem__json *q, llmmem_format *format)
 {
     const char *fmt = NULL;
     enum presence p;
@@ -2359,19 +2359,19 @@ static llmmem_status read_fp8(const hf *c, const json_t *q, llmmem_format *forma
         return st;
     if (p == PRESENT && strcmp(fmt, "e4m3") != 0)
         return unsupported_string(c, "fmt", fmt, "e4m3 is");
-    const json_t *block = json_object_get(q, "weight_block_size");
-    if (!block || json_is_null(block)) {
+    const llmmem__json *block = llmmem__json_object_get(q, "weight_block_size");
+    if (!block || llmmem__json_is_null(block)) {
         *format = LLMMEM_FORMAT_FP8_E4M3;
     } else {
-        if (!json_is_array(block))
+        if (!llmmem__json_is_array(block))
             return hf_fail(c, LLMMEM_ERR_PARSE, "weight_block_size", "expected an array, got %s", kind(block));
-        const json_t *b0 = json_array_get(block, 0), *b1 = json_array_get(block, 1);
-        if (json_array_size(block) != 2 || !json_is_integer(b0) || !json_is_integer(b1))
+        const llmmem__json *b0 = llmmem__json_array_get(block, 0), *b1 = llmmem__json_array_get(block, 1);
+        if (llmmem__json_array_size(block) != 2 || !llmmem__json_is_integer(b0) || !llmmem__json_is_integer(b1))
             return hf_fail(c, LLMMEM_ERR_PARSE, "weight_block_size", "expected two integers");
-        if (json_integer_value(b0) != 128 || json_integer_value(b1) != 128)
+        if (llmmem__json_integer_value(b0) != 128 || llmmem__json_integer_value(b1) != 128)
             return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "weight_block_size",
-                           "[%lld, %lld] is not supported ([128, 128] is)", (long long)json_integer_value(b0),
-                           (long long)json_integer_value(b1));
+                           "[%lld, %lld] is not supported ([128, 128] is)", (long long)llmmem__json_integer_value(b0),
+                           (long long)llmmem__json_integer_value(b1));
         *format = LLMMEM_FORMAT_FP8_BLOCK;
     }
     return check_skipped_modules(c, q, "modules_to_not_convert");
@@ -2380,29 +2380,29 @@ static llmmem_status read_fp8(const hf *c, const json_t *q, llmmem_format *forma
 /* compressed-tensors (llm-compressor; vllm .../quantization/compressed_tensors/compressed_tensors.py):
  * one config group over every Linear, its weights' num_bits, type, strategy and group_size, and the
  * modules it ignores. */
-static llmmem_status read_compressed_tensors(const hf *c, const json_t *q, llmmem_format *format)
+static llmmem_status read_compressed_tensors(const hf *c, const llmmem__json *q, llmmem_format *format)
 {
-    const json_t *groups = json_object_get(q, "config_groups");
-    if (!groups || json_is_null(groups))
+    const llmmem__json *groups = llmmem__json_object_get(q, "config_groups");
+    if (!groups || llmmem__json_is_null(groups))
         return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "config_groups", "is missing");
-    if (!json_is_object(groups))
+    if (!llmmem__json_is_object(groups))
         return hf_fail(c, LLMMEM_ERR_PARSE, "config_groups", "expected an object, got %s", kind(groups));
-    if (json_object_size(groups) != 1)
+    if (llmmem__json_object_size(groups) != 1)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "config_groups",
-                       "%zu groups: one scheme for every linear layer is modelled", json_object_size(groups));
-    const json_t *kv = json_object_get(q, "kv_cache_scheme");
-    if (kv && !json_is_null(kv))
+                       "%zu groups: one scheme for every linear layer is modelled", llmmem__json_object_size(groups));
+    const llmmem__json *kv = llmmem__json_object_get(q, "kv_cache_scheme");
+    if (kv && !llmmem__json_is_null(kv))
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "kv_cache_scheme",
                        "a quantized KV cache is set with the strategy's kv_cache_dtype, not read from the config");
-    const json_t *g = json_object_iter_value(json_object_iter((json_t *)groups));
-    if (!json_is_object(g))
+    const llmmem__json *g = llmmem__json_object_value(groups, 0);
+    if (!llmmem__json_is_object(g))
         return hf_fail(c, LLMMEM_ERR_PARSE, "config_groups", "expected its group to be an object, got %s", kind(g));
-    const json_t *targets = json_object_get(g, "targets");
-    if (!json_is_array(targets) || json_array_size(targets) != 1 ||
-        !json_is_string(json_array_get(targets, 0)) || strcmp(json_string_value(json_array_get(targets, 0)), "Linear"))
+    const llmmem__json *targets = llmmem__json_object_get(g, "targets");
+    if (!llmmem__json_is_array(targets) || llmmem__json_array_size(targets) != 1 ||
+        !llmmem__json_is_string(llmmem__json_array_get(targets, 0)) || strcmp(llmmem__json_string_value(llmmem__json_array_get(targets, 0)), "Linear"))
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "config_groups.targets", "only [\"Linear\"] is modelled");
-    const json_t *w = json_object_get(g, "weights");
-    if (!json_is_object(w))
+    const llmmem__json *w = llmmem__json_object_get(g, "weights");
+    if (!llmmem__json_is_object(w))
         return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "config_groups.weights", "is missing or not an object");
     hf wc = *c;
     wc.prefix = "quantization_config.config_groups.weights.";
@@ -2424,9 +2424,9 @@ static llmmem_status read_compressed_tensors(const hf *c, const json_t *q, llmme
         st = refuse_if(&wc, w, "symmetric", 0, 1, "asymmetric weights store zero points, which are not modelled");
     if (st)
         return st;
-    const json_t *actorder = json_object_get(w, "actorder");
-    if (actorder && !json_is_null(actorder) && !json_is_false(actorder) &&
-        !(json_is_string(actorder) && strcmp(json_string_value(actorder), "weight") == 0))
+    const llmmem__json *actorder = llmmem__json_object_get(w, "actorder");
+    if (actorder && !llmmem__json_is_null(actorder) && !llmmem__json_is_false(actorder) &&
+        !(llmmem__json_is_string(actorder) && strcmp(llmmem__json_string_value(actorder), "weight") == 0))
         return hf_fail(&wc, LLMMEM_ERR_UNSUPPORTED, "actorder",
                        "group activation ordering stores weight_g_idx, which is not modelled (null and weight are)");
     if (strcmp(type, "int") == 0 && bits == 4 && strcmp(strategy, "group") == 0) {
@@ -2443,9 +2443,9 @@ static llmmem_status read_compressed_tensors(const hf *c, const json_t *q, llmme
     } else if (strcmp(type, "float") == 0 && bits == 8 && strcmp(strategy, "tensor") == 0) {
         *format = LLMMEM_FORMAT_FP8_E4M3;
     } else if (strcmp(type, "float") == 0 && bits == 8 && strcmp(strategy, "block") == 0) {
-        const json_t *b = json_object_get(w, "block_structure");
-        if (!json_is_array(b) || json_array_size(b) != 2 || json_integer_value(json_array_get(b, 0)) != 128 ||
-            json_integer_value(json_array_get(b, 1)) != 128)
+        const llmmem__json *b = llmmem__json_object_get(w, "block_structure");
+        if (!llmmem__json_is_array(b) || llmmem__json_array_size(b) != 2 || llmmem__json_integer_value(llmmem__json_array_get(b, 0)) != 128 ||
+            llmmem__json_integer_value(llmmem__json_array_get(b, 1)) != 128)
             return hf_fail(&wc, LLMMEM_ERR_UNSUPPORTED, "block_structure", "only [128, 128] is modelled");
         *format = LLMMEM_FORMAT_FP8_BLOCK;
     } else {
@@ -2462,36 +2462,36 @@ static llmmem_status read_compressed_tensors(const hf *c, const json_t *q, llmme
  * head) stays in the model's dtype whatever it names, unless it names the experts, which the
  * quantizer would then skip (refused: a 16-bit expert beside MXFP4 ones is not modelled). A model
  * without routed experts keeps every weight in its dtype. */
-static llmmem_status read_mxfp4(const hf *c, const json_t *root, const json_t *q)
+static llmmem_status read_mxfp4(const hf *c, const llmmem__json *root, const llmmem__json *q)
 {
-    const json_t *list = json_object_get(q, "modules_to_not_convert");
-    if (list && !json_is_null(list)) {
-        if (!json_is_array(list))
+    const llmmem__json *list = llmmem__json_object_get(q, "modules_to_not_convert");
+    if (list && !llmmem__json_is_null(list)) {
+        if (!llmmem__json_is_array(list))
             return hf_fail(c, LLMMEM_ERR_PARSE, "modules_to_not_convert", "expected an array, got %s", kind(list));
-        for (size_t i = 0; i < json_array_size(list); i++) {
-            const json_t *v = json_array_get(list, i);
+        for (size_t i = 0; i < llmmem__json_array_size(list); i++) {
+            const llmmem__json *v = llmmem__json_array_get(list, i);
             char name[64];
             snprintf(name, sizeof name, "modules_to_not_convert[%zu]", i);
-            if (!json_is_string(v))
+            if (!llmmem__json_is_string(v))
                 return hf_fail(c, LLMMEM_ERR_PARSE, name, "expected a string, got %s", kind(v));
-            if (strstr(json_string_value(v), "experts"))
-                return unsupported_string(c, name, json_string_value(v),
+            if (strstr(llmmem__json_string_value(v), "experts"))
+                return unsupported_string(c, name, llmmem__json_string_value(v),
                                           "experts left unquantized beside MXFP4 ones are not modelled");
         }
     }
     llmmem_status st = set(c, "quant_method", LLMMEM_KEY_QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS);
     /* quantizers/quantizer_mxfp4.py Mxfp4HfQuantizer.update_dtype: no dtype given is bfloat16 */
-    if (!st && !json_object_get(root, "torch_dtype") && !json_object_get(root, "dtype"))
+    if (!st && !llmmem__json_object_get(root, "torch_dtype") && !llmmem__json_object_get(root, "dtype"))
         st = set(c, "quant_method", LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_BF16);
     return st;
 }
 
-static llmmem_status read_quantization(const hf *c, const json_t *root)
+static llmmem_status read_quantization(const hf *c, const llmmem__json *root)
 {
-    const json_t *q = json_object_get(root, "quantization_config");
-    if (!q || json_is_null(q))
+    const llmmem__json *q = llmmem__json_object_get(root, "quantization_config");
+    if (!q || llmmem__json_is_null(q))
         return LLMMEM_OK;
-    if (!json_is_object(q))
+    if (!llmmem__json_is_object(q))
         return hf_fail(c, LLMMEM_ERR_PARSE, "quantization_config", "expected an object, got %s", kind(q));
     hf qc = *c;
     qc.prefix = "quantization_config.";
@@ -2501,7 +2501,7 @@ static llmmem_status read_quantization(const hf *c, const json_t *root)
     if (st)
         return st;
     if (p != PRESENT) { /* BitsAndBytesConfig before quant_method was written */
-        if (json_object_get(q, "load_in_4bit") || json_object_get(q, "load_in_8bit"))
+        if (llmmem__json_object_get(q, "load_in_4bit") || llmmem__json_object_get(q, "load_in_8bit"))
             method = "bitsandbytes";
         else
             return hf_fail(&qc, LLMMEM_ERR_INCOMPLETE, "quant_method", "is %s", p == IS_NULL ? "null" : "missing");
@@ -2545,15 +2545,15 @@ static void appendf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-static int has(const json_t *obj, const char *field)
+static int has(const llmmem__json *obj, const char *field)
 {
-    const json_t *v = json_object_get(obj, field);
-    return v && !json_is_null(v);
+    const llmmem__json *v = llmmem__json_object_get(obj, field);
+    return v && !llmmem__json_is_null(v);
 }
 
-static int is_true(const json_t *obj, const char *field)
+static int is_true(const llmmem__json *obj, const char *field)
 {
-    return json_is_true(json_object_get(obj, field));
+    return llmmem__json_is_true(llmmem__json_object_get(obj, field));
 }
 
 /* What a decoder's config.json says about its shape beyond the five shape fields, and the field
@@ -2563,7 +2563,7 @@ typedef struct decoder_traits {
     const char *moe_field, *sliding_field, *qk_norm_field;
 } decoder_traits;
 
-static decoder_traits traits_of(const json_t *obj)
+static decoder_traits traits_of(const llmmem__json *obj)
 {
     decoder_traits t = {LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 0, 0, 0, NULL, NULL, NULL};
     /* MixtralConfig num_local_experts; Qwen2MoeConfig num_experts with shared_expert_intermediate_size,
@@ -2631,14 +2631,14 @@ static int closeness(const family *f, const decoder_traits *t)
  * row, by the fields that set the shape (the first row of the best score), and the keys that
  * describe the model, never read as that family silently; then, as for any unknown type, the
  * supported ones. */
-static llmmem_status unknown_type(const hf *c, const json_t *root, const char *type)
+static llmmem_status unknown_type(const hf *c, const llmmem__json *root, const char *type)
 {
     char supported[1024] = "supported: "; /* every row of the family table and the wrappers */
     llmmem__family_list(supported + 11, sizeof supported - 11, "gemma3, llava");
     static const char *const shape[] = {"hidden_size", "num_hidden_layers", "num_attention_heads",
                                         "intermediate_size", "vocab_size"};
     for (size_t i = 0; i < 5; i++)
-        if (!json_is_integer(json_object_get(root, shape[i])))
+        if (!llmmem__json_is_integer(llmmem__json_object_get(root, shape[i])))
             return unsupported_string(c, "model_type", type, supported);
     decoder_traits t = traits_of(root);
     const family *best = llmmem__family_at(0);
@@ -2672,14 +2672,14 @@ static llmmem_status unknown_type(const hf *c, const json_t *root, const char *t
                                        "qk_nope_head_dim", "v_head_dim"};
     char keys[LLMMEM_MESSAGE_MAX] = "";
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
-        const json_t *v = json_object_get(root, ints[i]);
+        const llmmem__json *v = llmmem__json_object_get(root, ints[i]);
         const char *field = ints[i];
         if (strcmp(field, "num_experts") == 0 && !v) /* MixtralConfig's and DeepseekV3Config's names */
-            v = json_object_get(root, has(root, "num_local_experts") ? "num_local_experts" : "n_routed_experts");
-        if (json_is_integer(v))
-            appendf(keys, sizeof keys, " --set %s=%lld", field, (long long)json_integer_value(v));
+            v = llmmem__json_object_get(root, has(root, "num_local_experts") ? "num_local_experts" : "n_routed_experts");
+        if (llmmem__json_is_integer(v))
+            appendf(keys, sizeof keys, " --set %s=%lld", field, (long long)llmmem__json_integer_value(v));
     }
-    if (json_is_boolean(json_object_get(root, "tie_word_embeddings")))
+    if (llmmem__json_is_boolean(llmmem__json_object_get(root, "tie_word_embeddings")))
         appendf(keys, sizeof keys, " --set tie_word_embeddings=%d", is_true(root, "tie_word_embeddings"));
     if (t.attention_bias)
         appendf(keys, sizeof keys, " --set qkv_bias=1 --set o_proj_bias=1");
@@ -2698,31 +2698,31 @@ static llmmem_status unknown_type(const hf *c, const json_t *root, const char *t
 
 /* ---- the document ------------------------------------------------------------------------------- */
 
-static int deeper_than_limit(const json_t *v, int depth)
+static int deeper_than_limit(const llmmem__json *v, int depth)
 {
     if (depth > HF_MAX_DEPTH)
         return 1;
-    if (json_is_object(v)) {
-        for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it))
-            if (deeper_than_limit(json_object_iter_value(it), depth + 1))
+    if (llmmem__json_is_object(v)) {
+        for (size_t i = 0; i < llmmem__json_object_size(v); i++)
+            if (deeper_than_limit(llmmem__json_object_value(v, i), depth + 1))
                 return 1;
-    } else if (json_is_array(v)) {
-        for (size_t i = 0; i < json_array_size(v); i++)
-            if (deeper_than_limit(json_array_get(v, i), depth + 1))
+    } else if (llmmem__json_is_array(v)) {
+        for (size_t i = 0; i < llmmem__json_array_size(v); i++)
+            if (deeper_than_limit(llmmem__json_array_get(v, i), depth + 1))
                 return 1;
     }
     return 0;
 }
 
 
-static llmmem_status read_document(hf *c, const json_t *root)
+static llmmem_status read_document(hf *c, const llmmem__json *root)
 {
-    if (!json_is_object(root))
+    if (!llmmem__json_is_object(root))
         return hf_fail(c, LLMMEM_ERR_PARSE, NULL, "not a JSON object (the document is %s)", kind(root));
-    for (void *it = json_object_iter((json_t *)root); it; it = json_object_iter_next((json_t *)root, it)) {
-        if (deeper_than_limit(json_object_iter_value(it), 2)) {
+    for (size_t i = 0; i < llmmem__json_object_size(root); i++) {
+        if (deeper_than_limit(llmmem__json_object_value(root, i), 2)) {
             char key[HF_SHOWN + 1];
-            shown_text(key, sizeof key, json_object_iter_key(it));
+            shown_text(key, sizeof key, llmmem__json_object_key(root, i));
             return hf_fail(c, LLMMEM_ERR_PARSE, key, "nested deeper than %d levels", HF_MAX_DEPTH);
         }
     }
@@ -2733,7 +2733,7 @@ static llmmem_status read_document(hf *c, const json_t *root)
         return st;
     if (p != PRESENT)
         return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "model_type", "is %s", p == IS_NULL ? "null" : "missing");
-    const json_t *text = root;
+    const llmmem__json *text = root;
     if (strcmp(type, "gemma3") == 0) {
         st = read_gemma3(c, root, &text);
     } else if (strcmp(type, "llava") == 0) {
@@ -2752,8 +2752,8 @@ static llmmem_status read_document(hf *c, const json_t *root)
         st = read_text(c, root);
     }
     if (!st)
-        st = read_dtype(c, root, text != root ? text : json_is_object(json_object_get(root, "text_config"))
-                                                      ? json_object_get(root, "text_config")
+        st = read_dtype(c, root, text != root ? text : llmmem__json_is_object(llmmem__json_object_get(root, "text_config"))
+                                                      ? llmmem__json_object_get(root, "text_config")
                                                       : NULL);
     if (!st)
         st = read_quantization(c, root);
@@ -2776,12 +2776,12 @@ static llmmem_status from_text(llmmem_model **out, const char *json, size_t len,
     if (values > LLMMEM_CONFIG_MAX_VALUES)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: more than the %d JSON values and keys a config.json may have",
                             where, LLMMEM_CONFIG_MAX_VALUES);
-    json_error_t err;
-    json_t *root = llmmem__json_load_config(json, len, JSON_REJECT_DUPLICATES, &err);
+    llmmem__json_error err;
+    llmmem__json *root = llmmem__json_load_config(json, len, LLMMEM__JSON_REJECT_DUPLICATES, &err);
     if (!root) {
         /* jansson's words without the bytes it quotes; the path of keys where it stopped (a
          * duplicate key names itself, not the field before it) */
-        char what[JSON_ERROR_TEXT_LENGTH], field[HF_SHOWN + 1];
+        char what[LLMMEM__JSON_ERROR_TEXT_LENGTH], field[HF_SHOWN + 1];
         llmmem__json_error_text(what, sizeof what, &err);
         llmmem__json_path_at(field, sizeof field, json, len, err.position < 0 ? 0 : (size_t)err.position);
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: not valid JSON: %s (line %d, column %d%s%s%s)", where, what,
@@ -2791,7 +2791,7 @@ static llmmem_status from_text(llmmem_model **out, const char *json, size_t len,
     llmmem_status st = llmmem_model_new(&c.m);
     if (!st)
         st = read_document(&c, root);
-    json_decref(root);
+    llmmem__json_free(root);
     if (st) {
         llmmem_model_free(c.m);
         return st;

@@ -379,7 +379,7 @@ void llmmem__names_free(llmmem__names *t)
 
 /* ---- JSON without a tree ----------------------------------------------------------------------- */
 
-void llmmem__json_error_text(char *out, size_t size, const json_error_t *err)
+void llmmem__json_error_text(char *out, size_t size, const llmmem__json_error *err)
 {
     /* jansson src/load.c error_set: "<text> near '<token>'" for tokens up to 20 bytes; the text
      * itself is one of load.c's fixed strings or numbers, but for "invalid Unicode escape '%.6s'" */
@@ -505,7 +505,7 @@ size_t llmmem__json_skip_space(const char *text, size_t len, size_t pos)
     return pos;
 }
 
-/* jansson JSON_PARSER_MAX_DEPTH: deeper input is an error there too */
+/* jansson LLMMEM__JSON_MAX_DEPTH: deeper input is an error there too */
 #define SCAN_MAX_DEPTH 2048
 
 /* 1 when the bracket open at depth d is a '{'. */
@@ -652,11 +652,11 @@ int llmmem__json_members_next(llmmem__json_members *it, llmmem__json_member *m, 
     return 1;
 }
 
-json_t *llmmem__json_decode_string(const char *text, size_t begin, size_t end, json_error_t *err)
+llmmem__json *llmmem__json_decode_string(const char *text, size_t begin, size_t end, llmmem__json_error *err)
 {
-    json_t *s = json_loadb(text + begin, end - begin, JSON_DECODE_ANY, err);
-    if (s && !json_is_string(s)) { /* not reached: the scanner hands over string tokens only */
-        json_decref(s);
+    llmmem__json *s = llmmem__json_load(text + begin, end - begin, LLMMEM__JSON_DECODE_ANY, err);
+    if (s && !llmmem__json_is_string(s)) { /* not reached: the scanner hands over string tokens only */
+        llmmem__json_free(s);
         memset(err, 0, sizeof *err);
         snprintf(err->text, sizeof err->text, "string expected");
         return NULL;
@@ -757,7 +757,7 @@ static size_t escaped_nul(const char *text, size_t len)
 }
 
 /* jansson's error at rewritten offset pos, placed back in the original text. */
-static void nonfinite_error_back(json_error_t *err, const char *text, size_t len)
+static void nonfinite_error_back(llmmem__json_error *err, const char *text, size_t len)
 {
     size_t pos = err->position < 0 ? 0 : (size_t)err->position, begin, n, grown = 0;
     nonfinite_scan *s = malloc(sizeof *s);
@@ -783,7 +783,7 @@ static void nonfinite_error_back(json_error_t *err, const char *text, size_t len
         llmmem__json_line_col(text, len, pos - 1, &err->line, &err->column);
 }
 
-json_t *llmmem__json_load_config(const char *text, size_t len, size_t flags, json_error_t *err)
+llmmem__json *llmmem__json_load_config(const char *text, size_t len, size_t flags, llmmem__json_error *err)
 {
     nonfinite_scan *s = malloc(sizeof *s);
     if (!s) {
@@ -797,9 +797,9 @@ json_t *llmmem__json_load_config(const char *text, size_t len, size_t flags, jso
         tokens++;
     if (tokens == 0) {
         free(s);
-        return json_loadb(text, len, flags, err);
+        return llmmem__json_load(text, len, flags, err);
     }
-    /* the rewritten text is parsed with JSON_ALLOW_NUL, so the input may hold no \u0000 of its own */
+    /* the rewritten text is parsed with LLMMEM__JSON_ALLOW_NUL, so the input may hold no \u0000 of its own */
     size_t nul = escaped_nul(text, len);
     if (nul < len) {
         free(s);
@@ -833,16 +833,16 @@ json_t *llmmem__json_load_config(const char *text, size_t len, size_t flags, jso
     memcpy(out + to, text + from, len - from);
     to += len - from;
     free(s);
-    json_t *root = json_loadb(out, to, flags | JSON_ALLOW_NUL, err);
+    llmmem__json *root = llmmem__json_load(out, to, flags | LLMMEM__JSON_ALLOW_NUL, err);
     free(out);
     if (!root)
         nonfinite_error_back(err, text, len);
     return root;
 }
 
-const char *llmmem__json_nonfinite(const json_t *v)
+const char *llmmem__json_nonfinite(const llmmem__json *v)
 {
-    if (!json_is_string(v) || json_string_length(v) < 2 || json_string_value(v)[0] != '\0')
+    if (!llmmem__json_is_string(v) || llmmem__json_string_length(v) < 2 || llmmem__json_string_value(v)[0] != '\0')
         return NULL;
-    return json_string_value(v) + 1;
+    return llmmem__json_string_value(v) + 1;
 }

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include <jansson.h>
+#include "json.h"
 
 #include "internal.h"
 
@@ -108,7 +108,7 @@ void llmmem__names_free(llmmem__names *t);
 /* jansson's error text without the input it quotes: its " near '<token>'" context is cut (and the
  * six characters "invalid Unicode escape" quotes), so that a message never echoes a file's bytes;
  * " near end of file" stays. */
-void llmmem__json_error_text(char *out, size_t size, const json_error_t *err);
+void llmmem__json_error_text(char *out, size_t size, const llmmem__json_error *err);
 
 /* 1-based line and column (in characters, as jansson counts them) of byte offset pos. */
 void llmmem__json_line_col(const char *text, size_t len, size_t pos, int *line_out, int *col_out);
@@ -153,23 +153,23 @@ size_t llmmem__json_skip_space(const char *text, size_t len, size_t pos);
 
 /* Decodes one JSON string token text[begin, end) (quotes included) with jansson: escapes,
  * UTF-8 and NUL are checked. NULL with *err set when the token is not a valid string. */
-json_t *llmmem__json_decode_string(const char *text, size_t begin, size_t end, json_error_t *err);
+llmmem__json *llmmem__json_decode_string(const char *text, size_t begin, size_t end, llmmem__json_error *err);
 
 /* config.json as Python's json module reads it. PretrainedConfig.to_json_string writes with
  * json.dumps, whose allow_nan=True writes float('inf'), float('-inf') and float('nan') as the bare
  * tokens Infinity, -Infinity and NaN (nvidia's Nemotron-H configs hold "time_step_limit": [0.0,
  * Infinity]); no JSON parser reads them and jansson has no option for them. So a pre-pass rewrites
  * each one that stands where a value may start (never a key, never inside a string) into the JSON
- * string "\u0000NaN", "\u0000Infinity" or "\u0000-Infinity" and parses that with JSON_ALLOW_NUL:
+ * string "\u0000NaN", "\u0000Infinity" or "\u0000-Infinity" and parses that with LLMMEM__JSON_ALLOW_NUL:
  * the input may then hold no \u0000 escape of its own (refused as jansson refuses it), so a string
  * that starts with NUL is one of these and nothing else. Any other non-JSON stays an error. Text
  * without such a token is parsed as it is; a parse error's position, line and column are the
  * original text's. The rewrite adds 8 bytes per token, at most one per counted value
  * (llmmem__json_count_values), so a caller's value limit also bounds the copy. */
-json_t *llmmem__json_load_config(const char *text, size_t len, size_t flags, json_error_t *err);
+llmmem__json *llmmem__json_load_config(const char *text, size_t len, size_t flags, llmmem__json_error *err);
 
 /* "NaN", "Infinity" or "-Infinity" for a value llmmem__json_load_config read from such a token;
  * NULL for any other value. */
-const char *llmmem__json_nonfinite(const json_t *v);
+const char *llmmem__json_nonfinite(const llmmem__json *v);
 
 #endif

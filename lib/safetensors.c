@@ -28,7 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <jansson.h>
+#include "json.h"
 
 #include "checkpoint.h"
 #include "readfile.h"
@@ -79,18 +79,18 @@ static int shown_len(size_t n)
     return n > SHOWN ? SHOWN : (int)n;
 }
 
-static const char *json_kind(const json_t *v)
+static const char *json_kind(const llmmem__json *v)
 {
     if (llmmem__json_nonfinite(v)) /* Python's NaN or Infinity (readfile.h) */
         return "non-finite number";
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "object";
-    case JSON_ARRAY: return "array";
-    case JSON_STRING: return "string";
-    case JSON_INTEGER: return "integer";
-    case JSON_REAL: return "real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "boolean";
+    switch (llmmem__json_typeof(v)) {
+    case LLMMEM__JSON_OBJECT: return "object";
+    case LLMMEM__JSON_ARRAY: return "array";
+    case LLMMEM__JSON_STRING: return "string";
+    case LLMMEM__JSON_INTEGER: return "integer";
+    case LLMMEM__JSON_REAL: return "real number";
+    case LLMMEM__JSON_TRUE:
+    case LLMMEM__JSON_FALSE: return "boolean";
     default: return "null";
     }
 }
@@ -257,64 +257,64 @@ static int plain_tensor(const struct st_dtype **dt_out, uint64_t *elements_out, 
 }
 
 /* A non-negative JSON integer. */
-static int get_u64(uint64_t *out, const json_t *v)
+static int get_u64(uint64_t *out, const llmmem__json *v)
 {
-    if (!json_is_integer(v) || json_integer_value(v) < 0)
+    if (!llmmem__json_is_integer(v) || llmmem__json_integer_value(v) < 0)
         return 0;
-    *out = (uint64_t)json_integer_value(v);
+    *out = (uint64_t)llmmem__json_integer_value(v);
     return 1;
 }
 
 /* Reads one tensor entry: dtype, element count, bytes and its data span. */
 static llmmem_status parse_tensor(const struct st_dtype **dtype_out, uint64_t *elements_out, span *span_out,
-                                  const char *where, const char *name, size_t name_len, const json_t *entry)
+                                  const char *where, const char *name, size_t name_len, const llmmem__json *entry)
 {
     int nl = shown_len(name_len);
-    if (!json_is_object(entry))
+    if (!llmmem__json_is_object(entry))
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s' is a JSON %s, not an object", where, nl, name,
                             json_kind(entry));
 
-    const json_t *dtype = json_object_get(entry, "dtype");
+    const llmmem__json *dtype = llmmem__json_object_get(entry, "dtype");
     if (!dtype)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s' has no \"dtype\"", where, nl, name);
-    if (!json_is_string(dtype))
+    if (!llmmem__json_is_string(dtype))
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s': \"dtype\" is a JSON %s, not a string", where, nl,
                             name, json_kind(dtype));
-    const struct st_dtype *dt = find_dtype(json_string_value(dtype));
+    const struct st_dtype *dt = find_dtype(llmmem__json_string_value(dtype));
     if (!dt)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s': unknown dtype \"%.32s\"", where, nl, name,
-                            json_string_value(dtype));
+                            llmmem__json_string_value(dtype));
 
-    const json_t *shape = json_object_get(entry, "shape");
+    const llmmem__json *shape = llmmem__json_object_get(entry, "shape");
     if (!shape)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s' has no \"shape\"", where, nl, name);
-    if (!json_is_array(shape))
+    if (!llmmem__json_is_array(shape))
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s': \"shape\" is a JSON %s, not an array", where, nl,
                             name, json_kind(shape));
     uint64_t elements = 1;
-    for (size_t i = 0; i < json_array_size(shape); i++) {
-        const json_t *dim = json_array_get(shape, i);
+    for (size_t i = 0; i < llmmem__json_array_size(shape); i++) {
+        const llmmem__json *dim = llmmem__json_array_get(shape, i);
         uint64_t d;
-        if (!json_is_integer(dim))
+        if (!llmmem__json_is_integer(dim))
             return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s': shape[%zu] is a JSON %s, not an integer", where,
                                 nl, name, i, json_kind(dim));
         if (!get_u64(&d, dim))
             return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s': shape[%zu] is negative (%lld)", where, nl, name,
-                                i, (long long)json_integer_value(dim));
+                                i, (long long)llmmem__json_integer_value(dim));
         if (!llmmem__mul(&elements, elements, d))
             return llmmem__fail(LLMMEM_ERR_OVERFLOW,
                                 "%s: tensor '%.*s': the element count overflows 64 bits at shape[%zu] (%llu)", where,
                                 nl, name, i, (unsigned long long)d);
     }
 
-    const json_t *offsets = json_object_get(entry, "data_offsets");
+    const llmmem__json *offsets = llmmem__json_object_get(entry, "data_offsets");
     if (!offsets)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s' has no \"data_offsets\"", where, nl, name);
     uint64_t begin, end;
-    if (!json_is_array(offsets) || json_array_size(offsets) != 2)
+    if (!llmmem__json_is_array(offsets) || llmmem__json_array_size(offsets) != 2)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s': \"data_offsets\" is not [begin, end] (a JSON %s%s)",
-                            where, nl, name, json_kind(offsets), json_is_array(offsets) ? " of another length" : "");
-    if (!get_u64(&begin, json_array_get(offsets, 0)) || !get_u64(&end, json_array_get(offsets, 1)))
+                            where, nl, name, json_kind(offsets), llmmem__json_is_array(offsets) ? " of another length" : "");
+    if (!get_u64(&begin, llmmem__json_array_get(offsets, 0)) || !get_u64(&end, llmmem__json_array_get(offsets, 1)))
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s': \"data_offsets\" are not two non-negative integers",
                             where, nl, name);
     if (begin > end)
@@ -364,9 +364,9 @@ static llmmem_status syntax_fail(const char *where, const char *what, const char
 
 /* The same for jansson failing on the bytes that start at text[base]; never quotes the input. */
 static llmmem_status jansson_fail(const char *where, const char *what, const char *text, size_t len, size_t base,
-                                  const json_error_t *err)
+                                  const llmmem__json_error *err)
 {
-    char expected[JSON_ERROR_TEXT_LENGTH];
+    char expected[LLMMEM__JSON_ERROR_TEXT_LENGTH];
     llmmem__json_error_text(expected, sizeof expected, err);
     int line, col;
     llmmem__json_line_col(text, len, base + (err->position > 0 ? (size_t)err->position - 1 : 0), &line, &col);
@@ -393,14 +393,14 @@ static const char *token_kind(const char *text, size_t begin, size_t end)
 }
 
 /* A member's value built by jansson, when it holds at most `max` values; *out NULL otherwise. */
-static llmmem_status load_value(json_t **out, const char *where, const char *what, const char *text, size_t len,
+static llmmem_status load_value(llmmem__json **out, const char *where, const char *what, const char *text, size_t len,
                                 const llmmem__json_member *m, uint64_t max)
 {
     *out = NULL;
     if (m->values > max)
         return LLMMEM_OK;
-    json_error_t err;
-    *out = json_loadb(text + m->value_begin, m->value_end - m->value_begin, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+    llmmem__json_error err;
+    *out = llmmem__json_load(text + m->value_begin, m->value_end - m->value_begin, LLMMEM__JSON_DECODE_ANY | LLMMEM__JSON_REJECT_DUPLICATES,
                       &err);
     if (!*out)
         return jansson_fail(where, what, text, len, m->value_begin, &err);
@@ -412,27 +412,27 @@ static llmmem_status load_value(json_t **out, const char *where, const char *wha
 static llmmem_status value_kind(const char **kind_out, const char *where, const char *what, const char *text,
                                 size_t len, const llmmem__json_member *m)
 {
-    json_t *v;
+    llmmem__json *v;
     llmmem_status st = load_value(&v, where, what, text, len, m, ST_ENTRY_MAX_VALUES);
     if (st)
         return st;
     *kind_out = v ? json_kind(v) : token_kind(text, m->value_begin, m->value_end);
-    json_decref(v);
+    llmmem__json_free(v);
     return LLMMEM_OK;
 }
 
 /* A member's key, decoded (escapes, UTF-8 and NUL checked by jansson). */
-static llmmem_status member_key(json_t **key_out, const char *where, const char *what, const char *text, size_t len,
+static llmmem_status member_key(llmmem__json **key_out, const char *where, const char *what, const char *text, size_t len,
                                 const llmmem__json_member *m)
 {
-    json_error_t err;
+    llmmem__json_error err;
     *key_out = llmmem__json_decode_string(text, m->key_begin, m->key_end, &err);
     return *key_out ? LLMMEM_OK : jansson_fail(where, what, text, len, m->key_begin, &err);
 }
 
 /* A member's key or a string value: as it stands when plain, else decoded by jansson (*owned
  * then holds it). */
-static llmmem_status string_at(const char **p_out, size_t *n_out, json_t **owned, const char *where, const char *what,
+static llmmem_status string_at(const char **p_out, size_t *n_out, llmmem__json **owned, const char *where, const char *what,
                                const char *text, size_t len, size_t begin, size_t end)
 {
     size_t b, e;
@@ -442,11 +442,11 @@ static llmmem_status string_at(const char **p_out, size_t *n_out, json_t **owned
         *n_out = e - b;
         return LLMMEM_OK;
     }
-    json_error_t err;
+    llmmem__json_error err;
     if (!(*owned = llmmem__json_decode_string(text, begin, end, &err)))
         return jansson_fail(where, what, text, len, begin, &err);
-    *p_out = json_string_value(*owned);
-    *n_out = json_string_length(*owned);
+    *p_out = llmmem__json_string_value(*owned);
+    *n_out = llmmem__json_string_length(*owned);
     return LLMMEM_OK;
 }
 
@@ -482,12 +482,12 @@ static llmmem_status not_an_object(const char *where, const char *what, const ch
     uint64_t values = llmmem__json_count_values(text, len);
     const char *kind = token_kind(text, p, len);
     if (values <= ST_SMALL_MAX_VALUES) {
-        json_error_t err;
-        json_t *root = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
+        llmmem__json_error err;
+        llmmem__json *root = llmmem__json_load(text, len, LLMMEM__JSON_DECODE_ANY | LLMMEM__JSON_REJECT_DUPLICATES, &err);
         if (!root)
             return jansson_fail(where, what, text, len, 0, &err);
         kind = json_kind(root);
-        json_decref(root);
+        llmmem__json_free(root);
     }
     return llmmem__fail(LLMMEM_ERR_PARSE, "%s: %sa JSON %s, not an object", where, what, kind);
 }
@@ -513,7 +513,7 @@ static llmmem_status check_metadata(const char *where, const char *text, size_t 
     for (;;) {
         llmmem__json_member m;
         int more = 0;
-        json_t *key = NULL, *value = NULL;
+        llmmem__json *key = NULL, *value = NULL;
         const char *k, *v;
         size_t kn, vn;
         if ((st = next_member(&more, &it, &m, where, what)) || !more)
@@ -531,8 +531,8 @@ static llmmem_status check_metadata(const char *where, const char *text, size_t 
         }
         if (!st && llmmem__names_append(&keys, k, kn, 0) < 0)
             st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for the \"__metadata__\" keys", where);
-        json_decref(value);
-        json_decref(key);
+        llmmem__json_free(value);
+        llmmem__json_free(key);
         if (st)
             break;
     }
@@ -573,7 +573,7 @@ static llmmem_status parse_header(uint64_t *data_size_out, size_t *other_out, ll
     for (;;) {
         llmmem__json_member m;
         int more = 0;
-        json_t *key = NULL, *entry = NULL;
+        llmmem__json *key = NULL, *entry = NULL;
         if ((st = next_member(&more, &it, &m, where, what)) || !more)
             break;
         const char *name;
@@ -582,8 +582,8 @@ static llmmem_status parse_header(uint64_t *data_size_out, size_t *other_out, ll
             name = text + kb;
             name_len = ke - kb;
         } else if ((st = member_key(&key, where, what, text, len, &m)) == LLMMEM_OK) {
-            name = json_string_value(key);
-            name_len = json_string_length(key);
+            name = llmmem__json_string_value(key);
+            name_len = llmmem__json_string_length(key);
         } else {
             break;
         }
@@ -639,8 +639,8 @@ static llmmem_status parse_header(uint64_t *data_size_out, size_t *other_out, ll
                 spans[n_spans++] = sp;
             }
         }
-        json_decref(entry);
-        json_decref(key);
+        llmmem__json_free(entry);
+        llmmem__json_free(key);
         if (st)
             break;
     }
@@ -843,7 +843,7 @@ static llmmem_status read_weight_map(index_state *x, const char *where, const ch
     for (;;) {
         llmmem__json_member m;
         int more = 0;
-        json_t *key = NULL, *value = NULL;
+        llmmem__json *key = NULL, *value = NULL;
         const char *name = NULL, *shard = NULL;
         size_t name_len = 0, shard_len = 0, s_id = 0;
         if ((st = next_member(&more, &it, &m, where, what)) || !more)
@@ -881,8 +881,8 @@ static llmmem_status read_weight_map(index_state *x, const char *where, const ch
                                                             llmmem__names_value(&x->shards, s_id)) < 0))
                 st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory for the weight_map", where);
         }
-        json_decref(value);
-        json_decref(key);
+        llmmem__json_free(value);
+        llmmem__json_free(key);
         if (st)
             break;
     }
@@ -904,20 +904,20 @@ static llmmem_status read_weight_map(index_state *x, const char *where, const ch
 /* "metadata": an object whose total_size, when present, is a non-negative integer. */
 static llmmem_status read_index_metadata(const char *where, const char *text, size_t len, const llmmem__json_member *m)
 {
-    json_t *metadata = NULL;
+    llmmem__json *metadata = NULL;
     llmmem_status st = load_value(&metadata, where, "", text, len, m, ST_SMALL_MAX_VALUES);
     if (st)
         return st;
     if (!metadata)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\" holds more than %d JSON values", where,
                             ST_SMALL_MAX_VALUES);
-    const json_t *total_size = json_is_object(metadata) ? json_object_get(metadata, "total_size") : NULL;
-    if (!json_is_object(metadata))
+    const llmmem__json *total_size = llmmem__json_is_object(metadata) ? llmmem__json_object_get(metadata, "total_size") : NULL;
+    if (!llmmem__json_is_object(metadata))
         st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\" is a JSON %s, not an object", where, json_kind(metadata));
-    else if (total_size && (!json_is_integer(total_size) || json_integer_value(total_size) < 0))
+    else if (total_size && (!llmmem__json_is_integer(total_size) || llmmem__json_integer_value(total_size) < 0))
         st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\".\"total_size\" is a JSON %s, not a non-negative integer",
                           where, json_kind(total_size));
-    json_decref(metadata);
+    llmmem__json_free(metadata);
     return st;
 }
 
@@ -936,13 +936,13 @@ static llmmem_status read_index_members(index_state *x, const char *where, const
     for (;;) {
         llmmem__json_member m;
         int more = 0;
-        json_t *key = NULL, *other = NULL;
+        llmmem__json *key = NULL, *other = NULL;
         if ((st = next_member(&more, &it, &m, where, what)) || !more)
             break;
         if ((st = member_key(&key, where, what, text, len, &m)))
             break;
-        const char *k = json_string_value(key);
-        size_t kn = json_string_length(key);
+        const char *k = llmmem__json_string_value(key);
+        size_t kn = llmmem__json_string_length(key);
         int added = llmmem__names_add(&keys, k, kn, 0, NULL);
         if (added < 0) {
             st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "%s: out of memory", where);
@@ -961,8 +961,8 @@ static llmmem_status read_index_members(index_state *x, const char *where, const
             st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: member '%.*s' holds more than %d JSON values (an index holds "
                               "\"metadata\" and \"weight_map\")", where, shown_len(kn), k, ST_SMALL_MAX_VALUES);
         }
-        json_decref(other);
-        json_decref(key);
+        llmmem__json_free(other);
+        llmmem__json_free(key);
         if (st)
             break;
     }
@@ -1080,7 +1080,7 @@ static llmmem_status read_tie(int *tied_out, const char *dir)
         return LLMMEM_OK;
     }
     const char *where = tail(path);
-    json_t *config = NULL;
+    llmmem__json *config = NULL;
     char *text = NULL;
     size_t len = 0;
     llmmem_status st = llmmem__read_small_file(&text, &len, path, where, LLMMEM_CONFIG_MAX_BYTES, "a config.json");
@@ -1088,26 +1088,26 @@ static llmmem_status read_tie(int *tied_out, const char *dir)
         st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: more than the %d JSON values a config.json may have", where,
                           LLMMEM_CONFIG_MAX_VALUES);
     if (!st) {
-        json_error_t err;
-        config = llmmem__json_load_config(text, len, JSON_REJECT_DUPLICATES, &err);
+        llmmem__json_error err;
+        config = llmmem__json_load_config(text, len, LLMMEM__JSON_REJECT_DUPLICATES, &err);
         if (!config)
             st = jansson_fail(where, "", text, len, 0, &err);
-        else if (!json_is_object(config))
+        else if (!llmmem__json_is_object(config))
             st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: a JSON %s, not an object", where, json_kind(config));
     }
     free(text);
     if (st == LLMMEM_OK) {
-        const json_t *v = json_object_get(config, "tie_word_embeddings");
-        const json_t *text_config = json_object_get(config, "text_config");
-        if (!v && json_is_object(text_config))
-            v = json_object_get(text_config, "tie_word_embeddings");
-        if (v && !json_is_null(v) && !json_is_boolean(v))
+        const llmmem__json *v = llmmem__json_object_get(config, "tie_word_embeddings");
+        const llmmem__json *text_config = llmmem__json_object_get(config, "text_config");
+        if (!v && llmmem__json_is_object(text_config))
+            v = llmmem__json_object_get(text_config, "tie_word_embeddings");
+        if (v && !llmmem__json_is_null(v) && !llmmem__json_is_boolean(v))
             st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"tie_word_embeddings\" is a JSON %s, not true or false",
                               tail(path), json_kind(v));
         else
-            *tied_out = v && json_is_true(v);
+            *tied_out = v && llmmem__json_is_true(v);
     }
-    json_decref(config);
+    llmmem__json_free(config);
     free(path);
     return st;
 }

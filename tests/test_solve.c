@@ -1,7 +1,7 @@
 /* Capacity solvers and the planner against brute force: every answer is recomputed here by trying
  * every value (or every layout) with llmmem_estimate, and the estimate's monotonicity, which the
  * solvers' searches rely on, is checked over the ranges they search. */
-#include <jansson.h>
+#include "json.h"
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -870,20 +870,20 @@ static char *json_by_hand(const llmmem_plan *plan, const char *model, const char
 static void check_parsed(const char *text, const llmmem_plan *plan, const char *model, const char *gpu,
                          uint64_t devices)
 {
-    json_error_t err;
-    json_t *doc = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+    llmmem__json_error err;
+    llmmem__json *doc = llmmem__json_load(text, strlen(text), LLMMEM__JSON_REJECT_DUPLICATES, &err);
     ck_assert_msg(doc != NULL, "plan JSON does not parse: %s (line %d)", err.text, err.line);
-    ck_assert_str_eq(json_string_value(json_object_get(doc, "model")), model);
-    ck_assert_str_eq(json_string_value(json_object_get(doc, "hardware")), gpu);
-    ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(doc, "devices")), devices);
-    ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(doc, "candidates")), llmmem_plan_candidates(plan));
-    ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(doc, "fitting")), llmmem_plan_fitting(plan));
-    json_t *layouts = json_object_get(doc, "layouts");
-    ck_assert(json_is_array(layouts));
-    ck_assert_uint_eq(json_array_size(layouts), llmmem_plan_count(plan));
+    ck_assert_str_eq(llmmem__json_string_value(llmmem__json_object_get(doc, "model")), model);
+    ck_assert_str_eq(llmmem__json_string_value(llmmem__json_object_get(doc, "hardware")), gpu);
+    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(doc, "devices")), devices);
+    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(doc, "candidates")), llmmem_plan_candidates(plan));
+    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(doc, "fitting")), llmmem_plan_fitting(plan));
+    llmmem__json *layouts = llmmem__json_object_get(doc, "layouts");
+    ck_assert(llmmem__json_is_array(layouts));
+    ck_assert_uint_eq(llmmem__json_array_size(layouts), llmmem_plan_count(plan));
     for (size_t i = 0; i < llmmem_plan_count(plan); i++) {
-        json_t *l = json_array_get(layouts, i);
-        ck_assert_uint_eq(json_object_size(l), 11);
+        llmmem__json *l = llmmem__json_array_get(layouts, i);
+        ck_assert_uint_eq(llmmem__json_object_size(l), 11);
         double cost;
         uint64_t bytes;
         tuple x = layout_at(plan, i, &cost, &bytes);
@@ -893,16 +893,16 @@ static void check_parsed(const char *text, const llmmem_plan *plan, const char *
             {"micro_batch_size", x.mbs},
         };
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-            ck_assert_int_eq(json_integer_value(json_object_get(l, keys[k].name)), keys[k].value);
-        ck_assert_str_eq(json_string_value(json_object_get(l, "sharding")), sharding_of(&x));
-        ck_assert_str_eq(json_string_value(json_object_get(l, "recompute")),
+            ck_assert_int_eq(llmmem__json_integer_value(llmmem__json_object_get(l, keys[k].name)), keys[k].value);
+        ck_assert_str_eq(llmmem__json_string_value(llmmem__json_object_get(l, "sharding")), sharding_of(&x));
+        ck_assert_str_eq(llmmem__json_string_value(llmmem__json_object_get(l, "recompute")),
                          llmmem_choice_name(LLMMEM_KEY_RECOMPUTE, x.rc));
-        double written = json_number_value(json_object_get(l, "cost_seconds"));
+        double written = llmmem__json_number_value(llmmem__json_object_get(l, "cost_seconds"));
         ck_assert_msg(fabs(written - cost) <= 5e-6 * fabs(cost), "layout %zu: cost %.17g written %.17g", i, cost,
                       written);
-        ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(l, "bytes")), bytes);
+        ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(l, "bytes")), bytes);
     }
-    json_decref(doc);
+    llmmem__json_free(doc);
 }
 
 static const struct plan_json_case {

@@ -1,7 +1,7 @@
 /* The step as a timeline (llmmem_estimate_timeline): its points against hand-derived parameter
  * gradients, the estimate's own peak, and its shape (a point per layer each way, sampled past 4096
  * layers), plus its failures. */
-#include <jansson.h>
+#include "json.h"
 #include <string.h>
 
 #include "llmmem/llmmem.h"
@@ -210,19 +210,19 @@ START_TEST(json_and_failures)
     ck_assert_status(llmmem_timeline_to_json(&json, NULL), LLMMEM_ERR_INVALID_ARGUMENT);
     ck_assert_ok(llmmem_estimate_timeline(t, m, hw, s));
     ck_assert_ok(llmmem_timeline_to_json(&json, t));
-    json_error_t err;
-    json_t *root = json_loads(json, 0, &err);
+    llmmem__json_error err;
+    llmmem__json *root = llmmem__json_load(json, strlen(json), 0, &err);
     ck_assert_msg(root != NULL, "timeline JSON does not parse: %s", err.text);
-    json_t *points = json_object_get(root, "points");
-    ck_assert_uint_eq(json_array_size(points), llmmem_timeline_count(t));
+    llmmem__json *points = llmmem__json_object_get(root, "points");
+    ck_assert_uint_eq(llmmem__json_array_size(points), llmmem_timeline_count(t));
     const size_t peak = llmmem_timeline_peak_index(t);
-    ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(root, "peak_index")), peak);
-    json_t *p = json_array_get(points, peak);
-    ck_assert_str_eq(json_string_value(json_object_get(p, "phase")), "recompute");
-    ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(p, "total")), llmmem_timeline_total_bytes(t, peak));
-    ck_assert_uint_eq((uint64_t)json_integer_value(json_object_get(json_object_get(p, "bytes"), "gradients")),
+    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(root, "peak_index")), peak);
+    llmmem__json *p = llmmem__json_array_get(points, peak);
+    ck_assert_str_eq(llmmem__json_string_value(llmmem__json_object_get(p, "phase")), "recompute");
+    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(p, "total")), llmmem_timeline_total_bytes(t, peak));
+    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(llmmem__json_object_get(p, "bytes"), "gradients")),
                       llmmem_timeline_bytes(t, peak, LLMMEM_COMPONENT_GRADIENTS));
-    json_decref(root);
+    llmmem__json_free(root);
     llmmem_string_free(json);
     /* a failing estimate leaves the timeline empty, with the estimate's message */
     ck_assert_ok(llmmem_strategy_set_text(s, "framework", "vllm"));
