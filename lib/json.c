@@ -183,6 +183,9 @@ static int clamp_int(size_t v)
 /* Records the first error only, at the reader's position, with the current token as context as
  * jansson words it: " near '<token>'" for a token of at most 20 bytes, nothing for a longer one,
  * " near end of file" when there is no token (but for an undecodable byte). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
 static void fail_at(reader *r, int bad_utf8, const char *fmt, ...)
 {
     if (r->failed)
@@ -572,7 +575,7 @@ static int lex_number(reader *r)
     if (c != '.' && c != 'e' && c != 'E') {
         r->pos = r->tok_end = i;
         if (to_integer(r->text, r->tok_begin, i, &r->integer)) {
-            FAIL(r, r->text[r->tok_begin] == '-' ? "too big negative integer" : "too big integer");
+            FAIL(r, "%s", r->text[r->tok_begin] == '-' ? "too big negative integer" : "too big integer");
             return 0;
         }
         r->tok = TOK_INTEGER;
@@ -763,6 +766,8 @@ static int index_grow(reader *r, frame *f, size_t members)
 /* The member of the open object with this key, + 1; 0 when it has none. */
 static size_t find_open_member(const reader *r, const frame *f, const char *key, size_t n, uint32_t hash)
 {
+    if (r->stack_n == f->start)
+        return 0;
     const pending *base = r->stack + f->start;
     if (f->index) {
         for (uint32_t s = hash & f->mask; f->index[s]; s = (s + 1) & f->mask) {
@@ -785,7 +790,7 @@ static int close_container(reader *r, llmmem__json *node)
 {
     frame *f = &r->frames[r->frames_n - 1];
     size_t n = r->stack_n - f->start;
-    const pending *src = r->stack + f->start;
+    const pending *src = n ? r->stack + f->start : NULL;
     memset(node, 0, sizeof *node);
     node->n = n;
     if (f->is_object) {
@@ -993,7 +998,7 @@ static int parse(reader *r, llmmem__json *root)
                 break;
             }
             if (r->tok != (f->is_object ? TOK_RBRACE : TOK_RBRACKET)) {
-                FAIL(r, f->is_object ? "'}' expected" : "']' expected");
+                FAIL(r, "%s", f->is_object ? "'}' expected" : "']' expected");
                 return 0;
             }
             if (!close_container(r, &node)) {
