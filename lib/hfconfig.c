@@ -33,7 +33,7 @@
 #include "readfile.h"
 
 /* Largest config read, and the most JSON values in it: LLMMEM_CONFIG_MAX_BYTES (4 MiB) and
- * LLMMEM_CONFIG_MAX_VALUES (100,000), checked before jansson builds anything (readfile.h). */
+ * LLMMEM_CONFIG_MAX_VALUES (100,000), checked before the JSON reader builds anything (readfile.h). */
 /* Deepest nesting accepted: real configs go 4 levels deep (quantization_config.meta.quantizer). */
 #define HF_MAX_DEPTH 32
 /* Characters of a path or a JSON string shown in a message. */
@@ -2771,7 +2771,7 @@ static llmmem_status from_text(llmmem_model **out, const char *json, size_t len,
     if (len > LLMMEM_CONFIG_MAX_BYTES)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: %zu bytes is more than the %u a config.json may have", where, len,
                             LLMMEM_CONFIG_MAX_BYTES);
-    /* jansson builds about 136 bytes of tree for "[]," and 244 for "{},": the values are counted first */
+    /* the JSON reader's tree takes 32 bytes a value and 56 an object member: the values are counted first */
     uint64_t values = llmmem__json_count_values(json, len);
     if (values > LLMMEM_CONFIG_MAX_VALUES)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: more than the %d JSON values and keys a config.json may have",
@@ -2779,7 +2779,7 @@ static llmmem_status from_text(llmmem_model **out, const char *json, size_t len,
     llmmem__json_error err;
     llmmem__json *root = llmmem__json_load_config(json, len, LLMMEM__JSON_REJECT_DUPLICATES, &err);
     if (!root) {
-        /* jansson's words without the bytes it quotes; the path of keys where it stopped (a
+        /* the reader's words (jansson's) without the bytes it quotes; the path of keys where it stopped (a
          * duplicate key names itself, not the field before it) */
         char what[LLMMEM__JSON_ERROR_TEXT_LENGTH], field[HF_SHOWN + 1];
         llmmem__json_error_text(what, sizeof what, &err);

@@ -1,5 +1,5 @@
 /* Reading untrusted inputs: the one file opener of the readers, whole small files, errno words,
- * a name set, and a JSON scanner that bounds what jansson will build before it builds it. */
+ * a name set, and a JSON scanner that bounds what the JSON reader (json.c) will build before it builds it. */
 
 #include "readfile.h"
 
@@ -381,8 +381,9 @@ void llmmem__names_free(llmmem__names *t)
 
 void llmmem__json_error_text(char *out, size_t size, const llmmem__json_error *err)
 {
-    /* jansson src/load.c error_set: "<text> near '<token>'" for tokens up to 20 bytes; the text
-     * itself is one of load.c's fixed strings or numbers, but for "invalid Unicode escape '%.6s'" */
+    /* json.c words an error as jansson 2.14 does: "<text> near '<token>'" for tokens up to 20
+     * bytes; the text itself is one of json.c's fixed strings or numbers ("invalid Unicode escape
+     * '%.6s'" is jansson's only quoting one, never given by json.c, and cut all the same) */
     static const char unicode[] = "invalid Unicode escape";
     const char *t = err->text;
     size_t keep = strnlen(t, sizeof err->text - 1);
@@ -398,7 +399,7 @@ void llmmem__json_line_col(const char *text, size_t len, size_t pos, int *line_o
 {
     if (pos > len)
         pos = len;
-    size_t end = pos < len ? pos + 1 : len; /* the character at pos counts, as jansson's column does */
+    size_t end = pos < len ? pos + 1 : len; /* the character at pos counts, as json.c's column does */
     long line = 1, col = 0;
     for (size_t i = 0; i < end; i++) {
         if (text[i] == '\n') {
@@ -505,7 +506,7 @@ size_t llmmem__json_skip_space(const char *text, size_t len, size_t pos)
     return pos;
 }
 
-/* jansson LLMMEM__JSON_MAX_DEPTH: deeper input is an error there too */
+/* LLMMEM__JSON_MAX_DEPTH: deeper input is an error in json.c too */
 #define SCAN_MAX_DEPTH 2048
 
 /* 1 when the bracket open at depth d is a '{'. */
@@ -756,7 +757,7 @@ static size_t escaped_nul(const char *text, size_t len)
     return len;
 }
 
-/* jansson's error at rewritten offset pos, placed back in the original text. */
+/* The reader's error at rewritten offset pos, placed back in the original text. */
 static void nonfinite_error_back(llmmem__json_error *err, const char *text, size_t len)
 {
     size_t pos = err->position < 0 ? 0 : (size_t)err->position, begin, n, grown = 0;
@@ -776,7 +777,7 @@ static void nonfinite_error_back(llmmem__json_error *err, const char *text, size
     if (pos > len)
         pos = len;
     err->position = pos > INT32_MAX ? INT32_MAX : (int)pos;
-    /* jansson's column counts the characters read before position */
+    /* the reader's column counts the characters read before position */
     err->line = 1;
     err->column = 0;
     if (pos > 0)

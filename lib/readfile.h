@@ -1,7 +1,7 @@
 /* Internal: reading untrusted inputs. One way to open a file (never a FIFO or a device, so
  * nothing blocks), whole small files under a size cap, the errno words of every reader, a set of
  * names for duplicate checks, and a JSON scanner that finds members and counts values without
- * building a tree, so that a parser's memory can be bounded before jansson builds anything.
+ * building a tree, so that a parser's memory can be bounded before the JSON reader (json.c) builds anything.
  * Shared by hfconfig.c, safetensors.c and gguf.c. */
 #ifndef LLMMEM_READFILE_H
 #define LLMMEM_READFILE_H
@@ -18,7 +18,8 @@
  * the largest (multimodal, with per-layer lists) under 100 KB; 4 MiB is 40 times that. */
 #define LLMMEM_CONFIG_MAX_BYTES (4u << 20)
 /* JSON values and keys in a config.json (llmmem__json_count_values): real ones hold a few
- * hundred; 100,000 bounds jansson's tree to about 25 MB however they are packed. */
+ * hundred; 100,000 bounds the JSON reader's tree to about 6 MB (twice that while it is read)
+ * however they are packed. */
 #define LLMMEM_CONFIG_MAX_VALUES 100000
 
 /* ---- files ------------------------------------------------------------------------------- */
@@ -105,15 +106,15 @@ void llmmem__names_free(llmmem__names *t);
 
 /* ---- JSON without a tree ----------------------------------------------------------------------- */
 
-/* jansson's error text without the input it quotes: its " near '<token>'" context is cut (and the
- * six characters "invalid Unicode escape" quotes), so that a message never echoes a file's bytes;
- * " near end of file" stays. */
+/* The JSON reader's error text (jansson's words) without the input it quotes: its
+ * " near '<token>'" context is cut (and the six characters "invalid Unicode escape" quotes), so
+ * that a message never echoes a file's bytes; " near end of file" stays. */
 void llmmem__json_error_text(char *out, size_t size, const llmmem__json_error *err);
 
-/* 1-based line and column (in characters, as jansson counts them) of byte offset pos. */
+/* 1-based line and column (in characters, as the JSON reader counts them) of byte offset pos. */
 void llmmem__json_line_col(const char *text, size_t len, size_t pos, int *line_out, int *col_out);
 
-/* An upper bound on the values and keys jansson builds from any prefix of text: 1 + the '{', '[',
+/* An upper bound on the values and keys the JSON reader builds from any prefix of text: 1 + the '{', '[',
  * ',' and ':' outside strings (each value or key but the first follows one of them). */
 uint64_t llmmem__json_count_values(const char *text, size_t len);
 
@@ -132,7 +133,7 @@ typedef struct llmmem__json_members {
 } llmmem__json_members;
 
 /* One member: its key token (quotes included) and its value's bytes, and an upper bound on the
- * values jansson would build from that value (llmmem__json_count_values). */
+ * values the JSON reader would build from that value (llmmem__json_count_values). */
 typedef struct llmmem__json_member {
     size_t key_begin, key_end;
     size_t value_begin, value_end;
@@ -140,28 +141,28 @@ typedef struct llmmem__json_member {
 } llmmem__json_member;
 
 /* Starts at text[pos], which must (after whitespace) be '{'. 0 and *what_out / *at_out (the
- * expected token, jansson's words, and its offset) when it is not. */
+ * expected token, in the JSON reader's words, and its offset) when it is not. */
 int llmmem__json_members_open(llmmem__json_members *it, const char *text, size_t len, size_t pos,
                               const char **what_out, size_t *at_out);
 /* 1: *m is the next member; 0: the object ended (it->pos is after its '}'); -1: malformed, with
- * *what_out / *at_out. Strings are only delimited here (jansson decodes them); a value is
+ * *what_out / *at_out. Strings are only delimited here (the JSON reader decodes them); a value is
  * delimited by matching brackets, so nesting costs no memory. */
 int llmmem__json_members_next(llmmem__json_members *it, llmmem__json_member *m, const char **what_out,
                               size_t *at_out);
 /* Offset of the first byte at or after pos that is not JSON whitespace. */
 size_t llmmem__json_skip_space(const char *text, size_t len, size_t pos);
 
-/* Decodes one JSON string token text[begin, end) (quotes included) with jansson: escapes,
+/* Decodes one JSON string token text[begin, end) (quotes included) with the JSON reader: escapes,
  * UTF-8 and NUL are checked. NULL with *err set when the token is not a valid string. */
 llmmem__json *llmmem__json_decode_string(const char *text, size_t begin, size_t end, llmmem__json_error *err);
 
 /* config.json as Python's json module reads it. PretrainedConfig.to_json_string writes with
  * json.dumps, whose allow_nan=True writes float('inf'), float('-inf') and float('nan') as the bare
  * tokens Infinity, -Infinity and NaN (nvidia's Nemotron-H configs hold "time_step_limit": [0.0,
- * Infinity]); no JSON parser reads them and jansson has no option for them. So a pre-pass rewrites
+ * Infinity]); strict JSON readers refuse them, json.c included. So a pre-pass rewrites
  * each one that stands where a value may start (never a key, never inside a string) into the JSON
  * string "\u0000NaN", "\u0000Infinity" or "\u0000-Infinity" and parses that with LLMMEM__JSON_ALLOW_NUL:
- * the input may then hold no \u0000 escape of its own (refused as jansson refuses it), so a string
+ * the input may then hold no \u0000 escape of its own (refused as the reader refuses it without the flag), so a string
  * that starts with NUL is one of these and nothing else. Any other non-JSON stays an error. Text
  * without such a token is parsed as it is; a parse error's position, line and column are the
  * original text's. The rewrite adds 8 bytes per token, at most one per counted value

@@ -10,12 +10,11 @@
  * and a file whose length is not 8 + N + the end of the data. This reader applies the same rules.
  * It reads the first 8 + N bytes of each file with fread, never the data.
  *
- * Bounds (issue 14): a header or an index is never built as one jansson tree, which costs about
- * 136 bytes per 3 bytes of input for "[]," and 244 for "{}," (an array with its table of 8
- * slots, an object with its hash table). A scanner that keeps nothing finds the members of the
- * top-level object (readfile.c). A tensor entry holding more than ST_ENTRY_MAX_VALUES JSON
- * values is refused; one in its plain form is read without jansson (plain_tensor), any other by
- * jansson on its own. "__metadata__" and an index's "weight_map" are read member by member. What is kept: the checkpoint (llmmem__ck_add: a name and at most 160 bytes per
+ * Bounds (issue 14): a header or an index is never built as one JSON tree (lib/json.c), which
+ * costs 32 bytes per value and 56 per object member, up to 30 times the input for "[],". A scanner
+ * that keeps nothing finds the members of the top-level object (readfile.c). A tensor entry
+ * holding more than ST_ENTRY_MAX_VALUES JSON values is refused; one in its plain form is read
+ * without building a tree (plain_tensor), any other by the JSON reader on its own. "__metadata__" and an index's "weight_map" are read member by member. What is kept: the checkpoint (llmmem__ck_add: a name and at most 160 bytes per
  * tensor, a tensor entry taking at least 50 bytes of header), a 24-byte span per tensor, and for
  * an index each name once with 4 bytes, a hash and a set slot. Memory stays within 6 bytes per
  * input byte (tests/test_bounds.c measures 3.5 for the densest header, 4.2 for the densest
@@ -39,10 +38,10 @@
 #define ST_MAX_INDEX 100000000ULL
 /* JSON values in one tensor entry: dtype, the shape's dimensions, two offsets and the entry's
  * own structure take about 10 + dims; 1024 leaves room for any real shape and bounds the tree
- * jansson builds for one entry to about 230 KB. */
+ * the JSON reader builds for one entry to about 60 KB. */
 #define ST_ENTRY_MAX_VALUES 1024
 /* JSON values in any other member read whole (an index's "metadata" and members it does not
- * use; a folder's config.json): about 1 MB of tree at most. */
+ * use; a folder's config.json): about 250 KB of tree at most. */
 #define ST_SMALL_MAX_VALUES 4096
 /* Characters of a name or path shown in a message, so that the problem itself fits. */
 #define SHOWN 160
@@ -118,7 +117,7 @@ static int span_cmp(const void *a, const void *b)
     return 0;
 }
 
-/* ---- the plain form of an entry, without jansson --------------------------------------- */
+/* ---- the plain form of an entry, without a tree ----------------------------------------- */
 
 static size_t skip_ws(const char *t, size_t e, size_t p)
 {
@@ -161,9 +160,9 @@ static int plain_string(const char *t, size_t e, size_t p, size_t *b_out, size_t
 
 /* A tensor entry in its plain form, {"dtype": "...", "shape": [...], "data_offsets": [b, e]}: the
  * three keys once each in any order, strings without escapes, canonical integers, and the values
- * parse_tensor accepts. 0 leaves the entry to jansson and parse_tensor, which word each failure;
- * 1 gives what they would give. (jansson costs about 1 us and 10 allocations an entry: a header
- * of a million tensors took over 1 s.) */
+ * parse_tensor accepts. 0 leaves the entry to the JSON reader and parse_tensor, which word each
+ * failure; 1 gives what they would give. (Building a tree costs allocations for every entry: with
+ * jansson a header of a million tensors took over 1 s.) */
 static int plain_tensor(const struct st_dtype **dt_out, uint64_t *elements_out, span *span_out, const char *t,
                         size_t b, size_t e)
 {
@@ -362,8 +361,9 @@ static llmmem_status syntax_fail(const char *where, const char *what, const char
                         at >= len ? " near end of file" : "", line, col);
 }
 
-/* The same for jansson failing on the bytes that start at text[base]; never quotes the input. */
-static llmmem_status jansson_fail(const char *where, const char *what, const char *text, size_t len, size_t base,
+/* The same for the JSON reader failing on the bytes that start at text[base]; never quotes the
+ * input. */
+static llmmem_status json_fail(const char *where, const char *what, const char *text, size_t len, size_t base,
                                   const llmmem__json_error *err)
 {
     char expected[LLMMEM__JSON_ERROR_TEXT_LENGTH];
@@ -392,7 +392,7 @@ static const char *token_kind(const char *text, size_t begin, size_t end)
     }
 }
 
-/* A member's value built by jansson, when it holds at most `max` values; *out NULL otherwise. */
+/* A member's value built by the JSON reader, when it holds at most `max` values; *out NULL otherwise. */
 static llmmem_status load_value(llmmem__json **out, const char *where, const char *what, const char *text, size_t len,
                                 const llmmem__json_member *m, uint64_t max)
 {
@@ -403,11 +403,11 @@ static llmmem_status load_value(llmmem__json **out, const char *where, const cha
     *out = llmmem__json_load(text + m->value_begin, m->value_end - m->value_begin, LLMMEM__JSON_DECODE_ANY | LLMMEM__JSON_REJECT_DUPLICATES,
                       &err);
     if (!*out)
-        return jansson_fail(where, what, text, len, m->value_begin, &err);
+        return json_fail(where, what, text, len, m->value_begin, &err);
     return LLMMEM_OK;
 }
 
-/* The kind of a member's value: jansson's when it is small enough to build (which also checks
+/* The kind of a member's value: the reader's when it is small enough to build (which also checks
  * it), else from its first byte. */
 static llmmem_status value_kind(const char **kind_out, const char *where, const char *what, const char *text,
                                 size_t len, const llmmem__json_member *m)
@@ -421,16 +421,16 @@ static llmmem_status value_kind(const char **kind_out, const char *where, const 
     return LLMMEM_OK;
 }
 
-/* A member's key, decoded (escapes, UTF-8 and NUL checked by jansson). */
+/* A member's key, decoded (escapes, UTF-8 and NUL checked by the JSON reader). */
 static llmmem_status member_key(llmmem__json **key_out, const char *where, const char *what, const char *text, size_t len,
                                 const llmmem__json_member *m)
 {
     llmmem__json_error err;
     *key_out = llmmem__json_decode_string(text, m->key_begin, m->key_end, &err);
-    return *key_out ? LLMMEM_OK : jansson_fail(where, what, text, len, m->key_begin, &err);
+    return *key_out ? LLMMEM_OK : json_fail(where, what, text, len, m->key_begin, &err);
 }
 
-/* A member's key or a string value: as it stands when plain, else decoded by jansson (*owned
+/* A member's key or a string value: as it stands when plain, else decoded by the JSON reader (*owned
  * then holds it). */
 static llmmem_status string_at(const char **p_out, size_t *n_out, llmmem__json **owned, const char *where, const char *what,
                                const char *text, size_t len, size_t begin, size_t end)
@@ -444,7 +444,7 @@ static llmmem_status string_at(const char **p_out, size_t *n_out, llmmem__json *
     }
     llmmem__json_error err;
     if (!(*owned = llmmem__json_decode_string(text, begin, end, &err)))
-        return jansson_fail(where, what, text, len, begin, &err);
+        return json_fail(where, what, text, len, begin, &err);
     *p_out = llmmem__json_string_value(*owned);
     *n_out = llmmem__json_string_length(*owned);
     return LLMMEM_OK;
@@ -470,7 +470,7 @@ static llmmem_status check_end(const char *where, const char *what, const llmmem
     return p == it->len ? LLMMEM_OK : syntax_fail(where, what, it->text, it->len, "end of file expected", p);
 }
 
-/* A document whose top level is not an object: its kind (checked by jansson when small). */
+/* A document whose top level is not an object: its kind (checked by the JSON reader when small). */
 static llmmem_status not_an_object(const char *where, const char *what, const char *text, size_t len,
                                    const char *expected, size_t at)
 {
@@ -485,7 +485,7 @@ static llmmem_status not_an_object(const char *where, const char *what, const ch
         llmmem__json_error err;
         llmmem__json *root = llmmem__json_load(text, len, LLMMEM__JSON_DECODE_ANY | LLMMEM__JSON_REJECT_DUPLICATES, &err);
         if (!root)
-            return jansson_fail(where, what, text, len, 0, &err);
+            return json_fail(where, what, text, len, 0, &err);
         kind = json_kind(root);
         llmmem__json_free(root);
     }
@@ -1091,7 +1091,7 @@ static llmmem_status read_tie(int *tied_out, const char *dir)
         llmmem__json_error err;
         config = llmmem__json_load_config(text, len, LLMMEM__JSON_REJECT_DUPLICATES, &err);
         if (!config)
-            st = jansson_fail(where, "", text, len, 0, &err);
+            st = json_fail(where, "", text, len, 0, &err);
         else if (!llmmem__json_is_object(config))
             st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: a JSON %s, not an object", where, json_kind(config));
     }
