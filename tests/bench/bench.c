@@ -1,11 +1,14 @@
 /* Benchmarks: nanoseconds per estimate (dense training, MoE with every parallel dimension,
- * serving), planner candidates per second, the wall time of a 405B plan on 1024 GPUs, and the
- * fewest-devices search on a job that fits and on one that never does. Prints
+ * serving), planner candidates per second, the wall time of a 405B plan on 1024 GPUs, the
+ * fewest-devices search on a job that fits and on one that never does, and the JSON readers (a
+ * config.json, safetensors headers of 100,000 tensors in the plain form and in one that goes
+ * through the JSON reader). Prints
  * the machine and the figures; the best of several rounds is kept (shared machines are noisy).
  * Run with `meson test -C build --benchmark --verbose` or build/tests/bench/llmmem-bench. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -69,6 +72,98 @@ static int set(llmmem_strategy *s, const char *key, const char *value)
     return check(llmmem_strategy_set_text(s, key, value), key);
 }
 
+/* A config.json as transformers writes it (deepseek-v3's fields, per-layer lists of 61). */
+static char *config_text(size_t *len_out)
+{
+    size_t cap = 16384, n = 0;
+    char *t = malloc(cap);
+    if (!t)
+        return NULL;
+    n += (size_t)snprintf(t + n, cap - n,
+                          "{\n  \"architectures\": [\"DeepseekV3ForCausalLM\"],\n  \"model_type\": \"deepseek_v3\",\n"
+                          "  \"hidden_size\": 7168,\n  \"intermediate_size\": 18432,\n  \"moe_intermediate_size\": 2048,\n"
+                          "  \"num_hidden_layers\": 61,\n  \"num_attention_heads\": 128,\n  \"num_key_value_heads\": 128,\n"
+                          "  \"n_routed_experts\": 256,\n  \"n_shared_experts\": 1,\n  \"num_experts_per_tok\": 8,\n"
+                          "  \"first_k_dense_replace\": 3,\n  \"moe_layer_freq\": 1,\n  \"q_lora_rank\": 1536,\n"
+                          "  \"kv_lora_rank\": 512,\n  \"qk_nope_head_dim\": 128,\n  \"qk_rope_head_dim\": 64,\n"
+                          "  \"v_head_dim\": 128,\n  \"vocab_size\": 129280,\n  \"max_position_embeddings\": 163840,\n"
+                          "  \"rms_norm_eps\": 1e-06,\n  \"rope_theta\": 10000,\n  \"routed_scaling_factor\": 2.5,\n"
+                          "  \"rope_scaling\": {\"beta_fast\": 32, \"beta_slow\": 1, \"factor\": 40, \"mscale\": 1.0,"
+                          " \"mscale_all_dim\": 1.0, \"original_max_position_embeddings\": 4096, \"type\": \"yarn\"},\n"
+                          "  \"tie_word_embeddings\": false,\n  \"torch_dtype\": \"bfloat16\",\n"
+                          "  \"transformers_version\": \"4.33.1\",\n  \"use_cache\": true,\n  \"attention_bias\": false,\n"
+                          "  \"unused_per_layer\": [");
+    for (int i = 0; i < 61; i++)
+        n += (size_t)snprintf(t + n, cap - n, "%s%.3f", i ? ", " : "", 0.5 + i * 0.125);
+    n += (size_t)snprintf(t + n, cap - n, "]\n}\n");
+    *len_out = n;
+    return t;
+}
+
+/* A safetensors header of `tensors` entries; `escaped` spells each name's "weight" and dtype with
+ * a \u escape, so that every key and entry goes through the JSON reader rather than the plain
+ * form's fast path. */
+static char *safetensors_bytes(size_t tensors, int escaped, size_t *size_out)
+{
+    size_t cap = 8 + tensors * 160 + 64, n = 8;
+    char *t = malloc(cap);
+    if (!t)
+        return NULL;
+    t[n++] = '{';
+    for (size_t i = 0; i < tensors; i++)
+        n += (size_t)snprintf(t + n, cap - n,
+                              "%s\"model.layers.%zu.mlp.%s\":{\"dtype\":\"%s\",\"shape\":[16,16],\"data_offsets\":[%zu,%zu]}",
+                              i ? "," : "", i, escaped ? "w\\u0065ight" : "weight", escaped ? "BF\\u00316" : "BF16",
+                              i * 512, (i + 1) * 512);
+    t[n++] = '}';
+    uint64_t header = n - 8;
+    for (int b = 0; b < 8; b++)
+        t[b] = (char)(header >> (8 * b));
+    *size_out = n;
+    return t;
+}
+
+static void bench_json(void)
+{
+    size_t len;
+    char *config = config_text(&len);
+    if (!config)
+        return;
+    double best = 1e30;
+    for (int round = 0; round < 5; round++) {
+        double t0 = now();
+        for (int i = 0; i < 2000; i++) {
+            llmmem_model *m = NULL;
+            if (check(llmmem_model_from_hf_config_text(&m, config, len), "config"))
+                return;
+            llmmem_model_free(m);
+        }
+        double per = (now() - t0) / 2000 * 1e6;
+        best = per < best ? per : best;
+    }
+    printf("config.json read (deepseek-v3, %zu bytes): %.1f us\n", len, best);
+    free(config);
+    for (int escaped = 0; escaped < 2; escaped++) {
+        size_t size;
+        char *st = safetensors_bytes(100000, escaped, &size);
+        if (!st)
+            return;
+        best = 1e30;
+        for (int round = 0; round < 5; round++) {
+            double t0 = now();
+            llmmem_checkpoint *ck = NULL;
+            if (check(llmmem_checkpoint_from_safetensors_bytes(&ck, st, size), "safetensors"))
+                return;
+            llmmem_checkpoint_free(ck);
+            double wall = now() - t0;
+            best = wall < best ? wall : best;
+        }
+        printf("safetensors header, 100000 tensors, %s (%zu bytes): %.1f ms\n",
+               escaped ? "escaped names and dtypes (JSON reader)" : "plain form", size, best * 1e3);
+        free(st);
+    }
+}
+
 int main(void)
 {
     llmmem_model *dense, *moe, *big;
@@ -83,6 +178,8 @@ int main(void)
         check(llmmem_report_new(&r), "report") || check(llmmem_serving_new(&serving), "serving"))
         return 1;
     machine();
+    printf("\n");
+    bench_json();
 
     if (set(s, "mode", "training") || set(s, "recompute", "selective") || check(llmmem_estimate(r, dense, hw, s), "dense"))
         return 1;
