@@ -533,7 +533,8 @@ static int to_real(const char *text, size_t b, size_t e, double *out)
         if (neg)
             exp = -exp;
     }
-    exp -= (int64_t)(frac < (size_t)INT64_C(1000000000000000) ? frac : (size_t)INT64_C(1000000000000000));
+    uint64_t digits = frac, cap = UINT64_C(1000000000000000);
+    exp -= (int64_t)(digits < cap ? digits : cap);
     o += (size_t)snprintf(buf + o, need - o, "e%lld", (long long)exp);
     errno = 0;
     double v = strtod(buf, NULL);
