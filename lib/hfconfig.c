@@ -53,7 +53,7 @@ typedef struct hf {
     int nested;          /* inside a sub-config: class defaults fill the shape fields */
     const family *fam;
     const char *type;    /* model_type named in messages about required fields */
-    const llmmem__json *top;   /* the whole document */
+    const llmmem__json *top; /* the whole document */
 } hf;
 
 static llmmem_status hf_fail(const hf *c, llmmem_status status, const char *field, const char *fmt, ...)
@@ -360,7 +360,8 @@ static llmmem_status read_layer_types(const hf *c, const llmmem__json *types, in
             !llmmem__mixer_modelled(mixer))
             return unsupported_string(c, field, llmmem__json_string_value(t), LLMMEM_MODELLED_LAYER_TYPES " are");
         if (mixer == LLMMEM_MIXER_CHUNKED) /* its chunk size is a llama4 field (read_llama4_layers) */
-            return unsupported_string(c, field, llmmem__json_string_value(t), "chunked_attention is read for llama4 only");
+            return unsupported_string(c, field, llmmem__json_string_value(t),
+                                      "chunked_attention is read for llama4 only");
         full += mixer == LLMMEM_MIXER_FULL;
         state += mixer == LLMMEM_MIXER_LINEAR || mixer == LLMMEM_MIXER_SSM;
     }
@@ -1107,7 +1108,8 @@ static llmmem_status read_mamba2(const hf *c, const llmmem__json *obj)
     (void)llmmem_model_get_int(&heads, c->m, LLMMEM_KEY_MAMBA_NUM_HEADS);
     (void)llmmem_model_get_int(&head_dim, c->m, LLMMEM_KEY_MAMBA_HEAD_DIM);
     const llmmem__json *expand = llmmem__json_object_get(obj, "expand");
-    double e = expand && llmmem__json_is_number(expand) ? llmmem__json_number_value(expand) : 2.0; /* Mamba2Config expand=2 */
+    double e =
+        expand && llmmem__json_is_number(expand) ? llmmem__json_number_value(expand) : 2.0; /* Mamba2Config expand=2 */
     if ((double)(int64_t)(e * (double)hidden) != (double)(heads * head_dim))
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "expand",
                        "int(expand x hidden_size) differs from num_heads x head_dim (%lld): an inner width the "
@@ -1212,7 +1214,8 @@ static llmmem_status read_hybrid_mamba2(const hf *c, const llmmem__json *obj, in
     if (heads <= 0)
         return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "mamba_n_heads", "%lld is out of range", (long long)heads);
     const llmmem__json *dh = llmmem__json_object_get(obj, "mamba_d_head");
-    if (dh && !llmmem__json_is_null(dh) && !(llmmem__json_is_string(dh) && strcmp(llmmem__json_string_value(dh), "auto") == 0)) {
+    if (dh && !llmmem__json_is_null(dh) &&
+        !(llmmem__json_is_string(dh) && strcmp(llmmem__json_string_value(dh), "auto") == 0)) {
         if ((st = get_int(c, obj, "mamba_d_head", &d_head, &p)) != LLMMEM_OK)
             return st;
     } else {
@@ -1574,10 +1577,12 @@ static llmmem_status set_chunked_layers(const hf *c, const char *field, const ui
 static llmmem_status read_llama4_layers(const hf *c, const llmmem__json *obj, int64_t layers)
 {
     uint8_t chunked[LLMMEM_LAYER_MAP_MAX];
-    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types"), *rope = llmmem__json_object_get(obj, "no_rope_layers");
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types"),
+                       *rope = llmmem__json_object_get(obj, "no_rope_layers");
     const char *field = types && !llmmem__json_is_null(types) ? "layer_types" : "no_rope_layers";
     const llmmem__json *list = types && !llmmem__json_is_null(types) ? types : rope;
-    if (!list || llmmem__json_is_null(list) || (llmmem__json_is_array(list) && llmmem__json_array_size(list) == 0 && list == rope)) {
+    if (!list || llmmem__json_is_null(list) ||
+        (llmmem__json_is_array(list) && llmmem__json_array_size(list) == 0 && list == rope)) {
         int64_t interval = 4;
         enum presence p;
         llmmem_status st = get_int(c, obj, "no_rope_layer_interval", &interval, &p);
@@ -1608,10 +1613,12 @@ static llmmem_status read_llama4_layers(const hf *c, const llmmem__json *obj, in
                 return hf_fail(c, LLMMEM_ERR_PARSE, at, "expected a string, got %s", kind(t));
             if (!llmmem__layer_type_mixer(&mixer, llmmem__json_string_value(t), llmmem__json_string_length(t)) ||
                 (mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_CHUNKED))
-                return unsupported_string(c, at, llmmem__json_string_value(t), "llama4 takes full_attention and chunked_attention");
+                return unsupported_string(c, at, llmmem__json_string_value(t),
+                                          "llama4 takes full_attention and chunked_attention");
             chunked[i] = mixer == LLMMEM_MIXER_CHUNKED;
         } else {
-            if (!llmmem__json_is_integer(t) || (llmmem__json_integer_value(t) != 0 && llmmem__json_integer_value(t) != 1))
+            if (!llmmem__json_is_integer(t) ||
+                (llmmem__json_integer_value(t) != 0 && llmmem__json_integer_value(t) != 1))
                 return hf_fail(c, LLMMEM_ERR_PARSE, at, "expected 0 (NoPE) or 1 (RoPE), got %s", kind(t));
             chunked[i] = llmmem__json_integer_value(t) == 1;
         }
@@ -1843,7 +1850,8 @@ static llmmem_status read_mllama_vision(const hf *c, const llmmem__json *obj)
     }
     if (!llmmem__json_is_array(ratios))
         return hf_fail(c, LLMMEM_ERR_PARSE, "supported_aspect_ratios", "expected an array, got %s", kind(ratios));
-    return set(c, "supported_aspect_ratios", LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID, (int64_t)llmmem__json_array_size(ratios));
+    return set(c, "supported_aspect_ratios", LLMMEM_KEY_VISION_MAX_ASPECT_RATIO_ID,
+               (int64_t)llmmem__json_array_size(ratios));
 }
 
 /* MllamaConfig: text_config (mllama_text_model: Llama's fields and cross_attention_layers) and
@@ -2399,7 +2407,8 @@ static llmmem_status read_compressed_tensors(const hf *c, const llmmem__json *q,
         return hf_fail(c, LLMMEM_ERR_PARSE, "config_groups", "expected its group to be an object, got %s", kind(g));
     const llmmem__json *targets = llmmem__json_object_get(g, "targets");
     if (!llmmem__json_is_array(targets) || llmmem__json_array_size(targets) != 1 ||
-        !llmmem__json_is_string(llmmem__json_array_get(targets, 0)) || strcmp(llmmem__json_string_value(llmmem__json_array_get(targets, 0)), "Linear"))
+        !llmmem__json_is_string(llmmem__json_array_get(targets, 0)) ||
+        strcmp(llmmem__json_string_value(llmmem__json_array_get(targets, 0)), "Linear"))
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "config_groups.targets", "only [\"Linear\"] is modelled");
     const llmmem__json *w = llmmem__json_object_get(g, "weights");
     if (!llmmem__json_is_object(w))
@@ -2444,7 +2453,8 @@ static llmmem_status read_compressed_tensors(const hf *c, const llmmem__json *q,
         *format = LLMMEM_FORMAT_FP8_E4M3;
     } else if (strcmp(type, "float") == 0 && bits == 8 && strcmp(strategy, "block") == 0) {
         const llmmem__json *b = llmmem__json_object_get(w, "block_structure");
-        if (!llmmem__json_is_array(b) || llmmem__json_array_size(b) != 2 || llmmem__json_integer_value(llmmem__json_array_get(b, 0)) != 128 ||
+        if (!llmmem__json_is_array(b) || llmmem__json_array_size(b) != 2 ||
+            llmmem__json_integer_value(llmmem__json_array_get(b, 0)) != 128 ||
             llmmem__json_integer_value(llmmem__json_array_get(b, 1)) != 128)
             return hf_fail(&wc, LLMMEM_ERR_UNSUPPORTED, "block_structure", "only [128, 128] is modelled");
         *format = LLMMEM_FORMAT_FP8_BLOCK;
@@ -2675,7 +2685,8 @@ static llmmem_status unknown_type(const hf *c, const llmmem__json *root, const c
         const llmmem__json *v = llmmem__json_object_get(root, ints[i]);
         const char *field = ints[i];
         if (strcmp(field, "num_experts") == 0 && !v) /* MixtralConfig's and DeepseekV3Config's names */
-            v = llmmem__json_object_get(root, has(root, "num_local_experts") ? "num_local_experts" : "n_routed_experts");
+            v = llmmem__json_object_get(root,
+                                        has(root, "num_local_experts") ? "num_local_experts" : "n_routed_experts");
         if (llmmem__json_is_integer(v))
             appendf(keys, sizeof keys, " --set %s=%lld", field, (long long)llmmem__json_integer_value(v));
     }
@@ -2714,7 +2725,6 @@ static int deeper_than_limit(const llmmem__json *v, int depth)
     return 0;
 }
 
-
 static llmmem_status read_document(hf *c, const llmmem__json *root)
 {
     if (!llmmem__json_is_object(root))
@@ -2752,9 +2762,11 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
         st = read_text(c, root);
     }
     if (!st)
-        st = read_dtype(c, root, text != root ? text : llmmem__json_is_object(llmmem__json_object_get(root, "text_config"))
-                                                      ? llmmem__json_object_get(root, "text_config")
-                                                      : NULL);
+        st = read_dtype(c, root,
+                        text != root ? text
+                        : llmmem__json_is_object(llmmem__json_object_get(root, "text_config"))
+                            ? llmmem__json_object_get(root, "text_config")
+                            : NULL);
     if (!st)
         st = read_quantization(c, root);
     if (st)

@@ -14,9 +14,10 @@
  * costs 32 bytes per value and 56 per object member, up to 30 times the input for "[],". A scanner
  * that keeps nothing finds the members of the top-level object (readfile.c). A tensor entry
  * holding more than ST_ENTRY_MAX_VALUES JSON values is refused; one in its plain form is read
- * without building a tree (plain_tensor), any other by the JSON reader on its own. "__metadata__" and an index's "weight_map" are read member by member. What is kept: the checkpoint (llmmem__ck_add: a name and at most 160 bytes per
- * tensor, a tensor entry taking at least 50 bytes of header), a 24-byte span per tensor, and for
- * an index each name once with 4 bytes, a hash and a set slot. Memory stays within 6 bytes per
+ * without building a tree (plain_tensor), any other by the JSON reader on its own.
+ * "__metadata__" and an index's "weight_map" are read member by member. What is kept: the
+ * checkpoint (llmmem__ck_add: a name and at most 160 bytes per tensor, a tensor entry taking at
+ * least 50 bytes of header), a 24-byte span per tensor, and for an index each name once with 4 bytes, a hash and a set slot. Memory stays within 6 bytes per
  * input byte (tests/test_bounds.c measures 3.5 for the densest header, 4.2 for the densest
  * index) and each byte is scanned a bounded number of times. */
 
@@ -312,7 +313,8 @@ static llmmem_status parse_tensor(const struct st_dtype **dtype_out, uint64_t *e
     uint64_t begin, end;
     if (!llmmem__json_is_array(offsets) || llmmem__json_array_size(offsets) != 2)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s': \"data_offsets\" is not [begin, end] (a JSON %s%s)",
-                            where, nl, name, json_kind(offsets), llmmem__json_is_array(offsets) ? " of another length" : "");
+                            where, nl, name, json_kind(offsets),
+                            llmmem__json_is_array(offsets) ? " of another length" : "");
     if (!get_u64(&begin, llmmem__json_array_get(offsets, 0)) || !get_u64(&end, llmmem__json_array_get(offsets, 1)))
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: tensor '%.*s': \"data_offsets\" are not two non-negative integers",
                             where, nl, name);
@@ -364,7 +366,7 @@ static llmmem_status syntax_fail(const char *where, const char *what, const char
 /* The same for the JSON reader failing on the bytes that start at text[base]; never quotes the
  * input. */
 static llmmem_status json_fail(const char *where, const char *what, const char *text, size_t len, size_t base,
-                                  const llmmem__json_error *err)
+                               const llmmem__json_error *err)
 {
     char expected[LLMMEM__JSON_ERROR_TEXT_LENGTH];
     llmmem__json_error_text(expected, sizeof expected, err);
@@ -400,8 +402,8 @@ static llmmem_status load_value(llmmem__json **out, const char *where, const cha
     if (m->values > max)
         return LLMMEM_OK;
     llmmem__json_error err;
-    *out = llmmem__json_load(text + m->value_begin, m->value_end - m->value_begin, LLMMEM__JSON_DECODE_ANY | LLMMEM__JSON_REJECT_DUPLICATES,
-                      &err);
+    *out = llmmem__json_load(text + m->value_begin, m->value_end - m->value_begin,
+                             LLMMEM__JSON_DECODE_ANY | LLMMEM__JSON_REJECT_DUPLICATES, &err);
     if (!*out)
         return json_fail(where, what, text, len, m->value_begin, &err);
     return LLMMEM_OK;
@@ -422,8 +424,8 @@ static llmmem_status value_kind(const char **kind_out, const char *where, const 
 }
 
 /* A member's key, decoded (escapes, UTF-8 and NUL checked by the JSON reader). */
-static llmmem_status member_key(llmmem__json **key_out, const char *where, const char *what, const char *text, size_t len,
-                                const llmmem__json_member *m)
+static llmmem_status member_key(llmmem__json **key_out, const char *where, const char *what, const char *text,
+                                size_t len, const llmmem__json_member *m)
 {
     llmmem__json_error err;
     *key_out = llmmem__json_decode_string(text, m->key_begin, m->key_end, &err);
@@ -432,8 +434,8 @@ static llmmem_status member_key(llmmem__json **key_out, const char *where, const
 
 /* A member's key or a string value: as it stands when plain, else decoded by the JSON reader (*owned
  * then holds it). */
-static llmmem_status string_at(const char **p_out, size_t *n_out, llmmem__json **owned, const char *where, const char *what,
-                               const char *text, size_t len, size_t begin, size_t end)
+static llmmem_status string_at(const char **p_out, size_t *n_out, llmmem__json **owned, const char *where,
+                               const char *what, const char *text, size_t len, size_t begin, size_t end)
 {
     size_t b, e;
     *owned = NULL;
@@ -483,7 +485,8 @@ static llmmem_status not_an_object(const char *where, const char *what, const ch
     const char *kind = token_kind(text, p, len);
     if (values <= ST_SMALL_MAX_VALUES) {
         llmmem__json_error err;
-        llmmem__json *root = llmmem__json_load(text, len, LLMMEM__JSON_DECODE_ANY | LLMMEM__JSON_REJECT_DUPLICATES, &err);
+        llmmem__json *root =
+            llmmem__json_load(text, len, LLMMEM__JSON_DECODE_ANY | LLMMEM__JSON_REJECT_DUPLICATES, &err);
         if (!root)
             return json_fail(where, what, text, len, 0, &err);
         kind = json_kind(root);
@@ -911,7 +914,8 @@ static llmmem_status read_index_metadata(const char *where, const char *text, si
     if (!metadata)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\" holds more than %d JSON values", where,
                             ST_SMALL_MAX_VALUES);
-    const llmmem__json *total_size = llmmem__json_is_object(metadata) ? llmmem__json_object_get(metadata, "total_size") : NULL;
+    const llmmem__json *total_size =
+        llmmem__json_is_object(metadata) ? llmmem__json_object_get(metadata, "total_size") : NULL;
     if (!llmmem__json_is_object(metadata))
         st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"metadata\" is a JSON %s, not an object", where, json_kind(metadata));
     else if (total_size && (!llmmem__json_is_integer(total_size) || llmmem__json_integer_value(total_size) < 0))

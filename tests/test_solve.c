@@ -876,8 +876,10 @@ static void check_parsed(const char *text, const llmmem_plan *plan, const char *
     ck_assert_str_eq(llmmem__json_string_value(llmmem__json_object_get(doc, "model")), model);
     ck_assert_str_eq(llmmem__json_string_value(llmmem__json_object_get(doc, "hardware")), gpu);
     ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(doc, "devices")), devices);
-    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(doc, "candidates")), llmmem_plan_candidates(plan));
-    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(doc, "fitting")), llmmem_plan_fitting(plan));
+    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(doc, "candidates")),
+                      llmmem_plan_candidates(plan));
+    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(doc, "fitting")),
+                      llmmem_plan_fitting(plan));
     llmmem__json *layouts = llmmem__json_object_get(doc, "layouts");
     ck_assert(llmmem__json_is_array(layouts));
     ck_assert_uint_eq(llmmem__json_array_size(layouts), llmmem_plan_count(plan));

@@ -219,9 +219,11 @@ START_TEST(json_and_failures)
     ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(root, "peak_index")), peak);
     llmmem__json *p = llmmem__json_array_get(points, peak);
     ck_assert_str_eq(llmmem__json_string_value(llmmem__json_object_get(p, "phase")), "recompute");
-    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(p, "total")), llmmem_timeline_total_bytes(t, peak));
-    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(llmmem__json_object_get(p, "bytes"), "gradients")),
-                      llmmem_timeline_bytes(t, peak, LLMMEM_COMPONENT_GRADIENTS));
+    ck_assert_uint_eq((uint64_t)llmmem__json_integer_value(llmmem__json_object_get(p, "total")),
+                      llmmem_timeline_total_bytes(t, peak));
+    ck_assert_uint_eq(
+        (uint64_t)llmmem__json_integer_value(llmmem__json_object_get(llmmem__json_object_get(p, "bytes"), "gradients")),
+        llmmem_timeline_bytes(t, peak, LLMMEM_COMPONENT_GRADIENTS));
     llmmem__json_free(root);
     llmmem_string_free(json);
     /* a failing estimate leaves the timeline empty, with the estimate's message */
