@@ -18,8 +18,9 @@
  * "__metadata__" and an index's "weight_map" are read member by member. What is kept: the
  * checkpoint (llmmem__ck_add: a name and at most 160 bytes per tensor, a tensor entry taking at
  * least 50 bytes of header), a 24-byte span per tensor, and for an index each name once with 4
- * bytes, a hash and a set slot. Memory stays within 6 bytes per input byte (tests/test_bounds.c measures 3.5 for the densest header, 4.2 for the densest
- * index) and each byte is scanned a bounded number of times. */
+ * bytes, a hash and a set slot. Memory stays within 6 bytes per input byte (tests/test_bounds.c
+ * measures 3.5 for the densest header, 4.2 for the densest index) and each byte is scanned a
+ * bounded number of times. */
 
 #include <dirent.h>
 #include <errno.h>
