@@ -12,6 +12,39 @@
 #include "json.h"
 #include "unit.h"
 
+/* The reader's allocations fail on demand: tests/meson.build links this suite with
+ * -Wl,--wrap=malloc,calloc,realloc. fail_after counts the allocations left before one fails
+ * (-1: none fails). */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+static long fail_after = -1;
+
+static int allocation_fails(void)
+{
+    if (fail_after < 0)
+        return 0;
+    return fail_after-- == 0;
+}
+
+void *__wrap_malloc(size_t n)
+{
+    return allocation_fails() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    return allocation_fails() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    return allocation_fails() ? NULL : __real_realloc(p, n);
+}
+
 #define REJECT LLMMEM__JSON_REJECT_DUPLICATES
 #define ANY LLMMEM__JSON_DECODE_ANY
 #define NUL_OK LLMMEM__JSON_ALLOW_NUL
@@ -405,6 +438,40 @@ START_TEST(test_length_bound)
 }
 END_TEST
 
+/* Each allocation of a load failing in turn: "out of memory" and nothing left behind (the
+ * sanitizer build finds a leak), until the load needs no more and succeeds. */
+START_TEST(test_allocation_failures)
+{
+    char text[4096];
+    size_t n = 0;
+    n += (size_t)snprintf(text + n, sizeof text - n, "{\"big\": {");
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s\"k%d\": [%d, \"s\\u00e9%d\", {\"x\": null}]", i ? "," : "", i,
+                              i, i);
+    n += (size_t)snprintf(text + n, sizeof text - n, "}, \"real\": 0.");
+    for (int i = 0; i < 200; i++) /* a mantissa too long for the converter's own buffer */
+        text[n++] = '1';
+    n += (size_t)snprintf(text + n, sizeof text - n, ", \"s\": \"%0500d\"}", 7);
+    int failures = 0;
+    for (long k = 0;; k++) {
+        llmmem__json_error err;
+        fail_after = k;
+        llmmem__json *v = llmmem__json_load(text, n, REJECT, &err);
+        fail_after = -1;
+        if (v) {
+            ck_assert_uint_eq(llmmem__json_object_size(llmmem__json_object_get(v, "big")), 40);
+            ck_assert(llmmem__json_real_value(llmmem__json_object_get(v, "real")) > 0.111);
+            llmmem__json_free(v);
+            break;
+        }
+        ck_assert_msg(strncmp(err.text, "out of memory", 13) == 0, "allocation %ld: '%s'", k, err.text);
+        failures++;
+        ck_assert_int_lt(failures, 10000);
+    }
+    ck_assert_int_gt(failures, 3); /* the document, the stacks, the arena and the converter */
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("json");
@@ -420,6 +487,7 @@ int main(void)
     tcase_add_test(tc, test_depth);
     tcase_add_test(tc, test_locale);
     tcase_add_test(tc, test_length_bound);
+    tcase_add_test(tc, test_allocation_failures);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }
