@@ -43,36 +43,47 @@ void llmmem__text_str(llmmem__text *t, const char *s)
 void llmmem__text_printf(llmmem__text *t, const char *fmt, ...)
 {
     va_list ap;
+    if (t->failed)
+        return;
+    /* formatted once into the room left, which holds nearly every line; again only after growing */
+    size_t room = t->cap - t->len;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(room ? t->data + t->len : NULL, room, fmt, ap);
     va_end(ap);
     if (n < 0) {
         t->failed = 1;
         return;
     }
-    if (!reserve(t, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(t->data + t->len, t->cap - t->len, fmt, ap);
-    va_end(ap);
+    if ((size_t)n >= room) {
+        if (!reserve(t, (size_t)n))
+            return;
+        va_start(ap, fmt);
+        vsnprintf(t->data + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+    }
     t->len += (size_t)n;
 }
 
 void llmmem__text_quoted(llmmem__text *t, const char *s)
 {
     llmmem__text_put(t, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    while (*s) {
+        size_t plain = 0; /* a run of bytes that need no escape, put at once */
+        while (s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
+            plain++;
+        llmmem__text_put(t, s, plain);
+        s += plain;
+        if (!*s)
+            break;
+        unsigned char c = (unsigned char)*s++;
         char esc[8];
         if (c == '"' || c == '\\') {
             esc[0] = '\\';
             esc[1] = (char)c;
             llmmem__text_put(t, esc, 2);
-        } else if (c < 0x20) {
+        } else {
             snprintf(esc, sizeof esc, "\\u%04x", c);
             llmmem__text_str(t, esc);
-        } else {
-            llmmem__text_put(t, (const char *)&c, 1);
         }
     }
     llmmem__text_put(t, "\"", 1);

@@ -59,9 +59,19 @@ export async function load(options = {}) {
   return new LLMMem(await createLLMMemCore(options));
 }
 
-// JSON from the core with every integer exact: one past 2^53 becomes a BigInt. Such literals are
-// quoted with a NUL mark before JSON.parse (the core's strings never hold a NUL) and turned back.
+// Whether a parsed value holds a number that may have been rounded: an integer past 2^53.
+function rounded(v) {
+  if (typeof v === 'number') return Number.isInteger(v) && !Number.isSafeInteger(v);
+  if (v && typeof v === 'object') for (const k in v) if (rounded(v[k])) return true;
+  return false;
+}
+
+// JSON from the core with every integer exact: one past 2^53 becomes a BigInt. The usual answer
+// has none and is parsed once; otherwise such literals are quoted with a NUL mark before JSON.parse
+// (the core's strings never hold a NUL) and turned back.
 function parseExact(text) {
+  const plain = JSON.parse(text);
+  if (!rounded(plain)) return plain;
   let out = '', last = 0, inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];

@@ -35,11 +35,13 @@ function parseCli(text) {
 // and `onDisk` maps them for the CLI.
 const disk = mkdtempSync(join(tmpdir(), 'llmmem-wasm-'));
 const paths = new Map();
-function put(name, bytes) {
-  const apiPath = lm.putFile(name, bytes);
+// `size`: the file's whole length, of which only `bytes` are given (a sparse file on disk).
+function put(name, bytes, size) {
+  const apiPath = lm.putFile(name, bytes, size);
   const diskPath = join(disk, name);
   mkdirSync(join(diskPath, '..'), { recursive: true });
   writeFileSync(diskPath, bytes);
+  if (size != null) truncateSync(diskPath, size);
   paths.set(apiPath, diskPath);
   paths.set(apiPath.slice(0, apiPath.lastIndexOf('/')), join(diskPath, '..'));
   return apiPath;
@@ -69,14 +71,16 @@ function safetensorsHeader() {
   const json = Buffer.from(JSON.stringify(header));
   const len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(json.length));
-  return Buffer.concat([len, json]); // the header alone: the tensor data is never read
+  // the header alone, and the file's whole length: the reader checks the data lies within the file
+  return { head: Buffer.concat([len, json]), size: 8 + json.length + offset };
 }
 
 const llama8b = put('llama-3.1-8b/config.json', readFileSync(join(data, 'configs', 'llama-3.1-8b.json')));
 const qwen3moe = put('qwen3-30b-a3b.json', readFileSync(join(data, 'configs', 'qwen3-30b-a3b.json')));
 const gguf = put('llama-mixed.gguf', readFileSync(join(data, 'gguf', 'llama-mixed.gguf')));
 put('tiny/config.json', Buffer.from(JSON.stringify(tiny)));
-const tinyShard = put('tiny/model.safetensors', safetensorsHeader());
+const tinyHeader = safetensorsHeader();
+const tinyShard = put('tiny/model.safetensors', tinyHeader.head, tinyHeader.size);
 const tinyDir = tinyShard.slice(0, tinyShard.lastIndexOf('/'));
 
 // Jobs across every mode; each is run by the API and by `llmmem COMMAND ... --json`.
@@ -87,7 +91,7 @@ const jobs = [
   ['estimate', { model: 'llama-3.1-8b', gpu: 'rtx-4090', sets: ['mode=qlora', 'sequence_length=2048'] }],
   ['estimate', { model: 'qwen3-30b-a3b', gpu: 'h100-sxm-80gb', sets: ['micro_batch_size=4', 'sequence_length=8192'] }],
   ['estimate', { config: llama8b, gpu: 'l40s', sets: ['weight_format=bnb_nf4', 'memory_bytes=24GiB'] }],
-  ['estimate', { config: qwen3moe, sets: ['mode=training', 'expert_parallel=8', 'devices_per_node=8'] }],
+  ['estimate', { config: qwen3moe, sets: ['mode=training', 'expert_parallel=8', 'data_parallel=8', 'zero_stage=1'] }],
   ['estimate', { safetensors: tinyDir, gpu: 'rtx-3060-12gb' }],
   ['estimate', { gguf, gpu: 'rtx-4090' }],
   ['serve', {}],
