@@ -169,6 +169,21 @@ class LLMMem {
     return names;
   }
 
+  /** The components of an estimate's per-device memory, in the report's order
+   * (llmmem_component_name). */
+  components() {
+    const c = this.core, names = [];
+    for (let i = 0, n = c._llmmem_component_count(); i < n; i++) names.push(this.#str(c._llmmem_component_name(i)));
+    return names;
+  }
+
+  /** The buffers of a local (llama.cpp, ollama) device, in the result's order (llmmem_local_buffer_name). */
+  localBuffers() {
+    const c = this.core, names = [];
+    for (let i = 0, n = c._llmmem_local_buffer_count(); i < n; i++) names.push(this.#str(c._llmmem_local_buffer_name(i)));
+    return names;
+  }
+
   /** Every key: { name, object, type, doc, min, max, default, defaultText, choices } (default: the
    * number; defaultText: as `llmmem keys` prints it; choices: the names of a choice key's values, a
    * bool's false/true, a flags key's bits; empty otherwise). */

@@ -63,12 +63,9 @@ const HW_FIELDS = ['memory_bytes', 'devices_per_node', 'num_nodes'];
 // Keys the mode select owns.
 const OWNED = new Set(['mode', 'engine']);
 
-const COMPONENTS = {
-  estimate: ['weights', 'gradients', 'master_weights', 'optimizer_states', 'optimizer_temporaries', 'activations', 'logits',
-    'kv_cache', 'comm_buffers', 'runtime_overhead'],
-  vllm: ['weights', 'activation_peak', 'non_torch', 'cuda_graph', 'kv_cache_bytes'],
-  local: ['model', 'kv', 'recurrent', 'compute', 'output'],
-};
+// The vLLM budget's parts drawn as a bar (llmmem serve --json "budget"); an estimate's components
+// and a local device's buffers come from the library (lm.components(), lm.localBuffers()).
+const VLLM_BUDGET = ['weights', 'activation_peak', 'non_torch', 'cuda_graph', 'kv_cache_bytes'];
 const COLORS = {
   weights: '#4e79a7', gradients: '#f28e2b', master_weights: '#e15759', optimizer_states: '#76b7b2', optimizer_temporaries: '#59a14f',
   activations: '#edc948', logits: '#b07aa1', kv_cache: '#ff9da7', comm_buffers: '#9c755f', runtime_overhead: '#bab0ac',
@@ -360,7 +357,7 @@ function bar(src, label, parts, total, capacity, extra = []) {
     el('div', { class: 'bar-total' }, total, capacity !== null ? ' of ' : '', capacity !== null ? capacity : '', ...extra));
 }
 function legend(names) {
-  $('#legend').replaceChildren(...names.map((n) => el('span', { class: 'key-chip' }, el('i', { style: `background:${COLORS[n]}` }), n)));
+  $('#legend').replaceChildren(...names.map((n) => el('span', { class: 'key-chip' }, el('i', { style: `background:${COLORS[n] || '#999'}` }), n)));
 }
 function verdict(src, path, fits, what) {
   $('#verdict').replaceChildren(el('p', { class: fits ? 'fits yes' : 'fits no' },
@@ -373,7 +370,7 @@ function renderEstimate(r) {
     'per device ', val('estimate', 'per_device.total', r.per_device.total, 'bytes'), ' of ', val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'),
     ' usable (', val('estimate', 'memory_bytes', r.memory_bytes, 'bytes'), ' memory); ',
     val('estimate', 'parameters.total', r.parameters.total), ' parameters (', val('estimate', 'parameters.active', r.parameters.active), ' active)'));
-  const comps = COMPONENTS.estimate.filter((c) => c in r.per_device);
+  const comps = lm.components().filter((c) => c in r.per_device);
   const bars = [bar('estimate', `most loaded device (stage ${r.most_loaded_stage})`, comps.map((c) => ({ name: c, path: `per_device.${c}`, bytes: r.per_device[c] })),
     val('estimate', 'per_device.total', r.per_device.total, 'bytes'), val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'))];
   if (r.stages && r.stages.length > 1) {
@@ -393,7 +390,7 @@ function renderServe(r) {
     ' blocks: ', val('serve', 'kv.tokens', r.kv.tokens), ' tokens; ', val('serve', 'kv.max_concurrency', r.kv.max_concurrency),
     ' concurrent requests of ', val('serve', 'kv.request_tokens', r.kv.request_tokens), ' tokens (vLLM prints ',
     val('serve', 'kv.vllm_concurrency', r.kv.vllm_concurrency), 'x); longest context ', val('serve', 'kv.max_model_len', r.kv.max_model_len), ' tokens'));
-  const comps = COMPONENTS.vllm;
+  const comps = VLLM_BUDGET;
   $('#bars').replaceChildren(bar('serve', `each GPU (tensor ${r.tensor_parallel}, pipeline ${r.pipeline_parallel})`,
     comps.map((c) => ({ name: c, path: `budget.${c}`, bytes: r.budget[c] })),
     val('serve', 'budget.requested_bytes', r.budget.requested_bytes, 'bytes'), val('serve', 'budget.memory_bytes', r.budget.memory_bytes, 'bytes'),
@@ -410,7 +407,7 @@ function renderLocal(r) {
     ' GPU(s): ', val('serve', 'gpu_bytes', r.gpu_bytes, 'bytes'), ' on GPUs, ', val('serve', 'host_bytes', r.host_bytes, 'bytes'),
     ' on the host; KV cache ', val('serve', 'kv_bytes', r.kv_bytes, 'bytes'), ' for ', val('serve', 'n_ctx', r.n_ctx), ' cells; shortfall ',
     val('serve', 'shortfall', r.shortfall, 'bytes')));
-  const comps = COMPONENTS.local;
+  const comps = lm.localBuffers();
   // the host has no capacity in the model (capacity 0): its bar is drawn to its own total
   $('#bars').replaceChildren(...r.devices.map((d, i) => bar('serve', `${d.name}${d.host ? ' (host, unchecked)' : ''}: ${d.layers} layers`,
     comps.map((c) => ({ name: c, path: `devices.${i}.${c}`, bytes: d[c] })),
