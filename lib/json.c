@@ -584,9 +584,8 @@ static int lex_number(reader *r)
     }
     if (c == '.') {
         c = peek(r, ++i);
-        if (c == -2) {
+        if (c == -2)
             return 0;
-        }
         if (!is_digit(c))
             goto invalid;
         do
