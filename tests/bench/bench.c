@@ -194,6 +194,31 @@ int main(void)
     if (set(s, "mode", "training") || set(s, "framework", "megatron") || set(s, "max_new_tokens", "0"))
         return 1;
 
+    /* the JSON renderings (text.c): what `llmmem estimate --json` and the web page print per call */
+    {
+        llmmem_timeline *tl = NULL;
+        if (check(llmmem_estimate(r, dense, hw, s), "json") || check(llmmem_timeline_new(&tl), "timeline") ||
+            check(llmmem_estimate_timeline(tl, dense, hw, s), "timeline"))
+            return 1;
+        double best_json = 1e30;
+        size_t bytes = 0;
+        for (int round = 0; round < 5; round++) {
+            double t0 = now();
+            for (int i = 0; i < 2000; i++) {
+                char *a = NULL, *b = NULL;
+                if (check(llmmem_report_to_json(&a, r), "report json") || check(llmmem_timeline_to_json(&b, tl), "timeline json"))
+                    return 1;
+                bytes = strlen(a) + strlen(b);
+                llmmem_string_free(a);
+                llmmem_string_free(b);
+            }
+            double us = (now() - t0) / 2000 * 1e6;
+            best_json = us < best_json ? us : best_json;
+        }
+        printf("report and timeline as JSON (llama-3.1-70b training, %zu bytes): %.1f us\n", bytes, best_json);
+        llmmem_timeline_free(tl);
+    }
+
     if (set(s, "tensor_parallel", "8") || set(s, "pipeline_parallel", "4") || set(s, "pipeline_first_stage_layers", "16") ||
         set(s, "data_parallel", "8") || set(s, "context_parallel", "2") ||
         set(s, "sequence_parallel", "true") || set(s, "expert_parallel", "16") || set(s, "distributed_optimizer", "true") ||
