@@ -321,12 +321,20 @@ class LLMMem {
   // numbers (the CLI's read_numbers). Returns { length, devices, top } as BigInt (or undefined).
   #checkJob(command, job) {
     const option = (name) => (name === 'sets' ? '--set' : `--${name}`);
-    for (const name of Object.keys(job))
+    if (typeof job !== 'object' || job === null || Array.isArray(job))
+      throw new LLMMemError(ERR_INVALID_ARGUMENT, 'a job is an object of options ({ model, gpu, sets, ... })', 'job');
+    for (const [name, v] of Object.entries(job)) {
       if (!OPTIONS.some(([o]) => o === name))
         throw new LLMMemError(ERR_INVALID_ARGUMENT, `unknown option '--${name}' (try 'llmmem --help')`, 'job');
+      const number = name === 'length' || name === 'devices' || name === 'top';
+      const ok = v == null || (name === 'sets' ? Array.isArray(v) && v.every((x) => typeof x === 'string')
+        : typeof v === 'string' || (number && (typeof v === 'number' || typeof v === 'bigint')));
+      if (!ok)
+        throw new LLMMemError(ERR_INVALID_ARGUMENT, `${option(name)}: expected ${name === 'sets' ? 'a list of KEY=VALUE texts' : number ? 'a number or its text' : 'a text'}`, name);
+    }
     for (const set of job.sets || [])
-      if (!String(set).includes('='))
-        throw new LLMMemError(ERR_INVALID_ARGUMENT, `--set expects KEY=VALUE, got '${String(set).slice(0, 64)}'`, `set:${set}`);
+      if (!set.includes('='))
+        throw new LLMMemError(ERR_INVALID_ARGUMENT, `--set expects KEY=VALUE, got '${set.slice(0, 64)}'`, `set:${set}`);
     if ((job.model != null) + (job.config != null) + (job.gguf != null) > 1)
       throw new LLMMemError(ERR_INVALID_ARGUMENT, 'give one of --model, --config and --gguf', 'model');
     if (job.gguf != null && job.safetensors != null)
@@ -427,7 +435,7 @@ class LLMMem {
       h.strategy = this.#made((out) => c._llmmem_strategy_new(out), 'job', 'llmmem_strategy_new');
       if (job.engine != null) this.#setText(h, KEY.engine, String(job.engine), 'engine');
       for (const set of job.sets || []) {
-        const eq = String(set).indexOf('='); // present: #checkJob
+        const eq = set.indexOf('='); // present: #checkJob
         this.#setText(h, set.slice(0, eq), set.slice(eq + 1), `set:${set.slice(0, eq)}`);
       }
       return use(h, numbers);

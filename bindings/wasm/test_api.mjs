@@ -230,6 +230,31 @@ for (const [command, job, field] of refusals) {
   report(differ.length === 0 && checked === lm.keys().length, `${checked} keys as \`llmmem keys\` lists them`, differ.slice(0, 3).join('\n  '));
 }
 
+// What no command line can hold: a job that is not an object, an option of the wrong type, a file
+// name that is not one. Each is an LLMMemError naming the field, never a TypeError from inside.
+{
+  const bad = [[null, 'job'], [[], 'job'], [{ model: 3 }, 'model'], [{ sets: 'mode=training' }, 'sets'],
+    [{ sets: [1] }, 'sets'], [{ devices: {} }, 'devices'], [{ gpu: ['h100-sxm-80gb'] }, 'gpu']];
+  const wrong = [];
+  for (const [job, field] of bad) {
+    try {
+      lm.fit(job);
+      wrong.push(`${JSON.stringify(job)} accepted`);
+    } catch (e) {
+      if (!(e instanceof LLMMemError) || e.field !== field) wrong.push(`${JSON.stringify(job)}: ${e.name} ${e.field} ${e.message}`);
+    }
+  }
+  for (const name of ['../x', 'a/b/c', '', 'x y']) {
+    try {
+      lm.putFile(name, 'x');
+      wrong.push(`putFile '${name}' accepted`);
+    } catch (e) {
+      if (!(e instanceof LLMMemError)) wrong.push(`putFile '${name}': ${e.name}`);
+    }
+  }
+  report(wrong.length === 0, `${bad.length} malformed jobs and 4 bad file names refused by name`, wrong.join('\n  '));
+}
+
 // A refused job leaves the module as it was: the next job gives the same bytes as before.
 report(isDeepStrictEqual(lm.estimate({}), lm.estimate({})), 'a refusal leaves nothing behind');
 
