@@ -546,6 +546,17 @@ static int to_real(const char *text, size_t b, size_t e, double *out)
     return 0;
 }
 
+/* Reads on past the digit at text[*i]: *i ends at the first byte that is not a digit, which is
+ * returned as peek gives it. */
+static int skip_digits(reader *r, size_t *i)
+{
+    int c;
+    do
+        c = peek(r, ++*i);
+    while (is_digit(c));
+    return c;
+}
+
 /* The number token at text[r->tok_begin], read as jansson's lexer reads it: the byte after it is
  * read (and must decode) but not consumed; a malformed one is an invalid token ending where the
  * reading stopped. An integer is a token without '.', 'e' or 'E'. */
@@ -565,10 +576,7 @@ static int lex_number(reader *r)
         if (is_digit(c))
             goto invalid;
     } else if (is_digit(c)) {
-        do
-            c = peek(r, ++i);
-        while (is_digit(c));
-        if (c == -2)
+        if ((c = skip_digits(r, &i)) == -2)
             return 0;
     } else {
         goto invalid;
@@ -588,10 +596,7 @@ static int lex_number(reader *r)
             return 0;
         if (!is_digit(c))
             goto invalid;
-        do
-            c = peek(r, ++i);
-        while (is_digit(c));
-        if (c == -2)
+        if ((c = skip_digits(r, &i)) == -2)
             return 0;
     }
     if (c == 'e' || c == 'E') {
@@ -602,10 +607,7 @@ static int lex_number(reader *r)
             return 0;
         if (!is_digit(c))
             goto invalid;
-        do
-            c = peek(r, ++i);
-        while (is_digit(c));
-        if (c == -2)
+        if ((c = skip_digits(r, &i)) == -2)
             return 0;
     }
     r->pos = r->tok_end = i;
