@@ -184,15 +184,15 @@ class LLMMem {
     return names;
   }
 
-  /** Every key: { name, object, type, doc, min, max, default, defaultText, choices } (default: the
-   * number; defaultText: as `llmmem keys` prints it; choices: the names of a choice key's values, a
-   * bool's false/true, a flags key's bits; empty otherwise). */
+  /** Every key: { id, name, object, type, doc, min, max, default, defaultText, choices } (id: its
+   * llmmem_key value; default: the number; defaultText: as `llmmem keys` prints it; choices: the
+   * names of a choice key's values, a bool's false/true, a flags key's bits; empty otherwise). */
   keys() {
     if (this.#keyCache) return this.#keyCache;
     const c = this.core, keys = [];
     for (let i = 0, n = c._llmmem_key_count(); i < n; i++) {
       const key = c._llmmem_key_at(i);
-      const k = { name: this.#str(c._llmmem_key_name(key)), doc: this.#str(c._llmmem_key_doc(key)) || '' };
+      const k = { id: key, name: this.#str(c._llmmem_key_name(key)), doc: this.#str(c._llmmem_key_doc(key)) || '' };
       this.#withOut(3, (p) => {
         this.#check(c._llmmem_key_object(p, key), 'job', 'llmmem_key_object');
         k.object = OBJECT_NAMES[this.#i32At(p)];
@@ -254,19 +254,18 @@ class LLMMem {
     return out;
   }
 
+  // A hardware key's value: a real, a choice's or bool's name, else the number.
   #getKey(hw, k) {
     const c = this.core;
-    return this.#withStrings([k.name], (name) => this.#withOut(1, (p) => {
-      this.#check(c._llmmem_key_from_name(p, name), 'job', k.name);
-      const key = this.#i32At(p);
+    return this.#withOut(1, (p) => {
       if (k.type === 'real') {
-        this.#check(c._llmmem_hardware_get_real(p, hw, key), 'gpu', k.name);
+        this.#check(c._llmmem_hardware_get_real(p, hw, k.id), 'gpu', k.name);
         return this.#f64At(p);
       }
-      this.#check(c._llmmem_hardware_get_int(p, hw, key), 'gpu', k.name);
+      this.#check(c._llmmem_hardware_get_int(p, hw, k.id), 'gpu', k.name);
       const v = this.#i64At(p);
-      return k.type === 'choice' || k.type === 'bool' ? this.#str(c._llmmem_choice_name(key, v)) ?? exact(v) : exact(v);
-    }));
+      return k.type === 'choice' || k.type === 'bool' ? this.#str(c._llmmem_choice_name(k.id, v)) ?? exact(v) : exact(v);
+    });
   }
 
   // ---- files ------------------------------------------------------------------------------

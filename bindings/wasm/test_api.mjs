@@ -6,8 +6,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { writeCheckpoint } from '../../tests/web/safetensors.mjs';
 
 const [coreDir] = process.argv.slice(2);
 const cli = process.env.LLMMEM_CLI, data = process.env.LLMMEM_TEST_DATA;
@@ -48,40 +49,22 @@ function put(name, bytes, size) {
 }
 const onDisk = (argv) => argv.map((a) => paths.get(a) ?? a);
 
-// A safetensors header for a two-layer Llama of hidden size 64 (bf16), and its config.json.
+// A two-layer Llama of hidden size 64 as a safetensors folder (tests/web/safetensors.mjs writes
+// config.json, the index and a sparse shard: its header, then a hole as long as its data).
 const tiny = { model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_size: 64, intermediate_size: 128,
   num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, vocab_size: 256, max_position_embeddings: 512,
   torch_dtype: 'bfloat16', tie_word_embeddings: false, rms_norm_eps: 1e-5 };
-function safetensorsHeader() {
-  const shapes = { 'model.embed_tokens.weight': [256, 64], 'lm_head.weight': [256, 64], 'model.norm.weight': [64] };
-  for (let i = 0; i < 2; i++) {
-    const p = `model.layers.${i}.`;
-    Object.assign(shapes, { [`${p}self_attn.q_proj.weight`]: [64, 64], [`${p}self_attn.k_proj.weight`]: [32, 64],
-      [`${p}self_attn.v_proj.weight`]: [32, 64], [`${p}self_attn.o_proj.weight`]: [64, 64],
-      [`${p}mlp.gate_proj.weight`]: [128, 64], [`${p}mlp.up_proj.weight`]: [128, 64], [`${p}mlp.down_proj.weight`]: [64, 128],
-      [`${p}input_layernorm.weight`]: [64], [`${p}post_attention_layernorm.weight`]: [64] });
-  }
-  const header = {};
-  let offset = 0;
-  for (const [name, shape] of Object.entries(shapes)) {
-    const bytes = shape.reduce((a, b) => a * b, 2);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  const json = Buffer.from(JSON.stringify(header));
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(json.length));
-  // the header alone, and the file's whole length: the reader checks the data lies within the file
-  return { head: Buffer.concat([len, json]), size: 8 + json.length + offset };
-}
 
 const llama8b = put('llama-3.1-8b/config.json', readFileSync(join(data, 'configs', 'llama-3.1-8b.json')));
 const qwen3moe = put('qwen3-30b-a3b.json', readFileSync(join(data, 'configs', 'qwen3-30b-a3b.json')));
 const gguf = put('llama-mixed.gguf', readFileSync(join(data, 'gguf', 'llama-mixed.gguf')));
-put('tiny/config.json', Buffer.from(JSON.stringify(tiny)));
-const tinyHeader = safetensorsHeader();
-const tinyShard = put('tiny/model.safetensors', tinyHeader.head, tinyHeader.size);
-const tinyDir = tinyShard.slice(0, tinyShard.lastIndexOf('/'));
+const tinyCheckpoint = writeCheckpoint(join(disk, 'tiny'), JSON.stringify(tiny), 1);
+for (const file of tinyCheckpoint.files) { // the same folder in the module: each shard's header at its real length
+  const name = basename(file), shard = tinyCheckpoint.sizes[name];
+  lm.putFile(`tiny/${name}`, shard ? readFileSync(file).subarray(0, shard.header) : readFileSync(file), shard?.size);
+}
+const tinyDir = '/input/tiny';
+paths.set(tinyDir, tinyCheckpoint.dir);
 
 // Jobs across every mode; each is run by the API and by `llmmem COMMAND ... --json`.
 const jobs = [
@@ -197,13 +180,10 @@ for (const [command, job, field] of refusals) {
 {
   const whole = readFileSync(join(data, 'gguf', 'llama-mixed.gguf'));
   const head = whole.subarray(0, 4096);
-  const path = lm.putFile('head.gguf', head, whole.length);
-  const sparse = join(disk, 'head.gguf');
-  writeFileSync(sparse, head);
-  truncateSync(sparse, whole.length);
+  const path = put('head.gguf', head, whole.length);
   for (const command of ['estimate', 'serve']) {
     const job = command === 'serve' ? { gguf: path, engine: 'llama.cpp', sets: ['n_ctx=4096'] } : { gguf: path };
-    const ref = parseCli(execFileSync(cli, lm.argv(command, job).map((a) => (a === path ? sparse : a)), { encoding: 'utf8' }));
+    const ref = parseCli(execFileSync(cli, onDisk(lm.argv(command, job)), { encoding: 'utf8' }));
     report(isDeepStrictEqual(lm[command](job), ref), `${command}: 4096 bytes of a ${whole.length}-byte GGUF, as the CLI on the sparse file`);
   }
   let status;
