@@ -22,8 +22,8 @@ typedef struct block {
     uint32_t seg;                       /* expandable segment, NIL for a cudaMalloc segment */
     uint32_t events;                    /* streams whose work must complete before the free does */
     uint32_t link;                      /* release_blocks' list of blocks to unmap; the free list */
+    uint32_t uses;                      /* streams recorded while allocated */
     uint8_t small, allocated, mapped, live;
-    uint16_t uses;                      /* streams recorded while allocated */
 } block;
 
 /* A recorded stream use of a block: RECORDED while the block is allocated, then an event that waits
@@ -80,21 +80,25 @@ static llmmem_status limit(const llmmem__ca *ca, const char *what)
                         ca->cfg.max_blocks, what);
 }
 
-/* Makes room for record n of an array of `size`-byte records (doubling), within max_blocks records. */
-static llmmem_status grow(llmmem__ca *ca, void **array, uint32_t *cap, uint32_t n, size_t size, const char *what)
+/* The array, with room for record n of `size` bytes (doubling), within max_blocks records; NULL with
+ * *st set when there is none (the array unchanged). */
+static void *grow(llmmem_status *st, llmmem__ca *ca, void *array, uint32_t *cap, uint32_t n, size_t size,
+                  const char *what)
 {
-    if (n >= ca->cfg.max_blocks)
-        return limit(ca, what);
+    if (n >= ca->cfg.max_blocks) {
+        *st = limit(ca, what);
+        return NULL;
+    }
     if (n < *cap)
-        return LLMMEM_OK;
+        return array;
     uint32_t want = *cap ? *cap * 2 : 64;
     want = want < ca->cfg.max_blocks ? want : ca->cfg.max_blocks;
-    void *p = realloc(*array, (size_t)want * size);
+    void *p = realloc(array, (size_t)want * size);
     if (!p)
-        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "allocator model: out of memory for %u %s", want, what);
-    *array = p;
-    *cap = want;
-    return LLMMEM_OK;
+        *st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "allocator model: out of memory for %u %s", want, what);
+    else
+        *cap = want;
+    return p;
 }
 
 /* A new block record (new Block). */
@@ -104,9 +108,11 @@ static llmmem_status new_block(uint32_t *out, llmmem__ca *ca, uint64_t stream, u
     if (i != NIL) {
         ca->free_head = ca->b[i].link;
     } else {
-        llmmem_status st = grow(ca, (void **)&ca->b, &ca->capb, ca->nb, sizeof *ca->b, "blocks");
-        if (st)
+        llmmem_status st;
+        block *more = grow(&st, ca, ca->b, &ca->capb, ca->nb, sizeof *ca->b, "blocks");
+        if (!more)
             return st;
+        ca->b = more;
         i = ca->nb++;
     }
     block *b = &ca->b[i];
@@ -382,12 +388,12 @@ static llmmem_status segment_address(uint64_t *out, llmmem__ca *ca, uint64_t siz
 
 /* ---- coalescing and returning blocks ------------------------------------------------------------- */
 
-/* try_merge_blocks: dst absorbs its free neighbour src of the same mapping; src's bytes, or 0. */
-static uint64_t try_merge(llmmem__ca *ca, uint32_t dst, uint32_t src)
+/* try_merge_blocks: dst absorbs its neighbour src if src is free and mapped alike. */
+static void try_merge(llmmem__ca *ca, uint32_t dst, uint32_t src)
 {
     block *B = ca->b;
     if (src == NIL || B[src].allocated || B[src].events || B[dst].mapped != B[src].mapped)
-        return 0;
+        return;
     if (B[dst].prev == src) {
         B[dst].ptr = B[src].ptr;
         B[dst].prev = B[src].prev;
@@ -398,12 +404,10 @@ static uint64_t try_merge(llmmem__ca *ca, uint32_t dst, uint32_t src)
         if (B[dst].next != NIL)
             B[B[dst].next].prev = dst;
     }
-    uint64_t subsumed = B[src].size;
-    B[dst].size += subsumed;
+    B[dst].size += B[src].size;
     pool *p = pool_of(ca, src);
     set_erase(ca, B[src].mapped ? &p->blocks : &p->unmapped, src);
     delete_block(ca, src);
-    return subsumed;
 }
 
 /* free_block: the block merges with its free neighbours and is cached. */
@@ -593,9 +597,10 @@ static int release_available_cached_blocks(llmmem__ca *ca, const params *q)
     return released >= key.size;
 }
 
-/* garbage_collect_cached_blocks: above garbage_collection_threshold of the fraction limit, cudaFree
- * whole cached large segments not reused for at least the average age, oldest first, until reserved
- * is back under the threshold or nothing is old enough (CDA: expandable blocks stay). */
+/* garbage_collect_cached_blocks: with reserved above garbage_collection_threshold of the fraction
+ * limit, cudaFree the whole cached large segments whose age (the pool's get_free_block calls since they
+ * were cached) is at least the average, pass after pass, until the bytes freed cover the excess or a
+ * pass frees nothing (CDA: expandable blocks stay). */
 static void garbage_collect_cached_blocks(llmmem__ca *ca)
 {
     pool *p = &ca->large;
@@ -710,8 +715,11 @@ static llmmem_status find_expandable_block(uint32_t *out, llmmem__ca *ca, uint64
     uint32_t slot = 0, c;
     while (slot < ca->nx && ca->x[slot].live)
         slot++;
-    llmmem_status st = grow(ca, (void **)&ca->x, &ca->capx, slot, sizeof *ca->x, "expandable segments");
-    if (st || (st = segment_address(&base, ca, range, stream, p->small, 1)) ||
+    llmmem_status st = LLMMEM_OK;
+    xseg *more = grow(&st, ca, ca->x, &ca->capx, slot, sizeof *ca->x, "expandable segments");
+    if (more)
+        ca->x = more;
+    if (!more || (st = segment_address(&base, ca, range, stream, p->small, 1)) ||
         (st = new_block(&c, ca, stream, range, p->small, base)))
         return st;
     ca->x[slot] = (xseg){base, range, stream, page, 1};
@@ -763,7 +771,7 @@ static llmmem_status map_block(int *mapped, llmmem__ca *ca, uint32_t i, uint64_t
 /* try_allocate_expandable_block: map what the request needs past the free bytes it starts in. */
 static llmmem_status try_allocate_expandable_block(uint32_t *out, llmmem__ca *ca, const params *q)
 {
-    uint32_t c;
+    uint32_t c = NIL;
     int mapped = 1;
     *out = NIL;
     llmmem_status st = find_expandable_block(&c, ca, q->stream, q->p, q->size);
@@ -942,8 +950,10 @@ llmmem_status llmmem__ca_record_stream(llmmem__ca *ca, uint32_t id, uint64_t str
     for (uint32_t k = 0; k < ca->nu; k++)
         if (ca->u[k].block == i && ca->u[k].state == USE_RECORDED && ca->u[k].stream == stream)
             return LLMMEM_OK;
-    if ((st = grow(ca, (void **)&ca->u, &ca->capu, ca->nu, sizeof *ca->u, "stream uses")))
+    use *more = grow(&st, ca, ca->u, &ca->capu, ca->nu, sizeof *ca->u, "stream uses");
+    if (!more)
         return st;
+    ca->u = more;
     ca->u[ca->nu++] = (use){stream, i, USE_RECORDED};
     ca->b[i].uses++;
     return LLMMEM_OK;
