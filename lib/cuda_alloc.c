@@ -57,7 +57,7 @@ struct llmmem__ca {
     block *b;
     uint32_t nb, capb, free_head; /* records in use or on the free list, allocated, free list */
     use *u;
-    uint32_t nu, capu;
+    uint32_t nu, capu, ndone; /* stream uses; how many are DONE */
     xseg *x;
     uint32_t nx, capx;
     uint64_t next_address; /* the default address hook's next range ends here */
@@ -435,6 +435,8 @@ static void insert_events(llmmem__ca *ca, uint32_t i)
 /* process_events (all_streams 0: only the completed ones) and synchronize_and_free_events (1). */
 static void complete_events(llmmem__ca *ca, int all_streams)
 {
+    if (!all_streams && !ca->ndone)
+        return;
     uint32_t kept = 0;
     for (uint32_t k = 0; k < ca->nu; k++) {
         use e = ca->u[k];
@@ -445,6 +447,7 @@ static void complete_events(llmmem__ca *ca, int all_streams)
             ca->u[kept++] = e;
     }
     ca->nu = kept;
+    ca->ndone = 0;
 }
 
 /* release_block: cudaFree of a whole free segment. */
@@ -739,10 +742,12 @@ static llmmem_status map_block(int *mapped, llmmem__ca *ca, uint32_t i, uint64_t
     const xseg *s = &ca->x[B[i].seg];
     uint64_t start = B[i].ptr, bytes = (page_right(s, start + size) - page_left(s, start)) * s->page;
     pool *p = pool_of(ca, i);
-    llmmem_status st;
     *mapped = device_has(ca, bytes);
-    if (!*mapped || (st = reserve(ca, bytes)))
-        return *mapped ? st : LLMMEM_OK;
+    if (!*mapped)
+        return LLMMEM_OK;
+    llmmem_status st = reserve(ca, bytes);
+    if (st)
+        return st;
     if (bytes < B[i].size) {
         uint32_t rest;
         st = new_block(&rest, ca, B[i].stream, B[i].size - bytes, B[i].small, start + bytes);
@@ -963,8 +968,10 @@ llmmem_status llmmem__ca_stream_complete(llmmem__ca *ca, uint64_t stream)
 {
     llmmem_status st = usable(ca);
     for (uint32_t k = 0; !st && k < ca->nu; k++)
-        if (ca->u[k].state == USE_PENDING && ca->u[k].stream == stream)
+        if (ca->u[k].state == USE_PENDING && ca->u[k].stream == stream) {
             ca->u[k].state = USE_DONE;
+            ca->ndone++;
+        }
     return st;
 }
 
@@ -1073,7 +1080,7 @@ llmmem_status llmmem__ca_reset(llmmem__ca *ca, const llmmem__ca_config *c)
     memset(&ca->stats, 0, sizeof ca->stats);
     ca->large = (pool){NIL, NIL, 0, 0};
     ca->small = (pool){NIL, NIL, 0, 1};
-    ca->nb = ca->nu = ca->nx = 0;
+    ca->nb = ca->nu = ca->ndone = ca->nx = 0;
     ca->free_head = NIL;
     ca->next_address = DEFAULT_TOP_ADDRESS;
     ca->rng = 2463534242u;

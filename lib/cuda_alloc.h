@@ -15,8 +15,8 @@
  * llmmem__ca_config.segment_address).
  *
  * Cost: each malloc or free is O(log n) in the cached blocks (ordered sets kept as treaps, no
- * recursion), plus O(blocks of one segment) when an expandable segment is searched or the cache is
- * emptied. Memory is one 88-byte record per block (allocated, cached or unmapped; a 70B training
+ * recursion), plus O(blocks of one segment) when an expandable segment is searched, O(blocks) when
+ * the cache is emptied, and O(outstanding stream uses) for a recorded stream's bookkeeping. Memory is one 88-byte record per block (allocated, cached or unmapped; a 70B training
  * step holds about 4,500 at once) and one 16-byte record per stream use, each capped by max_blocks:
  * past it an operation fails with LLMMEM_ERR_UNSUPPORTED and the model refuses further work until
  * llmmem__ca_reset. */
