@@ -617,6 +617,124 @@ START_TEST(test_limits_and_misuse)
 }
 END_TEST
 
+/* ---- random tapes ------------------------------------------------------------------------------ */
+
+typedef struct span {
+    uint64_t addr, size;
+} span;
+
+static int by_start(const void *a, const void *b)
+{
+    uint64_t x = ((const span *)a)->addr, y = ((const span *)b)->addr;
+    return (x > y) - (x < y);
+}
+
+typedef struct tally {
+    span seg[4096];
+    size_t n;
+    uint64_t total, allocated;
+} tally;
+
+static void add_span(void *ctx, const llmmem__ca_segment *s)
+{
+    tally *t = ctx;
+    ck_assert_uint_lt(t->n, sizeof t->seg / sizeof t->seg[0]);
+    t->seg[t->n++] = (span){s->address, s->total_size};
+    t->total += s->total_size;
+    t->allocated += s->allocated_size;
+}
+
+/* The segments hold exactly the reserved and allocated bytes, and every live block lies inside one
+ * segment without overlapping another block. */
+static void check_consistent(const llmmem__ca *ca, const uint32_t *live, size_t nlive)
+{
+    static tally t;
+    static span blocks[4096];
+    t.n = 0, t.total = 0, t.allocated = 0;
+    llmmem__ca_segments(ca, add_span, &t);
+    ck_assert_uint_eq(t.total, stats(ca)->reserved);
+    ck_assert_uint_eq(t.allocated, stats(ca)->allocated);
+    qsort(t.seg, t.n, sizeof t.seg[0], by_start);
+    for (size_t k = 0; k < nlive; k++)
+        blocks[k] = (span){llmmem__ca_block_address(ca, live[k]), llmmem__ca_block_size(ca, live[k])};
+    qsort(blocks, nlive, sizeof blocks[0], by_start);
+    size_t s = 0;
+    for (size_t k = 0; k < nlive; k++) {
+        ck_assert(k == 0 || blocks[k - 1].addr + blocks[k - 1].size <= blocks[k].addr);
+        while (s < t.n && t.seg[s].addr + t.seg[s].size <= blocks[k].addr)
+            s++;
+        ck_assert_msg(s < t.n && t.seg[s].addr <= blocks[k].addr &&
+                          blocks[k].addr + blocks[k].size <= t.seg[s].addr + t.seg[s].size,
+                      "a block at %" PRIu64 " of %" PRIu64 " bytes outside every segment", blocks[k].addr,
+                      blocks[k].size);
+    }
+}
+
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* Random calls under every kind of setting (expandable segments, a capacity that runs out, max_split_size,
+ * garbage collection, three streams with recorded uses): the bytes always add up, blocks never overlap,
+ * and once everything is freed and the cache emptied nothing is left: every split was coalesced. */
+START_TEST(test_random_tapes)
+{
+    static uint32_t live[4096];
+    uint64_t x = 88172645463325252ULL + (uint64_t)_i;
+    llmmem__ca_config c;
+    llmmem__ca_config_init(&c);
+    c.expandable_segments = _i & 1;
+    c.capacity = _i & 2 ? 3 * GIB : 0;
+    c.max_split_size = _i & 4 ? 64 * MIB : UINT64_MAX;
+    if (_i & 8) {
+        c.memory_fraction_limit = 2 * GIB;
+        c.garbage_collection_threshold = 0.6;
+    }
+    llmmem__ca *ca;
+    ck_assert_ok(llmmem__ca_new(&ca, &c));
+    size_t nlive = 0;
+    for (int op = 0; op < 4000; op++) {
+        uint64_t r = next_random(&x) % 100, v = next_random(&x);
+        if (r < 55 && nlive < 4096) {
+            static const uint64_t scale[] = {4096, MIB, 10 * MIB, 200 * MIB};
+            uint64_t size = 1 + v % scale[(v >> 40) % 4];
+            uint32_t id;
+            ck_assert_ok(llmmem__ca_malloc(&id, ca, size, (v >> 50) % 3));
+            if (id != LLMMEM__CA_OOM)
+                live[nlive++] = id;
+        } else if (r < 90 && nlive) {
+            size_t k = v % nlive;
+            put(ca, live[k]);
+            live[k] = live[--nlive];
+        } else if (r < 94 && nlive) {
+            ck_assert_ok(llmmem__ca_record_stream(ca, live[v % nlive], (v >> 32) % 3));
+        } else if (r < 98) {
+            ck_assert_ok(llmmem__ca_stream_complete(ca, v % 3));
+        } else {
+            ck_assert_ok(llmmem__ca_empty_cache(ca));
+        }
+        if (op % 250 == 0)
+            check_consistent(ca, live, nlive);
+    }
+    check_consistent(ca, live, nlive);
+    while (nlive)
+        put(ca, live[--nlive]);
+    ck_assert_ok(llmmem__ca_empty_cache(ca));
+    ck_assert_uint_eq(stats(ca)->allocated, 0);
+    ck_assert_uint_eq(stats(ca)->requested, 0);
+    ck_assert_uint_eq(stats(ca)->reserved, 0);
+    ck_assert_uint_eq(stats(ca)->segments, 0);
+    ck_assert_uint_eq(stats(ca)->blocks, 0);
+    if (c.capacity)
+        ck_assert_uint_le(stats(ca)->reserved_peak, c.capacity);
+    llmmem__ca_destroy(ca);
+}
+END_TEST
+
 /* ---- replay of the H100 traces ------------------------------------------------------------------ */
 
 /* A replay that compares the model's events with the trace's. */
@@ -798,6 +916,7 @@ int main(void)
     tcase_add_test(rules, test_expandable_growth);
     tcase_add_test(rules, test_expandable_best_fit);
     tcase_add_test(rules, test_limits_and_misuse);
+    tcase_add_loop_test(rules, test_random_tapes, 0, 16);
     suite_add_tcase(s, rules);
     TCase *traces = tcase_create("h100_traces");
     tcase_add_loop_test(traces, test_replay, 0, (int)(sizeof GPU_TRACES / sizeof GPU_TRACES[0]));
