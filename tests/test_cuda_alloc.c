@@ -5,8 +5,10 @@
  * of torch 2.9+ where they differ) and c10/core/AllocatorConfig.cpp. Then the replay of every
  * allocator trace recorded on an H100 with torch 2.11 (tests/data/gpu, README.md there): each
  * allocation must get the address the real allocator gave it, every segment allocation, free, map
- * and unmap must come out in the trace's order with its address and size, the reserved peak must
- * equal the one measured and the segments left at the end the ones the snapshot listed. */
+ * and unmap must come out in the trace's order with its address and size, the reserved and allocated
+ * peaks must equal the ones measured and the segments left at the end the ones the snapshot listed;
+ * replayed again with the model's default segment addresses, each trace must still reach its measured
+ * reserved peak. Random tapes check that the bytes always add up under every kind of setting. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
