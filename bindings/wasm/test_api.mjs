@@ -292,6 +292,7 @@ for (const [command, job, field] of refusals) {
     [new Date(), 'job'], [Object.create({ model: 42 }), 'job'], [new Proxy({}, { ownKeys() { throw new Error('trap'); } }), 'job'],
     [{ model: 3 }, 'model'], [{ model: new String('llama-3.1-8b') }, 'model'], [{ model: ['llama-3.1-8b'] }, 'model'],
     [{ gpu: ['h100-sxm-80gb'] }, 'gpu'], [{ engine: 2 }, 'engine'], [{ config: {} }, 'config'], [{ model: true }, 'model'],
+    [{ model: 5n }, 'model'], [{ sets: [5n] }, 'sets'], [{ gguf: () => 'x.gguf' }, 'gguf'],
     [{ sets: 'mode=training' }, 'sets'], [{ sets: [1] }, 'sets'], [{ sets: [['mode', 'training']] }, 'sets'],
     [{ sets: [undefined] }, 'sets'], [{ sets: [, 'mode=training'] }, 'sets'], [{ sets: hugeSparse }, 'sets'],
     [{ sets: Array(4097).fill('micro_batch_size=2') }, 'sets'], [{ sets: throwingItem }, 'sets'], [throwing, 'model'],
