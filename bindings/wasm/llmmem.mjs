@@ -8,6 +8,9 @@
 //
 // A job is the CLI's options: { model, config, gguf, safetensors, gpu, engine, length, devices, top,
 // sets: ['key=value', ...] }, files by their path in the module's in-memory file system (putFile).
+// It is a plain object read once (readJob): texts without NUL or lone surrogates, of at most one
+// command-line argument's length; length, devices and top as a safe integer, a BigInt or a text;
+// null or undefined for an option not given. Anything else is an LLMMemError naming the option.
 import createLLMMemCore from './llmmem-core.js';
 
 // The CLI's defaults (examples/cli_args.h: CLI_DEFAULT_MODEL, CLI_DEFAULT_GPU, CLI_DEFAULT_FIT_DEVICES,
@@ -39,6 +42,31 @@ const OPTIONS = [
 const EIO = 29; // emscripten's errno numbering (WASI)
 const PLAN_MAX_DEVICES = 16777216n; // LLMMEM_PLAN_MAX_DEVICES
 const INT64_MAX = 0x7fffffffffffffffn, SIZE_MAX = 0xffffffffn; // SIZE_MAX: wasm32's size_t
+const COMMANDS = ['estimate', 'explain', 'serve', 'fit', 'plan'];
+const NUMBER_OPTIONS = ['length', 'devices', 'top'];
+// The longest text a job may hold, in UTF-8 bytes: the longest argument `llmmem` can be given
+// (Linux's MAX_ARG_STRLEN, include/uapi/linux/binfmts.h: 32 pages of 4 KiB).
+const MAX_TEXT_BYTES = 131072;
+// The most `sets` a job may hold: each of the 249 keys set a dozen times over; a longer list is a
+// program's mistake, refused before any work (each set costs the core about 3 us).
+const MAX_SETS = 4096;
+const UTF8 = new TextEncoder(); // well-formed UTF-8 (emscripten's stringToUTF8 pairs a lone surrogate with the next character)
+
+// A text as messages quote it: its first 64 characters ("..." after), control characters and lone
+// surrogates written as \uXXXX, so that a message is printable and names what was given.
+function shown(text) {
+  return (text.length > 64 ? `${text.slice(0, 64)}...` : text)
+    .replace(/[\0-\x1f\x7f]|[\uD800-\uDFFF]/gu, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// What a value is, for a message about a value of the wrong type ("a number", "an array").
+function kindOf(v) {
+  if (v === null || v === undefined) return String(v);
+  if (Array.isArray(v)) return 'an array';
+  const t = typeof v;
+  if (t !== 'object') return `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`;
+  try { return `an object (${Object.prototype.toString.call(v).slice(8, -1)})`; } catch { return 'an object'; } // a Proxy's trap may throw
+}
 
 /** A failure of the core: `code` is its llmmem_status, `status` that status's name
  * ("LLMMEM_ERR_PARSE"), `message` the library's own message, and `field` the part of the job it came
@@ -56,6 +84,8 @@ export class LLMMemError extends Error {
 
 /** Loads the module: `options` go to emscripten's factory (under node: { wasmBinary }). */
 export async function load(options = {}) {
+  if (typeof options !== 'object' || options === null)
+    throw invalid(`load: the options are ${kindOf(options)}, not an object of emscripten's module options`, 'job');
   return new LLMMem(await createLLMMemCore(options));
 }
 
@@ -66,40 +96,120 @@ function rounded(v) {
   return false;
 }
 
+// JSON's tokens that hold digits: a string (skipped whole, escapes included) or a number.
+const JSON_TOKEN = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
 // JSON from the core with every integer exact: one past 2^53 becomes a BigInt. The usual answer
-// has none and is parsed once; otherwise such literals are quoted with a NUL mark before JSON.parse
-// (the core's strings never hold a NUL) and turned back.
+// has none and is parsed once; otherwise each such literal becomes the string "\u0000DIGITS",
+// written as its escape (a raw control character is not valid inside a JSON string), and is turned
+// back by the reviver. No string of the core starts with U+0000: C strings end at their NUL.
 function parseExact(text) {
   const plain = JSON.parse(text);
   if (!rounded(plain)) return plain;
-  let out = '', last = 0, inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-    } else if ((c === '-' || (c >= '0' && c <= '9'))) {
-      let j = i + 1;
-      while (j < text.length && text[j] >= '0' && text[j] <= '9') j++;
-      const literal = text.slice(i, j);
-      if (!'.eE'.includes(text[j] || ' ') && !Number.isSafeInteger(Number(literal))) {
-        out += text.slice(last, i) + `"\u0000${literal}"`;
-        last = j;
-      }
-      i = j - 1;
-    }
+  let out = '', last = 0;
+  for (const m of text.matchAll(JSON_TOKEN)) {
+    const t = m[0];
+    if (t[0] === '"' || /[.eE]/.test(t) || Number.isSafeInteger(Number(t))) continue;
+    out += `${text.slice(last, m.index)}"\\u0000${t}"`;
+    last = m.index + t.length;
   }
-  if (last === 0) return JSON.parse(text);
   return JSON.parse(out + text.slice(last), (k, v) =>
-    typeof v === 'string' && v.startsWith('\u0000') ? BigInt(v.slice(1)) : v);
+    typeof v === 'string' && v[0] === '\u0000' ? BigInt(v.slice(1)) : v);
 }
 
 // A value read from the core as a JS number when exact, else a BigInt.
 function exact(big) {
   const n = Number(big);
   return Number.isSafeInteger(n) ? n : big;
+}
+
+const invalid = (message, field) => new LLMMemError(ERR_INVALID_ARGUMENT, message, field);
+const optionName = (name) => (name === 'sets' ? '--set' : `--${name}`);
+// A set's field: 'set:' and its key (the text before '=', cut as messages cut it).
+const setField = (set) => `set:${shown(set.split('=')[0])}`;
+
+// The bytes of a file given to putFile: a text (as UTF-8, refused with a lone surrogate, as Python
+// refuses such a str), an ArrayBuffer or a view of one (Uint8Array, Buffer, DataView).
+function fileBytes(name, data) {
+  if (typeof data === 'string') {
+    const lone = data.search(/[\uD800-\uDFFF]/u);
+    if (lone >= 0) throw invalid(`putFile: the text of '${name}' cannot be encoded as UTF-8: a lone surrogate (character ${lone})`, 'job');
+    return UTF8.encode(data);
+  }
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  throw invalid(`putFile: the data of '${name}' must be a text, an ArrayBuffer or a Uint8Array, not ${kindOf(data)}`, 'job');
+}
+
+// A text for the core, as the Python binding checks one (_checked_text): a C string ends at its
+// first NUL, so a NUL would cut the text silently; a lone surrogate has no UTF-8 form. Both are
+// refused, as is a text longer than any argument of the command line.
+function checkedText(what, text, field) {
+  if (typeof text !== 'string') throw invalid(`${what}: expected a text, not ${kindOf(text)}`, field);
+  if (text.length > MAX_TEXT_BYTES || UTF8.encode(text).length > MAX_TEXT_BYTES)
+    throw invalid(`${what}: a text of ${text.length} characters is longer than a command-line argument may be (${MAX_TEXT_BYTES} bytes of UTF-8)`, field);
+  if (text.includes('\0')) throw invalid(`${what} '${shown(text)}' contains a NUL character`, field);
+  const lone = text.search(/[\uD800-\uDFFF]/u); // with /u a surrogate pair is one code point: only a lone half matches
+  if (lone >= 0) throw invalid(`${what} '${shown(text)}' cannot be encoded as UTF-8: a lone surrogate (character ${lone})`, field);
+  return text;
+}
+
+// A whole-number option (length, devices, top): a Number that is a safe integer, a BigInt, or a
+// text the core parses as the CLI does ("8K"). A Number past 2^53 may have been rounded already.
+function checkedNumber(name, v) {
+  const what = optionName(name);
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) throw invalid(`${what}: ${v} is not a whole number`, name);
+    if (!Number.isSafeInteger(v)) throw invalid(`${what}: ${v} is past 2^53, where a Number may have been rounded: give a BigInt or a text`, name);
+    return v;
+  }
+  if (typeof v !== 'string') throw invalid(`${what}: expected a number or its text, not ${kindOf(v)}`, name);
+  return checkedText(what, v, name);
+}
+
+// The sets, copied element by element (a getter or a Proxy is read once), each a KEY=VALUE text.
+function checkedSets(v) {
+  if (!Array.isArray(v)) throw invalid(`--set: expected a list of KEY=VALUE texts, not ${kindOf(v)}`, 'sets');
+  const n = v.length;
+  if (n > MAX_SETS) throw invalid(`--set: ${n} sets are more than a job may hold (${MAX_SETS})`, 'sets');
+  const sets = [];
+  for (let i = 0; i < n; i++) {
+    const set = v[i];
+    if (typeof set !== 'string') throw invalid(`--set: expected a list of KEY=VALUE texts, not ${kindOf(set)} (item ${i})`, 'sets');
+    sets.push(checkedText('--set', set, setField(set)));
+  }
+  return sets;
+}
+
+// A job read once into a plain object of checked values, so that the checks and the core see the
+// same values whatever getters, Proxies or inherited properties the object has: its own enumerable
+// options only, each read once; null or undefined is an option not given. Anything thrown while
+// reading becomes an LLMMemError naming the option.
+function readJob(job) {
+  let name = 'job';
+  try {
+    const proto = typeof job === 'object' && job !== null ? Object.getPrototypeOf(job) : undefined;
+    if (Array.isArray(job) || (proto !== Object.prototype && proto !== null)) {
+      const what = proto === undefined || Array.isArray(job) ? kindOf(job) : `${kindOf(job)} whose prototype is not Object.prototype`;
+      throw invalid(`a job is a plain object of options ({ model, gpu, sets, ... }), not ${what}`, 'job');
+    }
+    const out = {};
+    for (const key of Object.keys(job)) {
+      if (!OPTIONS.some(([o]) => o === key)) // the CLI's message, its '%.64s' cut
+        throw invalid(`unknown option '${shown(`--${key}`.slice(0, 64))}' (try 'llmmem --help')`, 'job');
+      name = key;
+      const v = job[key];
+      if (v == null) continue;
+      out[key] = key === 'sets' ? checkedSets(v) : NUMBER_OPTIONS.includes(key) ? checkedNumber(key, v) : checkedText(optionName(key), v, key);
+    }
+    return out;
+  } catch (e) {
+    if (e instanceof LLMMemError) throw e;
+    let why = 'an exception';
+    try { why = String(e?.message ?? e); } catch { /* a thrown value that cannot be shown */ }
+    throw invalid(`${name === 'job' ? 'the job' : optionName(name)} could not be read: ${shown(why)}`, name);
+  }
 }
 
 class LLMMem {
@@ -118,15 +228,22 @@ class LLMMem {
 
   #str(ptr) { return ptr ? this.core.UTF8ToString(ptr) : null; }
 
-  // Runs fn with a NUL-terminated copy of each text in the module's memory.
+  // Runs fn with a NUL-terminated UTF-8 copy of each text (checkedText's, or this file's own) in the
+  // module's memory.
   #withStrings(texts, fn) {
-    const ptrs = texts.map((t) => {
-      const n = this.core.lengthBytesUTF8(t) + 1, p = this.core._malloc(n);
-      if (!p) throw new LLMMemError(ERR_NO_MEMORY, 'out of memory', 'job');
-      this.core.stringToUTF8(t, p, n);
-      return p;
-    });
-    try { return fn(...ptrs); } finally { ptrs.forEach((p) => this.core._free(p)); }
+    const ptrs = [];
+    try {
+      for (const t of texts) {
+        const bytes = UTF8.encode(t), p = this.core._malloc(bytes.length + 1);
+        if (!p) throw new LLMMemError(ERR_NO_MEMORY, 'out of memory', 'job');
+        ptrs.push(p);
+        this.core.HEAPU8.set(bytes, p);
+        this.core.HEAPU8[p + bytes.length] = 0;
+      }
+      return fn(...ptrs);
+    } finally {
+      ptrs.forEach((p) => this.core._free(p));
+    }
   }
 
   // Runs fn with an 8-byte aligned out-parameter area of `slots` 8-byte slots, zeroed.
@@ -270,25 +387,30 @@ class LLMMem {
 
   // ---- files ------------------------------------------------------------------------------
 
-  /** Stores bytes (Uint8Array) or text as /input/<name> for a job's config, gguf or safetensors
-   * path; `name` may hold one folder ("ckpt/config.json"). Returns the path. With `size` larger than
+  /** Stores bytes (a Uint8Array or another view, an ArrayBuffer) or text (as UTF-8) as
+   * /input/<name> for a job's config, gguf or safetensors path; `name` may hold one folder
+   * ("ckpt/config.json"). Returns the path. With `size` (a whole number, at least the bytes given) larger than
    * the bytes given, the file is that long but holds only its first bytes: the start of a dropped
    * file (its header, read with Blob.slice) stands for the whole, whose length the readers check
    * against the data the header describes. Reading past the bytes given fails with EIO, so a header
    * longer than the bytes given is an LLMMEM_ERR_IO naming the offset, never a read of made-up bytes. */
   putFile(name, data, size) {
     if (typeof name !== 'string' || !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)?$/.test(name) || name.split('/').some((p) => p === '.' || p === '..'))
-      throw new LLMMemError(ERR_INVALID_ARGUMENT, `putFile: '${name}' is not a file name (letters, digits, '.', '_', '-', and at most one '/')`, 'job');
+      throw invalid(`putFile: ${typeof name === 'string' ? `'${shown(name)}'` : kindOf(name)} is not a file name (letters, digits, '.', '_', '-', and at most one '/')`, 'job');
+    const bytes = fileBytes(name, data);
+    if (size != null && typeof size !== 'number' && typeof size !== 'bigint')
+      throw invalid(`putFile: the size must be a number, not ${kindOf(size)}`, 'job');
+    const fileSize = typeof size === 'bigint' ? Number(size) : size; // a BigInt past 2^53 stays past it
+    if (size != null && !(Number.isSafeInteger(fileSize) && fileSize >= bytes.length))
+      throw invalid(`putFile: size ${size} is not a whole number of bytes at least the ${bytes.length} given`, 'job');
     const FS = this.core.FS, path = `${INPUT_DIR}/${name}`;
     for (const dir of [INPUT_DIR, ...(name.includes('/') ? [`${INPUT_DIR}/${name.split('/')[0]}`] : [])])
       if (!FS.analyzePath(dir).exists) FS.mkdir(dir);
     if (FS.analyzePath(path).exists) FS.unlink(path); // a new node: none of an earlier file's length
-    FS.writeFile(path, data);
+    FS.writeFile(path, bytes);
     const node = FS.lookupPath(path).node, stored = node.usedBytes;
-    if (size != null && size > stored) {
-      if (!Number.isSafeInteger(size))
-        throw new LLMMemError(ERR_INVALID_ARGUMENT, `putFile: size ${size} is not a whole number of bytes`, 'job');
-      node.usedBytes = size; // the length stat() reports (emscripten's MEMFS)
+    if (size != null && fileSize > stored) {
+      node.usedBytes = fileSize; // the length stat() reports (emscripten's MEMFS)
       const read = node.stream_ops.read;
       node.stream_ops = { ...node.stream_ops, read(stream, buffer, offset, length, position) {
         if (position >= stored) throw new FS.ErrnoError(EIO);
@@ -317,30 +439,19 @@ class LLMMem {
 
   // The CLI's checks of its arguments (cli_parse_args), in its order and with its words: an option
   // the command does not take, two model sources, a set without '=', plan without devices, and the
-  // numbers (the CLI's read_numbers). Returns { length, devices, top } as BigInt (or undefined).
+  // numbers (the CLI's read_numbers), on a job readJob has read. Returns { length, devices, top } as
+  // BigInt (or undefined).
   #checkJob(command, job) {
-    const option = (name) => (name === 'sets' ? '--set' : `--${name}`);
-    if (typeof job !== 'object' || job === null || Array.isArray(job))
-      throw new LLMMemError(ERR_INVALID_ARGUMENT, 'a job is an object of options ({ model, gpu, sets, ... })', 'job');
-    for (const [name, v] of Object.entries(job)) {
-      if (!OPTIONS.some(([o]) => o === name))
-        throw new LLMMemError(ERR_INVALID_ARGUMENT, `unknown option '--${name}' (try 'llmmem --help')`, 'job');
-      const number = name === 'length' || name === 'devices' || name === 'top';
-      const ok = v == null || (name === 'sets' ? Array.isArray(v) && v.every((x) => typeof x === 'string')
-        : typeof v === 'string' || (number && (typeof v === 'number' || typeof v === 'bigint')));
-      if (!ok)
-        throw new LLMMemError(ERR_INVALID_ARGUMENT, `${option(name)}: expected ${name === 'sets' ? 'a list of KEY=VALUE texts' : number ? 'a number or its text' : 'a text'}`, name);
-    }
     for (const set of job.sets || [])
       if (!set.includes('='))
-        throw new LLMMemError(ERR_INVALID_ARGUMENT, `--set expects KEY=VALUE, got '${set.slice(0, 64)}'`, `set:${set}`);
+        throw new LLMMemError(ERR_INVALID_ARGUMENT, `--set expects KEY=VALUE, got '${shown(set.slice(0, 64))}'`, setField(set));
     if ((job.model != null) + (job.config != null) + (job.gguf != null) > 1)
       throw new LLMMemError(ERR_INVALID_ARGUMENT, 'give one of --model, --config and --gguf', 'model');
     if (job.gguf != null && job.safetensors != null)
       throw new LLMMemError(ERR_INVALID_ARGUMENT, 'give --gguf or --safetensors, not both', 'safetensors');
     for (const [name, commands] of OPTIONS)
       if (job[name] != null && !(name === 'sets' && !job.sets.length) && !commands.includes(command))
-        throw new LLMMemError(ERR_INVALID_ARGUMENT, `option '${option(name)}' does not apply to '${command}'`, name);
+        throw new LLMMemError(ERR_INVALID_ARGUMENT, `option '${optionName(name)}' does not apply to '${command}'`, name);
     if (command === 'plan' && job.devices == null)
       throw new LLMMemError(ERR_INVALID_ARGUMENT, 'plan needs --devices N', 'devices');
     return { length: job.length == null ? undefined : this.#length(job), devices: this.#devices(job), top: this.#top(job) };
@@ -374,8 +485,7 @@ class LLMMem {
         const why = this.#str(c._llmmem_last_message());
         throw new LLMMemError(st, `${name}: ${why || 'not a whole number'}`, field);
       }
-      const shown = text.length > 64 ? `${text.slice(0, 64)}...` : text;
-      throw new LLMMemError(ERR_OUT_OF_RANGE, `${name}: '${shown}' is out of range: ${lo} to ${hi}`, field);
+      throw new LLMMemError(ERR_OUT_OF_RANGE, `${name}: '${shown(text)}' is out of range: ${lo} to ${hi}`, field);
     }));
   }
 
@@ -422,11 +532,12 @@ class LLMMem {
     return this.#withStrings([job.model ?? DEFAULTS.model], (n) => this.#made((out) => c._llmmem_model_from_preset(out, n), 'model', 'llmmem_model_from_preset'));
   }
 
-  // The model, hardware and strategy of a job (the CLI's make_inputs), given to use(), then freed.
-  #withInputs(command, job, use) {
+  // The model, hardware and strategy of a job (the CLI's make_inputs), given to use() with the
+  // job's numbers and the job as readJob read it (the only copy the command may look at), then freed.
+  #withInputs(command, given, use) {
     const c = this.core;
     this.warnings = [];
-    const numbers = this.#checkJob(command, job);
+    const job = readJob(given), numbers = this.#checkJob(command, job);
     const h = { model: 0, hw: 0, strategy: 0 };
     try {
       h.model = this.#model(job);
@@ -435,9 +546,9 @@ class LLMMem {
       if (job.engine != null) this.#setText(h, KEY.engine, String(job.engine), 'engine');
       for (const set of job.sets || []) {
         const eq = set.indexOf('='); // present: #checkJob
-        this.#setText(h, set.slice(0, eq), set.slice(eq + 1), `set:${set.slice(0, eq)}`);
+        this.#setText(h, set.slice(0, eq), set.slice(eq + 1), setField(set));
       }
-      return use(h, numbers);
+      return use(h, numbers, job);
     } finally {
       if (h.strategy) c._llmmem_strategy_free(h.strategy);
       if (h.hw) c._llmmem_hardware_free(h.hw);
@@ -511,9 +622,9 @@ class LLMMem {
   // ---- commands ---------------------------------------------------------------------------
 
   /** `llmmem estimate --json`: the report, with the step's timeline as "timeline". */
-  estimate(job = {}) {
+  estimate(given = {}) {
     const c = this.core;
-    return this.#withInputs('estimate', job, (h) => this.#withReport(job, h, (report) => {
+    return this.#withInputs('estimate', given, (h, n, job) => this.#withReport(job, h, (report) => {
       const out = parseExact(this.#takeString((p) => c._llmmem_report_to_json(p, report), 'job', 'llmmem_report_to_json'));
       const tl = this.#made((p) => c._llmmem_timeline_new(p), 'job', 'llmmem_timeline_new');
       try {
@@ -527,17 +638,17 @@ class LLMMem {
   }
 
   /** `llmmem explain`: the arithmetic of every line, as text. */
-  explain(job = {}) {
+  explain(given = {}) {
     const c = this.core;
-    return this.#withInputs('explain', job, (h) => this.#withReport(job, h, () =>
+    return this.#withInputs('explain', given, (h, n, job) => this.#withReport(job, h, () =>
       this.#takeString((p) => c._llmmem_explain(p, h.model, h.hw, h.strategy), 'job', 'explain')));
   }
 
   /** `llmmem serve --json`: vLLM's budget and blocks, or with engine llama.cpp/ollama what each
    * device of one machine holds. */
-  serve(job = {}) {
+  serve(given = {}) {
     const c = this.core;
-    return this.#withInputs('serve', job, (h, n) => {
+    return this.#withInputs('serve', given, (h, n, job) => {
       if (this.#localEngine(h.strategy)) {
         if (job.length != null)
           throw new LLMMemError(ERR_INVALID_ARGUMENT, '--length asks vLLM\'s concurrency question; with --engine llama.cpp or ollama set n_ctx, n_parallel (or num_ctx, num_parallel)', 'length');
@@ -579,9 +690,9 @@ class LLMMem {
   /** `llmmem fit --json`: with engine llama.cpp/ollama the most GPU layers, the longest context and
    * the most parallel sequences that fit; otherwise the largest micro-batch, the longest sequence,
    * the least compressed weight format and the fewest devices (0: none; format null: none fits). */
-  fit(job = {}) {
+  fit(given = {}) {
     const c = this.core;
-    return this.#withInputs('fit', job, (h, n) => {
+    return this.#withInputs('fit', given, (h, n, job) => {
       const name = this.#str(c._llmmem_model_name(h.model)), hardware = this.#str(c._llmmem_hardware_name(h.hw));
       if (this.#localEngine(h.strategy)) {
         return this.#withLocalCheckpoint(job, (ck) => {
@@ -617,9 +728,9 @@ class LLMMem {
   }
 
   /** `llmmem plan --json`: the cheapest `top` layouts of `devices` GPUs that fit. */
-  plan(job = {}) {
+  plan(given = {}) {
     const c = this.core;
-    return this.#withInputs('plan', job, (h, n) => {
+    return this.#withInputs('plan', given, (h, n) => {
       const plan = this.#made((p) => c._llmmem_plan_new(p), 'job', 'llmmem_plan_new');
       try {
         // --top is read as on a 64-bit host; past wasm32's SIZE_MAX it keeps every layout, as it would there
@@ -634,8 +745,10 @@ class LLMMem {
   }
 
   /** The CLI arguments of the same job: `llmmem ${argv(command, job).join(' ')}`. */
-  argv(command, job = {}) {
-    const a = [command];
+  argv(command, given = {}) {
+    if (!COMMANDS.includes(command))
+      throw invalid(`argv: ${typeof command === 'string' ? `'${shown(command)}' is not a command` : `the command is ${kindOf(command)}, not a text`} (${COMMANDS.join(', ')})`, 'job');
+    const job = readJob(given), a = [command];
     for (const [opt, v] of [['--model', job.model], ['--config', job.config], ['--gguf', job.gguf],
       ['--safetensors', job.safetensors], ['--gpu', job.gpu], ['--engine', job.engine], ['--length', job.length],
       ['--devices', job.devices], ['--top', job.top]])

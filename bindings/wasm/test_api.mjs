@@ -26,10 +26,13 @@ function report(ok, name, detail) {
   console.log(`${ok ? 'ok' : 'not ok'} ${passed + failed} - ${name}${ok || !detail ? '' : `\n  ${detail}`}`);
 }
 
-// JSON.parse with integers past 2^53 as BigInt, as the API returns them.
+// JSON.parse with integers past 2^53 as BigInt, as the API returns them: each such literal outside a
+// string becomes {"$big": N} (N its place in `big`) and the reviver turns it back.
 function parseCli(text) {
-  return JSON.parse(text.replace(/(?<=[:\[,\s])-?\d{16,}(?=[,\]\}\s])/g, (d) => (Number.isSafeInteger(Number(d)) ? d : `"\u0000${d}"`)),
-    (k, v) => (typeof v === 'string' && v.startsWith('\u0000') ? BigInt(v.slice(1)) : v));
+  const big = [];
+  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (t) =>
+    (t[0] === '"' || /[.eE]/.test(t) || Number.isSafeInteger(Number(t)) ? t : `{"$big":${big.push(t) - 1}}`));
+  return JSON.parse(marked, (k, v) => (v !== null && typeof v === 'object' && '$big' in v ? BigInt(big[v.$big]) : v));
 }
 
 // The same files on disk (for the CLI) and in the module (for the API): a job's paths are the API's,
@@ -77,6 +80,8 @@ const jobs = [
   ['estimate', { config: qwen3moe, sets: ['mode=training', 'expert_parallel=8', 'data_parallel=8', 'zero_stage=1'] }],
   ['estimate', { safetensors: tinyDir, gpu: 'rtx-3060-12gb' }],
   ['estimate', { gguf, gpu: 'rtx-4090' }],
+  // 2^37 tokens: activations, logits and totals past 2^53, as BigInt
+  ['estimate', { sets: ['mode=training', 'micro_batch_size=1048576', 'sequence_length=131072'] }],
   ['serve', {}],
   ['serve', { model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', length: '8K', sets: ['tensor_parallel=4'] }],
   ['serve', { model: 'llama-3.1-8b', gpu: 'rtx-4090', engine: 'llama.cpp', sets: ['n_ctx=32768', 'cache_type_k=q8_0'] }],
@@ -130,6 +135,66 @@ for (const [command, job] of jobs) {
     }
   }
   report(differ.length === 0, `every preset: ${same} jobs the same as the CLI`, differ.slice(0, 5).join('\n  '));
+}
+
+// Integers past 2^53 come back exact, as BigInt; one derived by hand. Llama 3.1 8B (vocab_size
+// 128256 in its config.json) trained on micro_batch_size 2^20 x sequence_length 2^17 = 2^37 tokens:
+// with transformers' loss (loss_utils.ForCausalLMLoss, logits upcast to fp32, logits_fp32's
+// default), backward holds the gradients of the log-probabilities and of the logits, 4 bytes each
+// per logit: 2^37 x 128256 x 8 = 141018963332038656 bytes, which no Number holds exactly.
+{
+  let r, error;
+  try {
+    r = lm.estimate({ sets: ['mode=training', 'micro_batch_size=1048576', 'sequence_length=131072'] });
+  } catch (e) {
+    error = `${e.name}: ${e.message}`;
+  }
+  const want = (2n ** 37n) * 128256n * 8n;
+  const got = r?.training_peak?.logits_transient;
+  report(got === want && typeof r.per_device.total === 'bigint' && typeof r.per_device.weights === 'number',
+    `2^37 tokens: logits_transient ${got} is exactly ${want} (a BigInt; 16 GB of weights stay a Number)`, error);
+}
+
+// A text the core cannot take whole is refused naming the option, as the Python binding refuses it
+// (_checked_text): a NUL (a C string would end there, and the rest would be dropped silently) or a
+// lone surrogate (no UTF-8 form; emscripten's encoder took the next character as its pair). A
+// surrogate pair is one character and goes through whole.
+{
+  const cases = [
+    ['estimate', { sets: ['mode=training\u0000junk'] }, 'set:mode', "--set 'mode=training\\u0000junk' contains a NUL character"],
+    ['estimate', { model: 'llama-3.1-8b\u0000evil' }, 'model', "--model 'llama-3.1-8b\\u0000evil' contains a NUL character"],
+    ['estimate', { sets: ['mode\u0000x=training'] }, 'set:mode\\u0000x', "--set 'mode\\u0000x=training' contains a NUL character"],
+    ['estimate', { gpu: 'rtx-4090\u0000' }, 'gpu', "--gpu 'rtx-4090\\u0000' contains a NUL character"],
+    ['estimate', { config: `${llama8b}\u0000.txt` }, 'config', `--config '${llama8b}\\u0000.txt' contains a NUL character`],
+    ['fit', { devices: '8\u00004' }, 'devices', "--devices '8\\u00004' contains a NUL character"],
+    ['estimate', { model: 'x\uD800yz' }, 'model', "--model 'x\\ud800yz' cannot be encoded as UTF-8: a lone surrogate (character 1)"],
+    ['estimate', { sets: ['mode=tr\uDC00aining'] }, 'set:mode', "--set 'mode=tr\\udc00aining' cannot be encoded as UTF-8: a lone surrogate (character 7)"],
+    ['serve', { engine: 'llama.cpp\uDBFF' }, 'engine', "--engine 'llama.cpp\\udbff' cannot be encoded as UTF-8: a lone surrogate (character 9)"],
+  ];
+  const wrong = [];
+  for (const [command, job, field, message] of cases) {
+    try {
+      lm[command](job);
+      wrong.push(`${JSON.stringify(job)} accepted`);
+    } catch (e) {
+      if (!(e instanceof LLMMemError) || e.field !== field || e.message !== message || e.status !== 'LLMMEM_ERR_INVALID_ARGUMENT')
+        wrong.push(`${JSON.stringify(job)}: ${e.name} ${e.status} ${e.field} "${e.message}"`);
+    }
+  }
+  try {
+    lm.putFile('surrogate.json', '{"model_type": "\uD83Dllama"}');
+    wrong.push('putFile of a text with a lone surrogate accepted');
+  } catch (e) {
+    if (!(e instanceof LLMMemError) || !e.message.includes('lone surrogate (character 16)')) wrong.push(`putFile: ${e.name} ${e.message}`);
+  }
+  // a pair is whole: the core quotes it back, and the character after it, unchanged
+  try {
+    lm.estimate({ model: 'llama-\u{1F600}-x' });
+    wrong.push('an unknown model accepted');
+  } catch (e) {
+    if (e.message !== "unknown model 'llama-\u{1F600}-x' (llmmem models lists them)") wrong.push(`a surrogate pair: "${e.message}"`);
+  }
+  report(wrong.length === 0, `${cases.length + 2} texts with a NUL, a lone surrogate or a pair`, wrong.join('\n  '));
 }
 
 // explain is text: the same text.
@@ -210,29 +275,84 @@ for (const [command, job, field] of refusals) {
   report(differ.length === 0 && checked === lm.keys().length, `${checked} keys as \`llmmem keys\` lists them`, differ.slice(0, 3).join('\n  '));
 }
 
-// What no command line can hold: a job that is not an object, an option of the wrong type, a file
-// name that is not one. Each is an LLMMemError naming the field, never a TypeError from inside.
+// What no command line can hold, as a hostile caller would write it: a job that is not a plain
+// object, an option of the wrong type, a getter or Proxy that throws, a Number that is not a safe
+// whole number, texts and lists longer than a command line, bad file names, data and sizes. Each is
+// an LLMMemError naming the field, never a TypeError from inside, an accepted job or a hang.
 {
-  const bad = [[null, 'job'], [[], 'job'], [{ model: 3 }, 'model'], [{ sets: 'mode=training' }, 'sets'],
-    [{ sets: [1] }, 'sets'], [{ devices: {} }, 'devices'], [{ gpu: ['h100-sxm-80gb'] }, 'gpu']];
+  let reads = 0;
+  const countedSets = { get sets() { reads++; return ['mode=training']; } };
+  const throwing = { get model() { throw new Error('getter failed'); } };
+  const hugeSparse = [];
+  hugeSparse.length = 2 ** 32 - 1;
+  const throwingItem = ['mode=training'];
+  Object.defineProperty(throwingItem, 0, { get() { throw new Error('item getter failed'); } });
+  const bad = [
+    [null, 'job'], [[], 'job'], ['model=llama-3.1-8b', 'job'], [new Map([['model', 'llama-3.1-70b']]), 'job'],
+    [new Date(), 'job'], [Object.create({ model: 42 }), 'job'], [new Proxy({}, { ownKeys() { throw new Error('trap'); } }), 'job'],
+    [{ model: 3 }, 'model'], [{ model: new String('llama-3.1-8b') }, 'model'], [{ model: ['llama-3.1-8b'] }, 'model'],
+    [{ gpu: ['h100-sxm-80gb'] }, 'gpu'], [{ engine: 2 }, 'engine'], [{ config: {} }, 'config'], [{ model: true }, 'model'],
+    [{ model: 5n }, 'model'], [{ sets: [5n] }, 'sets'], [{ gguf: () => 'x.gguf' }, 'gguf'],
+    [{ sets: 'mode=training' }, 'sets'], [{ sets: [1] }, 'sets'], [{ sets: [['mode', 'training']] }, 'sets'],
+    [{ sets: [undefined] }, 'sets'], [{ sets: [, 'mode=training'] }, 'sets'], [{ sets: hugeSparse }, 'sets'],
+    [{ sets: Array(4097).fill('micro_batch_size=2') }, 'sets'], [{ sets: throwingItem }, 'sets'], [throwing, 'model'],
+    [{ devices: {} }, 'devices'], [{ devices: NaN }, 'devices'], [{ devices: Infinity }, 'devices'], [{ devices: -Infinity }, 'devices'],
+    [{ devices: 8.5 }, 'devices'], [{ devices: 2 ** 60 }, 'devices'], [{ devices: true }, 'devices'], [{ devices: [8] }, 'devices'],
+    [{ devices: -1n }, 'devices'], [{ devices: 2n ** 70n }, 'devices'], [{ devices: Symbol('8') }, 'devices'],
+    [{ model: 'm'.repeat(50_000_000) }, 'model'], [{ sets: [`mode=${'x'.repeat(131072)}`] }, 'set:mode'],
+    [{ ['y'.repeat(100_000)]: 1 }, 'job'], [{ modle: 'llama-3.1-8b' }, 'job'],
+  ];
   const wrong = [];
   for (const [job, field] of bad) {
     try {
       lm.fit(job);
-      wrong.push(`${JSON.stringify(job)} accepted`);
+      wrong.push(`${String(Object.keys(job ?? {})).slice(0, 40)} accepted`);
     } catch (e) {
-      if (!(e instanceof LLMMemError) || e.field !== field) wrong.push(`${JSON.stringify(job)}: ${e.name} ${e.field} ${e.message}`);
+      if (!(e instanceof LLMMemError) || e.field !== field || e.message.length > 300)
+        wrong.push(`${e.name} field ${e.field} (want ${field}): ${e.message.slice(0, 120)}`);
     }
   }
-  for (const name of ['../x', 'a/b/c', '', 'x y']) {
+  // read once: the value the checks saw is the value the core gets
+  if (lm.estimate(countedSets).training_peak === undefined || reads !== 1) wrong.push(`a getter read ${reads} times`);
+  // whole Numbers as floats and BigInt: the same as their text
+  if (lm.fit({ devices: 8.0 }).max_devices !== 8 || lm.fit({ devices: 8n }).max_devices !== 8) wrong.push('devices 8.0 or 8n is not 8');
+  for (const [command, given] of [[42, {}], ['rm', {}], ['estimate', { sets: 5 }], ['estimate', { model: 'a\u0000' }]]) {
     try {
-      lm.putFile(name, 'x');
-      wrong.push(`putFile '${name}' accepted`);
+      lm.argv(command, given);
+      wrong.push(`argv(${String(command)}) accepted`);
     } catch (e) {
-      if (!(e instanceof LLMMemError)) wrong.push(`putFile '${name}': ${e.name}`);
+      if (!(e instanceof LLMMemError)) wrong.push(`argv(${String(command)}): ${e.name} ${e.message}`);
     }
   }
-  report(wrong.length === 0, `${bad.length} malformed jobs and 4 bad file names refused by name`, wrong.join('\n  '));
+  const files = [[['../x', 'x'], 'is not a file name'], [['a/b/c', 'x'], 'is not a file name'], [['', 'x'], 'is not a file name'],
+    [['x y', 'x'], 'is not a file name'], [[Symbol('x'), 'x'], 'a symbol is not a file name'], [['a\u0000b', 'x'], 'is not a file name'],
+    [['a.json', 42], 'not a number'], [['a.json', null], 'not null'], [['a.json', { length: 2 }], 'not an object'],
+    [['a.json', 'abcd', 2], 'size 2 is not'], [['a.json', 'abcd', -1], 'size -1 is not'], [['a.json', 'abcd', NaN], 'size NaN is not'],
+    [['a.json', 'abcd', 4.5], 'size 4.5 is not'], [['a.json', 'abcd', '100'], 'not a string'], [['a.json', 'abcd', 2 ** 60], 'is not']];
+  for (const [args, words] of files) {
+    try {
+      lm.putFile(...args);
+      wrong.push(`putFile ${String(args[0])} accepted`);
+    } catch (e) {
+      if (!(e instanceof LLMMemError) || !e.message.includes(words)) wrong.push(`putFile ${String(args[0])}: ${e.name} ${e.message}`);
+    }
+  }
+  const bytes = new TextEncoder().encode('{"model_type": "llama"}');
+  try {
+    lm.putFile('view.json', new DataView(bytes.buffer));
+    lm.putFile('buf.json', bytes.buffer, 100n);
+  } catch (e) {
+    wrong.push(`putFile of a DataView or an ArrayBuffer with a BigInt size: ${e.name} ${e.message}`);
+  }
+  for (const options of [null, 5, 'wasm']) {
+    try {
+      await load(options);
+      wrong.push(`load(${options}) accepted`);
+    } catch (e) {
+      if (!(e instanceof LLMMemError)) wrong.push(`load(${options}): ${e.name} ${e.message}`);
+    }
+  }
+  report(wrong.length === 0, `${bad.length} malformed jobs, ${files.length} bad files, bad commands and options refused by name`, wrong.join('\n  '));
 }
 
 // A refused job leaves the module as it was: the next job gives the same bytes as before.

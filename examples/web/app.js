@@ -348,7 +348,7 @@ function bar(src, label, parts, total, capacity, extra = []) {
   const track = el('div', { class: 'track' });
   for (const p of parts) {
     if (Number(p.bytes) === 0) continue;
-    const seg = el('div', { class: 'seg', style: `width:${Math.min(100, (100 * Number(p.bytes)) / scale)}%;background:${COLORS[p.name] || '#999'}`,
+    const seg = el('div', { class: 'seg', 'data-component': p.name, style: `width:${Math.min(100, (100 * Number(p.bytes)) / scale)}%;background:${COLORS[p.name] || '#999'}`,
       title: `${p.name}: ${gib(p.bytes)} (${group.format(p.bytes)} bytes)`, 'data-src': src, 'data-path': p.path,
       'data-value': String(p.bytes), 'data-testid': `bar:${src}:${p.path}` });
     track.append(seg);
@@ -356,8 +356,9 @@ function bar(src, label, parts, total, capacity, extra = []) {
   return el('div', { class: 'bar' }, el('div', { class: 'bar-label', text: label }), track,
     el('div', { class: 'bar-total' }, total, capacity !== null ? ' of ' : '', capacity !== null ? capacity : '', ...extra));
 }
+const chip = (n) => el('span', { class: 'key-chip', 'data-component': n }, el('i', { style: `background:${COLORS[n] || '#999'}` }), n);
 function legend(names) {
-  $('#legend').replaceChildren(...names.map((n) => el('span', { class: 'key-chip' }, el('i', { style: `background:${COLORS[n] || '#999'}` }), n)));
+  $('#legend').replaceChildren(...names.map(chip));
 }
 function verdict(src, path, fits, what) {
   $('#verdict').replaceChildren(el('p', { class: fits ? 'fits yes' : 'fits no' },
@@ -380,7 +381,7 @@ function renderEstimate(r) {
   }
   $('#bars').replaceChildren(...bars);
   legend(comps);
-  renderTimeline(r.timeline);
+  renderTimeline(r.timeline, comps);
   $('#details').replaceChildren(table('estimate', r, '', ['timeline']));
 }
 function renderServe(r) {
@@ -416,29 +417,57 @@ function renderLocal(r) {
   renderTimeline(null);
   $('#details').replaceChildren(table('serve', r, ''));
 }
-function renderTimeline(t) {
+// The step timeline: a stacked bar per moment whose parts are the components in the per-device
+// bars' colours (a colour is one component wherever it appears), the peak marked above its bar, and
+// the phases named under the moments they span; its legend names each part drawn.
+function renderTimeline(t, comps = []) {
   const box = $('#timeline');
   $('#timeline-box').hidden = !t;
-  if (!t) { box.replaceChildren(); return; }
+  if (!t) { box.replaceChildren(); $('#timeline-legend').replaceChildren(); return; }
   const pts = t.points;
-  const w = 640, h = 140, bw = w / Math.max(1, pts.length);
+  const w = 640, top = 12, h = 140, bw = w / Math.max(1, pts.length), width = Math.max(0.5, bw - (bw > 3 ? 1 : 0));
   const max = Math.max(1, ...pts.map((p) => Number(p.total)));
-  const s = svg('svg', { viewBox: `0 0 ${w} ${h + 16}`, width: '100%', role: 'img', 'aria-label': 'bytes held over the step' });
+  const drawn = comps.filter((c) => pts.some((p) => Number(p.bytes[c] ?? 0) > 0));
+  const s = svg('svg', { viewBox: `0 0 ${w} ${top + h + 30}`, width: '100%', role: 'img', 'aria-label': 'bytes held over the step, by component' });
   pts.forEach((p, i) => {
-    const ht = (h * Number(p.total)) / max;
-    const r = svg('rect', { x: i * bw, y: h - ht, width: Math.max(0.5, bw - (bw > 3 ? 1 : 0)), height: ht,
-      class: `tl ${p.phase}${i === t.peak_index ? ' peak' : ''}`, 'data-src': 'estimate', 'data-path': `timeline.points.${i}.total`,
+    let y = top + h;
+    for (const c of drawn) {
+      if (Number(p.bytes[c] ?? 0) === 0) continue;
+      const ht = (h * Number(p.bytes[c])) / max;
+      y -= ht;
+      s.append(svg('rect', { x: i * bw, y, width, height: ht, fill: COLORS[c] || '#999', class: 'tl-seg', 'data-component': c,
+        'data-src': 'estimate', 'data-path': `timeline.points.${i}.bytes.${c}`, 'data-value': String(p.bytes[c]) }));
+    }
+    // the whole moment over its parts: its tooltip and its total
+    const hit = svg('rect', { x: i * bw, y: top, width, height: h, class: 'tl-hit', 'data-src': 'estimate', 'data-path': `timeline.points.${i}.total`,
       'data-value': String(p.total), 'data-testid': `estimate:timeline.points.${i}.total` });
     const tt = svg('title');
     tt.textContent = `${p.phase}${p.layer >= 0 ? ' layer ' + p.layer : ''}: ${gib(p.total)} (${group.format(p.total)} bytes)${i === t.peak_index ? ' - the peak' : ''}`;
-    r.append(tt);
-    s.append(r);
+    hit.append(tt);
+    s.append(hit);
   });
-  const lbl = svg('text', { x: 2, y: h + 13, class: 'tl-label' });
-  lbl.textContent = `${pts.length} moments; peak at ${t.peak_index} (${pts[t.peak_index]?.phase ?? ''})`;
-  s.append(lbl);
+  const px = (t.peak_index + 0.5) * bw;
+  s.append(svg('path', { d: `M${px - 5},1 L${px + 5},1 L${px},${top - 2} Z`, class: 'tl-peak', 'data-testid': 'timeline-peak', 'data-index': t.peak_index }));
+  // the phases: a bracket under each run of moments of one phase, named where the name fits
+  const runs = [];
+  pts.forEach((p, i) => (runs.at(-1)?.phase === p.phase ? runs.at(-1).end = i : runs.push({ phase: p.phase, start: i, end: i })));
+  for (const r of runs) {
+    const x0 = r.start * bw, x1 = (r.end + 1) * bw - (bw > 3 ? 1 : 0), g = svg('g', { class: 'tl-phase', 'data-phase': r.phase });
+    g.append(svg('path', { d: `M${x0},${top + h + 3} V${top + h + 7} H${x1} V${top + h + 3}` }));
+    const tt = svg('title');
+    tt.textContent = `${r.phase}: moments ${r.start} to ${r.end}`;
+    g.append(tt);
+    if (x1 - x0 >= 7 * r.phase.length) {
+      const label = svg('text', { x: (x0 + x1) / 2, y: top + h + 20, 'text-anchor': 'middle' });
+      label.textContent = r.phase;
+      g.append(label);
+    }
+    s.append(g);
+  }
   box.replaceChildren(s, el('p', { class: 'hint' }, 'peak ', val('estimate', `timeline.points.${t.peak_index}.total`, pts[t.peak_index]?.total ?? 0, 'bytes'),
-    ' at moment ', val('estimate', 'timeline.peak_index', t.peak_index), ' of stage ', val('estimate', 'timeline.stage', t.stage)));
+    ' at moment ', val('estimate', 'timeline.peak_index', t.peak_index), ' of ', String(pts.length), ', stage ', val('estimate', 'timeline.stage', t.stage)));
+  $('#timeline-legend').replaceChildren(...drawn.map(chip), el('span', { class: 'key-chip' }, el('b', { class: 'peak-mark', text: '\u25BC' }), 'the peak'),
+    el('span', { class: 'key-chip phases', 'data-testid': 'timeline-phases' }, `phases, named under the bars: ${[...new Set(pts.map((p) => p.phase))].join(', ')}`));
 }
 const FIT_LABELS = {
   max_gpu_layers: 'most GPU layers', max_context: 'longest context', max_parallel: 'most parallel sequences',
@@ -455,19 +484,39 @@ function renderFit(f) {
 }
 function renderPlan(p) {
   const cols = p.layouts.length ? Object.keys(p.layouts[0]) : [];
-  const t = el('table', { class: 'grid' }, el('tr', {}, ...cols.map((c) => el('th', { text: c.replace(/_parallel$/, '') }))));
+  // a header may break after '_' (a narrow column); the table scrolls inside its box when the page is narrower still
+  const t = el('table', { class: 'grid' }, el('tr', {}, ...cols.map((c) => el('th', { title: c, text: c.replace(/_parallel$/, '').replaceAll('_', '_\u200b') }))));
   p.layouts.forEach((l, i) => t.append(el('tr', {}, ...cols.map((c) => el('td', {}, val('plan', `layouts.${i}.${c}`, l[c], c === 'bytes' ? 'bytes' : 'count'))))));
   $('#plan-out').replaceChildren(el('p', {}, val('plan', 'fitting', p.fitting), ' of ', val('plan', 'candidates', p.candidates), ' layouts of ',
-    val('plan', 'devices', p.devices), ' devices fit; the cheapest:'), t);
+    val('plan', 'devices', p.devices), ' devices fit; the cheapest:'), el('div', { class: 'scroll', 'data-testid': 'plan-scroll' }, t));
 }
 
 // ---- compute on every input ----
-function timed(fn) {
-  let n = 0, r;
+// How long each call takes warm: the first call of each command after loading is far slower (the
+// browser compiles and optimizes the code it reaches: tens to hundreds of milliseconds, where a warm
+// estimate takes a fraction of one), so it runs once untimed and its time is kept apart (the
+// header's tooltip). Each call is then repeated within about 2 ms, as the clock is coarse.
+const firstMs = {};          // command -> ms of its first call after loading
+function timed(name, fn) {
+  let r;
+  if (!(name in firstMs)) {
+    const t = performance.now();
+    r = fn();
+    firstMs[name] = performance.now() - t;
+  }
+  let n = 0;
   const t0 = performance.now();
   let t1 = t0;
-  do { r = fn(); n++; t1 = performance.now(); } while (t1 - t0 < 2 && n < 50);  // timer resolution is coarse
-  return [r, (t1 - t0) / n];
+  do { r = fn(); n++; t1 = performance.now(); } while (t1 - t0 < 2 && n < 50);
+  return [r, (t1 - t0) / n, n];
+}
+function showTimes(times) {
+  const first = Object.entries(firstMs).map(([k, ms]) => `${k} ${ms.toFixed(1)} ms`).join(', ');
+  $('#timing').title = `Each time is the average of a call's runs after its first (${times.map(({ name, runs }) => `${name} ${runs}`).join(', ')} runs); `
+    + `the first call of each after loading, which also compiles the code, took ${first}.`;
+  $('#timing').replaceChildren(el('span', { class: 'lbl', text: 'warm call times: ' }), ...times.flatMap(({ name, ms, runs }, i) => [i ? ' \u00b7 ' : '',
+    el('span', { 'data-call': name, 'data-ms': String(ms), 'data-runs': String(runs), 'data-first-ms': String(firstMs[name]),
+      text: `${name} ${ms.toFixed(2)} ms` })]));
 }
 function update() {
   seq++;
@@ -484,8 +533,8 @@ function update() {
   } catch (e) { errs.push(e); }
   const run = (name, fn, render) => {
     try {
-      const [r, ms] = timed(fn);
-      times.push(`${name} ${ms.toFixed(2)} ms`);
+      const [r, ms, runs] = timed(name, fn);
+      times.push({ name, ms, runs });
       render(r);
       return true;
     } catch (e) { errs.push(e); return false; }
@@ -513,11 +562,16 @@ function update() {
   $('#explain-box').classList.toggle('stale', ok && m.command === 'estimate' && !run('explain', () => lm.explain(job), (t) => { $('#explain').textContent = t; }));
   const current = ok;                   // the main answer is this job's
   ok = errs.length === 0;
-  if (ok) $('#timing').textContent = times.join(' · ');
+  if (ok) showTimes(times);
+  // a box with nothing in it (no good answer yet) shows no heading either
+  for (const box of document.querySelectorAll('#results > [id$="-box"]'))
+    box.classList.toggle('empty', !box.querySelector('[data-path]') && !box.querySelector('pre')?.textContent);
   showErrors(errs.map((e) => (e instanceof LLMMemError ? { field: e.field, message: e.message }
     : { field: 'job', message: `${e.name || 'Error'}: ${e.message}` })));
   $('#results').classList.toggle('stale', !current);
   $('#stale').hidden = current;
+  $('#stale').textContent = $('#results [data-path]') ? 'The input above has an error: the results below are the last good ones.'
+    : 'The input above has an error: there is no result to show yet.';
   document.body.dataset.state = ok ? 'ok' : 'error';
   document.body.dataset.seq = seq;
   writeLink();

@@ -190,7 +190,62 @@ async function compare(page, job) {
   else console.log(`compare ${job.name} argv '${mine}' ok`);
   comparisons += n;
   jobsCompared++;
-  return { n, srcs: Object.keys(bySrc) };
+  return { n, srcs: Object.keys(bySrc), cli };
+}
+
+// Headings of the results shown over nothing: a box whose heading is visible holds a value.
+async function emptyHeadings(page) {
+  return page.$$eval('h2', (hs) => hs.filter((h) => h.offsetParent !== null)
+    .filter((h) => { const box = h.parentElement; return box.id !== 'results' && !box.querySelector('[data-path]') && !box.querySelector('pre')?.textContent; })
+    .map((h) => h.textContent));
+}
+
+// The timeline's colours: each part's colour is its component's, the same as in the per-device bars
+// and their legend, and one colour is one component wherever it is drawn; the timeline's own legend
+// names every part drawn, the peak and the phases.
+async function checkTimeline(page, job, cli) {
+  const drawn = await page.evaluate(() => {
+    const colour = (e) => getComputedStyle(e)[e instanceof SVGElement ? 'fill' : 'backgroundColor'];
+    const of = (sel) => [...document.querySelectorAll(sel)].map((e) => [e.closest('[data-component]')?.dataset.component ?? '(unnamed)', colour(e)]);
+    return {
+      parts: of('#bars .seg').concat(of('#legend .key-chip i'), of('#timeline .tl-seg'), of('#timeline-legend .key-chip[data-component] i')),
+      timeline: [...new Set([...document.querySelectorAll('#timeline .tl-seg')].map((e) => e.dataset.component))],
+      legend: [...document.querySelectorAll('#timeline-legend .key-chip[data-component]')].map((e) => e.dataset.component),
+      legendText: document.querySelector('#timeline-legend')?.textContent ?? '',
+      legendShown: !!document.querySelector('#timeline-legend')?.offsetParent,
+      peak: document.querySelector('[data-testid=timeline-peak]')?.dataset.index,
+      phases: [...document.querySelectorAll('#timeline .tl-phase')].map((g) => g.dataset.phase),
+    };
+  });
+  const byColour = new Map(), byName = new Map(), wrong = [];
+  for (const [name, colour] of drawn.parts) {
+    if ((byColour.get(colour) ?? name) !== name) wrong.push(`${colour} is both ${byColour.get(colour)} and ${name}`);
+    if ((byName.get(name) ?? colour) !== colour) wrong.push(`${name} is both ${byName.get(name)} and ${colour}`);
+    byColour.set(colour, name);
+    byName.set(name, colour);
+  }
+  const t = cli.estimate.timeline;
+  const drawnWant = Object.keys(t.points[0].bytes).filter((c) => t.points.some((p) => String(p.bytes[c]) !== '0'));
+  if (!drawn.legendShown || JSON.stringify([...drawn.legend].sort()) !== JSON.stringify([...drawn.timeline].sort()))
+    wrong.push(`the legend names ${drawn.legend.join(',')}, the timeline draws ${drawn.timeline.join(',')}`);
+  if (JSON.stringify([...drawn.timeline].sort()) !== JSON.stringify(drawnWant.sort())) wrong.push(`the timeline draws ${drawn.timeline.join(',')}, the CLI's has ${drawnWant.join(',')}`);
+  if (drawn.peak !== String(t.peak_index) || !drawn.legendText.includes('the peak')) wrong.push(`peak marked at ${drawn.peak}, the CLI's at ${t.peak_index}`);
+  const runs = t.points.map((p) => p.phase).filter((ph, i, a) => ph !== a[i - 1]);
+  if (JSON.stringify(drawn.phases) !== JSON.stringify(runs) || runs.some((ph) => !drawn.legendText.includes(ph)))
+    wrong.push(`phases drawn ${drawn.phases.join(',')}, the CLI's ${runs.join(',')}`);
+  console.log(`timeline ${job.name}: ${drawn.timeline.length} components in ${byColour.size} colours over the page, peak ${drawn.peak}, phases ${runs.join(' ')}, legend "${drawn.legendText}" ${wrong.length ? 'WRONG' : 'ok'}`);
+  for (const w of new Set(wrong)) fail(`${job.name}: timeline: ${w}`);
+}
+
+// The header's call times are the warm ones: each call's first run after loading (which also
+// compiles the code) is kept apart in data-first-ms and its tooltip, never shown as the time.
+async function checkTiming(page, name) {
+  const calls = await page.$$eval('#timing [data-call]', (els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
+  const label = await page.$eval('#timing', (e) => [e.firstChild?.textContent ?? '', e.title]);
+  console.log(`timing ${name}: ${calls.map((c) => `${c.call} ${Number(c.ms).toFixed(3)} ms over ${c.runs} runs (first ${Number(c.firstMs).toFixed(1)} ms)`).join('; ')}`);
+  if (!calls.length || !/^warm call times/.test(label[0]) || !label[1].includes('first call')) fail(`${name}: the header's times are not labelled: "${label[0]}" "${label[1]}"`);
+  for (const c of calls)
+    if (c.text !== `${c.call} ${Number(c.ms).toFixed(2)} ms` || !(Number(c.runs) >= 1) || c.firstMs === undefined) fail(`${name}: time "${c.text}" (${JSON.stringify(c)})`);
 }
 
 // ---- the jobs ----
@@ -239,7 +294,12 @@ for (const job of JOBS) try {
   const state = await page.evaluate(() => document.body.dataset.state);
   if (state !== 'ok') fail(`${job.name}: the page says ${state}: ${await page.$$eval('[data-err]', (e) => e.map((x) => x.textContent).filter(Boolean).join(' | '))}`);
   const r = await compare(page, job);
+  links[job.name] = await page.getAttribute('#link', 'href');
   console.log(`job ${job.name}: ${r.n} values compared (${r.srcs.join(', ')}); timing on the page: ${await page.textContent('#timing')}; ${Date.now() - t} ms`);
+  const empty = await emptyHeadings(page);
+  if (empty.length) fail(`${job.name}: headings over nothing: ${empty.join(', ')}`);
+  if (COMMAND[job.mode] === 'estimate') await checkTimeline(page, job, r.cli);
+  await checkTiming(page, job.name);
   if (job.gguf || job.safetensors) {  // only the headers were read
     const read = await page.$$eval('#file-list li', (els) => els.map((e) => ({ name: e.dataset.name, size: Number(e.dataset.size), read: Number(e.dataset.read) })));
     for (const f of read) {
@@ -249,7 +309,6 @@ for (const job of JOBS) try {
     }
     if (!read.length) fail(`${job.name}: no dropped file listed`);
   }
-  links[job.name] = await page.getAttribute('#link', 'href');
   await shot(page, job.name);
   await page.close();
 } catch (e) { fail(`${job.name}: ${e.stack || e}`); }
@@ -307,9 +366,62 @@ await expectError('bad-value', async (p) => setKey(p, 'micro_batch_size', '2.5')
   const cliMsg = r.stderr.trim().split('\n').pop().replace(/^llmmem: error: /, '');
   console.log(`error unknown-key: page ${JSON.stringify(errs)} cli "${cliMsg}"`);
   if (!errs.some((e) => e.endsWith(cliMsg))) fail(`unknown-key: the page does not show "${cliMsg}"`);
+  const empty = await emptyHeadings(page), note = await page.textContent('#stale');
+  console.log(`error unknown-key: no result yet: headings over nothing ${JSON.stringify(empty)}; note "${note}"`);
+  if (empty.length || !/no result/.test(note)) fail(`unknown-key: with no result yet the page shows headings over nothing (${empty.join(', ')}) or "${note}"`);
   await shot(page, 'error-unknown-key');
   await page.close();
 }
+
+// ---- while the core loads: a status line, no empty form or headings ----
+try {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await page.route('**/llmmem-core.wasm', async (route) => { await held; await route.continue(); });
+  await page.goto(base);
+  await page.waitForSelector('[data-testid=loading]', { state: 'visible', timeout: 10000 });
+  const during = await page.evaluate(() => ({
+    state: document.body.dataset.state, loading: document.querySelector('#loading').textContent.trim(),
+    headings: [...document.querySelectorAll('h2, legend')].filter((h) => h.offsetParent !== null).map((h) => h.textContent),
+  }));
+  await shot(page, 'loading');
+  release();
+  await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, { timeout: 30000 });
+  const after = await page.evaluate(() => ({ state: document.body.dataset.state, loadingShown: document.querySelector('#loading').offsetParent !== null }));
+  console.log(`loading: while the core loads ${JSON.stringify(during)}; after ${JSON.stringify(after)}`);
+  if (during.state !== 'loading' || !during.loading || during.headings.length) fail(`loading: the page shows ${JSON.stringify(during)} while the core loads`);
+  if (after.state !== 'ok' || after.loadingShown) fail(`loading: after the core loaded ${JSON.stringify(after)}`);
+  const empty = await emptyHeadings(page);
+  if (empty.length) fail(`loading: headings over nothing once loaded: ${empty.join(', ')}`);
+  await checkTiming(page, 'first load');
+  await page.close();
+} catch (e) { fail(`loading: ${e.stack || e}`); }
+
+// ---- the layouts table at any width: inside the page, scrolled within its box when too wide ----
+for (const width of [1400, 1024, 800, 390]) try {
+  const page = await openPage(new URL(links['training-pipeline'], base).href);
+  await page.setViewportSize({ width, height: 1000 });
+  const m = await page.evaluate(() => {
+    const t = document.querySelector('#plan-out table'), box = t?.parentElement, section = document.querySelector('#results');
+    const last = t?.querySelector('tr:last-child td:last-child');
+    const before = { table: t?.getBoundingClientRect().right, box: box?.getBoundingClientRect().right, section: section.getBoundingClientRect().right };
+    if (box) box.scrollLeft = box.scrollWidth;   // the last column, scrolled to
+    return { ...before, page: document.scrollingElement.scrollWidth, viewport: document.documentElement.clientWidth,
+      scrolls: box ? box.scrollWidth > box.clientWidth : null, lastRight: last?.getBoundingClientRect().right, boxAfter: box?.getBoundingClientRect().right };
+  });
+  console.log(`layouts at ${width} px: ${JSON.stringify(m)}`);
+  if (m.table === undefined) fail(`layouts at ${width} px: no table`);
+  else {
+    if (m.page > m.viewport) fail(`layouts at ${width} px: the page is ${m.page} px wide in a ${m.viewport} px window`);
+    if (m.box > m.section + 0.5) fail(`layouts at ${width} px: the table's box ends at ${m.box} px, past its column (${m.section})`);
+    if (width >= 1400 && (m.scrolls || m.table > m.section + 0.5)) fail(`layouts at ${width} px: the table does not fit its column (${m.table} > ${m.section})`);
+    if (m.lastRight > m.boxAfter + 0.5) fail(`layouts at ${width} px: the last column cannot be reached (${m.lastRight} > ${m.boxAfter})`);
+  }
+  await shot(page, `layouts-${width}px`);
+  await page.close();
+} catch (e) { fail(`layouts at ${width} px: ${e.stack || e}`); }
 
 // ---- the page as the README shows it ----
 {
