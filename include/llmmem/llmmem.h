@@ -828,7 +828,13 @@ LLMMEM_API llmmem_status llmmem_model_set_text(llmmem_model *model, const char *
  * removes the list. LLMMEM_ERR_NOT_FOUND names an unknown entry and its index.
  */
 LLMMEM_API llmmem_status llmmem_model_set_layer_types(llmmem_model *model, const char *layer_types);
-/** Preset name the model came from, or "" for a model built key by key. */
+/**
+ * The model's name: the preset it came from; the path a config.json, safetensors checkpoint or GGUF
+ * file was read from, as given (llmmem_model_from_hf_config, llmmem_checkpoint_model); the config's
+ * _name_or_path for a config read from memory (llmmem_model_from_hf_config_text); "" for a model
+ * built key by key. Valid UTF-8 of at most 127 bytes: any other byte is '?', and a longer path keeps
+ * its end after "...".
+ */
 LLMMEM_API const char *llmmem_model_name(const llmmem_model *model);
 /** Exact parameters in one group. Fails if the model's settings are incomplete. */
 LLMMEM_API llmmem_status llmmem_model_parameters(uint64_t *count_out, const llmmem_model *model,
@@ -964,9 +970,13 @@ typedef enum llmmem_tensor_role {
 /**
  * Reads a safetensors checkpoint: a .safetensors file, a *.index.json (a sharded checkpoint's
  * index, with its shards in the same folder), or a folder holding model.safetensors.index.json,
- * else model.safetensors, else exactly one *.safetensors file. For a folder, its config.json
- * (if present) is read for tie_word_embeddings only (top level, else text_config): when it is
- * true and both the embedding and the LM head are stored, the head is marked DUPLICATE.
+ * else model.safetensors, else exactly one *.safetensors file. The config.json of the folder
+ * (the folder given, or the one holding the file or index given), if present, is read too: its
+ * tie_word_embeddings (top level, else text_config), when true and both the embedding and the LM
+ * head are stored, marks the head DUPLICATE; and the model it describes is the checkpoint's
+ * (llmmem_checkpoint_model), named by `path`. A config.json that describes no model does not fail
+ * the read (llmmem_checkpoint_model reports why); one that is not JSON, or whose
+ * tie_word_embeddings is not a boolean, does.
  * Only the 8-byte header length and the JSON header of each file are read, never tensor data;
  * the file's size must still equal 8 + header + the data the header describes.
  * Fails with LLMMEM_ERR_IO (cannot open or read), LLMMEM_ERR_PARSE (malformed header or index),
@@ -1031,8 +1041,11 @@ LLMMEM_API llmmem_status llmmem_checkpoint_verify(const llmmem_checkpoint *ck, c
 LLMMEM_API llmmem_status llmmem_checkpoint_from_gguf(llmmem_checkpoint **out, const char *path);
 /** The same from memory (the start of a GGUF file). */
 LLMMEM_API llmmem_status llmmem_checkpoint_from_gguf_bytes(llmmem_checkpoint **out, const void *data, size_t size);
-/** A new model from the checkpoint's own metadata (GGUF: llama, qwen2, qwen3, qwen3moe, phi3,
- * gemma2 architectures); an error naming what is missing otherwise. Free with llmmem_model_free. */
+/** A new model from the checkpoint's own description: a GGUF file's metadata (llama, qwen2, qwen3,
+ * qwen3moe, phi3, gemma2 architectures), a safetensors checkpoint's config.json (read with it),
+ * named by the path the checkpoint was read from; an error naming what is missing otherwise
+ * (LLMMEM_ERR_INCOMPLETE for a safetensors checkpoint with no config.json beside it, the config's
+ * own error for one that describes no model). Free with llmmem_model_free. */
 LLMMEM_API llmmem_status llmmem_checkpoint_model(llmmem_model **out, const llmmem_checkpoint *ck);
 
 /**

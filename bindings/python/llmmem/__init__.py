@@ -735,11 +735,12 @@ class Model(_Settings):
 
     @classmethod
     def from_safetensors(cls, path, **settings) -> "Model":
-        """A model from a safetensors folder holding its config.json, its weights the stored
-        bytes of the checkpoint (as ``llmmem estimate --safetensors``). A checkpoint that
-        does not match the model's inventory gives a warning naming the groups that differ."""
-        model = cls.from_hf_config(path, **settings)
+        """A model from a safetensors checkpoint (a folder, its .safetensors file or its index) and
+        the config.json of its folder, its weights the stored bytes of the checkpoint (as ``llmmem
+        estimate --safetensors``). A checkpoint that does not match the model's inventory gives a
+        warning naming the groups that differ."""
         ck = Checkpoint.from_safetensors(path)
+        model = ck.model(**settings)
         try:
             ck.verify(model)
         except IncompatibleError as e:
@@ -749,7 +750,9 @@ class Model(_Settings):
 
     @property
     def name(self) -> str:
-        """The preset the model came from, or "" for a model built key by key."""
+        """The preset the model came from, the path of the config.json, safetensors checkpoint or
+        GGUF file it was read from, a config text's ``_name_or_path``, or "" for a model built key
+        by key."""
         return _core.llmmem_model_name(self._handle()) or ""
 
     @property
@@ -1497,7 +1500,7 @@ class Report:
 
     @property
     def model_name(self) -> str:
-        """The model's preset name as the report gives it."""
+        """The model's name as the report gives it (``Model.name``)."""
         return self.to_dict().get("model", "")
 
     @property
@@ -1896,7 +1899,8 @@ class Checkpoint:
         return {name: _core.llmmem_checkpoint_group_parameters(h, g) for g, name in _group_names()}
 
     def model(self, **settings) -> Model:
-        """The model the checkpoint's own metadata describes (GGUF), then ``settings``."""
+        """The model the checkpoint describes (a GGUF file's metadata, a safetensors checkpoint's
+        config.json beside it), named by its path, then ``settings``."""
         return Model._from_handle(_core.llmmem_bind_checkpoint_model(self._handle()), settings)
 
     def verify(self, model: Model) -> None:
