@@ -795,7 +795,7 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     int width = 22;
     size_t i;
     uint64_t shortfall = llmmem_serving_get(sv, LLMMEM_SERVING_SHORTFALL);
-    uint64_t x100 = llmmem_serving_get(sv, LLMMEM_SERVING_VLLM_CONCURRENCY_X100);
+    uint64_t x100 = llmmem_serving_get(sv, LLMMEM_SERVING_CONCURRENCY_X100);
 
     printf("model:      %s\n", model_label(model));
     printf("gpu:        %s\n\n", llmmem_hardware_name(hw));
@@ -807,9 +807,10 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     printf("\n");
     for (i = 0; i < sizeof kv / sizeof kv[0]; i++)
         printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(kv[i]), llmmem_serving_get(sv, kv[i]));
+    /* vLLM's two lines; the second for the length asked (--length), which is max_model_len by default */
     printf("\nGPU KV cache size: %" PRIu64 " tokens\n", llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS));
     printf("Maximum concurrency for %" PRIu64 " tokens per request: %" PRIu64 ".%02" PRIu64 "x\n",
-           llmmem_serving_get(sv, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING), x100 / 100, x100 % 100);
+           llmmem_serving_get(sv, LLMMEM_SERVING_REQUEST_TOKENS), x100 / 100, x100 % 100);
     printf("fits: %s\n", llmmem_serving_get(sv, LLMMEM_SERVING_FITS) ? "yes" : "no");
     if (llmmem_serving_get(sv, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM) > 0) { /* a vision model's encoder */
         static const llmmem_serving_value encoder[] = {

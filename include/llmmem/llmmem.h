@@ -1469,7 +1469,8 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_ENCODER_PROFILE_BYTES = 33, /**< the profile run's encoder outputs, held through its forward (in activation_peak) */
     LLMMEM_SERVING_STATE_PAGE_BYTES = 34,   /**< one Mamba-2 / Gated DeltaNet layer's state of one sequence on that rank, unpadded (vLLM MambaSpec) */
     LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE = 35, /**< the state of one sequence, all such layers of that rank (unpadded) */
-    LLMMEM_SERVING_STATE_GROUPS = 36        /**< KV cache groups of state layers (in LLMMEM_SERVING_GROUPS too) */
+    LLMMEM_SERVING_STATE_GROUPS = 36,       /**< KV cache groups of state layers (in LLMMEM_SERVING_GROUPS too) */
+    LLMMEM_SERVING_CONCURRENCY_X100 = 37    /**< 100 x "Maximum concurrency" for request_tokens: num_blocks / blocks_per_request as vLLM logs it for max_model_len (VLLM_CONCURRENCY_X100 when request_tokens is max_model_len) */
 } llmmem_serving_value;
 
 /** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */
@@ -1525,8 +1526,9 @@ LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const
  * The result as JSON: {"model", "hardware", "dtype" (the format the model is served in: the dtype
  * key resolved), "kv_cache_dtype", "tensor_parallel",
  * "pipeline_parallel", "budget": {memory_bytes ... shortfall}, "kv": {"vllm_concurrency" (as vLLM
- * logs it, two decimals), bytes_per_token ... fits}, "encoder": {mm_max_tokens_per_item ...
- * encoder_profile_bytes}}. Free with llmmem_string_free.
+ * logs it, two decimals), "concurrency" (the same for request_tokens), bytes_per_token ... fits,
+ * concurrency_x100}, "encoder": {mm_max_tokens_per_item ... state_groups}}. Free with
+ * llmmem_string_free.
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 
