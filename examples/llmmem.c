@@ -879,11 +879,16 @@ static void print_local_table(const llmmem_local *r, const llmmem_model *model, 
             printf("%s: KV buffer %" PRIu64 " bytes, RS buffer %" PRIu64 " bytes\n", llmmem_local_device_name(r, d),
                    llmmem_local_bytes(r, d, LLMMEM_LOCAL_KV), llmmem_local_bytes(r, d, LLMMEM_LOCAL_RECURRENT));
     if (llmmem_local_get(r, LLMMEM_LOCAL_FITS))
-        printf("fits: yes, every GPU keeps its fit_margin_bytes free\n");
-    else
+        printf("fits: yes, every GPU keeps its fit_margin_bytes free%s\n",
+               llmmem_local_device_capacity(r, devices - 1) ? " and the host's RAM holds its part" : "");
+    else if (llmmem_local_get(r, LLMMEM_LOCAL_SHORTFALL))
         printf("fits: no, short by %" PRIu64 " bytes (%.2f MiB) on the most over-committed device\n",
                llmmem_local_get(r, LLMMEM_LOCAL_SHORTFALL),
                (double)llmmem_local_get(r, LLMMEM_LOCAL_SHORTFALL) / mib);
+    else
+        printf("fits: unknown: every GPU keeps its fit_margin_bytes free, but the host holds %.2f MiB and its RAM "
+               "is not known (--set host_memory_bytes=BYTES)\n",
+               (double)llmmem_local_get(r, LLMMEM_LOCAL_HOST_BYTES) / mib);
 }
 
 /* `gguf`: the checkpoint of --gguf, whose tensors llama.cpp places (NULL without it). */
@@ -932,7 +937,7 @@ static int cmd_local_fit(const cli_options *opts, llmmem_model *model, const llm
         {LLMMEM_LOCAL_MAX_PARALLEL, "max_parallel", "most n_parallel that fit:", "most num_parallel that fit:"},
     };
     int64_t answer[3];
-    int64_t engine = LLMMEM_ENGINE_LLAMA_CPP, margin = 0;
+    int64_t engine = LLMMEM_ENGINE_LLAMA_CPP, margin = 0, host_memory = 0;
     llmmem_status st;
     size_t i;
 
@@ -941,6 +946,7 @@ static int cmd_local_fit(const cli_options *opts, llmmem_model *model, const llm
             return library_failure(st, "fit");
     (void)llmmem_strategy_get_int(&engine, strategy, LLMMEM_KEY_ENGINE);
     (void)llmmem_strategy_get_int(&margin, strategy, LLMMEM_KEY_FIT_MARGIN_BYTES);
+    (void)llmmem_hardware_get_int(&host_memory, hw, LLMMEM_KEY_HOST_MEMORY_BYTES);
     if (opts->json) {
         print_json_names(model, hw);
         printf("  \"engine\": \"%s\",\n  \"fit_margin_bytes\": %" PRId64 ",\n",
@@ -956,6 +962,9 @@ static int cmd_local_fit(const cli_options *opts, llmmem_model *model, const llm
         for (i = 0; i < 3; i++)
             printf("%-30s %" PRId64 "%s\n", engine == LLMMEM_ENGINE_OLLAMA ? questions[i].ollama : questions[i].llama,
                    answer[i], answer[i] ? "" : " (none)");
+        if (host_memory == 0)
+            printf("\nthe host's RAM is not known: what the answers leave on the CPU is not checked "
+                   "(--set host_memory_bytes=BYTES)\n");
     }
     return 0;
 }

@@ -1561,7 +1561,12 @@ LLMMEM_API llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem
  * a checkpoint is given, else the inventory in weight_format), the KV buffer of its attention layers,
  * the recurrent-state buffer of its Mamba / Gated DeltaNet layers, the compute buffer sized for the
  * worst ubatch, and the output buffer; then whether each device keeps fit_margin_bytes free. The
- * devices are the hardware's GPUs (devices_per_node of one node) and, last, the host. With fit
+ * devices are the hardware's GPUs (devices_per_node of one node) and, last, the host, whose RAM is
+ * host_memory_bytes: the Apple presets (unified memory) state it, a discrete GPU's preset does not
+ * (0: unknown; set it). A host of unknown RAM is taken to hold what llama.cpp keeps on the CPU
+ * whatever the offload (token_embd, the graph's inputs, the output buffer) and nothing more: a
+ * layout that leaves part of the layers there (their weights or KV, the output layer, experts of
+ * n_cpu_moe) is not called a fit, and LLMMEM_LOCAL_HOST_UNKNOWN says why. With fit
  * (llama.cpp's --fit, on by default) an n_ctx left at 0 and then an n_gpu_layers left at -1 are
  * lowered until every GPU keeps its margin, as llama-server does at start-up. Engine ollama
  * follows ollama v0.30 and later, which runs upstream llama-server. Its options and defaults become
@@ -1602,8 +1607,9 @@ typedef enum llmmem_local_value {
     LLMMEM_LOCAL_HOST_BYTES = 14,       /**< every buffer on the host (mapped weights included) */
     LLMMEM_LOCAL_KV_BYTES = 15,         /**< KV buffers of all devices */
     LLMMEM_LOCAL_RECURRENT_BYTES = 16,  /**< recurrent-state buffers of all devices */
-    LLMMEM_LOCAL_FITS = 17,             /**< 1 if every GPU keeps fit_margin_bytes free and the host holds its part */
-    LLMMEM_LOCAL_SHORTFALL = 18         /**< bytes the most over-committed device lacks (0 if it fits) */
+    LLMMEM_LOCAL_FITS = 17,             /**< 1 if every GPU keeps fit_margin_bytes free and the host holds its part (0 when HOST_UNKNOWN) */
+    LLMMEM_LOCAL_SHORTFALL = 18,        /**< bytes the most over-committed device of known memory lacks (0 if none does) */
+    LLMMEM_LOCAL_HOST_UNKNOWN = 19      /**< 1 if the host holds part of the layers and host_memory_bytes is 0: whether it fits is unknown */
 } llmmem_local_value;
 
 /** Questions the local solver answers (llmmem_local_solve). */
@@ -1651,7 +1657,7 @@ LLMMEM_API uint64_t llmmem_local_bytes(const llmmem_local *local, size_t device,
 /** Bytes of every buffer on one device. */
 LLMMEM_API uint64_t llmmem_local_device_total(const llmmem_local *local, size_t device);
 /** What the device may hold: a GPU's memory less runtime_overhead_bytes and fit_margin_bytes; the
- * host's host_memory_bytes (0: unknown, not checked). */
+ * host's host_memory_bytes (0: unknown, see LLMMEM_LOCAL_HOST_UNKNOWN). */
 LLMMEM_API uint64_t llmmem_local_device_capacity(const llmmem_local *local, size_t device);
 /** Repeating layers placed on the device (the host's: those left on the CPU). */
 LLMMEM_API uint64_t llmmem_local_device_layers(const llmmem_local *local, size_t device);
@@ -1659,8 +1665,9 @@ LLMMEM_API uint64_t llmmem_local_device_layers(const llmmem_local *local, size_t
 LLMMEM_API llmmem_status llmmem_local_to_json(char **json_out, const llmmem_local *local);
 /**
  * Answers a local question by searching the setting it names, every other setting as the strategy
- * says: the largest value whose estimate fits (LLMMEM_LOCAL_FITS), or 0 when none does. Each
- * candidate is a full llmmem_local_estimate; a search takes O(log range) of them.
+ * says: the largest value whose estimate fits (LLMMEM_LOCAL_FITS), or 0 when none does. A host of
+ * unknown RAM is not held against a value (LLMMEM_LOCAL_HOST_UNKNOWN: the answer is what the GPUs
+ * hold). Each candidate is a full llmmem_local_estimate; a search takes O(log range) of them.
  */
 LLMMEM_API llmmem_status llmmem_local_solve(int64_t *answer_out, llmmem_local_question question,
                                             const llmmem_model *model, const llmmem_checkpoint *gguf,

@@ -250,3 +250,35 @@ def test_mamba2_profile_run_is_modelled():
     # tests/test_state.c profile_run_nemotron_h derives the peak: 165,632 B x 8,192 tokens
     report = serve_json("--model", "nemotron-nano-9b-v2")
     assert report["budget"]["activation_peak"] == 1356857344
+
+
+def test_local_layers_in_a_host_of_unknown_ram_are_not_a_fit():
+    """Issue 28: Llama-3.1-70B on one RTX 4090 under llama.cpp put 68 of 80 layers (about 114 GB)
+    in host memory and said "fits: yes", since the preset states no host RAM. The GPU keeps its
+    margin; whether the host holds the rest is unknown until its RAM is given."""
+    job = ("serve", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "--engine", "llama.cpp")
+    r = json.loads(ok(*job, "--json"))
+    host = r["devices"][-1]
+    assert host["host"] and host["layers"] > 0 and host["capacity"] == 0
+    assert r["fits"] is False and r["host_unknown"] is True and r["shortfall"] == 0
+    text = ok(*job)
+    assert re.search(r"^fits: unknown: every GPU keeps its fit_margin_bytes free, but the host holds "
+                     r"[0-9.]+ MiB and its RAM is not known \(--set host_memory_bytes=BYTES\)$", text, re.M)
+    assert "fits: yes" not in text
+    # stated: 64 GiB cannot hold the host's part, 256 GiB can
+    small = json.loads(ok(*job, "--set", "host_memory_bytes=64GiB", "--json"))
+    assert small["fits"] is False and small["host_unknown"] is False
+    assert small["shortfall"] == host["total"] - 64 * GIB
+    assert "fits: no, short by" in ok(*job, "--set", "host_memory_bytes=64GiB")
+    big = json.loads(ok(*job, "--set", "host_memory_bytes=256GiB", "--json"))
+    assert big["fits"] is True and big["host_unknown"] is False
+    assert "fits: yes, every GPU keeps its fit_margin_bytes free and the host's RAM holds its part" in ok(
+        *job, "--set", "host_memory_bytes=256GiB")
+    # every layer on the GPU: the host keeps only the embedding and the buffers it always keeps
+    r = json.loads(ok("serve", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llama.cpp", "--json"))
+    assert r["devices"][-1]["layers"] == 0 and r["fits"] is True and r["host_unknown"] is False
+    # fit answers what the GPUs hold and says the host is not checked
+    out = ok("fit", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "--engine", "llama.cpp")
+    assert "the host's RAM is not known" in out
+    assert "not known" not in ok("fit", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "--engine", "llama.cpp",
+                                 "--set", "host_memory_bytes=256GiB")

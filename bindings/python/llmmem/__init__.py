@@ -1257,7 +1257,7 @@ class Local:
     """A local inference estimate (:func:`local_estimate`): llama.cpp's buffers on every device.
 
     ``values`` holds every number of the result that is not per device, by name, as its JSON
-    shows it ("engine" a name, "flash_attn" and "fits" bools, the others ints); each is also an
+    shows it ("engine" a name, "flash_attn", "fits" and "host_unknown" bools, the others ints); each is also an
     attribute (``local.n_ctx``, ``local.kv_bytes``) and ``get(name)``. ``devices`` is one dict per
     device, the GPUs then the host: "name", "host", "layers", the bytes of each buffer ("model",
     "kv", "recurrent", "compute", "output"), "total" and "capacity". ``to_json()`` is the
@@ -1273,7 +1273,7 @@ class Local:
         v = _core.llmmem_local_get(self._h, index)
         if index == _core.LLMMEM_LOCAL_ENGINE:
             return _core.llmmem_choice_name(_core.LLMMEM_KEY_ENGINE, v) or v
-        if index in (_core.LLMMEM_LOCAL_FITS, _core.LLMMEM_LOCAL_FLASH_ATTN):
+        if index in (_core.LLMMEM_LOCAL_FITS, _core.LLMMEM_LOCAL_FLASH_ATTN, _core.LLMMEM_LOCAL_HOST_UNKNOWN):
             return bool(v)
         return v
 
@@ -1302,7 +1302,9 @@ class Local:
 
     @property
     def fits(self) -> bool:
-        """True if every GPU keeps fit_margin_bytes free and the host holds its part."""
+        """True if every GPU keeps fit_margin_bytes free and the host holds its part; False too
+        when the host holds part of the layers and its RAM (``host_memory_bytes``) is not known
+        (``host_unknown``)."""
         return bool(_core.llmmem_local_get(self._h, _core.LLMMEM_LOCAL_FITS))
 
     @property
@@ -1336,7 +1338,7 @@ class Local:
         d = self.to_dict()
         v = self.values
         head = (f"<llmmem.Local model={d.get('model', '')!r} hardware={d.get('hardware', '')!r} "
-                f"engine={v.get('engine')!r} fits={self.fits}: n_ctx {v.get('n_ctx', 0):,} "
+                f"engine={v.get('engine')!r} fits={self._verdict()}: n_ctx {v.get('n_ctx', 0):,} "
                 f"({v.get('n_seq_max', 0):,} sequence{'s' if v.get('n_seq_max') != 1 else ''} of "
                 f"{v.get('n_ctx_seq', 0):,}), n_gpu_layers {v.get('n_gpu_layers', 0):,} "
                 f"(n_layer {v.get('n_layer', 0):,}), cache {d.get('cache_type_k', '')}/{d.get('cache_type_v', '')}>")
@@ -1350,9 +1352,14 @@ class Local:
             lines.append(f"  {dev['name']:<{width}} {dev['layers']:>6} " +
                          " ".join(f"{dev[n]:>15,}" for n in names) +
                          f" {total:>15,} {total / GIB:>8.2f} {total / GB:>8.2f} {dev['capacity']:>15,}")
-        if not self.fits:
-            lines.append(f"  does not fit: short by {v.get('shortfall', 0):,} bytes on the most over-committed device")
+        if v.get("shortfall"):
+            lines.append(f"  does not fit: short by {v['shortfall']:,} bytes on the most over-committed device")
+        elif v.get("host_unknown"):
+            lines.append("  fit unknown: the host holds part of the layers and its RAM is not known (host_memory_bytes)")
         return "\n".join(lines)
+
+    def _verdict(self) -> str:
+        return "unknown" if self.values.get("host_unknown") and not self.fits else str(self.fits)
 
     def _repr_html_(self) -> str:
         esc = _html.escape
@@ -1370,7 +1377,7 @@ class Local:
             for name, value in self.values.items())
         return (f"<div class='llmmem-local'><table><caption>{esc(str(d.get('model', '')))} on "
                 f"{esc(str(d.get('hardware', '')))} ({esc(str(d.get('engine', '')))}): "
-                f"{'fits' if self.fits else 'does not fit'}</caption>"
+                f"{'fits' if self.fits else 'fit unknown' if self._verdict() == 'unknown' else 'does not fit'}</caption>"
                 f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
                 f"<table><thead><tr><th>value</th><th>number</th></tr></thead><tbody>{values}</tbody></table></div>")
 
