@@ -44,8 +44,32 @@ import os as _os
 import threading as _threading
 import warnings as _warnings
 
-from . import core as _core
-from ._errors import (
+
+def _import_core():
+    """The SWIG module (llmmem.core). An extension built for another Python (its file name's tag
+    says which: _core.cpython-311-...so) fails with an ImportError that says so, not the "circular
+    import" the SWIG module's own relative import reports."""
+    try:
+        from . import core
+    except ImportError as e:
+        import importlib.machinery
+        import sys
+
+        here = _os.path.dirname(_os.path.abspath(__file__))
+        built = sorted(n for n in _os.listdir(here) if n.startswith("_core.") and n.endswith((".so", ".pyd")))
+        loadable = {"_core" + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES}
+        if built and not loadable.intersection(built):
+            raise ImportError(
+                f"llmmem's C extension was built for another Python: {', '.join(built)} in {here}; this is "
+                f"Python {sys.version_info.major}.{sys.version_info.minor}, which loads "
+                f"_core{importlib.machinery.EXTENSION_SUFFIXES[0]}: build or install llmmem with this "
+                "interpreter") from e
+        raise
+    return core
+
+
+_core = _import_core()
+from ._errors import (  # noqa: E402 - after the extension, whose failure _import_core explains
     Error,
     FileError,
     IncompatibleError,
