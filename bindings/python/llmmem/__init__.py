@@ -27,7 +27,11 @@ which names the key and the value at fault.
 Threads: the GIL is released while the library estimates and reads files. Many threads may
 estimate from the same model, hardware and strategy at once; changing or closing one of them
 waits until the estimates reading it are done, and estimates that start meanwhile wait for
-the change (a setter is never starved by a thread estimating in a loop).
+the change (a setter is never starved by a thread estimating in a loop). An estimate (and
+``obj["key"]``, ``copy()``) sees its inputs as one moment left them, and a report's
+``timeline()`` follows the job it estimated even after its inputs change or close. A call on a
+closed object raises :class:`InvalidArgumentError` ("this Model is closed"); ``repr()`` of one
+says "(closed)".
 
 Bad input of any kind (a value out of bounds, an int beyond 64 bits, a str that is not
 valid text, None where a Model is needed) raises a subclass of :class:`llmmem.Error` naming
@@ -672,9 +676,15 @@ class _Settings:
         as a list of floats ([] when not set)."""
         prefix = f"llmmem_{self._object}_"
         name = _checked_text("key", name)
-        h = self._handle()
         key_id = _core.llmmem_key_from_name(name)
         kind = _core.llmmem_key_type(key_id)
+        self._guard.acquire_read()  # a list is read in two calls: no change between them
+        try:
+            return self._get(self._handle(), prefix, name, key_id, kind)
+        finally:
+            self._guard.release_read()
+
+    def _get(self, h, prefix, name, key_id, kind):
         if kind == _T_LIST:
             get_list = getattr(_core, prefix + "get_list", None)
             if get_list is None:
@@ -722,7 +732,9 @@ class _Settings:
         self.close()
 
     def _given_text(self) -> str:
-        return ", ".join(f"{k}={v!r}" for k, v in self._given.items())
+        # a copy first (one C call under the GIL): a value's repr is Python code, during which
+        # another thread (or that code) may set a key
+        return ", ".join(f"{k}={v!r}" for k, v in list(self._given.items()))
 
 
 class Model(_Settings):
@@ -821,12 +833,13 @@ class Model(_Settings):
         return self
 
     def __repr__(self) -> str:
-        if self._h is None:
+        h = self._h  # one handle throughout: a close() meanwhile leaves it to this repr
+        if h is None:
             return "<llmmem.Model (closed)>"
-        label = self.name or "(custom)"
+        label = _core.llmmem_model_name(h) or "(custom)"
         try:
-            total = self.total_parameters
-            active = self.active_parameters
+            total = _core.llmmem_model_total_parameters(h)
+            active = _core.llmmem_model_active_parameters(h)
         except Error as e:
             return f"<llmmem.Model {label}: incomplete: {e}>"
         given = self._given_text()
@@ -860,12 +873,14 @@ class Hardware(_Settings):
         return self.get("memory_bytes")
 
     def __repr__(self) -> str:
-        if self._h is None:
+        h = self._h  # one handle throughout: a close() meanwhile leaves it to this repr
+        if h is None:
             return "<llmmem.Hardware (closed)>"
-        memory = self.memory_bytes
+        name = _core.llmmem_hardware_name(h) or "(custom)"
+        memory = _core.llmmem_hardware_get_int(h, _core.LLMMEM_KEY_MEMORY_BYTES)
         given = self._given_text()
         return (
-            f"<llmmem.Hardware {self.name or '(custom)'}: {memory:,} bytes "
+            f"<llmmem.Hardware {name}: {memory:,} bytes "
             f"({memory / GIB:.2f} GiB, {memory / GB:.2f} GB)" + (f", {given}>" if given else ">")
         )
 
@@ -1945,6 +1960,8 @@ class Checkpoint:
             model._guard.release_read()
 
     def __repr__(self) -> str:
-        if self._h is None:
+        h = self._h  # one handle throughout: a close() meanwhile leaves it to this repr
+        if h is None:
             return "<llmmem.Checkpoint (closed)>"
-        return f"<llmmem.Checkpoint: {len(self)} tensors, {self.total_bytes:,} bytes stored>"
+        return (f"<llmmem.Checkpoint: {_core.llmmem_checkpoint_tensor_count(h)} tensors, "
+                f"{_core.llmmem_checkpoint_total_bytes(h):,} bytes stored>")
