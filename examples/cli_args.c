@@ -85,8 +85,8 @@ const cli_option cli_option_table[] = {
      NUMBER},
     {"--config", NULL, "PATH", CLI_OPT_CONFIG, MODEL_CMDS,
      "a Hugging Face config.json (or its folder) instead of --model;\n"
-     "estimate, serve, params. A --safetensors folder holding a\n"
-     "config.json is used the same way when neither is given.",
+     "estimate, serve, params. The config.json beside a --safetensors\n"
+     "checkpoint is used the same way when neither is given.",
      TEXT(config)},
     {"--gguf", NULL, "PATH", CLI_OPT_GGUF, MODEL_CMDS,
      "a GGUF file: the model from its metadata and the weights'\n"

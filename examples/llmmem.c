@@ -189,35 +189,34 @@ static int sets_model_type(const cli_options *opts)
 }
 
 /*
- * The model: the preset named by --model; without --model, the default
- * preset, or an empty model when the command line sets model_type (a family
- * change makes a preset's structure meaningless).
+ * The model, and the checkpoint of --gguf or --safetensors (*ck_out, NULL without one; the caller
+ * frees it), each file read once, by the library. The model: a GGUF's metadata; the preset named by
+ * --model or the config of --config; a safetensors checkpoint's own (the config.json beside it) when
+ * neither is given and the command line does not set model_type; an empty model when it does (a
+ * family change makes a preset's structure meaningless); else the default preset.
  */
-static int make_model(llmmem_model **model, const cli_options *opts)
+static int model_of(llmmem_model **model, llmmem_checkpoint **ck_out, const cli_options *opts)
 {
-    llmmem_status st;
-    const char *config = opts->config;
-    if (config == NULL && opts->model == NULL && opts->safetensors != NULL && !sets_model_type(opts)) {
-        /* a checkpoint folder with its config.json describes the model itself */
-        char path[4096];
-        FILE *f;
-        snprintf(path, sizeof path, "%s/config.json", opts->safetensors);
-        if ((f = fopen(path, "r")) != NULL) {
-            fclose(f);
-            config = opts->safetensors;
-        }
+    llmmem_status st = LLMMEM_OK;
+    const char *checkpoint = opts->gguf != NULL ? opts->gguf : opts->safetensors;
+    if (opts->gguf != NULL)
+        st = llmmem_checkpoint_from_gguf(ck_out, opts->gguf);
+    else if (opts->safetensors != NULL)
+        st = llmmem_checkpoint_from_safetensors(ck_out, opts->safetensors);
+    if (st != LLMMEM_OK)
+        return library_failure(st, checkpoint);
+    if (opts->gguf != NULL ||
+        (opts->safetensors != NULL && opts->config == NULL && opts->model == NULL && !sets_model_type(opts))) {
+        if ((st = llmmem_checkpoint_model(model, *ck_out)) == LLMMEM_OK)
+            return 0;
+        if (opts->gguf != NULL)
+            return library_failure(st, checkpoint);
+        error_msg("%s; or give the model: --model, --config or --set model_type=...", llmmem_last_message());
+        return exit_for_status(st);
     }
-    if (opts->gguf != NULL) {
-        llmmem_checkpoint *ck = NULL;
-        st = llmmem_checkpoint_from_gguf(&ck, opts->gguf);
-        if (st == LLMMEM_OK)
-            st = llmmem_checkpoint_model(model, ck);
-        llmmem_checkpoint_free(ck);
-        return st == LLMMEM_OK ? 0 : library_failure(st, opts->gguf);
-    }
-    if (config != NULL) {
-        st = llmmem_model_from_hf_config(model, config);
-        return st == LLMMEM_OK ? 0 : library_failure(st, config);
+    if (opts->config != NULL) {
+        st = llmmem_model_from_hf_config(model, opts->config);
+        return st == LLMMEM_OK ? 0 : library_failure(st, opts->config);
     }
     if (opts->model == NULL && sets_model_type(opts)) {
         st = llmmem_model_new(model);
@@ -225,6 +224,17 @@ static int make_model(llmmem_model **model, const cli_options *opts)
     }
     st = llmmem_model_from_preset(model, opts->model != NULL ? opts->model : DEFAULT_MODEL);
     return st == LLMMEM_OK ? 0 : library_failure(st, opts->model != NULL ? opts->model : DEFAULT_MODEL);
+}
+
+static int make_model(llmmem_model **model, llmmem_checkpoint **ck_out, const cli_options *opts)
+{
+    int rc;
+    *ck_out = NULL;
+    if ((rc = model_of(model, ck_out, opts)) != 0) {
+        llmmem_checkpoint_free(*ck_out);
+        *ck_out = NULL;
+    }
+    return rc;
 }
 
 static int make_hardware(llmmem_hardware **hw, const cli_options *opts)
@@ -305,28 +315,20 @@ static int apply_sets(const cli_options *opts, llmmem_model *model, llmmem_hardw
 }
 
 /*
- * With --safetensors or --gguf: read the checkpoint's headers, cross-check them against the model (a
+ * With --safetensors or --gguf (ck not NULL): cross-check the checkpoint against the model (a
  * mismatch is reported on stderr, not hidden) and make its stored bytes the model's weights.
- * *ck_out is NULL without the option; the caller frees it.
  */
-static int attach_checkpoint(llmmem_checkpoint **ck_out, llmmem_model *model, const cli_options *opts)
+static int attach_checkpoint(const llmmem_checkpoint *ck, llmmem_model *model)
 {
     llmmem_status st;
-    *ck_out = NULL;
-    if (opts->gguf != NULL)
-        st = llmmem_checkpoint_from_gguf(ck_out, opts->gguf);
-    else if (opts->safetensors != NULL)
-        st = llmmem_checkpoint_from_safetensors(ck_out, opts->safetensors);
-    else
+    if (ck == NULL)
         return 0;
-    if (st != LLMMEM_OK)
-        return library_failure(st, opts->gguf != NULL ? opts->gguf : opts->safetensors);
-    st = llmmem_checkpoint_verify(*ck_out, model);
+    st = llmmem_checkpoint_verify(ck, model);
     if (st == LLMMEM_ERR_INCOMPATIBLE)
         fprintf(stderr, "llmmem: warning: the checkpoint does not match the model: %s\n", llmmem_last_message());
     else if (st != LLMMEM_OK)
         return library_failure(st, "checkpoint");
-    if ((st = llmmem_model_use_checkpoint(model, *ck_out)) != LLMMEM_OK)
+    if ((st = llmmem_model_use_checkpoint(model, ck)) != LLMMEM_OK)
         return library_failure(st, "checkpoint");
     return 0;
 }
@@ -398,11 +400,11 @@ static int cmd_params(const cli_options *opts)
     size_t g;
     int rc;
 
-    if ((rc = make_model(&model, opts)) != 0)
+    if ((rc = make_model(&model, &ck, opts)) != 0)
         return rc;
     if ((rc = apply_sets(opts, model, NULL, NULL)) != 0)
         goto done;
-    if ((rc = attach_checkpoint(&ck, model, opts)) != 0)
+    if ((rc = attach_checkpoint(ck, model)) != 0)
         goto done;
 
     /* Count everything before printing, so a failure prints nothing on stdout. */
@@ -569,6 +571,33 @@ static void print_json(const char *json)
         fputc('\n', stdout);
 }
 
+/* A JSON string: the text (valid UTF-8, as the library's names are) with '"', '\\' and control
+ * characters escaped. */
+static void print_json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+/* The opening brace and the "model" and "hardware" members of a JSON the tool writes itself. */
+static void print_json_names(const llmmem_model *model, const llmmem_hardware *hw)
+{
+    fputs("{\n  \"model\": ", stdout);
+    print_json_string(llmmem_model_name(model));
+    fputs(",\n  \"hardware\": ", stdout);
+    print_json_string(llmmem_hardware_name(hw));
+    fputs(",\n", stdout);
+}
+
 /* The report's JSON with the step's timeline as its last member, "timeline". */
 static int print_json_with_timeline(const char *json, const llmmem_model *model, const llmmem_hardware *hw,
                                     const llmmem_strategy *strategy)
@@ -600,13 +629,14 @@ static int print_json_with_timeline(const char *json, const llmmem_model *model,
     return rc;
 }
 
-/* The model, hardware and strategy of a command that answers questions about them. */
+/* The model, hardware and strategy of a command that answers questions about them, and the
+ * checkpoint of --gguf or --safetensors (NULL without one). */
 static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strategy **strategy,
-                       const cli_options *opts)
+                       llmmem_checkpoint **ck, const cli_options *opts)
 {
     llmmem_status st;
     int rc;
-    if ((rc = make_model(model, opts)) != 0 || (rc = make_hardware(hw, opts)) != 0)
+    if ((rc = make_model(model, ck, opts)) != 0 || (rc = make_hardware(hw, opts)) != 0)
         return rc;
     if ((st = llmmem_strategy_new(strategy)) != LLMMEM_OK)
         return internal_failure(st, "llmmem_strategy_new");
@@ -626,13 +656,13 @@ static int cmd_estimate(const cli_options *opts)
     llmmem_status st;
     int rc;
 
-    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
+    if ((rc = make_inputs(&model, &hw, &strategy, &ck, opts)) != 0)
         goto done;
     if ((st = llmmem_report_new(&report)) != LLMMEM_OK) {
         rc = internal_failure(st, "llmmem_report_new");
         goto done;
     }
-    if ((rc = attach_checkpoint(&ck, model, opts)) != 0)
+    if ((rc = attach_checkpoint(ck, model)) != 0)
         goto done;
     if ((st = llmmem_estimate(report, model, hw, strategy)) != LLMMEM_OK) {
         rc = library_failure(st, "estimate");
@@ -722,7 +752,7 @@ static int cmd_timeline(const cli_options *opts)
     llmmem_status st;
     int rc;
 
-    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0 || (rc = attach_checkpoint(&ck, model, opts)) != 0)
+    if ((rc = make_inputs(&model, &hw, &strategy, &ck, opts)) != 0 || (rc = attach_checkpoint(ck, model)) != 0)
         goto done;
     if ((st = llmmem_timeline_new(&tl)) != LLMMEM_OK) {
         rc = internal_failure(st, "llmmem_timeline_new");
@@ -765,7 +795,7 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     int width = 22;
     size_t i;
     uint64_t shortfall = llmmem_serving_get(sv, LLMMEM_SERVING_SHORTFALL);
-    uint64_t x100 = llmmem_serving_get(sv, LLMMEM_SERVING_VLLM_CONCURRENCY_X100);
+    uint64_t x100 = llmmem_serving_get(sv, LLMMEM_SERVING_CONCURRENCY_X100);
 
     printf("model:      %s\n", model_label(model));
     printf("gpu:        %s\n\n", llmmem_hardware_name(hw));
@@ -777,9 +807,10 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     printf("\n");
     for (i = 0; i < sizeof kv / sizeof kv[0]; i++)
         printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(kv[i]), llmmem_serving_get(sv, kv[i]));
+    /* vLLM's two lines; the second for the length asked (--length), which is max_model_len by default */
     printf("\nGPU KV cache size: %" PRIu64 " tokens\n", llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS));
     printf("Maximum concurrency for %" PRIu64 " tokens per request: %" PRIu64 ".%02" PRIu64 "x\n",
-           llmmem_serving_get(sv, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING), x100 / 100, x100 % 100);
+           llmmem_serving_get(sv, LLMMEM_SERVING_REQUEST_TOKENS), x100 / 100, x100 % 100);
     printf("fits: %s\n", llmmem_serving_get(sv, LLMMEM_SERVING_FITS) ? "yes" : "no");
     if (llmmem_serving_get(sv, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM) > 0) { /* a vision model's encoder */
         static const llmmem_serving_value encoder[] = {
@@ -848,40 +879,32 @@ static void print_local_table(const llmmem_local *r, const llmmem_model *model, 
             printf("%s: KV buffer %" PRIu64 " bytes, RS buffer %" PRIu64 " bytes\n", llmmem_local_device_name(r, d),
                    llmmem_local_bytes(r, d, LLMMEM_LOCAL_KV), llmmem_local_bytes(r, d, LLMMEM_LOCAL_RECURRENT));
     if (llmmem_local_get(r, LLMMEM_LOCAL_FITS))
-        printf("fits: yes, every GPU keeps its fit_margin_bytes free\n");
-    else
+        printf("fits: yes, every GPU keeps its fit_margin_bytes free%s\n",
+               llmmem_local_device_capacity(r, devices - 1) ? " and the host's RAM holds its part" : "");
+    else if (llmmem_local_get(r, LLMMEM_LOCAL_SHORTFALL))
         printf("fits: no, short by %" PRIu64 " bytes (%.2f MiB) on the most over-committed device\n",
                llmmem_local_get(r, LLMMEM_LOCAL_SHORTFALL),
                (double)llmmem_local_get(r, LLMMEM_LOCAL_SHORTFALL) / mib);
+    else
+        printf("fits: unknown: every GPU keeps its fit_margin_bytes free, but the host holds %.2f MiB and its RAM "
+               "is not known (--set host_memory_bytes=BYTES)\n",
+               (double)llmmem_local_get(r, LLMMEM_LOCAL_HOST_BYTES) / mib);
 }
 
-/* With --gguf, the checkpoint whose tensors llama.cpp places (NULL without it). */
-static int local_checkpoint(llmmem_checkpoint **ck_out, const cli_options *opts)
-{
-    llmmem_status st;
-    *ck_out = NULL;
-    if (opts->gguf == NULL)
-        return 0;
-    st = llmmem_checkpoint_from_gguf(ck_out, opts->gguf);
-    return st == LLMMEM_OK ? 0 : library_failure(st, opts->gguf);
-}
-
-static int cmd_local_serve(const cli_options *opts, llmmem_model *model, llmmem_hardware *hw,
-                           llmmem_strategy *strategy)
+/* `gguf`: the checkpoint of --gguf, whose tensors llama.cpp places (NULL without it). */
+static int cmd_local_serve(const cli_options *opts, llmmem_model *model, const llmmem_checkpoint *gguf,
+                           llmmem_hardware *hw, llmmem_strategy *strategy)
 {
     llmmem_local *r = NULL;
-    llmmem_checkpoint *ck = NULL;
     char *json = NULL;
     llmmem_status st;
-    int rc;
+    int rc = 0;
 
-    if ((rc = local_checkpoint(&ck, opts)) != 0)
-        goto done;
     if ((st = llmmem_local_new(&r)) != LLMMEM_OK) {
         rc = internal_failure(st, "llmmem_local_new");
         goto done;
     }
-    if ((st = llmmem_local_estimate(r, model, ck, hw, strategy)) != LLMMEM_OK) {
+    if ((st = llmmem_local_estimate(r, model, gguf, hw, strategy)) != LLMMEM_OK) {
         rc = library_failure(st, "serve");
         goto done;
     }
@@ -897,13 +920,12 @@ static int cmd_local_serve(const cli_options *opts, llmmem_model *model, llmmem_
 done:
     llmmem_string_free(json);
     llmmem_local_free(r);
-    llmmem_checkpoint_free(ck);
     return rc;
 }
 
-/* Every answer is found before any is printed. */
-static int cmd_local_fit(const cli_options *opts, llmmem_model *model, llmmem_hardware *hw,
-                         llmmem_strategy *strategy)
+/* Every answer is found before any is printed. `gguf` as for cmd_local_serve. */
+static int cmd_local_fit(const cli_options *opts, llmmem_model *model, const llmmem_checkpoint *gguf,
+                         llmmem_hardware *hw, llmmem_strategy *strategy)
 {
     static const struct {
         llmmem_local_question q;
@@ -915,26 +937,19 @@ static int cmd_local_fit(const cli_options *opts, llmmem_model *model, llmmem_ha
         {LLMMEM_LOCAL_MAX_PARALLEL, "max_parallel", "most n_parallel that fit:", "most num_parallel that fit:"},
     };
     int64_t answer[3];
-    int64_t engine = LLMMEM_ENGINE_LLAMA_CPP, margin = 0;
-    llmmem_checkpoint *ck = NULL;
+    int64_t engine = LLMMEM_ENGINE_LLAMA_CPP, margin = 0, host_memory = 0;
     llmmem_status st;
     size_t i;
-    int rc;
 
-    if ((rc = local_checkpoint(&ck, opts)) != 0)
-        goto done;
-    for (i = 0; i < 3; i++) {
-        if ((st = llmmem_local_solve(&answer[i], questions[i].q, model, ck, hw, strategy)) != LLMMEM_OK) {
-            rc = library_failure(st, "fit");
-            goto done;
-        }
-    }
+    for (i = 0; i < 3; i++)
+        if ((st = llmmem_local_solve(&answer[i], questions[i].q, model, gguf, hw, strategy)) != LLMMEM_OK)
+            return library_failure(st, "fit");
     (void)llmmem_strategy_get_int(&engine, strategy, LLMMEM_KEY_ENGINE);
     (void)llmmem_strategy_get_int(&margin, strategy, LLMMEM_KEY_FIT_MARGIN_BYTES);
+    (void)llmmem_hardware_get_int(&host_memory, hw, LLMMEM_KEY_HOST_MEMORY_BYTES);
     if (opts->json) {
-        printf("{\n  \"model\": \"%s\",\n  \"hardware\": \"%s\",\n  \"engine\": \"%s\",\n"
-               "  \"fit_margin_bytes\": %" PRId64 ",\n",
-               llmmem_model_name(model), llmmem_hardware_name(hw),
+        print_json_names(model, hw);
+        printf("  \"engine\": \"%s\",\n  \"fit_margin_bytes\": %" PRId64 ",\n",
                engine == LLMMEM_ENGINE_OLLAMA ? "ollama" : "llama.cpp", margin);
         for (i = 0; i < 3; i++)
             printf("  \"%s\": %" PRId64 "%s\n", questions[i].name, answer[i], i + 1 < 3 ? "," : "");
@@ -947,10 +962,11 @@ static int cmd_local_fit(const cli_options *opts, llmmem_model *model, llmmem_ha
         for (i = 0; i < 3; i++)
             printf("%-30s %" PRId64 "%s\n", engine == LLMMEM_ENGINE_OLLAMA ? questions[i].ollama : questions[i].llama,
                    answer[i], answer[i] ? "" : " (none)");
+        if (host_memory == 0)
+            printf("\nthe host's RAM is not known: what the answers leave on the CPU is not checked "
+                   "(--set host_memory_bytes=BYTES)\n");
     }
-done:
-    llmmem_checkpoint_free(ck);
-    return rc;
+    return 0;
 }
 
 static int cmd_serve(const cli_options *opts)
@@ -964,7 +980,7 @@ static int cmd_serve(const cli_options *opts)
     llmmem_status st;
     int rc;
 
-    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
+    if ((rc = make_inputs(&model, &hw, &strategy, &ck, opts)) != 0)
         goto done;
     if (local_engine(strategy)) {
         if (opts->has_length) {
@@ -972,7 +988,7 @@ static int cmd_serve(const cli_options *opts)
                       "n_parallel (or num_ctx, num_parallel)");
             rc = EXIT_USAGE;
         } else {
-            rc = cmd_local_serve(opts, model, hw, strategy);
+            rc = cmd_local_serve(opts, model, opts->gguf != NULL ? ck : NULL, hw, strategy);
         }
         goto done;
     }
@@ -985,7 +1001,7 @@ static int cmd_serve(const cli_options *opts)
         rc = library_failure(st, "--length");
         goto done;
     }
-    if ((rc = attach_checkpoint(&ck, model, opts)) != 0)
+    if ((rc = attach_checkpoint(ck, model)) != 0)
         goto done;
     if ((st = llmmem_serving_estimate(sv, model, hw, strategy)) != LLMMEM_OK) {
         rc = library_failure(st, "serve");
@@ -1023,15 +1039,16 @@ static int cmd_fit(const cli_options *opts)
     llmmem_model *model = NULL;
     llmmem_hardware *hw = NULL;
     llmmem_strategy *strategy = NULL;
+    llmmem_checkpoint *ck = NULL;
     uint64_t batch, seq, devices = 0, max_devices = opts->devices;
     llmmem_format format = LLMMEM_FORMAT_AUTO;
     llmmem_status st, format_st;
     int rc;
 
-    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
+    if ((rc = make_inputs(&model, &hw, &strategy, &ck, opts)) != 0)
         goto done;
     if (local_engine(strategy)) {
-        rc = cmd_local_fit(opts, model, hw, strategy);
+        rc = cmd_local_fit(opts, model, opts->gguf != NULL ? ck : NULL, hw, strategy);
         goto done;
     }
     if (count_only(model)) {
@@ -1057,10 +1074,10 @@ static int cmd_fit(const cli_options *opts)
     }
     if (opts->json) {
         /* 0 for an answer that does not exist (none fits, or more than max_devices), as in the text */
-        printf("{\n  \"model\": \"%s\",\n  \"hardware\": \"%s\",\n"
-               "  \"micro_batch_size\": %" PRIu64 ",\n  \"sequence_length\": %" PRIu64 ",\n"
+        print_json_names(model, hw);
+        printf("  \"micro_batch_size\": %" PRIu64 ",\n  \"sequence_length\": %" PRIu64 ",\n"
                "  \"weight_format\": %s%s%s,\n  \"min_devices\": %" PRIu64 ",\n  \"max_devices\": %" PRIu64 "\n}\n",
-               llmmem_model_name(model), llmmem_hardware_name(hw), batch, seq, format_st == LLMMEM_OK ? "\"" : "",
+               batch, seq, format_st == LLMMEM_OK ? "\"" : "",
                format_st == LLMMEM_OK ? llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, format) : "null",
                format_st == LLMMEM_OK ? "\"" : "", devices, max_devices);
         goto done;
@@ -1079,6 +1096,7 @@ static int cmd_fit(const cli_options *opts)
     else
         printf("fewest devices with a layout that fits: more than %" PRIu64 "\n", max_devices);
 done:
+    llmmem_checkpoint_free(ck);
     llmmem_strategy_free(strategy);
     llmmem_hardware_free(hw);
     llmmem_model_free(model);
@@ -1108,13 +1126,14 @@ static int cmd_plan(const cli_options *opts)
     llmmem_model *model = NULL;
     llmmem_hardware *hw = NULL;
     llmmem_strategy *strategy = NULL;
+    llmmem_checkpoint *ck = NULL;
     llmmem_plan *plan = NULL;
     char *json = NULL;
     const uint64_t devices = opts->devices;
     llmmem_status st;
     int rc;
 
-    if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
+    if ((rc = make_inputs(&model, &hw, &strategy, &ck, opts)) != 0)
         goto done;
     if ((st = llmmem_plan_new(&plan)) != LLMMEM_OK) {
         rc = internal_failure(st, "llmmem_plan_new");
@@ -1162,6 +1181,7 @@ static int cmd_plan(const cli_options *opts)
         llmmem_strategy_free(s);
     }
 done:
+    llmmem_checkpoint_free(ck);
     llmmem_string_free(json);
     llmmem_plan_free(plan);
     llmmem_strategy_free(strategy);

@@ -44,8 +44,8 @@ struct llmmem_checkpoint {
     uint64_t group_elements[LLMMEM_PARAM_GROUPS], group_bytes[LLMMEM_PARAM_GROUPS];
     uint64_t total_bytes;   /* every stored tensor */
     int format;             /* 1 safetensors, 2 GGUF */
-    llmmem_model *model;    /* GGUF: the model its metadata describes (owned); NULL otherwise */
-    llmmem_status model_status;             /* why there is no model, when the metadata fell short */
+    llmmem_model *model;    /* the model its GGUF metadata or its folder's config.json describes (owned), or NULL */
+    llmmem_status model_status;             /* why there is no model: the metadata or config fell short, no config */
     char model_error[LLMMEM_MESSAGE_MAX];
 };
 

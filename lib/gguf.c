@@ -1450,6 +1450,8 @@ static llmmem_status parse(llmmem_checkpoint **out, cursor *c)
         if (model_st) {
             ck->model_status = model_st;
             snprintf(ck->model_error, sizeof ck->model_error, "%s", llmmem_last_message());
+        } else if (c->f) { /* named by the file's path, as a model read from a config.json is */
+            llmmem__model_set_name(ck->model, c->src);
         }
     }
     free(g->keys);
@@ -1506,8 +1508,8 @@ llmmem_status llmmem_checkpoint_model(llmmem_model **out, const llmmem_checkpoin
     if (!ck->model) {
         if (ck->model_status)
             return llmmem__fail_text(ck->model_status, ck->model_error);
-        return llmmem__fail(LLMMEM_ERR_NOT_FOUND,
-                            "the checkpoint describes no model (a safetensors checkpoint: read its config.json)");
+        return llmmem__fail(LLMMEM_ERR_NOT_FOUND, "a safetensors header read from memory describes no model: "
+                            "read its config.json (llmmem_model_from_hf_config_text)");
     }
     return llmmem_model_clone(out, ck->model);
 }

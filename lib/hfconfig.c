@@ -2777,7 +2777,8 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
     return st ? llmmem__fail_prefixed(st, c->where) : LLMMEM_OK;
 }
 
-static llmmem_status from_text(llmmem_model **out, const char *json, size_t len, const char *where)
+llmmem_status llmmem__model_from_config_text(llmmem_model **out, const char *json, size_t len, const char *where,
+                                            const char *name)
 {
     hf c = {NULL, where, "", 0, NULL, "", NULL};
     if (len > LLMMEM_CONFIG_MAX_BYTES)
@@ -2803,6 +2804,12 @@ static llmmem_status from_text(llmmem_model **out, const char *json, size_t len,
     llmmem_status st = llmmem_model_new(&c.m);
     if (!st)
         st = read_document(&c, root);
+    if (!st && !name) {
+        const llmmem__json *given = llmmem__json_object_get(root, "_name_or_path");
+        name = is_text(given) ? llmmem__json_string_value(given) : "";
+    }
+    if (!st)
+        llmmem__model_set_name(c.m, name);
     llmmem__json_free(root);
     if (st) {
         llmmem_model_free(c.m);
@@ -2817,7 +2824,7 @@ llmmem_status llmmem_model_from_hf_config_text(llmmem_model **out, const char *j
     LLMMEM_REQUIRE(out);
     *out = NULL;
     LLMMEM_REQUIRE(json);
-    return from_text(out, json, len, "<memory>");
+    return llmmem__model_from_config_text(out, json, len, "<memory>", NULL);
 }
 
 llmmem_status llmmem_model_from_hf_config(llmmem_model **out, const char *path)
@@ -2845,7 +2852,7 @@ llmmem_status llmmem_model_from_hf_config(llmmem_model **out, const char *path)
     size_t got = 0;
     llmmem_status st = llmmem__read_small_file(&text, &got, file, where, LLMMEM_CONFIG_MAX_BYTES, "a config.json");
     if (st == LLMMEM_OK)
-        st = from_text(out, text, got, where);
+        st = llmmem__model_from_config_text(out, text, got, where, path);
     free(text);
     free(joined);
     return st;

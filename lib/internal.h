@@ -162,6 +162,10 @@ llmmem_status llmmem__settings_get_real(double *value_out, const llmmem__setting
 void *llmmem__duplicate(const void *handle, size_t size);
 /* Copies a name into a LLMMEM_NAME_MAX buffer, cut to fit. */
 void llmmem__copy_name(char *dst, const char *src);
+/* Names a model by a text the user gave (the path it was read from, a config's _name_or_path):
+ * well-formed UTF-8, any other byte and every control character shown as '?', and a text longer
+ * than the name keeps its end after "..." (a path's last parts tell it apart). */
+void llmmem__model_set_name(struct llmmem_model *m, const char *text);
 
 /* ---- formats (formats.c) ----------------------------------------------- */
 
@@ -217,7 +221,7 @@ typedef struct llmmem__tensor_class {
 
 #define LLMMEM_MAX_TENSOR_CLASSES 64
 #define LLMMEM_PARAM_GROUPS 12
-#define LLMMEM_NAME_MAX 64
+#define LLMMEM_NAME_MAX 128 /* a preset's name, or a path or _name_or_path a model was read from */
 
 typedef struct llmmem__inventory {
     llmmem__tensor_class t[LLMMEM_MAX_TENSOR_CLASSES];

@@ -234,9 +234,7 @@ static void out_of_memory(reader *r)
 
 /* ---- UTF-8 ------------------------------------------------------------------------------------- */
 
-/* The length of the well-formed UTF-8 character at text[i] (a byte of 0x80 or more), or 0: a
- * continuation or an overlong, surrogate or out-of-range form, or one cut by the end of the text. */
-static size_t utf8_length(const char *text, size_t len, size_t i)
+size_t llmmem__utf8_length(const char *text, size_t len, size_t i)
 {
     const unsigned char *s = (const unsigned char *)text + i;
     unsigned char c = s[0];
@@ -275,7 +273,7 @@ static int peek(reader *r, size_t i)
     if (i >= r->len)
         return -1;
     unsigned char c = (unsigned char)r->text[i];
-    if (c >= 0x80 && !utf8_length(r->text, r->len, i)) {
+    if (c >= 0x80 && !llmmem__utf8_length(r->text, r->len, i)) {
         r->pos = i;
         r->tok_end = i;
         fail_at(r, 1, "unable to decode byte 0x%x", (unsigned)c);
@@ -408,7 +406,7 @@ static int lex_string(reader *r)
             return 0;
         }
         if (c >= 0x80) {
-            size_t n = utf8_length(t, len, i);
+            size_t n = llmmem__utf8_length(t, len, i);
             memcpy(out + o, t + i, n);
             o += n;
             i += n;
@@ -690,7 +688,7 @@ static int lex(reader *r)
     }
     /* any other character is an invalid token of its own, a multi-byte one whole */
     if (c >= 0x80)
-        r->pos = r->tok_end = i + utf8_length(r->text, r->len, i);
+        r->pos = r->tok_end = i + llmmem__utf8_length(r->text, r->len, i);
     r->tok = TOK_INVALID;
     return 1;
 }

@@ -117,4 +117,8 @@ double llmmem__json_real_value(const llmmem__json *v);
 /* An integer's or a real's value as a double: 0.0 for anything else. */
 double llmmem__json_number_value(const llmmem__json *v);
 
+/* The length of the well-formed UTF-8 character at text[i] (a byte of 0x80 or more), or 0: a
+ * continuation or an overlong, surrogate or out-of-range form, or one cut by the end of the text. */
+size_t llmmem__utf8_length(const char *text, size_t len, size_t i);
+
 #endif

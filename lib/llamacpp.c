@@ -302,8 +302,8 @@ static int expert_tensor(const char *name)
  * n_cpu_moe layers on the CPU), token_embd and any other tensor outside the layers on the CPU (the
  * input layer always is), output and output_norm with the output layer; a model without an output
  * tensor uses token_embd there, duplicated onto a GPU (llama-model.cpp: TENSOR_DUPLICATED). */
-static llmmem_status gguf_weights(uint64_t *model, const struct llmmem_checkpoint *ck, const placement *p,
-                                  const llmmem__llama_settings *ls, uint64_t n_layer)
+static llmmem_status gguf_weights(uint64_t *model, int *experts_moved, const struct llmmem_checkpoint *ck,
+                                  const placement *p, const llmmem__llama_settings *ls, uint64_t n_layer)
 {
     acc A = {0};
     const size_t host = p->gpus;
@@ -317,7 +317,11 @@ static llmmem_status gguf_weights(uint64_t *model, const struct llmmem_checkpoin
         if (block_index(t->name, &il)) {
             if (il >= n_layer) /* a multi-token-prediction layer past block_count's decoder: not loaded */
                 continue;
-            dev = il < ls->n_cpu_moe && expert_tensor(t->name) ? host : device_of(p, il);
+            dev = device_of(p, il);
+            if (dev != host && il < ls->n_cpu_moe && expert_tensor(t->name)) {
+                dev = host;
+                *experts_moved = 1;
+            }
         } else if (strncmp(t->name, "output.", 7) == 0 || strncmp(t->name, "output_norm.", 12) == 0) {
             dev = out_dev;
             has_output |= strcmp(t->name, "output.weight") == 0;
@@ -334,8 +338,9 @@ static llmmem_status gguf_weights(uint64_t *model, const struct llmmem_checkpoin
 /* The same from the model's inventory in the strategy's weight format: each GPU's layers, the
  * embedding on the CPU, the final norm and head with the output layer (a tied head is a copy of
  * the embedding there, as llama.cpp duplicates it). */
-static llmmem_status inventory_weights(uint64_t *model, const llmmem_model *m, const llmmem_strategy *s,
-                                       const placement *p, const llmmem__llama_settings *ls, uint64_t n_layer)
+static llmmem_status inventory_weights(uint64_t *model, int *experts_moved, const llmmem_model *m,
+                                       const llmmem_strategy *s, const placement *p, const llmmem__llama_settings *ls,
+                                       uint64_t n_layer)
 {
     acc A = {0};
     const size_t host = p->gpus;
@@ -355,6 +360,7 @@ static llmmem_status inventory_weights(uint64_t *model, const llmmem_model *m, c
                 return st;
             model[g] -= b;
             model[host] = add(&A, model[host], b);
+            *experts_moved |= b != 0;
         }
     }
     /* the CPU's layers: those below i_gpu_start */
@@ -487,7 +493,9 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model
     snprintf(out->device_name[host], sizeof out->device_name[host], "CPU");
 
     uint64_t model[LLMMEM__LOCAL_DEVICES] = {0};
-    st = ck ? gguf_weights(model, ck, &p, ls, a->layers) : inventory_weights(model, m, s, &p, ls, a->layers);
+    int experts_moved = 0;
+    st = ck ? gguf_weights(model, &experts_moved, ck, &p, ls, a->layers)
+            : inventory_weights(model, &experts_moved, m, s, &p, ls, a->layers);
     if (st)
         return st;
 
@@ -538,6 +546,9 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model
     out->v[LLMMEM_LOCAL_N_GPU_LAYERS] = p.gpus ? p.n_gpu_layers : 0;
     out->v[LLMMEM_LOCAL_FLASH_ATTN] = (uint64_t)ls->flash_attn;
     out->v[LLMMEM_LOCAL_GPUS] = p.gpus;
+    /* beyond what the CPU keeps whatever the offload (token_embd, the inputs, the output buffer) */
+    out->host_holds_layers = out->layers[host] != 0 || p.output_gpu < 0 || experts_moved ||
+                             out->bytes[host][LLMMEM_LOCAL_KV] != 0 || out->bytes[host][LLMMEM_LOCAL_RECURRENT] != 0;
     out->type_k = ls->type_k;
     out->type_v = ls->type_v;
     return LLMMEM_OK;

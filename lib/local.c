@@ -15,7 +15,7 @@ static const char *const value_names[LLMMEM__LOCAL_VALUES] = {
     "engine",     "n_ctx",        "n_ctx_seq",  "n_seq_max",  "n_streams",    "kv_size",
     "kv_size_swa", "n_batch",     "n_ubatch",   "n_layer",    "n_gpu_layers", "flash_attn",
     "gpus",       "gpu_bytes",    "host_bytes", "kv_bytes",   "recurrent_bytes", "fits",
-    "shortfall",
+    "shortfall",  "host_unknown",
 };
 static const char *const buffer_names[LLMMEM__LOCAL_BUFFERS] = {"model", "kv", "recurrent", "compute", "output"};
 
@@ -99,7 +99,10 @@ int llmmem_local_valid(const llmmem_local *local)
 
 /* Capacities and the verdict: a GPU holds its buffers when they leave runtime_overhead_bytes and
  * the margin free; the host, when host_memory_bytes is known, holds its own (with unified memory,
- * everything: the GPUs' buffers are host RAM too). */
+ * everything: the GPUs' buffers are host RAM too). A host of unknown RAM (0: a discrete GPU's preset
+ * says nothing of the machine it is in) is taken to hold what llama.cpp keeps on the CPU whatever
+ * the offload (token_embd, the graph's inputs, the output buffer), and nothing more: when part of
+ * the layers stays there, whether it fits is unknown, and the verdict is not "fits" (HOST_UNKNOWN). */
 static void judge(llmmem_local *r, const llmmem_hardware *hw, const llmmem__llama_settings *ls)
 {
     const size_t host = r->devices - 1;
@@ -134,9 +137,11 @@ static void judge(llmmem_local *r, const llmmem_hardware *hw, const llmmem__llam
                 shortfall = all - host_memory;
         }
     }
+    int unknown = !host_memory && r->host_holds_layers;
     r->v[LLMMEM_LOCAL_GPU_BYTES] = gpu_total;
     r->v[LLMMEM_LOCAL_HOST_BYTES] = llmmem_local_device_total(r, host);
-    r->v[LLMMEM_LOCAL_FITS] = (uint64_t)fits;
+    r->v[LLMMEM_LOCAL_FITS] = (uint64_t)(fits && !unknown);
+    r->v[LLMMEM_LOCAL_HOST_UNKNOWN] = (uint64_t)unknown;
     r->v[LLMMEM_LOCAL_SHORTFALL] = shortfall;
 }
 
@@ -373,7 +378,7 @@ llmmem_status llmmem_local_to_json(char **json_out, const llmmem_local *local)
                         llmmem_choice_name(LLMMEM_KEY_CACHE_TYPE_K, local->type_k),
                         llmmem_choice_name(LLMMEM_KEY_CACHE_TYPE_V, local->type_v));
     for (unsigned i = LLMMEM_LOCAL_N_CTX; i < LLMMEM__LOCAL_VALUES; i++) {
-        if (i == LLMMEM_LOCAL_FITS || i == LLMMEM_LOCAL_FLASH_ATTN)
+        if (i == LLMMEM_LOCAL_FITS || i == LLMMEM_LOCAL_FLASH_ATTN || i == LLMMEM_LOCAL_HOST_UNKNOWN)
             llmmem__text_printf(&b, "  \"%s\": %s,\n", value_names[i], local->v[i] ? "true" : "false");
         else
             llmmem__text_printf(&b, "  \"%s\": %llu,\n", value_names[i], (unsigned long long)local->v[i]);
@@ -398,7 +403,8 @@ llmmem_status llmmem_local_to_json(char **json_out, const llmmem_local *local)
 
 /* Fits with `key` set to `value` (in a copy of the strategy)? With `per_seq`, n_ctx is set to
  * per_seq x value too (llama.cpp's n_ctx covers every sequence), and a context past n_ctx's bounds
- * or 64 bits does not fit. Any other failure stops the search. */
+ * or 64 bits does not fit. Any other failure stops the search. A host of unknown RAM is not held
+ * against a value: every device whose memory is known keeps its part (the answer is the GPUs'). */
 static llmmem_status try_value(int *fits, llmmem_local *r, llmmem_strategy *copy, llmmem_key key, int64_t value,
                                uint64_t per_seq, const llmmem_model *m, const llmmem_checkpoint *ck,
                                const llmmem_hardware *hw)
@@ -417,7 +423,7 @@ static llmmem_status try_value(int *fits, llmmem_local *r, llmmem_strategy *copy
         *fits = 0;
         return LLMMEM_OK;
     }
-    *fits = !st && r->v[LLMMEM_LOCAL_FITS];
+    *fits = !st && (r->v[LLMMEM_LOCAL_FITS] || (r->v[LLMMEM_LOCAL_HOST_UNKNOWN] && gpus_fit(r)));
     return st;
 }
 

@@ -8,7 +8,7 @@
 #define LLMMEM__LOCAL_GPUS LLMMEM__LIST_MAX          /* llama.cpp's LLAMA_MAX_DEVICES */
 #define LLMMEM__LOCAL_DEVICES (LLMMEM__LOCAL_GPUS + 1) /* the GPUs, then the host */
 #define LLMMEM__LOCAL_BUFFERS (LLMMEM_LOCAL_OUTPUT + 1)
-#define LLMMEM__LOCAL_VALUES (LLMMEM_LOCAL_SHORTFALL + 1)
+#define LLMMEM__LOCAL_VALUES (LLMMEM_LOCAL_HOST_UNKNOWN + 1)
 
 /* llama.cpp's settings after every default and engine rule is applied: what llama_context and
  * llama_model_load see. */
@@ -40,8 +40,9 @@ struct llmmem_local {
     size_t devices;              /* GPUs + the host */
     char device_name[LLMMEM__LOCAL_DEVICES][12];
     uint64_t bytes[LLMMEM__LOCAL_DEVICES][LLMMEM__LOCAL_BUFFERS];
-    uint64_t capacity[LLMMEM__LOCAL_DEVICES]; /* 0 for the host: not checked */
+    uint64_t capacity[LLMMEM__LOCAL_DEVICES]; /* the host's: host_memory_bytes (0: unknown, not checked) */
     uint64_t layers[LLMMEM__LOCAL_DEVICES];
+    int host_holds_layers;       /* the host holds part of the layers: their weights or cache, the output, experts */
     llmmem_ggml_cache_type type_k, type_v;
 };
 

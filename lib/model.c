@@ -7,6 +7,7 @@
 #include "checkpoint.h"
 #include "families.h"
 #include "internal.h"
+#include "json.h"
 
 /* A model key's value: set, else the family's structural default (families.c), else the key's. */
 static int64_t resolve(const llmmem_model *m, const llmmem__family *family, llmmem_key key)
@@ -284,6 +285,32 @@ llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int t
 const char *llmmem_model_name(const llmmem_model *model)
 {
     return model ? model->name : "";
+}
+
+void llmmem__model_set_name(llmmem_model *m, const char *text)
+{
+    size_t len = strlen(text), from = 0, o = 0;
+    char *out = m->name;
+    if (len >= LLMMEM_NAME_MAX) { /* "...", the end, the NUL */
+        from = len - (LLMMEM_NAME_MAX - 4);
+        while (from < len && ((unsigned char)text[from] & 0xC0) == 0x80) /* not inside a character */
+            from++;
+        memcpy(out, "...", 3);
+        o = 3;
+    }
+    for (size_t i = from; i < len;) {
+        unsigned char c = (unsigned char)text[i];
+        size_t n = c >= 0x80 ? llmmem__utf8_length(text, len, i) : (size_t)(c >= 0x20 && c != 0x7F);
+        if (n == 0) {
+            out[o++] = '?';
+            i++;
+        } else {
+            memcpy(out + o, text + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    out[o] = '\0';
 }
 
 static const char *const group_names[LLMMEM_PARAM_GROUPS] = {

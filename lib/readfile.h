@@ -22,6 +22,11 @@
  * however they are packed. */
 #define LLMMEM_CONFIG_MAX_VALUES 100000
 
+/* A model from the text of a config.json (hfconfig.c): `where` names the file in messages, and the
+ * model is named `name`, or the config's _name_or_path when `name` is NULL (a text read from memory). */
+llmmem_status llmmem__model_from_config_text(llmmem_model **out, const char *json, size_t len, const char *where,
+                                            const char *name);
+
 /* ---- files ------------------------------------------------------------------------------- */
 
 /* Words for the errno values open, fstat, read and opendir give (strerror is not thread-safe). */

@@ -1070,21 +1070,26 @@ done:
     return st;
 }
 
-/* tie_word_embeddings of a folder's config.json: top level, else text_config (multimodal
- * configs); absent, null or no config.json: 0 (the stored head stays a parameter). The file is
- * bounded as hfconfig.c bounds it: LLMMEM_CONFIG_MAX_BYTES and LLMMEM_CONFIG_MAX_VALUES. */
-static llmmem_status read_tie(int *tied_out, const char *dir)
+/* The config.json of the checkpoint's folder (the folder given, or the one holding the file or index
+ * given), read once: tie_word_embeddings (top level, else text_config; absent or null: 0, the stored
+ * head stays a parameter), a value that is not a boolean failing the read; and the model it
+ * describes, named by `given` (a config that describes none is kept as the reason, as GGUF metadata
+ * is: llmmem_checkpoint_model reports it). No config.json: no tie and no model. The file is bounded
+ * as hfconfig.c bounds it: LLMMEM_CONFIG_MAX_BYTES and LLMMEM_CONFIG_MAX_VALUES. */
+static llmmem_status read_folder_config(llmmem_checkpoint *ck, const char *dir, const char *given)
 {
-    *tied_out = 0;
     char *path = join(dir, "config.json");
     if (!path)
         return LLMMEM_ERR_NO_MEMORY;
+    const char *where = tail(path);
     struct stat sb;
     if (stat(path, &sb) != 0 && errno == ENOENT) {
+        ck->model_status = llmmem__fail(LLMMEM_ERR_INCOMPLETE, "%s: no such file: the config.json beside a "
+                                        "safetensors checkpoint describes its model", where);
+        snprintf(ck->model_error, sizeof ck->model_error, "%s", llmmem_last_message());
         free(path);
         return LLMMEM_OK;
     }
-    const char *where = tail(path);
     llmmem__json *config = NULL;
     char *text = NULL;
     size_t len = 0;
@@ -1100,7 +1105,6 @@ static llmmem_status read_tie(int *tied_out, const char *dir)
         else if (!llmmem__json_is_object(config))
             st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: a JSON %s, not an object", where, json_kind(config));
     }
-    free(text);
     if (st == LLMMEM_OK) {
         const llmmem__json *v = llmmem__json_object_get(config, "tie_word_embeddings");
         const llmmem__json *text_config = llmmem__json_object_get(config, "text_config");
@@ -1108,11 +1112,19 @@ static llmmem_status read_tie(int *tied_out, const char *dir)
             v = llmmem__json_object_get(text_config, "tie_word_embeddings");
         if (v && !llmmem__json_is_null(v) && !llmmem__json_is_boolean(v))
             st = llmmem__fail(LLMMEM_ERR_PARSE, "%s: \"tie_word_embeddings\" is a JSON %s, not true or false",
-                              tail(path), json_kind(v));
+                              where, json_kind(v));
         else
-            *tied_out = v && llmmem__json_is_true(v);
+            llmmem__ck_mark_tied_head(ck, v && llmmem__json_is_true(v));
     }
     llmmem__json_free(config);
+    if (st == LLMMEM_OK) {
+        ck->model_status = llmmem__model_from_config_text(&ck->model, text, len, where, given);
+        if (ck->model_status == LLMMEM_ERR_NO_MEMORY)
+            st = LLMMEM_ERR_NO_MEMORY;
+        else if (ck->model_status)
+            snprintf(ck->model_error, sizeof ck->model_error, "%s", llmmem_last_message());
+    }
+    free(text);
     free(path);
     return st;
 }
@@ -1214,24 +1226,21 @@ llmmem_status llmmem_checkpoint_from_safetensors(llmmem_checkpoint **out, const 
     llmmem_status st = llmmem__ck_new(&ck, 1);
     if (st != LLMMEM_OK)
         return st;
-    if (S_ISDIR(sb.st_mode)) {
-        char *file = NULL;
-        int is_index = 0, tied = 0;
-        size_t other;
-        st = find_in_folder(&file, &is_index, path);
-        if (st == LLMMEM_OK)
-            st = is_index ? read_index(ck, file) : read_file(ck, file, &other);
-        if (st == LLMMEM_OK)
-            st = read_tie(&tied, path);
-        if (st == LLMMEM_OK)
-            llmmem__ck_mark_tied_head(ck, tied);
-        free(file);
-    } else if (ends_with(path, ".json")) {
-        st = read_index(ck, path);
-    } else {
-        size_t other;
-        st = read_file(ck, path, &other);
-    }
+    char *found = NULL, *dir = NULL;
+    int is_index = ends_with(path, ".json");
+    size_t other;
+    if (S_ISDIR(sb.st_mode))
+        st = find_in_folder(&found, &is_index, path);
+    const char *file = found ? found : path;
+    if (st == LLMMEM_OK)
+        st = is_index ? read_index(ck, file) : read_file(ck, file, &other);
+    /* the config.json of the folder given, or of the one holding the file or index */
+    if (st == LLMMEM_OK && !(dir = S_ISDIR(sb.st_mode) ? join(path, "") : folder_of(path)))
+        st = LLMMEM_ERR_NO_MEMORY;
+    if (st == LLMMEM_OK)
+        st = read_folder_config(ck, dir, path);
+    free(dir);
+    free(found);
     if (st != LLMMEM_OK) {
         llmmem_checkpoint_free(ck);
         return st;

@@ -21,7 +21,7 @@
 _Static_assert(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");
 
 #define MAX_STAGES 256 /* pipeline stages a serving result holds */
-#define SERVING_VALUES (LLMMEM_SERVING_STATE_GROUPS + 1)
+#define SERVING_VALUES (LLMMEM_SERVING_CONCURRENCY_X100 + 1)
 
 struct llmmem_serving {
     int valid;
@@ -53,7 +53,7 @@ static const char *const value_names[SERVING_VALUES] = {
     "waste_bytes",       "max_concurrency",  "vllm_concurrency_x100", "fits",
     "mm_max_tokens_per_item", "encoder_compute_budget", "encoder_cache_size", "mm_items_per_batch",
     "encoder_cache_bytes", "encoder_profile_bytes",
-    "state_page_bytes",  "state_bytes_per_sequence", "state_groups",
+    "state_page_bytes",  "state_bytes_per_sequence", "state_groups", "concurrency_x100",
 };
 
 /* ---- model shapes --------------------------------------------------------- */
@@ -483,6 +483,19 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
     return LLMMEM_OK;
 }
 
+/* 100 x blocks / need as vLLM logs the ratio ("%.2fx", kv_cache_utils.py _report_kv_cache_config): the
+ * digits printf gives, so that the value is the log's to the last digit. */
+static uint64_t concurrency_x100(uint64_t blocks, uint64_t need)
+{
+    char text[48];
+    uint64_t x100 = 0;
+    snprintf(text, sizeof text, "%.2f", (double)blocks / (double)need);
+    for (const char *p = text; *p; p++)
+        if (*p >= '0' && *p <= '9')
+            x100 = x100 * 10 + (uint64_t)(*p - '0');
+    return x100;
+}
+
 llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
                                       const llmmem_strategy *s)
 {
@@ -722,19 +735,14 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     /* kv_cache_utils.py get_max_concurrency_for_kv_cache_config, logged with "%.2fx" for max_model_len */
     if (!llmmem__kv_pool_blocks(&need, &r->pool, r->max_model_len))
         return overflow("blocks per request");
-    char text[48];
-    snprintf(text, sizeof text, "%.2f", (double)r->pool.num_blocks / (double)need);
-    uint64_t x100 = 0;
-    for (const char *p = text; *p; p++)
-        if (*p >= '0' && *p <= '9')
-            x100 = x100 * 10 + (uint64_t)(*p - '0');
-    v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100] = x100;
+    v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100] = concurrency_x100(r->pool.num_blocks, need);
     v[LLMMEM_SERVING_FITS] = need <= r->pool.num_blocks && r->pool.num_blocks > 0;
 
     uint64_t requests = 0;
     if (!llmmem__kv_pool_blocks(&need, &r->pool, request) || !llmmem__kv_pool_requests(&requests, &r->pool, request))
         return overflow("blocks per request");
     v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
+    v[LLMMEM_SERVING_CONCURRENCY_X100] = concurrency_x100(r->pool.num_blocks, need); /* the same for request */
     v[LLMMEM_SERVING_MAX_CONCURRENCY] = request <= r->max_model_len ? requests : 0;
     if (!llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
         return overflow("waste bytes");
@@ -889,7 +897,8 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-static void put_values(llmmem__text *b, const llmmem_serving *r, unsigned from, unsigned to)
+/* Values [from, to), one a line; a comma after the last when `more` members follow. */
+static void put_values(llmmem__text *b, const llmmem_serving *r, unsigned from, unsigned to, int more)
 {
     char line[96];
     for (unsigned i = from; i < to; i++) {
@@ -898,8 +907,17 @@ static void put_values(llmmem__text *b, const llmmem_serving *r, unsigned from, 
         else
             snprintf(line, sizeof line, "    \"%s\": %llu", value_names[i], (unsigned long long)r->v[i]);
         llmmem__text_str(b, line);
-        llmmem__text_str(b, i + 1 < to ? ",\n" : "\n");
+        llmmem__text_str(b, i + 1 < to || more ? ",\n" : "\n");
     }
+}
+
+/* "name": 3.78, from a value that is 100 times it. */
+static void put_x100(llmmem__text *b, const char *name, uint64_t x100)
+{
+    char line[96];
+    snprintf(line, sizeof line, "    \"%s\": %llu.%02llu,\n", name, (unsigned long long)(x100 / 100),
+             (unsigned long long)(x100 % 100));
+    llmmem__text_str(b, line);
 }
 
 llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
@@ -923,15 +941,14 @@ llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
              (unsigned long long)sv_->tp, (unsigned long long)sv_->pp);
     llmmem__text_str(&b, line);
     llmmem__text_str(&b, "  \"budget\": {\n");
-    put_values(&b, sv_, LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_SHORTFALL + 1);
+    put_values(&b, sv_, LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_SHORTFALL + 1, 0);
     llmmem__text_str(&b, "  },\n  \"kv\": {\n");
-    uint64_t x100 = sv_->v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100];
-    snprintf(line, sizeof line, "    \"vllm_concurrency\": %llu.%02llu,\n", (unsigned long long)(x100 / 100),
-             (unsigned long long)(x100 % 100));
-    llmmem__text_str(&b, line);
-    put_values(&b, sv_, LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_FITS + 1);
+    put_x100(&b, "vllm_concurrency", sv_->v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100]);
+    put_x100(&b, "concurrency", sv_->v[LLMMEM_SERVING_CONCURRENCY_X100]);
+    put_values(&b, sv_, LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_FITS + 1, 1);
+    put_values(&b, sv_, LLMMEM_SERVING_CONCURRENCY_X100, LLMMEM_SERVING_CONCURRENCY_X100 + 1, 0);
     llmmem__text_str(&b, "  },\n  \"encoder\": {\n");
-    put_values(&b, sv_, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM, SERVING_VALUES);
+    put_values(&b, sv_, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM, LLMMEM_SERVING_STATE_GROUPS + 1, 0);
     llmmem__text_str(&b, "  }\n}\n");
     return llmmem__text_finish(json_out, &b, "serving_to_json");
 }

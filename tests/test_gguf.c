@@ -175,9 +175,11 @@ START_TEST(mixed_types_exact_bytes)
     ck_assert_int_eq(role, LLMMEM_TENSOR_PARAMETER);
     ck_assert_int_eq(group, LLMMEM_PARAMS_MLP);
 
-    /* The model from the metadata has exactly the tensors' parameters, group by group. */
+    /* The model from the metadata has exactly the tensors' parameters, group by group; read from
+     * memory, it has no name. */
     llmmem_model *m;
     ck_assert_ok(llmmem_checkpoint_model(&m, ck));
+    ck_assert_str_eq(llmmem_model_name(m), "");
     uint64_t total;
     int64_t v;
     ck_assert_ok(llmmem_model_total_parameters(&total, m));
@@ -557,6 +559,7 @@ START_TEST(from_file)
     llmmem_model *m;
     ck_assert_ok(llmmem_checkpoint_model(&m, ck));
     ck_assert_ok(llmmem_checkpoint_verify(ck, m));
+    ck_assert_str_eq(llmmem_model_name(m), path); /* named by the file (issue 28), not "" */
     llmmem_model_free(m);
     llmmem_checkpoint_free(ck);
 

@@ -317,6 +317,54 @@ START_TEST(folders_and_files)
 }
 END_TEST
 
+#define SMALL_SHAPE "\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128"
+
+/* A model read from a config.json is named by the path given, or (from memory) by _name_or_path
+ * (issue 28: such jobs printed "(custom)"); the name is valid UTF-8, a long one keeps its end. */
+START_TEST(names)
+{
+    llmmem_model *m = NULL;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/llama-2-7b-hf.json", LLMMEM_TEST_DATA);
+    ck_assert_ok(llmmem_model_from_hf_config(&m, path)); /* the path wins over its _name_or_path */
+    ck_assert_str_eq(llmmem_model_name(m), path);
+    llmmem_model_free(m);
+
+    ck_assert_ok(load_text(&m, "{\"_name_or_path\": \"meta-llama/Llama-2-7b-hf\", \"model_type\": \"llama\", " SMALL_SHAPE "}"));
+    ck_assert_str_eq(llmmem_model_name(m), "meta-llama/Llama-2-7b-hf");
+    llmmem_model_free(m);
+    ck_assert_ok(load_text(&m, "{\"model_type\": \"llama\", " SMALL_SHAPE "}"));
+    ck_assert_str_eq(llmmem_model_name(m), "");
+    llmmem_model_free(m);
+    /* not a string, or a control character: no name, or '?' in its place */
+    ck_assert_ok(load_text(&m, "{\"_name_or_path\": 7, \"model_type\": \"llama\", " SMALL_SHAPE "}"));
+    ck_assert_str_eq(llmmem_model_name(m), "");
+    llmmem_model_free(m);
+    ck_assert_ok(load_text(&m, "{\"_name_or_path\": \"a\\u0007b\\u00e9\", \"model_type\": \"llama\", " SMALL_SHAPE "}"));
+    ck_assert_str_eq(llmmem_model_name(m), "a?b\xc3\xa9");
+    llmmem_model_free(m);
+    /* 261 bytes: 10 'x', 125 two-byte 'e' (U+00E9), 'y'. The name keeps 124 bytes after "...", less
+     * the half of a character it would start in: the last 123 */
+    char json[1024], name[320];
+    size_t n = 0;
+    for (int i = 0; i < 10; i++)
+        name[n++] = 'x';
+    for (int i = 0; i < 125; i++) {
+        name[n++] = (char)0xC3;
+        name[n++] = (char)0xA9;
+    }
+    name[n++] = 'y';
+    name[n] = '\0';
+    snprintf(json, sizeof json, "{\"_name_or_path\": \"%s\", \"model_type\": \"llama\", " SMALL_SHAPE "}", name);
+    ck_assert_ok(load_text(&m, json));
+    const char *got = llmmem_model_name(m);
+    ck_assert_uint_eq(strlen(got), 3 + 123);
+    ck_assert_int_eq(strncmp(got, "...", 3), 0);
+    ck_assert_str_eq(got + 3, name + n - 123);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* ---- the brief's error cases: status, and a message naming the field ---------------------------- */
 
 #define SMALL "\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100"
@@ -1076,6 +1124,7 @@ static Suite *hfconfig_suite(void)
     tcase_add_test(published, quantized_releases);
     tcase_add_test(published, published_sliding_windows);
     tcase_add_test(published, folders_and_files);
+    tcase_add_test(published, names);
     suite_add_tcase(s, published);
     TCase *reader = tcase_create("reader");
     tcase_add_test(reader, errors_name_the_field);

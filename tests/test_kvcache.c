@@ -800,7 +800,7 @@ START_TEST(test_json_and_names)
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ck_assert_msg(strstr(json, want[i]), "missing %s in %s", want[i], json);
     llmmem_string_free(json);
-    ck_assert_uint_eq(llmmem_serving_value_count(), LLMMEM_SERVING_STATE_GROUPS + 1);
+    ck_assert_uint_eq(llmmem_serving_value_count(), LLMMEM_SERVING_CONCURRENCY_X100 + 1);
     for (size_t i = 0; i < llmmem_serving_value_count(); i++)
         ck_assert_ptr_nonnull(llmmem_serving_value_name((llmmem_serving_value)i));
     ck_assert_str_eq(llmmem_serving_value_name(LLMMEM_SERVING_NUM_BLOCKS), "num_blocks");
@@ -810,6 +810,17 @@ START_TEST(test_json_and_names)
     ck_assert_ok(llmmem_serving_clone(&copy, f.r));
     ck_assert_uint_eq(llmmem_serving_get(copy, LLMMEM_SERVING_NUM_BLOCKS), 28610);
     llmmem_serving_free(copy);
+    /* vLLM's ratio for the request length: 28,610 / 256 blocks = 111.76 at max_model_len 4096; for
+     * requests of 1000 tokens, 28,610 / ceil(1000 / 16) = 454.13 (vllm_concurrency stays vLLM's line) */
+    ck_assert_uint_eq(llmmem_serving_get(f.r, LLMMEM_SERVING_CONCURRENCY_X100), 11176);
+    set(&f, LLMMEM_KEY_REQUEST_TOKENS, 1000);
+    estimate(&f);
+    ck_assert_uint_eq(llmmem_serving_get(f.r, LLMMEM_SERVING_CONCURRENCY_X100), 45413);
+    ck_assert_uint_eq(llmmem_serving_get(f.r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 11176);
+    ck_assert_ok(llmmem_serving_to_json(&json, f.r));
+    ck_assert_ptr_nonnull(strstr(json, "\"concurrency\": 454.13,\n"));
+    ck_assert_ptr_nonnull(strstr(json, "\"fits\": true,\n    \"concurrency_x100\": 45413\n  },"));
+    llmmem_string_free(json);
     release(&f);
 }
 END_TEST

@@ -128,6 +128,11 @@ START_TEST(num_gpu_auto_fits_the_most_layers)
     run x;
     open_run(&x, "llama-3.1-8b", 12, 1);
     ck_assert_uint_eq(get(&x, LLMMEM_LOCAL_N_GPU_LAYERS), 22);
+    /* 10 layers stay on a host whose RAM is not stated: unknown, not a fit; 64 GiB of it holds them */
+    ck_assert_uint_eq(llmmem_local_get(x.r, LLMMEM_LOCAL_FITS), 0);
+    ck_assert_uint_eq(llmmem_local_get(x.r, LLMMEM_LOCAL_HOST_UNKNOWN), 1);
+    ck_assert_ok(llmmem_hardware_set_int(x.hw, LLMMEM_KEY_HOST_MEMORY_BYTES, 64LL << 30));
+    ck_assert_uint_eq(get(&x, LLMMEM_LOCAL_N_GPU_LAYERS), 22);
     ck_assert_uint_eq(llmmem_local_get(x.r, LLMMEM_LOCAL_FITS), 1);
     ck_assert_uint_eq(llmmem_local_device_layers(x.r, 0), 21);
     ck_assert_uint_eq(llmmem_local_bytes(x.r, 0, LLMMEM_LOCAL_MODEL), 21 * LAYER + 1050681344ULL);
@@ -341,8 +346,11 @@ START_TEST(solver_with_fit)
     ck_assert_uint_eq(get(&x, LLMMEM_LOCAL_FITS), 1);
     set(&x, LLMMEM_KEY_NUM_CTX, answer + 1);
     ck_assert_uint_eq(get(&x, LLMMEM_LOCAL_FITS), 0);
-    /* with num_gpu -1, --fit moves layers off the GPU instead: that context still "fits" */
+    /* with num_gpu -1, --fit moves layers off the GPU instead: that context still "fits", in a host
+     * whose RAM holds them (unstated, the verdict is unknown) */
     set(&x, LLMMEM_KEY_NUM_GPU, -1);
+    ck_assert_uint_eq(get(&x, LLMMEM_LOCAL_HOST_UNKNOWN), 1);
+    ck_assert_ok(llmmem_hardware_set_int(x.hw, LLMMEM_KEY_HOST_MEMORY_BYTES, 64LL << 30));
     ck_assert_uint_eq(get(&x, LLMMEM_LOCAL_FITS), 1);
     ck_assert_uint_lt(llmmem_local_get(x.r, LLMMEM_LOCAL_N_GPU_LAYERS), 33);
     close_run(&x);

@@ -281,13 +281,23 @@ START_TEST(rotary_buffer_and_tied_head)
     llmmem_model_free(m);
     llmmem_checkpoint_free(ck);
 
-    /* The file alone (no config read): the head stays a parameter. */
+    /* The file: the config.json beside it is read as the folder's is, so the head is a duplicate too. */
     ck_assert_ok(llmmem_checkpoint_from_safetensors(&ck, file));
+    expect_tensor(ck, "lm_head.weight", LLMMEM_TENSOR_DUPLICATE, LLMMEM_PARAMS_LM_HEAD);
+    ck_assert_uint_eq(llmmem_checkpoint_role_elements(ck, LLMMEM_TENSOR_DUPLICATE), 128);
+    check_sums(ck);
+    llmmem_checkpoint_free(ck);
+
+    /* A file with no config.json beside it: the head stays a parameter. */
+    tmp alone;
+    tmp_init(&alone);
+    ck_assert_ok(llmmem_checkpoint_from_safetensors(&ck, tmp_write(&alone, "model.safetensors", b, size)));
     expect_tensor(ck, "lm_head.weight", LLMMEM_TENSOR_PARAMETER, LLMMEM_PARAMS_LM_HEAD);
     ck_assert_uint_eq(llmmem_checkpoint_group_parameters(ck, LLMMEM_PARAMS_LM_HEAD), 128);
     ck_assert_uint_eq(llmmem_checkpoint_role_elements(ck, LLMMEM_TENSOR_DUPLICATE), 0);
     check_sums(ck);
     llmmem_checkpoint_free(ck);
+    tmp_done(&alone);
 
     /* The same bytes from memory. */
     ck = from_bytes(b, size);
@@ -338,6 +348,67 @@ START_TEST(untied_config)
     ck_assert_message_has("config.json");
     ck_assert_message_has("tie_word_embeddings");
     tmp_done(&t);
+    free(b);
+}
+END_TEST
+
+/* The model a checkpoint's config.json describes (issue 28): the same whether the folder, its
+ * model.safetensors or its index is given, named by the path given; no config.json, or one that
+ * describes no model, is the reason llmmem_checkpoint_model gives, and the bytes stay readable. */
+START_TEST(model_from_the_config_beside_it)
+{
+    static const char config[] = "{\"model_type\": \"llama\", \"hidden_size\": 8, \"num_hidden_layers\": 1, "
+                                 "\"num_attention_heads\": 2, \"intermediate_size\": 12, \"vocab_size\": 16, "
+                                 "\"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\"}";
+    hdr h;
+    size_t size;
+    tiny_llama(&h);
+    unsigned char *b = hdr_bytes(&h, &size, 1);
+    tmp t;
+    tmp_init(&t);
+    tmp_write_text(&t, "config.json", config);
+    const char *paths[3] = {t.dir, tmp_write(&t, "model-00001-of-00001.safetensors", b, size),
+                            tmp_write_text(&t, "model.safetensors.index.json",
+                                           "{\"weight_map\": {\"lm_head.weight\": \"model-00001-of-00001.safetensors\"}}")};
+    for (int i = 0; i < 3; i++) {
+        llmmem_checkpoint *ck = NULL;
+        llmmem_model *m = NULL;
+        uint64_t total = 0;
+        ck_assert_ok(llmmem_checkpoint_from_safetensors(&ck, paths[i]));
+        ck_assert_ok(llmmem_checkpoint_model(&m, ck));
+        ck_assert_str_eq(llmmem_model_name(m), paths[i]);
+        /* the tiny Llama tied: 128 + 256 + 288 + 24 = 696 parameters, as stored */
+        ck_assert_ok(llmmem_model_total_parameters(&total, m));
+        ck_assert_uint_eq(total, 696);
+        ck_assert_ok(llmmem_checkpoint_verify(ck, m));
+        llmmem_model_free(m);
+        llmmem_checkpoint_free(ck);
+    }
+    tmp_done(&t);
+
+    /* no config.json: the bytes are read, the model is missing */
+    tmp_init(&t);
+    const char *file = tmp_write(&t, "model.safetensors", b, size);
+    llmmem_checkpoint *ck = NULL;
+    llmmem_model *m = (llmmem_model *)&m;
+    ck_assert_ok(llmmem_checkpoint_from_safetensors(&ck, file));
+    ck_assert_uint_eq(llmmem_checkpoint_total_bytes(ck), 1656);
+    ck_assert_status(llmmem_checkpoint_model(&m, ck), LLMMEM_ERR_INCOMPLETE);
+    ck_assert_ptr_null(m);
+    ck_assert_message_has("config.json: no such file");
+    llmmem_checkpoint_free(ck);
+    /* a config.json whose model_type is not modelled: the same, with the config's own message */
+    tmp_write_text(&t, "config.json", "{\"model_type\": \"rwkv\"}");
+    ck_assert_ok(llmmem_checkpoint_from_safetensors(&ck, file));
+    ck_assert_int_ne(llmmem_checkpoint_model(&m, ck), LLMMEM_OK);
+    ck_assert_message_has("rwkv");
+    llmmem_checkpoint_free(ck);
+    tmp_done(&t);
+
+    /* a header from memory names no folder */
+    ck = from_bytes(b, size);
+    ck_assert_status(llmmem_checkpoint_model(&m, ck), LLMMEM_ERR_NOT_FOUND);
+    llmmem_checkpoint_free(ck);
     free(b);
 }
 END_TEST
@@ -995,10 +1066,12 @@ START_TEST(fifo_is_refused)
     tmp_done(&t);
 
     tmp_init(&t);
-    tmp_write(&t, "model.safetensors", b, size);
+    const char *file = tmp_write(&t, "model.safetensors", b, size);
     const char *config = tmp_fifo(&t, "config.json");
-    ck_assert_status(llmmem_checkpoint_from_safetensors(&ck, t.dir), LLMMEM_ERR_IO);
     snprintf(want, sizeof want, "%s: is not a regular file (a named pipe)", config);
+    ck_assert_status(llmmem_checkpoint_from_safetensors(&ck, t.dir), LLMMEM_ERR_IO);
+    ck_assert_str_eq(llmmem_last_message(), want);
+    ck_assert_status(llmmem_checkpoint_from_safetensors(&ck, file), LLMMEM_ERR_IO); /* the file's folder's */
     ck_assert_str_eq(llmmem_last_message(), want);
     tmp_done(&t);
 
@@ -1414,6 +1487,7 @@ static Suite *safetensors_suite(void)
     TCase *tc = tcase_create("reader");
     tcase_add_test(tc, rotary_buffer_and_tied_head);
     tcase_add_test(tc, untied_config);
+    tcase_add_test(tc, model_from_the_config_beside_it);
     tcase_add_test(tc, index_two_shards);
     tcase_add_test(tc, index_errors);
     tcase_add_test(tc, gptq);

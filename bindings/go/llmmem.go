@@ -541,7 +541,8 @@ func (m *Model) Get(key string) (v any, err error) {
 	return v, err
 }
 
-// Name is the preset the model came from, or "" for a model built key by key.
+// Name is the preset the model came from, the path of the config.json, safetensors checkpoint or
+// GGUF file it was read from, a config text's _name_or_path, or "" for a model built key by key.
 func (m *Model) Name() string {
 	var name string
 	_ = m.reading("Model.Name", func() error { name = raw.Llmmem_model_name(m.h); return nil })

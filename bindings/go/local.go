@@ -34,18 +34,20 @@ func (d LocalDevice) Bytes(buffer string) (uint64, bool) {
 
 // Local is a local inference estimate: what llama.cpp (or ollama) allocates on every device of
 // one machine. Values holds every number of the C result that is not per device, by name
-// ("n_ctx", "kv_bytes", ...; "engine" as the llmmem_engine value, "flash_attn" and "fits" as
-// 0 or 1); Engine, FlashAttn and Fits give those three as a name and as bools. Devices lists the
-// GPUs, then the host. JSON returns the library's own JSON. Close it when done.
+// ("n_ctx", "kv_bytes", ...; "engine" as the llmmem_engine value, "flash_attn", "fits" and
+// "host_unknown" as 0 or 1); Engine, FlashAttn, Fits and HostUnknown give those as a name and as
+// bools. Devices lists the GPUs, then the host. JSON returns the library's own JSON. Close it when
+// done.
 type Local struct {
 	handle
-	h         raw.LocalHandle
-	Values    []Amount      // every number of the result, in the library's order (LocalValueNames)
-	Engine    string        // the engine resolved: "llama.cpp" or "ollama"
-	FlashAttn bool          // flash attention runs ("auto" resolved)
-	Fits      bool          // every GPU keeps fit_margin_bytes free and the host holds its part
-	Devices   []LocalDevice // the GPUs, then the host
-	json      string
+	h           raw.LocalHandle
+	Values      []Amount      // every number of the result, in the library's order (LocalValueNames)
+	Engine      string        // the engine resolved: "llama.cpp" or "ollama"
+	FlashAttn   bool          // flash attention runs ("auto" resolved)
+	Fits        bool          // every GPU keeps fit_margin_bytes free and the host holds its part
+	HostUnknown bool          // the host holds part of the layers and its RAM is unknown: Fits false, verdict unknown
+	Devices     []LocalDevice // the GPUs, then the host
+	json        string
 }
 
 // LocalValueNames lists the numbers of a local result that are not per device, in the
@@ -129,11 +131,12 @@ func LocalEstimate(model *Model, hardware *Hardware, strategy *Strategy, gguf *C
 		}
 		track(1)
 		l = &Local{
-			h:         h,
-			json:      text,
-			Engine:    raw.Llmmem_choice_name(raw.LLMMEM_KEY_ENGINE, int64(raw.Llmmem_local_get(h, raw.LLMMEM_LOCAL_ENGINE))),
-			FlashAttn: raw.Llmmem_local_get(h, raw.LLMMEM_LOCAL_FLASH_ATTN) != 0,
-			Fits:      raw.Llmmem_local_get(h, raw.LLMMEM_LOCAL_FITS) != 0,
+			h:           h,
+			json:        text,
+			Engine:      raw.Llmmem_choice_name(raw.LLMMEM_KEY_ENGINE, int64(raw.Llmmem_local_get(h, raw.LLMMEM_LOCAL_ENGINE))),
+			FlashAttn:   raw.Llmmem_local_get(h, raw.LLMMEM_LOCAL_FLASH_ATTN) != 0,
+			Fits:        raw.Llmmem_local_get(h, raw.LLMMEM_LOCAL_FITS) != 0,
+			HostUnknown: raw.Llmmem_local_get(h, raw.LLMMEM_LOCAL_HOST_UNKNOWN) != 0,
 		}
 		l.open = true
 		for i := 0; i < int(raw.Llmmem_local_value_count()); i++ {
@@ -231,7 +234,9 @@ func (l *Local) String() string {
 	}
 	var b strings.Builder
 	fits := "fits"
-	if !l.Fits {
+	if l.HostUnknown && !l.Fits {
+		fits = "fit unknown (host RAM not known)"
+	} else if !l.Fits {
 		fits = "does not fit"
 	}
 	nctx, _ := l.Value("n_ctx")

@@ -203,9 +203,35 @@ func jsonNumber(n uint64) string {
 	return string(b)
 }
 
+// Issue 28: a discrete GPU's preset states no host RAM; layers left on the CPU then make the
+// verdict unknown (HostUnknown), not a fit; a stated RAM is checked.
+func TestLocalLayersInAHostOfUnknownRAMAreNotAFit(t *testing.T) {
+	m := mustModel(t, "llama-3.1-70b")
+	hw := oneGPU(t, "rtx-4090")
+	l := mustLocal(t, m, hw, mustStrategy(t), nil)
+	if host := l.Devices[len(l.Devices)-1]; host.Layers == 0 || l.Fits || !l.HostUnknown ||
+		mustValue(t, l, "shortfall") != 0 || mustValue(t, l, "host_unknown") != 1 {
+		t.Fatalf("fits %v, host unknown %v: %s", l.Fits, l.HostUnknown, l)
+	}
+	if !strings.Contains(l.String(), "fit unknown") {
+		t.Fatal(l.String())
+	}
+	if err := hw.Set("host_memory_bytes", "256GiB"); err != nil {
+		t.Fatal(err)
+	}
+	if l := mustLocal(t, m, hw, mustStrategy(t), nil); !l.Fits || l.HostUnknown {
+		t.Fatalf("fits %v, host unknown %v: %s", l.Fits, l.HostUnknown, l)
+	}
+}
+
 func TestLocalSolveAnswerFitsAndOneMoreDoesNot(t *testing.T) {
 	m := mustModel(t, "llama-3.1-8b")
 	hw := oneGPU(t, "rtx-4090")
+	// a host with its RAM stated: the layers left on the CPU are checked too (an unknown host
+	// makes such a layout's verdict unknown, not a fit)
+	if err := hw.Set("host_memory_bytes", "64GiB"); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		question string
 		nCtx     int64 // the strategy's n_ctx (0: the default); per sequence for max_parallel
@@ -256,7 +282,8 @@ func TestLocalSolveAnswerFitsAndOneMoreDoesNot(t *testing.T) {
 			if l := at(answer + 1); l.Fits || mustValue(t, l, "shortfall") == 0 {
 				t.Fatalf("%s %d fits: %s", tc.question, answer+1, l)
 			}
-			args := []string{"--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--set", "devices_per_node=1", "--json"}
+			args := []string{"--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--set", "devices_per_node=1",
+				"--set", "host_memory_bytes=64GiB", "--json"}
 			if tc.nCtx != 0 {
 				args = append(args, "--set", "n_ctx="+jsonNumber(uint64(tc.nCtx)))
 			}

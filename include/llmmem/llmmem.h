@@ -828,7 +828,13 @@ LLMMEM_API llmmem_status llmmem_model_set_text(llmmem_model *model, const char *
  * removes the list. LLMMEM_ERR_NOT_FOUND names an unknown entry and its index.
  */
 LLMMEM_API llmmem_status llmmem_model_set_layer_types(llmmem_model *model, const char *layer_types);
-/** Preset name the model came from, or "" for a model built key by key. */
+/**
+ * The model's name: the preset it came from; the path a config.json, safetensors checkpoint or GGUF
+ * file was read from, as given (llmmem_model_from_hf_config, llmmem_checkpoint_model); the config's
+ * _name_or_path for a config read from memory (llmmem_model_from_hf_config_text); "" for a model
+ * built key by key. Valid UTF-8 of at most 127 bytes: any other byte is '?', and a longer path keeps
+ * its end after "...".
+ */
 LLMMEM_API const char *llmmem_model_name(const llmmem_model *model);
 /** Exact parameters in one group. Fails if the model's settings are incomplete. */
 LLMMEM_API llmmem_status llmmem_model_parameters(uint64_t *count_out, const llmmem_model *model,
@@ -964,9 +970,13 @@ typedef enum llmmem_tensor_role {
 /**
  * Reads a safetensors checkpoint: a .safetensors file, a *.index.json (a sharded checkpoint's
  * index, with its shards in the same folder), or a folder holding model.safetensors.index.json,
- * else model.safetensors, else exactly one *.safetensors file. For a folder, its config.json
- * (if present) is read for tie_word_embeddings only (top level, else text_config): when it is
- * true and both the embedding and the LM head are stored, the head is marked DUPLICATE.
+ * else model.safetensors, else exactly one *.safetensors file. The config.json of the folder
+ * (the folder given, or the one holding the file or index given), if present, is read too: its
+ * tie_word_embeddings (top level, else text_config), when true and both the embedding and the LM
+ * head are stored, marks the head DUPLICATE; and the model it describes is the checkpoint's
+ * (llmmem_checkpoint_model), named by `path`. A config.json that describes no model does not fail
+ * the read (llmmem_checkpoint_model reports why); one that is not JSON, or whose
+ * tie_word_embeddings is not a boolean, does.
  * Only the 8-byte header length and the JSON header of each file are read, never tensor data;
  * the file's size must still equal 8 + header + the data the header describes.
  * Fails with LLMMEM_ERR_IO (cannot open or read), LLMMEM_ERR_PARSE (malformed header or index),
@@ -1031,8 +1041,11 @@ LLMMEM_API llmmem_status llmmem_checkpoint_verify(const llmmem_checkpoint *ck, c
 LLMMEM_API llmmem_status llmmem_checkpoint_from_gguf(llmmem_checkpoint **out, const char *path);
 /** The same from memory (the start of a GGUF file). */
 LLMMEM_API llmmem_status llmmem_checkpoint_from_gguf_bytes(llmmem_checkpoint **out, const void *data, size_t size);
-/** A new model from the checkpoint's own metadata (GGUF: llama, qwen2, qwen3, qwen3moe, phi3,
- * gemma2 architectures); an error naming what is missing otherwise. Free with llmmem_model_free. */
+/** A new model from the checkpoint's own description: a GGUF file's metadata (llama, qwen2, qwen3,
+ * qwen3moe, phi3, gemma2 architectures), a safetensors checkpoint's config.json (read with it),
+ * named by the path the checkpoint was read from; an error naming what is missing otherwise
+ * (LLMMEM_ERR_INCOMPLETE for a safetensors checkpoint with no config.json beside it, the config's
+ * own error for one that describes no model). Free with llmmem_model_free. */
 LLMMEM_API llmmem_status llmmem_checkpoint_model(llmmem_model **out, const llmmem_checkpoint *ck);
 
 /**
@@ -1456,7 +1469,8 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_ENCODER_PROFILE_BYTES = 33, /**< the profile run's encoder outputs, held through its forward (in activation_peak) */
     LLMMEM_SERVING_STATE_PAGE_BYTES = 34,   /**< one Mamba-2 / Gated DeltaNet layer's state of one sequence on that rank, unpadded (vLLM MambaSpec) */
     LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE = 35, /**< the state of one sequence, all such layers of that rank (unpadded) */
-    LLMMEM_SERVING_STATE_GROUPS = 36        /**< KV cache groups of state layers (in LLMMEM_SERVING_GROUPS too) */
+    LLMMEM_SERVING_STATE_GROUPS = 36,       /**< KV cache groups of state layers (in LLMMEM_SERVING_GROUPS too) */
+    LLMMEM_SERVING_CONCURRENCY_X100 = 37    /**< 100 x "Maximum concurrency" for request_tokens: num_blocks / blocks_per_request as vLLM logs it for max_model_len (VLLM_CONCURRENCY_X100 when request_tokens is max_model_len) */
 } llmmem_serving_value;
 
 /** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */
@@ -1512,8 +1526,9 @@ LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const
  * The result as JSON: {"model", "hardware", "dtype" (the format the model is served in: the dtype
  * key resolved), "kv_cache_dtype", "tensor_parallel",
  * "pipeline_parallel", "budget": {memory_bytes ... shortfall}, "kv": {"vllm_concurrency" (as vLLM
- * logs it, two decimals), bytes_per_token ... fits}, "encoder": {mm_max_tokens_per_item ...
- * encoder_profile_bytes}}. Free with llmmem_string_free.
+ * logs it, two decimals), "concurrency" (the same for request_tokens), bytes_per_token ... fits,
+ * concurrency_x100}, "encoder": {mm_max_tokens_per_item ... state_groups}}. Free with
+ * llmmem_string_free.
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 
@@ -1546,7 +1561,12 @@ LLMMEM_API llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem
  * a checkpoint is given, else the inventory in weight_format), the KV buffer of its attention layers,
  * the recurrent-state buffer of its Mamba / Gated DeltaNet layers, the compute buffer sized for the
  * worst ubatch, and the output buffer; then whether each device keeps fit_margin_bytes free. The
- * devices are the hardware's GPUs (devices_per_node of one node) and, last, the host. With fit
+ * devices are the hardware's GPUs (devices_per_node of one node) and, last, the host, whose RAM is
+ * host_memory_bytes: the Apple presets (unified memory) state it, a discrete GPU's preset does not
+ * (0: unknown; set it). A host of unknown RAM is taken to hold what llama.cpp keeps on the CPU
+ * whatever the offload (token_embd, the graph's inputs, the output buffer) and nothing more: a
+ * layout that leaves part of the layers there (their weights or KV, the output layer, experts of
+ * n_cpu_moe) is not called a fit, and LLMMEM_LOCAL_HOST_UNKNOWN says why. With fit
  * (llama.cpp's --fit, on by default) an n_ctx left at 0 and then an n_gpu_layers left at -1 are
  * lowered until every GPU keeps its margin, as llama-server does at start-up. Engine ollama
  * follows ollama v0.30 and later, which runs upstream llama-server. Its options and defaults become
@@ -1587,8 +1607,9 @@ typedef enum llmmem_local_value {
     LLMMEM_LOCAL_HOST_BYTES = 14,       /**< every buffer on the host (mapped weights included) */
     LLMMEM_LOCAL_KV_BYTES = 15,         /**< KV buffers of all devices */
     LLMMEM_LOCAL_RECURRENT_BYTES = 16,  /**< recurrent-state buffers of all devices */
-    LLMMEM_LOCAL_FITS = 17,             /**< 1 if every GPU keeps fit_margin_bytes free and the host holds its part */
-    LLMMEM_LOCAL_SHORTFALL = 18         /**< bytes the most over-committed device lacks (0 if it fits) */
+    LLMMEM_LOCAL_FITS = 17,             /**< 1 if every GPU keeps fit_margin_bytes free and the host holds its part (0 when HOST_UNKNOWN) */
+    LLMMEM_LOCAL_SHORTFALL = 18,        /**< bytes the most over-committed device of known memory lacks (0 if none does) */
+    LLMMEM_LOCAL_HOST_UNKNOWN = 19      /**< 1 if the host holds part of the layers and host_memory_bytes is 0: whether it fits is unknown */
 } llmmem_local_value;
 
 /** Questions the local solver answers (llmmem_local_solve). */
@@ -1636,7 +1657,7 @@ LLMMEM_API uint64_t llmmem_local_bytes(const llmmem_local *local, size_t device,
 /** Bytes of every buffer on one device. */
 LLMMEM_API uint64_t llmmem_local_device_total(const llmmem_local *local, size_t device);
 /** What the device may hold: a GPU's memory less runtime_overhead_bytes and fit_margin_bytes; the
- * host's host_memory_bytes (0: unknown, not checked). */
+ * host's host_memory_bytes (0: unknown, see LLMMEM_LOCAL_HOST_UNKNOWN). */
 LLMMEM_API uint64_t llmmem_local_device_capacity(const llmmem_local *local, size_t device);
 /** Repeating layers placed on the device (the host's: those left on the CPU). */
 LLMMEM_API uint64_t llmmem_local_device_layers(const llmmem_local *local, size_t device);
@@ -1644,8 +1665,9 @@ LLMMEM_API uint64_t llmmem_local_device_layers(const llmmem_local *local, size_t
 LLMMEM_API llmmem_status llmmem_local_to_json(char **json_out, const llmmem_local *local);
 /**
  * Answers a local question by searching the setting it names, every other setting as the strategy
- * says: the largest value whose estimate fits (LLMMEM_LOCAL_FITS), or 0 when none does. Each
- * candidate is a full llmmem_local_estimate; a search takes O(log range) of them.
+ * says: the largest value whose estimate fits (LLMMEM_LOCAL_FITS), or 0 when none does. A host of
+ * unknown RAM is not held against a value (LLMMEM_LOCAL_HOST_UNKNOWN: the answer is what the GPUs
+ * hold). Each candidate is a full llmmem_local_estimate; a search takes O(log range) of them.
  */
 LLMMEM_API llmmem_status llmmem_local_solve(int64_t *answer_out, llmmem_local_question question,
                                             const llmmem_model *model, const llmmem_checkpoint *gguf,

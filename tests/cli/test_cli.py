@@ -488,6 +488,107 @@ def test_safetensors_folder_with_its_config(tmp_path):
     assert json.loads(r.stdout)["per_device"]["weights"] == params * 2
 
 
+TINY_CONFIG = {"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2,
+               "num_key_value_heads": 1, "intermediate_size": 12, "vocab_size": 16, "torch_dtype": "float32",
+               "tie_word_embeddings": False, "max_position_embeddings": 64}
+
+
+def tiny_folder(folder, shards=1):
+    """The tiny Llama as a checkpoint folder with its config.json: model.safetensors, or two shards
+    and their model.safetensors.index.json."""
+    folder.mkdir(exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(TINY_CONFIG))
+    tensors = tiny_llama_tensors()
+    if shards == 1:
+        write_safetensors(folder / "model.safetensors", tensors)
+        return folder / "model.safetensors"
+    half = len(tensors) // 2
+    parts = {"model-00001-of-00002.safetensors": tensors[:half], "model-00002-of-00002.safetensors": tensors[half:]}
+    for name, part in parts.items():
+        write_safetensors(folder / name, part)
+    index = {"weight_map": {t[0]: name for name, part in parts.items() for t in part}}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    return folder / "model.safetensors.index.json"
+
+
+@pytest.mark.parametrize("shards", [1, 2])
+def test_a_checkpoint_file_takes_its_model_from_the_config_beside_it(tmp_path, shards):
+    """--safetensors DIR/model.safetensors (or DIR/model.safetensors.index.json) is the same job as
+    --safetensors DIR: the folder's config.json gives the model, not the default preset."""
+    path = tiny_folder(tmp_path / "tiny", shards)
+    by_folder = run("estimate", "--safetensors", str(tmp_path / "tiny"), "--json")
+    by_file = run("estimate", "--safetensors", str(path), "--json")
+    assert by_folder.returncode == 0 and by_folder.stderr == "", by_folder.stderr
+    assert by_file.returncode == 0 and by_file.stderr == "", by_file.stderr  # no mismatch warning
+    params = 2 * 16 * 8 + 8 + 2 * (2 * 64 + 2 * 32 + 3 * 96 + 2 * 8)
+    for r in (by_folder, by_file):
+        report = json.loads(r.stdout)
+        assert report["per_device"]["weights"] == params * 2
+        assert report["parameters"]["total"] == params
+    assert json.loads(by_file.stdout)["per_device"] == json.loads(by_folder.stdout)["per_device"]
+    # a preset, a config or model_type given by the user still wins over the checkpoint's config.json
+    r = run("params", "--model", "llama-3.1-8b", "--safetensors", str(path))
+    assert r.returncode == 0 and "does not match the model" in r.stderr
+
+
+def test_a_checkpoint_without_a_config_needs_the_model_given(tmp_path):
+    """No config.json beside the checkpoint: no default model stands in for it (the estimate would
+    be the default preset's, with only a mismatch warning)."""
+    write_safetensors(tmp_path / "model.safetensors", tiny_llama_tensors())
+    for path in (tmp_path, tmp_path / "model.safetensors"):
+        r = run("estimate", "--safetensors", str(path))
+        assert r.returncode == 2 and r.stdout == "", r.stdout
+        assert "config.json" in r.stderr and "--model" in r.stderr, r.stderr
+    r = run("estimate", *TINY_LLAMA, "--safetensors", str(tmp_path / "model.safetensors"), "--json")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_a_fifo_for_config_json_is_refused_at_once(tmp_path):
+    """The CLI reads every file through the library, which refuses a named pipe without opening it
+    (issue 34 item 3: a blocking fopen of DIR/config.json waited for a writer forever). The timeout
+    guards the suite should it block again."""
+    write_safetensors(tmp_path / "model.safetensors", tiny_llama_tensors())
+    os.mkfifo(tmp_path / "config.json")
+    for command in ("params", "estimate", "serve", "explain", "timeline"):
+        try:
+            r = subprocess.run([cli_path(), command, "--safetensors", str(tmp_path)], capture_output=True,
+                               text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"llmmem {command} --safetensors blocked on a named pipe for config.json")
+        assert r.returncode == 2 and r.stdout == "", (command, r.stdout)
+        assert "config.json: is not a regular file (a named pipe)" in r.stderr, r.stderr
+
+
+def test_a_model_read_from_a_file_is_named_by_its_path(tmp_path):
+    """Jobs read from --config, --safetensors or --gguf are named by the path given, in the
+    table, the JSON and explain (not "(custom)" and "model")."""
+    path = tiny_folder(tmp_path / "tiny")
+    config = tmp_path / "tiny" / "config.json"
+    gguf = os.path.join(DATA, "..", "gguf", "llama-mixed.gguf")
+    for option, given in (("--config", str(config)), ("--safetensors", str(tmp_path / "tiny")),
+                          ("--safetensors", str(path)), ("--gguf", gguf)):
+        assert f"model:      {given}\n" in run("estimate", option, given).stdout
+        assert json.loads(run("estimate", option, given, "--json").stdout)["model"] == given
+        assert run("explain", option, given).stdout.startswith(f"{given} on h100-sxm-80gb, ")
+        assert f"model: {given}\n" in run("params", option, given).stdout
+        assert json.loads(run("serve", option, given, "--json").stdout)["model"] == given
+        local = ("--engine", "llama.cpp", "--set", "n_ctx=512")  # the GGUF seed states no context length
+        assert json.loads(run("serve", *local, option, given, "--json").stdout)["model"] == given
+        if option != "--safetensors":  # fit takes no checkpoint's bytes
+            assert json.loads(run("fit", option, given, "--json").stdout)["model"] == given
+            assert json.loads(run("fit", *local, option, given, "--json").stdout)["model"] == given
+    # a path that JSON must escape, and one longer than a name keeps: its end, after "..."
+    odd = tmp_path / 'say "hi"\\'
+    odd.mkdir()
+    (odd / "config.json").write_text(json.dumps(TINY_CONFIG))
+    assert json.loads(ok("fit", "--config", str(odd), "--json"))["model"] == str(odd)
+    deep = tmp_path / ("d" * 100) / "checkpoint-final"
+    deep.mkdir(parents=True)
+    (deep / "config.json").write_text(json.dumps(TINY_CONFIG))
+    name = estimate_json("--config", str(deep))["model"]
+    assert name.startswith("...") and name.endswith("/checkpoint-final") and str(deep).endswith(name[3:])
+
+
 def test_gguf_gives_model_and_exact_bytes():
     # tests/fuzz/corpus/gguf/llama-mixed: token_embd 4 rows of 256 in Q4_K (144 bytes per 256),
     # attn_q 256 rows in Q6_K (210), ffn_down 256 rows in Q8_0 (8 blocks of 34), output_norm 256

@@ -21,7 +21,7 @@ BUDGET_KEYS = ("memory_bytes", "requested_bytes", "weights", "activation_peak", 
                "cuda_graph", "kv_cache_bytes", "shortfall")
 KV_KEYS = ("bytes_per_token", "page_bytes", "num_blocks", "tokens", "max_concurrency",
            "max_model_len", "block_bytes", "groups", "layers_per_group", "kv_heads_per_rank",
-           "blocks_per_request", "waste_bytes", "vllm_concurrency", "fits")
+           "blocks_per_request", "waste_bytes", "vllm_concurrency", "concurrency", "concurrency_x100", "fits")
 
 
 def serve_json(*args):
@@ -46,7 +46,8 @@ def parse_serve_table(text):
             facts["tokens"] = int(m.group(1))
         m = re.match(r"^Maximum concurrency for (\d+) tokens per request: (\d+\.\d\d)x$", line)
         if m:
-            facts["max_model_len"] = int(m.group(1))
+            assert "concurrency" not in facts, "two concurrency lines"
+            facts["request_tokens"] = int(m.group(1))
             facts["concurrency"] = m.group(2)
         if line.startswith("fits:"):
             facts["fits"] = line.split(":", 1)[1].strip()
@@ -99,8 +100,11 @@ def test_table_shows_the_same_numbers_as_json(args):
     for key, value in values.items():
         assert report["kv"][key] == value, key
     assert facts["tokens"] == report["kv"]["tokens"]
-    assert facts["max_model_len"] == report["kv"]["max_model_len_setting"]
-    assert facts["concurrency"] == f"{report['kv']['vllm_concurrency']:.2f}"
+    # one line, about the length asked (--length, else max_model_len as vLLM logs it)
+    assert facts["request_tokens"] == report["kv"]["request_tokens"]
+    assert facts["concurrency"] == f"{report['kv']['concurrency']:.2f}"
+    if report["kv"]["request_tokens"] == report["kv"]["max_model_len_setting"]:
+        assert report["kv"]["concurrency"] == report["kv"]["vllm_concurrency"]
     assert facts["fits"] == ("yes" if report["kv"]["fits"] else "no")
     for name, nbytes in rows.items():
         line = next(l for l in ok("serve", *args).splitlines() if l.startswith(name + " "))
@@ -142,6 +146,14 @@ def test_length_is_request_tokens():
     assert kv["request_tokens"] == 1000 and kv["blocks_per_request"] == 63
     assert kv["max_concurrency"] == 454
     assert ok("serve", *SIXTY_GB, "--length=1000", "--json") == a
+    # the concurrency line speaks of the length asked, as vLLM's would with max_model_len 1000:
+    # 28,610 / 63 = 454.13x (the JSON keeps vLLM's own line for max_model_len 4096, 111.76x)
+    assert kv["concurrency"] == 454.13 and kv["concurrency_x100"] == 45413
+    assert kv["vllm_concurrency"] == 111.76
+    text = ok("serve", *SIXTY_GB, "--length", "1000")
+    assert "Maximum concurrency for 1000 tokens per request: 454.13x" in text
+    assert "4096 tokens per request" not in text
+    assert re.search(r"^max_concurrency +454$", text, re.M)
 
 
 def test_tensor_parallel_keeps_one_kv_head_per_rank():
@@ -238,3 +250,35 @@ def test_mamba2_profile_run_is_modelled():
     # tests/test_state.c profile_run_nemotron_h derives the peak: 165,632 B x 8,192 tokens
     report = serve_json("--model", "nemotron-nano-9b-v2")
     assert report["budget"]["activation_peak"] == 1356857344
+
+
+def test_local_layers_in_a_host_of_unknown_ram_are_not_a_fit():
+    """Issue 28: Llama-3.1-70B on one RTX 4090 under llama.cpp put 68 of 80 layers (about 114 GB)
+    in host memory and said "fits: yes", since the preset states no host RAM. The GPU keeps its
+    margin; whether the host holds the rest is unknown until its RAM is given."""
+    job = ("serve", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "--engine", "llama.cpp")
+    r = json.loads(ok(*job, "--json"))
+    host = r["devices"][-1]
+    assert host["host"] and host["layers"] > 0 and host["capacity"] == 0
+    assert r["fits"] is False and r["host_unknown"] is True and r["shortfall"] == 0
+    text = ok(*job)
+    assert re.search(r"^fits: unknown: every GPU keeps its fit_margin_bytes free, but the host holds "
+                     r"[0-9.]+ MiB and its RAM is not known \(--set host_memory_bytes=BYTES\)$", text, re.M)
+    assert "fits: yes" not in text
+    # stated: 64 GiB cannot hold the host's part, 256 GiB can
+    small = json.loads(ok(*job, "--set", "host_memory_bytes=64GiB", "--json"))
+    assert small["fits"] is False and small["host_unknown"] is False
+    assert small["shortfall"] == host["total"] - 64 * GIB
+    assert "fits: no, short by" in ok(*job, "--set", "host_memory_bytes=64GiB")
+    big = json.loads(ok(*job, "--set", "host_memory_bytes=256GiB", "--json"))
+    assert big["fits"] is True and big["host_unknown"] is False
+    assert "fits: yes, every GPU keeps its fit_margin_bytes free and the host's RAM holds its part" in ok(
+        *job, "--set", "host_memory_bytes=256GiB")
+    # every layer on the GPU: the host keeps only the embedding and the buffers it always keeps
+    r = json.loads(ok("serve", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "llama.cpp", "--json"))
+    assert r["devices"][-1]["layers"] == 0 and r["fits"] is True and r["host_unknown"] is False
+    # fit answers what the GPUs hold and says the host is not checked
+    out = ok("fit", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "--engine", "llama.cpp")
+    assert "the host's RAM is not known" in out
+    assert "not known" not in ok("fit", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "--engine", "llama.cpp",
+                                 "--set", "host_memory_bytes=256GiB")

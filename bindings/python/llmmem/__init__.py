@@ -27,7 +27,11 @@ which names the key and the value at fault.
 Threads: the GIL is released while the library estimates and reads files. Many threads may
 estimate from the same model, hardware and strategy at once; changing or closing one of them
 waits until the estimates reading it are done, and estimates that start meanwhile wait for
-the change (a setter is never starved by a thread estimating in a loop).
+the change (a setter is never starved by a thread estimating in a loop). An estimate (and
+``obj["key"]``, ``copy()``) sees its inputs as one moment left them, and a report's
+``timeline()`` follows the job it estimated even after its inputs change or close. A call on a
+closed object raises :class:`InvalidArgumentError` ("this Model is closed"); ``repr()`` of one
+says "(closed)".
 
 Bad input of any kind (a value out of bounds, an int beyond 64 bits, a str that is not
 valid text, None where a Model is needed) raises a subclass of :class:`llmmem.Error` naming
@@ -44,8 +48,32 @@ import os as _os
 import threading as _threading
 import warnings as _warnings
 
-from . import core as _core
-from ._errors import (
+
+def _import_core():
+    """The SWIG module (llmmem.core). An extension built for another Python (its file name's tag
+    says which: _core.cpython-311-...so) fails with an ImportError that says so, not the "circular
+    import" the SWIG module's own relative import reports."""
+    try:
+        from . import core
+    except ImportError as e:
+        import importlib.machinery
+        import sys
+
+        here = _os.path.dirname(_os.path.abspath(__file__))
+        built = sorted(n for n in _os.listdir(here) if n.startswith("_core.") and n.endswith((".so", ".pyd")))
+        loadable = {"_core" + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES}
+        if built and not loadable.intersection(built):
+            raise ImportError(
+                f"llmmem's C extension was built for another Python: {', '.join(built)} in {here}; this is "
+                f"Python {sys.version_info.major}.{sys.version_info.minor}, which loads "
+                f"_core{importlib.machinery.EXTENSION_SUFFIXES[0]}: build or install llmmem with this "
+                "interpreter") from e
+        raise
+    return core
+
+
+_core = _import_core()
+from ._errors import (  # noqa: E402 - after the extension, whose failure _import_core explains
     Error,
     FileError,
     IncompatibleError,
@@ -648,9 +676,15 @@ class _Settings:
         as a list of floats ([] when not set)."""
         prefix = f"llmmem_{self._object}_"
         name = _checked_text("key", name)
-        h = self._handle()
         key_id = _core.llmmem_key_from_name(name)
         kind = _core.llmmem_key_type(key_id)
+        self._guard.acquire_read()  # a list is read in two calls: no change between them
+        try:
+            return self._get(self._handle(), prefix, name, key_id, kind)
+        finally:
+            self._guard.release_read()
+
+    def _get(self, h, prefix, name, key_id, kind):
         if kind == _T_LIST:
             get_list = getattr(_core, prefix + "get_list", None)
             if get_list is None:
@@ -698,7 +732,9 @@ class _Settings:
         self.close()
 
     def _given_text(self) -> str:
-        return ", ".join(f"{k}={v!r}" for k, v in self._given.items())
+        # a copy first (one C call under the GIL): a value's repr is Python code, during which
+        # another thread (or that code) may set a key
+        return ", ".join(f"{k}={v!r}" for k, v in list(self._given.items()))
 
 
 class Model(_Settings):
@@ -735,11 +771,12 @@ class Model(_Settings):
 
     @classmethod
     def from_safetensors(cls, path, **settings) -> "Model":
-        """A model from a safetensors folder holding its config.json, its weights the stored
-        bytes of the checkpoint (as ``llmmem estimate --safetensors``). A checkpoint that
-        does not match the model's inventory gives a warning naming the groups that differ."""
-        model = cls.from_hf_config(path, **settings)
+        """A model from a safetensors checkpoint (a folder, its .safetensors file or its index) and
+        the config.json of its folder, its weights the stored bytes of the checkpoint (as ``llmmem
+        estimate --safetensors``). A checkpoint that does not match the model's inventory gives a
+        warning naming the groups that differ."""
         ck = Checkpoint.from_safetensors(path)
+        model = ck.model(**settings)
         try:
             ck.verify(model)
         except IncompatibleError as e:
@@ -749,7 +786,9 @@ class Model(_Settings):
 
     @property
     def name(self) -> str:
-        """The preset the model came from, or "" for a model built key by key."""
+        """The preset the model came from, the path of the config.json, safetensors checkpoint or
+        GGUF file it was read from, a config text's ``_name_or_path``, or "" for a model built key
+        by key."""
         return _core.llmmem_model_name(self._handle()) or ""
 
     @property
@@ -794,12 +833,13 @@ class Model(_Settings):
         return self
 
     def __repr__(self) -> str:
-        if self._h is None:
+        h = self._h  # one handle throughout: a close() meanwhile leaves it to this repr
+        if h is None:
             return "<llmmem.Model (closed)>"
-        label = self.name or "(custom)"
+        label = _core.llmmem_model_name(h) or "(custom)"
         try:
-            total = self.total_parameters
-            active = self.active_parameters
+            total = _core.llmmem_model_total_parameters(h)
+            active = _core.llmmem_model_active_parameters(h)
         except Error as e:
             return f"<llmmem.Model {label}: incomplete: {e}>"
         given = self._given_text()
@@ -833,12 +873,14 @@ class Hardware(_Settings):
         return self.get("memory_bytes")
 
     def __repr__(self) -> str:
-        if self._h is None:
+        h = self._h  # one handle throughout: a close() meanwhile leaves it to this repr
+        if h is None:
             return "<llmmem.Hardware (closed)>"
-        memory = self.memory_bytes
+        name = _core.llmmem_hardware_name(h) or "(custom)"
+        memory = _core.llmmem_hardware_get_int(h, _core.LLMMEM_KEY_MEMORY_BYTES)
         given = self._given_text()
         return (
-            f"<llmmem.Hardware {self.name or '(custom)'}: {memory:,} bytes "
+            f"<llmmem.Hardware {name}: {memory:,} bytes "
             f"({memory / GIB:.2f} GiB, {memory / GB:.2f} GB)" + (f", {given}>" if given else ">")
         )
 
@@ -1254,7 +1296,7 @@ class Local:
     """A local inference estimate (:func:`local_estimate`): llama.cpp's buffers on every device.
 
     ``values`` holds every number of the result that is not per device, by name, as its JSON
-    shows it ("engine" a name, "flash_attn" and "fits" bools, the others ints); each is also an
+    shows it ("engine" a name, "flash_attn", "fits" and "host_unknown" bools, the others ints); each is also an
     attribute (``local.n_ctx``, ``local.kv_bytes``) and ``get(name)``. ``devices`` is one dict per
     device, the GPUs then the host: "name", "host", "layers", the bytes of each buffer ("model",
     "kv", "recurrent", "compute", "output"), "total" and "capacity". ``to_json()`` is the
@@ -1270,7 +1312,7 @@ class Local:
         v = _core.llmmem_local_get(self._h, index)
         if index == _core.LLMMEM_LOCAL_ENGINE:
             return _core.llmmem_choice_name(_core.LLMMEM_KEY_ENGINE, v) or v
-        if index in (_core.LLMMEM_LOCAL_FITS, _core.LLMMEM_LOCAL_FLASH_ATTN):
+        if index in (_core.LLMMEM_LOCAL_FITS, _core.LLMMEM_LOCAL_FLASH_ATTN, _core.LLMMEM_LOCAL_HOST_UNKNOWN):
             return bool(v)
         return v
 
@@ -1299,7 +1341,9 @@ class Local:
 
     @property
     def fits(self) -> bool:
-        """True if every GPU keeps fit_margin_bytes free and the host holds its part."""
+        """True if every GPU keeps fit_margin_bytes free and the host holds its part; False too
+        when the host holds part of the layers and its RAM (``host_memory_bytes``) is not known
+        (``host_unknown``)."""
         return bool(_core.llmmem_local_get(self._h, _core.LLMMEM_LOCAL_FITS))
 
     @property
@@ -1333,7 +1377,7 @@ class Local:
         d = self.to_dict()
         v = self.values
         head = (f"<llmmem.Local model={d.get('model', '')!r} hardware={d.get('hardware', '')!r} "
-                f"engine={v.get('engine')!r} fits={self.fits}: n_ctx {v.get('n_ctx', 0):,} "
+                f"engine={v.get('engine')!r} fits={self._verdict()}: n_ctx {v.get('n_ctx', 0):,} "
                 f"({v.get('n_seq_max', 0):,} sequence{'s' if v.get('n_seq_max') != 1 else ''} of "
                 f"{v.get('n_ctx_seq', 0):,}), n_gpu_layers {v.get('n_gpu_layers', 0):,} "
                 f"(n_layer {v.get('n_layer', 0):,}), cache {d.get('cache_type_k', '')}/{d.get('cache_type_v', '')}>")
@@ -1347,9 +1391,14 @@ class Local:
             lines.append(f"  {dev['name']:<{width}} {dev['layers']:>6} " +
                          " ".join(f"{dev[n]:>15,}" for n in names) +
                          f" {total:>15,} {total / GIB:>8.2f} {total / GB:>8.2f} {dev['capacity']:>15,}")
-        if not self.fits:
-            lines.append(f"  does not fit: short by {v.get('shortfall', 0):,} bytes on the most over-committed device")
+        if v.get("shortfall"):
+            lines.append(f"  does not fit: short by {v['shortfall']:,} bytes on the most over-committed device")
+        elif v.get("host_unknown"):
+            lines.append("  fit unknown: the host holds part of the layers and its RAM is not known (host_memory_bytes)")
         return "\n".join(lines)
+
+    def _verdict(self) -> str:
+        return "unknown" if self.values.get("host_unknown") and not self.fits else str(self.fits)
 
     def _repr_html_(self) -> str:
         esc = _html.escape
@@ -1367,7 +1416,7 @@ class Local:
             for name, value in self.values.items())
         return (f"<div class='llmmem-local'><table><caption>{esc(str(d.get('model', '')))} on "
                 f"{esc(str(d.get('hardware', '')))} ({esc(str(d.get('engine', '')))}): "
-                f"{'fits' if self.fits else 'does not fit'}</caption>"
+                f"{'fits' if self.fits else 'fit unknown' if self._verdict() == 'unknown' else 'does not fit'}</caption>"
                 f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
                 f"<table><thead><tr><th>value</th><th>number</th></tr></thead><tbody>{values}</tbody></table></div>")
 
@@ -1497,7 +1546,7 @@ class Report:
 
     @property
     def model_name(self) -> str:
-        """The model's preset name as the report gives it."""
+        """The model's name as the report gives it (``Model.name``)."""
         return self.to_dict().get("model", "")
 
     @property
@@ -1896,7 +1945,8 @@ class Checkpoint:
         return {name: _core.llmmem_checkpoint_group_parameters(h, g) for g, name in _group_names()}
 
     def model(self, **settings) -> Model:
-        """The model the checkpoint's own metadata describes (GGUF), then ``settings``."""
+        """The model the checkpoint describes (a GGUF file's metadata, a safetensors checkpoint's
+        config.json beside it), named by its path, then ``settings``."""
         return Model._from_handle(_core.llmmem_bind_checkpoint_model(self._handle()), settings)
 
     def verify(self, model: Model) -> None:
@@ -1910,6 +1960,8 @@ class Checkpoint:
             model._guard.release_read()
 
     def __repr__(self) -> str:
-        if self._h is None:
+        h = self._h  # one handle throughout: a close() meanwhile leaves it to this repr
+        if h is None:
             return "<llmmem.Checkpoint (closed)>"
-        return f"<llmmem.Checkpoint: {len(self)} tensors, {self.total_bytes:,} bytes stored>"
+        return (f"<llmmem.Checkpoint: {_core.llmmem_checkpoint_tensor_count(h)} tensors, "
+                f"{_core.llmmem_checkpoint_total_bytes(h):,} bytes stored>")

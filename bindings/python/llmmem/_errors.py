@@ -85,8 +85,9 @@ class UnknownKeyError(Error, KeyError):
     status = _core.LLMMEM_ERR_UNKNOWN_KEY
 
 
-class NotFoundError(Error, LookupError):
-    """No preset or choice of that name."""
+class NotFoundError(Error, ValueError, LookupError):
+    """No preset or choice of that name: a bad value (a ValueError, as Python's own lookups of a
+    name given as an argument), and a failed lookup (a LookupError)."""
 
     status = _core.LLMMEM_ERR_NOT_FOUND
 
@@ -121,8 +122,8 @@ class ParseError(Error, ValueError):
     status = _core.LLMMEM_ERR_PARSE
 
 
-class UnsupportedError(Error):
-    """Valid, but not modelled by this version of the library."""
+class UnsupportedError(Error, NotImplementedError):
+    """Valid, but not modelled by this version of the library (a NotImplementedError)."""
 
     status = _core.LLMMEM_ERR_UNSUPPORTED
 

@@ -4,6 +4,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -219,6 +220,43 @@ def test_checkpoint_from_safetensors_header():
     assert ck.dtypes() == {"BF16": {"elements": 32, "bytes": 64}, "F32": {"elements": 4, "bytes": 16}}
     assert sum(ck.role_bytes().values()) == ck.total_bytes
     assert "2 tensors" in repr(ck)
+
+
+def test_model_from_a_safetensors_file_takes_the_config_beside_it(tmp_path):
+    """Model.from_safetensors of the folder, its model.safetensors or an index: the same model,
+    from the folder's config.json, named by the path given (issue 28: a file's path was read as
+    its config and failed)."""
+    config = {"model_type": "llama", "hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
+              "intermediate_size": 12, "vocab_size": 16, "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+    tensors = {"model.embed_tokens.weight": [16, 8], "lm_head.weight": [16, 8], "model.norm.weight": [8]}
+    p = "model.layers.0."
+    tensors.update({p + "self_attn.q_proj.weight": [8, 8], p + "self_attn.k_proj.weight": [8, 8],
+                    p + "self_attn.v_proj.weight": [8, 8], p + "self_attn.o_proj.weight": [8, 8],
+                    p + "mlp.gate_proj.weight": [12, 8], p + "mlp.up_proj.weight": [12, 8],
+                    p + "mlp.down_proj.weight": [8, 12], p + "input_layernorm.weight": [8],
+                    p + "post_attention_layernorm.weight": [8]})
+    header, offset = {}, 0
+    for name, shape in tensors.items():
+        size = 2 * shape[0] * (shape[1] if len(shape) > 1 else 1)
+        header[name] = {"dtype": "BF16", "shape": shape, "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header).encode()
+    (tmp_path / "model.safetensors").write_bytes(len(text).to_bytes(8, "little") + text + bytes(offset))
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    (tmp_path / "model.safetensors.index.json").write_text(
+        json.dumps({"weight_map": {name: "model.safetensors" for name in tensors}}))
+    # embedding and head 2 x 128, attention 4 x 64, MLP 3 x 96, norms 3 x 8
+    params = 2 * 128 + 4 * 64 + 3 * 96 + 3 * 8
+    for path in (tmp_path, tmp_path / "model.safetensors", tmp_path / "model.safetensors.index.json"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no mismatch warning: the config's model is the checkpoint's
+            model = llmmem.Model.from_safetensors(path)
+        assert model.total_parameters == params
+        assert model.name == str(path)
+        assert llmmem.estimate(model, llmmem.Hardware.from_preset("l4")).model_name == str(path)
+    (tmp_path / "config.json").unlink()
+    with pytest.raises(llmmem.IncompleteError, match="config.json: no such file"):
+        llmmem.Model.from_safetensors(tmp_path / "model.safetensors")
 
 
 def test_stub_covers_the_public_api():

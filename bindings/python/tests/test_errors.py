@@ -1,4 +1,5 @@
 """Statuses become exceptions carrying the library's message, which names key and value."""
+import os
 import pickle
 import threading
 
@@ -152,3 +153,52 @@ def test_closed_handles():
         assert m.total_parameters > 0
     with pytest.raises(ValueError, match="closed"):
         m.total_parameters
+
+
+def test_exceptions_fit_pythons_hierarchy():
+    """Issue 28: a misspelt choice raised NotFoundError, neither a ValueError nor a KeyError. A bad
+    value is a ValueError, an unknown key a KeyError, whatever the status; every class stays an
+    llmmem.Error, under its old name."""
+    with pytest.raises(ValueError, match="unknown choice 'trainig'") as err:
+        llmmem.Strategy(mode="trainig")
+    assert isinstance(err.value, llmmem.NotFoundError) and isinstance(err.value, llmmem.Error)
+    assert isinstance(err.value, LookupError)  # as before
+    with pytest.raises(ValueError, match="'no-such-model'"):
+        llmmem.Model.from_preset("no-such-model")
+    with pytest.raises(ValueError, match="is not a boolean"):
+        llmmem.Strategy(flash_attention="maybe")
+    with pytest.raises(KeyError):
+        llmmem.Strategy(no_such_key=1)
+    with pytest.raises(NotImplementedError):  # valid, but not modelled
+        llmmem.Model.from_hf_config_text('{"model_type": "rwkv", "hidden_size": 64}')
+    for cls in (llmmem.InvalidArgumentError, llmmem.OutOfRangeError, llmmem.NotFoundError,
+                llmmem.IncompatibleError, llmmem.ParseError, llmmem.IncompleteError):
+        assert issubclass(cls, ValueError) and issubclass(cls, llmmem.Error), cls
+    assert issubclass(llmmem.UnknownKeyError, KeyError)
+    assert issubclass(llmmem.UnsupportedError, NotImplementedError)
+
+
+def test_an_extension_built_for_another_python_says_so(tmp_path):
+    """Importing the package with a Python its C extension was not built for said "cannot import
+    name '_core' from partially initialized module (most likely due to a circular import)". The
+    package is copied with its extension named for another version (as a build for 3.11 looks to
+    3.12)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(llmmem.__file__).parent
+    copy = tmp_path / "llmmem"
+    shutil.copytree(here, copy, ignore=shutil.ignore_patterns("*.p", "__pycache__", "*.c"))
+    built = [p for p in copy.iterdir() if p.name.startswith("_core.")]
+    assert len(built) == 1, built
+    other = built[0].with_name("_core.cpython-39-x86_64-linux-gnu.so")
+    built[0].rename(other)
+    r = subprocess.run([sys.executable, "-c", "import llmmem"], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path)
+    assert r.returncode != 0
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError: ") and "circular import" not in last, r.stderr
+    assert "_core.cpython-39-x86_64-linux-gnu.so" in last and "built for another Python" in last, last
+    assert f"{sys.version_info.major}.{sys.version_info.minor}" in last, last

@@ -143,6 +143,122 @@ def test_a_value_whose_conversion_estimates_from_the_same_object_does_not_deadlo
     assert strategy["micro_batch_size"] == 3
 
 
+# Serving keys a mutating thread sets on a training strategy, at their defaults: each is a new
+# member of the object's settings (its repr grows) and no estimate changes with them.
+_IDLE_KEYS = {"gpu_memory_utilization": 0.9, "block_size": 16, "max_num_seqs": 0, "request_tokens": 0,
+              "shared_prefix_tokens": 0, "prompt_tokens": 0, "n": 1, "max_num_batched_tokens": 0,
+              "max_model_len": 0, "kv_cache_memory_bytes": 0}
+
+
+def test_threads_estimate_while_others_mutate_and_close():
+    """Issue 28: threads that estimate, read, copy and print the inputs while others change and
+    close them. The contract (llmmem/__init__.py): an estimate sees its inputs as they were when it
+    began (never half a change), and its report's timeline follows that job even after the inputs
+    change or close; a call on a closed object raises InvalidArgumentError "this X is closed", and
+    repr() of one says "(closed)"; nothing else is ever raised. Python switches threads every
+    microsecond here, so that a read between two bytecodes of another thread's change is met."""
+    import sys
+
+    base = {"mode": "training", "sequence_length": 2048}
+    model0, hw0 = llmmem.Model.from_preset("llama-2-7b"), llmmem.Hardware.from_preset("h100-sxm-80gb")
+    totals = {llmmem.estimate(model0, hw0, llmmem.Strategy(**base, micro_batch_size=mbs, recompute=r)).total_bytes
+              for mbs in (1, 2) for r in ("none", "full")}  # every job a thread may estimate
+    errors = []
+
+    def guarded(fn):
+        """fn(); a closed object's refusal is the contract, anything else is recorded."""
+        try:
+            return fn()
+        except llmmem.InvalidArgumentError as e:
+            if "is closed" not in str(e):
+                errors.append(repr(e))
+        except BaseException as e:  # noqa: BLE001 - the failure looked for
+            errors.append(repr(e))
+        return None
+
+    for _ in range(3):
+        model, hw = llmmem.Model.from_preset("llama-2-7b"), llmmem.Hardware.from_preset("h100-sxm-80gb")
+        strategy = llmmem.Strategy(**base, micro_batch_size=1)
+        ck = _checkpoint()
+        barrier = threading.Barrier(5)
+        halfway = threading.Event()  # the closer starts once the others have run a while
+
+        def estimator():
+            barrier.wait()
+            for _ in range(60):
+                r = guarded(lambda: llmmem.estimate(model, hw, strategy))
+                if r is not None and r.total_bytes not in totals:
+                    errors.append(f"total {r.total_bytes} is no job's")
+                if r is not None and guarded(lambda: r.timeline().peak["total"]) != r.total_bytes:
+                    errors.append("the report's timeline followed another job")
+                guarded(lambda: (repr(model), repr(hw), repr(strategy), repr(ck), strategy["micro_batch_size"],
+                                 model.total_parameters, hw.memory_bytes, len(ck), strategy.copy()))
+
+        def mutator():
+            barrier.wait()
+            for i, (key, value) in enumerate(list(_IDLE_KEYS.items()) * 4):
+                guarded(lambda: strategy.set(micro_batch_size=1 + i % 2, recompute=("none", "full")[i % 3 % 2],
+                                             **{key: value}))
+                guarded(lambda: model.use_checkpoint(ck) if i % 7 == 0 else model.set(max_position_embeddings=4096))
+                if i == 20:
+                    halfway.set()
+
+        def closer():
+            barrier.wait()
+            halfway.wait(60)
+            for obj in (ck, hw, strategy, model):
+                time.sleep(0.002)
+                obj.close()
+
+        old = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)
+        try:
+            threads = [threading.Thread(target=f, daemon=True) for f in (estimator, estimator, mutator, mutator, closer)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(120)
+        finally:
+            sys.setswitchinterval(old)
+        assert not any(t.is_alive() for t in threads), "a thread hung"
+        assert errors == [], errors[:5]
+        for obj, name in ((model, "Model"), (hw, "Hardware"), (ck, "Checkpoint")):
+            assert repr(obj) == f"<llmmem.{name} (closed)>"
+        with pytest.raises(llmmem.InvalidArgumentError, match="this Strategy is closed"):
+            llmmem.estimate(model0, hw0, strategy)
+
+
+class _ReprActs(int):
+    """An int whose repr() runs an action: code of the caller's own type, run while the package
+    prints the object it was set on, in place of another thread acting at that moment."""
+
+    def __new__(cls, value, action):
+        obj = super().__new__(cls, value)
+        obj.action = action
+        return obj
+
+    def __repr__(self):
+        self.action()
+        return super().__repr__()
+
+
+def test_repr_while_the_object_changes_or_closes():
+    """repr() read the settings' dict while iterating it and the handle after checking it was open:
+    a change meanwhile (another thread's, or here the value's own repr) raised "dictionary changed
+    size during iteration", and a close() "this Hardware is closed"."""
+    s = llmmem.Strategy(mode="training")
+    s.set(micro_batch_size=_ReprActs(2, lambda: s.set(recompute="full")))
+    assert repr(s).startswith("llmmem.Strategy(mode='training', micro_batch_size=2")
+    hw = llmmem.Hardware.from_preset("h100-sxm-80gb")
+    hw.set(devices_per_node=_ReprActs(4, hw.close))
+    assert repr(hw) == "<llmmem.Hardware h100-sxm-80gb: 85,899,345,920 bytes (80.00 GiB, 85.90 GB), devices_per_node=4>"
+    assert repr(hw) == "<llmmem.Hardware (closed)>"
+    model = llmmem.Model.from_preset("gpt2")
+    model.set(max_position_embeddings=_ReprActs(1024, model.close))
+    assert repr(model).startswith("<llmmem.Model gpt2: ")
+    assert repr(model) == "<llmmem.Model (closed)>"
+
+
 def _in_thread(fn, timeout=5.0):
     """fn() in another thread; what it returned or raised, or a failure if it hangs."""
     out = {}

@@ -82,7 +82,9 @@ def test_values_as_attributes_and_by_name():
 @pytest.mark.parametrize("question", ["max_gpu_layers", "max_context", "max_parallel"])
 def test_solver_answer_fits_and_one_more_does_not(question):
     model = llmmem.Model.from_preset("llama-3.1-8b")
-    hw = one_gpu("rtx-4090")
+    # a host with its RAM stated: the layers left on the CPU are checked too (an unknown host makes
+    # such a layout's verdict unknown, not a fit)
+    hw = one_gpu("rtx-4090").set(host_memory_bytes="64GiB")
     # a context long enough that not every layer fits on 24 GB; 8192 per sequence for n_parallel
     base = {"max_gpu_layers": {"n_ctx": 131072}, "max_context": {}, "max_parallel": {"n_ctx": 8192}}[question]
     strategy = llmmem.Strategy(**base)
@@ -105,10 +107,24 @@ def test_solver_answer_fits_and_one_more_does_not(question):
     assert at(answer + 1).shortfall > 0
     # the tool's `fit --engine llama.cpp` gives the same answer
     sets = [x for k, v in base.items() for x in ("--set", f"{k}={v}")]
-    cli = cli_local("fit", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--set", "devices_per_node=1", *sets,
-                    "--json")
+    cli = cli_local("fit", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--set", "devices_per_node=1",
+                    "--set", "host_memory_bytes=64GiB", *sets, "--json")
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout)[question] == answer
+
+
+def test_layers_in_a_host_of_unknown_ram_are_not_a_fit():
+    """Issue 28: a discrete GPU's preset states no host RAM; layers left on the CPU then make the
+    verdict unknown (``host_unknown``), not a fit; a stated RAM is checked."""
+    model = llmmem.Model.from_preset("llama-3.1-70b")
+    local = llmmem.local_estimate(model, one_gpu("rtx-4090"))
+    assert local.devices[-1]["layers"] > 0 and local.devices[-1]["capacity"] == 0
+    assert local.fits is False and local.host_unknown is True and local.shortfall == 0
+    assert local.values["host_unknown"] is True and local.to_dict()["host_unknown"] is True
+    assert "fits=unknown:" in repr(local) and "fit unknown: the host holds part of the layers" in repr(local)
+    assert "fit unknown" in local._repr_html_()
+    local = llmmem.local_estimate(model, one_gpu("rtx-4090").set(host_memory_bytes="256GiB"))
+    assert local.fits is True and local.host_unknown is False
 
 
 def test_solver_questions_and_bad_question():
