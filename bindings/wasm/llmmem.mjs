@@ -433,8 +433,6 @@ class LLMMem {
     if (FS.analyzePath(INPUT_DIR).exists) remove(INPUT_DIR);
   }
 
-  #exists(path) { return this.core.FS.analyzePath(path).exists; }
-
   // ---- jobs ---------------------------------------------------------------------------------
 
   // The CLI's checks of its arguments (cli_parse_args), in its order and with its words: an option
@@ -507,40 +505,41 @@ class LLMMem {
 
   #checkpoint(path, field) {
     const fn = field === 'gguf' ? '_llmmem_checkpoint_from_gguf' : '_llmmem_checkpoint_from_safetensors';
-    return this.#withStrings([path], (p) => this.#made((out) => this.core[fn](out, p), field, 'llmmem_checkpoint_from'));
+    return this.#withStrings([path], (p) => this.#made((out) => this.core[fn](out, p), field, path));
   }
 
-  // The model of a job, as the CLI's make_model: --gguf's metadata, else a config.json (a
-  // safetensors folder's own when neither --model nor model_type is given), else an empty model
-  // when the sets give model_type without --model, else the preset.
-  #model(job) {
+  // The model of a job, and into h.ck the checkpoint of --gguf or --safetensors, each file read
+  // once, as the CLI's model_of: a GGUF's metadata; a safetensors checkpoint's own (the config.json
+  // of its folder, named by the path given) when neither --model nor --config is given and the sets
+  // give no model_type; else the config.json of --config; an empty model when the sets give
+  // model_type without --model; else the preset.
+  #model(job, h) {
     const c = this.core;
-    if (job.gguf != null) {
-      const ck = this.#checkpoint(job.gguf, 'gguf');
-      try { return this.#made((out) => c._llmmem_checkpoint_model(out, ck), 'gguf', 'llmmem_checkpoint_model'); }
-      finally { c._llmmem_checkpoint_free(ck); }
-    }
-    let config = job.config, field = 'config';
+    const field = job.gguf != null ? 'gguf' : job.safetensors != null ? 'safetensors' : null;
+    if (field) h.ck = this.#checkpoint(job[field], field);
     const setsType = (job.sets || []).some((s) => s.split('=')[0] === 'model_type');
-    if (config == null && job.model == null && job.safetensors != null && !setsType && this.#exists(`${job.safetensors}/config.json`)) {
-      config = job.safetensors;
-      field = 'safetensors';
+    if (field === 'gguf' || (field && job.config == null && job.model == null && !setsType)) {
+      const [st, model] = this.#withOut(1, (out) => [c._llmmem_checkpoint_model(out, h.ck), this.#ptrAt(out)]);
+      if (st === OK) return model;
+      if (field === 'gguf') this.#check(st, field, job.gguf);
+      throw new LLMMemError(st, `${this.#str(c._llmmem_last_message()) ?? ''}; or give the model: --model, --config or --set model_type=...`, field);
     }
-    if (config != null)
-      return this.#withStrings([config], (p) => this.#made((out) => c._llmmem_model_from_hf_config(out, p), field, 'llmmem_model_from_hf_config'));
+    if (job.config != null)
+      return this.#withStrings([job.config], (p) => this.#made((out) => c._llmmem_model_from_hf_config(out, p), 'config', 'llmmem_model_from_hf_config'));
     if (job.model == null && setsType) return this.#made((out) => c._llmmem_model_new(out), 'model', 'llmmem_model_new');
     return this.#withStrings([job.model ?? DEFAULTS.model], (n) => this.#made((out) => c._llmmem_model_from_preset(out, n), 'model', 'llmmem_model_from_preset'));
   }
 
-  // The model, hardware and strategy of a job (the CLI's make_inputs), given to use() with the
-  // job's numbers and the job as readJob read it (the only copy the command may look at), then freed.
+  // The model, hardware and strategy of a job and its checkpoint (the CLI's make_inputs), given to
+  // use() with the job's numbers and the job as readJob read it (the only copy the command may look
+  // at), then freed.
   #withInputs(command, given, use) {
     const c = this.core;
     this.warnings = [];
     const job = readJob(given), numbers = this.#checkJob(command, job);
-    const h = { model: 0, hw: 0, strategy: 0 };
+    const h = { model: 0, hw: 0, strategy: 0, ck: 0 };
     try {
-      h.model = this.#model(job);
+      h.model = this.#model(job, h);
       h.hw = this.#hardware(job.gpu ?? DEFAULTS.gpu, 'gpu');
       h.strategy = this.#made((out) => c._llmmem_strategy_new(out), 'job', 'llmmem_strategy_new');
       if (job.engine != null) this.#setText(h, KEY.engine, String(job.engine), 'engine');
@@ -553,6 +552,7 @@ class LLMMem {
       if (h.strategy) c._llmmem_strategy_free(h.strategy);
       if (h.hw) c._llmmem_hardware_free(h.hw);
       if (h.model) c._llmmem_model_free(h.model);
+      if (h.ck) c._llmmem_checkpoint_free(h.ck);
     }
   }
 
@@ -585,36 +585,27 @@ class LLMMem {
     return e === ENGINE_LLAMA_CPP || e === ENGINE_OLLAMA;
   }
 
-  // With --safetensors or --gguf: the checkpoint's stored bytes become the model's weights after a
-  // cross-check whose mismatch is a warning (the CLI's attach_checkpoint). Returns it, or 0.
-  #attachCheckpoint(job, model) {
+  // With --safetensors or --gguf (h.ck): the checkpoint's stored bytes become the model's weights
+  // after a cross-check whose mismatch is a warning (the CLI's attach_checkpoint).
+  #attachCheckpoint(job, h) {
     const c = this.core;
-    const field = job.gguf != null ? 'gguf' : job.safetensors != null ? 'safetensors' : null;
-    if (!field) return 0;
-    const ck = this.#checkpoint(job[field], field);
-    try {
-      const st = c._llmmem_checkpoint_verify(ck, model);
-      if (st === ERR_INCOMPATIBLE)
-        this.warnings.push(`the checkpoint does not match the model: ${this.#str(c._llmmem_last_message())}`);
-      else this.#check(st, field, 'checkpoint');
-      this.#check(c._llmmem_model_use_checkpoint(model, ck), field, 'checkpoint');
-      return ck;
-    } catch (e) {
-      c._llmmem_checkpoint_free(ck);
-      throw e;
-    }
+    if (!h.ck) return;
+    const field = job.gguf != null ? 'gguf' : 'safetensors';
+    const st = c._llmmem_checkpoint_verify(h.ck, h.model);
+    if (st === ERR_INCOMPATIBLE)
+      this.warnings.push(`the checkpoint does not match the model: ${this.#str(c._llmmem_last_message())}`);
+    else this.#check(st, field, 'checkpoint');
+    this.#check(c._llmmem_model_use_checkpoint(h.model, h.ck), field, 'checkpoint');
   }
 
   #withReport(job, h, use) {
     const c = this.core;
     const report = this.#made((out) => c._llmmem_report_new(out), 'job', 'llmmem_report_new');
-    let ck = 0;
     try {
-      ck = this.#attachCheckpoint(job, h.model);
+      this.#attachCheckpoint(job, h);
       this.#check(c._llmmem_estimate(report, h.model, h.hw, h.strategy), 'job', 'estimate');
       return use(report);
     } finally {
-      if (ck) c._llmmem_checkpoint_free(ck);
       c._llmmem_report_free(report);
     }
   }
@@ -652,40 +643,32 @@ class LLMMem {
       if (this.#localEngine(h.strategy)) {
         if (job.length != null)
           throw new LLMMemError(ERR_INVALID_ARGUMENT, '--length asks vLLM\'s concurrency question; with --engine llama.cpp or ollama set n_ctx, n_parallel (or num_ctx, num_parallel)', 'length');
-        return this.#withLocalCheckpoint(job, (ck) => {
-          const r = this.#made((p) => c._llmmem_local_new(p), 'job', 'llmmem_local_new');
-          try {
-            this.#check(c._llmmem_local_estimate(r, h.model, ck, h.hw, h.strategy), 'job', 'serve');
-            return parseExact(this.#takeString((p) => c._llmmem_local_to_json(p, r), 'job', 'llmmem_local_to_json'));
-          } finally {
-            c._llmmem_local_free(r);
-          }
-        });
+        const r = this.#made((p) => c._llmmem_local_new(p), 'job', 'llmmem_local_new');
+        try {
+          this.#check(c._llmmem_local_estimate(r, h.model, this.#localCheckpoint(job, h), h.hw, h.strategy), 'job', 'serve');
+          return parseExact(this.#takeString((p) => c._llmmem_local_to_json(p, r), 'job', 'llmmem_local_to_json'));
+        } finally {
+          c._llmmem_local_free(r);
+        }
       }
       const sv = this.#made((p) => c._llmmem_serving_new(p), 'job', 'llmmem_serving_new');
-      let ck = 0;
       try {
         if (job.length != null)
           this.#withStrings([KEY.requestTokens], (name) => this.#withOut(1, (p) => {
             this.#check(c._llmmem_key_from_name(p, name), 'length', KEY.requestTokens);
             this.#check(c._llmmem_strategy_set_int(h.strategy, this.#i32At(p), n.length), 'length', '--length');
           }));
-        ck = this.#attachCheckpoint(job, h.model);
+        this.#attachCheckpoint(job, h);
         this.#check(c._llmmem_serving_estimate(sv, h.model, h.hw, h.strategy), 'job', 'serve');
         return parseExact(this.#takeString((p) => c._llmmem_serving_to_json(p, sv), 'job', 'llmmem_serving_to_json'));
       } finally {
-        if (ck) c._llmmem_checkpoint_free(ck);
         c._llmmem_serving_free(sv);
       }
     });
   }
 
   // With --gguf, the checkpoint whose tensors llama.cpp places (0 without it).
-  #withLocalCheckpoint(job, use) {
-    if (job.gguf == null) return use(0);
-    const ck = this.#checkpoint(job.gguf, 'gguf');
-    try { return use(ck); } finally { this.core._llmmem_checkpoint_free(ck); }
-  }
+  #localCheckpoint(job, h) { return job.gguf != null ? h.ck : 0; }
 
   /** `llmmem fit --json`: with engine llama.cpp/ollama the most GPU layers, the longest context and
    * the most parallel sequences that fit; otherwise the largest micro-batch, the longest sequence,
@@ -695,16 +678,15 @@ class LLMMem {
     return this.#withInputs('fit', given, (h, n, job) => {
       const name = this.#str(c._llmmem_model_name(h.model)), hardware = this.#str(c._llmmem_hardware_name(h.hw));
       if (this.#localEngine(h.strategy)) {
-        return this.#withLocalCheckpoint(job, (ck) => {
-          const out = { model: name, hardware, engine: this.#strategyInt(h.strategy, KEY.engine) === ENGINE_OLLAMA ? 'ollama' : 'llama.cpp',
-            fit_margin_bytes: exact(this.#strategyInt(h.strategy, KEY.fitMargin)) };
-          for (const [q, id] of LOCAL_QUESTIONS)
-            out[q] = this.#withOut(1, (p) => {
-              this.#check(c._llmmem_local_solve(p, id, h.model, ck, h.hw, h.strategy), 'job', 'fit');
-              return exact(this.#i64At(p));
-            });
-          return out;
-        });
+        const ck = this.#localCheckpoint(job, h);
+        const out = { model: name, hardware, engine: this.#strategyInt(h.strategy, KEY.engine) === ENGINE_OLLAMA ? 'ollama' : 'llama.cpp',
+          fit_margin_bytes: exact(this.#strategyInt(h.strategy, KEY.fitMargin)) };
+        for (const [q, id] of LOCAL_QUESTIONS)
+          out[q] = this.#withOut(1, (p) => {
+            this.#check(c._llmmem_local_solve(p, id, h.model, ck, h.hw, h.strategy), 'job', 'fit');
+            return exact(this.#i64At(p));
+          });
+        return out;
       }
       const countOnly = this.#withStrings([KEY.numParameters], (n) => this.#withOut(1, (p) =>
         c._llmmem_key_from_name(p, n) === OK && c._llmmem_model_get_int(p, h.model, this.#i32At(p)) === OK && this.#i64At(p) !== 0n));

@@ -36,7 +36,9 @@ function parseCli(text) {
 }
 
 // The same files on disk (for the CLI) and in the module (for the API): a job's paths are the API's,
-// and `onDisk` maps them for the CLI.
+// and `onDisk` maps them for the CLI. A model read from a file is named by the path it was read from,
+// so `asOnDisk` maps each such path in a result to the file the CLI read: the name is compared, the
+// module's path standing for the disk's.
 const disk = mkdtempSync(join(tmpdir(), 'llmmem-wasm-'));
 const paths = new Map();
 // `size`: the file's whole length, of which only `bytes` are given (a sparse file on disk).
@@ -51,6 +53,9 @@ function put(name, bytes, size) {
   return apiPath;
 }
 const onDisk = (argv) => argv.map((a) => paths.get(a) ?? a);
+const asOnDisk = (v) => (typeof v === 'string' ? paths.get(v) ?? v
+  : Array.isArray(v) ? v.map(asOnDisk)
+    : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asOnDisk(x)])) : v);
 
 // A two-layer Llama of hidden size 64 as a safetensors folder (tests/web/safetensors.mjs writes
 // config.json, the index and a sparse shard: its header, then a hole as long as its data).
@@ -64,10 +69,13 @@ const gguf = put('llama-mixed.gguf', readFileSync(join(data, 'gguf', 'llama-mixe
 const tinyCheckpoint = writeCheckpoint(join(disk, 'tiny'), JSON.stringify(tiny), 1);
 for (const file of tinyCheckpoint.files) { // the same folder in the module: each shard's header at its real length
   const name = basename(file), shard = tinyCheckpoint.sizes[name];
-  lm.putFile(`tiny/${name}`, shard ? readFileSync(file).subarray(0, shard.header) : readFileSync(file), shard?.size);
+  paths.set(lm.putFile(`tiny/${name}`, shard ? readFileSync(file).subarray(0, shard.header) : readFileSync(file), shard?.size), file);
 }
-const tinyDir = '/input/tiny';
+const tinyDir = '/input/tiny', tinyShard = `${tinyDir}/model-00001-of-00001.safetensors`;
 paths.set(tinyDir, tinyCheckpoint.dir);
+// the same shard alone, in a folder without config.json: a checkpoint with no model to read
+const shard = tinyCheckpoint.sizes[basename(tinyShard)];
+const loneShard = put(`lone/${basename(tinyShard)}`, readFileSync(paths.get(tinyShard)).subarray(0, shard.header), shard.size);
 
 // Jobs across every mode; each is run by the API and by `llmmem COMMAND ... --json`.
 const jobs = [
@@ -79,6 +87,9 @@ const jobs = [
   ['estimate', { config: llama8b, gpu: 'l40s', sets: ['weight_format=bnb_nf4', 'memory_bytes=24GiB'] }],
   ['estimate', { config: qwen3moe, sets: ['mode=training', 'expert_parallel=8', 'data_parallel=8', 'zero_stage=1'] }],
   ['estimate', { safetensors: tinyDir, gpu: 'rtx-3060-12gb' }],
+  // a file of the checkpoint: the config.json of its folder gives the model, named by the file
+  ['estimate', { safetensors: `${tinyDir}/model.safetensors.index.json`, gpu: 'rtx-3060-12gb', sets: ['mode=training'] }],
+  ['serve', { safetensors: tinyShard, gpu: 'rtx-3060-12gb' }],
   ['estimate', { gguf, gpu: 'rtx-4090' }],
   // 2^37 tokens: activations, logits and totals past 2^53, as BigInt
   ['estimate', { sets: ['mode=training', 'micro_batch_size=1048576', 'sequence_length=131072'] }],
@@ -107,7 +118,7 @@ for (const [command, job] of jobs) {
     report(false, name, e.message);
     continue;
   }
-  const same = isDeepStrictEqual(api, ref);
+  const same = isDeepStrictEqual(asOnDisk(api), ref);
   if (same) equal++;
   report(same, name, same ? '' : `API ${JSON.stringify(api, (k, v) => (typeof v === 'bigint' ? `${v}n` : v)).slice(0, 400)}\n  CLI ${JSON.stringify(ref, (k, v) => (typeof v === 'bigint' ? `${v}n` : v)).slice(0, 400)}`);
 }
@@ -217,6 +228,9 @@ const refusals = [
   ['estimate', { gguf: put('truncated.gguf', readFileSync(join(data, 'gguf', 'llama-mixed.gguf')).subarray(0, 300)) }, 'gguf'],
   // the CLI's own checks of its arguments
   ['fit', { safetensors: tinyDir }, 'safetensors'],
+  // a checkpoint is read first, and gives the model unless one is given (the CLI's model_of)
+  ['estimate', { safetensors: put('broken.safetensors', Buffer.from('not a header')), sets: ['no_such_key=1'] }, 'safetensors'],
+  ['estimate', { safetensors: loneShard }, 'safetensors'],
   ['estimate', { length: 100 }, 'length'],
   ['estimate', { model: 'llama-3.1-8b', gguf }, 'model'],
   ['estimate', { sets: ['mode'] }, 'set:mode'],
@@ -249,7 +263,7 @@ for (const [command, job, field] of refusals) {
   for (const command of ['estimate', 'serve']) {
     const job = command === 'serve' ? { gguf: path, engine: 'llama.cpp', sets: ['n_ctx=4096'] } : { gguf: path };
     const ref = parseCli(execFileSync(cli, onDisk(lm.argv(command, job)), { encoding: 'utf8' }));
-    report(isDeepStrictEqual(lm[command](job), ref), `${command}: 4096 bytes of a ${whole.length}-byte GGUF, as the CLI on the sparse file`);
+    report(isDeepStrictEqual(asOnDisk(lm[command](job)), ref), `${command}: 4096 bytes of a ${whole.length}-byte GGUF, as the CLI on the sparse file`);
   }
   let status;
   try {
