@@ -16,6 +16,9 @@ import createLLMMemCore from './llmmem-core.js';
 // The CLI's defaults (examples/cli_args.h: CLI_DEFAULT_MODEL, CLI_DEFAULT_GPU, CLI_DEFAULT_FIT_DEVICES,
 // CLI_DEFAULT_TOP); the browser tests check that an empty job gives the CLI's answer.
 export const DEFAULTS = Object.freeze({ model: 'llama-3.1-8b', gpu: 'h100-sxm-80gb', devices: 1024, top: 10 });
+// The folder of the module's file system putFile stores files in: the paths it returns start with
+// it, and so does the name of a model read from one (a model is named by the path it was read from).
+export const INPUT_DIR = '/input';
 
 // The enums of include/llmmem/llmmem.h this file passes or reads.
 const OBJECT_NAMES = { 1: 'model', 2: 'hardware', 3: 'strategy' };
@@ -30,7 +33,6 @@ const OK = 0, ERR_INVALID_ARGUMENT = 1, ERR_OUT_OF_RANGE = 2, ERR_NOT_FOUND = 4,
 const ENGINE_LLAMA_CPP = 2n, ENGINE_OLLAMA = 3n;
 const KEY = { engine: 'engine', fitMargin: 'fit_margin_bytes', requestTokens: 'request_tokens', weightFormat: 'weight_format', numParameters: 'num_parameters' };
 const LOCAL_QUESTIONS = [['max_gpu_layers', 0], ['max_context', 1], ['max_parallel', 2]]; // llmmem_local_question
-const INPUT_DIR = '/input';
 // The job's options in the CLI's order (examples/cli_args.c cli_option_table) and the commands
 // that take each: a job is refused as `llmmem` refuses the same arguments.
 const OPTIONS = [

@@ -6,7 +6,7 @@
 // Every displayed value carries data-src (the command: estimate, serve, fit, plan), data-path (its
 // path in that command's --json output) and data-value (the exact value), which tests/web compares
 // with the CLI.
-import { load, LLMMemError } from './llmmem.mjs';
+import { load, LLMMemError, INPUT_DIR } from './llmmem.mjs';
 
 // What a person does -> the CLI command, engine and --set pairs the job carries. The keys listed
 // in `fields` are shown under "What you do"; every other key stays reachable under "All keys".
@@ -98,15 +98,17 @@ const isInt = (v) => typeof v === 'bigint' || Number.isInteger(v);
 export function gib(bytes) { // a label only: the exact integer travels in data-value and the title
   return (Number(bytes) / 1073741824).toFixed(2) + ' GiB';
 }
+// A path in the page's files (INPUT_DIR): the name of a model read from a dropped or pasted file.
+const isPageFile = (v) => typeof v === 'string' && v.startsWith(`${INPUT_DIR}/`);
 // One displayed value: `src` the command, `path` where it is in that command's JSON.
 function val(src, path, v, kind = 'count') {
-  let text;
+  let text, title;
   if (typeof v === 'boolean') text = v ? 'yes' : 'no';
   else if (v === null) text = 'none';
-  else if (kind === 'bytes' && isInt(v)) text = gib(v);
+  else if (kind === 'bytes' && isInt(v)) [text, title] = [gib(v), `${group.format(v)} bytes`];
   else if (isInt(v)) text = group.format(v);
+  else if (isPageFile(v)) [text, title] = [v.slice(v.lastIndexOf('/') + 1), `${v}: the file's path in the page, as in the command line`];
   else text = String(v);
-  const title = kind === 'bytes' && isInt(v) ? `${group.format(v)} bytes` : undefined;
   return el('span', { class: `v ${kind}`, 'data-src': src, 'data-path': path, 'data-value': String(v),
     'data-testid': `${src}:${path}`, title, text });
 }
@@ -232,6 +234,9 @@ function renderKeyRows() {
 // file is stored as its first bytes with its real length (lm.putFile(name, bytes, size)); a read
 // past the bytes stored fails (LLMMEM_ERR_IO), never sees made-up bytes.
 const readBytes = new Map();   // name -> bytes read, shown beside each dropped file
+// A dropped file keeps its name in the page's files (the model read from it is named by it), with
+// any character putFile does not take as '_'.
+const storedName = (name) => name.replace(/[^A-Za-z0-9._-]/g, '_');
 async function readSafetensorsHeader(file) {
   const head = new DataView(await file.slice(0, 8).arrayBuffer());
   if (head.byteLength < 8) return new Uint8Array(await file.arrayBuffer());   // the library says what is wrong
@@ -245,7 +250,7 @@ async function readGguf(file) {
   for (let size = 1 << 20; ; size *= 2) {
     const end = Math.min(size, file.size);
     const bytes = new Uint8Array(await file.slice(0, end).arrayBuffer());
-    const path = lm.putFile(file.name, bytes, file.size);
+    const path = lm.putFile(storedName(file.name), bytes, file.size);
     readBytes.set(file.name, end);
     if (end >= file.size || size >= 256 << 20) return path;
     try {
@@ -263,7 +268,7 @@ async function takeFiles(fileList) {
   document.body.dataset.state = 'reading';   // until update() has run on the new files
   lm.clearFiles();
   readBytes.clear();
-  state.configPath = undefined;
+  state.configPathText = undefined;   // clearFiles removed the pasted config: stored again when next used
   const gguf = files.find((f) => /\.gguf$/i.test(f.name));
   const shards = files.filter((f) => /\.safetensors$/i.test(f.name));
   const index = files.find((f) => /\.safetensors\.index\.json$/i.test(f.name));
@@ -272,18 +277,18 @@ async function takeFiles(fileList) {
   let info;
   if (gguf) info = { kind: 'gguf', path: await readGguf(gguf) };
   else if (shards.length || index) {
-    // one folder, as the CLI's --safetensors FOLDER: config.json, the index, header-only shards
-    let some;
-    if (config) some = lm.putFile('ckpt/config.json', await text(config));
-    if (index) some = lm.putFile(`ckpt/${index.name}`, await text(index));
+    // one folder: config.json (the name the library looks for), the index, header-only shards; the
+    // job gives the index, else the only shard (the library reads the config.json beside it and
+    // names the model by the file), else the folder (the library says which file it lacks)
+    if (config) lm.putFile('ckpt/config.json', await text(config));
+    const stored = index ? [lm.putFile(`ckpt/${storedName(index.name)}`, await text(index))] : [];
     for (const s of shards) {
       const head = await readSafetensorsHeader(s);
       readBytes.set(s.name, head.length);
-      some = lm.putFile(`ckpt/${s.name}`, head, s.size);
+      stored.push(lm.putFile(`ckpt/${storedName(s.name)}`, head, s.size));
     }
-    const folder = some.slice(0, some.lastIndexOf('/'));
-    info = { kind: 'safetensors', hasConfig: !!config, path: shards.length === 1 && !index && !config ? `${folder}/${shards[0].name}` : folder };
-  } else if (config) info = { kind: 'config', path: lm.putFile('config.json', await text(config)) };
+    info = { kind: 'safetensors', hasConfig: !!config, path: index || shards.length === 1 ? stored[0] : stored[0].slice(0, stored[0].lastIndexOf('/')) };
+  } else if (config) info = { kind: 'config', path: lm.putFile(storedName(config.name), await text(config)) };
   else { showErrors([{ field: 'config', message: `not a config.json, .safetensors, index or .gguf: ${files.map((f) => f.name).join(', ')}` }]); return; }
   const used = files.filter((f) => readBytes.has(f.name));
   info.names = used.map((f) => `${f.name}: ${group.format(f.size)} bytes, ${group.format(readBytes.get(f.name))} read`);
@@ -525,8 +530,9 @@ function update() {
   const errs = [], times = [];
   let job;
   try {
+    // a pasted config in a folder of its own, apart from any dropped file's name
     if (st.source === 'config') {
-      if (st.configText !== st.configPathText) { st.configPath = lm.putFile('pasted.json', st.configText); st.configPathText = st.configText; }
+      if (st.configText !== st.configPathText) { st.configPath = lm.putFile('pasted/config.json', st.configText); st.configPathText = st.configText; }
     }
     job = jobOf(st);
     $('#argv').textContent = 'llmmem ' + lm.argv(m.command, job).map(shellQuote).join(' ');

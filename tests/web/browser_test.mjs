@@ -65,7 +65,7 @@ function argvOf(command, job) {
   if (job.configFile) a.push('--config', job.configFile);
   else if (job.configText !== undefined) a.push('--config', job.configTextFile);
   else if (job.gguf) a.push('--gguf', job.gguf);
-  else if (job.safetensors) a.push('--safetensors', job.safetensors.dir);
+  else if (job.safetensors) a.push('--safetensors', job.safetensors.index);   // the file the page gives
   else a.push('--model', job.model || 'llama-3.1-8b');
   a.push('--gpu', job.gpu || 'h100-sxm-80gb');
   if (ENGINE[job.mode] && (command === 'serve' || command === 'fit')) a.push('--engine', ENGINE[job.mode]);
@@ -79,6 +79,12 @@ function argvOf(command, job) {
   return a;
 }
 const keyOrder = cliRun(['keys']).stdout.split('\n').filter((l) => /^\S/.test(l)).map((l) => l.trim());
+// The file a command line reads (after --config, --gguf or --safetensors), or null.
+const FILE_OPTIONS = ['--config', '--gguf', '--safetensors'];
+function fileOf(argv) {
+  const i = argv.findIndex((a) => FILE_OPTIONS.includes(a));
+  return i >= 0 ? argv[i + 1] : null;
+}
 function at(obj, p) {
   let o = obj;
   for (const k of p.split('.')) { if (o === null || o === undefined) return undefined; o = o[k]; }
@@ -138,9 +144,13 @@ async function setJob(page, job) {
   if (job.solve === false) await page.uncheck('#solve');
 }
 
-// Every value the page shows, against the CLI's JSON for the same job.
+// Every value the page shows, against the CLI's JSON for the same job. A model read from a file is
+// named by its path: the page's file (in the module, its command line's) stands for the CLI's.
 async function compare(page, job) {
   const shown = await page.$$eval('[data-src][data-path]', (els) => els.map((e) => ({ src: e.dataset.src, path: e.dataset.path, value: e.dataset.value, testid: e.dataset.testid })));
+  const shownArgv = (await page.textContent('#argv')).replace(/^llmmem /, '').split(' ');
+  const pageFile = fileOf(shownArgv), cliFile = fileOf(argvOf(COMMAND[job.mode], job));
+  const asCli = (v) => (pageFile !== null && v === pageFile ? cliFile : v);
   const bySrc = {};
   for (const s of shown) (bySrc[s.src] ||= []).push(s);
   if (!shown.length) fail(`${job.name}: the page shows no values`);
@@ -156,8 +166,8 @@ async function compare(page, job) {
   for (const s of shown) {
     if (!cli[s.src]) continue;
     const want = at(cli[s.src], s.path);
-    const ok = want !== undefined && (want === null || typeof want !== 'object') && String(want) === s.value;
-    console.log(`compare ${job.name} ${s.src}:${s.path} page=${s.value} cli=${want === undefined ? '(missing)' : String(want)} ${ok ? 'ok' : 'DIFFERENT'}`);
+    const ok = want !== undefined && (want === null || typeof want !== 'object') && String(want) === asCli(s.value);
+    console.log(`compare ${job.name} ${s.src}:${s.path} page=${s.value}${asCli(s.value) !== s.value ? ` (${asCli(s.value)})` : ''} cli=${want === undefined ? '(missing)' : String(want)} ${ok ? 'ok' : 'DIFFERENT'}`);
     if (!ok) fail(`${job.name}: ${s.src}:${s.path} page ${s.value} cli ${String(want)}`);
     n++;
   }
@@ -166,7 +176,7 @@ async function compare(page, job) {
     const text = await page.textContent('#explain');
     const argv = argvOf('explain', job);
     const r = cliRun(argv);
-    const ok = r.rc === 0 && text.trimEnd() === r.stdout.trimEnd() && text.trim() !== '';
+    const ok = r.rc === 0 && (pageFile ? text.replaceAll(pageFile, cliFile) : text).trimEnd() === r.stdout.trimEnd() && text.trim() !== '';
     console.log(`compare ${job.name} explain (${text.split('\n').length} lines) ${ok ? 'ok' : 'DIFFERENT'}`);
     if (!ok) fail(`${job.name}: explain differs:\n--- page\n${text}\n--- llmmem ${argv.join(' ')}\n${r.stdout}${r.stderr}`);
     n++;
@@ -182,9 +192,18 @@ async function compare(page, job) {
     if (!ok) fail(`${job.name}: warnings differ`);
     n++;
   }
+  // a model read from a file: shown by the file's name (a dropped file's own, with '_' for any
+  // character but letters, digits, '.', '_' and '-'), its path in the title
+  if (pageFile) {
+    const name = await page.locator(`[data-testid="${COMMAND[job.mode]}:model"]`).first().evaluate((e) => ({ text: e.textContent, title: e.title }));
+    const want = job.configText !== undefined ? 'config.json' : path.basename(cliFile).replace(/[^A-Za-z0-9._-]/g, '_');
+    const ok = name.text === want && name.title.startsWith(pageFile);
+    console.log(`compare ${job.name} the model shown as "${name.text}" (title "${name.title}") ${ok ? 'ok' : `DIFFERENT: want "${want}"`}`);
+    if (!ok) fail(`${job.name}: the model is shown as "${name.text}", not "${want}"`);
+    n++;
+  }
   // the command line the page shows, files aside
-  const shownArgv = (await page.textContent('#argv')).replace(/^llmmem /, '').split(' ');
-  const norm = (a) => a.map((x, i) => (['--config', '--gguf', '--safetensors'].includes(a[i - 1]) ? '<file>' : x)).join(' ');
+  const norm = (a) => a.map((x, i) => (FILE_OPTIONS.includes(a[i - 1]) ? '<file>' : x)).join(' ');
   const mine = norm(argvOf(COMMAND[job.mode], job));
   if (norm(shownArgv) !== mine) fail(`${job.name}: the page's command line '${shownArgv.join(' ')}' is not '${mine}'`);
   else console.log(`compare ${job.name} argv '${mine}' ok`);
@@ -253,6 +272,9 @@ const gguf = writeGguf(path.join(work, 'llama-1b-q4_k_m.gguf'), llamaQ4KM());
 console.log(`gguf ${gguf.path}: ${gguf.size} bytes (sparse; header ${gguf.headerBytes} bytes)`);
 const ckpt = writeCheckpoint(path.join(work, 'Llama-3.1-8B'), fs.readFileSync(path.join(CONFIGS, 'llama-3.1-8b.json'), 'utf8'));
 console.log(`safetensors ${ckpt.dir}: ${Object.entries(ckpt.sizes).map(([n, s]) => `${n} ${s.size} bytes (sparse; header ${s.header})`).join(', ')}`);
+// a file named as a second download is: a space and brackets, which the page's file names do not hold
+const copied = path.join(work, 'llama-mixed (1).gguf');
+fs.copyFileSync(path.resolve(here, '../data/gguf/llama-mixed.gguf'), copied);
 const JOBS = [
   { name: 'inference-default', mode: 'inference' },
   { name: 'inference-batch-awq', model: 'mistral-7b-v0.1', gpu: 'l40s', mode: 'inference',
@@ -279,7 +301,7 @@ const JOBS = [
   { name: 'config-pasted-gemma2-vllm', configText: fs.readFileSync(path.join(CONFIGS, 'gemma-2-9b.json'), 'utf8'), gpu: 'l4', mode: 'vllm',
     sets: [['max_model_len', '4096']] },
   { name: 'safetensors-drop-lora', safetensors: ckpt, gpu: 'rtx-4090', mode: 'lora', sets: [['micro_batch_size', '1'], ['sequence_length', '1024']] },
-  { name: 'gguf-drop-small', gguf: path.resolve(here, '../data/gguf/llama-mixed.gguf'), gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '8192']] },
+  { name: 'gguf-drop-small', gguf: copied, gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '8192']] },
   { name: 'gguf-drop-llamacpp', gguf: gguf.path, gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '16384']] },
 ];
 const knownKeys = new Set(keyOrder);
@@ -325,6 +347,19 @@ for (const name of ['training-pipeline', 'config-pasted-gemma2-vllm', 'ollama-sp
   await page.close();
 } catch (e) { fail(`link ${name}: ${e.stack || e}`); }
 
+// ---- a pasted config again after dropped files: its own job (the drop cleared the page's files) ----
+try {
+  const job = JOBS.find((j) => j.name === 'config-pasted-gemma2-vllm');
+  const page = await openPage();
+  await setJob(page, job);
+  await page.setInputFiles('#files', path.join(CONFIGS, 'mistral-7b-v0.1.json'));
+  await page.waitForFunction(() => document.querySelector('input[name=source][value=files]').checked && document.body.dataset.state !== 'reading');
+  await page.check('input[name=source][value=config]');
+  const r = await compare(page, { ...job, name: 'pasted-after-drop' });
+  console.log(`pasted-after-drop: ${r.n} values compared`);
+  await page.close();
+} catch (e) { fail(`pasted-after-drop: ${e.stack || e}`); }
+
 // ---- bad input: the library's message beside the field, the last good result kept ----
 async function expectError(...a) { try { await expectErrorOnce(...a); } catch (e) { fail(`${a[0]}: ${e.stack || e}`); } }
 async function expectErrorOnce(name, act, field, cliArgv, mapPath = (s) => s) {
@@ -350,7 +385,7 @@ async function expectErrorOnce(name, act, field, cliArgv, mapPath = (s) => s) {
 const broken = '{"model_type": "llama", "hidden_size": 4096,';
 fs.writeFileSync(path.join(work, 'broken.json'), broken);
 await expectError('broken-config', (p) => p.fill('#config-text', broken), 'config',
-  ['estimate', '--config', path.join(work, 'broken.json'), '--json'], (s) => s.replace(/\S*broken\.json|\S*pasted\.json/g, '<config>'));
+  ['estimate', '--config', path.join(work, 'broken.json'), '--json'], (s) => s.replace(/\S*broken\.json|\S*pasted\/config\.json/g, '<config>'));
 const trunc = path.join(work, 'truncated.gguf');
 fs.writeFileSync(trunc, fs.readFileSync(gguf.path).subarray(0, 1000));
 await expectError('truncated-gguf', (p) => p.setInputFiles('#files', trunc), 'gguf',

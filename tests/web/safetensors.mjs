@@ -20,7 +20,7 @@ export function llamaTensors(cfg) {
   return t;
 }
 
-// Writes config.json, `shards` shard files and the index into dir; returns {dir, files, sizes}.
+// Writes config.json, `shards` shard files and the index into dir; returns {dir, files, sizes, index}.
 export function writeCheckpoint(dir, configText, shards = 2) {
   fs.mkdirSync(dir, { recursive: true });
   const cfg = JSON.parse(configText);
@@ -55,5 +55,5 @@ export function writeCheckpoint(dir, configText, shards = 2) {
   const index = path.join(dir, 'model.safetensors.index.json');
   fs.writeFileSync(index, JSON.stringify({ metadata: { total_size: Number(total) }, weight_map: weightMap }, null, 2));
   files.push(index);
-  return { dir, files, sizes };
+  return { dir, files, sizes, index };
 }
