@@ -1,8 +1,9 @@
 /* Benchmarks: nanoseconds per estimate (dense training, MoE with every parallel dimension,
  * serving), planner candidates per second, the wall time of a 405B plan on 1024 GPUs, the
- * fewest-devices search on a job that fits and on one that never does, and the JSON readers (a
+ * fewest-devices search on a job that fits and on one that never does, the JSON readers (a
  * config.json, safetensors headers of 100,000 tensors in the plain form and in one that goes
- * through the JSON reader). Prints
+ * through the JSON reader), and the file readers on the hostile inputs of tests/test_bounds.c,
+ * whose work and memory that test asserts. Prints
  * the machine and the figures; the best of several rounds is kept (shared machines are noisy).
  * Run with `meson test -C build --benchmark --verbose` or build/tests/bench/llmmem-bench. */
 #define _POSIX_C_SOURCE 200809L
@@ -10,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../hostile.h"
 #include "llmmem/llmmem.h"
 
 static double now(void)
@@ -164,6 +167,43 @@ static void bench_json(void)
     }
 }
 
+/* Each hostile input (tests/hostile.h) written to a file and read: the best of 3 reads, and its
+ * time per 100 MB. */
+static void bench_hostile(void)
+{
+    char dir[] = "/tmp/llmmem-bench-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return;
+    }
+    for (size_t i = 0; i < sizeof hostile_inputs / sizeof hostile_inputs[0]; i++) {
+        const hostile_input *in = &hostile_inputs[i];
+        char path[sizeof dir + 64];
+        snprintf(path, sizeof path, "%s/%s", dir, in->name);
+        struct stat sb;
+        if (hostile_write(in, path, in->size) < 0 || stat(path, &sb) != 0) {
+            fprintf(stderr, "%s: cannot write it\n", path);
+            break;
+        }
+        llmmem_status st = LLMMEM_OK;
+        double best = 1e30;
+        for (int round = 0; round < 3; round++) {
+            llmmem_checkpoint *ck = NULL;
+            llmmem_model *m = NULL;
+            double t0 = now();
+            st = hostile_read(in->reader, path, &ck, &m);
+            double t = now() - t0;
+            llmmem_checkpoint_free(ck);
+            llmmem_model_free(m);
+            best = t < best ? t : best;
+        }
+        printf("hostile %s (%lld bytes, %s): %.3f s, %.2f s per 100 MB\n", in->name, (long long)sb.st_size,
+               llmmem_status_str(st), best, best / (double)sb.st_size * 1e8);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     llmmem_model *dense, *moe, *big;
@@ -180,6 +220,7 @@ int main(void)
     machine();
     printf("\n");
     bench_json();
+    bench_hostile();
 
     if (set(s, "mode", "training") || set(s, "recompute", "selective") || check(llmmem_estimate(r, dense, hw, s), "dense"))
         return 1;

@@ -280,10 +280,12 @@ def _max(cands):
 
 
 def measure(**kw):
-    """generate.measure in a process of its own: the peaks and the tracer's moments."""
+    """generate.measure in a process of its own: the peaks and the tracer's moments. The timeout
+    is a hang guard, far beyond what importing torch and a small model's run take on a loaded
+    machine."""
     run = subprocess.run(
         [sys.executable, os.path.join(HERE, "generate.py"), json.dumps({**kw, "trace": True})],
-        capture_output=True, text=True, cwd=HERE, timeout=120,
+        capture_output=True, text=True, cwd=HERE, timeout=900,
     )
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)

@@ -98,6 +98,8 @@ const browser = await chromium.launch({
     '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
 });
 const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+// Every wait and action: a hang guard (each takes well under a second) that a loaded machine does not reach.
+context.setDefaultTimeout(120000);
 let failures = 0, comparisons = 0, jobsCompared = 0, shotNo = 0;
 const fail = (msg) => { failures++; console.log(`FAIL ${msg}`); };
 const pageErrors = [];
@@ -107,7 +109,7 @@ async function openPage(url = base) {
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
   await page.goto(url);
-  await page.waitForFunction(() => document.body.dataset.state !== 'loading', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.body.dataset.state !== 'loading');
   if (await page.evaluate(() => document.body.dataset.state) === 'fatal') throw new Error(await page.textContent('#fatal'));
   return page;
 }
@@ -365,7 +367,7 @@ async function expectError(...a) { try { await expectErrorOnce(...a); } catch (e
 async function expectErrorOnce(name, act, field, cliArgv, mapPath = (s) => s) {
   const page = await openPage();
   await act(page);
-  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 10000 }).catch(() => {});
+  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: 60000 }).catch(() => {});
   const state = await page.evaluate(() => document.body.dataset.state);
   const errs = await page.$$eval('[data-err]', (els) => els.filter((e) => e.textContent && e.offsetParent !== null).map((e) => ({ field: e.dataset.err, text: e.textContent })));
   const r = cliRun(cliArgv);

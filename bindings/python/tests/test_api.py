@@ -3,7 +3,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 import warnings
 
 import pytest
@@ -289,26 +288,30 @@ def test_stub_covers_the_public_api():
         assert public <= stubbed, f"{name}: not in the stub: {sorted(public - stubbed)}"
 
 
-def _releases_gil(call, repeat=3000):
+def _releases_gil(call, repeat=200_000):
     """True if `call` lets another thread run while it is in C. With a switch interval of
-    60 s the interpreter never takes the GIL from a running thread by itself: the main thread
-    gets it back before the worker's loop ends only if the C calls release it."""
-    started, done = threading.Event(), threading.Event()
+    10 minutes the interpreter never takes the GIL from a running thread by itself: the main
+    thread, waiting for it, gets it before the worker's loop ends only if the C calls release
+    it. The worker calls until the main thread has run (at most `repeat` times), so however late
+    a loaded machine wakes the main thread, the answer is the same; only a call that keeps the
+    GIL runs all `repeat` calls."""
+    started, ran = threading.Event(), threading.Event()
+    calls = [0]
 
     def work():
         started.set()
-        for _ in range(repeat):
+        while calls[0] < repeat and not ran.is_set():
             call()
-        done.set()
+            calls[0] += 1
 
     old = sys.getswitchinterval()
-    sys.setswitchinterval(60.0)
+    sys.setswitchinterval(600.0)
     try:
         t = threading.Thread(target=work)
         t.start()
-        started.wait()
-        time.sleep(0.001)
-        released = not done.is_set()
+        started.wait()  # returns holding the GIL: while the worker is in C, or once it is done
+        released = calls[0] < repeat
+        ran.set()
         t.join()
     finally:
         sys.setswitchinterval(old)
@@ -321,16 +324,14 @@ def test_long_calls_release_the_gil(llama7b, h100):
     training = llmmem.Strategy(mode="training")
     config = (test_data() / "configs" / "qwen3-8b.json").read_text()
     assert _releases_gil(lambda: llmmem.estimate(llama7b, h100, training))
-    assert _releases_gil(lambda: llmmem.Model.from_hf_config_text(config), repeat=300)
-    # inference fits, so each solve searches (a dozen estimates); 5000 of them take long enough to be seen
+    assert _releases_gil(lambda: llmmem.Model.from_hf_config_text(config))
+    # inference fits, so each solve searches (a dozen estimates)
     inference = llmmem.Strategy()
-    assert _releases_gil(lambda: llmmem.solve_max_micro_batch(llama7b, h100, inference), repeat=5000)
-    # a serving estimate takes under a microsecond in C: enough of them that the loop outlasts the
-    # main thread's 1 ms sleep even when a loaded machine wakes it late
-    assert _releases_gil(lambda: llmmem.serve(llama7b, h100), repeat=20000)
-    assert _releases_gil(lambda: llmmem.local_estimate(llama7b, h100), repeat=20000)
-    assert _releases_gil(lambda: llmmem.local_solve("max_context", llama7b, h100), repeat=2000)
-    # a setter keeps the GIL (it changes a handle estimates may read)
+    assert _releases_gil(lambda: llmmem.solve_max_micro_batch(llama7b, h100, inference))
+    assert _releases_gil(lambda: llmmem.serve(llama7b, h100))
+    assert _releases_gil(lambda: llmmem.local_estimate(llama7b, h100))
+    assert _releases_gil(lambda: llmmem.local_solve("max_context", llama7b, h100))
+    # a setter keeps the GIL (it changes a handle estimates may read): all its calls run first
     assert not _releases_gil(lambda: training.set(micro_batch_size=1), repeat=20000)
 
 
