@@ -1,0 +1,632 @@
+/* PyTorch's eager execution and autograd engine, reduced to the allocations they make (autograd.h). */
+#include "autograd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_IN 3
+#define MAX_SAVED 7
+/* Tensors or nodes alive at once: a 70B training step needs about 10^4. */
+#define CAP (1u << 22)
+
+typedef struct tensor {
+    uint64_t bytes;
+    uint32_t rc;
+    uint32_t base;  /* a view's base (kept alive), else 0 */
+    uint32_t fn;    /* the node that made it, + 1 */
+    uint32_t grad;  /* a leaf's accumulated grad */
+    uint32_t sink;  /* the sink's id of its allocation */
+    uint32_t next_free;
+    uint8_t flags;
+} tensor;
+
+typedef struct node {
+    uint64_t seq;
+    uint64_t arg[2];
+    uint64_t inb[MAX_IN];   /* each input's bytes */
+    uint32_t saved[MAX_SAVED];
+    uint32_t next[MAX_IN];  /* the node that made input i, + 1 */
+    uint32_t leaf[MAX_IN];  /* input i when it is a leaf requiring grad */
+    uint32_t buf;           /* the grad gathered for the output during backward */
+    uint32_t deps, mark;
+    uint8_t op, nin, nsaved, rowsum;
+} node;
+
+struct llmmem__ag {
+    llmmem__sink sink;
+    llmmem_status status;
+    tensor *t;
+    uint32_t nt, capt, free_head;
+    node *n;
+    uint32_t nn, capn;
+    uint64_t seq, live, peak;
+    int grad_mode, depth;
+    uint64_t ws_bytes[3];   /* forward cuBLAS, forward cuBLASLt, backward cuBLAS */
+    uint32_t ws[3];
+    uint32_t stamp;
+    llmmem__ag_rerun rerun;
+    void *rerun_ctx;
+};
+
+enum { WS_FWD, WS_FWD_LT, WS_BWD };
+
+static void fail(llmmem__ag *ag, llmmem_status st, const char *fmt, ...) LLMMEM_PRINTF(3, 4);
+static void fail(llmmem__ag *ag, llmmem_status st, const char *fmt, ...)
+{
+    if (ag->status != LLMMEM_OK)
+        return;
+    ag->status = st;
+    if (fmt) {
+        char msg[256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        llmmem__fail_text(st, msg);
+    }
+}
+
+llmmem_status llmmem__ag_new(llmmem__ag **out, const llmmem__sink *sink)
+{
+    llmmem__ag *ag = calloc(1, sizeof *ag);
+    if (!ag)
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "out of memory");
+    ag->sink = *sink;
+    ag->grad_mode = 1;
+    ag->nt = 1; /* id 0 is "none" */
+    *out = ag;
+    return LLMMEM_OK;
+}
+
+void llmmem__ag_free(llmmem__ag *ag)
+{
+    if (!ag)
+        return;
+    free(ag->t);
+    free(ag->n);
+    free(ag);
+}
+
+llmmem_status llmmem__ag_status(const llmmem__ag *ag) { return ag->status; }
+void llmmem__ag_grad_mode(llmmem__ag *ag, int on) { ag->grad_mode = on; }
+uint64_t llmmem__ag_live(const llmmem__ag *ag) { return ag->live; }
+uint64_t llmmem__ag_peak(const llmmem__ag *ag) { return ag->peak; }
+
+void llmmem__ag_workspaces(llmmem__ag *ag, uint64_t forward, uint64_t forward_lt, uint64_t backward)
+{
+    ag->ws_bytes[WS_FWD] = forward;
+    ag->ws_bytes[WS_FWD_LT] = forward_lt;
+    ag->ws_bytes[WS_BWD] = backward;
+}
+
+void llmmem__ag_set_rerun(llmmem__ag *ag, llmmem__ag_rerun fn, void *ctx)
+{
+    ag->rerun = fn;
+    ag->rerun_ctx = ctx;
+}
+
+/* ---- tensors --------------------------------------------------------------------------------- */
+
+static int grow(llmmem__ag *ag, void **p, uint32_t *cap, size_t size, uint32_t need, const char *what)
+{
+    if (need <= *cap)
+        return 1;
+    if (need > CAP) {
+        fail(ag, LLMMEM_ERR_UNSUPPORTED, "the allocation tape needs more than %u %s alive at once", CAP, what);
+        return 0;
+    }
+    uint32_t c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q) {
+        fail(ag, LLMMEM_ERR_NO_MEMORY, "out of memory");
+        return 0;
+    }
+    *p = q;
+    *cap = c;
+    return 1;
+}
+
+static uint32_t new_tensor(llmmem__ag *ag, uint64_t bytes)
+{
+    uint32_t id = ag->free_head;
+    if (id)
+        ag->free_head = ag->t[id].next_free;
+    else {
+        if (!grow(ag, (void **)&ag->t, &ag->capt, sizeof *ag->t, ag->nt + 1, "tensors"))
+            return 0;
+        id = ag->nt++;
+    }
+    tensor *t = &ag->t[id];
+    memset(t, 0, sizeof *t);
+    t->bytes = bytes;
+    t->rc = 1;
+    return id;
+}
+
+static void recycle(llmmem__ag *ag, uint32_t id)
+{
+    ag->t[id].next_free = ag->free_head;
+    ag->free_head = id;
+}
+
+uint32_t llmmem__ag_alloc(llmmem__ag *ag, uint64_t bytes)
+{
+    if (ag->status != LLMMEM_OK)
+        return 0;
+    uint32_t id = new_tensor(ag, bytes);
+    if (!id)
+        return 0;
+    uint32_t sid = 0;
+    llmmem_status st = ag->sink.alloc(ag->sink.ctx, &sid, bytes);
+    if (st != LLMMEM_OK) {
+        recycle(ag, id);
+        fail(ag, st, NULL);
+        return 0;
+    }
+    ag->t[id].sink = sid;
+    if (!llmmem__add(&ag->live, ag->live, bytes)) {
+        fail(ag, LLMMEM_ERR_OVERFLOW, "the allocation tape's bytes exceed 64 bits");
+        return 0;
+    }
+    if (ag->live > ag->peak)
+        ag->peak = ag->live;
+    return id;
+}
+
+uint32_t llmmem__ag_param(llmmem__ag *ag, uint64_t bytes)
+{
+    uint32_t id = llmmem__ag_alloc(ag, bytes);
+    if (id)
+        ag->t[id].flags = LLMMEM__T_REQ | LLMMEM__T_LEAF;
+    return id;
+}
+
+uint32_t llmmem__ag_ref(llmmem__ag *ag, uint32_t t)
+{
+    if (t)
+        ag->t[t].rc++;
+    return t;
+}
+
+uint32_t llmmem__ag_view(llmmem__ag *ag, uint32_t base, uint64_t bytes, int leaf)
+{
+    if (ag->status != LLMMEM_OK || !base)
+        return 0;
+    uint32_t id = new_tensor(ag, bytes);
+    if (!id)
+        return 0;
+    ag->t[id].base = llmmem__ag_ref(ag, base);
+    ag->t[id].flags = (uint8_t)((ag->t[base].flags & LLMMEM__T_BSHD) | LLMMEM__T_NOACC |
+                                (leaf ? LLMMEM__T_REQ | LLMMEM__T_LEAF : 0));
+    return id;
+}
+
+void llmmem__ag_unref(llmmem__ag *ag, uint32_t id)
+{
+    /* a chain of views ends at the tensor that owns the memory */
+    while (id) {
+        tensor *t = &ag->t[id];
+        if (--t->rc)
+            return;
+        uint32_t base = t->base;
+        if (!base) {
+            ag->live -= t->bytes;
+            llmmem_status st = ag->sink.free(ag->sink.ctx, t->sink);
+            if (st != LLMMEM_OK)
+                fail(ag, st, NULL);
+        }
+        recycle(ag, id);
+        id = base;
+    }
+}
+
+uint64_t llmmem__ag_bytes(const llmmem__ag *ag, uint32_t t) { return t ? ag->t[t].bytes : 0; }
+int llmmem__ag_requires_grad(const llmmem__ag *ag, uint32_t t) { return t && (ag->t[t].flags & LLMMEM__T_REQ); }
+uint32_t llmmem__ag_grad(const llmmem__ag *ag, uint32_t leaf) { return leaf ? ag->t[leaf].grad : 0; }
+
+void llmmem__ag_drop_grad(llmmem__ag *ag, uint32_t leaf)
+{
+    if (!leaf)
+        return;
+    uint32_t g = ag->t[leaf].grad;
+    ag->t[leaf].grad = 0;
+    llmmem__ag_unref(ag, g);
+}
+
+/* The first GEMM of a thread makes the workspace its cuBLAS handle keeps
+ * (aten/src/ATen/cuda/CublasHandlePool.cpp getCurrentCUDABlasHandle, getCUDABlasLtWorkspace). */
+static void workspace(llmmem__ag *ag, int which)
+{
+    if (!ag->ws[which] && ag->ws_bytes[which])
+        ag->ws[which] = llmmem__ag_alloc(ag, ag->ws_bytes[which]);
+}
+
+void llmmem__ag_forward_workspace(llmmem__ag *ag)
+{
+    workspace(ag, WS_FWD);
+}
+
+/* ---- ops ------------------------------------------------------------------------------------- */
+
+static int needs_grad(const llmmem__ag *ag, const llmmem__ag_call *c)
+{
+    if (!ag->grad_mode)
+        return 0;
+    for (unsigned i = 0; i < c->nin; i++)
+        if (llmmem__ag_requires_grad(ag, c->in[i]))
+            return 1;
+    return 0;
+}
+
+void llmmem__ag_node(llmmem__ag *ag, const llmmem__ag_call *c, uint32_t out)
+{
+    if (ag->status != LLMMEM_OK || !out || !needs_grad(ag, c))
+        return;
+    if (!grow(ag, (void **)&ag->n, &ag->capn, sizeof *ag->n, ag->nn + 1, "autograd nodes"))
+        return;
+    uint32_t k = ag->nn++;
+    node *n = &ag->n[k];
+    memset(n, 0, sizeof *n);
+    n->seq = ++ag->seq;
+    n->op = (uint8_t)c->op;
+    n->nin = (uint8_t)c->nin;
+    n->rowsum = (uint8_t)c->rowsum;
+    n->arg[0] = c->arg[0];
+    n->arg[1] = c->arg[1];
+    for (unsigned i = 0; i < c->nin; i++) {
+        const tensor *x = &ag->t[c->in[i]];
+        n->inb[i] = c->in[i] ? x->bytes : 0;
+        if (!llmmem__ag_requires_grad(ag, c->in[i]))
+            continue;
+        if (x->flags & LLMMEM__T_LEAF)
+            n->leaf[i] = c->in[i];
+        else
+            n->next[i] = x->fn;
+    }
+    for (unsigned i = 0; i < c->nsaved; i++)
+        n->saved[n->nsaved++] = llmmem__ag_ref(ag, c->saved[i]);
+    ag->t[out].flags |= LLMMEM__T_REQ;
+    ag->t[out].fn = k + 1;
+}
+
+uint32_t llmmem__ag_op(llmmem__ag *ag, const llmmem__ag_call *c)
+{
+    if (ag->status != LLMMEM_OK)
+        return 0;
+    uint32_t out = c->view ? llmmem__ag_view(ag, c->in[0], c->out, 0) : llmmem__ag_alloc(ag, c->out);
+    if (c->view && out)
+        ag->t[out].flags &= (uint8_t)~LLMMEM__T_NOACC;
+    if (c->op == LLMMEM__OP_MM)
+        workspace(ag, ag->depth ? WS_BWD : WS_FWD);
+    else if (c->op == LLMMEM__OP_ADDMM)
+        workspace(ag, ag->depth ? WS_BWD : WS_FWD_LT);
+    llmmem__ag_node(ag, c, out);
+    return out;
+}
+
+/* ---- backward -------------------------------------------------------------------------------- */
+
+static uint32_t alloc_flags(llmmem__ag *ag, uint64_t bytes, uint8_t flags)
+{
+    uint32_t t = llmmem__ag_alloc(ag, bytes);
+    if (t)
+        ag->t[t].flags |= flags;
+    return t;
+}
+
+/* allocs n temporaries of `bytes` then frees all but the last, which is returned (a formula of n
+ * elementwise kernels) */
+static uint32_t chain(llmmem__ag *ag, unsigned n, uint64_t bytes)
+{
+    uint32_t tmp[4] = {0};
+    for (unsigned i = 0; i < n; i++)
+        tmp[i] = llmmem__ag_alloc(ag, bytes);
+    for (unsigned i = 0; i + 1 < n; i++)
+        llmmem__ag_unref(ag, tmp[i]);
+    return tmp[n - 1];
+}
+
+static int wants(const node *n, unsigned i) { return n->next[i] || n->leaf[i]; }
+
+/* The grads a node's derivative formula allocates, for each input that requires grad. */
+static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
+{
+    node n = ag->n[k]; /* a copy: a checkpoint's rerun may move the array */
+    uint64_t gb = ag->t[g].bytes;
+    switch ((llmmem__op)n.op) {
+    case LLMMEM__OP_TO:
+    case LLMMEM__OP_MEAN:
+    case LLMMEM__OP_SILU:
+    case LLMMEM__OP_SLICE:
+    case LLMMEM__OP_LOGSOFTMAX:
+        gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+        break;
+    case LLMMEM__OP_NEG:
+        gin[0] = llmmem__ag_alloc(ag, gb);
+        break;
+    case LLMMEM__OP_POW2:
+    case LLMMEM__OP_RSQRT:
+        gin[0] = chain(ag, 3, n.inb[0]);
+        break;
+    case LLMMEM__OP_PASS:
+        gin[0] = llmmem__ag_ref(ag, g);
+        break;
+    case LLMMEM__OP_ADD:
+        for (unsigned i = 0; i < 2; i++)
+            if (wants(&n, i))
+                gin[i] = llmmem__ag_ref(ag, g);
+        break;
+    case LLMMEM__OP_MUL:
+        for (unsigned i = 0; i < 2; i++)
+            if (wants(&n, i))
+                gin[i] = llmmem__ag_alloc(ag, gb);
+        break;
+    case LLMMEM__OP_CAT2:
+        for (unsigned i = 0; i < 2; i++)
+            if (wants(&n, i))
+                gin[i] = llmmem__ag_view(ag, g, n.inb[i], 0);
+        break;
+    case LLMMEM__OP_MM:
+        if (wants(&n, 1)) {
+            gin[1] = llmmem__ag_alloc(ag, n.inb[1]);
+            workspace(ag, WS_BWD);
+        }
+        if (wants(&n, 0))
+            gin[0] = alloc_flags(ag, n.inb[0], LLMMEM__T_NOACC);
+        break;
+    case LLMMEM__OP_ADDMM:
+        if (wants(&n, 0)) {
+            gin[0] = alloc_flags(ag, n.inb[0], LLMMEM__T_NOACC);
+            workspace(ag, WS_BWD);
+        }
+        if (wants(&n, 1))
+            gin[1] = llmmem__ag_alloc(ag, n.inb[1]);
+        if (wants(&n, 2))
+            gin[2] = llmmem__ag_ref(ag, g);
+        break;
+    case LLMMEM__OP_HEADS:
+        gin[0] = (ag->t[g].flags & LLMMEM__T_BSHD) ? llmmem__ag_view(ag, g, gb, 0) : llmmem__ag_alloc(ag, gb);
+        break;
+    case LLMMEM__OP_SDPA_CUDNN: {
+        for (unsigned i = 0; i < 3; i++)
+            if (wants(&n, i))
+                gin[i] = alloc_flags(ag, n.inb[i], LLMMEM__T_BSHD);
+        /* the backward's workspace as measured with the cuDNN backend torch 2.11 picks on an H100
+         * (tests/data/gpu): two fp32 accumulators of dQ's size, the softmax statistics, 256 bytes */
+        int bad = 0;
+        uint64_t ws = llmmem__add_flag(&bad, llmmem__add_flag(&bad, llmmem__mul_flag(&bad, n.inb[0], 4), n.arg[0]), 256);
+        if (bad) {
+            fail(ag, LLMMEM_ERR_OVERFLOW, "the attention backward's workspace exceeds 64 bits");
+            break;
+        }
+        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, ws));
+        break;
+    }
+    case LLMMEM__OP_EMBED: {
+        /* embedding_dense_backward_cuda (ATen/native/cuda/Embedding.cu): the indices sorted by cub's
+         * radix sort (sorted and original indices, a range, the temporary storage), the zero-filled
+         * grad; embedding_backward_cuda_kernel (EmbeddingBackwardKernel.cu): segment offsets, their
+         * count, partial offsets and at most one partial sum row (fp32) per index */
+        uint64_t n8 = n.arg[0] * 8;
+        uint32_t sorted = llmmem__ag_alloc(ag, n8), orig = llmmem__ag_alloc(ag, n8);
+        uint32_t range = llmmem__ag_alloc(ag, n8), tmp = llmmem__ag_alloc(ag, 2 * n8 + 8191);
+        llmmem__ag_unref(ag, range);
+        llmmem__ag_unref(ag, tmp);
+        gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+        uint32_t seg = llmmem__ag_alloc(ag, n8), count = llmmem__ag_alloc(ag, 8), part = llmmem__ag_alloc(ag, n8);
+        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, n.arg[0] * n.arg[1] + n8));
+        llmmem__ag_unref(ag, seg);
+        llmmem__ag_unref(ag, count);
+        llmmem__ag_unref(ag, part);
+        llmmem__ag_unref(ag, sorted);
+        llmmem__ag_unref(ag, orig);
+        break;
+    }
+    case LLMMEM__OP_NLL:
+        gin[0] = llmmem__ag_alloc(ag, n.arg[0]);
+        break;
+    case LLMMEM__OP_CHECKPOINT: {
+        if (!ag->rerun) {
+            fail(ag, LLMMEM_ERR_UNSUPPORTED, "a checkpoint without its forward");
+            break;
+        }
+        uint32_t x = llmmem__ag_view(ag, n.saved[0], n.inb[0], 1);
+        uint32_t y = ag->rerun(ag->rerun_ctx, ag, n.arg[0], x);
+        llmmem__ag_backward(ag, y, llmmem__ag_ref(ag, g));
+        llmmem__ag_unref(ag, y);
+        if (x) {
+            gin[0] = ag->t[x].grad;
+            ag->t[x].grad = 0;
+        }
+        llmmem__ag_unref(ag, x);
+        break;
+    }
+    case LLMMEM__OPS:
+        break;
+    }
+}
+
+/* at::sum_to in validate_outputs: the output, and for a sum across rows a global staging buffer and
+ * semaphores (ATen/native/cuda/Reduce.cuh; the sizes as measured: 4 bytes per input byte, one byte
+ * per 32 outputs) */
+static uint32_t sum_to(llmmem__ag *ag, uint32_t full, uint64_t bytes, int rowsum)
+{
+    uint32_t o = llmmem__ag_alloc(ag, bytes);
+    if (!rowsum) {
+        uint64_t stage;
+        if (!llmmem__mul(&stage, ag->t[full].bytes, 4)) {
+            fail(ag, LLMMEM_ERR_OVERFLOW, "a reduction's staging buffer exceeds 64 bits");
+            return o;
+        }
+        uint32_t ws = llmmem__ag_alloc(ag, stage);
+        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, (bytes / 2 + 31) / 32 ? (bytes / 2 + 31) / 32 : 1));
+        llmmem__ag_unref(ag, ws);
+    }
+    llmmem__ag_unref(ag, full);
+    return o;
+}
+
+/* InputBuffer::accumulate (input_buffer.cpp): in place into a grad only this buffer holds (the old
+ * one first), else a new sum. */
+static uint32_t accumulate(llmmem__ag *ag, uint32_t old, uint32_t add)
+{
+    const tensor *a = &ag->t[old], *b = &ag->t[add];
+    if (a->rc == 1 && !(a->flags & LLMMEM__T_NOACC) && !a->base) {
+        llmmem__ag_unref(ag, add);
+        return old;
+    }
+    if (b->rc == 1 && !(b->flags & LLMMEM__T_NOACC) && !b->base) {
+        llmmem__ag_unref(ag, old);
+        return add;
+    }
+    uint32_t s = llmmem__ag_alloc(ag, b->bytes);
+    llmmem__ag_unref(ag, old);
+    llmmem__ag_unref(ag, add);
+    return s;
+}
+
+/* AccumulateGrad (accumulate_grad.h): the first grad is stolen; a later one is added out of place. */
+static void accumulate_leaf(llmmem__ag *ag, uint32_t leaf, uint32_t g)
+{
+    tensor *p = &ag->t[leaf];
+    if (!p->grad) {
+        p->grad = g;
+        return;
+    }
+    uint32_t old = p->grad;
+    uint32_t s = llmmem__ag_alloc(ag, ag->t[g].bytes);
+    llmmem__ag_unref(ag, old);
+    llmmem__ag_unref(ag, g);
+    ag->t[leaf].grad = s;
+}
+
+/* A max-heap of node indices by sequence number (the engine's ReadyQueue). */
+typedef struct heap {
+    uint32_t *v;
+    uint32_t n;
+} heap;
+
+static void heap_push(const llmmem__ag *ag, heap *h, uint32_t k)
+{
+    uint32_t i = h->n++;
+    while (i) {
+        uint32_t p = (i - 1) / 2;
+        if (ag->n[h->v[p]].seq >= ag->n[k].seq)
+            break;
+        h->v[i] = h->v[p];
+        i = p;
+    }
+    h->v[i] = k;
+}
+
+static uint32_t heap_pop(const llmmem__ag *ag, heap *h)
+{
+    uint32_t top = h->v[0], last = h->v[--h->n], i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && ag->n[h->v[c + 1]].seq > ag->n[h->v[c]].seq)
+            c++;
+        if (ag->n[h->v[c]].seq <= ag->n[last].seq)
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n)
+        h->v[i] = last;
+    return top;
+}
+
+/* Counts each reachable node's incoming edges (GraphTask's dependencies); returns how many nodes
+ * were reached, 0 on failure. */
+static uint32_t dependencies(llmmem__ag *ag, uint32_t start, uint32_t stamp, uint32_t *stack)
+{
+    uint32_t sp = 0, reached = 0;
+    ag->n[start].mark = stamp;
+    ag->n[start].deps = 0;
+    stack[sp++] = start;
+    while (sp) {
+        node *n = &ag->n[stack[--sp]];
+        reached++;
+        for (unsigned i = 0; i < n->nin; i++) {
+            if (!n->next[i])
+                continue;
+            node *m = &ag->n[n->next[i] - 1];
+            if (m->mark != stamp) {
+                m->mark = stamp;
+                m->deps = 0;
+                m->buf = 0;
+                stack[sp++] = n->next[i] - 1;
+            }
+            m->deps++;
+        }
+    }
+    return reached;
+}
+
+void llmmem__ag_backward(llmmem__ag *ag, uint32_t root, uint32_t grad)
+{
+    if (ag->status != LLMMEM_OK || !root || !ag->t[root].fn) {
+        llmmem__ag_unref(ag, grad);
+        return;
+    }
+    uint32_t start = ag->t[root].fn - 1;
+    uint32_t *space = malloc(2 * (size_t)ag->nn * sizeof *space);
+    if (!space) {
+        fail(ag, LLMMEM_ERR_NO_MEMORY, "out of memory");
+        llmmem__ag_unref(ag, grad);
+        return;
+    }
+    uint32_t stamp = ++ag->stamp;
+    dependencies(ag, start, stamp, space);
+    heap h = {space + ag->nn, 0};
+    ag->n[start].buf = grad;
+    heap_push(ag, &h, start);
+    ag->depth++;
+    while (h.n && ag->status == LLMMEM_OK) {
+        uint32_t k = heap_pop(ag, &h);
+        uint32_t g = ag->n[k].buf, gin[MAX_IN] = {0};
+        ag->n[k].buf = 0;
+        rule(ag, k, g, gin);
+        llmmem__ag_unref(ag, g);
+        node *n = &ag->n[k];
+        for (unsigned i = 0; i < n->nsaved; i++)
+            llmmem__ag_unref(ag, n->saved[i]);
+        n->nsaved = 0;
+        for (unsigned i = 0; i < n->nin; i++) {
+            n = &ag->n[k];
+            if (gin[i] && ag->t[gin[i]].bytes > n->inb[i] && n->inb[i])
+                gin[i] = sum_to(ag, gin[i], n->inb[i], (n->rowsum >> i) & 1);
+        }
+        n = &ag->n[k];
+        for (unsigned i = 0; i < n->nin; i++) {
+            if (!n->next[i]) {
+                if (!n->leaf[i])
+                    llmmem__ag_unref(ag, gin[i]);
+                continue;
+            }
+            node *m = &ag->n[n->next[i] - 1];
+            if (gin[i])
+                m->buf = m->buf ? accumulate(ag, m->buf, gin[i]) : gin[i];
+            m = &ag->n[n->next[i] - 1];
+            if (--m->deps == 0)
+                heap_push(ag, &h, n->next[i] - 1);
+        }
+        for (unsigned i = 0; i < n->nin; i++)
+            if (n->leaf[i] && gin[i])
+                accumulate_leaf(ag, n->leaf[i], gin[i]);
+    }
+    ag->depth--;
+    free(space);
+    if (ag->depth == 0) {
+        /* every node of the step has run: the graph is gone */
+        for (uint32_t i = 1; i < ag->nt; i++)
+            ag->t[i].fn = 0;
+        ag->nn = 0;
+    }
+}

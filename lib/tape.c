@@ -1,0 +1,429 @@
+/* The allocation tape of a transformers job (tape.h): the model's code, op by op, as PyTorch runs
+ * it on a CUDA device. Each function follows the transformers 5.x function it names. */
+#include "tape.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define F32 4u
+
+typedef struct layer_params {
+    uint32_t q, qb, k, kb, v, vb, o, gate, up, down, n1, n2;
+} layer_params;
+
+typedef struct run {
+    llmmem__ag *ag;
+    const llmmem__tape_job *job;
+    uint64_t N;          /* tokens of a step: batch x seq */
+    uint32_t embed, norm, head, ids;
+    layer_params *layer;
+    uint32_t cos, sin;   /* the rotary embedding of the step */
+} run;
+
+#define OP(ag, ...) llmmem__ag_op((ag), &(llmmem__ag_call){__VA_ARGS__})
+
+static uint64_t mul3(llmmem__ag *ag, uint64_t a, uint64_t b, uint64_t c, int *bad)
+{
+    (void)ag;
+    return llmmem__mul_flag(bad, llmmem__mul_flag(bad, a, b), c);
+}
+
+/* ---- building blocks --------------------------------------------------------------------------- */
+
+/* nn.Linear: F.linear, an mm (or addmm with a bias) saving what its weight's and input's grads need */
+static uint32_t linear(run *r, uint32_t x, uint32_t w, uint32_t bias, uint64_t out)
+{
+    llmmem__ag *ag = r->ag;
+    uint32_t saved[2];
+    unsigned ns = 0;
+    if (llmmem__ag_requires_grad(ag, w))
+        saved[ns++] = x;
+    if (llmmem__ag_requires_grad(ag, x))
+        saved[ns++] = w;
+    if (bias)
+        return OP(ag, .op = LLMMEM__OP_ADDMM, .out = out, .in = {x, w, bias}, .nin = 3, .saved = {saved[0], saved[1]},
+                  .nsaved = ns);
+    return OP(ag, .op = LLMMEM__OP_MM, .out = out, .in = {x, w}, .nin = 2, .saved = {saved[0], saved[1]}, .nsaved = ns);
+}
+
+/* a * b (out bytes): MulBackward0 saves each factor the other's grad needs */
+static uint32_t mul(run *r, uint32_t a, uint32_t b, uint64_t out, unsigned rowsum)
+{
+    llmmem__ag *ag = r->ag;
+    uint32_t saved[2];
+    unsigned ns = 0;
+    if (llmmem__ag_requires_grad(ag, b))
+        saved[ns++] = a;
+    if (llmmem__ag_requires_grad(ag, a))
+        saved[ns++] = b;
+    return OP(ag, .op = LLMMEM__OP_MUL, .out = out, .in = {a, b}, .nin = 2, .saved = {saved[0], saved[1]}, .nsaved = ns,
+              .rowsum = rowsum);
+}
+
+static uint32_t unary(run *r, llmmem__op op, uint32_t x, uint64_t out, int save_in)
+{
+    return OP(r->ag, .op = op, .out = out, .in = {x}, .nin = 1, .saved = {x}, .nsaved = save_in ? 1u : 0u);
+}
+
+/* LlamaRMSNorm.forward (modeling_llama.py): hidden_states.to(float32); variance =
+ * hidden_states.pow(2).mean(-1, keepdim=True); hidden_states * torch.rsqrt(variance + eps);
+ * self.weight * hidden_states.to(input_dtype) */
+static uint32_t rmsnorm(run *r, uint32_t x, uint32_t w)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    int bad = 0;
+    uint64_t full32 = mul3(ag, r->N, m->hidden, F32, &bad), full = mul3(ag, r->N, m->hidden, m->bytes, &bad);
+    uint64_t rows = llmmem__mul_flag(&bad, r->N, F32);
+    if (bad)
+        return 0;
+    uint32_t x32 = unary(r, LLMMEM__OP_TO, x, full32, 0);
+    uint32_t p = unary(r, LLMMEM__OP_POW2, x32, full32, 1);
+    uint32_t var = unary(r, LLMMEM__OP_MEAN, p, rows, 0);
+    llmmem__ag_unref(ag, p);
+    uint32_t ve = unary(r, LLMMEM__OP_PASS, var, rows, 0);
+    uint32_t rs = llmmem__ag_alloc(ag, rows); /* rsqrt_backward uses its result */
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_RSQRT, .in = {ve}, .nin = 1, .saved = {rs}, .nsaved = 1}, rs);
+    llmmem__ag_unref(ag, ve);
+    uint32_t y32 = mul(r, x32, rs, full32, 2);
+    llmmem__ag_unref(ag, rs);
+    llmmem__ag_unref(ag, x32);
+    uint32_t yb = unary(r, LLMMEM__OP_TO, y32, full, 0);
+    uint32_t out = mul(r, w, yb, full, 0);
+    llmmem__ag_unref(ag, yb);
+    llmmem__ag_unref(ag, y32);
+    llmmem__ag_unref(ag, var);
+    return out;
+}
+
+/* rotate_half (modeling_llama.py): torch.cat((-x2, x1), dim=-1) of the two halves x1, x2 */
+static uint32_t rotate_half(run *r, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    uint64_t half = llmmem__ag_bytes(ag, x) / 2;
+    uint32_t x1 = OP(ag, .op = LLMMEM__OP_SLICE, .out = half, .view = 1, .in = {x}, .nin = 1);
+    uint32_t x2 = OP(ag, .op = LLMMEM__OP_SLICE, .out = half, .view = 1, .in = {x}, .nin = 1);
+    uint32_t n = OP(ag, .op = LLMMEM__OP_NEG, .out = half, .in = {x2}, .nin = 1);
+    uint32_t c = OP(ag, .op = LLMMEM__OP_CAT2, .out = 2 * half, .in = {n, x1}, .nin = 2);
+    llmmem__ag_unref(ag, n);
+    llmmem__ag_unref(ag, x1);
+    llmmem__ag_unref(ag, x2);
+    return c;
+}
+
+/* apply_rotary_pos_emb: (x * cos) + (rotate_half(x) * sin) */
+static uint32_t rope(run *r, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    uint64_t b = llmmem__ag_bytes(ag, x);
+    uint32_t a = mul(r, x, r->cos, b, 0);
+    uint32_t rot = rotate_half(r, x);
+    uint32_t s = mul(r, rot, r->sin, b, 0);
+    llmmem__ag_unref(ag, rot);
+    uint32_t o = OP(ag, .op = LLMMEM__OP_ADD, .out = b, .in = {a, s}, .nin = 2);
+    llmmem__ag_unref(ag, a);
+    llmmem__ag_unref(ag, s);
+    return o;
+}
+
+/* proj(x).view(hidden_shape).transpose(1, 2) */
+static uint32_t heads(run *r, uint32_t x)
+{
+    uint32_t v = OP(r->ag, .op = LLMMEM__OP_HEADS, .out = llmmem__ag_bytes(r->ag, x), .view = 1, .in = {x}, .nin = 1);
+    llmmem__ag_unref(r->ag, x);
+    return v;
+}
+
+/* sdpa_attention_forward (integrations/sdpa_attention.py), causal, as the cuDNN backend torch 2.11
+ * runs it on an H100 (aten _scaled_dot_product_cudnn_attention): the philox seed and offset, the
+ * output, the logsumexp (fp32, batch x heads x seq) and a 256-byte workspace */
+static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    int bad = 0;
+    uint64_t lse = mul3(ag, r->N, m->heads, F32, &bad);
+    if (bad)
+        return 0;
+    uint32_t seed = llmmem__ag_alloc(ag, 8), off = llmmem__ag_alloc(ag, 8);
+    uint32_t o = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, q));
+    uint32_t l = llmmem__ag_alloc(ag, lse);
+    llmmem__ag_unref(ag, llmmem__ag_alloc(ag, 256));
+    llmmem__ag_node(ag,
+                    &(llmmem__ag_call){.op = LLMMEM__OP_SDPA_CUDNN, .in = {q, k, v}, .nin = 3,
+                                       .saved = {q, k, v, o, l, seed, off}, .nsaved = 7, .arg = {lse}},
+                    o);
+    llmmem__ag_unref(ag, seed);
+    llmmem__ag_unref(ag, off);
+    llmmem__ag_unref(ag, l);
+    return o;
+}
+
+/* ---- the model --------------------------------------------------------------------------------- */
+
+/* LlamaDecoderLayer.forward / Qwen2DecoderLayer.forward */
+static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    const layer_params *p = &r->layer[l];
+    int bad = 0;
+    uint64_t qb = mul3(ag, r->N, m->heads * m->head_dim, m->bytes, &bad);
+    uint64_t kvb = mul3(ag, r->N, m->kv_heads * m->head_dim, m->bytes, &bad);
+    uint64_t hb = mul3(ag, r->N, m->hidden, m->bytes, &bad), fb = mul3(ag, r->N, m->ffn, m->bytes, &bad);
+    if (bad)
+        return 0;
+    uint32_t h1 = rmsnorm(r, x, p->n1);
+    uint32_t q = heads(r, linear(r, h1, p->q, p->qb, qb));
+    uint32_t k = heads(r, linear(r, h1, p->k, p->kb, kvb));
+    uint32_t v = heads(r, linear(r, h1, p->v, p->vb, kvb));
+    llmmem__ag_unref(ag, h1);
+    uint32_t qe = rope(r, q), ke = rope(r, k);
+    llmmem__ag_unref(ag, q);
+    llmmem__ag_unref(ag, k);
+    uint32_t a = sdpa(r, qe, ke, v);
+    llmmem__ag_unref(ag, qe);
+    llmmem__ag_unref(ag, ke);
+    llmmem__ag_unref(ag, v);
+    uint32_t o = linear(r, a, p->o, 0, hb);
+    llmmem__ag_unref(ag, a);
+    uint32_t r1 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {x, o}, .nin = 2);
+    llmmem__ag_unref(ag, o);
+    /* LlamaMLP.forward: down_proj(act_fn(gate_proj(x)) * up_proj(x)) */
+    uint32_t h2 = rmsnorm(r, r1, p->n2);
+    uint32_t g = linear(r, h2, p->gate, 0, fb);
+    uint32_t act = unary(r, LLMMEM__OP_SILU, g, fb, 1);
+    llmmem__ag_unref(ag, g);
+    uint32_t u = linear(r, h2, p->up, 0, fb);
+    llmmem__ag_unref(ag, h2);
+    uint32_t prod = mul(r, act, u, fb, 0);
+    llmmem__ag_unref(ag, act);
+    llmmem__ag_unref(ag, u);
+    uint32_t d = linear(r, prod, p->down, 0, hb);
+    llmmem__ag_unref(ag, prod);
+    uint32_t r2 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {r1, d}, .nin = 2);
+    llmmem__ag_unref(ag, d);
+    llmmem__ag_unref(ag, r1);
+    return r2;
+}
+
+static uint32_t rerun(void *ctx, llmmem__ag *ag, uint64_t piece, uint32_t x)
+{
+    (void)ag;
+    return decoder_layer(ctx, piece, x);
+}
+
+/* GradientCheckpointingLayer.__call__ with transformers' default gradient_checkpointing_enable():
+ * torch.utils.checkpoint reentrant (CheckpointFunction): the forward under no_grad, its inputs saved
+ * (the hidden states and the rotary embedding) */
+static uint32_t checkpointed(run *r, uint64_t l, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    llmmem__ag_grad_mode(ag, 0);
+    uint32_t y = decoder_layer(r, l, x);
+    llmmem__ag_grad_mode(ag, 1);
+    llmmem__ag_node(ag,
+                    &(llmmem__ag_call){.op = LLMMEM__OP_CHECKPOINT, .in = {x}, .nin = 1, .saved = {x, r->cos, r->sin},
+                                       .nsaved = 3, .arg = {l}},
+                    y);
+    return y;
+}
+
+/* The model's parameters in the order nn.Module registers them (LlamaForCausalLM.__init__):
+ * embed_tokens, each layer's attention (q, k, v, o), MLP (gate, up, down) and two norms, the final
+ * norm, the rotary inv_freq buffer, lm_head (made, then replaced by the tied embedding) */
+static void build(run *r)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    int bad = 0;
+    uint64_t e = mul3(ag, m->vocab, m->hidden, m->bytes, &bad);
+    uint64_t qo = mul3(ag, m->heads * m->head_dim, m->hidden, m->bytes, &bad);
+    uint64_t kv = mul3(ag, m->kv_heads * m->head_dim, m->hidden, m->bytes, &bad);
+    uint64_t mlp = mul3(ag, m->ffn, m->hidden, m->bytes, &bad);
+    uint64_t qbias = mul3(ag, m->heads, m->head_dim, m->bytes, &bad), kvbias = mul3(ag, m->kv_heads, m->head_dim, m->bytes, &bad);
+    if (bad)
+        return;
+    r->embed = llmmem__ag_param(ag, e);
+    for (uint64_t l = 0; l < m->layers; l++) {
+        layer_params *p = &r->layer[l];
+        p->q = llmmem__ag_param(ag, qo);
+        p->qb = m->qkv_bias ? llmmem__ag_param(ag, qbias) : 0;
+        p->k = llmmem__ag_param(ag, kv);
+        p->kb = m->qkv_bias ? llmmem__ag_param(ag, kvbias) : 0;
+        p->v = llmmem__ag_param(ag, kv);
+        p->vb = m->qkv_bias ? llmmem__ag_param(ag, kvbias) : 0;
+        p->o = llmmem__ag_param(ag, qo);
+        p->gate = llmmem__ag_param(ag, mlp);
+        p->up = llmmem__ag_param(ag, mlp);
+        p->down = llmmem__ag_param(ag, mlp);
+        p->n1 = llmmem__ag_param(ag, m->hidden * m->bytes);
+        p->n2 = llmmem__ag_param(ag, m->hidden * m->bytes);
+    }
+    r->norm = llmmem__ag_param(ag, m->hidden * m->bytes);
+    llmmem__ag_alloc(ag, m->head_dim / 2 * F32); /* inv_freq, kept */
+    if (m->tied) {
+        /* PreTrainedModel.tie_weights: the head made in __init__ is replaced by the embedding */
+        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, e));
+        r->head = r->embed;
+    } else
+        r->head = llmmem__ag_param(ag, e);
+}
+
+/* LlamaModel.forward: the embedding, cache_position and position_ids, the rotary embedding (fp32,
+ * then cast), the layers, the final norm; LlamaForCausalLM: the head over every position, then
+ * ForCausalLMLoss (loss_utils.py): logits.float(), labels padded and shifted, cross_entropy with
+ * reduction sum */
+static uint32_t forward_loss(run *r)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    uint64_t N = r->N, s = r->job->seq, d = m->head_dim;
+    int bad = 0;
+    uint64_t hb = mul3(ag, N, m->hidden, m->bytes, &bad);
+    uint64_t lb = mul3(ag, N, m->vocab, m->bytes, &bad), l32 = mul3(ag, N, m->vocab, F32, &bad);
+    uint64_t rot32 = mul3(ag, s, d, F32, &bad), rot = mul3(ag, s, d, m->bytes, &bad);
+    if (bad)
+        return 0;
+    uint32_t x = llmmem__ag_alloc(ag, hb);
+    llmmem__ag_node(ag,
+                    &(llmmem__ag_call){.op = LLMMEM__OP_EMBED, .in = {r->embed}, .nin = 1, .saved = {r->ids},
+                                       .nsaved = 1, .arg = {N, m->hidden * F32}},
+                    x);
+    uint32_t cache_position = llmmem__ag_alloc(ag, s * 8), position_ids = llmmem__ag_alloc(ag, s * 8);
+    llmmem__ag_unref(ag, cache_position);
+    /* LlamaRotaryEmbedding.forward under no_grad */
+    uint32_t pos = llmmem__ag_alloc(ag, s * F32), freqs = llmmem__ag_alloc(ag, rot32 / 2);
+    uint32_t emb = llmmem__ag_alloc(ag, rot32);
+    uint32_t c = llmmem__ag_alloc(ag, rot32), cs = llmmem__ag_alloc(ag, rot32);
+    llmmem__ag_unref(ag, c);
+    uint32_t sn = llmmem__ag_alloc(ag, rot32), ss = llmmem__ag_alloc(ag, rot32);
+    llmmem__ag_unref(ag, sn);
+    r->cos = llmmem__ag_alloc(ag, rot);
+    r->sin = llmmem__ag_alloc(ag, rot);
+    llmmem__ag_unref(ag, pos);
+    llmmem__ag_unref(ag, freqs);
+    llmmem__ag_unref(ag, emb);
+    llmmem__ag_unref(ag, cs);
+    llmmem__ag_unref(ag, ss);
+    for (uint64_t l = 0; l < m->layers; l++) {
+        uint32_t y = r->job->checkpoint ? checkpointed(r, l, x) : decoder_layer(r, l, x);
+        llmmem__ag_unref(ag, x);
+        x = y;
+    }
+    uint32_t hn = rmsnorm(r, x, r->norm);
+    llmmem__ag_unref(ag, x);
+    uint32_t logits = linear(r, hn, r->head, 0, lb);
+    llmmem__ag_unref(ag, hn);
+    llmmem__ag_unref(ag, r->cos);
+    llmmem__ag_unref(ag, r->sin);
+    llmmem__ag_unref(ag, position_ids);
+    uint32_t lf = unary(r, LLMMEM__OP_TO, logits, l32, 0);
+    uint32_t padded = llmmem__ag_alloc(ag, r->job->batch * (s + 1) * 8);
+    uint32_t labels = llmmem__ag_alloc(ag, N * 8);
+    llmmem__ag_unref(ag, padded);
+    /* log_softmax saves its result */
+    uint32_t ls = llmmem__ag_alloc(ag, l32);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_LOGSOFTMAX, .in = {lf}, .nin = 1, .saved = {ls}, .nsaved = 1},
+                    ls);
+    uint32_t total_weight = llmmem__ag_alloc(ag, 4);
+    uint32_t loss = OP(ag, .op = LLMMEM__OP_NLL, .out = 4, .in = {ls}, .nin = 1, .saved = {labels, total_weight},
+                       .nsaved = 2, .arg = {l32});
+    llmmem__ag_unref(ag, total_weight);
+    llmmem__ag_unref(ag, labels);
+    llmmem__ag_unref(ag, lf);
+    llmmem__ag_unref(ag, ls);
+    llmmem__ag_unref(ag, logits); /* the Trainer drops the outputs */
+    return loss;
+}
+
+/* The parameters in model.parameters() order. */
+static unsigned params(const run *r, uint32_t *out)
+{
+    unsigned n = 0;
+    out[n++] = r->embed;
+    for (uint64_t l = 0; l < r->job->model.layers; l++) {
+        const layer_params *p = &r->layer[l];
+        uint32_t all[] = {p->q, p->qb, p->k, p->kb, p->v, p->vb, p->o, p->gate, p->up, p->down, p->n1, p->n2};
+        for (unsigned i = 0; i < sizeof all / sizeof *all; i++)
+            if (all[i])
+                out[n++] = all[i];
+    }
+    out[n++] = r->norm;
+    if (r->head != r->embed)
+        out[n++] = r->head;
+    return n;
+}
+
+/* torch.optim.AdamW.step (torch/optim/adamw.py → adam.py): the first step's _init_group makes
+ * exp_avg and exp_avg_sq (zeros_like) per parameter (fused: a step tensor on the device too);
+ * _multi_tensor_adam: _foreach_sqrt(exp_avg_sqs) makes one temporary per parameter, freed when the
+ * step returns; _single_tensor_adam: exp_avg_sq.sqrt() / bias_correction2_sqrt per parameter, one
+ * at a time; _fused_adam: none */
+static void optimizer_step(run *r, const uint32_t *p, unsigned n, uint32_t *state)
+{
+    llmmem__ag *ag = r->ag;
+    if (!state[0])
+        for (unsigned i = 0; i < n; i++) {
+            uint64_t b = llmmem__ag_bytes(ag, p[i]);
+            state[3 * i] = llmmem__ag_alloc(ag, b);
+            state[3 * i + 1] = llmmem__ag_alloc(ag, b);
+            if (r->job->optimizer == LLMMEM__TAPE_ADAMW_FUSED)
+                state[3 * i + 2] = llmmem__ag_alloc(ag, 4);
+        }
+    if (r->job->optimizer == LLMMEM__TAPE_ADAMW_FOREACH) {
+        uint32_t *tmp = state + 3 * (size_t)n;
+        for (unsigned i = 0; i < n; i++)
+            tmp[i] = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, p[i]));
+        for (unsigned i = 0; i < n; i++)
+            llmmem__ag_unref(ag, tmp[i]);
+    } else if (r->job->optimizer == LLMMEM__TAPE_ADAMW_FOR_LOOP) {
+        for (unsigned i = 0; i < n; i++) {
+            uint64_t b = llmmem__ag_bytes(ag, p[i]);
+            uint32_t s = llmmem__ag_alloc(ag, b), q = llmmem__ag_alloc(ag, b);
+            llmmem__ag_unref(ag, s);
+            llmmem__ag_unref(ag, q);
+        }
+    }
+}
+
+llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, const llmmem__sink *sink)
+{
+    const llmmem__tape_model *m = &job->model;
+    if (m->layers == 0 || m->layers > 4096 || m->bytes == 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the allocation tape runs 1 to 4096 decoder layers");
+    run r = {.job = job};
+    if (!llmmem__mul(&r.N, job->batch, job->seq))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "batch x sequence exceeds 64 bits");
+    size_t np = 2 + 12 * (size_t)m->layers + 1;
+    r.layer = calloc((size_t)m->layers, sizeof *r.layer);
+    uint32_t *p = calloc(np, sizeof *p), *state = calloc(4 * np, sizeof *state);
+    llmmem_status st = llmmem__ag_new(&r.ag, sink);
+    if (st == LLMMEM_OK && (!r.layer || !p || !state))
+        st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "out of memory");
+    if (st == LLMMEM_OK) {
+        llmmem__ag *ag = r.ag;
+        llmmem__ag_workspaces(ag, job->ws_forward, job->ws_forward_lt, job->ws_backward);
+        llmmem__ag_set_rerun(ag, rerun, &r);
+        if (job->workspace_first)
+            llmmem__ag_forward_workspace(ag);
+        build(&r);
+        r.ids = llmmem__ag_alloc(ag, r.N * 8);
+        unsigned n = params(&r, p);
+        for (unsigned s = 0; s < job->steps && llmmem__ag_status(ag) == LLMMEM_OK; s++) {
+            uint32_t loss = forward_loss(&r);
+            llmmem__ag_backward(ag, loss, llmmem__ag_alloc(ag, 4));
+            llmmem__ag_unref(ag, loss);
+            optimizer_step(&r, p, n, state);
+            for (unsigned i = 0; i < n; i++)
+                llmmem__ag_drop_grad(ag, p[i]); /* zero_grad(set_to_none=True) */
+        }
+        st = llmmem__ag_status(ag);
+        *peak_out = llmmem__ag_peak(ag);
+    }
+    llmmem__ag_free(r.ag);
+    free(r.layer);
+    free(p);
+    free(state);
+    return st;
+}
