@@ -31,7 +31,7 @@ typedef struct node {
     uint32_t leaf[MAX_IN];  /* input i when it is a leaf requiring grad */
     uint32_t buf;           /* the grad gathered for the output during backward */
     uint32_t deps, mark;
-    uint8_t op, nin, nsaved, rowsum;
+    uint8_t op, nin, nsaved, rowsum, elem;
 } node;
 
 struct llmmem__ag {
@@ -245,9 +245,11 @@ static void workspace(llmmem__ag *ag, int which)
         ag->ws[which] = llmmem__ag_alloc(ag, ag->ws_bytes[which]);
 }
 
-void llmmem__ag_forward_workspace(llmmem__ag *ag)
+void llmmem__ag_early_workspaces(llmmem__ag *ag, int backward)
 {
     workspace(ag, WS_FWD);
+    if (backward)
+        workspace(ag, WS_BWD);
 }
 
 /* ---- ops ------------------------------------------------------------------------------------- */
@@ -275,6 +277,7 @@ void llmmem__ag_node(llmmem__ag *ag, const llmmem__ag_call *c, uint32_t out)
     n->op = (uint8_t)c->op;
     n->nin = (uint8_t)c->nin;
     n->rowsum = (uint8_t)c->rowsum;
+    n->elem = (uint8_t)(c->elem ? c->elem : 2);
     n->arg[0] = c->arg[0];
     n->arg[1] = c->arg[1];
     for (unsigned i = 0; i < c->nin; i++) {
@@ -341,12 +344,28 @@ static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
     case LLMMEM__OP_TO:
     case LLMMEM__OP_MEAN:
     case LLMMEM__OP_SILU:
+    case LLMMEM__OP_GELU_TANH:
     case LLMMEM__OP_SLICE:
     case LLMMEM__OP_LOGSOFTMAX:
         gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
         break;
     case LLMMEM__OP_NEG:
+    case LLMMEM__OP_SCALE:
+    case LLMMEM__OP_TANH:
         gin[0] = llmmem__ag_alloc(ag, gb);
+        break;
+    case LLMMEM__OP_REPEAT_KV:
+        gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+        break;
+    case LLMMEM__OP_SOFTMAX:
+        gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, n.inb[0]));
+        break;
+    case LLMMEM__OP_BMM:
+        if (wants(&n, 1))
+            gin[1] = llmmem__ag_alloc(ag, n.inb[1]);
+        if (wants(&n, 0))
+            gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
         break;
     case LLMMEM__OP_POW2:
     case LLMMEM__OP_RSQRT:
@@ -407,11 +426,15 @@ static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
         break;
     }
     case LLMMEM__OP_EMBED: {
-        /* embedding_dense_backward_cuda (ATen/native/cuda/Embedding.cu): the indices sorted by cub's
+        /* embedding_dense_backward_cuda (ATen/native/cuda/Embedding.cu): past 3072 indices, the indices sorted by cub's
          * radix sort (sorted and original indices, a range, the temporary storage), the zero-filled
          * grad; embedding_backward_cuda_kernel (EmbeddingBackwardKernel.cu): segment offsets, their
          * count, partial offsets and at most one partial sum row (fp32) per index */
         uint64_t n8 = n.arg[0] * 8;
+        if (n.arg[0] <= 3072) { /* the direct kernel for few indices: the grad alone */
+            gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+            break;
+        }
         uint32_t sorted = llmmem__ag_alloc(ag, n8), orig = llmmem__ag_alloc(ag, n8);
         uint32_t range = llmmem__ag_alloc(ag, n8), tmp = llmmem__ag_alloc(ag, 2 * n8 + 8191);
         llmmem__ag_unref(ag, range);
@@ -450,20 +473,23 @@ static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
     }
 }
 
-/* at::sum_to in validate_outputs: the output, and for a sum across rows a global staging buffer and
- * semaphores (ATen/native/cuda/Reduce.cuh; the sizes as measured: 4 bytes per input byte, one byte
- * per 32 outputs) */
-static uint32_t sum_to(llmmem__ag *ag, uint32_t full, uint64_t bytes, int rowsum)
+/* at::sum_to in validate_outputs: the output, and for a sum over many rows (a weight's or bias's
+ * grad) the global staging buffer and semaphores Reduce.cuh takes when several blocks share an
+ * output (ATen/native/cuda/Reduce.cuh setReduceConfig, ctas_per_output > 1); the sizes as measured
+ * on an H100 (tests/data/gpu): 8 bytes per input element, one byte per 32 outputs. A sum along the
+ * last dim (a per-row statistic) takes neither. */
+static uint32_t sum_to(llmmem__ag *ag, uint32_t full, uint64_t bytes, int rowsum, unsigned elem)
 {
     uint32_t o = llmmem__ag_alloc(ag, bytes);
-    if (!rowsum) {
+    uint64_t in = ag->t[full].bytes / elem, outs = bytes / elem;
+    if (!rowsum && outs && in / outs >= 256) {
         uint64_t stage;
-        if (!llmmem__mul(&stage, ag->t[full].bytes, 4)) {
+        if (!llmmem__mul(&stage, in, 8)) {
             fail(ag, LLMMEM_ERR_OVERFLOW, "a reduction's staging buffer exceeds 64 bits");
             return o;
         }
         uint32_t ws = llmmem__ag_alloc(ag, stage);
-        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, (bytes / 2 + 31) / 32 ? (bytes / 2 + 31) / 32 : 1));
+        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, (outs + 31) / 32));
         llmmem__ag_unref(ag, ws);
     }
     llmmem__ag_unref(ag, full);
@@ -601,7 +627,7 @@ void llmmem__ag_backward(llmmem__ag *ag, uint32_t root, uint32_t grad)
         for (unsigned i = 0; i < n->nin; i++) {
             n = &ag->n[k];
             if (gin[i] && ag->t[gin[i]].bytes > n->inb[i] && n->inb[i])
-                gin[i] = sum_to(ag, gin[i], n->inb[i], (n->rowsum >> i) & 1);
+                gin[i] = sum_to(ag, gin[i], n->inb[i], (n->rowsum >> i) & 1, n->elem);
         }
         n = &ag->n[k];
         for (unsigned i = 0; i < n->nin; i++) {

@@ -55,6 +55,12 @@ typedef enum llmmem__op {
     LLMMEM__OP_LOGSOFTMAX,/* _log_softmax_backward_data */
     LLMMEM__OP_NLL,       /* nll_loss_backward: a zero-filled grad of the log-probabilities */
     LLMMEM__OP_CHECKPOINT,/* torch.utils.checkpoint (reentrant): recompute, then backward through it */
+    LLMMEM__OP_SCALE,     /* x * scalar, x / scalar, x * a tensor that needs no grad: one grad kernel */
+    LLMMEM__OP_TANH,      /* tanh_backward, from the saved result */
+    LLMMEM__OP_BMM,       /* a batched matmul: BmmBackward0, the second factor's grad then the first's */
+    LLMMEM__OP_REPEAT_KV, /* repeat_kv's expand + reshape: ExpandBackward0 sums the copies */
+    LLMMEM__OP_SOFTMAX,   /* _softmax_backward_data: the grad and a temporary of the input's size */
+    LLMMEM__OP_GELU_TANH, /* gelu_backward (approximate tanh), from the saved input */
     LLMMEM__OPS
 } llmmem__op;
 
@@ -74,8 +80,9 @@ void llmmem__ag_grad_mode(llmmem__ag *ag, int on);
 /* How the forward's GEMMs reach cuBLAS: the first GEMM on a thread makes its workspace, which stays
  * (lt: cuBLASLt's, for a GEMM with bias). Sizes in bytes; 0: none. */
 void llmmem__ag_workspaces(llmmem__ag *ag, uint64_t forward, uint64_t forward_lt, uint64_t backward);
-/* The forward thread's cuBLAS workspace, made now (a process that ran a GEMM before the model). */
-void llmmem__ag_forward_workspace(llmmem__ag *ag);
+/* The forward thread's cuBLAS workspace (and the backward thread's), made now: a process that ran
+ * GEMMs (and a backward) before the model. */
+void llmmem__ag_early_workspaces(llmmem__ag *ag, int backward);
 /* Bytes alive now and at the highest point so far. */
 uint64_t llmmem__ag_live(const llmmem__ag *ag);
 uint64_t llmmem__ag_peak(const llmmem__ag *ag);
@@ -109,6 +116,7 @@ typedef struct llmmem__ag_call {
     unsigned nsaved;
     uint64_t arg[2];
     unsigned rowsum;
+    unsigned elem;  /* bytes of an element of the op's grads (0: 2): sizes a sum's staging buffer */
 } llmmem__ag_call;
 uint32_t llmmem__ag_op(llmmem__ag *ag, const llmmem__ag_call *c);
 /* Records c's node for an output the caller made (ops that allocate around their output). */

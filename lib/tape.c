@@ -8,7 +8,8 @@
 #define F32 4u
 
 typedef struct layer_params {
-    uint32_t q, qb, k, kb, v, vb, o, gate, up, down, n1, n2;
+    uint32_t q, qb, k, kb, v, vb, o, gate, up, down;
+    uint32_t norm[4]; /* input, post-attention (of four), pre-feedforward, post-feedforward (of four) */
 } layer_params;
 
 typedef struct run {
@@ -18,6 +19,8 @@ typedef struct run {
     uint32_t embed, norm, head, ids;
     layer_params *layer;
     uint32_t cos, sin;   /* the rotary embedding of the step */
+    uint32_t mask[2];    /* eager attention's masks: causal, sliding window */
+    uint32_t normalizer; /* Gemma's embedding scale */
 } run;
 
 #define OP(ag, ...) llmmem__ag_op((ag), &(llmmem__ag_call){__VA_ARGS__})
@@ -65,10 +68,52 @@ static uint32_t unary(run *r, llmmem__op op, uint32_t x, uint64_t out, int save_
     return OP(r->ag, .op = op, .out = out, .in = {x}, .nin = 1, .saved = {x}, .nsaved = save_in ? 1u : 0u);
 }
 
+/* x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) of the fp32 x32: the normalized rows */
+static uint32_t normalize(run *r, uint32_t x32, uint64_t full32, uint64_t rows, uint32_t *var_out)
+{
+    llmmem__ag *ag = r->ag;
+    uint32_t p = unary(r, LLMMEM__OP_POW2, x32, full32, 1);
+    uint32_t var = unary(r, LLMMEM__OP_MEAN, p, rows, 0);
+    llmmem__ag_unref(ag, p);
+    uint32_t ve = unary(r, LLMMEM__OP_PASS, var, rows, 0);
+    if (!var_out)
+        llmmem__ag_unref(ag, var);
+    uint32_t rs = llmmem__ag_alloc(ag, rows); /* rsqrt_backward uses its result */
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_RSQRT, .in = {ve}, .nin = 1, .saved = {rs}, .nsaved = 1}, rs);
+    llmmem__ag_unref(ag, ve);
+    uint32_t y32 = OP(ag, .op = LLMMEM__OP_MUL, .out = full32, .in = {x32, rs}, .nin = 2, .saved = {x32, rs}, .nsaved = 2,
+                      .rowsum = 2, .elem = F32);
+    llmmem__ag_unref(ag, rs);
+    if (var_out)
+        *var_out = var;
+    return y32;
+}
+
+/* Gemma2RMSNorm.forward (modeling_gemma2.py): output = self._norm(x.float()); output * (1.0 +
+ * self.weight.float()); output.type_as(x) */
+static uint32_t rmsnorm_gemma(run *r, uint32_t x, uint32_t w, uint64_t full, uint64_t full32, uint64_t rows)
+{
+    llmmem__ag *ag = r->ag;
+    uint32_t x32 = unary(r, LLMMEM__OP_TO, x, full32, 0);
+    uint32_t n = normalize(r, x32, full32, rows, NULL);
+    llmmem__ag_unref(ag, x32);
+    uint64_t h32 = llmmem__ag_bytes(ag, w) / r->job->model.bytes * F32;
+    uint32_t w32 = unary(r, LLMMEM__OP_TO, w, h32, 0);
+    uint32_t w1 = unary(r, LLMMEM__OP_PASS, w32, h32, 0);
+    llmmem__ag_unref(ag, w32);
+    uint32_t o32 = OP(ag, .op = LLMMEM__OP_MUL, .out = full32, .in = {n, w1}, .nin = 2, .saved = {n, w1}, .nsaved = 2,
+                      .elem = F32);
+    llmmem__ag_unref(ag, n);
+    llmmem__ag_unref(ag, w1);
+    uint32_t out = unary(r, LLMMEM__OP_TO, o32, full, 0);
+    llmmem__ag_unref(ag, o32);
+    return out;
+}
+
 /* LlamaRMSNorm.forward (modeling_llama.py): hidden_states.to(float32); variance =
  * hidden_states.pow(2).mean(-1, keepdim=True); hidden_states * torch.rsqrt(variance + eps);
  * self.weight * hidden_states.to(input_dtype) */
-static uint32_t rmsnorm(run *r, uint32_t x, uint32_t w)
+static uint32_t norm(run *r, uint32_t x, uint32_t w)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
@@ -77,16 +122,11 @@ static uint32_t rmsnorm(run *r, uint32_t x, uint32_t w)
     uint64_t rows = llmmem__mul_flag(&bad, r->N, F32);
     if (bad)
         return 0;
+    if (m->norm == LLMMEM__TAPE_NORM_GEMMA)
+        return rmsnorm_gemma(r, x, w, full, full32, rows);
     uint32_t x32 = unary(r, LLMMEM__OP_TO, x, full32, 0);
-    uint32_t p = unary(r, LLMMEM__OP_POW2, x32, full32, 1);
-    uint32_t var = unary(r, LLMMEM__OP_MEAN, p, rows, 0);
-    llmmem__ag_unref(ag, p);
-    uint32_t ve = unary(r, LLMMEM__OP_PASS, var, rows, 0);
-    uint32_t rs = llmmem__ag_alloc(ag, rows); /* rsqrt_backward uses its result */
-    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_RSQRT, .in = {ve}, .nin = 1, .saved = {rs}, .nsaved = 1}, rs);
-    llmmem__ag_unref(ag, ve);
-    uint32_t y32 = mul(r, x32, rs, full32, 2);
-    llmmem__ag_unref(ag, rs);
+    uint32_t var;
+    uint32_t y32 = normalize(r, x32, full32, rows, &var);
     llmmem__ag_unref(ag, x32);
     uint32_t yb = unary(r, LLMMEM__OP_TO, y32, full, 0);
     uint32_t out = mul(r, w, yb, full, 0);
@@ -159,48 +199,136 @@ static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v)
     return o;
 }
 
-/* ---- the model --------------------------------------------------------------------------------- */
-
-/* LlamaDecoderLayer.forward / Qwen2DecoderLayer.forward */
-static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
+/* eager_attention_forward (modeling_llama.py, modeling_gemma2.py): repeat_kv, q @ k^T * scaling,
+ * Gemma-2's softcap (/ cap, tanh, * cap), + the mask, softmax in fp32 cast back, dropout (p = 0:
+ * the input itself), @ v, transpose(1, 2).contiguous() */
+static uint32_t eager(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
-    const layer_params *p = &r->layer[l];
+    int bad = 0;
+    uint64_t qb = llmmem__ag_bytes(ag, q);
+    uint64_t sb = mul3(ag, llmmem__mul_flag(&bad, r->job->batch, m->heads), llmmem__mul_flag(&bad, r->job->seq, r->job->seq),
+                       m->bytes, &bad);
+    uint64_t s32 = sb / m->bytes * F32;
+    if (bad)
+        return 0;
+    uint32_t kr = llmmem__ag_ref(ag, k), vr = llmmem__ag_ref(ag, v);
+    if (m->heads != m->kv_heads) {
+        llmmem__ag_unref(ag, kr);
+        llmmem__ag_unref(ag, vr);
+        kr = unary(r, LLMMEM__OP_REPEAT_KV, k, qb, 0);
+        vr = unary(r, LLMMEM__OP_REPEAT_KV, v, qb, 0);
+    }
+    uint32_t w = OP(ag, .op = LLMMEM__OP_BMM, .out = sb, .in = {q, kr}, .nin = 2, .saved = {q, kr}, .nsaved = 2);
+    uint32_t x = unary(r, LLMMEM__OP_SCALE, w, sb, 0);
+    llmmem__ag_unref(ag, w);
+    if (m->attn_softcap) {
+        uint32_t d = unary(r, LLMMEM__OP_SCALE, x, sb, 0);
+        llmmem__ag_unref(ag, x);
+        uint32_t t = llmmem__ag_alloc(ag, sb);
+        llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_TANH, .in = {d}, .nin = 1, .saved = {t}, .nsaved = 1}, t);
+        llmmem__ag_unref(ag, d);
+        x = unary(r, LLMMEM__OP_SCALE, t, sb, 0);
+        llmmem__ag_unref(ag, t);
+    }
+    uint32_t masked = OP(ag, .op = LLMMEM__OP_ADD, .out = sb, .in = {x, r->mask[sliding]}, .nin = 2);
+    llmmem__ag_unref(ag, x);
+    uint32_t f = unary(r, LLMMEM__OP_TO, masked, s32, 0);
+    llmmem__ag_unref(ag, masked);
+    uint32_t p = llmmem__ag_alloc(ag, s32); /* _softmax_backward_data uses the result */
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_SOFTMAX, .in = {f}, .nin = 1, .saved = {p}, .nsaved = 1}, p);
+    llmmem__ag_unref(ag, f);
+    uint32_t pb = unary(r, LLMMEM__OP_TO, p, sb, 0);
+    llmmem__ag_unref(ag, p);
+    uint32_t o = OP(ag, .op = LLMMEM__OP_BMM, .out = qb, .in = {pb, vr}, .nin = 2, .saved = {pb, vr}, .nsaved = 2);
+    llmmem__ag_unref(ag, pb);
+    llmmem__ag_unref(ag, kr);
+    llmmem__ag_unref(ag, vr);
+    uint32_t c = unary(r, LLMMEM__OP_PASS, o, qb, 0); /* contiguous(): CloneBackward0 passes the grad */
+    llmmem__ag_unref(ag, o);
+    return c;
+}
+
+/* LlamaAttention.forward: q, k, v projections viewed as heads, the rotary embedding, the attention,
+ * o_proj */
+static uint32_t attention(run *r, const layer_params *p, uint32_t x, int sliding)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
     uint64_t qb = mul3(ag, r->N, m->heads * m->head_dim, m->bytes, &bad);
     uint64_t kvb = mul3(ag, r->N, m->kv_heads * m->head_dim, m->bytes, &bad);
-    uint64_t hb = mul3(ag, r->N, m->hidden, m->bytes, &bad), fb = mul3(ag, r->N, m->ffn, m->bytes, &bad);
+    uint64_t hb = mul3(ag, r->N, m->hidden, m->bytes, &bad);
     if (bad)
         return 0;
-    uint32_t h1 = rmsnorm(r, x, p->n1);
-    uint32_t q = heads(r, linear(r, h1, p->q, p->qb, qb));
-    uint32_t k = heads(r, linear(r, h1, p->k, p->kb, kvb));
-    uint32_t v = heads(r, linear(r, h1, p->v, p->vb, kvb));
-    llmmem__ag_unref(ag, h1);
+    uint32_t q = heads(r, linear(r, x, p->q, p->qb, qb));
+    uint32_t k = heads(r, linear(r, x, p->k, p->kb, kvb));
+    uint32_t v = heads(r, linear(r, x, p->v, p->vb, kvb));
     uint32_t qe = rope(r, q), ke = rope(r, k);
     llmmem__ag_unref(ag, q);
     llmmem__ag_unref(ag, k);
-    uint32_t a = sdpa(r, qe, ke, v);
+    uint32_t a = r->job->eager ? eager(r, qe, ke, v, sliding) : sdpa(r, qe, ke, v);
     llmmem__ag_unref(ag, qe);
     llmmem__ag_unref(ag, ke);
     llmmem__ag_unref(ag, v);
     uint32_t o = linear(r, a, p->o, 0, hb);
     llmmem__ag_unref(ag, a);
-    uint32_t r1 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {x, o}, .nin = 2);
-    llmmem__ag_unref(ag, o);
-    /* LlamaMLP.forward: down_proj(act_fn(gate_proj(x)) * up_proj(x)) */
-    uint32_t h2 = rmsnorm(r, r1, p->n2);
-    uint32_t g = linear(r, h2, p->gate, 0, fb);
-    uint32_t act = unary(r, LLMMEM__OP_SILU, g, fb, 1);
+    return o;
+}
+
+/* LlamaMLP.forward: down_proj(act_fn(gate_proj(x)) * up_proj(x)); the activation silu, or Gemma's
+ * gelu_pytorch_tanh (activations.py PytorchGELUTanh: gelu(approximate="tanh")) */
+static uint32_t mlp(run *r, const layer_params *p, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    int bad = 0;
+    uint64_t hb = mul3(ag, r->N, m->hidden, m->bytes, &bad), fb = mul3(ag, r->N, m->ffn, m->bytes, &bad);
+    if (bad)
+        return 0;
+    uint32_t g = linear(r, x, p->gate, 0, fb);
+    uint32_t act = unary(r, m->gelu_tanh ? LLMMEM__OP_GELU_TANH : LLMMEM__OP_SILU, g, fb, 1);
     llmmem__ag_unref(ag, g);
-    uint32_t u = linear(r, h2, p->up, 0, fb);
-    llmmem__ag_unref(ag, h2);
+    uint32_t u = linear(r, x, p->up, 0, fb);
     uint32_t prod = mul(r, act, u, fb, 0);
     llmmem__ag_unref(ag, act);
     llmmem__ag_unref(ag, u);
     uint32_t d = linear(r, prod, p->down, 0, hb);
     llmmem__ag_unref(ag, prod);
+    return d;
+}
+
+/* A norm applied to a block's output (Gemma's post-attention and post-feedforward norms), replacing it */
+static uint32_t post_norm(run *r, uint32_t x, uint32_t w)
+{
+    if (!w)
+        return x;
+    uint32_t y = norm(r, x, w);
+    llmmem__ag_unref(r->ag, x);
+    return y;
+}
+
+/* LlamaDecoderLayer.forward, Gemma2DecoderLayer.forward: the residual around the attention and the
+ * MLP, each after its norm (and, with four norms, before the residual too) */
+static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    const layer_params *p = &r->layer[l];
+    uint64_t hb = llmmem__ag_bytes(ag, x);
+    int four = m->norms == 4;
+    uint32_t h1 = norm(r, x, p->norm[0]);
+    /* Gemma-2's layer_types: sliding and full attention alternate, the first sliding */
+    uint32_t a = attention(r, p, h1, m->sliding && l % 2 == 0);
+    llmmem__ag_unref(ag, h1);
+    a = post_norm(r, a, four ? p->norm[1] : 0);
+    uint32_t r1 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {x, a}, .nin = 2);
+    llmmem__ag_unref(ag, a);
+    uint32_t h2 = norm(r, r1, p->norm[four ? 2 : 1]);
+    uint32_t d = mlp(r, p, h2);
+    llmmem__ag_unref(ag, h2);
+    d = post_norm(r, d, four ? p->norm[3] : 0);
     uint32_t r2 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {r1, d}, .nin = 2);
     llmmem__ag_unref(ag, d);
     llmmem__ag_unref(ag, r1);
@@ -245,6 +373,8 @@ static void build(run *r)
     if (bad)
         return;
     r->embed = llmmem__ag_param(ag, e);
+    if (m->embed_scale) /* Gemma2Model.__init__: the normalizer buffer, hidden_size ** 0.5 in the dtype */
+        r->normalizer = llmmem__ag_alloc(ag, m->bytes);
     for (uint64_t l = 0; l < m->layers; l++) {
         layer_params *p = &r->layer[l];
         p->q = llmmem__ag_param(ag, qo);
@@ -257,8 +387,8 @@ static void build(run *r)
         p->gate = llmmem__ag_param(ag, mlp);
         p->up = llmmem__ag_param(ag, mlp);
         p->down = llmmem__ag_param(ag, mlp);
-        p->n1 = llmmem__ag_param(ag, m->hidden * m->bytes);
-        p->n2 = llmmem__ag_param(ag, m->hidden * m->bytes);
+        for (unsigned i = 0; i < m->norms; i++)
+            p->norm[i] = llmmem__ag_param(ag, m->hidden * m->bytes);
     }
     r->norm = llmmem__ag_param(ag, m->hidden * m->bytes);
     llmmem__ag_alloc(ag, m->head_dim / 2 * F32); /* inv_freq, kept */
@@ -268,6 +398,28 @@ static void build(run *r)
         r->head = r->embed;
     } else
         r->head = llmmem__ag_param(ag, e);
+}
+
+/* masking_utils.create_causal_mask (and create_sliding_window_causal_mask) for eager attention: the
+ * boolean mask of seq x seq made by the mask functions (and_mask makes three for a window), then
+ * eager_mask's (batch, 1, seq, seq) additive mask in the model's dtype, kept for the forward */
+static void masks(run *r)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    int bad = 0;
+    uint64_t ss = llmmem__mul_flag(&bad, r->job->seq, r->job->seq);
+    uint64_t mb = mul3(ag, r->job->batch, ss, m->bytes, &bad);
+    if (bad)
+        return;
+    for (int w = 0; w <= m->sliding; w++) {
+        unsigned temps = w ? 3 : 1;
+        for (unsigned i = 0; i < temps; i++)
+            llmmem__ag_unref(ag, llmmem__ag_alloc(ag, ss));
+        r->mask[w] = llmmem__ag_alloc(ag, mb);
+    }
+    if (!m->sliding)
+        r->mask[1] = llmmem__ag_ref(ag, r->mask[0]);
 }
 
 /* LlamaModel.forward: the embedding, cache_position and position_ids, the rotary embedding (fp32,
@@ -290,8 +442,15 @@ static uint32_t forward_loss(run *r)
                     &(llmmem__ag_call){.op = LLMMEM__OP_EMBED, .in = {r->embed}, .nin = 1, .saved = {r->ids},
                                        .nsaved = 1, .arg = {N, m->hidden * F32}},
                     x);
+    if (m->embed_scale) { /* hidden_states = inputs_embeds * normalizer */
+        uint32_t scaled = unary(r, LLMMEM__OP_SCALE, x, hb, 0);
+        llmmem__ag_unref(ag, x);
+        x = scaled;
+    }
     uint32_t cache_position = llmmem__ag_alloc(ag, s * 8), position_ids = llmmem__ag_alloc(ag, s * 8);
     llmmem__ag_unref(ag, cache_position);
+    if (r->job->eager)
+        masks(r);
     /* LlamaRotaryEmbedding.forward under no_grad */
     uint32_t pos = llmmem__ag_alloc(ag, s * F32), freqs = llmmem__ag_alloc(ag, rot32 / 2);
     uint32_t emb = llmmem__ag_alloc(ag, rot32);
@@ -311,12 +470,24 @@ static uint32_t forward_loss(run *r)
         llmmem__ag_unref(ag, x);
         x = y;
     }
-    uint32_t hn = rmsnorm(r, x, r->norm);
+    uint32_t hn = norm(r, x, r->norm);
     llmmem__ag_unref(ag, x);
     uint32_t logits = linear(r, hn, r->head, 0, lb);
     llmmem__ag_unref(ag, hn);
+    if (m->final_softcap) { /* Gemma2ForCausalLM: logits / cap; tanh; * cap */
+        uint32_t div = unary(r, LLMMEM__OP_SCALE, logits, lb, 0);
+        llmmem__ag_unref(ag, logits);
+        uint32_t t = llmmem__ag_alloc(ag, lb);
+        llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_TANH, .in = {div}, .nin = 1, .saved = {t}, .nsaved = 1}, t);
+        llmmem__ag_unref(ag, div);
+        logits = unary(r, LLMMEM__OP_SCALE, t, lb, 0);
+        llmmem__ag_unref(ag, t);
+    }
     llmmem__ag_unref(ag, r->cos);
     llmmem__ag_unref(ag, r->sin);
+    llmmem__ag_unref(ag, r->mask[0]);
+    llmmem__ag_unref(ag, r->mask[1]);
+    r->mask[0] = r->mask[1] = 0;
     llmmem__ag_unref(ag, position_ids);
     uint32_t lf = unary(r, LLMMEM__OP_TO, logits, l32, 0);
     uint32_t padded = llmmem__ag_alloc(ag, r->job->batch * (s + 1) * 8);
@@ -344,7 +515,8 @@ static unsigned params(const run *r, uint32_t *out)
     out[n++] = r->embed;
     for (uint64_t l = 0; l < r->job->model.layers; l++) {
         const layer_params *p = &r->layer[l];
-        uint32_t all[] = {p->q, p->qb, p->k, p->kb, p->v, p->vb, p->o, p->gate, p->up, p->down, p->n1, p->n2};
+        uint32_t all[] = {p->q, p->qb, p->k, p->kb, p->v, p->vb, p->o, p->gate, p->up, p->down,
+                          p->norm[0], p->norm[1], p->norm[2], p->norm[3]};
         for (unsigned i = 0; i < sizeof all / sizeof *all; i++)
             if (all[i])
                 out[n++] = all[i];
@@ -395,7 +567,7 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
     run r = {.job = job};
     if (!llmmem__mul(&r.N, job->batch, job->seq))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "batch x sequence exceeds 64 bits");
-    size_t np = 2 + 12 * (size_t)m->layers + 1;
+    size_t np = 2 + 14 * (size_t)m->layers + 1;
     r.layer = calloc((size_t)m->layers, sizeof *r.layer);
     uint32_t *p = calloc(np, sizeof *p), *state = calloc(4 * np, sizeof *state);
     llmmem_status st = llmmem__ag_new(&r.ag, sink);
@@ -406,7 +578,7 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
         llmmem__ag_workspaces(ag, job->ws_forward, job->ws_forward_lt, job->ws_backward);
         llmmem__ag_set_rerun(ag, rerun, &r);
         if (job->workspace_first)
-            llmmem__ag_forward_workspace(ag);
+            llmmem__ag_early_workspaces(ag, job->workspace_first > 1);
         build(&r);
         r.ids = llmmem__ag_alloc(ag, r.N * 8);
         unsigned n = params(&r, p);
