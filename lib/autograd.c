@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define MAX_IN 3
-#define MAX_SAVED 7
+#define MAX_SAVED 8
 /* Tensors or nodes alive at once: a 70B training step needs about 10^4. */
 #define CAP (1u << 22)
 
@@ -212,7 +212,10 @@ void llmmem__ag_unref(llmmem__ag *ag, uint32_t id)
         tensor *t = &ag->t[id];
         if (--t->rc)
             return;
-        uint32_t base = t->base;
+        uint32_t base = t->base, grad = t->grad;
+        t->grad = 0;
+        llmmem__ag_unref(ag, grad);
+        t = &ag->t[id];
         if (!base) {
             ag->live -= t->bytes;
             llmmem_status st = ag->sink.free(ag->sink.ctx, t->sink);
@@ -222,6 +225,12 @@ void llmmem__ag_unref(llmmem__ag *ag, uint32_t id)
         recycle(ag, id);
         id = base;
     }
+}
+
+void llmmem__ag_make_leaf(llmmem__ag *ag, uint32_t t)
+{
+    if (t)
+        ag->t[t].flags |= LLMMEM__T_REQ | LLMMEM__T_LEAF;
 }
 
 uint64_t llmmem__ag_bytes(const llmmem__ag *ag, uint32_t t) { return t ? ag->t[t].bytes : 0; }
@@ -374,6 +383,12 @@ static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
     case LLMMEM__OP_PASS:
         gin[0] = llmmem__ag_ref(ag, g);
         break;
+    case LLMMEM__OP_ADD_PROMOTE:
+        if (wants(&n, 0))
+            gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+        if (wants(&n, 1))
+            gin[1] = llmmem__ag_ref(ag, g);
+        break;
     case LLMMEM__OP_ADD:
         for (unsigned i = 0; i < 2; i++)
             if (wants(&n, i))
@@ -415,9 +430,11 @@ static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
             if (wants(&n, i))
                 gin[i] = alloc_flags(ag, n.inb[i], LLMMEM__T_BSHD);
         /* the backward's workspace as measured with the cuDNN backend torch 2.11 picks on an H100
-         * (tests/data/gpu): two fp32 accumulators of dQ's size, the softmax statistics, 256 bytes */
+         * (tests/data/gpu): fp32 accumulators of dQ's size (two, one with an additive mask), the
+         * softmax statistics, 256 bytes */
         int bad = 0;
-        uint64_t ws = llmmem__add_flag(&bad, llmmem__add_flag(&bad, llmmem__mul_flag(&bad, n.inb[0], 4), n.arg[0]), 256);
+        uint64_t acc = llmmem__mul_flag(&bad, n.inb[0], n.arg[1] ? 2 : 4);
+        uint64_t ws = llmmem__add_flag(&bad, llmmem__add_flag(&bad, acc, n.arg[0]), 256);
         if (bad) {
             fail(ag, LLMMEM_ERR_OVERFLOW, "the attention backward's workspace exceeds 64 bits");
             break;

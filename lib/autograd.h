@@ -24,6 +24,8 @@ typedef struct llmmem__sink {
     void *ctx;
     llmmem_status (*alloc)(void *ctx, uint32_t *id_out, uint64_t bytes);
     llmmem_status (*free)(void *ctx, uint32_t id);
+    /* A moment of the program (tape.h llmmem__tape_moment) has passed; may be NULL. */
+    void (*mark)(void *ctx, int moment, uint64_t step, uint64_t layer);
 } llmmem__sink;
 
 /* Tensor flags. */
@@ -61,6 +63,7 @@ typedef enum llmmem__op {
     LLMMEM__OP_REPEAT_KV, /* repeat_kv's expand + reshape: ExpandBackward0 sums the copies */
     LLMMEM__OP_SOFTMAX,   /* _softmax_backward_data: the grad and a temporary of the input's size */
     LLMMEM__OP_GELU_TANH, /* gelu_backward (approximate tanh), from the saved input */
+    LLMMEM__OP_ADD_PROMOTE, /* a + b, a of a narrower dtype: its grad is cast to it (validate_outputs) */
     LLMMEM__OPS
 } llmmem__op;
 
@@ -94,6 +97,8 @@ uint32_t llmmem__ag_param(llmmem__ag *ag, uint64_t bytes);
  * (checkpoint's detached input). */
 uint32_t llmmem__ag_view(llmmem__ag *ag, uint32_t base, uint64_t bytes, int leaf);
 uint32_t llmmem__ag_ref(llmmem__ag *ag, uint32_t t);
+/* t.requires_grad_(True) on a tensor made without grad: a leaf that accumulates its grad, freed with it. */
+void llmmem__ag_make_leaf(llmmem__ag *ag, uint32_t t);
 void llmmem__ag_unref(llmmem__ag *ag, uint32_t t);
 uint64_t llmmem__ag_bytes(const llmmem__ag *ag, uint32_t t);
 int llmmem__ag_requires_grad(const llmmem__ag *ag, uint32_t t);
@@ -103,7 +108,7 @@ void llmmem__ag_drop_grad(llmmem__ag *ag, uint32_t leaf);
 
 /* One op call. The output is out bytes (view: a view of in[0] instead, no allocation); with grad
  * mode on and an input requiring grad, a node saves saved[] (each takes a reference). arg[]: the
- * op's sizes (SDPA_CUDNN: the logsumexp's bytes; NLL: the log-probabilities'; EMBED: the indices
+ * op's sizes (SDPA_CUDNN: the logsumexp's bytes, and 1 with a mask; NLL: the log-probabilities'; EMBED: the indices
  * and a row of the partial sums; CHECKPOINT: the piece). rowsum: bit i set when input i's grad is
  * summed along the last dim (a per-row statistic), which takes no staging buffer. */
 typedef struct llmmem__ag_call {
@@ -112,7 +117,7 @@ typedef struct llmmem__ag_call {
     int view;
     uint32_t in[3];
     unsigned nin;
-    uint32_t saved[7];
+    uint32_t saved[8];
     unsigned nsaved;
     uint64_t arg[2];
     unsigned rowsum;

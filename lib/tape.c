@@ -7,23 +7,41 @@
 
 #define F32 4u
 
+/* A decoder layer's linears, in the order its module registers them. */
+enum { LIN_Q, LIN_K, LIN_V, LIN_O, LIN_GATE, LIN_UP, LIN_DOWN, LINEARS };
+
+typedef struct linear_params {
+    uint32_t w, bias;
+    uint32_t lora_a, lora_b; /* PEFT's adapter, when the linear is a target */
+    uint64_t in, out;        /* features */
+} linear_params;
+
 typedef struct layer_params {
-    uint32_t q, qb, k, kb, v, vb, o, gate, up, down;
+    linear_params lin[LINEARS];
     uint32_t norm[4]; /* input, post-attention (of four), pre-feedforward, post-feedforward (of four) */
+    uint32_t q_norm, k_norm;
 } layer_params;
 
 typedef struct run {
     llmmem__ag *ag;
+    const llmmem__sink *sink;
+    unsigned step;
     const llmmem__tape_job *job;
     uint64_t N;          /* tokens of a step: batch x seq */
     uint32_t embed, norm, head, ids;
     layer_params *layer;
-    uint32_t cos, sin;   /* the rotary embedding of the step */
+    uint32_t cos[2], sin[2]; /* the rotary embeddings of the step: global, local (Gemma-3) */
     uint32_t mask[2];    /* eager attention's masks: causal, sliding window */
     uint32_t normalizer; /* Gemma's embedding scale */
 } run;
 
 #define OP(ag, ...) llmmem__ag_op((ag), &(llmmem__ag_call){__VA_ARGS__})
+
+static void mark(const run *r, llmmem__tape_moment moment, uint64_t layer)
+{
+    if (r->sink->mark && llmmem__ag_status(r->ag) == LLMMEM_OK)
+        r->sink->mark(r->sink->ctx, (int)moment, r->step, layer);
+}
 
 static uint64_t mul3(llmmem__ag *ag, uint64_t a, uint64_t b, uint64_t c, int *bad)
 {
@@ -49,6 +67,43 @@ static uint32_t linear(run *r, uint32_t x, uint32_t w, uint32_t bias, uint64_t o
     return OP(ag, .op = LLMMEM__OP_MM, .out = out, .in = {x, w}, .nin = 2, .saved = {saved[0], saved[1]}, .nsaved = ns);
 }
 
+static uint32_t unary(run *r, llmmem__op op, uint32_t x, uint64_t out, int save_in)
+{
+    return OP(r->ag, .op = op, .out = out, .in = {x}, .nin = 1, .saved = {x}, .nsaved = save_in ? 1u : 0u);
+}
+
+/* peft.tuners.lora.layer.Linear.forward: result = base_layer(x); x = _cast_input_dtype(x, lora_A's
+ * dtype); result = result + lora_B(lora_A(dropout(x))) * scaling (dropout 0: nn.Identity), then
+ * result.to(the base's dtype); else the plain linear */
+static uint32_t proj(run *r, const layer_params *p, unsigned which, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    const linear_params *L = &p->lin[which];
+    const llmmem__tape_job *j = r->job;
+    int bad = 0;
+    uint64_t out = mul3(ag, r->N, L->out, j->model.bytes, &bad);
+    uint64_t in32 = mul3(ag, r->N, L->in, j->lora_bytes, &bad), a32 = mul3(ag, r->N, j->lora_rank, j->lora_bytes, &bad);
+    uint64_t out32 = mul3(ag, r->N, L->out, j->lora_bytes, &bad);
+    if (bad)
+        return 0;
+    uint32_t res = linear(r, x, L->w, L->bias, out);
+    if (!L->lora_a)
+        return res;
+    uint32_t xc = unary(r, LLMMEM__OP_TO, x, in32, 0);
+    uint32_t a = linear(r, xc, L->lora_a, 0, a32);
+    llmmem__ag_unref(ag, xc);
+    uint32_t b = linear(r, a, L->lora_b, 0, out32);
+    llmmem__ag_unref(ag, a);
+    uint32_t sc = unary(r, LLMMEM__OP_SCALE, b, out32, 0);
+    llmmem__ag_unref(ag, b);
+    uint32_t sum = OP(ag, .op = LLMMEM__OP_ADD_PROMOTE, .out = out32, .in = {res, sc}, .nin = 2);
+    llmmem__ag_unref(ag, res);
+    llmmem__ag_unref(ag, sc);
+    uint32_t o = unary(r, LLMMEM__OP_TO, sum, out, 0);
+    llmmem__ag_unref(ag, sum);
+    return o;
+}
+
 /* a * b (out bytes): MulBackward0 saves each factor the other's grad needs */
 static uint32_t mul(run *r, uint32_t a, uint32_t b, uint64_t out, unsigned rowsum)
 {
@@ -63,10 +118,6 @@ static uint32_t mul(run *r, uint32_t a, uint32_t b, uint64_t out, unsigned rowsu
               .rowsum = rowsum);
 }
 
-static uint32_t unary(run *r, llmmem__op op, uint32_t x, uint64_t out, int save_in)
-{
-    return OP(r->ag, .op = op, .out = out, .in = {x}, .nin = 1, .saved = {x}, .nsaved = save_in ? 1u : 0u);
-}
 
 /* x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) of the fp32 x32: the normalized rows */
 static uint32_t normalize(run *r, uint32_t x32, uint64_t full32, uint64_t rows, uint32_t *var_out)
@@ -117,11 +168,11 @@ static uint32_t norm(run *r, uint32_t x, uint32_t w)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
-    int bad = 0;
-    uint64_t full32 = mul3(ag, r->N, m->hidden, F32, &bad), full = mul3(ag, r->N, m->hidden, m->bytes, &bad);
-    uint64_t rows = llmmem__mul_flag(&bad, r->N, F32);
-    if (bad)
+    /* the rows of x (tokens, or tokens x heads for a q/k norm) over the weight's width */
+    uint64_t full = llmmem__ag_bytes(ag, x), wb = llmmem__ag_bytes(ag, w);
+    if (!wb)
         return 0;
+    uint64_t full32 = full / m->bytes * F32, rows = full / wb * F32;
     if (m->norm == LLMMEM__TAPE_NORM_GEMMA)
         return rmsnorm_gemma(r, x, w, full, full32, rows);
     uint32_t x32 = unary(r, LLMMEM__OP_TO, x, full32, 0);
@@ -152,18 +203,28 @@ static uint32_t rotate_half(run *r, uint32_t x)
 }
 
 /* apply_rotary_pos_emb: (x * cos) + (rotate_half(x) * sin) */
-static uint32_t rope(run *r, uint32_t x)
+static uint32_t rope(run *r, uint32_t x, unsigned which)
 {
     llmmem__ag *ag = r->ag;
     uint64_t b = llmmem__ag_bytes(ag, x);
-    uint32_t a = mul(r, x, r->cos, b, 0);
+    uint32_t a = mul(r, x, r->cos[which], b, 0);
     uint32_t rot = rotate_half(r, x);
-    uint32_t s = mul(r, rot, r->sin, b, 0);
+    uint32_t s = mul(r, rot, r->sin[which], b, 0);
     llmmem__ag_unref(ag, rot);
     uint32_t o = OP(ag, .op = LLMMEM__OP_ADD, .out = b, .in = {a, s}, .nin = 2);
     llmmem__ag_unref(ag, a);
     llmmem__ag_unref(ag, s);
     return o;
+}
+
+/* A norm applied to a block's output (Gemma's post-attention and post-feedforward norms), replacing it */
+static uint32_t post_norm(run *r, uint32_t x, uint32_t w)
+{
+    if (!w)
+        return x;
+    uint32_t y = norm(r, x, w);
+    llmmem__ag_unref(r->ag, x);
+    return y;
 }
 
 /* proj(x).view(hidden_shape).transpose(1, 2) */
@@ -177,25 +238,37 @@ static uint32_t heads(run *r, uint32_t x)
 /* sdpa_attention_forward (integrations/sdpa_attention.py), causal, as the cuDNN backend torch 2.11
  * runs it on an H100 (aten _scaled_dot_product_cudnn_attention): the philox seed and offset, the
  * output, the logsumexp (fp32, batch x heads x seq) and a 256-byte workspace */
-static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v)
+static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
     uint64_t lse = mul3(ag, r->N, m->heads, F32, &bad);
+    uint64_t mb = mul3(ag, r->job->batch, llmmem__mul_flag(&bad, r->job->seq, r->job->seq), m->bytes, &bad);
     if (bad)
         return 0;
+    uint32_t mask = 0;
+    if (sliding) {
+        /* a boolean mask becomes an additive one of the query's dtype, expanded over the batch
+         * (aten/src/ATen/native/transformers/attention.cpp convert_boolean_attn_mask) */
+        uint32_t lo = llmmem__ag_alloc(ag, 2), neg = llmmem__ag_alloc(ag, 2);
+        mask = llmmem__ag_alloc(ag, mb);
+        llmmem__ag_unref(ag, lo);
+        llmmem__ag_unref(ag, neg);
+    }
     uint32_t seed = llmmem__ag_alloc(ag, 8), off = llmmem__ag_alloc(ag, 8);
     uint32_t o = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, q));
     uint32_t l = llmmem__ag_alloc(ag, lse);
     llmmem__ag_unref(ag, llmmem__ag_alloc(ag, 256));
     llmmem__ag_node(ag,
                     &(llmmem__ag_call){.op = LLMMEM__OP_SDPA_CUDNN, .in = {q, k, v}, .nin = 3,
-                                       .saved = {q, k, v, o, l, seed, off}, .nsaved = 7, .arg = {lse}},
+                                       .saved = {q, k, v, o, l, seed, off, mask}, .nsaved = mask ? 8u : 7u,
+                                       .arg = {lse, mask != 0}},
                     o);
     llmmem__ag_unref(ag, seed);
     llmmem__ag_unref(ag, off);
     llmmem__ag_unref(ag, l);
+    llmmem__ag_unref(ag, mask);
     return o;
 }
 
@@ -232,7 +305,7 @@ static uint32_t eager(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
         x = unary(r, LLMMEM__OP_SCALE, t, sb, 0);
         llmmem__ag_unref(ag, t);
     }
-    uint32_t masked = OP(ag, .op = LLMMEM__OP_ADD, .out = sb, .in = {x, r->mask[sliding]}, .nin = 2);
+    uint32_t masked = OP(ag, .op = LLMMEM__OP_ADD, .out = sb, .in = {x, r->mask[sliding != 0]}, .nin = 2);
     llmmem__ag_unref(ag, x);
     uint32_t f = unary(r, LLMMEM__OP_TO, masked, s32, 0);
     llmmem__ag_unref(ag, masked);
@@ -255,24 +328,22 @@ static uint32_t eager(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
 static uint32_t attention(run *r, const layer_params *p, uint32_t x, int sliding)
 {
     llmmem__ag *ag = r->ag;
-    const llmmem__tape_model *m = &r->job->model;
-    int bad = 0;
-    uint64_t qb = mul3(ag, r->N, m->heads * m->head_dim, m->bytes, &bad);
-    uint64_t kvb = mul3(ag, r->N, m->kv_heads * m->head_dim, m->bytes, &bad);
-    uint64_t hb = mul3(ag, r->N, m->hidden, m->bytes, &bad);
-    if (bad)
-        return 0;
-    uint32_t q = heads(r, linear(r, x, p->q, p->qb, qb));
-    uint32_t k = heads(r, linear(r, x, p->k, p->kb, kvb));
-    uint32_t v = heads(r, linear(r, x, p->v, p->vb, kvb));
-    uint32_t qe = rope(r, q), ke = rope(r, k);
+    uint32_t q = heads(r, proj(r, p, LIN_Q, x));
+    uint32_t k = heads(r, proj(r, p, LIN_K, x));
+    uint32_t v = heads(r, proj(r, p, LIN_V, x));
+    if (p->q_norm) { /* Gemma3Attention / Qwen3Attention: q_norm and k_norm over each head */
+        q = post_norm(r, q, p->q_norm);
+        k = post_norm(r, k, p->k_norm);
+    }
+    unsigned which = sliding && r->job->model.local_rope;
+    uint32_t qe = rope(r, q, which), ke = rope(r, k, which);
     llmmem__ag_unref(ag, q);
     llmmem__ag_unref(ag, k);
-    uint32_t a = r->job->eager ? eager(r, qe, ke, v, sliding) : sdpa(r, qe, ke, v);
+    uint32_t a = r->job->eager ? eager(r, qe, ke, v, sliding) : sdpa(r, qe, ke, v, sliding);
     llmmem__ag_unref(ag, qe);
     llmmem__ag_unref(ag, ke);
     llmmem__ag_unref(ag, v);
-    uint32_t o = linear(r, a, p->o, 0, hb);
+    uint32_t o = proj(r, p, LIN_O, a);
     llmmem__ag_unref(ag, a);
     return o;
 }
@@ -284,30 +355,21 @@ static uint32_t mlp(run *r, const layer_params *p, uint32_t x)
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
-    uint64_t hb = mul3(ag, r->N, m->hidden, m->bytes, &bad), fb = mul3(ag, r->N, m->ffn, m->bytes, &bad);
+    uint64_t fb = mul3(ag, r->N, m->ffn, m->bytes, &bad);
     if (bad)
         return 0;
-    uint32_t g = linear(r, x, p->gate, 0, fb);
+    uint32_t g = proj(r, p, LIN_GATE, x);
     uint32_t act = unary(r, m->gelu_tanh ? LLMMEM__OP_GELU_TANH : LLMMEM__OP_SILU, g, fb, 1);
     llmmem__ag_unref(ag, g);
-    uint32_t u = linear(r, x, p->up, 0, fb);
+    uint32_t u = proj(r, p, LIN_UP, x);
     uint32_t prod = mul(r, act, u, fb, 0);
     llmmem__ag_unref(ag, act);
     llmmem__ag_unref(ag, u);
-    uint32_t d = linear(r, prod, p->down, 0, hb);
+    uint32_t d = proj(r, p, LIN_DOWN, prod);
     llmmem__ag_unref(ag, prod);
     return d;
 }
 
-/* A norm applied to a block's output (Gemma's post-attention and post-feedforward norms), replacing it */
-static uint32_t post_norm(run *r, uint32_t x, uint32_t w)
-{
-    if (!w)
-        return x;
-    uint32_t y = norm(r, x, w);
-    llmmem__ag_unref(r->ag, x);
-    return y;
-}
 
 /* LlamaDecoderLayer.forward, Gemma2DecoderLayer.forward: the residual around the attention and the
  * MLP, each after its norm (and, with four norms, before the residual too) */
@@ -319,8 +381,8 @@ static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
     uint64_t hb = llmmem__ag_bytes(ag, x);
     int four = m->norms == 4;
     uint32_t h1 = norm(r, x, p->norm[0]);
-    /* Gemma-2's layer_types: sliding and full attention alternate, the first sliding */
-    uint32_t a = attention(r, p, h1, m->sliding && l % 2 == 0);
+    /* layer_types: every sliding_period-th layer attends to all, the others within the window */
+    uint32_t a = attention(r, p, h1, m->sliding_period && (l + 1) % m->sliding_period != 0);
     llmmem__ag_unref(ag, h1);
     a = post_norm(r, a, four ? p->norm[1] : 0);
     uint32_t r1 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {x, a}, .nin = 2);
@@ -338,7 +400,9 @@ static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
 static uint32_t rerun(void *ctx, llmmem__ag *ag, uint64_t piece, uint32_t x)
 {
     (void)ag;
-    return decoder_layer(ctx, piece, x);
+    uint32_t y = decoder_layer(ctx, piece, x);
+    mark(ctx, LLMMEM__TAPE_RECOMPUTE, piece);
+    return y;
 }
 
 /* GradientCheckpointingLayer.__call__ with transformers' default gradient_checkpointing_enable():
@@ -351,8 +415,8 @@ static uint32_t checkpointed(run *r, uint64_t l, uint32_t x)
     uint32_t y = decoder_layer(r, l, x);
     llmmem__ag_grad_mode(ag, 1);
     llmmem__ag_node(ag,
-                    &(llmmem__ag_call){.op = LLMMEM__OP_CHECKPOINT, .in = {x}, .nin = 1, .saved = {x, r->cos, r->sin},
-                                       .nsaved = 3, .arg = {l}},
+                    &(llmmem__ag_call){.op = LLMMEM__OP_CHECKPOINT, .in = {x}, .nin = 1, .saved = {x, r->cos[0], r->sin[0], r->cos[1], r->sin[1], r->mask[0], r->mask[1]},
+                                       .nsaved = 7, .arg = {l}},
                     y);
     return y;
 }
@@ -360,49 +424,70 @@ static uint32_t checkpointed(run *r, uint64_t l, uint32_t x)
 /* The model's parameters in the order nn.Module registers them (LlamaForCausalLM.__init__):
  * embed_tokens, each layer's attention (q, k, v, o), MLP (gate, up, down) and two norms, the final
  * norm, the rotary inv_freq buffer, lm_head (made, then replaced by the tied embedding) */
+static uint32_t weight(run *r, uint64_t bytes)
+{
+    return r->job->lora_rank ? llmmem__ag_alloc(r->ag, bytes) : llmmem__ag_param(r->ag, bytes);
+}
+
 static void build(run *r)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
+    const uint64_t q = m->heads * m->head_dim, kv = m->kv_heads * m->head_dim;
+    const uint64_t shape[LINEARS][2] = {{m->hidden, q},      {m->hidden, kv},     {m->hidden, kv}, {q, m->hidden},
+                                        {m->hidden, m->ffn}, {m->hidden, m->ffn}, {m->ffn, m->hidden}};
     int bad = 0;
     uint64_t e = mul3(ag, m->vocab, m->hidden, m->bytes, &bad);
-    uint64_t qo = mul3(ag, m->heads * m->head_dim, m->hidden, m->bytes, &bad);
-    uint64_t kv = mul3(ag, m->kv_heads * m->head_dim, m->hidden, m->bytes, &bad);
-    uint64_t mlp = mul3(ag, m->ffn, m->hidden, m->bytes, &bad);
-    uint64_t qbias = mul3(ag, m->heads, m->head_dim, m->bytes, &bad), kvbias = mul3(ag, m->kv_heads, m->head_dim, m->bytes, &bad);
+    for (unsigned i = 0; i < LINEARS; i++)
+        (void)mul3(ag, shape[i][0], shape[i][1], m->bytes, &bad);
     if (bad)
         return;
-    r->embed = llmmem__ag_param(ag, e);
+    r->embed = weight(r, e);
     if (m->embed_scale) /* Gemma2Model.__init__: the normalizer buffer, hidden_size ** 0.5 in the dtype */
         r->normalizer = llmmem__ag_alloc(ag, m->bytes);
     for (uint64_t l = 0; l < m->layers; l++) {
         layer_params *p = &r->layer[l];
-        p->q = llmmem__ag_param(ag, qo);
-        p->qb = m->qkv_bias ? llmmem__ag_param(ag, qbias) : 0;
-        p->k = llmmem__ag_param(ag, kv);
-        p->kb = m->qkv_bias ? llmmem__ag_param(ag, kvbias) : 0;
-        p->v = llmmem__ag_param(ag, kv);
-        p->vb = m->qkv_bias ? llmmem__ag_param(ag, kvbias) : 0;
-        p->o = llmmem__ag_param(ag, qo);
-        p->gate = llmmem__ag_param(ag, mlp);
-        p->up = llmmem__ag_param(ag, mlp);
-        p->down = llmmem__ag_param(ag, mlp);
+        for (unsigned i = 0; i < LINEARS; i++) {
+            linear_params *L = &p->lin[i];
+            L->in = shape[i][0];
+            L->out = shape[i][1];
+            L->w = weight(r, L->in * L->out * m->bytes);
+            if (m->qkv_bias && i <= LIN_V)
+                L->bias = weight(r, L->out * m->bytes);
+            if (i == LIN_O && m->qk_norm) { /* the attention's q_norm and k_norm follow o_proj */
+                p->q_norm = weight(r, m->head_dim * m->bytes);
+                p->k_norm = weight(r, m->head_dim * m->bytes);
+            }
+        }
         for (unsigned i = 0; i < m->norms; i++)
-            p->norm[i] = llmmem__ag_param(ag, m->hidden * m->bytes);
+            p->norm[i] = weight(r, m->hidden * m->bytes);
     }
-    r->norm = llmmem__ag_param(ag, m->hidden * m->bytes);
+    r->norm = weight(r, m->hidden * m->bytes);
     llmmem__ag_alloc(ag, m->head_dim / 2 * F32); /* inv_freq, kept */
     if (m->tied) {
         /* PreTrainedModel.tie_weights: the head made in __init__ is replaced by the embedding */
         llmmem__ag_unref(ag, llmmem__ag_alloc(ag, e));
         r->head = r->embed;
     } else
-        r->head = llmmem__ag_param(ag, e);
+        r->head = weight(r, e);
+    /* peft.get_peft_model: each target's lora_A (rank x in) and lora_B (out x rank), in module order,
+     * made in the adapters' dtype and moved to the base layer's device
+     * (tuners_utils.py _move_adapter_to_device_of_base_layer) */
+    const llmmem__tape_job *j = r->job;
+    for (uint64_t l = 0; j->lora_rank && l < m->layers; l++)
+        for (unsigned i = 0; i < LINEARS; i++) {
+            linear_params *L = &r->layer[l].lin[i];
+            if (!(j->lora_targets >> i & 1))
+                continue;
+            L->lora_a = llmmem__ag_param(ag, j->lora_rank * L->in * j->lora_bytes);
+            L->lora_b = llmmem__ag_param(ag, L->out * j->lora_rank * j->lora_bytes);
+        }
 }
 
-/* masking_utils.create_causal_mask (and create_sliding_window_causal_mask) for eager attention: the
- * boolean mask of seq x seq made by the mask functions (and_mask makes three for a window), then
- * eager_mask's (batch, 1, seq, seq) additive mask in the model's dtype, kept for the forward */
+/* masking_utils.create_causal_mask and create_sliding_window_causal_mask: the boolean seq x seq
+ * mask the mask functions make (and_mask makes three for a window); eager attention gets
+ * eager_mask's (batch, 1, seq, seq) additive mask in the model's dtype, SDPA the boolean mask of a
+ * window (a causal one is is_causal instead, sdpa_mask's skip), both kept for the forward */
 static void masks(run *r)
 {
     llmmem__ag *ag = r->ag;
@@ -412,14 +497,40 @@ static void masks(run *r)
     uint64_t mb = mul3(ag, r->job->batch, ss, m->bytes, &bad);
     if (bad)
         return;
-    for (int w = 0; w <= m->sliding; w++) {
+    for (unsigned w = 0; w <= (m->sliding_period != 0); w++) {
+        if (!r->job->eager && !w)
+            continue;
         unsigned temps = w ? 3 : 1;
-        for (unsigned i = 0; i < temps; i++)
+        for (unsigned i = 0; i + (r->job->eager ? 0 : 1) < temps; i++)
             llmmem__ag_unref(ag, llmmem__ag_alloc(ag, ss));
-        r->mask[w] = llmmem__ag_alloc(ag, mb);
+        r->mask[w] = llmmem__ag_alloc(ag, r->job->eager ? mb : ss);
     }
-    if (!m->sliding)
-        r->mask[1] = llmmem__ag_ref(ag, r->mask[0]);
+}
+
+/* The rotary embedding's forward under no_grad (LlamaRotaryEmbedding.forward): the positions and
+ * frequencies in fp32, cos and sin scaled, cast to the model's dtype */
+static void rotary(run *r, unsigned which)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    int bad = 0;
+    uint64_t s = r->job->seq;
+    uint64_t rot32 = mul3(ag, s, m->head_dim, F32, &bad), rot = mul3(ag, s, m->head_dim, m->bytes, &bad);
+    if (bad)
+        return;
+    uint32_t pos = llmmem__ag_alloc(ag, s * F32), freqs = llmmem__ag_alloc(ag, rot32 / 2);
+    uint32_t emb = llmmem__ag_alloc(ag, rot32);
+    uint32_t c = llmmem__ag_alloc(ag, rot32), cs = llmmem__ag_alloc(ag, rot32);
+    llmmem__ag_unref(ag, c);
+    uint32_t sn = llmmem__ag_alloc(ag, rot32), ss = llmmem__ag_alloc(ag, rot32);
+    llmmem__ag_unref(ag, sn);
+    r->cos[which] = llmmem__ag_alloc(ag, rot);
+    r->sin[which] = llmmem__ag_alloc(ag, rot);
+    llmmem__ag_unref(ag, pos);
+    llmmem__ag_unref(ag, freqs);
+    llmmem__ag_unref(ag, emb);
+    llmmem__ag_unref(ag, cs);
+    llmmem__ag_unref(ag, ss);
 }
 
 /* LlamaModel.forward: the embedding, cache_position and position_ids, the rotary embedding (fp32,
@@ -430,11 +541,10 @@ static uint32_t forward_loss(run *r)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
-    uint64_t N = r->N, s = r->job->seq, d = m->head_dim;
+    uint64_t N = r->N, s = r->job->seq;
     int bad = 0;
     uint64_t hb = mul3(ag, N, m->hidden, m->bytes, &bad);
     uint64_t lb = mul3(ag, N, m->vocab, m->bytes, &bad), l32 = mul3(ag, N, m->vocab, F32, &bad);
-    uint64_t rot32 = mul3(ag, s, d, F32, &bad), rot = mul3(ag, s, d, m->bytes, &bad);
     if (bad)
         return 0;
     uint32_t x = llmmem__ag_alloc(ag, hb);
@@ -442,6 +552,8 @@ static uint32_t forward_loss(run *r)
                     &(llmmem__ag_call){.op = LLMMEM__OP_EMBED, .in = {r->embed}, .nin = 1, .saved = {r->ids},
                                        .nsaved = 1, .arg = {N, m->hidden * F32}},
                     x);
+    if (r->job->input_grads) /* PreTrainedModel.enable_input_require_grads: a hook makes the embedding's output require grad */
+        llmmem__ag_make_leaf(ag, x);
     if (m->embed_scale) { /* hidden_states = inputs_embeds * normalizer */
         uint32_t scaled = unary(r, LLMMEM__OP_SCALE, x, hb, 0);
         llmmem__ag_unref(ag, x);
@@ -449,26 +561,15 @@ static uint32_t forward_loss(run *r)
     }
     uint32_t cache_position = llmmem__ag_alloc(ag, s * 8), position_ids = llmmem__ag_alloc(ag, s * 8);
     llmmem__ag_unref(ag, cache_position);
-    if (r->job->eager)
-        masks(r);
-    /* LlamaRotaryEmbedding.forward under no_grad */
-    uint32_t pos = llmmem__ag_alloc(ag, s * F32), freqs = llmmem__ag_alloc(ag, rot32 / 2);
-    uint32_t emb = llmmem__ag_alloc(ag, rot32);
-    uint32_t c = llmmem__ag_alloc(ag, rot32), cs = llmmem__ag_alloc(ag, rot32);
-    llmmem__ag_unref(ag, c);
-    uint32_t sn = llmmem__ag_alloc(ag, rot32), ss = llmmem__ag_alloc(ag, rot32);
-    llmmem__ag_unref(ag, sn);
-    r->cos = llmmem__ag_alloc(ag, rot);
-    r->sin = llmmem__ag_alloc(ag, rot);
-    llmmem__ag_unref(ag, pos);
-    llmmem__ag_unref(ag, freqs);
-    llmmem__ag_unref(ag, emb);
-    llmmem__ag_unref(ag, cs);
-    llmmem__ag_unref(ag, ss);
+    masks(r);
+    rotary(r, 0);
+    if (m->local_rope) /* Gemma3TextModel: rotary_emb_local for the sliding layers */
+        rotary(r, 1);
     for (uint64_t l = 0; l < m->layers; l++) {
         uint32_t y = r->job->checkpoint ? checkpointed(r, l, x) : decoder_layer(r, l, x);
         llmmem__ag_unref(ag, x);
         x = y;
+        mark(r, LLMMEM__TAPE_LAYER, l);
     }
     uint32_t hn = norm(r, x, r->norm);
     llmmem__ag_unref(ag, x);
@@ -483,11 +584,12 @@ static uint32_t forward_loss(run *r)
         logits = unary(r, LLMMEM__OP_SCALE, t, lb, 0);
         llmmem__ag_unref(ag, t);
     }
-    llmmem__ag_unref(ag, r->cos);
-    llmmem__ag_unref(ag, r->sin);
-    llmmem__ag_unref(ag, r->mask[0]);
-    llmmem__ag_unref(ag, r->mask[1]);
-    r->mask[0] = r->mask[1] = 0;
+    for (unsigned i = 0; i < 2; i++) {
+        llmmem__ag_unref(ag, r->cos[i]);
+        llmmem__ag_unref(ag, r->sin[i]);
+        llmmem__ag_unref(ag, r->mask[i]);
+        r->cos[i] = r->sin[i] = r->mask[i] = 0;
+    }
     llmmem__ag_unref(ag, position_ids);
     uint32_t lf = unary(r, LLMMEM__OP_TO, logits, l32, 0);
     uint32_t padded = llmmem__ag_alloc(ag, r->job->batch * (s + 1) * 8);
@@ -505,21 +607,37 @@ static uint32_t forward_loss(run *r)
     llmmem__ag_unref(ag, lf);
     llmmem__ag_unref(ag, ls);
     llmmem__ag_unref(ag, logits); /* the Trainer drops the outputs */
+    mark(r, LLMMEM__TAPE_LOSS, 0);
     return loss;
 }
 
-/* The parameters in model.parameters() order. */
+/* The trained parameters in model.parameters() order: every weight, or PEFT's adapters alone. */
 static unsigned params(const run *r, uint32_t *out)
 {
     unsigned n = 0;
+    if (r->job->lora_rank) {
+        for (uint64_t l = 0; l < r->job->model.layers; l++)
+            for (unsigned i = 0; i < LINEARS; i++)
+                if (r->layer[l].lin[i].lora_a) {
+                    out[n++] = r->layer[l].lin[i].lora_a;
+                    out[n++] = r->layer[l].lin[i].lora_b;
+                }
+        return n;
+    }
     out[n++] = r->embed;
     for (uint64_t l = 0; l < r->job->model.layers; l++) {
         const layer_params *p = &r->layer[l];
-        uint32_t all[] = {p->q, p->qb, p->k, p->kb, p->v, p->vb, p->o, p->gate, p->up, p->down,
-                          p->norm[0], p->norm[1], p->norm[2], p->norm[3]};
-        for (unsigned i = 0; i < sizeof all / sizeof *all; i++)
-            if (all[i])
-                out[n++] = all[i];
+        for (unsigned i = 0; i < LINEARS; i++) {
+            out[n++] = p->lin[i].w;
+            if (p->lin[i].bias)
+                out[n++] = p->lin[i].bias;
+            if (i == LIN_O && p->q_norm) {
+                out[n++] = p->q_norm;
+                out[n++] = p->k_norm;
+            }
+        }
+        for (unsigned i = 0; i < r->job->model.norms; i++)
+            out[n++] = p->norm[i];
     }
     out[n++] = r->norm;
     if (r->head != r->embed)
@@ -535,6 +653,14 @@ static unsigned params(const run *r, uint32_t *out)
 static void optimizer_step(run *r, const uint32_t *p, unsigned n, uint32_t *state)
 {
     llmmem__ag *ag = r->ag;
+    if (r->job->optimizer == LLMMEM__TAPE_SGD_MOMENTUM) {
+        /* torch/optim/sgd.py _multi_tensor_sgd: the first step's momentum buffers are
+         * torch.clone(grad).detach(); later ones are updated in place */
+        if (!state[0])
+            for (unsigned i = 0; i < n; i++)
+                state[3 * i] = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, p[i]));
+        return;
+    }
     if (!state[0])
         for (unsigned i = 0; i < n; i++) {
             uint64_t b = llmmem__ag_bytes(ag, p[i]);
@@ -564,10 +690,10 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
     const llmmem__tape_model *m = &job->model;
     if (m->layers == 0 || m->layers > 4096 || m->bytes == 0)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the allocation tape runs 1 to 4096 decoder layers");
-    run r = {.job = job};
+    run r = {.job = job, .sink = sink};
     if (!llmmem__mul(&r.N, job->batch, job->seq))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "batch x sequence exceeds 64 bits");
-    size_t np = 2 + 14 * (size_t)m->layers + 1;
+    size_t np = 3 + 16 * (size_t)m->layers;
     r.layer = calloc((size_t)m->layers, sizeof *r.layer);
     uint32_t *p = calloc(np, sizeof *p), *state = calloc(4 * np, sizeof *state);
     llmmem_status st = llmmem__ag_new(&r.ag, sink);
@@ -580,15 +706,19 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
         if (job->workspace_first)
             llmmem__ag_early_workspaces(ag, job->workspace_first > 1);
         build(&r);
+        mark(&r, LLMMEM__TAPE_BUILT, 0);
         r.ids = llmmem__ag_alloc(ag, r.N * 8);
         unsigned n = params(&r, p);
-        for (unsigned s = 0; s < job->steps && llmmem__ag_status(ag) == LLMMEM_OK; s++) {
+        for (r.step = 0; r.step < job->steps && llmmem__ag_status(ag) == LLMMEM_OK; r.step++) {
             uint32_t loss = forward_loss(&r);
             llmmem__ag_backward(ag, loss, llmmem__ag_alloc(ag, 4));
             llmmem__ag_unref(ag, loss);
+            mark(&r, LLMMEM__TAPE_BACKWARD, 0);
             optimizer_step(&r, p, n, state);
+            mark(&r, LLMMEM__TAPE_OPTIMIZER, 0);
             for (unsigned i = 0; i < n; i++)
                 llmmem__ag_drop_grad(ag, p[i]); /* zero_grad(set_to_none=True) */
+            mark(&r, LLMMEM__TAPE_ZERO_GRAD, 0);
         }
         st = llmmem__ag_status(ag);
         *peak_out = llmmem__ag_peak(ag);

@@ -25,14 +25,30 @@ typedef struct llmmem__tape_model {
     int embed_scale;     /* inputs_embeds * normalizer (Gemma) */
     int attn_softcap;    /* scores / cap, tanh, * cap (Gemma-2's attn_logit_softcapping) */
     int final_softcap;   /* the same over the logits (final_logit_softcapping) */
-    int sliding;         /* some layers attend within a window (one more mask) */
+    uint64_t sliding_period; /* layer_types: every period-th layer attends to all, the others within a window (0: none) */
+    int local_rope;      /* sliding layers use their own rotary embedding (Gemma-3's rotary_emb_local) */
+    int qk_norm;         /* q_norm and k_norm over each head (Qwen3, Gemma-3) */
 } llmmem__tape_model;
 
 typedef enum llmmem__tape_optimizer {
     LLMMEM__TAPE_ADAMW_FOREACH,
     LLMMEM__TAPE_ADAMW_FOR_LOOP,
-    LLMMEM__TAPE_ADAMW_FUSED
+    LLMMEM__TAPE_ADAMW_FUSED,
+    LLMMEM__TAPE_SGD_MOMENTUM       /* torch.optim.SGD(momentum > 0), foreach */
 } llmmem__tape_optimizer;
+
+/* The moments a tape marks (the points the H100 traces record): after the model is built, after
+ * each decoder layer's forward (again when gradient checkpointing recomputes it in backward), after
+ * the loss, after backward, after the optimizer step, after zero_grad. */
+typedef enum llmmem__tape_moment {
+    LLMMEM__TAPE_BUILT,
+    LLMMEM__TAPE_LAYER,
+    LLMMEM__TAPE_RECOMPUTE,
+    LLMMEM__TAPE_LOSS,
+    LLMMEM__TAPE_BACKWARD,
+    LLMMEM__TAPE_OPTIMIZER,
+    LLMMEM__TAPE_ZERO_GRAD
+} llmmem__tape_moment;
 
 /* What runs. */
 typedef struct llmmem__tape_job {
@@ -40,6 +56,11 @@ typedef struct llmmem__tape_job {
     uint64_t batch, seq;
     int checkpoint;                  /* gradient checkpointing (reentrant) on every decoder layer */
     int eager;                       /* attn_implementation eager (else sdpa) */
+    /* PEFT LoRA: the base frozen, adapters of lora_rank on the linears whose bit is set in
+     * lora_targets (q, k, v, o, gate, up, down from bit 0), their elements of lora_bytes */
+    uint64_t lora_rank;
+    unsigned lora_targets, lora_bytes;
+    int input_grads;                 /* enable_input_require_grads (PEFT with gradient checkpointing) */
     llmmem__tape_optimizer optimizer;
     unsigned steps;                  /* training steps (the peak of the last is the job's) */
     uint64_t ws_forward, ws_forward_lt, ws_backward; /* cuBLAS workspaces (autograd.h) */
