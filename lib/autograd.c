@@ -8,6 +8,7 @@
 
 #define MAX_IN 3
 #define MAX_SAVED 8
+#define MAX_OUT 3
 /* Tensors or nodes alive at once: a 70B training step needs about 10^4. */
 #define CAP (1u << 22)
 
@@ -20,6 +21,7 @@ typedef struct tensor {
     uint32_t sink;  /* the sink's id of its allocation */
     uint32_t next_free;
     uint8_t flags;
+    uint8_t out;    /* which output of fn */
 } tensor;
 
 typedef struct node {
@@ -28,8 +30,9 @@ typedef struct node {
     uint64_t inb[MAX_IN];   /* each input's bytes */
     uint32_t saved[MAX_SAVED];
     uint32_t next[MAX_IN];  /* the node that made input i, + 1 */
+    uint8_t next_out[MAX_IN]; /* which of that node's outputs input i is */
     uint32_t leaf[MAX_IN];  /* input i when it is a leaf requiring grad */
-    uint32_t buf;           /* the grad gathered for the output during backward */
+    uint32_t buf[MAX_OUT];  /* the grads gathered for each output during backward */
     uint32_t deps, mark;
     uint8_t op, nin, nsaved, rowsum, elem;
 } node;
@@ -44,6 +47,7 @@ struct llmmem__ag {
     uint64_t seq, live, peak;
     int grad_mode, depth;
     uint64_t ws_bytes[3];   /* forward cuBLAS, forward cuBLASLt, backward cuBLAS */
+    uint64_t sms, threads_per_sm; /* the device's multiprocessors and threads on each */
     uint32_t ws[3];
     uint32_t stamp;
     llmmem__ag_rerun rerun;
@@ -76,6 +80,8 @@ llmmem_status llmmem__ag_new(llmmem__ag **out, const llmmem__sink *sink)
     ag->sink = *sink;
     ag->grad_mode = 1;
     ag->nt = 1; /* id 0 is "none" */
+    ag->sms = 132;            /* an H100 SXM until llmmem__ag_device says otherwise */
+    ag->threads_per_sm = 2048;
     *out = ag;
     return LLMMEM_OK;
 }
@@ -99,6 +105,12 @@ void llmmem__ag_workspaces(llmmem__ag *ag, uint64_t forward, uint64_t forward_lt
     ag->ws_bytes[WS_FWD] = forward;
     ag->ws_bytes[WS_FWD_LT] = forward_lt;
     ag->ws_bytes[WS_BWD] = backward;
+}
+
+void llmmem__ag_device(llmmem__ag *ag, uint64_t sms, uint64_t threads_per_sm)
+{
+    ag->sms = sms;
+    ag->threads_per_sm = threads_per_sm;
 }
 
 void llmmem__ag_set_rerun(llmmem__ag *ag, llmmem__ag_rerun fn, void *ctx)
@@ -297,12 +309,30 @@ void llmmem__ag_node(llmmem__ag *ag, const llmmem__ag_call *c, uint32_t out)
         if (x->flags & LLMMEM__T_LEAF)
             n->leaf[i] = c->in[i];
         else
-            n->next[i] = x->fn;
+            n->next[i] = x->fn, n->next_out[i] = x->out;
     }
     for (unsigned i = 0; i < c->nsaved; i++)
         n->saved[n->nsaved++] = llmmem__ag_ref(ag, c->saved[i]);
     ag->t[out].flags |= LLMMEM__T_REQ;
     ag->t[out].fn = k + 1;
+    ag->t[out].out = 0;
+}
+
+void llmmem__ag_split3(llmmem__ag *ag, uint32_t x, uint32_t *out)
+{
+    out[0] = out[1] = out[2] = 0;
+    if (ag->status != LLMMEM_OK)
+        return;
+    uint64_t piece = ag->t[x].bytes / 3;
+    for (unsigned i = 0; i < 3; i++)
+        out[i] = llmmem__ag_view(ag, x, piece, 0);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_SPLIT3, .in = {x}, .nin = 1}, out[0]);
+    if (out[0] && ag->t[out[0]].fn)
+        for (unsigned i = 0; i < 3; i++) {
+            ag->t[out[i]].fn = ag->t[out[0]].fn;
+            ag->t[out[i]].out = (uint8_t)i;
+            ag->t[out[i]].flags = (uint8_t)((ag->t[out[i]].flags | LLMMEM__T_REQ) & ~LLMMEM__T_NOACC);
+        }
 }
 
 uint32_t llmmem__ag_op(llmmem__ag *ag, const llmmem__ag_call *c)
@@ -345,10 +375,11 @@ static uint32_t chain(llmmem__ag *ag, unsigned n, uint64_t bytes)
 static int wants(const node *n, unsigned i) { return n->next[i] || n->leaf[i]; }
 
 /* The grads a node's derivative formula allocates, for each input that requires grad. */
-static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
+static void rule(llmmem__ag *ag, uint32_t k, const uint32_t *gs, uint32_t *gin)
 {
+    uint32_t g = gs[0];
     node n = ag->n[k]; /* a copy: a checkpoint's rerun may move the array */
-    uint64_t gb = ag->t[g].bytes;
+    uint64_t gb = g ? ag->t[g].bytes : 0;
     switch ((llmmem__op)n.op) {
     case LLMMEM__OP_TO:
     case LLMMEM__OP_MEAN:
@@ -382,6 +413,20 @@ static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
         break;
     case LLMMEM__OP_PASS:
         gin[0] = llmmem__ag_ref(ag, g);
+        break;
+    case LLMMEM__OP_SPLIT3: {
+        /* SplitBackward0: the grads of the pieces (zeros for a missing one) catenated */
+        gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+        break;
+    }
+    case LLMMEM__OP_LAYERNORM:
+        /* native_layer_norm_backward: the input's grad, then the weight's and the bias's */
+        for (unsigned i = 0; i < 3; i++)
+            if (wants(&n, i))
+                gin[i] = llmmem__ag_alloc(ag, n.inb[i]);
+        break;
+    case LLMMEM__OP_DROPOUT:
+        gin[0] = llmmem__ag_alloc(ag, n.inb[0]); /* native_dropout_backward: grad * mask * scale */
         break;
     case LLMMEM__OP_ADD_PROMOTE:
         if (wants(&n, 0))
@@ -430,10 +475,11 @@ static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
             if (wants(&n, i))
                 gin[i] = alloc_flags(ag, n.inb[i], LLMMEM__T_BSHD);
         /* the backward's workspace as measured with the cuDNN backend torch 2.11 picks on an H100
-         * (tests/data/gpu): fp32 accumulators of dQ's size (two, one with an additive mask), the
-         * softmax statistics, 256 bytes */
+         * (tests/data/gpu): an fp32 accumulator of dQ's size, for grouped KV heads without a mask
+         * dK and dV expanded to every query head too, the softmax statistics, 256 bytes */
         int bad = 0;
-        uint64_t acc = llmmem__mul_flag(&bad, n.inb[0], n.arg[1] ? 2 : 4);
+        int gqa = n.inb[1] < n.inb[0] && !n.arg[1];
+        uint64_t acc = llmmem__mul_flag(&bad, n.inb[0], gqa ? 4 : 2);
         uint64_t ws = llmmem__add_flag(&bad, llmmem__add_flag(&bad, acc, n.arg[0]), 256);
         if (bad) {
             fail(ag, LLMMEM_ERR_OVERFLOW, "the attention backward's workspace exceeds 64 bits");
@@ -490,23 +536,76 @@ static void rule(llmmem__ag *ag, uint32_t k, uint32_t g, uint32_t *gin)
     }
 }
 
-/* at::sum_to in validate_outputs: the output, and for a sum over many rows (a weight's or bias's
- * grad) the global staging buffer and semaphores Reduce.cuh takes when several blocks share an
- * output (ATen/native/cuda/Reduce.cuh setReduceConfig, ctas_per_output > 1); the sizes as measured
- * on an H100 (tests/data/gpu): 8 bytes per input element, one byte per 32 outputs. A sum along the
- * last dim (a per-row statistic) takes neither. */
+/* The global staging buffer and semaphores a CUDA reduction of `inputs` elements into each of
+ * `outputs` outputs takes: ATen/native/cuda/Reduce.cuh setReduceConfig with its constants
+ * (MAX_NUM_THREADS 512, min/max values per thread 16/256, warp 32, float accumulation), on a device
+ * of `sms` multiprocessors of `threads_per_sm` threads; the input contiguous, the reduction along
+ * its last dim (`fastest`) or across rows. 0 when the reduction stays within its blocks. */
+static uint64_t pow2_floor(uint64_t n)
+{
+    uint64_t p = 1;
+    while (p <= n / 2)
+        p *= 2;
+    return p;
+}
+
+static void reduce_buffers(uint64_t *stage, uint64_t *sem, uint64_t outputs, uint64_t inputs, unsigned elem, int fastest,
+                           uint64_t sms, uint64_t threads_per_sm)
+{
+    *stage = *sem = 0;
+    uint64_t dim0 = fastest ? inputs : outputs, dim1 = fastest ? outputs : inputs;
+    uint64_t out_vec = 1;
+    if (fastest) {
+        if (dim0 > 128 && elem <= 4)
+            dim0 /= 4; /* vectorize along input (vt0 4) */
+    } else {
+        out_vec = 4; /* get_output_vec_size: 4 for an aligned, multiple-of-4 output */
+        while (outputs % out_vec)
+            out_vec /= 2;
+        dim0 /= out_vec;
+    }
+    uint64_t max_threads = 512 / out_vec;
+    uint64_t d0 = dim0 < max_threads ? pow2_floor(dim0 ? dim0 : 1) : max_threads;
+    uint64_t d1 = dim1 < max_threads ? pow2_floor(dim1 ? dim1 : 1) : max_threads;
+    uint64_t width = d0 < 32 ? d0 : 32;
+    uint64_t height = d1 < max_threads / width ? d1 : max_threads / width;
+    width = d0 < max_threads / height ? d0 : max_threads / height;
+    uint64_t step_in = 1, step_out = 1;
+    if (fastest)
+        step_in *= width;
+    else
+        step_out *= width;
+    uint64_t vpt = llmmem__ceil_div(inputs, step_in);
+    uint64_t threshold = height * 16 < 256 ? height * 16 : 256;
+    int split_y = vpt >= threshold;
+    if (split_y)
+        step_in *= height;
+    else
+        step_out *= height;
+    vpt = llmmem__ceil_div(inputs, step_in);
+    uint64_t grid = llmmem__ceil_div(outputs / out_vec, step_out);
+    uint64_t target = sms * (threads_per_sm / (width * height));
+    if (!split_y || vpt < 256 || grid > target)
+        return;
+    uint64_t c1 = llmmem__ceil_div(target, grid), c2 = llmmem__ceil_div(vpt, 16), c3 = llmmem__ceil_div(vpt, 256);
+    uint64_t ctas = c1 < c2 ? c1 : c2;
+    if (ctas < c3)
+        ctas = c3;
+    if (ctas <= 1)
+        return;
+    *stage = 4 * outputs * ctas * (fastest ? 1 : width * out_vec);
+    *sem = 4 * grid;
+}
+
+/* at::sum_to in validate_outputs: the sum, and the staging buffer and semaphores of its kernel */
 static uint32_t sum_to(llmmem__ag *ag, uint32_t full, uint64_t bytes, int rowsum, unsigned elem)
 {
     uint32_t o = llmmem__ag_alloc(ag, bytes);
-    uint64_t in = ag->t[full].bytes / elem, outs = bytes / elem;
-    if (!rowsum && outs && in / outs >= 256) {
-        uint64_t stage;
-        if (!llmmem__mul(&stage, in, 8)) {
-            fail(ag, LLMMEM_ERR_OVERFLOW, "a reduction's staging buffer exceeds 64 bits");
-            return o;
-        }
+    uint64_t stage, sem;
+    reduce_buffers(&stage, &sem, bytes / elem, ag->t[full].bytes / bytes, elem, rowsum, ag->sms, ag->threads_per_sm);
+    if (stage) {
         uint32_t ws = llmmem__ag_alloc(ag, stage);
-        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, (outs + 31) / 32));
+        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, sem));
         llmmem__ag_unref(ag, ws);
     }
     llmmem__ag_unref(ag, full);
@@ -603,7 +702,7 @@ static uint32_t dependencies(llmmem__ag *ag, uint32_t start, uint32_t stamp, uin
             if (m->mark != stamp) {
                 m->mark = stamp;
                 m->deps = 0;
-                m->buf = 0;
+                memset(m->buf, 0, sizeof m->buf);
                 stack[sp++] = n->next[i] - 1;
             }
             m->deps++;
@@ -628,15 +727,17 @@ void llmmem__ag_backward(llmmem__ag *ag, uint32_t root, uint32_t grad)
     uint32_t stamp = ++ag->stamp;
     dependencies(ag, start, stamp, space);
     heap h = {space + ag->nn, 0};
-    ag->n[start].buf = grad;
+    ag->n[start].buf[ag->t[root].out] = grad;
     heap_push(ag, &h, start);
     ag->depth++;
     while (h.n && ag->status == LLMMEM_OK) {
         uint32_t k = heap_pop(ag, &h);
-        uint32_t g = ag->n[k].buf, gin[MAX_IN] = {0};
-        ag->n[k].buf = 0;
-        rule(ag, k, g, gin);
-        llmmem__ag_unref(ag, g);
+        uint32_t gs[MAX_OUT], gin[MAX_IN] = {0};
+        memcpy(gs, ag->n[k].buf, sizeof gs);
+        memset(ag->n[k].buf, 0, sizeof gs);
+        rule(ag, k, gs, gin);
+        for (unsigned i = 0; i < MAX_OUT; i++)
+            llmmem__ag_unref(ag, gs[i]);
         node *n = &ag->n[k];
         for (unsigned i = 0; i < n->nsaved; i++)
             llmmem__ag_unref(ag, n->saved[i]);
@@ -654,8 +755,9 @@ void llmmem__ag_backward(llmmem__ag *ag, uint32_t root, uint32_t grad)
                 continue;
             }
             node *m = &ag->n[n->next[i] - 1];
+            uint32_t *b = &m->buf[n->next_out[i]];
             if (gin[i])
-                m->buf = m->buf ? accumulate(ag, m->buf, gin[i]) : gin[i];
+                *b = *b ? accumulate(ag, *b, gin[i]) : gin[i];
             m = &ag->n[n->next[i] - 1];
             if (--m->deps == 0)
                 heap_push(ag, &h, n->next[i] - 1);

@@ -64,6 +64,9 @@ typedef enum llmmem__op {
     LLMMEM__OP_SOFTMAX,   /* _softmax_backward_data: the grad and a temporary of the input's size */
     LLMMEM__OP_GELU_TANH, /* gelu_backward (approximate tanh), from the saved input */
     LLMMEM__OP_ADD_PROMOTE, /* a + b, a of a narrower dtype: its grad is cast to it (validate_outputs) */
+    LLMMEM__OP_LAYERNORM, /* native_layer_norm: saves the input, weight, bias, mean and rstd */
+    LLMMEM__OP_DROPOUT,   /* native_dropout: saves its mask */
+    LLMMEM__OP_SPLIT3,    /* split into three equal views (llmmem__ag_split3) */
     LLMMEM__OPS
 } llmmem__op;
 
@@ -86,6 +89,9 @@ void llmmem__ag_workspaces(llmmem__ag *ag, uint64_t forward, uint64_t forward_lt
 /* The forward thread's cuBLAS workspace (and the backward thread's), made now: a process that ran
  * GEMMs (and a backward) before the model. */
 void llmmem__ag_early_workspaces(llmmem__ag *ag, int backward);
+/* The device's multiprocessors and the threads each runs at once (cudaDeviceProp
+ * multiProcessorCount, maxThreadsPerMultiProcessor): they size a reduction's staging buffer. */
+void llmmem__ag_device(llmmem__ag *ag, uint64_t sms, uint64_t threads_per_sm);
 /* Bytes alive now and at the highest point so far. */
 uint64_t llmmem__ag_live(const llmmem__ag *ag);
 uint64_t llmmem__ag_peak(const llmmem__ag *ag);
@@ -126,6 +132,8 @@ typedef struct llmmem__ag_call {
 uint32_t llmmem__ag_op(llmmem__ag *ag, const llmmem__ag_call *c);
 /* Records c's node for an output the caller made (ops that allocate around their output). */
 void llmmem__ag_node(llmmem__ag *ag, const llmmem__ag_call *c, uint32_t out);
+/* x.split(size, dim=-1) into three equal views, one node with three outputs. */
+void llmmem__ag_split3(llmmem__ag *ag, uint32_t x, uint32_t *out);
 /* The checkpoint rerun (CHECKPOINT nodes). */
 void llmmem__ag_set_rerun(llmmem__ag *ag, llmmem__ag_rerun fn, void *ctx);
 

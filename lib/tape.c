@@ -20,6 +20,7 @@ typedef struct layer_params {
     linear_params lin[LINEARS];
     uint32_t norm[4]; /* input, post-attention (of four), pre-feedforward, post-feedforward (of four) */
     uint32_t q_norm, k_norm;
+    uint32_t norm_bias[4]; /* LayerNorm's biases */
 } layer_params;
 
 typedef struct run {
@@ -28,7 +29,8 @@ typedef struct run {
     unsigned step;
     const llmmem__tape_job *job;
     uint64_t N;          /* tokens of a step: batch x seq */
-    uint32_t embed, norm, head, ids;
+    uint32_t embed, norm, norm_bias, head, ids;
+    uint32_t wpe;        /* GPT-2's position embedding */
     layer_params *layer;
     uint32_t cos[2], sin[2]; /* the rotary embeddings of the step: global, local (Gemma-3) */
     uint32_t mask[2];    /* eager attention's masks: causal, sliding window */
@@ -397,10 +399,115 @@ static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
     return r2;
 }
 
+/* native_dropout (nn.Dropout in training): the mask (one byte an element), then the output */
+static uint32_t dropout(run *r, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    uint64_t b = llmmem__ag_bytes(ag, x);
+    uint32_t mask = llmmem__ag_alloc(ag, b / r->job->model.bytes);
+    uint32_t y = llmmem__ag_alloc(ag, b);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_DROPOUT, .in = {x}, .nin = 1, .saved = {mask}, .nsaved = 1},
+                    y);
+    llmmem__ag_unref(ag, mask);
+    return y;
+}
+
+/* a dropout replacing its input, when the model's dropout is active */
+static uint32_t dropped(run *r, uint32_t x)
+{
+    if (!r->job->model.dropout)
+        return x;
+    uint32_t y = dropout(r, x);
+    llmmem__ag_unref(r->ag, x);
+    return y;
+}
+
+/* nn.LayerNorm: native_layer_norm's output, mean and rstd (fp32 per row) */
+static uint32_t layernorm(run *r, uint32_t x, uint32_t w, uint32_t b)
+{
+    llmmem__ag *ag = r->ag;
+    uint64_t rows = llmmem__ag_bytes(ag, x) / llmmem__ag_bytes(ag, w) * F32;
+    uint32_t y = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, x));
+    uint32_t mean = llmmem__ag_alloc(ag, rows), rstd = llmmem__ag_alloc(ag, rows);
+    llmmem__ag_node(ag,
+                    &(llmmem__ag_call){.op = LLMMEM__OP_LAYERNORM, .in = {x, w, b}, .nin = 3,
+                                       .saved = {x, w, b, mean, rstd}, .nsaved = 5},
+                    y);
+    llmmem__ag_unref(ag, mean);
+    llmmem__ag_unref(ag, rstd);
+    return y;
+}
+
+/* NewGELUActivation (activations.py), op by op: 0.5 * x * (1.0 + tanh(sqrt(2 / pi) * (x + 0.044715 *
+ * pow(x, 3.0)))) */
+static uint32_t gelu_new(run *r, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    uint64_t b = llmmem__ag_bytes(ag, x);
+    uint32_t half = unary(r, LLMMEM__OP_SCALE, x, b, 0);
+    uint32_t cube = unary(r, LLMMEM__OP_POW2, x, b, 1); /* pow_backward's three kernels, as for pow(2) */
+    uint32_t c = unary(r, LLMMEM__OP_SCALE, cube, b, 0);
+    llmmem__ag_unref(ag, cube);
+    uint32_t sum = OP(ag, .op = LLMMEM__OP_ADD, .out = b, .in = {x, c}, .nin = 2);
+    llmmem__ag_unref(ag, c);
+    uint32_t u = unary(r, LLMMEM__OP_SCALE, sum, b, 0);
+    llmmem__ag_unref(ag, sum);
+    uint32_t t = llmmem__ag_alloc(ag, b);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_TANH, .in = {u}, .nin = 1, .saved = {t}, .nsaved = 1}, t);
+    llmmem__ag_unref(ag, u);
+    uint32_t t1 = unary(r, LLMMEM__OP_PASS, t, b, 0);
+    llmmem__ag_unref(ag, t);
+    uint32_t y = mul(r, half, t1, b, 0);
+    llmmem__ag_unref(ag, half);
+    llmmem__ag_unref(ag, t1);
+    return y;
+}
+
+/* GPT2Block.forward (modeling_gpt2.py): ln_1, GPT2Attention (c_attn split into q, k, v heads, SDPA
+ * with attn_pdrop, c_proj, resid_dropout), the residual, ln_2, GPT2MLP (c_fc, gelu_new, c_proj,
+ * dropout), the residual */
+static uint32_t gpt2_block(run *r, uint64_t l, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    const layer_params *p = &r->layer[l];
+    uint64_t hb = llmmem__ag_bytes(ag, x);
+    uint32_t h = layernorm(r, x, p->norm[0], p->norm_bias[0]);
+    uint32_t qkv = proj(r, p, LIN_Q, h);
+    llmmem__ag_unref(ag, h);
+    uint32_t part[3];
+    llmmem__ag_split3(ag, qkv, part);
+    llmmem__ag_unref(ag, qkv);
+    uint32_t q = heads(r, part[0]), k = heads(r, part[1]), v = heads(r, part[2]);
+    uint32_t a = sdpa(r, q, k, v, 0);
+    llmmem__ag_unref(ag, q);
+    llmmem__ag_unref(ag, k);
+    llmmem__ag_unref(ag, v);
+    uint32_t o = dropped(r, proj(r, p, LIN_O, a));
+    llmmem__ag_unref(ag, a);
+    uint32_t r1 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {o, x}, .nin = 2);
+    llmmem__ag_unref(ag, o);
+    h = layernorm(r, r1, p->norm[1], p->norm_bias[1]);
+    uint32_t f = proj(r, p, LIN_UP, h);
+    llmmem__ag_unref(ag, h);
+    uint32_t g = gelu_new(r, f);
+    llmmem__ag_unref(ag, f);
+    uint32_t d = dropped(r, proj(r, p, LIN_DOWN, g));
+    llmmem__ag_unref(ag, g);
+    uint32_t r2 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {r1, d}, .nin = 2);
+    llmmem__ag_unref(ag, d);
+    llmmem__ag_unref(ag, r1);
+    return r2;
+}
+
+static uint32_t layer_forward(run *r, uint64_t l, uint32_t x)
+{
+    return r->job->model.family == LLMMEM__TAPE_GPT2 ? gpt2_block(r, l, x) : decoder_layer(r, l, x);
+}
+
 static uint32_t rerun(void *ctx, llmmem__ag *ag, uint64_t piece, uint32_t x)
 {
     (void)ag;
-    uint32_t y = decoder_layer(ctx, piece, x);
+    uint32_t y = layer_forward(ctx, piece, x);
     mark(ctx, LLMMEM__TAPE_RECOMPUTE, piece);
     return y;
 }
@@ -412,7 +519,7 @@ static uint32_t checkpointed(run *r, uint64_t l, uint32_t x)
 {
     llmmem__ag *ag = r->ag;
     llmmem__ag_grad_mode(ag, 0);
-    uint32_t y = decoder_layer(r, l, x);
+    uint32_t y = layer_forward(r, l, x);
     llmmem__ag_grad_mode(ag, 1);
     llmmem__ag_node(ag,
                     &(llmmem__ag_call){.op = LLMMEM__OP_CHECKPOINT, .in = {x}, .nin = 1, .saved = {x, r->cos[0], r->sin[0], r->cos[1], r->sin[1], r->mask[0], r->mask[1]},
@@ -429,8 +536,51 @@ static uint32_t weight(run *r, uint64_t bytes)
     return r->job->lora_rank ? llmmem__ag_alloc(r->ag, bytes) : llmmem__ag_param(r->ag, bytes);
 }
 
+/* GPT2LMHeadModel.__init__: wte, wpe, each block's ln_1, attn (c_attn, c_proj), ln_2, mlp (c_fc,
+ * c_proj) with biases, ln_f, the tied head */
+static void build_gpt2(run *r)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    int bad = 0;
+    uint64_t e = mul3(ag, m->vocab, m->hidden, m->bytes, &bad), pe = mul3(ag, m->positions, m->hidden, m->bytes, &bad);
+    (void)mul3(ag, m->hidden, m->ffn, m->bytes, &bad);
+    (void)mul3(ag, m->hidden, 3 * m->hidden, m->bytes, &bad);
+    if (bad)
+        return;
+    r->embed = weight(r, e);
+    r->wpe = weight(r, pe);
+    const struct {
+        unsigned lin;
+        uint64_t in, out;
+    } order[] = {{LIN_Q, m->hidden, 3 * m->hidden}, {LIN_O, m->hidden, m->hidden},
+                 {LIN_UP, m->hidden, m->ffn},       {LIN_DOWN, m->ffn, m->hidden}};
+    for (uint64_t l = 0; l < m->layers; l++) {
+        layer_params *p = &r->layer[l];
+        for (unsigned i = 0; i < 4; i++) {
+            if (i == 0 || i == 2) {
+                p->norm[i / 2] = weight(r, m->hidden * m->bytes);
+                p->norm_bias[i / 2] = weight(r, m->hidden * m->bytes);
+            }
+            linear_params *L = &p->lin[order[i].lin];
+            L->in = order[i].in;
+            L->out = order[i].out;
+            L->w = weight(r, L->in * L->out * m->bytes);
+            L->bias = weight(r, L->out * m->bytes);
+        }
+    }
+    r->norm = weight(r, m->hidden * m->bytes);
+    r->norm_bias = weight(r, m->hidden * m->bytes);
+    llmmem__ag_unref(ag, llmmem__ag_alloc(ag, e)); /* lm_head, replaced by the tied wte */
+    r->head = r->embed;
+}
+
 static void build(run *r)
 {
+    if (r->job->model.family == LLMMEM__TAPE_GPT2) {
+        build_gpt2(r);
+        return;
+    }
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
     const uint64_t q = m->heads * m->head_dim, kv = m->kv_heads * m->head_dim;
@@ -561,18 +711,33 @@ static uint32_t forward_loss(run *r)
     }
     uint32_t cache_position = llmmem__ag_alloc(ag, s * 8), position_ids = llmmem__ag_alloc(ag, s * 8);
     llmmem__ag_unref(ag, cache_position);
+    uint32_t position_embeds = 0;
+    if (r->wpe) {
+        /* GPT2Model.forward: inputs_embeds + wpe(position_ids), then the embedding dropout */
+        uint64_t pb = mul3(ag, s, m->hidden, m->bytes, &bad);
+        position_embeds = llmmem__ag_alloc(ag, pb);
+        llmmem__ag_node(ag,
+                        &(llmmem__ag_call){.op = LLMMEM__OP_EMBED, .in = {r->wpe}, .nin = 1, .saved = {position_ids},
+                                           .nsaved = 1, .arg = {s, m->hidden * F32}},
+                        position_embeds);
+        uint32_t sum = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {x, position_embeds}, .nin = 2);
+        llmmem__ag_unref(ag, x);
+        x = dropped(r, sum);
+    }
     masks(r);
-    rotary(r, 0);
+    if (!r->wpe)
+        rotary(r, 0);
     if (m->local_rope) /* Gemma3TextModel: rotary_emb_local for the sliding layers */
         rotary(r, 1);
     for (uint64_t l = 0; l < m->layers; l++) {
-        uint32_t y = r->job->checkpoint ? checkpointed(r, l, x) : decoder_layer(r, l, x);
+        uint32_t y = r->job->checkpoint ? checkpointed(r, l, x) : layer_forward(r, l, x);
         llmmem__ag_unref(ag, x);
         x = y;
         mark(r, LLMMEM__TAPE_LAYER, l);
     }
-    uint32_t hn = norm(r, x, r->norm);
+    uint32_t hn = r->norm_bias ? layernorm(r, x, r->norm, r->norm_bias) : norm(r, x, r->norm);
     llmmem__ag_unref(ag, x);
+    llmmem__ag_unref(ag, position_embeds);
     uint32_t logits = linear(r, hn, r->head, 0, lb);
     llmmem__ag_unref(ag, hn);
     if (m->final_softcap) { /* Gemma2ForCausalLM: logits / cap; tanh; * cap */
@@ -625,6 +790,24 @@ static unsigned params(const run *r, uint32_t *out)
         return n;
     }
     out[n++] = r->embed;
+    if (r->job->model.family == LLMMEM__TAPE_GPT2) {
+        out[n++] = r->wpe;
+        for (uint64_t l = 0; l < r->job->model.layers; l++) {
+            const layer_params *p = &r->layer[l];
+            const unsigned order[] = {LIN_Q, LIN_O, LIN_UP, LIN_DOWN};
+            for (unsigned i = 0; i < 4; i++) {
+                if (i == 0 || i == 2) {
+                    out[n++] = p->norm[i / 2];
+                    out[n++] = p->norm_bias[i / 2];
+                }
+                out[n++] = p->lin[order[i]].w;
+                out[n++] = p->lin[order[i]].bias;
+            }
+        }
+        out[n++] = r->norm;
+        out[n++] = r->norm_bias;
+        return n;
+    }
     for (uint64_t l = 0; l < r->job->model.layers; l++) {
         const layer_params *p = &r->layer[l];
         for (unsigned i = 0; i < LINEARS; i++) {
@@ -693,7 +876,7 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
     run r = {.job = job, .sink = sink};
     if (!llmmem__mul(&r.N, job->batch, job->seq))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "batch x sequence exceeds 64 bits");
-    size_t np = 3 + 16 * (size_t)m->layers;
+    size_t np = 5 + 16 * (size_t)m->layers;
     r.layer = calloc((size_t)m->layers, sizeof *r.layer);
     uint32_t *p = calloc(np, sizeof *p), *state = calloc(4 * np, sizeof *state);
     llmmem_status st = llmmem__ag_new(&r.ag, sink);

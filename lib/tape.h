@@ -6,6 +6,12 @@
 
 #include "autograd.h"
 
+/* The modeling code a decoder's layers follow. */
+typedef enum llmmem__tape_family {
+    LLMMEM__TAPE_LLAMA, /* LlamaDecoderLayer and the families written like it (Qwen2/3, Mistral, Gemma-2/3) */
+    LLMMEM__TAPE_GPT2   /* GPT2Block: LayerNorms, Conv1D, learned positions, gelu_new, dropout */
+} llmmem__tape_family;
+
 /* The norm a family's code runs. */
 typedef enum llmmem__tape_norm {
     LLMMEM__TAPE_NORM_LLAMA, /* LlamaRMSNorm: weight * x.to(input_dtype) */
@@ -15,7 +21,10 @@ typedef enum llmmem__tape_norm {
 /* A decoder the tape can run: the shapes in elements, the element bytes of the weights and of the
  * activations, and what its modeling code does besides a Llama's. */
 typedef struct llmmem__tape_model {
+    llmmem__tape_family family;
     uint64_t hidden, layers, heads, kv_heads, head_dim, ffn, vocab;
+    uint64_t positions;  /* learned position embeddings (GPT-2's n_positions) */
+    int dropout;         /* dropout layers are active (a positive pdrop in training) */
     int tied;       /* tie_word_embeddings */
     int qkv_bias;   /* q, k and v projections with biases (Qwen2) */
     unsigned bytes; /* bytes of a weight and of an activation element (2: bf16) */
