@@ -27,6 +27,11 @@ typedef struct run {
     llmmem__ag *ag;
     const llmmem__sink *sink;
     unsigned step;
+    /* the forward running: sequences, query tokens of each, keys each attends to (the cache's
+     * length after its update), rows of the position ids (1 when the model makes them) */
+    uint64_t seqs, q, kv, pos_rows;
+    uint32_t *cache;     /* generate: each layer's key and value cache */
+    uint64_t layer_index; /* the layer running */
     const llmmem__tape_job *job;
     uint64_t N;          /* tokens of a step: batch x seq */
     uint32_t embed, norm, norm_bias, head, ids;
@@ -246,7 +251,8 @@ static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
     const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
     uint64_t lse = mul3(ag, r->N, m->heads, F32, &bad);
-    uint64_t mb = mul3(ag, r->job->batch, llmmem__mul_flag(&bad, r->job->seq, r->job->seq), m->bytes, &bad);
+    uint64_t mb = mul3(ag, r->seqs, llmmem__mul_flag(&bad, r->q, r->kv), m->bytes, &bad);
+    int grad = llmmem__ag_requires_grad(ag, q) || llmmem__ag_requires_grad(ag, k) || llmmem__ag_requires_grad(ag, v);
     if (bad)
         return 0;
     uint32_t mask = 0;
@@ -260,7 +266,7 @@ static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
     }
     uint32_t seed = llmmem__ag_alloc(ag, 8), off = llmmem__ag_alloc(ag, 8);
     uint32_t o = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, q));
-    uint32_t l = llmmem__ag_alloc(ag, lse);
+    uint32_t l = grad ? llmmem__ag_alloc(ag, lse) : 0; /* the logsumexp only for a backward */
     llmmem__ag_unref(ag, llmmem__ag_alloc(ag, 256));
     llmmem__ag_node(ag,
                     &(llmmem__ag_call){.op = LLMMEM__OP_SDPA_CUDNN, .in = {q, k, v}, .nin = 3,
@@ -274,6 +280,25 @@ static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
     return o;
 }
 
+/* DynamicLayer.update (cache_utils.py): self.keys = torch.cat([self.keys, key_states], dim=-2) from
+ * an empty tensor, a new allocation each call; StaticLayer: torch.zeros of the whole length at its
+ * first update (lazy_initialization), then index_copy_ in place. Returns the cache (a reference). */
+static uint32_t cache_update(run *r, uint64_t l, unsigned which, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    uint32_t *c = &r->cache[2 * l + which];
+    uint64_t xb = llmmem__ag_bytes(ag, x);
+    if (r->job->static_cache) {
+        if (!*c)
+            *c = llmmem__ag_alloc(ag, xb / r->q * (r->job->seq + r->job->new_tokens - 1));
+        return llmmem__ag_ref(ag, *c);
+    }
+    uint32_t grown = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, *c) + xb);
+    llmmem__ag_unref(ag, *c);
+    *c = grown;
+    return llmmem__ag_ref(ag, grown);
+}
+
 /* eager_attention_forward (modeling_llama.py, modeling_gemma2.py): repeat_kv, q @ k^T * scaling,
  * Gemma-2's softcap (/ cap, tanh, * cap), + the mask, softmax in fp32 cast back, dropout (p = 0:
  * the input itself), @ v, transpose(1, 2).contiguous() */
@@ -283,7 +308,7 @@ static uint32_t eager(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
     const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
     uint64_t qb = llmmem__ag_bytes(ag, q);
-    uint64_t sb = mul3(ag, llmmem__mul_flag(&bad, r->job->batch, m->heads), llmmem__mul_flag(&bad, r->job->seq, r->job->seq),
+    uint64_t sb = mul3(ag, llmmem__mul_flag(&bad, r->seqs, m->heads), llmmem__mul_flag(&bad, r->q, r->kv),
                        m->bytes, &bad);
     uint64_t s32 = sb / m->bytes * F32;
     if (bad)
@@ -341,12 +366,20 @@ static uint32_t attention(run *r, const layer_params *p, uint32_t x, int sliding
     uint32_t qe = rope(r, q, which), ke = rope(r, k, which);
     llmmem__ag_unref(ag, q);
     llmmem__ag_unref(ag, k);
+    if (r->cache) { /* past_key_values.update: attention over the whole cache */
+        uint32_t kc = cache_update(r, r->layer_index, 0, ke), vc = cache_update(r, r->layer_index, 1, v);
+        llmmem__ag_unref(ag, ke);
+        llmmem__ag_unref(ag, v);
+        ke = kc;
+        v = vc;
+    }
     uint32_t a = r->job->eager ? eager(r, qe, ke, v, sliding) : sdpa(r, qe, ke, v, sliding);
+    uint32_t o = proj(r, p, LIN_O, a);
+    llmmem__ag_unref(ag, a);
+    /* query_states, key_states, value_states live until forward returns */
     llmmem__ag_unref(ag, qe);
     llmmem__ag_unref(ag, ke);
     llmmem__ag_unref(ag, v);
-    uint32_t o = proj(r, p, LIN_O, a);
-    llmmem__ag_unref(ag, a);
     return o;
 }
 
@@ -501,6 +534,7 @@ static uint32_t gpt2_block(run *r, uint64_t l, uint32_t x)
 
 static uint32_t layer_forward(run *r, uint64_t l, uint32_t x)
 {
+    r->layer_index = l;
     return r->job->model.family == LLMMEM__TAPE_GPT2 ? gpt2_block(r, l, x) : decoder_layer(r, l, x);
 }
 
@@ -643,8 +677,8 @@ static void masks(run *r)
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
-    uint64_t ss = llmmem__mul_flag(&bad, r->job->seq, r->job->seq);
-    uint64_t mb = mul3(ag, r->job->batch, ss, m->bytes, &bad);
+    uint64_t ss = llmmem__mul_flag(&bad, r->q, r->kv);
+    uint64_t mb = mul3(ag, r->seqs, ss, m->bytes, &bad);
     if (bad)
         return;
     for (unsigned w = 0; w <= (m->sliding_period != 0); w++) {
@@ -664,7 +698,7 @@ static void rotary(run *r, unsigned which)
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
-    uint64_t s = r->job->seq;
+    uint64_t s = llmmem__mul_flag(&bad, r->pos_rows, r->q);
     uint64_t rot32 = mul3(ag, s, m->head_dim, F32, &bad), rot = mul3(ag, s, m->head_dim, m->bytes, &bad);
     if (bad)
         return;
@@ -687,14 +721,16 @@ static void rotary(run *r, unsigned which)
  * then cast), the layers, the final norm; LlamaForCausalLM: the head over every position, then
  * ForCausalLMLoss (loss_utils.py): logits.float(), labels padded and shifted, cross_entropy with
  * reduction sum */
-static uint32_t forward_loss(run *r)
+/* The model up to its head: the embeddings (and GPT-2's positions), the masks and the rotary
+ * embedding, the layers, the final norm; returns the normed hidden states of every position. */
+static uint32_t model_forward(run *r)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
-    uint64_t N = r->N, s = r->job->seq;
+    uint64_t N = r->N, s = r->q;
     int bad = 0;
     uint64_t hb = mul3(ag, N, m->hidden, m->bytes, &bad);
-    uint64_t lb = mul3(ag, N, m->vocab, m->bytes, &bad), l32 = mul3(ag, N, m->vocab, F32, &bad);
+    uint64_t pos = llmmem__mul_flag(&bad, llmmem__mul_flag(&bad, r->pos_rows, s), 8);
     if (bad)
         return 0;
     uint32_t x = llmmem__ag_alloc(ag, hb);
@@ -704,17 +740,22 @@ static uint32_t forward_loss(run *r)
                     x);
     if (r->job->input_grads) /* PreTrainedModel.enable_input_require_grads: a hook makes the embedding's output require grad */
         llmmem__ag_make_leaf(ag, x);
-    if (m->embed_scale) { /* hidden_states = inputs_embeds * normalizer */
+    /* LlamaModel.forward: hidden_states = inputs_embeds, the variable keeping the embedding alive
+     * through the forward; Gemma's scaled copy replaces it (hidden_states = inputs_embeds * normalizer) */
+    uint32_t inputs_embeds = llmmem__ag_ref(ag, x);
+    if (m->embed_scale) {
         uint32_t scaled = unary(r, LLMMEM__OP_SCALE, x, hb, 0);
         llmmem__ag_unref(ag, x);
+        llmmem__ag_unref(ag, inputs_embeds);
+        inputs_embeds = 0;
         x = scaled;
     }
-    uint32_t cache_position = llmmem__ag_alloc(ag, s * 8), position_ids = llmmem__ag_alloc(ag, s * 8);
+    uint32_t cache_position = llmmem__ag_alloc(ag, s * 8), position_ids = llmmem__ag_alloc(ag, pos);
     llmmem__ag_unref(ag, cache_position);
     uint32_t position_embeds = 0;
     if (r->wpe) {
         /* GPT2Model.forward: inputs_embeds + wpe(position_ids), then the embedding dropout */
-        uint64_t pb = mul3(ag, s, m->hidden, m->bytes, &bad);
+        uint64_t pb = mul3(ag, llmmem__mul_flag(&bad, r->pos_rows, s), m->hidden, m->bytes, &bad);
         position_embeds = llmmem__ag_alloc(ag, pb);
         llmmem__ag_node(ag,
                         &(llmmem__ag_call){.op = LLMMEM__OP_EMBED, .in = {r->wpe}, .nin = 1, .saved = {position_ids},
@@ -737,10 +778,29 @@ static uint32_t forward_loss(run *r)
     }
     uint32_t hn = r->norm_bias ? layernorm(r, x, r->norm, r->norm_bias) : norm(r, x, r->norm);
     llmmem__ag_unref(ag, x);
+    llmmem__ag_unref(ag, inputs_embeds);
     llmmem__ag_unref(ag, position_embeds);
+    for (unsigned i = 0; i < 2; i++) {
+        llmmem__ag_unref(ag, r->cos[i]);
+        llmmem__ag_unref(ag, r->sin[i]);
+        llmmem__ag_unref(ag, r->mask[i]);
+        r->cos[i] = r->sin[i] = r->mask[i] = 0;
+    }
+    llmmem__ag_unref(ag, position_ids);
+    return hn;
+}
+
+/* lm_head over `rows` positions of hn (Gemma-2: then final_logit_softcapping: / cap, tanh, * cap) */
+static uint32_t head(run *r, uint32_t hn, uint64_t rows)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    int bad = 0;
+    uint64_t lb = mul3(ag, rows, m->vocab, m->bytes, &bad);
+    if (bad)
+        return 0;
     uint32_t logits = linear(r, hn, r->head, 0, lb);
-    llmmem__ag_unref(ag, hn);
-    if (m->final_softcap) { /* Gemma2ForCausalLM: logits / cap; tanh; * cap */
+    if (m->final_softcap) {
         uint32_t div = unary(r, LLMMEM__OP_SCALE, logits, lb, 0);
         llmmem__ag_unref(ag, logits);
         uint32_t t = llmmem__ag_alloc(ag, lb);
@@ -749,15 +809,25 @@ static uint32_t forward_loss(run *r)
         logits = unary(r, LLMMEM__OP_SCALE, t, lb, 0);
         llmmem__ag_unref(ag, t);
     }
-    for (unsigned i = 0; i < 2; i++) {
-        llmmem__ag_unref(ag, r->cos[i]);
-        llmmem__ag_unref(ag, r->sin[i]);
-        llmmem__ag_unref(ag, r->mask[i]);
-        r->cos[i] = r->sin[i] = r->mask[i] = 0;
-    }
-    llmmem__ag_unref(ag, position_ids);
+    return logits;
+}
+
+/* LlamaForCausalLM.forward with labels: the head over every position, then ForCausalLMLoss
+ * (loss_utils.py): logits.float(), labels padded and shifted, cross_entropy with reduction sum */
+static uint32_t forward_loss(run *r)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    uint64_t N = r->N, s = r->q;
+    int bad = 0;
+    uint64_t l32 = mul3(ag, N, m->vocab, F32, &bad);
+    if (bad)
+        return 0;
+    uint32_t hn = model_forward(r);
+    uint32_t logits = head(r, hn, N);
+    llmmem__ag_unref(ag, hn);
     uint32_t lf = unary(r, LLMMEM__OP_TO, logits, l32, 0);
-    uint32_t padded = llmmem__ag_alloc(ag, r->job->batch * (s + 1) * 8);
+    uint32_t padded = llmmem__ag_alloc(ag, r->seqs * (s + 1) * 8);
     uint32_t labels = llmmem__ag_alloc(ag, N * 8);
     llmmem__ag_unref(ag, padded);
     /* log_softmax saves its result */
@@ -774,6 +844,56 @@ static uint32_t forward_loss(run *r)
     llmmem__ag_unref(ag, logits); /* the Trainer drops the outputs */
     mark(r, LLMMEM__TAPE_LOSS, 0);
     return loss;
+}
+
+/* The forward's shape: `seqs` sequences of `q` new tokens attending to `kv` keys. */
+static void set_shape(run *r, uint64_t seqs, uint64_t q, uint64_t kv)
+{
+    r->seqs = seqs;
+    r->q = q;
+    r->kv = kv;
+    r->N = seqs * q;
+}
+
+/* GenerationMixin.generate (generation/utils.py), greedy: the prefill of the prompt, then one token
+ * per step; each step keeps its fp32 next_token_logits until the next, and grows input_ids and the
+ * attention mask by one column */
+static void generate(run *r)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_job *j = r->job;
+    const llmmem__tape_model *m = &j->model;
+    uint64_t b = j->batch, s = j->seq;
+    int bad = 0;
+    uint64_t l32 = mul3(ag, b, m->vocab, F32, &bad);
+    if (bad)
+        return;
+    r->pos_rows = b;
+    uint32_t ids = llmmem__ag_alloc(ag, b * s * 8), mask = llmmem__ag_alloc(ag, b * s * 8);
+    uint32_t next_logits = 0;
+    for (uint64_t t = 0; t < j->new_tokens && llmmem__ag_status(ag) == LLMMEM_OK; t++) {
+        set_shape(r, b, t ? 1 : s, s + t);
+        uint32_t hn = model_forward(r);
+        /* logits_to_keep=1: the head over the last position */
+        uint32_t logits = head(r, hn, b);
+        llmmem__ag_unref(ag, hn);
+        uint32_t nl = llmmem__ag_alloc(ag, l32); /* outputs.logits[:, -1, :].to(copy=True, dtype=float32) */
+        llmmem__ag_unref(ag, next_logits);
+        next_logits = nl;
+        llmmem__ag_unref(ag, logits);
+        uint32_t grown = llmmem__ag_alloc(ag, b * (s + t + 1) * 8); /* torch.cat([input_ids, next_tokens]) */
+        llmmem__ag_unref(ag, ids);
+        ids = grown;
+        grown = llmmem__ag_alloc(ag, b * (s + t + 1) * 8); /* _update_model_kwargs_for_generation: the mask */
+        llmmem__ag_unref(ag, mask);
+        mask = grown;
+        mark(r, LLMMEM__TAPE_STEP, t);
+    }
+    llmmem__ag_unref(ag, next_logits);
+    llmmem__ag_unref(ag, mask);
+    for (uint64_t i = 0; i < 2 * m->layers; i++)
+        llmmem__ag_unref(ag, r->cache[i]);
+    llmmem__ag_unref(ag, ids);
 }
 
 /* The trained parameters in model.parameters() order: every weight, or PEFT's adapters alone. */
@@ -874,7 +994,8 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
     if (m->layers == 0 || m->layers > 4096 || m->bytes == 0)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the allocation tape runs 1 to 4096 decoder layers");
     run r = {.job = job, .sink = sink};
-    if (!llmmem__mul(&r.N, job->batch, job->seq))
+    uint64_t N;
+    if (!llmmem__mul(&N, job->batch, job->seq + job->new_tokens) || !llmmem__mul(&N, N, m->hidden))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "batch x sequence exceeds 64 bits");
     size_t np = 5 + 16 * (size_t)m->layers;
     r.layer = calloc((size_t)m->layers, sizeof *r.layer);
@@ -890,9 +1011,20 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
             llmmem__ag_early_workspaces(ag, job->workspace_first > 1);
         build(&r);
         mark(&r, LLMMEM__TAPE_BUILT, 0);
-        r.ids = llmmem__ag_alloc(ag, r.N * 8);
+        if (job->new_tokens) {
+            r.cache = calloc(2 * (size_t)m->layers, sizeof *r.cache);
+            if (!r.cache)
+                st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "out of memory");
+            else {
+                llmmem__ag_grad_mode(ag, 0); /* generate runs under torch.no_grad() */
+                generate(&r);
+            }
+        }
+        set_shape(&r, job->batch, job->seq, job->seq);
+        r.pos_rows = 1;
+        r.ids = job->new_tokens ? 0 : llmmem__ag_alloc(ag, r.N * 8);
         unsigned n = params(&r, p);
-        for (r.step = 0; r.step < job->steps && llmmem__ag_status(ag) == LLMMEM_OK; r.step++) {
+        for (r.step = 0; !job->new_tokens && r.step < job->steps && llmmem__ag_status(ag) == LLMMEM_OK; r.step++) {
             uint32_t loss = forward_loss(&r);
             llmmem__ag_backward(ag, loss, llmmem__ag_alloc(ag, 4));
             llmmem__ag_unref(ag, loss);
@@ -903,9 +1035,11 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
                 llmmem__ag_drop_grad(ag, p[i]); /* zero_grad(set_to_none=True) */
             mark(&r, LLMMEM__TAPE_ZERO_GRAD, 0);
         }
-        st = llmmem__ag_status(ag);
+        if (st == LLMMEM_OK)
+            st = llmmem__ag_status(ag);
         *peak_out = llmmem__ag_peak(ag);
     }
+    free(r.cache);
     llmmem__ag_free(r.ag);
     free(r.layer);
     free(p);

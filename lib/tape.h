@@ -56,7 +56,8 @@ typedef enum llmmem__tape_moment {
     LLMMEM__TAPE_LOSS,
     LLMMEM__TAPE_BACKWARD,
     LLMMEM__TAPE_OPTIMIZER,
-    LLMMEM__TAPE_ZERO_GRAD
+    LLMMEM__TAPE_ZERO_GRAD,
+    LLMMEM__TAPE_STEP         /* generate: a token's forward done (the prefill is step 0) */
 } llmmem__tape_moment;
 
 /* What runs. */
@@ -70,6 +71,9 @@ typedef struct llmmem__tape_job {
     uint64_t lora_rank;
     unsigned lora_targets, lora_bytes;
     int input_grads;                 /* enable_input_require_grads (PEFT with gradient checkpointing) */
+    /* inference: model.generate of new_tokens (0: training steps) from batch prompts of seq tokens */
+    uint64_t new_tokens;
+    int static_cache;                /* cache_implementation static (else dynamic) */
     llmmem__tape_optimizer optimizer;
     unsigned steps;                  /* training steps (the peak of the last is the job's) */
     uint64_t ws_forward, ws_forward_lt, ws_backward; /* cuBLAS workspaces (autograd.h) */
