@@ -511,12 +511,19 @@ static uint32_t gpt2_block(run *r, uint64_t l, uint32_t x)
     llmmem__ag_split3(ag, qkv, part);
     llmmem__ag_unref(ag, qkv);
     uint32_t q = heads(r, part[0]), k = heads(r, part[1]), v = heads(r, part[2]);
+    if (r->cache) {
+        uint32_t kc = cache_update(r, l, 0, k), vc = cache_update(r, l, 1, v);
+        llmmem__ag_unref(ag, k);
+        llmmem__ag_unref(ag, v);
+        k = kc;
+        v = vc;
+    }
     uint32_t a = sdpa(r, q, k, v, 0);
+    uint32_t o = dropped(r, proj(r, p, LIN_O, a));
+    llmmem__ag_unref(ag, a);
     llmmem__ag_unref(ag, q);
     llmmem__ag_unref(ag, k);
     llmmem__ag_unref(ag, v);
-    uint32_t o = dropped(r, proj(r, p, LIN_O, a));
-    llmmem__ag_unref(ag, a);
     uint32_t r1 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {o, x}, .nin = 2);
     llmmem__ag_unref(ag, o);
     h = layernorm(r, r1, p->norm[1], p->norm_bias[1]);
