@@ -86,6 +86,20 @@ llmmem_status llmmem__ag_new(llmmem__ag **out, const llmmem__sink *sink)
     return LLMMEM_OK;
 }
 
+void llmmem__ag_release(llmmem__ag *ag)
+{
+    for (uint32_t i = 1; i < ag->nt && ag->status == LLMMEM_OK; i++) {
+        tensor *t = &ag->t[i];
+        if (!t->rc || t->base || i == ag->ws[WS_FWD] || i == ag->ws[WS_FWD_LT] || i == ag->ws[WS_BWD])
+            continue;
+        llmmem_status st = ag->sink.free(ag->sink.ctx, t->sink);
+        if (st != LLMMEM_OK)
+            fail(ag, st, NULL);
+        ag->live -= t->bytes;
+        t->rc = 0;
+    }
+}
+
 void llmmem__ag_free(llmmem__ag *ag)
 {
     if (!ag)
@@ -161,6 +175,7 @@ static uint32_t new_tensor(llmmem__ag *ag, uint64_t bytes)
 
 static void recycle(llmmem__ag *ag, uint32_t id)
 {
+    ag->t[id].rc = 0;
     ag->t[id].next_free = ag->free_head;
     ag->free_head = id;
 }

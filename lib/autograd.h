@@ -79,6 +79,9 @@ typedef uint32_t (*llmmem__ag_rerun)(void *ctx, llmmem__ag *ag, uint64_t piece, 
 /* An engine writing to sink; fails only on host memory. */
 llmmem_status llmmem__ag_new(llmmem__ag **out, const llmmem__sink *sink);
 void llmmem__ag_free(llmmem__ag *ag);
+/* Frees every tensor still alive but the workspaces (the process drops the model, its cuBLAS
+ * handles stay); the engine takes no more ops. */
+void llmmem__ag_release(llmmem__ag *ag);
 /* The sticky status: LLMMEM_OK, LLMMEM__AG_OOM, or an error with its message set. */
 llmmem_status llmmem__ag_status(const llmmem__ag *ag);
 /* torch.no_grad() (0) or enable_grad() (1). */

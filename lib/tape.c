@@ -1042,9 +1042,11 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
                 llmmem__ag_drop_grad(ag, p[i]); /* zero_grad(set_to_none=True) */
             mark(&r, LLMMEM__TAPE_ZERO_GRAD, 0);
         }
+        *peak_out = llmmem__ag_peak(ag);
+        if (job->release)
+            llmmem__ag_release(ag);
         if (st == LLMMEM_OK)
             st = llmmem__ag_status(ag);
-        *peak_out = llmmem__ag_peak(ag);
     }
     free(r.cache);
     llmmem__ag_free(r.ag);

@@ -78,6 +78,7 @@ typedef struct llmmem__tape_job {
     unsigned steps;                  /* training steps (the peak of the last is the job's) */
     uint64_t ws_forward, ws_forward_lt, ws_backward; /* cuBLAS workspaces (autograd.h) */
     int workspace_first;             /* workspaces made before the model: 1 the forward thread's, 2 both */
+    int release;                     /* at the end everything but the workspaces is freed (the process goes on) */
 } llmmem__tape_job;
 
 /* Runs the job into sink. *peak_out: the highest bytes the tape held alive. Returns LLMMEM_OK,
