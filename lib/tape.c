@@ -862,22 +862,25 @@ static void set_shape(run *r, uint64_t seqs, uint64_t q, uint64_t kv)
     r->N = seqs * q;
 }
 
-/* GenerationMixin.generate (generation/utils.py), greedy: the prefill of the prompt, then one token
- * per step; each step keeps its fp32 next_token_logits until the next, and grows input_ids and the
- * attention mask by one column */
+/* GenerationMixin.generate (generation/utils.py): the prefill of the prompt, then one token per step.
+ * Greedy (_sample): each step keeps its fp32 next_token_logits until the next, and grows input_ids
+ * and the attention mask by one column. Beam search (_beam_search, num_beams k): the inputs
+ * expanded to batch x k sequences (_expand_inputs_for_generation), each step's fp32 logits and
+ * log_softmax plus the running scores, and the cache reordered layer by layer
+ * (DynamicLayer.reorder_cache: index_select, a copy of each layer's keys and values) */
 static void generate(run *r)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_job *j = r->job;
     const llmmem__tape_model *m = &j->model;
-    uint64_t b = j->batch, s = j->seq;
+    uint64_t k = j->beams > 1 ? j->beams : 1, b = j->batch * k, s = j->seq;
     int bad = 0;
     uint64_t l32 = mul3(ag, b, m->vocab, F32, &bad);
     if (bad)
         return;
     r->pos_rows = b;
     uint32_t ids = llmmem__ag_alloc(ag, b * s * 8), mask = llmmem__ag_alloc(ag, b * s * 8);
-    uint32_t next_logits = 0;
+    uint32_t next_logits = 0, scores = 0;
     for (uint64_t t = 0; t < j->new_tokens && llmmem__ag_status(ag) == LLMMEM_OK; t++) {
         set_shape(r, b, t ? 1 : s, s + t);
         uint32_t hn = model_forward(r);
@@ -888,14 +891,28 @@ static void generate(run *r)
         llmmem__ag_unref(ag, next_logits);
         next_logits = nl;
         llmmem__ag_unref(ag, logits);
-        uint32_t grown = llmmem__ag_alloc(ag, b * (s + t + 1) * 8); /* torch.cat([input_ids, next_tokens]) */
-        llmmem__ag_unref(ag, ids);
-        ids = grown;
-        grown = llmmem__ag_alloc(ag, b * (s + t + 1) * 8); /* _update_model_kwargs_for_generation: the mask */
+        if (k > 1) {
+            /* log_probs = log_softmax(logits); log_probs = log_probs + running_beam_scores[:, :, None] */
+            uint32_t lp = llmmem__ag_alloc(ag, l32), sum = llmmem__ag_alloc(ag, l32);
+            llmmem__ag_unref(ag, lp);
+            llmmem__ag_unref(ag, scores);
+            scores = sum;
+            for (uint64_t l = 0; l < 2 * m->layers; l++) {
+                uint32_t moved = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, r->cache[l]));
+                llmmem__ag_unref(ag, r->cache[l]);
+                r->cache[l] = moved;
+            }
+        } else {
+            uint32_t grown = llmmem__ag_alloc(ag, b * (s + t + 1) * 8); /* torch.cat([input_ids, next_tokens]) */
+            llmmem__ag_unref(ag, ids);
+            ids = grown;
+        }
+        uint32_t grown = llmmem__ag_alloc(ag, b * (s + t + 1) * 8); /* _update_model_kwargs_for_generation: the mask */
         llmmem__ag_unref(ag, mask);
         mask = grown;
         mark(r, LLMMEM__TAPE_STEP, t);
     }
+    llmmem__ag_unref(ag, scores);
     llmmem__ag_unref(ag, next_logits);
     llmmem__ag_unref(ag, mask);
     for (uint64_t i = 0; i < 2 * m->layers; i++)

@@ -74,6 +74,7 @@ typedef struct llmmem__tape_job {
     /* inference: model.generate of new_tokens (0: training steps) from batch prompts of seq tokens */
     uint64_t new_tokens;
     int static_cache;                /* cache_implementation static (else dynamic) */
+    uint64_t beams;                  /* num_beams (0 or 1: greedy) */
     llmmem__tape_optimizer optimizer;
     unsigned steps;                  /* training steps (the peak of the last is the job's) */
     uint64_t ws_forward, ws_forward_lt, ws_backward; /* cuBLAS workspaces (autograd.h) */
