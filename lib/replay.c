@@ -1,0 +1,277 @@
+/* A job replayed through PyTorch's CUDA caching allocator (replay.h). */
+#include "replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_alloc.h"
+#include "framework.h"
+
+/* The families the tape runs, with what their modeling file does besides a Llama's
+ * (modeling_<family>.py of transformers 5.x). */
+static const struct tape_family {
+    llmmem_model_type type;
+    llmmem__tape_family code;
+    uint8_t gemma;          /* Gemma2RMSNorm, gelu_pytorch_tanh, the scaled embedding */
+    uint8_t softcap;        /* Gemma2: attn_logit_softcapping and final_logit_softcapping */
+    uint8_t local_rope;     /* Gemma3: rotary_emb_local on the sliding layers */
+    uint8_t sliding_period; /* layer_types: every n-th layer global (Gemma2: alternating) */
+} tape_families[] = {
+    {LLMMEM_MODEL_LLAMA, LLMMEM__TAPE_LLAMA, 0, 0, 0, 0},
+    {LLMMEM_MODEL_MISTRAL, LLMMEM__TAPE_LLAMA, 0, 0, 0, 0},
+    {LLMMEM_MODEL_QWEN2, LLMMEM__TAPE_LLAMA, 0, 0, 0, 0},
+    {LLMMEM_MODEL_QWEN3, LLMMEM__TAPE_LLAMA, 0, 0, 0, 0},
+    {LLMMEM_MODEL_GEMMA2, LLMMEM__TAPE_LLAMA, 1, 1, 0, 2},
+    {LLMMEM_MODEL_GEMMA3_TEXT, LLMMEM__TAPE_LLAMA, 1, 0, 1, 0},
+    {LLMMEM_MODEL_GPT2, LLMMEM__TAPE_GPT2, 0, 0, 0, 0},
+};
+
+static llmmem_status unsupported(const char *what, const char *value)
+{
+    return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the allocation tape does not run %s%s%s", what, value ? " " : "",
+                        value ? value : "");
+}
+
+static const char *choice(llmmem_key key, int64_t v)
+{
+    const char *n = llmmem_choice_name(key, v);
+    return n ? n : "?";
+}
+
+/* The framework, layout and settings the tape follows: transformers on PyTorch 2.x, one CUDA
+ * device, the formats of a bf16/fp16 model. */
+static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *sem)
+{
+    const llmmem__settings *k = &j->s->s;
+    int64_t framework = llmmem__get_int(k, LLMMEM_KEY_FRAMEWORK);
+    if (framework != LLMMEM_FRAMEWORK_HF_TRAINER)
+        return unsupported("framework", choice(LLMMEM_KEY_FRAMEWORK, framework));
+    if (sem->torch1 || sem->cpu_kernels)
+        return unsupported(sem->torch1 ? "PyTorch 1.13" : "CPU kernels (device_kernels cpu)", NULL);
+    const llmmem__layout *L = &j->layout;
+    if (!llmmem__layout_single(L) || L->d != 1)
+        return unsupported("a layout over several devices (one device: no tensor, pipeline, data, context or "
+                           "expert parallelism, no sharding)", NULL);
+    if (L->offload_opt != LLMMEM_OFFLOAD_NONE || L->offload_param != LLMMEM_OFFLOAD_NONE)
+        return unsupported("offloaded optimizer states or parameters", NULL);
+    if (llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF)
+        return unsupported("torch.autocast over fp32 weights", NULL);
+    if (j->compute != LLMMEM_FORMAT_BF16 && j->compute != LLMMEM_FORMAT_FP16)
+        return unsupported("a model computing in", choice(LLMMEM_KEY_WEIGHT_FORMAT, j->compute));
+    if (j->price.weights.weight != j->compute || j->price.weights.high != j->compute)
+        return unsupported("weights stored in another format than the compute's", NULL);
+    if (sem->attn != LLMMEM_ATTN_SDPA && sem->attn != LLMMEM_ATTN_EAGER)
+        return unsupported("attn_implementation", choice(LLMMEM_KEY_ATTN_IMPLEMENTATION, sem->attn));
+    if (sem->norm != LLMMEM_NORM_IMPL_EAGER)
+        return unsupported("norm_implementation", choice(LLMMEM_KEY_NORM_IMPLEMENTATION, sem->norm));
+    return LLMMEM_OK;
+}
+
+/* The model's shapes and family traits. */
+static llmmem_status model_of(llmmem__tape_model *t, const llmmem_model *m, unsigned bytes)
+{
+    const llmmem__geometry *g = &m->geo;
+    int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE);
+    const struct tape_family *f = NULL;
+    for (size_t i = 0; i < sizeof tape_families / sizeof *tape_families; i++)
+        if (tape_families[i].type == type)
+            f = &tape_families[i];
+    if (!f)
+        return unsupported("the model family", choice(LLMMEM_KEY_MODEL_TYPE, type));
+    if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
+        return unsupported("a model given by its parameter count alone", NULL);
+    if (g->moe_layers || g->kv_lora_rank || llmmem__state_layers(g) || g->cross_layers || g->chunk)
+        return unsupported("mixture-of-experts, latent-attention, state-space or cross-attention layers", NULL);
+    if (g->window && !f->sliding_period && !f->local_rope)
+        return unsupported("a sliding window on", choice(LLMMEM_KEY_MODEL_TYPE, type));
+    t->family = f->code;
+    t->hidden = g->hidden;
+    t->layers = g->layers;
+    t->heads = g->heads;
+    t->kv_heads = g->kv_heads;
+    t->head_dim = g->head_dim;
+    t->ffn = g->ffn;
+    t->vocab = g->vocab;
+    t->positions = f->code == LLMMEM__TAPE_GPT2 ? (uint64_t)llmmem__model_value(m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS) : 0;
+    t->tied = llmmem__model_value(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS) != 0;
+    t->qkv_bias = llmmem__model_value(m, LLMMEM_KEY_QKV_BIAS) != 0;
+    t->bytes = bytes;
+    t->norm = f->gemma ? LLMMEM__TAPE_NORM_GEMMA : LLMMEM__TAPE_NORM_LLAMA;
+    t->norms = (unsigned)llmmem__model_value(m, LLMMEM_KEY_NORMS_PER_LAYER);
+    t->gelu_tanh = f->gemma;
+    t->embed_scale = f->gemma;
+    t->attn_softcap = t->final_softcap = f->softcap;
+    t->local_rope = f->local_rope;
+    t->sliding_period = f->sliding_period ? f->sliding_period
+                        : f->local_rope      ? (uint64_t)llmmem__model_value(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN)
+                                             : 0;
+    t->qk_norm = llmmem__model_value(m, LLMMEM_KEY_QK_NORM) != 0;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
+{
+    memset(t, 0, sizeof *t);
+    const llmmem__settings *k = &j->s->s;
+    llmmem__semantics sem;
+    llmmem_status st = llmmem__semantics_make(&sem, j->s);
+    if (st != LLMMEM_OK || (st = check_job(j, &sem)) != LLMMEM_OK ||
+        (st = model_of(&t->model, j->m, 2)) != LLMMEM_OK)
+        return st;
+    t->batch = j->sequences;
+    t->seq = j->tokens;
+    t->eager = sem.attn == LLMMEM_ATTN_EAGER;
+    t->steps = 2;
+    t->ws_forward = t->ws_backward = 32ULL << 20; /* CublasHandlePool.cpp: 32 MiB on compute capability 9 */
+    t->ws_forward_lt = 1ULL << 20;                 /* cuBLASLt's (CUBLASLT_WORKSPACE_SIZE, 1 MiB) */
+    int64_t mode = j->price.mode;
+    if (mode == LLMMEM_MODE_INFERENCE) {
+        if (sem.cache == LLMMEM_CACHE_AUTO)
+            return unsupported("inference outside transformers' generate loop (max_new_tokens 0)", NULL);
+        if (sem.cache == LLMMEM_CACHE_OFFLOADED)
+            return unsupported("cache_implementation", "offloaded");
+        t->new_tokens = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MAX_NEW_TOKENS);
+        if (!t->new_tokens)
+            t->new_tokens = 1; /* the prefill alone */
+        t->static_cache = sem.cache == LLMMEM_CACHE_STATIC;
+        t->beams = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_NUM_BEAMS);
+        return LLMMEM_OK;
+    }
+    if (mode != LLMMEM_MODE_TRAINING && mode != LLMMEM_MODE_LORA)
+        return unsupported("mode", choice(LLMMEM_KEY_MODE, mode));
+    int64_t recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
+    if (recompute != LLMMEM_RECOMPUTE_NONE && recompute != LLMMEM_RECOMPUTE_FULL)
+        return unsupported("recompute", choice(LLMMEM_KEY_RECOMPUTE, recompute));
+    t->checkpoint = recompute == LLMMEM_RECOMPUTE_FULL;
+    t->model.dropout = llmmem__get_int(k, LLMMEM_KEY_DROPOUT) != 0;
+    if (t->model.dropout && t->model.family != LLMMEM__TAPE_GPT2)
+        return unsupported("dropout on", choice(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(j->m, LLMMEM_KEY_MODEL_TYPE)));
+    const llmmem__train_plan *tp = &j->price.train;
+    if (tp->frozen_layers)
+        return unsupported("frozen layers", NULL);
+    switch (tp->optimizer) {
+    case LLMMEM_OPTIMIZER_ADAMW:
+    case LLMMEM_OPTIMIZER_ADAM:
+        t->optimizer = sem.optimizer == LLMMEM_OPTIMIZER_IMPL_FUSED      ? LLMMEM__TAPE_ADAMW_FUSED
+                       : sem.optimizer == LLMMEM_OPTIMIZER_IMPL_FOR_LOOP ? LLMMEM__TAPE_ADAMW_FOR_LOOP
+                                                                          : LLMMEM__TAPE_ADAMW_FOREACH;
+        break;
+    case LLMMEM_OPTIMIZER_SGD_MOMENTUM:
+        t->optimizer = LLMMEM__TAPE_SGD_MOMENTUM;
+        break;
+    default:
+        return unsupported("optimizer", choice(LLMMEM_KEY_OPTIMIZER, tp->optimizer));
+    }
+    /* PyTorch keeps a parameter's grad and optimizer states in its dtype, with no master copy */
+    llmmem_format trained = mode == LLMMEM_MODE_LORA ? tp->adapter : j->compute;
+    if (tp->master != LLMMEM_FORMAT_AUTO || tp->grad != trained || tp->state != trained || tp->grad_copy)
+        return unsupported("a precision recipe with master weights or grads and states in another dtype than the "
+                           "parameters' (precision_recipe pure_bf16, or custom formats equal to the weights')", NULL);
+    if (mode == LLMMEM_MODE_LORA) {
+        if (tp->targets & ~0x7fu)
+            return unsupported("LoRA adapters on routed experts", NULL);
+        t->lora_rank = tp->rank;
+        t->lora_targets = (unsigned)tp->targets;
+        t->lora_bytes = tp->adapter == LLMMEM_FORMAT_FP32 ? 4u : 2u;
+        t->input_grads = sem.input_grads;
+    }
+    return LLMMEM_OK;
+}
+
+/* ---- the replay ------------------------------------------------------------------------------ */
+
+typedef struct replay_ctx {
+    llmmem__ca *ca;
+    llmmem__replay *out;
+    llmmem__replay_point last;  /* the last moment passed */
+    uint64_t stride;            /* points kept: every stride-th moment */
+    uint64_t seen;
+} replay_ctx;
+
+static llmmem_status ctx_alloc(void *c, uint32_t *id, uint64_t bytes)
+{
+    replay_ctx *x = c;
+    if (!bytes) {
+        *id = LLMMEM__CA_NULL;
+        return LLMMEM_OK;
+    }
+    llmmem_status st = llmmem__ca_malloc(id, x->ca, bytes, 0);
+    if (st != LLMMEM_OK)
+        return st;
+    if (*id == LLMMEM__CA_OOM) {
+        x->out->runs = 0;
+        x->out->oom_request = bytes;
+        x->out->oom_after = x->last;
+        return LLMMEM__AG_OOM;
+    }
+    const llmmem__ca_stats *s = llmmem__ca_stats_get(x->ca);
+    if (s->reserved == s->reserved_peak && s->reserved > x->out->reserved_peak) {
+        x->out->reserved_peak = s->reserved;
+        x->out->free_at_reserved_peak = s->reserved - s->allocated;
+    }
+    return LLMMEM_OK;
+}
+
+static llmmem_status ctx_free(void *c, uint32_t id)
+{
+    return llmmem__ca_free(((replay_ctx *)c)->ca, id);
+}
+
+static void ctx_mark(void *c, int moment, uint64_t step, uint64_t layer)
+{
+    replay_ctx *x = c;
+    const llmmem__ca_stats *s = llmmem__ca_stats_get(x->ca);
+    llmmem__replay_point p = {(uint8_t)moment, (uint32_t)step, (uint32_t)layer, s->allocated, s->reserved};
+    x->last = p;
+    llmmem__replay *o = x->out;
+    if (x->seen++ % x->stride)
+        return;
+    if (o->n_points == LLMMEM__REPLAY_POINTS) { /* keep every other point, then every 2 x stride-th */
+        for (unsigned i = 0; i < LLMMEM__REPLAY_POINTS / 2; i++)
+            o->points[i] = o->points[2 * i];
+        o->n_points = LLMMEM__REPLAY_POINTS / 2;
+        x->stride *= 2;
+    }
+    o->points[o->n_points++] = p;
+}
+
+/* The device's capacity for the allocator: CUDA's total less the memory outside the allocator. */
+static uint64_t capacity_of(const llmmem_hardware *hw)
+{
+    uint64_t total = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    uint64_t outside = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    return total > outside ? total - outside : 1;
+}
+
+llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int expandable)
+{
+    llmmem__tape_job t;
+    llmmem_status st = llmmem__tape_job_make(&t, j);
+    if (st != LLMMEM_OK)
+        return st;
+    memset(out, 0, offsetof(llmmem__replay, points));
+    out->runs = 1;
+    out->capacity = capacity_of(j->hw);
+    llmmem__ca_config c;
+    llmmem__ca_config_init(&c);
+    c.capacity = out->capacity;
+    c.device_total = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    c.expandable_segments = expandable;
+    llmmem__ca *ca;
+    if ((st = llmmem__ca_new(&ca, &c)) != LLMMEM_OK)
+        return st;
+    replay_ctx x = {ca, out, {0, 0, 0, 0, 0}, 1, 0};
+    llmmem__sink sink = {&x, ctx_alloc, ctx_free, ctx_mark};
+    uint64_t peak = 0;
+    st = llmmem__tape_run(&peak, &t, &sink);
+    const llmmem__ca_stats *s = llmmem__ca_stats_get(ca);
+    out->allocated_peak = s->allocated_peak;
+    if (s->reserved_peak > out->reserved_peak)
+        out->reserved_peak = s->reserved_peak;
+    out->requested_peak = peak;
+    out->decode_stride = 1;
+    llmmem__ca_destroy(ca);
+    if (st == LLMMEM__AG_OOM)
+        return LLMMEM_OK; /* the answer: it does not run */
+    return st;
+}

@@ -1,0 +1,48 @@
+/* Internal: a job replayed through PyTorch's CUDA caching allocator (replay.c): the resolved job
+ * becomes the allocation tape of its framework (tape.c), whose every allocation and free the
+ * allocator's model (cuda_alloc.c) serves under the device's capacity. What the device must hold
+ * for the job to run. Not installed; on demand, never on the estimate's path (it allocates and
+ * takes milliseconds). */
+#ifndef LLMMEM_REPLAY_H
+#define LLMMEM_REPLAY_H
+
+#include "job.h"
+#include "tape.h"
+
+/* A moment of the tape with the allocator's state then. */
+typedef struct llmmem__replay_point {
+    uint8_t moment;          /* llmmem__tape_moment */
+    uint32_t step;
+    uint32_t layer;
+    uint64_t allocated, reserved;
+} llmmem__replay_point;
+
+#define LLMMEM__REPLAY_POINTS 8192
+
+typedef struct llmmem__replay {
+    int runs;                   /* 1: every allocation fit within the capacity; 0: out of memory */
+    uint64_t capacity;          /* bytes the allocator could reserve (0: unlimited) */
+    uint64_t allocated_peak;    /* the allocator's peaks (allocated: rounded blocks) */
+    uint64_t reserved_peak;
+    uint64_t requested_peak;    /* the tape's own peak: the bytes the framework asked for */
+    /* out of memory: the request that failed and the moment before it */
+    uint64_t oom_request;
+    llmmem__replay_point oom_after;
+    /* at the reserved peak: the bytes of the segments' free blocks (reserved - allocated then) */
+    uint64_t free_at_reserved_peak;
+    uint64_t decode_stride;     /* generate: tokens a replayed decode step stands for (1: every step) */
+    unsigned n_points;          /* the moments, in order (at most LLMMEM__REPLAY_POINTS; the rest sampled) */
+    llmmem__replay_point points[LLMMEM__REPLAY_POINTS];
+} llmmem__replay;
+
+/* The tape of a job: fails with LLMMEM_ERR_UNSUPPORTED naming what the tape does not run (a
+ * framework, a family, a layout, a setting). */
+llmmem_status llmmem__tape_job_make(llmmem__tape_job *out, const llmmem__job *j);
+
+/* Replays the job with the strategy's allocator settings (expandable_segments: the key, or
+ * `expandable` >= 0 instead) under the device's capacity: what CUDA reports as its total (the
+ * hardware's cuda_total_bytes, else memory_bytes) less the memory outside PyTorch's allocator
+ * (runtime_overhead_bytes). */
+llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int expandable);
+
+#endif
