@@ -563,6 +563,14 @@ struct llmmem_report {
     uint64_t host_capacity, nvme_capacity; /* per node, from the hardware (0: not known) */
     uint64_t comm[LLMMEM_COMM_KINDS]; /* bytes a rank of the most loaded stage sends per step */
     unsigned stage_count, most_loaded;
+    uint64_t device_total;       /* what CUDA reports as the device's total (cuda_total_bytes, else memory_bytes) */
+    /* llmmem_estimate_runs: the job replayed through the caching allocator (replayed 0: it was not) */
+    int replayed, runs, runs_expandable;
+    uint64_t reserved_peak, allocated_peak;
+    uint64_t free_at_reserved_peak; /* reserved - allocated at the reserved peak: free blocks in segments */
+    uint64_t oom_request;        /* out of memory: the request that failed, after oom_moment */
+    int oom_moment;              /* llmmem__tape_moment */
+    uint64_t oom_step, oom_layer;
     /* last: estimate clears only the fields above and writes stage_count stages */
     llmmem__stage_report stages[LLMMEM_MAX_STAGES];
     /* what one tensor of each class costs on a rank, kept between estimates into this report for

@@ -446,6 +446,19 @@ static const llmmem__key_info key_table[] = {
             "the cache see micro_batch_size x num_beams sequences, beside the beams' fp32 log-probabilities, "
             "running and finished sequences, beam indices and the cache reorder's copy of one layer; mode "
             "inference in the generate loop only"),
+    BOOL_KEY(LLMMEM_KEY_EXPANDABLE_SEGMENTS, S, "expandable_segments", 0,
+             "PyTorch's CUDA caching allocator with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: one segment "
+             "per stream and pool, grown by mapping 2 MiB pages (20 MiB in the large pool) instead of a "
+             "cudaMalloc per segment (llmmem_estimate_runs)"),
+    INT_KEY(LLMMEM_KEY_MAX_SPLIT_SIZE_MB, S, "max_split_size_mb", 0, 1LL << 30, 0,
+            "PYTORCH_CUDA_ALLOC_CONF max_split_size_mb: cached blocks of this many MiB and more are not split "
+            "for smaller requests (0: no limit, PyTorch's default)"),
+    INT_KEY(LLMMEM_KEY_ROUNDUP_POWER2_DIVISIONS, S, "roundup_power2_divisions", 0, 64, 0,
+            "PYTORCH_CUDA_ALLOC_CONF roundup_power2_divisions: a request is rounded up to one of this many "
+            "divisions of its power-of-2 interval (a power of 2; 0: to a multiple of 512 bytes)"),
+    REAL_KEY(LLMMEM_KEY_GARBAGE_COLLECTION_THRESHOLD, S, "garbage_collection_threshold", 0.0, 1.0, 0.0,
+             "PYTORCH_CUDA_ALLOC_CONF garbage_collection_threshold: past this share of the capacity the "
+             "allocator frees cached blocks not used lately before a new segment (0: off)"),
     CHOICE_KEY(LLMMEM_KEY_EXPERTS_IMPLEMENTATION, S, "experts_implementation", experts_impl_names, 0,
                LLMMEM_EXPERTS_GROUPED, 0,
                "routed experts: auto (the framework's), eager (transformers' loop over experts: token gathers, "

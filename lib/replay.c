@@ -235,6 +235,27 @@ static void ctx_mark(void *c, int moment, uint64_t step, uint64_t layer)
     o->points[o->n_points++] = p;
 }
 
+/* PYTORCH_CUDA_ALLOC_CONF from the strategy's keys (c10/cuda/CUDAAllocatorConfig.cpp parseArgs);
+ * expandable >= 0 overrides expandable_segments. */
+static llmmem_status allocator_config(llmmem__ca_config *c, const llmmem__job *j, int expandable)
+{
+    const llmmem__settings *k = &j->s->s;
+    llmmem__ca_config_init(c);
+    c->device_total = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    c->expandable_segments = expandable >= 0 ? expandable : llmmem__get_int(k, LLMMEM_KEY_EXPANDABLE_SEGMENTS) != 0;
+    int64_t split = llmmem__get_int(k, LLMMEM_KEY_MAX_SPLIT_SIZE_MB);
+    if (split)
+        c->max_split_size = (uint64_t)split << 20;
+    int64_t div = llmmem__get_int(k, LLMMEM_KEY_ROUNDUP_POWER2_DIVISIONS);
+    if (div & (div - 1))
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT,
+                            "roundup_power2_divisions (%lld) is not a power of 2 (PyTorch refuses it)", (long long)div);
+    for (unsigned i = 0; i < LLMMEM__CA_INTERVALS; i++)
+        c->roundup_power2_divisions[i] = (uint32_t)div;
+    c->garbage_collection_threshold = llmmem__get_real(k, LLMMEM_KEY_GARBAGE_COLLECTION_THRESHOLD);
+    return LLMMEM_OK;
+}
+
 /* The device's capacity for the allocator: CUDA's total less the memory outside the allocator. */
 static uint64_t capacity_of(const llmmem_hardware *hw)
 {
@@ -253,10 +274,9 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
     out->runs = 1;
     out->capacity = capacity_of(j->hw);
     llmmem__ca_config c;
-    llmmem__ca_config_init(&c);
+    if ((st = allocator_config(&c, j, expandable)) != LLMMEM_OK)
+        return st;
     c.capacity = out->capacity;
-    c.device_total = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    c.expandable_segments = expandable;
     llmmem__ca *ca;
     if ((st = llmmem__ca_new(&ca, &c)) != LLMMEM_OK)
         return st;
@@ -274,4 +294,73 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
     if (st == LLMMEM__AG_OOM)
         return LLMMEM_OK; /* the answer: it does not run */
     return st;
+}
+
+/* ---- the public face ------------------------------------------------------------------------- */
+
+static void report_replay(llmmem_report *r, const llmmem__replay *rp)
+{
+    r->replayed = 1;
+    r->runs = rp->runs;
+    r->runs_expandable = -1;
+    r->reserved_peak = rp->reserved_peak;
+    r->allocated_peak = rp->allocated_peak;
+    r->free_at_reserved_peak = rp->free_at_reserved_peak;
+    r->oom_request = rp->oom_request;
+    r->oom_moment = rp->oom_after.moment;
+    r->oom_step = rp->oom_after.step;
+    r->oom_layer = rp->oom_after.layer;
+}
+
+llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hardware,
+                                   const llmmem_strategy *strategy)
+{
+    LLMMEM_REQUIRE(out);
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(hardware);
+    LLMMEM_REQUIRE(strategy);
+    llmmem_status st = llmmem_estimate(out, model, hardware, strategy);
+    if (st != LLMMEM_OK)
+        return st;
+    llmmem__job j;
+    if ((st = llmmem__job_make(&j, model, hardware, strategy)) != LLMMEM_OK)
+        return st;
+    llmmem__replay *rp = malloc(sizeof *rp);
+    if (!rp)
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "out of memory");
+    if ((st = llmmem__replay_job(rp, &j, -1)) == LLMMEM_OK) {
+        report_replay(out, rp);
+        if (!rp->runs && !llmmem__get_int(&strategy->s, LLMMEM_KEY_EXPANDABLE_SEGMENTS)) {
+            /* would expandable_segments:True make it run? */
+            if ((st = llmmem__replay_job(rp, &j, 1)) == LLMMEM_OK)
+                out->runs_expandable = rp->runs;
+        }
+    }
+    free(rp);
+    return st;
+}
+
+int llmmem_report_runs(const llmmem_report *report)
+{
+    return report && report->valid && report->replayed ? report->runs : -1;
+}
+
+uint64_t llmmem_report_reserved_bytes(const llmmem_report *report)
+{
+    return report && report->valid && report->replayed ? report->reserved_peak : 0;
+}
+
+uint64_t llmmem_report_allocated_bytes(const llmmem_report *report)
+{
+    return report && report->valid && report->replayed ? report->allocated_peak : 0;
+}
+
+uint64_t llmmem_report_device_total_bytes(const llmmem_report *report)
+{
+    return report && report->valid ? report->device_total : 0;
+}
+
+int llmmem_report_runs_expandable(const llmmem_report *report)
+{
+    return report && report->valid && report->replayed && !report->runs ? report->runs_expandable : -1;
 }

@@ -82,6 +82,8 @@ uint64_t llmmem_report_capacity_bytes(const llmmem_report *report)
 
 int llmmem_report_fits(const llmmem_report *report)
 {
+    if (report && report->valid && report->replayed) /* llmmem_estimate_runs: the allocator's answer */
+        return report->runs;
     return report && report->valid && report->total <= report->capacity &&
            (report->host_capacity == 0 || report->host_bytes <= report->host_capacity) &&
            (report->nvme_capacity == 0 || report->nvme_bytes <= report->nvme_capacity);

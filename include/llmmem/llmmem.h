@@ -286,6 +286,11 @@ typedef enum llmmem_key {
      * beam indices, and one layer's keys copied by each cache reorder; mode inference in the
      * generate loop only (an error elsewhere; vLLM's beam width is `n`) */
     LLMMEM_KEY_NUM_BEAMS = 3052,
+    /* PyTorch's CUDA caching allocator, its PYTORCH_CUDA_ALLOC_CONF settings (llmmem_estimate_runs) */
+    LLMMEM_KEY_EXPANDABLE_SEGMENTS = 3054,     /**< bool: expandable_segments:True, one growing segment per stream and pool */
+    LLMMEM_KEY_MAX_SPLIT_SIZE_MB = 3055,       /**< max_split_size_mb: cached blocks larger are not split (0: no limit) */
+    LLMMEM_KEY_ROUNDUP_POWER2_DIVISIONS = 3056, /**< roundup_power2_divisions: sizes rounded to a division of their power-of-2 interval (0: off) */
+    LLMMEM_KEY_GARBAGE_COLLECTION_THRESHOLD = 3057, /**< real, garbage_collection_threshold (0: off; with a capacity) */
 
     /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
     LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
@@ -1107,6 +1112,37 @@ LLMMEM_API uint64_t llmmem_report_capacity_bytes(const llmmem_report *report);
 /** 1 if total <= capacity, and offloaded bytes fit the node's host memory and NVMe where the
  * hardware states them (host_memory_bytes, nvme_bytes; 0 = not checked). */
 LLMMEM_API int llmmem_report_fits(const llmmem_report *report);
+/**
+ * Whether the job runs, as PyTorch's CUDA caching allocator serves it: the estimate, then the job's
+ * allocation tape (every tensor its framework allocates and frees, in order: the model built, two
+ * training steps or the whole generate call) replayed through a model of the allocator
+ * (c10/cuda/CUDACachingAllocator.cpp: pools, rounding, best fit, splitting, segments, freeing the
+ * cache and retrying before an out-of-memory error, expandable segments and the other
+ * PYTORCH_CUDA_ALLOC_CONF keys) under the device's capacity: what CUDA reports as its total
+ * (cuda_total_bytes, else memory_bytes) less the memory outside the allocator (the
+ * runtime_overhead component). The report then holds the allocator's allocated and reserved peaks
+ * and llmmem_report_fits() says whether the job runs. Modelled for transformers on PyTorch 2.x on
+ * one CUDA device (framework hf_trainer: training, LoRA and generate of the Llama, Mistral, Qwen2,
+ * Qwen3, Gemma 2, Gemma 3 and GPT-2 families); any other job fails with LLMMEM_ERR_UNSUPPORTED
+ * naming what is not modelled, and the report keeps the estimate. Allocates and takes
+ * milliseconds: not for a planner's inner loop.
+ */
+LLMMEM_API llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model,
+                                              const llmmem_hardware *hardware, const llmmem_strategy *strategy);
+/** After llmmem_estimate_runs: 1 when the job runs, 0 when it runs out of memory; -1 when the report
+ * comes from llmmem_estimate (not replayed). */
+LLMMEM_API int llmmem_report_runs(const llmmem_report *report);
+/** After llmmem_estimate_runs: the allocator's reserved peak (the segments it holds from the device)
+ * and its allocated peak (the blocks handed out, at their rounded sizes); 0 otherwise. */
+LLMMEM_API uint64_t llmmem_report_reserved_bytes(const llmmem_report *report);
+LLMMEM_API uint64_t llmmem_report_allocated_bytes(const llmmem_report *report);
+/** The device's total as CUDA reports it, which the reserved peak and the memory outside the
+ * allocator share (cuda_total_bytes, else memory_bytes). */
+LLMMEM_API uint64_t llmmem_report_device_total_bytes(const llmmem_report *report);
+/** After llmmem_estimate_runs of a job that runs out of memory with expandable_segments off: 1 when
+ * it runs with expandable_segments:True, 0 when it does not either; -1 otherwise. */
+LLMMEM_API int llmmem_report_runs_expandable(const llmmem_report *report);
+
 /** Exact parameters of a group, as counted for this estimate. */
 LLMMEM_API uint64_t llmmem_report_parameters(const llmmem_report *report, llmmem_param_group group);
 /** Exact parameters of the whole model, as counted for this estimate. */
