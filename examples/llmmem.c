@@ -524,8 +524,35 @@ static void print_layout(const llmmem_report *report, int width)
     }
 }
 
+/* What llmmem_estimate_runs found: the allocator's peaks beside the memory outside it and the
+ * device's total, and whether the job runs (or why it was not replayed). */
+static void print_allocator(const llmmem_report *report, int width, const char *not_replayed)
+{
+    if (llmmem_report_runs(report) < 0) {
+        if (*not_replayed)
+            printf("\nallocator: not replayed: %s\n", not_replayed);
+        return;
+    }
+    uint64_t reserved = llmmem_report_reserved_bytes(report);
+    uint64_t outside = llmmem_report_bytes(report, LLMMEM_COMPONENT_RUNTIME_OVERHEAD);
+    uint64_t total = llmmem_report_device_total_bytes(report);
+    printf("\nPyTorch's CUDA caching allocator, the job replayed\n");
+    print_bytes_row(width, "allocated peak", llmmem_report_allocated_bytes(report));
+    print_bytes_row(width, "reserved peak", reserved);
+    print_bytes_row(width, "outside", outside);
+    print_bytes_row(width, "device total", total);
+    if (llmmem_report_runs(report)) {
+        printf("runs: yes, reserved peak and outside memory within the device's total (%.2f GiB to spare)\n",
+               (double)(total - reserved - outside) / bytes_per_gib);
+        return;
+    }
+    printf("runs: no, out of memory%s\n", llmmem_report_runs_expandable(report) == 1
+                                              ? "; it runs with expandable_segments:True (--set expandable_segments=true)"
+                                              : "");
+}
+
 static int print_estimate_table(const llmmem_report *report, const llmmem_model *model,
-                                const llmmem_hardware *hw)
+                                const llmmem_hardware *hw, const char *not_replayed)
 {
     size_t components = llmmem_component_count();
     int width = name_column_width(components, component_name_at, 9);
@@ -556,7 +583,9 @@ static int print_estimate_table(const llmmem_report *report, const llmmem_model 
         print_bytes_row(width, "headroom", capacity - total);
     else
         print_bytes_row(width, "shortfall", total - capacity);
-    printf("fits: %s\n", fits ? "yes" : "no");
+    printf("fits: %s%s\n", fits ? "yes" : "no",
+           llmmem_report_runs(report) >= 0 ? " (whether the job runs, as the allocator serves it: below)" : "");
+    print_allocator(report, width, not_replayed);
     print_training_peak(report, width);
     print_layout(report, width);
     return 0;
@@ -664,7 +693,13 @@ static int cmd_estimate(const cli_options *opts)
     }
     if ((rc = attach_checkpoint(ck, model)) != 0)
         goto done;
-    if ((st = llmmem_estimate(report, model, hw, strategy)) != LLMMEM_OK) {
+    /* the estimate, then the job replayed through PyTorch's caching allocator where the allocation
+     * tape models it (a job it does not model keeps the estimate, and says why) */
+    st = llmmem_estimate_runs(report, model, hw, strategy);
+    char not_replayed[1024] = "";
+    if (st == LLMMEM_ERR_UNSUPPORTED && llmmem_report_valid(report))
+        snprintf(not_replayed, sizeof not_replayed, "%s", llmmem_last_message());
+    else if (st != LLMMEM_OK) {
         rc = library_failure(st, "estimate");
         goto done;
     }
@@ -675,7 +710,7 @@ static int cmd_estimate(const cli_options *opts)
         }
         rc = print_json_with_timeline(json, model, hw, strategy);
     } else if (strcmp(opts->command, "explain") != 0) {
-        rc = print_estimate_table(report, model, hw);
+        rc = print_estimate_table(report, model, hw, not_replayed);
     }
     if (rc == 0 && (opts->explain || strcmp(opts->command, "explain") == 0)) {
         char *text = NULL;

@@ -18,7 +18,10 @@
  * does not fit. */
 static int fits(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
 {
-    return llmmem_estimate(r, m, hw, s) == LLMMEM_OK && llmmem_report_fits(r);
+    /* whether the job runs as the caching allocator serves it, where the allocation tape models the
+     * job (llmmem_estimate_runs); else the estimate's total against the capacity */
+    llmmem_status st = llmmem_estimate_runs(r, m, hw, s);
+    return (st == LLMMEM_OK || (st == LLMMEM_ERR_UNSUPPORTED && llmmem_report_valid(r))) && llmmem_report_fits(r);
 }
 
 static llmmem_status set(llmmem_strategy *s, llmmem_key key, int64_t value)

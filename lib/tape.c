@@ -2,6 +2,7 @@
  * it on a CUDA device. Each function follows the transformers 5.x function it names. */
 #include "tape.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -781,7 +782,7 @@ static uint32_t model_forward(run *r)
         uint32_t y = r->job->checkpoint ? checkpointed(r, l, x) : layer_forward(r, l, x);
         llmmem__ag_unref(ag, x);
         x = y;
-        mark(r, LLMMEM__TAPE_LAYER, l);
+        mark(r, r->cache ? LLMMEM__TAPE_GEN_LAYER : LLMMEM__TAPE_LAYER, l);
     }
     uint32_t hn = r->norm_bias ? layernorm(r, x, r->norm, r->norm_bias) : norm(r, x, r->norm);
     llmmem__ag_unref(ag, x);
@@ -882,6 +883,7 @@ static void generate(run *r)
     uint32_t ids = llmmem__ag_alloc(ag, b * s * 8), mask = llmmem__ag_alloc(ag, b * s * 8);
     uint32_t next_logits = 0, scores = 0;
     for (uint64_t t = 0; t < j->new_tokens && llmmem__ag_status(ag) == LLMMEM_OK; t++) {
+        r->step = (unsigned)t;
         set_shape(r, b, t ? 1 : s, s + t);
         uint32_t hn = model_forward(r);
         /* logits_to_keep=1: the head over the last position */
@@ -1071,4 +1073,44 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
     free(p);
     free(state);
     return st;
+}
+
+char *llmmem__tape_moment_text(char *buf, size_t size, int moment, uint64_t step, uint64_t layer)
+{
+    unsigned long long st = (unsigned long long)step + 1, l = (unsigned long long)layer;
+    switch ((llmmem__tape_moment)moment) {
+    case LLMMEM__TAPE_BUILT:
+        snprintf(buf, size, "the model built");
+        break;
+    case LLMMEM__TAPE_LAYER:
+        snprintf(buf, size, "step %llu, layer %llu's forward", st, l);
+        break;
+    case LLMMEM__TAPE_RECOMPUTE:
+        snprintf(buf, size, "step %llu, layer %llu's recomputation", st, l);
+        break;
+    case LLMMEM__TAPE_LOSS:
+        snprintf(buf, size, "step %llu, the loss", st);
+        break;
+    case LLMMEM__TAPE_BACKWARD:
+        snprintf(buf, size, "step %llu, backward", st);
+        break;
+    case LLMMEM__TAPE_OPTIMIZER:
+        snprintf(buf, size, "step %llu, the optimizer step", st);
+        break;
+    case LLMMEM__TAPE_ZERO_GRAD:
+        snprintf(buf, size, "step %llu, zero_grad", st);
+        break;
+    case LLMMEM__TAPE_STEP:
+        snprintf(buf, size, step ? "decode step %llu" : "the prefill", (unsigned long long)step);
+        break;
+    case LLMMEM__TAPE_GEN_LAYER:
+        if (step)
+            snprintf(buf, size, "decode step %llu, layer %llu's forward", (unsigned long long)step, l);
+        else
+            snprintf(buf, size, "the prefill, layer %llu's forward", l);
+        break;
+    default:
+        snprintf(buf, size, "the start");
+    }
+    return buf;
 }

@@ -57,8 +57,13 @@ typedef enum llmmem__tape_moment {
     LLMMEM__TAPE_BACKWARD,
     LLMMEM__TAPE_OPTIMIZER,
     LLMMEM__TAPE_ZERO_GRAD,
-    LLMMEM__TAPE_STEP         /* generate: a token's forward done (the prefill is step 0) */
+    LLMMEM__TAPE_STEP,        /* generate: a token's forward done (the prefill is step 0) */
+    LLMMEM__TAPE_GEN_LAYER    /* generate: a decoder layer's forward in the step */
 } llmmem__tape_moment;
+
+/* "after step 2's loss", "after step 1, layer 3's forward": where the moment is, in words, written
+ * into buf (at least 96 bytes); returns buf. */
+char *llmmem__tape_moment_text(char *buf, size_t size, int moment, uint64_t step, uint64_t layer);
 
 /* What runs. */
 typedef struct llmmem__tape_job {
