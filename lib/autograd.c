@@ -750,19 +750,21 @@ void llmmem__ag_backward(llmmem__ag *ag, uint32_t root, uint32_t grad)
         uint32_t gs[MAX_OUT], gin[MAX_IN] = {0};
         memcpy(gs, ag->n[k].buf, sizeof gs);
         memset(ag->n[k].buf, 0, sizeof gs);
+        /* engine.cpp call_function: the node's apply, validate_outputs (sums to the inputs'
+         * shapes), the incoming grads dropped as it returns; then evaluate_function releases the
+         * saved tensors and routes the outputs */
         rule(ag, k, gs, gin);
+        for (unsigned i = 0; i < ag->n[k].nin; i++) {
+            const node *v = &ag->n[k];
+            if (gin[i] && ag->t[gin[i]].bytes > v->inb[i] && v->inb[i])
+                gin[i] = sum_to(ag, gin[i], v->inb[i], (v->rowsum >> i) & 1, v->elem);
+        }
         for (unsigned i = 0; i < MAX_OUT; i++)
             llmmem__ag_unref(ag, gs[i]);
         node *n = &ag->n[k];
         for (unsigned i = 0; i < n->nsaved; i++)
             llmmem__ag_unref(ag, n->saved[i]);
         n->nsaved = 0;
-        for (unsigned i = 0; i < n->nin; i++) {
-            n = &ag->n[k];
-            if (gin[i] && ag->t[gin[i]].bytes > n->inb[i] && n->inb[i])
-                gin[i] = sum_to(ag, gin[i], n->inb[i], (n->rowsum >> i) & 1, n->elem);
-        }
-        n = &ag->n[k];
         for (unsigned i = 0; i < n->nin; i++) {
             if (!n->next[i]) {
                 if (!n->leaf[i])

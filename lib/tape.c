@@ -303,7 +303,7 @@ static uint32_t cache_update(run *r, uint64_t l, unsigned which, uint32_t x)
 /* eager_attention_forward (modeling_llama.py, modeling_gemma2.py): repeat_kv, q @ k^T * scaling,
  * Gemma-2's softcap (/ cap, tanh, * cap), + the mask, softmax in fp32 cast back, dropout (p = 0:
  * the input itself), @ v, transpose(1, 2).contiguous() */
-static uint32_t eager(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
+static uint32_t eager(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding, uint32_t *weights_out)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
@@ -336,14 +336,16 @@ static uint32_t eager(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
     uint32_t masked = OP(ag, .op = LLMMEM__OP_ADD, .out = sb, .in = {x, r->mask[sliding != 0]}, .nin = 2);
     llmmem__ag_unref(ag, x);
     uint32_t f = unary(r, LLMMEM__OP_TO, masked, s32, 0);
-    llmmem__ag_unref(ag, masked);
     uint32_t p = llmmem__ag_alloc(ag, s32); /* _softmax_backward_data uses the result */
     llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_SOFTMAX, .in = {f}, .nin = 1, .saved = {p}, .nsaved = 1}, p);
     llmmem__ag_unref(ag, f);
     uint32_t pb = unary(r, LLMMEM__OP_TO, p, sb, 0);
     llmmem__ag_unref(ag, p);
+    /* attn_weights = softmax(attn_weights, dtype=float32).to(query.dtype): the masked scores stay
+     * referenced until the statement's result replaces them */
+    llmmem__ag_unref(ag, masked);
     uint32_t o = OP(ag, .op = LLMMEM__OP_BMM, .out = qb, .in = {pb, vr}, .nin = 2, .saved = {pb, vr}, .nsaved = 2);
-    llmmem__ag_unref(ag, pb);
+    *weights_out = pb; /* returned with the output: return attn_output, attn_weights */
     llmmem__ag_unref(ag, kr);
     llmmem__ag_unref(ag, vr);
     uint32_t c = unary(r, LLMMEM__OP_PASS, o, qb, 0); /* contiguous(): CloneBackward0 passes the grad */
@@ -353,7 +355,7 @@ static uint32_t eager(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
 
 /* LlamaAttention.forward: q, k, v projections viewed as heads, the rotary embedding, the attention,
  * o_proj */
-static uint32_t attention(run *r, const layer_params *p, uint32_t x, int sliding)
+static uint32_t attention(run *r, const layer_params *p, uint32_t x, int sliding, uint32_t *weights_out)
 {
     llmmem__ag *ag = r->ag;
     uint32_t q = heads(r, proj(r, p, LIN_Q, x));
@@ -374,7 +376,7 @@ static uint32_t attention(run *r, const layer_params *p, uint32_t x, int sliding
         ke = kc;
         v = vc;
     }
-    uint32_t a = r->job->eager ? eager(r, qe, ke, v, sliding) : sdpa(r, qe, ke, v, sliding);
+    uint32_t a = r->job->eager ? eager(r, qe, ke, v, sliding, weights_out) : sdpa(r, qe, ke, v, sliding);
     uint32_t o = proj(r, p, LIN_O, a);
     llmmem__ag_unref(ag, a);
     /* query_states, key_states, value_states live until forward returns */
@@ -418,7 +420,9 @@ static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
     int four = m->norms == 4;
     uint32_t h1 = norm(r, x, p->norm[0]);
     /* layer_types: every sliding_period-th layer attends to all, the others within the window */
-    uint32_t a = attention(r, p, h1, m->sliding_period && (l + 1) % m->sliding_period != 0);
+    /* hidden_states, _ = self.self_attn(...): `_` keeps eager attention's weights to the layer's end */
+    uint32_t weights = 0;
+    uint32_t a = attention(r, p, h1, m->sliding_period && (l + 1) % m->sliding_period != 0, &weights);
     llmmem__ag_unref(ag, h1);
     a = post_norm(r, a, four ? p->norm[1] : 0);
     uint32_t r1 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {x, a}, .nin = 2);
@@ -430,6 +434,7 @@ static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
     uint32_t r2 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {r1, d}, .nin = 2);
     llmmem__ag_unref(ag, d);
     llmmem__ag_unref(ag, r1);
+    llmmem__ag_unref(ag, weights);
     return r2;
 }
 
