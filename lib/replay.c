@@ -106,6 +106,7 @@ static llmmem_status model_of(llmmem__tape_model *t, const llmmem_model *m, unsi
                         : f->local_rope      ? (uint64_t)llmmem__model_value(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN)
                                              : 0;
     t->qk_norm = llmmem__model_value(m, LLMMEM_KEY_QK_NORM) != 0;
+    t->window = g->window;
     return LLMMEM_OK;
 }
 

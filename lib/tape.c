@@ -32,6 +32,7 @@ typedef struct run {
      * length after its update), rows of the position ids (1 when the model makes them) */
     uint64_t seqs, q, kv, pos_rows;
     uint32_t *cache;     /* generate: each layer's key and value cache */
+    uint64_t *cache_len; /* and the tokens each holds (a sliding layer's: at most window - 1) */
     uint64_t layer_index; /* the layer running */
     const llmmem__tape_job *job;
     uint64_t N;          /* tokens of a step: batch x seq */
@@ -282,21 +283,28 @@ static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
 }
 
 /* DynamicLayer.update (cache_utils.py): self.keys = torch.cat([self.keys, key_states], dim=-2) from
- * an empty tensor, a new allocation each call; StaticLayer: torch.zeros of the whole length at its
- * first update (lazy_initialization), then index_copy_ in place. Returns the cache (a reference). */
-static uint32_t cache_update(run *r, uint64_t l, unsigned which, uint32_t x)
+ * an empty tensor, a new allocation each call; DynamicSlidingWindowLayer.update: the same cat, then
+ * self.keys = full_key_states[:, :, -sliding_window + 1:, :] (a view, keeping the whole cat alive
+ * until the next update) and the whole cat returned; StaticLayer: torch.zeros of the whole length at
+ * its first update (lazy_initialization), then index_copy_ in place. Returns the states the
+ * attention reads (a reference). */
+static uint32_t cache_update(run *r, uint64_t l, unsigned which, uint32_t x, int sliding)
 {
     llmmem__ag *ag = r->ag;
     uint32_t *c = &r->cache[2 * l + which];
-    uint64_t xb = llmmem__ag_bytes(ag, x);
+    uint64_t *len = &r->cache_len[2 * l + which];
+    uint64_t xb = llmmem__ag_bytes(ag, x), per_token = xb / r->q;
     if (r->job->static_cache) {
         if (!*c)
-            *c = llmmem__ag_alloc(ag, xb / r->q * (r->job->seq + r->job->new_tokens - 1));
+            *c = llmmem__ag_alloc(ag, per_token * (r->job->seq + r->job->new_tokens - 1));
         return llmmem__ag_ref(ag, *c);
     }
-    uint32_t grown = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, *c) + xb);
+    uint32_t grown = llmmem__ag_alloc(ag, per_token * *len + xb);
     llmmem__ag_unref(ag, *c);
     *c = grown;
+    *len += r->q;
+    if (sliding && *len > r->job->model.window - 1)
+        *len = r->job->model.window - 1;
     return llmmem__ag_ref(ag, grown);
 }
 
@@ -370,7 +378,7 @@ static uint32_t attention(run *r, const layer_params *p, uint32_t x, int sliding
     llmmem__ag_unref(ag, q);
     llmmem__ag_unref(ag, k);
     if (r->cache) { /* past_key_values.update: attention over the whole cache */
-        uint32_t kc = cache_update(r, r->layer_index, 0, ke), vc = cache_update(r, r->layer_index, 1, v);
+        uint32_t kc = cache_update(r, r->layer_index, 0, ke, sliding), vc = cache_update(r, r->layer_index, 1, v, sliding);
         llmmem__ag_unref(ag, ke);
         llmmem__ag_unref(ag, v);
         ke = kc;
@@ -510,15 +518,15 @@ static uint32_t gpt2_block(run *r, uint64_t l, uint32_t x)
     llmmem__ag *ag = r->ag;
     const layer_params *p = &r->layer[l];
     uint64_t hb = llmmem__ag_bytes(ag, x);
+    /* hidden_states = self.ln_1(hidden_states): the variable keeps it until the residual's sum */
     uint32_t h = layernorm(r, x, p->norm[0], p->norm_bias[0]);
     uint32_t qkv = proj(r, p, LIN_Q, h);
-    llmmem__ag_unref(ag, h);
     uint32_t part[3];
     llmmem__ag_split3(ag, qkv, part);
     llmmem__ag_unref(ag, qkv);
     uint32_t q = heads(r, part[0]), k = heads(r, part[1]), v = heads(r, part[2]);
     if (r->cache) {
-        uint32_t kc = cache_update(r, l, 0, k), vc = cache_update(r, l, 1, v);
+        uint32_t kc = cache_update(r, l, 0, k, 0), vc = cache_update(r, l, 1, v, 0);
         llmmem__ag_unref(ag, k);
         llmmem__ag_unref(ag, v);
         k = kc;
@@ -532,15 +540,16 @@ static uint32_t gpt2_block(run *r, uint64_t l, uint32_t x)
     llmmem__ag_unref(ag, v);
     uint32_t r1 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {o, x}, .nin = 2);
     llmmem__ag_unref(ag, o);
+    llmmem__ag_unref(ag, h);
     h = layernorm(r, r1, p->norm[1], p->norm_bias[1]);
     uint32_t f = proj(r, p, LIN_UP, h);
-    llmmem__ag_unref(ag, h);
     uint32_t g = gelu_new(r, f);
     llmmem__ag_unref(ag, f);
     uint32_t d = dropped(r, proj(r, p, LIN_DOWN, g));
     llmmem__ag_unref(ag, g);
     uint32_t r2 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {r1, d}, .nin = 2);
     llmmem__ag_unref(ag, d);
+    llmmem__ag_unref(ag, h);
     llmmem__ag_unref(ag, r1);
     return r2;
 }
@@ -1044,7 +1053,8 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
         mark(&r, LLMMEM__TAPE_BUILT, 0);
         if (job->new_tokens) {
             r.cache = calloc(2 * (size_t)m->layers, sizeof *r.cache);
-            if (!r.cache)
+            r.cache_len = calloc(2 * (size_t)m->layers, sizeof *r.cache_len);
+            if (!r.cache || !r.cache_len)
                 st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "out of memory");
             else {
                 llmmem__ag_grad_mode(ag, 0); /* generate runs under torch.no_grad() */
@@ -1073,6 +1083,7 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
             st = llmmem__ag_status(ag);
     }
     free(r.cache);
+    free(r.cache_len);
     llmmem__ag_free(r.ag);
     free(r.layer);
     free(p);

@@ -35,6 +35,7 @@ typedef struct llmmem__tape_model {
     int attn_softcap;    /* scores / cap, tanh, * cap (Gemma-2's attn_logit_softcapping) */
     int final_softcap;   /* the same over the logits (final_logit_softcapping) */
     uint64_t sliding_period; /* layer_types: every period-th layer attends to all, the others within a window (0: none) */
+    uint64_t window;     /* sliding_window: the tokens a sliding layer attends to */
     int local_rope;      /* sliding layers use their own rotary embedding (Gemma-3's rotary_emb_local) */
     int qk_norm;         /* q_norm and k_norm over each head (Qwen3, Gemma-3) */
 } llmmem__tape_model;

@@ -270,6 +270,8 @@ static void strategy_of(llmmem_strategy *s, const llmmem__json *spec)
         set(s, "optimizer_implementation", strcmp(im, "forloop") == 0 ? "for_loop" : im);
         if (opt && strcmp(llmmem__json_string_value(opt), "sgd") == 0)
             set(s, "optimizer", "sgd_momentum");
+        if (strcmp(llmmem__json_string_value(llmmem__json_object_get(spec, "config")), "gpt2") == 0)
+            set(s, "dropout", "true"); /* GPT2Config's pdrop 0.1, the model in train() */
         if (lora) {
             static const char *const names[][2] = {{"q_proj", "q"}, {"k_proj", "k"}, {"v_proj", "v"},
                                                    {"o_proj", "o"}, {"gate_proj", "gate"}, {"up_proj", "up"},
@@ -376,7 +378,7 @@ static unsigned replay_process(const llmmem__json *jobs, const char *conf, int e
             if (p.lt_ws)
                 t.ws_forward_lt = 0;
             p.bwd_ws |= t.new_tokens == 0;
-            p.lt_ws |= t.model.qkv_bias;
+            p.lt_ws |= t.model.qkv_bias || t.model.family == LLMMEM__TAPE_GPT2; /* Conv1D is an addmm with bias */
             t.release = 1;
             p.warmup = t.new_tokens != 0;
             ck_assert_ok(llmmem__ca_empty_cache(p.ca));
