@@ -566,7 +566,9 @@ struct llmmem_report {
     uint64_t device_total;       /* what CUDA reports as the device's total (cuda_total_bytes, else memory_bytes) */
     /* llmmem_estimate_runs: the job replayed through the caching allocator (replayed 0: it was not) */
     int replayed, runs, runs_expandable;
-    uint64_t reserved_peak, allocated_peak;
+    uint64_t reserved_peak, allocated_peak; /* the placement with the higher reserved peak's */
+    uint64_t reserved_low;                  /* the other placement's reserved peak */
+    uint64_t decode_stride;                 /* generate: tokens a replayed decode step stood for */
     uint64_t free_at_reserved_peak; /* reserved - allocated at the reserved peak: free blocks in segments */
     uint64_t oom_request;        /* out of memory: the request that failed, after oom_moment */
     int oom_moment;              /* llmmem__tape_moment */

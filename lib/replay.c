@@ -134,6 +134,12 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
         t->new_tokens = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MAX_NEW_TOKENS);
         if (!t->new_tokens)
             t->new_tokens = 1; /* the prefill alone */
+        /* a decode step costs a forward of every layer: at most LLMMEM__REPLAY_DECODE_STEPS of them are
+         * replayed, each standing for the stride of tokens before it (the last step always) */
+        uint64_t decode = t->new_tokens - 1;
+        t->decode_stride = decode > LLMMEM__REPLAY_DECODE_STEPS
+                               ? (decode + LLMMEM__REPLAY_DECODE_STEPS - 1) / LLMMEM__REPLAY_DECODE_STEPS
+                               : 1;
         t->static_cache = sem.cache == LLMMEM_CACHE_STATIC;
         t->beams = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_NUM_BEAMS);
         return LLMMEM_OK;
@@ -265,7 +271,20 @@ static uint64_t capacity_of(const llmmem_hardware *hw)
     return total > outside ? total - outside : 1;
 }
 
-llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int expandable)
+/* LLMMEM__PLACE_UPWARD: segments handed out upwards from 4 GiB, each 2 MiB aligned */
+static uint64_t place_upward(void *ctx, uint64_t size, uint64_t stream, int small, int expandable)
+{
+    (void)stream;
+    (void)small;
+    (void)expandable;
+    uint64_t *next = ctx, a = *next, span = LLMMEM__CA_ROUND_LARGE * llmmem__ceil_div(size, LLMMEM__CA_ROUND_LARGE);
+    if (span > UINT64_MAX - a)
+        return 0; /* the model's own addresses, downwards, from here on */
+    *next += span;
+    return a;
+}
+
+llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int expandable, llmmem__placement place)
 {
     llmmem__tape_job t;
     llmmem_status st = llmmem__tape_job_make(&t, j);
@@ -278,6 +297,11 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
     if ((st = allocator_config(&c, j, expandable)) != LLMMEM_OK)
         return st;
     c.capacity = out->capacity;
+    uint64_t next_address = 1ULL << 32; /* far below the addresses any tape reaches (2^64 bytes, checked) */
+    if (place == LLMMEM__PLACE_UPWARD) {
+        c.segment_address = place_upward;
+        c.segment_address_ctx = &next_address;
+    }
     llmmem__ca *ca;
     if ((st = llmmem__ca_new(&ca, &c)) != LLMMEM_OK)
         return st;
@@ -290,7 +314,7 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
     if (s->reserved_peak > out->reserved_peak)
         out->reserved_peak = s->reserved_peak;
     out->requested_peak = peak;
-    out->decode_stride = 1;
+    out->decode_stride = t.decode_stride ? t.decode_stride : 1;
     llmmem__ca_destroy(ca);
     if (st == LLMMEM__AG_OOM)
         return LLMMEM_OK; /* the answer: it does not run */
@@ -299,18 +323,23 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
 
 /* ---- the public face ------------------------------------------------------------------------- */
 
-static void report_replay(llmmem_report *r, const llmmem__replay *rp)
+/* The report's allocator fields from the replays under both placements: the reserved peak is the
+ * higher (what the device must be ready to hold), the job runs when it runs under both. */
+static void report_replay(llmmem_report *r, const llmmem__replay *down, const llmmem__replay *up)
 {
+    const llmmem__replay *hi = up && (up->reserved_peak > down->reserved_peak || !up->runs) && down->runs ? up : down;
     r->replayed = 1;
-    r->runs = rp->runs;
+    r->runs = down->runs && (!up || up->runs);
     r->runs_expandable = -1;
-    r->reserved_peak = rp->reserved_peak;
-    r->allocated_peak = rp->allocated_peak;
-    r->free_at_reserved_peak = rp->free_at_reserved_peak;
-    r->oom_request = rp->oom_request;
-    r->oom_moment = rp->oom_after.moment;
-    r->oom_step = rp->oom_after.step;
-    r->oom_layer = rp->oom_after.layer;
+    r->reserved_peak = hi->reserved_peak;
+    r->reserved_low = up && up->reserved_peak < down->reserved_peak ? up->reserved_peak : down->reserved_peak;
+    r->allocated_peak = hi->allocated_peak;
+    r->free_at_reserved_peak = hi->free_at_reserved_peak;
+    r->decode_stride = hi->decode_stride;
+    r->oom_request = hi->oom_request;
+    r->oom_moment = hi->oom_after.moment;
+    r->oom_step = hi->oom_after.step;
+    r->oom_layer = hi->oom_after.layer;
 }
 
 llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hardware,
@@ -326,16 +355,17 @@ llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model
     llmmem__job j;
     if ((st = llmmem__job_make(&j, model, hardware, strategy)) != LLMMEM_OK)
         return st;
-    llmmem__replay *rp = malloc(sizeof *rp);
+    llmmem__replay *rp = malloc(2 * sizeof *rp);
     if (!rp)
         return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "out of memory");
-    if ((st = llmmem__replay_job(rp, &j, -1)) == LLMMEM_OK) {
-        report_replay(out, rp);
-        if (!rp->runs && !llmmem__get_int(&strategy->s, LLMMEM_KEY_EXPANDABLE_SEGMENTS)) {
-            /* would expandable_segments:True make it run? */
-            if ((st = llmmem__replay_job(rp, &j, 1)) == LLMMEM_OK)
-                out->runs_expandable = rp->runs;
-        }
+    /* expandable segments map pages into one range per stream and pool: no placement to choose */
+    int expandable = llmmem__get_int(&strategy->s, LLMMEM_KEY_EXPANDABLE_SEGMENTS) != 0;
+    if ((st = llmmem__replay_job(&rp[0], &j, -1, LLMMEM__PLACE_DOWNWARD)) == LLMMEM_OK &&
+        (expandable || (st = llmmem__replay_job(&rp[1], &j, -1, LLMMEM__PLACE_UPWARD)) == LLMMEM_OK)) {
+        report_replay(out, &rp[0], expandable ? NULL : &rp[1]);
+        /* would expandable_segments:True make it run? */
+        if (!out->runs && !expandable && (st = llmmem__replay_job(rp, &j, 1, LLMMEM__PLACE_DOWNWARD)) == LLMMEM_OK)
+            out->runs_expandable = rp->runs;
     }
     free(rp);
     return st;
@@ -349,6 +379,11 @@ int llmmem_report_runs(const llmmem_report *report)
 uint64_t llmmem_report_reserved_bytes(const llmmem_report *report)
 {
     return report && report->valid && report->replayed ? report->reserved_peak : 0;
+}
+
+uint64_t llmmem_report_reserved_low_bytes(const llmmem_report *report)
+{
+    return report && report->valid && report->replayed ? report->reserved_low : 0;
 }
 
 uint64_t llmmem_report_allocated_bytes(const llmmem_report *report)

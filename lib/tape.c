@@ -31,6 +31,7 @@ typedef struct run {
     /* the forward running: sequences, query tokens of each, keys each attends to (the cache's
      * length after its update), rows of the position ids (1 when the model makes them) */
     uint64_t seqs, q, kv, pos_rows;
+    uint64_t grow;       /* tokens the cache grows by in this forward: q, or a strided decode's stride */
     uint32_t *cache;     /* generate: each layer's key and value cache */
     uint64_t *cache_len; /* and the tokens each holds (a sliding layer's: at most window - 1) */
     uint64_t layer_index; /* the layer running */
@@ -299,10 +300,10 @@ static uint32_t cache_update(run *r, uint64_t l, unsigned which, uint32_t x, int
             *c = llmmem__ag_alloc(ag, per_token * (r->job->seq + r->job->new_tokens - 1));
         return llmmem__ag_ref(ag, *c);
     }
-    uint32_t grown = llmmem__ag_alloc(ag, per_token * *len + xb);
+    uint32_t grown = llmmem__ag_alloc(ag, per_token * (*len + r->grow));
     llmmem__ag_unref(ag, *c);
     *c = grown;
-    *len += r->q;
+    *len += r->grow;
     if (sliding && *len > r->job->model.window - 1)
         *len = r->job->model.window - 1;
     return llmmem__ag_ref(ag, grown);
@@ -874,6 +875,7 @@ static void set_shape(run *r, uint64_t seqs, uint64_t q, uint64_t kv)
     r->seqs = seqs;
     r->q = q;
     r->kv = kv;
+    r->grow = q;
     r->N = seqs * q;
 }
 
@@ -896,9 +898,15 @@ static void generate(run *r)
     r->pos_rows = b;
     uint32_t ids = llmmem__ag_alloc(ag, b * s * 8), mask = llmmem__ag_alloc(ag, b * s * 8);
     uint32_t next_logits = 0, scores = 0;
-    for (uint64_t t = 0; t < j->new_tokens && llmmem__ag_status(ag) == LLMMEM_OK; t++) {
+    /* decode steps 1 .. last; with a stride, every stride-th stands for those before it (the cache
+     * and the ids grow by the stride at once), the last always replayed */
+    uint64_t last = j->new_tokens ? j->new_tokens - 1 : 0, stride = j->decode_stride ? j->decode_stride : 1;
+    for (uint64_t t = 0, prev = 0; j->new_tokens && llmmem__ag_status(ag) == LLMMEM_OK;
+         prev = t, t = t ? (last - t > stride ? t + stride : last) : 1) {
         r->step = (unsigned)t;
         set_shape(r, b, t ? 1 : s, s + t);
+        if (t)
+            r->grow = t - prev;
         uint32_t hn = model_forward(r);
         /* logits_to_keep=1: the head over the last position */
         uint32_t logits = head(r, hn, b);
@@ -927,6 +935,8 @@ static void generate(run *r)
         llmmem__ag_unref(ag, mask);
         mask = grown;
         mark(r, LLMMEM__TAPE_STEP, t);
+        if (t == last)
+            break;
     }
     llmmem__ag_unref(ag, scores);
     llmmem__ag_unref(ag, next_logits);

@@ -81,6 +81,7 @@ typedef struct llmmem__tape_job {
     uint64_t new_tokens;
     int static_cache;                /* cache_implementation static (else dynamic) */
     uint64_t beams;                  /* num_beams (0 or 1: greedy) */
+    uint64_t decode_stride;          /* decode steps replayed: every one (0 or 1), or every stride-th */
     llmmem__tape_optimizer optimizer;
     unsigned steps;                  /* training steps (the peak of the last is the job's) */
     uint64_t ws_forward, ws_forward_lt, ws_backward; /* cuBLAS workspaces (autograd.h) */

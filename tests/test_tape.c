@@ -5,7 +5,9 @@
  * test names them); the whole tape against the H100 measurements in tests/data/gpu (torch 2.11,
  * transformers 5.17; README there): measure.py ran every job in one process, cleaning up between
  * them, so the test replays that process, job after job on one allocator, and holds each job's
- * allocated and reserved peaks within 3% of the measured ones in both allocator modes. */
+ * allocated and reserved peaks within 3% of the measured ones in both allocator modes (the reserved
+ * peak without expandable segments as llmmem_estimate_runs reports it: the higher of two segment
+ * placements, the lower given beside it). */
 #include <stdio.h>
 #include <string.h>
 
@@ -334,19 +336,44 @@ static void p_mark(void *c, int moment, uint64_t step, uint64_t layer)
     }
 }
 
-/* Replays every job of one allocator mode; returns how many were checked. */
-static unsigned replay_process(const llmmem__json *jobs, const char *conf, int expandable, unsigned *missed)
+#define JOBS 64
+
+/* One replay of the process: each job's peaks (0: not replayed). */
+typedef struct peaks {
+    uint64_t allocated[JOBS], reserved[JOBS];
+} peaks;
+
+static uint64_t upward(void *ctx, uint64_t size, uint64_t stream, int small, int expandable)
+{
+    (void)stream;
+    (void)small;
+    (void)expandable;
+    uint64_t *next = ctx, a = *next;
+    *next += (size + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+    return a;
+}
+
+/* Replays every job of one allocator mode in one process, segments placed downwards (the model's
+ * default) or upwards; returns how many the tape does not run. */
+static unsigned replay_process(peaks *out, const llmmem__json *jobs, const char *conf, int expandable, int up)
 {
     llmmem__ca_config c;
     llmmem__ca_config_init(&c);
     c.expandable_segments = expandable;
     c.device_total = 85017493504ULL;
+    uint64_t next = 1ULL << 32;
+    if (up) {
+        c.segment_address = upward;
+        c.segment_address_ctx = &next;
+    }
     process p = {0};
     ck_assert_ok(llmmem__ca_new(&p.ca, &c));
     llmmem__sink sink = {&p, p_alloc, p_free, p_mark};
     uint32_t ws;
     ck_assert_ok(llmmem__ca_malloc(&ws, p.ca, 32u << 20, 0)); /* measure.py env_record's matmuls */
-    unsigned checked = 0;
+    unsigned missed = 0;
+    memset(out, 0, sizeof *out);
+    ck_assert_uint_le(llmmem__json_array_size(jobs), JOBS);
     for (size_t i = 0; i < llmmem__json_array_size(jobs); i++) {
         const llmmem__json *r = llmmem__json_array_get(jobs, i);
         if (strcmp(llmmem__json_string_value(llmmem__json_object_get(r, "alloc_conf")), conf) != 0)
@@ -368,9 +395,10 @@ static unsigned replay_process(const llmmem__json *jobs, const char *conf, int e
         ck_assert_ok(llmmem__job_make(&j, m, hw, s));
         llmmem_status st = llmmem__tape_job_make(&t, &j);
         if (st != LLMMEM_OK) {
-            fprintf(stderr, "%-26s %-10s not replayed: %s\n", name, conf, llmmem_last_message());
+            if (!up)
+                fprintf(stderr, "%-26s %-10s not replayed: %s\n", name, conf, llmmem_last_message());
             ck_assert_int_eq(st, LLMMEM_ERR_UNSUPPORTED);
-            (*missed)++;
+            missed++;
         } else {
             t.ws_forward = 0;
             if (p.bwd_ws)
@@ -386,24 +414,27 @@ static unsigned replay_process(const llmmem__json *jobs, const char *conf, int e
             uint64_t peak;
             ck_assert_ok(llmmem__tape_run(&peak, &t, &sink));
             const llmmem__ca_stats *cs = llmmem__ca_stats_get(p.ca);
-            double alloc = (double)llmmem__json_integer_value(llmmem__json_object_get(r, "peak_alloc"));
-            double res = (double)llmmem__json_integer_value(llmmem__json_object_get(r, "peak_reserved"));
-            double ea = 100.0 * ((double)cs->allocated_peak / alloc - 1), er = 100.0 * ((double)cs->reserved_peak / res - 1);
-            fprintf(stderr, "%-26s %-10s allocated %14.0f replayed %14llu %+6.2f%%   reserved %14.0f replayed %14llu %+6.2f%%\n",
-                    name, conf, alloc, (unsigned long long)cs->allocated_peak, ea, res,
-                    (unsigned long long)cs->reserved_peak, er);
-            ck_assert_msg(ea <= 3.0 && ea >= -3.0, "%s (%s): allocated peak %+.2f%% off", name, conf, ea);
-            ck_assert_msg(er <= 3.0 && er >= -3.0, "%s (%s): reserved peak %+.2f%% off", name, conf, er);
-            checked++;
+            out->allocated[i] = cs->allocated_peak;
+            out->reserved[i] = cs->reserved_peak;
         }
         llmmem_strategy_free(s);
         llmmem_hardware_free(hw);
         llmmem_model_free(m);
     }
     llmmem__ca_destroy(p.ca);
-    return checked;
+    return missed;
 }
 
+static double off(uint64_t x, const llmmem__json *r, const char *key)
+{
+    return 100.0 * ((double)x / (double)llmmem__json_integer_value(llmmem__json_object_get(r, key)) - 1);
+}
+
+/* The H100 jobs replayed: without expandable segments under both placements (llmmem_estimate_runs
+ * reports the higher reserved peak, and the lower beside it). Every allocated peak and every
+ * expandable-segments reserved peak within 3%; every default-mode reserved peak within 3% of the
+ * higher placement's, but for the jobs whose measurement the other placement gives: the higher
+ * overestimates those, never under, and the lower is within 3%. */
 START_TEST(test_h100_measurements)
 {
     char path[512];
@@ -424,12 +455,39 @@ START_TEST(test_h100_measurements)
     llmmem__json_error err;
     llmmem__json *jobs = llmmem__json_load(arr, n, 0, &err);
     ck_assert_ptr_nonnull(jobs);
-    unsigned missed = 0;
-    unsigned checked = replay_process(jobs, "default", 0, &missed);
-    checked += replay_process(jobs, "expandable_segments:True", 1, &missed);
-    fprintf(stderr, "%u jobs replayed within 3%%, %u not replayed\n", checked, missed);
+    static peaks down, up, exp;
+    unsigned missed = replay_process(&down, jobs, "default", 0, 0);
+    ck_assert_uint_eq(replay_process(&up, jobs, "default", 0, 1), missed);
+    missed += replay_process(&exp, jobs, "expandable_segments:True", 1, 0);
+    unsigned checked = 0, other_placement = 0;
+    for (size_t i = 0; i < llmmem__json_array_size(jobs); i++) {
+        const llmmem__json *r = llmmem__json_array_get(jobs, i);
+        const char *name = llmmem__json_string_value(llmmem__json_object_get(r, "name"));
+        int expandable = strcmp(llmmem__json_string_value(llmmem__json_object_get(r, "alloc_conf")), "default") != 0;
+        if (!(expandable ? exp.reserved[i] : down.reserved[i]))
+            continue;
+        checked++;
+        int higher_up = !expandable && up.reserved[i] > down.reserved[i];
+        uint64_t alloc = expandable ? exp.allocated[i] : higher_up ? up.allocated[i] : down.allocated[i];
+        uint64_t hi = expandable ? exp.reserved[i] : higher_up ? up.reserved[i] : down.reserved[i];
+        uint64_t lo = expandable ? hi : higher_up ? down.reserved[i] : up.reserved[i];
+        double ea = off(alloc, r, "peak_alloc"), eh = off(hi, r, "peak_reserved"), el = off(lo, r, "peak_reserved");
+        fprintf(stderr, "%-26s %-7s allocated %+6.2f%%   reserved %14lld replayed %14llu %+6.2f%% (other placement %+6.2f%%)\n",
+                name, expandable ? "expand" : "default", ea,
+                (long long)llmmem__json_integer_value(llmmem__json_object_get(r, "peak_reserved")),
+                (unsigned long long)hi, eh, el);
+        ck_assert_msg(ea <= 3.0 && ea >= -3.0, "%s: allocated peak %+.2f%% off", name, ea);
+        ck_assert_msg(eh >= -3.0, "%s: reserved peak %+.2f%% under", name, eh);
+        if (eh > 3.0) {
+            ck_assert_msg(el <= 3.0 && el >= -3.0, "%s: reserved peak %+.2f%%, the other placement's %+.2f%%", name, eh, el);
+            other_placement++;
+        }
+    }
+    fprintf(stderr, "%u jobs replayed within 3%%, %u at the other placement's reserved peak, %u not replayed\n",
+            checked - other_placement, other_placement, missed);
     ck_assert_uint_eq(checked + missed, llmmem__json_array_size(jobs));
-    ck_assert_uint_ge(checked, 44);
+    ck_assert_uint_ge(checked, 46);
+    ck_assert_uint_le(other_placement, 1);
     llmmem__json_free(jobs);
     free(arr);
     free(text);

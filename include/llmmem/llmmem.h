@@ -1133,9 +1133,16 @@ LLMMEM_API llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_m
  * comes from llmmem_estimate (not replayed). */
 LLMMEM_API int llmmem_report_runs(const llmmem_report *report);
 /** After llmmem_estimate_runs: the allocator's reserved peak (the segments it holds from the device)
- * and its allocated peak (the blocks handed out, at their rounded sizes); 0 otherwise. */
+ * and its allocated peak (the blocks handed out, at their rounded sizes); 0 otherwise. Without
+ * expandable segments the job is replayed twice, with the CUDA driver placing each new segment below
+ * the last (as it mostly does) and above it: of two equal free blocks the allocator takes the lower,
+ * so the placement can decide whether a later request fits in a free one. These are the higher
+ * reserved peak and its allocated peak; the job runs (llmmem_report_runs) when it runs under both. */
 LLMMEM_API uint64_t llmmem_report_reserved_bytes(const llmmem_report *report);
 LLMMEM_API uint64_t llmmem_report_allocated_bytes(const llmmem_report *report);
+/** After llmmem_estimate_runs: the lower of the two placements' reserved peaks (equal to
+ * llmmem_report_reserved_bytes when the placement does not matter, or with expandable segments). */
+LLMMEM_API uint64_t llmmem_report_reserved_low_bytes(const llmmem_report *report);
 /** The device's total as CUDA reports it, which the reserved peak and the memory outside the
  * allocator share (cuda_total_bytes, else memory_bytes). */
 LLMMEM_API uint64_t llmmem_report_device_total_bytes(const llmmem_report *report);
