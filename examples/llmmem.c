@@ -533,12 +533,19 @@ static void print_allocator(const llmmem_report *report, int width, const char *
             printf("\nallocator: not replayed: %s\n", not_replayed);
         return;
     }
-    uint64_t reserved = llmmem_report_reserved_bytes(report);
+    uint64_t reserved = llmmem_report_reserved_bytes(report), low = llmmem_report_reserved_low_bytes(report);
     uint64_t outside = llmmem_report_bytes(report, LLMMEM_COMPONENT_RUNTIME_OVERHEAD);
     uint64_t total = llmmem_report_device_total_bytes(report);
-    printf("\nPyTorch's CUDA caching allocator, the job replayed\n");
+    uint64_t stride = llmmem_report_decode_stride(report);
+    printf("\nPyTorch's CUDA caching allocator, the job replayed");
+    if (stride > 1)
+        printf(" (decode steps every %llu tokens)", (unsigned long long)stride);
+    printf("\n");
     print_bytes_row(width, "allocated peak", llmmem_report_allocated_bytes(report));
     print_bytes_row(width, "reserved peak", reserved);
+    print_bytes_row(width, "  free blocks", llmmem_report_reserved_free_bytes(report));
+    if (low != reserved)
+        print_bytes_row(width, "  placed upward", low);
     print_bytes_row(width, "outside", outside);
     print_bytes_row(width, "device total", total);
     if (llmmem_report_runs(report)) {
@@ -546,9 +553,10 @@ static void print_allocator(const llmmem_report *report, int width, const char *
                (double)(total - reserved - outside) / bytes_per_gib);
         return;
     }
-    printf("runs: no, out of memory%s\n", llmmem_report_runs_expandable(report) == 1
-                                              ? "; it runs with expandable_segments:True (--set expandable_segments=true)"
-                                              : "");
+    printf("runs: no, out of memory: a request of %.2f GiB after %s%s\n",
+           (double)llmmem_report_oom_request_bytes(report) / bytes_per_gib, llmmem_report_oom_after(report),
+           llmmem_report_runs_expandable(report) == 1 ? "; it runs with expandable_segments:True (--set expandable_segments=true)"
+                                                      : "");
 }
 
 static int print_estimate_table(const llmmem_report *report, const llmmem_model *model,

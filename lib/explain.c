@@ -201,6 +201,46 @@ static void generate_lines(llmmem__text *t, const llmmem_report *r, const llmmem
     }
 }
 
+/* Whether the job runs: its allocation tape replayed through PyTorch's caching allocator
+ * (llmmem_estimate_runs), why reserved exceeds allocated, or why the tape does not run the job.
+ * Reuses r (the estimate is recomputed, equal). */
+static llmmem_status allocator_lines(llmmem__text *t, llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
+                                     const llmmem_strategy *s)
+{
+    llmmem_status st = llmmem_estimate_runs(r, m, hw, s);
+    if (st == LLMMEM_ERR_UNSUPPORTED) {
+        llmmem__text_printf(t, "%-17s not replayed: %s\n", "allocator", llmmem_last_message());
+        return LLMMEM_OK;
+    }
+    if (st)
+        return st;
+    uint64_t reserved = llmmem_report_reserved_bytes(r), low = llmmem_report_reserved_low_bytes(r);
+    uint64_t free_blocks = llmmem_report_reserved_free_bytes(r), stride = llmmem_report_decode_stride(r);
+    uint64_t outside = llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD), total = llmmem_report_device_total_bytes(r);
+    llmmem__text_printf(t, "%-17s the allocation tape's blocks at their rounded sizes, at the highest = %llu bytes  "
+        "[PyTorch eager and autograd; CUDACachingAllocator.cpp round_size]\n",
+        "allocated_peak", u(llmmem_report_allocated_bytes(r)));
+    if (stride > 1)
+        llmmem__text_printf(t, "%-17s each replayed decode step stands for %llu tokens (at most 64 replayed, the last always)\n",
+            "", u(stride));
+    llmmem__text_printf(t, "%-17s segments held from the device: %llu bytes in blocks handed out + %llu in free blocks "
+        "the request that grew them could not use = %llu bytes  [CUDACachingAllocator.cpp malloc, get_free_block]\n",
+        "reserved_peak", u(reserved - free_blocks), u(free_blocks), u(reserved));
+    if (low != reserved)
+        llmmem__text_printf(t, "%-17s with the driver placing each new segment above the last, not below: %llu bytes (best "
+            "fit takes the lower of equal free blocks)\n", "", u(low));
+    if (llmmem_report_runs(r)) {
+        llmmem__text_printf(t, "%-17s reserved peak + outside (runtime_overhead_bytes) = %llu bytes of the device's %llu: "
+            "runs\n", "runs", u(reserved + outside), u(total));
+        return LLMMEM_OK;
+    }
+    llmmem__text_printf(t, "%-17s out of memory: a request of %llu bytes after %s finds no free block and no room for "
+        "a segment in the device's %llu less outside %llu%s\n",
+        "runs", u(llmmem_report_oom_request_bytes(r)), llmmem_report_oom_after(r), u(total), u(outside),
+        llmmem_report_runs_expandable(r) == 1 ? "; it runs with expandable_segments:True" : "");
+    return LLMMEM_OK;
+}
+
 static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
 {
     llmmem_report *r;
@@ -294,8 +334,9 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
         u(llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD)));
     llmmem__text_printf(t, "%-17s the lines above = %llu bytes of %llu usable: %s\n", "total", u(llmmem_report_total_bytes(r)),
         u(llmmem_report_capacity_bytes(r)), llmmem_report_fits(r) ? "fits" : "does not fit");
+    st = allocator_lines(t, r, m, hw, s);
     llmmem_report_free(r);
-    return LLMMEM_OK;
+    return st;
 }
 
 llmmem_status llmmem_explain(char **text_out, const llmmem_model *model, const llmmem_hardware *hw,

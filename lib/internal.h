@@ -570,9 +570,8 @@ struct llmmem_report {
     uint64_t reserved_low;                  /* the other placement's reserved peak */
     uint64_t decode_stride;                 /* generate: tokens a replayed decode step stood for */
     uint64_t free_at_reserved_peak; /* reserved - allocated at the reserved peak: free blocks in segments */
-    uint64_t oom_request;        /* out of memory: the request that failed, after oom_moment */
-    int oom_moment;              /* llmmem__tape_moment */
-    uint64_t oom_step, oom_layer;
+    uint64_t oom_request;        /* out of memory: the request that failed, and where (after what) */
+    char oom_after[96];          /* llmmem__tape_moment_text */
     /* last: estimate clears only the fields above and writes stage_count stages */
     llmmem__stage_report stages[LLMMEM_MAX_STAGES];
     /* what one tensor of each class costs on a rank, kept between estimates into this report for

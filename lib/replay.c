@@ -337,9 +337,9 @@ static void report_replay(llmmem_report *r, const llmmem__replay *down, const ll
     r->free_at_reserved_peak = hi->free_at_reserved_peak;
     r->decode_stride = hi->decode_stride;
     r->oom_request = hi->oom_request;
-    r->oom_moment = hi->oom_after.moment;
-    r->oom_step = hi->oom_after.step;
-    r->oom_layer = hi->oom_after.layer;
+    if (!hi->runs)
+        llmmem__tape_moment_text(r->oom_after, sizeof r->oom_after, hi->oom_after.moment, hi->oom_after.step,
+                                 hi->oom_after.layer);
 }
 
 llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hardware,
@@ -384,6 +384,26 @@ uint64_t llmmem_report_reserved_bytes(const llmmem_report *report)
 uint64_t llmmem_report_reserved_low_bytes(const llmmem_report *report)
 {
     return report && report->valid && report->replayed ? report->reserved_low : 0;
+}
+
+uint64_t llmmem_report_reserved_free_bytes(const llmmem_report *report)
+{
+    return report && report->valid && report->replayed ? report->free_at_reserved_peak : 0;
+}
+
+uint64_t llmmem_report_decode_stride(const llmmem_report *report)
+{
+    return report && report->valid && report->replayed ? report->decode_stride : 0;
+}
+
+uint64_t llmmem_report_oom_request_bytes(const llmmem_report *report)
+{
+    return report && report->valid && report->replayed && !report->runs ? report->oom_request : 0;
+}
+
+const char *llmmem_report_oom_after(const llmmem_report *report)
+{
+    return report && report->valid && report->replayed && !report->runs ? report->oom_after : NULL;
 }
 
 uint64_t llmmem_report_allocated_bytes(const llmmem_report *report)

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "estimate.h"
-#include "tape.h"
 #include "text.h"
 
 static const char *const component_names[LLMMEM_COMPONENTS] = {
@@ -298,17 +297,18 @@ llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
         llmmem__text_str(&b, "  \"allocator\": {\n");
         put_member_u64(&b, "    ", "allocated_peak", r->allocated_peak, 0);
         put_member_u64(&b, "    ", "reserved_peak", r->reserved_peak, 0);
+        put_member_u64(&b, "    ", "reserved_low", r->reserved_low, 0);
         put_member_u64(&b, "    ", "free_at_reserved_peak", r->free_at_reserved_peak, 0);
         put_member_u64(&b, "    ", "outside", r->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD], 0);
+        put_member_u64(&b, "    ", "decode_stride", r->decode_stride, 0);
         llmmem__text_printf(&b, "    \"runs\": %s", r->runs ? "true" : "false");
         if (!r->runs) {
-            char at[128];
             llmmem__text_printf(&b, ",\n    \"runs_with_expandable_segments\": %s",
                                 r->runs_expandable < 0 ? "null" : r->runs_expandable ? "true" : "false");
             llmmem__text_str(&b, ",\n    \"out_of_memory\": {\n");
             put_member_u64(&b, "      ", "request", r->oom_request, 0);
             llmmem__text_str(&b, "      \"after\": ");
-            llmmem__text_quoted(&b, llmmem__tape_moment_text(at, sizeof at, r->oom_moment, r->oom_step, r->oom_layer));
+            llmmem__text_quoted(&b, r->oom_after);
             llmmem__text_str(&b, "\n    }");
         }
         llmmem__text_str(&b, "\n  },\n");

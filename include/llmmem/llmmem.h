@@ -1139,10 +1139,26 @@ LLMMEM_API int llmmem_report_runs(const llmmem_report *report);
  * so the placement can decide whether a later request fits in a free one. These are the higher
  * reserved peak and its allocated peak; the job runs (llmmem_report_runs) when it runs under both. */
 LLMMEM_API uint64_t llmmem_report_reserved_bytes(const llmmem_report *report);
+/** After llmmem_estimate_runs: the allocated peak of the placement llmmem_report_reserved_bytes
+ * gives (blocks at their rounded sizes); 0 otherwise. */
 LLMMEM_API uint64_t llmmem_report_allocated_bytes(const llmmem_report *report);
 /** After llmmem_estimate_runs: the lower of the two placements' reserved peaks (equal to
  * llmmem_report_reserved_bytes when the placement does not matter, or with expandable segments). */
 LLMMEM_API uint64_t llmmem_report_reserved_low_bytes(const llmmem_report *report);
+/** After llmmem_estimate_runs: why reserved exceeds allocated: the bytes of the segments' free blocks
+ * when the reserved peak was reached (cached blocks the request that grew it could not use); 0
+ * otherwise. */
+LLMMEM_API uint64_t llmmem_report_reserved_free_bytes(const llmmem_report *report);
+/** After llmmem_estimate_runs of a generate job: the tokens each replayed decode step stood for (1:
+ * every step replayed; a longer generation replays at most 64 decode steps, the last always); 0
+ * otherwise. */
+LLMMEM_API uint64_t llmmem_report_decode_stride(const llmmem_report *report);
+/** After llmmem_estimate_runs of a job that runs out of memory: the request that failed, in bytes
+ * (its moment: llmmem_report_oom_after, "step 2, layer 15's forward", a text that lives as long as
+ * the report's estimate); 0 otherwise. */
+LLMMEM_API uint64_t llmmem_report_oom_request_bytes(const llmmem_report *report);
+/** The moment llmmem_report_oom_request_bytes's request followed, in words; NULL otherwise. */
+LLMMEM_API const char *llmmem_report_oom_after(const llmmem_report *report);
 /** The device's total as CUDA reports it, which the reserved peak and the memory outside the
  * allocator share (cuda_total_bytes, else memory_bytes). */
 LLMMEM_API uint64_t llmmem_report_device_total_bytes(const llmmem_report *report);

@@ -774,6 +774,10 @@ def test_explained_lines_add_up_to_the_total(args):
     text = ok("explain", *args)
     total_json = estimate_json(*args)["per_device"]["total"]
     lines = [l for l in text.splitlines()[2:] if l.strip()]
+    # the estimate's lines end at its total; the allocator's replay follows (or why there is none)
+    ends = next(i for i, l in enumerate(lines) if l.startswith("total "))
+    assert lines[ends + 1].startswith("allocator         not replayed: the allocation tape does not run ")
+    lines = lines[:ends + 1]
     amounts = {}
     for line in lines:
         name = line.split()[0]
@@ -789,6 +793,26 @@ def test_explained_lines_add_up_to_the_total(args):
         if m and "routed experts" not in line:
             p, b, d, result = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1), int(m.group(4))
             assert -(-p * b // d) == result, line
+
+
+def test_explain_says_why_reserved_exceeds_allocated():
+    """Issue 30: a job the allocation tape runs (Llama-3.2-1B's H100 job t_llama1b_sdpa, on a 24 GiB
+    card) is explained by the allocator's replay: the reserved peak is the blocks handed out plus the
+    free blocks of the segments then, and the job runs when that plus the memory outside the
+    allocator is within the device's total; the same numbers as the JSON report's."""
+    args = ("--config", os.path.join(DATA, "..", "gpu", "configs", "llama-3.2-1b.json"), "--gpu", "rtx-4090",
+            "--set", "framework=hf_trainer", "--set", "mode=training", "--set", "precision_recipe=pure_bf16",
+            "--set", "micro_batch_size=2", "--set", "sequence_length=2048")
+    text = ok("explain", *args)
+    alloc = estimate_json(*args)["allocator"]
+    m = re.search(r"^reserved_peak .*: (\d+) bytes in blocks handed out \+ (\d+) in free blocks .* = (\d+) bytes", text, re.M)
+    assert m, text
+    handed, free, reserved = map(int, m.groups())
+    assert (handed + free, free, reserved) == (reserved, alloc["free_at_reserved_peak"], alloc["reserved_peak"])
+    assert re.search(r"^allocated_peak .* = %d bytes" % alloc["allocated_peak"], text, re.M)
+    m = re.search(r"^runs +reserved peak \+ outside \(runtime_overhead_bytes\) = (\d+) bytes of the device's (\d+): runs$",
+                  text, re.M)
+    assert m and int(m.group(1)) == reserved + alloc["outside"] and int(m.group(2)) == 24 * GIB, text
 
 
 def test_estimate_explain_follows_the_table():
