@@ -1077,6 +1077,41 @@ static int count_only(const llmmem_model *model)
 }
 
 /* Every answer is found before any is printed: a failure prints nothing on stdout. */
+/* Whether the allocation tape runs the job (then the solvers' "fits" is the replay's "runs"), and
+ * with expandable_segments off, the largest micro-batch and sequence with it on (0 otherwise). */
+static int fit_expandable(int *replayed, uint64_t *batch, uint64_t *seq, const llmmem_model *model,
+                          const llmmem_hardware *hw, const llmmem_strategy *strategy)
+{
+    llmmem_report *r = NULL;
+    llmmem_strategy *on = NULL;
+    llmmem_status st;
+    int64_t expandable = 0;
+    *replayed = 0;
+    *batch = *seq = 0;
+    if ((st = llmmem_report_new(&r)) != LLMMEM_OK)
+        return internal_failure(st, "llmmem_report_new");
+    st = llmmem_estimate_runs(r, model, hw, strategy);
+    llmmem_report_free(r);
+    if (st == LLMMEM_ERR_UNSUPPORTED)
+        return 0;
+    if (st != LLMMEM_OK)
+        return library_failure(st, "fit");
+    *replayed = 1;
+    if ((st = llmmem_strategy_get_int(&expandable, strategy, LLMMEM_KEY_EXPANDABLE_SEGMENTS)) != LLMMEM_OK)
+        return library_failure(st, "fit");
+    if (expandable)
+        return 0;
+    if ((st = llmmem_strategy_clone(&on, strategy)) != LLMMEM_OK ||
+        (st = llmmem_strategy_set_int(on, LLMMEM_KEY_EXPANDABLE_SEGMENTS, 1)) != LLMMEM_OK ||
+        (st = llmmem_solve_max_micro_batch(batch, model, hw, on)) != LLMMEM_OK ||
+        (st = llmmem_solve_max_sequence_length(seq, model, hw, on)) != LLMMEM_OK) {
+        llmmem_strategy_free(on);
+        return library_failure(st, "fit");
+    }
+    llmmem_strategy_free(on);
+    return 0;
+}
+
 static int cmd_fit(const cli_options *opts)
 {
     llmmem_model *model = NULL;
@@ -1115,20 +1150,37 @@ static int cmd_fit(const cli_options *opts)
         rc = library_failure(st, "fit");
         goto done;
     }
+    /* where the allocation tape runs the job, "fits" is "runs" (the solvers replay it): and with
+     * expandable segments, how far would it go? */
+    uint64_t batch_exp = 0, seq_exp = 0;
+    int replayed = 0;
+    if ((rc = fit_expandable(&replayed, &batch_exp, &seq_exp, model, hw, strategy)) != 0)
+        goto done;
     if (opts->json) {
         /* 0 for an answer that does not exist (none fits, or more than max_devices), as in the text */
         print_json_names(model, hw);
         printf("  \"micro_batch_size\": %" PRIu64 ",\n  \"sequence_length\": %" PRIu64 ",\n"
-               "  \"weight_format\": %s%s%s,\n  \"min_devices\": %" PRIu64 ",\n  \"max_devices\": %" PRIu64 "\n}\n",
+               "  \"weight_format\": %s%s%s,\n  \"min_devices\": %" PRIu64 ",\n  \"max_devices\": %" PRIu64,
                batch, seq, format_st == LLMMEM_OK ? "\"" : "",
                format_st == LLMMEM_OK ? llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, format) : "null",
                format_st == LLMMEM_OK ? "\"" : "", devices, max_devices);
+        if (replayed) /* the allocator's answers: runs, and with expandable segments (0 when already on) */
+            printf(",\n  \"replayed\": true,\n  \"expandable_segments\": {\"micro_batch_size\": %" PRIu64
+                   ", \"sequence_length\": %" PRIu64 "}", batch_exp, seq_exp);
+        printf("\n}\n");
         goto done;
     }
     printf("model:      %s\n", model_label(model));
     printf("gpu:        %s\n\n", llmmem_hardware_name(hw));
-    printf("largest micro_batch_size that fits:  %" PRIu64 "%s\n", batch, batch ? "" : " (none)");
-    printf("longest sequence_length that fits:   %" PRIu64 "%s\n", seq, seq ? "" : " (none)");
+    printf("largest micro_batch_size that fits:  %" PRIu64 "%s", batch, batch ? "" : " (none)");
+    if (replayed && batch_exp > batch)
+        printf(" (%" PRIu64 " with expandable_segments:True)", batch_exp);
+    printf("\nlongest sequence_length that fits:   %" PRIu64 "%s", seq, seq ? "" : " (none)");
+    if (replayed && seq_exp > seq)
+        printf(" (%" PRIu64 " with expandable_segments:True)", seq_exp);
+    printf("\n");
+    if (replayed)
+        printf("  fits: runs as PyTorch's CUDA caching allocator serves it (the job replayed)\n");
     if (format_st == LLMMEM_OK)
         printf("least compressed weight_format:      %s\n", llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, format));
     else

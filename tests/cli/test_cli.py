@@ -714,6 +714,30 @@ def test_fit_answers_are_the_edges_of_estimate():
     assert estimate_json(*base, "--set", f"sequence_length={seq + 1}")["fits"] is False
 
 
+def test_fit_of_a_replayed_job_is_the_edge_of_runs():
+    """Issue 30: where the allocation tape runs the job, fit's answers are the largest jobs that run
+    as PyTorch's caching allocator serves them (the estimate's "runs", the next one does not), and it
+    says how far expandable_segments:True goes."""
+    base = ("--config", os.path.join(DATA, "..", "gpu", "configs", "llama-3.2-1b.json"), "--gpu", "rtx-4090",
+            "--set", "framework=hf_trainer", "--set", "mode=training", "--set", "precision_recipe=pure_bf16",
+            "--set", "sequence_length=2048")
+    text = ok("fit", *base)
+    answers = json.loads(ok("fit", *base, "--json"))
+    assert answers["replayed"] is True and "fits: runs as PyTorch's CUDA caching allocator serves it" in text
+    seq = answers["sequence_length"]
+    assert estimate_json(*base, "--set", f"sequence_length={seq}")["allocator"]["runs"] is True
+    beyond = estimate_json(*base, "--set", f"sequence_length={seq + 1}")["allocator"]
+    assert beyond["runs"] is False
+    longer = answers["expandable_segments"]["sequence_length"]
+    assert longer > seq and f"longest sequence_length that fits:   {seq} ({longer} with expandable_segments:True)" in text
+    assert beyond["runs_with_expandable_segments"] is True
+    on = base + ("--set", "expandable_segments=true")
+    assert estimate_json(*on, "--set", f"sequence_length={longer}")["allocator"]["runs"] is True
+    assert estimate_json(*on, "--set", f"sequence_length={longer + 1}")["allocator"]["runs"] is False
+    # a job the tape does not run: no replay, the estimate's bytes
+    assert "replayed" not in json.loads(ok("fit", "--model", "llama-3.2-1b", "--gpu", "a100-sxm-40gb", "--json"))
+
+
 def test_fit_json_gives_the_answers_of_the_text():
     base = ("--model", "llama-3.1-70b", "--gpu", "a100-sxm-40gb", "--set", "mode=training",
             "--set", "sequence_length=2048", "--devices", "64")
