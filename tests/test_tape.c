@@ -558,6 +558,38 @@ START_TEST(test_estimate_runs)
 }
 END_TEST
 
+/* The replay's cost is bounded whatever the job: a generation of any length replays at most 64
+ * decode steps (every stride-th standing for those before it, the last always), and a model of
+ * more than 4096 decoder layers is refused at once (the README's bad-input contract). */
+START_TEST(test_replay_is_bounded)
+{
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_report *r;
+    ck_assert_ok(llmmem_report_new(&r));
+    inputs(&m, &hw, &s, "h100-sxm-80gb");
+    set(s, "mode", "inference");
+    set(s, "micro_batch_size", "1");
+    set(s, "sequence_length", "16");
+    set(s, "max_new_tokens", "100000"); /* 99,999 decode steps: 1,563 tokens a replayed step (ceil) */
+    ck_assert_ok(llmmem_estimate_runs(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_decode_stride(r), 1563);
+    ck_assert_int_eq(llmmem_report_runs(r), 1);
+    set(s, "max_new_tokens", "65"); /* 64 decode steps: every one */
+    ck_assert_ok(llmmem_estimate_runs(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_decode_stride(r), 1);
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 4097));
+    ck_assert_status(llmmem_estimate_runs(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_str_eq(llmmem_last_message(), "the allocation tape runs 1 to 4096 decoder layers");
+    ck_assert_int_eq(llmmem_report_runs(r), -1);
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tape");
@@ -571,6 +603,7 @@ int main(void)
     tcase_set_timeout(h100, 600);
     tcase_add_test(h100, test_h100_measurements);
     tcase_add_test(h100, test_estimate_runs);
+    tcase_add_test(h100, test_replay_is_bounded);
     suite_add_tcase(s, h100);
     return run_suite(s);
 }

@@ -204,6 +204,48 @@ static void bench_hostile(void)
     rmdir(dir);
 }
 
+/* llmmem_estimate_runs: the job's allocation tape replayed through the caching allocator model (the
+ * README's "milliseconds" for a 70B training step: on a device large enough to hold it all) */
+static int bench_runs(const llmmem_model *m)
+{
+    llmmem_hardware *big;
+    llmmem_strategy *s;
+    llmmem_report *r;
+    if (check(llmmem_hardware_from_preset(&big, "h100-sxm-80gb"), "gpu") ||
+        check(llmmem_hardware_set_int(big, LLMMEM_KEY_MEMORY_BYTES, 2048LL << 30), "memory_bytes") ||
+        check(llmmem_strategy_new(&s), "strategy") || check(llmmem_report_new(&r), "report"))
+        return 1;
+    static const struct {
+        const char *what, *sets[6][2];
+    } jobs[] = {
+        {"training step x 2, bf16 AdamW, recompute full, 1 x 4096 (llama-3.1-70b, a 2 TiB device)",
+         {{"framework", "hf_trainer"}, {"mode", "training"}, {"precision_recipe", "pure_bf16"},
+          {"recompute", "full"}, {"sequence_length", "4096"}, {"max_new_tokens", "0"}}},
+        {"generate 8 x 4096 prompts, 4096 new tokens (llama-3.1-70b, a 2 TiB device)",
+         {{"mode", "inference"}, {"micro_batch_size", "8"}, {"max_new_tokens", "4096"},
+          {"recompute", "none"}, {"sequence_length", "4096"}, {"framework", "hf_trainer"}}},
+    };
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        for (size_t k = 0; k < 6; k++)
+            if (set(s, jobs[i].sets[k][0], jobs[i].sets[k][1]))
+                return 1;
+        double best = 1e30;
+        for (int round = 0; round < 5; round++) {
+            double t0 = now();
+            if (check(llmmem_estimate_runs(r, m, big, s), "estimate_runs"))
+                return 1;
+            double ms = (now() - t0) * 1e3;
+            best = ms < best ? ms : best;
+        }
+        printf("replay, %s: %.1f ms, reserved %" PRIu64 " bytes, runs %d\n", jobs[i].what, best,
+               llmmem_report_reserved_bytes(r), llmmem_report_runs(r));
+    }
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(big);
+    return 0;
+}
+
 int main(void)
 {
     llmmem_model *dense, *moe, *big;
@@ -233,6 +275,8 @@ int main(void)
     printf("estimate, inference as generate (llama-3.1-70b, hf_trainer, 256 new tokens): %.0f ns\n",
            per_estimate(r, dense, hw, s, 200000));
     if (set(s, "mode", "training") || set(s, "framework", "megatron") || set(s, "max_new_tokens", "0"))
+        return 1;
+    if (bench_runs(dense))
         return 1;
 
     /* the JSON renderings (text.c): what `llmmem estimate --json` and the web page print per call */
