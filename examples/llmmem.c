@@ -767,8 +767,14 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     uint64_t shortfall = llmmem_serving_get(sv, LLMMEM_SERVING_SHORTFALL);
     uint64_t x100 = llmmem_serving_get(sv, LLMMEM_SERVING_VLLM_CONCURRENCY_X100);
 
+    uint64_t fraction = llmmem_serving_get(sv, LLMMEM_SERVING_MEMORY_FRACTION_X10000);
+    uint64_t equivalent = llmmem_serving_get(sv, LLMMEM_SERVING_EQUIVALENT_FRACTION_X10000);
+
     printf("model:      %s\n", model_label(model));
-    printf("gpu:        %s\n\n", llmmem_hardware_name(hw));
+    printf("gpu:        %s\n", llmmem_hardware_name(hw));
+    printf("engine:     vllm (%s), gpu_memory_utilization %" PRIu64 ".%04" PRIu64 "\n\n",
+           llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)llmmem_serving_get(sv, LLMMEM_SERVING_ENGINE_VERSION)),
+           fraction / 10000, fraction % 10000);
     printf("%-*s %26s %16s %15s\n", width, "budget (one rank)", "exact", "2^30 B", "10^9 B");
     for (i = 0; i < sizeof budget / sizeof budget[0]; i++)
         print_bytes_row(width, llmmem_serving_value_name(budget[i]), llmmem_serving_get(sv, budget[i]));
@@ -777,6 +783,17 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     printf("\n");
     for (i = 0; i < sizeof kv / sizeof kv[0]; i++)
         printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(kv[i]), llmmem_serving_get(sv, kv[i]));
+    if (llmmem_serving_get(sv, LLMMEM_SERVING_CUDA_GRAPH_SIZES))
+        printf("\nProfiling CUDA graph memory: PIECEWISE=%" PRIu64 " (largest=%" PRIu64 "), FULL=%" PRIu64
+               " (largest=%" PRIu64 ")\n",
+               llmmem_serving_get(sv, LLMMEM_SERVING_CUDA_GRAPH_SIZES),
+               llmmem_serving_get(sv, LLMMEM_SERVING_CUDA_GRAPH_LARGEST),
+               llmmem_serving_get(sv, LLMMEM_SERVING_FULL_CUDA_GRAPHS),
+               llmmem_serving_get(sv, LLMMEM_SERVING_FULL_CUDA_GRAPH_LARGEST));
+    if (equivalent)
+        printf("The current --gpu-memory-utilization=%" PRIu64 ".%04" PRIu64 " is equivalent to "
+               "--gpu-memory-utilization=%" PRIu64 ".%04" PRIu64 " without the CUDA graph estimate\n",
+               fraction / 10000, fraction % 10000, equivalent / 10000, equivalent % 10000);
     printf("\nGPU KV cache size: %" PRIu64 " tokens\n", llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS));
     printf("Maximum concurrency for %" PRIu64 " tokens per request: %" PRIu64 ".%02" PRIu64 "x\n",
            llmmem_serving_get(sv, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING), x100 / 100, x100 % 100);

@@ -289,16 +289,16 @@ typedef enum llmmem_key {
 
     /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
     LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
-    LLMMEM_KEY_BLOCK_SIZE = 3101,              /**< tokens per KV cache block (vLLM's default 16) */
-    LLMMEM_KEY_GPU_MEMORY_UTILIZATION = 3102,  /**< real: share of a device the server may use (0.9) */
+    LLMMEM_KEY_BLOCK_SIZE = 3101,              /**< tokens per KV cache block (0: the engine's: vLLM 16, SGLang 1, TensorRT-LLM 32) */
+    LLMMEM_KEY_GPU_MEMORY_UTILIZATION = 3102,  /**< real: share of a device vLLM may use (0: the release's, 0.92; 0.9 before 0.21) */
     LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS = 3103,  /**< tokens per scheduler step and profile run (0: vLLM's default) */
     LLMMEM_KEY_MAX_NUM_SEQS = 3104,            /**< sequences per scheduler step (0: vLLM's default) */
-    LLMMEM_KEY_MAX_MODEL_LEN = 3105,           /**< longest request in tokens (0: max_position_embeddings) */
+    LLMMEM_KEY_MAX_MODEL_LEN = 3105,           /**< longest request in tokens (0: max_position_embeddings; -1: vLLM's auto) */
     LLMMEM_KEY_KV_CACHE_MEMORY_BYTES = 3106,   /**< KV cache bytes per rank, instead of the budget (0: the budget) */
     LLMMEM_KEY_PROFILE_WEIGHTS_BYTES = 3107,   /**< measured weights per rank (-1: the inventory's) */
     LLMMEM_KEY_PROFILE_ACTIVATION_BYTES = 3108, /**< measured activation peak of the profile run (-1: modelled) */
     LLMMEM_KEY_PROFILE_NON_TORCH_BYTES = 3109, /**< measured non-torch memory (-1: runtime_overhead_bytes) */
-    LLMMEM_KEY_CUDA_GRAPH_BYTES = 3110,        /**< CUDA-graph reserve taken from the budget (0: none) */
+    LLMMEM_KEY_CUDA_GRAPH_BYTES = 3110,        /**< CUDA-graph estimate taken from the budget (-1: the release's; 0: none) */
     LLMMEM_KEY_ENABLE_PREFIX_CACHING = 3111,   /**< bool: full blocks of a shared prefix are stored once */
     LLMMEM_KEY_SHARED_PREFIX_TOKENS = 3112,    /**< tokens every request shares (a system prompt) */
     LLMMEM_KEY_PROMPT_TOKENS = 3113,           /**< prompt tokens the n sequences of one request share */
@@ -342,6 +342,19 @@ typedef enum llmmem_key {
     LLMMEM_KEY_GPU_OVERHEAD_BYTES = 3183,      /**< ollama OLLAMA_GPU_OVERHEAD: bytes per GPU left out of the memory that picks the default num_ctx (0) */
     LLMMEM_KEY_NUM_BATCH = 3184,               /**< ollama num_batch: llama-server -b and -ub (0: ollama's choice, 512 / 1024 / 2048 by context) */
     LLMMEM_KEY_SCHED_SPREAD = 3185,            /**< bool: ollama OLLAMA_SCHED_SPREAD, every GPU even when one would hold the model */
+    /* strategy: serving engines beside vLLM (3186+): SGLang's and TensorRT-LLM's option names */
+    LLMMEM_KEY_ENGINE_VERSION = 3186,          /**< choice (llmmem_engine_version): the engine release whose rules apply (latest) */
+    LLMMEM_KEY_MEM_FRACTION_STATIC = 3187,     /**< real: SGLang --mem-fraction-static (0: SGLang's default by GPU memory) */
+    LLMMEM_KEY_MAX_TOTAL_TOKENS = 3188,        /**< SGLang --max-total-tokens, TensorRT-LLM KvCacheConfig.max_tokens (0: none) */
+    LLMMEM_KEY_PRE_MODEL_LOAD_BYTES = 3189,    /**< measured free memory before the weights load (SGLang "Load weight begin. avail mem"; -1: modelled) */
+    LLMMEM_KEY_SWA_FULL_TOKENS_RATIO = 3190,   /**< real: SGLang --swa-full-tokens-ratio (0.8) */
+    LLMMEM_KEY_MAMBA_FULL_MEMORY_RATIO = 3191, /**< real: SGLang --mamba-full-memory-ratio (0.9) */
+    LLMMEM_KEY_MAX_MAMBA_CACHE_SIZE = 3192,    /**< SGLang --max-mamba-cache-size (0: from the ratio) */
+    LLMMEM_KEY_CUDA_GRAPH_MAX_BS = 3193,       /**< SGLang --cuda-graph-max-bs (0: SGLang's default by GPU memory) */
+    LLMMEM_KEY_FREE_GPU_MEMORY_FRACTION = 3194, /**< real: TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction (0.9) */
+    LLMMEM_KEY_TRTLLM_BACKEND = 3195,          /**< choice (llmmem_trtllm_backend): pytorch (trtllm-serve's default) or engine */
+    LLMMEM_KEY_KV_FREE_BYTES = 3196,           /**< measured free memory when TensorRT-LLM sizes its KV cache ("available: X GiB"; -1: modelled) */
+    LLMMEM_KEY_ENFORCE_EAGER = 3197,           /**< bool: no CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph) */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
@@ -635,8 +648,22 @@ typedef enum llmmem_engine {
     LLMMEM_ENGINE_AUTO = 0,      /**< vLLM for llmmem_serving_estimate, llama.cpp for llmmem_local_estimate */
     LLMMEM_ENGINE_VLLM = 1,      /**< "vllm": paged KV blocks (llmmem_serving_estimate) */
     LLMMEM_ENGINE_LLAMA_CPP = 2, /**< "llama.cpp": llama-server / llama-cli buffers (llmmem_local_estimate) */
-    LLMMEM_ENGINE_OLLAMA = 3     /**< "ollama": llama.cpp's buffers under ollama's defaults and scheduler */
+    LLMMEM_ENGINE_OLLAMA = 3,    /**< "ollama": llama.cpp's buffers under ollama's defaults and scheduler */
+    LLMMEM_ENGINE_SGLANG = 4,    /**< "sglang": SGLang's KV pool from mem_fraction_static (llmmem_serving_estimate) */
+    LLMMEM_ENGINE_TRTLLM = 5     /**< "trtllm": TensorRT-LLM's KV cache manager (llmmem_serving_estimate) */
 } llmmem_engine;
+/** Engine releases whose start-up rules differ: choices of LLMMEM_KEY_ENGINE_VERSION. */
+typedef enum llmmem_engine_version {
+    LLMMEM_ENGINE_VERSION_LATEST = 0,     /**< "latest": each engine's newest rules libllmmem models */
+    LLMMEM_ENGINE_VERSION_VLLM_0_20 = 1,  /**< "vllm-0.20": vLLM through 0.20: utilization 0.9, CUDA graphs outside the budget */
+    LLMMEM_ENGINE_VERSION_VLLM_0_21 = 2,  /**< "vllm-0.21": 0.21 on: utilization 0.92, graph estimate subtracted, two-line capacity log */
+    LLMMEM_ENGINE_VERSION_SGLANG_0_4 = 3  /**< "sglang-0.4": SGLang 0.4.x: max_running_requests logged with the padding slot */
+} llmmem_engine_version;
+/** TensorRT-LLM's executors: choices of LLMMEM_KEY_TRTLLM_BACKEND. */
+typedef enum llmmem_trtllm_backend {
+    LLMMEM_TRTLLM_PYTORCH = 0, /**< "pytorch": the LLM API / trtllm-serve default since 1.0 (KvCacheCreator profiles a dummy batch) */
+    LLMMEM_TRTLLM_ENGINE = 1   /**< "engine": a trtllm-build engine: the fraction of what is free once it is loaded */
+} llmmem_trtllm_backend;
 /** llama.cpp KV cache types (-ctk, -ctv): choices of LLMMEM_KEY_CACHE_TYPE_K and _V. */
 typedef enum llmmem_ggml_cache_type {
     LLMMEM_GGML_F16 = 0,    /**< "f16": 2 bytes (llama.cpp's default) */
@@ -653,7 +680,8 @@ typedef enum llmmem_ggml_cache_type {
 typedef enum llmmem_split_mode {
     LLMMEM_SPLIT_MODE_NONE = 0,  /**< "none": every offloaded layer on main_gpu */
     LLMMEM_SPLIT_MODE_LAYER = 1, /**< "layer": whole layers per GPU, by tensor_split (llama.cpp's default) */
-    LLMMEM_SPLIT_MODE_ROW = 2    /**< "row": matrices split by rows over the GPUs (not modelled: refused) */
+    LLMMEM_SPLIT_MODE_ROW = 2,   /**< "row": deprecated by llama.cpp (docs/multi-gpu.md), refused: use tensor */
+    LLMMEM_SPLIT_MODE_TENSOR = 3 /**< "tensor": weights and KV cache split across the GPUs (llama.cpp's meta device) */
 } llmmem_split_mode;
 /** ATen kernels that differ by device: choices of LLMMEM_KEY_DEVICE_KERNELS. */
 typedef enum llmmem_device_kernels {
@@ -1384,19 +1412,27 @@ LLMMEM_API llmmem_status llmmem_explain(char **text_out, const llmmem_model *mod
 /* ------------------------------------------------------------------------ */
 
 /*
- * KV cache and serving capacity, as vLLM (v1) computes them, from the model description alone.
+ * KV cache and serving capacity, as a serving engine computes them at start-up, from the model
+ * description alone. The engine key picks whose rules apply: vLLM (auto; below), SGLang or
+ * TensorRT-LLM; engine_version the release (latest by default; vllm-0.20 keeps what libllmmem
+ * modelled before 0.21). What follows is vLLM's.
  *
  * The KV cache is paged: a page holds block_size tokens of one layer (2 x kv_heads x head_dim
  * elements per token; an MLA model keeps its kv_lora_rank + qk_rope_head_dim latent, once). Layers
  * of the same kind share a group; full-attention and sliding-window layers form separate groups of
  * equal size (Gemma 2/3). On each rank the budget is
  *     kv_cache_bytes = ceil(memory_bytes x gpu_memory_utilization)
- *                      - weights - activation peak - non-torch memory - cuda_graph_bytes
- * (or kv_cache_memory_bytes when set), and num_blocks = kv_cache_bytes / page / layers per group,
+ *                      - weights - activation peak - non-torch memory - CUDA-graph estimate
+ * (or kv_cache_memory_bytes when set), gpu_memory_utilization 0.92 unless given (0.9 before 0.21);
+ * the graph estimate is cuda_graph_bytes when given, else from 0.21 on a floor (the first graph's
+ * forward at the largest capture size, 1 MiB for each other graph; none before 0.21 or with
+ * enforce_eager); and num_blocks = kv_cache_bytes / page / layers per group,
  * the smallest over the pipeline stages. The activation peak is modelled from the inventory (one
  * forward over max_num_batched_tokens tokens, and the fp32 logits of max_num_seqs rows); any
  * measured term read from a vLLM log can be given instead (profile_* keys), and then the block
- * count follows vLLM's arithmetic exactly. Tensor parallelism keeps max(1, kv_heads / t) KV heads
+ * count follows vLLM's arithmetic exactly. "GPU KV cache size" is int(concurrency x max_model_len)
+ * in the latest release, num_blocks / groups x block_size before; max_model_len -1 is vLLM's
+ * "auto", the longest length the blocks hold. Tensor parallelism keeps max(1, kv_heads / t) KV heads
  * per rank; pipeline parallelism splits the layers as vLLM's get_pp_indices does.
  *
  * A serving result is made once (llmmem_serving_new) and refilled by llmmem_serving_estimate
@@ -1415,7 +1451,10 @@ typedef enum llmmem_kv_cache_dtype {
     LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD = 7, /**< int8 and an fp32 scale per token and head, for K and V */
     LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD = 8,  /**< fp8 and an fp32 scale per token and head, for K and V */
     LLMMEM_KV_CACHE_NVFP4 = 9,               /**< 4-bit E2M1 and an fp8 scale per 16 elements */
-    LLMMEM_KV_CACHE_FP8_DS_MLA = 10          /**< MLA only: fp8 latent, fp32 scale per 128, bf16 rope (656 B) */
+    LLMMEM_KV_CACHE_FP8_DS_MLA = 10,         /**< MLA only: fp8 latent, fp32 scale per 128, bf16 rope (656 B) */
+    LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD = 11, /**< int4 packed two a byte and an fp32 scale per token and head, for K and V */
+    LLMMEM_KV_CACHE_FP8_INC = 12,            /**< fp8 (Intel Gaudi's INC): 1 byte */
+    LLMMEM_KV_CACHE_NVFP4_4OVER6 = 13        /**< nvfp4's layout with max/6 scales: as nvfp4 */
 } llmmem_kv_cache_dtype;
 
 /** The numbers of a serving result. Names (llmmem_serving_value_name) are the JSON keys. */
@@ -1432,7 +1471,9 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_PAGE_BYTES = 9,          /**< one block of one layer (vLLM's page_size_bytes) */
     LLMMEM_SERVING_BLOCK_BYTES = 10,        /**< one block of a whole group: page x layers per group */
     LLMMEM_SERVING_NUM_BLOCKS = 11,         /**< blocks in the pool */
-    LLMMEM_SERVING_TOKENS = 12,             /**< "GPU KV cache size": num_blocks / groups x block_size */
+    LLMMEM_SERVING_TOKENS = 12,             /**< "GPU KV cache size" (vLLM: int(concurrency x max_model_len), before the
+                                              latest release num_blocks / groups x block_size; SGLang
+                                              max_total_num_tokens; TensorRT-LLM blocks x tokens_per_block) */
     LLMMEM_SERVING_GROUPS = 13,             /**< KV cache groups */
     LLMMEM_SERVING_LAYERS_PER_GROUP = 14,   /**< layers in each KV cache group on that rank */
     LLMMEM_SERVING_KV_HEADS_PER_RANK = 15,  /**< max(1, num_key_value_heads / tensor_parallel); 1 for MLA */
@@ -1456,7 +1497,26 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_ENCODER_PROFILE_BYTES = 33, /**< the profile run's encoder outputs, held through its forward (in activation_peak) */
     LLMMEM_SERVING_STATE_PAGE_BYTES = 34,   /**< one Mamba-2 / Gated DeltaNet layer's state of one sequence on that rank, unpadded (vLLM MambaSpec) */
     LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE = 35, /**< the state of one sequence, all such layers of that rank (unpadded) */
-    LLMMEM_SERVING_STATE_GROUPS = 36        /**< KV cache groups of state layers (in LLMMEM_SERVING_GROUPS too) */
+    LLMMEM_SERVING_STATE_GROUPS = 36,       /**< KV cache groups of state layers (in LLMMEM_SERVING_GROUPS too) */
+    LLMMEM_SERVING_ENGINE = 37,             /**< the engine whose rules the result follows (llmmem_engine) */
+    LLMMEM_SERVING_ENGINE_VERSION = 38,     /**< its release (llmmem_engine_version; latest resolved to 0) */
+    LLMMEM_SERVING_MEMORY_FRACTION_X10000 = 39, /**< 10000 x the fraction applied: vLLM gpu_memory_utilization, SGLang
+                                              mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction */
+    LLMMEM_SERVING_FREE_BYTES = 40,         /**< the memory the fraction applies to: vLLM the device's, SGLang free before
+                                              the weights, TensorRT-LLM free when its KV cache is sized */
+    LLMMEM_SERVING_CUDA_GRAPH_SIZES = 41,   /**< vLLM PIECEWISE graphs captured ("Profiling CUDA graph memory: PIECEWISE=n") */
+    LLMMEM_SERVING_CUDA_GRAPH_LARGEST = 42, /**< their largest batch (0: no graphs) */
+    LLMMEM_SERVING_FULL_CUDA_GRAPHS = 43,   /**< vLLM FULL decode graphs ("FULL=n") */
+    LLMMEM_SERVING_FULL_CUDA_GRAPH_LARGEST = 44, /**< their largest batch */
+    LLMMEM_SERVING_EQUIVALENT_FRACTION_X10000 = 45, /**< vLLM: the utilization that gives the same KV without the graph
+                                              estimate ("is equivalent to --gpu-memory-utilization=")*/
+    LLMMEM_SERVING_CUDA_GRAPH_MAX_BS = 46,  /**< SGLang cuda_graph_max_bs as resolved */
+    LLMMEM_SERVING_RESERVED_BYTES = 47,     /**< SGLang: the reserve its default mem_fraction_static leaves (MiB x 2^20) */
+    LLMMEM_SERVING_MAMBA_CACHE_SIZE = 48,   /**< SGLang max_mamba_cache_size: sequences the Mamba state pool holds */
+    LLMMEM_SERVING_SWA_TOKENS = 49,         /**< SGLang swa_layer_tokens: cells of a sliding-window layer's pool (0: none) */
+    LLMMEM_SERVING_MAX_TOKENS = 50,         /**< KV tokens before rounding to pages or blocks (SGLang available // cell,
+                                              TensorRT-LLM max_tokens) */
+    LLMMEM_SERVING_ESTIMATION_TOKENS = 51   /**< TensorRT-LLM PyTorch path: tokens of the temporary KV cache of its profile */
 } llmmem_serving_value;
 
 /** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */
@@ -1509,11 +1569,12 @@ LLMMEM_API llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, cons
 LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *serving,
                                                   uint64_t tokens);
 /**
- * The result as JSON: {"model", "hardware", "dtype" (the format the model is served in: the dtype
- * key resolved), "kv_cache_dtype", "tensor_parallel",
- * "pipeline_parallel", "budget": {memory_bytes ... shortfall}, "kv": {"vllm_concurrency" (as vLLM
- * logs it, two decimals), bytes_per_token ... fits}, "encoder": {mm_max_tokens_per_item ...
- * encoder_profile_bytes}}. Free with llmmem_string_free.
+ * The result as JSON: {"model", "hardware", "engine", "engine_version", "dtype" (the format the model
+ * is served in: the dtype key resolved), "kv_cache_dtype", "tensor_parallel", "pipeline_parallel",
+ * then the engine's sections of values by name; vLLM: "budget": {memory_bytes ... shortfall,
+ * memory_fraction_x10000}, "kv": {bytes_per_token ... max_concurrency, "vllm_concurrency" (as vLLM
+ * logs it, two decimals), fits}, "cuda_graphs": {cuda_graph_sizes ... equivalent_fraction_x10000},
+ * "encoder": {mm_max_tokens_per_item ... state_groups}}. Free with llmmem_string_free.
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 

@@ -113,8 +113,10 @@ def test_budget_terms_add_up(args):
     b = serve_json(*args)["budget"]
     used = b["weights"] + b["activation_peak"] + b["non_torch"] + b["cuda_graph"]
     assert b["requested_bytes"] == used + b["kv_cache_bytes"] - b["shortfall"]
-    # vllm/v1/worker/utils.py: requested = ceil(total x gpu_memory_utilization), 0.9 by default
-    assert b["requested_bytes"] == -(-b["memory_bytes"] * 9 // 10)
+    # vllm/v1/worker/utils.py: requested = ceil(total x gpu_memory_utilization), 0.92 by default since
+    # vLLM 0.21 (vllm/config/cache.py CacheConfig.gpu_memory_utilization)
+    assert b["requested_bytes"] == -(-b["memory_bytes"] * 92 // 100)
+    assert b["memory_fraction_x10000"] == 9200
 
 
 def test_capacity_example_by_hand():
@@ -178,7 +180,7 @@ def test_fp8_doubles_the_blocks():
      ["num_attention_heads (64)", "tensor_parallel (3)"]),
     (["serve", "--set", "kv_cache_dtype=fp5"], ["kv_cache_dtype", "fp5"]),
     (["serve", "--set", "kv_cache_dtype=fp8_ds_mla"], ["fp8_ds_mla"]),
-    (["serve", "--set", "gpu_memory_utilization=0"], ["gpu_memory_utilization"]),
+    (["serve", "--set", "gpu_memory_utilization=1.5"], ["gpu_memory_utilization"]),
     (["serve", "--set", "max_model_len=200000"], ["max_model_len (200000)"]),
     (["serve", "--set", "mode=training"], ["mode"]),
     (["serve", "--set", "shared_prefix_tokens=500000", "--set", "max_model_len=4096"],
