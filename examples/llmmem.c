@@ -811,6 +811,54 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     }
 }
 
+/* SGLang's start-up lines (GB = 2^30 bytes, as SGLang prints them), its budget with exact bytes. */
+static void print_sglang_table(const llmmem_serving *sv, const llmmem_model *model, const llmmem_hardware *hw)
+{
+    static const llmmem_serving_value budget[] = {
+        LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_FREE_BYTES, LLMMEM_SERVING_REQUESTED_BYTES,
+        LLMMEM_SERVING_WEIGHTS, LLMMEM_SERVING_KV_CACHE_BYTES, LLMMEM_SERVING_POOL_BYTES};
+    static const llmmem_serving_value kv[] = {
+        LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_BLOCK_SIZE, LLMMEM_SERVING_MAX_TOKENS,
+        LLMMEM_SERVING_TOKENS, LLMMEM_SERVING_KV_HEADS_PER_RANK, LLMMEM_SERVING_CUDA_GRAPH_MAX_BS,
+        LLMMEM_SERVING_REQUEST_TOKENS, LLMMEM_SERVING_MAX_CONCURRENCY};
+    int width = 22;
+    size_t i;
+    uint64_t fraction = llmmem_serving_get(sv, LLMMEM_SERVING_MEMORY_FRACTION_X10000);
+    uint64_t swa = llmmem_serving_get(sv, LLMMEM_SERVING_SWA_TOKENS);
+    uint64_t mamba = llmmem_serving_get(sv, LLMMEM_SERVING_MAMBA_CACHE_SIZE);
+
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s\n", llmmem_hardware_name(hw));
+    printf("engine:     sglang (%s), mem_fraction_static %" PRIu64 ".%03" PRIu64 "%s\n\n",
+           llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)llmmem_serving_get(sv, LLMMEM_SERVING_ENGINE_VERSION)),
+           fraction / 10000, fraction % 10000 / 10,
+           llmmem_serving_get(sv, LLMMEM_SERVING_RESERVED_BYTES) ? " (SGLang's default for this GPU)" : "");
+    printf("%-*s %26s %16s %15s\n", width, "budget (one rank)", "exact", "2^30 B", "10^9 B");
+    for (i = 0; i < sizeof budget / sizeof budget[0]; i++)
+        print_bytes_row(width, llmmem_serving_value_name(budget[i]), llmmem_serving_get(sv, budget[i]));
+    if (mamba)
+        print_bytes_row(width, "state_pool_bytes", llmmem_serving_get(sv, LLMMEM_SERVING_STATE_POOL_BYTES));
+    printf("\n");
+    for (i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(kv[i]), llmmem_serving_get(sv, kv[i]));
+    printf("\nLoad weight begin. avail mem=%.2f GB\n",
+           (double)llmmem_serving_get(sv, LLMMEM_SERVING_FREE_BYTES) / bytes_per_gib);
+    printf("Load weight end. mem usage=%.2f GB.\n", (double)llmmem_serving_get(sv, LLMMEM_SERVING_WEIGHTS) / bytes_per_gib);
+    if (mamba)
+        printf("Mamba Cache is allocated. max_mamba_cache_size: %" PRIu64 "\n", mamba);
+    printf("KV Cache is allocated. #tokens: %" PRIu64 ", KV size: %.2f GB\n",
+           llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS),
+           (double)llmmem_serving_get(sv, LLMMEM_SERVING_POOL_BYTES) / bytes_per_gib);
+    if (swa)
+        printf("Use sliding window memory pool. full_layer_tokens=%" PRIu64 ", swa_layer_tokens=%" PRIu64 "\n",
+               llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS), swa);
+    printf("max_total_num_tokens=%" PRIu64 ", chunked_prefill_size=%" PRIu64 ", max_running_requests=%" PRIu64
+           ", context_len=%" PRIu64 "\n",
+           llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS), llmmem_serving_get(sv, LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS),
+           llmmem_serving_get(sv, LLMMEM_SERVING_MAX_NUM_SEQS), llmmem_serving_get(sv, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING));
+    printf("fits: %s\n", llmmem_serving_get(sv, LLMMEM_SERVING_FITS) ? "yes" : "no");
+}
+
 /* ---- local inference: llama.cpp and ollama ---- */
 
 /* 1 when the strategy's engine is llama.cpp or ollama. */
@@ -1015,7 +1063,10 @@ static int cmd_serve(const cli_options *opts)
         }
         print_json(json);
     } else {
-        print_serving_table(sv, model, hw);
+        switch (llmmem_serving_get(sv, LLMMEM_SERVING_ENGINE)) {
+        case LLMMEM_ENGINE_SGLANG: print_sglang_table(sv, model, hw); break;
+        default: print_serving_table(sv, model, hw); break;
+        }
     }
 done:
     llmmem_checkpoint_free(ck);

@@ -345,6 +345,9 @@ static const llmmem__key_info key_table[] = {
              "device memory is the host's RAM (Apple Silicon): CPU and GPU buffers come out of the same memory"),
     CHOICE_KEY(LLMMEM_KEY_BACKEND, H, "backend", backend_names, 0, LLMMEM_BACKEND_CPU, LLMMEM_BACKEND_CUDA,
                "runtime driving the device: cuda, rocm, metal, vulkan, cpu"),
+    INT_KEY(LLMMEM_KEY_DRIVER_TOTAL_BYTES, H, "driver_total_bytes", 0, 1LL << 50, 0,
+            "the device's memory as its driver reports the total (nvidia-smi memory.total: 81559 MiB on an H100 "
+            "80GB), which SGLang's default mem_fraction_static reads (0: memory_bytes)"),
 
     /* strategy */
     CHOICE_KEY(LLMMEM_KEY_MODE, S, "mode", mode_names, 0, LLMMEM_MODE_QLORA, LLMMEM_MODE_INFERENCE,

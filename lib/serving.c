@@ -39,7 +39,8 @@ static const char *const value_names[] = {
     "engine",            "engine_version",   "memory_fraction_x10000", "free_bytes",
     "cuda_graph_sizes",  "cuda_graph_largest", "full_cuda_graphs", "full_cuda_graph_largest",
     "equivalent_fraction_x10000", "cuda_graph_max_bs", "reserved_bytes", "mamba_cache_size",
-    "swa_tokens",        "max_tokens",       "estimation_tokens",
+    "swa_tokens",        "max_tokens",       "estimation_tokens", "pool_bytes",
+    "state_pool_bytes",
 };
 _Static_assert(sizeof value_names / sizeof value_names[0] == SERVING_VALUES, "a name for every serving value");
 
@@ -279,15 +280,22 @@ llmmem_status llmmem__serving_version(int64_t *out, const llmmem_strategy *s, ll
     return LLMMEM_OK;
 }
 
-uint64_t llmmem__serving_x10000(double fraction)
+uint64_t llmmem__serving_decimals(double x, int decimals)
 {
     char text[48];
-    uint64_t x = 0;
-    snprintf(text, sizeof text, "%.4f", fraction > 0.0 ? fraction : 0.0);
-    for (const char *p = text; *p; p++)
-        if (*p >= '0' && *p <= '9')
-            x = x * 10 + (uint64_t)(*p - '0');
-    return x;
+    uint64_t n = 0;
+    /* printf rounds the exact binary value, as Python's round and format do; the digits alone are
+     * read, so the locale's decimal separator does not matter */
+    snprintf(text, sizeof text, "%.*f", decimals, x > 0.0 && x < 1e15 ? x : 0.0);
+    for (const char *c = text; *c; c++)
+        if (*c >= '0' && *c <= '9')
+            n = n * 10 + (uint64_t)(*c - '0');
+    return n;
+}
+
+uint64_t llmmem__serving_x10000(double fraction)
+{
+    return llmmem__serving_decimals(fraction, 4);
 }
 
 void llmmem__serving_finish(llmmem_serving *r, const llmmem_model *m, const llmmem_hardware *hw)
@@ -613,19 +621,63 @@ static llmmem_status graph_estimate(uint64_t *out, const llmmem_model *m, llmmem
     return LLMMEM_OK;
 }
 
-static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                        const llmmem_strategy *s)
+llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
+                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache)
 {
-    const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape_with_state(&a, model);
+    llmmem_status st = llmmem__kv_shape_with_state(&out->a, m);
     if (!st)
-        st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
+        st = llmmem__kv_refuse_cross(out->a, cache);
     if (st)
         return st;
-    const int state = llmmem__state_layers(a) != 0;
-    if (llmmem__state_kinds(a) > 1)
+    if (llmmem__state_kinds(out->a) > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
                             "DeltaNet, Mamba-1) is not modelled");
+    int64_t mode = sv(s, LLMMEM_KEY_MODE);
+    if (mode != LLMMEM_MODE_INFERENCE)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
+                            llmmem_choice_name(LLMMEM_KEY_MODE, mode));
+    out->memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    if (out->memory == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+    /* the views read the strategy the engine runs: the model in the format it serves it in */
+    out->format = LLMMEM_FORMAT_AUTO;
+    if ((st = llmmem__serving_strategy(&out->s, &out->format, m, s)) != LLMMEM_OK)
+        return st;
+    out->activations = out->format == LLMMEM_FORMAT_FP32   ? LLMMEM_KV_CACHE_FP32
+                       : out->format == LLMMEM_FORMAT_FP16 ? LLMMEM_KV_CACHE_FP16
+                       : out->format == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16
+                                                           : llmmem__model_dtype(m);
+    /* the per-stage arrays (most of the struct) are written for every stage below pp before any
+     * read: cleared as far as they begin */
+    memset(r, 0, offsetof(llmmem_serving, stage_budget));
+    if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP &&
+        llmmem__model_value(m, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS) == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "speculative_method mtp drafts with the checkpoint's multi-token-prediction modules, but "
+                            "the model's num_nextn_predict_layers is 0");
+    r->served = out->format;
+    r->tp = out->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
+    r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
+    return check_parallel(out->a, r->tp, r->pp);
+}
+
+llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp)
+{
+    return stage_weights(out, m, s, tp, 1, 0, m->geo.layers, 1, 1);
+}
+
+static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                const llmmem_strategy *s)
+{
+    llmmem__served p;
+    llmmem_serving *r = out;
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s, "vLLM's paged cache");
+    if (st)
+        return st;
+    const llmmem__geometry *a = p.a;
+    const uint64_t memory = p.memory;
+    const llmmem_kv_cache_dtype activations = p.activations;
+    const int state = llmmem__state_layers(a) != 0;
     if (state && (a->window || a->kv_lora_rank))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
@@ -635,13 +687,6 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",
                             a->linear_layers ? "Gated DeltaNet" : "Mamba-1");
-    int64_t mode = sv(s, LLMMEM_KEY_MODE);
-    if (mode != LLMMEM_MODE_INFERENCE)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
-                            llmmem_choice_name(LLMMEM_KEY_MODE, mode));
-    uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    if (memory == 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
     int64_t version;
     if ((st = llmmem__serving_version(&version, s, LLMMEM_ENGINE_VLLM)) != LLMMEM_OK)
         return st;
@@ -649,32 +694,8 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     double util = llmmem__get_real(&s->s, LLMMEM_KEY_GPU_MEMORY_UTILIZATION);
     if (util == 0.0) /* the key's bounds keep it in [0, 1] */
         util = rel->utilization;
+    s = &p.s;
 
-    /* the views below read the strategy vLLM runs: the model in the format it serves it in */
-    llmmem_strategy served_strategy;
-    llmmem_format served = LLMMEM_FORMAT_AUTO;
-    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, s)) != LLMMEM_OK)
-        return st;
-    s = &served_strategy;
-    llmmem_kv_cache_dtype activations = served == LLMMEM_FORMAT_FP32   ? LLMMEM_KV_CACHE_FP32
-                                        : served == LLMMEM_FORMAT_FP16 ? LLMMEM_KV_CACHE_FP16
-                                        : served == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16
-                                                                       : llmmem__model_dtype(model);
-
-    llmmem_serving *r = out;
-    /* the per-stage arrays (most of the struct) are written for every stage below pp before any
-     * read: cleared as far as they begin */
-    memset(r, 0, offsetof(llmmem_serving, stage_budget));
-    if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP &&
-        llmmem__model_value(model, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS) == 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                            "speculative_method mtp drafts with the checkpoint's multi-token-prediction modules, but "
-                            "the model's num_nextn_predict_layers is 0");
-    r->served = served;
-    r->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
-    r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
-    if ((st = check_parallel(a, r->tp, r->pp)) != LLMMEM_OK)
-        return st;
     r->dtype = llmmem__kv_dtype(model, s);
     if ((st = llmmem__kv_token_layer_bytes(&r->pool.token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
         return st;
@@ -846,17 +867,9 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         v[LLMMEM_SERVING_EQUIVALENT_FRACTION_X10000] =
             llmmem__serving_x10000(util - (double)best_graphs / (double)memory);
 
-    /* kv_cache_utils.py estimate_max_model_len: the largest length whose blocks fit (binary search) */
-    uint64_t lo = 0, hi = r->max_model_len;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo + 1) / 2;
-        if (!llmmem__kv_pool_blocks(&need, &r->pool, mid))
-            return overflow("blocks per request");
-        if (need <= r->pool.num_blocks)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
+    uint64_t lo;
+    if ((st = llmmem__serving_longest(&lo, r)) != LLMMEM_OK)
+        return st;
     v[LLMMEM_SERVING_MAX_MODEL_LEN] = lo;
     if (auto_len) {
         /* kv_cache_utils.py _auto_fit_max_model_len: the same search per worker, the smallest taken
@@ -877,13 +890,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     if (!llmmem__kv_pool_blocks(&need, &r->pool, r->max_model_len))
         return overflow("blocks per request");
     double concurrency = (double)r->pool.num_blocks / (double)need;
-    char text[48];
-    snprintf(text, sizeof text, "%.2f", concurrency);
-    uint64_t x100 = 0;
-    for (const char *p = text; *p; p++)
-        if (*p >= '0' && *p <= '9')
-            x100 = x100 * 10 + (uint64_t)(*p - '0');
-    v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100] = x100;
+    v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100] = llmmem__serving_decimals(concurrency, 2);
     v[LLMMEM_SERVING_FITS] = need <= r->pool.num_blocks && r->pool.num_blocks > 0;
     if (rel->capacity_line) {
         /* kv_cache_utils.py get_kv_cache_capacity: int(max_concurrency * max_model_len) in Python floats */
@@ -895,11 +902,11 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         v[LLMMEM_SERVING_TOKENS] = r->pool.num_blocks / groups * min_block;
     }
 
-    uint64_t requests = 0;
-    if (!llmmem__kv_pool_blocks(&need, &r->pool, request) || !llmmem__kv_pool_requests(&requests, &r->pool, request))
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, request))
         return overflow("blocks per request");
     v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
-    v[LLMMEM_SERVING_MAX_CONCURRENCY] = request <= r->max_model_len ? requests : 0;
+    if ((st = llmmem__serving_requests(&v[LLMMEM_SERVING_MAX_CONCURRENCY], r, request)) != LLMMEM_OK)
+        return st;
     if (!llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
         return overflow("waste bytes");
 
@@ -908,6 +915,45 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
 }
 
 /* ---- questions ------------------------------------------------------------------ */
+
+llmmem_status llmmem__serving_longest(uint64_t *out, const llmmem_serving *r)
+{
+    /* kv_cache_utils.py estimate_max_model_len: the largest length whose blocks fit (binary search) */
+    uint64_t lo = 0, hi = r->max_model_len, need;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (!llmmem__kv_pool_blocks(&need, &r->pool, mid))
+            return overflow("blocks per request");
+        if (need <= r->pool.num_blocks)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    *out = lo;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__serving_requests(uint64_t *out, const llmmem_serving *r, uint64_t tokens)
+{
+    uint64_t n;
+    if (!llmmem__kv_pool_requests(&n, &r->pool, tokens))
+        return overflow("blocks of a request");
+    if (r->swa_tokens) {
+        /* SGLang's sliding-window pool keeps at most the window and a page of each sequence: the
+         * admission floor of pool_configurator.py HybridSWAPoolConfigurator._solve_pool_sizes */
+        uint64_t kept = r->swa_window + r->pool.block < tokens ? r->swa_window + r->pool.block : tokens, each;
+        if (!llmmem__mul(&each, llmmem__ceil_div(kept, r->pool.block) * r->pool.block, r->pool.n))
+            return overflow("sliding-window cells of a request");
+        if (each && r->swa_tokens / each < n)
+            n = r->swa_tokens / each;
+    }
+    if (r->seq_cap && r->seq_cap / r->pool.n < n) /* the engine runs at most seq_cap sequences */
+        n = r->seq_cap / r->pool.n;
+    if (r->state_cap && r->state_cap / r->pool.n < n) /* every sequence its own state slot */
+        n = r->state_cap / r->pool.n;
+    *out = tokens <= r->max_model_len ? n : 0;
+    return LLMMEM_OK;
+}
 
 static llmmem_status require_valid(const llmmem_serving *r, const char *func)
 {
@@ -967,11 +1013,7 @@ llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmme
                             sv_->pool.prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
                             (unsigned long long)(sv_->pool.prefix > tokens ? sv_->pool.prefix : sv_->pool.prompt),
                             (unsigned long long)tokens);
-    uint64_t n;
-    if (!llmmem__kv_pool_requests(&n, &sv_->pool, tokens))
-        return overflow("blocks of a request");
-    *requests_out = tokens <= sv_->max_model_len ? n : 0;
-    return LLMMEM_OK;
+    return llmmem__serving_requests(requests_out, sv_, tokens);
 }
 
 llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, const llmmem_serving *sv_)

@@ -7,7 +7,7 @@
 #include "kv.h"
 
 #define LLMMEM_SERVING_MAX_STAGES 256 /* pipeline stages a serving result holds */
-#define LLMMEM_SERVING_VALUES (LLMMEM_SERVING_ESTIMATION_TOKENS + 1)
+#define LLMMEM_SERVING_VALUES (LLMMEM_SERVING_STATE_POOL_BYTES + 1)
 
 struct llmmem_serving {
     int valid;
@@ -21,6 +21,8 @@ struct llmmem_serving {
     llmmem__kv_pool pool;         /* the paged pool a request draws from (kv.c answers from it) */
     uint64_t max_model_len;
     uint64_t swa_tokens, swa_window; /* SGLang's sliding-window pool: cells, and the window a request keeps there */
+    uint64_t seq_cap;             /* requests the engine runs at once (SGLang max_running_requests; 0: no cap) */
+    uint64_t state_cap;           /* sequences its state pool holds (SGLang max_mamba_cache_size; 0: none) */
     uint64_t page;                /* one layer, one block, one rank */
     uint64_t contig_token_layer;  /* Hugging Face layout: bytes of one token in one layer on one rank */
     uint64_t binding;             /* the stage whose block count is the smallest */
@@ -58,8 +60,11 @@ const llmmem__engine_desc *llmmem__engine_desc_of(int64_t id);
 
 /* ---- shared by the engines (serving.c) -------------------------------------------------------- */
 
-/* The model's geometry for a paged cache, the served strategy (the dtype key resolved) and the
- * format the model is served in, after the checks every engine makes (mode inference, memory set). */
+/* What every engine checks and resolves first: the model's geometry for a paged cache (no
+ * cross-attention: `cache` names the engine's cache in the message, one kind of state layer), mode
+ * inference, the device's memory, the strategy with the format the model is served in (the dtype
+ * key resolved), the activations' element type, tensor and pipeline sizes vLLM's way; `r` is cleared
+ * (the per-stage arrays excepted). */
 typedef struct llmmem__served {
     const llmmem__geometry *a;
     llmmem_strategy s;            /* the strategy with the format serving holds the model in */
@@ -68,8 +73,8 @@ typedef struct llmmem__served {
     uint64_t memory;              /* memory_bytes of one device */
     uint64_t tp;
 } llmmem__served;
-llmmem_status llmmem__serving_prepare(llmmem__served *out, const llmmem_model *m, const llmmem_hardware *hw,
-                                      const llmmem_strategy *s, const char *engine);
+llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
+                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache);
 
 /* Weights of one tensor-parallel rank holding every layer (pipeline_parallel 1). */
 llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp);
@@ -88,13 +93,22 @@ uint64_t llmmem__serving_setting(const llmmem_strategy *s, llmmem_key key, uint6
  * another engine. */
 llmmem_status llmmem__serving_version(int64_t *out, const llmmem_strategy *s, llmmem_engine engine);
 
-/* 10000 x a fraction as an engine logs it with four decimals ("%.4f" in every locale). */
+/* 10^decimals x a non-negative x rounded to `decimals` as Python's round(x, n) and "%.nf" do (in
+ * every locale); 0 for x beyond 10^15. */
+uint64_t llmmem__serving_decimals(double x, int decimals);
+/* 10000 x a fraction as an engine logs it with four decimals. */
 uint64_t llmmem__serving_x10000(double fraction);
 
 /* Refuses a request longer than max_model_len, or shorter than its shared prefix or prompt (vllm/v1/engine/
  * input_processor.py and the OpenAI server: "This model's maximum context length is ..."; SGLang and
  * TensorRT-LLM refuse it too). */
 llmmem_status llmmem__serving_check_request(const llmmem_serving *r, uint64_t request, const char *engine);
+
+/* Requests of `tokens` tokens that fit at once in the result's pools (kv.c's paged pool with the
+ * strategy's sharing, SGLang's sliding-window pool, the engine's caps); 0 past max_model_len. */
+llmmem_status llmmem__serving_requests(uint64_t *out, const llmmem_serving *r, uint64_t tokens);
+/* The longest single request the pool holds, at most max_model_len (binary search on its blocks). */
+llmmem_status llmmem__serving_longest(uint64_t *out, const llmmem_serving *r);
 
 /* Marks the result valid, with the names of the inputs. */
 void llmmem__serving_finish(llmmem_serving *r, const llmmem_model *m, const llmmem_hardware *hw);

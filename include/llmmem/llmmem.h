@@ -231,6 +231,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_PEAK_BF16_FLOPS = 2010,         /**< dense bf16 FLOP/s */
     LLMMEM_KEY_UNIFIED_MEMORY = 2011,          /**< bool: device memory is the host's RAM (Apple Silicon): CPU and GPU buffers share it */
     LLMMEM_KEY_BACKEND = 2012,                 /**< choice (llmmem_backend): cuda, rocm, metal, vulkan, cpu */
+    LLMMEM_KEY_DRIVER_TOTAL_BYTES = 2013,      /**< the device's total as its driver reports it (nvidia-smi memory.total; 0: memory_bytes) */
 
     /* strategy (3000+) */
     LLMMEM_KEY_MODE = 3000,                    /**< choice: inference, training, lora, qlora (llmmem_mode) */
@@ -1516,7 +1517,10 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_SWA_TOKENS = 49,         /**< SGLang swa_layer_tokens: cells of a sliding-window layer's pool (0: none) */
     LLMMEM_SERVING_MAX_TOKENS = 50,         /**< KV tokens before rounding to pages or blocks (SGLang available // cell,
                                               TensorRT-LLM max_tokens) */
-    LLMMEM_SERVING_ESTIMATION_TOKENS = 51   /**< TensorRT-LLM PyTorch path: tokens of the temporary KV cache of its profile */
+    LLMMEM_SERVING_ESTIMATION_TOKENS = 51,  /**< TensorRT-LLM PyTorch path: tokens of the temporary KV cache of its profile */
+    LLMMEM_SERVING_POOL_BYTES = 52,         /**< SGLang and TensorRT-LLM: the KV pool as allocated (SGLang K + V size,
+                                              TensorRT-LLM "Allocated X GiB for max tokens in paged KV cache") */
+    LLMMEM_SERVING_STATE_POOL_BYTES = 53    /**< SGLang: the Mamba state pool (its padding slot included) */
 } llmmem_serving_value;
 
 /** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */

@@ -240,3 +240,17 @@ def test_mamba2_profile_run_is_modelled():
     # tests/test_state.c profile_run_nemotron_h derives the peak: 165,632 B x 8,192 tokens
     report = serve_json("--model", "nemotron-nano-9b-v2")
     assert report["budget"]["activation_peak"] == 1356857344
+
+
+def test_sglang_prints_its_start_up_lines():
+    """`--engine sglang` prints the lines SGLang logs, with the numbers of its JSON."""
+    args = ("--engine", "sglang", "--model", "gpt-oss-120b", "--gpu", "h200")
+    report = serve_json(*args)
+    assert report["engine"] == "sglang" and "cuda_graphs" not in report
+    text = ok("serve", *args)
+    kv = report["kv"]
+    assert (f"max_total_num_tokens={kv['tokens']}, chunked_prefill_size={kv['max_num_batched_tokens']}, "
+            f"max_running_requests={kv['max_num_seqs']}, context_len={kv['max_model_len_setting']}") in text
+    assert f"swa_layer_tokens={kv['swa_tokens']}" in text
+    # server_args.py: H200 (143,771 MiB), TP1: round((143771 - 13440) / 143771, 3) = 0.907
+    assert "mem_fraction_static 0.907" in text and report["budget"]["memory_fraction_x10000"] == 9070
