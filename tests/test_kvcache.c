@@ -804,7 +804,7 @@ START_TEST(test_json_and_names)
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ck_assert_msg(strstr(json, want[i]), "missing %s in %s", want[i], json);
     llmmem_string_free(json);
-    ck_assert_uint_eq(llmmem_serving_value_count(), LLMMEM_SERVING_ESTIMATION_TOKENS + 1);
+    ck_assert_uint_eq(llmmem_serving_value_count(), LLMMEM_SERVING_STATE_POOL_BYTES + 1);
     for (size_t i = 0; i < llmmem_serving_value_count(); i++)
         ck_assert_ptr_nonnull(llmmem_serving_value_name((llmmem_serving_value)i));
     ck_assert_str_eq(llmmem_serving_value_name(LLMMEM_SERVING_NUM_BLOCKS), "num_blocks");
