@@ -859,6 +859,51 @@ static void print_sglang_table(const llmmem_serving *sv, const llmmem_model *mod
     printf("fits: %s\n", llmmem_serving_get(sv, LLMMEM_SERVING_FITS) ? "yes" : "no");
 }
 
+/* TensorRT-LLM's KV cache manager lines (GiB), its budget with exact bytes. */
+static void print_trtllm_table(const llmmem_serving *sv, const llmmem_model *model, const llmmem_hardware *hw)
+{
+    static const llmmem_serving_value budget[] = {
+        LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_WEIGHTS, LLMMEM_SERVING_ACTIVATION_PEAK, LLMMEM_SERVING_NON_TORCH,
+        LLMMEM_SERVING_FREE_BYTES, LLMMEM_SERVING_KV_CACHE_BYTES, LLMMEM_SERVING_POOL_BYTES};
+    static const llmmem_serving_value kv[] = {
+        LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_BLOCK_SIZE, LLMMEM_SERVING_MAX_TOKENS,
+        LLMMEM_SERVING_NUM_BLOCKS, LLMMEM_SERVING_TOKENS, LLMMEM_SERVING_KV_HEADS_PER_RANK,
+        LLMMEM_SERVING_MAX_MODEL_LEN, LLMMEM_SERVING_REQUEST_TOKENS, LLMMEM_SERVING_MAX_CONCURRENCY};
+    int width = 22;
+    size_t i;
+    uint64_t fraction = llmmem_serving_get(sv, LLMMEM_SERVING_MEMORY_FRACTION_X10000);
+    uint64_t estimation = llmmem_serving_get(sv, LLMMEM_SERVING_ESTIMATION_TOKENS);
+    uint64_t shortfall = llmmem_serving_get(sv, LLMMEM_SERVING_SHORTFALL);
+
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s\n", llmmem_hardware_name(hw));
+    printf("engine:     trtllm (%s backend), free_gpu_memory_fraction %" PRIu64 ".%04" PRIu64 "\n\n",
+           estimation ? "pytorch" : "engine", fraction / 10000, fraction % 10000);
+    printf("%-*s %26s %16s %15s\n", width, "budget (one rank)", "exact", "2^30 B", "10^9 B");
+    for (i = 0; i < sizeof budget / sizeof budget[0]; i++)
+        print_bytes_row(width, llmmem_serving_value_name(budget[i]), llmmem_serving_get(sv, budget[i]));
+    if (shortfall > 0)
+        print_bytes_row(width, "shortfall", shortfall);
+    printf("\n");
+    for (i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(kv[i]), llmmem_serving_get(sv, kv[i]));
+    printf("\n");
+    if (estimation)
+        printf("temporary KV cache of the profile: %" PRIu64 " tokens\n"
+               "available KV cache memory when calculating max tokens: %.2f GiB\n",
+               estimation, (double)llmmem_serving_get(sv, LLMMEM_SERVING_KV_CACHE_BYTES) / bytes_per_gib);
+    else
+        printf("Memory usage when calculating max tokens in paged kv cache: total: %.2f GiB, available: %.2f GiB\n",
+               (double)llmmem_serving_get(sv, LLMMEM_SERVING_MEMORY_BYTES) / bytes_per_gib,
+               (double)llmmem_serving_get(sv, LLMMEM_SERVING_FREE_BYTES) / bytes_per_gib);
+    printf("Number of blocks in KV cache primary pool: %" PRIu64 "\n", llmmem_serving_get(sv, LLMMEM_SERVING_NUM_BLOCKS));
+    printf("Number of tokens per block: %" PRIu64 ".\n", llmmem_serving_get(sv, LLMMEM_SERVING_BLOCK_SIZE));
+    printf("[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%" PRIu64 ").\n",
+           (double)llmmem_serving_get(sv, LLMMEM_SERVING_POOL_BYTES) / bytes_per_gib,
+           llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS));
+    printf("fits: %s\n", llmmem_serving_get(sv, LLMMEM_SERVING_FITS) ? "yes" : "no");
+}
+
 /* ---- local inference: llama.cpp and ollama ---- */
 
 /* 1 when the strategy's engine is llama.cpp or ollama. */
@@ -1065,6 +1110,7 @@ static int cmd_serve(const cli_options *opts)
     } else {
         switch (llmmem_serving_get(sv, LLMMEM_SERVING_ENGINE)) {
         case LLMMEM_ENGINE_SGLANG: print_sglang_table(sv, model, hw); break;
+        case LLMMEM_ENGINE_TRTLLM: print_trtllm_table(sv, model, hw); break;
         default: print_serving_table(sv, model, hw); break;
         }
     }

@@ -6,7 +6,8 @@
 #include "serving.h"
 
 /* Every serving engine, in llmmem_engine order of their ids. */
-static const llmmem__engine_desc *const serving_engines[] = {&llmmem__vllm_engine, &llmmem__sglang_engine};
+static const llmmem__engine_desc *const serving_engines[] = {&llmmem__vllm_engine, &llmmem__sglang_engine,
+                                                                &llmmem__trtllm_engine};
 
 const llmmem__engine_desc *llmmem__engine_desc_of(int64_t id)
 {

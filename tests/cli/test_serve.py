@@ -254,3 +254,18 @@ def test_sglang_prints_its_start_up_lines():
     assert f"swa_layer_tokens={kv['swa_tokens']}" in text
     # server_args.py: H200 (143,771 MiB), TP1: round((143771 - 13440) / 143771, 3) = 0.907
     assert "mem_fraction_static 0.907" in text and report["budget"]["memory_fraction_x10000"] == 9070
+
+
+@pytest.mark.parametrize("backend", ["pytorch", "engine"])
+def test_trtllm_prints_its_kv_cache_manager_lines(backend):
+    """`--engine trtllm` prints TensorRT-LLM's block lines, with the numbers of its JSON."""
+    args = ("--engine", "trtllm", "--model", "llama-3.1-8b", "--set", f"trtllm_backend={backend}")
+    report = serve_json(*args)
+    assert report["engine"] == "trtllm"
+    kv = report["kv"]
+    text = ok("serve", *args)
+    assert f"Number of blocks in KV cache primary pool: {kv['num_blocks']}\n" in text
+    assert f"paged KV cache ({kv['tokens']})." in text
+    # kvCacheManager.cpp calculateMaxNumBlocks: whole blocks of tokens_per_block (32)
+    assert kv["tokens"] == kv["num_blocks"] * 32 and kv["tokens"] - kv["max_tokens"] < 32
+    assert (kv["estimation_tokens"] == 8224) == (backend == "pytorch")
