@@ -600,6 +600,12 @@ static int print_json_with_timeline(const char *json, const llmmem_model *model,
     return rc;
 }
 
+/* 1 for `--engine all`: the job under every engine (serve alone). */
+static int all_engines(const cli_options *opts)
+{
+    return opts->engine != NULL && strcmp(opts->engine, "all") == 0;
+}
+
 /* The model, hardware and strategy of a command that answers questions about them. */
 static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strategy **strategy,
                        const cli_options *opts)
@@ -610,7 +616,8 @@ static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strate
         return rc;
     if ((st = llmmem_strategy_new(strategy)) != LLMMEM_OK)
         return internal_failure(st, "llmmem_strategy_new");
-    if (opts->engine != NULL && (st = llmmem_strategy_set_text(*strategy, "engine", opts->engine)) != LLMMEM_OK)
+    if (opts->engine != NULL && !all_engines(opts) &&
+        (st = llmmem_strategy_set_text(*strategy, "engine", opts->engine)) != LLMMEM_OK)
         return library_failure(st, "--engine");
     return apply_sets(opts, *model, *hw, *strategy);
 }
@@ -1063,6 +1070,66 @@ done:
     return rc;
 }
 
+/* `serve --engine all`: one row per engine, the figures of one GPU (GiB in the text, bytes in the JSON). */
+static int cmd_engines_serve(const cli_options *opts, llmmem_model *model, llmmem_hardware *hw,
+                             llmmem_strategy *strategy)
+{
+    llmmem_engines *e = NULL;
+    llmmem_checkpoint *ck = NULL;
+    char *json = NULL;
+    llmmem_status st;
+    int rc;
+    size_t i;
+
+    if ((rc = local_checkpoint(&ck, opts)) != 0)
+        goto done;
+    if ((st = llmmem_engines_new(&e)) != LLMMEM_OK) {
+        rc = internal_failure(st, "llmmem_engines_new");
+        goto done;
+    }
+    if ((st = llmmem_engines_estimate(e, model, ck, hw, strategy)) != LLMMEM_OK) {
+        rc = library_failure(st, "serve");
+        goto done;
+    }
+    if (opts->json) {
+        if ((st = llmmem_engines_to_json(&json, e)) != LLMMEM_OK) {
+            rc = internal_failure(st, "llmmem_engines_to_json");
+            goto done;
+        }
+        print_json(json);
+        goto done;
+    }
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s (figures of one GPU: a serving rank, a local engine's most loaded GPU)\n\n",
+           llmmem_hardware_name(hw));
+    printf("%-10s %10s %12s %12s %10s %12s %12s %5s\n", "engine", "weights", "activations", "cuda_graphs",
+           "kv_cache", "kv_tokens", "concurrency", "fits");
+    printf("%-10s %10s %12s %12s %10s %12s %12s %5s\n", "", "(GiB)", "(GiB)", "(GiB)", "(GiB)", "", "(requests)", "");
+    for (i = 0; i < llmmem_engines_count(e); i++) {
+        const char *name = llmmem_choice_name(LLMMEM_KEY_ENGINE, llmmem_engines_engine(e, i));
+        if (llmmem_engines_status(e, i) != LLMMEM_OK) {
+            printf("%-10s refused: %s\n", name, llmmem_engines_message(e, i));
+            continue;
+        }
+        printf("%-10s %10.2f %12.2f %12.2f %10.2f %12" PRIu64 " %12" PRIu64 " %5s\n", name,
+               (double)llmmem_engines_get(e, i, LLMMEM_ENGINES_WEIGHTS) / bytes_per_gib,
+               (double)llmmem_engines_get(e, i, LLMMEM_ENGINES_ACTIVATIONS) / bytes_per_gib,
+               (double)llmmem_engines_get(e, i, LLMMEM_ENGINES_CUDA_GRAPHS) / bytes_per_gib,
+               (double)llmmem_engines_get(e, i, LLMMEM_ENGINES_KV_BYTES) / bytes_per_gib,
+               llmmem_engines_get(e, i, LLMMEM_ENGINES_KV_TOKENS), llmmem_engines_get(e, i, LLMMEM_ENGINES_CONCURRENCY),
+               llmmem_engines_get(e, i, LLMMEM_ENGINES_FITS) ? "yes" : "no");
+    }
+    printf("\nconcurrency: requests of %" PRIu64 " tokens at once (--length; llama.cpp and ollama: their slots when each "
+           "holds one)\n", llmmem_engines_get(e, 0, LLMMEM_ENGINES_REQUEST_TOKENS));
+    printf("activations: the profile's peak (vllm, trtllm), what sglang leaves outside mem_fraction_static, the "
+           "compute buffer (llama.cpp, ollama)\n");
+done:
+    llmmem_string_free(json);
+    llmmem_engines_free(e);
+    llmmem_checkpoint_free(ck);
+    return rc;
+}
+
 static int cmd_serve(const cli_options *opts)
 {
     llmmem_model *model = NULL;
@@ -1076,6 +1143,14 @@ static int cmd_serve(const cli_options *opts)
 
     if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
         goto done;
+    if (all_engines(opts)) {
+        if (opts->has_length &&
+            (st = llmmem_strategy_set_int(strategy, LLMMEM_KEY_REQUEST_TOKENS, opts->length)) != LLMMEM_OK)
+            rc = library_failure(st, "--length");
+        else
+            rc = cmd_engines_serve(opts, model, hw, strategy);
+        goto done;
+    }
     if (local_engine(strategy)) {
         if (opts->has_length) {
             error_msg("--length asks vLLM's concurrency question; with --engine llama.cpp or ollama set n_ctx, "
@@ -1144,6 +1219,11 @@ static int cmd_fit(const cli_options *opts)
 
     if ((rc = make_inputs(&model, &hw, &strategy, opts)) != 0)
         goto done;
+    if (all_engines(opts)) {
+        error_msg("--engine all compares the engines in serve; fit takes one engine");
+        rc = EXIT_USAGE;
+        goto done;
+    }
     if (local_engine(strategy)) {
         rc = cmd_local_fit(opts, model, hw, strategy);
         goto done;

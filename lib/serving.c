@@ -255,28 +255,25 @@ uint64_t llmmem__serving_setting(const llmmem_strategy *s, llmmem_key key, uint6
     return setting(s, key, derived);
 }
 
+llmmem_engine llmmem__version_engine(int64_t version)
+{
+    switch (version) {
+    case LLMMEM_ENGINE_VERSION_VLLM_0_20:
+    case LLMMEM_ENGINE_VERSION_VLLM_0_21: return LLMMEM_ENGINE_VLLM;
+    case LLMMEM_ENGINE_VERSION_SGLANG_0_4: return LLMMEM_ENGINE_SGLANG;
+    default: return LLMMEM_ENGINE_AUTO; /* latest: every engine's */
+    }
+}
+
 llmmem_status llmmem__serving_version(int64_t *out, const llmmem_strategy *s, llmmem_engine engine)
 {
-    /* the releases each engine has rows for (llmmem_engine_version) */
-    static const struct {
-        llmmem_engine_version version;
-        llmmem_engine engine;
-    } owner[] = {
-        {LLMMEM_ENGINE_VERSION_VLLM_0_20, LLMMEM_ENGINE_VLLM},
-        {LLMMEM_ENGINE_VERSION_VLLM_0_21, LLMMEM_ENGINE_VLLM},
-        {LLMMEM_ENGINE_VERSION_SGLANG_0_4, LLMMEM_ENGINE_SGLANG},
-    };
     int64_t v = sv(s, LLMMEM_KEY_ENGINE_VERSION);
-    *out = LLMMEM_ENGINE_VERSION_LATEST;
-    for (size_t i = 0; i < sizeof owner / sizeof owner[0]; i++)
-        if (owner[i].version == v) {
-            if (owner[i].engine != engine)
-                return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "engine_version (%s) is a release of %s, not of %s",
-                                    llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, v),
-                                    llmmem_choice_name(LLMMEM_KEY_ENGINE, owner[i].engine),
-                                    llmmem_choice_name(LLMMEM_KEY_ENGINE, engine));
-            *out = v;
-        }
+    llmmem_engine owner = llmmem__version_engine(v);
+    *out = v;
+    if (owner != LLMMEM_ENGINE_AUTO && owner != engine)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "engine_version (%s) is a release of %s, not of %s",
+                            llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, v),
+                            llmmem_choice_name(LLMMEM_KEY_ENGINE, owner), llmmem_choice_name(LLMMEM_KEY_ENGINE, engine));
     return LLMMEM_OK;
 }
 

@@ -89,6 +89,8 @@ llmmem_status llmmem__serving_activation_peak(uint64_t *out, const llmmem_model 
 /* The resolved value of a "0: derived" setting. */
 uint64_t llmmem__serving_setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived);
 
+/* The engine a release belongs to (LLMMEM_ENGINE_AUTO for latest, every engine's). */
+llmmem_engine llmmem__version_engine(int64_t version);
 /* The engine release the strategy asks for, for `engine` (latest: 0); fails naming a release of
  * another engine. */
 llmmem_status llmmem__serving_version(int64_t *out, const llmmem_strategy *s, llmmem_engine engine);

@@ -1601,6 +1601,71 @@ LLMMEM_API llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem
                                                uint64_t tokens_each);
 
 /* ------------------------------------------------------------------------ */
+/* One job, every engine                                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The same model, hardware and strategy under every engine side by side: vLLM, SGLang and
+ * TensorRT-LLM (llmmem_serving_estimate with each engine) and llama.cpp and ollama
+ * (llmmem_local_estimate). Each row holds the engine's figures for one GPU (a serving rank; for a
+ * local engine its most loaded GPU), or the status and message of its refusal: an engine that
+ * refuses the job does not make the comparison fail. The strategy's engine key is ignored, and an
+ * engine_version applies to its own engine alone. Made once (llmmem_engines_new), refilled
+ * without allocation.
+ */
+
+/** The figures of a row; names (llmmem_engines_value_name) are the JSON keys. */
+typedef enum llmmem_engines_value {
+    LLMMEM_ENGINES_WEIGHTS = 0,        /**< "weights": weights on the GPU */
+    LLMMEM_ENGINES_ACTIVATIONS = 1,    /**< "activations": the profile's activation peak (vLLM, TensorRT-LLM), what
+                                            SGLang leaves outside its static pool, llama.cpp's compute buffer */
+    LLMMEM_ENGINES_CUDA_GRAPHS = 2,    /**< "cuda_graphs": CUDA-graph memory taken from the KV budget */
+    LLMMEM_ENGINES_KV_BYTES = 3,       /**< "kv_bytes": the KV cache (and recurrent state) on the GPU */
+    LLMMEM_ENGINES_KV_TOKENS = 4,      /**< "kv_tokens": tokens the KV cache holds (llama.cpp: n_ctx) */
+    LLMMEM_ENGINES_REQUEST_TOKENS = 5, /**< "request_tokens": the request length the concurrency answers for */
+    LLMMEM_ENGINES_CONCURRENCY = 6,    /**< "concurrency": requests of request_tokens at once (llama.cpp: its
+                                            slots when each holds the request, else 0) */
+    LLMMEM_ENGINES_FITS = 7            /**< "fits": 1 if the engine starts and one request fits */
+} llmmem_engines_value;
+
+/** A comparison of the engines (opaque). */
+typedef struct llmmem_engines llmmem_engines;
+
+/** An empty comparison (no rows). */
+LLMMEM_API llmmem_status llmmem_engines_new(llmmem_engines **out);
+/** Frees a comparison (NULL is fine). */
+LLMMEM_API void llmmem_engines_free(llmmem_engines *engines);
+/**
+ * Every engine's row for the job; `gguf` may be NULL (a GGUF header the local engines place).
+ * Fails only on a NULL argument or an allocation-free failure of the comparison itself; each
+ * engine's own failure is its row's status and message.
+ */
+LLMMEM_API llmmem_status llmmem_engines_estimate(llmmem_engines *out, const llmmem_model *model,
+                                                 const llmmem_checkpoint *gguf, const llmmem_hardware *hw,
+                                                 const llmmem_strategy *strategy);
+/** Rows of the last estimate (0 before one), in llmmem_engine order. */
+LLMMEM_API size_t llmmem_engines_count(const llmmem_engines *engines);
+/** The engine of a row (LLMMEM_ENGINE_AUTO for a row past the count). */
+LLMMEM_API llmmem_engine llmmem_engines_engine(const llmmem_engines *engines, size_t row);
+/** LLMMEM_OK, or the status the engine refused the job with (LLMMEM_ERR_INVALID_ARGUMENT past the count). */
+LLMMEM_API llmmem_status llmmem_engines_status(const llmmem_engines *engines, size_t row);
+/** The engine's message when it refused the job ("" otherwise, NULL past the count). */
+LLMMEM_API const char *llmmem_engines_message(const llmmem_engines *engines, size_t row);
+/** One figure of a row (0 for a row past the count or an unknown value; a refused row holds its
+ * request_tokens alone). */
+LLMMEM_API uint64_t llmmem_engines_get(const llmmem_engines *engines, size_t row, llmmem_engines_value value);
+/** Number of values; numbered 0 to count - 1. */
+LLMMEM_API size_t llmmem_engines_value_count(void);
+/** "weights", "kv_tokens", ... or NULL. */
+LLMMEM_API const char *llmmem_engines_value_name(llmmem_engines_value value);
+/**
+ * The comparison as JSON: {"model", "hardware", "engines": [{"engine", "status" (0, or the
+ * llmmem_status the engine refused with), "message" (null when 0), the values by name ("fits" a
+ * bool)}, ...]}. Free with llmmem_string_free.
+ */
+LLMMEM_API llmmem_status llmmem_engines_to_json(char **json_out, const llmmem_engines *engines);
+
+/* ------------------------------------------------------------------------ */
 /* Local inference: llama.cpp and ollama on one machine                      */
 /* ------------------------------------------------------------------------ */
 

@@ -269,3 +269,31 @@ def test_trtllm_prints_its_kv_cache_manager_lines(backend):
     # kvCacheManager.cpp calculateMaxNumBlocks: whole blocks of tokens_per_block (32)
     assert kv["tokens"] == kv["num_blocks"] * 32 and kv["tokens"] - kv["max_tokens"] < 32
     assert (kv["estimation_tokens"] == 8224) == (backend == "pytorch")
+
+
+def test_engine_all_side_by_side():
+    """`serve --engine all`: one row per engine, the text and the JSON alike; a refusal is its row's."""
+    args = ("--engine", "all", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb",
+            "--set", "devices_per_node=1", "--length", "8192")
+    report = serve_json(*args)
+    names = [row["engine"] for row in report["engines"]]
+    assert names == ["vllm", "llama.cpp", "ollama", "sglang", "trtllm"]
+    text = ok("serve", *args)
+    for row in report["engines"]:
+        assert row["status"] == 0 and row["message"] is None and row["request_tokens"] == 8192
+        line = next(l for l in text.splitlines() if l.split() and l.split()[0] == row["engine"])
+        cells = line.split()
+        assert cells[1] == f"{row['weights'] / GIB:.2f}" and cells[4] == f"{row['kv_bytes'] / GIB:.2f}"
+        assert int(cells[5]) == row["kv_tokens"] and int(cells[6]) == row["concurrency"]
+        assert cells[7] == ("yes" if row["fits"] else "no")
+    # the same figures as each engine's own serve
+    vllm = serve_json("--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb", "--set", "devices_per_node=1",
+                      "--length", "8192")
+    assert report["engines"][0]["kv_tokens"] == vllm["kv"]["tokens"]
+    assert report["engines"][0]["concurrency"] == vllm["kv"]["max_concurrency"]
+    refused = serve_json("--engine", "all", "--model", "qwen3-next-80b-a3b", "--gpu", "h200",
+                         "--set", "tensor_parallel=4")
+    trt = next(r for r in refused["engines"] if r["engine"] == "trtllm")
+    assert trt["status"] != 0 and "TensorRT-LLM" in trt["message"] and trt["fits"] is False
+    r = run("fit", "--engine", "all")
+    assert r.returncode == 2 and "--engine all" in r.stderr
