@@ -274,6 +274,7 @@ static void llmmem_py_raise(llmmem_status st)
 /* The status accessors report a status; they must not raise it. */
 %typemap(out) llmmem_status llmmem_last_status "$result = PyLong_FromLong((long)$1);";
 %typemap(out) llmmem_status llmmem_bind_last_factory_status "$result = PyLong_FromLong((long)$1);";
+%typemap(out) llmmem_status llmmem_engines_status "$result = PyLong_FromLong((long)$1);";
 
 %inline %{
 /* Called once by the llmmem package with its exception classes (a tuple by status). */
@@ -327,6 +328,7 @@ LLMMEM_HANDLE(llmmem_serving, ServingHandle, llmmem_serving_free)
 LLMMEM_HANDLE(llmmem_plan, PlanHandle, llmmem_plan_free)
 LLMMEM_HANDLE(llmmem_timeline, TimelineHandle, llmmem_timeline_free)
 LLMMEM_HANDLE(llmmem_local, LocalHandle, llmmem_local_free)
+LLMMEM_HANDLE(llmmem_engines, EnginesHandle, llmmem_engines_free)
 
 /* The `T **out` creators are replaced by the factories. */
 %ignore llmmem_model_new;
@@ -353,6 +355,7 @@ LLMMEM_HANDLE(llmmem_local, LocalHandle, llmmem_local_free)
 %ignore llmmem_timeline_new;
 %ignore llmmem_local_new;
 %ignore llmmem_local_clone;
+%ignore llmmem_engines_new;
 /* Freed by the handle classes, or by the typemaps above. */
 %ignore llmmem_string_free;
 /* Replaced by the string helpers below (Go has no `char **` typemap). */
@@ -361,6 +364,7 @@ LLMMEM_HANDLE(llmmem_local, LocalHandle, llmmem_local_free)
 %ignore llmmem_plan_to_json;
 %ignore llmmem_timeline_to_json;
 %ignore llmmem_local_to_json;
+%ignore llmmem_engines_to_json;
 %ignore llmmem_checkpoint_tensor;
 %ignore llmmem_checkpoint_dtype;
 
@@ -393,6 +397,8 @@ LLMMEM_HANDLE(llmmem_local, LocalHandle, llmmem_local_free)
 %newobject llmmem_bind_plan_json;
 %newobject llmmem_bind_timeline_json;
 %newobject llmmem_bind_local_json;
+%newobject llmmem_bind_engines_new;
+%newobject llmmem_bind_engines_json;
 
 LLMMEM_PY_FACTORY(llmmem_bind_model_new)
 LLMMEM_PY_FACTORY(llmmem_bind_model_from_preset)
@@ -423,6 +429,8 @@ LLMMEM_PY_FACTORY(llmmem_bind_serving_json)
 LLMMEM_PY_FACTORY(llmmem_bind_plan_json)
 LLMMEM_PY_FACTORY(llmmem_bind_timeline_json)
 LLMMEM_PY_FACTORY(llmmem_bind_local_json)
+LLMMEM_PY_FACTORY(llmmem_bind_engines_new)
+LLMMEM_PY_FACTORY(llmmem_bind_engines_json)
 
 #if defined(SWIGPYTHON)
 /* The long calls that only read their inputs run without the GIL. */
@@ -431,6 +439,7 @@ LLMMEM_PY_FACTORY(llmmem_bind_local_json)
 %thread llmmem_serving_estimate;
 %thread llmmem_local_estimate;
 %thread llmmem_local_solve;
+%thread llmmem_engines_estimate;
 %thread llmmem_solve_max_micro_batch;
 %thread llmmem_solve_max_sequence_length;
 %thread llmmem_solve_weight_format;
@@ -638,6 +647,20 @@ char *llmmem_bind_local_json(const llmmem_local *local)
 {
     char *json = NULL;
     llmmem_status st = llmmem_local_to_json(&json, local);
+    return (char *)llmmem_bind_factory_result(st, json);
+}
+
+llmmem_engines *llmmem_bind_engines_new(void)
+{
+    llmmem_engines *e = NULL;
+    llmmem_status st = llmmem_engines_new(&e);
+    return (llmmem_engines *)llmmem_bind_factory_result(st, e);
+}
+/* The comparison as JSON, NULL on failure. */
+char *llmmem_bind_engines_json(const llmmem_engines *engines)
+{
+    char *json = NULL;
+    llmmem_status st = llmmem_engines_to_json(&json, engines);
     return (char *)llmmem_bind_factory_result(st, json);
 }
 

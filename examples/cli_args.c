@@ -101,9 +101,10 @@ const cli_option cli_option_table[] = {
      TEXT(safetensors)},
     {"--engine", NULL, "NAME", CLI_OPT_ENGINE, CLI_CMD_SERVE | CLI_CMD_FIT,
      "serve, fit: vllm (default for serve: paged KV blocks),\n"
-     "llama.cpp or ollama (buffers per device on one machine,\n"
-     "layers split between GPUs and CPU); the same as --set\n"
-     "engine=NAME",
+     "sglang, trtllm (their KV pools), llama.cpp or ollama\n"
+     "(buffers per device on one machine, layers split between\n"
+     "GPUs and CPU); the same as --set engine=NAME. serve\n"
+     "--engine all: the job under every engine side by side",
      TEXT(engine)},
     {"--help", "-h", NULL, 0, CLI_CMD_ALL, "show this help", FLAG(help)},
     {"--version", NULL, NULL, 0, CLI_CMD_ALL, "show the version", FLAG(version)},

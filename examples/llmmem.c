@@ -666,6 +666,12 @@ static int print_json_with_timeline(const char *json, const llmmem_model *model,
     return rc;
 }
 
+/* 1 for `--engine all`: the job under every engine (serve alone). */
+static int all_engines(const cli_options *opts)
+{
+    return opts->engine != NULL && strcmp(opts->engine, "all") == 0;
+}
+
 /* The model, hardware and strategy of a command that answers questions about them, and the
  * checkpoint of --gguf or --safetensors (NULL without one). */
 static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strategy **strategy,
@@ -677,7 +683,8 @@ static int make_inputs(llmmem_model **model, llmmem_hardware **hw, llmmem_strate
         return rc;
     if ((st = llmmem_strategy_new(strategy)) != LLMMEM_OK)
         return internal_failure(st, "llmmem_strategy_new");
-    if (opts->engine != NULL && (st = llmmem_strategy_set_text(*strategy, "engine", opts->engine)) != LLMMEM_OK)
+    if (opts->engine != NULL && !all_engines(opts) &&
+        (st = llmmem_strategy_set_text(*strategy, "engine", opts->engine)) != LLMMEM_OK)
         return library_failure(st, "--engine");
     return apply_sets(opts, *model, *hw, *strategy);
 }
@@ -840,8 +847,14 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     uint64_t shortfall = llmmem_serving_get(sv, LLMMEM_SERVING_SHORTFALL);
     uint64_t x100 = llmmem_serving_get(sv, LLMMEM_SERVING_CONCURRENCY_X100);
 
+    uint64_t fraction = llmmem_serving_get(sv, LLMMEM_SERVING_MEMORY_FRACTION_X10000);
+    uint64_t equivalent = llmmem_serving_get(sv, LLMMEM_SERVING_EQUIVALENT_FRACTION_X10000);
+
     printf("model:      %s\n", model_label(model));
-    printf("gpu:        %s\n\n", llmmem_hardware_name(hw));
+    printf("gpu:        %s\n", llmmem_hardware_name(hw));
+    printf("engine:     vllm (%s), gpu_memory_utilization %" PRIu64 ".%04" PRIu64 "\n\n",
+           llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)llmmem_serving_get(sv, LLMMEM_SERVING_ENGINE_VERSION)),
+           fraction / 10000, fraction % 10000);
     printf("%-*s %26s %16s %15s\n", width, "budget (one rank)", "exact", "2^30 B", "10^9 B");
     for (i = 0; i < sizeof budget / sizeof budget[0]; i++)
         print_bytes_row(width, llmmem_serving_value_name(budget[i]), llmmem_serving_get(sv, budget[i]));
@@ -850,6 +863,17 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
     printf("\n");
     for (i = 0; i < sizeof kv / sizeof kv[0]; i++)
         printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(kv[i]), llmmem_serving_get(sv, kv[i]));
+    if (llmmem_serving_get(sv, LLMMEM_SERVING_CUDA_GRAPH_SIZES))
+        printf("\nProfiling CUDA graph memory: PIECEWISE=%" PRIu64 " (largest=%" PRIu64 "), FULL=%" PRIu64
+               " (largest=%" PRIu64 ")\n",
+               llmmem_serving_get(sv, LLMMEM_SERVING_CUDA_GRAPH_SIZES),
+               llmmem_serving_get(sv, LLMMEM_SERVING_CUDA_GRAPH_LARGEST),
+               llmmem_serving_get(sv, LLMMEM_SERVING_FULL_CUDA_GRAPHS),
+               llmmem_serving_get(sv, LLMMEM_SERVING_FULL_CUDA_GRAPH_LARGEST));
+    if (equivalent)
+        printf("The current --gpu-memory-utilization=%" PRIu64 ".%04" PRIu64 " is equivalent to "
+               "--gpu-memory-utilization=%" PRIu64 ".%04" PRIu64 " without the CUDA graph estimate\n",
+               fraction / 10000, fraction % 10000, equivalent / 10000, equivalent % 10000);
     /* vLLM's two lines; the second for the length asked (--length), which is max_model_len by default */
     printf("\nGPU KV cache size: %" PRIu64 " tokens\n", llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS));
     printf("Maximum concurrency for %" PRIu64 " tokens per request: %" PRIu64 ".%02" PRIu64 "x\n",
@@ -866,6 +890,99 @@ static void print_serving_table(const llmmem_serving *sv, const llmmem_model *mo
         print_bytes_row(width, "encoder_cache_bytes", llmmem_serving_get(sv, LLMMEM_SERVING_ENCODER_CACHE_BYTES));
         print_bytes_row(width, "encoder_profile_bytes", llmmem_serving_get(sv, LLMMEM_SERVING_ENCODER_PROFILE_BYTES));
     }
+}
+
+/* SGLang's start-up lines (GB = 2^30 bytes, as SGLang prints them), its budget with exact bytes. */
+static void print_sglang_table(const llmmem_serving *sv, const llmmem_model *model, const llmmem_hardware *hw)
+{
+    static const llmmem_serving_value budget[] = {
+        LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_FREE_BYTES, LLMMEM_SERVING_REQUESTED_BYTES,
+        LLMMEM_SERVING_WEIGHTS, LLMMEM_SERVING_KV_CACHE_BYTES, LLMMEM_SERVING_POOL_BYTES};
+    static const llmmem_serving_value kv[] = {
+        LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_BLOCK_SIZE, LLMMEM_SERVING_MAX_TOKENS,
+        LLMMEM_SERVING_TOKENS, LLMMEM_SERVING_KV_HEADS_PER_RANK, LLMMEM_SERVING_CUDA_GRAPH_MAX_BS,
+        LLMMEM_SERVING_REQUEST_TOKENS, LLMMEM_SERVING_MAX_CONCURRENCY};
+    int width = 22;
+    size_t i;
+    uint64_t fraction = llmmem_serving_get(sv, LLMMEM_SERVING_MEMORY_FRACTION_X10000);
+    uint64_t swa = llmmem_serving_get(sv, LLMMEM_SERVING_SWA_TOKENS);
+    uint64_t mamba = llmmem_serving_get(sv, LLMMEM_SERVING_MAMBA_CACHE_SIZE);
+
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s\n", llmmem_hardware_name(hw));
+    printf("engine:     sglang (%s), mem_fraction_static %" PRIu64 ".%03" PRIu64 "%s\n\n",
+           llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)llmmem_serving_get(sv, LLMMEM_SERVING_ENGINE_VERSION)),
+           fraction / 10000, fraction % 10000 / 10,
+           llmmem_serving_get(sv, LLMMEM_SERVING_RESERVED_BYTES) ? " (SGLang's default for this GPU)" : "");
+    printf("%-*s %26s %16s %15s\n", width, "budget (one rank)", "exact", "2^30 B", "10^9 B");
+    for (i = 0; i < sizeof budget / sizeof budget[0]; i++)
+        print_bytes_row(width, llmmem_serving_value_name(budget[i]), llmmem_serving_get(sv, budget[i]));
+    if (mamba)
+        print_bytes_row(width, "state_pool_bytes", llmmem_serving_get(sv, LLMMEM_SERVING_STATE_POOL_BYTES));
+    printf("\n");
+    for (i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(kv[i]), llmmem_serving_get(sv, kv[i]));
+    printf("\nLoad weight begin. avail mem=%.2f GB\n",
+           (double)llmmem_serving_get(sv, LLMMEM_SERVING_FREE_BYTES) / bytes_per_gib);
+    printf("Load weight end. mem usage=%.2f GB.\n", (double)llmmem_serving_get(sv, LLMMEM_SERVING_WEIGHTS) / bytes_per_gib);
+    if (mamba)
+        printf("Mamba Cache is allocated. max_mamba_cache_size: %" PRIu64 "\n", mamba);
+    printf("KV Cache is allocated. #tokens: %" PRIu64 ", KV size: %.2f GB\n",
+           llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS),
+           (double)llmmem_serving_get(sv, LLMMEM_SERVING_POOL_BYTES) / bytes_per_gib);
+    if (swa)
+        printf("Use sliding window memory pool. full_layer_tokens=%" PRIu64 ", swa_layer_tokens=%" PRIu64 "\n",
+               llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS), swa);
+    printf("max_total_num_tokens=%" PRIu64 ", chunked_prefill_size=%" PRIu64 ", max_running_requests=%" PRIu64
+           ", context_len=%" PRIu64 "\n",
+           llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS), llmmem_serving_get(sv, LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS),
+           llmmem_serving_get(sv, LLMMEM_SERVING_MAX_NUM_SEQS), llmmem_serving_get(sv, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING));
+    printf("fits: %s\n", llmmem_serving_get(sv, LLMMEM_SERVING_FITS) ? "yes" : "no");
+}
+
+/* TensorRT-LLM's KV cache manager lines (GiB), its budget with exact bytes. */
+static void print_trtllm_table(const llmmem_serving *sv, const llmmem_model *model, const llmmem_hardware *hw)
+{
+    static const llmmem_serving_value budget[] = {
+        LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_WEIGHTS, LLMMEM_SERVING_ACTIVATION_PEAK, LLMMEM_SERVING_NON_TORCH,
+        LLMMEM_SERVING_FREE_BYTES, LLMMEM_SERVING_KV_CACHE_BYTES, LLMMEM_SERVING_POOL_BYTES};
+    static const llmmem_serving_value kv[] = {
+        LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_BLOCK_SIZE, LLMMEM_SERVING_MAX_TOKENS,
+        LLMMEM_SERVING_NUM_BLOCKS, LLMMEM_SERVING_TOKENS, LLMMEM_SERVING_KV_HEADS_PER_RANK,
+        LLMMEM_SERVING_MAX_MODEL_LEN, LLMMEM_SERVING_REQUEST_TOKENS, LLMMEM_SERVING_MAX_CONCURRENCY};
+    int width = 22;
+    size_t i;
+    uint64_t fraction = llmmem_serving_get(sv, LLMMEM_SERVING_MEMORY_FRACTION_X10000);
+    uint64_t estimation = llmmem_serving_get(sv, LLMMEM_SERVING_ESTIMATION_TOKENS);
+    uint64_t shortfall = llmmem_serving_get(sv, LLMMEM_SERVING_SHORTFALL);
+
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s\n", llmmem_hardware_name(hw));
+    printf("engine:     trtllm (%s backend), free_gpu_memory_fraction %" PRIu64 ".%04" PRIu64 "\n\n",
+           estimation ? "pytorch" : "engine", fraction / 10000, fraction % 10000);
+    printf("%-*s %26s %16s %15s\n", width, "budget (one rank)", "exact", "2^30 B", "10^9 B");
+    for (i = 0; i < sizeof budget / sizeof budget[0]; i++)
+        print_bytes_row(width, llmmem_serving_value_name(budget[i]), llmmem_serving_get(sv, budget[i]));
+    if (shortfall > 0)
+        print_bytes_row(width, "shortfall", shortfall);
+    printf("\n");
+    for (i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        printf("%-*s %20" PRIu64 "\n", width, llmmem_serving_value_name(kv[i]), llmmem_serving_get(sv, kv[i]));
+    printf("\n");
+    if (estimation)
+        printf("temporary KV cache of the profile: %" PRIu64 " tokens\n"
+               "available KV cache memory when calculating max tokens: %.2f GiB\n",
+               estimation, (double)llmmem_serving_get(sv, LLMMEM_SERVING_KV_CACHE_BYTES) / bytes_per_gib);
+    else
+        printf("Memory usage when calculating max tokens in paged kv cache: total: %.2f GiB, available: %.2f GiB\n",
+               (double)llmmem_serving_get(sv, LLMMEM_SERVING_MEMORY_BYTES) / bytes_per_gib,
+               (double)llmmem_serving_get(sv, LLMMEM_SERVING_FREE_BYTES) / bytes_per_gib);
+    printf("Number of blocks in KV cache primary pool: %" PRIu64 "\n", llmmem_serving_get(sv, LLMMEM_SERVING_NUM_BLOCKS));
+    printf("Number of tokens per block: %" PRIu64 ".\n", llmmem_serving_get(sv, LLMMEM_SERVING_BLOCK_SIZE));
+    printf("[MemUsageChange] Allocated %.2f GiB for max tokens in paged KV cache (%" PRIu64 ").\n",
+           (double)llmmem_serving_get(sv, LLMMEM_SERVING_POOL_BYTES) / bytes_per_gib,
+           llmmem_serving_get(sv, LLMMEM_SERVING_TOKENS));
+    printf("fits: %s\n", llmmem_serving_get(sv, LLMMEM_SERVING_FITS) ? "yes" : "no");
 }
 
 /* ---- local inference: llama.cpp and ollama ---- */
@@ -1012,6 +1129,63 @@ static int cmd_local_fit(const cli_options *opts, llmmem_model *model, const llm
     return 0;
 }
 
+/* `serve --engine all`: one row per engine, the figures of one GPU (GiB in the text, bytes in the JSON). */
+static int cmd_engines_serve(const cli_options *opts, llmmem_model *model, const llmmem_checkpoint *gguf,
+                             llmmem_hardware *hw, llmmem_strategy *strategy)
+{
+    llmmem_engines *e = NULL;
+    const llmmem_checkpoint *ck = gguf;
+    char *json = NULL;
+    llmmem_status st;
+    int rc = 0;
+    size_t i;
+
+    if ((st = llmmem_engines_new(&e)) != LLMMEM_OK) {
+        rc = internal_failure(st, "llmmem_engines_new");
+        goto done;
+    }
+    if ((st = llmmem_engines_estimate(e, model, ck, hw, strategy)) != LLMMEM_OK) {
+        rc = library_failure(st, "serve");
+        goto done;
+    }
+    if (opts->json) {
+        if ((st = llmmem_engines_to_json(&json, e)) != LLMMEM_OK) {
+            rc = internal_failure(st, "llmmem_engines_to_json");
+            goto done;
+        }
+        print_json(json);
+        goto done;
+    }
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s (figures of one GPU: a serving rank, a local engine's most loaded GPU)\n\n",
+           llmmem_hardware_name(hw));
+    printf("%-10s %10s %12s %12s %10s %12s %12s %5s\n", "engine", "weights", "activations", "cuda_graphs",
+           "kv_cache", "kv_tokens", "concurrency", "fits");
+    printf("%-10s %10s %12s %12s %10s %12s %12s %5s\n", "", "(GiB)", "(GiB)", "(GiB)", "(GiB)", "", "(requests)", "");
+    for (i = 0; i < llmmem_engines_count(e); i++) {
+        const char *name = llmmem_choice_name(LLMMEM_KEY_ENGINE, llmmem_engines_engine(e, i));
+        if (llmmem_engines_status(e, i) != LLMMEM_OK) {
+            printf("%-10s refused: %s\n", name, llmmem_engines_message(e, i));
+            continue;
+        }
+        printf("%-10s %10.2f %12.2f %12.2f %10.2f %12" PRIu64 " %12" PRIu64 " %5s\n", name,
+               (double)llmmem_engines_get(e, i, LLMMEM_ENGINES_WEIGHTS) / bytes_per_gib,
+               (double)llmmem_engines_get(e, i, LLMMEM_ENGINES_ACTIVATIONS) / bytes_per_gib,
+               (double)llmmem_engines_get(e, i, LLMMEM_ENGINES_CUDA_GRAPHS) / bytes_per_gib,
+               (double)llmmem_engines_get(e, i, LLMMEM_ENGINES_KV_BYTES) / bytes_per_gib,
+               llmmem_engines_get(e, i, LLMMEM_ENGINES_KV_TOKENS), llmmem_engines_get(e, i, LLMMEM_ENGINES_CONCURRENCY),
+               llmmem_engines_get(e, i, LLMMEM_ENGINES_FITS) ? "yes" : "no");
+    }
+    printf("\nconcurrency: requests of %" PRIu64 " tokens at once (--length; llama.cpp and ollama: their slots when each "
+           "holds one)\n", llmmem_engines_get(e, 0, LLMMEM_ENGINES_REQUEST_TOKENS));
+    printf("activations: the profile's peak (vllm, trtllm), what sglang leaves outside mem_fraction_static, the "
+           "compute buffer (llama.cpp, ollama)\n");
+done:
+    llmmem_string_free(json);
+    llmmem_engines_free(e);
+    return rc;
+}
+
 static int cmd_serve(const cli_options *opts)
 {
     llmmem_model *model = NULL;
@@ -1025,6 +1199,14 @@ static int cmd_serve(const cli_options *opts)
 
     if ((rc = make_inputs(&model, &hw, &strategy, &ck, opts)) != 0)
         goto done;
+    if (all_engines(opts)) {
+        if (opts->has_length &&
+            (st = llmmem_strategy_set_int(strategy, LLMMEM_KEY_REQUEST_TOKENS, opts->length)) != LLMMEM_OK)
+            rc = library_failure(st, "--length");
+        else
+            rc = cmd_engines_serve(opts, model, opts->gguf != NULL ? ck : NULL, hw, strategy);
+        goto done;
+    }
     if (local_engine(strategy)) {
         if (opts->has_length) {
             error_msg("--length asks vLLM's concurrency question; with --engine llama.cpp or ollama set n_ctx, "
@@ -1057,7 +1239,11 @@ static int cmd_serve(const cli_options *opts)
         }
         print_json(json);
     } else {
-        print_serving_table(sv, model, hw);
+        switch (llmmem_serving_get(sv, LLMMEM_SERVING_ENGINE)) {
+        case LLMMEM_ENGINE_SGLANG: print_sglang_table(sv, model, hw); break;
+        case LLMMEM_ENGINE_TRTLLM: print_trtllm_table(sv, model, hw); break;
+        default: print_serving_table(sv, model, hw); break;
+        }
     }
 done:
     llmmem_checkpoint_free(ck);
@@ -1125,6 +1311,11 @@ static int cmd_fit(const cli_options *opts)
 
     if ((rc = make_inputs(&model, &hw, &strategy, &ck, opts)) != 0)
         goto done;
+    if (all_engines(opts)) {
+        error_msg("--engine all compares the engines in serve; fit takes one engine");
+        rc = EXIT_USAGE;
+        goto done;
+    }
     if (local_engine(strategy)) {
         rc = cmd_local_fit(opts, model, opts->gguf != NULL ? ck : NULL, hw, strategy);
         goto done;

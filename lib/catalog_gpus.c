@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #define GIB(n) ((int64_t)(n) * 1024 * 1024 * 1024)
+#define MIB(n) ((int64_t)(n) * 1024 * 1024)
 #define TB_S(x) ((int64_t)((x) * 1e12))   /* decimal TB/s, as datasheets give bandwidth */
 #define TFLOPS(x) ((int64_t)((x) * 1e12))
 
@@ -17,7 +18,8 @@
 static const llmmem__preset_value h100_sxm_80gb[] = {
     {LLMMEM_KEY_MEMORY_BYTES, GIB(80)},          {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(3.35)},
     {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(989.4)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.45)},
-    {LLMMEM_KEY_DEVICES_PER_NODE, 8},            {LLMMEM_KEY_NONE, 0},
+    {LLMMEM_KEY_DEVICES_PER_NODE, 8},            {LLMMEM_KEY_DRIVER_TOTAL_BYTES, MIB(81559)},
+    {LLMMEM_KEY_NONE, 0},
 };
 
 /* NVIDIA H200 Tensor Core GPU datasheet: 141 GB HBM3e (nvidia-smi: 143771 MiB after the driver's
@@ -25,7 +27,8 @@ static const llmmem__preset_value h100_sxm_80gb[] = {
 static const llmmem__preset_value h200[] = {
     {LLMMEM_KEY_MEMORY_BYTES, GIB(141)},         {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(4.8)},
     {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(989.4)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.45)},
-    {LLMMEM_KEY_DEVICES_PER_NODE, 8},            {LLMMEM_KEY_NONE, 0},
+    {LLMMEM_KEY_DEVICES_PER_NODE, 8},            {LLMMEM_KEY_DRIVER_TOTAL_BYTES, MIB(143771)},
+    {LLMMEM_KEY_NONE, 0},
 };
 
 /* NVIDIA A100 Tensor Core GPU datasheet: 80 GB HBM2e SXM, 2,039 GB/s, 312 TFLOPS BF16,

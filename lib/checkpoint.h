@@ -75,4 +75,8 @@ void llmmem__ck_set_group(struct llmmem_checkpoint *ck, size_t index, uint8_t gr
  * stored and the checkpoint (or its config) says the two are tied. */
 void llmmem__ck_mark_tied_head(struct llmmem_checkpoint *ck, int tied);
 
+/* ggml's blck_size of a GGUF tensor type by its name ("Q4_K": 256, "Q8_0": 32, "F16": 1); 1 when
+ * unknown (gguf.c). */
+unsigned llmmem__ggml_block_of(const char *dtype);
+
 #endif

@@ -267,6 +267,12 @@ static int format_compute(uint64_t *out, const format_info *info, uint64_t rows,
     return 1;
 }
 
+unsigned llmmem__format_block_elements(llmmem_format format)
+{
+    const format_info *info = format_lookup(format);
+    return info != NULL && info->kind == KIND_ROW_BLOCK ? info->block_elems : 1u;
+}
+
 unsigned llmmem__format_element_bits(llmmem_format format)
 {
     const format_info *info = format_lookup(format);

@@ -124,6 +124,14 @@ static const ggml_type_info *ggml_type_find(uint32_t id)
     return NULL;
 }
 
+unsigned llmmem__ggml_block_of(const char *dtype)
+{
+    for (size_t i = 0; i < sizeof ggml_types / sizeof ggml_types[0]; i++)
+        if (strcmp(ggml_types[i].name, dtype) == 0)
+            return ggml_types[i].block;
+    return 1;
+}
+
 /* ---- cursor ------------------------------------------------------------------------------- */
 
 #define READ_CHUNK 65536 /* bytes of a file read at once into the cursor's buffer */

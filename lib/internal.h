@@ -171,6 +171,9 @@ void llmmem__model_set_name(struct llmmem_model *m, const char *text);
 
 /* Bits of one element of a plain data type (fp32 32, bf16 16, fp8 8, int4 4); 0 if blocked. */
 unsigned llmmem__format_element_bits(llmmem_format format);
+/* Elements of one block of a row-block format (GGUF's Q4_0 32, Q4_K 256, MXFP4 32), 1 for the others:
+ * ggml_blck_size for the formats GGUF stores. */
+unsigned llmmem__format_block_elements(llmmem_format format);
 /* Bytes of a rows x cols matrix; see llmmem_format_tensor_bytes. Does not set the message. */
 int llmmem__format_bytes(uint64_t *bytes_out, llmmem_format format, uint64_t rows, uint64_t cols,
                          uint64_t group_size, int double_quant);

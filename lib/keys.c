@@ -69,15 +69,19 @@ static const char *const plan_sharding_names[] = {"none", "zero1", "zero2", "zer
 static const char *const plan_recompute_names[] = {"none", "selective", "full", NULL};
 static const char *const host_init_names[] = {"none", "zero_init", "full", NULL};
 /* vLLM's MambaDType names (vllm/config/cache.py) */
-static const char *const engine_names[] = {"auto", "vllm", "llama.cpp", "ollama", NULL};
+static const char *const engine_names[] = {"auto", "vllm", "llama.cpp", "ollama", "sglang", "trtllm", NULL};
+/* Choices of LLMMEM_KEY_ENGINE_VERSION, in llmmem_engine_version order. */
+static const char *const engine_version_names[] = {"latest", "vllm-0.20", "vllm-0.21", "sglang-0.4", NULL};
+static const char *const trtllm_backend_names[] = {"pytorch", "engine", NULL};
 /* llama.cpp common/arg.cpp kv_cache_types, in llmmem_ggml_cache_type order */
 static const char *const ggml_cache_names[] = {"f16", "f32", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1", NULL};
-static const char *const split_mode_names[] = {"none", "layer", "row", NULL};
+static const char *const split_mode_names[] = {"none", "layer", "row", "tensor", NULL};
 static const char *const mamba_dtype_names[] = {"auto", "float32", "bfloat16", "float16", NULL};
 /* Choices of LLMMEM_KEY_KV_CACHE_DTYPE: vLLM's kv_cache_dtype names, in llmmem_kv_cache_dtype order. */
 static const char *const kv_cache_dtype_names[] = {"auto",     "fp32",     "fp16",     "bf16",
                                                    "fp8",      "fp8_e4m3", "fp8_e5m2", "int8_per_token_head",
-                                                   "fp8_per_token_head", "nvfp4", "fp8_ds_mla", NULL};
+                                                   "fp8_per_token_head", "nvfp4", "fp8_ds_mla",
+                                                   "int4_per_token_head", "fp8_inc", "nvfp4_4over6", NULL};
 
 /* Helpers to keep the table readable. */
 #define INT_KEY(k, obj, nm, lo, hi, d, doc_) \
@@ -341,6 +345,9 @@ static const llmmem__key_info key_table[] = {
              "device memory is the host's RAM (Apple Silicon): CPU and GPU buffers come out of the same memory"),
     CHOICE_KEY(LLMMEM_KEY_BACKEND, H, "backend", backend_names, 0, LLMMEM_BACKEND_CPU, LLMMEM_BACKEND_CUDA,
                "runtime driving the device: cuda, rocm, metal, vulkan, cpu"),
+    INT_KEY(LLMMEM_KEY_DRIVER_TOTAL_BYTES, H, "driver_total_bytes", 0, 1LL << 50, 0,
+            "the device's memory as its driver reports the total (nvidia-smi memory.total: 81559 MiB on an H100 "
+            "80GB), which SGLang's default mem_fraction_static reads (0: memory_bytes)"),
 
     /* strategy */
     CHOICE_KEY(LLMMEM_KEY_MODE, S, "mode", mode_names, 0, LLMMEM_MODE_QLORA, LLMMEM_MODE_INFERENCE,
@@ -479,21 +486,30 @@ static const llmmem__key_info key_table[] = {
                "fp32 model): linears and matmuls compute in bf16 or fp16 and save 16-bit copies of their inputs "
                "and of the weights (off: ops compute in the weights' format)"),
     /* serving: vLLM's engine arguments (vllm/engine/arg_utils.py EngineArgs) and measured terms */
-    CHOICE_KEY(LLMMEM_KEY_KV_CACHE_DTYPE, S, "kv_cache_dtype", kv_cache_dtype_names, 0, LLMMEM_KV_CACHE_FP8_DS_MLA,
+    CHOICE_KEY(LLMMEM_KEY_KV_CACHE_DTYPE, S, "kv_cache_dtype", kv_cache_dtype_names, 0, LLMMEM_KV_CACHE_NVFP4_4OVER6,
                LLMMEM_KV_CACHE_AUTO,
                "KV cache storage (vLLM kv_cache_dtype): auto (the model's dtype), fp32, fp16, bf16, fp8 (e4m3), "
-               "fp8_e4m3, fp8_e5m2, int8_per_token_head, fp8_per_token_head, nvfp4, fp8_ds_mla (MLA)"),
-    INT_KEY(LLMMEM_KEY_BLOCK_SIZE, S, "block_size", 1, 1LL << 20, 16, "tokens per KV cache block (vLLM default: 16)"),
-    REAL_KEY(LLMMEM_KEY_GPU_MEMORY_UTILIZATION, S, "gpu_memory_utilization", 0.0, 1.0, 0.9,
-             "share of each device the server may use: weights, activations and KV cache (vLLM default: 0.9)"),
+               "fp8_e4m3, fp8_e5m2, int8_per_token_head, fp8_per_token_head, nvfp4, fp8_ds_mla (MLA), "
+               "int4_per_token_head, fp8_inc, nvfp4_4over6; SGLang and TensorRT-LLM take auto, the 16-bit ones and "
+               "fp8_e4m3 (fp8)"),
+    INT_KEY(LLMMEM_KEY_BLOCK_SIZE, S, "block_size", 0, 1LL << 20, 0,
+            "tokens per KV cache block: vLLM --block-size, SGLang --page-size, TensorRT-LLM tokens_per_block (0: "
+            "the engine's default: 16, 1, 32)"),
+    REAL_KEY(LLMMEM_KEY_GPU_MEMORY_UTILIZATION, S, "gpu_memory_utilization", 0.0, 1.0, 0.0,
+             "share of each device vLLM may use: weights, activations and KV cache (0: the release's default, 0.92; "
+             "0.9 for engine_version vllm-0.20)"),
     INT_KEY(LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, S, "max_num_batched_tokens", 0, 1LL << 30, 0,
-            "tokens per scheduler step, the size of vLLM's profile run (0: vllm serve's default, 8192 on "
-            "devices of 70 GiB or more other than A100s, else 2048)"),
+            "tokens per scheduler step, the size of the engine's profile run: vLLM --max-num-batched-tokens, SGLang "
+            "--chunked-prefill-size, TensorRT-LLM max_num_tokens (0: the engine's default: vllm serve's 8192 on "
+            "devices of 70 GiB or more other than A100s, else 2048; SGLang's by GPU memory; TensorRT-LLM's 8192)"),
     INT_KEY(LLMMEM_KEY_MAX_NUM_SEQS, S, "max_num_seqs", 0, 1LL << 24, 0,
-            "sequences per scheduler step, the logits rows of the profile run (0: vllm serve's default, 1024 "
-            "on devices of 70 GiB or more other than A100s, else 256)"),
-    INT_KEY(LLMMEM_KEY_MAX_MODEL_LEN, S, "max_model_len", 0, 1LL << 30, 0,
-            "longest request in tokens, prompt and output (0: the model's max_position_embeddings)"),
+            "sequences at once: vLLM --max-num-seqs (the logits rows of its profile run), SGLang "
+            "--max-running-requests, TensorRT-LLM max_batch_size (0: the engine's default: vllm serve's 1024 on "
+            "devices of 70 GiB or more other than A100s, else 256; SGLang's from its pool; TensorRT-LLM's 2048)"),
+    INT_KEY(LLMMEM_KEY_MAX_MODEL_LEN, S, "max_model_len", -1, 1LL << 30, 0,
+            "longest request in tokens, prompt and output: vLLM --max-model-len, SGLang --context-length, "
+            "TensorRT-LLM max_seq_len (0: the model's max_position_embeddings; -1: vLLM's auto, the longest the KV "
+            "cache holds)"),
     INT_KEY(LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, S, "kv_cache_memory_bytes", 0, 1LL << 50, 0,
             "KV cache bytes per rank, used instead of the budget (vLLM --kv-cache-memory; 0: the budget)"),
     INT_KEY(LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, S, "profile_weights_bytes", -1, 1LL << 50, -1,
@@ -502,9 +518,11 @@ static const llmmem__key_info key_table[] = {
             "measured activation peak of vLLM's profile run (log: \"peak activation\"; -1: modelled)"),
     INT_KEY(LLMMEM_KEY_PROFILE_NON_TORCH_BYTES, S, "profile_non_torch_bytes", -1, 1LL << 50, -1,
             "measured non-torch memory (log: \"non-torch memory\"; -1: the hardware's runtime_overhead_bytes)"),
-    INT_KEY(LLMMEM_KEY_CUDA_GRAPH_BYTES, S, "cuda_graph_bytes", 0, 1LL << 50, 0,
-            "CUDA-graph memory taken from the KV budget (vLLM applies it with "
-            "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; 0: none)"),
+    INT_KEY(LLMMEM_KEY_CUDA_GRAPH_BYTES, S, "cuda_graph_bytes", -1, 1LL << 50, -1,
+            "CUDA-graph memory taken from vLLM's KV budget (log: \"Estimated CUDA graph memory\"; -1: the "
+            "release's: a floor estimate from 0.21, none before; 0: none, as "
+            "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0); TensorRT-LLM's PyTorch path measures graphs as non-torch "
+            "memory and takes it too"),
     BOOL_KEY(LLMMEM_KEY_ENABLE_PREFIX_CACHING, S, "enable_prefix_caching", 1,
              "full KV blocks of a shared prefix are stored once (vLLM v1 default: on)"),
     INT_KEY(LLMMEM_KEY_SHARED_PREFIX_TOKENS, S, "shared_prefix_tokens", 0, 1LL << 30, 0,
@@ -548,9 +566,9 @@ static const llmmem__key_info key_table[] = {
     CHOICE_KEY(LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE, S, "mamba_ssm_cache_dtype", mamba_dtype_names, 0, 3, 0,
                "vLLM --mamba-ssm-cache-dtype: their SSM or recurrent state (auto: mamba_cache_dtype's)"),
     /* local inference: llama.cpp's options (common/common.h common_params defaults, common/arg.cpp names) */
-    CHOICE_KEY(LLMMEM_KEY_ENGINE, S, "engine", engine_names, 0, LLMMEM_ENGINE_OLLAMA, LLMMEM_ENGINE_AUTO,
+    CHOICE_KEY(LLMMEM_KEY_ENGINE, S, "engine", engine_names, 0, LLMMEM_ENGINE_TRTLLM, LLMMEM_ENGINE_AUTO,
                "whose rules serving and local inference follow: auto (vLLM for serve, llama.cpp for local), vllm, "
-               "llama.cpp, ollama"),
+               "llama.cpp, ollama, sglang, trtllm"),
     INT_KEY(LLMMEM_KEY_N_CTX, S, "n_ctx", 0, 1LL << 32, 0,
             "llama.cpp -c: KV cells over all sequences, padded to 256 (0, its default: the model's training "
             "context)"),
@@ -576,8 +594,10 @@ static const llmmem__key_info key_table[] = {
              "n_parallel cells per sequence)"),
     INT_KEY(LLMMEM_KEY_N_CPU_MOE, S, "n_cpu_moe", 0, 1LL << 31, 0,
             "llama.cpp --n-cpu-moe: the expert tensors of the first n layers stay in host memory"),
-    CHOICE_KEY(LLMMEM_KEY_SPLIT_MODE, S, "split_mode", split_mode_names, 0, LLMMEM_SPLIT_MODE_ROW, LLMMEM_SPLIT_MODE_LAYER,
-               "llama.cpp -sm: none (one GPU, main_gpu), layer (whole layers per GPU), row (not modelled)"),
+    CHOICE_KEY(LLMMEM_KEY_SPLIT_MODE, S, "split_mode", split_mode_names, 0, LLMMEM_SPLIT_MODE_TENSOR,
+               LLMMEM_SPLIT_MODE_LAYER,
+               "llama.cpp -sm: none (one GPU, main_gpu), layer (whole layers per GPU), row (deprecated by llama.cpp: "
+               "refused), tensor (weights and KV cache split across the GPUs; needs flash attention)"),
     INT_KEY(LLMMEM_KEY_MAIN_GPU, S, "main_gpu", 0, 1023, 0, "llama.cpp -mg: the GPU split_mode none uses"),
     BOOL_KEY(LLMMEM_KEY_OFFLOAD_KQV, S, "offload_kqv", 1,
              "a GPU layer's KV cache is on its GPU (llama.cpp -nkvo: every KV buffer in host memory)"),
@@ -608,6 +628,45 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_SCHED_SPREAD, S, "sched_spread", 0,
              "ollama OLLAMA_SCHED_SPREAD: llama-server gets every GPU (off: one GPU alone when ollama predicts "
              "the model within 80% of its free memory)"),
+    /* serving engines beside vLLM: SGLang server_args.py ServerArgs, TensorRT-LLM llmapi KvCacheConfig */
+    CHOICE_KEY(LLMMEM_KEY_ENGINE_VERSION, S, "engine_version", engine_version_names, 0,
+               LLMMEM_ENGINE_VERSION_SGLANG_0_4, LLMMEM_ENGINE_VERSION_LATEST,
+               "the engine release whose start-up rules apply: latest (each engine's newest modelled), vllm-0.20 "
+               "(utilization 0.9, CUDA graphs outside the budget), vllm-0.21 (0.92, graph estimate subtracted, "
+               "\"GPU KV cache size\" as blocks x block_size), sglang-0.4 (max_running_requests logged with its "
+               "padding slot); a release of another engine than the one estimated is refused"),
+    REAL_KEY(LLMMEM_KEY_MEM_FRACTION_STATIC, S, "mem_fraction_static", 0.0, 1.0, 0.0,
+             "SGLang --mem-fraction-static: share of the memory free before the weights load kept for weights "
+             "and KV pool (0: SGLang's default from the GPU's memory, chunked prefill, CUDA-graph batch and "
+             "parallel sizes)"),
+    INT_KEY(LLMMEM_KEY_MAX_TOTAL_TOKENS, S, "max_total_tokens", 0, 1LL << 40, 0,
+            "cap on the KV pool's tokens: SGLang --max-total-tokens, TensorRT-LLM KvCacheConfig.max_tokens (0: "
+            "none)"),
+    INT_KEY(LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, S, "pre_model_load_bytes", -1, 1LL << 50, -1,
+            "measured free memory before the weights load (SGLang log: \"Load weight begin. avail mem\"; -1: "
+            "memory_bytes less runtime_overhead_bytes)"),
+    REAL_KEY(LLMMEM_KEY_SWA_FULL_TOKENS_RATIO, S, "swa_full_tokens_ratio", 0.0, 1.0, 0.8,
+             "SGLang --swa-full-tokens-ratio: cells of a sliding-window layer per cell of a full one (0.8)"),
+    REAL_KEY(LLMMEM_KEY_MAMBA_FULL_MEMORY_RATIO, S, "mamba_full_memory_ratio", 0.0, 16.0, 0.9,
+             "SGLang --mamba-full-memory-ratio: bytes of the Mamba state pool per byte of the KV pool (0.9)"),
+    INT_KEY(LLMMEM_KEY_MAX_MAMBA_CACHE_SIZE, S, "max_mamba_cache_size", 0, 1LL << 30, 0,
+            "SGLang --max-mamba-cache-size: sequences the Mamba state pool holds (0: from "
+            "mamba_full_memory_ratio)"),
+    INT_KEY(LLMMEM_KEY_CUDA_GRAPH_MAX_BS, S, "cuda_graph_max_bs", 0, 1LL << 20, 0,
+            "SGLang --cuda-graph-max-bs (0: SGLang's default by GPU memory and tensor_parallel)"),
+    REAL_KEY(LLMMEM_KEY_FREE_GPU_MEMORY_FRACTION, S, "free_gpu_memory_fraction", 0.0, 1.0, 0.9,
+             "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction: share of the free memory its KV cache takes "
+             "(0.9; applied as a C++ float)"),
+    CHOICE_KEY(LLMMEM_KEY_TRTLLM_BACKEND, S, "trtllm_backend", trtllm_backend_names, 0, LLMMEM_TRTLLM_ENGINE,
+               LLMMEM_TRTLLM_PYTORCH,
+               "TensorRT-LLM's executor: pytorch (trtllm-serve and the LLM API since 1.0: the fraction of what its "
+               "profile of max_num_batched_tokens tokens leaves) or engine (a trtllm-build engine: the fraction "
+               "of what is free once it is loaded)"),
+    INT_KEY(LLMMEM_KEY_KV_FREE_BYTES, S, "kv_free_bytes", -1, 1LL << 50, -1,
+            "measured free memory when TensorRT-LLM sizes its KV cache (log: \"Memory usage when calculating max "
+            "tokens in paged kv cache: ... available\"; -1: modelled)"),
+    BOOL_KEY(LLMMEM_KEY_ENFORCE_EAGER, S, "enforce_eager", 0,
+             "vLLM --enforce-eager: no CUDA graphs are captured, none estimated"),
     INT_KEY(LLMMEM_KEY_TENSOR_PARALLEL, S, "tensor_parallel", 1, PARALLEL_MAX_KEY, 1, "tensor-parallel size"),
     INT_KEY(LLMMEM_KEY_PIPELINE_PARALLEL, S, "pipeline_parallel", 1, LLMMEM_MAX_STAGES, 1,
             "pipeline stages (a report holds at most 256)"),

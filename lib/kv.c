@@ -113,9 +113,11 @@ static llmmem_format kv_format(llmmem_kv_cache_dtype d)
     case LLMMEM_KV_CACHE_FP16: return LLMMEM_FORMAT_FP16;
     case LLMMEM_KV_CACHE_BF16: return LLMMEM_FORMAT_BF16;
     case LLMMEM_KV_CACHE_NVFP4: return LLMMEM_FORMAT_NVFP4;
+    case LLMMEM_KV_CACHE_NVFP4_4OVER6: return LLMMEM_FORMAT_NVFP4;
     case LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD: return LLMMEM_FORMAT_INT8;
+    case LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD: return LLMMEM_FORMAT_INT4;
     case LLMMEM_KV_CACHE_FP8_E5M2: return LLMMEM_FORMAT_FP8_E5M2;
-    default: return LLMMEM_FORMAT_FP8_E4M3; /* fp8, fp8_e4m3, fp8_per_token_head, fp8_ds_mla's latent */
+    default: return LLMMEM_FORMAT_FP8_E4M3; /* fp8, fp8_e4m3, fp8_inc, fp8_per_token_head, fp8_ds_mla's latent */
     }
 }
 
@@ -130,6 +132,13 @@ const char *llmmem__kv_dtype_name(llmmem_kv_cache_dtype d)
     return name ? name : "?";
 }
 
+/* vLLM's KVQuantMode per-token-head modes (int8, fp8, int4): an fp32 scale per token and head for K and V. */
+static int per_token_head(llmmem_kv_cache_dtype d)
+{
+    return d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD ||
+           d == LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD;
+}
+
 /* Bytes one token adds to one layer's cache on one rank, its vectors stored in d (formats.c). */
 static llmmem_status token_vectors_bytes(uint64_t *out, const llmmem__kv_token *k, llmmem_kv_cache_dtype d,
                                          uint64_t tp)
@@ -137,10 +146,18 @@ static llmmem_status token_vectors_bytes(uint64_t *out, const llmmem__kv_token *
     uint64_t vectors;
     if (!llmmem__mul(&vectors, llmmem__kv_rank_heads(k->heads, tp), k->vectors))
         return overflow("KV bytes per token");
-    if (d == LLMMEM_KV_CACHE_NVFP4) {
+    if (d == LLMMEM_KV_CACHE_NVFP4 || d == LLMMEM_KV_CACHE_NVFP4_4OVER6) {
         /* vLLM sizes the page by torch_utils.py nvfp4_kv_cache_full_dim, head_size // 2 bytes of E2M1
-         * + head_size // 16 fp8 scales (floors), not by whole blocks: its allocation is the rule */
+         * + head_size // 16 fp8 scales (floors), not by whole blocks: its allocation is the rule
+         * (kv_cache_interface.py AttentionSpec.real_page_size_bytes: kv_quant_mode.is_nvfp4, both layouts) */
         if (!llmmem__mul(out, vectors, k->width / 2 + k->width / 16))
+            return overflow("KV bytes per token");
+        return LLMMEM_OK;
+    }
+    if (d == LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD) {
+        /* kv_cache_interface.py AttentionSpec.real_page_size_bytes: INT4_PER_TOKEN_HEAD packs two a byte,
+         * head_size // 2 bytes (its scales are added by llmmem__kv_token_layer_bytes) */
+        if (!llmmem__mul(out, vectors, k->width / 2))
             return overflow("KV bytes per token");
         return LLMMEM_OK;
     }
@@ -154,8 +171,7 @@ static llmmem_status token_vectors_bytes(uint64_t *out, const llmmem__kv_token *
 static llmmem_status mla_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
                                            uint64_t tp, int contiguous)
 {
-    if (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD ||
-        d == LLMMEM_KV_CACHE_NVFP4)
+    if (per_token_head(d) || d == LLMMEM_KV_CACHE_NVFP4 || d == LLMMEM_KV_CACHE_NVFP4_4OVER6)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "kv_cache_dtype (%s) is not modelled for an MLA model (kv_lora_rank %llu); "
                             "use auto, fp32, fp16, bf16, fp8 or fp8_ds_mla",
@@ -201,8 +217,10 @@ llmmem_status llmmem__kv_token_layer_bytes(uint64_t *out, const llmmem__geometry
      * per token, i.e. 2 * block * kv_heads * head_size * dtype per page (Kwon et al. 2023 §4.1); nvfp4
      * (FullAttentionSpec with torch_utils.py nvfp4_kv_cache_full_dim): E2M1 and an fp8 scale per 16 */
     llmmem_status st = token_vectors_bytes(out, &a->kv_token, d, tp);
-    if (st == LLMMEM_OK && (d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD)) {
-        /* AttentionSpec.page_size_bytes: per-token-head modes add 2 * block * kv_heads * 4 B of fp32 scales */
+    if (st == LLMMEM_OK && per_token_head(d)) {
+        /* AttentionSpec.page_size_bytes: per-token-head modes add 2 * block * kv_heads * 4 B of fp32 scales
+         * (v1/attention/backends/triton_attn.py TritonAttentionBackend.customize_spec: one fp32 scale per
+         * head for K and one for V, int4 included) */
         if (!llmmem__muladd(out, llmmem__kv_heads_per_rank(a, tp), 2 * 4))
             return overflow("KV bytes per token");
     }

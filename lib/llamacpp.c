@@ -197,9 +197,10 @@ static llmmem_status place(placement *p, const llmmem__geometry *a, const llmmem
     if (devices > LLMMEM__LOCAL_GPUS)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "llama.cpp uses at most %d GPUs (LLAMA_MAX_DEVICES); the hardware "
                             "has devices_per_node %llu", LLMMEM__LOCAL_GPUS, (unsigned long long)devices);
-    if (ls->split_mode == LLMMEM_SPLIT_MODE_ROW)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "split_mode row (matrices split by rows over the GPUs) is not "
-                            "modelled; use layer or none");
+    if (ls->split_mode == LLMMEM_SPLIT_MODE_ROW) /* docs/multi-gpu.md: "row | Deprecated ... Superseded by tensor" */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "split_mode row is deprecated by llama.cpp, superseded by tensor "
+                            "(current CUDA and HIP builds fail to load it: \"does not support split buffers\"); use "
+                            "tensor, layer or none");
     if (ls->n_split > devices)
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "tensor_split has %zu values for %llu GPUs (devices_per_node)",
                             ls->n_split, (unsigned long long)devices);
@@ -475,6 +476,8 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "cache_type_v %s needs flash attention: llama.cpp refuses "
                             "a quantized V cache with flash_attn off",
                             llmmem_choice_name(LLMMEM_KEY_CACHE_TYPE_V, ls->type_v));
+    if (ls->split_mode == LLMMEM_SPLIT_MODE_TENSOR) /* one meta device split across the GPUs (llamacpp_tensor.c) */
+        return llmmem__llama_tensor_buffers(out, m, ck, hw, s, ls);
     context c;
     rows r;
     placement p;

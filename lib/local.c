@@ -62,6 +62,9 @@ llmmem_status llmmem__llama_settings_of(llmmem__llama_settings *out, const llmme
     /* common/fit.cpp common_params_fit_impl: the context only when the user left -c 0, the layers
      * only when -ngl, -ts and -ot (n_cpu_moe's overrides) were left alone */
     int fit = sv(s, LLMMEM_KEY_FIT) != 0;
+    /* src/llama.cpp: "llama_params_fit is not implemented for SPLIT_MODE_TENSOR, abort": loaded unfitted */
+    if (out->split_mode == LLMMEM_SPLIT_MODE_TENSOR)
+        fit = 0;
     out->fit_ctx = fit && out->n_ctx == 0;
     out->fit = fit && out->n_gpu_layers < 0 && out->n_split == 0 && out->n_cpu_moe == 0;
     return LLMMEM_OK;

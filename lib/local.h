@@ -63,6 +63,12 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model
                                     const llmmem_hardware *hw, const llmmem_strategy *s,
                                     const llmmem__llama_settings *ls);
 
+/* The same under split_mode tensor (llamacpp_tensor.c): the layout of one meta device, then each tensor
+ * split across the GPUs or mirrored on each. */
+llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, const llmmem_model *m,
+                                           const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
+                                           const llmmem_strategy *s, const llmmem__llama_settings *ls);
+
 /* GPUs the hardware gives llama.cpp: devices_per_node of its one node, none with backend cpu. */
 static inline uint64_t llmmem__local_gpus(const llmmem_hardware *hw)
 {

@@ -15,35 +15,17 @@
 #include "job.h"
 #include "kv.h"
 #include "rank.h"
+#include "serving.h"
 #include "text.h"
 #include "weights.h"
 /* The settings arrays hold a slot per key number modulo 1000 (internal.h). */
 _Static_assert(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");
+_Static_assert(LLMMEM_KEY_KV_FREE_BYTES % 1000 < LLMMEM_SLOTS, "engine keys need a settings slot");
 
-#define MAX_STAGES 256 /* pipeline stages a serving result holds */
-#define SERVING_VALUES (LLMMEM_SERVING_CONCURRENCY_X100 + 1)
+#define MAX_STAGES LLMMEM_SERVING_MAX_STAGES
+#define SERVING_VALUES LLMMEM_SERVING_VALUES
 
-struct llmmem_serving {
-    int valid;
-    char model_name[LLMMEM_NAME_MAX];
-    char hardware_name[LLMMEM_NAME_MAX];
-    uint64_t v[SERVING_VALUES];
-    llmmem_kv_cache_dtype dtype; /* resolved (never auto) */
-    llmmem_format served;        /* the format vLLM serves the model in (the dtype key resolved) */
-    uint64_t tp, pp;
-    /* what the questions need, captured by llmmem_serving_estimate */
-    llmmem__kv_pool pool;         /* the paged pool a request draws from (kv.c answers from it) */
-    uint64_t max_model_len;
-    uint64_t page;                /* one layer, one block, one rank */
-    uint64_t contig_token_layer;  /* Hugging Face layout: bytes of one token in one layer on one rank */
-    uint64_t binding;             /* the stage whose block count is the smallest */
-    uint64_t stage_budget[MAX_STAGES];
-    uint64_t stage_full[MAX_STAGES], stage_sliding[MAX_STAGES]; /* as the paged groups hold them */
-    uint64_t stage_group[MAX_STAGES];  /* layers per group */
-    uint64_t stage_hf_sliding[MAX_STAGES]; /* sliding layers a contiguous cache caps at the window */
-};
-
-static const char *const value_names[SERVING_VALUES] = {
+static const char *const value_names[] = {
     "memory_bytes",      "requested_bytes",  "weights",           "activation_peak",
     "non_torch",         "cuda_graph",       "kv_cache_bytes",    "shortfall",
     "bytes_per_token",   "page_bytes",       "block_bytes",       "num_blocks",
@@ -54,7 +36,13 @@ static const char *const value_names[SERVING_VALUES] = {
     "mm_max_tokens_per_item", "encoder_compute_budget", "encoder_cache_size", "mm_items_per_batch",
     "encoder_cache_bytes", "encoder_profile_bytes",
     "state_page_bytes",  "state_bytes_per_sequence", "state_groups", "concurrency_x100",
+    "engine",            "engine_version",   "memory_fraction_x10000", "free_bytes",
+    "cuda_graph_sizes",  "cuda_graph_largest", "full_cuda_graphs", "full_cuda_graph_largest",
+    "equivalent_fraction_x10000", "cuda_graph_max_bs", "reserved_bytes", "mamba_cache_size",
+    "swa_tokens",        "max_tokens",       "estimation_tokens", "pool_bytes",
+    "state_pool_bytes",
 };
+_Static_assert(sizeof value_names / sizeof value_names[0] == SERVING_VALUES, "a name for every serving value");
 
 /* ---- model shapes --------------------------------------------------------- */
 
@@ -248,11 +236,85 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmme
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__serving_activation_peak(uint64_t *out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                              const llmmem__geometry *a, uint64_t tp, uint64_t first, uint64_t end,
+                                              uint64_t tokens, uint64_t seqs)
+{
+    return activation_peak(out, m, dtype, a, tp, first, end, seqs > 0, tokens, seqs);
+}
+
 /* The resolved value of a "0: derived" serving setting. */
 static uint64_t setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived)
 {
     int64_t v = sv(s, key);
     return v > 0 ? (uint64_t)v : derived;
+}
+
+uint64_t llmmem__serving_setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived)
+{
+    return setting(s, key, derived);
+}
+
+llmmem_engine llmmem__version_engine(int64_t version)
+{
+    switch (version) {
+    case LLMMEM_ENGINE_VERSION_VLLM_0_20:
+    case LLMMEM_ENGINE_VERSION_VLLM_0_21: return LLMMEM_ENGINE_VLLM;
+    case LLMMEM_ENGINE_VERSION_SGLANG_0_4: return LLMMEM_ENGINE_SGLANG;
+    default: return LLMMEM_ENGINE_AUTO; /* latest: every engine's */
+    }
+}
+
+llmmem_status llmmem__serving_version(int64_t *out, const llmmem_strategy *s, llmmem_engine engine)
+{
+    int64_t v = sv(s, LLMMEM_KEY_ENGINE_VERSION);
+    llmmem_engine owner = llmmem__version_engine(v);
+    *out = v;
+    if (owner != LLMMEM_ENGINE_AUTO && owner != engine)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "engine_version (%s) is a release of %s, not of %s",
+                            llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, v),
+                            llmmem_choice_name(LLMMEM_KEY_ENGINE, owner), llmmem_choice_name(LLMMEM_KEY_ENGINE, engine));
+    return LLMMEM_OK;
+}
+
+uint64_t llmmem__serving_decimals(double x, int decimals)
+{
+    char text[48];
+    uint64_t n = 0;
+    /* printf rounds the exact binary value, as Python's round and format do; the digits alone are
+     * read, so the locale's decimal separator does not matter */
+    snprintf(text, sizeof text, "%.*f", decimals, x > 0.0 && x < 1e15 ? x : 0.0);
+    for (const char *c = text; *c; c++)
+        if (*c >= '0' && *c <= '9')
+            n = n * 10 + (uint64_t)(*c - '0');
+    return n;
+}
+
+uint64_t llmmem__serving_x10000(double fraction)
+{
+    return llmmem__serving_decimals(fraction, 4);
+}
+
+void llmmem__serving_finish(llmmem_serving *r, const llmmem_model *m, const llmmem_hardware *hw)
+{
+    llmmem__copy_name(r->model_name, m->name);
+    llmmem__copy_name(r->hardware_name, hw->name);
+    r->valid = 1;
+}
+
+llmmem_status llmmem__serving_check_request(const llmmem_serving *r, uint64_t request, const char *engine)
+{
+    if (request > r->max_model_len)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "request_tokens (%llu) exceeds max_model_len (%llu): %s refuses such a request",
+                            (unsigned long long)request, (unsigned long long)r->max_model_len, engine);
+    if (r->pool.prefix > request || r->pool.prompt > request)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "%s (%llu) exceeds the request's tokens (%llu: request_tokens, else max_model_len)",
+                            r->pool.prefix > request ? "shared_prefix_tokens" : "prompt_tokens",
+                            (unsigned long long)(r->pool.prefix > request ? r->pool.prefix : r->pool.prompt),
+                            (unsigned long long)request);
+    return LLMMEM_OK;
 }
 
 /* ---- the multimodal encoder ------------------------------------------------------ */
@@ -483,37 +545,136 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
     return LLMMEM_OK;
 }
 
-/* 100 x blocks / need as vLLM logs the ratio ("%.2fx", kv_cache_utils.py _report_kv_cache_config): the
- * digits printf gives, so that the value is the log's to the last digit. */
-static uint64_t concurrency_x100(uint64_t blocks, uint64_t need)
+/* What changed between the vLLM releases modelled, one row each (engine_version). */
+typedef struct vllm_release {
+    llmmem_engine_version version;
+    double utilization;   /* vllm/config/cache.py CacheConfig.gpu_memory_utilization default */
+    int estimate_graphs;  /* v1/worker/gpu_worker.py determine_available_memory subtracts the CUDA-graph estimate
+                           * (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on, "default since v0.21.0") */
+    int capacity_line;    /* v1/core/kv_cache_utils.py get_kv_cache_capacity: "GPU KV cache size" is
+                           * int(max_concurrency x max_model_len), logged on one line with the concurrency */
+} vllm_release;
+
+static const vllm_release vllm_releases[] = {
+    {LLMMEM_ENGINE_VERSION_LATEST, 0.92, 1, 1},
+    {LLMMEM_ENGINE_VERSION_VLLM_0_20, 0.9, 0, 0}, /* docs v0.10.2: gpu_memory_utilization = 0.9 */
+    {LLMMEM_ENGINE_VERSION_VLLM_0_21, 0.92, 1, 0},
+};
+
+static const vllm_release *vllm_release_of(int64_t version)
 {
-    char text[48];
-    uint64_t x100 = 0;
-    snprintf(text, sizeof text, "%.2f", (double)blocks / (double)need);
-    for (const char *p = text; *p; p++)
-        if (*p >= '0' && *p <= '9')
-            x100 = x100 * 10 + (uint64_t)(*p - '0');
-    return x100;
+    for (size_t i = 0; i < sizeof vllm_releases / sizeof vllm_releases[0]; i++)
+        if (vllm_releases[i].version == version)
+            return &vllm_releases[i];
+    return &vllm_releases[0];
 }
 
-llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                      const llmmem_strategy *s)
+/* The CUDA-graph batch sizes vLLM captures (vllm/config/vllm.py VllmConfig._set_cudagraph_sizes):
+ * [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16), every size at most max_cudagraph_capture_size
+ * = min(max_num_seqs x decode_query_len x 2, 512, max_num_batched_tokens); the FULL graphs of
+ * cudagraph_mode FULL_AND_PIECEWISE (the default) are those of uniform decode batches, sizes from
+ * decode_query_len to max_num_seqs x decode_query_len (cudagraph_dispatcher.py). Under speculative
+ * decoding vLLM also rounds the sizes up to multiples of decode_query_len, not modelled. */
+typedef struct graph_sizes {
+    uint64_t count, largest, full, full_largest;
+} graph_sizes;
+
+static graph_sizes capture_sizes(uint64_t seqs, uint64_t batched, uint64_t query_len)
 {
-    LLMMEM_REQUIRE(out);
-    out->valid = 0;
-    LLMMEM_REQUIRE(model);
-    LLMMEM_REQUIRE(hw);
-    LLMMEM_REQUIRE(s);
-    const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape_with_state(&a, model);
-    if (!st)
-        st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
+    graph_sizes g = {0, 0, 0, 0};
+    uint64_t cap = seqs * query_len * 2, decode = seqs * query_len; /* below 2^31 by the key bounds */
+    if (cap > 512)
+        cap = 512;
+    if (cap > batched)
+        cap = batched;
+    for (uint64_t size = 1; size <= cap; size = size < 4 ? size * 2 : size < 8 ? 8 : size + (size < 256 ? 8 : 16)) {
+        g.count++;
+        g.largest = size;
+        if (size >= query_len && size <= decode) {
+            g.full++;
+            g.full_largest = size;
+        }
+    }
+    return g;
+}
+
+/* What vLLM's estimate of CUDA-graph memory is at the least (v1/worker/gpu_model_runner.py
+ * GPUModelRunner.profile_cudagraph_memory: estimate = the first graph's + max(second's, 1 MiB) x
+ * (graphs - 1) per mode, the first the larger of the modes'): vLLM measures the graphs against a
+ * throwaway KV cache; the first graph holds at least the forward's working set at the largest batch,
+ * each later one at least vLLM's 1 MiB floor. A floor, not the measurement: set cuda_graph_bytes to
+ * the log's "Estimated CUDA graph memory" for the exact budget. */
+static llmmem_status graph_estimate(uint64_t *out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                    const llmmem__geometry *a, uint64_t tp, uint64_t first, uint64_t end,
+                                    const graph_sizes *g)
+{
+    uint64_t first_graph;
+    llmmem_status st = activation_peak(&first_graph, m, dtype, a, tp, first, end, 0, g->largest, 0);
     if (st)
         return st;
-    const int state = llmmem__state_layers(a) != 0;
-    if (llmmem__state_kinds(a) > 1)
+    uint64_t later = (g->count - 1) + (g->full ? g->full - 1 : 0);
+    if (!llmmem__add(out, first_graph, later << 20))
+        return overflow("CUDA-graph estimate");
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
+                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache)
+{
+    llmmem_status st = llmmem__kv_shape_with_state(&out->a, m);
+    if (!st)
+        st = llmmem__kv_refuse_cross(out->a, cache);
+    if (st)
+        return st;
+    if (llmmem__state_kinds(out->a) > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
                             "DeltaNet, Mamba-1) is not modelled");
+    int64_t mode = sv(s, LLMMEM_KEY_MODE);
+    if (mode != LLMMEM_MODE_INFERENCE)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
+                            llmmem_choice_name(LLMMEM_KEY_MODE, mode));
+    out->memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    if (out->memory == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+    /* the views read the strategy the engine runs: the model in the format it serves it in */
+    out->format = LLMMEM_FORMAT_AUTO;
+    if ((st = llmmem__serving_strategy(&out->s, &out->format, m, s)) != LLMMEM_OK)
+        return st;
+    out->activations = out->format == LLMMEM_FORMAT_FP32   ? LLMMEM_KV_CACHE_FP32
+                       : out->format == LLMMEM_FORMAT_FP16 ? LLMMEM_KV_CACHE_FP16
+                       : out->format == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16
+                                                           : llmmem__model_dtype(m);
+    /* the per-stage arrays (most of the struct) are written for every stage below pp before any
+     * read: cleared as far as they begin */
+    memset(r, 0, offsetof(llmmem_serving, stage_budget));
+    if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP &&
+        llmmem__model_value(m, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS) == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "speculative_method mtp drafts with the checkpoint's multi-token-prediction modules, but "
+                            "the model's num_nextn_predict_layers is 0");
+    r->served = out->format;
+    r->tp = out->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
+    r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
+    return check_parallel(out->a, r->tp, r->pp);
+}
+
+llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp)
+{
+    return stage_weights(out, m, s, tp, 1, 0, m->geo.layers, 1, 1);
+}
+
+static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                const llmmem_strategy *s)
+{
+    llmmem__served p;
+    llmmem_serving *r = out;
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s, "vLLM's paged cache");
+    if (st)
+        return st;
+    const llmmem__geometry *a = p.a;
+    const uint64_t memory = p.memory;
+    const llmmem_kv_cache_dtype activations = p.activations;
+    const int state = llmmem__state_layers(a) != 0;
     if (state && (a->window || a->kv_lora_rank))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
@@ -523,42 +684,15 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",
                             a->linear_layers ? "Gated DeltaNet" : "Mamba-1");
-    int64_t mode = sv(s, LLMMEM_KEY_MODE);
-    if (mode != LLMMEM_MODE_INFERENCE)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
-                            llmmem_choice_name(LLMMEM_KEY_MODE, mode));
-    uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    if (memory == 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+    int64_t version;
+    if ((st = llmmem__serving_version(&version, s, LLMMEM_ENGINE_VLLM)) != LLMMEM_OK)
+        return st;
+    const vllm_release *rel = vllm_release_of(version);
     double util = llmmem__get_real(&s->s, LLMMEM_KEY_GPU_MEMORY_UTILIZATION);
-    if (!(util > 0.0))
-        return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "gpu_memory_utilization (%g) must be above 0", util);
+    if (util == 0.0) /* the key's bounds keep it in [0, 1] */
+        util = rel->utilization;
+    s = &p.s;
 
-    /* the views below read the strategy vLLM runs: the model in the format it serves it in */
-    llmmem_strategy served_strategy;
-    llmmem_format served = LLMMEM_FORMAT_AUTO;
-    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, s)) != LLMMEM_OK)
-        return st;
-    s = &served_strategy;
-    llmmem_kv_cache_dtype activations = served == LLMMEM_FORMAT_FP32   ? LLMMEM_KV_CACHE_FP32
-                                        : served == LLMMEM_FORMAT_FP16 ? LLMMEM_KV_CACHE_FP16
-                                        : served == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16
-                                                                       : llmmem__model_dtype(model);
-
-    llmmem_serving *r = out;
-    /* the per-stage arrays (most of the struct) are written for every stage below pp before any
-     * read: cleared as far as they begin */
-    memset(r, 0, offsetof(llmmem_serving, stage_budget));
-    if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP &&
-        llmmem__model_value(model, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS) == 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                            "speculative_method mtp drafts with the checkpoint's multi-token-prediction modules, but "
-                            "the model's num_nextn_predict_layers is 0");
-    r->served = served;
-    r->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
-    r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
-    if ((st = check_parallel(a, r->tp, r->pp)) != LLMMEM_OK)
-        return st;
     r->dtype = llmmem__kv_dtype(model, s);
     if ((st = llmmem__kv_token_layer_bytes(&r->pool.token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
         return st;
@@ -567,7 +701,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return st;
 
     int large = large_device(hw, memory);
-    r->pool.block = (uint64_t)sv(s, LLMMEM_KEY_BLOCK_SIZE);
+    r->pool.block = setting(s, LLMMEM_KEY_BLOCK_SIZE, 16); /* vllm/config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE */
     r->pool.batched = setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, large ? 8192 : 2048);
     uint64_t seqs = setting(s, LLMMEM_KEY_MAX_NUM_SEQS, large ? 1024 : 256);
     if (seqs > r->pool.batched) /* vllm/config/scheduler.py SchedulerConfig._verify_args */
@@ -577,6 +711,9 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     uint64_t positions = mv(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
     /* vllm/config/model.py _get_and_verify_max_len: a config with no length key is taken as 2048 tokens
      * long (Mamba2Config has none) */
+    /* max_model_len -1 (vLLM's "auto"): the profile runs with the model's length, the KV cache then
+     * fits it (v1/core/kv_cache_utils.py _auto_fit_max_model_len, below) */
+    const int auto_len = sv(s, LLMMEM_KEY_MAX_MODEL_LEN) < 0;
     r->max_model_len = setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
     if (positions && r->max_model_len > positions) /* vllm/config/model.py _get_and_verify_max_len */
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
@@ -592,18 +729,8 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
     r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);
     uint64_t request = setting(s, LLMMEM_KEY_REQUEST_TOKENS, r->max_model_len);
-    /* vllm/v1/engine/input_processor.py refuses a prompt beyond max_model_len, and the OpenAI server
-     * a prompt plus max_tokens beyond it ("This model's maximum context length is ...") */
-    if (request > r->max_model_len)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                            "request_tokens (%llu) exceeds max_model_len (%llu): vLLM refuses such a request",
-                            (unsigned long long)request, (unsigned long long)r->max_model_len);
-    if (r->pool.prefix > request || r->pool.prompt > request)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                            "%s (%llu) exceeds the request's tokens (%llu: request_tokens, else max_model_len)",
-                            r->pool.prefix > request ? "shared_prefix_tokens" : "prompt_tokens",
-                            (unsigned long long)(r->pool.prefix > request ? r->pool.prefix : r->pool.prompt),
-                            (unsigned long long)request);
+    if (!auto_len && (st = llmmem__serving_check_request(r, request, "vLLM")) != LLMMEM_OK)
+        return st;
 
     mm_budget mm;
     if ((st = encoder_budget(&mm, model, s, r->pool.batched, seqs, r->max_model_len)) != LLMMEM_OK)
@@ -629,9 +756,17 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     int64_t nt_set = sv(s, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES);
     uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set
                                      : (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
-    uint64_t graphs = (uint64_t)sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
+    int64_t graphs_set = sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
+    const int eager = sv(s, LLMMEM_KEY_ENFORCE_EAGER) != 0;
+    graph_sizes sizes = {0, 0, 0, 0};
+    if (!eager)
+        sizes = capture_sizes(seqs, r->pool.batched, 1 + (uint64_t)sv(s, LLMMEM_KEY_NUM_SPECULATIVE_TOKENS));
+    /* a set cuda_graph_bytes is the measured estimate; unset, the release's: none before 0.21 */
     uint64_t fixed_budget = (uint64_t)sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES);
-    uint64_t best_w = 0, best_act = 0, shortfall = 0, most_layers = 0;
+    /* gpu_worker.py determine_available_memory: kv_cache_memory_bytes returns before the graph estimate */
+    const int estimate_graphs = graphs_set < 0 && rel->estimate_graphs && !eager && sizes.count && !fixed_budget;
+    uint64_t graphs = graphs_set > 0 && !fixed_budget ? (uint64_t)graphs_set : 0;
+    uint64_t best_w = 0, best_act = 0, best_graphs = 0, shortfall = 0, most_layers = 0;
     int have = 0;
     for (uint64_t stage = 0; stage < r->pp; stage++) {
         uint64_t first, end, w = 0, act = 0, non_kv = 0, avail;
@@ -648,6 +783,8 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
             return st;
         else if (is_first && !llmmem__add(&act, act, mm.profile_bytes)) /* the tower sits on the first stage (rank.c) */
             return overflow("profile run bytes");
+        if (estimate_graphs && (st = graph_estimate(&graphs, model, activations, a, r->tp, first, end, &sizes)) != LLMMEM_OK)
+            return st;
         if (!llmmem__add(&non_kv, w, act) || !llmmem__add(&non_kv, non_kv, non_torch) ||
             !llmmem__add(&non_kv, non_kv, graphs))
             return overflow("non-KV memory");
@@ -678,6 +815,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
             r->binding = stage;
             best_w = w;
             best_act = act;
+            best_graphs = graphs;
         }
     }
     r->pool.group_layers = r->stage_group[r->binding];
@@ -688,7 +826,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     v[LLMMEM_SERVING_WEIGHTS] = best_w;
     v[LLMMEM_SERVING_ACTIVATION_PEAK] = best_act;
     v[LLMMEM_SERVING_NON_TORCH] = non_torch;
-    v[LLMMEM_SERVING_CUDA_GRAPH] = graphs;
+    v[LLMMEM_SERVING_CUDA_GRAPH] = best_graphs;
     v[LLMMEM_SERVING_KV_CACHE_BYTES] = r->stage_budget[r->binding];
     v[LLMMEM_SERVING_SHORTFALL] = shortfall;
     uint64_t cached_layers = state ? llmmem__layers_in(&a->plan, a->attention, 0, a->layers) : most_layers;
@@ -697,11 +835,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return overflow("KV bytes per token");
     v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
     v[LLMMEM_SERVING_NUM_BLOCKS] = r->pool.num_blocks;
-    /* kv_cache_utils.py _report_kv_cache_config: "GPU KV cache size: num_blocks // groups * block tokens" */
     uint64_t groups = r->pool.full_groups + r->pool.sliding_groups + r->pool.state_groups;
-    /* _report_kv_cache_config: min_block_size, the attention block or the mamba block (max_model_len) */
-    uint64_t min_block = state && r->max_model_len < r->pool.block ? r->max_model_len : r->pool.block;
-    v[LLMMEM_SERVING_TOKENS] = r->pool.num_blocks / groups * min_block;
     v[LLMMEM_SERVING_GROUPS] = groups;
     v[LLMMEM_SERVING_STATE_GROUPS] = r->pool.state_groups;
     v[LLMMEM_SERVING_LAYERS_PER_GROUP] = r->stage_group[r->binding];
@@ -710,17 +844,81 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     v[LLMMEM_SERVING_BLOCK_SIZE] = r->pool.block;
     v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = r->pool.batched;
     v[LLMMEM_SERVING_MAX_NUM_SEQS] = seqs;
-    v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = r->max_model_len;
-    v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
     v[LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM] = mm.per_item;
     v[LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET] = mm.compute;
     v[LLMMEM_SERVING_ENCODER_CACHE_SIZE] = mm.cache;
     v[LLMMEM_SERVING_MM_ITEMS_PER_BATCH] = mm.items;
     v[LLMMEM_SERVING_ENCODER_CACHE_BYTES] = mm.cache_bytes;
     v[LLMMEM_SERVING_ENCODER_PROFILE_BYTES] = mm.profile_bytes;
+    v[LLMMEM_SERVING_ENGINE] = LLMMEM_ENGINE_VLLM;
+    v[LLMMEM_SERVING_ENGINE_VERSION] = (uint64_t)rel->version;
+    v[LLMMEM_SERVING_MEMORY_FRACTION_X10000] = llmmem__serving_x10000(util);
+    v[LLMMEM_SERVING_FREE_BYTES] = memory;
+    v[LLMMEM_SERVING_CUDA_GRAPH_SIZES] = sizes.count;
+    v[LLMMEM_SERVING_CUDA_GRAPH_LARGEST] = sizes.largest;
+    v[LLMMEM_SERVING_FULL_CUDA_GRAPHS] = sizes.full;
+    v[LLMMEM_SERVING_FULL_CUDA_GRAPH_LARGEST] = sizes.full_largest;
+    /* gpu_worker.py compile_or_warm_up_model: "The current --gpu-memory-utilization=U is equivalent to
+     * --gpu-memory-utilization=U - estimate / total", four decimals */
+    if (rel->estimate_graphs && best_graphs)
+        v[LLMMEM_SERVING_EQUIVALENT_FRACTION_X10000] =
+            llmmem__serving_x10000(util - (double)best_graphs / (double)memory);
 
+    uint64_t lo;
+    if ((st = llmmem__serving_longest(&lo, r)) != LLMMEM_OK)
+        return st;
+    v[LLMMEM_SERVING_MAX_MODEL_LEN] = lo;
+    if (auto_len) {
+        /* kv_cache_utils.py _auto_fit_max_model_len: the same search per worker, the smallest taken
+         * (num_blocks already is); not one token: "does not fit even a single token" */
+        if (lo == 0)
+            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "max_model_len auto (-1): the KV cache (%llu bytes) does not "
+                                "hold a single token", (unsigned long long)r->stage_budget[r->binding]);
+        r->max_model_len = lo;
+        if (!sv(s, LLMMEM_KEY_REQUEST_TOKENS))
+            request = lo;
+        if ((st = llmmem__serving_check_request(r, request, "vLLM")) != LLMMEM_OK)
+            return st;
+    }
+    v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = r->max_model_len;
+    v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
+
+    /* kv_cache_utils.py get_max_concurrency_for_kv_cache_config, logged with "%.2fx" for max_model_len */
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, r->max_model_len))
+        return overflow("blocks per request");
+    double concurrency = (double)r->pool.num_blocks / (double)need;
+    v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100] = llmmem__serving_decimals(concurrency, 2);
+    v[LLMMEM_SERVING_FITS] = need <= r->pool.num_blocks && r->pool.num_blocks > 0;
+    if (rel->capacity_line) {
+        /* kv_cache_utils.py get_kv_cache_capacity: int(max_concurrency * max_model_len) in Python floats */
+        v[LLMMEM_SERVING_TOKENS] = (uint64_t)(concurrency * (double)r->max_model_len);
+    } else {
+        /* kv_cache_utils.py _report_kv_cache_config: "GPU KV cache size: num_blocks // groups * min_block_size",
+         * the attention block or the mamba block (max_model_len) */
+        uint64_t min_block = state && r->max_model_len < r->pool.block ? r->max_model_len : r->pool.block;
+        v[LLMMEM_SERVING_TOKENS] = r->pool.num_blocks / groups * min_block;
+    }
+
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, request))
+        return overflow("blocks per request");
+    v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
+    /* the same ratio for the length asked: what "Maximum concurrency" is for request_tokens */
+    v[LLMMEM_SERVING_CONCURRENCY_X100] = llmmem__serving_decimals((double)r->pool.num_blocks / (double)need, 2);
+    if ((st = llmmem__serving_requests(&v[LLMMEM_SERVING_MAX_CONCURRENCY], r, request)) != LLMMEM_OK)
+        return st;
+    if (!llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
+        return overflow("waste bytes");
+
+    llmmem__serving_finish(r, model, hw);
+    return LLMMEM_OK;
+}
+
+/* ---- questions ------------------------------------------------------------------ */
+
+llmmem_status llmmem__serving_longest(uint64_t *out, const llmmem_serving *r)
+{
     /* kv_cache_utils.py estimate_max_model_len: the largest length whose blocks fit (binary search) */
-    uint64_t lo = 0, hi = r->max_model_len;
+    uint64_t lo = 0, hi = r->max_model_len, need;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
         if (!llmmem__kv_pool_blocks(&need, &r->pool, mid))
@@ -730,30 +928,31 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         else
             hi = mid - 1;
     }
-    v[LLMMEM_SERVING_MAX_MODEL_LEN] = lo;
-
-    /* kv_cache_utils.py get_max_concurrency_for_kv_cache_config, logged with "%.2fx" for max_model_len */
-    if (!llmmem__kv_pool_blocks(&need, &r->pool, r->max_model_len))
-        return overflow("blocks per request");
-    v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100] = concurrency_x100(r->pool.num_blocks, need);
-    v[LLMMEM_SERVING_FITS] = need <= r->pool.num_blocks && r->pool.num_blocks > 0;
-
-    uint64_t requests = 0;
-    if (!llmmem__kv_pool_blocks(&need, &r->pool, request) || !llmmem__kv_pool_requests(&requests, &r->pool, request))
-        return overflow("blocks per request");
-    v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
-    v[LLMMEM_SERVING_CONCURRENCY_X100] = concurrency_x100(r->pool.num_blocks, need); /* the same for request */
-    v[LLMMEM_SERVING_MAX_CONCURRENCY] = request <= r->max_model_len ? requests : 0;
-    if (!llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
-        return overflow("waste bytes");
-
-    llmmem__copy_name(r->model_name, model->name);
-    llmmem__copy_name(r->hardware_name, hw->name);
-    r->valid = 1;
+    *out = lo;
     return LLMMEM_OK;
 }
 
-/* ---- questions ------------------------------------------------------------------ */
+llmmem_status llmmem__serving_requests(uint64_t *out, const llmmem_serving *r, uint64_t tokens)
+{
+    uint64_t n;
+    if (!llmmem__kv_pool_requests(&n, &r->pool, tokens))
+        return overflow("blocks of a request");
+    if (r->swa_tokens) {
+        /* SGLang's sliding-window pool keeps at most the window and a page of each sequence: the
+         * admission floor of pool_configurator.py HybridSWAPoolConfigurator._solve_pool_sizes */
+        uint64_t kept = r->swa_window + r->pool.block < tokens ? r->swa_window + r->pool.block : tokens, each;
+        if (!llmmem__mul(&each, llmmem__ceil_div(kept, r->pool.block) * r->pool.block, r->pool.n))
+            return overflow("sliding-window cells of a request");
+        if (each && r->swa_tokens / each < n)
+            n = r->swa_tokens / each;
+    }
+    if (r->seq_cap && r->seq_cap / r->pool.n < n) /* the engine runs at most seq_cap sequences */
+        n = r->seq_cap / r->pool.n;
+    if (r->state_cap && r->state_cap / r->pool.n < n) /* every sequence its own state slot */
+        n = r->state_cap / r->pool.n;
+    *out = tokens <= r->max_model_len ? n : 0;
+    return LLMMEM_OK;
+}
 
 static llmmem_status require_valid(const llmmem_serving *r, const char *func)
 {
@@ -813,11 +1012,7 @@ llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmme
                             sv_->pool.prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
                             (unsigned long long)(sv_->pool.prefix > tokens ? sv_->pool.prefix : sv_->pool.prompt),
                             (unsigned long long)tokens);
-    uint64_t n;
-    if (!llmmem__kv_pool_requests(&n, &sv_->pool, tokens))
-        return overflow("blocks of a request");
-    *requests_out = tokens <= sv_->max_model_len ? n : 0;
-    return LLMMEM_OK;
+    return llmmem__serving_requests(requests_out, sv_, tokens);
 }
 
 llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, const llmmem_serving *sv_)
@@ -897,27 +1092,54 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-/* Values [from, to), one a line; a comma after the last when `more` members follow. */
-static void put_values(llmmem__text *b, const llmmem_serving *r, unsigned from, unsigned to, int more)
-{
-    char line[96];
-    for (unsigned i = from; i < to; i++) {
-        if (i == LLMMEM_SERVING_FITS)
-            snprintf(line, sizeof line, "    \"fits\": %s", r->v[i] ? "true" : "false");
-        else
-            snprintf(line, sizeof line, "    \"%s\": %llu", value_names[i], (unsigned long long)r->v[i]);
-        llmmem__text_str(b, line);
-        llmmem__text_str(b, i + 1 < to || more ? ",\n" : "\n");
-    }
-}
+#define N_(a) (sizeof a / sizeof a[0])
 
-/* "name": 3.78, from a value that is 100 times it. */
-static void put_x100(llmmem__text *b, const char *name, uint64_t x100)
+
+static const llmmem_serving_value vllm_budget[] = {
+    LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_REQUESTED_BYTES, LLMMEM_SERVING_WEIGHTS,
+    LLMMEM_SERVING_ACTIVATION_PEAK, LLMMEM_SERVING_NON_TORCH, LLMMEM_SERVING_CUDA_GRAPH,
+    LLMMEM_SERVING_KV_CACHE_BYTES, LLMMEM_SERVING_SHORTFALL, LLMMEM_SERVING_MEMORY_FRACTION_X10000};
+static const llmmem_serving_value vllm_kv[] = {
+    LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_PAGE_BYTES, LLMMEM_SERVING_BLOCK_BYTES, LLMMEM_SERVING_NUM_BLOCKS,
+    LLMMEM_SERVING_TOKENS, LLMMEM_SERVING_GROUPS, LLMMEM_SERVING_LAYERS_PER_GROUP, LLMMEM_SERVING_KV_HEADS_PER_RANK,
+    LLMMEM_SERVING_LAYERS_PER_STAGE, LLMMEM_SERVING_BLOCK_SIZE, LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS,
+    LLMMEM_SERVING_MAX_NUM_SEQS, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING, LLMMEM_SERVING_MAX_MODEL_LEN,
+    LLMMEM_SERVING_REQUEST_TOKENS, LLMMEM_SERVING_BLOCKS_PER_REQUEST, LLMMEM_SERVING_WASTE_BYTES,
+    LLMMEM_SERVING_MAX_CONCURRENCY, LLMMEM_SERVING_VLLM_CONCURRENCY_X100, LLMMEM_SERVING_FITS,
+    LLMMEM_SERVING_CONCURRENCY_X100};
+static const llmmem_serving_value vllm_graphs[] = {
+    LLMMEM_SERVING_CUDA_GRAPH_SIZES, LLMMEM_SERVING_CUDA_GRAPH_LARGEST, LLMMEM_SERVING_FULL_CUDA_GRAPHS,
+    LLMMEM_SERVING_FULL_CUDA_GRAPH_LARGEST, LLMMEM_SERVING_EQUIVALENT_FRACTION_X10000};
+static const llmmem_serving_value vllm_encoder[] = {
+    LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM, LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET, LLMMEM_SERVING_ENCODER_CACHE_SIZE,
+    LLMMEM_SERVING_MM_ITEMS_PER_BATCH, LLMMEM_SERVING_ENCODER_CACHE_BYTES, LLMMEM_SERVING_ENCODER_PROFILE_BYTES,
+    LLMMEM_SERVING_STATE_PAGE_BYTES, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE, LLMMEM_SERVING_STATE_GROUPS};
+static const llmmem__json_section vllm_json[] = {
+    {"budget", vllm_budget, N_(vllm_budget)}, {"kv", vllm_kv, N_(vllm_kv)},
+    {"cuda_graphs", vllm_graphs, N_(vllm_graphs)}, {"encoder", vllm_encoder, N_(vllm_encoder)}};
+
+const llmmem__engine_desc llmmem__vllm_engine = {LLMMEM_ENGINE_VLLM, "vLLM", vllm_serve, vllm_json,
+                                                 N_(vllm_json)};
+
+static void put_values(llmmem__text *b, const llmmem_serving *r, const llmmem__json_section *sec)
 {
     char line[96];
-    snprintf(line, sizeof line, "    \"%s\": %llu.%02llu,\n", name, (unsigned long long)(x100 / 100),
-             (unsigned long long)(x100 % 100));
-    llmmem__text_str(b, line);
+    for (size_t i = 0; i < sec->n; i++) {
+        llmmem_serving_value v = sec->values[i];
+        if (v == LLMMEM_SERVING_FITS)
+            snprintf(line, sizeof line, "    \"fits\": %s", r->v[v] ? "true" : "false");
+        else if (v == LLMMEM_SERVING_VLLM_CONCURRENCY_X100) /* as vLLM logs it, two decimals */
+            snprintf(line, sizeof line, "    \"vllm_concurrency\": %llu.%02llu",
+                     (unsigned long long)(r->v[v] / 100), (unsigned long long)(r->v[v] % 100));
+        else if (v == LLMMEM_SERVING_CONCURRENCY_X100) /* the same for request_tokens, and its integer */
+            snprintf(line, sizeof line, "    \"concurrency\": %llu.%02llu,\n    \"concurrency_x100\": %llu",
+                     (unsigned long long)(r->v[v] / 100), (unsigned long long)(r->v[v] % 100),
+                     (unsigned long long)r->v[v]);
+        else
+            snprintf(line, sizeof line, "    \"%s\": %llu", value_names[v], (unsigned long long)r->v[v]);
+        llmmem__text_str(b, line);
+        llmmem__text_str(b, i + 1 < sec->n ? ",\n" : "\n");
+    }
 }
 
 llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
@@ -928,6 +1150,9 @@ llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
     llmmem_status st = require_valid(sv_, __func__);
     if (st)
         return st;
+    const llmmem__engine_desc *e = llmmem__engine_desc_of((int64_t)sv_->v[LLMMEM_SERVING_ENGINE]);
+    const llmmem__json_section *sections = e->json;
+    size_t n = e->json_sections;
     llmmem__text b = {0};
     char line[256];
     llmmem__text_str(&b, "{\n  \"model\": ");
@@ -935,20 +1160,19 @@ llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
     llmmem__text_str(&b, ",\n  \"hardware\": ");
     llmmem__text_quoted(&b, sv_->hardware_name);
     snprintf(line, sizeof line,
-             ",\n  \"dtype\": \"%s\",\n  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n"
-             "  \"pipeline_parallel\": %llu,\n",
+             ",\n  \"engine\": \"%s\",\n  \"engine_version\": \"%s\",\n  \"dtype\": \"%s\",\n"
+             "  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n  \"pipeline_parallel\": %llu",
+             llmmem_choice_name(LLMMEM_KEY_ENGINE, (int64_t)sv_->v[LLMMEM_SERVING_ENGINE]),
+             llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)sv_->v[LLMMEM_SERVING_ENGINE_VERSION]),
              llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, sv_->served), llmmem__kv_dtype_name(sv_->dtype),
              (unsigned long long)sv_->tp, (unsigned long long)sv_->pp);
     llmmem__text_str(&b, line);
-    llmmem__text_str(&b, "  \"budget\": {\n");
-    put_values(&b, sv_, LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_SHORTFALL + 1, 0);
-    llmmem__text_str(&b, "  },\n  \"kv\": {\n");
-    put_x100(&b, "vllm_concurrency", sv_->v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100]);
-    put_x100(&b, "concurrency", sv_->v[LLMMEM_SERVING_CONCURRENCY_X100]);
-    put_values(&b, sv_, LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_FITS + 1, 1);
-    put_values(&b, sv_, LLMMEM_SERVING_CONCURRENCY_X100, LLMMEM_SERVING_CONCURRENCY_X100 + 1, 0);
-    llmmem__text_str(&b, "  },\n  \"encoder\": {\n");
-    put_values(&b, sv_, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM, LLMMEM_SERVING_STATE_GROUPS + 1, 0);
-    llmmem__text_str(&b, "  }\n}\n");
+    for (size_t i = 0; i < n; i++) {
+        snprintf(line, sizeof line, ",\n  \"%s\": {\n", sections[i].name);
+        llmmem__text_str(&b, line);
+        put_values(&b, sv_, &sections[i]);
+        llmmem__text_str(&b, "  }");
+    }
+    llmmem__text_str(&b, "\n}\n");
     return llmmem__text_finish(json_out, &b, "serving_to_json");
 }

@@ -233,6 +233,9 @@ START_TEST(llama4_kv_vllm)
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 8LL << 30));
+    /* the figures below follow vLLM's two-line report (kv_cache_utils.py _report_kv_cache_config:
+     * "GPU KV cache size" = num_blocks // groups x block_size), the releases before the one-line one */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE_VERSION, LLMMEM_ENGINE_VERSION_VLLM_0_21));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, 2048));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NUM_SEQS, 256));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_MODEL_LEN, 32768));

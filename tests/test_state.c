@@ -505,6 +505,9 @@ static llmmem_serving *serve(const char *name, int64_t tp, int64_t budget, int64
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, tp));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, budget));
+    /* the figures below follow vLLM's two-line report (kv_cache_utils.py _report_kv_cache_config:
+     * "GPU KV cache size" = num_blocks // groups x block_size), the releases before the one-line one */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE_VERSION, LLMMEM_ENGINE_VERSION_VLLM_0_21));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE, ssm_dtype));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING, 0));
     if (max_len)

@@ -141,6 +141,9 @@ START_TEST(falcon_h1_serving)
     ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 4294967296LL));
+    /* the figures below follow vLLM's two-line report (kv_cache_utils.py _report_kv_cache_config:
+     * "GPU KV cache size" = num_blocks // groups x block_size), the releases before the one-line one */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE_VERSION, LLMMEM_ENGINE_VERSION_VLLM_0_21));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING, 0));
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));

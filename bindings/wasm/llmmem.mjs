@@ -544,7 +544,8 @@ class LLMMem {
       h.model = this.#model(job, h);
       h.hw = this.#hardware(job.gpu ?? DEFAULTS.gpu, 'gpu');
       h.strategy = this.#made((out) => c._llmmem_strategy_new(out), 'job', 'llmmem_strategy_new');
-      if (job.engine != null) this.#setText(h, KEY.engine, String(job.engine), 'engine');
+      if (job.engine != null && !(command === 'serve' && job.engine === 'all'))
+        this.#setText(h, KEY.engine, String(job.engine), 'engine');
       for (const set of job.sets || []) {
         const eq = set.indexOf('='); // present: #checkJob
         this.#setText(h, set.slice(0, eq), set.slice(eq + 1), setField(set));
@@ -637,11 +638,22 @@ class LLMMem {
       this.#takeString((p) => c._llmmem_explain(p, h.model, h.hw, h.strategy), 'job', 'explain')));
   }
 
-  /** `llmmem serve --json`: vLLM's budget and blocks, or with engine llama.cpp/ollama what each
-   * device of one machine holds. */
+  /** `llmmem serve --json`: vLLM's budget and blocks, with engine llama.cpp/ollama what each device
+   * of one machine holds, with engine sglang/trtllm their KV pools, and with engine 'all' every
+   * engine's row side by side (llmmem_engines_to_json). */
   serve(given = {}) {
     const c = this.core;
     return this.#withInputs('serve', given, (h, n, job) => {
+      if (job.engine === 'all') {
+        if (job.length != null) this.#setRequestTokens(h, n.length);
+        const e = this.#made((p) => c._llmmem_engines_new(p), 'job', 'llmmem_engines_new');
+        try {
+          this.#check(c._llmmem_engines_estimate(e, h.model, this.#localCheckpoint(job, h), h.hw, h.strategy), 'job', 'serve');
+          return parseExact(this.#takeString((p) => c._llmmem_engines_to_json(p, e), 'job', 'llmmem_engines_to_json'));
+        } finally {
+          c._llmmem_engines_free(e);
+        }
+      }
       if (this.#localEngine(h.strategy)) {
         if (job.length != null)
           throw new LLMMemError(ERR_INVALID_ARGUMENT, '--length asks vLLM\'s concurrency question; with --engine llama.cpp or ollama set n_ctx, n_parallel (or num_ctx, num_parallel)', 'length');
@@ -655,11 +667,7 @@ class LLMMem {
       }
       const sv = this.#made((p) => c._llmmem_serving_new(p), 'job', 'llmmem_serving_new');
       try {
-        if (job.length != null)
-          this.#withStrings([KEY.requestTokens], (name) => this.#withOut(1, (p) => {
-            this.#check(c._llmmem_key_from_name(p, name), 'length', KEY.requestTokens);
-            this.#check(c._llmmem_strategy_set_int(h.strategy, this.#i32At(p), n.length), 'length', '--length');
-          }));
+        if (job.length != null) this.#setRequestTokens(h, n.length);
         this.#attachCheckpoint(job, h);
         this.#check(c._llmmem_serving_estimate(sv, h.model, h.hw, h.strategy), 'job', 'serve');
         return parseExact(this.#takeString((p) => c._llmmem_serving_to_json(p, sv), 'job', 'llmmem_serving_to_json'));
@@ -667,6 +675,15 @@ class LLMMem {
         c._llmmem_serving_free(sv);
       }
     });
+  }
+
+  // --length: the request_tokens the concurrency answers for.
+  #setRequestTokens(h, length) {
+    const c = this.core;
+    this.#withStrings([KEY.requestTokens], (name) => this.#withOut(1, (p) => {
+      this.#check(c._llmmem_key_from_name(p, name), 'length', KEY.requestTokens);
+      this.#check(c._llmmem_strategy_set_int(h.strategy, this.#i32At(p), length), 'length', '--length');
+    }));
   }
 
   // With --gguf, the checkpoint whose tensors llama.cpp places (0 without it).

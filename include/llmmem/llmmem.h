@@ -231,6 +231,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_PEAK_BF16_FLOPS = 2010,         /**< dense bf16 FLOP/s */
     LLMMEM_KEY_UNIFIED_MEMORY = 2011,          /**< bool: device memory is the host's RAM (Apple Silicon): CPU and GPU buffers share it */
     LLMMEM_KEY_BACKEND = 2012,                 /**< choice (llmmem_backend): cuda, rocm, metal, vulkan, cpu */
+    LLMMEM_KEY_DRIVER_TOTAL_BYTES = 2013,      /**< the device's total as its driver reports it (nvidia-smi memory.total; 0: memory_bytes) */
 
     /* strategy (3000+) */
     LLMMEM_KEY_MODE = 3000,                    /**< choice: inference, training, lora, qlora (llmmem_mode) */
@@ -294,16 +295,16 @@ typedef enum llmmem_key {
 
     /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
     LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
-    LLMMEM_KEY_BLOCK_SIZE = 3101,              /**< tokens per KV cache block (vLLM's default 16) */
-    LLMMEM_KEY_GPU_MEMORY_UTILIZATION = 3102,  /**< real: share of a device the server may use (0.9) */
+    LLMMEM_KEY_BLOCK_SIZE = 3101,              /**< tokens per KV cache block (0: the engine's: vLLM 16, SGLang 1, TensorRT-LLM 32) */
+    LLMMEM_KEY_GPU_MEMORY_UTILIZATION = 3102,  /**< real: share of a device vLLM may use (0: the release's, 0.92; 0.9 before 0.21) */
     LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS = 3103,  /**< tokens per scheduler step and profile run (0: vLLM's default) */
     LLMMEM_KEY_MAX_NUM_SEQS = 3104,            /**< sequences per scheduler step (0: vLLM's default) */
-    LLMMEM_KEY_MAX_MODEL_LEN = 3105,           /**< longest request in tokens (0: max_position_embeddings) */
+    LLMMEM_KEY_MAX_MODEL_LEN = 3105,           /**< longest request in tokens (0: max_position_embeddings; -1: vLLM's auto) */
     LLMMEM_KEY_KV_CACHE_MEMORY_BYTES = 3106,   /**< KV cache bytes per rank, instead of the budget (0: the budget) */
     LLMMEM_KEY_PROFILE_WEIGHTS_BYTES = 3107,   /**< measured weights per rank (-1: the inventory's) */
     LLMMEM_KEY_PROFILE_ACTIVATION_BYTES = 3108, /**< measured activation peak of the profile run (-1: modelled) */
     LLMMEM_KEY_PROFILE_NON_TORCH_BYTES = 3109, /**< measured non-torch memory (-1: runtime_overhead_bytes) */
-    LLMMEM_KEY_CUDA_GRAPH_BYTES = 3110,        /**< CUDA-graph reserve taken from the budget (0: none) */
+    LLMMEM_KEY_CUDA_GRAPH_BYTES = 3110,        /**< CUDA-graph estimate taken from the budget (-1: the release's; 0: none) */
     LLMMEM_KEY_ENABLE_PREFIX_CACHING = 3111,   /**< bool: full blocks of a shared prefix are stored once */
     LLMMEM_KEY_SHARED_PREFIX_TOKENS = 3112,    /**< tokens every request shares (a system prompt) */
     LLMMEM_KEY_PROMPT_TOKENS = 3113,           /**< prompt tokens the n sequences of one request share */
@@ -347,6 +348,19 @@ typedef enum llmmem_key {
     LLMMEM_KEY_GPU_OVERHEAD_BYTES = 3183,      /**< ollama OLLAMA_GPU_OVERHEAD: bytes per GPU left out of the memory that picks the default num_ctx (0) */
     LLMMEM_KEY_NUM_BATCH = 3184,               /**< ollama num_batch: llama-server -b and -ub (0: ollama's choice, 512 / 1024 / 2048 by context) */
     LLMMEM_KEY_SCHED_SPREAD = 3185,            /**< bool: ollama OLLAMA_SCHED_SPREAD, every GPU even when one would hold the model */
+    /* strategy: serving engines beside vLLM (3186+): SGLang's and TensorRT-LLM's option names */
+    LLMMEM_KEY_ENGINE_VERSION = 3186,          /**< choice (llmmem_engine_version): the engine release whose rules apply (latest) */
+    LLMMEM_KEY_MEM_FRACTION_STATIC = 3187,     /**< real: SGLang --mem-fraction-static (0: SGLang's default by GPU memory) */
+    LLMMEM_KEY_MAX_TOTAL_TOKENS = 3188,        /**< SGLang --max-total-tokens, TensorRT-LLM KvCacheConfig.max_tokens (0: none) */
+    LLMMEM_KEY_PRE_MODEL_LOAD_BYTES = 3189,    /**< measured free memory before the weights load (SGLang "Load weight begin. avail mem"; -1: modelled) */
+    LLMMEM_KEY_SWA_FULL_TOKENS_RATIO = 3190,   /**< real: SGLang --swa-full-tokens-ratio (0.8) */
+    LLMMEM_KEY_MAMBA_FULL_MEMORY_RATIO = 3191, /**< real: SGLang --mamba-full-memory-ratio (0.9) */
+    LLMMEM_KEY_MAX_MAMBA_CACHE_SIZE = 3192,    /**< SGLang --max-mamba-cache-size (0: from the ratio) */
+    LLMMEM_KEY_CUDA_GRAPH_MAX_BS = 3193,       /**< SGLang --cuda-graph-max-bs (0: SGLang's default by GPU memory) */
+    LLMMEM_KEY_FREE_GPU_MEMORY_FRACTION = 3194, /**< real: TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction (0.9) */
+    LLMMEM_KEY_TRTLLM_BACKEND = 3195,          /**< choice (llmmem_trtllm_backend): pytorch (trtllm-serve's default) or engine */
+    LLMMEM_KEY_KV_FREE_BYTES = 3196,           /**< measured free memory when TensorRT-LLM sizes its KV cache ("available: X GiB"; -1: modelled) */
+    LLMMEM_KEY_ENFORCE_EAGER = 3197,           /**< bool: no CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph) */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */
@@ -640,8 +654,22 @@ typedef enum llmmem_engine {
     LLMMEM_ENGINE_AUTO = 0,      /**< vLLM for llmmem_serving_estimate, llama.cpp for llmmem_local_estimate */
     LLMMEM_ENGINE_VLLM = 1,      /**< "vllm": paged KV blocks (llmmem_serving_estimate) */
     LLMMEM_ENGINE_LLAMA_CPP = 2, /**< "llama.cpp": llama-server / llama-cli buffers (llmmem_local_estimate) */
-    LLMMEM_ENGINE_OLLAMA = 3     /**< "ollama": llama.cpp's buffers under ollama's defaults and scheduler */
+    LLMMEM_ENGINE_OLLAMA = 3,    /**< "ollama": llama.cpp's buffers under ollama's defaults and scheduler */
+    LLMMEM_ENGINE_SGLANG = 4,    /**< "sglang": SGLang's KV pool from mem_fraction_static (llmmem_serving_estimate) */
+    LLMMEM_ENGINE_TRTLLM = 5     /**< "trtllm": TensorRT-LLM's KV cache manager (llmmem_serving_estimate) */
 } llmmem_engine;
+/** Engine releases whose start-up rules differ: choices of LLMMEM_KEY_ENGINE_VERSION. */
+typedef enum llmmem_engine_version {
+    LLMMEM_ENGINE_VERSION_LATEST = 0,     /**< "latest": each engine's newest rules libllmmem models */
+    LLMMEM_ENGINE_VERSION_VLLM_0_20 = 1,  /**< "vllm-0.20": vLLM through 0.20: utilization 0.9, CUDA graphs outside the budget */
+    LLMMEM_ENGINE_VERSION_VLLM_0_21 = 2,  /**< "vllm-0.21": 0.21 on: utilization 0.92, graph estimate subtracted, two-line capacity log */
+    LLMMEM_ENGINE_VERSION_SGLANG_0_4 = 3  /**< "sglang-0.4": SGLang 0.4.x: max_running_requests logged with the padding slot */
+} llmmem_engine_version;
+/** TensorRT-LLM's executors: choices of LLMMEM_KEY_TRTLLM_BACKEND. */
+typedef enum llmmem_trtllm_backend {
+    LLMMEM_TRTLLM_PYTORCH = 0, /**< "pytorch": the LLM API / trtllm-serve default since 1.0 (KvCacheCreator profiles a dummy batch) */
+    LLMMEM_TRTLLM_ENGINE = 1   /**< "engine": a trtllm-build engine: the fraction of what is free once it is loaded */
+} llmmem_trtllm_backend;
 /** llama.cpp KV cache types (-ctk, -ctv): choices of LLMMEM_KEY_CACHE_TYPE_K and _V. */
 typedef enum llmmem_ggml_cache_type {
     LLMMEM_GGML_F16 = 0,    /**< "f16": 2 bytes (llama.cpp's default) */
@@ -658,7 +686,8 @@ typedef enum llmmem_ggml_cache_type {
 typedef enum llmmem_split_mode {
     LLMMEM_SPLIT_MODE_NONE = 0,  /**< "none": every offloaded layer on main_gpu */
     LLMMEM_SPLIT_MODE_LAYER = 1, /**< "layer": whole layers per GPU, by tensor_split (llama.cpp's default) */
-    LLMMEM_SPLIT_MODE_ROW = 2    /**< "row": matrices split by rows over the GPUs (not modelled: refused) */
+    LLMMEM_SPLIT_MODE_ROW = 2,   /**< "row": deprecated by llama.cpp (docs/multi-gpu.md), refused: use tensor */
+    LLMMEM_SPLIT_MODE_TENSOR = 3 /**< "tensor": weights and KV cache split across the GPUs (llama.cpp's meta device) */
 } llmmem_split_mode;
 /** ATen kernels that differ by device: choices of LLMMEM_KEY_DEVICE_KERNELS. */
 typedef enum llmmem_device_kernels {
@@ -1456,19 +1485,27 @@ LLMMEM_API llmmem_status llmmem_explain(char **text_out, const llmmem_model *mod
 /* ------------------------------------------------------------------------ */
 
 /*
- * KV cache and serving capacity, as vLLM (v1) computes them, from the model description alone.
+ * KV cache and serving capacity, as a serving engine computes them at start-up, from the model
+ * description alone. The engine key picks whose rules apply: vLLM (auto; below), SGLang or
+ * TensorRT-LLM; engine_version the release (latest by default; vllm-0.20 keeps what libllmmem
+ * modelled before 0.21). What follows is vLLM's.
  *
  * The KV cache is paged: a page holds block_size tokens of one layer (2 x kv_heads x head_dim
  * elements per token; an MLA model keeps its kv_lora_rank + qk_rope_head_dim latent, once). Layers
  * of the same kind share a group; full-attention and sliding-window layers form separate groups of
  * equal size (Gemma 2/3). On each rank the budget is
  *     kv_cache_bytes = ceil(memory_bytes x gpu_memory_utilization)
- *                      - weights - activation peak - non-torch memory - cuda_graph_bytes
- * (or kv_cache_memory_bytes when set), and num_blocks = kv_cache_bytes / page / layers per group,
+ *                      - weights - activation peak - non-torch memory - CUDA-graph estimate
+ * (or kv_cache_memory_bytes when set), gpu_memory_utilization 0.92 unless given (0.9 before 0.21);
+ * the graph estimate is cuda_graph_bytes when given, else from 0.21 on a floor (the first graph's
+ * forward at the largest capture size, 1 MiB for each other graph; none before 0.21 or with
+ * enforce_eager); and num_blocks = kv_cache_bytes / page / layers per group,
  * the smallest over the pipeline stages. The activation peak is modelled from the inventory (one
  * forward over max_num_batched_tokens tokens, and the fp32 logits of max_num_seqs rows); any
  * measured term read from a vLLM log can be given instead (profile_* keys), and then the block
- * count follows vLLM's arithmetic exactly. Tensor parallelism keeps max(1, kv_heads / t) KV heads
+ * count follows vLLM's arithmetic exactly. "GPU KV cache size" is int(concurrency x max_model_len)
+ * in the latest release, num_blocks / groups x block_size before; max_model_len -1 is vLLM's
+ * "auto", the longest length the blocks hold. Tensor parallelism keeps max(1, kv_heads / t) KV heads
  * per rank; pipeline parallelism splits the layers as vLLM's get_pp_indices does.
  *
  * A serving result is made once (llmmem_serving_new) and refilled by llmmem_serving_estimate
@@ -1487,7 +1524,10 @@ typedef enum llmmem_kv_cache_dtype {
     LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD = 7, /**< int8 and an fp32 scale per token and head, for K and V */
     LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD = 8,  /**< fp8 and an fp32 scale per token and head, for K and V */
     LLMMEM_KV_CACHE_NVFP4 = 9,               /**< 4-bit E2M1 and an fp8 scale per 16 elements */
-    LLMMEM_KV_CACHE_FP8_DS_MLA = 10          /**< MLA only: fp8 latent, fp32 scale per 128, bf16 rope (656 B) */
+    LLMMEM_KV_CACHE_FP8_DS_MLA = 10,         /**< MLA only: fp8 latent, fp32 scale per 128, bf16 rope (656 B) */
+    LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD = 11, /**< int4 packed two a byte and an fp32 scale per token and head, for K and V */
+    LLMMEM_KV_CACHE_FP8_INC = 12,            /**< fp8 (Intel Gaudi's INC): 1 byte */
+    LLMMEM_KV_CACHE_NVFP4_4OVER6 = 13        /**< nvfp4's layout with max/6 scales: as nvfp4 */
 } llmmem_kv_cache_dtype;
 
 /** The numbers of a serving result. Names (llmmem_serving_value_name) are the JSON keys. */
@@ -1504,7 +1544,9 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_PAGE_BYTES = 9,          /**< one block of one layer (vLLM's page_size_bytes) */
     LLMMEM_SERVING_BLOCK_BYTES = 10,        /**< one block of a whole group: page x layers per group */
     LLMMEM_SERVING_NUM_BLOCKS = 11,         /**< blocks in the pool */
-    LLMMEM_SERVING_TOKENS = 12,             /**< "GPU KV cache size": num_blocks / groups x block_size */
+    LLMMEM_SERVING_TOKENS = 12,             /**< "GPU KV cache size" (vLLM: int(concurrency x max_model_len), before the
+                                              latest release num_blocks / groups x block_size; SGLang
+                                              max_total_num_tokens; TensorRT-LLM blocks x tokens_per_block) */
     LLMMEM_SERVING_GROUPS = 13,             /**< KV cache groups */
     LLMMEM_SERVING_LAYERS_PER_GROUP = 14,   /**< layers in each KV cache group on that rank */
     LLMMEM_SERVING_KV_HEADS_PER_RANK = 15,  /**< max(1, num_key_value_heads / tensor_parallel); 1 for MLA */
@@ -1529,7 +1571,29 @@ typedef enum llmmem_serving_value {
     LLMMEM_SERVING_STATE_PAGE_BYTES = 34,   /**< one Mamba-2 / Gated DeltaNet layer's state of one sequence on that rank, unpadded (vLLM MambaSpec) */
     LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE = 35, /**< the state of one sequence, all such layers of that rank (unpadded) */
     LLMMEM_SERVING_STATE_GROUPS = 36,       /**< KV cache groups of state layers (in LLMMEM_SERVING_GROUPS too) */
-    LLMMEM_SERVING_CONCURRENCY_X100 = 37    /**< 100 x "Maximum concurrency" for request_tokens: num_blocks / blocks_per_request as vLLM logs it for max_model_len (VLLM_CONCURRENCY_X100 when request_tokens is max_model_len) */
+    LLMMEM_SERVING_CONCURRENCY_X100 = 37,   /**< 100 x "Maximum concurrency" for request_tokens: num_blocks / blocks_per_request as vLLM logs it for max_model_len (VLLM_CONCURRENCY_X100 when request_tokens is max_model_len) */
+    LLMMEM_SERVING_ENGINE = 38,             /**< the engine whose rules the result follows (llmmem_engine) */
+    LLMMEM_SERVING_ENGINE_VERSION = 39,     /**< its release (llmmem_engine_version; latest resolved to 0) */
+    LLMMEM_SERVING_MEMORY_FRACTION_X10000 = 40, /**< 10000 x the fraction applied: vLLM gpu_memory_utilization, SGLang
+                                              mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction */
+    LLMMEM_SERVING_FREE_BYTES = 41,         /**< the memory the fraction applies to: vLLM the device's, SGLang free before
+                                              the weights, TensorRT-LLM free when its KV cache is sized */
+    LLMMEM_SERVING_CUDA_GRAPH_SIZES = 42,   /**< vLLM PIECEWISE graphs captured ("Profiling CUDA graph memory: PIECEWISE=n") */
+    LLMMEM_SERVING_CUDA_GRAPH_LARGEST = 43, /**< their largest batch (0: no graphs) */
+    LLMMEM_SERVING_FULL_CUDA_GRAPHS = 44,   /**< vLLM FULL decode graphs ("FULL=n") */
+    LLMMEM_SERVING_FULL_CUDA_GRAPH_LARGEST = 45, /**< their largest batch */
+    LLMMEM_SERVING_EQUIVALENT_FRACTION_X10000 = 46, /**< vLLM: the utilization that gives the same KV without the graph
+                                              estimate ("is equivalent to --gpu-memory-utilization=")*/
+    LLMMEM_SERVING_CUDA_GRAPH_MAX_BS = 47,  /**< SGLang cuda_graph_max_bs as resolved */
+    LLMMEM_SERVING_RESERVED_BYTES = 48,     /**< SGLang: the reserve its default mem_fraction_static leaves (MiB x 2^20) */
+    LLMMEM_SERVING_MAMBA_CACHE_SIZE = 49,   /**< SGLang max_mamba_cache_size: sequences the Mamba state pool holds */
+    LLMMEM_SERVING_SWA_TOKENS = 50,         /**< SGLang swa_layer_tokens: cells of a sliding-window layer's pool (0: none) */
+    LLMMEM_SERVING_MAX_TOKENS = 51,         /**< KV tokens before rounding to pages or blocks (SGLang available // cell,
+                                              TensorRT-LLM max_tokens) */
+    LLMMEM_SERVING_ESTIMATION_TOKENS = 52,  /**< TensorRT-LLM PyTorch path: tokens of the temporary KV cache of its profile */
+    LLMMEM_SERVING_POOL_BYTES = 53,         /**< SGLang and TensorRT-LLM: the KV pool as allocated (SGLang K + V size,
+                                              TensorRT-LLM "Allocated X GiB for max tokens in paged KV cache") */
+    LLMMEM_SERVING_STATE_POOL_BYTES = 54    /**< SGLang: the Mamba state pool (its padding slot included) */
 } llmmem_serving_value;
 
 /** A serving result (opaque): the KV budget, block arithmetic and capacity of one llmmem_serving_estimate. */
@@ -1582,12 +1646,13 @@ LLMMEM_API llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, cons
 LLMMEM_API llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *serving,
                                                   uint64_t tokens);
 /**
- * The result as JSON: {"model", "hardware", "dtype" (the format the model is served in: the dtype
- * key resolved), "kv_cache_dtype", "tensor_parallel",
- * "pipeline_parallel", "budget": {memory_bytes ... shortfall}, "kv": {"vllm_concurrency" (as vLLM
- * logs it, two decimals), "concurrency" (the same for request_tokens), bytes_per_token ... fits,
- * concurrency_x100}, "encoder": {mm_max_tokens_per_item ... state_groups}}. Free with
- * llmmem_string_free.
+ * The result as JSON: {"model", "hardware", "engine", "engine_version", "dtype" (the format the model
+ * is served in: the dtype key resolved), "kv_cache_dtype", "tensor_parallel", "pipeline_parallel",
+ * then the engine's sections of values by name; vLLM: "budget": {memory_bytes ... shortfall,
+ * memory_fraction_x10000}, "kv": {bytes_per_token ... max_concurrency, "vllm_concurrency" (as vLLM
+ * logs it, two decimals), fits, "concurrency" (the same for request_tokens), concurrency_x100},
+ * "cuda_graphs": {cuda_graph_sizes ... equivalent_fraction_x10000}, "encoder":
+ * {mm_max_tokens_per_item ... state_groups}}. Free with llmmem_string_free.
  */
 LLMMEM_API llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving);
 
@@ -1608,6 +1673,71 @@ LLMMEM_API llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const ll
 LLMMEM_API llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *model,
                                                const llmmem_strategy *strategy, uint64_t sequences,
                                                uint64_t tokens_each);
+
+/* ------------------------------------------------------------------------ */
+/* One job, every engine                                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The same model, hardware and strategy under every engine side by side: vLLM, SGLang and
+ * TensorRT-LLM (llmmem_serving_estimate with each engine) and llama.cpp and ollama
+ * (llmmem_local_estimate). Each row holds the engine's figures for one GPU (a serving rank; for a
+ * local engine its most loaded GPU), or the status and message of its refusal: an engine that
+ * refuses the job does not make the comparison fail. The strategy's engine key is ignored, and an
+ * engine_version applies to its own engine alone. Made once (llmmem_engines_new), refilled
+ * without allocation.
+ */
+
+/** The figures of a row; names (llmmem_engines_value_name) are the JSON keys. */
+typedef enum llmmem_engines_value {
+    LLMMEM_ENGINES_WEIGHTS = 0,        /**< "weights": weights on the GPU */
+    LLMMEM_ENGINES_ACTIVATIONS = 1,    /**< "activations": the profile's activation peak (vLLM, TensorRT-LLM), what
+                                            SGLang leaves outside its static pool, llama.cpp's compute buffer */
+    LLMMEM_ENGINES_CUDA_GRAPHS = 2,    /**< "cuda_graphs": CUDA-graph memory taken from the KV budget */
+    LLMMEM_ENGINES_KV_BYTES = 3,       /**< "kv_bytes": the KV cache (and recurrent state) on the GPU */
+    LLMMEM_ENGINES_KV_TOKENS = 4,      /**< "kv_tokens": tokens the KV cache holds (llama.cpp: n_ctx) */
+    LLMMEM_ENGINES_REQUEST_TOKENS = 5, /**< "request_tokens": the request length the concurrency answers for */
+    LLMMEM_ENGINES_CONCURRENCY = 6,    /**< "concurrency": requests of request_tokens at once (llama.cpp: its
+                                            slots when each holds the request, else 0) */
+    LLMMEM_ENGINES_FITS = 7            /**< "fits": 1 if the engine starts and one request fits */
+} llmmem_engines_value;
+
+/** A comparison of the engines (opaque). */
+typedef struct llmmem_engines llmmem_engines;
+
+/** An empty comparison (no rows). */
+LLMMEM_API llmmem_status llmmem_engines_new(llmmem_engines **out);
+/** Frees a comparison (NULL is fine). */
+LLMMEM_API void llmmem_engines_free(llmmem_engines *engines);
+/**
+ * Every engine's row for the job; `gguf` may be NULL (a GGUF header the local engines place).
+ * Fails only on a NULL argument or an allocation-free failure of the comparison itself; each
+ * engine's own failure is its row's status and message.
+ */
+LLMMEM_API llmmem_status llmmem_engines_estimate(llmmem_engines *out, const llmmem_model *model,
+                                                 const llmmem_checkpoint *gguf, const llmmem_hardware *hw,
+                                                 const llmmem_strategy *strategy);
+/** Rows of the last estimate (0 before one), in llmmem_engine order. */
+LLMMEM_API size_t llmmem_engines_count(const llmmem_engines *engines);
+/** The engine of a row (LLMMEM_ENGINE_AUTO for a row past the count). */
+LLMMEM_API llmmem_engine llmmem_engines_engine(const llmmem_engines *engines, size_t row);
+/** LLMMEM_OK, or the status the engine refused the job with (LLMMEM_ERR_INVALID_ARGUMENT past the count). */
+LLMMEM_API llmmem_status llmmem_engines_status(const llmmem_engines *engines, size_t row);
+/** The engine's message when it refused the job ("" otherwise, NULL past the count). */
+LLMMEM_API const char *llmmem_engines_message(const llmmem_engines *engines, size_t row);
+/** One figure of a row (0 for a row past the count or an unknown value; a refused row holds its
+ * request_tokens alone). */
+LLMMEM_API uint64_t llmmem_engines_get(const llmmem_engines *engines, size_t row, llmmem_engines_value value);
+/** Number of values; numbered 0 to count - 1. */
+LLMMEM_API size_t llmmem_engines_value_count(void);
+/** "weights", "kv_tokens", ... or NULL. */
+LLMMEM_API const char *llmmem_engines_value_name(llmmem_engines_value value);
+/**
+ * The comparison as JSON: {"model", "hardware", "engines": [{"engine", "status" (0, or the
+ * llmmem_status the engine refused with), "message" (null when 0), the values by name ("fits" a
+ * bool)}, ...]}. Free with llmmem_string_free.
+ */
+LLMMEM_API llmmem_status llmmem_engines_to_json(char **json_out, const llmmem_engines *engines);
 
 /* ------------------------------------------------------------------------ */
 /* Local inference: llama.cpp and ollama on one machine                      */

@@ -117,8 +117,10 @@ def test_budget_terms_add_up(args):
     b = serve_json(*args)["budget"]
     used = b["weights"] + b["activation_peak"] + b["non_torch"] + b["cuda_graph"]
     assert b["requested_bytes"] == used + b["kv_cache_bytes"] - b["shortfall"]
-    # vllm/v1/worker/utils.py: requested = ceil(total x gpu_memory_utilization), 0.9 by default
-    assert b["requested_bytes"] == -(-b["memory_bytes"] * 9 // 10)
+    # vllm/v1/worker/utils.py: requested = ceil(total x gpu_memory_utilization), 0.92 by default since
+    # vLLM 0.21 (vllm/config/cache.py CacheConfig.gpu_memory_utilization)
+    assert b["requested_bytes"] == -(-b["memory_bytes"] * 92 // 100)
+    assert b["memory_fraction_x10000"] == 9200
 
 
 def test_capacity_example_by_hand():
@@ -190,7 +192,7 @@ def test_fp8_doubles_the_blocks():
      ["num_attention_heads (64)", "tensor_parallel (3)"]),
     (["serve", "--set", "kv_cache_dtype=fp5"], ["kv_cache_dtype", "fp5"]),
     (["serve", "--set", "kv_cache_dtype=fp8_ds_mla"], ["fp8_ds_mla"]),
-    (["serve", "--set", "gpu_memory_utilization=0"], ["gpu_memory_utilization"]),
+    (["serve", "--set", "gpu_memory_utilization=1.5"], ["gpu_memory_utilization"]),
     (["serve", "--set", "max_model_len=200000"], ["max_model_len (200000)"]),
     (["serve", "--set", "mode=training"], ["mode"]),
     (["serve", "--set", "shared_prefix_tokens=500000", "--set", "max_model_len=4096"],
@@ -282,3 +284,60 @@ def test_local_layers_in_a_host_of_unknown_ram_are_not_a_fit():
     assert "the host's RAM is not known" in out
     assert "not known" not in ok("fit", "--model", "llama-3.1-70b", "--gpu", "rtx-4090", "--engine", "llama.cpp",
                                  "--set", "host_memory_bytes=256GiB")
+
+
+def test_sglang_prints_its_start_up_lines():
+    """`--engine sglang` prints the lines SGLang logs, with the numbers of its JSON."""
+    args = ("--engine", "sglang", "--model", "gpt-oss-120b", "--gpu", "h200")
+    report = serve_json(*args)
+    assert report["engine"] == "sglang" and "cuda_graphs" not in report
+    text = ok("serve", *args)
+    kv = report["kv"]
+    assert (f"max_total_num_tokens={kv['tokens']}, chunked_prefill_size={kv['max_num_batched_tokens']}, "
+            f"max_running_requests={kv['max_num_seqs']}, context_len={kv['max_model_len_setting']}") in text
+    assert f"swa_layer_tokens={kv['swa_tokens']}" in text
+    # server_args.py: H200 (143,771 MiB), TP1: round((143771 - 13440) / 143771, 3) = 0.907
+    assert "mem_fraction_static 0.907" in text and report["budget"]["memory_fraction_x10000"] == 9070
+
+
+@pytest.mark.parametrize("backend", ["pytorch", "engine"])
+def test_trtllm_prints_its_kv_cache_manager_lines(backend):
+    """`--engine trtllm` prints TensorRT-LLM's block lines, with the numbers of its JSON."""
+    args = ("--engine", "trtllm", "--model", "llama-3.1-8b", "--set", f"trtllm_backend={backend}")
+    report = serve_json(*args)
+    assert report["engine"] == "trtllm"
+    kv = report["kv"]
+    text = ok("serve", *args)
+    assert f"Number of blocks in KV cache primary pool: {kv['num_blocks']}\n" in text
+    assert f"paged KV cache ({kv['tokens']})." in text
+    # kvCacheManager.cpp calculateMaxNumBlocks: whole blocks of tokens_per_block (32)
+    assert kv["tokens"] == kv["num_blocks"] * 32 and kv["tokens"] - kv["max_tokens"] < 32
+    assert (kv["estimation_tokens"] == 8224) == (backend == "pytorch")
+
+
+def test_engine_all_side_by_side():
+    """`serve --engine all`: one row per engine, the text and the JSON alike; a refusal is its row's."""
+    args = ("--engine", "all", "--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb",
+            "--set", "devices_per_node=1", "--length", "8192")
+    report = serve_json(*args)
+    names = [row["engine"] for row in report["engines"]]
+    assert names == ["vllm", "llama.cpp", "ollama", "sglang", "trtllm"]
+    text = ok("serve", *args)
+    for row in report["engines"]:
+        assert row["status"] == 0 and row["message"] is None and row["request_tokens"] == 8192
+        line = next(l for l in text.splitlines() if l.split() and l.split()[0] == row["engine"])
+        cells = line.split()
+        assert cells[1] == f"{row['weights'] / GIB:.2f}" and cells[4] == f"{row['kv_bytes'] / GIB:.2f}"
+        assert int(cells[5]) == row["kv_tokens"] and int(cells[6]) == row["concurrency"]
+        assert cells[7] == ("yes" if row["fits"] else "no")
+    # the same figures as each engine's own serve
+    vllm = serve_json("--model", "llama-3.1-8b", "--gpu", "h100-sxm-80gb", "--set", "devices_per_node=1",
+                      "--length", "8192")
+    assert report["engines"][0]["kv_tokens"] == vllm["kv"]["tokens"]
+    assert report["engines"][0]["concurrency"] == vllm["kv"]["max_concurrency"]
+    refused = serve_json("--engine", "all", "--model", "qwen3-next-80b-a3b", "--gpu", "h200",
+                         "--set", "tensor_parallel=4")
+    trt = next(r for r in refused["engines"] if r["engine"] == "trtllm")
+    assert trt["status"] != 0 and "TensorRT-LLM" in trt["message"] and trt["fits"] is False
+    r = run("fit", "--engine", "all")
+    assert r.returncode == 2 and "--engine all" in r.stderr

@@ -117,6 +117,7 @@ __all__ = [
     "UnknownKeyError",
     "UnsupportedError",
     "component_names",
+    "engines",
     "estimate",
     "hardware_presets",
     "key",
@@ -1213,6 +1214,22 @@ class Serving:
         return (f"<table class='llmmem-serving'><caption>{esc(str(d.get('model', '')))} on "
                 f"{esc(str(d.get('hardware', '')))}: {'fits' if self.fits else 'does not fit'}</caption>"
                 f"<thead><tr><th>value</th><th>number</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def engines(model: Model, hardware: Hardware, strategy: Strategy | None = None,
+            gguf: "Checkpoint | None" = None) -> dict:
+    """The job under every engine side by side, as ``llmmem serve --engine all --json`` prints it: a
+    dict with "model", "hardware" and "engines", one dict per engine (vLLM, llama.cpp, ollama,
+    SGLang, TensorRT-LLM) with "engine", "status" (0, or the status the engine refused the job
+    with), "message" (its text, None when 0) and the figures of one GPU: "weights", "activations",
+    "cuda_graphs", "kv_bytes", "kv_tokens", "request_tokens", "concurrency", "fits". The strategy's
+    engine is ignored; ``gguf`` is the GGUF the local engines place."""
+    (model, hardware, strategy), ck = _local_inputs(model, hardware, strategy, gguf)
+    handle = _core.llmmem_bind_engines_new()
+    with _Reading(model, hardware, strategy) as (m, hw, s):
+        # The GIL is released inside (bindings/llmmem.i: %thread llmmem_engines_estimate).
+        _core.llmmem_engines_estimate(handle, m, ck, hw, s)
+    return _json.loads(_core.llmmem_bind_engines_json(handle))
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,418 @@
+/* SGLang's start-up sizing (engine sglang), against SGLang's source worked by hand and public
+ * SGLang start-up logs.
+ *
+ * The rules are SGLang's (sgl-project/sglang python/sglang/srt/, read at 003fca80):
+ * server_args.py ServerArgs._handle_gpu_memory_settings (the default mem_fraction_static),
+ * mem_cache/kv_cache_configurator.py _profile_available_bytes, _handle_max_mamba_cache and
+ * _resolve_max_num_reqs, model_executor/pool_configurator.py DefaultPoolConfigurator and
+ * HybridSWAPoolConfigurator. SGLang computes in GiB doubles (P and A from mem_get_info / 2^30); the
+ * expected numbers below follow the same operations, worked with a calculator. A log prints P and A
+ * with two decimals (GB = 2^30 bytes there): each carries up to 0.005 GiB of rounding, so a token
+ * count rebuilt from them is within that rounding of the logged one. */
+#include <string.h>
+
+#include "unit.h"
+
+#define GIB100(x) (((uint64_t)(x) * GIB + 50) / 100)
+
+typedef struct fixture {
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_serving *r;
+} fixture;
+
+static fixture make(const char *model, const char *gpu)
+{
+    fixture f;
+    ck_assert_ok(llmmem_model_from_preset(&f.m, model));
+    ck_assert_ok(llmmem_hardware_from_preset(&f.hw, gpu));
+    ck_assert_ok(llmmem_strategy_new(&f.s));
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_SGLANG));
+    ck_assert_ok(llmmem_serving_new(&f.r));
+    return f;
+}
+
+static void release(fixture *f)
+{
+    llmmem_serving_free(f->r);
+    llmmem_strategy_free(f->s);
+    llmmem_hardware_free(f->hw);
+    llmmem_model_free(f->m);
+}
+
+static void set(fixture *f, llmmem_key key, int64_t value)
+{
+    ck_assert_ok(llmmem_strategy_set_int(f->s, key, value));
+}
+
+static void set_real(fixture *f, llmmem_key key, double value)
+{
+    ck_assert_ok(llmmem_strategy_set_real(f->s, key, value));
+}
+
+static void hw(fixture *f, llmmem_key key, int64_t value)
+{
+    ck_assert_ok(llmmem_hardware_set_int(f->hw, key, value));
+}
+
+static void estimate(fixture *f)
+{
+    ck_assert_ok(llmmem_serving_estimate(f->r, f->m, f->hw, f->s));
+}
+
+static uint64_t get(const fixture *f, llmmem_serving_value v)
+{
+    return llmmem_serving_get(f->r, v);
+}
+
+/* The default mem_fraction_static (server_args.py _handle_gpu_memory_settings): reserved MiB = 512 +
+ * 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs + tp x pp / 8 x 1024, at least 10,240
+ * above 60 GiB; round((gpu_mem - reserved) / gpu_mem, 3), gpu_mem nvidia-smi's memory.total in MiB:
+ *   H100 SXM (81,559 MiB), TP1: chunked 8192, bs 256: 512 + 12,288 + 512 + 128 = 13,440 -> 0.8352 -> 0.835;
+ *   TP8: bs 512: 512 + 12,288 + 1,024 + 1,024 = 14,848 -> 0.8179 -> 0.818;
+ *   H200 (143,771 MiB), TP1: 13,440 -> 0.9065 -> 0.907;
+ *   RTX 4090 (24 GiB = 24,576 MiB, under 35 GiB: chunked 2048, bs 24): 512 + 3,072 + 48 + 128 = 3,760
+ *     -> 0.8470 -> 0.847;
+ *   a 16,303 MiB card (under 20 GiB: chunked 2048, bs 8): 512 + 3,072 + 16 + 128 = 3,728 -> 0.771, the
+ *     fraction that reproduces the LFM2-700M log of the issue's notes (an SGLang write-up, Dec 2025:
+ *     "max_mamba_cache_size: 85292", "#tokens: 473854" on a 16 GB-class card). */
+START_TEST(test_default_fraction)
+{
+    fixture f = make("llama-3.1-8b", "h100-sxm-80gb");
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8350);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_RESERVED_BYTES), 13440ULL << 20);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS), 8192);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_CUDA_GRAPH_MAX_BS), 256);
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 8);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8180);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_CUDA_GRAPH_MAX_BS), 512);
+    release(&f);
+    f = make("llama-3.1-8b", "h200");
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 9070);
+    release(&f);
+    f = make("llama-3.1-8b", "rtx-4090");
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8470);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS), 2048);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_CUDA_GRAPH_MAX_BS), 24);
+    hw(&f, LLMMEM_KEY_MEMORY_BYTES, 16303LL << 20);
+    llmmem_model_free(f.m);
+    ck_assert_ok(llmmem_model_from_preset(&f.m, "qwen2.5-0.5b"));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 7710);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_CUDA_GRAPH_MAX_BS), 8);
+    /* a given fraction is taken as it is, and nothing is reserved */
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.5);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 5000);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_RESERVED_BYTES), 0);
+    release(&f);
+}
+END_TEST
+
+/* An SGLang 0.4.6.post2 log of Qwen3-0.6B on one GPU (a public SGLang tutorial with the full
+ * server_args dump: mem_fraction_static 0.88, page_size 1, chunked_prefill_size 2048, cuda_graph_max_bs 8,
+ * context_len 40960). Qwen3-0.6B: 28 layers, 8 KV heads of 128, bf16: 2 x 8 x 128 x 2 x 28 = 114,688 B
+ * a token. Lines: "Load weight begin. avail mem=3.23 GB", "Load weight end. ... avail mem=2.03 GB, mem
+ * usage=1.20 GB.", "KV Cache is allocated. #tokens: 15387, K size: 0.82 GB, V size: 0.82 GB",
+ * "max_total_num_tokens=15387, chunked_prefill_size=2048, max_prefill_tokens=16384,
+ * max_running_requests=2049, context_len=40960". From the printed P = 3.23 GiB (3,468,186,092 B) and
+ * weights 1.20 GiB (1,288,490,189 B): rest = 2.03 - 3.23 x 0.12 = 1.6424 GiB, int(rest x 2^30) =
+ * 1,763,513,571 B // 114,688 = 15,376 tokens, 11 under the log (P and A carry 0.005 GiB each: about 52
+ * tokens); max_running_requests = min(max(int(15,376 / 40,960 x 512) = 192, 2048), 4096, 15,376 // 2)
+ * = 2,048, logged by 0.4.x as the request pool's 2,049 rows (the padding row counted). */
+START_TEST(test_log_qwen3_0_6b_sglang_0_4_6)
+{
+    fixture f = make("qwen3-8b", "rtx-4060");
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_HIDDEN_SIZE, 1024));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 28));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_NUM_ATTENTION_HEADS, 16));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 8));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_HEAD_DIM, 128));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_INTERMEDIATE_SIZE, 3072));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 40960));
+    set(&f, LLMMEM_KEY_ENGINE_VERSION, LLMMEM_ENGINE_VERSION_SGLANG_0_4);
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.88);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, (int64_t)GIB100(323));
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, (int64_t)GIB100(120));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_ENGINE), LLMMEM_ENGINE_SGLANG);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 114688);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS), 2048);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_CUDA_GRAPH_MAX_BS), 8);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 1763513571ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 15376);
+    ck_assert_uint_le(15387 - get(&f, LLMMEM_SERVING_TOKENS), 52);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING), 40960);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 2049);
+    set(&f, LLMMEM_KEY_ENGINE_VERSION, LLMMEM_ENGINE_VERSION_LATEST);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 2048);
+    release(&f);
+}
+END_TEST
+
+/* sgl-project/sglang#18263 (2026-07, an AMD MI355X of 288 GiB, TP1, Qwen3-30B-A3B-Instruct: 48 layers,
+ * 4 KV heads of 128, bf16: 98,304 B a token). Lines: "Load weight end. ... avail mem=230.20 GB, mem
+ * usage=56.98 GB.", "self.server_args.mem_fraction_static 0.911", "initial available_bytes
+ * 219721119039 / 204.63 GB". The default fraction on 294,912 MiB (AMD: total_memory // 2^20; above 160
+ * GiB: chunked 16384, bs 512): 512 + 24,576 + 1,024 + 128 = 26,240 -> round(268,672 / 294,912, 3) =
+ * 0.911 as logged. The budget from the printed P = 230.20 + 56.98 = 287.18 GiB and weights 56.98 GiB:
+ * 230.20 - 287.18 x 0.089 = 204.641 GiB = 219,731,579,129 B, 10,460,090 B (0.0097 GiB) above the log's
+ * exact bytes; its 219,721,119,039 // 98,304 = 2,235,118 tokens (the PR's unpatched count), ours
+ * 2,235,225: 107 tokens, 0.005 %. */
+START_TEST(test_log_sglang_18263_qwen3_30b_a3b_mi355x)
+{
+    fixture f = make("qwen3-30b-a3b", "mi300x");
+    hw(&f, LLMMEM_KEY_MEMORY_BYTES, 288LL << 30);
+    hw(&f, LLMMEM_KEY_BACKEND, LLMMEM_BACKEND_ROCM);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, (int64_t)GIB100(28718));
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, (int64_t)GIB100(5698));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 9110);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_RESERVED_BYTES), 26240ULL << 20);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS), 16384);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_CUDA_GRAPH_MAX_BS), 512);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 98304);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 219731579129ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 2235225);
+    ck_assert_uint_le(get(&f, LLMMEM_SERVING_TOKENS) - 219721119039ULL / 98304, 107);
+    release(&f);
+}
+END_TEST
+
+/* SemiAnalysisAI/InferenceX#2128 (2026-07-09): DeepSeek-V4-Pro FP8 on 8 x H200, --tp 8
+ * --mem-fraction-static 0.88: "Load weight end. quant=fp8, fmt=e4m3, avail mem=12.25 GB, mem usage=125.65
+ * GB." then "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88. Raise
+ * --mem-fraction-static above ... (minimum viable = 1 - available/pre = 0.9113)" (kv_cache_configurator.py
+ * _profile_available_bytes). From the printed figures: rest = 12.25 - 137.90 x 0.12 < 0; 1 - 12.25 /
+ * 137.90 = 0.91117, above which ceil(1000 x 0.91117) / 1000 = 0.912; the log's 0.9113 comes from the
+ * unrounded P and A (0.0001 apart). The rule needs the weights and free memory alone; DeepSeek-V3's
+ * preset stands in for the model. */
+START_TEST(test_log_inferencex_2128_failure)
+{
+    fixture f = make("deepseek-v3", "h200");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 8);
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.88);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, (int64_t)GIB100(13790));
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, (int64_t)GIB100(12565));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_str_eq(llmmem_last_message(), "SGLang: loaded weights leave no GPU memory for the KV cache under "
+                                            "mem_fraction_static 0.880; raise it above 0.912 (minimum viable = 1 - "
+                                            "available/pre = 0.9112)");
+    ck_assert(!llmmem_serving_valid(f.r));
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.92);
+    estimate(&f);
+    release(&f);
+}
+END_TEST
+
+/* vllm-project/vllm#21348 (2025-07): Qwen3-235B-A22B-FP8 on 4 x H100 under `sglang.launch_server --tp 4
+ * --mem-fraction-static 0.93`: "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23
+ * GB". 94 layers, 4 KV heads of 128 over 4 ranks: one head a rank, K 94 x 128 x 2 = 24,064 B a token,
+ * K + V 48,128; 367,404 x 48,128 B = 16.47 GiB, 8.23 each as logged. The log omits the load lines, so
+ * the count is capped at the logged one (--max-total-tokens) to read the pool's bytes. */
+START_TEST(test_log_vllm_21348_qwen3_235b_sglang_pool)
+{
+    fixture f = make("qwen3-235b-a22b", "h100-sxm-80gb");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 4);
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.93);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 55LL << 30); /* FP8 weights of one rank, about 235e9 / 4 bytes */
+    set(&f, LLMMEM_KEY_MAX_TOTAL_TOKENS, 367404);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_HEADS_PER_RANK), 1);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 48128);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 367404);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_POOL_BYTES), 367404ULL * 48128);
+    ck_assert_int_eq((int)((double)get(&f, LLMMEM_SERVING_POOL_BYTES) / 2 / (double)GIB * 100 + 0.5), 823);
+    release(&f);
+}
+END_TEST
+
+/* MLA with DeepSeek's sparse indexer (DeepSeek-V3.2: 61 layers, kv_lora_rank 512, rope 64, index_head_dim
+ * 128) on 8 x H200, given P = 130 GiB, weights 80 GiB, fraction 0.9: rest = 50 - 13 = 37 GiB =
+ * 39,728,447,488 B. Cell (pool_configurator.py _compute_cell_size): the
+ * latent in bf16 (512 + 64) x 2 = 1,152 and the indexer's key with scales 128 + 128 / 128 x 4 = 132 (one
+ * byte each), per layer: 1,284 x 61 = 78,324 B; pages of 64 on CUDA (server_args.py: DeepSeek DSA):
+ * 39,728,447,488 // 78,324 = 507,232 -> 507,200 tokens. With kv_cache_dtype fp8_e4m3 the latent is 512 +
+ * 512 / 128 x 4 + 64 x 2 = 656 (calculate_mla_kv_cache_dim): 788 x 61 = 48,068 B, 826,505 -> 826,496. */
+START_TEST(test_mla_sparse_indexer)
+{
+    fixture f = make("deepseek-v3.2", "h200");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 8);
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.9);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 130LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 80LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 39728447488ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 78324);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BLOCK_SIZE), 64);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_TOKENS), 507232);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 507200);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "kv_cache_dtype", "fp8_e4m3"));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 48068);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 826496);
+    /* ROCm pages DSA by 1 */
+    hw(&f, LLMMEM_KEY_BACKEND, LLMMEM_BACKEND_ROCM);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 826505);
+    release(&f);
+}
+END_TEST
+
+/* Hybrid sliding window (HybridSWAPoolConfigurator): gpt-oss-120b, 36 layers alternating full and
+ * 128-token sliding attention, 8 KV heads of 64: F = S = 2 x 8 x 64 x 2 = 2,048 B a token and layer.
+ * P = 100 GiB, weights 60 GiB, fraction 0.9: rest = 40 - 10 = 30 GiB = 32,212,254,720 B; cell = 2,048 x 18
+ * + 0.8 x 2,048 x 18 = 66,355.2; full = int(32,212,254,720 // 66,355.2) = 485,451, swa = int(485,451 x
+ * 0.8) = 388,360 ("Use sliding window memory pool. full_layer_tokens=485451, swa_layer_tokens=388360");
+ * pool bytes 485,451 x 36,864 + 388,360 x 36,864 = 32,212,168,704. A request keeps its window and a
+ * page in the sliding pool (129 cells), every token in the full one. */
+START_TEST(test_hybrid_sliding_window)
+{
+    fixture f = make("gpt-oss-120b", "h200");
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.9);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 100LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 60LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 32212254720ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 73728);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 485451);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_SWA_TOKENS), 388360);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_POOL_BYTES), 32212168704ULL);
+    uint64_t n;
+    ck_assert_ok(llmmem_serving_max_concurrency(&n, f.r, 100000));
+    ck_assert_uint_eq(n, 4); /* 485,451 / 100,000 */
+    ck_assert_ok(llmmem_serving_max_concurrency(&n, f.r, 64));
+    /* the full pool holds 7,585 of 64 tokens, the sliding one 388,360 / 64; max_running_requests is
+     * clamp(int(485,451 / 131,072 x 512) = 1,896, 2048, 4096) = 2,048 */
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 2048);
+    ck_assert_uint_eq(n, 2048);
+    release(&f);
+}
+END_TEST
+
+/* A Gated DeltaNet hybrid (Qwen3-Next-80B-A3B: 48 layers, one in four full attention with 2 KV heads of 256;
+ * 36 Gated DeltaNet layers of 16 key heads and 32 value heads of 128, conv kernel 4) on 4 x H200, P = 130 GiB,
+ * weights 40 GiB, fraction 0.9:
+ *   state a request on a rank: conv (4 - 1) x (2 x 16 x 128 + 32 x 128) / 4 = 6,144 elements in bf16 and the
+ *   recurrent state 32 / 4 x 128 x 128 = 131,072 in float32 (server_args.py mamba_ssm_dtype): 536,576 B a
+ *   layer, x 36 = 19,316,736 B;
+ *   rest = 90 - 13 = 77 GiB; _handle_max_mamba_cache: 77 x 0.9 / 1.9 GiB = 39,163,320,212.2 B, int((that -
+ *   19,316,736) // 19,316,736) = 2,026 slots, the pool 2,027 x 19,316,736 = 39,155,023,872 B: rest 40.534 GiB
+ *   = 43,523,096,576 B;
+ *   cell: 12 attention layers, one KV head a rank (2 heads on 4 ranks, replicated): 2 x 256 x 2 x 12 =
+ *   12,288 B: 3,541,918 tokens;
+ *   max_running_requests: min(clamp(int(3,541,918 / 262,144 x 512), 2048, 4096) = 4096, 1,770,959,
+ *   2,026 // 3 = 675) = 675. */
+START_TEST(test_hybrid_gated_deltanet)
+{
+    fixture f = make("qwen3-next-80b-a3b", "h200");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 4);
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.9);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 130LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 40LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 19316736);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE), 2026);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_POOL_BYTES), 2027ULL * 19316736);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 43523096576ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 12288);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 3541918);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 675);
+    /* --max-mamba-cache-size 100: the state pool holds 101 slots, 33 requests run */
+    set(&f, LLMMEM_KEY_MAX_MAMBA_CACHE_SIZE, 100);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE), 100);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 33);
+    release(&f);
+}
+END_TEST
+
+/* max_running_requests and the page rounding: Llama-3.1-8B (131,072 B a token), P = 60 GiB, weights 15 GiB,
+ * fraction 0.9: rest = 45 - 6 = 39 GiB = 41,875,931,136 B: 319,488 tokens; --page-size 64 keeps 319,488
+ * (4,992 pages); --max-running-requests 100 caps the estimate of clamp(int(319,488 / 131,072 x 512),
+ * 2048, 4096) = 2,048; --max-total-tokens 100,000 caps the pool at 99,968 (whole pages of 64). */
+START_TEST(test_requests_and_pages)
+{
+    fixture f = make("llama-3.1-8b", "h100-sxm-80gb");
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.9);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 60LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 15LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 41875931136ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 319488);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 2048);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_CONCURRENCY), 2); /* 131,072-token requests */
+    set(&f, LLMMEM_KEY_BLOCK_SIZE, 64);
+    set(&f, LLMMEM_KEY_MAX_NUM_SEQS, 100);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_NUM_BLOCKS), 4992);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 100);
+    uint64_t n;
+    ck_assert_ok(llmmem_serving_max_concurrency(&n, f.r, 1000));
+    ck_assert_uint_eq(n, 100); /* 319,488 / 1,024 = 312 fit, 100 run */
+    set(&f, LLMMEM_KEY_MAX_TOTAL_TOKENS, 100000);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 99968);
+    char *json;
+    ck_assert_ok(llmmem_serving_to_json(&json, f.r));
+    ck_assert_ptr_nonnull(strstr(json, "\"engine\": \"sglang\""));
+    ck_assert_ptr_nonnull(strstr(json, "\"tokens\": 99968"));
+    ck_assert_ptr_null(strstr(json, "cuda_graphs"));
+    llmmem_string_free(json);
+    release(&f);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+    fixture f = make("llama-3.1-8b", "h100-sxm-80gb");
+    set(&f, LLMMEM_KEY_PIPELINE_PARALLEL, 2);
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "pipeline_parallel (2)"));
+    set(&f, LLMMEM_KEY_PIPELINE_PARALLEL, 1);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "kv_cache_dtype", "int8_per_token_head"));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "kv_cache_dtype (int8_per_token_head)"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "kv_cache_dtype", "auto"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "engine_version", "vllm-0.20"));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_str_eq(llmmem_last_message(), "engine_version (vllm-0.20) is a release of vllm, not of sglang");
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "engine_version", "latest"));
+    set(&f, LLMMEM_KEY_REQUEST_TOKENS, 200000);
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "SGLang refuses"));
+    set(&f, LLMMEM_KEY_REQUEST_TOKENS, 0);
+    /* weights above the free memory */
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 100LL << 30);
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "exceed the memory free before they load"));
+    release(&f);
+    fixture g = make("qwen2.5-vl-7b-instruct", "h100-sxm-80gb");
+    ck_assert_status(llmmem_serving_estimate(g.r, g.m, g.hw, g.s), LLMMEM_ERR_UNSUPPORTED);
+    release(&g);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sglang");
+    TCase *tc = tcase_create("sglang");
+    tcase_add_test(tc, test_default_fraction);
+    tcase_add_test(tc, test_log_qwen3_0_6b_sglang_0_4_6);
+    tcase_add_test(tc, test_log_sglang_18263_qwen3_30b_a3b_mi355x);
+    tcase_add_test(tc, test_log_inferencex_2128_failure);
+    tcase_add_test(tc, test_log_vllm_21348_qwen3_235b_sglang_pool);
+    tcase_add_test(tc, test_mla_sparse_indexer);
+    tcase_add_test(tc, test_hybrid_sliding_window);
+    tcase_add_test(tc, test_hybrid_gated_deltanet);
+    tcase_add_test(tc, test_requests_and_pages);
+    tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
