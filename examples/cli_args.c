@@ -69,6 +69,10 @@ const cli_option cli_option_table[] = {
      "(estimate's includes the timeline)", FLAG(json)},
     {"--explain", NULL, NULL, CLI_OPT_EXPLAIN, CLI_CMD_ESTIMATE,
      "estimate: after the table, the arithmetic of every line", FLAG(explain)},
+    {"--allocator", NULL, NULL, CLI_OPT_ALLOCATOR, CLI_CMD_TIMELINE,
+     "timeline: the moments as PyTorch's CUDA caching allocator\n"
+     "serves them (the job replayed): allocated and reserved",
+     FLAG(allocator)},
     {"--length", NULL, "TOKENS", CLI_OPT_LENGTH, CLI_CMD_SERVE,
      "serve: tokens per request (prompt and output) for the\n"
      "question \"how many concurrent requests\" (default:\n"

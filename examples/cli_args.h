@@ -30,7 +30,8 @@ enum {
     CLI_OPT_DEVICES = 1u << 8,
     CLI_OPT_TOP = 1u << 9,
     CLI_OPT_EXPLAIN = 1u << 10,
-    CLI_OPT_ENGINE = 1u << 11
+    CLI_OPT_ENGINE = 1u << 11,
+    CLI_OPT_ALLOCATOR = 1u << 12
 };
 
 /* Commands, as bits, for the commands an option applies to. */
@@ -109,6 +110,7 @@ typedef struct cli_options {
     unsigned seen;           /* CLI_OPT_* bits */
     int json;
     int explain;             /* estimate --explain, or the explain command */
+    int allocator;           /* timeline --allocator: the caching allocator's replay */
     int help;
     int version;
 } cli_options;

@@ -791,6 +791,53 @@ static void print_timeline(const llmmem_timeline *tl, const llmmem_model *model,
 }
 
 /* `timeline`: the step moment by moment (and the JSON estimate's "timeline" member). */
+/* timeline --allocator: the replay's moments, step by step, what the allocator's blocks hold at each
+ * moment's highest and the reserved segments beside them (both with the memory outside it). */
+static void print_allocator_timeline(const llmmem_timeline *tl, const llmmem_model *model, const llmmem_hardware *hw)
+{
+    static const llmmem_component shown[] = {LLMMEM_COMPONENT_GRADIENTS, LLMMEM_COMPONENT_OPTIMIZER_STATES,
+                                             LLMMEM_COMPONENT_ACTIVATIONS, LLMMEM_COMPONENT_LOGITS,
+                                             LLMMEM_COMPONENT_KV_CACHE, LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES};
+    const size_t n = llmmem_timeline_count(tl), peak = llmmem_timeline_peak_index(tl);
+    const size_t columns = sizeof shown / sizeof shown[0];
+    size_t reserved_peak = 0;
+    printf("model:      %s\n", model_label(model));
+    printf("gpu:        %s\n", llmmem_hardware_name(hw));
+    printf("PyTorch's CUDA caching allocator, the job replayed: at each moment the highest bytes allocated\n"
+           "since the one before, by what they hold, and the segments reserved (both with the memory\n"
+           "outside the allocator)\n\n");
+    printf("%-10s %5s %6s %14s", "moment", "step", "layer", "state");
+    for (size_t c = 0; c < columns; c++)
+        printf(" %14s", shown[c] == LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES ? "temporaries"
+                        : shown[c] == LLMMEM_COMPONENT_OPTIMIZER_STATES     ? "opt_states"
+                                                                            : llmmem_component_name(shown[c]));
+    printf(" %14s %14s\n", "allocated", "reserved");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t total = llmmem_timeline_total_bytes(tl, i), state = total;
+        const int64_t layer = llmmem_timeline_layer(tl, i);
+        const char *phase = llmmem_peak_phase_name(llmmem_timeline_phase(tl, i));
+        printf("%-10s %5" PRIu64 " ", phase ? phase : "?", llmmem_timeline_step(tl, i));
+        if (layer >= 0)
+            printf("%6" PRId64, layer);
+        else
+            printf("%6s", "-");
+        for (size_t c = 0; c < columns; c++)
+            state -= llmmem_timeline_bytes(tl, i, shown[c]);
+        printf(" %14" PRIu64, state);
+        for (size_t c = 0; c < columns; c++)
+            printf(" %14" PRIu64, llmmem_timeline_bytes(tl, i, shown[c]));
+        printf(" %14" PRIu64 " %14" PRIu64 "%s\n", total, llmmem_timeline_reserved_bytes(tl, i), i == peak ? "  <- peak" : "");
+        if (llmmem_timeline_reserved_bytes(tl, i) > llmmem_timeline_reserved_bytes(tl, reserved_peak))
+            reserved_peak = i;
+    }
+    if (n) {
+        const uint64_t total = llmmem_timeline_total_bytes(tl, peak), reserved = llmmem_timeline_reserved_bytes(tl, reserved_peak);
+        printf("\npeak allocated: %" PRIu64 " bytes (%.2f GiB, %.2f GB); reserved: %" PRIu64 " bytes (%.2f GiB, %.2f GB)\n",
+               total, (double)total / bytes_per_gib, (double)total / bytes_per_gb, reserved,
+               (double)reserved / bytes_per_gib, (double)reserved / bytes_per_gb);
+    }
+}
+
 static int cmd_timeline(const cli_options *opts)
 {
     llmmem_model *model = NULL;
@@ -808,11 +855,15 @@ static int cmd_timeline(const cli_options *opts)
         rc = internal_failure(st, "llmmem_timeline_new");
         goto done;
     }
-    if ((st = llmmem_estimate_timeline(tl, model, hw, strategy)) != LLMMEM_OK) {
+    st = opts->allocator ? llmmem_estimate_timeline_runs(tl, model, hw, strategy)
+                         : llmmem_estimate_timeline(tl, model, hw, strategy);
+    if (st != LLMMEM_OK) {
         rc = library_failure(st, "timeline");
         goto done;
     }
-    if (!opts->json)
+    if (!opts->json && opts->allocator)
+        print_allocator_timeline(tl, model, hw);
+    else if (!opts->json)
         print_timeline(tl, model, hw);
     else if ((st = llmmem_timeline_to_json(&json, tl)) != LLMMEM_OK)
         rc = internal_failure(st, "llmmem_timeline_to_json");

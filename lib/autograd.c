@@ -35,6 +35,7 @@ typedef struct node {
     uint32_t buf[MAX_OUT];  /* the grads gathered for each output during backward */
     uint32_t deps, mark;
     uint8_t op, nin, nsaved, rowsum, elem;
+    uint8_t component;      /* what its forward's allocations held: its backward's hold the same */
 } node;
 
 struct llmmem__ag {
@@ -50,6 +51,7 @@ struct llmmem__ag {
     uint64_t sms, threads_per_sm; /* the device's multiprocessors and threads on each */
     uint32_t ws[3];
     uint32_t stamp;
+    int component;          /* what new allocations hold (llmmem_component) */
     llmmem__ag_rerun rerun;
     void *rerun_ctx;
 };
@@ -80,6 +82,7 @@ llmmem_status llmmem__ag_new(llmmem__ag **out, const llmmem__sink *sink)
     ag->sink = *sink;
     ag->grad_mode = 1;
     ag->nt = 1; /* id 0 is "none" */
+    ag->component = LLMMEM_COMPONENT_ACTIVATIONS;
     ag->sms = 132;            /* an H100 SXM until llmmem__ag_device says otherwise */
     ag->threads_per_sm = 2048;
     *out = ag;
@@ -180,6 +183,28 @@ static void recycle(llmmem__ag *ag, uint32_t id)
     ag->free_head = id;
 }
 
+int llmmem__ag_component(llmmem__ag *ag, int component)
+{
+    int was = ag->component;
+    ag->component = component;
+    return was;
+}
+
+static void tag(llmmem__ag *ag, uint32_t id, int component)
+{
+    if (ag->sink.tag && id && ag->status == LLMMEM_OK)
+        ag->sink.tag(ag->sink.ctx, ag->t[id].sink, component);
+}
+
+/* A new tensor holding `component`. */
+static uint32_t alloc_as(llmmem__ag *ag, uint64_t bytes, int component)
+{
+    int was = llmmem__ag_component(ag, component);
+    uint32_t id = llmmem__ag_alloc(ag, bytes);
+    ag->component = was;
+    return id;
+}
+
 uint32_t llmmem__ag_alloc(llmmem__ag *ag, uint64_t bytes)
 {
     if (ag->status != LLMMEM_OK)
@@ -201,14 +226,15 @@ uint32_t llmmem__ag_alloc(llmmem__ag *ag, uint64_t bytes)
     }
     if (ag->live > ag->peak)
         ag->peak = ag->live;
+    tag(ag, id, ag->component);
     return id;
 }
 
 uint32_t llmmem__ag_param(llmmem__ag *ag, uint64_t bytes)
 {
-    uint32_t id = llmmem__ag_alloc(ag, bytes);
+    uint32_t id = alloc_as(ag, bytes, LLMMEM_COMPONENT_WEIGHTS);
     if (id)
-        ag->t[id].flags = LLMMEM__T_REQ | LLMMEM__T_LEAF;
+        ag->t[id].flags = LLMMEM__T_REQ | LLMMEM__T_LEAF | LLMMEM__T_PARAM;
     return id;
 }
 
@@ -278,7 +304,7 @@ void llmmem__ag_drop_grad(llmmem__ag *ag, uint32_t leaf)
 static void workspace(llmmem__ag *ag, int which)
 {
     if (!ag->ws[which] && ag->ws_bytes[which])
-        ag->ws[which] = llmmem__ag_alloc(ag, ag->ws_bytes[which]);
+        ag->ws[which] = alloc_as(ag, ag->ws_bytes[which], LLMMEM_COMPONENT_RUNTIME_OVERHEAD);
 }
 
 void llmmem__ag_early_workspaces(llmmem__ag *ag, int backward)
@@ -310,6 +336,7 @@ void llmmem__ag_node(llmmem__ag *ag, const llmmem__ag_call *c, uint32_t out)
     node *n = &ag->n[k];
     memset(n, 0, sizeof *n);
     n->seq = ++ag->seq;
+    n->component = (uint8_t)ag->component;
     n->op = (uint8_t)c->op;
     n->nin = (uint8_t)c->nin;
     n->rowsum = (uint8_t)c->rowsum;
@@ -650,12 +677,14 @@ static uint32_t accumulate(llmmem__ag *ag, uint32_t old, uint32_t add)
 static void accumulate_leaf(llmmem__ag *ag, uint32_t leaf, uint32_t g)
 {
     tensor *p = &ag->t[leaf];
+    int as = p->flags & LLMMEM__T_PARAM ? LLMMEM_COMPONENT_GRADIENTS : ag->component;
     if (!p->grad) {
         p->grad = g;
+        tag(ag, g, as);
         return;
     }
     uint32_t old = p->grad;
-    uint32_t s = llmmem__ag_alloc(ag, ag->t[g].bytes);
+    uint32_t s = alloc_as(ag, ag->t[g].bytes, as);
     llmmem__ag_unref(ag, old);
     llmmem__ag_unref(ag, g);
     ag->t[leaf].grad = s;
@@ -745,9 +774,11 @@ void llmmem__ag_backward(llmmem__ag *ag, uint32_t root, uint32_t grad)
     ag->n[start].buf[ag->t[root].out] = grad;
     heap_push(ag, &h, start);
     ag->depth++;
+    int component = ag->component;
     while (h.n && ag->status == LLMMEM_OK) {
         uint32_t k = heap_pop(ag, &h);
         uint32_t gs[MAX_OUT], gin[MAX_IN] = {0};
+        ag->component = ag->n[k].component;
         memcpy(gs, ag->n[k].buf, sizeof gs);
         memset(ag->n[k].buf, 0, sizeof gs);
         /* engine.cpp call_function: the node's apply, validate_outputs (sums to the inputs'
@@ -783,6 +814,7 @@ void llmmem__ag_backward(llmmem__ag *ag, uint32_t root, uint32_t grad)
             if (n->leaf[i] && gin[i])
                 accumulate_leaf(ag, n->leaf[i], gin[i]);
     }
+    ag->component = component;
     ag->depth--;
     free(space);
     if (ag->depth == 0) {

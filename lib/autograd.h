@@ -26,6 +26,9 @@ typedef struct llmmem__sink {
     llmmem_status (*free)(void *ctx, uint32_t id);
     /* A moment of the program (tape.h llmmem__tape_moment) has passed; may be NULL. */
     void (*mark)(void *ctx, int moment, uint64_t step, uint64_t layer);
+    /* What an allocation holds (llmmem_component): called after each alloc, and again when a tensor
+     * changes role (a backward's output that AccumulateGrad keeps as a parameter's grad); may be NULL. */
+    void (*tag)(void *ctx, uint32_t id, int component);
 } llmmem__sink;
 
 /* Tensor flags. */
@@ -33,7 +36,8 @@ enum {
     LLMMEM__T_REQ = 1,    /* requires grad */
     LLMMEM__T_LEAF = 2,   /* a leaf that accumulates its grad (a parameter, a detached input) */
     LLMMEM__T_NOACC = 4,  /* a grad that cannot take another in place (a reshaped view of a GEMM's output) */
-    LLMMEM__T_BSHD = 8    /* a grad laid out as (batch, seq, heads, dim): its heads view needs no copy */
+    LLMMEM__T_BSHD = 8,   /* a grad laid out as (batch, seq, heads, dim): its heads view needs no copy */
+    LLMMEM__T_PARAM = 16  /* a parameter (llmmem__ag_param): its grad is a gradient, not an activation's */
 };
 
 /* The derivative formulas modelled, one row each in autograd.c. */
@@ -99,6 +103,10 @@ void llmmem__ag_device(llmmem__ag *ag, uint64_t sms, uint64_t threads_per_sm);
 uint64_t llmmem__ag_live(const llmmem__ag *ag);
 uint64_t llmmem__ag_peak(const llmmem__ag *ag);
 
+/* What the allocations from now on hold (llmmem_component; the sink's tag): the program's phase.
+ * Parameters are weights, leaves' grads gradients and workspaces runtime overhead whatever it is.
+ * Returns the previous one. */
+int llmmem__ag_component(llmmem__ag *ag, int component);
 /* A new tensor of `bytes` (one reference); a parameter (a leaf requiring grad). */
 uint32_t llmmem__ag_alloc(llmmem__ag *ag, uint64_t bytes);
 uint32_t llmmem__ag_param(llmmem__ag *ag, uint64_t bytes);

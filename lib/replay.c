@@ -191,7 +191,11 @@ typedef struct replay_ctx {
     llmmem__ca *ca;
     llmmem__replay *out;
     llmmem__replay_point last;  /* the last moment passed */
-    uint64_t stride;            /* points kept: every stride-th moment */
+    llmmem__replay_point cur;   /* the interval since it: its highest point so far */
+    uint64_t live[LLMMEM_COMPONENTS]; /* the allocator's blocks now, by what they hold */
+    uint8_t *component;         /* of each block id (the model's ids are dense, below max_blocks) */
+    uint32_t n_component;
+    uint64_t stride;            /* points kept: every stride-th interval (merged) */
     uint64_t seen;
 } replay_ctx;
 
@@ -216,28 +220,90 @@ static llmmem_status ctx_alloc(void *c, uint32_t *id, uint64_t bytes)
         x->out->reserved_peak = s->reserved;
         x->out->free_at_reserved_peak = s->reserved - s->allocated;
     }
+    if (s->reserved > x->cur.reserved)
+        x->cur.reserved = s->reserved;
+    if (!x->out->points)
+        return LLMMEM_OK;
+    if (*id >= x->n_component) { /* ids are below max_blocks: at most a MiB of these */
+        uint32_t n = x->n_component ? x->n_component : 4096;
+        while (n <= *id)
+            n *= 2;
+        uint8_t *more = realloc(x->component, n);
+        if (!more)
+            return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "out of memory");
+        x->component = more;
+        x->n_component = n;
+    }
+    /* an activation until the engine says otherwise (ctx_tag follows at once) */
+    x->component[*id] = LLMMEM_COMPONENT_ACTIVATIONS;
+    x->live[LLMMEM_COMPONENT_ACTIVATIONS] += llmmem__ca_block_size(x->ca, *id);
     return LLMMEM_OK;
+}
+
+static void ctx_tag(void *c, uint32_t id, int component)
+{
+    replay_ctx *x = c;
+    if (!x->out->points || id >= x->n_component || (unsigned)component >= LLMMEM_COMPONENTS)
+        return;
+    uint64_t b = llmmem__ca_block_size(x->ca, id);
+    x->live[x->component[id]] -= b;
+    x->live[component] += b;
+    x->component[id] = (uint8_t)component;
+    uint64_t allocated = llmmem__ca_stats_get(x->ca)->allocated;
+    if (allocated >= x->cur.allocated) {
+        x->cur.allocated = allocated;
+        memcpy(x->cur.bytes, x->live, sizeof x->live);
+    }
 }
 
 static llmmem_status ctx_free(void *c, uint32_t id)
 {
-    return llmmem__ca_free(((replay_ctx *)c)->ca, id);
+    replay_ctx *x = c;
+    if (x->out->points && id < x->n_component)
+        x->live[x->component[id]] -= llmmem__ca_block_size(x->ca, id);
+    return llmmem__ca_free(x->ca, id);
+}
+
+/* The highest of two intervals, at the later one's moment. */
+static llmmem__replay_point merged(const llmmem__replay_point *a, const llmmem__replay_point *b)
+{
+    llmmem__replay_point m = a->allocated > b->allocated ? *a : *b;
+    m.moment = b->moment;
+    m.step = b->step;
+    m.layer = b->layer;
+    m.reserved = a->reserved > b->reserved ? a->reserved : b->reserved;
+    return m;
 }
 
 static void ctx_mark(void *c, int moment, uint64_t step, uint64_t layer)
 {
     replay_ctx *x = c;
     const llmmem__ca_stats *s = llmmem__ca_stats_get(x->ca);
-    llmmem__replay_point p = {(uint8_t)moment, (uint32_t)step, (uint32_t)layer, s->allocated, s->reserved};
+    llmmem__replay_point p = x->cur;
+    p.moment = (uint8_t)moment;
+    p.step = (uint32_t)step;
+    p.layer = (uint32_t)layer;
     x->last = p;
+    /* the next interval starts from the state now */
+    x->cur.allocated = s->allocated;
+    x->cur.reserved = s->reserved;
+    memcpy(x->cur.bytes, x->live, sizeof x->live);
     llmmem__replay *o = x->out;
-    if (x->seen++ % x->stride)
+    /* zero_grad only frees: its interval is the optimizer's, already a point */
+    if (!o->points || moment == LLMMEM__TAPE_ZERO_GRAD)
         return;
-    if (o->n_points == LLMMEM__REPLAY_POINTS) { /* keep every other point, then every 2 x stride-th */
+    if (x->seen++ % x->stride) {
+        o->points[o->n_points - 1] = merged(&o->points[o->n_points - 1], &p);
+        return;
+    }
+    if (o->n_points == LLMMEM__REPLAY_POINTS) { /* merge pairs: every 2 x stride-th interval a point */
         for (unsigned i = 0; i < LLMMEM__REPLAY_POINTS / 2; i++)
-            o->points[i] = o->points[2 * i];
+            o->points[i] = merged(&o->points[2 * i], &o->points[2 * i + 1]);
         o->n_points = LLMMEM__REPLAY_POINTS / 2;
         x->stride *= 2;
+        x->seen = 1;
+        o->points[o->n_points - 1] = merged(&o->points[o->n_points - 1], &p);
+        return;
     }
     o->points[o->n_points++] = p;
 }
@@ -290,7 +356,9 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
     llmmem_status st = llmmem__tape_job_make(&t, j);
     if (st != LLMMEM_OK)
         return st;
-    memset(out, 0, offsetof(llmmem__replay, points));
+    llmmem__replay_point *points = out->points;
+    memset(out, 0, sizeof *out);
+    out->points = points;
     out->runs = 1;
     out->capacity = capacity_of(j->hw);
     llmmem__ca_config c;
@@ -305,10 +373,11 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
     llmmem__ca *ca;
     if ((st = llmmem__ca_new(&ca, &c)) != LLMMEM_OK)
         return st;
-    replay_ctx x = {ca, out, {0, 0, 0, 0, 0}, 1, 0};
-    llmmem__sink sink = {&x, ctx_alloc, ctx_free, ctx_mark};
+    replay_ctx x = {.ca = ca, .out = out, .stride = 1};
+    llmmem__sink sink = {&x, ctx_alloc, ctx_free, ctx_mark, ctx_tag};
     uint64_t peak = 0;
     st = llmmem__tape_run(&peak, &t, &sink);
+    free(x.component);
     const llmmem__ca_stats *s = llmmem__ca_stats_get(ca);
     out->allocated_peak = s->allocated_peak;
     if (s->reserved_peak > out->reserved_peak)
@@ -323,11 +392,18 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
 
 /* ---- the public face ------------------------------------------------------------------------- */
 
-/* The report's allocator fields from the replays under both placements: the reserved peak is the
- * higher (what the device must be ready to hold), the job runs when it runs under both. */
+/* Of the replays under both placements (up NULL: one replay) the one the report gives: one that ran
+ * out of memory (the downward one first), else the higher reserved peak (what the device must be
+ * ready to hold). */
+static const llmmem__replay *higher(const llmmem__replay *down, const llmmem__replay *up)
+{
+    return up && down->runs && (!up->runs || up->reserved_peak > down->reserved_peak) ? up : down;
+}
+
+/* The report's allocator fields from the replays: the job runs when it runs under both placements. */
 static void report_replay(llmmem_report *r, const llmmem__replay *down, const llmmem__replay *up)
 {
-    const llmmem__replay *hi = up && (up->reserved_peak > down->reserved_peak || !up->runs) && down->runs ? up : down;
+    const llmmem__replay *hi = higher(down, up);
     r->replayed = 1;
     r->runs = down->runs && (!up || up->runs);
     r->runs_expandable = -1;
@@ -340,6 +416,17 @@ static void report_replay(llmmem_report *r, const llmmem__replay *down, const ll
     if (!hi->runs)
         llmmem__tape_moment_text(r->oom_after, sizeof r->oom_after, hi->oom_after.moment, hi->oom_after.step,
                                  hi->oom_after.layer);
+}
+
+/* The job replayed under both placements, or once with expandable segments (one range per stream
+ * and pool: no placement to choose); rp[1] unused then. *both says which. */
+static llmmem_status replay_placements(llmmem__replay rp[2], int *both, const llmmem__job *j)
+{
+    *both = llmmem__get_int(&j->s->s, LLMMEM_KEY_EXPANDABLE_SEGMENTS) == 0;
+    llmmem_status st = llmmem__replay_job(&rp[0], j, -1, LLMMEM__PLACE_DOWNWARD);
+    if (st == LLMMEM_OK && *both)
+        st = llmmem__replay_job(&rp[1], j, -1, LLMMEM__PLACE_UPWARD);
+    return st;
 }
 
 llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hardware,
@@ -355,18 +442,46 @@ llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model
     llmmem__job j;
     if ((st = llmmem__job_make(&j, model, hardware, strategy)) != LLMMEM_OK)
         return st;
-    llmmem__replay *rp = malloc(2 * sizeof *rp);
+    llmmem__replay *rp = calloc(2, sizeof *rp);
     if (!rp)
         return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "out of memory");
-    /* expandable segments map pages into one range per stream and pool: no placement to choose */
-    int expandable = llmmem__get_int(&strategy->s, LLMMEM_KEY_EXPANDABLE_SEGMENTS) != 0;
-    if ((st = llmmem__replay_job(&rp[0], &j, -1, LLMMEM__PLACE_DOWNWARD)) == LLMMEM_OK &&
-        (expandable || (st = llmmem__replay_job(&rp[1], &j, -1, LLMMEM__PLACE_UPWARD)) == LLMMEM_OK)) {
-        report_replay(out, &rp[0], expandable ? NULL : &rp[1]);
+    int both;
+    if ((st = replay_placements(rp, &both, &j)) == LLMMEM_OK) {
+        report_replay(out, &rp[0], both ? &rp[1] : NULL);
         /* would expandable_segments:True make it run? */
-        if (!out->runs && !expandable && (st = llmmem__replay_job(rp, &j, 1, LLMMEM__PLACE_DOWNWARD)) == LLMMEM_OK)
+        if (!out->runs && both && (st = llmmem__replay_job(rp, &j, 1, LLMMEM__PLACE_DOWNWARD)) == LLMMEM_OK)
             out->runs_expandable = rp->runs;
     }
+    free(rp);
+    return st;
+}
+
+llmmem_status llmmem_estimate_timeline_runs(llmmem_timeline *out, const llmmem_model *model,
+                                            const llmmem_hardware *hardware, const llmmem_strategy *strategy)
+{
+    LLMMEM_REQUIRE(out);
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(hardware);
+    LLMMEM_REQUIRE(strategy);
+    llmmem__job j;
+    llmmem_status st = llmmem__job_make(&j, model, hardware, strategy);
+    if (st != LLMMEM_OK)
+        return st;
+    llmmem__replay *rp = calloc(2, sizeof *rp);
+    llmmem__replay_point *points = calloc(2 * (size_t)LLMMEM__REPLAY_POINTS, sizeof *points);
+    int both;
+    if (!rp || !points)
+        st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "out of memory");
+    else {
+        rp[0].points = points;
+        rp[1].points = points + LLMMEM__REPLAY_POINTS;
+        if ((st = replay_placements(rp, &both, &j)) == LLMMEM_OK) {
+            const llmmem__replay *hi = higher(&rp[0], both ? &rp[1] : NULL); /* the report's */
+            st = llmmem__timeline_from_replay(out, hi->points, hi->n_points,
+                                              (uint64_t)llmmem__get_int(&hardware->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES));
+        }
+    }
+    free(points);
     free(rp);
     return st;
 }

@@ -9,15 +9,18 @@
 #include "job.h"
 #include "tape.h"
 
-/* A moment of the tape with the allocator's state then. */
+/* The interval of the tape that ends at a moment: its highest allocated bytes, what they held then
+ * (the allocator's blocks at their rounded sizes, by llmmem_component), and the highest reserved. */
 typedef struct llmmem__replay_point {
     uint8_t moment;          /* llmmem__tape_moment */
     uint32_t step;
     uint32_t layer;
     uint64_t allocated, reserved;
+    uint64_t bytes[LLMMEM_COMPONENTS];
 } llmmem__replay_point;
 
-#define LLMMEM__REPLAY_POINTS 8192
+/* Points a timeline keeps (more moments merge pairwise, each merged point the higher of two) */
+#define LLMMEM__REPLAY_POINTS 4096u
 /* Decode steps a generate replays at most: the H100 generate jobs' reserved peaks move by 0.21% at
  * most with 64 (GPT-2's 127 decode steps replayed 2 at a time; tests/test_tape.c) */
 #define LLMMEM__REPLAY_DECODE_STEPS 64u
@@ -34,8 +37,9 @@ typedef struct llmmem__replay {
     /* at the reserved peak: the bytes of the segments' free blocks (reserved - allocated then) */
     uint64_t free_at_reserved_peak;
     uint64_t decode_stride;     /* generate: tokens a replayed decode step stands for (1: every step) */
-    unsigned n_points;          /* the moments, in order (at most LLMMEM__REPLAY_POINTS; the rest sampled) */
-    llmmem__replay_point points[LLMMEM__REPLAY_POINTS];
+    /* the moments, in order: the caller's array of LLMMEM__REPLAY_POINTS, or NULL to keep none */
+    llmmem__replay_point *points;
+    unsigned n_points;
 } llmmem__replay;
 
 /* The tape of a job: fails with LLMMEM_ERR_UNSUPPORTED naming what the tape does not run (a
@@ -56,5 +60,10 @@ typedef enum llmmem__placement {
  * hardware's cuda_total_bytes, else memory_bytes) less the memory outside PyTorch's allocator
  * (runtime_overhead_bytes). */
 llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int expandable, llmmem__placement place);
+
+/* Fills the timeline with a replay's points (timeline.c): each moment's highest allocated bytes by
+ * component and the reserved bytes, both with the memory outside the allocator (`outside`). */
+llmmem_status llmmem__timeline_from_replay(llmmem_timeline *out, const llmmem__replay_point *points, unsigned n,
+                                           uint64_t outside);
 
 #endif

@@ -295,12 +295,15 @@ static uint32_t cache_update(run *r, uint64_t l, unsigned which, uint32_t x, int
     uint32_t *c = &r->cache[2 * l + which];
     uint64_t *len = &r->cache_len[2 * l + which];
     uint64_t xb = llmmem__ag_bytes(ag, x), per_token = xb / r->q;
+    int was = llmmem__ag_component(ag, LLMMEM_COMPONENT_KV_CACHE);
     if (r->job->static_cache) {
         if (!*c)
             *c = llmmem__ag_alloc(ag, per_token * (r->job->seq + r->job->new_tokens - 1));
+        llmmem__ag_component(ag, was);
         return llmmem__ag_ref(ag, *c);
     }
     uint32_t grown = llmmem__ag_alloc(ag, per_token * (*len + r->grow));
+    llmmem__ag_component(ag, was);
     llmmem__ag_unref(ag, *c);
     *c = grown;
     *len += r->grow;
@@ -847,6 +850,7 @@ static uint32_t forward_loss(run *r)
     if (bad)
         return 0;
     uint32_t hn = model_forward(r);
+    llmmem__ag_component(ag, LLMMEM_COMPONENT_LOGITS); /* the head, the loss and their backward */
     uint32_t logits = head(r, hn, N);
     llmmem__ag_unref(ag, hn);
     uint32_t lf = unary(r, LLMMEM__OP_TO, logits, l32, 0);
@@ -865,6 +869,7 @@ static uint32_t forward_loss(run *r)
     llmmem__ag_unref(ag, lf);
     llmmem__ag_unref(ag, ls);
     llmmem__ag_unref(ag, logits); /* the Trainer drops the outputs */
+    llmmem__ag_component(ag, LLMMEM_COMPONENT_ACTIVATIONS);
     mark(r, LLMMEM__TAPE_LOSS, 0);
     return loss;
 }
@@ -909,6 +914,7 @@ static void generate(run *r)
             r->grow = t - prev;
         uint32_t hn = model_forward(r);
         /* logits_to_keep=1: the head over the last position */
+        llmmem__ag_component(ag, LLMMEM_COMPONENT_LOGITS);
         uint32_t logits = head(r, hn, b);
         llmmem__ag_unref(ag, hn);
         uint32_t nl = llmmem__ag_alloc(ag, l32); /* outputs.logits[:, -1, :].to(copy=True, dtype=float32) */
@@ -921,12 +927,15 @@ static void generate(run *r)
             llmmem__ag_unref(ag, lp);
             llmmem__ag_unref(ag, scores);
             scores = sum;
+            llmmem__ag_component(ag, LLMMEM_COMPONENT_KV_CACHE);
             for (uint64_t l = 0; l < 2 * m->layers; l++) {
                 uint32_t moved = llmmem__ag_alloc(ag, llmmem__ag_bytes(ag, r->cache[l]));
                 llmmem__ag_unref(ag, r->cache[l]);
                 r->cache[l] = moved;
             }
-        } else {
+        }
+        llmmem__ag_component(ag, LLMMEM_COMPONENT_ACTIVATIONS);
+        if (k <= 1) {
             uint32_t grown = llmmem__ag_alloc(ag, b * (s + t + 1) * 8); /* torch.cat([input_ids, next_tokens]) */
             llmmem__ag_unref(ag, ids);
             ids = grown;
@@ -1006,6 +1015,7 @@ static unsigned params(const run *r, uint32_t *out)
 static void optimizer_step(run *r, const uint32_t *p, unsigned n, uint32_t *state)
 {
     llmmem__ag *ag = r->ag;
+    llmmem__ag_component(ag, LLMMEM_COMPONENT_OPTIMIZER_STATES);
     if (r->job->optimizer == LLMMEM__TAPE_SGD_MOMENTUM) {
         /* torch/optim/sgd.py _multi_tensor_sgd: the first step's momentum buffers are
          * torch.clone(grad).detach(); later ones are updated in place */
@@ -1022,6 +1032,7 @@ static void optimizer_step(run *r, const uint32_t *p, unsigned n, uint32_t *stat
             if (r->job->optimizer == LLMMEM__TAPE_ADAMW_FUSED)
                 state[3 * i + 2] = llmmem__ag_alloc(ag, 4);
         }
+    llmmem__ag_component(ag, LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES);
     if (r->job->optimizer == LLMMEM__TAPE_ADAMW_FOREACH) {
         uint32_t *tmp = state + 3 * (size_t)n;
         for (unsigned i = 0; i < n; i++)
@@ -1059,7 +1070,9 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
         llmmem__ag_set_rerun(ag, rerun, &r);
         if (job->workspace_first)
             llmmem__ag_early_workspaces(ag, job->workspace_first > 1);
+        llmmem__ag_component(ag, LLMMEM_COMPONENT_WEIGHTS);
         build(&r);
+        llmmem__ag_component(ag, LLMMEM_COMPONENT_ACTIVATIONS);
         mark(&r, LLMMEM__TAPE_BUILT, 0);
         if (job->new_tokens) {
             r.cache = calloc(2 * (size_t)m->layers, sizeof *r.cache);
@@ -1081,6 +1094,7 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
             llmmem__ag_unref(ag, loss);
             mark(&r, LLMMEM__TAPE_BACKWARD, 0);
             optimizer_step(&r, p, n, state);
+            llmmem__ag_component(ag, LLMMEM_COMPONENT_ACTIVATIONS);
             mark(&r, LLMMEM__TAPE_OPTIMIZER, 0);
             for (unsigned i = 0; i < n; i++)
                 llmmem__ag_drop_grad(ag, p[i]); /* zero_grad(set_to_none=True) */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "estimate.h"
+#include "replay.h"
 #include "text.h"
 
 /* Layers of a stage given a point each; a longer stage is sampled, its ends always included */
@@ -14,14 +15,17 @@
 typedef struct point {
     int phase;    /* llmmem_peak_phase */
     int64_t layer; /* -1: not a decoder layer's moment */
+    uint64_t step; /* a replay's training step, or the generate loop's token (0: the prefill) */
     uint64_t bytes[LLMMEM_COMPONENTS];
     uint64_t total;
+    uint64_t reserved; /* a replay's: the allocator's segments and the memory outside it */
 } point;
 
 struct llmmem_timeline {
     point *p;
     size_t n, cap;
     size_t peak, stage;
+    int replayed; /* llmmem_estimate_timeline_runs: the caching allocator's moments */
 };
 
 llmmem_status llmmem_timeline_new(llmmem_timeline **out)
@@ -51,6 +55,7 @@ static llmmem_status push(llmmem_timeline *t, int phase, int64_t layer, const ui
     point *p = &t->p[t->n];
     p->phase = phase;
     p->layer = layer;
+    p->step = p->reserved = 0;
     memcpy(p->bytes, state, sizeof p->bytes);
     p->bytes[LLMMEM_COMPONENT_GRADIENTS] = m.grads;
     p->bytes[LLMMEM_COMPONENT_ACTIVATIONS] = m.acts;
@@ -197,6 +202,7 @@ llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model 
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
     out->n = out->peak = out->stage = 0;
+    out->replayed = 0;
     llmmem_report *r;
     llmmem__trace tr;
     llmmem_status st = llmmem_report_new(&r);
@@ -222,6 +228,62 @@ llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model 
         out->n = out->peak = 0;
     llmmem_report_free(r);
     return st;
+}
+
+/* A replay's moment as a timeline phase: after the model is built (static), a layer's forward, its
+ * recomputation, the loss's forward, the backward's end, the optimizer step, and the generate loop's
+ * layers and logits (prefill at token 0, decode after). */
+static int replay_phase(const llmmem__replay_point *p, int64_t *layer)
+{
+    *layer = -1;
+    switch ((llmmem__tape_moment)p->moment) {
+    case LLMMEM__TAPE_LAYER:
+    case LLMMEM__TAPE_RECOMPUTE:
+        *layer = p->layer;
+        return p->moment == LLMMEM__TAPE_LAYER ? LLMMEM_PEAK_PHASE_FORWARD : LLMMEM_PEAK_PHASE_RECOMPUTE;
+    case LLMMEM__TAPE_LOSS:
+        return LLMMEM_PEAK_PHASE_FORWARD;
+    case LLMMEM__TAPE_BACKWARD:
+        return LLMMEM_PEAK_PHASE_BACKWARD;
+    case LLMMEM__TAPE_OPTIMIZER:
+    case LLMMEM__TAPE_ZERO_GRAD:
+        return LLMMEM_PEAK_PHASE_OPTIMIZER;
+    case LLMMEM__TAPE_GEN_LAYER:
+        *layer = p->layer;
+        return p->step ? LLMMEM_PEAK_PHASE_DECODE : LLMMEM_PEAK_PHASE_PREFILL;
+    case LLMMEM__TAPE_STEP:
+        return p->step ? LLMMEM_PEAK_PHASE_DECODE : LLMMEM_PEAK_PHASE_PREFILL;
+    case LLMMEM__TAPE_BUILT:
+    default:
+        return LLMMEM_PEAK_PHASE_STATIC;
+    }
+}
+
+llmmem_status llmmem__timeline_from_replay(llmmem_timeline *out, const llmmem__replay_point *points, unsigned n,
+                                           uint64_t outside)
+{
+    llmmem_status st = reserve(out, n ? n : 1);
+    if (st)
+        return st;
+    out->stage = 0;
+    out->replayed = 1;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t state[LLMMEM_COMPONENTS];
+        memcpy(state, points[i].bytes, sizeof state);
+        int64_t layer;
+        int phase = replay_phase(&points[i], &layer);
+        if (!llmmem__add(&state[LLMMEM_COMPONENT_RUNTIME_OVERHEAD], state[LLMMEM_COMPONENT_RUNTIME_OVERHEAD], outside))
+            return overflow();
+        moment m = {state[LLMMEM_COMPONENT_GRADIENTS], state[LLMMEM_COMPONENT_ACTIVATIONS], state[LLMMEM_COMPONENT_LOGITS],
+                    state[LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES]};
+        if ((st = push(out, phase, layer, state, m)) != LLMMEM_OK)
+            return st;
+        point *p = &out->p[out->n - 1];
+        p->step = points[i].step;
+        if (!llmmem__add(&p->reserved, points[i].reserved, outside))
+            return overflow();
+    }
+    return LLMMEM_OK;
 }
 
 size_t llmmem_timeline_count(const llmmem_timeline *t)
@@ -258,6 +320,18 @@ uint64_t llmmem_timeline_total_bytes(const llmmem_timeline *t, size_t index)
     return p ? p->total : 0;
 }
 
+uint64_t llmmem_timeline_reserved_bytes(const llmmem_timeline *t, size_t index)
+{
+    const point *p = at(t, index);
+    return p ? p->reserved : 0;
+}
+
+uint64_t llmmem_timeline_step(const llmmem_timeline *t, size_t index)
+{
+    const point *p = at(t, index);
+    return p ? p->step : 0;
+}
+
 size_t llmmem_timeline_peak_index(const llmmem_timeline *t)
 {
     return t ? t->peak : 0;
@@ -279,8 +353,11 @@ llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *t)
         const point *p = &t->p[i];
         llmmem__text_str(&b, i ? ",\n    {\"phase\": " : "\n    {\"phase\": ");
         llmmem__text_quoted(&b, llmmem_peak_phase_name((llmmem_peak_phase)p->phase));
-        llmmem__text_printf(&b, ", \"layer\": %lld, \"total\": %llu, \"bytes\": {", (long long)p->layer,
-                            (unsigned long long)p->total);
+        llmmem__text_printf(&b, ", \"layer\": %lld, \"total\": %llu, ", (long long)p->layer, (unsigned long long)p->total);
+        if (t->replayed) /* the caching allocator's: the step and the reserved segments */
+            llmmem__text_printf(&b, "\"step\": %llu, \"reserved\": %llu, ", (unsigned long long)p->step,
+                                (unsigned long long)p->reserved);
+        llmmem__text_str(&b, "\"bytes\": {");
         for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++) {
             llmmem__text_str(&b, c ? ", " : "");
             llmmem__text_quoted(&b, llmmem_component_name((llmmem_component)c));

@@ -68,7 +68,7 @@ static const char *events(const record *r, unsigned from)
 static llmmem__ag *engine(record *r, llmmem__sink *sink)
 {
     memset(r, 0, sizeof *r);
-    *sink = (llmmem__sink){r, rec_alloc, rec_free, NULL};
+    *sink = (llmmem__sink){r, rec_alloc, rec_free, NULL, NULL};
     llmmem__ag *ag;
     ck_assert_ok(llmmem__ag_new(&ag, sink));
     return ag;
@@ -368,7 +368,7 @@ static unsigned replay_process(peaks *out, const llmmem__json *jobs, const char 
     }
     process p = {0};
     ck_assert_ok(llmmem__ca_new(&p.ca, &c));
-    llmmem__sink sink = {&p, p_alloc, p_free, p_mark};
+    llmmem__sink sink = {&p, p_alloc, p_free, p_mark, NULL};
     uint32_t ws;
     ck_assert_ok(llmmem__ca_malloc(&ws, p.ca, 32u << 20, 0)); /* measure.py env_record's matmuls */
     unsigned missed = 0;
@@ -558,6 +558,67 @@ START_TEST(test_estimate_runs)
 }
 END_TEST
 
+/* The replay's timeline (llmmem_estimate_timeline_runs) of the H100 job t_llama1b_sdpa: its points
+ * add up, its highest are the report's peaks, and what the blocks hold follows the step: after the
+ * first optimizer step the gradients are the 1,235,814,400 parameters' bf16 (Llama-3.2-1B's published
+ * count, tied embedding) and the fused AdamW's states two bf16 copies plus a 4-byte step tensor for
+ * each of the 146 parameter tensors (1 embedding, 16 layers x 7 linears and 2 norms, the final norm),
+ * each in a block of at least 512 bytes (CUDACachingAllocator.cpp kMinBlockSize); the second step's
+ * forward starts with no gradients (zero_grad(set_to_none=True)). */
+START_TEST(test_timeline_runs)
+{
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_report *r;
+    llmmem_timeline *tl;
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_timeline_new(&tl));
+    inputs(&m, &hw, &s, "h100-sxm-80gb");
+    ck_assert_ok(llmmem_estimate_runs(r, m, hw, s));
+    ck_assert_ok(llmmem_estimate_timeline_runs(tl, m, hw, s));
+    uint64_t outside = llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD), reserved = 0;
+    size_t n = llmmem_timeline_count(tl), optimizer = 0, next_forward = 0;
+    ck_assert_uint_gt(n, 2 * 16);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t sum = 0;
+        for (int c = 0; c < (int)llmmem_component_count(); c++)
+            sum += llmmem_timeline_bytes(tl, i, (llmmem_component)c);
+        ck_assert_uint_eq(sum, llmmem_timeline_total_bytes(tl, i));
+        ck_assert_uint_ge(llmmem_timeline_reserved_bytes(tl, i), llmmem_timeline_total_bytes(tl, i));
+        if (llmmem_timeline_reserved_bytes(tl, i) > reserved)
+            reserved = llmmem_timeline_reserved_bytes(tl, i);
+        if (!optimizer && llmmem_timeline_phase(tl, i) == LLMMEM_PEAK_PHASE_OPTIMIZER)
+            optimizer = i;
+        if (optimizer && !next_forward && llmmem_timeline_phase(tl, i) == LLMMEM_PEAK_PHASE_FORWARD)
+            next_forward = i;
+    }
+    size_t peak = llmmem_timeline_peak_index(tl);
+    ck_assert_uint_eq(llmmem_timeline_total_bytes(tl, peak), llmmem_report_allocated_bytes(r) + outside);
+    ck_assert_uint_eq(reserved, llmmem_report_reserved_bytes(r) + outside);
+    ck_assert_uint_eq(llmmem_timeline_step(tl, optimizer), 0);
+    ck_assert_uint_eq(llmmem_timeline_bytes(tl, optimizer, LLMMEM_COMPONENT_GRADIENTS), 2 * 1235814400ULL);
+    ck_assert_uint_eq(llmmem_timeline_bytes(tl, optimizer, LLMMEM_COMPONENT_OPTIMIZER_STATES),
+                      2 * 2 * 1235814400ULL + 146 * 512);
+    ck_assert_uint_eq(llmmem_timeline_step(tl, next_forward), 1);
+    ck_assert_int_eq(llmmem_timeline_layer(tl, next_forward), 0);
+    ck_assert_uint_eq(llmmem_timeline_bytes(tl, next_forward, LLMMEM_COMPONENT_GRADIENTS), 0);
+    /* the JSON gives each point's step and reserved bytes */
+    char *json;
+    ck_assert_ok(llmmem_timeline_to_json(&json, tl));
+    ck_assert_ptr_nonnull(strstr(json, "\"step\": 1, \"reserved\": "));
+    llmmem_string_free(json);
+    /* a job the tape does not run */
+    set(s, "tensor_parallel", "2");
+    ck_assert_status(llmmem_estimate_timeline_runs(tl, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    llmmem_timeline_free(tl);
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* The replay's cost is bounded whatever the job: a generation of any length replays at most 64
  * decode steps (every stride-th standing for those before it, the last always), and a model of
  * more than 4096 decoder layers is refused at once (the README's bad-input contract). */
@@ -604,6 +665,7 @@ int main(void)
     tcase_add_test(h100, test_h100_measurements);
     tcase_add_test(h100, test_estimate_runs);
     tcase_add_test(h100, test_replay_is_bounded);
+    tcase_add_test(h100, test_timeline_runs);
     suite_add_tcase(s, h100);
     return run_suite(s);
 }

@@ -1286,6 +1286,27 @@ LLMMEM_API size_t llmmem_timeline_peak_index(const llmmem_timeline *timeline);
 LLMMEM_API size_t llmmem_timeline_stage(const llmmem_timeline *timeline);
 /** The timeline as JSON: {"stage", "peak_index", "points": [{"phase", "layer", "total", "bytes": {...}}]}. */
 LLMMEM_API llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *timeline);
+/**
+ * The job's timeline as PyTorch's CUDA caching allocator serves it (llmmem_estimate_runs's replay,
+ * the placement whose reserved peak the report gives): a point after each moment of the allocation
+ * tape (the model built: phase static; each layer's forward and recomputation; the loss's forward:
+ * phase forward, layer -1; the backward's end: backward, -1; the optimizer step; the generate loop's
+ * layers and logits: prefill, decode), for every step it replays (two training steps; up to 64 decode
+ * steps, llmmem_timeline_step says which). Each point gives the highest allocated bytes since the
+ * previous one by component (the allocator's blocks at their rounded sizes; workspaces and the memory
+ * outside the allocator as runtime_overhead) and llmmem_timeline_reserved_bytes the segments reserved
+ * then plus the memory outside: what the device holds. At most 4096 points (more moments are merged
+ * pairwise, each the higher). Fails like llmmem_estimate_runs (LLMMEM_ERR_UNSUPPORTED for a job the
+ * tape does not run); allocates and takes milliseconds.
+ */
+LLMMEM_API llmmem_status llmmem_estimate_timeline_runs(llmmem_timeline *out, const llmmem_model *model,
+                                                       const llmmem_hardware *hw, const llmmem_strategy *strategy);
+/** The reserved bytes at a replayed timeline's point (the allocator's segments plus the memory outside
+ * it); 0 for llmmem_estimate_timeline's points or past the end. */
+LLMMEM_API uint64_t llmmem_timeline_reserved_bytes(const llmmem_timeline *timeline, size_t index);
+/** A replayed timeline's step at the point (training: 0 or 1; generate: the token, 0 for the
+ * prefill); 0 for llmmem_estimate_timeline's points or past the end. */
+LLMMEM_API uint64_t llmmem_timeline_step(const llmmem_timeline *timeline, size_t index);
 /** The generate loop's step of a prefill or decode peak (0: the prefill, 1 on: decode steps); 0 for
  * any other phase. Its layer is llmmem_report_peak_layer's. */
 LLMMEM_API uint64_t llmmem_report_peak_step(const llmmem_report *report);

@@ -839,6 +839,29 @@ def test_explain_says_why_reserved_exceeds_allocated():
     assert m and int(m.group(1)) == reserved + alloc["outside"] and int(m.group(2)) == 24 * GIB, text
 
 
+def test_timeline_allocator_gives_reserved_beside_allocated():
+    """Issue 30: `timeline --allocator` is the job as PyTorch's caching allocator serves it: each
+    moment's allocated bytes by component and the reserved segments beside them (both with the memory
+    outside the allocator), two training steps; its highest points are the estimate's allocator
+    peaks; a job the tape does not run is refused with the reason."""
+    args = ("--config", os.path.join(DATA, "..", "gpu", "configs", "llama-3.2-1b.json"), "--gpu", "rtx-4090",
+            "--set", "framework=hf_trainer", "--set", "mode=training", "--set", "precision_recipe=pure_bf16",
+            "--set", "micro_batch_size=2", "--set", "sequence_length=2048")
+    points = json.loads(ok("timeline", "--allocator", "--json", *args))["points"]
+    alloc = estimate_json(*args)["allocator"]
+    assert {p["step"] for p in points} == {0, 1}
+    assert max(p["reserved"] for p in points) == alloc["reserved_peak"] + alloc["outside"]
+    assert max(p["total"] for p in points) == alloc["allocated_peak"] + alloc["outside"]
+    assert all(sum(p["bytes"].values()) == p["total"] <= p["reserved"] for p in points)
+    text = ok("timeline", "--allocator", *args)
+    assert "PyTorch's CUDA caching allocator, the job replayed" in text
+    assert re.search(r"^\s*moment\s+step\s+layer\s+state .* allocated\s+reserved$", text, re.M)
+    assert "reserved: %d bytes" % (alloc["reserved_peak"] + alloc["outside"]) in text
+    r = run("timeline", "--allocator", "--model", "llama-3.1-70b", "--set", "tensor_parallel=8")
+    assert r.returncode != 0 and "allocation tape does not run" in r.stderr
+    assert "allocator" not in json.loads(ok("timeline", "--json", *args))["points"][0]
+
+
 def test_estimate_explain_follows_the_table():
     text = ok("estimate", "--model", "llama-3.1-8b", "--explain")
     assert "fits: yes" in text

@@ -177,7 +177,7 @@ def test_of_several_refused_options_the_first_in_a_fixed_order_is_named():
 def test_every_option_in_the_usage_is_one_the_parser_reads():
     usage = run("--help").stdout
     listed = re.findall(r"^  (-h, --help|--[a-z]+)", usage, re.M)
-    assert listed == ["--model", "--gpu", "--set", "--json", "--explain", "--length", "--devices", "--top",
+    assert listed == ["--model", "--gpu", "--set", "--json", "--explain", "--allocator", "--length", "--devices", "--top",
                       "--config", "--gguf", "--safetensors", "--engine", "-h, --help", "--version"]
     for option in listed:
         assert "unknown option" not in run(option.split(", ")[-1]).stderr
