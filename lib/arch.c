@@ -768,7 +768,10 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     }
     add_mlp(b, expert_names, LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_EXPERT, LLMMEM_SPLIT_EXPERT, h, fe, routed, active);
     /* The router: a linear from hidden to one logit per expert (Mixtral's gate, DeepSeek's MoEGate). */
+    unsigned router_at = b->inv->n;
     add(b, "router", LLMMEM_PARAMS_ROUTER, LLMMEM_SPLIT_REPLICATED, 1, 0, experts, h, moe_layers, moe_layers);
+    if (b->inv->n > router_at && value(b, LLMMEM_KEY_ROUTER_FP32))
+        b->inv->t[router_at].fp32 = 1;
     if (value(b, LLMMEM_KEY_ROUTER_BIAS))
         add_vector(b, "router.bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
     if (value(b, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS)) {

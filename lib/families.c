@@ -100,7 +100,10 @@ static const llmmem__key_default glm4_moe_structure[] = {
  * kv_heads*head_dim; MiniMaxM2SparseMoeBlock e_score_correction_bias buffer, both unconditional */
 static const llmmem__key_default minimax_m2_structure[] = {
     {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER},
-    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
+    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1},
+    /* vllm model_executor/models/minimax_m2.py MiniMaxM2MoE: gate ReplicatedLinear params_dtype=torch.float32
+     * (the fp8 checkpoints store it F32) */
+    {LLMMEM_KEY_ROUTER_FP32, 1}, END,
 };
 /* models/exaone4/modeling_exaone4.py: Exaone4DecoderLayer post_attention_layernorm and
  * post_feedforward_layernorm (no input norm), Exaone4Attention q_norm/k_norm = RMSNorm(head_dim) */

@@ -2223,7 +2223,9 @@ static llmmem_status check_skipped_modules(const hf *c, const llmmem__json *q, c
         return LLMMEM_OK;
     if (!llmmem__json_is_array(list))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array, got %s", kind(list));
-    static const char *const allowed[] = {"lm_head", "gate", "mlp.gate", "router", "re:.*mlp.gate$", NULL};
+    /* e_score_correction_bias: a router's bias, kept in fp32 whatever the plan (MiniMax-M2.7's config) */
+    static const char *const allowed[] = {"lm_head", "gate", "mlp.gate", "router", "re:.*mlp.gate$",
+                                          "e_score_correction_bias", NULL};
     for (size_t i = 0; i < llmmem__json_array_size(list); i++) {
         const llmmem__json *v = llmmem__json_array_get(list, i);
         char name[64];
@@ -2365,8 +2367,9 @@ static llmmem_status read_fp8(const hf *c, const llmmem__json *q, llmmem_format 
     llmmem_status st = get_string(c, q, "fmt", &fmt, &p);
     if (st)
         return st;
-    if (p == PRESENT && strcmp(fmt, "e4m3") != 0)
-        return unsupported_string(c, "fmt", fmt, "e4m3 is");
+    /* "float8_e4m3fn" is torch's name of the same format (MiniMax-M2.7's config) */
+    if (p == PRESENT && strcmp(fmt, "e4m3") != 0 && strcmp(fmt, "float8_e4m3fn") != 0)
+        return unsupported_string(c, "fmt", fmt, "e4m3 and float8_e4m3fn are");
     const llmmem__json *block = llmmem__json_object_get(q, "weight_block_size");
     if (!block || llmmem__json_is_null(block)) {
         *format = LLMMEM_FORMAT_FP8_E4M3;
@@ -2748,7 +2751,11 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
         st = read_gemma3(c, root, &text);
     } else if (strcmp(type, "llava") == 0) {
         st = read_llava(c, root, &text);
-    } else if (strcmp(type, "mistral3") == 0) {
+    } else if (strcmp(type, "mistral3") == 0 ||
+               (strcmp(type, "ministral3") == 0 &&
+                llmmem__json_is_object(llmmem__json_object_get(root, "text_config")))) {
+        /* Ministral-3's published configs name ministral3 at the top of the Mistral3Config wrapper
+         * (text_config and vision_config): read as the wrapper it is */
         st = read_mistral3(c, root, &text);
     } else if (strcmp(type, "qwen2_5_vl") == 0 || strcmp(type, "qwen3_vl") == 0 || strcmp(type, "qwen3_vl_moe") == 0) {
         c->fam = llmmem__family_named(type);

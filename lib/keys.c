@@ -314,6 +314,9 @@ static const llmmem__key_info key_table[] = {
              "layer's keys and values (FalconH1DecoderLayer)"),
     BOOL_KEY(LLMMEM_KEY_MAMBA_RMS_NORM, M, "mamba_rms_norm", 1,
              "the Mamba-2 mixer has its gated RMSNorm over the inner width (FalconH1Config mamba_rms_norm)"),
+    BOOL_KEY(LLMMEM_KEY_ROUTER_FP32, M, "router_fp32", 0,
+             "the MoE router's weight is stored and run in fp32 whatever the other weights' dtype (vLLM "
+             "minimax_m2.py MiniMaxM2MoE gate params_dtype float32)"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

@@ -216,6 +216,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_MAMBA_EXPAND = 1160,            /**< Mamba-1 mixer: inner width = mamba_expand x hidden_size */
     LLMMEM_KEY_MAMBA_DT_RANK = 1161,           /**< Mamba-1 mixer: rank of the time-step projection (0: ceil(hidden_size / 16)) */
     LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG = 1170,   /**< bool: the config named torch_dtype (0: fp32 was assumed) */
+    LLMMEM_KEY_ROUTER_FP32 = 1200,             /**< bool: the MoE router's weight is kept in fp32 whatever the weights' dtype (MiniMax-M2) */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
