@@ -520,8 +520,8 @@ static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t patter
 static enum llmmem__ffn ffn_of(const builder *b, uint64_t i, uint64_t first_dense, uint64_t freq, uint64_t step)
 {
     const llmmem__layer_map *map = &b->m->layer_map;
-    if (map->layers && map->no_ffn[i]) /* NemotronHBlock: a mamba or attention block has no MLP */
-        return LLMMEM_FFN_NONE;
+    if (map->layers && map->ffn[i]) /* NemotronHBlock: a mamba or attention block has no MLP, '-' and 'E' their own */
+        return (enum llmmem__ffn)(map->ffn[i] - 1);
     if (value(b, LLMMEM_KEY_NUM_EXPERTS) == 0)
         return LLMMEM_FFN_DENSE;
     /* configuration_jamba.py layers_num_experts: num_experts where i % expert_layer_period == expert_layer_offset,
@@ -544,14 +544,16 @@ int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, 
         return 0;
     }
     for (size_t i = 0; i < len; i++) {
-        /* transformers NemotronHConfig layers_block_type: M mamba, * attention, - mlp */
+        /* transformers NemotronHConfig _pattern_to_list: M mamba, * attention, - mlp, E moe */
+        const uint8_t none = feed_forward ? 0 : 1 + LLMMEM_FFN_NONE;
         switch (pattern[i]) {
-        case 'M': llmmem__layer_map_push(map, LLMMEM_MIXER_SSM); map->no_ffn[i] = !feed_forward; break;
-        case '*': llmmem__layer_map_push(map, LLMMEM_MIXER_FULL); map->no_ffn[i] = !feed_forward; break;
-        case '-': llmmem__layer_map_push(map, LLMMEM_MIXER_NONE); break;
+        case 'M': llmmem__layer_map_push(map, LLMMEM_MIXER_SSM); map->ffn[i] = none; break;
+        case '*': llmmem__layer_map_push(map, LLMMEM_MIXER_FULL); map->ffn[i] = none; break;
+        case '-': llmmem__layer_map_push(map, LLMMEM_MIXER_NONE); map->ffn[i] = 1 + LLMMEM_FFN_DENSE; break;
+        case 'E': llmmem__layer_map_push(map, LLMMEM_MIXER_NONE); map->ffn[i] = 1 + LLMMEM_FFN_MOE; break;
         default:
             snprintf(message, message_size, "character %zu ('%c') is not a modelled block (M mamba, * attention, "
-                     "- mlp are; E, the MoE block, is not)", i, pattern[i] >= 32 && pattern[i] < 127 ? pattern[i] : '?');
+                     "- mlp and E moe are)", i, pattern[i] >= 32 && pattern[i] < 127 ? pattern[i] : '?');
             return 0;
         }
     }
@@ -766,7 +768,22 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
         fail(b, LLMMEM_ERR_OVERFLOW, "expert count exceeds 64 bits");
         return;
     }
-    add_mlp(b, expert_names, LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_EXPERT, LLMMEM_SPLIT_EXPERT, h, fe, routed, active);
+    /* transformers modular_nemotron_h.py NemotronHMoE: with moe_latent_size the experts read and write that
+     * width, fc1_latent_proj (hidden -> latent) before them and fc2_latent_proj after, biased by mlp_bias */
+    uint64_t latent = value(b, LLMMEM_KEY_MOE_LATENT_SIZE), expert_width = latent ? latent : h;
+    g->moe_latent = latent;
+    add_mlp(b, expert_names, LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_EXPERT, LLMMEM_SPLIT_EXPERT, expert_width, fe, routed,
+            active);
+    if (latent) {
+        add(b, "moe.fc1_latent_proj", LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_REPLICATED, 1, 0, latent, h, moe_layers,
+            moe_layers);
+        add(b, "moe.fc2_latent_proj", LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_REPLICATED, 1, 0, h, latent, moe_layers,
+            moe_layers);
+        if (value(b, LLMMEM_KEY_MLP_BIAS)) {
+            add_vector(b, "moe.fc1_latent_proj.bias", LLMMEM_PARAMS_EXPERTS, latent, moe_layers);
+            add_vector(b, "moe.fc2_latent_proj.bias", LLMMEM_PARAMS_EXPERTS, h, moe_layers);
+        }
+    }
     /* The router: a linear from hidden to one logit per expert (Mixtral's gate, DeepSeek's MoEGate). */
     unsigned router_at = b->inv->n;
     add(b, "router", LLMMEM_PARAMS_ROUTER, LLMMEM_SPLIT_REPLICATED, 1, 0, experts, h, moe_layers, moe_layers);

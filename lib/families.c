@@ -146,9 +146,9 @@ static const llmmem__key_default mllama_structure[] = {{LLMMEM_KEY_EMBEDDING_EXT
 /* models/mamba2/modeling_mamba2.py Mamba2Block: one norm before the mixer, no feed-forward */
 static const llmmem__key_default mamba2_structure[] = {{LLMMEM_KEY_NORMS_PER_LAYER, 1}, END};
 /* models/nemotron_h/modeling_nemotron_h.py NemotronHBlock: one norm per block; NemotronHMLP:
- * up_proj, relu2, down_proj (two matrices) */
+ * up_proj, relu2, down_proj (two matrices); NemotronHTopkRouter of the MoE blocks: e_score_correction_bias */
 static const llmmem__key_default nemotron_h_structure[] = {
-    {LLMMEM_KEY_NORMS_PER_LAYER, 1}, {LLMMEM_KEY_MLP_GATED, 0}, END,
+    {LLMMEM_KEY_NORMS_PER_LAYER, 1}, {LLMMEM_KEY_MLP_GATED, 0}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
 };
 /* models/qwen3_next/modeling_qwen3_next.py: Qwen3NextAttention q_norm, k_norm and the output gate
  * in q_proj; Qwen3NextSparseMoeBlock.shared_expert_gate */

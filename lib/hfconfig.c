@@ -1120,23 +1120,111 @@ static llmmem_status read_mamba2(const hf *c, const llmmem__json *obj)
     llmmem__layer_map map;
     memset(&map, 0, sizeof map);
     for (int64_t i = 0; i < layers; i++) {
-        map.no_ffn[i] = 1;
+        map.ffn[i] = 1 + LLMMEM_FFN_NONE;
         map.mixer[map.layers++] = LLMMEM_MIXER_SSM;
     }
     llmmem__model_set_layer_map(c->m, &map);
     return LLMMEM_OK;
 }
 
-/* NemotronHConfig: hybrid_override_pattern gives each block (M Mamba-2, * attention, - MLP);
+/* NemotronHMoE (transformers modular_nemotron_h.py), the 'E' blocks of Nemotron 3: a NemotronHTopkRouter
+ * (weight and e_score_correction_bias) over n_routed_experts non-gated relu2 experts of moe_intermediate_size,
+ * top num_experts_per_tok, one shared NemotronHMLP of moe_shared_expert_intermediate_size, and with
+ * moe_latent_size the experts at that width between fc1_latent_proj and fc2_latent_proj. NemotronHConfig's
+ * defaults (n_routed_experts=8, moe_intermediate_size=7688, ...) are written to every saved config, so the
+ * fields are required. */
+static llmmem_status read_nemotron_h_moe(const hf *c, const llmmem__json *obj)
+{
+    const char *name;
+    int64_t experts = 0;
+    enum presence p;
+    /* attribute_map: num_local_experts is n_routed_experts */
+    llmmem_status st = get_int_alias(c, obj, NAMES("n_routed_experts", "num_local_experts"), &experts, &p, &name);
+    if (st)
+        return st;
+    if (p != PRESENT)
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, name, "is %s (required for the MoE blocks, 'E', of model_type %s)",
+                       p == IS_NULL ? "null" : "missing", c->type);
+    if (experts <= 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, name, "%lld experts: a MoE block ('E') routes to at least 1",
+                       (long long)experts);
+    st = set(c, name, LLMMEM_KEY_NUM_EXPERTS, experts);
+    if (!st)
+        st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st) /* NemotronHMoE.shared_experts: one NemotronHMLP of this width (n_shared_experts does not widen it) */
+        st = required(c, obj, NAMES("moe_shared_expert_intermediate_size"),
+                      LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "moe_latent_size", LLMMEM_KEY_MOE_LATENT_SIZE, 0, 0);
+    if (!st) /* the blocks say which layers are MoE: no dense-first rule applies */
+        st = set(c, "hybrid_override_pattern", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    if (!st)
+        st = set(c, "hybrid_override_pattern", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    return st;
+}
+
+/* The blocks of a NemotronHConfig: hybrid_override_pattern, or layers_block_type (transformers' later
+ * name: linear_attention the Mamba-2 block, moe, full_attention, mlp) written as that pattern into buf. */
+static llmmem_status nemotron_h_blocks(const hf *c, const llmmem__json *obj, char *buf, size_t size, const char **out)
+{
+    enum presence p;
+    llmmem_status st = get_string(c, obj, "hybrid_override_pattern", out, &p);
+    if (st || p == PRESENT)
+        return st;
+    const llmmem__json *list = llmmem__json_object_get(obj, "layers_block_type");
+    if (!list || llmmem__json_is_null(list))
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "hybrid_override_pattern", "is %s (required for model_type %s)",
+                       p == IS_NULL ? "null" : "missing", c->type);
+    if (!llmmem__json_is_array(list))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "layers_block_type", "expected an array, got %s", kind(list));
+    size_t n = llmmem__json_array_size(list);
+    if (n >= size)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "layers_block_type", "more than %zu layers are not modelled", size - 1);
+    /* configuration_nemotron_h.py _list_to_pattern */
+    static const struct { const char *name; char letter; } types[] = {
+        {"linear_attention", 'M'}, {"mamba", 'M'}, {"moe", 'E'}, {"full_attention", '*'}, {"attention", '*'},
+        {"mlp", '-'},
+    };
+    for (size_t i = 0; i < n; i++) {
+        const llmmem__json *t = llmmem__json_array_get(list, i);
+        char field[48];
+        snprintf(field, sizeof field, "layers_block_type[%zu]", i);
+        if (!is_text(t))
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(t));
+        size_t k = 0;
+        while (k < sizeof types / sizeof types[0] && strcmp(types[k].name, llmmem__json_string_value(t)) != 0)
+            k++;
+        if (k == sizeof types / sizeof types[0])
+            return unsupported_string(c, field, llmmem__json_string_value(t),
+                                      "linear_attention, moe, full_attention and mlp are");
+        buf[i] = types[k].letter;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    return LLMMEM_OK;
+}
+
+/* NemotronHConfig: hybrid_override_pattern gives each block (M Mamba-2, * attention, - MLP, E MoE);
  * NemotronHMLP is up_proj, relu2, down_proj with mlp_bias; attention biased by attention_bias. */
 static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
 {
     static const char *const names[7] = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups",
                                          "conv_kernel", "use_conv_bias", "use_bias"};
-    int64_t layers = 0;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    char blocks[LLMMEM_LAYER_MAP_MAX + 1];
+    const char *pattern = NULL;
+    llmmem_status st = nemotron_h_blocks(c, obj, blocks, sizeof blocks, &pattern);
+    if (st)
+        return st;
+    /* num_hidden_layers: deprecated since layers_block_type gives the count, required beside the pattern */
+    int64_t layers = (int64_t)strlen(pattern);
     if (!st)
+        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st && pattern != blocks)
         st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    else if (!st)
+        st = set(c, "layers_block_type", LLMMEM_KEY_NUM_HIDDEN_LAYERS, layers);
     if (!st)
         st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
     if (!st)
@@ -1159,16 +1247,10 @@ static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
         st = bool_key(c, obj, "mlp_bias", LLMMEM_KEY_MLP_BIAS, 0);
     if (!st)
         st = read_mamba2_mixer(c, obj, names);
+    if (!st && strchr(pattern, 'E'))
+        st = read_nemotron_h_moe(c, obj);
     if (st)
         return st;
-    const char *pattern = NULL;
-    enum presence p;
-    st = get_string(c, obj, "hybrid_override_pattern", &pattern, &p);
-    if (st)
-        return st;
-    if (p != PRESENT)
-        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "hybrid_override_pattern", "is %s (required for model_type %s)",
-                       p == IS_NULL ? "null" : "missing", c->type);
     if ((int64_t)strlen(pattern) != layers)
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "hybrid_override_pattern", "has %zu blocks, but num_hidden_layers "
                        "is %lld", strlen(pattern), (long long)layers);

@@ -316,9 +316,10 @@ uint64_t llmmem__layers_in(const llmmem__layer_plan *p, llmmem__kind_set set, ui
 typedef struct llmmem__layer_map {
     uint64_t layers;
     uint8_t mixer[LLMMEM_LAYER_MAP_MAX]; /* enum llmmem__mixer */
-    /* 1: the layer has no feed-forward (Nemotron-H's 'M' and '*' blocks, Mamba-2's blocks); 0: the
-     * feed-forward the model's keys give (dense or MoE) */
-    uint8_t no_ffn[LLMMEM_LAYER_MAP_MAX];
+    /* 0: the feed-forward the model's keys give (dense or MoE); else 1 + the layer's own enum llmmem__ffn
+     * (Nemotron-H's 'M' and '*' blocks and Mamba-2's have none, its '-' block a dense MLP, its 'E' block
+     * the experts) */
+    uint8_t ffn[LLMMEM_LAYER_MAP_MAX];
 } llmmem__layer_map;
 
 /* The mixer a transformers layer_types entry names (configuration_utils.py ALLOWED_LAYER_TYPES,
@@ -337,11 +338,11 @@ static inline int llmmem__mixer_modelled(enum llmmem__mixer m)
 /* Appends one layer to a map (the caller keeps layers below LLMMEM_LAYER_MAP_MAX). */
 static inline void llmmem__layer_map_push(llmmem__layer_map *map, enum llmmem__mixer mixer)
 {
-    map->no_ffn[map->layers] = 0;
+    map->ffn[map->layers] = 0;
     map->mixer[map->layers++] = (uint8_t)mixer;
 }
 /* A map from a Nemotron-H hybrid_override_pattern: 'M' a Mamba-2 block, '*' an attention block,
- * '-' an MLP block (transformers NemotronHConfig layers_block_type); with `feed_forward`, 'M' and '*'
+ * '-' an MLP block, 'E' a MoE block (transformers NemotronHConfig layers_block_type); with `feed_forward`, 'M' and '*'
  * name the mixer of a layer that keeps its feed-forward as well (Granite 4.0-H's layer_types). 0 and
  * the message (naming the character) for another character or a pattern longer than
  * LLMMEM_LAYER_MAP_MAX. */
@@ -370,6 +371,7 @@ typedef struct llmmem__geometry {
     uint64_t ffn_expert;         /* a routed expert's width: moe_intermediate_size, else ffn (MoE only) */
     uint64_t ffn_shared;         /* all shared experts' width (MoE only; 0: none) */
     uint64_t experts, experts_per_tok;
+    uint64_t moe_latent;         /* the routed experts' width when they work in a latent (moe_latent_size); 0: hidden */
     uint64_t window;             /* the tokens a windowed layer keeps: sliding_window, or attention_chunk_size
                                   * for a chunked model (transformers caches a chunked layer as a sliding one) */
     uint64_t chunk;              /* attention_chunk_size when the model has chunked layers; 0 otherwise */

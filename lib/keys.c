@@ -317,6 +317,9 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_ROUTER_FP32, M, "router_fp32", 0,
              "the MoE router's weight is stored and run in fp32 whatever the other weights' dtype (vLLM "
              "minimax_m2.py MiniMaxM2MoE gate params_dtype float32)"),
+    INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
+            "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
+            "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

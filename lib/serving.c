@@ -157,10 +157,10 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
         mlp = llmmem__ceil_div(a->ffn, tp) * (gated ? 3 : 2);
     } else {
         uint64_t k = a->experts_per_tok, fe = a->ffn_expert, fs = a->ffn_shared;
-        uint64_t routed;
-        /* fused_moe: intermediate_cache1 (top_k x 2 fe), cache2 (top_k x fe), cache3 (top_k x h);
-         * the shared expert's output (h) stays alive beside them */
-        if (!llmmem__mul(&routed, k, llmmem__ceil_div(fe, tp) * (gated ? 3 : 2) + a->hidden))
+        uint64_t routed, width = a->moe_latent ? a->moe_latent : a->hidden;
+        /* fused_moe: intermediate_cache1 (top_k x 2 fe), cache2 (top_k x fe), cache3 (top_k x h, a latent
+         * MoE's top_k x moe_latent_size); the shared expert's output (h) stays alive beside them */
+        if (!llmmem__mul(&routed, k, llmmem__ceil_div(fe, tp) * (gated ? 3 : 2) + width))
             return overflow("MoE activation elements");
         routed += fs ? a->hidden : 0;
         uint64_t shared = llmmem__ceil_div(fs, tp) * (gated ? 3 : 2);

@@ -217,6 +217,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_MAMBA_DT_RANK = 1161,           /**< Mamba-1 mixer: rank of the time-step projection (0: ceil(hidden_size / 16)) */
     LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG = 1170,   /**< bool: the config named torch_dtype (0: fp32 was assumed) */
     LLMMEM_KEY_ROUTER_FP32 = 1200,             /**< bool: the MoE router's weight is kept in fp32 whatever the weights' dtype (MiniMax-M2) */
+    LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
