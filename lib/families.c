@@ -164,6 +164,19 @@ static const llmmem__key_default falcon_h1_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, {LLMMEM_KEY_PARALLEL_SSM, 1}, END,
 };
 
+/* models/qwen3_5/modeling_qwen3_5.py (and qwen3_5_moe): Qwen3_5Attention's q_norm, k_norm and output gate
+ * in q_proj (Qwen3-Next's), the Gated DeltaNet of Qwen3-Next with in_proj_qkvz / in_proj_ba split into
+ * in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (the same parameters); Qwen3_5VisionModel: the Qwen3-VL ViT
+ * and merger without deepstack mergers; Qwen3_5MoeSparseMoeBlock's shared_expert_gate */
+static const llmmem__key_default qwen3_5_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 4},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, END,
+};
+static const llmmem__key_default qwen3_5_moe_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 4},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, {LLMMEM_KEY_SHARED_EXPERT_GATE, 1}, END,
+};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -429,6 +442,22 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_FALCON_H1, "falcon_h1", LLMMEM_READ_FALCON_H1,
      {8, 0, 1, 1, 0, 0, 1, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 8192, 4096, 14336, 32, 32, 128000, 0},
      falcon_h1_structure, NULL}, /* llama.cpp falcon-h1 GGUF: not read */
+    /* Qwen3_5TextConfig (models/qwen3_5/configuration_qwen3_5.py, text_config of Qwen3_5Config): vocab_size=248320,
+     * hidden_size=4096, intermediate_size=12288, num_hidden_layers=32, num_attention_heads=16,
+     * num_key_value_heads=4, head_dim=256, max_position_embeddings=32768, tie_word_embeddings=False,
+     * attention_bias=False; the linear_* fields, full_attention_interval=4 and mtp_num_hidden_layers read as
+     * Qwen3-Next's (hfconfig.c). llama.cpp's qwen35 GGUF: not read */
+    {LLMMEM_MODEL_QWEN3_5, "qwen3_5", LLMMEM_READ_LLAMA_LIKE,
+     {4, 256, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 32768, 4096, 12288, 32, 16, 248320, 0},
+     qwen3_5_structure, NULL},
+    /* Qwen3_5MoeTextConfig (models/qwen3_5_moe/configuration_qwen3_5_moe.py): vocab_size=248320, hidden_size=2048,
+     * num_hidden_layers=40, num_attention_heads=16, num_key_value_heads=2, head_dim=256,
+     * max_position_embeddings=32768, tie_word_embeddings=False, no intermediate_size (every layer MoE:
+     * num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512, shared_expert_intermediate_size=512,
+     * hfconfig.c). llama.cpp's qwen35moe GGUF: not read */
+    {LLMMEM_MODEL_QWEN3_5_MOE, "qwen3_5_moe", LLMMEM_READ_LLAMA_LIKE,
+     {2, 256, 1, 1, 0, 0, 0, LLMMEM_MOE_QWEN_SHARED, LLMMEM_SLIDE_NONE, 0, 0, 32768, 2048, 0, 40, 16, 248320, 0},
+     qwen3_5_moe_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -460,6 +489,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_MAMBA2] = "mamba2",           [LLMMEM_MODEL_NEMOTRON_H] = "nemotron_h",
     [LLMMEM_MODEL_QWEN3_NEXT] = "qwen3_next",   [LLMMEM_MODEL_GRANITEMOEHYBRID] = "granitemoehybrid",
     [LLMMEM_MODEL_JAMBA] = "jamba",             [LLMMEM_MODEL_FALCON_H1] = "falcon_h1",
+    [LLMMEM_MODEL_QWEN3_5] = "qwen3_5",         [LLMMEM_MODEL_QWEN3_5_MOE] = "qwen3_5_moe",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -506,16 +506,20 @@ static llmmem_status read_mlp_only_layers(const hf *c, const llmmem__json *obj, 
  * i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0. */
 static llmmem_status read_qwen_moe(const hf *c, const llmmem__json *obj, int64_t layers)
 {
+    /* Qwen3_5MoeTextConfig, a text_config: num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512,
+     * shared_expert_intermediate_size=512 (the other classes' are not encoded) */
+    const int q35 = c->fam->type == LLMMEM_MODEL_QWEN3_5_MOE;
     int64_t experts = 0;
-    llmmem_status st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &experts);
+    llmmem_status st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, q35 ? 256 : CLASS_NONE, &experts);
     if (st || experts == 0)
         return st;
-    st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
+    st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, q35 ? 8 : CLASS_NONE, NULL);
     if (!st)
-        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, q35 ? 512 : CLASS_NONE,
+                      NULL);
     if (!st && c->fam->config.moe == LLMMEM_MOE_QWEN_SHARED) /* Qwen2MoeSparseMoeBlock.shared_expert */
         st = required(c, obj, NAMES("shared_expert_intermediate_size"), LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE,
-                      CLASS_NONE, NULL);
+                      q35 ? 512 : CLASS_NONE, NULL);
     if (st)
         return st;
     int64_t step = 1;
@@ -602,7 +606,9 @@ static llmmem_status read_llama_like(const hf *c, const llmmem__json *obj)
         st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, f->config.heads, NULL);
     if (!st)
         st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, f->config.vocab, NULL);
-    if (!st)
+    if (!st && f->type == LLMMEM_MODEL_QWEN3_5_MOE) /* Qwen3_5MoeTextConfig has no dense MLP, no intermediate_size */
+        st = optional(c, obj, "intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, 0, 0);
+    else if (!st)
         st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, f->config.intermediate, &intermediate);
     if (!st && f->config.reads_kv_heads) /* GPTNeoXAttention: no grouped-query heads */
         st = read_kv_heads(c, obj);
@@ -656,7 +662,7 @@ static llmmem_status read_llama_like(const hf *c, const llmmem__json *obj)
     }
     if (st)
         return st;
-    if (f->type == LLMMEM_MODEL_QWEN3_NEXT)
+    if (f->type == LLMMEM_MODEL_QWEN3_NEXT || f->type == LLMMEM_MODEL_QWEN3_5 || f->type == LLMMEM_MODEL_QWEN3_5_MOE)
         return read_qwen3_next(c, obj, layers);
     return read_sliding(c, obj, layers);
 }
@@ -2134,12 +2140,14 @@ static llmmem_status read_qwen_vision(const hf *c, const llmmem__json *v, int qw
     return set(c, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, n);
 }
 
-/* Qwen2_5_VLConfig, Qwen3VLConfig, Qwen3VLMoeConfig: the text model's fields in text_config (Qwen3-VL
- * always; Qwen2.5-VL since transformers 4.53, which keeps them at the top level as well), else at
- * the top level (Qwen2.5-VL as first published); the vision tower in vision_config. */
+/* Qwen2_5_VLConfig, Qwen3VLConfig, Qwen3VLMoeConfig, Qwen3_5Config, Qwen3_5MoeConfig: the text model's fields
+ * in text_config (Qwen3-VL and Qwen3.5 always; Qwen2.5-VL since transformers 4.53, which keeps them at the top
+ * level as well), else at the top level (Qwen2.5-VL as first published); the vision tower in vision_config
+ * (Qwen3.5's is Qwen3-VL's without deepstack mergers: Qwen3_5VisionModel). */
 static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem__json **text_out)
 {
     const int qwen3 = c->fam->type != LLMMEM_MODEL_QWEN2_5_VL;
+    const int qwen3_5 = c->fam->type == LLMMEM_MODEL_QWEN3_5 || c->fam->type == LLMMEM_MODEL_QWEN3_5_MOE;
     const llmmem__json *text = llmmem__json_object_get(root, "text_config"), *vision;
     llmmem_status st = sub_config(c, root, "vision_config", c->fam->name, &vision);
     if (st)
@@ -2150,7 +2158,10 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
         if (st)
             return st;
         static const char *const text_types[] = {"qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text"};
-        const char *want = text_types[c->fam->type - LLMMEM_MODEL_QWEN2_5_VL], *type;
+        const char *want = c->fam->type == LLMMEM_MODEL_QWEN3_5       ? "qwen3_5_text"
+                           : c->fam->type == LLMMEM_MODEL_QWEN3_5_MOE ? "qwen3_5_moe_text"
+                                                                      : text_types[c->fam->type - LLMMEM_MODEL_QWEN2_5_VL];
+        const char *type;
         sub.nested = 1;
         sub.prefix = "text_config.";
         st = sub_type(&sub, text, want, &type);
@@ -2172,6 +2183,8 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
     sub.prefix = "vision_config.";
     sub.type = c->fam->name;
     st = read_qwen_vision(&sub, vision, qwen3);
+    if (!st && qwen3_5) /* Qwen3_5VisionModel: blocks and merger, no deepstack_merger_list */
+        st = set(&sub, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, 0);
     if (!st)
         st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, qwen3 ? 4 : 3);
     *text_out = text;
@@ -2839,7 +2852,8 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
         /* Ministral-3's published configs name ministral3 at the top of the Mistral3Config wrapper
          * (text_config and vision_config): read as the wrapper it is */
         st = read_mistral3(c, root, &text);
-    } else if (strcmp(type, "qwen2_5_vl") == 0 || strcmp(type, "qwen3_vl") == 0 || strcmp(type, "qwen3_vl_moe") == 0) {
+    } else if (strcmp(type, "qwen2_5_vl") == 0 || strcmp(type, "qwen3_vl") == 0 || strcmp(type, "qwen3_vl_moe") == 0 ||
+               strcmp(type, "qwen3_5") == 0 || strcmp(type, "qwen3_5_moe") == 0) {
         c->fam = llmmem__family_named(type);
         c->type = c->fam->name;
         st = read_qwen_vl(c, root, &text);

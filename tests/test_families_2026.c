@@ -236,6 +236,175 @@ START_TEST(nemotron3_nano_serving)
 }
 END_TEST
 
+/* ---- Qwen3.5 and Qwen3.6 (qwen3_5, qwen3_5_moe) ---------------------------------------------------- */
+
+/* A Qwen3_5Config / Qwen3_5MoeConfig of the published fields (r33 configs/FIELDS.md: config excerpts ids
+ * 57973206963, 60593772962, 60312694772, 68348513697, THUDM/slime scripts/models/qwen3.5-27B.sh; the 0.8B
+ * and 2B shapes solved from their totals; no verbatim config.json was found): vocabulary 248320, head_dim
+ * 256, linear key and value heads of 128, conv kernel 4, a full-attention layer every 4th, one MTP layer,
+ * the Qwen3-VL tower of vision depth x width x MLP with out_hidden_size the text width. `moe` 0: dense
+ * (`inter` its MLP); else that many experts of `inter` and a shared expert of `inter`. */
+static llmmem_model *qwen3_5(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t lk, int64_t lv,
+                             int64_t inter, int64_t moe, int64_t top_k, int tied, int64_t vd, int64_t vh, int64_t vi)
+{
+    char json[3072], ffn[256];
+    if (moe)
+        snprintf(ffn, sizeof ffn,
+                 "\"num_experts\": %lld, \"num_experts_per_tok\": %lld, \"moe_intermediate_size\": %lld, "
+                 "\"shared_expert_intermediate_size\": %lld",
+                 (long long)moe, (long long)top_k, (long long)inter, (long long)inter);
+    else
+        snprintf(ffn, sizeof ffn, "\"intermediate_size\": %lld", (long long)inter);
+    snprintf(json, sizeof json,
+             "{\"architectures\": [\"%s\"], \"model_type\": \"%s\", \"image_token_id\": 248056, "
+             "\"video_token_id\": 248057, \"tie_word_embeddings\": %s, \"text_config\": {\"model_type\": \"%s\", "
+             "\"hidden_size\": %lld, \"num_hidden_layers\": %lld, \"num_attention_heads\": %lld, "
+             "\"num_key_value_heads\": %lld, \"head_dim\": 256, \"linear_num_key_heads\": %lld, "
+             "\"linear_num_value_heads\": %lld, \"linear_key_head_dim\": 128, \"linear_value_head_dim\": 128, "
+             "\"linear_conv_kernel_dim\": 4, \"full_attention_interval\": 4, \"vocab_size\": 248320, %s, "
+             "\"max_position_embeddings\": 262144, \"rms_norm_eps\": 1e-06, \"attn_output_gate\": true, "
+             "\"mtp_num_hidden_layers\": 1, \"mtp_use_dedicated_embeddings\": false, \"mamba_ssm_dtype\": \"float32\", "
+             "\"dtype\": \"bfloat16\", \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 10000000, "
+             "\"partial_rotary_factor\": 0.25, \"mrope_section\": [11, 11, 10], \"mrope_interleaved\": true}}, "
+             "\"vision_config\": {\"model_type\": \"%s\", \"depth\": %lld, \"hidden_size\": %lld, "
+             "\"intermediate_size\": %lld, \"num_heads\": 16, \"in_channels\": 3, \"patch_size\": 16, "
+             "\"spatial_merge_size\": 2, \"temporal_patch_size\": 2, \"out_hidden_size\": %lld, "
+             "\"num_position_embeddings\": 2304}}",
+             moe ? "Qwen3_5MoeForConditionalGeneration" : "Qwen3_5ForConditionalGeneration", moe ? "qwen3_5_moe" : "qwen3_5",
+             tied ? "true" : "false", moe ? "qwen3_5_moe_text" : "qwen3_5_text", (long long)h, (long long)layers,
+             (long long)heads, (long long)kv, (long long)lk, (long long)lv, ffn, moe ? "qwen3_5_moe_vision" : "qwen3_5_vision",
+             (long long)vd, (long long)vh, (long long)vi, (long long)h);
+    return from_text(json);
+}
+
+static uint64_t checkpoint_total(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
+    return n;
+}
+
+static uint64_t vision_params(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_parameters(&n, m, LLMMEM_PARAMS_VISION));
+    return n;
+}
+
+/* Qwen/Qwen3.6-27B (= Qwen3.5-27B's shapes): the Hub's safetensors.total 27,781,427,952, all BF16, its
+ * index's total_size 55,562,855,904 bytes (r33 SOURCES ids 70145131232, 68366820786, 56148059805); the
+ * checkpoint inventory of id 68366820786 gives the vision tower 460,730,096, and a GGUF of the text model
+ * (no MTP) 26,895,998,464 (id 63190062407). By hand, h 5120, 64 layers (48 Gated DeltaNet, 16 attention):
+ *   Gated DeltaNet (16 key heads, 48 value heads of 128: key 2048, value 6144, conv 10,240): in_proj_qkv
+ *     10,240 x 5120, in_proj_z 6144 x 5120, in_proj_b and in_proj_a 2 x 48 x 5120, conv1d 10,240 x 4,
+ *     dt_bias, A_log 96, norm 128, out_proj 5120 x 6144: 115,876,064
+ *   attention (24 heads, 4 KV heads of 256): q_proj with its gate 12,288 x 5120, k, v 2 x 1024 x 5120,
+ *     o_proj 5120 x 6144, q_norm, k_norm 512: 104,858,112
+ *   MLP 3 x 5120 x 17408 = 267,386,880; two norms 10,240 each layer
+ *   48 x 115,876,064 + 16 x 104,858,112 + 64 x 267,397,120 = 5,562,051,072 + 1,677,729,792 +
+ *   17,113,415,680; embedding and head 2 x 248320 x 5120 = 2,542,796,800; final norm 5,120:
+ *   26,895,998,464 (the GGUF's figure)
+ *   MTP: fc 5120 x 10240 = 52,428,800; three norms 15,360; an attention layer with its MLP and norms
+ *     104,858,112 + 267,397,120: 424,699,392
+ *   vision (depth 27 of 1152, MLP 4304, out 5120): patch_embed 1152 x 1536 + 1,152 = 1,770,624;
+ *     pos_embed 2304 x 1152 = 2,654,208; a block 4 x 1,152 norms + qkv 3,981,312 + 3,456 + proj
+ *     1,327,104 + 1,152 + fc1 4,958,208 + 4,304 + fc2 4,958,208 + 1,152 = 15,239,504, x 27 =
+ *     411,466,608; merger norm 2,304, fc1 4608 x 4608 + 4,608 = 21,238,272, fc2 5120 x 4608 + 5,120 =
+ *     23,597,056: 460,730,096 (the inventory's)
+ *   26,895,998,464 + 424,699,392 + 460,730,096 = 27,781,427,952. */
+START_TEST(qwen3_5_27b)
+{
+    llmmem_model *m = qwen3_5(5120, 64, 24, 4, 16, 48, 17408, 0, 0, 0, 27, 1152, 4304);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_QWEN3_5);
+    ck_assert_uint_eq(checkpoint_total(m), 27781427952ULL);
+    ck_assert_uint_eq(vision_params(m), 460730096ULL);
+    ck_assert_uint_eq(total(m), 26895998464ULL + 460730096ULL);
+    ck_assert_uint_eq(2 * checkpoint_total(m), 55562855904ULL); /* all BF16: the index's total_size */
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* The dense Qwen3.5 checkpoints, the Hub's safetensors.total (r33 SOURCES id 71142266638): 0.8B
+ * 873,438,784; 2B 2,274,069,824; 4B 4,659,865,088; 9B 9,653,104,368; each worked out as above with its
+ * shapes (r33 scripts/qwen35.py), e.g. the 2B's text model alone 1,881,825,088, what transformers'
+ * Qwen3_5ForCausalLM counts when it loads (id 71489933403). */
+START_TEST(qwen3_5_dense)
+{
+    llmmem_model *m = qwen3_5(1024, 24, 8, 2, 16, 16, 3584, 0, 0, 1, 12, 768, 3072);
+    ck_assert_uint_eq(checkpoint_total(m), 873438784ULL);
+    llmmem_model_free(m);
+    m = qwen3_5(2048, 24, 8, 2, 16, 16, 6144, 0, 0, 1, 24, 1024, 4096);
+    ck_assert_uint_eq(checkpoint_total(m), 2274069824ULL);
+    ck_assert_uint_eq(total(m) - vision_params(m), 1881825088ULL);
+    llmmem_model_free(m);
+    m = qwen3_5(2560, 32, 16, 4, 16, 32, 9216, 0, 0, 1, 24, 1024, 4096);
+    ck_assert_uint_eq(checkpoint_total(m), 4659865088ULL);
+    llmmem_model_free(m);
+    m = qwen3_5(4096, 32, 16, 4, 16, 32, 12288, 0, 0, 0, 27, 1152, 4304);
+    ck_assert_uint_eq(checkpoint_total(m), 9653104368ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* The MoE checkpoints, the Hub's safetensors.total: Qwen3.6-35B-A3B (= Qwen3.5-35B-A3B) 35,951,822,704
+ * (ids 71127054961, 71142266638); Qwen3.5-122B-A10B 125,086,497,008 (id 71308848130); Qwen3.5-397B-A17B
+ * 403,397,928,944 (ids 69814713714, 52555998385), which its inventory (id 69814713714) splits into text
+ * 396,346,350,336, vision 456,010,480 and MTP 6,595,568,128. By hand for the 397B (h 4096, 60 layers, 32
+ * heads and 2 KV heads of 256, 16 key and 64 value heads of 128, 512 experts of 1024, top 10):
+ *   Gated DeltaNet: in_proj_qkv 12,288 x 4096 + in_proj_z 8192 x 4096 + in_proj_b, _a 2 x 64 x 4096 +
+ *     conv1d 12,288 x 4 + 128 + norm 128 + out_proj 4096 x 8192 = 118,014,208, x 45
+ *   attention: q 16,384 x 4096 + k, v 2 x 512 x 4096 + o 4096 x 8192 + 512 = 104,858,112, x 15
+ *   MoE: router 512 x 4096, experts 512 x 3 x 4096 x 1024, shared expert 3 x 4096 x 1024, its gate 4096:
+ *     6,457,135,104, x 60; norms 2 x 4096 x 60
+ *   embedding and head 2 x 248320 x 4096 = 2,034,237,440; final norm: 396,346,350,336
+ *   MTP: fc 4096 x 8192, three norms, an attention layer and a MoE block with its norms: 6,595,568,128
+ *   vision (depth 27 of 1152, out 4096): 456,010,480. */
+START_TEST(qwen3_5_moe)
+{
+    llmmem_model *m = qwen3_5(2048, 40, 16, 2, 16, 32, 512, 256, 8, 0, 27, 1152, 4304);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_QWEN3_5_MOE);
+    ck_assert_uint_eq(checkpoint_total(m), 35951822704ULL);
+    llmmem_model_free(m);
+    m = qwen3_5(3072, 48, 32, 2, 16, 64, 1024, 256, 8, 0, 27, 1152, 4304);
+    ck_assert_uint_eq(checkpoint_total(m), 125086497008ULL);
+    llmmem_model_free(m);
+    m = qwen3_5(4096, 60, 32, 2, 16, 64, 1024, 512, 10, 0, 27, 1152, 4304);
+    ck_assert_uint_eq(checkpoint_total(m), 403397928944ULL);
+    ck_assert_uint_eq(vision_params(m), 456010480ULL);
+    ck_assert_uint_eq(total(m) - vision_params(m), 396346350336ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* Qwen3.6-27B under vLLM (vllm/model_executor/models/qwen3_5.py, Qwen3-Next's hybrid cache), tensor_parallel 1,
+ * both mamba dtypes auto (bf16), 10 GiB of KV cache:
+ *   mamba_utils.py gated_delta_net_state_shape: conv (4 - 1) x (2 x 16 x 128 + 48 x 128) = 30,720
+ *     elements; recurrent 48 x 128 x 128 = 786,432 elements; MambaSpec page (30,720 + 786,432) x 2 =
+ *     1,634,304 B; 48 such layers: 78,446,592 a sequence
+ *   the 16 attention layers: 2 x 4 KV heads x 256 x 2 B = 4,096 a token each, 65,536 a token
+ *   HybridAttentionMambaModelConfig: 16 x cdiv(1,634,304, 16 x 4,096) = 16 x 25 = 400 tokens a block. */
+START_TEST(qwen3_5_serving)
+{
+    llmmem_model *m = qwen3_5(5120, 64, 24, 4, 16, 48, 17408, 0, 0, 0, 27, 1152, 4304);
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 10737418240LL));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_PAGE_BYTES), 1634304);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 78446592);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 65536);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 400);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_2026");
@@ -245,6 +414,10 @@ int main(void)
     tcase_add_test(tc, nemotron3_nano);
     tcase_add_test(tc, nemotron3_super_latent);
     tcase_add_test(tc, nemotron3_nano_serving);
+    tcase_add_test(tc, qwen3_5_27b);
+    tcase_add_test(tc, qwen3_5_dense);
+    tcase_add_test(tc, qwen3_5_moe);
+    tcase_add_test(tc, qwen3_5_serving);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

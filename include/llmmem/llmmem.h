@@ -450,7 +450,9 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_QWEN3_NEXT = 44,  /**< "qwen3_next" (Gated DeltaNet and gated attention, MoE) */
     LLMMEM_MODEL_GRANITEMOEHYBRID = 45, /**< "granitemoehybrid" (Granite 4.0-H: Mamba-2 and attention layers, MoE and shared MLP) */
     LLMMEM_MODEL_JAMBA = 46,       /**< "jamba" (Mamba-1 and attention layers, MoE every other layer) */
-    LLMMEM_MODEL_FALCON_H1 = 47    /**< "falcon_h1" (attention and a Mamba-2 mixer side by side in every layer) */
+    LLMMEM_MODEL_FALCON_H1 = 47,   /**< "falcon_h1" (attention and a Mamba-2 mixer side by side in every layer) */
+    LLMMEM_MODEL_QWEN3_5 = 48,     /**< "qwen3_5" (Qwen3.5 and 3.6: Gated DeltaNet and gated attention, the Qwen3-VL tower) */
+    LLMMEM_MODEL_QWEN3_5_MOE = 49  /**< "qwen3_5_moe" (the same with MoE blocks and a gated shared expert) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
