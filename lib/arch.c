@@ -168,6 +168,69 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
         add(b, "sinks", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, layers, layers);
 }
 
+/* Attention whose full layers have their own head width and KV heads, and whose last layers read an earlier
+ * layer's keys and values (transformers models/gemma4/modular_gemma4.py Gemma4TextAttention): q_proj, o_proj
+ * and q_norm of every attention layer at its type's width (head_dim on sliding layers, global_head_dim on full
+ * ones); k_proj, k_norm and v_proj only on layers that compute their own keys, k and v of
+ * num_global_key_value_heads on full layers with attention_k_eq_v, which have no v_proj (v_norm has no weight).
+ * The KV-shared layers' k_proj, v_proj and k_norm are in the checkpoint all the same and dropped on load
+ * (Gemma4TextModel._keys_to_ignore_on_load_unexpected): counted as the checkpoint's, not the model's. */
+static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding, llmmem__kind_set full,
+                                llmmem__kind_set shared)
+{
+    llmmem__geometry *g = b->geo;
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), kv = value(b, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
+    uint64_t d = value(b, LLMMEM_KEY_HEAD_DIM), gd = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM);
+    const int k_eq_v = value(b, LLMMEM_KEY_ATTENTION_K_EQ_V) != 0;
+    if (kv == 0)
+        kv = heads;
+    if (d == 0)
+        d = h / heads;
+    if (gd == 0)
+        gd = d;
+    uint64_t gkv = k_eq_v && value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) ? value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS)
+                                                                             : kv;
+    if (heads % kv || heads % gkv) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_attention_heads (%llu) is not divisible by the KV heads (%llu, %llu)",
+             (unsigned long long)heads, (unsigned long long)kv, (unsigned long long)gkv);
+        return;
+    }
+    g->kv_heads = kv;
+    g->head_dim = g->v_head_dim = d;
+    g->kv_token = (llmmem__kv_token){kv, 2, d};
+    /* k_eq_v layers cache keys and values all the same (Gemma4TextAttention: V is v_norm of the key projection) */
+    if (gkv != kv || gd != d)
+        g->kv_token_global = (llmmem__kv_token){gkv, 2, gd};
+    const struct {
+        llmmem__kind_set set;
+        uint64_t kv, d;
+        int v;
+        const char *q, *o, *k, *vname, *qn, *kn;
+    } types[2] = {
+        {sliding, kv, d, 1, "q_proj", "o_proj", "k_proj", "v_proj", "q_norm", "k_norm"},
+        {full, gkv, gd, !k_eq_v, "q_proj.global", "o_proj.global", "k_proj.global", "v_proj.global", "q_norm.global",
+         "k_norm.global"},
+    };
+    const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
+    for (unsigned i = 0; i < 2 && b->status == LLMMEM_OK; i++) {
+        uint64_t all = llmmem__layers_in(&g->plan, types[i].set, 0, g->layers);
+        llmmem__kind_set own_set = (llmmem__kind_set)(types[i].set & ~shared);
+        uint64_t own = llmmem__layers_in(&g->plan, own_set, 0, g->layers), q_out = heads * types[i].d;
+        uint64_t kv_out = types[i].kv * types[i].d;
+        b->kinds = types[i].set;
+        add(b, types[i].q, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_out, h, all, all);
+        add(b, types[i].o, A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, q_out, all, all);
+        add_norm(b, types[i].qn, types[i].d, all);
+        b->kinds = own_set;
+        add(b, types[i].k, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K, kv_out, h, own, own);
+        if (types[i].v)
+            add(b, types[i].vname, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_V, kv_out, h, own, own);
+        add_norm(b, types[i].kn, types[i].d, own);
+        /* the shared layers' dropped k_proj, v_proj and k_norm: below 2^62 by the key bounds */
+        g->dropped += (all - own) * (kv_out * h * (types[i].v ? 2 : 1) + types[i].d);
+    }
+}
+
 /* DeepSeek sparse attention's lightning indexer in an MLA layer (deepseek-ai/DeepSeek-V3.2-Exp
  * inference/model.py Indexer; vllm model_executor/models/deepseek_v2.py Indexer). */
 static void add_indexer(builder *b, uint64_t h, uint64_t layers)
@@ -645,9 +708,24 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
                         (unsigned long long)first_dense, (unsigned long long)freq);
         p->period = q * pf;
     }
+    const uint64_t kv_shared = value(b, LLMMEM_KEY_NUM_KV_SHARED_LAYERS);
+    if (kv_shared && (kv_shared >= layers || g->kv_lora_rank || layers > p->listed))
+        return fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_kv_shared_layers (%llu) needs an earlier layer of each type to read "
+                    "from (num_hidden_layers %llu) and standard attention (kv_lora_rank %llu)",
+                    (unsigned long long)kv_shared, (unsigned long long)layers, (unsigned long long)g->kv_lora_rank);
+    g->kv_shared_layers = kv_shared;
     for (uint64_t i = 0; i < p->listed; i++) {
         llmmem__layer_kind kind = {(uint8_t)mixer_of(b, i, pattern, interval, full_interval),
                                    (uint8_t)ffn_of(b, i, first_dense, freq, step)};
+        /* Gemma4TextAttention: layers i >= num_hidden_layers - num_kv_shared_layers reuse the keys and values of
+         * the last earlier layer of their type */
+        if (i + kv_shared >= layers && kind.mixer == LLMMEM_MIXER_SLIDING)
+            kind.mixer = LLMMEM_MIXER_SLIDING_SHARED;
+        else if (i + kv_shared >= layers && kind.mixer == LLMMEM_MIXER_FULL)
+            kind.mixer = LLMMEM_MIXER_FULL_SHARED;
+        else if (i + kv_shared >= layers)
+            return fail(b, LLMMEM_ERR_UNSUPPORTED, "num_kv_shared_layers (%llu) over layers other than full and sliding "
+                        "attention is not modelled", (unsigned long long)kv_shared);
         unsigned k = 0;
         while (k < p->n && (p->kind[k].mixer != kind.mixer || p->kind[k].ffn != kind.ffn))
             k++;
@@ -721,6 +799,28 @@ static const char *const expert_names[3] = {"experts.gate_proj", "experts.up_pro
 static const char *const shared_names[3] = {"shared_experts.gate_proj", "shared_experts.up_proj",
                                             "shared_experts.down_proj"};
 
+/* The dense MLPs of width f; with use_double_wide_mlp the KV-shared layers' are 2f wide (transformers
+ * models/gemma4/modular_gemma4.py Gemma4TextMLP: intermediate_size * 2 on a KV-shared layer). */
+static void add_dense_mlps(builder *b, uint64_t h, uint64_t f)
+{
+    llmmem__geometry *g = b->geo;
+    const llmmem__kind_set wide =
+        value(b, LLMMEM_KEY_DOUBLE_WIDE_MLP)
+            ? (llmmem__kind_set)(g->dense & llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED) |
+                                                                           LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED),
+                                                             (1u << LLMMEM_FFNS) - 1))
+            : 0;
+    uint64_t n = llmmem__layers_in(&g->plan, (llmmem__kind_set)(g->dense & ~wide), 0, g->layers);
+    b->kinds = (llmmem__kind_set)(g->dense & ~wide);
+    add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, n, n);
+    if (wide) {
+        n = llmmem__layers_in(&g->plan, wide, 0, g->layers);
+        b->kinds = wide;
+        add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, 2 * f, n, n);
+    }
+    b->kinds = g->dense;
+}
+
 static void add_ffn(builder *b, uint64_t h, uint64_t layers)
 {
     uint64_t f = value(b, LLMMEM_KEY_INTERMEDIATE_SIZE);
@@ -731,8 +831,7 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     g->ffn = f;
     b->kinds = g->dense;
     if (experts == 0) {
-        add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, g->dense_layers,
-                g->dense_layers);
+        add_dense_mlps(b, h, f);
         return;
     }
     uint64_t top_k = value(b, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
@@ -755,8 +854,7 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     uint64_t moe_layers = g->moe_layers;
     g->experts = experts;
     g->experts_per_tok = top_k;
-    add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, g->dense_layers,
-            g->dense_layers);
+    add_dense_mlps(b, h, f);
 
     b->kinds = g->moe;
     uint64_t fe = value(b, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE);
@@ -791,6 +889,10 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
         b->inv->t[router_at].fp32 = 1;
     if (value(b, LLMMEM_KEY_ROUTER_BIAS))
         add_vector(b, "router.bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
+    if (value(b, LLMMEM_KEY_ROUTER_SCALES)) { /* Gemma4TextRouter: scale [hidden], per_expert_scale [experts] */
+        add_vector(b, "router.scale", LLMMEM_PARAMS_ROUTER, h, moe_layers);
+        add_vector(b, "router.per_expert_scale", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
+    }
     if (value(b, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS)) {
         unsigned at = b->inv->n;
         add_vector(b, "router.e_score_correction_bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
@@ -906,6 +1008,75 @@ static void add_pixtral(builder *b, uint64_t text_hidden)
 static void add_llama4_vision(builder *b, uint64_t text_hidden);
 static void add_mllama_vision(builder *b, uint64_t text_hidden);
 
+/* The Gemma 4 vision tower and its embedder (transformers models/gemma4/modular_gemma4.py):
+ * Gemma4VisionPatchEmbedder input_proj (3 x patch^2 -> hidden, no bias) and position_embedding_table
+ * (2 x position_embedding_size x hidden); Gemma4VisionEncoderLayer: q, k, v, o (heads x hidden / heads, no
+ * bias; with use_clipped_linears four scalar bound buffers each, which the Hub's counts leave out and this
+ * inventory too), q_norm and k_norm over a head, four norms, a gated MLP; std_bias and std_scale when
+ * standardize; Gemma4MultimodalEmbedder embed_vision: a weightless RMSNorm and a linear to the text width. */
+static void add_gemma4_vision(builder *b, uint64_t text_hidden)
+{
+    if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS) || require(b, LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
+    uint64_t heads = value(b, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS);
+    uint64_t positions = value(b, LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS);
+    add(b, "vision.patch_embedder.input_proj", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, 3 * patch * patch, 1, 1);
+    add(b, "vision.position_embedding_table", V, LLMMEM_SPLIT_REPLICATED, 0, 0, 2 * positions, vh, 1, 1);
+    add(b, "vision.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, vh, vh, 4 * layers, 4 * layers);
+    add_vector(b, "vision.qk_norm", V, vh / heads, 2 * layers);
+    add_vector(b, "vision.layer_norms", V, vh, 4 * layers);
+    add(b, "vision.mlp.gate_up", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, 2 * layers, 2 * layers);
+    add(b, "vision.mlp.down", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
+    if (value(b, LLMMEM_KEY_VISION_STANDARDIZE))
+        add_vector(b, "vision.std_bias_scale", V, vh, 2);
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == 9)
+        add(b, "embed_vision", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
+}
+
+/* The Gemma 4 audio tower and its embedder (transformers models/gemma4/modular_gemma4.py):
+ * Gemma4AudioSubSampleConvProjection (two 3 x 3 convolutions without bias, each with a bias-free LayerNorm,
+ * and input_proj_linear from channels[0] / 4 x channels[1] to hidden); per Gemma4AudioLayer two
+ * Gemma4AudioFeedForward (hidden -> 4 hidden -> hidden, two norms), Gemma4AudioAttention (q, k, v, post and
+ * relative_k_proj, hidden x hidden, and per_dim_scale over a head), Gemma4AudioLightConv1d (linear_start
+ * hidden -> 2 hidden, a depthwise kernel, linear_end, two norms) and three norms; output_proj (biased) to
+ * output_proj_dims; embed_audio a linear from it to the text width. The clippable linears' scalar bounds
+ * are left out, as the Hub's counts leave them out. */
+static void add_gemma4_audio(builder *b, uint64_t text_hidden)
+{
+    uint64_t a = value(b, LLMMEM_KEY_AUDIO_HIDDEN_SIZE);
+    if (a == 0)
+        return;
+    if (require(b, LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS) ||
+        require(b, LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE) || require(b, LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0) ||
+        require(b, LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_1) || require(b, LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t layers = value(b, LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS), heads = value(b, LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS);
+    uint64_t c0 = value(b, LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0), c1 = value(b, LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_1);
+    uint64_t out = value(b, LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS), kernel = value(b, LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE);
+    add(b, "audio.subsample.conv0", V, LLMMEM_SPLIT_REPLICATED, 0, 0, c0, 9, 1, 1);
+    add(b, "audio.subsample.conv1", V, LLMMEM_SPLIT_REPLICATED, 0, 0, c1, 9 * c0, 1, 1);
+    add_vector(b, "audio.subsample.norms", V, c0 + c1, 1);
+    add(b, "audio.subsample.input_proj", V, LLMMEM_SPLIT_REPLICATED, 1, 0, a, c0 / 4 * c1, 1, 1);
+    add(b, "audio.feed_forward", V, LLMMEM_SPLIT_COLUMN, 1, 0, 4 * a, a, 4 * layers, 4 * layers); /* 2 x (in, out) */
+    add(b, "audio.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, a, a, 5 * layers, 5 * layers);
+    add_vector(b, "audio.attention.per_dim_scale", V, a / heads, layers);
+    add(b, "audio.lconv.linear_start", V, LLMMEM_SPLIT_COLUMN, 1, 0, 2 * a, a, layers, layers);
+    add(b, "audio.lconv.linear_end", V, LLMMEM_SPLIT_ROW, 1, 0, a, a, layers, layers);
+    add(b, "audio.lconv.depthwise_conv1d", V, LLMMEM_SPLIT_COLUMN, 0, 0, a, kernel, layers, layers);
+    add_vector(b, "audio.layer_norms", V, a, 9 * layers); /* 2 per feed-forward, 2 in the conv, 3 of the layer */
+    add(b, "audio.output_proj", V, LLMMEM_SPLIT_REPLICATED, 1, 0, out, a, 1, 1);
+    add_vector(b, "audio.output_proj.bias", V, out, 1);
+    add(b, "embed_audio", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, out, 1, 1);
+}
+
 /* A ViT vision tower and its projector into the text model.
  * transformers CLIPVisionTransformer / SiglipVisionTransformer: patch embedding (a conv, SigLIP
  * with bias), position embedding (CLIP adds a class token and its row), pre-norm layers with biased
@@ -929,6 +1100,10 @@ static void add_vision(builder *b, uint64_t text_hidden)
     }
     if (kind == 8) {
         add_mllama_vision(b, text_hidden);
+        return;
+    }
+    if (kind == 9) {
+        add_gemma4_vision(b, text_hidden);
         return;
     }
     if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
@@ -1078,6 +1253,34 @@ static void add_count_only(builder *b)
     add(b, "parameters", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, 1, n, 1, 1);
 }
 
+/* Per-layer input embeddings (transformers models/gemma4/modular_gemma4.py Gemma4TextModel): the table
+ * embed_tokens_per_layer of vocab_size_per_layer_input rows of every layer's slice, per_layer_model_projection
+ * from hidden_size to them and per_layer_projection_norm; in every decoder layer per_layer_input_gate,
+ * per_layer_projection and post_per_layer_input_norm. */
+static void add_per_layer_inputs(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t w = value(b, LLMMEM_KEY_HIDDEN_SIZE_PER_LAYER_INPUT), all;
+    if (w == 0)
+        return;
+    if (require(b, LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT))
+        return;
+    if (!llmmem__mul(&all, w, layers)) {
+        fail(b, LLMMEM_ERR_OVERFLOW, "hidden_size_per_layer_input x num_hidden_layers exceeds 64 bits");
+        return;
+    }
+    b->geo->per_layer_inputs = 1;
+    llmmem__kind_set kinds = b->kinds;
+    b->kinds = 0;
+    add(b, "embed_tokens_per_layer", LLMMEM_PARAMS_EMBEDDING, LLMMEM_SPLIT_VOCAB, 1, 0,
+        value(b, LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT), all, 1, 1);
+    add(b, "per_layer_model_projection", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, all, h, 1, 1);
+    add_norm(b, "per_layer_projection_norm", w, 1);
+    b->kinds = kinds;
+    add(b, "per_layer_input_gate", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, w, h, layers, layers);
+    add(b, "per_layer_projection", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, h, w, layers, layers);
+    add_norm(b, "post_per_layer_input_norm", h, layers);
+}
+
 /* The classes of a model with shapes (or of its count alone), in the order of the model's layers. */
 static llmmem_status build(builder *b)
 {
@@ -1120,9 +1323,22 @@ static llmmem_status build(builder *b)
      * MllamaTextCrossAttention: k and v project the image's states of the text width) */
     b->kinds = (llmmem__kind_set)(g->attention | g->cross);
     uint64_t attention_layers = llmmem__layers_in(&g->plan, b->kinds, 0, layers);
+    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
+    const llmmem__kind_set shared =
+        llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED),
+                         any_ffn);
+    const int typed = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM) || shared;
     if (attention_layers && require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS)) /* Mamba2Config has no attention heads */
         return b->status;
-    if (attention_layers && g->kv_lora_rank)
+    if (typed && (g->kv_lora_rank || g->cross_layers || g->chunk))
+        return fail(b, LLMMEM_ERR_UNSUPPORTED, "global_head_dim or num_kv_shared_layers with MLA, cross-attention or "
+                    "chunked layers is not modelled");
+    if (typed)
+        add_typed_attention(
+            b, h, llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED), any_ffn),
+            llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED), any_ffn),
+            shared);
+    else if (attention_layers && g->kv_lora_rank)
         add_mla(b, h, attention_layers);
     else if (attention_layers)
         add_attention(b, h, attention_layers);
@@ -1147,12 +1363,16 @@ static llmmem_status build(builder *b)
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))
         return fail(b, LLMMEM_ERR_OVERFLOW, "norm count exceeds 64 bits");
     add_norm(b, "layer_norms", h, norms);
+    if (value(b, LLMMEM_KEY_LAYER_SCALAR)) /* Gemma4TextDecoderLayer.layer_scalar, one element a layer */
+        add_vector(b, "layer_scalar", LLMMEM_PARAMS_OTHER, 1, layers);
+    add_per_layer_inputs(b, h, layers);
     add_ffn(b, h, layers);
     b->kinds = 0;
     add_norm(b, "final_norm", h, 1);
     if (!value(b, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
         add(b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
     add_vision(b, h);
+    add_gemma4_audio(b, h);
     return b->status;
 }
 

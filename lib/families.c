@@ -177,6 +177,14 @@ static const llmmem__key_default qwen3_5_moe_structure[] = {
     {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, {LLMMEM_KEY_SHARED_EXPERT_GATE, 1}, END,
 };
 
+/* models/gemma4/modular_gemma4.py Gemma4TextDecoderLayer: input, post_attention, pre_feedforward and
+ * post_feedforward norms, layer_scalar; Gemma4TextAttention q_norm and k_norm over each head (v_norm has no
+ * weight); tied embeddings */
+static const llmmem__key_default gemma4_structure[] = {
+    {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1}, {LLMMEM_KEY_NORMS_PER_LAYER, 4}, {LLMMEM_KEY_QK_NORM, 1},
+    {LLMMEM_KEY_LAYER_SCALAR, 1}, END,
+};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -458,6 +466,14 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_QWEN3_5_MOE, "qwen3_5_moe", LLMMEM_READ_LLAMA_LIKE,
      {2, 256, 1, 1, 0, 0, 0, LLMMEM_MOE_QWEN_SHARED, LLMMEM_SLIDE_NONE, 0, 0, 32768, 2048, 0, 40, 16, 248320, 0},
      qwen3_5_moe_structure, NULL},
+    /* Gemma4TextConfig (models/gemma4/configuration_gemma4.py, text_config of Gemma4Config): vocab_size=262144,
+     * hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
+     * num_key_value_heads=4, head_dim=256, max_position_embeddings=131072, tie_word_embeddings=True,
+     * attention_bias=False, sliding_window=512, layer_types 5 sliding : 1 full with the last layer full; the
+     * Gemma 4 fields read by read_gemma4_text (hfconfig.c). llama.cpp's gemma4 GGUF: not read */
+    {LLMMEM_MODEL_GEMMA4, "gemma4", LLMMEM_READ_GEMMA4,
+     {4, 256, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 512, 6, 131072, 2304, 9216, 30, 8, 262144, 0},
+     gemma4_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -490,6 +506,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_QWEN3_NEXT] = "qwen3_next",   [LLMMEM_MODEL_GRANITEMOEHYBRID] = "granitemoehybrid",
     [LLMMEM_MODEL_JAMBA] = "jamba",             [LLMMEM_MODEL_FALCON_H1] = "falcon_h1",
     [LLMMEM_MODEL_QWEN3_5] = "qwen3_5",         [LLMMEM_MODEL_QWEN3_5_MOE] = "qwen3_5_moe",
+    [LLMMEM_MODEL_GEMMA4] = "gemma4",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

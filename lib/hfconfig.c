@@ -1548,6 +1548,82 @@ static llmmem_status read_falcon_h1(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+/* Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py): Gemma's layers with layer_types (absent:
+ * 5 sliding, 1 full; the last layer made full whatever they say), global_head_dim=512 on the full layers,
+ * num_global_key_value_heads there with attention_k_eq_v=False, num_kv_shared_layers=0,
+ * use_double_wide_mlp=False, hidden_size_per_layer_input=256 of vocab_size_per_layer_input=262144 rows, and
+ * with enable_moe_block=False num_experts, top_k_experts and moe_intermediate_size: modular_gemma4.py
+ * Gemma4TextDecoderLayer keeps its dense MLP beside the experts (read as their shared expert), adds
+ * Gemma4TextRouter's scales and three norms. use_bidirectional_attention "all" makes the window
+ * sliding_window // 2 + 1. */
+static llmmem_status read_gemma4_text(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, window = 0, inter = 0, v;
+    enum presence p;
+    int flag;
+    llmmem_status st = refuse_if(c, obj, "attention_bias", 1, 0, "Gemma4TextAttention's projections have no biases");
+    if (!st)
+        st = read_llama_like(c, obj);
+    if (st)
+        return st;
+    (void)llmmem_model_get_int(&layers, c->m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    (void)llmmem_model_get_int(&window, c->m, LLMMEM_KEY_SLIDING_WINDOW);
+    (void)llmmem_model_get_int(&inter, c->m, LLMMEM_KEY_INTERMEDIATE_SIZE);
+    const char *bidirectional = NULL;
+    if ((st = get_string(c, obj, "use_bidirectional_attention", &bidirectional, &p)) != LLMMEM_OK)
+        return st;
+    if (p == PRESENT && strcmp(bidirectional, "all") == 0 &&
+        (st = set(c, "use_bidirectional_attention", LLMMEM_KEY_SLIDING_WINDOW, window / 2 + 1)) != LLMMEM_OK)
+        return st;
+    /* every layer's type, layer by layer: the last one full */
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++) {
+        enum llmmem__mixer m = (i + 1) % 6 ? LLMMEM_MIXER_SLIDING : LLMMEM_MIXER_FULL;
+        if (types && !llmmem__json_is_null(types)) /* read and checked by read_layer_types */
+            m = mixer_at(types, (size_t)i);
+        llmmem__layer_map_push(&map, i == layers - 1 ? LLMMEM_MIXER_FULL : m);
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    st = optional(c, obj, "global_head_dim", LLMMEM_KEY_GLOBAL_HEAD_DIM, 512, 0);
+    if (!st)
+        st = bool_key(c, obj, "attention_k_eq_v", LLMMEM_KEY_ATTENTION_K_EQ_V, 0);
+    if (!st)
+        st = optional(c, obj, "num_global_key_value_heads", LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, 0, 0);
+    if (!st)
+        st = optional(c, obj, "num_kv_shared_layers", LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 0, 0);
+    if (!st)
+        st = bool_key(c, obj, "use_double_wide_mlp", LLMMEM_KEY_DOUBLE_WIDE_MLP, 0);
+    if (!st)
+        st = optional(c, obj, "hidden_size_per_layer_input", LLMMEM_KEY_HIDDEN_SIZE_PER_LAYER_INPUT, 256, 0);
+    if (!st)
+        st = optional(c, obj, "vocab_size_per_layer_input", LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT, 262144, 0);
+    if (!st)
+        st = get_flag(c, obj, "enable_moe_block", 0, &flag);
+    if (st || !flag)
+        return st;
+    st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &v);
+    if (!st)
+        st = required(c, obj, NAMES("top_k_experts"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st) /* the dense Gemma4TextMLP beside the experts in every layer */
+        st = set(c, "intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, inter);
+    if (!st)
+        st = set(c, "enable_moe_block", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    if (!st)
+        st = set(c, "enable_moe_block", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    if (!st)
+        st = set(c, "enable_moe_block", LLMMEM_KEY_ROUTER_SCALES, 1);
+    if (!st) /* post_feedforward_layernorm_1 and _2, pre_feedforward_layernorm_2 */
+        st = set(c, "enable_moe_block", LLMMEM_KEY_NORMS_PER_LAYER, 7);
+    return st;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -1575,6 +1651,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_GRANITEMOEHYBRID: return read_granitemoehybrid(c, obj);
     case LLMMEM_READ_JAMBA: return read_jamba(c, obj);
     case LLMMEM_READ_FALCON_H1: return read_falcon_h1(c, obj);
+    case LLMMEM_READ_GEMMA4: return read_gemma4_text(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
@@ -2015,6 +2092,100 @@ static llmmem_status read_gemma3(const hf *c, const llmmem__json *root, const ll
     if (!st)
         st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 2);
     *text_out = text;
+    return st;
+}
+
+/* Gemma4Config: text_config (Gemma4TextConfig), and when given vision_config (Gemma4VisionConfig:
+ * hidden_size=768, intermediate_size=3072, num_hidden_layers=16, num_attention_heads=12,
+ * num_key_value_heads=12, head_dim=64, patch_size=16, position_embedding_size=10240, standardize=False) and
+ * audio_config (Gemma4AudioConfig: hidden_size=1024, num_hidden_layers=12, num_attention_heads=8,
+ * subsampling_conv_channels=[128, 32], conv_kernel_size=5, output_proj_dims=1536), each with its embedder. */
+static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    const llmmem__json *text;
+    llmmem_status st = sub_config(c, root, "text_config", "gemma4", &text);
+    if (st)
+        return st;
+    const char *type;
+    hf sub = *c;
+    sub.nested = 1;
+    sub.prefix = "text_config.";
+    st = sub_type(&sub, text, "gemma4_text", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "gemma4_text") != 0)
+        return unsupported_string(&sub, "model_type", type, "gemma4 takes gemma4_text");
+    st = read_text(&sub, text);
+    if (st)
+        return st;
+    *text_out = text;
+    const llmmem__json *vision = llmmem__json_object_get(root, "vision_config");
+    if (vision && !llmmem__json_is_null(vision)) {
+        int64_t hidden = 0, heads = 0, kv = 0, head_dim = 0;
+        sub.prefix = "vision_config.";
+        sub.type = "gemma4_vision";
+        if (!llmmem__json_is_object(vision))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "vision_config", "expected an object, got %s", kind(vision));
+        st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 9);
+        if (!st)
+            st = required(&sub, vision, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, &hidden);
+        if (!st)
+            st = required(&sub, vision, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072, NULL);
+        if (!st)
+            st = required(&sub, vision, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 16, NULL);
+        if (!st)
+            st = required(&sub, vision, NAMES("num_attention_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12, &heads);
+        if (!st)
+            st = required(&sub, vision, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 16, NULL);
+        if (!st)
+            st = required(&sub, vision, NAMES("position_embedding_size"), LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS,
+                          10240, NULL);
+        if (!st)
+            st = bool_key(&sub, vision, "standardize", LLMMEM_KEY_VISION_STANDARDIZE, 0);
+        kv = heads;
+        head_dim = heads ? hidden / heads : 0;
+        if (!st && (st = get_int(&sub, vision, "num_key_value_heads", &kv, &(enum presence){ABSENT})) == LLMMEM_OK &&
+            (st = get_int(&sub, vision, "head_dim", &head_dim, &(enum presence){ABSENT})) == LLMMEM_OK &&
+            (kv != heads || head_dim * heads != hidden))
+            return hf_fail(&sub, LLMMEM_ERR_UNSUPPORTED, "num_key_value_heads",
+                           "%lld KV heads of head_dim %lld beside %lld heads of a %lld-wide tower: only heads x "
+                           "head_dim = hidden_size without grouped KV heads is modelled",
+                           (long long)kv, (long long)head_dim, (long long)heads, (long long)hidden);
+        if (!st)
+            st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 9);
+        if (st)
+            return st;
+    }
+    const llmmem__json *audio = llmmem__json_object_get(root, "audio_config");
+    if (!audio || llmmem__json_is_null(audio))
+        return LLMMEM_OK;
+    if (!llmmem__json_is_object(audio))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "audio_config", "expected an object, got %s", kind(audio));
+    sub.prefix = "audio_config.";
+    sub.type = "gemma4_audio";
+    int64_t channels[2] = {128, 32};
+    const llmmem__json *list = llmmem__json_object_get(audio, "subsampling_conv_channels");
+    if (list && !llmmem__json_is_null(list)) {
+        if (!llmmem__json_is_array(list) || llmmem__json_array_size(list) != 2 ||
+            !llmmem__json_is_integer(llmmem__json_array_get(list, 0)) ||
+            !llmmem__json_is_integer(llmmem__json_array_get(list, 1)))
+            return hf_fail(&sub, LLMMEM_ERR_PARSE, "subsampling_conv_channels", "expected two integers");
+        channels[0] = llmmem__json_integer_value(llmmem__json_array_get(list, 0));
+        channels[1] = llmmem__json_integer_value(llmmem__json_array_get(list, 1));
+    }
+    st = required(&sub, audio, NAMES("hidden_size"), LLMMEM_KEY_AUDIO_HIDDEN_SIZE, 1024, NULL);
+    if (!st)
+        st = required(&sub, audio, NAMES("num_hidden_layers"), LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS, 12, NULL);
+    if (!st)
+        st = required(&sub, audio, NAMES("num_attention_heads"), LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS, 8, NULL);
+    if (!st)
+        st = required(&sub, audio, NAMES("conv_kernel_size"), LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE, 5, NULL);
+    if (!st)
+        st = required(&sub, audio, NAMES("output_proj_dims"), LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, 1536, NULL);
+    if (!st)
+        st = set(&sub, "subsampling_conv_channels", LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0, channels[0]);
+    if (!st)
+        st = set(&sub, "subsampling_conv_channels", LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_1, channels[1]);
     return st;
 }
 
@@ -2844,6 +3015,10 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
     const llmmem__json *text = root;
     if (strcmp(type, "gemma3") == 0) {
         st = read_gemma3(c, root, &text);
+    } else if (strcmp(type, "gemma4") == 0 || strcmp(type, "gemma4_text") == 0) {
+        c->fam = llmmem__family_named("gemma4");
+        c->type = type;
+        st = strcmp(type, "gemma4") == 0 ? read_gemma4(c, root, &text) : read_text(c, root);
     } else if (strcmp(type, "llava") == 0) {
         st = read_llava(c, root, &text);
     } else if (strcmp(type, "mistral3") == 0 ||

@@ -249,7 +249,9 @@ enum llmmem__mixer {
     LLMMEM_MIXER_NONE = 6,     /* no token mixer: a feed-forward-only layer (Nemotron-H '-') */
     LLMMEM_MIXER_CROSS = 8,    /* cross-attention to the image: caches the image's keys and values (mllama) */
     LLMMEM_MIXER_MAMBA1 = 9,   /* state-space model (Mamba-1, Jamba's): a fixed state per sequence */
-    LLMMEM_MIXERS = 10
+    LLMMEM_MIXER_SLIDING_SHARED = 10, /* sliding attention over an earlier layer's keys and values: no k/v, no cache (Gemma 4) */
+    LLMMEM_MIXER_FULL_SHARED = 11,    /* the same over every token */
+    LLMMEM_MIXERS = 12
 };
 enum llmmem__ffn {
     LLMMEM_FFN_DENSE = 0,      /* one MLP (gated or two-matrix: the model's mlp_gated) */
@@ -387,6 +389,13 @@ typedef struct llmmem__geometry {
      * the attention computes them (what a Hugging Face cache stores) */
     llmmem__kv_token kv_token;
     llmmem__kv_token kv_latent;  /* MLA: the compressed latent vLLM caches instead; 0 otherwise */
+    /* what a token adds to a full-attention layer when its heads or width differ from the sliding layers'
+     * (Gemma 4's global_head_dim, num_global_key_value_heads); heads 0 when kv_token holds for every layer */
+    llmmem__kv_token kv_token_global;
+    uint64_t kv_shared_layers;   /* layers reading an earlier layer's keys and values, caching none (Gemma 4) */
+    uint64_t dropped;            /* parameters the checkpoint stores but the model drops on load (Gemma 4's
+                                  * KV-shared layers' k_proj, v_proj, k_norm) */
+    uint8_t per_layer_inputs;    /* per-layer input embeddings feed every layer (Gemma 4 PLE) */
     uint64_t index_cache;        /* DeepSeek sparse attention: bytes of the indexer's key per token and layer
                                   * in vLLM's paged cache (0: no indexer) */
     /* mixers that keep a state per sequence (0 when the model has none of them) */

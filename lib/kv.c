@@ -54,10 +54,23 @@ llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *vie
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view)
+{
+    if (a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model whose full-attention layers cache other widths than its sliding ones, whose "
+                            "last %llu layers share an earlier layer's keys and values, or with per-layer input "
+                            "embeddings (gemma4) is not modelled: the contiguous cache (llmmem_kv_cache_bytes) and "
+                            "the weights are", view, (unsigned long long)a->kv_shared_layers);
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view)
 {
     llmmem_status st = llmmem__kv_shape(a, m);
-    return st ? st : llmmem__kv_refuse_cross(*a, view);
+    if (!st)
+        st = llmmem__kv_refuse_cross(*a, view);
+    return st ? st : llmmem__kv_refuse_typed(*a, view);
 }
 
 static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
@@ -379,13 +392,29 @@ llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_mode
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
                             "DeltaNet, Mamba-1) is not modelled");
     uint64_t token_layer = 0, sliding = llmmem__sliding_layers(a, 0, a->layers);
-    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers), state = 0;
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers), state = 0, full = attention - sliding;
     if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
         return st;
+    if (a->kv_token_global.heads && full) {
+        /* Gemma4TextAttention: the full layers cache num_global_key_value_heads of global_head_dim; the KV-shared
+         * layers (not attention kinds here) update no cache (past_key_values.update skipped) */
+        llmmem__geometry global = *a;
+        uint64_t global_layer, x = 0;
+        global.kv_token = a->kv_token_global;
+        if ((st = llmmem__kv_token_layer_bytes(&global_layer, &global, dtype, 1, 1)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__kv_contiguous_layers(&x, global_layer, full, 0, 0, sequences, tokens_each))
+            return overflow("contiguous KV cache bytes");
+        full = 0;
+        *bytes_out = x;
+    } else {
+        *bytes_out = 0;
+    }
     /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
      * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
-    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, attention - sliding, sliding, a->window,
-                                      sequences, tokens_each))
+    uint64_t rest;
+    if (!llmmem__kv_contiguous_layers(&rest, token_layer, full, sliding, a->window, sequences, tokens_each) ||
+        !llmmem__add(bytes_out, *bytes_out, rest))
         return overflow("contiguous KV cache bytes");
     if (a->cross_layers && sequences && tokens_each) {
         /* transformers models/mllama/modeling_mllama.py MllamaTextCrossAttention: the image's keys and
@@ -414,6 +443,10 @@ llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, 
                                     uint64_t sequences, uint64_t tokens_each, uint64_t layers, uint64_t t)
 {
     uint64_t kv;
+    if ((m->geo.kv_token_global.heads || m->geo.kv_shared_layers) && (layers != m->geo.layers || t != 1))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
+                            "contiguous cache of full and sliding layers of different widths or KV-shared layers "
+                            "(gemma4) is not modelled");
     if (llmmem__state_layers(&m->geo) && (layers != m->geo.layers || t != 1))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
                             "contiguous cache of Mamba-2, Gated DeltaNet and Mamba-1 layers is not modelled");

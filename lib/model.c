@@ -346,7 +346,8 @@ llmmem_status llmmem_model_checkpoint_parameters(uint64_t *count_out, const llmm
     llmmem_status st = llmmem__mtp_inventory(&mtp, model);
     if (st)
         return st;
-    if (!llmmem__add(count_out, model->inv.total, mtp.total))
+    /* and what it stores that the model drops on load (Gemma 4's KV-shared layers' keys and values) */
+    if (!llmmem__add(count_out, model->inv.total, mtp.total) || !llmmem__add(count_out, *count_out, model->geo.dropped))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "checkpoint parameters exceed 64 bits");
     return LLMMEM_OK;
 }

@@ -495,6 +495,8 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     llmmem_status st = llmmem__kv_shape_with_state(&a, model);
     if (!st)
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
+    if (!st)
+        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache");
     if (st)
         return st;
     const int state = llmmem__state_layers(a) != 0;
@@ -863,6 +865,8 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     llmmem_status st = llmmem__kv_shape_with_state(&a, model);
     if (!st)
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
+    if (!st)
+        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache");
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);

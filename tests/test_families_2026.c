@@ -405,6 +405,156 @@ START_TEST(qwen3_5_serving)
 }
 END_TEST
 
+/* ---- Gemma 4 (gemma4) ----------------------------------------------------------------------------- */
+
+/* A Gemma4Config of a variant of transformers models/gemma4/convert_gemma4_weights.py `_VARIANTS` (r33
+ * families.md §2, configs/FIELDS.md; no verbatim config.json was found): layer_types of `pattern` (S sliding,
+ * F full) repeated, vocabulary 262144, head_dim 256 and global_head_dim 512, tied embeddings; the on-device
+ * vision tower (768 wide, 16 layers, 12 heads of 64, MLP 3072, clipped linears) and the default audio tower
+ * for the E-series, the large one (1152 wide, 27 layers, 16 heads of 72, MLP 4304, standardize) else. */
+static llmmem_model *gemma4(int64_t h, int64_t layers, int64_t inter, int64_t heads, int64_t kv, int64_t gkv,
+                            const char *pattern, int64_t window, int64_t kv_shared, int wide, int64_t hpl, int64_t experts,
+                            int64_t moe_inter, int on_device)
+{
+    char json[8192], types[4096] = "", extra[512] = "";
+    size_t used = 0, n = strlen(pattern);
+    for (int64_t i = 0; i < layers; i++)
+        used += (size_t)snprintf(types + used, sizeof types - used, "%s\"%s\"", i ? ", " : "",
+                                 pattern[i % (int64_t)n] == 'F' ? "full_attention" : "sliding_attention");
+    if (gkv)
+        snprintf(extra, sizeof extra, "\"attention_k_eq_v\": true, \"num_global_key_value_heads\": %lld, ", (long long)gkv);
+    if (experts)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                 "\"enable_moe_block\": true, \"num_experts\": %lld, \"top_k_experts\": 8, \"moe_intermediate_size\": %lld, ",
+                 (long long)experts, (long long)moe_inter);
+    snprintf(json, sizeof json,
+             "{\"architectures\": [\"Gemma4ForConditionalGeneration\"], \"model_type\": \"gemma4\", \"dtype\": \"bfloat16\", "
+             "\"tie_word_embeddings\": true, \"text_config\": {\"model_type\": \"gemma4_text\", \"hidden_size\": %lld, "
+             "\"num_hidden_layers\": %lld, \"intermediate_size\": %lld, \"num_attention_heads\": %lld, "
+             "\"num_key_value_heads\": %lld, \"head_dim\": 256, \"global_head_dim\": 512, \"vocab_size\": 262144, "
+             "\"sliding_window\": %lld, \"layer_types\": [%s], \"num_kv_shared_layers\": %lld, "
+             "\"use_double_wide_mlp\": %s, \"hidden_size_per_layer_input\": %lld, \"vocab_size_per_layer_input\": 262144, "
+             "%s\"final_logit_softcapping\": 30.0, \"max_position_embeddings\": 131072}, \"vision_config\": %s%s}",
+             (long long)h, (long long)layers, (long long)inter, (long long)heads, (long long)kv, (long long)window, types,
+             (long long)kv_shared, wide ? "true" : "false", (long long)hpl, extra,
+             on_device ? "{\"model_type\": \"gemma4_vision\", \"use_clipped_linears\": true}"
+                       : "{\"model_type\": \"gemma4_vision\", \"hidden_size\": 1152, \"intermediate_size\": 4304, "
+                         "\"num_hidden_layers\": 27, \"num_attention_heads\": 16, \"num_key_value_heads\": 16, "
+                         "\"head_dim\": 72, \"standardize\": true}",
+             on_device ? ", \"audio_config\": {\"model_type\": \"gemma4_audio\"}" : "");
+    return from_text(json);
+}
+
+/* google/gemma-4-31B-it: the Hub's safetensors.total 31,273,088,876 (r33 SOURCES ids 61762937035, 71402678005;
+ * the card's "30.7B" is the text model). By hand (transformers models/gemma4/modular_gemma4.py), h 5376, 60 layers,
+ * 50 sliding (32 heads, 16 KV heads of 256) and 10 full (32 heads of 512, 4 KV heads, k_eq_v: no v_proj):
+ *   sliding attention q, o 2 x 5376 x 8192 + k, v 2 x 5376 x 4096 + q_norm, k_norm 512 = 132,121,088
+ *   full attention q, o 2 x 5376 x 16384 + k 5376 x 2048 + q_norm, k_norm 1,024 = 187,171,840
+ *   MLP 3 x 5376 x 21504 = 346,816,512; four norms 21,504 and layer_scalar 1: 346,838,017 a layer
+ *   50 x 132,121,088 + 10 x 187,171,840 + 60 x 346,838,017 + tied embedding 262144 x 5376 =
+ *   1,409,286,144 + final norm 5,376: text 30,697,345,340
+ *   vision: input_proj 1152 x 768 = 884,736; position table 2 x 10240 x 1152 = 23,592,960; 27 layers of
+ *     4 x 1152^2 + 2 x 72 + 4 x 1152 + 3 x 1152 x 4304 = 20,187,792: 545,070,384; std_bias, std_scale
+ *     2,304: 569,550,384; embed_vision 1152 x 5376 = 6,193,152
+ *   30,697,345,340 + 569,550,384 + 6,193,152 = 31,273,088,876. No layer shares keys: the checkpoint holds
+ *   the model. */
+START_TEST(gemma4_31b)
+{
+    llmmem_model *m = gemma4(5376, 60, 21504, 32, 16, 4, "SSSSSF", 1024, 0, 0, 0, 0, 0, 0);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_GEMMA4);
+    ck_assert_uint_eq(checkpoint_total(m), 31273088876ULL);
+    ck_assert_uint_eq(total(m), 31273088876ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* google/gemma-4-26B-A4B-it: the Hub's safetensors.total 25,805,936,206 (r33 SOURCES ids 61762937035,
+ * 71269743439). h 2816, 30 layers (25 sliding: 16 heads, 8 KV heads of 256; 5 full: 16 heads of 512, 2 KV
+ * heads, k_eq_v), every layer its dense MLP of 2112 beside 128 experts of 704 (Gemma4TextDecoderLayer with
+ * enable_moe_block): router.proj 128 x 2816, router.scale 2,816, per_expert_scale 128, experts 128 x 3 x
+ * 2816 x 704, three more norms; by r33 scripts/gemma4.py the text model 25,233,141,790, vision 569,550,384,
+ * embed_vision 1152 x 2816 = 3,244,032: 25,805,936,206. */
+START_TEST(gemma4_26b_a4b)
+{
+    llmmem_model *m = gemma4(2816, 30, 2112, 16, 8, 2, "SSSSSF", 1024, 0, 0, 0, 128, 704, 0);
+    ck_assert_uint_eq(checkpoint_total(m), 25805936206ULL);
+    ck_assert_uint_eq(total(m) - vision_params(m), 25233141790ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK), 8);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* google/gemma-4-E2B-it and -E4B-it: the Hub's safetensors.total 5,123,178,051 and 7,996,156,490 (r33 SOURCES
+ * ids 61762937035, 71142266638). Derived by hand from transformers models/gemma4/modular_gemma4.py:
+ *   text (r33 scripts/gemma4.py): E2B 4,628,569,379 in the model, and the 15 sliding and 5 full KV-shared
+ *     layers' k_proj, v_proj and k_norm the checkpoint keeps beside it, 18,880,512 (E4B 7,463,013,418 and
+ *     55,055,616); with per-layer inputs (embed_tokens_per_layer 262144 x L x 256 ...) and E2B's double-wide
+ *     MLPs on its 20 KV-shared layers
+ *   on-device vision: input_proj 768 x 768 = 589,824; position table 2 x 10240 x 768 = 15,728,640; 16 layers
+ *     of 4 x 768^2 + 2 x 64 + 4 x 768 + 3 x 768 x 3072 = 9,440,384: 151,046,144; 167,364,608 (the clippable
+ *     linears' 16 x 28 scalar bounds are not in the Hub's counts)
+ *   audio (Gemma4AudioConfig defaults): subsampling conv 128 x 9 + 32 x 128 x 9, norms 160, input_proj
+ *     1024 x 1024: 1,086,752; a conformer layer 2 x (2 x 1024 x 4096 + 2,048) + 5 x 1024^2 + 128 +
+ *     (1024 x 2048 + 1024^2 + 1024 x 5 + 2,048) + 3,072 = 25,180,288, x 12 = 302,163,456; output_proj
+ *     1024 x 1536 + 1,536: 304,824,608
+ *   embed_vision and embed_audio (768 + 1536) x h: E2B 3,538,944, E4B 5,898,240
+ *   E2B 4,628,569,379 + 18,880,512 + 167,364,608 + 304,824,608 + 3,538,944 = 5,123,178,051;
+ *   E4B 7,463,013,418 + 55,055,616 + 167,364,608 + 304,824,608 + 5,898,240 = 7,996,156,490. */
+START_TEST(gemma4_e_series)
+{
+    llmmem_model *m = gemma4(1536, 35, 6144, 8, 1, 0, "SSSSF", 512, 20, 1, 256, 0, 0, 1);
+    ck_assert_uint_eq(checkpoint_total(m), 5123178051ULL);
+    ck_assert_uint_eq(total(m), 5123178051ULL - 18880512ULL);
+    ck_assert_uint_eq(vision_params(m), 167364608ULL + 304824608ULL + 3538944ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_KV_SHARED_LAYERS), 20);
+    llmmem_model_free(m);
+    m = gemma4(2560, 42, 10240, 8, 2, 0, "SSSSSF", 512, 18, 0, 256, 0, 0, 1);
+    ck_assert_uint_eq(checkpoint_total(m), 7996156490ULL);
+    ck_assert_uint_eq(total(m), 7996156490ULL - 55055616ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* The contiguous cache of transformers generate (Gemma4TextAttention: a sliding layer keeps its last
+ * sliding_window tokens, a full layer every token, a KV-shared layer nothing), bf16, one sequence:
+ *   Gemma-4-E2B, 4096 tokens: 15 caching layers, 12 sliding (1 KV head of 256: 1,024 B a token) and 3 full
+ *     (1 KV head of 512: 2,048 B a token): 12 x 512 x 1,024 + 3 x 4096 x 2,048 = 6,291,456 + 25,165,824 =
+ *     31,457,280
+ *   Gemma-4-31B, 4096 tokens: 50 sliding layers of 16 KV heads of 256 (16,384 B a token) over 1024 tokens and
+ *     10 full ones of 4 KV heads of 512, keys and values though k_eq_v (8,192 B a token):
+ *     50 x 1024 x 16,384 + 10 x 4096 x 8,192 = 838,860,800 + 335,544,320 = 1,174,405,120.
+ * vLLM serving, the generate loop and training are refused by name (not modelled). */
+START_TEST(gemma4_cache)
+{
+    llmmem_model *m = gemma4(1536, 35, 6144, 8, 1, 0, "SSSSF", 512, 20, 1, 256, 0, 0, 1);
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 4096));
+    ck_assert_uint_eq(bytes, 31457280ULL);
+    llmmem_model_free(m);
+    m = gemma4(5376, 60, 21504, 32, 16, 4, "SSSSSF", 1024, 0, 0, 0, 0, 0, 0);
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 4096));
+    ck_assert_uint_eq(bytes, 1174405120ULL);
+    llmmem_hardware *hw = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's paged cache of a model whose full-attention layers"));
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "(gemma4) are not modelled"));
+    llmmem_report_free(rep);
+    llmmem_serving_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_2026");
@@ -418,6 +568,10 @@ int main(void)
     tcase_add_test(tc, qwen3_5_dense);
     tcase_add_test(tc, qwen3_5_moe);
     tcase_add_test(tc, qwen3_5_serving);
+    tcase_add_test(tc, gemma4_31b);
+    tcase_add_test(tc, gemma4_26b_a4b);
+    tcase_add_test(tc, gemma4_e_series);
+    tcase_add_test(tc, gemma4_cache);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }
