@@ -185,6 +185,10 @@ static const llmmem__key_default gemma4_structure[] = {
     {LLMMEM_KEY_LAYER_SCALAR, 1}, END,
 };
 
+/* models/glm4_moe_lite/modeling_glm4_moe_lite.py and glm_moe_dsa: Glm4MoeTopkRouter's e_score_correction_bias
+ * (a float32 buffer) */
+static const llmmem__key_default glm_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -474,6 +478,16 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_GEMMA4, "gemma4", LLMMEM_READ_GEMMA4,
      {4, 256, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 512, 6, 131072, 2304, 9216, 30, 8, 262144, 0},
      gemma4_structure, NULL},
+    /* Glm4MoeLiteConfig (models/glm4_moe_lite/configuration_glm4_moe_lite.py, GLM-4.7-Flash's sizes): DeepSeek-V3's
+     * MLA and MoE (Glm4MoeLiteDecoderLayer), the router's e_score_correction_bias; mlp_layer_types [dense] + sparse,
+     * read by read_deepseek. llama.cpp: not read */
+    {LLMMEM_MODEL_GLM4_MOE_LITE, "glm4_moe_lite", LLMMEM_READ_DEEPSEEK,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, glm_moe_structure, NULL},
+    /* GlmMoeDsaConfig (models/glm_moe_dsa/configuration_glm_moe_dsa.py, GLM-5's sizes): Glm4MoeLite's layers and a
+     * GlmMoeDsaIndexer in each (index_n_heads=32, index_head_dim=128, the class defaults read_deepseek gives),
+     * mlp_layer_types 3 x dense + sparse. llama.cpp's glm-dsa GGUF: not read */
+    {LLMMEM_MODEL_GLM_MOE_DSA, "glm_moe_dsa", LLMMEM_READ_DEEPSEEK,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, glm_moe_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -506,7 +520,8 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_QWEN3_NEXT] = "qwen3_next",   [LLMMEM_MODEL_GRANITEMOEHYBRID] = "granitemoehybrid",
     [LLMMEM_MODEL_JAMBA] = "jamba",             [LLMMEM_MODEL_FALCON_H1] = "falcon_h1",
     [LLMMEM_MODEL_QWEN3_5] = "qwen3_5",         [LLMMEM_MODEL_QWEN3_5_MOE] = "qwen3_5_moe",
-    [LLMMEM_MODEL_GEMMA4] = "gemma4",
+    [LLMMEM_MODEL_GEMMA4] = "gemma4",           [LLMMEM_MODEL_GLM4_MOE_LITE] = "glm4_moe_lite",
+    [LLMMEM_MODEL_GLM_MOE_DSA] = "glm_moe_dsa",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

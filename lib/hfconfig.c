@@ -829,6 +829,33 @@ static llmmem_status read_falcon(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+/* The dense layers of Glm4MoeLiteConfig and GlmMoeDsaConfig: first_k_dense_replace (the published configs' name),
+ * else mlp_layer_types ("dense" / "sparse" per layer: only a leading run of dense layers is modelled), else the
+ * class default's `dflt` leading dense layers. */
+static llmmem_status read_mlp_layer_types(const hf *c, const llmmem__json *obj, int64_t dflt)
+{
+    const llmmem__json *types = llmmem__json_object_get(obj, "mlp_layer_types");
+    if (llmmem__json_object_get(obj, "first_k_dense_replace") || !types || llmmem__json_is_null(types))
+        return optional(c, obj, "first_k_dense_replace", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, dflt, dflt);
+    if (!llmmem__json_is_array(types))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "mlp_layer_types", "expected an array, got %s", kind(types));
+    size_t n = llmmem__json_array_size(types), dense = 0;
+    for (size_t i = 0; i < n; i++) {
+        const llmmem__json *t = llmmem__json_array_get(types, i);
+        char field[48];
+        snprintf(field, sizeof field, "mlp_layer_types[%zu]", i);
+        if (!is_text(t))
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(t));
+        int is_dense = strcmp(llmmem__json_string_value(t), "dense") == 0;
+        if (!is_dense && strcmp(llmmem__json_string_value(t), "sparse") != 0)
+            return unsupported_string(c, field, llmmem__json_string_value(t), "dense and sparse are");
+        if (is_dense && dense != i)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "a dense layer after a sparse one is not modelled");
+        dense += is_dense ? 1u : 0u;
+    }
+    return set(c, "mlp_layer_types", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, (int64_t)dense);
+}
+
 /* DeepSeek-V2/V3 (modeling_deepseek.py): multi-head latent attention; layer i has a MoE block
  * when n_routed_experts is not None and i >= first_k_dense_replace and i % moe_layer_freq == 0;
  * topk_method noaux_tc adds MoEGate.e_score_correction_bias. */
@@ -865,6 +892,10 @@ static llmmem_status read_deepseek(const hf *c, const llmmem__json *obj)
         st = required(c, obj, NAMES("index_n_heads"), LLMMEM_KEY_INDEX_N_HEADS, CLASS_NONE, NULL);
     if (!st && c->fam->type == LLMMEM_MODEL_DEEPSEEK_V32)
         st = required(c, obj, NAMES("index_head_dim"), LLMMEM_KEY_INDEX_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st && c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA) /* GlmMoeDsaConfig index_n_heads=32, index_head_dim=128 */
+        st = optional(c, obj, "index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 32, 32);
+    if (!st && c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA)
+        st = optional(c, obj, "index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128, 128);
     if (!st) /* README_WEIGHTS.md: MTP modules stored after the main layers, not in the model's class */
         st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
     if (!st)
@@ -899,7 +930,9 @@ static llmmem_status read_deepseek(const hf *c, const llmmem__json *obj)
     st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
     if (!st)
         st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
+    if (!st && (c->fam->type == LLMMEM_MODEL_GLM4_MOE_LITE || c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA))
+        st = read_mlp_layer_types(c, obj, c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA ? 3 : 1);
+    else if (!st)
         st = required(c, obj, NAMES("first_k_dense_replace"), LLMMEM_KEY_FIRST_K_DENSE_REPLACE, CLASS_NONE, NULL);
     if (!st)
         st = optional(c, obj, "n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 0, 0);

@@ -555,6 +555,70 @@ START_TEST(gemma4_cache)
 }
 END_TEST
 
+/* ---- GLM-4.7-Flash (glm4_moe_lite) and GLM-5 (glm_moe_dsa) ----------------------------------------- */
+
+/* zai-org/GLM-4.7-Flash: llama.cpp's n_params of its GGUF, 29,943,393,920 (r33 SOURCES id 60005726306; the GGUF
+ * leaves out the MTP layer). No verbatim config.json was found: Glm4MoeLiteConfig's defaults are the model's
+ * sizes (r33 families.md §5), written out here, with mlp_layer_types as transformers now writes it. By hand
+ * (DeepSeek-V3's MLA and MoE, transformers modeling_glm4_moe_lite.py), h 2048, 47 layers, 20 heads:
+ *   MLA: q_a_proj 768 x 2048, q_a_layernorm 768, q_b_proj 20 x 256 x 768, kv_a_proj_with_mqa 576 x 2048,
+ *     kv_a_layernorm 512, kv_b_proj 20 x 448 x 512, o_proj 2048 x 5120: 1,572,864 + 768 + 3,932,160 +
+ *     1,179,648 + 512 + 4,587,520 + 10,485,760 = 21,759,232; two norms 4,096
+ *   layer 0 dense MLP 3 x 2048 x 10240 = 62,914,560; 46 MoE layers: router 64 x 2048 + 64, experts
+ *     64 x 3 x 2048 x 1536, shared 3 x 2048 x 1536: 613,548,096
+ *   47 x 21,763,328 + 62,914,560 + 46 x 613,548,096 + embedding and head 2 x 154880 x 2048 + 2,048 =
+ *   29,943,393,920. */
+START_TEST(glm4_7_flash)
+{
+    llmmem_model *m = from_text(
+        "{\"architectures\": [\"Glm4MoeLiteForCausalLM\"], \"model_type\": \"glm4_moe_lite\", \"vocab_size\": 154880, "
+        "\"hidden_size\": 2048, \"intermediate_size\": 10240, \"moe_intermediate_size\": 1536, \"num_hidden_layers\": 47, "
+        "\"num_attention_heads\": 20, \"num_key_value_heads\": 20, \"n_shared_experts\": 1, \"n_routed_experts\": 64, "
+        "\"routed_scaling_factor\": 1.8, \"kv_lora_rank\": 512, \"q_lora_rank\": 768, \"qk_rope_head_dim\": 64, "
+        "\"v_head_dim\": 256, \"qk_nope_head_dim\": 192, \"n_group\": 1, \"topk_group\": 1, \"num_experts_per_tok\": 4, "
+        "\"norm_topk_prob\": true, \"max_position_embeddings\": 202752, \"rms_norm_eps\": 1e-05, "
+        "\"tie_word_embeddings\": false, \"rope_interleave\": true, \"num_nextn_predict_layers\": 1, "
+        "\"mlp_layer_types\": [\"dense\"" ", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\"], \"dtype\": \"bfloat16\"}");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_GLM4_MOE_LITE);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 1);
+    ck_assert_uint_eq(total(m), 29943393920ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* zai-org/GLM-5: a transformers reload counts 743,911,199,232 parameters and its tensor audit 1,487,822,475,264
+ * payload bytes, both without the MTP layer (NVIDIA-NeMo/Megatron-Bridge examples/model_verification_cards/
+ * glm5/card.yaml, r33 SOURCES [MB]). GlmMoeDsaConfig's defaults are GLM-5's sizes (no verbatim config.json was
+ * found). By hand: the MLA layers of GLM-4.7-Flash's form at h 6144, 64 heads, q_lora 2048 (165,022,208 a
+ * layer), the GlmMoeDsaIndexer's wq_b 32 x 128 x 2048, wk 128 x 6144, k_norm weight and bias 256, weights_proj
+ * 32 x 6144 (9,371,904), two norms: 174,406,400 x 78; 3 dense MLPs 3 x 6144 x 12288; 75 MoE layers of
+ * 256 experts and one shared of 3 x 6144 x 2048, router 256 x 6144, and the 256 e_score_correction_bias, a
+ * float32 buffer transformers' parameters() leaves out; embedding and head 2 x 154880 x 6144; final norm:
+ * 743,911,199,232 + 75 x 256 = 743,911,218,432 tensors elements, and in bytes 2 x 743,911,199,232 +
+ * 4 x 19,200 = 1,487,822,475,264. */
+START_TEST(glm5)
+{
+    llmmem_model *m = from_text(
+        "{\"architectures\": [\"GlmMoeDsaForCausalLM\"], \"model_type\": \"glm_moe_dsa\", \"vocab_size\": 154880, "
+        "\"hidden_size\": 6144, \"intermediate_size\": 12288, \"moe_intermediate_size\": 2048, \"num_hidden_layers\": 78, "
+        "\"num_attention_heads\": 64, \"num_key_value_heads\": 64, \"n_shared_experts\": 1, \"n_routed_experts\": 256, "
+        "\"routed_scaling_factor\": 2.5, \"kv_lora_rank\": 512, \"q_lora_rank\": 2048, \"qk_rope_head_dim\": 64, "
+        "\"v_head_dim\": 256, \"qk_nope_head_dim\": 192, \"n_group\": 1, \"topk_group\": 1, \"num_experts_per_tok\": 8, "
+        "\"norm_topk_prob\": true, \"max_position_embeddings\": 202752, \"rms_norm_eps\": 1e-05, "
+        "\"tie_word_embeddings\": false, \"first_k_dense_replace\": 3, \"index_topk\": 2048, \"index_head_dim\": 128, "
+        "\"index_n_heads\": 32, \"num_nextn_predict_layers\": 1, \"dtype\": \"bfloat16\"}");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_GLM_MOE_DSA);
+    ck_assert_uint_eq(total(m), 743911199232ULL + 75ULL * 256);
+    ck_assert_uint_eq(inference_weights(m), 1487822475264ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_2026");
@@ -572,6 +636,8 @@ int main(void)
     tcase_add_test(tc, gemma4_26b_a4b);
     tcase_add_test(tc, gemma4_e_series);
     tcase_add_test(tc, gemma4_cache);
+    tcase_add_test(tc, glm4_7_flash);
+    tcase_add_test(tc, glm5);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -470,7 +470,9 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_FALCON_H1 = 47,   /**< "falcon_h1" (attention and a Mamba-2 mixer side by side in every layer) */
     LLMMEM_MODEL_QWEN3_5 = 48,     /**< "qwen3_5" (Qwen3.5 and 3.6: Gated DeltaNet and gated attention, the Qwen3-VL tower) */
     LLMMEM_MODEL_QWEN3_5_MOE = 49, /**< "qwen3_5_moe" (the same with MoE blocks and a gated shared expert) */
-    LLMMEM_MODEL_GEMMA4 = 50       /**< "gemma4" (Gemma 4: full and sliding layers of their own widths, KV sharing, per-layer embeddings, vision and audio towers) */
+    LLMMEM_MODEL_GEMMA4 = 50,      /**< "gemma4" (Gemma 4: full and sliding layers of their own widths, KV sharing, per-layer embeddings, vision and audio towers) */
+    LLMMEM_MODEL_GLM4_MOE_LITE = 51, /**< "glm4_moe_lite" (GLM-4.7-Flash: MLA and DeepSeek-V3's MoE) */
+    LLMMEM_MODEL_GLM_MOE_DSA = 52  /**< "glm_moe_dsa" (GLM-5: MLA with DeepSeek sparse attention's indexer, MoE) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
