@@ -231,6 +231,91 @@ static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding
     }
 }
 
+/* DeepSeek-V4's attention, every layer a window of sliding_window tokens and, in compressed layers, compressed
+ * entries (the tensors of antirez/ds4 ds4.c weights_validate_layout, the GGUF names): attn_q_a (hidden ->
+ * q_lora_rank), its norm, attn_q_b (-> heads x head_dim), one shared key-value head attn_kv (hidden -> head_dim)
+ * and its norm, attn_sinks per head, the grouped output attn_output_a (o_groups x o_lora_rank from heads x
+ * head_dim / o_groups each) and attn_output_b (-> hidden). A compressed layer's compressor: ape (rate x width),
+ * kv and gate (hidden -> width), a norm over head_dim, its width 2 x head_dim in a compressed sparse layer
+ * (overlapping windows) and head_dim in a heavily compressed one; a compressed sparse layer's indexer: q_b
+ * (q_lora_rank -> index_n_heads x index_head_dim), proj (hidden -> index_n_heads) and its own compressor of
+ * width 2 x index_head_dim. */
+static void add_compressed_attention(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
+    llmmem__kind_set csa = llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CSA), any_ffn);
+    llmmem__kind_set hca = llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn);
+    llmmem__kind_set all = (llmmem__kind_set)(csa | hca | llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING), any_ffn));
+    if (require(b, LLMMEM_KEY_Q_LORA_RANK) || require(b, LLMMEM_KEY_HEAD_DIM) || require(b, LLMMEM_KEY_O_GROUPS) ||
+        require(b, LLMMEM_KEY_O_LORA_RANK))
+        return;
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), d = value(b, LLMMEM_KEY_HEAD_DIM);
+    uint64_t q_rank = value(b, LLMMEM_KEY_Q_LORA_RANK), groups = value(b, LLMMEM_KEY_O_GROUPS);
+    uint64_t o_rank = value(b, LLMMEM_KEY_O_LORA_RANK);
+    uint64_t n = llmmem__layers_in(&g->plan, all, 0, g->layers), nc = llmmem__layers_in(&g->plan, csa, 0, g->layers);
+    uint64_t nh = llmmem__layers_in(&g->plan, hca, 0, g->layers);
+    if (n != g->layers || heads % groups) {
+        fail(b, LLMMEM_ERR_UNSUPPORTED, "o_groups (%llu) must divide num_attention_heads (%llu), and every layer be "
+             "sliding, compressed sparse or heavily compressed attention", (unsigned long long)groups,
+             (unsigned long long)heads);
+        return;
+    }
+    g->kv_heads = 1;
+    g->head_dim = g->v_head_dim = d;
+    g->q_lora_rank = q_rank;
+    const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
+    b->kinds = all;
+    add(b, "attn_q_a", A, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_TARGET_Q, q_rank, h, n, n);
+    add_norm(b, "attn_q_a_norm", q_rank, n);
+    add(b, "attn_q_b", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, heads * d, q_rank, n, n);
+    add(b, "attn_kv", A, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V, d, h, n, n);
+    add_norm(b, "attn_kv_a_norm", d, n);
+    add(b, "sinks", A, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, n, n);
+    add(b, "attn_output_a", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_O, groups * o_rank, heads / groups * d, n, n);
+    add(b, "attn_output_b", A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, groups * o_rank, n, n);
+    const struct {
+        llmmem__kind_set set;
+        uint64_t layers, rate, width;
+    } compressors[2] = {{csa, nc, value(b, LLMMEM_KEY_COMPRESS_RATE_CSA), 2 * d},
+                        {hca, nh, value(b, LLMMEM_KEY_COMPRESS_RATE_HCA), d}};
+    for (unsigned i = 0; i < 2; i++) {
+        b->kinds = compressors[i].set;
+        add(b, "compressor.ape", A, LLMMEM_SPLIT_REPLICATED, 0, 0, compressors[i].rate, compressors[i].width,
+            compressors[i].layers, compressors[i].layers);
+        add(b, "compressor.kv_gate", A, LLMMEM_SPLIT_REPLICATED, 1, 0, compressors[i].width, h, 2 * compressors[i].layers,
+            2 * compressors[i].layers);
+        add_norm(b, "compressor.norm", d, compressors[i].layers);
+    }
+    uint64_t ih = value(b, LLMMEM_KEY_INDEX_N_HEADS), id = value(b, LLMMEM_KEY_INDEX_HEAD_DIM);
+    b->kinds = csa;
+    if (nc && (require(b, LLMMEM_KEY_INDEX_N_HEADS) || require(b, LLMMEM_KEY_INDEX_HEAD_DIM)))
+        return;
+    add(b, "indexer.q_b", A, LLMMEM_SPLIT_REPLICATED, 1, 0, ih * id, q_rank, nc, nc);
+    add(b, "indexer.proj", A, LLMMEM_SPLIT_REPLICATED, 0, 0, ih, h, nc, nc);
+    add(b, "indexer.compressor.ape", A, LLMMEM_SPLIT_REPLICATED, 0, 0, compressors[0].rate, 2 * id, nc, nc);
+    add(b, "indexer.compressor.kv_gate", A, LLMMEM_SPLIT_REPLICATED, 1, 0, 2 * id, h, 2 * nc, 2 * nc);
+    add_norm(b, "indexer.compressor.norm", id, nc);
+}
+
+/* Manifold-constrained hyper-connections (DeepSeek-V4, ds4.c weights_validate_layout): before a layer's attention
+ * and before its feed-forward, a mixing function from the hc_mult streams (hidden x hc_mult -> 2 hc + hc^2), its
+ * base and a scale of three; at the output, output_hc_fn (hidden x hc -> hc), its base and one scale. */
+static void add_hyper_connections(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t hc = value(b, LLMMEM_KEY_HC_MULT), mix = 2 * hc + hc * hc;
+    b->geo->hc_mult = hc;
+    if (hc == 0)
+        return;
+    llmmem__kind_set kinds = b->kinds;
+    add(b, "hc.fn", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 0, 0, mix, h * hc, 2 * layers, 2 * layers);
+    add_vector(b, "hc.base_scale", LLMMEM_PARAMS_OTHER, mix + 3, 2 * layers);
+    b->kinds = 0;
+    add(b, "output_hc.fn", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 0, 0, hc, h * hc, 1, 1);
+    add_vector(b, "output_hc.base_scale", LLMMEM_PARAMS_OTHER, hc + 1, 1);
+    b->kinds = kinds;
+}
+
 /* DeepSeek sparse attention's lightning indexer in an MLA layer (deepseek-ai/DeepSeek-V3.2-Exp
  * inference/model.py Indexer; vllm model_executor/models/deepseek_v2.py Indexer). */
 static void add_indexer(builder *b, uint64_t h, uint64_t layers)
@@ -762,7 +847,9 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     g->all = (llmmem__kind_set)((1u << p->n) - 1);
     g->attention = llmmem__kinds_of(p, LLMMEM_ATTENTION_MIXERS, any_ffn);
     g->dense = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_DENSE));
-    g->moe = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_MOE));
+    g->moe = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_MOE) | LLMMEM_FFN_BIT(LLMMEM_FFN_HASH_MOE));
+    g->compressed_layers = llmmem__layers_in(
+        p, llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CSA) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn), 0, layers);
     /* transformers cache_utils.py DynamicCache/StaticCache: a chunked_attention layer is cached as a
      * sliding one whose window is attention_chunk_size (only the mask tells them apart) */
     g->sliding = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED),
@@ -893,11 +980,27 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
         add_vector(b, "router.scale", LLMMEM_PARAMS_ROUTER, h, moe_layers);
         add_vector(b, "router.per_expert_scale", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
     }
+    /* the hash-routed layers (DeepSeek-V4's first ones) take their experts from a token-id table, int32 (4 bytes
+     * an entry, as the fp32 flag stores it) of top_k entries a vocabulary row (ds4.c ffn_gate_tid2eid), and have
+     * no correction bias (exp_probs_b) */
+    const llmmem__kind_set hash = llmmem__kinds_of(&g->plan, (1u << LLMMEM_MIXERS) - 1, LLMMEM_FFN_BIT(LLMMEM_FFN_HASH_MOE));
+    const uint64_t hash_layers = llmmem__layers_in(&g->plan, hash, 0, g->layers);
     if (value(b, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS)) {
         unsigned at = b->inv->n;
-        add_vector(b, "router.e_score_correction_bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
+        b->kinds = (llmmem__kind_set)(g->moe & ~hash);
+        add_vector(b, "router.e_score_correction_bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers - hash_layers);
         if (b->inv->n > at) /* deepseek-ai/DeepSeek-V3 inference/model.py Gate.bias: dtype torch.float32 */
             b->inv->t[at].fp32 = 1;
+        b->kinds = g->moe;
+    }
+    if (hash_layers) {
+        unsigned at = b->inv->n;
+        b->kinds = hash;
+        add(b, "router.tid2eid", LLMMEM_PARAMS_ROUTER, LLMMEM_SPLIT_REPLICATED, 0, 0, g->vocab, top_k, hash_layers,
+            hash_layers);
+        if (b->inv->n > at)
+            b->inv->t[at].fp32 = 1;
+        b->kinds = g->moe;
     }
 
     uint64_t fs = value(b, LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE);
@@ -1333,7 +1436,12 @@ static llmmem_status build(builder *b)
     if (typed && (g->kv_lora_rank || g->cross_layers || g->chunk))
         return fail(b, LLMMEM_ERR_UNSUPPORTED, "global_head_dim or num_kv_shared_layers with MLA, cross-attention or "
                     "chunked layers is not modelled");
-    if (typed)
+    if (g->compressed_layers || value(b, LLMMEM_KEY_O_GROUPS)) {
+        if (typed || g->kv_lora_rank || g->cross_layers)
+            return fail(b, LLMMEM_ERR_UNSUPPORTED, "compressed attention layers or o_groups with MLA, cross-attention "
+                        "or typed attention widths are not modelled");
+        add_compressed_attention(b, h);
+    } else if (typed)
         add_typed_attention(
             b, h, llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED), any_ffn),
             llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED), any_ffn),
@@ -1363,6 +1471,7 @@ static llmmem_status build(builder *b)
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))
         return fail(b, LLMMEM_ERR_OVERFLOW, "norm count exceeds 64 bits");
     add_norm(b, "layer_norms", h, norms);
+    add_hyper_connections(b, h, layers);
     if (value(b, LLMMEM_KEY_LAYER_SCALAR)) /* Gemma4TextDecoderLayer.layer_scalar, one element a layer */
         add_vector(b, "layer_scalar", LLMMEM_PARAMS_OTHER, 1, layers);
     add_per_layer_inputs(b, h, layers);
@@ -1397,6 +1506,13 @@ llmmem_status llmmem__mtp_inventory(llmmem__inventory *out, const llmmem_model *
     if (g->layers == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "num_nextn_predict_layers (%llu) needs the model's shapes",
                             (unsigned long long)n);
+    const int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE);
+    if (type == LLMMEM_MODEL_DEEPSEEK_V4 || type == LLMMEM_MODEL_NEMOTRON_H)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the %llu multi-token-prediction modules of %s (%s) are not modelled",
+                            (unsigned long long)n, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, type),
+                            type == LLMMEM_MODEL_NEMOTRON_H ? "blocks of mtp_hybrid_override_pattern"
+                                                            : "a sliding-window block with its own hyper-connection head");
     char message[LLMMEM_MESSAGE_MAX];
     llmmem__geometry unused;
     builder b = {out, &unused, m, message, sizeof message, LLMMEM_OK, 0};

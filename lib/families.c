@@ -189,6 +189,12 @@ static const llmmem__key_default gemma4_structure[] = {
  * (a float32 buffer) */
 static const llmmem__key_default glm_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
 
+/* antirez/ds4 ds4.c weights_validate_layout (the GGUF tensors of DeepSeek-V4): attn_sinks per head, the router's
+ * exp_probs_b on the non-hash MoE layers, attn_norm and ffn_norm per layer */
+static const llmmem__key_default deepseek_v4_structure[] = {
+    {LLMMEM_KEY_ATTENTION_SINKS, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
+};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -488,6 +494,13 @@ static const llmmem__family families[] = {
      * mlp_layer_types 3 x dense + sparse. llama.cpp's glm-dsa GGUF: not read */
     {LLMMEM_MODEL_GLM_MOE_DSA, "glm_moe_dsa", LLMMEM_READ_DEEPSEEK,
      {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, glm_moe_structure, NULL},
+    /* DeepseekV4Config (models/deepseek_v4/configuration_deepseek_v4.py; its defaults are V4-Flash's): vocab_size=129280,
+     * hidden_size=4096, moe_intermediate_size=2048, num_hidden_layers=43, num_attention_heads=64,
+     * num_key_value_heads=1, head_dim=512, q_lora_rank=1024, max_position_embeddings=1048576, tie_word_embeddings=False,
+     * sliding_window=128; the rest read by read_deepseek_v4 (hfconfig.c). llama.cpp's deepseek4 GGUF: not read */
+    {LLMMEM_MODEL_DEEPSEEK_V4, "deepseek_v4", LLMMEM_READ_DEEPSEEK_V4,
+     {1, 512, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 1048576, 4096, 2048, 43, 64, 129280, 0},
+     deepseek_v4_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -521,7 +534,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_JAMBA] = "jamba",             [LLMMEM_MODEL_FALCON_H1] = "falcon_h1",
     [LLMMEM_MODEL_QWEN3_5] = "qwen3_5",         [LLMMEM_MODEL_QWEN3_5_MOE] = "qwen3_5_moe",
     [LLMMEM_MODEL_GEMMA4] = "gemma4",           [LLMMEM_MODEL_GLM4_MOE_LITE] = "glm4_moe_lite",
-    [LLMMEM_MODEL_GLM_MOE_DSA] = "glm_moe_dsa",
+    [LLMMEM_MODEL_GLM_MOE_DSA] = "glm_moe_dsa",     [LLMMEM_MODEL_DEEPSEEK_V4] = "deepseek_v4",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -1288,6 +1288,8 @@ static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
         st = read_mamba2_mixer(c, obj, names);
     if (!st && strchr(pattern, 'E'))
         st = read_nemotron_h_moe(c, obj);
+    if (!st) /* the checkpoint's MTP blocks (mtp_hybrid_override_pattern), which the counts refuse by name */
+        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
     if (st)
         return st;
     if ((int64_t)strlen(pattern) != layers)
@@ -1657,6 +1659,149 @@ static llmmem_status read_gemma4_text(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+/* The per-layer schedules of a DeepseekV4Config (configuration_deepseek_v4.py __post_init__): layer_types, else the
+ * legacy compress_ratios (0 sliding, 4 compressed sparse, 128 heavily compressed; entries past the layers are
+ * dropped), else 2 heavily compressed layers then compressed sparse and heavily compressed by turns;
+ * mlp_layer_types, else num_hash_layers (3) hash_moe layers then moe. */
+static llmmem_status read_deepseek_v4_layers(const hf *c, const llmmem__json *obj, int64_t layers)
+{
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types"), *ratios = NULL;
+    const char *field = "layer_types";
+    if (!types || llmmem__json_is_null(types)) {
+        types = NULL;
+        ratios = llmmem__json_object_get(obj, "compress_ratios");
+        field = "compress_ratios";
+        if (ratios && llmmem__json_is_null(ratios))
+            ratios = NULL;
+    }
+    const llmmem__json *list = types ? types : ratios;
+    if (list && (!llmmem__json_is_array(list) || (int64_t)llmmem__json_array_size(list) < layers))
+        return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array of at least num_hidden_layers (%lld) entries",
+                       (long long)layers);
+    for (int64_t i = 0; i < layers; i++) {
+        enum llmmem__mixer m = i < 2 || i % 2 == 0 ? LLMMEM_MIXER_HCA : LLMMEM_MIXER_CSA;
+        if (list) {
+            const llmmem__json *v = llmmem__json_array_get(list, (size_t)i);
+            char name[48];
+            snprintf(name, sizeof name, "%s[%lld]", field, (long long)i);
+            const char *s = types && is_text(v) ? llmmem__json_string_value(v) : "";
+            int64_t r = ratios && llmmem__json_is_integer(v) ? llmmem__json_integer_value(v) : -1;
+            if (strcmp(s, "sliding_attention") == 0 || r == 0)
+                m = LLMMEM_MIXER_SLIDING;
+            else if (strcmp(s, "compressed_sparse_attention") == 0 || r == 4)
+                m = LLMMEM_MIXER_CSA;
+            else if (strcmp(s, "heavily_compressed_attention") == 0 || r == 128)
+                m = LLMMEM_MIXER_HCA;
+            else
+                return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, name, "%s is not a DeepSeek-V4 layer type (%s)", kind(v),
+                               types ? "sliding_attention, compressed_sparse_attention and heavily_compressed_attention are"
+                                     : "compress ratios 0, 4 and 128 are");
+        }
+        llmmem__layer_map_push(&map, m);
+    }
+    const llmmem__json *mlp = llmmem__json_object_get(obj, "mlp_layer_types");
+    int64_t hash = 3;
+    enum presence p;
+    llmmem_status st = get_int(c, obj, "num_hash_layers", &hash, &p);
+    if (st)
+        return st;
+    if (p != PRESENT)
+        hash = 3;
+    if (mlp && !llmmem__json_is_null(mlp) &&
+        (!llmmem__json_is_array(mlp) || (int64_t)llmmem__json_array_size(mlp) < layers))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "mlp_layer_types", "expected an array of num_hidden_layers (%lld) entries",
+                       (long long)layers);
+    for (int64_t i = 0; i < layers; i++) {
+        int is_hash = i < hash;
+        if (mlp && !llmmem__json_is_null(mlp)) {
+            const llmmem__json *v = llmmem__json_array_get(mlp, (size_t)i);
+            const char *s = is_text(v) ? llmmem__json_string_value(v) : "";
+            is_hash = strcmp(s, "hash_moe") == 0;
+            if (!is_hash && strcmp(s, "moe") != 0) {
+                char name[48];
+                snprintf(name, sizeof name, "mlp_layer_types[%lld]", (long long)i);
+                return unsupported_string(c, name, s, "hash_moe and moe are");
+            }
+        }
+        map.ffn[i] = (uint8_t)(1 + (is_hash ? LLMMEM_FFN_HASH_MOE : LLMMEM_FFN_MOE));
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
+/* DeepseekV4Config (transformers models/deepseek_v4/configuration_deepseek_v4.py, whose defaults are V4-Flash's,
+ * the legacy keys its __post_init__ folds in read too): the shapes, q_lora_rank=1024, head_dim=512, one KV head,
+ * o_groups=8 of o_lora_rank=1024, hc_mult=4, compress_rates (or compress_rate_csa / _hca) 4 and 128,
+ * index_n_heads=64 of index_head_dim=128, n_routed_experts=256 of moe_intermediate_size=2048, top 6, one shared
+ * expert, sliding_window=128, num_nextn_predict_layers=1; expert_dtype "fp4" marks its FP4 experts. */
+static llmmem_status read_deepseek_v4(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0;
+    const char *name;
+    enum presence p;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased DeepSeek-V4 attention is not modelled");
+    if (!st)
+        st = refuse_if(c, obj, "mlp_bias", 1, 0, "biased DeepSeek-V4 experts are not modelled");
+    if (!st)
+        st = read_tie(c, obj);
+    int64_t v = 2048;
+    if (!st && (st = get_int_alias(c, obj, NAMES("moe_intermediate_size", "intermediate_size"), &v, &p, &name)) == LLMMEM_OK)
+        st = set(c, name, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, p == PRESENT ? v : 2048);
+    v = 256;
+    if (!st && (st = get_int_alias(c, obj, NAMES("n_routed_experts", "num_local_experts"), &v, &p, &name)) == LLMMEM_OK)
+        st = set(c, name, LLMMEM_KEY_NUM_EXPERTS, p == PRESENT ? v : 256);
+    static const struct {
+        const char *field;
+        llmmem_key key;
+        int64_t dflt;
+    } fields[] = {
+        {"num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 1}, {"head_dim", LLMMEM_KEY_HEAD_DIM, 512},
+        {"q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, 1024},              {"num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 6},
+        {"n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 1},       {"o_groups", LLMMEM_KEY_O_GROUPS, 8},
+        {"o_lora_rank", LLMMEM_KEY_O_LORA_RANK, 1024},              {"hc_mult", LLMMEM_KEY_HC_MULT, 4},
+        {"index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 64},            {"index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128},
+        {"sliding_window", LLMMEM_KEY_SLIDING_WINDOW, 128},         {"compress_rate_csa", LLMMEM_KEY_COMPRESS_RATE_CSA, 4},
+        {"compress_rate_hca", LLMMEM_KEY_COMPRESS_RATE_HCA, 128},
+        {"num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 1},
+        {"max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 1048576},
+    };
+    for (size_t i = 0; !st && i < sizeof fields / sizeof fields[0]; i++)
+        st = optional(c, obj, fields[i].field, fields[i].key, fields[i].dflt, fields[i].dflt);
+    const llmmem__json *rates = llmmem__json_object_get(obj, "compress_rates");
+    if (!st && rates && llmmem__json_is_object(rates)) {
+        hf sub = *c;
+        sub.prefix = "compress_rates.";
+        st = optional(&sub, rates, "compressed_sparse_attention", LLMMEM_KEY_COMPRESS_RATE_CSA, LEAVE, LEAVE);
+        if (!st)
+            st = optional(&sub, rates, "heavily_compressed_attention", LLMMEM_KEY_COMPRESS_RATE_HCA, LEAVE, LEAVE);
+    }
+    if (!st) /* the experts' e_score_correction_bias exists on the moe layers; first_k_dense_replace none */
+        st = set(c, "mlp_layer_types", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    if (!st)
+        st = set(c, "mlp_layer_types", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    if (!st)
+        st = read_deepseek_v4_layers(c, obj, layers);
+    const char *experts = NULL;
+    if (!st)
+        st = get_string(c, obj, "expert_dtype", &experts, &p);
+    if (!st && p == PRESENT && strcmp(experts, "fp4") == 0)
+        st = set(c, "expert_dtype", LLMMEM_KEY_EXPERTS_FP4, 1);
+    return st;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -1685,6 +1830,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_JAMBA: return read_jamba(c, obj);
     case LLMMEM_READ_FALCON_H1: return read_falcon_h1(c, obj);
     case LLMMEM_READ_GEMMA4: return read_gemma4_text(c, obj);
+    case LLMMEM_READ_DEEPSEEK_V4: return read_deepseek_v4(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

@@ -251,13 +251,16 @@ enum llmmem__mixer {
     LLMMEM_MIXER_MAMBA1 = 9,   /* state-space model (Mamba-1, Jamba's): a fixed state per sequence */
     LLMMEM_MIXER_SLIDING_SHARED = 10, /* sliding attention over an earlier layer's keys and values: no k/v, no cache (Gemma 4) */
     LLMMEM_MIXER_FULL_SHARED = 11,    /* the same over every token */
-    LLMMEM_MIXERS = 12
+    LLMMEM_MIXER_CSA = 12,     /* compressed sparse attention: a window, compressed entries an indexer picks (DeepSeek-V4) */
+    LLMMEM_MIXER_HCA = 13,     /* heavily compressed attention: a window and heavily compressed entries (DeepSeek-V4) */
+    LLMMEM_MIXERS = 14
 };
 enum llmmem__ffn {
     LLMMEM_FFN_DENSE = 0,      /* one MLP (gated or two-matrix: the model's mlp_gated) */
     LLMMEM_FFN_MOE = 1,        /* routed experts, a router, shared experts when the model has them */
     LLMMEM_FFN_NONE = 2,       /* no feed-forward: a mixer-only layer */
-    LLMMEM_FFNS = 3
+    LLMMEM_FFN_HASH_MOE = 3,   /* routed experts chosen by a token-id table, not a router (DeepSeek-V4's first layers) */
+    LLMMEM_FFNS = 4
 };
 #define LLMMEM_MIXER_BIT(m) (1u << (m))
 #define LLMMEM_FFN_BIT(f) (1u << (f))
@@ -396,6 +399,9 @@ typedef struct llmmem__geometry {
     uint64_t dropped;            /* parameters the checkpoint stores but the model drops on load (Gemma 4's
                                   * KV-shared layers' k_proj, v_proj, k_norm) */
     uint8_t per_layer_inputs;    /* per-layer input embeddings feed every layer (Gemma 4 PLE) */
+    /* DeepSeek-V4's compressed attention layers and hyper-connections (their caches and saved tensors are not
+     * modelled) */
+    uint64_t compressed_layers, hc_mult;
     uint64_t index_cache;        /* DeepSeek sparse attention: bytes of the indexer's key per token and layer
                                   * in vLLM's paged cache (0: no indexer) */
     /* mixers that keep a state per sequence (0 when the model has none of them) */

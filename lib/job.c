@@ -141,6 +141,10 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
         /* the checkpoint's scope and fp32 tensors hold while its own format is the one applied */
         .experts_only = as_stored && llmmem__model_value(m, LLMMEM_KEY_QUANTIZED_MODULES) == LLMMEM_QUANTIZED_EXPERTS,
         .as_stored = as_stored};
+    if (as_stored && llmmem__model_value(m, LLMMEM_KEY_EXPERTS_FP4))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the checkpoint's FP4 experts beside its %s weights (experts_fp4, "
+                            "deepseek_v4's expert_dtype fp4) are not priced: set weight_format to price every weight "
+                            "in one format", llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, weight_format));
     uint64_t probe;
     if (llmmem_format_tensor_bytes(&probe, p.weight, 1, 1, p.group, p.double_quant) == LLMMEM_ERR_OUT_OF_RANGE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "quant_group_size (%llu) is not a valid group size for %s",

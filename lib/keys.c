@@ -357,6 +357,21 @@ static const llmmem__key_info key_table[] = {
             "channels of the audio subsampling's second convolution"),
     INT_KEY(LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, M, "audio_output_proj_dims", 0, SIZE_MAX_KEY, 0,
             "width the audio tower's output_proj gives, which embed_audio projects to hidden_size"),
+    INT_KEY(LLMMEM_KEY_HC_MULT, M, "hc_mult", 0, 64, 0,
+            "manifold-constrained hyper-connections: the residual streams each layer mixes, with a mixing function, "
+            "scale and base before its attention and its feed-forward (DeepseekV4Config hc_mult: 4); 0: none"),
+    INT_KEY(LLMMEM_KEY_O_GROUPS, M, "o_groups", 0, SIZE_MAX_KEY, 0,
+            "the attention output projection in head groups, each through a rank of o_lora_rank (DeepSeek-V4: 8); "
+            "0: one o_proj"),
+    INT_KEY(LLMMEM_KEY_O_LORA_RANK, M, "o_lora_rank", 0, SIZE_MAX_KEY, 0,
+            "the rank of each head group's output projection (DeepSeek-V4: 1024)"),
+    INT_KEY(LLMMEM_KEY_COMPRESS_RATE_CSA, M, "compress_rate_csa", 0, SIZE_MAX_KEY, 4,
+            "tokens a compressed sparse attention layer's compressor joins into one entry (DeepseekV4Config: 4)"),
+    INT_KEY(LLMMEM_KEY_COMPRESS_RATE_HCA, M, "compress_rate_hca", 0, SIZE_MAX_KEY, 128,
+            "tokens a heavily compressed attention layer's compressor joins into one entry (DeepseekV4Config: 128)"),
+    BOOL_KEY(LLMMEM_KEY_EXPERTS_FP4, M, "experts_fp4", 0,
+             "the checkpoint stores its routed experts in FP4 beside FP8 weights (DeepSeek-V4 expert_dtype fp4): "
+             "weights priced in the checkpoint's own format are refused, an explicit weight_format is not"),
     INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
             "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
             "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),

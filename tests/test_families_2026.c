@@ -188,6 +188,11 @@ START_TEST(nemotron3_super_latent)
     ck_assert_int_eq(get(m, LLMMEM_KEY_MOE_LATENT_SIZE), 1024);
     ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MOE_LATENT_SIZE, 0));
     ck_assert_uint_eq(total(m), 458561838080ULL);
+    /* its checkpoint's MTP blocks (mtp_hybrid_override_pattern "*E") are not modelled: refused, not left out */
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 1));
+    ck_assert_status(llmmem_model_checkpoint_parameters(&n, m), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "mtp_hybrid_override_pattern"));
     llmmem_model_free(m);
     /* training activations of the latent experts are not modelled: refused naming the family and field */
     m = nemotron3(pattern, 4096, 128, 512, 22, 2688, 5376, 1024);
@@ -619,6 +624,78 @@ START_TEST(glm5)
 }
 END_TEST
 
+/* ---- DeepSeek-V4 (deepseek_v4) ------------------------------------------------------------------------ */
+
+/* deepseek-ai/DeepSeek-V4-Flash: llama.cpp's n_params of its GGUF, 284,334,567,511 (r33 SOURCES ids 63190062407,
+ * 58601258553, 61985915578; without the MTP block). No verbatim config.json was found: this one has
+ * DeepseekV4Config's defaults (V4-Flash's) in the legacy keys a published config uses (r33 configs/FIELDS.md,
+ * excerpt id 67089802400): compress_ratios 0, 0 then 4 and 128 by turns (antirez/ds4 ds4.c
+ * ds4_layer_compress_ratio), num_hash_layers 3. By hand from the tensors ds4.c weights_validate_layout checks
+ * (h 4096, 64 heads of 512, q_lora 1024, 8 output groups of rank 1024, hc 4: a mixing width 2 x 4 + 16 = 24):
+ *   every layer: hyper-connections 2 x (4096 x 4 x 24 + 3 + 24) = 786,486; attn_norm, ffn_norm 8,192;
+ *     q_a 4,194,304 + 1,024 + q_b 33,554,432; kv 2,097,152 + 512; sinks 64; o_a 8 x 1024 x 4096 =
+ *     33,554,432, o_b 4096 x 8192 = 33,554,432; router 256 x 4096; experts 256 x 3 x 4096 x 2048 =
+ *     6,442,450,944 and the shared one 25,165,824
+ *   compressed sparse layers (20): compressor ape 4 x 1024, kv and gate 2 x 1024 x 4096, norm 512:
+ *     8,393,216; indexer q_b 64 x 128 x 1024, proj 64 x 4096, its compressor 4 x 256 + 2 x 256 x 4096 + 128:
+ *     10,749,056; heavily compressed layers (21): compressor 128 x 512 + 2 x 512 x 4096 + 512 = 4,260,352
+ *   exp_probs_b 256 on the 40 routed layers; tid2eid 129280 x 6 int32 entries on the 3 hash layers
+ *   embedding and head 2 x 129280 x 4096; output hyper-connection 4096 x 4 x 4 + 4 + 1; final norm:
+ *   284,334,567,511 (the r33 scripts/dsv4.py sum, which the count under test reproduces). */
+static llmmem_model *deepseek_v4_flash(const char *extra)
+{
+    char json[4096], ratios[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < 43; i++)
+        used += (size_t)snprintf(ratios + used, sizeof ratios - used, "%s%d", i ? ", " : "",
+                                 i < 2 ? 0 : i % 2 == 0 ? 4 : 128);
+    snprintf(json, sizeof json,
+             "{\"architectures\": [\"DeepseekV4ForCausalLM\"], \"model_type\": \"deepseek_v4\", \"vocab_size\": 129280, "
+             "\"hidden_size\": 4096, \"moe_intermediate_size\": 2048, \"num_hidden_layers\": 43, "
+             "\"num_attention_heads\": 64, \"num_key_value_heads\": 1, \"head_dim\": 512, \"q_lora_rank\": 1024, "
+             "\"qk_rope_head_dim\": 64, \"num_experts_per_tok\": 6, \"n_routed_experts\": 256, \"n_shared_experts\": 1, "
+             "\"scoring_func\": \"sqrtsoftplus\", \"routed_scaling_factor\": 1.5, \"compress_ratios\": [%s], "
+             "\"compress_rope_theta\": 160000, \"num_hash_layers\": 3, \"hc_mult\": 4, \"hc_sinkhorn_iters\": 20, "
+             "\"sliding_window\": 128, \"o_groups\": 8, \"o_lora_rank\": 1024, \"index_n_heads\": 64, "
+             "\"index_head_dim\": 128, \"index_topk\": 512, \"num_nextn_predict_layers\": 1, "
+             "\"max_position_embeddings\": 1048576, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"%s}",
+             ratios, extra);
+    return from_text(json);
+}
+
+START_TEST(deepseek_v4_flash_count)
+{
+    llmmem_model *m = deepseek_v4_flash("");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_DEEPSEEK_V4);
+    ck_assert_uint_eq(total(m), 284334567511ULL);
+    /* its MTP block, its caches and its training are not modelled: refused by name, never a wrong number */
+    uint64_t n = 0;
+    ck_assert_status(llmmem_model_checkpoint_parameters(&n, m), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));
+    llmmem_strategy *s = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_status(llmmem_kv_cache_bytes(&n, m, s, 1, 1024), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+    /* the instruct checkpoints' FP4 experts beside FP8 weights: counted, their bytes in that format refused */
+    m = deepseek_v4_flash(", \"expert_dtype\": \"fp4\", \"quantization_config\": {\"quant_method\": \"fp8\", "
+                          "\"fmt\": \"e4m3\", \"scale_fmt\": \"ue8m0\", \"weight_block_size\": [128, 128]}");
+    ck_assert_uint_eq(total(m), 284334567511ULL);
+    llmmem_hardware *hw = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "FP4 experts"));
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_2026");
@@ -638,6 +715,7 @@ int main(void)
     tcase_add_test(tc, gemma4_cache);
     tcase_add_test(tc, glm4_7_flash);
     tcase_add_test(tc, glm5);
+    tcase_add_test(tc, deepseek_v4_flash_count);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -234,6 +234,12 @@ typedef enum llmmem_key {
     LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0 = 1216, /**< Gemma 4 audio subsampling: the first convolution's channels */
     LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_1 = 1217, /**< Gemma 4 audio subsampling: the second convolution's channels */
     LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS = 1218,  /**< Gemma 4 audio tower output width (its embedder projects it to hidden_size) */
+    LLMMEM_KEY_HC_MULT = 1219,                 /**< manifold-constrained hyper-connections: residual streams per layer (DeepSeek-V4: 4); 0: none */
+    LLMMEM_KEY_O_GROUPS = 1220,                /**< grouped low-rank output projection: head groups (DeepSeek-V4: 8); 0: one o_proj */
+    LLMMEM_KEY_O_LORA_RANK = 1221,             /**< grouped low-rank output projection: each group's rank */
+    LLMMEM_KEY_COMPRESS_RATE_CSA = 1222,       /**< tokens a compressed sparse attention layer compresses into one entry (DeepSeek-V4: 4) */
+    LLMMEM_KEY_COMPRESS_RATE_HCA = 1223,       /**< the same for a heavily compressed attention layer (128) */
+    LLMMEM_KEY_EXPERTS_FP4 = 1224,             /**< bool: the checkpoint stores its routed experts in FP4 beside FP8 weights (DeepSeek-V4 expert_dtype fp4), which its own format does not price */
     LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
 
     /* hardware (2000+) */
@@ -472,7 +478,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_QWEN3_5_MOE = 49, /**< "qwen3_5_moe" (the same with MoE blocks and a gated shared expert) */
     LLMMEM_MODEL_GEMMA4 = 50,      /**< "gemma4" (Gemma 4: full and sliding layers of their own widths, KV sharing, per-layer embeddings, vision and audio towers) */
     LLMMEM_MODEL_GLM4_MOE_LITE = 51, /**< "glm4_moe_lite" (GLM-4.7-Flash: MLA and DeepSeek-V3's MoE) */
-    LLMMEM_MODEL_GLM_MOE_DSA = 52  /**< "glm_moe_dsa" (GLM-5: MLA with DeepSeek sparse attention's indexer, MoE) */
+    LLMMEM_MODEL_GLM_MOE_DSA = 52, /**< "glm_moe_dsa" (GLM-5: MLA with DeepSeek sparse attention's indexer, MoE) */
+    LLMMEM_MODEL_DEEPSEEK_V4 = 53  /**< "deepseek_v4" (compressed sparse and heavily compressed attention, mHC, hash MoE) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
