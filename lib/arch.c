@@ -472,6 +472,33 @@ static void add_mamba1(builder *b, uint64_t h)
     }
 }
 
+/* Kimi Delta Attention (moonshotai/Kimi-Linear modeling_kimi.py KimiDeltaAttention, its tensors as the
+ * checkpoint's tensor table lists them): q_proj, k_proj, v_proj (hidden -> heads x head_dim), a depthwise
+ * convolution of each without bias, the low-rank decay gate f_a_proj (hidden -> head_dim) and f_b_proj, dt_bias
+ * per channel and A_log per head (both stored float32), b_proj (hidden -> heads), the low-rank output gate
+ * g_a_proj and g_b_proj, o_norm over a head and o_proj. Its state is Gated DeltaNet's arrangement with key and
+ * value heads alike: the three convolutions' windows and a heads x head_dim^2 recurrent state (vLLM
+ * mamba_utils.py kda_state_shape). */
+static void add_kimi_delta_attention(builder *b, uint64_t h, uint64_t layers, uint64_t heads, uint64_t d,
+                                     uint64_t kernel)
+{
+    const llmmem_param_group S = LLMMEM_PARAMS_SSM;
+    uint64_t inner = heads * d; /* below 2^48 by the key bounds */
+    /* vLLM kimi_linear.py KimiDeltaAttention: q, k, v, f_b, g_b projections column-parallel, o_proj row-parallel */
+    add(b, "kda.qkv_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, h, 3 * layers, 3 * layers);
+    add(b, "kda.qkv_conv1d", S, LLMMEM_SPLIT_COLUMN, 0, 0, inner, kernel, 3 * layers, 3 * layers);
+    add(b, "kda.f_g_a_proj", S, LLMMEM_SPLIT_REPLICATED, 1, 0, d, h, 2 * layers, 2 * layers);
+    add(b, "kda.f_g_b_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, d, 2 * layers, 2 * layers);
+    unsigned at = b->inv->n;
+    add(b, "kda.dt_bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, layers, layers);
+    add(b, "kda.A_log", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, layers, layers);
+    for (unsigned i = at; i < b->inv->n; i++)
+        b->inv->t[i].fp32 = 1;
+    add(b, "kda.b_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, heads, h, layers, layers);
+    add_vector(b, "kda.o_norm", S, d, layers);
+    add(b, "kda.o_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, inner, layers, layers);
+}
+
 /* The Gated DeltaNet mixer of every linear_attention layer. transformers
  * models/qwen3_next/modeling_qwen3_next.py Qwen3NextGatedDeltaNet: in_proj_qkvz to 2 x key_dim +
  * 2 x value_dim, in_proj_ba to 2 x value heads, a bias-free depthwise conv1d over 2 x key_dim +
@@ -501,6 +528,10 @@ static void add_gated_deltanet(builder *b, uint64_t h)
     g->gdn_conv_kernel = kernel;
     g->gdn_conv_dim = conv_dim;
     const llmmem_param_group S = LLMMEM_PARAMS_SSM;
+    if (value(b, LLMMEM_KEY_LINEAR_ATTN_KDA)) {
+        add_kimi_delta_attention(b, h, layers, k_heads, k_dim, kernel);
+        return;
+    }
     /* vLLM qwen3_next.py Qwen3NextGatedDeltaNet: in projections and conv1d column-parallel, out_proj row-parallel */
     add(b, "linear_attn.in_proj_qkvz", S, LLMMEM_SPLIT_COLUMN, 1, 0, 2 * key_dim + 2 * value_dim, h, layers, layers);
     add(b, "linear_attn.in_proj_ba", S, LLMMEM_SPLIT_COLUMN, 1, 0, 2 * v_heads, h, layers, layers);
@@ -989,7 +1020,8 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
         unsigned at = b->inv->n;
         b->kinds = (llmmem__kind_set)(g->moe & ~hash);
         add_vector(b, "router.e_score_correction_bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers - hash_layers);
-        if (b->inv->n > at) /* deepseek-ai/DeepSeek-V3 inference/model.py Gate.bias: dtype torch.float32 */
+        /* deepseek-ai/DeepSeek-V3 inference/model.py Gate.bias: dtype torch.float32 (router_bias_fp32) */
+        if (b->inv->n > at && value(b, LLMMEM_KEY_ROUTER_BIAS_FP32))
             b->inv->t[at].fp32 = 1;
         b->kinds = g->moe;
     }

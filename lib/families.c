@@ -195,6 +195,12 @@ static const llmmem__key_default deepseek_v4_structure[] = {
     {LLMMEM_KEY_ATTENTION_SINKS, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
 };
 
+/* moonshotai/Kimi-Linear modeling_kimi.py: KimiDeltaAttention layers, MLA layers, a MoE gate with
+ * e_score_correction_bias, which the published checkpoint stores in bf16 (its index's total_size) */
+static const llmmem__key_default kimi_linear_structure[] = {
+    {LLMMEM_KEY_LINEAR_ATTN_KDA, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 0}, END,
+};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -501,6 +507,12 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_DEEPSEEK_V4, "deepseek_v4", LLMMEM_READ_DEEPSEEK_V4,
      {1, 512, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 1048576, 4096, 2048, 43, 64, 129280, 0},
      deepseek_v4_structure, NULL},
+    /* KimiLinearConfig (moonshotai/Kimi-Linear configuration_kimi.py, remote code): every field written by the
+     * published config; linear_attn_config's kda_layers and full_attn_layers are 1-indexed. llama.cpp's kimi-linear
+     * GGUF: not read */
+    {LLMMEM_MODEL_KIMI_LINEAR, "kimi_linear", LLMMEM_READ_KIMI_LINEAR,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, kimi_linear_structure,
+     NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -535,6 +547,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_QWEN3_5] = "qwen3_5",         [LLMMEM_MODEL_QWEN3_5_MOE] = "qwen3_5_moe",
     [LLMMEM_MODEL_GEMMA4] = "gemma4",           [LLMMEM_MODEL_GLM4_MOE_LITE] = "glm4_moe_lite",
     [LLMMEM_MODEL_GLM_MOE_DSA] = "glm_moe_dsa",     [LLMMEM_MODEL_DEEPSEEK_V4] = "deepseek_v4",
+    [LLMMEM_MODEL_KIMI_LINEAR] = "kimi_linear",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

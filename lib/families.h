@@ -32,7 +32,8 @@ enum llmmem__config_reader {
     LLMMEM_READ_JAMBA,          /* llama-like, attn/expert_layer_period and offset, mamba_* (JambaConfig) */
     LLMMEM_READ_FALCON_H1,      /* llama-like, mamba_* and projectors_bias (FalconH1Config) */
     LLMMEM_READ_GEMMA4,         /* llama-like, global_head_dim, KV sharing, per-layer inputs, MoE block (Gemma4TextConfig) */
-    LLMMEM_READ_DEEPSEEK_V4     /* layer_types / compress_ratios, mlp_layer_types / num_hash_layers, hc_mult (DeepseekV4Config) */
+    LLMMEM_READ_DEEPSEEK_V4,    /* layer_types / compress_ratios, mlp_layer_types / num_hash_layers, hc_mult (DeepseekV4Config) */
+    LLMMEM_READ_KIMI_LINEAR     /* MLA fields, linear_attn_config, num_experts_per_token (KimiLinearConfig) */
 };
 
 /* Where a family's sliding window applies. */
@@ -89,7 +90,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_DEEPSEEK_V4
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_KIMI_LINEAR
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

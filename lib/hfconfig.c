@@ -1802,6 +1802,106 @@ static llmmem_status read_deepseek_v4(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+/* KimiLinearConfig (moonshotai/Kimi-Linear configuration_kimi.py): DeepSeek-V3's MLA fields (q_lora_rank null: a
+ * full-rank q_proj; mla_use_nope drops RoPE, not a tensor), its MoE as num_experts, num_experts_per_token,
+ * num_shared_experts, moe_intermediate_size, first_k_dense_replace, moe_layer_freq; linear_attn_config: num_heads
+ * of head_dim, short_conv_kernel_size, and the 1-indexed kda_layers and full_attn_layers. */
+static llmmem_status read_kimi_linear(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, heads = 0, d = 0, q_rank = 0;
+    enum presence p;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("kv_lora_rank"), LLMMEM_KEY_KV_LORA_RANK, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("qk_rope_head_dim"), LLMMEM_KEY_QK_ROPE_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("qk_nope_head_dim"), LLMMEM_KEY_QK_NOPE_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("v_head_dim"), LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st)
+        st = get_int(c, obj, "q_lora_rank", &q_rank, &p);
+    if (!st)
+        st = set(c, "q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, p == PRESENT ? q_rank : 0);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
+    if (!st)
+        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
+    if (!st)
+        st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_experts_per_token", "num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK,
+                      CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "num_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 0, 0);
+    if (!st)
+        st = optional(c, obj, "first_k_dense_replace", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0, 0);
+    if (!st)
+        st = optional(c, obj, "moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1, 1);
+    if (st)
+        return st;
+    const llmmem__json *la = llmmem__json_object_get(obj, "linear_attn_config");
+    if (!la || !llmmem__json_is_object(la))
+        return hf_fail(c, la ? LLMMEM_ERR_PARSE : LLMMEM_ERR_INCOMPLETE, "linear_attn_config",
+                       la ? "expected an object, got %s" : "is missing%s", la ? kind(la) : "");
+    hf sub = *c;
+    sub.prefix = "linear_attn_config.";
+    st = required(&sub, la, NAMES("num_heads"), LLMMEM_KEY_LINEAR_NUM_KEY_HEADS, CLASS_NONE, &heads);
+    if (!st)
+        st = required(&sub, la, NAMES("head_dim"), LLMMEM_KEY_LINEAR_KEY_HEAD_DIM, CLASS_NONE, &d);
+    if (!st)
+        st = set(&sub, "num_heads", LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS, heads);
+    if (!st)
+        st = set(&sub, "head_dim", LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM, d);
+    if (!st)
+        st = optional(&sub, la, "short_conv_kernel_size", LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM, 4, 4);
+    if (st)
+        return st;
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    map.layers = (uint64_t)layers;
+    uint8_t seen[LLMMEM_LAYER_MAP_MAX] = {0};
+    static const char *const lists[2] = {"kda_layers", "full_attn_layers"};
+    for (unsigned k = 0; k < 2; k++) {
+        const llmmem__json *list = llmmem__json_object_get(la, lists[k]);
+        if (!list || !llmmem__json_is_array(list))
+            return hf_fail(&sub, list ? LLMMEM_ERR_PARSE : LLMMEM_ERR_INCOMPLETE, lists[k],
+                           list ? "expected an array, got %s" : "is missing%s", list ? kind(list) : "");
+        for (size_t i = 0; i < llmmem__json_array_size(list); i++) {
+            const llmmem__json *v = llmmem__json_array_get(list, i);
+            int64_t at = llmmem__json_is_integer(v) ? llmmem__json_integer_value(v) : 0;
+            char field[48];
+            snprintf(field, sizeof field, "%s[%zu]", lists[k], i);
+            if (at < 1 || at > layers || seen[at - 1])
+                return hf_fail(&sub, LLMMEM_ERR_INCOMPATIBLE, field, "is not a layer number 1 to %lld named once",
+                               (long long)layers);
+            seen[at - 1] = 1;
+            map.mixer[at - 1] = (uint8_t)(k == 0 ? LLMMEM_MIXER_LINEAR : LLMMEM_MIXER_FULL);
+        }
+    }
+    for (int64_t i = 0; i < layers; i++)
+        if (!seen[i])
+            return hf_fail(&sub, LLMMEM_ERR_INCOMPATIBLE, "kda_layers",
+                           "neither it nor full_attn_layers names layer %lld", (long long)i + 1);
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -1831,6 +1931,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_FALCON_H1: return read_falcon_h1(c, obj);
     case LLMMEM_READ_GEMMA4: return read_gemma4_text(c, obj);
     case LLMMEM_READ_DEEPSEEK_V4: return read_deepseek_v4(c, obj);
+    case LLMMEM_READ_KIMI_LINEAR: return read_kimi_linear(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

@@ -372,6 +372,13 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_EXPERTS_FP4, M, "experts_fp4", 0,
              "the checkpoint stores its routed experts in FP4 beside FP8 weights (DeepSeek-V4 expert_dtype fp4): "
              "weights priced in the checkpoint's own format are refused, an explicit weight_format is not"),
+    BOOL_KEY(LLMMEM_KEY_LINEAR_ATTN_KDA, M, "linear_attn_kda", 0,
+             "the linear_attention layers are Kimi Delta Attention (Kimi-Linear's KimiDeltaAttention: q, k, v projections "
+             "and convolutions, low-rank decay and output gates, per-channel dt_bias) with the linear_* widths, key and "
+             "value heads alike; 0: Gated DeltaNet"),
+    BOOL_KEY(LLMMEM_KEY_ROUTER_BIAS_FP32, M, "router_bias_fp32", 1,
+             "the router's e_score_correction_bias is stored in fp32 (DeepSeek-V3's Gate.bias); 0: in the weights' dtype "
+             "(Kimi-Linear's checkpoint)"),
     INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
             "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
             "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),

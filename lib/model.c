@@ -263,6 +263,10 @@ llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int t
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu Mamba-1 layers (jamba's JambaMambaMixer) "
                             "is not modelled: their saved tensors are not costed", what,
                             (unsigned long long)g->mamba1_layers);
+    if (training && g->linear_layers && llmmem__model_value(m, LLMMEM_KEY_LINEAR_ATTN_KDA))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu Kimi Delta Attention layers (kimi_linear's "
+                            "KimiDeltaAttention) is not modelled: their saved tensors are not costed", what,
+                            (unsigned long long)g->linear_layers);
     if (training && g->parallel_ssm) /* activations.c costs the saved tensors of Mamba-2 layers, not of one beside attention */
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with parallel_ssm (falcon_h1's FalconH1Mixer beside "
                             "the attention of every layer) is not modelled: the mixer's saved tensors are not costed",

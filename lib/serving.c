@@ -462,7 +462,9 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
         r->pool.state_groups = 1;
         return LLMMEM_OK;
     }
-    uint64_t one = r->pool.token_layer, align = 16, blocks;
+    /* vllm/model_executor/models/config.py HybridAttentionMambaModelConfig: kernel_block_alignment_size 16, 64 for
+     * MLA attention (128 with the CUTLASS_MLA backend, not modelled) */
+    uint64_t one = r->pool.token_layer, align = a->kv_lora_rank ? 64 : 16, blocks;
     if (!llmmem__mul(&blocks, align, one))
         return overflow("attention page bytes");
     uint64_t attn_block = align * llmmem__ceil_div(state_page, blocks);
@@ -503,7 +505,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if (llmmem__state_kinds(a) > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
                             "DeltaNet, Mamba-1) is not modelled");
-    if (state && (a->window || a->kv_lora_rank))
+    if (state && (a->window || (a->kv_lora_rank && !a->linear_layers)))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
     /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others */

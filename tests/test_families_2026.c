@@ -696,6 +696,64 @@ START_TEST(deepseek_v4_flash_count)
 }
 END_TEST
 
+/* ---- Kimi-Linear (kimi_linear) ------------------------------------------------------------------------ */
+
+/* moonshotai/Kimi-Linear-48B-A3B-Instruct (tests/data/configs/kimi-linear-48b-a3b-instruct.json, its config.json as
+ * a model-info report quotes it, r33 SOURCES id 62691149540): the Hub's safetensors.total 49,122,681,728 and its
+ * index's total_size 98,245,528,576 bytes (ids 53812905091, 69615480373). By hand, h 2304, 27 layers:
+ *   Kimi Delta Attention (20 layers, 32 heads of 128: 4096 wide): q, k, v 3 x 4096 x 2304, their convolutions
+ *     3 x 4096 x 4, f_a and g_a 2 x 128 x 2304, f_b and g_b 2 x 4096 x 128, dt_bias 4,096, A_log 32, b_proj
+ *     32 x 2304, o_norm 128, o_proj 2304 x 4096: 39,514,272
+ *   MLA (7 layers, no q-LoRA): q_proj 32 x 192 x 2304, kv_a_proj_with_mqa 576 x 2304, kv_a_layernorm 512,
+ *     kv_b_proj 32 x 256 x 512, o_proj 2304 x 4096: 29,299,200
+ *   layer 0 a dense MLP 3 x 2304 x 9216; 26 MoE layers: gate 256 x 2304 + 256 e_score_correction_bias, experts
+ *     256 x 3 x 2304 x 1024, a shared 3 x 2304 x 1024; two norms a layer; embedding and head 2 x 163840 x 2304
+ *   = 49,122,681,728. Bytes: bf16 but dt_bias and A_log in float32, 20 x 4,128 x 2 more: 98,245,528,576. */
+START_TEST(kimi_linear)
+{
+    llmmem_model *m = load("kimi-linear-48b-a3b-instruct.json");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_KIMI_LINEAR);
+    ck_assert_uint_eq(total(m), 49122681728ULL);
+    ck_assert_uint_eq(inference_weights(m), 98245528576ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* Kimi-Linear under vLLM (vllm/model_executor/models/kimi_linear.py), tensor_parallel 1, mamba dtypes auto (bf16),
+ * 10 GiB of KV cache: mamba_utils.py kda_state_shape: q, k and v convolution windows 3 x (4 - 1) x 4096 = 36,864
+ * elements and a recurrent state 32 x 128 x 128 = 524,288: a 1,122,304-byte page, 20 layers: 22,446,080 a
+ * sequence; the 7 MLA layers cache the 512 + 64 latent (MLAAttentionSpec): 7 x 1,152 = 8,064 bytes a token;
+ * vllm/model_executor/models/config.py HybridAttentionMambaModelConfig aligns an MLA block to 64 tokens:
+ * 64 x cdiv(1,122,304, 64 x 1,152) = 64 x 16 = 1,024 tokens a block. */
+START_TEST(kimi_linear_serving)
+{
+    llmmem_model *m = load("kimi-linear-48b-a3b-instruct.json");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 10737418240LL));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_PAGE_BYTES), 1122304);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 22446080);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 8064);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 1024);
+    /* training: the KDA layers' saved tensors are not modelled, refused by name */
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "Kimi Delta Attention"));
+    llmmem_report_free(rep);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_2026");
@@ -716,6 +774,8 @@ int main(void)
     tcase_add_test(tc, glm4_7_flash);
     tcase_add_test(tc, glm5);
     tcase_add_test(tc, deepseek_v4_flash_count);
+    tcase_add_test(tc, kimi_linear);
+    tcase_add_test(tc, kimi_linear_serving);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -240,6 +240,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_COMPRESS_RATE_CSA = 1222,       /**< tokens a compressed sparse attention layer compresses into one entry (DeepSeek-V4: 4) */
     LLMMEM_KEY_COMPRESS_RATE_HCA = 1223,       /**< the same for a heavily compressed attention layer (128) */
     LLMMEM_KEY_EXPERTS_FP4 = 1224,             /**< bool: the checkpoint stores its routed experts in FP4 beside FP8 weights (DeepSeek-V4 expert_dtype fp4), which its own format does not price */
+    LLMMEM_KEY_LINEAR_ATTN_KDA = 1225,         /**< bool: the linear_attention layers are Kimi Delta Attention (q/k/v projections and convolutions, low-rank gates) */
+    LLMMEM_KEY_ROUTER_BIAS_FP32 = 1226,        /**< bool: the router's e_score_correction_bias is stored in fp32 (DeepSeek-V3, GLM); 0: in the weights' dtype */
     LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
 
     /* hardware (2000+) */
@@ -479,7 +481,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_GEMMA4 = 50,      /**< "gemma4" (Gemma 4: full and sliding layers of their own widths, KV sharing, per-layer embeddings, vision and audio towers) */
     LLMMEM_MODEL_GLM4_MOE_LITE = 51, /**< "glm4_moe_lite" (GLM-4.7-Flash: MLA and DeepSeek-V3's MoE) */
     LLMMEM_MODEL_GLM_MOE_DSA = 52, /**< "glm_moe_dsa" (GLM-5: MLA with DeepSeek sparse attention's indexer, MoE) */
-    LLMMEM_MODEL_DEEPSEEK_V4 = 53  /**< "deepseek_v4" (compressed sparse and heavily compressed attention, mHC, hash MoE) */
+    LLMMEM_MODEL_DEEPSEEK_V4 = 53, /**< "deepseek_v4" (compressed sparse and heavily compressed attention, mHC, hash MoE) */
+    LLMMEM_MODEL_KIMI_LINEAR = 54  /**< "kimi_linear" (Kimi Delta Attention and MLA layers, MoE) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
