@@ -875,11 +875,11 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
                             "training activations need the model's shapes: a model given by num_parameters "
                             "alone has no layers to save tensors of");
     if (m->geo.kv_token_global.heads || m->geo.kv_shared_layers || m->geo.per_layer_inputs || m->geo.compressed_layers ||
-        m->geo.hc_mult)
+        m->geo.hc_mult || m->geo.blocks)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "training activations of a model with full and sliding layers of different widths, "
-                            "KV-shared layers, per-layer input embeddings, compressed attention or hyper-connections "
-                            "(%s) are not modelled",
+                            "KV-shared layers, per-layer input embeddings, compressed attention, hyper-connections or "
+                            "per-layer blocks (%s) are not modelled",
                             llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)));
     if (m->geo.moe_latent) /* moe_block saves the experts' inputs at hidden_size */
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,

@@ -832,7 +832,7 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     g->kv_shared_layers = kv_shared;
     for (uint64_t i = 0; i < p->listed; i++) {
         llmmem__layer_kind kind = {(uint8_t)mixer_of(b, i, pattern, interval, full_interval),
-                                   (uint8_t)ffn_of(b, i, first_dense, freq, step)};
+                                   (uint8_t)ffn_of(b, i, first_dense, freq, step), map->layers ? map->block[i] : 0};
         /* Gemma4TextAttention: layers i >= num_hidden_layers - num_kv_shared_layers reuse the keys and values of
          * the last earlier layer of their type */
         if (i + kv_shared >= layers && kind.mixer == LLMMEM_MIXER_SLIDING)
@@ -843,7 +843,7 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
             return fail(b, LLMMEM_ERR_UNSUPPORTED, "num_kv_shared_layers (%llu) over layers other than full and sliding "
                         "attention is not modelled", (unsigned long long)kv_shared);
         unsigned k = 0;
-        while (k < p->n && (p->kind[k].mixer != kind.mixer || p->kind[k].ffn != kind.ffn))
+        while (k < p->n && (p->kind[k].mixer != kind.mixer || p->kind[k].ffn != kind.ffn || p->kind[k].block != kind.block))
             k++;
         if (k == LLMMEM_LAYER_KINDS_MAX)
             return fail(b, LLMMEM_ERR_UNSUPPORTED, "the model's decoder layers are of more than %d kinds",
@@ -1388,6 +1388,64 @@ static void add_count_only(builder *b)
     add(b, "parameters", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, 1, n, 1, 1);
 }
 
+/* Layers of per-layer shapes, one layer kind per distinct block (vLLM model_executor/models/nemotron_nas.py
+ * DeciLMDecoderLayer, from block_configs): attention of its own KV heads (input_layernorm, q, k, v, o without
+ * biases), or one hidden x hidden linear in its place (with its norm), or none (no_op: no norm either); a gated
+ * MLP of its own width (post_attention_layernorm, gate, up, down), or a linear, or none. Views that take one
+ * MLP width (the serving and generate peaks) see the widest; the caches need one KV width. */
+static void add_blocks(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    const llmmem__layer_map *map = &b->m->layer_map;
+    const llmmem__layer_plan *p = &g->plan;
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), d = value(b, LLMMEM_KEY_HEAD_DIM);
+    if (require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS))
+        return;
+    if (d == 0)
+        d = h / heads;
+    g->blocks = 1;
+    g->head_dim = g->v_head_dim = d;
+    const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
+    for (unsigned k = 0; k < p->n && b->status == LLMMEM_OK; k++) {
+        if (p->kind[k].block == 0) {
+            fail(b, LLMMEM_ERR_INCOMPATIBLE, "a layer of a model with per-layer blocks has no block");
+            return;
+        }
+        const struct llmmem__block *blk = &map->blocks[p->kind[k].block - 1];
+        uint64_t n = p->total[k];
+        b->kinds = (llmmem__kind_set)(1u << k);
+        if (p->kind[k].mixer == LLMMEM_MIXER_FULL) {
+            uint64_t kv = blk->kv_heads;
+            if (kv == 0 || heads % kv) {
+                fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_attention_heads (%llu) is not divisible by a block's KV heads "
+                     "(%llu)", (unsigned long long)heads, (unsigned long long)kv);
+                return;
+            }
+            if (g->kv_heads && g->kv_heads != kv)
+                g->kv_token_global.heads = kv; /* a second KV width: the caches refuse it (kv.c) */
+            g->kv_heads = kv;
+            g->kv_token = (llmmem__kv_token){kv, 2, d};
+            add(b, "q_proj", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, heads * d, h, n, n);
+            add(b, "k_proj", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K, kv * d, h, n, n);
+            add(b, "v_proj", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_V, kv * d, h, n, n);
+            add(b, "o_proj", A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * d, n, n);
+        } else if (blk->attn_linear) {
+            add(b, "attention.linear", A, LLMMEM_SPLIT_REPLICATED, 1, 0, h, h, n, n);
+        }
+        if (p->kind[k].mixer == LLMMEM_MIXER_FULL || blk->attn_linear)
+            add_norm(b, "input_layernorm", h, n);
+        if (p->kind[k].ffn == LLMMEM_FFN_DENSE) {
+            if (blk->ffn > g->ffn)
+                g->ffn = blk->ffn;
+            add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, blk->ffn, n, n);
+        } else if (blk->ffn_linear) {
+            add(b, "mlp.linear", LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_REPLICATED, 1, 0, h, h, n, n);
+        }
+        if (p->kind[k].ffn == LLMMEM_FFN_DENSE || blk->ffn_linear)
+            add_norm(b, "post_attention_layernorm", h, n);
+    }
+}
+
 /* Per-layer input embeddings (transformers models/gemma4/modular_gemma4.py Gemma4TextModel): the table
  * embed_tokens_per_layer of vocab_size_per_layer_input rows of every layer's slice, per_layer_model_projection
  * from hidden_size to them and per_layer_projection_norm; in every decoder layer per_layer_input_gate,
@@ -1454,6 +1512,14 @@ static llmmem_status build(builder *b)
     if (resolve_layers(b, layers) != LLMMEM_OK)
         return b->status;
     llmmem__geometry *g = b->geo;
+    if (b->m->layer_map.nblocks) {
+        add_blocks(b, h);
+        b->kinds = 0;
+        add_norm(b, "final_norm", h, 1);
+        if (!value(b, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
+            add(b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
+        return b->status;
+    }
     /* a cross-attention layer's q, k, v and o have the self-attention's shapes (transformers
      * MllamaTextCrossAttention: k and v project the image's states of the text width) */
     b->kinds = (llmmem__kind_set)(g->attention | g->cross);

@@ -513,6 +513,11 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_KIMI_LINEAR, "kimi_linear", LLMMEM_READ_KIMI_LINEAR,
      {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, kimi_linear_structure,
      NULL},
+    /* DeciLMConfig (nvidia/Llama-3_3-Nemotron-Super-49B-v1 configuration_decilm.py, remote code; vLLM
+     * nemotron_nas.py): Llama's shapes, num_key_value_heads and intermediate_size null, block_configs read by
+     * read_nemotron_nas. llama.cpp's deci GGUF: not read */
+    {LLMMEM_MODEL_NEMOTRON_NAS, "nemotron-nas", LLMMEM_READ_NEMOTRON_NAS,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, NULL, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -547,7 +552,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_QWEN3_5] = "qwen3_5",         [LLMMEM_MODEL_QWEN3_5_MOE] = "qwen3_5_moe",
     [LLMMEM_MODEL_GEMMA4] = "gemma4",           [LLMMEM_MODEL_GLM4_MOE_LITE] = "glm4_moe_lite",
     [LLMMEM_MODEL_GLM_MOE_DSA] = "glm_moe_dsa",     [LLMMEM_MODEL_DEEPSEEK_V4] = "deepseek_v4",
-    [LLMMEM_MODEL_KIMI_LINEAR] = "kimi_linear",
+    [LLMMEM_MODEL_KIMI_LINEAR] = "kimi_linear",     [LLMMEM_MODEL_NEMOTRON_NAS] = "nemotron-nas",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -33,7 +33,8 @@ enum llmmem__config_reader {
     LLMMEM_READ_FALCON_H1,      /* llama-like, mamba_* and projectors_bias (FalconH1Config) */
     LLMMEM_READ_GEMMA4,         /* llama-like, global_head_dim, KV sharing, per-layer inputs, MoE block (Gemma4TextConfig) */
     LLMMEM_READ_DEEPSEEK_V4,    /* layer_types / compress_ratios, mlp_layer_types / num_hash_layers, hc_mult (DeepseekV4Config) */
-    LLMMEM_READ_KIMI_LINEAR     /* MLA fields, linear_attn_config, num_experts_per_token (KimiLinearConfig) */
+    LLMMEM_READ_KIMI_LINEAR,    /* MLA fields, linear_attn_config, num_experts_per_token (KimiLinearConfig) */
+    LLMMEM_READ_NEMOTRON_NAS    /* llama-like, block_configs of per-layer attention and FFN (DeciLMConfig) */
 };
 
 /* Where a family's sliding window applies. */
@@ -90,7 +91,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_KIMI_LINEAR
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_NEMOTRON_NAS
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

@@ -1902,6 +1902,101 @@ static llmmem_status read_kimi_linear(const hf *c, const llmmem__json *obj)
     return LLMMEM_OK;
 }
 
+/* DeciLMConfig (Nemotron-NAS): Llama's fields and block_configs, one per layer: attention {no_op,
+ * replace_with_linear, n_heads_in_group: num_attention_heads / KV heads} and ffn {no_op, replace_with_linear,
+ * ffn_mult: the gated MLP's width find_multiple(int(2 x ffn_mult x hidden_size / 3), 256), vLLM nemotron_nas.py
+ * _ffn_mult_to_intermediate_size}; the attention's sink, window and sparsity options are refused. */
+static llmmem_status read_nemotron_nas(const hf *c, const llmmem__json *obj)
+{
+    int64_t hidden = 0, layers = 0, heads = 0;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased Nemotron-NAS attention is not modelled");
+    if (!st)
+        st = refuse_if(c, obj, "mlp_bias", 1, 0, "biased Nemotron-NAS MLPs are not modelled");
+    if (st)
+        return st;
+    const llmmem__json *blocks = llmmem__json_object_get(obj, "block_configs");
+    if (!blocks || !llmmem__json_is_array(blocks) || (int64_t)llmmem__json_array_size(blocks) != layers)
+        return hf_fail(c, blocks ? LLMMEM_ERR_INCOMPATIBLE : LLMMEM_ERR_INCOMPLETE, "block_configs",
+                       "must list one block for each of the %lld layers", (long long)layers);
+    if (layers > LLMMEM_LAYER_MAP_MAX || heads <= 0 || hidden % heads)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "block_configs", "%lld layers of %lld heads are not modelled",
+                       (long long)layers, (long long)heads);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++) {
+        const llmmem__json *blk = llmmem__json_array_get(blocks, (size_t)i);
+        const llmmem__json *attn = llmmem__json_object_get(blk, "attention"), *ffn = llmmem__json_object_get(blk, "ffn");
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "block_configs[%lld].", (long long)i);
+        hf sub = *c;
+        sub.prefix = prefix;
+        if (!llmmem__json_is_object(attn) || !llmmem__json_is_object(ffn))
+            return hf_fail(&sub, LLMMEM_ERR_PARSE, "attention", "expected attention and ffn objects");
+        struct llmmem__block shape = {0, 0, 0, 0};
+        int attn_none, attn_linear, ffn_none, ffn_linear;
+        static const char *const unmodelled[] = {"num_sink_tokens", "sparsify", "window_length", NULL};
+        for (size_t k = 0; unmodelled[k]; k++) {
+            const llmmem__json *v = llmmem__json_object_get(attn, unmodelled[k]);
+            if (v && !llmmem__json_is_null(v))
+                return hf_fail(&sub, LLMMEM_ERR_UNSUPPORTED, unmodelled[k], "is set: attention sinks, windows and "
+                               "sparsity in a block are not modelled");
+        }
+        const llmmem__json *sparse = llmmem__json_object_get(ffn, "sparsify");
+        if (sparse && !llmmem__json_is_null(sparse))
+            return hf_fail(&sub, LLMMEM_ERR_UNSUPPORTED, "ffn.sparsify", "is set: a sparsified MLP is not modelled");
+        if ((st = get_flag(&sub, attn, "no_op", 0, &attn_none)) || (st = get_flag(&sub, attn, "replace_with_linear", 0, &attn_linear)) ||
+            (st = get_flag(&sub, ffn, "no_op", 0, &ffn_none)) || (st = get_flag(&sub, ffn, "replace_with_linear", 0, &ffn_linear)))
+            return st;
+        if (!attn_none && !attn_linear) {
+            int64_t group = 0;
+            enum presence p;
+            if ((st = get_int(&sub, attn, "n_heads_in_group", &group, &p)) != LLMMEM_OK)
+                return st;
+            if (p != PRESENT || group <= 0 || heads % group)
+                return hf_fail(&sub, LLMMEM_ERR_INCOMPATIBLE, "attention.n_heads_in_group",
+                               "must divide num_attention_heads (%lld)", (long long)heads);
+            shape.kv_heads = (uint64_t)(heads / group);
+        }
+        if (!ffn_none && !ffn_linear) {
+            const llmmem__json *mult = llmmem__json_object_get(ffn, "ffn_mult");
+            double m = mult && llmmem__json_is_number(mult) ? llmmem__json_number_value(mult) : -1.0;
+            if (!(m > 0.0 && m < 1e6))
+                return hf_fail(&sub, LLMMEM_ERR_PARSE, "ffn.ffn_mult", "expected a positive number");
+            uint64_t width = (uint64_t)(2.0 * m * (double)hidden / 3.0);
+            shape.ffn = llmmem__ceil_div(width, 256) * 256;
+        }
+        shape.attn_linear = (uint8_t)(attn_linear && !attn_none);
+        shape.ffn_linear = (uint8_t)(ffn_linear && !ffn_none);
+        unsigned k = 0;
+        while (k < map.nblocks &&
+               (map.blocks[k].kv_heads != shape.kv_heads || map.blocks[k].ffn != shape.ffn ||
+                map.blocks[k].attn_linear != shape.attn_linear || map.blocks[k].ffn_linear != shape.ffn_linear))
+            k++;
+        if (k == LLMMEM_LAYER_KINDS_MAX)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "block_configs", "more than %d distinct blocks are not modelled",
+                           LLMMEM_LAYER_KINDS_MAX);
+        if (k == map.nblocks)
+            map.blocks[map.nblocks++] = shape;
+        llmmem__layer_map_push(&map, shape.kv_heads ? LLMMEM_MIXER_FULL : LLMMEM_MIXER_NONE);
+        map.ffn[i] = (uint8_t)(1 + (shape.ffn ? LLMMEM_FFN_DENSE : LLMMEM_FFN_NONE));
+        map.block[i] = (uint8_t)(k + 1);
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -1932,6 +2027,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_GEMMA4: return read_gemma4_text(c, obj);
     case LLMMEM_READ_DEEPSEEK_V4: return read_deepseek_v4(c, obj);
     case LLMMEM_READ_KIMI_LINEAR: return read_kimi_linear(c, obj);
+    case LLMMEM_READ_NEMOTRON_NAS: return read_nemotron_nas(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

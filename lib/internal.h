@@ -275,6 +275,7 @@ enum llmmem__ffn {
 typedef struct llmmem__layer_kind {
     uint8_t mixer;             /* enum llmmem__mixer */
     uint8_t ffn;               /* enum llmmem__ffn */
+    uint8_t block;             /* 0; else 1 + the layer's entry in its map's block table (per-layer shapes) */
 } llmmem__layer_kind;
 
 /* The distinct kinds of a model's decoder layers, indexed 0..n-1; a set of them is a bit mask. */
@@ -325,6 +326,15 @@ typedef struct llmmem__layer_map {
      * (Nemotron-H's 'M' and '*' blocks and Mamba-2's have none, its '-' block a dense MLP, its 'E' block
      * the experts) */
     uint8_t ffn[LLMMEM_LAYER_MAP_MAX];
+    /* per-layer block shapes (Nemotron-NAS block_configs): the layer's entry + 1 in `blocks` (0: the model's keys) */
+    uint8_t block[LLMMEM_LAYER_MAP_MAX];
+    unsigned nblocks;
+    struct llmmem__block {
+        uint64_t kv_heads;     /* its attention's KV heads (its mixer full attention) */
+        uint64_t ffn;          /* its dense MLP's width (its feed-forward dense) */
+        uint8_t attn_linear;   /* no attention: one hidden x hidden linear in its place (replace_with_linear) */
+        uint8_t ffn_linear;    /* no MLP: one hidden x hidden linear in its place */
+    } blocks[LLMMEM_LAYER_KINDS_MAX];
 } llmmem__layer_map;
 
 /* The mixer a transformers layer_types entry names (configuration_utils.py ALLOWED_LAYER_TYPES,
@@ -344,6 +354,7 @@ static inline int llmmem__mixer_modelled(enum llmmem__mixer m)
 static inline void llmmem__layer_map_push(llmmem__layer_map *map, enum llmmem__mixer mixer)
 {
     map->ffn[map->layers] = 0;
+    map->block[map->layers] = 0;
     map->mixer[map->layers++] = (uint8_t)mixer;
 }
 /* A map from a Nemotron-H hybrid_override_pattern: 'M' a Mamba-2 block, '*' an attention block,
@@ -399,6 +410,7 @@ typedef struct llmmem__geometry {
     uint64_t dropped;            /* parameters the checkpoint stores but the model drops on load (Gemma 4's
                                   * KV-shared layers' k_proj, v_proj, k_norm) */
     uint8_t per_layer_inputs;    /* per-layer input embeddings feed every layer (Gemma 4 PLE) */
+    uint8_t blocks;              /* layers of per-layer shapes (Nemotron-NAS block_configs): widths vary by kind */
     /* DeepSeek-V4's compressed attention layers and hyper-connections (their caches and saved tensors are not
      * modelled) */
     uint64_t compressed_layers, hc_mult;

@@ -59,14 +59,18 @@ llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *vie
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view)
+llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int blocks_modelled)
 {
     if (a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
-                            "%s of a model whose full-attention layers cache other widths than its sliding ones, whose "
-                            "last %llu layers share an earlier layer's keys and values, or with per-layer input "
-                            "embeddings (gemma4) is not modelled: the contiguous cache (llmmem_kv_cache_bytes) and "
-                            "the weights are", view, (unsigned long long)a->kv_shared_layers);
+                            "%s of a model whose attention layers cache different widths (gemma4's full and sliding "
+                            "layers), whose last %llu layers share an earlier layer's keys and values, or with "
+                            "per-layer input embeddings is not modelled: the contiguous cache "
+                            "(llmmem_kv_cache_bytes) and the weights are", view, (unsigned long long)a->kv_shared_layers);
+    if (a->blocks && !blocks_modelled)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model of per-layer blocks of different widths (nemotron-nas block_configs) is "
+                            "not modelled: the weights, vLLM serving and the contiguous cache are", view);
     return LLMMEM_OK;
 }
 
@@ -75,7 +79,7 @@ llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_mo
     llmmem_status st = llmmem__kv_shape(a, m);
     if (!st)
         st = llmmem__kv_refuse_cross(*a, view);
-    return st ? st : llmmem__kv_refuse_typed(*a, view);
+    return st ? st : llmmem__kv_refuse_typed(*a, view, 0);
 }
 
 static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
@@ -262,9 +266,11 @@ llmmem__kv_groups llmmem__kv_groups_of(const llmmem__geometry *a, int hybrid_dis
  * so a contiguous run of n layers of a type fills its groups with at most ceil(n / groups)). */
 uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_groups *g, uint64_t first, uint64_t end)
 {
+    /* the layers with attention (vLLM gives a no_op block, nemotron_nas.py DeciLMDecoderLayer, no cache spec) */
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, first, end);
     if (g->sliding == 0 || g->full == 0)
-        return end - first;
-    uint64_t sl = llmmem__sliding_layers(a, first, end), fl = (end - first) - sl;
+        return attention;
+    uint64_t sl = llmmem__sliding_layers(a, first, end), fl = attention - sl;
     uint64_t x = llmmem__ceil_div(fl, g->full_groups), y = llmmem__ceil_div(sl, g->sliding_groups);
     return x > y ? x : y;
 }

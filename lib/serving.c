@@ -498,7 +498,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if (!st)
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (!st)
-        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache");
+        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", 1);
     if (st)
         return st;
     const int state = llmmem__state_layers(a) != 0;
@@ -622,7 +622,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                                      : (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
     uint64_t graphs = (uint64_t)sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
     uint64_t fixed_budget = (uint64_t)sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES);
-    uint64_t best_w = 0, best_act = 0, shortfall = 0, most_layers = 0;
+    uint64_t best_w = 0, best_act = 0, shortfall = 0, most_layers = 0, most_attention = 0;
     int have = 0;
     for (uint64_t stage = 0; stage < r->pp; stage++) {
         uint64_t first, end, w = 0, act = 0, non_kv = 0, avail;
@@ -653,7 +653,10 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         }
         r->stage_budget[stage] = avail;
         r->stage_sliding[stage] = g.sliding ? llmmem__sliding_layers(a, first, end) : 0;
-        r->stage_full[stage] = (end - first) - r->stage_sliding[stage];
+        uint64_t attention = llmmem__layers_in(&a->plan, a->attention, first, end);
+        r->stage_full[stage] = attention - r->stage_sliding[stage];
+        if (attention > most_attention)
+            most_attention = attention;
         r->stage_hf_sliding[stage] = llmmem__sliding_layers(a, first, end);
         r->stage_group[stage] = state ? r->pool.group_layers : llmmem__kv_group_layers(a, &g, first, end);
         if (end - first > most_layers)
@@ -682,7 +685,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     v[LLMMEM_SERVING_CUDA_GRAPH] = graphs;
     v[LLMMEM_SERVING_KV_CACHE_BYTES] = r->stage_budget[r->binding];
     v[LLMMEM_SERVING_SHORTFALL] = shortfall;
-    uint64_t cached_layers = state ? llmmem__layers_in(&a->plan, a->attention, 0, a->layers) : most_layers;
+    uint64_t cached_layers = state ? llmmem__layers_in(&a->plan, a->attention, 0, a->layers) : most_attention;
     if (!llmmem__mul(&v[LLMMEM_SERVING_BYTES_PER_TOKEN], r->pool.token_layer, cached_layers) ||
         !llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], r->page, r->stage_group[r->binding]))
         return overflow("KV bytes per token");
@@ -868,7 +871,7 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     if (!st)
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (!st)
-        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache");
+        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", 1);
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);

@@ -546,7 +546,7 @@ START_TEST(gemma4_cache)
     ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's paged cache of a model whose full-attention layers"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's paged cache of a model whose attention layers cache"));
     llmmem_report *rep = NULL;
     ck_assert_ok(llmmem_report_new(&rep));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
@@ -754,6 +754,50 @@ START_TEST(kimi_linear_serving)
 }
 END_TEST
 
+/* ---- Llama-3.3-Nemotron-Super-49B (nemotron-nas) ------------------------------------------------------- */
+
+/* nvidia/Llama-3_3-Nemotron-Super-49B-v1 (tests/data/configs/llama-3.3-nemotron-super-49b-v1.json, its config.json
+ * as NVIDIA/NeMo llama_nemotron_config.py copies it, r33 SOURCES): 49,867,145,216 parameters (id 63224824488,
+ * "Confirmed size ... bf16 params"). Its 80 block_configs are 8 distinct blocks (vLLM nemotron_nas.py
+ * DeciLMDecoderLayer): 49 with attention (64 heads of 128, n_heads_in_group 8: 8 KV heads; q, o 2 x 8192^2, k, v
+ * 2 x 8192 x 1024 = 150,994,944 and input_layernorm) and 31 without (no_op: no tensors, no norm); MLP widths
+ * find_multiple(int(2 x ffn_mult x 8192 / 3), 256) for ffn_mult 0.5, 1, 1.3125, 2.625, 3.28125, 5.25: 2816,
+ * 5632, 7168, 14336, 17920, 28672 (6, 8, 10, 6, 1 and 49 layers), 3 x 8192 x width each with its norm:
+ *   attention 49 x 151,003,136 = 7,399,153,664; MLPs 3 x 8192 x (6 x 2816 + 8 x 5632 + 10 x 7168 + 6 x 14336 +
+ *   17920 + 49 x 28672 = 1,642,496) = 40,365,981,696 and their 80 norms 655,360; embedding and head
+ *   2 x 128256 x 8192 = 2,101,346,304; final norm 8,192: 49,867,145,216 (r33 scripts/decilm.py).
+ * Cache: 49 layers x 2 x 8 x 128 x 2 bytes = 200,704 a token; vLLM gives the no_op blocks no cache spec. */
+START_TEST(nemotron_nas_49b)
+{
+    llmmem_model *m = load("llama-3.3-nemotron-super-49b-v1.json");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_NEMOTRON_NAS);
+    ck_assert_uint_eq(total(m), 49867145216ULL);
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 1000));
+    ck_assert_uint_eq(bytes, 1000ULL * 200704);
+    llmmem_hardware *hw = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 2));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 200704 / 2);
+    /* training: the blocks' saved tensors are not modelled, refused by name */
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "per-layer blocks (nemotron-nas)"));
+    llmmem_report_free(rep);
+    llmmem_serving_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_2026");
@@ -776,6 +820,7 @@ int main(void)
     tcase_add_test(tc, deepseek_v4_flash_count);
     tcase_add_test(tc, kimi_linear);
     tcase_add_test(tc, kimi_linear_serving);
+    tcase_add_test(tc, nemotron_nas_49b);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

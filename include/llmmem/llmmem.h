@@ -482,7 +482,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_GLM4_MOE_LITE = 51, /**< "glm4_moe_lite" (GLM-4.7-Flash: MLA and DeepSeek-V3's MoE) */
     LLMMEM_MODEL_GLM_MOE_DSA = 52, /**< "glm_moe_dsa" (GLM-5: MLA with DeepSeek sparse attention's indexer, MoE) */
     LLMMEM_MODEL_DEEPSEEK_V4 = 53, /**< "deepseek_v4" (compressed sparse and heavily compressed attention, mHC, hash MoE) */
-    LLMMEM_MODEL_KIMI_LINEAR = 54  /**< "kimi_linear" (Kimi Delta Attention and MLA layers, MoE) */
+    LLMMEM_MODEL_KIMI_LINEAR = 54, /**< "kimi_linear" (Kimi Delta Attention and MLA layers, MoE) */
+    LLMMEM_MODEL_NEMOTRON_NAS = 55 /**< "nemotron-nas" (Llama-Nemotron Super and Ultra: per-layer blocks of their own widths) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
