@@ -881,6 +881,10 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
                             "KV-shared layers, per-layer input embeddings, compressed attention, hyper-connections or "
                             "per-layer blocks (%s) are not modelled",
                             llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)));
+    if (llmmem__model_value(m, LLMMEM_KEY_MLP_ACT_PARAMS)) /* mlp_core saves a GELU's or SiLU's tensors */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of an MLP with a learned activation (%s's "
+                            "xIELU, mlp_act_params) are not modelled",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)));
     if (m->geo.moe_latent) /* moe_block saves the experts' inputs at hidden_size */
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "training activations of a latent MoE (%s, moe_latent_size %llu: experts between "

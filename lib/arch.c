@@ -551,6 +551,9 @@ static void add_mlp(builder *b, const char *const names[3], llmmem_param_group g
         add(b, names[0], group, col, 1, LLMMEM_LORA_TARGET_GATE, f, h, count, active);
     add(b, names[1], group, col, 1, LLMMEM_LORA_TARGET_UP, f, h, count, active);
     add(b, names[2], group, row, 1, LLMMEM_LORA_TARGET_DOWN, h, f, count, active);
+    /* transformers activations.py XIELUActivation: alpha_p and alpha_n, learned scalars of each MLP */
+    if (group == LLMMEM_PARAMS_MLP && value(b, LLMMEM_KEY_MLP_ACT_PARAMS))
+        add_vector(b, "mlp.act_params", group, value(b, LLMMEM_KEY_MLP_ACT_PARAMS), count);
     if (value(b, LLMMEM_KEY_MLP_BIAS)) {
         uint64_t biases = gated ? 2 : 1; /* one of width f per gate/up, one of width h for down */
         add(b, "mlp.bias.in", group, col, 0, 0, 1, f, count * biases, active * biases);

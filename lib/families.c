@@ -201,6 +201,12 @@ static const llmmem__key_default kimi_linear_structure[] = {
     {LLMMEM_KEY_LINEAR_ATTN_KDA, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 0}, END,
 };
 
+/* models/apertus/modeling_apertus.py: ApertusMLP up_proj, XIELUActivation (alpha_p, alpha_n learned), down_proj;
+ * ApertusAttention q_norm and k_norm over a head */
+static const llmmem__key_default apertus_structure[] = {
+    {LLMMEM_KEY_MLP_GATED, 0}, {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_MLP_ACT_PARAMS, 2}, END,
+};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -518,6 +524,20 @@ static const llmmem__family families[] = {
      * read_nemotron_nas. llama.cpp's deci GGUF: not read */
     {LLMMEM_MODEL_NEMOTRON_NAS, "nemotron-nas", LLMMEM_READ_NEMOTRON_NAS,
      {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, NULL, NULL},
+    /* Olmo3Config (models/olmo3/configuration_olmo3.py): vocab_size=50304, hidden_size=4096, intermediate_size=11008,
+     * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=None, max_position_embeddings=2048,
+     * tie_word_embeddings=False, attention_bias=False, sliding_window=4096, layer_types sliding unless
+     * (i + 1) % 4 == 0; OLMo 2's layers. llama.cpp reads its GGUF as olmo2 (with a sliding window) */
+    {LLMMEM_MODEL_OLMO3, "olmo3", LLMMEM_READ_LLAMA_LIKE,
+     {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 4, 2048, 4096, 11008, 32, 32, 50304, 0},
+     olmo2_structure, NULL},
+    /* ApertusConfig (models/apertus/configuration_apertus.py): vocab_size=131072, hidden_size=4096,
+     * intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=None,
+     * max_position_embeddings=65536, tie_word_embeddings=False, attention_bias=False, hidden_act "xielu".
+     * llama.cpp's apertus GGUF: not read */
+    {LLMMEM_MODEL_APERTUS, "apertus", LLMMEM_READ_LLAMA_LIKE,
+     {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 65536, 4096, 14336, 32, 32, 131072, 0},
+     apertus_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -553,6 +573,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_GEMMA4] = "gemma4",           [LLMMEM_MODEL_GLM4_MOE_LITE] = "glm4_moe_lite",
     [LLMMEM_MODEL_GLM_MOE_DSA] = "glm_moe_dsa",     [LLMMEM_MODEL_DEEPSEEK_V4] = "deepseek_v4",
     [LLMMEM_MODEL_KIMI_LINEAR] = "kimi_linear",     [LLMMEM_MODEL_NEMOTRON_NAS] = "nemotron-nas",
+    [LLMMEM_MODEL_OLMO3] = "olmo3",             [LLMMEM_MODEL_APERTUS] = "apertus",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

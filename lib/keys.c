@@ -379,6 +379,8 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_ROUTER_BIAS_FP32, M, "router_bias_fp32", 1,
              "the router's e_score_correction_bias is stored in fp32 (DeepSeek-V3's Gate.bias); 0: in the weights' dtype "
              "(Kimi-Linear's checkpoint)"),
+    INT_KEY(LLMMEM_KEY_MLP_ACT_PARAMS, M, "mlp_act_params", 0, 1024, 0,
+            "learned scalars of each dense MLP's activation (Apertus's XIELUActivation: alpha_p and alpha_n, 2)"),
     INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
             "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
             "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),

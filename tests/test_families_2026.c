@@ -798,6 +798,70 @@ START_TEST(nemotron_nas_49b)
 }
 END_TEST
 
+/* ---- Olmo 3 (olmo3) and Apertus (apertus) ------------------------------------------------------------- */
+
+/* allenai/Olmo-3-7B and Olmo-3-32B: 7,298,011,136 and 32,233,522,176 parameters (third parties' records of the
+ * models' sizes, r33 SOURCES ids 53524487476, 53361820686 "MFUCallback log: num_params=7298011136"). Configs
+ * rebuilt from the published shapes (r33 families.md §17; no verbatim config.json was found), OLMo 2's layers
+ * (post-norms, q_norm and k_norm over all heads) and Olmo3Config's 3 sliding layers to 1 full:
+ *   7B: h 4096, 32 layers of 32 heads of 128, MLP 11008, vocabulary 100278: per layer q, k, v, o 4 x 4096^2 +
+ *     q_norm, k_norm 8,192 + MLP 3 x 4096 x 11008 + two norms 8,192 = 202,391,552; x 32 + embedding and head
+ *     2 x 100278 x 4096 + 4,096 = 7,298,011,136
+ *   32B: h 5120, 64 layers of 40 heads (8 KV heads) of 128, MLP 27648: per layer q, o 2 x 5120^2 + k, v
+ *     2 x 5120 x 1024 + q_norm 5,120 + k_norm 1,024 + MLP 3 x 5120 x 27648 + norms 10,240 = 487,604,224; x 64 +
+ *     2 x 100278 x 5120 + 5,120 = 32,233,522,176.
+ * Cache (7B, bf16, 8192 tokens): 8 full layers keep all of them, 24 sliding ones 4096: (8 x 8192 + 24 x 4096)
+ * x 32 KV heads x 128 x 2 x 2 bytes = 2,684,354,560. */
+static llmmem_model *olmo3(int64_t h, int64_t layers, int64_t heads, int64_t kv, int64_t inter)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"architectures\": [\"Olmo3ForCausalLM\"], \"model_type\": \"olmo3\", \"hidden_size\": %lld, "
+             "\"num_hidden_layers\": %lld, \"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, "
+             "\"intermediate_size\": %lld, \"vocab_size\": 100278, \"max_position_embeddings\": 65536, "
+             "\"sliding_window\": 4096, \"tie_word_embeddings\": false, \"attention_bias\": false, "
+             "\"rms_norm_eps\": 1e-06, \"dtype\": \"bfloat16\"}",
+             (long long)h, (long long)layers, (long long)heads, (long long)kv, (long long)inter);
+    return from_text(json);
+}
+
+START_TEST(olmo3_counts)
+{
+    llmmem_model *m = olmo3(4096, 32, 32, 32, 11008);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_OLMO3);
+    ck_assert_uint_eq(total(m), 7298011136ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN), 4);
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 8192));
+    ck_assert_uint_eq(bytes, 2684354560ULL);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+    m = olmo3(5120, 64, 40, 8, 27648);
+    ck_assert_uint_eq(total(m), 32233522176ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* swiss-ai/Apertus-8B-2509: 8,053,338,176 parameters ("Loaded Apertus model with 8053338176 parameters", r33
+ * SOURCES id 27707268028). Config rebuilt from its shapes (r33 families.md §18): h 4096, 32 layers of 32 heads (8
+ * KV heads) of 128, a two-matrix MLP of 21504 with XIELUActivation's alpha_p and alpha_n, q/k norms over a head,
+ * vocabulary 131072, untied: per layer q, o 2 x 4096^2 + k, v 2 x 4096 x 1024 + q_norm, k_norm 256 + up, down
+ * 2 x 4096 x 21504 + 2 + norms 8,192 = 218,112,258; x 32 + 2 x 131072 x 4096 + 4,096 = 8,053,338,176. */
+START_TEST(apertus_8b)
+{
+    llmmem_model *m = from_text(
+        "{\"architectures\": [\"ApertusForCausalLM\"], \"model_type\": \"apertus\", \"hidden_size\": 4096, "
+        "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 21504, "
+        "\"vocab_size\": 131072, \"max_position_embeddings\": 65536, \"hidden_act\": \"xielu\", "
+        "\"tie_word_embeddings\": false, \"attention_bias\": false, \"dtype\": \"bfloat16\"}");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_APERTUS);
+    ck_assert_uint_eq(total(m), 8053338176ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_2026");
@@ -821,6 +885,8 @@ int main(void)
     tcase_add_test(tc, kimi_linear);
     tcase_add_test(tc, kimi_linear_serving);
     tcase_add_test(tc, nemotron_nas_49b);
+    tcase_add_test(tc, olmo3_counts);
+    tcase_add_test(tc, apertus_8b);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -242,6 +242,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_EXPERTS_FP4 = 1224,             /**< bool: the checkpoint stores its routed experts in FP4 beside FP8 weights (DeepSeek-V4 expert_dtype fp4), which its own format does not price */
     LLMMEM_KEY_LINEAR_ATTN_KDA = 1225,         /**< bool: the linear_attention layers are Kimi Delta Attention (q/k/v projections and convolutions, low-rank gates) */
     LLMMEM_KEY_ROUTER_BIAS_FP32 = 1226,        /**< bool: the router's e_score_correction_bias is stored in fp32 (DeepSeek-V3, GLM); 0: in the weights' dtype */
+    LLMMEM_KEY_MLP_ACT_PARAMS = 1227,          /**< learned scalars of each MLP's activation (Apertus's xIELU: alpha_p, alpha_n) */
     LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
 
     /* hardware (2000+) */
@@ -483,7 +484,9 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_GLM_MOE_DSA = 52, /**< "glm_moe_dsa" (GLM-5: MLA with DeepSeek sparse attention's indexer, MoE) */
     LLMMEM_MODEL_DEEPSEEK_V4 = 53, /**< "deepseek_v4" (compressed sparse and heavily compressed attention, mHC, hash MoE) */
     LLMMEM_MODEL_KIMI_LINEAR = 54, /**< "kimi_linear" (Kimi Delta Attention and MLA layers, MoE) */
-    LLMMEM_MODEL_NEMOTRON_NAS = 55 /**< "nemotron-nas" (Llama-Nemotron Super and Ultra: per-layer blocks of their own widths) */
+    LLMMEM_MODEL_NEMOTRON_NAS = 55, /**< "nemotron-nas" (Llama-Nemotron Super and Ultra: per-layer blocks of their own widths) */
+    LLMMEM_MODEL_OLMO3 = 56,       /**< "olmo3" (OLMo 2's layers, 3 sliding-window layers to 1 full) */
+    LLMMEM_MODEL_APERTUS = 57      /**< "apertus" (a two-matrix MLP with the learned xIELU activation, q/k norms) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
