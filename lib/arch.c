@@ -472,6 +472,25 @@ static void add_mamba1(builder *b, uint64_t h)
     }
 }
 
+/* The short-convolution mixer of LFM2's conv layers (transformers models/lfm2/modeling_lfm2.py Lfm2ShortConv):
+ * in_proj hidden -> 3 x hidden (B, C, x), a depthwise conv of conv_L_cache over hidden channels, out_proj back,
+ * biased by conv_bias. */
+static void add_short_conv(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    uint64_t layers = g->conv_layers, kernel = value(b, LLMMEM_KEY_CONV_L_CACHE);
+    if (layers == 0)
+        return;
+    g->conv_kernel = kernel;
+    const llmmem_param_group S = LLMMEM_PARAMS_SSM;
+    /* vLLM model_executor/layers/mamba/short_conv.py ShortConv: in_proj and conv column-parallel, out_proj row */
+    add(b, "conv.in_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, 3 * h, h, layers, layers);
+    add(b, "conv.conv", S, LLMMEM_SPLIT_COLUMN, 0, 0, h, kernel, layers, layers);
+    add(b, "conv.out_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, h, layers, layers);
+    if (value(b, LLMMEM_KEY_CONV_BIAS))
+        add_vector(b, "conv.bias", S, 3 * h + h + h, layers);
+}
+
 /* Kimi Delta Attention (moonshotai/Kimi-Linear modeling_kimi.py KimiDeltaAttention, its tensors as the
  * checkpoint's tensor table lists them): q_proj, k_proj, v_proj (hidden -> heads x head_dim), a depthwise
  * convolution of each without bias, the low-rank decay gate f_a_proj (hidden -> head_dim) and f_b_proj, dt_bias
@@ -901,6 +920,8 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     g->mamba1 = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1), any_ffn);
     g->mamba1_layers = llmmem__layers_in(p, g->mamba1, 0, layers);
     g->linear_layers = llmmem__layers_in(p, g->linear, 0, layers);
+    g->conv = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SHORT_CONV), any_ffn);
+    g->conv_layers = llmmem__layers_in(p, g->conv, 0, layers);
     g->parallel_ssm = value(b, LLMMEM_KEY_PARALLEL_SSM) != 0;
     if (g->parallel_ssm) {
         /* modeling_falcon_h1.py FalconH1DecoderLayer: self.mamba (FalconH1Mixer) beside self.self_attn in every layer */
@@ -1567,6 +1588,8 @@ static llmmem_status build(builder *b)
     add_gated_deltanet(b, h);
     b->kinds = g->mamba1;
     add_mamba1(b, h);
+    b->kinds = g->conv;
+    add_short_conv(b, h);
     uint64_t norms;
     b->kinds = g->all;
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))

@@ -207,6 +207,10 @@ static const llmmem__key_default apertus_structure[] = {
     {LLMMEM_KEY_MLP_GATED, 0}, {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_MLP_ACT_PARAMS, 2}, END,
 };
 
+/* models/lfm2/modeling_lfm2.py Lfm2DecoderLayer: operator_norm and ffn_norm, Lfm2MLP w1, w3, w2 (gated),
+ * Lfm2Attention q_layernorm and k_layernorm over a head; tied */
+static const llmmem__key_default lfm2_structure[] = {{LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1}, END};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -538,6 +542,13 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_APERTUS, "apertus", LLMMEM_READ_LLAMA_LIKE,
      {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 65536, 4096, 14336, 32, 32, 131072, 0},
      apertus_structure, NULL},
+    /* Lfm2Config (models/lfm2/configuration_lfm2.py): vocab_size=65536, hidden_size=2560, intermediate_size=12288,
+     * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=128000,
+     * tie_word_embeddings=True; conv_bias, conv_L_cache, the block_* MLP rule and full_attn_idxs read by
+     * read_lfm2. llama.cpp's lfm2 GGUF: not read */
+    {LLMMEM_MODEL_LFM2, "lfm2", LLMMEM_READ_LFM2,
+     {8, 0, 1, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 128000, 2560, 12288, 32, 32, 65536, 0},
+     lfm2_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -574,6 +585,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_GLM_MOE_DSA] = "glm_moe_dsa",     [LLMMEM_MODEL_DEEPSEEK_V4] = "deepseek_v4",
     [LLMMEM_MODEL_KIMI_LINEAR] = "kimi_linear",     [LLMMEM_MODEL_NEMOTRON_NAS] = "nemotron-nas",
     [LLMMEM_MODEL_OLMO3] = "olmo3",             [LLMMEM_MODEL_APERTUS] = "apertus",
+    [LLMMEM_MODEL_LFM2] = "lfm2",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

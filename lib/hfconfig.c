@@ -1997,6 +1997,91 @@ static llmmem_status read_nemotron_nas(const hf *c, const llmmem__json *obj)
     return LLMMEM_OK;
 }
 
+/* Lfm2Config (transformers models/lfm2/configuration_lfm2.py; its original keys block_ff_dim, tie_embedding accepted):
+ * the gated MLP's width, with block_auto_adjust_ff_dim, is block_ffn_dim_multiplier x int(2 x intermediate_size /
+ * 3) rounded up to block_multiple_of (Lfm2MLP); conv_bias=False, conv_L_cache=3; layer_types ("full_attention",
+ * "conv") or full_attn_idxs give the attention layers, the rest short convolutions. */
+static llmmem_status read_lfm2(const hf *c, const llmmem__json *obj)
+{
+    int64_t hidden = 0, layers = 0, ff = 0, multiple = 256;
+    enum presence p;
+    const char *name;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = read_kv_heads(c, obj);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 128000, LEAVE);
+    int tie = 1;
+    if (!st && (st = get_flag(c, obj, llmmem__json_object_get(obj, "tie_embedding") ? "tie_embedding"
+                                                                                      : "tie_word_embeddings", 1, &tie)) == LLMMEM_OK)
+        st = set(c, "tie_word_embeddings", LLMMEM_KEY_TIE_WORD_EMBEDDINGS, tie);
+    if (!st)
+        st = get_int_alias(c, obj, NAMES("intermediate_size", "block_ff_dim"), &ff, &p, &name);
+    if (!st && p != PRESENT)
+        st = hf_fail(c, LLMMEM_ERR_INCOMPLETE, name, "is missing (required for model_type %s)", c->type);
+    int adjust = 1;
+    if (!st)
+        st = get_flag(c, obj, "block_auto_adjust_ff_dim", 1, &adjust);
+    if (!st && (st = get_int(c, obj, "block_multiple_of", &multiple, &p)) == LLMMEM_OK && p != PRESENT)
+        multiple = 256;
+    if (st)
+        return st;
+    if (adjust) {
+        const llmmem__json *mult = llmmem__json_object_get(obj, "block_ffn_dim_multiplier");
+        double m = mult && llmmem__json_is_number(mult) ? llmmem__json_number_value(mult) : 1.0;
+        if (multiple <= 0 || !(m > 0.0 && m < 64.0))
+            return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "block_ffn_dim_multiplier", "or block_multiple_of is out of range");
+        ff = (int64_t)(m * (double)(2 * ff / 3));
+        ff = (ff + multiple - 1) / multiple * multiple;
+    }
+    st = set(c, name, LLMMEM_KEY_INTERMEDIATE_SIZE, ff);
+    if (!st)
+        st = bool_key(c, obj, "conv_bias", LLMMEM_KEY_CONV_BIAS, 0);
+    if (!st)
+        st = optional(c, obj, "conv_L_cache", LLMMEM_KEY_CONV_L_CACHE, 3, 3);
+    if (st)
+        return st;
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++)
+        llmmem__layer_map_push(&map, LLMMEM_MIXER_SHORT_CONV);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    const llmmem__json *idxs = llmmem__json_object_get(obj, "full_attn_idxs");
+    if (types && !llmmem__json_is_null(types)) {
+        if (!llmmem__json_is_array(types) || (int64_t)llmmem__json_array_size(types) != layers)
+            return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "layer_types", "must have num_hidden_layers entries");
+        for (int64_t i = 0; i < layers; i++) {
+            const llmmem__json *t = llmmem__json_array_get(types, (size_t)i);
+            const char *s = is_text(t) ? llmmem__json_string_value(t) : "";
+            if (strcmp(s, "full_attention") == 0)
+                map.mixer[i] = LLMMEM_MIXER_FULL;
+            else if (strcmp(s, "conv") != 0)
+                return unsupported_string(c, "layer_types", s, "full_attention and conv are");
+        }
+    } else if (idxs && llmmem__json_is_array(idxs)) {
+        for (size_t i = 0; i < llmmem__json_array_size(idxs); i++) {
+            const llmmem__json *v = llmmem__json_array_get(idxs, i);
+            int64_t at = llmmem__json_is_integer(v) ? llmmem__json_integer_value(v) : -1;
+            if (at < 0 || at >= layers)
+                return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "full_attn_idxs", "entry %zu is not a layer index", i);
+            map.mixer[at] = LLMMEM_MIXER_FULL;
+        }
+    } else {
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "layer_types", "and full_attn_idxs are missing (one is required)");
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -2028,6 +2113,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_DEEPSEEK_V4: return read_deepseek_v4(c, obj);
     case LLMMEM_READ_KIMI_LINEAR: return read_kimi_linear(c, obj);
     case LLMMEM_READ_NEMOTRON_NAS: return read_nemotron_nas(c, obj);
+    case LLMMEM_READ_LFM2: return read_lfm2(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

@@ -253,7 +253,8 @@ enum llmmem__mixer {
     LLMMEM_MIXER_FULL_SHARED = 11,    /* the same over every token */
     LLMMEM_MIXER_CSA = 12,     /* compressed sparse attention: a window, compressed entries an indexer picks (DeepSeek-V4) */
     LLMMEM_MIXER_HCA = 13,     /* heavily compressed attention: a window and heavily compressed entries (DeepSeek-V4) */
-    LLMMEM_MIXERS = 14
+    LLMMEM_MIXER_SHORT_CONV = 14, /* a gated short depthwise convolution: its window per sequence (LFM2) */
+    LLMMEM_MIXERS = 15
 };
 enum llmmem__ffn {
     LLMMEM_FFN_DENSE = 0,      /* one MLP (gated or two-matrix: the model's mlp_gated) */
@@ -267,7 +268,7 @@ enum llmmem__ffn {
 /* The mixers that keep a fixed state per sequence instead of a cache that grows per token. */
 #define LLMMEM_STATE_MIXERS                                                                         \
     (LLMMEM_MIXER_BIT(LLMMEM_MIXER_LINEAR) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SSM) |                   \
-     LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1))
+     LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SHORT_CONV))
 #define LLMMEM_ATTENTION_MIXERS                                                                     \
     (LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) |                 \
      LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_MLA))
@@ -411,6 +412,9 @@ typedef struct llmmem__geometry {
                                   * KV-shared layers' k_proj, v_proj, k_norm) */
     uint8_t per_layer_inputs;    /* per-layer input embeddings feed every layer (Gemma 4 PLE) */
     uint8_t blocks;              /* layers of per-layer shapes (Nemotron-NAS block_configs): widths vary by kind */
+    /* short-convolution layers (LFM2's Lfm2ShortConv): a depthwise conv of conv_kernel over the hidden width */
+    llmmem__kind_set conv;
+    uint64_t conv_layers, conv_kernel;
     /* DeepSeek-V4's compressed attention layers and hyper-connections (their caches and saved tensors are not
      * modelled) */
     uint64_t compressed_layers, hc_mult;
@@ -434,12 +438,13 @@ typedef struct llmmem__geometry {
 /* Layers that keep a state per sequence (Mamba-2, Gated DeltaNet, Mamba-1). */
 static inline uint64_t llmmem__state_layers(const llmmem__geometry *g)
 {
-    return g->ssm_layers + g->linear_layers + g->mamba1_layers;
+    return g->ssm_layers + g->linear_layers + g->mamba1_layers + g->conv_layers;
 }
 /* State mixers of different kinds in one model (0 or 1 when the model has at most one). */
 static inline unsigned llmmem__state_kinds(const llmmem__geometry *g)
 {
-    return (unsigned)(g->ssm_layers != 0) + (unsigned)(g->linear_layers != 0) + (unsigned)(g->mamba1_layers != 0);
+    return (unsigned)(g->ssm_layers != 0) + (unsigned)(g->linear_layers != 0) + (unsigned)(g->mamba1_layers != 0) +
+           (unsigned)(g->conv_layers != 0);
 }
 
 struct llmmem_model {

@@ -381,6 +381,11 @@ static const llmmem__key_info key_table[] = {
              "(Kimi-Linear's checkpoint)"),
     INT_KEY(LLMMEM_KEY_MLP_ACT_PARAMS, M, "mlp_act_params", 0, 1024, 0,
             "learned scalars of each dense MLP's activation (Apertus's XIELUActivation: alpha_p and alpha_n, 2)"),
+    INT_KEY(LLMMEM_KEY_CONV_L_CACHE, M, "conv_L_cache", 1, 4096, 3,
+            "kernel of the short-convolution layers (Lfm2Config conv_L_cache); the last kernel - 1 inputs are their "
+            "state per sequence in vLLM"),
+    BOOL_KEY(LLMMEM_KEY_CONV_BIAS, M, "conv_bias", 0,
+             "the short-convolution layers' in_proj, conv and out_proj have biases (Lfm2Config conv_bias)"),
     INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
             "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
             "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),

@@ -67,6 +67,9 @@ llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *vie
                             "layers), whose last %llu layers share an earlier layer's keys and values, or with "
                             "per-layer input embeddings is not modelled: the contiguous cache "
                             "(llmmem_kv_cache_bytes) and the weights are", view, (unsigned long long)a->kv_shared_layers);
+    if (a->conv_layers && !blocks_modelled)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu short-convolution layers (lfm2) is not "
+                            "modelled: vLLM serving and the contiguous cache are", view, (unsigned long long)a->conv_layers);
     if (a->blocks && !blocks_modelled)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "%s of a model of per-layer blocks of different widths (nemotron-nas block_configs) is "
@@ -91,6 +94,13 @@ static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
 llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp)
 {
     uint64_t conv_dim, kernel;
+    if (a->conv_layers) {
+        /* mamba_utils.py short_conv_state_shape: (conv_kernel - 1) x hidden / tp, no temporal state */
+        if (a->hidden % tp)
+            return not_divided("hidden_size", a->hidden, tp);
+        *temporal = 0;
+        return llmmem__mul(conv, a->conv_kernel - 1, a->hidden / tp) ? LLMMEM_OK : overflow("conv state elements");
+    }
     if (a->mamba1_layers) {
         /* mamba_utils.py mamba1_state_shape: conv (conv_kernel - 1) x intermediate_size / tp, temporal
          * intermediate_size / tp x state_size (models/jamba.py: intermediate_size = mamba_expand x hidden_size) */
@@ -384,6 +394,8 @@ static uint64_t contiguous_state_layer(const llmmem__geometry *a, uint64_t e)
             return UINT64_MAX;
         return x;
     }
+    if (a->conv_layers) /* transformers modeling_lfm2.py Lfm2HybridConvCache: conv_cache of hidden x conv_L_cache */
+        return a->hidden * a->conv_kernel * e;
     if (a->ssm_layers) /* transformers modeling_mamba2.py Mamba2Cache: conv_dim x conv_kernel and heads x head_dim x state, in the model's dtype */
         return (a->mamba_conv_dim * a->mamba_conv_kernel + a->mamba_heads * a->mamba_head_dim * a->mamba_state) * e;
     /* modeling_qwen3_next.py Qwen3NextGatedDeltaNet: conv state F.pad to conv_kernel columns of conv_dim in the

@@ -509,11 +509,11 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
     /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others */
-    const int state_unmodelled = a->linear_layers || a->mamba1_layers;
+    const int state_unmodelled = a->linear_layers || a->mamba1_layers || a->conv_layers;
     if (state_unmodelled && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",
-                            a->linear_layers ? "Gated DeltaNet" : "Mamba-1");
+                            a->linear_layers ? "Gated DeltaNet" : a->conv_layers ? "short-convolution" : "Mamba-1");
     int64_t mode = sv(s, LLMMEM_KEY_MODE);
     if (mode != LLMMEM_MODE_INFERENCE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",

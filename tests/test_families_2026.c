@@ -862,6 +862,49 @@ START_TEST(apertus_8b)
 }
 END_TEST
 
+/* ---- LFM2 (lfm2) --------------------------------------------------------------------------------------- */
+
+/* LiquidAI/LFM2-1.2B: 1,170,340,608 parameters (transformers' load log "Lfm2ForCausalLM 1170340608" and a GGUF's,
+ * r33 SOURCES ids 59708932611, 55778153074, 71489933403). Config rebuilt from its published fields (r33
+ * configs/FIELDS.md): h 2048, 16 layers, attention at full_attn_idxs [2, 5, 8, 10, 12, 14] (32 heads of 64, 8 KV
+ * heads), block_ff_dim 12288 (the MLP int(2 x 12288 / 3) = 8192, a multiple of 256), vocabulary 65536, tied:
+ *   conv layers (10): in_proj 3 x 2048 x 2048, conv 2048 x 3, out_proj 2048 x 2048: 16,783,360
+ *   attention layers (6): q, o 2 x 2048^2, k, v 2 x 2048 x 512, q_layernorm, k_layernorm 128: 10,485,888
+ *   every layer: MLP 3 x 2048 x 8192 = 50,331,648 and two norms 4,096: 50,335,744
+ *   10 x 16,783,360 + 6 x 10,485,888 + 16 x 50,335,744 + embedding 65536 x 2048 + final norm 2,048 =
+ *   1,170,340,608.
+ * Under vLLM (mamba_utils.py short_conv_state_shape): a conv layer keeps (3 - 1) x 2048 bf16, 8,192 bytes a
+ * sequence, 81,920 for the 10; the attention layers 6 x 2 x 8 x 64 x 2 = 12,288 bytes a token. */
+START_TEST(lfm2_1_2b)
+{
+    llmmem_model *m = from_text(
+        "{\"architectures\": [\"Lfm2ForCausalLM\"], \"model_type\": \"lfm2\", \"hidden_size\": 2048, "
+        "\"num_hidden_layers\": 16, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"vocab_size\": 65536, "
+        "\"block_ff_dim\": 12288, \"block_multiple_of\": 256, \"block_ffn_dim_multiplier\": 1.0, "
+        "\"block_auto_adjust_ff_dim\": true, \"conv_bias\": false, \"conv_L_cache\": 3, "
+        "\"full_attn_idxs\": [2, 5, 8, 10, 12, 14], \"max_position_embeddings\": 128000, \"tie_embedding\": true, "
+        "\"norm_eps\": 1e-05, \"torch_dtype\": \"bfloat16\"}");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_LFM2);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_INTERMEDIATE_SIZE), 8192);
+    ck_assert_uint_eq(total(m), 1170340608ULL);
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 10737418240LL));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_PAGE_BYTES), 8192);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 81920);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 12288);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_2026");
@@ -887,6 +930,7 @@ int main(void)
     tcase_add_test(tc, nemotron_nas_49b);
     tcase_add_test(tc, olmo3_counts);
     tcase_add_test(tc, apertus_8b);
+    tcase_add_test(tc, lfm2_1_2b);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }
