@@ -188,46 +188,62 @@ static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding
         d = h / heads;
     if (gd == 0)
         gd = d;
-    uint64_t gkv = k_eq_v && value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) ? value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS)
-                                                                             : kv;
+    uint64_t gkv = value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) ? value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) : kv;
+    /* MiMo-V2-Flash's value heads are narrower than its query and key heads (v_head_dim) */
+    uint64_t dv = value(b, LLMMEM_KEY_V_HEAD_DIM) ? value(b, LLMMEM_KEY_V_HEAD_DIM) : d;
+    if (dv != d && gd != d) {
+        fail(b, LLMMEM_ERR_UNSUPPORTED, "v_head_dim (%llu) beside global_head_dim (%llu) is not modelled",
+             (unsigned long long)dv, (unsigned long long)gd);
+        return;
+    }
     if (heads % kv || heads % gkv) {
         fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_attention_heads (%llu) is not divisible by the KV heads (%llu, %llu)",
              (unsigned long long)heads, (unsigned long long)kv, (unsigned long long)gkv);
         return;
     }
     g->kv_heads = kv;
-    g->head_dim = g->v_head_dim = d;
-    g->kv_token = (llmmem__kv_token){kv, 2, d};
+    g->head_dim = d;
+    g->v_head_dim = dv;
+    /* a token's key and value of each KV head (one vector of both widths when they differ, as MLA's) */
+    g->kv_token = dv == d ? (llmmem__kv_token){kv, 2, d} : (llmmem__kv_token){kv, 1, d + dv};
     /* k_eq_v layers cache keys and values all the same (Gemma4TextAttention: V is v_norm of the key projection) */
     if (gkv != kv || gd != d)
-        g->kv_token_global = (llmmem__kv_token){gkv, 2, gd};
+        g->kv_token_global = dv == d ? (llmmem__kv_token){gkv, 2, gd} : (llmmem__kv_token){gkv, 1, gd + dv};
+    /* MiMo-V2-Flash's attention_sink_bias, one per head, on the layers of each type that add_*_attention_sink_bias
+     * names (vllm model_executor/models/mimo_v2_flash.py MiMoV2Attention) */
+    const int sinks = value(b, LLMMEM_KEY_ATTENTION_SINKS) != 0, global_sinks = value(b, LLMMEM_KEY_FULL_ATTENTION_SINKS) != 0;
+    const int qk_norm = value(b, LLMMEM_KEY_QK_NORM) != 0;
     const struct {
         llmmem__kind_set set;
         uint64_t kv, d;
-        int v;
+        int v, sinks;
         const char *q, *o, *k, *vname, *qn, *kn;
     } types[2] = {
-        {sliding, kv, d, 1, "q_proj", "o_proj", "k_proj", "v_proj", "q_norm", "k_norm"},
-        {full, gkv, gd, !k_eq_v, "q_proj.global", "o_proj.global", "k_proj.global", "v_proj.global", "q_norm.global",
-         "k_norm.global"},
+        {sliding, kv, d, 1, sinks, "q_proj", "o_proj", "k_proj", "v_proj", "q_norm", "k_norm"},
+        {full, gkv, gd, !k_eq_v, global_sinks, "q_proj.global", "o_proj.global", "k_proj.global", "v_proj.global",
+         "q_norm.global", "k_norm.global"},
     };
     const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
     for (unsigned i = 0; i < 2 && b->status == LLMMEM_OK; i++) {
         uint64_t all = llmmem__layers_in(&g->plan, types[i].set, 0, g->layers);
         llmmem__kind_set own_set = (llmmem__kind_set)(types[i].set & ~shared);
         uint64_t own = llmmem__layers_in(&g->plan, own_set, 0, g->layers), q_out = heads * types[i].d;
-        uint64_t kv_out = types[i].kv * types[i].d;
+        uint64_t kv_out = types[i].kv * types[i].d, v_out = types[i].kv * (dv == d ? types[i].d : dv);
         b->kinds = types[i].set;
         add(b, types[i].q, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_out, h, all, all);
-        add(b, types[i].o, A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, q_out, all, all);
-        add_norm(b, types[i].qn, types[i].d, all);
+        add(b, types[i].o, A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * (dv == d ? types[i].d : dv), all, all);
+        if (qk_norm)
+            add_norm(b, types[i].qn, types[i].d, all);
+        if (types[i].sinks)
+            add(b, "sinks", A, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, all, all);
         b->kinds = own_set;
         add(b, types[i].k, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K, kv_out, h, own, own);
         if (types[i].v)
-            add(b, types[i].vname, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_V, kv_out, h, own, own);
-        add_norm(b, types[i].kn, types[i].d, own);
+            add(b, types[i].vname, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_V, v_out, h, own, own);
+        if (qk_norm)
+            add_norm(b, types[i].kn, types[i].d, own);
         /* the shared layers' dropped k_proj, v_proj and k_norm: below 2^62 by the key bounds */
-        g->dropped += (all - own) * (kv_out * h * (types[i].v ? 2 : 1) + types[i].d);
+        g->dropped += (all - own) * (kv_out * h + (types[i].v ? v_out * h : 0) + (qk_norm ? types[i].d : 0));
     }
 }
 
@@ -1552,7 +1568,7 @@ static llmmem_status build(builder *b)
     const llmmem__kind_set shared =
         llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED),
                          any_ffn);
-    const int typed = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM) || shared;
+    const int typed = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM) || value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) || shared;
     if (attention_layers && require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS)) /* Mamba2Config has no attention heads */
         return b->status;
     if (typed && (g->kv_lora_rank || g->cross_layers || g->chunk))
@@ -1631,12 +1647,13 @@ llmmem_status llmmem__mtp_inventory(llmmem__inventory *out, const llmmem_model *
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "num_nextn_predict_layers (%llu) needs the model's shapes",
                             (unsigned long long)n);
     const int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE);
-    if (type == LLMMEM_MODEL_DEEPSEEK_V4 || type == LLMMEM_MODEL_NEMOTRON_H)
+    if (type == LLMMEM_MODEL_DEEPSEEK_V4 || type == LLMMEM_MODEL_NEMOTRON_H || type == LLMMEM_MODEL_MIMO_V2_FLASH)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "the %llu multi-token-prediction modules of %s (%s) are not modelled",
                             (unsigned long long)n, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, type),
-                            type == LLMMEM_MODEL_NEMOTRON_H ? "blocks of mtp_hybrid_override_pattern"
-                                                            : "a sliding-window block with its own hyper-connection head");
+                            type == LLMMEM_MODEL_NEMOTRON_H   ? "blocks of mtp_hybrid_override_pattern"
+                            : type == LLMMEM_MODEL_DEEPSEEK_V4 ? "a sliding-window block with its own hyper-connection head"
+                                                               : "sliding-window layers with a dense MLP");
     char message[LLMMEM_MESSAGE_MAX];
     llmmem__geometry unused;
     builder b = {out, &unused, m, message, sizeof message, LLMMEM_OK, 0};

@@ -211,6 +211,10 @@ static const llmmem__key_default apertus_structure[] = {
  * Lfm2Attention q_layernorm and k_layernorm over a head; tied */
 static const llmmem__key_default lfm2_structure[] = {{LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1}, END};
 
+/* XiaomiMiMo/MiMo-V2-Flash modeling (vllm model_executor/models/mimo_v2_flash.py): a MoE gate with
+ * e_score_correction_bias (topk_method noaux_tc) */
+static const llmmem__key_default mimo_v2_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -549,6 +553,12 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_LFM2, "lfm2", LLMMEM_READ_LFM2,
      {8, 0, 1, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 128000, 2560, 12288, 32, 32, 65536, 0},
      lfm2_structure, NULL},
+    /* MiMoV2FlashConfig (XiaomiMiMo/MiMo-V2-Flash configuration, remote code): swa_num_key_value_heads=8,
+     * swa_head_dim=192, swa_v_head_dim=128, max_position_embeddings=262144, tie_word_embeddings=False,
+     * add_swa_attention_sink_bias=True, add_full_attention_sink_bias=False, sliding_window=128, n_routed_experts=256,
+     * num_experts_per_tok=8, n_shared_experts=None, read by read_mimo_v2. llama.cpp's mimo2 GGUF: not read */
+    {LLMMEM_MODEL_MIMO_V2_FLASH, "mimo_v2_flash", LLMMEM_READ_MIMO_V2,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, mimo_v2_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -585,7 +595,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_GLM_MOE_DSA] = "glm_moe_dsa",     [LLMMEM_MODEL_DEEPSEEK_V4] = "deepseek_v4",
     [LLMMEM_MODEL_KIMI_LINEAR] = "kimi_linear",     [LLMMEM_MODEL_NEMOTRON_NAS] = "nemotron-nas",
     [LLMMEM_MODEL_OLMO3] = "olmo3",             [LLMMEM_MODEL_APERTUS] = "apertus",
-    [LLMMEM_MODEL_LFM2] = "lfm2",
+    [LLMMEM_MODEL_LFM2] = "lfm2",               [LLMMEM_MODEL_MIMO_V2_FLASH] = "mimo_v2_flash",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

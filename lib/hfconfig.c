@@ -1627,7 +1627,11 @@ static llmmem_status read_gemma4_text(const hf *c, const llmmem__json *obj)
     st = optional(c, obj, "global_head_dim", LLMMEM_KEY_GLOBAL_HEAD_DIM, 512, 0);
     if (!st)
         st = bool_key(c, obj, "attention_k_eq_v", LLMMEM_KEY_ATTENTION_K_EQ_V, 0);
+    int k_eq_v = 0;
     if (!st)
+        st = get_flag(c, obj, "attention_k_eq_v", 0, &k_eq_v);
+    /* configuration_gemma4.py: the full layers take num_global_key_value_heads only with attention_k_eq_v */
+    if (!st && k_eq_v)
         st = optional(c, obj, "num_global_key_value_heads", LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, 0, 0);
     if (!st)
         st = optional(c, obj, "num_kv_shared_layers", LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 0, 0);
@@ -2082,6 +2086,100 @@ static llmmem_status read_lfm2(const hf *c, const llmmem__json *obj)
     return LLMMEM_OK;
 }
 
+/* MiMoV2FlashConfig: full-attention layers of num_attention_heads, num_key_value_heads of head_dim (values
+ * v_head_dim wide), sliding ones of the swa_* fields (the same heads and widths modelled, their own KV heads), a
+ * sink per head where add_swa_ / add_full_attention_sink_bias say, q/k norms with use_qk_norm; hybrid_layer_pattern
+ * (1: sliding) and moe_layer_freq (1: MoE of n_routed_experts, else a dense MLP of intermediate_size) per layer. */
+static llmmem_status read_mimo_v2(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, heads = 0, d = 0, dv = 0, v;
+    enum presence p;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("head_dim"), LLMMEM_KEY_HEAD_DIM, CLASS_NONE, &d);
+    if (!st)
+        st = required(c, obj, NAMES("v_head_dim"), LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE, &dv);
+    if (!st)
+        st = required(c, obj, NAMES("num_key_value_heads"), LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "swa_num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 8, 8);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 262144, LEAVE);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased MiMo-V2 attention is not modelled");
+    if (!st)
+        st = bool_key(c, obj, "use_qk_norm", LLMMEM_KEY_QK_NORM, 0);
+    if (!st)
+        st = bool_key(c, obj, "add_swa_attention_sink_bias", LLMMEM_KEY_ATTENTION_SINKS, 1);
+    if (!st)
+        st = bool_key(c, obj, "add_full_attention_sink_bias", LLMMEM_KEY_FULL_ATTENTION_SINKS, 0);
+    if (!st)
+        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
+    static const struct {
+        const char *field;
+        int64_t dflt;
+        const char *as;
+    } swa[3] = {{"swa_num_attention_heads", 64, "num_attention_heads"},
+                {"swa_head_dim", 192, "head_dim"},
+                {"swa_v_head_dim", 128, "v_head_dim"}};
+    const int64_t want[3] = {heads, d, dv};
+    for (unsigned i = 0; !st && i < 3; i++) {
+        v = swa[i].dflt;
+        if ((st = get_int(c, obj, swa[i].field, &v, &p)) == LLMMEM_OK && p == PRESENT && v != want[i])
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, swa[i].field, "%lld differs from %s (%lld): sliding layers of "
+                           "other head counts or widths are not modelled", (long long)v, swa[i].as, (long long)want[i]);
+    }
+    v = 128;
+    const char *name;
+    if (!st && (st = get_int_alias(c, obj, NAMES("sliding_window", "sliding_window_size"), &v, &p, &name)) == LLMMEM_OK)
+        st = set(c, name, LLMMEM_KEY_SLIDING_WINDOW, p == PRESENT ? v : 128);
+    int64_t experts = 256;
+    if (!st && (st = get_int(c, obj, "n_routed_experts", &experts, &p)) == LLMMEM_OK)
+        st = set(c, "n_routed_experts", LLMMEM_KEY_NUM_EXPERTS, p == PRESENT ? experts : p == IS_NULL ? 0 : 256);
+    if (!st)
+        st = optional(c, obj, "num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 8, 8);
+    if (!st)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 0, 0);
+    if (st)
+        return st;
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    const llmmem__json *pattern = llmmem__json_object_get(obj, "hybrid_layer_pattern");
+    const llmmem__json *freq = llmmem__json_object_get(obj, "moe_layer_freq");
+    if (!pattern || !llmmem__json_is_array(pattern) || (int64_t)llmmem__json_array_size(pattern) != layers ||
+        !freq || !llmmem__json_is_array(freq) || (int64_t)llmmem__json_array_size(freq) != layers)
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "hybrid_layer_pattern",
+                       "and moe_layer_freq must each list num_hidden_layers (%lld) entries", (long long)layers);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++) {
+        const llmmem__json *a = llmmem__json_array_get(pattern, (size_t)i), *f = llmmem__json_array_get(freq, (size_t)i);
+        int64_t sliding = llmmem__json_is_integer(a) ? llmmem__json_integer_value(a) : -1;
+        int64_t moe = llmmem__json_is_integer(f) ? llmmem__json_integer_value(f) : -1;
+        if (sliding < 0 || sliding > 1 || moe < 0 || moe > 1 || (moe && experts == 0))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "hybrid_layer_pattern", "entry %lld (or moe_layer_freq's) is not 0 or 1",
+                           (long long)i);
+        llmmem__layer_map_push(&map, sliding ? LLMMEM_MIXER_SLIDING : LLMMEM_MIXER_FULL);
+        map.ffn[i] = (uint8_t)(1 + (moe ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE));
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    st = set(c, "moe_layer_freq", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    return st ? st : set(c, "moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -2114,6 +2212,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_KIMI_LINEAR: return read_kimi_linear(c, obj);
     case LLMMEM_READ_NEMOTRON_NAS: return read_nemotron_nas(c, obj);
     case LLMMEM_READ_LFM2: return read_lfm2(c, obj);
+    case LLMMEM_READ_MIMO_V2: return read_mimo_v2(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
@@ -3477,6 +3576,10 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
     const llmmem__json *text = root;
     if (strcmp(type, "gemma3") == 0) {
         st = read_gemma3(c, root, &text);
+    } else if (strcmp(type, "mimo_v2") == 0) { /* MiMo-V2.5's configs name the same model mimo_v2 */
+        c->fam = llmmem__family_named("mimo_v2_flash");
+        c->type = type;
+        st = read_text(c, root);
     } else if (strcmp(type, "gemma4") == 0 || strcmp(type, "gemma4_text") == 0) {
         c->fam = llmmem__family_named("gemma4");
         c->type = type;

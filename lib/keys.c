@@ -386,6 +386,10 @@ static const llmmem__key_info key_table[] = {
             "state per sequence in vLLM"),
     BOOL_KEY(LLMMEM_KEY_CONV_BIAS, M, "conv_bias", 0,
              "the short-convolution layers' in_proj, conv and out_proj have biases (Lfm2Config conv_bias)"),
+    BOOL_KEY(LLMMEM_KEY_FULL_ATTENTION_SINKS, M, "full_attention_sinks", 0,
+             "in a model with global_head_dim or num_global_key_value_heads, the full-attention layers have a "
+             "learned sink per head (MiMo-V2-Flash add_full_attention_sink_bias; attention_sinks gives the sliding "
+             "layers theirs)"),
     INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
             "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
             "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),

@@ -245,6 +245,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_MLP_ACT_PARAMS = 1227,          /**< learned scalars of each MLP's activation (Apertus's xIELU: alpha_p, alpha_n) */
     LLMMEM_KEY_CONV_L_CACHE = 1228,            /**< short-convolution layers' kernel (LFM2 conv_L_cache: 3); its window is their state */
     LLMMEM_KEY_CONV_BIAS = 1229,               /**< bool: the short-convolution layers' projections and convolution have biases */
+    LLMMEM_KEY_FULL_ATTENTION_SINKS = 1230,    /**< bool: full-attention layers have a sink per head where attention_sinks gives the sliding ones theirs (MiMo-V2-Flash) */
     LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
 
     /* hardware (2000+) */
@@ -489,7 +490,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_NEMOTRON_NAS = 55, /**< "nemotron-nas" (Llama-Nemotron Super and Ultra: per-layer blocks of their own widths) */
     LLMMEM_MODEL_OLMO3 = 56,       /**< "olmo3" (OLMo 2's layers, 3 sliding-window layers to 1 full) */
     LLMMEM_MODEL_APERTUS = 57,     /**< "apertus" (a two-matrix MLP with the learned xIELU activation, q/k norms) */
-    LLMMEM_MODEL_LFM2 = 58         /**< "lfm2" (LFM2: gated short-convolution and attention layers) */
+    LLMMEM_MODEL_LFM2 = 58,        /**< "lfm2" (LFM2: gated short-convolution and attention layers) */
+    LLMMEM_MODEL_MIMO_V2_FLASH = 59 /**< "mimo_v2_flash" (MiMo-V2-Flash: sliding and full layers of their own KV heads, sinks, narrower values) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
