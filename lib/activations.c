@@ -874,6 +874,23 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "training activations need the model's shapes: a model given by num_parameters "
                             "alone has no layers to save tensors of");
+    if (m->geo.kv_token_global.heads || m->geo.kv_shared_layers || m->geo.per_layer_inputs || m->geo.compressed_layers ||
+        m->geo.hc_mult || m->geo.blocks)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "training activations of a model with full and sliding layers of different widths, "
+                            "KV-shared layers, per-layer input embeddings, compressed attention, hyper-connections or "
+                            "per-layer blocks (%s) are not modelled",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)));
+    if (llmmem__model_value(m, LLMMEM_KEY_MLP_ACT_PARAMS)) /* mlp_core saves a GELU's or SiLU's tensors */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of an MLP with a learned activation (%s's "
+                            "xIELU, mlp_act_params) are not modelled",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)));
+    if (m->geo.moe_latent) /* moe_block saves the experts' inputs at hidden_size */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "training activations of a latent MoE (%s, moe_latent_size %llu: experts between "
+                            "fc1_latent_proj and fc2_latent_proj) are not modelled",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)),
+                            (unsigned long long)m->geo.moe_latent);
     if (m->geo.cross_layers) /* their keys and values come from the image, their scores are text x image */
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "activations of cross-attention layers (%llu, mllama's) are not modelled",

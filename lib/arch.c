@@ -168,6 +168,170 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
         add(b, "sinks", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, layers, layers);
 }
 
+/* Attention whose full layers have their own head width and KV heads, and whose last layers read an earlier
+ * layer's keys and values (transformers models/gemma4/modular_gemma4.py Gemma4TextAttention): q_proj, o_proj
+ * and q_norm of every attention layer at its type's width (head_dim on sliding layers, global_head_dim on full
+ * ones); k_proj, k_norm and v_proj only on layers that compute their own keys, k and v of
+ * num_global_key_value_heads on full layers with attention_k_eq_v, which have no v_proj (v_norm has no weight).
+ * The KV-shared layers' k_proj, v_proj and k_norm are in the checkpoint all the same and dropped on load
+ * (Gemma4TextModel._keys_to_ignore_on_load_unexpected): counted as the checkpoint's, not the model's. */
+static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding, llmmem__kind_set full,
+                                llmmem__kind_set shared)
+{
+    llmmem__geometry *g = b->geo;
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), kv = value(b, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
+    uint64_t d = value(b, LLMMEM_KEY_HEAD_DIM), gd = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM);
+    const int k_eq_v = value(b, LLMMEM_KEY_ATTENTION_K_EQ_V) != 0;
+    if (kv == 0)
+        kv = heads;
+    if (d == 0)
+        d = h / heads;
+    if (gd == 0)
+        gd = d;
+    uint64_t gkv = value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) ? value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) : kv;
+    /* MiMo-V2-Flash's value heads are narrower than its query and key heads (v_head_dim) */
+    uint64_t dv = value(b, LLMMEM_KEY_V_HEAD_DIM) ? value(b, LLMMEM_KEY_V_HEAD_DIM) : d;
+    if (dv != d && gd != d) {
+        fail(b, LLMMEM_ERR_UNSUPPORTED, "v_head_dim (%llu) beside global_head_dim (%llu) is not modelled",
+             (unsigned long long)dv, (unsigned long long)gd);
+        return;
+    }
+    if (heads % kv || heads % gkv) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_attention_heads (%llu) is not divisible by the KV heads (%llu, %llu)",
+             (unsigned long long)heads, (unsigned long long)kv, (unsigned long long)gkv);
+        return;
+    }
+    g->kv_heads = kv;
+    g->head_dim = d;
+    g->v_head_dim = dv;
+    /* a token's key and value of each KV head (one vector of both widths when they differ, as MLA's) */
+    g->kv_token = dv == d ? (llmmem__kv_token){kv, 2, d} : (llmmem__kv_token){kv, 1, d + dv};
+    /* k_eq_v layers cache keys and values all the same (Gemma4TextAttention: V is v_norm of the key projection) */
+    if (gkv != kv || gd != d)
+        g->kv_token_global = dv == d ? (llmmem__kv_token){gkv, 2, gd} : (llmmem__kv_token){gkv, 1, gd + dv};
+    /* MiMo-V2-Flash's attention_sink_bias, one per head, on the layers of each type that add_*_attention_sink_bias
+     * names (vllm model_executor/models/mimo_v2_flash.py MiMoV2Attention) */
+    const int sinks = value(b, LLMMEM_KEY_ATTENTION_SINKS) != 0, global_sinks = value(b, LLMMEM_KEY_FULL_ATTENTION_SINKS) != 0;
+    const int qk_norm = value(b, LLMMEM_KEY_QK_NORM) != 0;
+    const struct {
+        llmmem__kind_set set;
+        uint64_t kv, d;
+        int v, sinks;
+        const char *q, *o, *k, *vname, *qn, *kn;
+    } types[2] = {
+        {sliding, kv, d, 1, sinks, "q_proj", "o_proj", "k_proj", "v_proj", "q_norm", "k_norm"},
+        {full, gkv, gd, !k_eq_v, global_sinks, "q_proj.global", "o_proj.global", "k_proj.global", "v_proj.global",
+         "q_norm.global", "k_norm.global"},
+    };
+    const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
+    for (unsigned i = 0; i < 2 && b->status == LLMMEM_OK; i++) {
+        uint64_t all = llmmem__layers_in(&g->plan, types[i].set, 0, g->layers);
+        llmmem__kind_set own_set = (llmmem__kind_set)(types[i].set & ~shared);
+        uint64_t own = llmmem__layers_in(&g->plan, own_set, 0, g->layers), q_out = heads * types[i].d;
+        uint64_t kv_out = types[i].kv * types[i].d, v_out = types[i].kv * (dv == d ? types[i].d : dv);
+        b->kinds = types[i].set;
+        add(b, types[i].q, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_out, h, all, all);
+        add(b, types[i].o, A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * (dv == d ? types[i].d : dv), all, all);
+        if (qk_norm)
+            add_norm(b, types[i].qn, types[i].d, all);
+        if (types[i].sinks)
+            add(b, "sinks", A, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, all, all);
+        b->kinds = own_set;
+        add(b, types[i].k, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K, kv_out, h, own, own);
+        if (types[i].v)
+            add(b, types[i].vname, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_V, v_out, h, own, own);
+        if (qk_norm)
+            add_norm(b, types[i].kn, types[i].d, own);
+        /* the shared layers' dropped k_proj, v_proj and k_norm: below 2^62 by the key bounds */
+        g->dropped += (all - own) * (kv_out * h + (types[i].v ? v_out * h : 0) + (qk_norm ? types[i].d : 0));
+    }
+}
+
+/* DeepSeek-V4's attention, every layer a window of sliding_window tokens and, in compressed layers, compressed
+ * entries (the tensors of antirez/ds4 ds4.c weights_validate_layout, the GGUF names): attn_q_a (hidden ->
+ * q_lora_rank), its norm, attn_q_b (-> heads x head_dim), one shared key-value head attn_kv (hidden -> head_dim)
+ * and its norm, attn_sinks per head, the grouped output attn_output_a (o_groups x o_lora_rank from heads x
+ * head_dim / o_groups each) and attn_output_b (-> hidden). A compressed layer's compressor: ape (rate x width),
+ * kv and gate (hidden -> width), a norm over head_dim, its width 2 x head_dim in a compressed sparse layer
+ * (overlapping windows) and head_dim in a heavily compressed one; a compressed sparse layer's indexer: q_b
+ * (q_lora_rank -> index_n_heads x index_head_dim), proj (hidden -> index_n_heads) and its own compressor of
+ * width 2 x index_head_dim. */
+static void add_compressed_attention(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
+    llmmem__kind_set csa = llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CSA), any_ffn);
+    llmmem__kind_set hca = llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn);
+    llmmem__kind_set all = (llmmem__kind_set)(csa | hca | llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING), any_ffn));
+    if (require(b, LLMMEM_KEY_Q_LORA_RANK) || require(b, LLMMEM_KEY_HEAD_DIM) || require(b, LLMMEM_KEY_O_GROUPS) ||
+        require(b, LLMMEM_KEY_O_LORA_RANK))
+        return;
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), d = value(b, LLMMEM_KEY_HEAD_DIM);
+    uint64_t q_rank = value(b, LLMMEM_KEY_Q_LORA_RANK), groups = value(b, LLMMEM_KEY_O_GROUPS);
+    uint64_t o_rank = value(b, LLMMEM_KEY_O_LORA_RANK);
+    uint64_t n = llmmem__layers_in(&g->plan, all, 0, g->layers), nc = llmmem__layers_in(&g->plan, csa, 0, g->layers);
+    uint64_t nh = llmmem__layers_in(&g->plan, hca, 0, g->layers);
+    if (n != g->layers || heads % groups) {
+        fail(b, LLMMEM_ERR_UNSUPPORTED, "o_groups (%llu) must divide num_attention_heads (%llu), and every layer be "
+             "sliding, compressed sparse or heavily compressed attention", (unsigned long long)groups,
+             (unsigned long long)heads);
+        return;
+    }
+    g->kv_heads = 1;
+    g->head_dim = g->v_head_dim = d;
+    g->q_lora_rank = q_rank;
+    const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
+    b->kinds = all;
+    add(b, "attn_q_a", A, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_TARGET_Q, q_rank, h, n, n);
+    add_norm(b, "attn_q_a_norm", q_rank, n);
+    add(b, "attn_q_b", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, heads * d, q_rank, n, n);
+    add(b, "attn_kv", A, LLMMEM_SPLIT_REPLICATED, 1, LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V, d, h, n, n);
+    add_norm(b, "attn_kv_a_norm", d, n);
+    add(b, "sinks", A, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, n, n);
+    add(b, "attn_output_a", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_O, groups * o_rank, heads / groups * d, n, n);
+    add(b, "attn_output_b", A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, groups * o_rank, n, n);
+    const struct {
+        llmmem__kind_set set;
+        uint64_t layers, rate, width;
+    } compressors[2] = {{csa, nc, value(b, LLMMEM_KEY_COMPRESS_RATE_CSA), 2 * d},
+                        {hca, nh, value(b, LLMMEM_KEY_COMPRESS_RATE_HCA), d}};
+    for (unsigned i = 0; i < 2; i++) {
+        b->kinds = compressors[i].set;
+        add(b, "compressor.ape", A, LLMMEM_SPLIT_REPLICATED, 0, 0, compressors[i].rate, compressors[i].width,
+            compressors[i].layers, compressors[i].layers);
+        add(b, "compressor.kv_gate", A, LLMMEM_SPLIT_REPLICATED, 1, 0, compressors[i].width, h, 2 * compressors[i].layers,
+            2 * compressors[i].layers);
+        add_norm(b, "compressor.norm", d, compressors[i].layers);
+    }
+    uint64_t ih = value(b, LLMMEM_KEY_INDEX_N_HEADS), id = value(b, LLMMEM_KEY_INDEX_HEAD_DIM);
+    b->kinds = csa;
+    if (nc && (require(b, LLMMEM_KEY_INDEX_N_HEADS) || require(b, LLMMEM_KEY_INDEX_HEAD_DIM)))
+        return;
+    add(b, "indexer.q_b", A, LLMMEM_SPLIT_REPLICATED, 1, 0, ih * id, q_rank, nc, nc);
+    add(b, "indexer.proj", A, LLMMEM_SPLIT_REPLICATED, 0, 0, ih, h, nc, nc);
+    add(b, "indexer.compressor.ape", A, LLMMEM_SPLIT_REPLICATED, 0, 0, compressors[0].rate, 2 * id, nc, nc);
+    add(b, "indexer.compressor.kv_gate", A, LLMMEM_SPLIT_REPLICATED, 1, 0, 2 * id, h, 2 * nc, 2 * nc);
+    add_norm(b, "indexer.compressor.norm", id, nc);
+}
+
+/* Manifold-constrained hyper-connections (DeepSeek-V4, ds4.c weights_validate_layout): before a layer's attention
+ * and before its feed-forward, a mixing function from the hc_mult streams (hidden x hc_mult -> 2 hc + hc^2), its
+ * base and a scale of three; at the output, output_hc_fn (hidden x hc -> hc), its base and one scale. */
+static void add_hyper_connections(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t hc = value(b, LLMMEM_KEY_HC_MULT), mix = 2 * hc + hc * hc;
+    b->geo->hc_mult = hc;
+    if (hc == 0)
+        return;
+    llmmem__kind_set kinds = b->kinds;
+    add(b, "hc.fn", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 0, 0, mix, h * hc, 2 * layers, 2 * layers);
+    add_vector(b, "hc.base_scale", LLMMEM_PARAMS_OTHER, mix + 3, 2 * layers);
+    b->kinds = 0;
+    add(b, "output_hc.fn", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 0, 0, hc, h * hc, 1, 1);
+    add_vector(b, "output_hc.base_scale", LLMMEM_PARAMS_OTHER, hc + 1, 1);
+    b->kinds = kinds;
+}
+
 /* DeepSeek sparse attention's lightning indexer in an MLA layer (deepseek-ai/DeepSeek-V3.2-Exp
  * inference/model.py Indexer; vllm model_executor/models/deepseek_v2.py Indexer). */
 static void add_indexer(builder *b, uint64_t h, uint64_t layers)
@@ -324,6 +488,52 @@ static void add_mamba1(builder *b, uint64_t h)
     }
 }
 
+/* The short-convolution mixer of LFM2's conv layers (transformers models/lfm2/modeling_lfm2.py Lfm2ShortConv):
+ * in_proj hidden -> 3 x hidden (B, C, x), a depthwise conv of conv_L_cache over hidden channels, out_proj back,
+ * biased by conv_bias. */
+static void add_short_conv(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    uint64_t layers = g->conv_layers, kernel = value(b, LLMMEM_KEY_CONV_L_CACHE);
+    if (layers == 0)
+        return;
+    g->conv_kernel = kernel;
+    const llmmem_param_group S = LLMMEM_PARAMS_SSM;
+    /* vLLM model_executor/layers/mamba/short_conv.py ShortConv: in_proj and conv column-parallel, out_proj row */
+    add(b, "conv.in_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, 3 * h, h, layers, layers);
+    add(b, "conv.conv", S, LLMMEM_SPLIT_COLUMN, 0, 0, h, kernel, layers, layers);
+    add(b, "conv.out_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, h, layers, layers);
+    if (value(b, LLMMEM_KEY_CONV_BIAS))
+        add_vector(b, "conv.bias", S, 3 * h + h + h, layers);
+}
+
+/* Kimi Delta Attention (moonshotai/Kimi-Linear modeling_kimi.py KimiDeltaAttention, its tensors as the
+ * checkpoint's tensor table lists them): q_proj, k_proj, v_proj (hidden -> heads x head_dim), a depthwise
+ * convolution of each without bias, the low-rank decay gate f_a_proj (hidden -> head_dim) and f_b_proj, dt_bias
+ * per channel and A_log per head (both stored float32), b_proj (hidden -> heads), the low-rank output gate
+ * g_a_proj and g_b_proj, o_norm over a head and o_proj. Its state is Gated DeltaNet's arrangement with key and
+ * value heads alike: the three convolutions' windows and a heads x head_dim^2 recurrent state (vLLM
+ * mamba_utils.py kda_state_shape). */
+static void add_kimi_delta_attention(builder *b, uint64_t h, uint64_t layers, uint64_t heads, uint64_t d,
+                                     uint64_t kernel)
+{
+    const llmmem_param_group S = LLMMEM_PARAMS_SSM;
+    uint64_t inner = heads * d; /* below 2^48 by the key bounds */
+    /* vLLM kimi_linear.py KimiDeltaAttention: q, k, v, f_b, g_b projections column-parallel, o_proj row-parallel */
+    add(b, "kda.qkv_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, h, 3 * layers, 3 * layers);
+    add(b, "kda.qkv_conv1d", S, LLMMEM_SPLIT_COLUMN, 0, 0, inner, kernel, 3 * layers, 3 * layers);
+    add(b, "kda.f_g_a_proj", S, LLMMEM_SPLIT_REPLICATED, 1, 0, d, h, 2 * layers, 2 * layers);
+    add(b, "kda.f_g_b_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, d, 2 * layers, 2 * layers);
+    unsigned at = b->inv->n;
+    add(b, "kda.dt_bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, layers, layers);
+    add(b, "kda.A_log", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, layers, layers);
+    for (unsigned i = at; i < b->inv->n; i++)
+        b->inv->t[i].fp32 = 1;
+    add(b, "kda.b_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, heads, h, layers, layers);
+    add_vector(b, "kda.o_norm", S, d, layers);
+    add(b, "kda.o_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, inner, layers, layers);
+}
+
 /* The Gated DeltaNet mixer of every linear_attention layer. transformers
  * models/qwen3_next/modeling_qwen3_next.py Qwen3NextGatedDeltaNet: in_proj_qkvz to 2 x key_dim +
  * 2 x value_dim, in_proj_ba to 2 x value heads, a bias-free depthwise conv1d over 2 x key_dim +
@@ -353,6 +563,10 @@ static void add_gated_deltanet(builder *b, uint64_t h)
     g->gdn_conv_kernel = kernel;
     g->gdn_conv_dim = conv_dim;
     const llmmem_param_group S = LLMMEM_PARAMS_SSM;
+    if (value(b, LLMMEM_KEY_LINEAR_ATTN_KDA)) {
+        add_kimi_delta_attention(b, h, layers, k_heads, k_dim, kernel);
+        return;
+    }
     /* vLLM qwen3_next.py Qwen3NextGatedDeltaNet: in projections and conv1d column-parallel, out_proj row-parallel */
     add(b, "linear_attn.in_proj_qkvz", S, LLMMEM_SPLIT_COLUMN, 1, 0, 2 * key_dim + 2 * value_dim, h, layers, layers);
     add(b, "linear_attn.in_proj_ba", S, LLMMEM_SPLIT_COLUMN, 1, 0, 2 * v_heads, h, layers, layers);
@@ -372,6 +586,9 @@ static void add_mlp(builder *b, const char *const names[3], llmmem_param_group g
         add(b, names[0], group, col, 1, LLMMEM_LORA_TARGET_GATE, f, h, count, active);
     add(b, names[1], group, col, 1, LLMMEM_LORA_TARGET_UP, f, h, count, active);
     add(b, names[2], group, row, 1, LLMMEM_LORA_TARGET_DOWN, h, f, count, active);
+    /* transformers activations.py XIELUActivation: alpha_p and alpha_n, learned scalars of each MLP */
+    if (group == LLMMEM_PARAMS_MLP && value(b, LLMMEM_KEY_MLP_ACT_PARAMS))
+        add_vector(b, "mlp.act_params", group, value(b, LLMMEM_KEY_MLP_ACT_PARAMS), count);
     if (value(b, LLMMEM_KEY_MLP_BIAS)) {
         uint64_t biases = gated ? 2 : 1; /* one of width f per gate/up, one of width h for down */
         add(b, "mlp.bias.in", group, col, 0, 0, 1, f, count * biases, active * biases);
@@ -520,8 +737,8 @@ static enum llmmem__mixer mixer_of(const builder *b, uint64_t i, uint64_t patter
 static enum llmmem__ffn ffn_of(const builder *b, uint64_t i, uint64_t first_dense, uint64_t freq, uint64_t step)
 {
     const llmmem__layer_map *map = &b->m->layer_map;
-    if (map->layers && map->no_ffn[i]) /* NemotronHBlock: a mamba or attention block has no MLP */
-        return LLMMEM_FFN_NONE;
+    if (map->layers && map->ffn[i]) /* NemotronHBlock: a mamba or attention block has no MLP, '-' and 'E' their own */
+        return (enum llmmem__ffn)(map->ffn[i] - 1);
     if (value(b, LLMMEM_KEY_NUM_EXPERTS) == 0)
         return LLMMEM_FFN_DENSE;
     /* configuration_jamba.py layers_num_experts: num_experts where i % expert_layer_period == expert_layer_offset,
@@ -544,14 +761,16 @@ int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, 
         return 0;
     }
     for (size_t i = 0; i < len; i++) {
-        /* transformers NemotronHConfig layers_block_type: M mamba, * attention, - mlp */
+        /* transformers NemotronHConfig _pattern_to_list: M mamba, * attention, - mlp, E moe */
+        const uint8_t none = feed_forward ? 0 : 1 + LLMMEM_FFN_NONE;
         switch (pattern[i]) {
-        case 'M': llmmem__layer_map_push(map, LLMMEM_MIXER_SSM); map->no_ffn[i] = !feed_forward; break;
-        case '*': llmmem__layer_map_push(map, LLMMEM_MIXER_FULL); map->no_ffn[i] = !feed_forward; break;
-        case '-': llmmem__layer_map_push(map, LLMMEM_MIXER_NONE); break;
+        case 'M': llmmem__layer_map_push(map, LLMMEM_MIXER_SSM); map->ffn[i] = none; break;
+        case '*': llmmem__layer_map_push(map, LLMMEM_MIXER_FULL); map->ffn[i] = none; break;
+        case '-': llmmem__layer_map_push(map, LLMMEM_MIXER_NONE); map->ffn[i] = 1 + LLMMEM_FFN_DENSE; break;
+        case 'E': llmmem__layer_map_push(map, LLMMEM_MIXER_NONE); map->ffn[i] = 1 + LLMMEM_FFN_MOE; break;
         default:
             snprintf(message, message_size, "character %zu ('%c') is not a modelled block (M mamba, * attention, "
-                     "- mlp are; E, the MoE block, is not)", i, pattern[i] >= 32 && pattern[i] < 127 ? pattern[i] : '?');
+                     "- mlp and E moe are)", i, pattern[i] >= 32 && pattern[i] < 127 ? pattern[i] : '?');
             return 0;
         }
     }
@@ -643,11 +862,26 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
                         (unsigned long long)first_dense, (unsigned long long)freq);
         p->period = q * pf;
     }
+    const uint64_t kv_shared = value(b, LLMMEM_KEY_NUM_KV_SHARED_LAYERS);
+    if (kv_shared && (kv_shared >= layers || g->kv_lora_rank || layers > p->listed))
+        return fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_kv_shared_layers (%llu) needs an earlier layer of each type to read "
+                    "from (num_hidden_layers %llu) and standard attention (kv_lora_rank %llu)",
+                    (unsigned long long)kv_shared, (unsigned long long)layers, (unsigned long long)g->kv_lora_rank);
+    g->kv_shared_layers = kv_shared;
     for (uint64_t i = 0; i < p->listed; i++) {
         llmmem__layer_kind kind = {(uint8_t)mixer_of(b, i, pattern, interval, full_interval),
-                                   (uint8_t)ffn_of(b, i, first_dense, freq, step)};
+                                   (uint8_t)ffn_of(b, i, first_dense, freq, step), map->layers ? map->block[i] : 0};
+        /* Gemma4TextAttention: layers i >= num_hidden_layers - num_kv_shared_layers reuse the keys and values of
+         * the last earlier layer of their type */
+        if (i + kv_shared >= layers && kind.mixer == LLMMEM_MIXER_SLIDING)
+            kind.mixer = LLMMEM_MIXER_SLIDING_SHARED;
+        else if (i + kv_shared >= layers && kind.mixer == LLMMEM_MIXER_FULL)
+            kind.mixer = LLMMEM_MIXER_FULL_SHARED;
+        else if (i + kv_shared >= layers)
+            return fail(b, LLMMEM_ERR_UNSUPPORTED, "num_kv_shared_layers (%llu) over layers other than full and sliding "
+                        "attention is not modelled", (unsigned long long)kv_shared);
         unsigned k = 0;
-        while (k < p->n && (p->kind[k].mixer != kind.mixer || p->kind[k].ffn != kind.ffn))
+        while (k < p->n && (p->kind[k].mixer != kind.mixer || p->kind[k].ffn != kind.ffn || p->kind[k].block != kind.block))
             k++;
         if (k == LLMMEM_LAYER_KINDS_MAX)
             return fail(b, LLMMEM_ERR_UNSUPPORTED, "the model's decoder layers are of more than %d kinds",
@@ -682,7 +916,9 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     g->all = (llmmem__kind_set)((1u << p->n) - 1);
     g->attention = llmmem__kinds_of(p, LLMMEM_ATTENTION_MIXERS, any_ffn);
     g->dense = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_DENSE));
-    g->moe = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_MOE));
+    g->moe = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_MOE) | LLMMEM_FFN_BIT(LLMMEM_FFN_HASH_MOE));
+    g->compressed_layers = llmmem__layers_in(
+        p, llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CSA) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn), 0, layers);
     /* transformers cache_utils.py DynamicCache/StaticCache: a chunked_attention layer is cached as a
      * sliding one whose window is attention_chunk_size (only the mask tells them apart) */
     g->sliding = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED),
@@ -700,6 +936,8 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     g->mamba1 = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1), any_ffn);
     g->mamba1_layers = llmmem__layers_in(p, g->mamba1, 0, layers);
     g->linear_layers = llmmem__layers_in(p, g->linear, 0, layers);
+    g->conv = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SHORT_CONV), any_ffn);
+    g->conv_layers = llmmem__layers_in(p, g->conv, 0, layers);
     g->parallel_ssm = value(b, LLMMEM_KEY_PARALLEL_SSM) != 0;
     if (g->parallel_ssm) {
         /* modeling_falcon_h1.py FalconH1DecoderLayer: self.mamba (FalconH1Mixer) beside self.self_attn in every layer */
@@ -719,6 +957,28 @@ static const char *const expert_names[3] = {"experts.gate_proj", "experts.up_pro
 static const char *const shared_names[3] = {"shared_experts.gate_proj", "shared_experts.up_proj",
                                             "shared_experts.down_proj"};
 
+/* The dense MLPs of width f; with use_double_wide_mlp the KV-shared layers' are 2f wide (transformers
+ * models/gemma4/modular_gemma4.py Gemma4TextMLP: intermediate_size * 2 on a KV-shared layer). */
+static void add_dense_mlps(builder *b, uint64_t h, uint64_t f)
+{
+    llmmem__geometry *g = b->geo;
+    const llmmem__kind_set wide =
+        value(b, LLMMEM_KEY_DOUBLE_WIDE_MLP)
+            ? (llmmem__kind_set)(g->dense & llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED) |
+                                                                           LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED),
+                                                             (1u << LLMMEM_FFNS) - 1))
+            : 0;
+    uint64_t n = llmmem__layers_in(&g->plan, (llmmem__kind_set)(g->dense & ~wide), 0, g->layers);
+    b->kinds = (llmmem__kind_set)(g->dense & ~wide);
+    add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, n, n);
+    if (wide) {
+        n = llmmem__layers_in(&g->plan, wide, 0, g->layers);
+        b->kinds = wide;
+        add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, 2 * f, n, n);
+    }
+    b->kinds = g->dense;
+}
+
 static void add_ffn(builder *b, uint64_t h, uint64_t layers)
 {
     uint64_t f = value(b, LLMMEM_KEY_INTERMEDIATE_SIZE);
@@ -729,8 +989,7 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     g->ffn = f;
     b->kinds = g->dense;
     if (experts == 0) {
-        add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, g->dense_layers,
-                g->dense_layers);
+        add_dense_mlps(b, h, f);
         return;
     }
     uint64_t top_k = value(b, LLMMEM_KEY_NUM_EXPERTS_PER_TOK);
@@ -753,8 +1012,7 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
     uint64_t moe_layers = g->moe_layers;
     g->experts = experts;
     g->experts_per_tok = top_k;
-    add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, f, g->dense_layers,
-            g->dense_layers);
+    add_dense_mlps(b, h, f);
 
     b->kinds = g->moe;
     uint64_t fe = value(b, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE);
@@ -766,16 +1024,55 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
         fail(b, LLMMEM_ERR_OVERFLOW, "expert count exceeds 64 bits");
         return;
     }
-    add_mlp(b, expert_names, LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_EXPERT, LLMMEM_SPLIT_EXPERT, h, fe, routed, active);
+    /* transformers modular_nemotron_h.py NemotronHMoE: with moe_latent_size the experts read and write that
+     * width, fc1_latent_proj (hidden -> latent) before them and fc2_latent_proj after, biased by mlp_bias */
+    uint64_t latent = value(b, LLMMEM_KEY_MOE_LATENT_SIZE), expert_width = latent ? latent : h;
+    g->moe_latent = latent;
+    add_mlp(b, expert_names, LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_EXPERT, LLMMEM_SPLIT_EXPERT, expert_width, fe, routed,
+            active);
+    if (latent) {
+        add(b, "moe.fc1_latent_proj", LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_REPLICATED, 1, 0, latent, h, moe_layers,
+            moe_layers);
+        add(b, "moe.fc2_latent_proj", LLMMEM_PARAMS_EXPERTS, LLMMEM_SPLIT_REPLICATED, 1, 0, h, latent, moe_layers,
+            moe_layers);
+        if (value(b, LLMMEM_KEY_MLP_BIAS)) {
+            add_vector(b, "moe.fc1_latent_proj.bias", LLMMEM_PARAMS_EXPERTS, latent, moe_layers);
+            add_vector(b, "moe.fc2_latent_proj.bias", LLMMEM_PARAMS_EXPERTS, h, moe_layers);
+        }
+    }
     /* The router: a linear from hidden to one logit per expert (Mixtral's gate, DeepSeek's MoEGate). */
+    unsigned router_at = b->inv->n;
     add(b, "router", LLMMEM_PARAMS_ROUTER, LLMMEM_SPLIT_REPLICATED, 1, 0, experts, h, moe_layers, moe_layers);
+    if (b->inv->n > router_at && value(b, LLMMEM_KEY_ROUTER_FP32))
+        b->inv->t[router_at].fp32 = 1;
     if (value(b, LLMMEM_KEY_ROUTER_BIAS))
         add_vector(b, "router.bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
+    if (value(b, LLMMEM_KEY_ROUTER_SCALES)) { /* Gemma4TextRouter: scale [hidden], per_expert_scale [experts] */
+        add_vector(b, "router.scale", LLMMEM_PARAMS_ROUTER, h, moe_layers);
+        add_vector(b, "router.per_expert_scale", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
+    }
+    /* the hash-routed layers (DeepSeek-V4's first ones) take their experts from a token-id table, int32 (4 bytes
+     * an entry, as the fp32 flag stores it) of top_k entries a vocabulary row (ds4.c ffn_gate_tid2eid), and have
+     * no correction bias (exp_probs_b) */
+    const llmmem__kind_set hash = llmmem__kinds_of(&g->plan, (1u << LLMMEM_MIXERS) - 1, LLMMEM_FFN_BIT(LLMMEM_FFN_HASH_MOE));
+    const uint64_t hash_layers = llmmem__layers_in(&g->plan, hash, 0, g->layers);
     if (value(b, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS)) {
         unsigned at = b->inv->n;
-        add_vector(b, "router.e_score_correction_bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers);
-        if (b->inv->n > at) /* deepseek-ai/DeepSeek-V3 inference/model.py Gate.bias: dtype torch.float32 */
+        b->kinds = (llmmem__kind_set)(g->moe & ~hash);
+        add_vector(b, "router.e_score_correction_bias", LLMMEM_PARAMS_ROUTER, experts, moe_layers - hash_layers);
+        /* deepseek-ai/DeepSeek-V3 inference/model.py Gate.bias: dtype torch.float32 (router_bias_fp32) */
+        if (b->inv->n > at && value(b, LLMMEM_KEY_ROUTER_BIAS_FP32))
             b->inv->t[at].fp32 = 1;
+        b->kinds = g->moe;
+    }
+    if (hash_layers) {
+        unsigned at = b->inv->n;
+        b->kinds = hash;
+        add(b, "router.tid2eid", LLMMEM_PARAMS_ROUTER, LLMMEM_SPLIT_REPLICATED, 0, 0, g->vocab, top_k, hash_layers,
+            hash_layers);
+        if (b->inv->n > at)
+            b->inv->t[at].fp32 = 1;
+        b->kinds = g->moe;
     }
 
     uint64_t fs = value(b, LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE);
@@ -886,6 +1183,75 @@ static void add_pixtral(builder *b, uint64_t text_hidden)
 static void add_llama4_vision(builder *b, uint64_t text_hidden);
 static void add_mllama_vision(builder *b, uint64_t text_hidden);
 
+/* The Gemma 4 vision tower and its embedder (transformers models/gemma4/modular_gemma4.py):
+ * Gemma4VisionPatchEmbedder input_proj (3 x patch^2 -> hidden, no bias) and position_embedding_table
+ * (2 x position_embedding_size x hidden); Gemma4VisionEncoderLayer: q, k, v, o (heads x hidden / heads, no
+ * bias; with use_clipped_linears four scalar bound buffers each, which the Hub's counts leave out and this
+ * inventory too), q_norm and k_norm over a head, four norms, a gated MLP; std_bias and std_scale when
+ * standardize; Gemma4MultimodalEmbedder embed_vision: a weightless RMSNorm and a linear to the text width. */
+static void add_gemma4_vision(builder *b, uint64_t text_hidden)
+{
+    if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS) || require(b, LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
+    uint64_t heads = value(b, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS);
+    uint64_t positions = value(b, LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS);
+    add(b, "vision.patch_embedder.input_proj", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, 3 * patch * patch, 1, 1);
+    add(b, "vision.position_embedding_table", V, LLMMEM_SPLIT_REPLICATED, 0, 0, 2 * positions, vh, 1, 1);
+    add(b, "vision.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, vh, vh, 4 * layers, 4 * layers);
+    add_vector(b, "vision.qk_norm", V, vh / heads, 2 * layers);
+    add_vector(b, "vision.layer_norms", V, vh, 4 * layers);
+    add(b, "vision.mlp.gate_up", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, 2 * layers, 2 * layers);
+    add(b, "vision.mlp.down", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
+    if (value(b, LLMMEM_KEY_VISION_STANDARDIZE))
+        add_vector(b, "vision.std_bias_scale", V, vh, 2);
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == 9)
+        add(b, "embed_vision", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
+}
+
+/* The Gemma 4 audio tower and its embedder (transformers models/gemma4/modular_gemma4.py):
+ * Gemma4AudioSubSampleConvProjection (two 3 x 3 convolutions without bias, each with a bias-free LayerNorm,
+ * and input_proj_linear from channels[0] / 4 x channels[1] to hidden); per Gemma4AudioLayer two
+ * Gemma4AudioFeedForward (hidden -> 4 hidden -> hidden, two norms), Gemma4AudioAttention (q, k, v, post and
+ * relative_k_proj, hidden x hidden, and per_dim_scale over a head), Gemma4AudioLightConv1d (linear_start
+ * hidden -> 2 hidden, a depthwise kernel, linear_end, two norms) and three norms; output_proj (biased) to
+ * output_proj_dims; embed_audio a linear from it to the text width. The clippable linears' scalar bounds
+ * are left out, as the Hub's counts leave them out. */
+static void add_gemma4_audio(builder *b, uint64_t text_hidden)
+{
+    uint64_t a = value(b, LLMMEM_KEY_AUDIO_HIDDEN_SIZE);
+    if (a == 0)
+        return;
+    if (require(b, LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS) ||
+        require(b, LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE) || require(b, LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0) ||
+        require(b, LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_1) || require(b, LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t layers = value(b, LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS), heads = value(b, LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS);
+    uint64_t c0 = value(b, LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0), c1 = value(b, LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_1);
+    uint64_t out = value(b, LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS), kernel = value(b, LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE);
+    add(b, "audio.subsample.conv0", V, LLMMEM_SPLIT_REPLICATED, 0, 0, c0, 9, 1, 1);
+    add(b, "audio.subsample.conv1", V, LLMMEM_SPLIT_REPLICATED, 0, 0, c1, 9 * c0, 1, 1);
+    add_vector(b, "audio.subsample.norms", V, c0 + c1, 1);
+    add(b, "audio.subsample.input_proj", V, LLMMEM_SPLIT_REPLICATED, 1, 0, a, c0 / 4 * c1, 1, 1);
+    add(b, "audio.feed_forward", V, LLMMEM_SPLIT_COLUMN, 1, 0, 4 * a, a, 4 * layers, 4 * layers); /* 2 x (in, out) */
+    add(b, "audio.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, a, a, 5 * layers, 5 * layers);
+    add_vector(b, "audio.attention.per_dim_scale", V, a / heads, layers);
+    add(b, "audio.lconv.linear_start", V, LLMMEM_SPLIT_COLUMN, 1, 0, 2 * a, a, layers, layers);
+    add(b, "audio.lconv.linear_end", V, LLMMEM_SPLIT_ROW, 1, 0, a, a, layers, layers);
+    add(b, "audio.lconv.depthwise_conv1d", V, LLMMEM_SPLIT_COLUMN, 0, 0, a, kernel, layers, layers);
+    add_vector(b, "audio.layer_norms", V, a, 9 * layers); /* 2 per feed-forward, 2 in the conv, 3 of the layer */
+    add(b, "audio.output_proj", V, LLMMEM_SPLIT_REPLICATED, 1, 0, out, a, 1, 1);
+    add_vector(b, "audio.output_proj.bias", V, out, 1);
+    add(b, "embed_audio", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, out, 1, 1);
+}
+
 /* A ViT vision tower and its projector into the text model.
  * transformers CLIPVisionTransformer / SiglipVisionTransformer: patch embedding (a conv, SigLIP
  * with bias), position embedding (CLIP adds a class token and its row), pre-norm layers with biased
@@ -909,6 +1275,10 @@ static void add_vision(builder *b, uint64_t text_hidden)
     }
     if (kind == 8) {
         add_mllama_vision(b, text_hidden);
+        return;
+    }
+    if (kind == 9) {
+        add_gemma4_vision(b, text_hidden);
         return;
     }
     if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
@@ -1058,6 +1428,92 @@ static void add_count_only(builder *b)
     add(b, "parameters", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, 1, n, 1, 1);
 }
 
+/* Layers of per-layer shapes, one layer kind per distinct block (vLLM model_executor/models/nemotron_nas.py
+ * DeciLMDecoderLayer, from block_configs): attention of its own KV heads (input_layernorm, q, k, v, o without
+ * biases), or one hidden x hidden linear in its place (with its norm), or none (no_op: no norm either); a gated
+ * MLP of its own width (post_attention_layernorm, gate, up, down), or a linear, or none. Views that take one
+ * MLP width (the serving and generate peaks) see the widest; the caches need one KV width. */
+static void add_blocks(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    const llmmem__layer_map *map = &b->m->layer_map;
+    const llmmem__layer_plan *p = &g->plan;
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), d = value(b, LLMMEM_KEY_HEAD_DIM);
+    if (require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS))
+        return;
+    if (d == 0)
+        d = h / heads;
+    g->blocks = 1;
+    g->head_dim = g->v_head_dim = d;
+    const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
+    for (unsigned k = 0; k < p->n && b->status == LLMMEM_OK; k++) {
+        if (p->kind[k].block == 0) {
+            fail(b, LLMMEM_ERR_INCOMPATIBLE, "a layer of a model with per-layer blocks has no block");
+            return;
+        }
+        const struct llmmem__block *blk = &map->blocks[p->kind[k].block - 1];
+        uint64_t n = p->total[k];
+        b->kinds = (llmmem__kind_set)(1u << k);
+        if (p->kind[k].mixer == LLMMEM_MIXER_FULL) {
+            uint64_t kv = blk->kv_heads;
+            if (kv == 0 || heads % kv) {
+                fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_attention_heads (%llu) is not divisible by a block's KV heads "
+                     "(%llu)", (unsigned long long)heads, (unsigned long long)kv);
+                return;
+            }
+            if (g->kv_heads && g->kv_heads != kv)
+                g->kv_token_global.heads = kv; /* a second KV width: the caches refuse it (kv.c) */
+            g->kv_heads = kv;
+            g->kv_token = (llmmem__kv_token){kv, 2, d};
+            add(b, "q_proj", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, heads * d, h, n, n);
+            add(b, "k_proj", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K, kv * d, h, n, n);
+            add(b, "v_proj", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_V, kv * d, h, n, n);
+            add(b, "o_proj", A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * d, n, n);
+        } else if (blk->attn_linear) {
+            add(b, "attention.linear", A, LLMMEM_SPLIT_REPLICATED, 1, 0, h, h, n, n);
+        }
+        if (p->kind[k].mixer == LLMMEM_MIXER_FULL || blk->attn_linear)
+            add_norm(b, "input_layernorm", h, n);
+        if (p->kind[k].ffn == LLMMEM_FFN_DENSE) {
+            if (blk->ffn > g->ffn)
+                g->ffn = blk->ffn;
+            add_mlp(b, dense_names, LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_COLUMN, LLMMEM_SPLIT_ROW, h, blk->ffn, n, n);
+        } else if (blk->ffn_linear) {
+            add(b, "mlp.linear", LLMMEM_PARAMS_MLP, LLMMEM_SPLIT_REPLICATED, 1, 0, h, h, n, n);
+        }
+        if (p->kind[k].ffn == LLMMEM_FFN_DENSE || blk->ffn_linear)
+            add_norm(b, "post_attention_layernorm", h, n);
+    }
+}
+
+/* Per-layer input embeddings (transformers models/gemma4/modular_gemma4.py Gemma4TextModel): the table
+ * embed_tokens_per_layer of vocab_size_per_layer_input rows of every layer's slice, per_layer_model_projection
+ * from hidden_size to them and per_layer_projection_norm; in every decoder layer per_layer_input_gate,
+ * per_layer_projection and post_per_layer_input_norm. */
+static void add_per_layer_inputs(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t w = value(b, LLMMEM_KEY_HIDDEN_SIZE_PER_LAYER_INPUT), all;
+    if (w == 0)
+        return;
+    if (require(b, LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT))
+        return;
+    if (!llmmem__mul(&all, w, layers)) {
+        fail(b, LLMMEM_ERR_OVERFLOW, "hidden_size_per_layer_input x num_hidden_layers exceeds 64 bits");
+        return;
+    }
+    b->geo->per_layer_inputs = 1;
+    llmmem__kind_set kinds = b->kinds;
+    b->kinds = 0;
+    add(b, "embed_tokens_per_layer", LLMMEM_PARAMS_EMBEDDING, LLMMEM_SPLIT_VOCAB, 1, 0,
+        value(b, LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT), all, 1, 1);
+    add(b, "per_layer_model_projection", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, all, h, 1, 1);
+    add_norm(b, "per_layer_projection_norm", w, 1);
+    b->kinds = kinds;
+    add(b, "per_layer_input_gate", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, w, h, layers, layers);
+    add(b, "per_layer_projection", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 1, 0, h, w, layers, layers);
+    add_norm(b, "post_per_layer_input_norm", h, layers);
+}
+
 /* The classes of a model with shapes (or of its count alone), in the order of the model's layers. */
 static llmmem_status build(builder *b)
 {
@@ -1096,13 +1552,39 @@ static llmmem_status build(builder *b)
     if (resolve_layers(b, layers) != LLMMEM_OK)
         return b->status;
     llmmem__geometry *g = b->geo;
+    if (b->m->layer_map.nblocks) {
+        add_blocks(b, h);
+        b->kinds = 0;
+        add_norm(b, "final_norm", h, 1);
+        if (!value(b, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
+            add(b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
+        return b->status;
+    }
     /* a cross-attention layer's q, k, v and o have the self-attention's shapes (transformers
      * MllamaTextCrossAttention: k and v project the image's states of the text width) */
     b->kinds = (llmmem__kind_set)(g->attention | g->cross);
     uint64_t attention_layers = llmmem__layers_in(&g->plan, b->kinds, 0, layers);
+    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
+    const llmmem__kind_set shared =
+        llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED),
+                         any_ffn);
+    const int typed = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM) || value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) || shared;
     if (attention_layers && require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS)) /* Mamba2Config has no attention heads */
         return b->status;
-    if (attention_layers && g->kv_lora_rank)
+    if (typed && (g->kv_lora_rank || g->cross_layers || g->chunk))
+        return fail(b, LLMMEM_ERR_UNSUPPORTED, "global_head_dim or num_kv_shared_layers with MLA, cross-attention or "
+                    "chunked layers is not modelled");
+    if (g->compressed_layers || value(b, LLMMEM_KEY_O_GROUPS)) {
+        if (typed || g->kv_lora_rank || g->cross_layers)
+            return fail(b, LLMMEM_ERR_UNSUPPORTED, "compressed attention layers or o_groups with MLA, cross-attention "
+                        "or typed attention widths are not modelled");
+        add_compressed_attention(b, h);
+    } else if (typed)
+        add_typed_attention(
+            b, h, llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED), any_ffn),
+            llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED), any_ffn),
+            shared);
+    else if (attention_layers && g->kv_lora_rank)
         add_mla(b, h, attention_layers);
     else if (attention_layers)
         add_attention(b, h, attention_layers);
@@ -1122,17 +1604,24 @@ static llmmem_status build(builder *b)
     add_gated_deltanet(b, h);
     b->kinds = g->mamba1;
     add_mamba1(b, h);
+    b->kinds = g->conv;
+    add_short_conv(b, h);
     uint64_t norms;
     b->kinds = g->all;
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))
         return fail(b, LLMMEM_ERR_OVERFLOW, "norm count exceeds 64 bits");
     add_norm(b, "layer_norms", h, norms);
+    add_hyper_connections(b, h, layers);
+    if (value(b, LLMMEM_KEY_LAYER_SCALAR)) /* Gemma4TextDecoderLayer.layer_scalar, one element a layer */
+        add_vector(b, "layer_scalar", LLMMEM_PARAMS_OTHER, 1, layers);
+    add_per_layer_inputs(b, h, layers);
     add_ffn(b, h, layers);
     b->kinds = 0;
     add_norm(b, "final_norm", h, 1);
     if (!value(b, LLMMEM_KEY_TIE_WORD_EMBEDDINGS))
         add(b, "lm_head", LLMMEM_PARAMS_LM_HEAD, LLMMEM_SPLIT_VOCAB, 1, 0, vocab, h, 1, 1);
     add_vision(b, h);
+    add_gemma4_audio(b, h);
     return b->status;
 }
 
@@ -1157,6 +1646,14 @@ llmmem_status llmmem__mtp_inventory(llmmem__inventory *out, const llmmem_model *
     if (g->layers == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "num_nextn_predict_layers (%llu) needs the model's shapes",
                             (unsigned long long)n);
+    const int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE);
+    if (type == LLMMEM_MODEL_DEEPSEEK_V4 || type == LLMMEM_MODEL_NEMOTRON_H || type == LLMMEM_MODEL_MIMO_V2_FLASH)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the %llu multi-token-prediction modules of %s (%s) are not modelled",
+                            (unsigned long long)n, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, type),
+                            type == LLMMEM_MODEL_NEMOTRON_H   ? "blocks of mtp_hybrid_override_pattern"
+                            : type == LLMMEM_MODEL_DEEPSEEK_V4 ? "a sliding-window block with its own hyper-connection head"
+                                                               : "sliding-window layers with a dense MLP");
     char message[LLMMEM_MESSAGE_MAX];
     llmmem__geometry unused;
     builder b = {out, &unused, m, message, sizeof message, LLMMEM_OK, 0};

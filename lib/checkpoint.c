@@ -143,10 +143,11 @@ static int is_shared_expert(tok t)
 }
 
 /* Routed experts: HF mlp.experts.E.*, Mixtral block_sparse_moe.experts.E.w1/w2/w3, fused
- * mlp.experts.gate_up_proj; GGUF ffn_{gate,up,down,gate_up}_exps. */
+ * mlp.experts.gate_up_proj, Nemotron 3's mixer.fc1_latent_proj / fc2_latent_proj into and out of the
+ * experts' latent; GGUF ffn_{gate,up,down,gate_up}_exps. */
 static int is_expert(tok t)
 {
-    return tok_eq(t, "experts") || tok_ends(t, "_exps");
+    return tok_eq(t, "experts") || tok_ends(t, "_exps") || tok_eq(t, "fc1_latent_proj") || tok_eq(t, "fc2_latent_proj");
 }
 
 /* Routers: mlp.gate (Qwen MoE, DeepSeek), block_sparse_moe.gate (Mixtral), *.router (gpt-oss,

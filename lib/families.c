@@ -100,7 +100,10 @@ static const llmmem__key_default glm4_moe_structure[] = {
  * kv_heads*head_dim; MiniMaxM2SparseMoeBlock e_score_correction_bias buffer, both unconditional */
 static const llmmem__key_default minimax_m2_structure[] = {
     {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_LAYER},
-    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
+    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1},
+    /* vllm model_executor/models/minimax_m2.py MiniMaxM2MoE: gate ReplicatedLinear params_dtype=torch.float32
+     * (the fp8 checkpoints store it F32) */
+    {LLMMEM_KEY_ROUTER_FP32, 1}, END,
 };
 /* models/exaone4/modeling_exaone4.py: Exaone4DecoderLayer post_attention_layernorm and
  * post_feedforward_layernorm (no input norm), Exaone4Attention q_norm/k_norm = RMSNorm(head_dim) */
@@ -143,9 +146,9 @@ static const llmmem__key_default mllama_structure[] = {{LLMMEM_KEY_EMBEDDING_EXT
 /* models/mamba2/modeling_mamba2.py Mamba2Block: one norm before the mixer, no feed-forward */
 static const llmmem__key_default mamba2_structure[] = {{LLMMEM_KEY_NORMS_PER_LAYER, 1}, END};
 /* models/nemotron_h/modeling_nemotron_h.py NemotronHBlock: one norm per block; NemotronHMLP:
- * up_proj, relu2, down_proj (two matrices) */
+ * up_proj, relu2, down_proj (two matrices); NemotronHTopkRouter of the MoE blocks: e_score_correction_bias */
 static const llmmem__key_default nemotron_h_structure[] = {
-    {LLMMEM_KEY_NORMS_PER_LAYER, 1}, {LLMMEM_KEY_MLP_GATED, 0}, END,
+    {LLMMEM_KEY_NORMS_PER_LAYER, 1}, {LLMMEM_KEY_MLP_GATED, 0}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
 };
 /* models/qwen3_next/modeling_qwen3_next.py: Qwen3NextAttention q_norm, k_norm and the output gate
  * in q_proj; Qwen3NextSparseMoeBlock.shared_expert_gate */
@@ -160,6 +163,57 @@ static const llmmem__key_default qwen3_next_structure[] = {
 static const llmmem__key_default falcon_h1_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, {LLMMEM_KEY_PARALLEL_SSM, 1}, END,
 };
+
+/* models/qwen3_5/modeling_qwen3_5.py (and qwen3_5_moe): Qwen3_5Attention's q_norm, k_norm and output gate
+ * in q_proj (Qwen3-Next's), the Gated DeltaNet of Qwen3-Next with in_proj_qkvz / in_proj_ba split into
+ * in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (the same parameters); Qwen3_5VisionModel: the Qwen3-VL ViT
+ * and merger without deepstack mergers; Qwen3_5MoeSparseMoeBlock's shared_expert_gate */
+static const llmmem__key_default qwen3_5_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 4},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, END,
+};
+static const llmmem__key_default qwen3_5_moe_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 4},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, {LLMMEM_KEY_SHARED_EXPERT_GATE, 1}, END,
+};
+
+/* models/gemma4/modular_gemma4.py Gemma4TextDecoderLayer: input, post_attention, pre_feedforward and
+ * post_feedforward norms, layer_scalar; Gemma4TextAttention q_norm and k_norm over each head (v_norm has no
+ * weight); tied embeddings */
+static const llmmem__key_default gemma4_structure[] = {
+    {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1}, {LLMMEM_KEY_NORMS_PER_LAYER, 4}, {LLMMEM_KEY_QK_NORM, 1},
+    {LLMMEM_KEY_LAYER_SCALAR, 1}, END,
+};
+
+/* models/glm4_moe_lite/modeling_glm4_moe_lite.py and glm_moe_dsa: Glm4MoeTopkRouter's e_score_correction_bias
+ * (a float32 buffer) */
+static const llmmem__key_default glm_moe_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
+
+/* antirez/ds4 ds4.c weights_validate_layout (the GGUF tensors of DeepSeek-V4): attn_sinks per head, the router's
+ * exp_probs_b on the non-hash MoE layers, attn_norm and ffn_norm per layer */
+static const llmmem__key_default deepseek_v4_structure[] = {
+    {LLMMEM_KEY_ATTENTION_SINKS, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END,
+};
+
+/* moonshotai/Kimi-Linear modeling_kimi.py: KimiDeltaAttention layers, MLA layers, a MoE gate with
+ * e_score_correction_bias, which the published checkpoint stores in bf16 (its index's total_size) */
+static const llmmem__key_default kimi_linear_structure[] = {
+    {LLMMEM_KEY_LINEAR_ATTN_KDA, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 0}, END,
+};
+
+/* models/apertus/modeling_apertus.py: ApertusMLP up_proj, XIELUActivation (alpha_p, alpha_n learned), down_proj;
+ * ApertusAttention q_norm and k_norm over a head */
+static const llmmem__key_default apertus_structure[] = {
+    {LLMMEM_KEY_MLP_GATED, 0}, {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_MLP_ACT_PARAMS, 2}, END,
+};
+
+/* models/lfm2/modeling_lfm2.py Lfm2DecoderLayer: operator_norm and ffn_norm, Lfm2MLP w1, w3, w2 (gated),
+ * Lfm2Attention q_layernorm and k_layernorm over a head; tied */
+static const llmmem__key_default lfm2_structure[] = {{LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_TIE_WORD_EMBEDDINGS, 1}, END};
+
+/* XiaomiMiMo/MiMo-V2-Flash modeling (vllm model_executor/models/mimo_v2_flash.py): a MoE gate with
+ * e_score_correction_bias (topk_method noaux_tc) */
+static const llmmem__key_default mimo_v2_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
 
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
@@ -426,6 +480,85 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_FALCON_H1, "falcon_h1", LLMMEM_READ_FALCON_H1,
      {8, 0, 1, 1, 0, 0, 1, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 8192, 4096, 14336, 32, 32, 128000, 0},
      falcon_h1_structure, NULL}, /* llama.cpp falcon-h1 GGUF: not read */
+    /* Qwen3_5TextConfig (models/qwen3_5/configuration_qwen3_5.py, text_config of Qwen3_5Config): vocab_size=248320,
+     * hidden_size=4096, intermediate_size=12288, num_hidden_layers=32, num_attention_heads=16,
+     * num_key_value_heads=4, head_dim=256, max_position_embeddings=32768, tie_word_embeddings=False,
+     * attention_bias=False; the linear_* fields, full_attention_interval=4 and mtp_num_hidden_layers read as
+     * Qwen3-Next's (hfconfig.c). llama.cpp's qwen35 GGUF: not read */
+    {LLMMEM_MODEL_QWEN3_5, "qwen3_5", LLMMEM_READ_LLAMA_LIKE,
+     {4, 256, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 32768, 4096, 12288, 32, 16, 248320, 0},
+     qwen3_5_structure, NULL},
+    /* Qwen3_5MoeTextConfig (models/qwen3_5_moe/configuration_qwen3_5_moe.py): vocab_size=248320, hidden_size=2048,
+     * num_hidden_layers=40, num_attention_heads=16, num_key_value_heads=2, head_dim=256,
+     * max_position_embeddings=32768, tie_word_embeddings=False, no intermediate_size (every layer MoE:
+     * num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512, shared_expert_intermediate_size=512,
+     * hfconfig.c). llama.cpp's qwen35moe GGUF: not read */
+    {LLMMEM_MODEL_QWEN3_5_MOE, "qwen3_5_moe", LLMMEM_READ_LLAMA_LIKE,
+     {2, 256, 1, 1, 0, 0, 0, LLMMEM_MOE_QWEN_SHARED, LLMMEM_SLIDE_NONE, 0, 0, 32768, 2048, 0, 40, 16, 248320, 0},
+     qwen3_5_moe_structure, NULL},
+    /* Gemma4TextConfig (models/gemma4/configuration_gemma4.py, text_config of Gemma4Config): vocab_size=262144,
+     * hidden_size=2304, intermediate_size=9216, num_hidden_layers=30, num_attention_heads=8,
+     * num_key_value_heads=4, head_dim=256, max_position_embeddings=131072, tie_word_embeddings=True,
+     * attention_bias=False, sliding_window=512, layer_types 5 sliding : 1 full with the last layer full; the
+     * Gemma 4 fields read by read_gemma4_text (hfconfig.c). llama.cpp's gemma4 GGUF: not read */
+    {LLMMEM_MODEL_GEMMA4, "gemma4", LLMMEM_READ_GEMMA4,
+     {4, 256, 1, 1, 1, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 512, 6, 131072, 2304, 9216, 30, 8, 262144, 0},
+     gemma4_structure, NULL},
+    /* Glm4MoeLiteConfig (models/glm4_moe_lite/configuration_glm4_moe_lite.py, GLM-4.7-Flash's sizes): DeepSeek-V3's
+     * MLA and MoE (Glm4MoeLiteDecoderLayer), the router's e_score_correction_bias; mlp_layer_types [dense] + sparse,
+     * read by read_deepseek. llama.cpp: not read */
+    {LLMMEM_MODEL_GLM4_MOE_LITE, "glm4_moe_lite", LLMMEM_READ_DEEPSEEK,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, glm_moe_structure, NULL},
+    /* GlmMoeDsaConfig (models/glm_moe_dsa/configuration_glm_moe_dsa.py, GLM-5's sizes): Glm4MoeLite's layers and a
+     * GlmMoeDsaIndexer in each (index_n_heads=32, index_head_dim=128, the class defaults read_deepseek gives),
+     * mlp_layer_types 3 x dense + sparse. llama.cpp's glm-dsa GGUF: not read */
+    {LLMMEM_MODEL_GLM_MOE_DSA, "glm_moe_dsa", LLMMEM_READ_DEEPSEEK,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, glm_moe_structure, NULL},
+    /* DeepseekV4Config (models/deepseek_v4/configuration_deepseek_v4.py; its defaults are V4-Flash's): vocab_size=129280,
+     * hidden_size=4096, moe_intermediate_size=2048, num_hidden_layers=43, num_attention_heads=64,
+     * num_key_value_heads=1, head_dim=512, q_lora_rank=1024, max_position_embeddings=1048576, tie_word_embeddings=False,
+     * sliding_window=128; the rest read by read_deepseek_v4 (hfconfig.c). llama.cpp's deepseek4 GGUF: not read */
+    {LLMMEM_MODEL_DEEPSEEK_V4, "deepseek_v4", LLMMEM_READ_DEEPSEEK_V4,
+     {1, 512, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 1048576, 4096, 2048, 43, 64, 129280, 0},
+     deepseek_v4_structure, NULL},
+    /* KimiLinearConfig (moonshotai/Kimi-Linear configuration_kimi.py, remote code): every field written by the
+     * published config; linear_attn_config's kda_layers and full_attn_layers are 1-indexed. llama.cpp's kimi-linear
+     * GGUF: not read */
+    {LLMMEM_MODEL_KIMI_LINEAR, "kimi_linear", LLMMEM_READ_KIMI_LINEAR,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, kimi_linear_structure,
+     NULL},
+    /* DeciLMConfig (nvidia/Llama-3_3-Nemotron-Super-49B-v1 configuration_decilm.py, remote code; vLLM
+     * nemotron_nas.py): Llama's shapes, num_key_value_heads and intermediate_size null, block_configs read by
+     * read_nemotron_nas. llama.cpp's deci GGUF: not read */
+    {LLMMEM_MODEL_NEMOTRON_NAS, "nemotron-nas", LLMMEM_READ_NEMOTRON_NAS,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, NULL, NULL},
+    /* Olmo3Config (models/olmo3/configuration_olmo3.py): vocab_size=50304, hidden_size=4096, intermediate_size=11008,
+     * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=None, max_position_embeddings=2048,
+     * tie_word_embeddings=False, attention_bias=False, sliding_window=4096, layer_types sliding unless
+     * (i + 1) % 4 == 0; OLMo 2's layers. llama.cpp reads its GGUF as olmo2 (with a sliding window) */
+    {LLMMEM_MODEL_OLMO3, "olmo3", LLMMEM_READ_LLAMA_LIKE,
+     {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 4, 2048, 4096, 11008, 32, 32, 50304, 0},
+     olmo2_structure, NULL},
+    /* ApertusConfig (models/apertus/configuration_apertus.py): vocab_size=131072, hidden_size=4096,
+     * intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=None,
+     * max_position_embeddings=65536, tie_word_embeddings=False, attention_bias=False, hidden_act "xielu".
+     * llama.cpp's apertus GGUF: not read */
+    {LLMMEM_MODEL_APERTUS, "apertus", LLMMEM_READ_LLAMA_LIKE,
+     {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 65536, 4096, 14336, 32, 32, 131072, 0},
+     apertus_structure, NULL},
+    /* Lfm2Config (models/lfm2/configuration_lfm2.py): vocab_size=65536, hidden_size=2560, intermediate_size=12288,
+     * num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=128000,
+     * tie_word_embeddings=True; conv_bias, conv_L_cache, the block_* MLP rule and full_attn_idxs read by
+     * read_lfm2. llama.cpp's lfm2 GGUF: not read */
+    {LLMMEM_MODEL_LFM2, "lfm2", LLMMEM_READ_LFM2,
+     {8, 0, 1, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 128000, 2560, 12288, 32, 32, 65536, 0},
+     lfm2_structure, NULL},
+    /* MiMoV2FlashConfig (XiaomiMiMo/MiMo-V2-Flash configuration, remote code): swa_num_key_value_heads=8,
+     * swa_head_dim=192, swa_v_head_dim=128, max_position_embeddings=262144, tie_word_embeddings=False,
+     * add_swa_attention_sink_bias=True, add_full_attention_sink_bias=False, sliding_window=128, n_routed_experts=256,
+     * num_experts_per_tok=8, n_shared_experts=None, read by read_mimo_v2. llama.cpp's mimo2 GGUF: not read */
+    {LLMMEM_MODEL_MIMO_V2_FLASH, "mimo_v2_flash", LLMMEM_READ_MIMO_V2,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, mimo_v2_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -457,6 +590,12 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_MAMBA2] = "mamba2",           [LLMMEM_MODEL_NEMOTRON_H] = "nemotron_h",
     [LLMMEM_MODEL_QWEN3_NEXT] = "qwen3_next",   [LLMMEM_MODEL_GRANITEMOEHYBRID] = "granitemoehybrid",
     [LLMMEM_MODEL_JAMBA] = "jamba",             [LLMMEM_MODEL_FALCON_H1] = "falcon_h1",
+    [LLMMEM_MODEL_QWEN3_5] = "qwen3_5",         [LLMMEM_MODEL_QWEN3_5_MOE] = "qwen3_5_moe",
+    [LLMMEM_MODEL_GEMMA4] = "gemma4",           [LLMMEM_MODEL_GLM4_MOE_LITE] = "glm4_moe_lite",
+    [LLMMEM_MODEL_GLM_MOE_DSA] = "glm_moe_dsa",     [LLMMEM_MODEL_DEEPSEEK_V4] = "deepseek_v4",
+    [LLMMEM_MODEL_KIMI_LINEAR] = "kimi_linear",     [LLMMEM_MODEL_NEMOTRON_NAS] = "nemotron-nas",
+    [LLMMEM_MODEL_OLMO3] = "olmo3",             [LLMMEM_MODEL_APERTUS] = "apertus",
+    [LLMMEM_MODEL_LFM2] = "lfm2",               [LLMMEM_MODEL_MIMO_V2_FLASH] = "mimo_v2_flash",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

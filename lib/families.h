@@ -30,7 +30,13 @@ enum llmmem__config_reader {
     LLMMEM_READ_NEMOTRON_H,     /* hybrid_override_pattern, mamba_num_heads, ssm_state_size (NemotronHConfig) */
     LLMMEM_READ_GRANITEMOEHYBRID, /* layer_types, mamba_n_heads, num_local_experts, shared_intermediate_size */
     LLMMEM_READ_JAMBA,          /* llama-like, attn/expert_layer_period and offset, mamba_* (JambaConfig) */
-    LLMMEM_READ_FALCON_H1       /* llama-like, mamba_* and projectors_bias (FalconH1Config) */
+    LLMMEM_READ_FALCON_H1,      /* llama-like, mamba_* and projectors_bias (FalconH1Config) */
+    LLMMEM_READ_GEMMA4,         /* llama-like, global_head_dim, KV sharing, per-layer inputs, MoE block (Gemma4TextConfig) */
+    LLMMEM_READ_DEEPSEEK_V4,    /* layer_types / compress_ratios, mlp_layer_types / num_hash_layers, hc_mult (DeepseekV4Config) */
+    LLMMEM_READ_KIMI_LINEAR,    /* MLA fields, linear_attn_config, num_experts_per_token (KimiLinearConfig) */
+    LLMMEM_READ_NEMOTRON_NAS,   /* llama-like, block_configs of per-layer attention and FFN (DeciLMConfig) */
+    LLMMEM_READ_LFM2,           /* llama-like, block_* MLP width, conv_*, full_attn_idxs or layer_types (Lfm2Config) */
+    LLMMEM_READ_MIMO_V2         /* swa_* attention fields, hybrid_layer_pattern, moe_layer_freq lists (MiMoV2FlashConfig) */
 };
 
 /* Where a family's sliding window applies. */
@@ -87,7 +93,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_FALCON_H1
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_MIMO_V2_FLASH
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

@@ -506,16 +506,20 @@ static llmmem_status read_mlp_only_layers(const hf *c, const llmmem__json *obj, 
  * i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0. */
 static llmmem_status read_qwen_moe(const hf *c, const llmmem__json *obj, int64_t layers)
 {
+    /* Qwen3_5MoeTextConfig, a text_config: num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512,
+     * shared_expert_intermediate_size=512 (the other classes' are not encoded) */
+    const int q35 = c->fam->type == LLMMEM_MODEL_QWEN3_5_MOE;
     int64_t experts = 0;
-    llmmem_status st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &experts);
+    llmmem_status st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, q35 ? 256 : CLASS_NONE, &experts);
     if (st || experts == 0)
         return st;
-    st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
+    st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, q35 ? 8 : CLASS_NONE, NULL);
     if (!st)
-        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, q35 ? 512 : CLASS_NONE,
+                      NULL);
     if (!st && c->fam->config.moe == LLMMEM_MOE_QWEN_SHARED) /* Qwen2MoeSparseMoeBlock.shared_expert */
         st = required(c, obj, NAMES("shared_expert_intermediate_size"), LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE,
-                      CLASS_NONE, NULL);
+                      q35 ? 512 : CLASS_NONE, NULL);
     if (st)
         return st;
     int64_t step = 1;
@@ -602,7 +606,9 @@ static llmmem_status read_llama_like(const hf *c, const llmmem__json *obj)
         st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, f->config.heads, NULL);
     if (!st)
         st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, f->config.vocab, NULL);
-    if (!st)
+    if (!st && f->type == LLMMEM_MODEL_QWEN3_5_MOE) /* Qwen3_5MoeTextConfig has no dense MLP, no intermediate_size */
+        st = optional(c, obj, "intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, 0, 0);
+    else if (!st)
         st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, f->config.intermediate, &intermediate);
     if (!st && f->config.reads_kv_heads) /* GPTNeoXAttention: no grouped-query heads */
         st = read_kv_heads(c, obj);
@@ -656,7 +662,7 @@ static llmmem_status read_llama_like(const hf *c, const llmmem__json *obj)
     }
     if (st)
         return st;
-    if (f->type == LLMMEM_MODEL_QWEN3_NEXT)
+    if (f->type == LLMMEM_MODEL_QWEN3_NEXT || f->type == LLMMEM_MODEL_QWEN3_5 || f->type == LLMMEM_MODEL_QWEN3_5_MOE)
         return read_qwen3_next(c, obj, layers);
     return read_sliding(c, obj, layers);
 }
@@ -823,6 +829,33 @@ static llmmem_status read_falcon(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+/* The dense layers of Glm4MoeLiteConfig and GlmMoeDsaConfig: first_k_dense_replace (the published configs' name),
+ * else mlp_layer_types ("dense" / "sparse" per layer: only a leading run of dense layers is modelled), else the
+ * class default's `dflt` leading dense layers. */
+static llmmem_status read_mlp_layer_types(const hf *c, const llmmem__json *obj, int64_t dflt)
+{
+    const llmmem__json *types = llmmem__json_object_get(obj, "mlp_layer_types");
+    if (llmmem__json_object_get(obj, "first_k_dense_replace") || !types || llmmem__json_is_null(types))
+        return optional(c, obj, "first_k_dense_replace", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, dflt, dflt);
+    if (!llmmem__json_is_array(types))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "mlp_layer_types", "expected an array, got %s", kind(types));
+    size_t n = llmmem__json_array_size(types), dense = 0;
+    for (size_t i = 0; i < n; i++) {
+        const llmmem__json *t = llmmem__json_array_get(types, i);
+        char field[48];
+        snprintf(field, sizeof field, "mlp_layer_types[%zu]", i);
+        if (!is_text(t))
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(t));
+        int is_dense = strcmp(llmmem__json_string_value(t), "dense") == 0;
+        if (!is_dense && strcmp(llmmem__json_string_value(t), "sparse") != 0)
+            return unsupported_string(c, field, llmmem__json_string_value(t), "dense and sparse are");
+        if (is_dense && dense != i)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "a dense layer after a sparse one is not modelled");
+        dense += is_dense ? 1u : 0u;
+    }
+    return set(c, "mlp_layer_types", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, (int64_t)dense);
+}
+
 /* DeepSeek-V2/V3 (modeling_deepseek.py): multi-head latent attention; layer i has a MoE block
  * when n_routed_experts is not None and i >= first_k_dense_replace and i % moe_layer_freq == 0;
  * topk_method noaux_tc adds MoEGate.e_score_correction_bias. */
@@ -859,6 +892,10 @@ static llmmem_status read_deepseek(const hf *c, const llmmem__json *obj)
         st = required(c, obj, NAMES("index_n_heads"), LLMMEM_KEY_INDEX_N_HEADS, CLASS_NONE, NULL);
     if (!st && c->fam->type == LLMMEM_MODEL_DEEPSEEK_V32)
         st = required(c, obj, NAMES("index_head_dim"), LLMMEM_KEY_INDEX_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st && c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA) /* GlmMoeDsaConfig index_n_heads=32, index_head_dim=128 */
+        st = optional(c, obj, "index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 32, 32);
+    if (!st && c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA)
+        st = optional(c, obj, "index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128, 128);
     if (!st) /* README_WEIGHTS.md: MTP modules stored after the main layers, not in the model's class */
         st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
     if (!st)
@@ -893,7 +930,9 @@ static llmmem_status read_deepseek(const hf *c, const llmmem__json *obj)
     st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
     if (!st)
         st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
+    if (!st && (c->fam->type == LLMMEM_MODEL_GLM4_MOE_LITE || c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA))
+        st = read_mlp_layer_types(c, obj, c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA ? 3 : 1);
+    else if (!st)
         st = required(c, obj, NAMES("first_k_dense_replace"), LLMMEM_KEY_FIRST_K_DENSE_REPLACE, CLASS_NONE, NULL);
     if (!st)
         st = optional(c, obj, "n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 0, 0);
@@ -1120,23 +1159,111 @@ static llmmem_status read_mamba2(const hf *c, const llmmem__json *obj)
     llmmem__layer_map map;
     memset(&map, 0, sizeof map);
     for (int64_t i = 0; i < layers; i++) {
-        map.no_ffn[i] = 1;
+        map.ffn[i] = 1 + LLMMEM_FFN_NONE;
         map.mixer[map.layers++] = LLMMEM_MIXER_SSM;
     }
     llmmem__model_set_layer_map(c->m, &map);
     return LLMMEM_OK;
 }
 
-/* NemotronHConfig: hybrid_override_pattern gives each block (M Mamba-2, * attention, - MLP);
+/* NemotronHMoE (transformers modular_nemotron_h.py), the 'E' blocks of Nemotron 3: a NemotronHTopkRouter
+ * (weight and e_score_correction_bias) over n_routed_experts non-gated relu2 experts of moe_intermediate_size,
+ * top num_experts_per_tok, one shared NemotronHMLP of moe_shared_expert_intermediate_size, and with
+ * moe_latent_size the experts at that width between fc1_latent_proj and fc2_latent_proj. NemotronHConfig's
+ * defaults (n_routed_experts=8, moe_intermediate_size=7688, ...) are written to every saved config, so the
+ * fields are required. */
+static llmmem_status read_nemotron_h_moe(const hf *c, const llmmem__json *obj)
+{
+    const char *name;
+    int64_t experts = 0;
+    enum presence p;
+    /* attribute_map: num_local_experts is n_routed_experts */
+    llmmem_status st = get_int_alias(c, obj, NAMES("n_routed_experts", "num_local_experts"), &experts, &p, &name);
+    if (st)
+        return st;
+    if (p != PRESENT)
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, name, "is %s (required for the MoE blocks, 'E', of model_type %s)",
+                       p == IS_NULL ? "null" : "missing", c->type);
+    if (experts <= 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, name, "%lld experts: a MoE block ('E') routes to at least 1",
+                       (long long)experts);
+    st = set(c, name, LLMMEM_KEY_NUM_EXPERTS, experts);
+    if (!st)
+        st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st) /* NemotronHMoE.shared_experts: one NemotronHMLP of this width (n_shared_experts does not widen it) */
+        st = required(c, obj, NAMES("moe_shared_expert_intermediate_size"),
+                      LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "moe_latent_size", LLMMEM_KEY_MOE_LATENT_SIZE, 0, 0);
+    if (!st) /* the blocks say which layers are MoE: no dense-first rule applies */
+        st = set(c, "hybrid_override_pattern", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    if (!st)
+        st = set(c, "hybrid_override_pattern", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    return st;
+}
+
+/* The blocks of a NemotronHConfig: hybrid_override_pattern, or layers_block_type (transformers' later
+ * name: linear_attention the Mamba-2 block, moe, full_attention, mlp) written as that pattern into buf. */
+static llmmem_status nemotron_h_blocks(const hf *c, const llmmem__json *obj, char *buf, size_t size, const char **out)
+{
+    enum presence p;
+    llmmem_status st = get_string(c, obj, "hybrid_override_pattern", out, &p);
+    if (st || p == PRESENT)
+        return st;
+    const llmmem__json *list = llmmem__json_object_get(obj, "layers_block_type");
+    if (!list || llmmem__json_is_null(list))
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "hybrid_override_pattern", "is %s (required for model_type %s)",
+                       p == IS_NULL ? "null" : "missing", c->type);
+    if (!llmmem__json_is_array(list))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "layers_block_type", "expected an array, got %s", kind(list));
+    size_t n = llmmem__json_array_size(list);
+    if (n >= size)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "layers_block_type", "more than %zu layers are not modelled", size - 1);
+    /* configuration_nemotron_h.py _list_to_pattern */
+    static const struct { const char *name; char letter; } types[] = {
+        {"linear_attention", 'M'}, {"mamba", 'M'}, {"moe", 'E'}, {"full_attention", '*'}, {"attention", '*'},
+        {"mlp", '-'},
+    };
+    for (size_t i = 0; i < n; i++) {
+        const llmmem__json *t = llmmem__json_array_get(list, i);
+        char field[48];
+        snprintf(field, sizeof field, "layers_block_type[%zu]", i);
+        if (!is_text(t))
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a string, got %s", kind(t));
+        size_t k = 0;
+        while (k < sizeof types / sizeof types[0] && strcmp(types[k].name, llmmem__json_string_value(t)) != 0)
+            k++;
+        if (k == sizeof types / sizeof types[0])
+            return unsupported_string(c, field, llmmem__json_string_value(t),
+                                      "linear_attention, moe, full_attention and mlp are");
+        buf[i] = types[k].letter;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    return LLMMEM_OK;
+}
+
+/* NemotronHConfig: hybrid_override_pattern gives each block (M Mamba-2, * attention, - MLP, E MoE);
  * NemotronHMLP is up_proj, relu2, down_proj with mlp_bias; attention biased by attention_bias. */
 static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
 {
     static const char *const names[7] = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups",
                                          "conv_kernel", "use_conv_bias", "use_bias"};
-    int64_t layers = 0;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    char blocks[LLMMEM_LAYER_MAP_MAX + 1];
+    const char *pattern = NULL;
+    llmmem_status st = nemotron_h_blocks(c, obj, blocks, sizeof blocks, &pattern);
+    if (st)
+        return st;
+    /* num_hidden_layers: deprecated since layers_block_type gives the count, required beside the pattern */
+    int64_t layers = (int64_t)strlen(pattern);
     if (!st)
+        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st && pattern != blocks)
         st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    else if (!st)
+        st = set(c, "layers_block_type", LLMMEM_KEY_NUM_HIDDEN_LAYERS, layers);
     if (!st)
         st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
     if (!st)
@@ -1159,16 +1286,12 @@ static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
         st = bool_key(c, obj, "mlp_bias", LLMMEM_KEY_MLP_BIAS, 0);
     if (!st)
         st = read_mamba2_mixer(c, obj, names);
+    if (!st && strchr(pattern, 'E'))
+        st = read_nemotron_h_moe(c, obj);
+    if (!st) /* the checkpoint's MTP blocks (mtp_hybrid_override_pattern), which the counts refuse by name */
+        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
     if (st)
         return st;
-    const char *pattern = NULL;
-    enum presence p;
-    st = get_string(c, obj, "hybrid_override_pattern", &pattern, &p);
-    if (st)
-        return st;
-    if (p != PRESENT)
-        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "hybrid_override_pattern", "is %s (required for model_type %s)",
-                       p == IS_NULL ? "null" : "missing", c->type);
     if ((int64_t)strlen(pattern) != layers)
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "hybrid_override_pattern", "has %zu blocks, but num_hidden_layers "
                        "is %lld", strlen(pattern), (long long)layers);
@@ -1460,6 +1583,603 @@ static llmmem_status read_falcon_h1(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+/* Gemma4TextConfig (transformers models/gemma4/configuration_gemma4.py): Gemma's layers with layer_types (absent:
+ * 5 sliding, 1 full; the last layer made full whatever they say), global_head_dim=512 on the full layers,
+ * num_global_key_value_heads there with attention_k_eq_v=False, num_kv_shared_layers=0,
+ * use_double_wide_mlp=False, hidden_size_per_layer_input=256 of vocab_size_per_layer_input=262144 rows, and
+ * with enable_moe_block=False num_experts, top_k_experts and moe_intermediate_size: modular_gemma4.py
+ * Gemma4TextDecoderLayer keeps its dense MLP beside the experts (read as their shared expert), adds
+ * Gemma4TextRouter's scales and three norms. use_bidirectional_attention "all" makes the window
+ * sliding_window // 2 + 1. */
+static llmmem_status read_gemma4_text(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, window = 0, inter = 0, v;
+    enum presence p;
+    int flag;
+    llmmem_status st = refuse_if(c, obj, "attention_bias", 1, 0, "Gemma4TextAttention's projections have no biases");
+    if (!st)
+        st = read_llama_like(c, obj);
+    if (st)
+        return st;
+    (void)llmmem_model_get_int(&layers, c->m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    (void)llmmem_model_get_int(&window, c->m, LLMMEM_KEY_SLIDING_WINDOW);
+    (void)llmmem_model_get_int(&inter, c->m, LLMMEM_KEY_INTERMEDIATE_SIZE);
+    const char *bidirectional = NULL;
+    if ((st = get_string(c, obj, "use_bidirectional_attention", &bidirectional, &p)) != LLMMEM_OK)
+        return st;
+    if (p == PRESENT && strcmp(bidirectional, "all") == 0 &&
+        (st = set(c, "use_bidirectional_attention", LLMMEM_KEY_SLIDING_WINDOW, window / 2 + 1)) != LLMMEM_OK)
+        return st;
+    /* every layer's type, layer by layer: the last one full */
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++) {
+        enum llmmem__mixer m = (i + 1) % 6 ? LLMMEM_MIXER_SLIDING : LLMMEM_MIXER_FULL;
+        if (types && !llmmem__json_is_null(types)) /* read and checked by read_layer_types */
+            m = mixer_at(types, (size_t)i);
+        llmmem__layer_map_push(&map, i == layers - 1 ? LLMMEM_MIXER_FULL : m);
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    st = optional(c, obj, "global_head_dim", LLMMEM_KEY_GLOBAL_HEAD_DIM, 512, 0);
+    if (!st)
+        st = bool_key(c, obj, "attention_k_eq_v", LLMMEM_KEY_ATTENTION_K_EQ_V, 0);
+    int k_eq_v = 0;
+    if (!st)
+        st = get_flag(c, obj, "attention_k_eq_v", 0, &k_eq_v);
+    /* configuration_gemma4.py: the full layers take num_global_key_value_heads only with attention_k_eq_v */
+    if (!st && k_eq_v)
+        st = optional(c, obj, "num_global_key_value_heads", LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, 0, 0);
+    if (!st)
+        st = optional(c, obj, "num_kv_shared_layers", LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 0, 0);
+    if (!st)
+        st = bool_key(c, obj, "use_double_wide_mlp", LLMMEM_KEY_DOUBLE_WIDE_MLP, 0);
+    if (!st)
+        st = optional(c, obj, "hidden_size_per_layer_input", LLMMEM_KEY_HIDDEN_SIZE_PER_LAYER_INPUT, 256, 0);
+    if (!st)
+        st = optional(c, obj, "vocab_size_per_layer_input", LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT, 262144, 0);
+    if (!st)
+        st = get_flag(c, obj, "enable_moe_block", 0, &flag);
+    if (st || !flag)
+        return st;
+    st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &v);
+    if (!st)
+        st = required(c, obj, NAMES("top_k_experts"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st) /* the dense Gemma4TextMLP beside the experts in every layer */
+        st = set(c, "intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, inter);
+    if (!st)
+        st = set(c, "enable_moe_block", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    if (!st)
+        st = set(c, "enable_moe_block", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    if (!st)
+        st = set(c, "enable_moe_block", LLMMEM_KEY_ROUTER_SCALES, 1);
+    if (!st) /* post_feedforward_layernorm_1 and _2, pre_feedforward_layernorm_2 */
+        st = set(c, "enable_moe_block", LLMMEM_KEY_NORMS_PER_LAYER, 7);
+    return st;
+}
+
+/* The per-layer schedules of a DeepseekV4Config (configuration_deepseek_v4.py __post_init__): layer_types, else the
+ * legacy compress_ratios (0 sliding, 4 compressed sparse, 128 heavily compressed; entries past the layers are
+ * dropped), else 2 heavily compressed layers then compressed sparse and heavily compressed by turns;
+ * mlp_layer_types, else num_hash_layers (3) hash_moe layers then moe. */
+static llmmem_status read_deepseek_v4_layers(const hf *c, const llmmem__json *obj, int64_t layers)
+{
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types"), *ratios = NULL;
+    const char *field = "layer_types";
+    if (!types || llmmem__json_is_null(types)) {
+        types = NULL;
+        ratios = llmmem__json_object_get(obj, "compress_ratios");
+        field = "compress_ratios";
+        if (ratios && llmmem__json_is_null(ratios))
+            ratios = NULL;
+    }
+    const llmmem__json *list = types ? types : ratios;
+    if (list && (!llmmem__json_is_array(list) || (int64_t)llmmem__json_array_size(list) < layers))
+        return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array of at least num_hidden_layers (%lld) entries",
+                       (long long)layers);
+    for (int64_t i = 0; i < layers; i++) {
+        enum llmmem__mixer m = i < 2 || i % 2 == 0 ? LLMMEM_MIXER_HCA : LLMMEM_MIXER_CSA;
+        if (list) {
+            const llmmem__json *v = llmmem__json_array_get(list, (size_t)i);
+            char name[48];
+            snprintf(name, sizeof name, "%s[%lld]", field, (long long)i);
+            const char *s = types && is_text(v) ? llmmem__json_string_value(v) : "";
+            int64_t r = ratios && llmmem__json_is_integer(v) ? llmmem__json_integer_value(v) : -1;
+            if (strcmp(s, "sliding_attention") == 0 || r == 0)
+                m = LLMMEM_MIXER_SLIDING;
+            else if (strcmp(s, "compressed_sparse_attention") == 0 || r == 4)
+                m = LLMMEM_MIXER_CSA;
+            else if (strcmp(s, "heavily_compressed_attention") == 0 || r == 128)
+                m = LLMMEM_MIXER_HCA;
+            else
+                return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, name, "%s is not a DeepSeek-V4 layer type (%s)", kind(v),
+                               types ? "sliding_attention, compressed_sparse_attention and heavily_compressed_attention are"
+                                     : "compress ratios 0, 4 and 128 are");
+        }
+        llmmem__layer_map_push(&map, m);
+    }
+    const llmmem__json *mlp = llmmem__json_object_get(obj, "mlp_layer_types");
+    int64_t hash = 3;
+    enum presence p;
+    llmmem_status st = get_int(c, obj, "num_hash_layers", &hash, &p);
+    if (st)
+        return st;
+    if (p != PRESENT)
+        hash = 3;
+    if (mlp && !llmmem__json_is_null(mlp) &&
+        (!llmmem__json_is_array(mlp) || (int64_t)llmmem__json_array_size(mlp) < layers))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "mlp_layer_types", "expected an array of num_hidden_layers (%lld) entries",
+                       (long long)layers);
+    for (int64_t i = 0; i < layers; i++) {
+        int is_hash = i < hash;
+        if (mlp && !llmmem__json_is_null(mlp)) {
+            const llmmem__json *v = llmmem__json_array_get(mlp, (size_t)i);
+            const char *s = is_text(v) ? llmmem__json_string_value(v) : "";
+            is_hash = strcmp(s, "hash_moe") == 0;
+            if (!is_hash && strcmp(s, "moe") != 0) {
+                char name[48];
+                snprintf(name, sizeof name, "mlp_layer_types[%lld]", (long long)i);
+                return unsupported_string(c, name, s, "hash_moe and moe are");
+            }
+        }
+        map.ffn[i] = (uint8_t)(1 + (is_hash ? LLMMEM_FFN_HASH_MOE : LLMMEM_FFN_MOE));
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
+/* DeepseekV4Config (transformers models/deepseek_v4/configuration_deepseek_v4.py, whose defaults are V4-Flash's,
+ * the legacy keys its __post_init__ folds in read too): the shapes, q_lora_rank=1024, head_dim=512, one KV head,
+ * o_groups=8 of o_lora_rank=1024, hc_mult=4, compress_rates (or compress_rate_csa / _hca) 4 and 128,
+ * index_n_heads=64 of index_head_dim=128, n_routed_experts=256 of moe_intermediate_size=2048, top 6, one shared
+ * expert, sliding_window=128, num_nextn_predict_layers=1; expert_dtype "fp4" marks its FP4 experts. */
+static llmmem_status read_deepseek_v4(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0;
+    const char *name;
+    enum presence p;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased DeepSeek-V4 attention is not modelled");
+    if (!st)
+        st = refuse_if(c, obj, "mlp_bias", 1, 0, "biased DeepSeek-V4 experts are not modelled");
+    if (!st)
+        st = read_tie(c, obj);
+    int64_t v = 2048;
+    if (!st && (st = get_int_alias(c, obj, NAMES("moe_intermediate_size", "intermediate_size"), &v, &p, &name)) == LLMMEM_OK)
+        st = set(c, name, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, p == PRESENT ? v : 2048);
+    v = 256;
+    if (!st && (st = get_int_alias(c, obj, NAMES("n_routed_experts", "num_local_experts"), &v, &p, &name)) == LLMMEM_OK)
+        st = set(c, name, LLMMEM_KEY_NUM_EXPERTS, p == PRESENT ? v : 256);
+    static const struct {
+        const char *field;
+        llmmem_key key;
+        int64_t dflt;
+    } fields[] = {
+        {"num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 1}, {"head_dim", LLMMEM_KEY_HEAD_DIM, 512},
+        {"q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, 1024},              {"num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 6},
+        {"n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 1},       {"o_groups", LLMMEM_KEY_O_GROUPS, 8},
+        {"o_lora_rank", LLMMEM_KEY_O_LORA_RANK, 1024},              {"hc_mult", LLMMEM_KEY_HC_MULT, 4},
+        {"index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 64},            {"index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128},
+        {"sliding_window", LLMMEM_KEY_SLIDING_WINDOW, 128},         {"compress_rate_csa", LLMMEM_KEY_COMPRESS_RATE_CSA, 4},
+        {"compress_rate_hca", LLMMEM_KEY_COMPRESS_RATE_HCA, 128},
+        {"num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 1},
+        {"max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 1048576},
+    };
+    for (size_t i = 0; !st && i < sizeof fields / sizeof fields[0]; i++)
+        st = optional(c, obj, fields[i].field, fields[i].key, fields[i].dflt, fields[i].dflt);
+    const llmmem__json *rates = llmmem__json_object_get(obj, "compress_rates");
+    if (!st && rates && llmmem__json_is_object(rates)) {
+        hf sub = *c;
+        sub.prefix = "compress_rates.";
+        st = optional(&sub, rates, "compressed_sparse_attention", LLMMEM_KEY_COMPRESS_RATE_CSA, LEAVE, LEAVE);
+        if (!st)
+            st = optional(&sub, rates, "heavily_compressed_attention", LLMMEM_KEY_COMPRESS_RATE_HCA, LEAVE, LEAVE);
+    }
+    if (!st) /* the experts' e_score_correction_bias exists on the moe layers; first_k_dense_replace none */
+        st = set(c, "mlp_layer_types", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    if (!st)
+        st = set(c, "mlp_layer_types", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    if (!st)
+        st = read_deepseek_v4_layers(c, obj, layers);
+    const char *experts = NULL;
+    if (!st)
+        st = get_string(c, obj, "expert_dtype", &experts, &p);
+    if (!st && p == PRESENT && strcmp(experts, "fp4") == 0)
+        st = set(c, "expert_dtype", LLMMEM_KEY_EXPERTS_FP4, 1);
+    return st;
+}
+
+/* KimiLinearConfig (moonshotai/Kimi-Linear configuration_kimi.py): DeepSeek-V3's MLA fields (q_lora_rank null: a
+ * full-rank q_proj; mla_use_nope drops RoPE, not a tensor), its MoE as num_experts, num_experts_per_token,
+ * num_shared_experts, moe_intermediate_size, first_k_dense_replace, moe_layer_freq; linear_attn_config: num_heads
+ * of head_dim, short_conv_kernel_size, and the 1-indexed kda_layers and full_attn_layers. */
+static llmmem_status read_kimi_linear(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, heads = 0, d = 0, q_rank = 0;
+    enum presence p;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("kv_lora_rank"), LLMMEM_KEY_KV_LORA_RANK, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("qk_rope_head_dim"), LLMMEM_KEY_QK_ROPE_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("qk_nope_head_dim"), LLMMEM_KEY_QK_NOPE_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("v_head_dim"), LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE, NULL);
+    if (!st)
+        st = get_int(c, obj, "q_lora_rank", &q_rank, &p);
+    if (!st)
+        st = set(c, "q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, p == PRESENT ? q_rank : 0);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
+    if (!st)
+        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
+    if (!st)
+        st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_experts_per_token", "num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK,
+                      CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "num_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 0, 0);
+    if (!st)
+        st = optional(c, obj, "first_k_dense_replace", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0, 0);
+    if (!st)
+        st = optional(c, obj, "moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1, 1);
+    if (st)
+        return st;
+    const llmmem__json *la = llmmem__json_object_get(obj, "linear_attn_config");
+    if (!la || !llmmem__json_is_object(la))
+        return hf_fail(c, la ? LLMMEM_ERR_PARSE : LLMMEM_ERR_INCOMPLETE, "linear_attn_config",
+                       la ? "expected an object, got %s" : "is missing%s", la ? kind(la) : "");
+    hf sub = *c;
+    sub.prefix = "linear_attn_config.";
+    st = required(&sub, la, NAMES("num_heads"), LLMMEM_KEY_LINEAR_NUM_KEY_HEADS, CLASS_NONE, &heads);
+    if (!st)
+        st = required(&sub, la, NAMES("head_dim"), LLMMEM_KEY_LINEAR_KEY_HEAD_DIM, CLASS_NONE, &d);
+    if (!st)
+        st = set(&sub, "num_heads", LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS, heads);
+    if (!st)
+        st = set(&sub, "head_dim", LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM, d);
+    if (!st)
+        st = optional(&sub, la, "short_conv_kernel_size", LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM, 4, 4);
+    if (st)
+        return st;
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    map.layers = (uint64_t)layers;
+    uint8_t seen[LLMMEM_LAYER_MAP_MAX] = {0};
+    static const char *const lists[2] = {"kda_layers", "full_attn_layers"};
+    for (unsigned k = 0; k < 2; k++) {
+        const llmmem__json *list = llmmem__json_object_get(la, lists[k]);
+        if (!list || !llmmem__json_is_array(list))
+            return hf_fail(&sub, list ? LLMMEM_ERR_PARSE : LLMMEM_ERR_INCOMPLETE, lists[k],
+                           list ? "expected an array, got %s" : "is missing%s", list ? kind(list) : "");
+        for (size_t i = 0; i < llmmem__json_array_size(list); i++) {
+            const llmmem__json *v = llmmem__json_array_get(list, i);
+            int64_t at = llmmem__json_is_integer(v) ? llmmem__json_integer_value(v) : 0;
+            char field[48];
+            snprintf(field, sizeof field, "%s[%zu]", lists[k], i);
+            if (at < 1 || at > layers || seen[at - 1])
+                return hf_fail(&sub, LLMMEM_ERR_INCOMPATIBLE, field, "is not a layer number 1 to %lld named once",
+                               (long long)layers);
+            seen[at - 1] = 1;
+            map.mixer[at - 1] = (uint8_t)(k == 0 ? LLMMEM_MIXER_LINEAR : LLMMEM_MIXER_FULL);
+        }
+    }
+    for (int64_t i = 0; i < layers; i++)
+        if (!seen[i])
+            return hf_fail(&sub, LLMMEM_ERR_INCOMPATIBLE, "kda_layers",
+                           "neither it nor full_attn_layers names layer %lld", (long long)i + 1);
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
+/* DeciLMConfig (Nemotron-NAS): Llama's fields and block_configs, one per layer: attention {no_op,
+ * replace_with_linear, n_heads_in_group: num_attention_heads / KV heads} and ffn {no_op, replace_with_linear,
+ * ffn_mult: the gated MLP's width find_multiple(int(2 x ffn_mult x hidden_size / 3), 256), vLLM nemotron_nas.py
+ * _ffn_mult_to_intermediate_size}; the attention's sink, window and sparsity options are refused. */
+static llmmem_status read_nemotron_nas(const hf *c, const llmmem__json *obj)
+{
+    int64_t hidden = 0, layers = 0, heads = 0;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased Nemotron-NAS attention is not modelled");
+    if (!st)
+        st = refuse_if(c, obj, "mlp_bias", 1, 0, "biased Nemotron-NAS MLPs are not modelled");
+    if (st)
+        return st;
+    const llmmem__json *blocks = llmmem__json_object_get(obj, "block_configs");
+    if (!blocks || !llmmem__json_is_array(blocks) || (int64_t)llmmem__json_array_size(blocks) != layers)
+        return hf_fail(c, blocks ? LLMMEM_ERR_INCOMPATIBLE : LLMMEM_ERR_INCOMPLETE, "block_configs",
+                       "must list one block for each of the %lld layers", (long long)layers);
+    if (layers > LLMMEM_LAYER_MAP_MAX || heads <= 0 || hidden % heads)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "block_configs", "%lld layers of %lld heads are not modelled",
+                       (long long)layers, (long long)heads);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++) {
+        const llmmem__json *blk = llmmem__json_array_get(blocks, (size_t)i);
+        const llmmem__json *attn = llmmem__json_object_get(blk, "attention"), *ffn = llmmem__json_object_get(blk, "ffn");
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "block_configs[%lld].", (long long)i);
+        hf sub = *c;
+        sub.prefix = prefix;
+        if (!llmmem__json_is_object(attn) || !llmmem__json_is_object(ffn))
+            return hf_fail(&sub, LLMMEM_ERR_PARSE, "attention", "expected attention and ffn objects");
+        struct llmmem__block shape = {0, 0, 0, 0};
+        int attn_none, attn_linear, ffn_none, ffn_linear;
+        static const char *const unmodelled[] = {"num_sink_tokens", "sparsify", "window_length", NULL};
+        for (size_t k = 0; unmodelled[k]; k++) {
+            const llmmem__json *v = llmmem__json_object_get(attn, unmodelled[k]);
+            if (v && !llmmem__json_is_null(v))
+                return hf_fail(&sub, LLMMEM_ERR_UNSUPPORTED, unmodelled[k], "is set: attention sinks, windows and "
+                               "sparsity in a block are not modelled");
+        }
+        const llmmem__json *sparse = llmmem__json_object_get(ffn, "sparsify");
+        if (sparse && !llmmem__json_is_null(sparse))
+            return hf_fail(&sub, LLMMEM_ERR_UNSUPPORTED, "ffn.sparsify", "is set: a sparsified MLP is not modelled");
+        if ((st = get_flag(&sub, attn, "no_op", 0, &attn_none)) || (st = get_flag(&sub, attn, "replace_with_linear", 0, &attn_linear)) ||
+            (st = get_flag(&sub, ffn, "no_op", 0, &ffn_none)) || (st = get_flag(&sub, ffn, "replace_with_linear", 0, &ffn_linear)))
+            return st;
+        if (!attn_none && !attn_linear) {
+            int64_t group = 0;
+            enum presence p;
+            if ((st = get_int(&sub, attn, "n_heads_in_group", &group, &p)) != LLMMEM_OK)
+                return st;
+            if (p != PRESENT || group <= 0 || heads % group)
+                return hf_fail(&sub, LLMMEM_ERR_INCOMPATIBLE, "attention.n_heads_in_group",
+                               "must divide num_attention_heads (%lld)", (long long)heads);
+            shape.kv_heads = (uint64_t)(heads / group);
+        }
+        if (!ffn_none && !ffn_linear) {
+            const llmmem__json *mult = llmmem__json_object_get(ffn, "ffn_mult");
+            double m = mult && llmmem__json_is_number(mult) ? llmmem__json_number_value(mult) : -1.0;
+            if (!(m > 0.0 && m < 1e6))
+                return hf_fail(&sub, LLMMEM_ERR_PARSE, "ffn.ffn_mult", "expected a positive number");
+            uint64_t width = (uint64_t)(2.0 * m * (double)hidden / 3.0);
+            shape.ffn = llmmem__ceil_div(width, 256) * 256;
+        }
+        shape.attn_linear = (uint8_t)(attn_linear && !attn_none);
+        shape.ffn_linear = (uint8_t)(ffn_linear && !ffn_none);
+        unsigned k = 0;
+        while (k < map.nblocks &&
+               (map.blocks[k].kv_heads != shape.kv_heads || map.blocks[k].ffn != shape.ffn ||
+                map.blocks[k].attn_linear != shape.attn_linear || map.blocks[k].ffn_linear != shape.ffn_linear))
+            k++;
+        if (k == LLMMEM_LAYER_KINDS_MAX)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "block_configs", "more than %d distinct blocks are not modelled",
+                           LLMMEM_LAYER_KINDS_MAX);
+        if (k == map.nblocks)
+            map.blocks[map.nblocks++] = shape;
+        llmmem__layer_map_push(&map, shape.kv_heads ? LLMMEM_MIXER_FULL : LLMMEM_MIXER_NONE);
+        map.ffn[i] = (uint8_t)(1 + (shape.ffn ? LLMMEM_FFN_DENSE : LLMMEM_FFN_NONE));
+        map.block[i] = (uint8_t)(k + 1);
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
+/* Lfm2Config (transformers models/lfm2/configuration_lfm2.py; its original keys block_ff_dim, tie_embedding accepted):
+ * the gated MLP's width, with block_auto_adjust_ff_dim, is block_ffn_dim_multiplier x int(2 x intermediate_size /
+ * 3) rounded up to block_multiple_of (Lfm2MLP); conv_bias=False, conv_L_cache=3; layer_types ("full_attention",
+ * "conv") or full_attn_idxs give the attention layers, the rest short convolutions. */
+static llmmem_status read_lfm2(const hf *c, const llmmem__json *obj)
+{
+    int64_t hidden = 0, layers = 0, ff = 0, multiple = 256;
+    enum presence p;
+    const char *name;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = read_kv_heads(c, obj);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 128000, LEAVE);
+    int tie = 1;
+    if (!st && (st = get_flag(c, obj, llmmem__json_object_get(obj, "tie_embedding") ? "tie_embedding"
+                                                                                      : "tie_word_embeddings", 1, &tie)) == LLMMEM_OK)
+        st = set(c, "tie_word_embeddings", LLMMEM_KEY_TIE_WORD_EMBEDDINGS, tie);
+    if (!st)
+        st = get_int_alias(c, obj, NAMES("intermediate_size", "block_ff_dim"), &ff, &p, &name);
+    if (!st && p != PRESENT)
+        st = hf_fail(c, LLMMEM_ERR_INCOMPLETE, name, "is missing (required for model_type %s)", c->type);
+    int adjust = 1;
+    if (!st)
+        st = get_flag(c, obj, "block_auto_adjust_ff_dim", 1, &adjust);
+    if (!st && (st = get_int(c, obj, "block_multiple_of", &multiple, &p)) == LLMMEM_OK && p != PRESENT)
+        multiple = 256;
+    if (st)
+        return st;
+    if (adjust) {
+        const llmmem__json *mult = llmmem__json_object_get(obj, "block_ffn_dim_multiplier");
+        double m = mult && llmmem__json_is_number(mult) ? llmmem__json_number_value(mult) : 1.0;
+        if (multiple <= 0 || !(m > 0.0 && m < 64.0))
+            return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "block_ffn_dim_multiplier", "or block_multiple_of is out of range");
+        ff = (int64_t)(m * (double)(2 * ff / 3));
+        ff = (ff + multiple - 1) / multiple * multiple;
+    }
+    st = set(c, name, LLMMEM_KEY_INTERMEDIATE_SIZE, ff);
+    if (!st)
+        st = bool_key(c, obj, "conv_bias", LLMMEM_KEY_CONV_BIAS, 0);
+    if (!st)
+        st = optional(c, obj, "conv_L_cache", LLMMEM_KEY_CONV_L_CACHE, 3, 3);
+    if (st)
+        return st;
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++)
+        llmmem__layer_map_push(&map, LLMMEM_MIXER_SHORT_CONV);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    const llmmem__json *idxs = llmmem__json_object_get(obj, "full_attn_idxs");
+    if (types && !llmmem__json_is_null(types)) {
+        if (!llmmem__json_is_array(types) || (int64_t)llmmem__json_array_size(types) != layers)
+            return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "layer_types", "must have num_hidden_layers entries");
+        for (int64_t i = 0; i < layers; i++) {
+            const llmmem__json *t = llmmem__json_array_get(types, (size_t)i);
+            const char *s = is_text(t) ? llmmem__json_string_value(t) : "";
+            if (strcmp(s, "full_attention") == 0)
+                map.mixer[i] = LLMMEM_MIXER_FULL;
+            else if (strcmp(s, "conv") != 0)
+                return unsupported_string(c, "layer_types", s, "full_attention and conv are");
+        }
+    } else if (idxs && llmmem__json_is_array(idxs)) {
+        for (size_t i = 0; i < llmmem__json_array_size(idxs); i++) {
+            const llmmem__json *v = llmmem__json_array_get(idxs, i);
+            int64_t at = llmmem__json_is_integer(v) ? llmmem__json_integer_value(v) : -1;
+            if (at < 0 || at >= layers)
+                return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "full_attn_idxs", "entry %zu is not a layer index", i);
+            map.mixer[at] = LLMMEM_MIXER_FULL;
+        }
+    } else {
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "layer_types", "and full_attn_idxs are missing (one is required)");
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
+/* MiMoV2FlashConfig: full-attention layers of num_attention_heads, num_key_value_heads of head_dim (values
+ * v_head_dim wide), sliding ones of the swa_* fields (the same heads and widths modelled, their own KV heads), a
+ * sink per head where add_swa_ / add_full_attention_sink_bias say, q/k norms with use_qk_norm; hybrid_layer_pattern
+ * (1: sliding) and moe_layer_freq (1: MoE of n_routed_experts, else a dense MLP of intermediate_size) per layer. */
+static llmmem_status read_mimo_v2(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, heads = 0, d = 0, dv = 0, v;
+    enum presence p;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("head_dim"), LLMMEM_KEY_HEAD_DIM, CLASS_NONE, &d);
+    if (!st)
+        st = required(c, obj, NAMES("v_head_dim"), LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE, &dv);
+    if (!st)
+        st = required(c, obj, NAMES("num_key_value_heads"), LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "swa_num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 8, 8);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 262144, LEAVE);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased MiMo-V2 attention is not modelled");
+    if (!st)
+        st = bool_key(c, obj, "use_qk_norm", LLMMEM_KEY_QK_NORM, 0);
+    if (!st)
+        st = bool_key(c, obj, "add_swa_attention_sink_bias", LLMMEM_KEY_ATTENTION_SINKS, 1);
+    if (!st)
+        st = bool_key(c, obj, "add_full_attention_sink_bias", LLMMEM_KEY_FULL_ATTENTION_SINKS, 0);
+    if (!st)
+        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
+    static const struct {
+        const char *field;
+        int64_t dflt;
+        const char *as;
+    } swa[3] = {{"swa_num_attention_heads", 64, "num_attention_heads"},
+                {"swa_head_dim", 192, "head_dim"},
+                {"swa_v_head_dim", 128, "v_head_dim"}};
+    const int64_t want[3] = {heads, d, dv};
+    for (unsigned i = 0; !st && i < 3; i++) {
+        v = swa[i].dflt;
+        if ((st = get_int(c, obj, swa[i].field, &v, &p)) == LLMMEM_OK && p == PRESENT && v != want[i])
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, swa[i].field, "%lld differs from %s (%lld): sliding layers of "
+                           "other head counts or widths are not modelled", (long long)v, swa[i].as, (long long)want[i]);
+    }
+    v = 128;
+    const char *name;
+    if (!st && (st = get_int_alias(c, obj, NAMES("sliding_window", "sliding_window_size"), &v, &p, &name)) == LLMMEM_OK)
+        st = set(c, name, LLMMEM_KEY_SLIDING_WINDOW, p == PRESENT ? v : 128);
+    int64_t experts = 256;
+    if (!st && (st = get_int(c, obj, "n_routed_experts", &experts, &p)) == LLMMEM_OK)
+        st = set(c, "n_routed_experts", LLMMEM_KEY_NUM_EXPERTS, p == PRESENT ? experts : p == IS_NULL ? 0 : 256);
+    if (!st)
+        st = optional(c, obj, "num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 8, 8);
+    if (!st)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 0, 0);
+    if (st)
+        return st;
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    const llmmem__json *pattern = llmmem__json_object_get(obj, "hybrid_layer_pattern");
+    const llmmem__json *freq = llmmem__json_object_get(obj, "moe_layer_freq");
+    if (!pattern || !llmmem__json_is_array(pattern) || (int64_t)llmmem__json_array_size(pattern) != layers ||
+        !freq || !llmmem__json_is_array(freq) || (int64_t)llmmem__json_array_size(freq) != layers)
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "hybrid_layer_pattern",
+                       "and moe_layer_freq must each list num_hidden_layers (%lld) entries", (long long)layers);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    for (int64_t i = 0; i < layers; i++) {
+        const llmmem__json *a = llmmem__json_array_get(pattern, (size_t)i), *f = llmmem__json_array_get(freq, (size_t)i);
+        int64_t sliding = llmmem__json_is_integer(a) ? llmmem__json_integer_value(a) : -1;
+        int64_t moe = llmmem__json_is_integer(f) ? llmmem__json_integer_value(f) : -1;
+        if (sliding < 0 || sliding > 1 || moe < 0 || moe > 1 || (moe && experts == 0))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "hybrid_layer_pattern", "entry %lld (or moe_layer_freq's) is not 0 or 1",
+                           (long long)i);
+        llmmem__layer_map_push(&map, sliding ? LLMMEM_MIXER_SLIDING : LLMMEM_MIXER_FULL);
+        map.ffn[i] = (uint8_t)(1 + (moe ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE));
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    st = set(c, "moe_layer_freq", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    return st ? st : set(c, "moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -1487,6 +2207,12 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_GRANITEMOEHYBRID: return read_granitemoehybrid(c, obj);
     case LLMMEM_READ_JAMBA: return read_jamba(c, obj);
     case LLMMEM_READ_FALCON_H1: return read_falcon_h1(c, obj);
+    case LLMMEM_READ_GEMMA4: return read_gemma4_text(c, obj);
+    case LLMMEM_READ_DEEPSEEK_V4: return read_deepseek_v4(c, obj);
+    case LLMMEM_READ_KIMI_LINEAR: return read_kimi_linear(c, obj);
+    case LLMMEM_READ_NEMOTRON_NAS: return read_nemotron_nas(c, obj);
+    case LLMMEM_READ_LFM2: return read_lfm2(c, obj);
+    case LLMMEM_READ_MIMO_V2: return read_mimo_v2(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
@@ -1930,6 +2656,100 @@ static llmmem_status read_gemma3(const hf *c, const llmmem__json *root, const ll
     return st;
 }
 
+/* Gemma4Config: text_config (Gemma4TextConfig), and when given vision_config (Gemma4VisionConfig:
+ * hidden_size=768, intermediate_size=3072, num_hidden_layers=16, num_attention_heads=12,
+ * num_key_value_heads=12, head_dim=64, patch_size=16, position_embedding_size=10240, standardize=False) and
+ * audio_config (Gemma4AudioConfig: hidden_size=1024, num_hidden_layers=12, num_attention_heads=8,
+ * subsampling_conv_channels=[128, 32], conv_kernel_size=5, output_proj_dims=1536), each with its embedder. */
+static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    const llmmem__json *text;
+    llmmem_status st = sub_config(c, root, "text_config", "gemma4", &text);
+    if (st)
+        return st;
+    const char *type;
+    hf sub = *c;
+    sub.nested = 1;
+    sub.prefix = "text_config.";
+    st = sub_type(&sub, text, "gemma4_text", &type);
+    if (st)
+        return st;
+    if (strcmp(type, "gemma4_text") != 0)
+        return unsupported_string(&sub, "model_type", type, "gemma4 takes gemma4_text");
+    st = read_text(&sub, text);
+    if (st)
+        return st;
+    *text_out = text;
+    const llmmem__json *vision = llmmem__json_object_get(root, "vision_config");
+    if (vision && !llmmem__json_is_null(vision)) {
+        int64_t hidden = 0, heads = 0, kv = 0, head_dim = 0;
+        sub.prefix = "vision_config.";
+        sub.type = "gemma4_vision";
+        if (!llmmem__json_is_object(vision))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "vision_config", "expected an object, got %s", kind(vision));
+        st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 9);
+        if (!st)
+            st = required(&sub, vision, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, &hidden);
+        if (!st)
+            st = required(&sub, vision, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072, NULL);
+        if (!st)
+            st = required(&sub, vision, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 16, NULL);
+        if (!st)
+            st = required(&sub, vision, NAMES("num_attention_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12, &heads);
+        if (!st)
+            st = required(&sub, vision, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 16, NULL);
+        if (!st)
+            st = required(&sub, vision, NAMES("position_embedding_size"), LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS,
+                          10240, NULL);
+        if (!st)
+            st = bool_key(&sub, vision, "standardize", LLMMEM_KEY_VISION_STANDARDIZE, 0);
+        kv = heads;
+        head_dim = heads ? hidden / heads : 0;
+        if (!st && (st = get_int(&sub, vision, "num_key_value_heads", &kv, &(enum presence){ABSENT})) == LLMMEM_OK &&
+            (st = get_int(&sub, vision, "head_dim", &head_dim, &(enum presence){ABSENT})) == LLMMEM_OK &&
+            (kv != heads || head_dim * heads != hidden))
+            return hf_fail(&sub, LLMMEM_ERR_UNSUPPORTED, "num_key_value_heads",
+                           "%lld KV heads of head_dim %lld beside %lld heads of a %lld-wide tower: only heads x "
+                           "head_dim = hidden_size without grouped KV heads is modelled",
+                           (long long)kv, (long long)head_dim, (long long)heads, (long long)hidden);
+        if (!st)
+            st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 9);
+        if (st)
+            return st;
+    }
+    const llmmem__json *audio = llmmem__json_object_get(root, "audio_config");
+    if (!audio || llmmem__json_is_null(audio))
+        return LLMMEM_OK;
+    if (!llmmem__json_is_object(audio))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "audio_config", "expected an object, got %s", kind(audio));
+    sub.prefix = "audio_config.";
+    sub.type = "gemma4_audio";
+    int64_t channels[2] = {128, 32};
+    const llmmem__json *list = llmmem__json_object_get(audio, "subsampling_conv_channels");
+    if (list && !llmmem__json_is_null(list)) {
+        if (!llmmem__json_is_array(list) || llmmem__json_array_size(list) != 2 ||
+            !llmmem__json_is_integer(llmmem__json_array_get(list, 0)) ||
+            !llmmem__json_is_integer(llmmem__json_array_get(list, 1)))
+            return hf_fail(&sub, LLMMEM_ERR_PARSE, "subsampling_conv_channels", "expected two integers");
+        channels[0] = llmmem__json_integer_value(llmmem__json_array_get(list, 0));
+        channels[1] = llmmem__json_integer_value(llmmem__json_array_get(list, 1));
+    }
+    st = required(&sub, audio, NAMES("hidden_size"), LLMMEM_KEY_AUDIO_HIDDEN_SIZE, 1024, NULL);
+    if (!st)
+        st = required(&sub, audio, NAMES("num_hidden_layers"), LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS, 12, NULL);
+    if (!st)
+        st = required(&sub, audio, NAMES("num_attention_heads"), LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS, 8, NULL);
+    if (!st)
+        st = required(&sub, audio, NAMES("conv_kernel_size"), LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE, 5, NULL);
+    if (!st)
+        st = required(&sub, audio, NAMES("output_proj_dims"), LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, 1536, NULL);
+    if (!st)
+        st = set(&sub, "subsampling_conv_channels", LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0, channels[0]);
+    if (!st)
+        st = set(&sub, "subsampling_conv_channels", LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_1, channels[1]);
+    return st;
+}
+
 /* vision_feature_layer of a LLaVA-style wrapper: one layer's features (an integer or null); a list
  * concatenates several layers' and widens the projector's input, which is not modelled. */
 static llmmem_status read_feature_layer(const hf *c, const llmmem__json *root)
@@ -2052,12 +2872,14 @@ static llmmem_status read_qwen_vision(const hf *c, const llmmem__json *v, int qw
     return set(c, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, n);
 }
 
-/* Qwen2_5_VLConfig, Qwen3VLConfig, Qwen3VLMoeConfig: the text model's fields in text_config (Qwen3-VL
- * always; Qwen2.5-VL since transformers 4.53, which keeps them at the top level as well), else at
- * the top level (Qwen2.5-VL as first published); the vision tower in vision_config. */
+/* Qwen2_5_VLConfig, Qwen3VLConfig, Qwen3VLMoeConfig, Qwen3_5Config, Qwen3_5MoeConfig: the text model's fields
+ * in text_config (Qwen3-VL and Qwen3.5 always; Qwen2.5-VL since transformers 4.53, which keeps them at the top
+ * level as well), else at the top level (Qwen2.5-VL as first published); the vision tower in vision_config
+ * (Qwen3.5's is Qwen3-VL's without deepstack mergers: Qwen3_5VisionModel). */
 static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem__json **text_out)
 {
     const int qwen3 = c->fam->type != LLMMEM_MODEL_QWEN2_5_VL;
+    const int qwen3_5 = c->fam->type == LLMMEM_MODEL_QWEN3_5 || c->fam->type == LLMMEM_MODEL_QWEN3_5_MOE;
     const llmmem__json *text = llmmem__json_object_get(root, "text_config"), *vision;
     llmmem_status st = sub_config(c, root, "vision_config", c->fam->name, &vision);
     if (st)
@@ -2068,7 +2890,10 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
         if (st)
             return st;
         static const char *const text_types[] = {"qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text"};
-        const char *want = text_types[c->fam->type - LLMMEM_MODEL_QWEN2_5_VL], *type;
+        const char *want = c->fam->type == LLMMEM_MODEL_QWEN3_5       ? "qwen3_5_text"
+                           : c->fam->type == LLMMEM_MODEL_QWEN3_5_MOE ? "qwen3_5_moe_text"
+                                                                      : text_types[c->fam->type - LLMMEM_MODEL_QWEN2_5_VL];
+        const char *type;
         sub.nested = 1;
         sub.prefix = "text_config.";
         st = sub_type(&sub, text, want, &type);
@@ -2090,6 +2915,8 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
     sub.prefix = "vision_config.";
     sub.type = c->fam->name;
     st = read_qwen_vision(&sub, vision, qwen3);
+    if (!st && qwen3_5) /* Qwen3_5VisionModel: blocks and merger, no deepstack_merger_list */
+        st = set(&sub, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, 0);
     if (!st)
         st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, qwen3 ? 4 : 3);
     *text_out = text;
@@ -2223,7 +3050,9 @@ static llmmem_status check_skipped_modules(const hf *c, const llmmem__json *q, c
         return LLMMEM_OK;
     if (!llmmem__json_is_array(list))
         return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array, got %s", kind(list));
-    static const char *const allowed[] = {"lm_head", "gate", "mlp.gate", "router", "re:.*mlp.gate$", NULL};
+    /* e_score_correction_bias: a router's bias, kept in fp32 whatever the plan (MiniMax-M2.7's config) */
+    static const char *const allowed[] = {"lm_head", "gate", "mlp.gate", "router", "re:.*mlp.gate$",
+                                          "e_score_correction_bias", NULL};
     for (size_t i = 0; i < llmmem__json_array_size(list); i++) {
         const llmmem__json *v = llmmem__json_array_get(list, i);
         char name[64];
@@ -2365,8 +3194,9 @@ static llmmem_status read_fp8(const hf *c, const llmmem__json *q, llmmem_format 
     llmmem_status st = get_string(c, q, "fmt", &fmt, &p);
     if (st)
         return st;
-    if (p == PRESENT && strcmp(fmt, "e4m3") != 0)
-        return unsupported_string(c, "fmt", fmt, "e4m3 is");
+    /* "float8_e4m3fn" is torch's name of the same format (MiniMax-M2.7's config) */
+    if (p == PRESENT && strcmp(fmt, "e4m3") != 0 && strcmp(fmt, "float8_e4m3fn") != 0)
+        return unsupported_string(c, "fmt", fmt, "e4m3 and float8_e4m3fn are");
     const llmmem__json *block = llmmem__json_object_get(q, "weight_block_size");
     if (!block || llmmem__json_is_null(block)) {
         *format = LLMMEM_FORMAT_FP8_E4M3;
@@ -2746,11 +3576,24 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
     const llmmem__json *text = root;
     if (strcmp(type, "gemma3") == 0) {
         st = read_gemma3(c, root, &text);
+    } else if (strcmp(type, "mimo_v2") == 0) { /* MiMo-V2.5's configs name the same model mimo_v2 */
+        c->fam = llmmem__family_named("mimo_v2_flash");
+        c->type = type;
+        st = read_text(c, root);
+    } else if (strcmp(type, "gemma4") == 0 || strcmp(type, "gemma4_text") == 0) {
+        c->fam = llmmem__family_named("gemma4");
+        c->type = type;
+        st = strcmp(type, "gemma4") == 0 ? read_gemma4(c, root, &text) : read_text(c, root);
     } else if (strcmp(type, "llava") == 0) {
         st = read_llava(c, root, &text);
-    } else if (strcmp(type, "mistral3") == 0) {
+    } else if (strcmp(type, "mistral3") == 0 ||
+               (strcmp(type, "ministral3") == 0 &&
+                llmmem__json_is_object(llmmem__json_object_get(root, "text_config")))) {
+        /* Ministral-3's published configs name ministral3 at the top of the Mistral3Config wrapper
+         * (text_config and vision_config): read as the wrapper it is */
         st = read_mistral3(c, root, &text);
-    } else if (strcmp(type, "qwen2_5_vl") == 0 || strcmp(type, "qwen3_vl") == 0 || strcmp(type, "qwen3_vl_moe") == 0) {
+    } else if (strcmp(type, "qwen2_5_vl") == 0 || strcmp(type, "qwen3_vl") == 0 || strcmp(type, "qwen3_vl_moe") == 0 ||
+               strcmp(type, "qwen3_5") == 0 || strcmp(type, "qwen3_5_moe") == 0) {
         c->fam = llmmem__family_named(type);
         c->type = c->fam->name;
         st = read_qwen_vl(c, root, &text);

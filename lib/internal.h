@@ -256,20 +256,26 @@ enum llmmem__mixer {
     LLMMEM_MIXER_NONE = 6,     /* no token mixer: a feed-forward-only layer (Nemotron-H '-') */
     LLMMEM_MIXER_CROSS = 8,    /* cross-attention to the image: caches the image's keys and values (mllama) */
     LLMMEM_MIXER_MAMBA1 = 9,   /* state-space model (Mamba-1, Jamba's): a fixed state per sequence */
-    LLMMEM_MIXERS = 10
+    LLMMEM_MIXER_SLIDING_SHARED = 10, /* sliding attention over an earlier layer's keys and values: no k/v, no cache (Gemma 4) */
+    LLMMEM_MIXER_FULL_SHARED = 11,    /* the same over every token */
+    LLMMEM_MIXER_CSA = 12,     /* compressed sparse attention: a window, compressed entries an indexer picks (DeepSeek-V4) */
+    LLMMEM_MIXER_HCA = 13,     /* heavily compressed attention: a window and heavily compressed entries (DeepSeek-V4) */
+    LLMMEM_MIXER_SHORT_CONV = 14, /* a gated short depthwise convolution: its window per sequence (LFM2) */
+    LLMMEM_MIXERS = 15
 };
 enum llmmem__ffn {
     LLMMEM_FFN_DENSE = 0,      /* one MLP (gated or two-matrix: the model's mlp_gated) */
     LLMMEM_FFN_MOE = 1,        /* routed experts, a router, shared experts when the model has them */
     LLMMEM_FFN_NONE = 2,       /* no feed-forward: a mixer-only layer */
-    LLMMEM_FFNS = 3
+    LLMMEM_FFN_HASH_MOE = 3,   /* routed experts chosen by a token-id table, not a router (DeepSeek-V4's first layers) */
+    LLMMEM_FFNS = 4
 };
 #define LLMMEM_MIXER_BIT(m) (1u << (m))
 #define LLMMEM_FFN_BIT(f) (1u << (f))
 /* The mixers that keep a fixed state per sequence instead of a cache that grows per token. */
 #define LLMMEM_STATE_MIXERS                                                                         \
     (LLMMEM_MIXER_BIT(LLMMEM_MIXER_LINEAR) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SSM) |                   \
-     LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1))
+     LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SHORT_CONV))
 #define LLMMEM_ATTENTION_MIXERS                                                                     \
     (LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) |                 \
      LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_MLA))
@@ -277,6 +283,7 @@ enum llmmem__ffn {
 typedef struct llmmem__layer_kind {
     uint8_t mixer;             /* enum llmmem__mixer */
     uint8_t ffn;               /* enum llmmem__ffn */
+    uint8_t block;             /* 0; else 1 + the layer's entry in its map's block table (per-layer shapes) */
 } llmmem__layer_kind;
 
 /* The distinct kinds of a model's decoder layers, indexed 0..n-1; a set of them is a bit mask. */
@@ -323,9 +330,19 @@ uint64_t llmmem__layers_in(const llmmem__layer_plan *p, llmmem__kind_set set, ui
 typedef struct llmmem__layer_map {
     uint64_t layers;
     uint8_t mixer[LLMMEM_LAYER_MAP_MAX]; /* enum llmmem__mixer */
-    /* 1: the layer has no feed-forward (Nemotron-H's 'M' and '*' blocks, Mamba-2's blocks); 0: the
-     * feed-forward the model's keys give (dense or MoE) */
-    uint8_t no_ffn[LLMMEM_LAYER_MAP_MAX];
+    /* 0: the feed-forward the model's keys give (dense or MoE); else 1 + the layer's own enum llmmem__ffn
+     * (Nemotron-H's 'M' and '*' blocks and Mamba-2's have none, its '-' block a dense MLP, its 'E' block
+     * the experts) */
+    uint8_t ffn[LLMMEM_LAYER_MAP_MAX];
+    /* per-layer block shapes (Nemotron-NAS block_configs): the layer's entry + 1 in `blocks` (0: the model's keys) */
+    uint8_t block[LLMMEM_LAYER_MAP_MAX];
+    unsigned nblocks;
+    struct llmmem__block {
+        uint64_t kv_heads;     /* its attention's KV heads (its mixer full attention) */
+        uint64_t ffn;          /* its dense MLP's width (its feed-forward dense) */
+        uint8_t attn_linear;   /* no attention: one hidden x hidden linear in its place (replace_with_linear) */
+        uint8_t ffn_linear;    /* no MLP: one hidden x hidden linear in its place */
+    } blocks[LLMMEM_LAYER_KINDS_MAX];
 } llmmem__layer_map;
 
 /* The mixer a transformers layer_types entry names (configuration_utils.py ALLOWED_LAYER_TYPES,
@@ -344,11 +361,12 @@ static inline int llmmem__mixer_modelled(enum llmmem__mixer m)
 /* Appends one layer to a map (the caller keeps layers below LLMMEM_LAYER_MAP_MAX). */
 static inline void llmmem__layer_map_push(llmmem__layer_map *map, enum llmmem__mixer mixer)
 {
-    map->no_ffn[map->layers] = 0;
+    map->ffn[map->layers] = 0;
+    map->block[map->layers] = 0;
     map->mixer[map->layers++] = (uint8_t)mixer;
 }
 /* A map from a Nemotron-H hybrid_override_pattern: 'M' a Mamba-2 block, '*' an attention block,
- * '-' an MLP block (transformers NemotronHConfig layers_block_type); with `feed_forward`, 'M' and '*'
+ * '-' an MLP block, 'E' a MoE block (transformers NemotronHConfig layers_block_type); with `feed_forward`, 'M' and '*'
  * name the mixer of a layer that keeps its feed-forward as well (Granite 4.0-H's layer_types). 0 and
  * the message (naming the character) for another character or a pattern longer than
  * LLMMEM_LAYER_MAP_MAX. */
@@ -377,6 +395,7 @@ typedef struct llmmem__geometry {
     uint64_t ffn_expert;         /* a routed expert's width: moe_intermediate_size, else ffn (MoE only) */
     uint64_t ffn_shared;         /* all shared experts' width (MoE only; 0: none) */
     uint64_t experts, experts_per_tok;
+    uint64_t moe_latent;         /* the routed experts' width when they work in a latent (moe_latent_size); 0: hidden */
     uint64_t window;             /* the tokens a windowed layer keeps: sliding_window, or attention_chunk_size
                                   * for a chunked model (transformers caches a chunked layer as a sliding one) */
     uint64_t chunk;              /* attention_chunk_size when the model has chunked layers; 0 otherwise */
@@ -392,6 +411,20 @@ typedef struct llmmem__geometry {
      * the attention computes them (what a Hugging Face cache stores) */
     llmmem__kv_token kv_token;
     llmmem__kv_token kv_latent;  /* MLA: the compressed latent vLLM caches instead; 0 otherwise */
+    /* what a token adds to a full-attention layer when its heads or width differ from the sliding layers'
+     * (Gemma 4's global_head_dim, num_global_key_value_heads); heads 0 when kv_token holds for every layer */
+    llmmem__kv_token kv_token_global;
+    uint64_t kv_shared_layers;   /* layers reading an earlier layer's keys and values, caching none (Gemma 4) */
+    uint64_t dropped;            /* parameters the checkpoint stores but the model drops on load (Gemma 4's
+                                  * KV-shared layers' k_proj, v_proj, k_norm) */
+    uint8_t per_layer_inputs;    /* per-layer input embeddings feed every layer (Gemma 4 PLE) */
+    uint8_t blocks;              /* layers of per-layer shapes (Nemotron-NAS block_configs): widths vary by kind */
+    /* short-convolution layers (LFM2's Lfm2ShortConv): a depthwise conv of conv_kernel over the hidden width */
+    llmmem__kind_set conv;
+    uint64_t conv_layers, conv_kernel;
+    /* DeepSeek-V4's compressed attention layers and hyper-connections (their caches and saved tensors are not
+     * modelled) */
+    uint64_t compressed_layers, hc_mult;
     uint64_t index_cache;        /* DeepSeek sparse attention: bytes of the indexer's key per token and layer
                                   * in vLLM's paged cache (0: no indexer) */
     /* mixers that keep a state per sequence (0 when the model has none of them) */
@@ -412,12 +445,13 @@ typedef struct llmmem__geometry {
 /* Layers that keep a state per sequence (Mamba-2, Gated DeltaNet, Mamba-1). */
 static inline uint64_t llmmem__state_layers(const llmmem__geometry *g)
 {
-    return g->ssm_layers + g->linear_layers + g->mamba1_layers;
+    return g->ssm_layers + g->linear_layers + g->mamba1_layers + g->conv_layers;
 }
 /* State mixers of different kinds in one model (0 or 1 when the model has at most one). */
 static inline unsigned llmmem__state_kinds(const llmmem__geometry *g)
 {
-    return (unsigned)(g->ssm_layers != 0) + (unsigned)(g->linear_layers != 0) + (unsigned)(g->mamba1_layers != 0);
+    return (unsigned)(g->ssm_layers != 0) + (unsigned)(g->linear_layers != 0) + (unsigned)(g->mamba1_layers != 0) +
+           (unsigned)(g->conv_layers != 0);
 }
 
 struct llmmem_model {

@@ -127,7 +127,9 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
                             "%s: use mode=lora for a LoRA over that base",
                             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, weight_format));
     llmmem_format stored = (llmmem_format)llmmem__model_value(m, LLMMEM_KEY_QUANTIZATION_FORMAT);
-    const int32_t as_stored = stored != LLMMEM_FORMAT_AUTO && weight_format == stored;
+    /* the weights as the checkpoint stores them, quantized or in torch_dtype: its fp32 tensors stay fp32 (transformers
+     * registers DeepSeek-V3's and GLM's e_score_correction_bias as a float32 buffer, which loading in bf16 keeps) */
+    const int32_t as_stored = weight_format == (stored != LLMMEM_FORMAT_AUTO ? stored : torch_dtype);
     llmmem__weight_plan p = {
         .weight = weight_format,
         .high = high_precision(weight_format, torch_dtype, llmmem__get_int(&s->s, LLMMEM_KEY_HIGH_PRECISION_FORMAT)),
@@ -139,6 +141,10 @@ llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_mo
         /* the checkpoint's scope and fp32 tensors hold while its own format is the one applied */
         .experts_only = as_stored && llmmem__model_value(m, LLMMEM_KEY_QUANTIZED_MODULES) == LLMMEM_QUANTIZED_EXPERTS,
         .as_stored = as_stored};
+    if (as_stored && llmmem__model_value(m, LLMMEM_KEY_EXPERTS_FP4))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the checkpoint's FP4 experts beside its %s weights (experts_fp4, "
+                            "deepseek_v4's expert_dtype fp4) are not priced: set weight_format to price every weight "
+                            "in one format", llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, weight_format));
     uint64_t probe;
     if (llmmem_format_tensor_bytes(&probe, p.weight, 1, 1, p.group, p.double_quant) == LLMMEM_ERR_OUT_OF_RANGE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "quant_group_size (%llu) is not a valid group size for %s",

@@ -14,7 +14,7 @@ typedef struct llmmem__weight_plan {
     int32_t double_quant;    /* bitsandbytes 4-bit double quantization */
     int32_t quantize_embedding, quantize_lm_head, quantize_router; /* the weight format reaches these too */
     int32_t experts_only;    /* the weight format reaches routed experts alone (quantized_modules experts) */
-    int32_t as_stored;       /* the weight format is the quantized checkpoint's: what it keeps in fp32 stays fp32 */
+    int32_t as_stored;       /* the weight format is the checkpoint's (quantized or torch_dtype): what it keeps in fp32 stays fp32 */
 } llmmem__weight_plan;
 
 /* What training keeps of the trained parameters (base parameters in mode training, adapters in

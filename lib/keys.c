@@ -43,9 +43,10 @@ static const char *const speculative_names[] = {"none", "mtp", NULL};
 static const char *const qk_norm_type_names[] = {"per_head", "per_layer", NULL};
 /* value 6 is left for another vision tower and projector (NULL: not a choice) */
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", "qwen2_5_vl", "qwen3_vl",
-                                           "pixtral", NULL, "llama4_vision_model", "mllama_vision_model", NULL};
+                                           "pixtral", NULL, "llama4_vision_model", "mllama_vision_model", "gemma4_vision",
+                                           NULL};
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", "qwen2_5_vl_merger", "qwen3_vl_merger",
-                                              "mistral3", NULL, "llama4", "mllama", NULL};
+                                              "mistral3", NULL, "llama4", "mllama", "gemma4", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -181,10 +182,10 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_SLIDING_WINDOW_PATTERN, M, "sliding_window_pattern", 0, COUNT_MAX_KEY, 0,
             "n: layer i uses global attention when (i + 1) % n == 0, the others slide (Gemma 2: 2, "
             "Gemma 3: 6); 0: every layer slides"),
-    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 8, 0,
+    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 9, 0,
                "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma), "
                "qwen2_5_vl (Qwen2.5-VL ViT), qwen3_vl (Qwen3-VL ViT), pixtral (Mistral 3), "
-               "llama4_vision_model (Llama 4), mllama_vision_model (Llama 3.2 Vision)"),
+               "llama4_vision_model (Llama 4), mllama_vision_model (Llama 3.2 Vision), gemma4_vision (Gemma 4)"),
     INT_KEY(LLMMEM_KEY_VISION_HIDDEN_SIZE, M, "vision_hidden_size", 0, SIZE_MAX_KEY, 0, "vision tower width"),
     INT_KEY(LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, M, "vision_intermediate_size", 0, SIZE_MAX_KEY, 0,
             "vision tower MLP width"),
@@ -234,11 +235,11 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_VISION_WINDOW_SIZE, M, "vision_window_size", 0, 1LL << 20, 0,
             "Qwen2.5-VL attention window side in pixels (window_size; 0: every block attends over the whole "
             "image)"),
-    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 8, 0,
+    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 9, 0,
                "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear), "
                "qwen2_5_vl_merger (RMSNorm + two-layer MLP over merged patches), qwen3_vl_merger (LayerNorm + "
                "MLP, and one per deepstack layer), mistral3 (RMSNorm, patch merger, two linears), llama4 (one "
-               "linear without bias), mllama (one biased linear)"),
+               "linear without bias), mllama (one biased linear), gemma4 (one linear without bias)"),
     INT_KEY(LLMMEM_KEY_ATTENTION_CHUNK_SIZE, M, "attention_chunk_size", 0, SIZE_MAX_KEY, 0,
             "tokens of the chunks a chunked-attention layer attends within (Llama 4: 8192; 0: no chunked layers)"),
     INT_KEY(LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, M, "no_rope_layer_interval", 0, COUNT_MAX_KEY, 4,
@@ -318,6 +319,84 @@ static const llmmem__key_info key_table[] = {
              "layer's keys and values (FalconH1DecoderLayer)"),
     BOOL_KEY(LLMMEM_KEY_MAMBA_RMS_NORM, M, "mamba_rms_norm", 1,
              "the Mamba-2 mixer has its gated RMSNorm over the inner width (FalconH1Config mamba_rms_norm)"),
+    BOOL_KEY(LLMMEM_KEY_ROUTER_FP32, M, "router_fp32", 0,
+             "the MoE router's weight is stored and run in fp32 whatever the other weights' dtype (vLLM "
+             "minimax_m2.py MiniMaxM2MoE gate params_dtype float32)"),
+    INT_KEY(LLMMEM_KEY_GLOBAL_HEAD_DIM, M, "global_head_dim", 0, SIZE_MAX_KEY, 0,
+            "width of the query, key and value heads of the full-attention layers when it differs from the "
+            "sliding ones' head_dim (Gemma4TextConfig global_head_dim: 512); 0: head_dim"),
+    INT_KEY(LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, M, "num_global_key_value_heads", 0, SIZE_MAX_KEY, 0,
+            "KV heads of the full-attention layers when attention_k_eq_v (Gemma 4 31B: 4); 0: num_key_value_heads"),
+    BOOL_KEY(LLMMEM_KEY_ATTENTION_K_EQ_V, M, "attention_k_eq_v", 0,
+             "the full-attention layers have no v_proj: their values come from the key projection (they still "
+             "cache keys and values; Gemma4TextAttention)"),
+    INT_KEY(LLMMEM_KEY_NUM_KV_SHARED_LAYERS, M, "num_kv_shared_layers", 0, COUNT_MAX_KEY, 0,
+            "the last n decoder layers read the keys and values of the last earlier layer of their type: no "
+            "k_proj or v_proj in the model (the checkpoint still stores them) and nothing cached (Gemma 4 E2B: 20)"),
+    BOOL_KEY(LLMMEM_KEY_DOUBLE_WIDE_MLP, M, "use_double_wide_mlp", 0,
+             "the KV-shared layers' MLP is 2 x intermediate_size wide (Gemma4TextConfig use_double_wide_mlp)"),
+    INT_KEY(LLMMEM_KEY_HIDDEN_SIZE_PER_LAYER_INPUT, M, "hidden_size_per_layer_input", 0, SIZE_MAX_KEY, 0,
+            "width of each layer's slice of the per-layer input embeddings: embed_tokens_per_layer, "
+            "per_layer_model_projection, and per layer a gate, a projection and a norm (Gemma 4 PLE); 0: none"),
+    INT_KEY(LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT, M, "vocab_size_per_layer_input", 0, SIZE_MAX_KEY, 0,
+            "rows of the per-layer input embedding table (Gemma4TextConfig: 262144)"),
+    BOOL_KEY(LLMMEM_KEY_LAYER_SCALAR, M, "layer_scalar", 0,
+             "each decoder layer stores one scalar its output is scaled by (Gemma4TextDecoderLayer.layer_scalar)"),
+    BOOL_KEY(LLMMEM_KEY_ROUTER_SCALES, M, "router_scales", 0,
+             "the MoE router has a per-channel input scale and a per-expert scale (Gemma4TextRouter scale, "
+             "per_expert_scale)"),
+    BOOL_KEY(LLMMEM_KEY_VISION_STANDARDIZE, M, "vision_standardize", 0,
+             "the vision tower ends in a learned bias and scale of its width (Gemma4VisionConfig standardize)"),
+    INT_KEY(LLMMEM_KEY_AUDIO_HIDDEN_SIZE, M, "audio_hidden_size", 0, SIZE_MAX_KEY, 0,
+            "width of the audio tower (Gemma4AudioConfig hidden_size); 0: no audio tower"),
+    INT_KEY(LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS, M, "audio_num_hidden_layers", 0, COUNT_MAX_KEY, 0,
+            "conformer layers of the audio tower"),
+    INT_KEY(LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS, M, "audio_num_attention_heads", 0, SIZE_MAX_KEY, 0,
+            "attention heads of the audio tower"),
+    INT_KEY(LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE, M, "audio_conv_kernel_size", 0, 4096, 0,
+            "kernel of the audio tower's depthwise convolution"),
+    INT_KEY(LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0, M, "audio_subsampling_channels_0", 0, SIZE_MAX_KEY, 0,
+            "channels of the audio subsampling's first convolution (Gemma4AudioConfig subsampling_conv_channels[0])"),
+    INT_KEY(LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_1, M, "audio_subsampling_channels_1", 0, SIZE_MAX_KEY, 0,
+            "channels of the audio subsampling's second convolution"),
+    INT_KEY(LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, M, "audio_output_proj_dims", 0, SIZE_MAX_KEY, 0,
+            "width the audio tower's output_proj gives, which embed_audio projects to hidden_size"),
+    INT_KEY(LLMMEM_KEY_HC_MULT, M, "hc_mult", 0, 64, 0,
+            "manifold-constrained hyper-connections: the residual streams each layer mixes, with a mixing function, "
+            "scale and base before its attention and its feed-forward (DeepseekV4Config hc_mult: 4); 0: none"),
+    INT_KEY(LLMMEM_KEY_O_GROUPS, M, "o_groups", 0, SIZE_MAX_KEY, 0,
+            "the attention output projection in head groups, each through a rank of o_lora_rank (DeepSeek-V4: 8); "
+            "0: one o_proj"),
+    INT_KEY(LLMMEM_KEY_O_LORA_RANK, M, "o_lora_rank", 0, SIZE_MAX_KEY, 0,
+            "the rank of each head group's output projection (DeepSeek-V4: 1024)"),
+    INT_KEY(LLMMEM_KEY_COMPRESS_RATE_CSA, M, "compress_rate_csa", 0, SIZE_MAX_KEY, 4,
+            "tokens a compressed sparse attention layer's compressor joins into one entry (DeepseekV4Config: 4)"),
+    INT_KEY(LLMMEM_KEY_COMPRESS_RATE_HCA, M, "compress_rate_hca", 0, SIZE_MAX_KEY, 128,
+            "tokens a heavily compressed attention layer's compressor joins into one entry (DeepseekV4Config: 128)"),
+    BOOL_KEY(LLMMEM_KEY_EXPERTS_FP4, M, "experts_fp4", 0,
+             "the checkpoint stores its routed experts in FP4 beside FP8 weights (DeepSeek-V4 expert_dtype fp4): "
+             "weights priced in the checkpoint's own format are refused, an explicit weight_format is not"),
+    BOOL_KEY(LLMMEM_KEY_LINEAR_ATTN_KDA, M, "linear_attn_kda", 0,
+             "the linear_attention layers are Kimi Delta Attention (Kimi-Linear's KimiDeltaAttention: q, k, v projections "
+             "and convolutions, low-rank decay and output gates, per-channel dt_bias) with the linear_* widths, key and "
+             "value heads alike; 0: Gated DeltaNet"),
+    BOOL_KEY(LLMMEM_KEY_ROUTER_BIAS_FP32, M, "router_bias_fp32", 1,
+             "the router's e_score_correction_bias is stored in fp32 (DeepSeek-V3's Gate.bias); 0: in the weights' dtype "
+             "(Kimi-Linear's checkpoint)"),
+    INT_KEY(LLMMEM_KEY_MLP_ACT_PARAMS, M, "mlp_act_params", 0, 1024, 0,
+            "learned scalars of each dense MLP's activation (Apertus's XIELUActivation: alpha_p and alpha_n, 2)"),
+    INT_KEY(LLMMEM_KEY_CONV_L_CACHE, M, "conv_L_cache", 1, 4096, 3,
+            "kernel of the short-convolution layers (Lfm2Config conv_L_cache); the last kernel - 1 inputs are their "
+            "state per sequence in vLLM"),
+    BOOL_KEY(LLMMEM_KEY_CONV_BIAS, M, "conv_bias", 0,
+             "the short-convolution layers' in_proj, conv and out_proj have biases (Lfm2Config conv_bias)"),
+    BOOL_KEY(LLMMEM_KEY_FULL_ATTENTION_SINKS, M, "full_attention_sinks", 0,
+             "in a model with global_head_dim or num_global_key_value_heads, the full-attention layers have a "
+             "learned sink per head (MiMo-V2-Flash add_full_attention_sink_bias; attention_sinks gives the sliding "
+             "layers theirs)"),
+    INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
+            "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
+            "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

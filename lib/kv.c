@@ -35,6 +35,11 @@ llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmm
     llmmem_status st = llmmem__model_check(m);
     if (st)
         return st;
+    if (m->geo.compressed_layers || m->geo.hc_mult)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the cache of a model with %llu compressed sparse or heavily compressed attention layers "
+                            "(deepseek_v4: their compressed entries, indexer keys and compressor state beside the "
+                            "window) is not modelled", (unsigned long long)m->geo.compressed_layers);
     if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
                             "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
@@ -54,10 +59,30 @@ llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *vie
     return LLMMEM_OK;
 }
 
+llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int blocks_modelled)
+{
+    if (a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model whose attention layers cache different widths (gemma4's full and sliding "
+                            "layers), whose last %llu layers share an earlier layer's keys and values, or with "
+                            "per-layer input embeddings is not modelled: the contiguous cache "
+                            "(llmmem_kv_cache_bytes) and the weights are", view, (unsigned long long)a->kv_shared_layers);
+    if (a->conv_layers && !blocks_modelled)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu short-convolution layers (lfm2) is not "
+                            "modelled: vLLM serving and the contiguous cache are", view, (unsigned long long)a->conv_layers);
+    if (a->blocks && !blocks_modelled)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model of per-layer blocks of different widths (nemotron-nas block_configs) is "
+                            "not modelled: the weights, vLLM serving and the contiguous cache are", view);
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view)
 {
     llmmem_status st = llmmem__kv_shape(a, m);
-    return st ? st : llmmem__kv_refuse_cross(*a, view);
+    if (!st)
+        st = llmmem__kv_refuse_cross(*a, view);
+    return st ? st : llmmem__kv_refuse_typed(*a, view, 0);
 }
 
 static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
@@ -69,6 +94,13 @@ static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
 llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp)
 {
     uint64_t conv_dim, kernel;
+    if (a->conv_layers) {
+        /* mamba_utils.py short_conv_state_shape: (conv_kernel - 1) x hidden / tp, no temporal state */
+        if (a->hidden % tp)
+            return not_divided("hidden_size", a->hidden, tp);
+        *temporal = 0;
+        return llmmem__mul(conv, a->conv_kernel - 1, a->hidden / tp) ? LLMMEM_OK : overflow("conv state elements");
+    }
     if (a->mamba1_layers) {
         /* mamba_utils.py mamba1_state_shape: conv (conv_kernel - 1) x intermediate_size / tp, temporal
          * intermediate_size / tp x state_size (models/jamba.py: intermediate_size = mamba_expand x hidden_size) */
@@ -262,9 +294,11 @@ llmmem__kv_groups llmmem__kv_groups_of(const llmmem__geometry *a, int hybrid_dis
  * so a contiguous run of n layers of a type fills its groups with at most ceil(n / groups)). */
 uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_groups *g, uint64_t first, uint64_t end)
 {
+    /* the layers with attention (vLLM gives a no_op block, nemotron_nas.py DeciLMDecoderLayer, no cache spec) */
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, first, end);
     if (g->sliding == 0 || g->full == 0)
-        return end - first;
-    uint64_t sl = llmmem__sliding_layers(a, first, end), fl = (end - first) - sl;
+        return attention;
+    uint64_t sl = llmmem__sliding_layers(a, first, end), fl = attention - sl;
     uint64_t x = llmmem__ceil_div(fl, g->full_groups), y = llmmem__ceil_div(sl, g->sliding_groups);
     return x > y ? x : y;
 }
@@ -378,6 +412,8 @@ static uint64_t contiguous_state_layer(const llmmem__geometry *a, uint64_t e)
             return UINT64_MAX;
         return x;
     }
+    if (a->conv_layers) /* transformers modeling_lfm2.py Lfm2HybridConvCache: conv_cache of hidden x conv_L_cache */
+        return a->hidden * a->conv_kernel * e;
     if (a->ssm_layers) /* transformers modeling_mamba2.py Mamba2Cache: conv_dim x conv_kernel and heads x head_dim x state, in the model's dtype */
         return (a->mamba_conv_dim * a->mamba_conv_kernel + a->mamba_heads * a->mamba_head_dim * a->mamba_state) * e;
     /* modeling_qwen3_next.py Qwen3NextGatedDeltaNet: conv state F.pad to conv_kernel columns of conv_dim in the
@@ -397,13 +433,29 @@ llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_mode
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
                             "DeltaNet, Mamba-1) is not modelled");
     uint64_t token_layer = 0, sliding = llmmem__sliding_layers(a, 0, a->layers);
-    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers), state = 0;
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers), state = 0, full = attention - sliding;
     if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
         return st;
+    if (a->kv_token_global.heads && full) {
+        /* Gemma4TextAttention: the full layers cache num_global_key_value_heads of global_head_dim; the KV-shared
+         * layers (not attention kinds here) update no cache (past_key_values.update skipped) */
+        llmmem__geometry global = *a;
+        uint64_t global_layer, x = 0;
+        global.kv_token = a->kv_token_global;
+        if ((st = llmmem__kv_token_layer_bytes(&global_layer, &global, dtype, 1, 1)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__kv_contiguous_layers(&x, global_layer, full, 0, 0, sequences, tokens_each))
+            return overflow("contiguous KV cache bytes");
+        full = 0;
+        *bytes_out = x;
+    } else {
+        *bytes_out = 0;
+    }
     /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
      * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
-    if (!llmmem__kv_contiguous_layers(bytes_out, token_layer, attention - sliding, sliding, a->window,
-                                      sequences, tokens_each))
+    uint64_t rest;
+    if (!llmmem__kv_contiguous_layers(&rest, token_layer, full, sliding, a->window, sequences, tokens_each) ||
+        !llmmem__add(bytes_out, *bytes_out, rest))
         return overflow("contiguous KV cache bytes");
     if (a->cross_layers && sequences && tokens_each) {
         /* transformers models/mllama/modeling_mllama.py MllamaTextCrossAttention: the image's keys and
@@ -432,6 +484,10 @@ llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, 
                                     uint64_t sequences, uint64_t tokens_each, uint64_t layers, uint64_t t)
 {
     uint64_t kv;
+    if ((m->geo.kv_token_global.heads || m->geo.kv_shared_layers) && (layers != m->geo.layers || t != 1))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
+                            "contiguous cache of full and sliding layers of different widths or KV-shared layers "
+                            "(gemma4) is not modelled");
     if (llmmem__state_layers(&m->geo) && (layers != m->geo.layers || t != 1))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
                             "contiguous cache of Mamba-2, Gated DeltaNet and Mamba-1 layers is not modelled");

@@ -16,6 +16,9 @@ llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m
 llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view);
 /* Fails for a model with cross-attention layers, naming the view that cannot cost them. */
 llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *view);
+/* Fails for a model whose attention layers cache different widths, with KV-shared layers or per-layer input
+ * embeddings (gemma4), or, unless blocks_modelled, with per-layer blocks (nemotron-nas), naming the view. */
+llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int blocks_modelled);
 /* The same for a user that costs the state of Mamba-2 and Gated DeltaNet layers too (serving). */
 llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m);
 /* Elements of one state layer's conv state and SSM (recurrent) state of one sequence on one of tp

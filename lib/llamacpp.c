@@ -468,7 +468,8 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model
     llmmem_status st = llmmem__kv_shape_with_state(&a, m);
     if (st)
         return st;
-    if ((st = llmmem__kv_refuse_cross(a, "llama.cpp's KV cache")) != LLMMEM_OK)
+    if ((st = llmmem__kv_refuse_cross(a, "llama.cpp's KV cache")) != LLMMEM_OK ||
+        (st = llmmem__kv_refuse_typed(a, "llama.cpp's KV cache", 0)) != LLMMEM_OK)
         return st;
     if (llmmem__state_kinds(a) > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind is not modelled");

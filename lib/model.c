@@ -264,12 +264,25 @@ llmmem_status llmmem__state_check(const llmmem_model *m, const char *what, int t
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu Mamba-1 layers (jamba's JambaMambaMixer) "
                             "is not modelled: their saved tensors are not costed", what,
                             (unsigned long long)g->mamba1_layers);
+    if (training && g->linear_layers && llmmem__model_value(m, LLMMEM_KEY_LINEAR_ATTN_KDA))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu Kimi Delta Attention layers (kimi_linear's "
+                            "KimiDeltaAttention) is not modelled: their saved tensors are not costed", what,
+                            (unsigned long long)g->linear_layers);
+    if (training && g->conv_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu short-convolution layers (lfm2's "
+                            "Lfm2ShortConv) is not modelled: their saved tensors are not costed", what,
+                            (unsigned long long)g->conv_layers);
     if (training && g->parallel_ssm) /* activations.c costs the saved tensors of Mamba-2 layers, not of one beside attention */
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with parallel_ssm (falcon_h1's FalconH1Mixer beside "
                             "the attention of every layer) is not modelled: the mixer's saved tensors are not costed",
                             what);
     if (training) /* their saved tensors are modelled (activations.c) */
         return LLMMEM_OK;
+    if (g->conv_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model with %llu short-convolution layers is not modelled yet: the window each "
+                            "sequence keeps is not costed there (vLLM serving and llmmem_kv_cache_bytes are)",
+                            what, (unsigned long long)g->conv_layers);
     if (g->mamba1_layers)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "%s of a model with %llu Mamba-1 layers is not modelled yet: the conv and SSM state each "
@@ -373,7 +386,8 @@ llmmem_status llmmem_model_checkpoint_parameters(uint64_t *count_out, const llmm
     llmmem_status st = llmmem__mtp_inventory(&mtp, model);
     if (st)
         return st;
-    if (!llmmem__add(count_out, model->inv.total, mtp.total))
+    /* and what it stores that the model drops on load (Gemma 4's KV-shared layers' keys and values) */
+    if (!llmmem__add(count_out, model->inv.total, mtp.total) || !llmmem__add(count_out, *count_out, model->geo.dropped))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "checkpoint parameters exceed 64 bits");
     return LLMMEM_OK;
 }

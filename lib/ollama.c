@@ -134,6 +134,8 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_settings *out, const llmmem_
 {
     const llmmem__geometry *a = NULL;
     llmmem_status st = llmmem__kv_shape_with_state(&a, m);
+    if (!st)
+        st = llmmem__kv_refuse_typed(a, "ollama's KV cache", 0);
     if (st)
         return st;
     int64_t backend = llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND);

@@ -145,10 +145,10 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
         mlp = llmmem__ceil_div(a->ffn, tp) * (gated ? 3 : 2);
     } else {
         uint64_t k = a->experts_per_tok, fe = a->ffn_expert, fs = a->ffn_shared;
-        uint64_t routed;
-        /* fused_moe: intermediate_cache1 (top_k x 2 fe), cache2 (top_k x fe), cache3 (top_k x h);
-         * the shared expert's output (h) stays alive beside them */
-        if (!llmmem__mul(&routed, k, llmmem__ceil_div(fe, tp) * (gated ? 3 : 2) + a->hidden))
+        uint64_t routed, width = a->moe_latent ? a->moe_latent : a->hidden;
+        /* fused_moe: intermediate_cache1 (top_k x 2 fe), cache2 (top_k x fe), cache3 (top_k x h, a latent
+         * MoE's top_k x moe_latent_size); the shared expert's output (h) stays alive beside them */
+        if (!llmmem__mul(&routed, k, llmmem__ceil_div(fe, tp) * (gated ? 3 : 2) + width))
             return overflow("MoE activation elements");
         routed += fs ? a->hidden : 0;
         uint64_t shared = llmmem__ceil_div(fs, tp) * (gated ? 3 : 2);
@@ -524,7 +524,9 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
         r->pool.state_groups = 1;
         return LLMMEM_OK;
     }
-    uint64_t one = r->pool.token_layer, align = 16, blocks;
+    /* vllm/model_executor/models/config.py HybridAttentionMambaModelConfig: kernel_block_alignment_size 16, 64 for
+     * MLA attention (128 with the CUTLASS_MLA backend, not modelled) */
+    uint64_t one = r->pool.token_layer, align = a->kv_lora_rank ? 64 : 16, blocks;
     if (!llmmem__mul(&blocks, align, one))
         return overflow("attention page bytes");
     uint64_t attn_block = align * llmmem__ceil_div(state_page, blocks);
@@ -619,11 +621,14 @@ static llmmem_status graph_estimate(uint64_t *out, const llmmem_model *m, llmmem
 }
 
 llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
-                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache)
+                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache,
+                                      int blocks_modelled)
 {
     llmmem_status st = llmmem__kv_shape_with_state(&out->a, m);
     if (!st)
         st = llmmem__kv_refuse_cross(out->a, cache);
+    if (!st)
+        st = llmmem__kv_refuse_typed(out->a, cache, blocks_modelled);
     if (st)
         return st;
     if (llmmem__state_kinds(out->a) > 1)
@@ -668,22 +673,22 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
 {
     llmmem__served p;
     llmmem_serving *r = out;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s, "vLLM's paged cache");
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s, "vLLM's paged cache", 1);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;
     const uint64_t memory = p.memory;
     const llmmem_kv_cache_dtype activations = p.activations;
     const int state = llmmem__state_layers(a) != 0;
-    if (state && (a->window || a->kv_lora_rank))
+    if (state && (a->window || (a->kv_lora_rank && !a->linear_layers)))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
     /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others */
-    const int state_unmodelled = a->linear_layers || a->mamba1_layers;
+    const int state_unmodelled = a->linear_layers || a->mamba1_layers || a->conv_layers;
     if (state_unmodelled && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",
-                            a->linear_layers ? "Gated DeltaNet" : "Mamba-1");
+                            a->linear_layers ? "Gated DeltaNet" : a->conv_layers ? "short-convolution" : "Mamba-1");
     int64_t version;
     if ((st = llmmem__serving_version(&version, s, LLMMEM_ENGINE_VLLM)) != LLMMEM_OK)
         return st;
@@ -766,7 +771,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     /* gpu_worker.py determine_available_memory: kv_cache_memory_bytes returns before the graph estimate */
     const int estimate_graphs = graphs_set < 0 && rel->estimate_graphs && !eager && sizes.count && !fixed_budget;
     uint64_t graphs = graphs_set > 0 && !fixed_budget ? (uint64_t)graphs_set : 0;
-    uint64_t best_w = 0, best_act = 0, best_graphs = 0, shortfall = 0, most_layers = 0;
+    uint64_t best_w = 0, best_act = 0, best_graphs = 0, shortfall = 0, most_layers = 0, most_attention = 0;
     int have = 0;
     for (uint64_t stage = 0; stage < r->pp; stage++) {
         uint64_t first, end, w = 0, act = 0, non_kv = 0, avail;
@@ -799,7 +804,10 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         }
         r->stage_budget[stage] = avail;
         r->stage_sliding[stage] = g.sliding ? llmmem__sliding_layers(a, first, end) : 0;
-        r->stage_full[stage] = (end - first) - r->stage_sliding[stage];
+        uint64_t attention = llmmem__layers_in(&a->plan, a->attention, first, end);
+        r->stage_full[stage] = attention - r->stage_sliding[stage];
+        if (attention > most_attention)
+            most_attention = attention;
         r->stage_hf_sliding[stage] = llmmem__sliding_layers(a, first, end);
         r->stage_group[stage] = state ? r->pool.group_layers : llmmem__kv_group_layers(a, &g, first, end);
         if (end - first > most_layers)
@@ -829,7 +837,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     v[LLMMEM_SERVING_CUDA_GRAPH] = best_graphs;
     v[LLMMEM_SERVING_KV_CACHE_BYTES] = r->stage_budget[r->binding];
     v[LLMMEM_SERVING_SHORTFALL] = shortfall;
-    uint64_t cached_layers = state ? llmmem__layers_in(&a->plan, a->attention, 0, a->layers) : most_layers;
+    uint64_t cached_layers = state ? llmmem__layers_in(&a->plan, a->attention, 0, a->layers) : most_attention;
     if (!llmmem__mul(&v[LLMMEM_SERVING_BYTES_PER_TOKEN], r->pool.token_layer, cached_layers) ||
         !llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], r->page, r->stage_group[r->binding]))
         return overflow("KV bytes per token");
@@ -1066,6 +1074,8 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     llmmem_status st = llmmem__kv_shape_with_state(&a, model);
     if (!st)
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
+    if (!st)
+        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", 1);
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);

@@ -73,8 +73,10 @@ typedef struct llmmem__served {
     uint64_t memory;              /* memory_bytes of one device */
     uint64_t tp;
 } llmmem__served;
+/* blocks_modelled: the engine models short-convolution layers and per-layer blocks (vLLM's paged cache) */
 llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
-                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache);
+                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache,
+                                      int blocks_modelled);
 
 /* Weights of one tensor-parallel rank holding every layer (pipeline_parallel 1). */
 llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp);

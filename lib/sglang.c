@@ -104,7 +104,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
 {
     llmmem__served p;
     llmmem_serving *r = out;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s0, "SGLang's KV pool");
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s0, "SGLang's KV pool", 0);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;

@@ -54,7 +54,7 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
 {
     llmmem__served p;
     llmmem_serving *r = out;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s0, "TensorRT-LLM's KV cache manager");
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s0, "TensorRT-LLM's KV cache manager", 0);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;

@@ -72,7 +72,7 @@ START_TEST(mamba2_state_spaces)
 }
 END_TEST
 
-/* What a config reader refuses by name: a Nemotron-H MoE block, a pattern of the wrong length, a
+/* What a config reader refuses by name: a Nemotron-H MoE block without its experts' fields, a pattern of the wrong length, a
  * Mamba-2 inner width its heads do not fill. */
 START_TEST(config_refusals)
 {
@@ -94,8 +94,8 @@ START_TEST(config_refusals)
     llmmem_model_free(m);
     m = NULL;
     snprintf(json, sizeof json, nemotron, "ME*");
-    ck_assert_status(llmmem_model_from_hf_config_text(&m, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "hybrid_override_pattern: character 1 ('E')"));
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, json, strlen(json)), LLMMEM_ERR_INCOMPLETE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "n_routed_experts: is missing"));
     snprintf(json, sizeof json, nemotron, "M-");
     ck_assert_status(llmmem_model_from_hf_config_text(&m, json, strlen(json)), LLMMEM_ERR_INCOMPATIBLE);
     static const char mamba2[] =
@@ -308,14 +308,17 @@ START_TEST(layer_types_and_patterns)
     ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "M-*", 3, 0, why, sizeof why), 1);
     ck_assert_uint_eq(map.layers, 3);
     ck_assert_int_eq(map.mixer[0], LLMMEM_MIXER_SSM);
-    ck_assert_int_eq(map.no_ffn[0], 1);
+    ck_assert_int_eq(map.ffn[0], 1 + LLMMEM_FFN_NONE);
     ck_assert_int_eq(map.mixer[1], LLMMEM_MIXER_NONE);
-    ck_assert_int_eq(map.no_ffn[1], 0);
+    ck_assert_int_eq(map.ffn[1], 1 + LLMMEM_FFN_DENSE);
     ck_assert_int_eq(map.mixer[2], LLMMEM_MIXER_FULL);
-    ck_assert_int_eq(map.no_ffn[2], 1);
-    ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "ME", 2, 0, why, sizeof why), 0);
-    ck_assert_str_eq(why, "character 1 ('E') is not a modelled block (M mamba, * attention, - mlp are; E, the "
-                          "MoE block, is not)");
+    ck_assert_int_eq(map.ffn[2], 1 + LLMMEM_FFN_NONE);
+    /* Nemotron 3's MoE block (issue 33): no mixer, the experts */
+    ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "ME", 2, 0, why, sizeof why), 1);
+    ck_assert_int_eq(map.mixer[1], LLMMEM_MIXER_NONE);
+    ck_assert_int_eq(map.ffn[1], 1 + LLMMEM_FFN_MOE);
+    ck_assert_int_eq(llmmem__layer_map_from_pattern(&map, "MX", 2, 0, why, sizeof why), 0);
+    ck_assert_str_eq(why, "character 1 ('X') is not a modelled block (M mamba, * attention, - mlp and E moe are)");
 }
 END_TEST
 

@@ -216,6 +216,37 @@ typedef enum llmmem_key {
     LLMMEM_KEY_MAMBA_EXPAND = 1160,            /**< Mamba-1 mixer: inner width = mamba_expand x hidden_size */
     LLMMEM_KEY_MAMBA_DT_RANK = 1161,           /**< Mamba-1 mixer: rank of the time-step projection (0: ceil(hidden_size / 16)) */
     LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG = 1170,   /**< bool: the config named torch_dtype (0: fp32 was assumed) */
+    LLMMEM_KEY_ROUTER_FP32 = 1200,             /**< bool: the MoE router's weight is kept in fp32 whatever the weights' dtype (MiniMax-M2) */
+    LLMMEM_KEY_GLOBAL_HEAD_DIM = 1202,         /**< head width of the full-attention layers when it differs from head_dim (Gemma 4: 512); 0: head_dim */
+    LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS = 1203, /**< KV heads of the full-attention layers with attention_k_eq_v (Gemma 4); 0: num_key_value_heads */
+    LLMMEM_KEY_ATTENTION_K_EQ_V = 1204,        /**< bool: full-attention layers take their values from the key projection (no v_proj) */
+    LLMMEM_KEY_NUM_KV_SHARED_LAYERS = 1205,    /**< the last n layers reuse an earlier layer's keys and values: no k/v weights, no cache (Gemma 4 E-series) */
+    LLMMEM_KEY_DOUBLE_WIDE_MLP = 1206,         /**< bool: the KV-shared layers' MLP is twice intermediate_size wide */
+    LLMMEM_KEY_HIDDEN_SIZE_PER_LAYER_INPUT = 1207, /**< width of the per-layer input embeddings (Gemma 4 PLE); 0: none */
+    LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT = 1208, /**< rows of the per-layer input embedding table */
+    LLMMEM_KEY_LAYER_SCALAR = 1209,            /**< bool: each decoder layer stores one scalar it scales its output by (Gemma 4) */
+    LLMMEM_KEY_ROUTER_SCALES = 1210,           /**< bool: the router scales its input per channel and its logits per expert (Gemma 4) */
+    LLMMEM_KEY_VISION_STANDARDIZE = 1211,      /**< bool: the vision tower's output has a learned bias and scale (Gemma 4 std_bias, std_scale) */
+    LLMMEM_KEY_AUDIO_HIDDEN_SIZE = 1212,       /**< Gemma 4 audio tower (conformer) width; 0: no audio tower */
+    LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS = 1213, /**< Gemma 4 audio tower layers */
+    LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS = 1214, /**< Gemma 4 audio tower attention heads */
+    LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE = 1215,  /**< Gemma 4 audio tower depthwise convolution kernel */
+    LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0 = 1216, /**< Gemma 4 audio subsampling: the first convolution's channels */
+    LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_1 = 1217, /**< Gemma 4 audio subsampling: the second convolution's channels */
+    LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS = 1218,  /**< Gemma 4 audio tower output width (its embedder projects it to hidden_size) */
+    LLMMEM_KEY_HC_MULT = 1219,                 /**< manifold-constrained hyper-connections: residual streams per layer (DeepSeek-V4: 4); 0: none */
+    LLMMEM_KEY_O_GROUPS = 1220,                /**< grouped low-rank output projection: head groups (DeepSeek-V4: 8); 0: one o_proj */
+    LLMMEM_KEY_O_LORA_RANK = 1221,             /**< grouped low-rank output projection: each group's rank */
+    LLMMEM_KEY_COMPRESS_RATE_CSA = 1222,       /**< tokens a compressed sparse attention layer compresses into one entry (DeepSeek-V4: 4) */
+    LLMMEM_KEY_COMPRESS_RATE_HCA = 1223,       /**< the same for a heavily compressed attention layer (128) */
+    LLMMEM_KEY_EXPERTS_FP4 = 1224,             /**< bool: the checkpoint stores its routed experts in FP4 beside FP8 weights (DeepSeek-V4 expert_dtype fp4), which its own format does not price */
+    LLMMEM_KEY_LINEAR_ATTN_KDA = 1225,         /**< bool: the linear_attention layers are Kimi Delta Attention (q/k/v projections and convolutions, low-rank gates) */
+    LLMMEM_KEY_ROUTER_BIAS_FP32 = 1226,        /**< bool: the router's e_score_correction_bias is stored in fp32 (DeepSeek-V3, GLM); 0: in the weights' dtype */
+    LLMMEM_KEY_MLP_ACT_PARAMS = 1227,          /**< learned scalars of each MLP's activation (Apertus's xIELU: alpha_p, alpha_n) */
+    LLMMEM_KEY_CONV_L_CACHE = 1228,            /**< short-convolution layers' kernel (LFM2 conv_L_cache: 3); its window is their state */
+    LLMMEM_KEY_CONV_BIAS = 1229,               /**< bool: the short-convolution layers' projections and convolution have biases */
+    LLMMEM_KEY_FULL_ATTENTION_SINKS = 1230,    /**< bool: full-attention layers have a sink per head where attention_sinks gives the sliding ones theirs (MiMo-V2-Flash) */
+    LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -467,7 +498,19 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_QWEN3_NEXT = 44,  /**< "qwen3_next" (Gated DeltaNet and gated attention, MoE) */
     LLMMEM_MODEL_GRANITEMOEHYBRID = 45, /**< "granitemoehybrid" (Granite 4.0-H: Mamba-2 and attention layers, MoE and shared MLP) */
     LLMMEM_MODEL_JAMBA = 46,       /**< "jamba" (Mamba-1 and attention layers, MoE every other layer) */
-    LLMMEM_MODEL_FALCON_H1 = 47    /**< "falcon_h1" (attention and a Mamba-2 mixer side by side in every layer) */
+    LLMMEM_MODEL_FALCON_H1 = 47,   /**< "falcon_h1" (attention and a Mamba-2 mixer side by side in every layer) */
+    LLMMEM_MODEL_QWEN3_5 = 48,     /**< "qwen3_5" (Qwen3.5 and 3.6: Gated DeltaNet and gated attention, the Qwen3-VL tower) */
+    LLMMEM_MODEL_QWEN3_5_MOE = 49, /**< "qwen3_5_moe" (the same with MoE blocks and a gated shared expert) */
+    LLMMEM_MODEL_GEMMA4 = 50,      /**< "gemma4" (Gemma 4: full and sliding layers of their own widths, KV sharing, per-layer embeddings, vision and audio towers) */
+    LLMMEM_MODEL_GLM4_MOE_LITE = 51, /**< "glm4_moe_lite" (GLM-4.7-Flash: MLA and DeepSeek-V3's MoE) */
+    LLMMEM_MODEL_GLM_MOE_DSA = 52, /**< "glm_moe_dsa" (GLM-5: MLA with DeepSeek sparse attention's indexer, MoE) */
+    LLMMEM_MODEL_DEEPSEEK_V4 = 53, /**< "deepseek_v4" (compressed sparse and heavily compressed attention, mHC, hash MoE) */
+    LLMMEM_MODEL_KIMI_LINEAR = 54, /**< "kimi_linear" (Kimi Delta Attention and MLA layers, MoE) */
+    LLMMEM_MODEL_NEMOTRON_NAS = 55, /**< "nemotron-nas" (Llama-Nemotron Super and Ultra: per-layer blocks of their own widths) */
+    LLMMEM_MODEL_OLMO3 = 56,       /**< "olmo3" (OLMo 2's layers, 3 sliding-window layers to 1 full) */
+    LLMMEM_MODEL_APERTUS = 57,     /**< "apertus" (a two-matrix MLP with the learned xIELU activation, q/k norms) */
+    LLMMEM_MODEL_LFM2 = 58,        /**< "lfm2" (LFM2: gated short-convolution and attention layers) */
+    LLMMEM_MODEL_MIMO_V2_FLASH = 59 /**< "mimo_v2_flash" (MiMo-V2-Flash: sliding and full layers of their own KV heads, sinks, narrower values) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
@@ -828,7 +871,7 @@ typedef enum llmmem_param_group {
     LLMMEM_PARAMS_NORMS = 7,          /**< every norm: per layer, final, q/k, embedding */
     LLMMEM_PARAMS_LM_HEAD = 8,        /**< 0 when tied to the embedding */
     LLMMEM_PARAMS_OTHER = 9,          /**< a model given by num_parameters alone, without shapes */
-    LLMMEM_PARAMS_VISION = 10,        /**< vision tower and multimodal projector */
+    LLMMEM_PARAMS_VISION = 10,        /**< vision (and audio) towers and their multimodal projectors */
     LLMMEM_PARAMS_SSM = 11            /**< token mixers that keep a state: Mamba-2, Gated DeltaNet */
 } llmmem_param_group;
 
