@@ -1542,6 +1542,8 @@ class Report:
 
     @property
     def fits(self) -> bool:
+        """Whether the estimate is within the capacity (and offloaded bytes within the node's host
+        memory and NVMe); after a replay (:func:`estimate_runs`), whether the job runs."""
         return bool(_core.llmmem_report_fits(self._h))
 
     # -- the caching allocator's replay (estimate_runs) -----------------------
