@@ -435,6 +435,7 @@ LLMMEM_PY_FACTORY(llmmem_bind_engines_json)
 #if defined(SWIGPYTHON)
 /* The long calls that only read their inputs run without the GIL. */
 %thread llmmem_estimate;
+%thread llmmem_estimate_runs;
 %thread llmmem_estimate_timeline;
 %thread llmmem_serving_estimate;
 %thread llmmem_local_estimate;

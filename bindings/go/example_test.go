@@ -119,3 +119,37 @@ func ExampleEstimateTimeline() {
 	// true true
 	// fwd 0; loss fwd; loss bwd; opt;
 }
+
+func ExampleEstimateRuns() {
+	// Llama-3.2-1B trained with transformers, 2 x 2048 tokens in pure bf16: the H100 job whose
+	// reserved peak was measured at 21,361,590,272 bytes
+	model, _ := llmmem.NewModelFromPreset("llama-3.2-1b")
+	defer model.Close()
+	gpu, _ := llmmem.NewHardwareFromPreset("h100-sxm-80gb")
+	defer gpu.Close()
+	strategy, _ := llmmem.NewStrategy()
+	defer strategy.Close()
+	for _, kv := range [][2]string{{"framework", "hf_trainer"}, {"mode", "training"}, {"precision_recipe", "pure_bf16"},
+		{"micro_batch_size", "2"}, {"sequence_length", "2048"}} {
+		_ = strategy.Set(kv[0], kv[1])
+	}
+
+	report, _ := llmmem.EstimateRuns(model, gpu, strategy)
+	runs, _ := report.Runs()
+	reserved, _ := report.ReservedBytes()
+	fmt.Println("runs:", runs, "reserved peak:", reserved)
+
+	_ = gpu.Set("memory_bytes", "16GiB") // on a 16 GiB card it runs out of memory
+	report, _ = llmmem.EstimateRuns(model, gpu, strategy)
+	_, after, _ := report.OutOfMemory()
+	expandable, _ := report.RunsExpandable()
+	fmt.Println("fits:", report.Fits, "| out of memory after", after, "| with expandable segments:", expandable)
+
+	_ = strategy.Set("tensor_parallel", 2) // not modelled: the estimate, and why
+	report, err := llmmem.EstimateRuns(model, gpu, strategy)
+	fmt.Println(errors.Is(err, llmmem.ErrUnsupported), report.Replayed(), report.NotReplayed() != "")
+	// Output:
+	// runs: true reserved peak: 21361590272
+	// fits: false | out of memory after step 2, layer 15's forward | with expandable segments: false
+	// true false true
+}

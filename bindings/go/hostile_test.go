@@ -82,6 +82,8 @@ func TestNilArgumentsReturnErrorsNamingThem(t *testing.T) {
 		{"Estimate(nil, hw, s)", "Estimate: model is nil", func() error { _, err := Estimate(nil, hw, s); return err }},
 		{"Estimate(m, nil, s)", "Estimate: hardware is nil", func() error { _, err := Estimate(m, nil, s); return err }},
 		{"Estimate(m, hw, nil)", "Estimate: strategy is nil", func() error { _, err := Estimate(m, hw, nil); return err }},
+		{"EstimateRuns(m, nil, s)", "EstimateRuns: hardware is nil", func() error { _, err := EstimateRuns(m, nil, s); return err }},
+		{"EstimateRuns(m, hw, nil)", "EstimateRuns: strategy is nil", func() error { _, err := EstimateRuns(m, hw, nil); return err }},
 		{"Serve(nil, hw, s)", "Serve: model is nil", func() error { _, err := Serve(nil, hw, s); return err }},
 		{"Serve(m, hw, nil)", "Serve: strategy is nil", func() error { _, err := Serve(m, hw, nil); return err }},
 		{"SolveMaxMicroBatch", "SolveMaxMicroBatch: hardware is nil", func() error { _, err := SolveMaxMicroBatch(m, nil, s); return err }},
@@ -177,6 +179,7 @@ func TestZeroValuesReturnErrors(t *testing.T) {
 	wantError(t, "Hardware{}.Get", want, func() error { _, err := (&Hardware{}).Get("memory_bytes"); return err })
 	wantError(t, "Strategy{}.Clone", want, func() error { _, err := (&Strategy{}).Clone(); return err })
 	wantError(t, "Estimate(Model{})", want, func() error { _, err := Estimate(&Model{}, hw, s); return err })
+	wantError(t, "EstimateRuns(Model{})", want, func() error { _, err := EstimateRuns(&Model{}, hw, s); return err })
 	wantError(t, "UseCheckpoint(Checkpoint{})", want, func() error { return m.UseCheckpoint(&Checkpoint{}) })
 	wantError(t, "Checkpoint{}.Tensors", want, func() error { _, err := (&Checkpoint{}).Tensors(); return err })
 	wantError(t, "Serving{}.MaxBatch", want, func() error { _, err := (&Serving{}).MaxBatch(16); return err })
@@ -204,6 +207,7 @@ func TestClosedArgumentsReturnErrors(t *testing.T) {
 	closedStrategy, _ := NewStrategy()
 	closedStrategy.Close()
 	wantError(t, "Estimate(closed strategy)", "strategy is closed", func() error { _, err := Estimate(m, hw, closedStrategy); return err })
+	wantError(t, "EstimateRuns(closed strategy)", "strategy is closed", func() error { _, err := EstimateRuns(m, hw, closedStrategy); return err })
 	wantError(t, "KVBytesPerToken(closed strategy)", "strategy is closed", func() error { _, err := KVBytesPerToken(m, closedStrategy); return err })
 	sv := mustServing(t)
 	sv.Close()

@@ -119,19 +119,88 @@ func cliRun(t *testing.T, cli, data string, c parityCase, command string, extra 
 }
 
 // bindingEstimateTimeline builds the case's inputs through the binding, each setting on its
-// object, and gives their report and timeline.
-func bindingEstimateTimeline(t *testing.T, data string, c parityCase, settings []setting) (*llmmem.Report, *llmmem.Timeline, error) {
-	var report *llmmem.Report
+// object, and gives their report and timeline as `llmmem estimate` does: the job replayed where
+// the allocation tape models it (EstimateRuns), the estimate where it does not; and the plain
+// estimate (Estimate).
+func bindingEstimateTimeline(t *testing.T, data string, c parityCase, settings []setting) (*llmmem.Report, *llmmem.Timeline, *llmmem.Report, error) {
+	var report, plain *llmmem.Report
 	var timeline *llmmem.Timeline
 	err := withInputs(data, c, settings, func(m *llmmem.Model, hw *llmmem.Hardware, s *llmmem.Strategy) error {
 		var err error
-		if report, err = llmmem.Estimate(m, hw, s); err != nil {
+		if report, err = llmmem.EstimateRuns(m, hw, s); err != nil && !(errors.Is(err, llmmem.ErrUnsupported) && report != nil) {
+			return err
+		}
+		if plain, err = llmmem.Estimate(m, hw, s); err != nil {
 			return err
 		}
 		timeline, err = llmmem.EstimateTimeline(m, hw, s)
 		return err
 	})
-	return report, timeline, err
+	return report, timeline, plain, err
+}
+
+// checkReplay compares the report's allocator figures with the tool's JSON ("allocator") and,
+// when not replayed, its reason with the tool's text; the plain estimate is the same JSON
+// without the replay.
+func checkReplay(t *testing.T, variant, cli, data string, c parityCase, r, plain *llmmem.Report, stdout string) {
+	var d map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(plain.JSON()), &p); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range d {
+		if k != "allocator" && k != "fits" && k != "timeline" && string(p[k]) != string(v) {
+			t.Errorf("%s: the plain estimate's %s differs from the replayed one's", variant, k)
+		}
+	}
+	var device uint64
+	if err := json.Unmarshal(d["device_total_bytes"], &device); err != nil || device != r.DeviceTotalBytes {
+		t.Errorf("%s: device total %d, the tool's %d", variant, r.DeviceTotalBytes, device)
+	}
+	if _, ok := d["allocator"]; !ok {
+		text, _, _ := cliRun(t, cli, data, c, "estimate")
+		if r.Replayed() || plain.Fits != r.Fits || !strings.Contains(text, "\nallocator: not replayed: "+r.NotReplayed()+"\n") {
+			t.Errorf("%s: not replayed %q, the tool's text:\n%s", variant, r.NotReplayed(), text)
+		}
+		return
+	}
+	var a struct {
+		Allocated  uint64 `json:"allocated_peak"`
+		Reserved   uint64 `json:"reserved_peak"`
+		Low        uint64 `json:"reserved_low"`
+		Free       uint64 `json:"free_at_reserved_peak"`
+		Outside    uint64 `json:"outside"`
+		Stride     uint64 `json:"decode_stride"`
+		Runs       bool   `json:"runs"`
+		Expandable *bool  `json:"runs_with_expandable_segments"`
+		OOM        *struct {
+			Request uint64 `json:"request"`
+			After   string `json:"after"`
+		} `json:"out_of_memory"`
+	}
+	if err := json.Unmarshal(d["allocator"], &a); err != nil {
+		t.Fatal(err)
+	}
+	runs, replayed := r.Runs()
+	allocated, _ := r.AllocatedBytes()
+	reserved, _ := r.ReservedBytes()
+	low, _ := r.ReservedLowBytes()
+	free, _ := r.ReservedFreeBytes()
+	stride, _ := r.DecodeStride()
+	outside, _ := r.Bytes("runtime_overhead")
+	if !replayed || r.NotReplayed() != "" || runs != a.Runs || r.Fits != a.Runs || allocated != a.Allocated || reserved != a.Reserved ||
+		low != a.Low || free != a.Free || stride != a.Stride || outside != a.Outside {
+		t.Errorf("%s: the allocator's figures differ from the tool's %s", variant, d["allocator"])
+	}
+	request, after, ok := r.OutOfMemory()
+	expandable, asked := r.RunsExpandable()
+	if ok != (a.OOM != nil) || (ok && (request != a.OOM.Request || after != a.OOM.After)) ||
+		asked != (a.Expandable != nil) || (asked && expandable != *a.Expandable) {
+		t.Errorf("%s: the out-of-memory request or expandable answer differs from the tool's %s", variant, d["allocator"])
+	}
 }
 
 // withTimeline is the tool's `estimate --json`: the report's JSON with the step's timeline
@@ -222,7 +291,7 @@ func TestParityWithCLI(t *testing.T) {
 				}
 			}
 			for variant, settings := range map[string][]setting{"text": text, "typed": typed} {
-				r, tl, err := bindingEstimateTimeline(t, data, c, settings)
+				r, tl, plain, err := bindingEstimateTimeline(t, data, c, settings)
 				if code != 0 {
 					line := strings.TrimSpace(stderr)
 					line = line[strings.LastIndex(line, "\n")+1:]
@@ -239,6 +308,7 @@ func TestParityWithCLI(t *testing.T) {
 				if got := withTimeline(r.JSON(), tl.JSON()); got != stdout {
 					t.Errorf("%s: JSON differs\nbinding: %s\ntool:    %s", variant, got, stdout)
 				}
+				checkReplay(t, variant, cli, data, c, r, plain, stdout)
 				// the highest point is the estimate's total (the first on a tie); the report's moment is
 				// one of the highest
 				if p, ok := tl.Peak(); !ok || p.TotalBytes != r.TotalBytes {
@@ -265,11 +335,18 @@ func TestParityWithCLI(t *testing.T) {
 						Phase string `json:"phase"`
 						Layer int64  `json:"layer"`
 					} `json:"training_peak"`
+					InferencePeak *struct { // transformers' generate loop: its prefill or decode
+						Phase string `json:"phase"`
+						Layer int64  `json:"layer"`
+					} `json:"inference_peak"`
 				}
 				if err := json.Unmarshal([]byte(stdout), &d); err != nil {
 					t.Fatal(err)
 				}
-				if d.TrainingPeak == nil && (r.PeakPhase != "static" || r.PeakLayer != -1) {
+				if p := d.InferencePeak; p != nil && (r.PeakPhase != p.Phase || r.PeakLayer != p.Layer) {
+					t.Errorf("%s: inference peak %s layer %d, tool %s layer %d", variant, r.PeakPhase, r.PeakLayer, p.Phase, p.Layer)
+				}
+				if d.TrainingPeak == nil && d.InferencePeak == nil && (r.PeakPhase != "static" || r.PeakLayer != -1) {
 					t.Errorf("%s: inference report with peak %s, layer %d", variant, r.PeakPhase, r.PeakLayer)
 				}
 				if p := d.TrainingPeak; p != nil && (r.PeakPhase != p.Phase || r.PeakLayer != p.Layer) {
@@ -551,7 +628,7 @@ func TestTimelineParityWithCLI(t *testing.T) {
 				}
 			}
 			stdout, stderr, code := cliRun(t, cli, data, c, "timeline", "--json")
-			_, tl, err := bindingEstimateTimeline(t, data, c, typedSettings(t, c.Typed))
+			_, tl, _, err := bindingEstimateTimeline(t, data, c, typedSettings(t, c.Typed))
 			if code != 0 {
 				line := strings.TrimSpace(stderr)
 				want := strings.TrimPrefix(line[strings.LastIndex(line, "\n")+1:], "llmmem: error: ")

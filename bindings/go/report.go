@@ -24,8 +24,9 @@ type Report struct {
 	Hardware            string   // the device's name
 	Components          []Amount // bytes per component, in the library's order
 	TotalBytes          uint64
-	CapacityBytes       uint64 // memory of one device usable by the job
-	Fits                bool
+	CapacityBytes       uint64       // memory of one device usable by the job
+	DeviceTotalBytes    uint64       // the device's total as CUDA reports it (cuda_total_bytes, else memory_bytes)
+	Fits                bool         // after EstimateRuns: the job runs, as the caching allocator serves it
 	Parameters          []GroupCount // exact parameters per group, as counted for this estimate
 	TotalParameters     uint64
 	ActiveParameters    uint64
@@ -39,6 +40,17 @@ type Report struct {
 	NVMeBytes           uint64   // NVMe bytes per node taken by offloaded state
 	CommBytes           []Amount // bytes a rank of the most loaded stage sends per step, per kind
 	json                string
+	replay              *replay // EstimateRuns: the caching allocator's replay; nil otherwise
+	notReplayed         string  // EstimateRuns of a job the replay does not model: why
+}
+
+// replay holds the figures of the caching allocator's replay (llmmem_estimate_runs).
+type replay struct {
+	runs                                   bool
+	allocated, reserved, reservedLow, free uint64
+	decodeStride, oomRequest               uint64
+	oomAfter                               string
+	runsExpandable                         int // 1, 0, or -1: not asked
 }
 
 // Stage is what one device of a pipeline stage holds.
@@ -56,13 +68,38 @@ func Estimate(model *Model, hardware *Hardware, strategy *Strategy) (*Report, er
 	var report *Report
 	err := readInputs("Estimate", model, hardware, strategy, func() error {
 		var err error
-		report, err = estimate(model.h, hardware.h, strategy.h)
+		report, err = estimate(raw.Llmmem_estimate, model.h, hardware.h, strategy.h)
 		return err
 	})
 	return report, err
 }
 
-func estimate(m raw.ModelHandle, hw raw.HardwareHandle, s raw.StrategyHandle) (*Report, error) {
+// EstimateRuns says whether the job runs: the estimate, then the job's allocation tape (every
+// tensor its framework allocates and frees: the model built, two training steps or the whole
+// generate call) replayed through a model of PyTorch's CUDA caching allocator, under what CUDA
+// reports as the device's total less the memory outside the allocator (llmmem_estimate_runs).
+// The Report's Fits is then the replay's answer, and Runs, AllocatedBytes, ReservedBytes,
+// ReservedFreeBytes, ReservedLowBytes, OutOfMemory, RunsExpandable and DecodeStride give its
+// figures. Modelled for transformers on PyTorch 2.x on one CUDA device (framework hf_trainer:
+// training, LoRA and generate).
+//
+// A job the replay does not model (another framework, several devices) returns the estimate
+// and an error with ErrUnsupported naming what is not modelled: the report is not replayed,
+// and its NotReplayed gives the same reason. Any other failure returns a nil report. Takes
+// milliseconds: not for a search's inner loop.
+func EstimateRuns(model *Model, hardware *Hardware, strategy *Strategy) (*Report, error) {
+	var report *Report
+	err := readInputs("EstimateRuns", model, hardware, strategy, func() error {
+		var err error
+		report, err = estimate(raw.Llmmem_estimate_runs, model.h, hardware.h, strategy.h)
+		return err
+	})
+	return report, err
+}
+
+type estimateFunc func(raw.ReportHandle, raw.ModelHandle, raw.HardwareHandle, raw.StrategyHandle) raw.Enum_SS_llmmem_status
+
+func estimate(run estimateFunc, m raw.ModelHandle, hw raw.HardwareHandle, s raw.StrategyHandle) (*Report, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	h := raw.Llmmem_bind_report_new()
@@ -74,8 +111,12 @@ func estimate(m raw.ModelHandle, hw raw.HardwareHandle, s raw.StrategyHandle) (*
 		raw.DeleteReportHandle(h)
 		track(-1)
 	}()
-	if err := lastError(raw.Llmmem_estimate(h, m, hw, s)); err != nil {
-		return nil, err
+	st := run(h, m, hw, s)
+	// not replayed (llmmem_estimate_runs): the estimate stands, with the reason
+	notReplayed := st == raw.LLMMEM_ERR_UNSUPPORTED && raw.Llmmem_report_valid(h) != 0
+	estimateErr := lastError(st)
+	if estimateErr != nil && !notReplayed {
+		return nil, estimateErr
 	}
 	text := raw.Llmmem_bind_report_json(h)
 	if text == "" {
@@ -84,6 +125,7 @@ func estimate(m raw.ModelHandle, hw raw.HardwareHandle, s raw.StrategyHandle) (*
 	r := &Report{
 		TotalBytes:          raw.Llmmem_report_total_bytes(h),
 		CapacityBytes:       raw.Llmmem_report_capacity_bytes(h),
+		DeviceTotalBytes:    raw.Llmmem_report_device_total_bytes(h),
 		Fits:                raw.Llmmem_report_fits(h) != 0,
 		TotalParameters:     raw.Llmmem_report_total_parameters(h),
 		ActiveParameters:    raw.Llmmem_report_active_parameters(h),
@@ -141,7 +183,111 @@ func estimate(m raw.ModelHandle, hw raw.HardwareHandle, s raw.StrategyHandle) (*
 		}
 		r.Peak = parts
 	}
-	return r, nil
+	if runs := raw.Llmmem_report_runs(h); runs >= 0 {
+		r.replay = &replay{
+			runs:           runs == 1,
+			allocated:      raw.Llmmem_report_allocated_bytes(h),
+			reserved:       raw.Llmmem_report_reserved_bytes(h),
+			reservedLow:    raw.Llmmem_report_reserved_low_bytes(h),
+			free:           raw.Llmmem_report_reserved_free_bytes(h),
+			decodeStride:   raw.Llmmem_report_decode_stride(h),
+			oomRequest:     raw.Llmmem_report_oom_request_bytes(h),
+			oomAfter:       raw.Llmmem_report_oom_after(h),
+			runsExpandable: raw.Llmmem_report_runs_expandable(h),
+		}
+	}
+	if notReplayed {
+		r.notReplayed = estimateErr.(*Error).Message
+	}
+	return r, estimateErr
+}
+
+// Replayed says whether the job was replayed through the caching allocator (EstimateRuns).
+func (r *Report) Replayed() bool {
+	return r != nil && r.replay != nil
+}
+
+// NotReplayed is why EstimateRuns did not replay the job (the library's message, as the
+// ErrUnsupported error it returned says it); "" when it did, or for a report of Estimate.
+func (r *Report) NotReplayed() string {
+	if r == nil {
+		return ""
+	}
+	return r.notReplayed
+}
+
+// Runs says whether the job runs as the caching allocator serves it: the reserved peak and the
+// memory outside the allocator (the runtime_overhead component) within the device's total.
+// replayed is false when the job was not replayed.
+func (r *Report) Runs() (runs, replayed bool) {
+	if !r.Replayed() {
+		return false, false
+	}
+	return r.replay.runs, true
+}
+
+// AllocatedBytes is the allocator's allocated peak: the blocks handed out at their rounded sizes
+// (of the placement ReservedBytes gives); false when not replayed.
+func (r *Report) AllocatedBytes() (uint64, bool) {
+	if !r.Replayed() {
+		return 0, false
+	}
+	return r.replay.allocated, true
+}
+
+// ReservedBytes is the allocator's reserved peak: the segments it holds from the device (without
+// expandable segments, the higher of the driver's two placements); false when not replayed.
+func (r *Report) ReservedBytes() (uint64, bool) {
+	if !r.Replayed() {
+		return 0, false
+	}
+	return r.replay.reserved, true
+}
+
+// ReservedLowBytes is the lower placement's reserved peak (ReservedBytes where the placement does
+// not matter); false when not replayed.
+func (r *Report) ReservedLowBytes() (uint64, bool) {
+	if !r.Replayed() {
+		return 0, false
+	}
+	return r.replay.reservedLow, true
+}
+
+// ReservedFreeBytes is why reserved exceeds allocated: the segments' free blocks when the reserved
+// peak was reached; false when not replayed.
+func (r *Report) ReservedFreeBytes() (uint64, bool) {
+	if !r.Replayed() {
+		return 0, false
+	}
+	return r.replay.free, true
+}
+
+// OutOfMemory is the request that ran out of memory, in bytes, and when it came, in words
+// ("step 2, layer 15's forward"); ok is false when the job runs or was not replayed.
+func (r *Report) OutOfMemory() (requestBytes uint64, after string, ok bool) {
+	if !r.Replayed() || r.replay.runs {
+		return 0, "", false
+	}
+	return r.replay.oomRequest, r.replay.oomAfter, true
+}
+
+// RunsExpandable says, for a job that runs out of memory with expandable_segments off, whether it
+// runs with expandable_segments on; asked is false otherwise.
+func (r *Report) RunsExpandable() (runs, asked bool) {
+	if !r.Replayed() || r.replay.runsExpandable < 0 {
+		return false, false
+	}
+	return r.replay.runsExpandable == 1, true
+}
+
+// DecodeStride is the tokens each replayed decode step of a generate job stands for (1: every
+// step replayed, and for a job with no decode steps; a generation of more than 64 steps replays at
+// most 64, the last always); false when not replayed.
+func (r *Report) DecodeStride() (uint64, bool) {
+	if !r.Replayed() {
+		return 0, false
+	}
+	return r.replay.decodeStride, true
 }
 
 // decodePeak reads "training_peak": its phase and its byte counts in order.
@@ -227,6 +373,30 @@ func (r *Report) String() string {
 	}
 	row("total", r.TotalBytes)
 	row("capacity", r.CapacityBytes)
+	switch {
+	case r.notReplayed != "":
+		fmt.Fprintf(&b, "allocator: not replayed: %s\n", r.notReplayed)
+	case r.replay != nil:
+		a := r.replay
+		row("allocated peak", a.allocated)
+		row("reserved peak", a.reserved)
+		row("  free blocks", a.free)
+		if a.reservedLow != a.reserved {
+			row("  placed upward", a.reservedLow)
+		}
+		outside, _ := r.Bytes("runtime_overhead")
+		row("outside", outside)
+		row("device total", r.DeviceTotalBytes)
+		if a.runs {
+			b.WriteString("runs: yes, as PyTorch's CUDA caching allocator serves it\n")
+			break
+		}
+		fmt.Fprintf(&b, "runs: no, out of memory: a request of %d bytes after %s", a.oomRequest, a.oomAfter)
+		if a.runsExpandable == 1 {
+			b.WriteString("; it runs with expandable_segments on")
+		}
+		b.WriteString("\n")
+	}
 	return b.String()
 }
 

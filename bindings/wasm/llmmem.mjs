@@ -29,9 +29,10 @@ const STATUS = ['LLMMEM_OK', 'LLMMEM_ERR_INVALID_ARGUMENT', 'LLMMEM_ERR_OUT_OF_R
   'LLMMEM_ERR_NOT_FOUND', 'LLMMEM_ERR_INCOMPATIBLE', 'LLMMEM_ERR_OVERFLOW', 'LLMMEM_ERR_NO_MEMORY', 'LLMMEM_ERR_IO',
   'LLMMEM_ERR_PARSE', 'LLMMEM_ERR_UNSUPPORTED', 'LLMMEM_ERR_INCOMPLETE'];
 const OK = 0, ERR_INVALID_ARGUMENT = 1, ERR_OUT_OF_RANGE = 2, ERR_NOT_FOUND = 4, ERR_INCOMPATIBLE = 5,
-  ERR_NO_MEMORY = 7, ERR_INCOMPLETE = 11;
+  ERR_NO_MEMORY = 7, ERR_UNSUPPORTED = 10, ERR_INCOMPLETE = 11;
 const ENGINE_LLAMA_CPP = 2n, ENGINE_OLLAMA = 3n;
-const KEY = { engine: 'engine', fitMargin: 'fit_margin_bytes', requestTokens: 'request_tokens', weightFormat: 'weight_format', numParameters: 'num_parameters' };
+const KEY = { engine: 'engine', fitMargin: 'fit_margin_bytes', requestTokens: 'request_tokens', weightFormat: 'weight_format', numParameters: 'num_parameters',
+  expandableSegments: 'expandable_segments' };
 const LOCAL_QUESTIONS = [['max_gpu_layers', 0], ['max_context', 1], ['max_parallel', 2]]; // llmmem_local_question
 // The job's options in the CLI's order (examples/cli_args.c cli_option_table) and the commands
 // that take each: a job is refused as `llmmem` refuses the same arguments.
@@ -221,6 +222,11 @@ class LLMMem {
     /** What the last command would have printed on stderr as warnings (a checkpoint that does
      * not match its model), as the CLI's "warning: ..." lines without the prefix. */
     this.warnings = [];
+    /** Why the last estimate was not replayed through PyTorch's caching allocator: what the CLI's
+     * text prints after "allocator: not replayed: " (the library's message: the allocation tape
+     * does not run the job, which keeps its estimate). null when it was replayed (its JSON's
+     * "allocator" holds the answer), and after any other command. */
+    this.notReplayed = null;
     this.#keyCache = null;
   }
 
@@ -538,6 +544,7 @@ class LLMMem {
   #withInputs(command, given, use) {
     const c = this.core;
     this.warnings = [];
+    this.notReplayed = null;
     const job = readJob(given), numbers = this.#checkJob(command, job);
     const h = { model: 0, hw: 0, strategy: 0, ck: 0 };
     try {
@@ -601,12 +608,17 @@ class LLMMem {
     this.#check(c._llmmem_model_use_checkpoint(h.model, h.ck), field, 'checkpoint');
   }
 
-  #withReport(job, h, use) {
+  // The estimate of a job into a report given to use(); with `replay`, as `llmmem estimate` asks
+  // it: the job replayed through PyTorch's caching allocator where the allocation tape runs it
+  // (llmmem_estimate_runs), else the estimate and the reason in notReplayed.
+  #withReport(job, h, use, replay = false) {
     const c = this.core;
     const report = this.#made((out) => c._llmmem_report_new(out), 'job', 'llmmem_report_new');
     try {
       this.#attachCheckpoint(job, h);
-      this.#check(c._llmmem_estimate(report, h.model, h.hw, h.strategy), 'job', 'estimate');
+      const st = (replay ? c._llmmem_estimate_runs : c._llmmem_estimate)(report, h.model, h.hw, h.strategy);
+      if (replay && st === ERR_UNSUPPORTED && c._llmmem_report_valid(report)) this.notReplayed = this.#str(c._llmmem_last_message());
+      else this.#check(st, 'job', 'estimate');
       return use(report);
     } finally {
       c._llmmem_report_free(report);
@@ -615,7 +627,9 @@ class LLMMem {
 
   // ---- commands ---------------------------------------------------------------------------
 
-  /** `llmmem estimate --json`: the report, with the step's timeline as "timeline". */
+  /** `llmmem estimate --json`: the report, with the step's timeline as "timeline". A job the
+   * allocation tape runs is replayed through PyTorch's CUDA caching allocator: "allocator" gives
+   * its peaks and whether the job runs ("fits" is that answer); for any other, notReplayed says why. */
   estimate(given = {}) {
     const c = this.core;
     return this.#withInputs('estimate', given, (h, n, job) => this.#withReport(job, h, (report) => {
@@ -628,7 +642,7 @@ class LLMMem {
         c._llmmem_timeline_free(tl);
       }
       return out;
-    }));
+    }, true));
   }
 
   /** `llmmem explain`: the arithmetic of every line, as text. */
@@ -691,7 +705,9 @@ class LLMMem {
 
   /** `llmmem fit --json`: with engine llama.cpp/ollama the most GPU layers, the longest context and
    * the most parallel sequences that fit; otherwise the largest micro-batch, the longest sequence,
-   * the least compressed weight format and the fewest devices (0: none; format null: none fits). */
+   * the least compressed weight format and the fewest devices (0: none; format null: none fits),
+   * and for a job the allocation tape runs (the solvers' "fits" is then "runs") `replayed: true`
+   * with the largest micro-batch and sequence under expandable_segments:True (0 when already on). */
   fit(given = {}) {
     const c = this.core;
     return this.#withInputs('fit', given, (h, n, job) => {
@@ -722,10 +738,38 @@ class LLMMem {
           this.#check(c._llmmem_key_from_name(k, n), 'job', KEY.weightFormat);
           return this.#str(c._llmmem_choice_name(this.#i32At(k), BigInt(this.#i32At(p + 16))));
         })) : null;
-        return { model: name, hardware, micro_batch_size: exact(this.#u64At(p)), sequence_length: exact(this.#u64At(p + 8)),
+        const out = { model: name, hardware, micro_batch_size: exact(this.#u64At(p)), sequence_length: exact(this.#u64At(p + 8)),
           weight_format: format, min_devices: exact(this.#u64At(p + 24)), max_devices: exact(maxDevices) };
+        const expandable = this.#fitExpandable(h);
+        return expandable ? { ...out, replayed: true, expandable_segments: expandable } : out;
       });
     });
+  }
+
+  // The CLI's fit_expandable: null when the allocation tape does not run the job; else the largest
+  // micro-batch and sequence with expandable_segments:True (both 0 when the job has it on already).
+  #fitExpandable(h) {
+    const c = this.core;
+    const report = this.#made((p) => c._llmmem_report_new(p), 'job', 'llmmem_report_new');
+    let st;
+    try { st = c._llmmem_estimate_runs(report, h.model, h.hw, h.strategy); } finally { c._llmmem_report_free(report); }
+    if (st === ERR_UNSUPPORTED) return null;
+    this.#check(st, 'job', 'fit');
+    if (this.#strategyInt(h.strategy, KEY.expandableSegments) !== 0n) return { micro_batch_size: 0, sequence_length: 0 };
+    const on = this.#made((p) => c._llmmem_strategy_clone(p, h.strategy), 'job', 'llmmem_strategy_clone');
+    try {
+      this.#withStrings([KEY.expandableSegments], (n) => this.#withOut(1, (p) => {
+        this.#check(c._llmmem_key_from_name(p, n), 'job', KEY.expandableSegments);
+        this.#check(c._llmmem_strategy_set_int(on, this.#i32At(p), 1n), 'job', 'fit');
+      }));
+      return this.#withOut(2, (p) => {
+        this.#check(c._llmmem_solve_max_micro_batch(p, h.model, h.hw, on), 'job', 'fit');
+        this.#check(c._llmmem_solve_max_sequence_length(p + 8, h.model, h.hw, on), 'job', 'fit');
+        return { micro_batch_size: exact(this.#u64At(p)), sequence_length: exact(this.#u64At(p + 8)) };
+      });
+    } finally {
+      c._llmmem_strategy_free(on);
+    }
   }
 
   /** `llmmem plan --json`: the cheapest `top` layouts of `devices` GPUs that fit. */

@@ -77,6 +77,12 @@ paths.set(tinyDir, tinyCheckpoint.dir);
 const shard = tinyCheckpoint.sizes[basename(tinyShard)];
 const loneShard = put(`lone/${basename(tinyShard)}`, readFileSync(paths.get(tinyShard)).subarray(0, shard.header), shard.size);
 
+// Llama-3.2-1B trained with transformers, 2 x 2048 tokens in pure bf16: a job the allocation tape
+// runs (tests/test_tape.c test_estimate_runs: the H100 job t_llama1b_sdpa, whose reserved peak was
+// measured at 21,361,590,272 bytes; on a 16 GiB card it runs out of memory after step 2, layer 15's
+// forward, and expandable segments do not save it).
+const TAPE = ['framework=hf_trainer', 'mode=training', 'precision_recipe=pure_bf16', 'micro_batch_size=2', 'sequence_length=2048'];
+const tape = (gpu, ...sets) => ({ model: 'llama-3.2-1b', gpu, sets: [...TAPE, ...sets] });
 // Jobs across every mode; each is run by the API and by `llmmem COMMAND ... --json`.
 const jobs = [
   ['estimate', {}],
@@ -106,6 +112,15 @@ const jobs = [
   ['fit', { model: 'llama-3.1-70b', gpu: 'rtx-4090', engine: 'llama.cpp' }],
   ['fit', { model: 'llama-3.1-8b', gpu: 'rtx-3060-12gb', engine: 'ollama', devices: 4 }],
   ['plan', { model: 'llama-3.1-70b', gpu: 'h100-sxm-80gb', devices: 16, top: 3, sets: ['mode=training'] }],
+  // replayed through PyTorch's caching allocator: runs; runs out of memory (the placements differ);
+  // runs only with expandable segments; a generate whose decode steps are replayed every 1563 tokens
+  ['estimate', tape('rtx-4090')],
+  ['estimate', tape('rtx-4090', 'memory_bytes=16GiB')],
+  ['estimate', tape('rtx-4090', 'sequence_length=2600')],
+  ['estimate', tape('h100-sxm-80gb', 'mode=inference', 'micro_batch_size=1', 'sequence_length=16', 'max_new_tokens=100000')],
+  ['estimate', tape('rtx-4090', 'tensor_parallel=2')],
+  ['fit', tape('rtx-4090')],
+  ['fit', tape('rtx-4090', 'expandable_segments=true')],
 ];
 const exactMs = [];
 let equal = 0;
@@ -210,6 +225,29 @@ for (const [command, job] of jobs) {
     if (e.message !== "unknown model 'llama-\u{1F600}-x' (llmmem models lists them)") wrong.push(`a surrogate pair: "${e.message}"`);
   }
   report(wrong.length === 0, `${cases.length + 2} texts with a NUL, a lone surrogate or a pair`, wrong.join('\n  '));
+}
+
+// The allocator's replay: the measured reserved peak and the C test's facts; and why a job is not
+// replayed, as the CLI's text says it ("allocator: not replayed: ..."), in notReplayed.
+{
+  const wrong = [];
+  const h100 = lm.estimate(tape('h100-sxm-80gb'));
+  if (h100.allocator?.reserved_peak !== 21361590272 || h100.allocator.runs !== true || h100.fits !== true || lm.notReplayed !== null)
+    wrong.push(`H100: ${JSON.stringify(h100.allocator)}, not replayed ${lm.notReplayed}`);
+  const small = lm.estimate(tape('rtx-4090', 'memory_bytes=16GiB'));
+  const a = small.allocator;
+  if (a?.runs !== false || small.fits !== false || a.out_of_memory?.after !== "step 2, layer 15's forward" || a.runs_with_expandable_segments !== false
+    || small.device_total_bytes !== 16 * 2 ** 30)
+    wrong.push(`16 GiB: ${JSON.stringify(small.allocator)}`);
+  for (const job of [{}, tape('rtx-4090', 'tensor_parallel=2'), tape('rtx-4090', 'framework=megatron'), tape('rtx-4090')]) {
+    const r = lm.estimate(job);
+    const text = execFileSync(cli, lm.argv('estimate', job).filter((x) => x !== '--json'), { encoding: 'utf8' });
+    const line = /^allocator: not replayed: (.*)$/m.exec(text)?.[1] ?? null;
+    if (lm.notReplayed !== line || (line === null) !== ('allocator' in r)) wrong.push(`${JSON.stringify(job.sets ?? [])}: notReplayed "${lm.notReplayed}", the CLI "${line}"`);
+  }
+  lm.serve({});
+  if (lm.notReplayed !== null) wrong.push('notReplayed outlives its estimate');
+  report(wrong.length === 0, 'the allocator\'s replay: the measured reserved peak, out of memory on 16 GiB, and why not replayed as the CLI says it', wrong.join('\n  '));
 }
 
 // explain is text: the same text.

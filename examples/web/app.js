@@ -112,7 +112,7 @@ function val(src, path, v, kind = 'count') {
   return el('span', { class: `v ${kind}`, 'data-src': src, 'data-path': path, 'data-value': String(v),
     'data-testid': `${src}:${path}`, title, text });
 }
-const BYTES_RE = /(bytes|weights|gradients|master_weights|optimizer_states|optimizer_temporaries|activations|logits|kv_cache|comm_buffers|runtime_overhead|^total$|activation_peak|non_torch|cuda_graph|shortfall|^model$|^kv$|^recurrent$|^compute$|^output$|capacity|_buffers|memory)$/;
+const BYTES_RE = /(bytes|weights|gradients|master_weights|optimizer_states|optimizer_temporaries|activations|logits|kv_cache|comm_buffers|runtime_overhead|^total$|activation_peak|non_torch|cuda_graph|shortfall|^model$|^kv$|^recurrent$|^compute$|^output$|capacity|_buffers|memory|^allocated_peak$|reserved_peak|^reserved_low$|^outside$|^request$)$/;
 const kindOf = (key, path = '') => (!path.startsWith('parameters.') && BYTES_RE.test(key) ? 'bytes' : 'count');
 
 // ---- state ----
@@ -370,8 +370,31 @@ function verdict(src, path, fits, what) {
     el('b', { text: fits ? 'Fits' : 'Does not fit' }), ` ${what} `, val(src, path, fits, 'flag')));
 }
 
+// Whether the job runs, as PyTorch's CUDA caching allocator serves it (estimate's "allocator": the
+// job replayed where the allocation tape runs it), beside the verdict; otherwise why it was not.
+function renderAllocator(r) {
+  const a = r.allocator, box = $('#allocator');
+  if (!a) {
+    box.replaceChildren(...(lm.notReplayed ? [el('p', { class: 'hint', 'data-testid': 'not-replayed', text: `not replayed: ${lm.notReplayed}` })] : []));
+    return;
+  }
+  const v = (path, x, kind = 'bytes') => val('estimate', `allocator.${path}`, x, kind);
+  const oom = a.out_of_memory;
+  box.replaceChildren(el('p', {},
+    'PyTorch\'s CUDA caching allocator, the job replayed', ...(String(a.decode_stride) !== '1' ? [' (decode steps every ', v('decode_stride', a.decode_stride, 'count'), ' tokens)'] : []),
+    ': allocated peak ', v('allocated_peak', a.allocated_peak), ', reserved peak ', v('reserved_peak', a.reserved_peak),
+    ' (', v('free_at_reserved_peak', a.free_at_reserved_peak), ' of it in free blocks',
+    ...(String(a.reserved_low) !== String(a.reserved_peak) ? ['; ', v('reserved_low', a.reserved_low), ' with the segments placed upward'] : []),
+    '), outside the allocator ', v('outside', a.outside), ', device total ', val('estimate', 'device_total_bytes', r.device_total_bytes, 'bytes'), '.'),
+  el('p', { class: a.runs ? 'runs-yes' : 'runs-no', 'data-testid': 'runs' },
+    'Runs: ', v('runs', a.runs, 'flag'), a.runs ? ', the reserved peak and the memory outside the allocator within the device\'s total.' : '',
+    ...(oom ? [', out of memory: a request of ', v('out_of_memory.request', oom.request), ' after ', v('out_of_memory.after', oom.after, 'moment'), '.'] : []),
+    ...(a.runs_with_expandable_segments != null ? [' With expandable_segments:True it runs: ', v('runs_with_expandable_segments', a.runs_with_expandable_segments, 'flag'), '.'] : [])));
+}
+
 function renderEstimate(r) {
-  verdict('estimate', 'fits', r.fits, 'on the most loaded device:');
+  verdict('estimate', 'fits', r.fits, r.allocator ? 'as PyTorch\'s CUDA caching allocator serves it:' : 'on the most loaded device:');
+  renderAllocator(r);
   $('#summary').replaceChildren(el('p', {},
     'per device ', val('estimate', 'per_device.total', r.per_device.total, 'bytes'), ' of ', val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'),
     ' usable (', val('estimate', 'memory_bytes', r.memory_bytes, 'bytes'), ' memory); ',
@@ -391,6 +414,7 @@ function renderEstimate(r) {
 }
 function renderServe(r) {
   verdict('serve', 'kv.fits', r.kv.fits, 'vLLM\'s KV cache holds at least one request:');
+  $('#allocator').replaceChildren();
   $('#summary').replaceChildren(el('p', {},
     'KV cache ', val('serve', 'budget.kv_cache_bytes', r.budget.kv_cache_bytes, 'bytes'), ' in ', val('serve', 'kv.num_blocks', r.kv.num_blocks),
     ' blocks: ', val('serve', 'kv.tokens', r.kv.tokens), ' tokens; ', val('serve', 'kv.max_concurrency', r.kv.max_concurrency),
@@ -407,6 +431,7 @@ function renderServe(r) {
 }
 function renderLocal(r) {
   verdict('serve', 'fits', r.fits, `${r.engine}'s buffers fit every device:`);
+  $('#allocator').replaceChildren();
   $('#summary').replaceChildren(el('p', {},
     val('serve', 'n_gpu_layers', r.n_gpu_layers), ' layers offloaded (n_gpu_layers; the output layer counts as one) of ', val('serve', 'n_layer', r.n_layer),
     ' repeating layers to ', val('serve', 'gpus', r.gpus),
@@ -477,7 +502,9 @@ function renderTimeline(t, comps = []) {
 const FIT_LABELS = {
   max_gpu_layers: 'most GPU layers', max_context: 'longest context', max_parallel: 'most parallel sequences',
   micro_batch_size: 'largest micro-batch', sequence_length: 'longest sequence', weight_format: 'least compressed weight format',
-  min_devices: 'fewest devices', fit_margin_bytes: 'margin kept free',
+  min_devices: 'fewest devices', fit_margin_bytes: 'margin kept free', replayed: 'the answers run as the caching allocator serves them',
+  'expandable_segments.micro_batch_size': 'largest micro-batch with expandable_segments:True',
+  'expandable_segments.sequence_length': 'longest sequence with expandable_segments:True',
 };
 function renderFit(f) {
   const t = el('table', { class: 'kv' });

@@ -258,6 +258,36 @@ async function checkTimeline(page, job, cli) {
   for (const w of new Set(wrong)) fail(`${job.name}: timeline: ${w}`);
 }
 
+// Beside the verdict, whether the job runs as PyTorch's CUDA caching allocator serves it: for a job
+// the allocation tape runs (the CLI's JSON has "allocator"), the allocated and reserved peaks, the
+// free blocks, the other placement's reserved peak when it differs, the memory outside the
+// allocator, the device's total, whether it runs, the out-of-memory request and its moment, and
+// whether expandable_segments:True would run it (each value compared with the CLI's by compare());
+// otherwise "not replayed: " and the reason the CLI's text gives.
+async function checkAllocator(page, job, cli) {
+  const box = await page.evaluate(() => {
+    const b = document.querySelector('#allocator');
+    return { paths: [...b.querySelectorAll('[data-path]')].map((e) => e.dataset.path), text: b.textContent.trim(), shown: b.offsetParent !== null };
+  });
+  const a = cli.estimate.allocator, wrong = [];
+  if (a) {
+    const want = ['allocator.allocated_peak', 'allocator.reserved_peak', 'allocator.free_at_reserved_peak', 'allocator.outside', 'device_total_bytes', 'allocator.runs'];
+    if (String(a.reserved_low) !== String(a.reserved_peak)) want.push('allocator.reserved_low');
+    if (String(a.decode_stride) !== '1') want.push('allocator.decode_stride');
+    if (a.out_of_memory) want.push('allocator.out_of_memory.request', 'allocator.out_of_memory.after');
+    if (a.runs_with_expandable_segments !== undefined && a.runs_with_expandable_segments !== null) want.push('allocator.runs_with_expandable_segments');
+    const missing = want.filter((p) => !box.paths.includes(p)), extra = box.paths.filter((p) => !want.includes(p));
+    if (missing.length || extra.length) wrong.push(`shows ${box.paths.join(',')}: missing ${missing.join(',')}, extra ${extra.join(',')}`);
+    if (!box.shown) wrong.push('the replay is not shown');
+  } else {
+    const text = cliRun(argvOf('estimate', job).filter((x) => x !== '--json')).stdout;
+    const line = /^allocator: not replayed: (.*)$/m.exec(text)?.[1];
+    if (!line || box.text !== `not replayed: ${line}`) wrong.push(`the page says "${box.text}", the CLI "allocator: not replayed: ${line}"`);
+  }
+  console.log(`allocator ${job.name}: ${a ? `replayed, runs ${a.runs}: ${box.paths.length} values` : `"${box.text}"`} ${wrong.length ? 'WRONG' : 'ok'}`);
+  for (const w of wrong) fail(`${job.name}: allocator: ${w}`);
+}
+
 // The header's call times are the warm ones: each call's first run after loading (which also
 // compiles the code) is kept apart in data-first-ms and its tooltip, never shown as the time.
 async function checkTiming(page, name) {
@@ -305,6 +335,16 @@ const JOBS = [
   { name: 'safetensors-drop-lora', safetensors: ckpt, gpu: 'rtx-4090', mode: 'lora', sets: [['micro_batch_size', '1'], ['sequence_length', '1024']] },
   { name: 'gguf-drop-small', gguf: copied, gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '8192']] },
   { name: 'gguf-drop-llamacpp', gguf: gguf.path, gpu: 'rtx-4060', mode: 'llamacpp', sets: [['n_ctx', '16384']] },
+  // jobs the allocation tape runs (transformers on one device): replayed through PyTorch's caching
+  // allocator. Llama-3.2-1B, 2 x 2048 tokens, on 16 GiB: out of memory in step 2 (tests/test_tape.c),
+  // the two placements' reserved peaks differ; 2 x 2600 tokens on 24 GiB: runs only with
+  // expandable_segments:True; a generation of 99,999 decode steps, replayed every 1563 tokens
+  { name: 'training-replayed-16gib', model: 'llama-3.2-1b', gpu: 'rtx-4090', mode: 'training',
+    sets: [['framework', 'hf_trainer'], ['precision_recipe', 'pure_bf16'], ['micro_batch_size', '2'], ['sequence_length', '2048'], ['memory_bytes', '16GiB']] },
+  { name: 'training-replayed-expandable', model: 'llama-3.2-1b', gpu: 'rtx-4090', mode: 'training',
+    sets: [['framework', 'hf_trainer'], ['precision_recipe', 'pure_bf16'], ['micro_batch_size', '2'], ['sequence_length', '2600']] },
+  { name: 'generate-replayed', model: 'llama-3.2-1b', mode: 'inference', solve: false,
+    sets: [['framework', 'hf_trainer'], ['micro_batch_size', '1'], ['sequence_length', '16'], ['max_new_tokens', '100000']] },
 ];
 const knownKeys = new Set(keyOrder);
 for (const j of JOBS) for (const [k] of j.sets || []) if (!knownKeys.has(k)) fail(`${j.name}: the test sets an unknown key ${k}`);
@@ -322,7 +362,10 @@ for (const job of JOBS) try {
   console.log(`job ${job.name}: ${r.n} values compared (${r.srcs.join(', ')}); timing on the page: ${await page.textContent('#timing')}; ${Date.now() - t} ms`);
   const empty = await emptyHeadings(page);
   if (empty.length) fail(`${job.name}: headings over nothing: ${empty.join(', ')}`);
-  if (COMMAND[job.mode] === 'estimate') await checkTimeline(page, job, r.cli);
+  if (COMMAND[job.mode] === 'estimate') {
+    await checkTimeline(page, job, r.cli);
+    await checkAllocator(page, job, r.cli);
+  }
   await checkTiming(page, job.name);
   if (job.gguf || job.safetensors) {  // only the headers were read
     const read = await page.$$eval('#file-list li', (els) => els.map((e) => ({ name: e.dataset.name, size: Number(e.dataset.size), read: Number(e.dataset.read) })));

@@ -17,6 +17,13 @@ Values may be int, float, bool or str (a choice name such as "bf16", a number wi
 such as "80GiB", flags such as "q,v", or a list of flag names); a list key takes "3,1" or a
 list of numbers (``Strategy(tensor_split=[3, 1])``) and reads back as a list of floats.
 
+Will it run out of memory? ``llmmem.estimate_runs(model, hardware, strategy)`` is the estimate
+with the job's allocations replayed through a model of PyTorch's CUDA caching allocator
+(transformers on one CUDA device): ``report.runs``, ``report.reserved_bytes`` and the other
+allocator properties of :class:`Report`; for a job the replay does not model it raises
+:class:`UnsupportedError` whose ``report`` is the estimate (or, with ``fallback=True``, returns it,
+``report.not_replayed`` saying why).
+
 Local inference (llama.cpp, ollama): ``llmmem.local_estimate(model, hardware, strategy)`` gives
 the buffers of every device (:class:`Local`), ``llmmem.local_solve("max_context", ...)`` the
 largest setting that fits.
@@ -119,6 +126,7 @@ __all__ = [
     "component_names",
     "engines",
     "estimate",
+    "estimate_runs",
     "hardware_presets",
     "key",
     "keys",
@@ -952,6 +960,45 @@ def estimate(model: Model, hardware: Hardware, strategy: Strategy | None = None)
     return Report(report, handles)
 
 
+def estimate_runs(model: Model, hardware: Hardware, strategy: Strategy | None = None, *,
+                  fallback: bool = False) -> "Report":
+    """Whether the job runs: the estimate, then the job's allocation tape (every tensor its
+    framework allocates and frees: the model built, two training steps or the whole generate
+    call) replayed through a model of PyTorch's CUDA caching allocator under what CUDA reports as
+    the device's total less the memory outside the allocator (C: ``llmmem_estimate_runs``).
+
+    The :class:`Report`'s ``fits`` is then the replay's answer, ``runs`` says the same, and
+    ``allocated_bytes``, ``reserved_bytes``, ``reserved_free_bytes``, ``reserved_low_bytes``,
+    ``device_total_bytes``, ``oom_request_bytes``, ``oom_after``, ``runs_expandable`` and
+    ``decode_stride`` give the allocator's figures. Modelled for transformers on PyTorch 2.x on
+    one CUDA device (``framework="hf_trainer"``: training, LoRA and generate).
+
+    A job the replay does not model (another framework, several devices) raises
+    :class:`UnsupportedError` naming what is not modelled; its ``report`` attribute is the
+    estimate. With ``fallback=True`` that estimate is returned instead, with ``replayed`` False
+    and ``not_replayed`` the reason. Any other failure raises as :func:`estimate` does. Takes
+    milliseconds: not for a search's inner loop."""
+    if not isinstance(fallback, bool):
+        raise _type_error("fallback", "a bool", fallback)
+    inputs = _inputs(model, hardware, strategy)
+    report = _core.llmmem_bind_report_new()
+    unsupported = None
+    with _Reading(*inputs) as handles:
+        try:
+            # The GIL is released inside (bindings/llmmem.i: %thread llmmem_estimate_runs).
+            _core.llmmem_estimate_runs(report, *handles)
+        except UnsupportedError as e:
+            if not _core.llmmem_report_valid(report):  # the estimate itself is not modelled
+                raise
+            unsupported = e
+        inputs[0]._shared = inputs[1]._shared = inputs[2]._shared = True  # as estimate()
+    result = Report(report, handles, None if unsupported is None else unsupported.message)
+    if unsupported is not None and not fallback:
+        unsupported.report = result
+        raise unsupported
+    return result
+
+
 def timeline(model: Model, hardware: Hardware, strategy: Strategy | None = None) -> "Timeline":
     """The memory of the most loaded device at every moment of one step: a :class:`Timeline`
     (training: after each decoder layer's forward, the loss's forward and backward, each layer's
@@ -1465,15 +1512,21 @@ class Report:
     Component bytes are attributes (``report.weights``, ``report.optimizer_states``) and
     ``report.components`` (a dict in the library's order). ``to_dict()`` and ``to_json()``
     give the library's JSON report; ``plot()`` draws the breakdown, ``plot_timeline()`` the
-    memory over one step (``timeline()``), of the job as it was estimated."""
+    memory over one step (``timeline()``), of the job as it was estimated.
 
-    __slots__ = ("_h", "_json", "_job", "_timeline")
+    From :func:`estimate_runs`, the caching allocator's replay: ``runs``, ``allocated_bytes``,
+    ``reserved_bytes`` and the other allocator properties (None where the job was not
+    replayed, and where a figure does not apply: no out-of-memory request for a job that
+    runs); the JSON's "allocator" object holds the same figures."""
 
-    def __init__(self, handle, _job=None) -> None:
+    __slots__ = ("_h", "_json", "_job", "_timeline", "_not_replayed")
+
+    def __init__(self, handle, _job=None, _not_replayed=None) -> None:
         self._h = _checked_handle("Report", "llmmem.estimate()", _core.ReportHandle, handle)
         self._json = None
         self._job = _job  # the model's, hardware's and strategy's handles the estimate read
         self._timeline = None
+        self._not_replayed = _not_replayed  # estimate_runs(fallback=True): why it was not replayed
 
     # -- numbers, each from a C getter --------------------------------------
     @property
@@ -1506,7 +1559,92 @@ class Report:
 
     @property
     def fits(self) -> bool:
+        """Whether the estimate is within the capacity (and offloaded bytes within the node's host
+        memory and NVMe); after a replay (:func:`estimate_runs`), whether the job runs."""
         return bool(_core.llmmem_report_fits(self._h))
+
+    # -- the caching allocator's replay (estimate_runs) -----------------------
+    @property
+    def replayed(self) -> bool:
+        """Whether the job was replayed through the caching allocator (:func:`estimate_runs`)."""
+        return _core.llmmem_report_runs(self._h) >= 0
+
+    @property
+    def not_replayed(self) -> str | None:
+        """Why :func:`estimate_runs` did not replay the job (the library's message: "the
+        allocation tape does not run framework megatron"); None when it did, or for a report of
+        :func:`estimate`, which does not ask."""
+        return self._not_replayed
+
+    @property
+    def runs(self) -> bool | None:
+        """Whether the job runs as the caching allocator serves it: the reserved peak and the
+        memory outside the allocator within the device's total (``fits`` says the same after a
+        replay); None when not replayed."""
+        runs = _core.llmmem_report_runs(self._h)
+        return None if runs < 0 else bool(runs)
+
+    def _replayed_value(self, getter) -> int | None:
+        """A getter's figure after a replay; None when not replayed (the C getter's 0)."""
+        return getter(self._h) if self.replayed else None
+
+    @property
+    def allocated_bytes(self) -> int | None:
+        """The allocator's allocated peak: the blocks handed out, at their rounded sizes (of the
+        placement ``reserved_bytes`` gives); None when not replayed."""
+        return self._replayed_value(_core.llmmem_report_allocated_bytes)
+
+    @property
+    def reserved_bytes(self) -> int | None:
+        """The allocator's reserved peak: the segments it holds from the device (without
+        expandable segments, the higher of the driver's two placements); None when not
+        replayed."""
+        return self._replayed_value(_core.llmmem_report_reserved_bytes)
+
+    @property
+    def reserved_low_bytes(self) -> int | None:
+        """The lower placement's reserved peak (``reserved_bytes`` where the placement does not
+        matter); None when not replayed."""
+        return self._replayed_value(_core.llmmem_report_reserved_low_bytes)
+
+    @property
+    def reserved_free_bytes(self) -> int | None:
+        """Why reserved exceeds allocated: the segments' free blocks when the reserved peak was
+        reached; None when not replayed."""
+        return self._replayed_value(_core.llmmem_report_reserved_free_bytes)
+
+    @property
+    def device_total_bytes(self) -> int:
+        """The device's total as CUDA reports it (the hardware's cuda_total_bytes, else
+        memory_bytes), which the reserved peak and the memory outside the allocator
+        (``runtime_overhead``) share."""
+        return _core.llmmem_report_device_total_bytes(self._h)
+
+    @property
+    def oom_request_bytes(self) -> int | None:
+        """The request that ran out of memory, in bytes; None when the job runs or was not
+        replayed."""
+        return _core.llmmem_report_oom_request_bytes(self._h) if self.runs is False else None
+
+    @property
+    def oom_after(self) -> str | None:
+        """When that request came, in words ("step 2, layer 15's forward"); None when the job
+        runs or was not replayed."""
+        return _core.llmmem_report_oom_after(self._h)
+
+    @property
+    def runs_expandable(self) -> bool | None:
+        """For a job that runs out of memory with expandable_segments off: whether it runs with
+        ``expandable_segments=True``; None otherwise."""
+        runs = _core.llmmem_report_runs_expandable(self._h)
+        return None if runs < 0 else bool(runs)
+
+    @property
+    def decode_stride(self) -> int | None:
+        """The tokens each replayed decode step of a generate job stands for (1: every step
+        replayed, and for a job with no decode steps; a generation of more than 64 steps replays
+        at most 64, the last always); None when not replayed."""
+        return self._replayed_value(_core.llmmem_report_decode_stride)
 
     @property
     def parameters(self) -> dict:
@@ -1622,6 +1760,7 @@ class Report:
 
     def __repr__(self) -> str:
         rows, total, capacity = self._rows()
+        rows = rows + [("total", total), ("capacity", capacity)] + self._allocator_rows()
         d = self.to_dict()
         width = max([len(n) for n, _ in rows] + [8])
         lines = [
@@ -1629,9 +1768,36 @@ class Report:
             f"fits={self.fits}>",
             f"  {'component':<{width}} {'bytes':>20} {'GiB':>10} {'GB':>10}",
         ]
-        for name, b in rows + [("total", total), ("capacity", capacity)]:
+        for name, b in rows:
             lines.append(f"  {name:<{width}} {b:>20,} {b / GIB:>10.2f} {b / GB:>10.2f}")
+        verdict = self._allocator_verdict()
+        if verdict:
+            lines.append(f"  {verdict}")
         return "\n".join(lines)
+
+    def _allocator_rows(self) -> list:
+        """(name, bytes) of the allocator's replay, as the CLI's estimate prints them; [] when
+        not replayed."""
+        if not self.replayed:
+            return []
+        rows = [("allocated peak", self.allocated_bytes), ("reserved peak", self.reserved_bytes),
+                ("  free blocks", self.reserved_free_bytes)]
+        if self.reserved_low_bytes != self.reserved_bytes:
+            rows.append(("  placed upward", self.reserved_low_bytes))
+        return rows + [("outside", self.runtime_overhead), ("device total", self.device_total_bytes)]
+
+    def _allocator_verdict(self) -> str:
+        """The replay's answer in words; "" for a report of estimate()."""
+        if self.not_replayed is not None:
+            return f"allocator: not replayed: {self.not_replayed}"
+        if self.runs is None:
+            return ""
+        if self.runs:
+            return "runs: yes, as PyTorch's CUDA caching allocator serves it"
+        text = f"runs: no, out of memory: a request of {self.oom_request_bytes:,} bytes after {self.oom_after}"
+        if self.runs_expandable:
+            text += "; it runs with expandable_segments=True"
+        return text
 
     def _repr_html_(self) -> str:
         rows, total, capacity = self._rows()
@@ -1650,11 +1816,14 @@ class Report:
                 f"<td style='text-align:right'>{b / GIB:.2f}</td><td style='text-align:right'>{b / GB:.2f}</td></tr>"
             )
         out.append("</tbody><tfoot>")
-        for name, b in (("total", total), ("capacity", capacity)):
+        for name, b in [("total", total), ("capacity", capacity)] + self._allocator_rows():
             out.append(
-                f"<tr><th>{name}</th><td style='text-align:right'><b>{b:,}</b></td>"
+                f"<tr><th>{esc(name)}</th><td style='text-align:right'><b>{b:,}</b></td>"
                 f"<td style='text-align:right'>{b / GIB:.2f}</td><td style='text-align:right'>{b / GB:.2f}</td></tr>"
             )
+        verdict = self._allocator_verdict()
+        if verdict:
+            out.append(f"<tr><td colspan='4'>{esc(verdict)}</td></tr>")
         out.append("</tfoot></table>")
         return "".join(out)
 

@@ -123,9 +123,14 @@ class ParseError(Error, ValueError):
 
 
 class UnsupportedError(Error, NotImplementedError):
-    """Valid, but not modelled by this version of the library (a NotImplementedError)."""
+    """Valid, but not modelled by this version of the library (a NotImplementedError).
+
+    Raised by ``llmmem.estimate_runs()`` for a job the allocator's replay does not model, its
+    ``report`` is the estimate, which did not fail (``report.not_replayed`` is this message);
+    None otherwise."""
 
     status = _core.LLMMEM_ERR_UNSUPPORTED
+    report = None
 
 
 class IncompleteError(Error, ValueError):

@@ -324,6 +324,11 @@ def test_long_calls_release_the_gil(llama7b, h100):
     training = llmmem.Strategy(mode="training")
     config = (test_data() / "configs" / "qwen3-8b.json").read_text()
     assert _releases_gil(lambda: llmmem.estimate(llama7b, h100, training))
+    # a job the allocation tape replays (estimate_runs raises for one it does not)
+    replayed = llmmem.Strategy(framework="hf_trainer", mode="training", precision_recipe="pure_bf16",
+                               sequence_length=256)
+    assert llmmem.estimate_runs(llama7b, h100, replayed).replayed
+    assert _releases_gil(lambda: llmmem.estimate_runs(llama7b, h100, replayed), repeat=2000)
     assert _releases_gil(lambda: llmmem.Model.from_hf_config_text(config))
     # inference fits, so each solve searches (a dozen estimates)
     inference = llmmem.Strategy()

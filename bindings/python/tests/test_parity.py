@@ -34,7 +34,9 @@ def test_report_equals_cli_json(case, typed):
         assert str(err.value) == expected
         return
 
-    report = llmmem.estimate(*build_inputs(case, typed))
+    # `llmmem estimate` replays the job where the allocation tape models it, and keeps the
+    # estimate where it does not
+    report = llmmem.estimate_runs(*build_inputs(case, typed), fallback=True)
     timeline = llmmem.timeline(*build_inputs(case, typed))
     text = report.to_json()
     # the tool's JSON is the report's with the step's timeline as its last member
@@ -49,6 +51,30 @@ def test_report_equals_cli_json(case, typed):
     d = json.loads(cli.stdout)
     assert timeline.to_dict() == d.pop("timeline")
     assert report.to_dict() == d
+    # the replay's figures (the "allocator" object), and the plain estimate: the same without it
+    allocator = d.get("allocator")
+    assert report.replayed is (allocator is not None)
+    assert report.device_total_bytes == d["device_total_bytes"]
+    plain = llmmem.estimate(*build_inputs(case, typed))
+    assert {k: v for k, v in plain.to_dict().items() if k != "fits"} == \
+        {k: v for k, v in d.items() if k not in ("allocator", "fits")}
+    if allocator is None:
+        assert report.runs is None and plain.fits is report.fits
+        # why not: the tool's text says it in the same words
+        text = cli_estimate(case, "estimate").stdout
+        assert f"\nallocator: not replayed: {report.not_replayed}\n" in text
+    else:
+        assert report.not_replayed is None
+        assert report.runs is allocator["runs"] is d["fits"]
+        assert report.allocated_bytes == allocator["allocated_peak"]
+        assert report.reserved_bytes == allocator["reserved_peak"]
+        assert report.reserved_low_bytes == allocator["reserved_low"]
+        assert report.reserved_free_bytes == allocator["free_at_reserved_peak"]
+        assert report.runtime_overhead == allocator["outside"]
+        assert report.decode_stride == allocator["decode_stride"]
+        oom = allocator.get("out_of_memory", {})
+        assert (report.oom_request_bytes, report.oom_after) == (oom.get("request"), oom.get("after"))
+        assert report.runs_expandable is allocator.get("runs_with_expandable_segments")
     per_device = dict(d["per_device"])
     assert report.total_bytes == per_device.pop("total")
     assert report.components == per_device
