@@ -383,7 +383,7 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
     if (s->reserved_peak > out->reserved_peak)
         out->reserved_peak = s->reserved_peak;
     out->requested_peak = peak;
-    out->decode_stride = t.decode_stride ? t.decode_stride : 1;
+    out->decode_stride = !t.new_tokens ? 0 : t.decode_stride ? t.decode_stride : 1; /* 0: no generate */
     llmmem__ca_destroy(ca);
     if (st == LLMMEM__AG_OOM)
         return LLMMEM_OK; /* the answer: it does not run */

@@ -281,8 +281,8 @@ func (r *Report) RunsExpandable() (runs, asked bool) {
 }
 
 // DecodeStride is the tokens each replayed decode step of a generate job stands for (1: every
-// step replayed, and for a job with no decode steps; a generation of more than 64 steps replays at
-// most 64, the last always); false when not replayed.
+// step replayed; a generation of more than 64 steps replays at most 64, the last always); 0 for a
+// job without a generate loop; false when not replayed.
 func (r *Report) DecodeStride() (uint64, bool) {
 	if !r.Replayed() {
 		return 0, false

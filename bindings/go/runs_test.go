@@ -82,8 +82,8 @@ func TestEstimateRunsTheMeasuredJob(t *testing.T) {
 	if _, asked := r.RunsExpandable(); asked {
 		t.Error("a job that runs is asked about expandable segments")
 	}
-	if stride, ok := r.DecodeStride(); !ok || stride != 1 {
-		t.Errorf("decode stride %d %v, want 1 (training)", stride, ok)
+	if stride, ok := r.DecodeStride(); !ok || stride != 0 {
+		t.Errorf("decode stride %d %v, want 0 (training: no generate loop)", stride, ok)
 	}
 	// the plain estimate: the same components, no replay
 	plain, err := Estimate(m, hw, s)

@@ -1222,8 +1222,8 @@ LLMMEM_API uint64_t llmmem_report_reserved_low_bytes(const llmmem_report *report
  * otherwise. */
 LLMMEM_API uint64_t llmmem_report_reserved_free_bytes(const llmmem_report *report);
 /** After llmmem_estimate_runs of a generate job: the tokens each replayed decode step stood for (1:
- * every step replayed; a longer generation replays at most 64 decode steps, the last always); 0
- * otherwise. */
+ * every step replayed; a longer generation replays at most 64 decode steps, the last always); 0 for a
+ * job without a generate loop, or not replayed. */
 LLMMEM_API uint64_t llmmem_report_decode_stride(const llmmem_report *report);
 /** After llmmem_estimate_runs of a job that runs out of memory: the request that failed, in bytes
  * (its moment: llmmem_report_oom_after, "step 2, layer 15's forward", a text that lives as long as

@@ -1642,8 +1642,8 @@ class Report:
     @property
     def decode_stride(self) -> int | None:
         """The tokens each replayed decode step of a generate job stands for (1: every step
-        replayed, and for a job with no decode steps; a generation of more than 64 steps replays
-        at most 64, the last always); None when not replayed."""
+        replayed; a generation of more than 64 steps replays at most 64, the last always); 0 for a
+        job without a generate loop; None when not replayed."""
         return self._replayed_value(_core.llmmem_report_decode_stride)
 
     @property

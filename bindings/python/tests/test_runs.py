@@ -62,7 +62,7 @@ def test_the_measured_job_runs_at_its_measured_reserved_peak():
     assert r.reserved_bytes + r.runtime_overhead <= r.device_total_bytes
     # a job that runs has no out-of-memory request, and no expandable-segments question
     assert (r.oom_request_bytes, r.oom_after, r.runs_expandable) == (None, None, None)
-    assert r.decode_stride == 1  # training: no decode step stands for another
+    assert r.decode_stride == 0  # training: no generate loop
     # the plain estimate is the same estimate, without the replay
     plain = llmmem.estimate(model, hw, strategy)
     assert plain.components == r.components
