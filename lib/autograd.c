@@ -34,7 +34,7 @@ typedef struct node {
     uint32_t leaf[MAX_IN];  /* input i when it is a leaf requiring grad */
     uint32_t buf[MAX_OUT];  /* the grads gathered for each output during backward */
     uint32_t deps, mark;
-    uint8_t op, nin, nsaved, rowsum, elem;
+    uint8_t op, nin, nsaved, rowsum, narrow, elem;
     uint8_t component;      /* what its forward's allocations held: its backward's hold the same */
 } node;
 
@@ -314,6 +314,26 @@ void llmmem__ag_early_workspaces(llmmem__ag *ag, int backward)
         workspace(ag, WS_BWD);
 }
 
+/* The workspace CUTLASS's grouped GEMM takes (Gemm::get_workspace_size of the sm90 ptr-array
+ * kernels cuda/GroupMM.cu runs): a TMA descriptor (128 bytes) per multiprocessor for each of A, B
+ * (sm90_mma_array_tma_gmma_ss_warpspecialized) and C, D (sm90_epilogue_array_tma_warpspecialized) */
+static uint64_t grouped_workspace(const llmmem__ag *ag) { return 4 * 128 * ag->sms; }
+
+uint64_t llmmem__ag_sort_temp(uint64_t n)
+{
+    int bad = 0;
+    uint64_t b = llmmem__add_flag(&bad, llmmem__mul_flag(&bad, n, 16), 8191);
+    return bad ? 0 : b;
+}
+
+/* A kernel's scratch buffers, made in turn and freed in reverse as it returns (0: none). */
+static void scratch(llmmem__ag *ag, uint64_t a, uint64_t b)
+{
+    uint32_t x = llmmem__ag_alloc(ag, a), y = llmmem__ag_alloc(ag, b);
+    llmmem__ag_unref(ag, y);
+    llmmem__ag_unref(ag, x);
+}
+
 /* ---- ops ------------------------------------------------------------------------------------- */
 
 static int needs_grad(const llmmem__ag *ag, const llmmem__ag_call *c)
@@ -340,6 +360,7 @@ void llmmem__ag_node(llmmem__ag *ag, const llmmem__ag_call *c, uint32_t out)
     n->op = (uint8_t)c->op;
     n->nin = (uint8_t)c->nin;
     n->rowsum = (uint8_t)c->rowsum;
+    n->narrow = (uint8_t)c->narrow;
     n->elem = (uint8_t)(c->elem ? c->elem : 2);
     n->arg[0] = c->arg[0];
     n->arg[1] = c->arg[1];
@@ -360,17 +381,18 @@ void llmmem__ag_node(llmmem__ag *ag, const llmmem__ag_call *c, uint32_t out)
     ag->t[out].out = 0;
 }
 
-void llmmem__ag_split3(llmmem__ag *ag, uint32_t x, uint32_t *out)
+void llmmem__ag_split(llmmem__ag *ag, uint32_t x, unsigned n, uint32_t *out)
 {
-    out[0] = out[1] = out[2] = 0;
-    if (ag->status != LLMMEM_OK)
+    for (unsigned i = 0; i < n; i++)
+        out[i] = 0;
+    if (ag->status != LLMMEM_OK || n < 2 || n > MAX_OUT)
         return;
-    uint64_t piece = ag->t[x].bytes / 3;
-    for (unsigned i = 0; i < 3; i++)
+    uint64_t piece = ag->t[x].bytes / n;
+    for (unsigned i = 0; i < n; i++)
         out[i] = llmmem__ag_view(ag, x, piece, 0);
-    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_SPLIT3, .in = {x}, .nin = 1}, out[0]);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_SPLIT, .in = {x}, .nin = 1}, out[0]);
     if (out[0] && ag->t[out[0]].fn)
-        for (unsigned i = 0; i < 3; i++) {
+        for (unsigned i = 0; i < n; i++) {
             ag->t[out[i]].fn = ag->t[out[0]].fn;
             ag->t[out[i]].out = (uint8_t)i;
             ag->t[out[i]].flags = (uint8_t)((ag->t[out[i]].flags | LLMMEM__T_REQ) & ~LLMMEM__T_NOACC);
@@ -388,6 +410,8 @@ uint32_t llmmem__ag_op(llmmem__ag *ag, const llmmem__ag_call *c)
         workspace(ag, ag->depth ? WS_BWD : WS_FWD);
     else if (c->op == LLMMEM__OP_ADDMM)
         workspace(ag, ag->depth ? WS_BWD : WS_FWD_LT);
+    else if (c->op == LLMMEM__OP_GROUPED_MM)
+        scratch(ag, c->arg[0], grouped_workspace(ag));
     llmmem__ag_node(ag, c, out);
     return out;
 }
@@ -425,6 +449,7 @@ static void rule(llmmem__ag *ag, uint32_t k, const uint32_t *gs, uint32_t *gin)
     switch ((llmmem__op)n.op) {
     case LLMMEM__OP_TO:
     case LLMMEM__OP_MEAN:
+    case LLMMEM__OP_SUM:
     case LLMMEM__OP_SILU:
     case LLMMEM__OP_GELU_TANH:
     case LLMMEM__OP_SLICE:
@@ -456,9 +481,53 @@ static void rule(llmmem__ag *ag, uint32_t k, const uint32_t *gs, uint32_t *gin)
     case LLMMEM__OP_PASS:
         gin[0] = llmmem__ag_ref(ag, g);
         break;
-    case LLMMEM__OP_SPLIT3: {
-        /* SplitBackward0: the grads of the pieces (zeros for a missing one) catenated */
+    case LLMMEM__OP_SPLIT:
+        /* SplitBackward0 (FunctionsManual.cpp split_backward): the grads of the pieces (zeros for a
+         * missing one) catenated */
         gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+        break;
+    case LLMMEM__OP_TOPK:
+        /* TopkBackward0 (FunctionsManual.cpp value_selecting_reduction_backward): zeros of the
+         * input's size, the grad scattered into them in place */
+        gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+        break;
+    case LLMMEM__OP_GROUPED_MM:
+        /* GroupedMmBackward0 (FunctionsManual.cpp _grouped_mm_mat2_backward, _grouped_mm_mat1_backward),
+         * written as mm's and run in MmBackward0's order: each a grouped GEMM making its output, then
+         * its argument buffer and workspace (cuda/GroupMM.cu), freed as it returns */
+        if (wants(&n, 1)) {
+            gin[1] = llmmem__ag_alloc(ag, n.inb[1]);
+            scratch(ag, n.arg[0], grouped_workspace(ag));
+        }
+        if (wants(&n, 0)) {
+            gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+            scratch(ag, n.arg[0], grouped_workspace(ag));
+        }
+        break;
+    case LLMMEM__OP_INDEX: {
+        /* IndexBackward0 (FunctionsManual.cpp index_backward): grad.new_zeros(the input's sizes) into
+         * _unsafe_index_put, which clones them (TensorAdvancedIndexing.cpp index_put) and accumulates
+         * into the clone (cuda/Indexing.cu index_put_with_sort_kernel): the linear index
+         * (wrapIndexOnce's remainder, times the stride), the sorted indices and their positions, a
+         * range, cub's temporary storage; all freed as it returns, the zeros last */
+        int bad = 0;
+        uint64_t n8 = llmmem__mul_flag(&bad, n.arg[0], 8), tmpb = llmmem__ag_sort_temp(n.arg[0]);
+        if (bad || !tmpb) {
+            fail(ag, LLMMEM_ERR_OVERFLOW, "an index backward's buffers exceed 64 bits");
+            break;
+        }
+        uint32_t zeros = llmmem__ag_alloc(ag, n.inb[0]);
+        gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
+        uint32_t rem = llmmem__ag_alloc(ag, n8), lin = llmmem__ag_alloc(ag, n8);
+        llmmem__ag_unref(ag, rem);
+        uint32_t sorted = llmmem__ag_alloc(ag, n8), orig = llmmem__ag_alloc(ag, n8);
+        uint32_t range = llmmem__ag_alloc(ag, n8);
+        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, tmpb));
+        llmmem__ag_unref(ag, range);
+        llmmem__ag_unref(ag, orig);
+        llmmem__ag_unref(ag, sorted);
+        llmmem__ag_unref(ag, lin);
+        llmmem__ag_unref(ag, zeros);
         break;
     }
     case LLMMEM__OP_LAYERNORM:
@@ -469,12 +538,6 @@ static void rule(llmmem__ag *ag, uint32_t k, const uint32_t *gs, uint32_t *gin)
         break;
     case LLMMEM__OP_DROPOUT:
         gin[0] = llmmem__ag_alloc(ag, n.inb[0]); /* native_dropout_backward: grad * mask * scale */
-        break;
-    case LLMMEM__OP_ADD_PROMOTE:
-        if (wants(&n, 0))
-            gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
-        if (wants(&n, 1))
-            gin[1] = llmmem__ag_ref(ag, g);
         break;
     case LLMMEM__OP_ADD:
         for (unsigned i = 0; i < 2; i++)
@@ -541,7 +604,7 @@ static void rule(llmmem__ag *ag, uint32_t k, const uint32_t *gs, uint32_t *gin)
             break;
         }
         uint32_t sorted = llmmem__ag_alloc(ag, n8), orig = llmmem__ag_alloc(ag, n8);
-        uint32_t range = llmmem__ag_alloc(ag, n8), tmp = llmmem__ag_alloc(ag, 2 * n8 + 8191);
+        uint32_t range = llmmem__ag_alloc(ag, n8), tmp = llmmem__ag_alloc(ag, llmmem__ag_sort_temp(n.arg[0]));
         llmmem__ag_unref(ag, range);
         llmmem__ag_unref(ag, tmp);
         gin[0] = llmmem__ag_alloc(ag, n.inb[0]);
@@ -782,13 +845,26 @@ void llmmem__ag_backward(llmmem__ag *ag, uint32_t root, uint32_t grad)
         memcpy(gs, ag->n[k].buf, sizeof gs);
         memset(ag->n[k].buf, 0, sizeof gs);
         /* engine.cpp call_function: the node's apply, validate_outputs (sums to the inputs'
-         * shapes), the incoming grads dropped as it returns; then evaluate_function releases the
-         * saved tensors and routes the outputs */
+         * shapes, casts to their dtypes), the incoming grads dropped as it returns; then
+         * evaluate_function releases the saved tensors and routes the outputs */
         rule(ag, k, gs, gin);
         for (unsigned i = 0; i < ag->n[k].nin; i++) {
             const node *v = &ag->n[k];
-            if (gin[i] && ag->t[gin[i]].bytes > v->inb[i] && v->inb[i])
-                gin[i] = sum_to(ag, gin[i], v->inb[i], (v->rowsum >> i) & 1, v->elem);
+            if (!gin[i] || !v->inb[i])
+                continue;
+            unsigned narrow = (v->narrow >> i) & 1;
+            uint64_t wide = v->inb[i] << narrow; /* the fp32 grad of a 16-bit input: twice its bytes */
+            if (wide >> narrow != v->inb[i]) {
+                fail(ag, LLMMEM_ERR_OVERFLOW, "a grad's bytes exceed 64 bits");
+                break;
+            }
+            if (ag->t[gin[i]].bytes > wide)
+                gin[i] = sum_to(ag, gin[i], wide, (v->rowsum >> i) & 1, v->elem);
+            if (narrow) { /* grad.to(the input's dtype) */
+                uint32_t cast = llmmem__ag_alloc(ag, ag->n[k].inb[i]);
+                llmmem__ag_unref(ag, gin[i]);
+                gin[i] = cast;
+            }
         }
         for (unsigned i = 0; i < MAX_OUT; i++)
             llmmem__ag_unref(ag, gs[i]);

@@ -67,10 +67,13 @@ typedef enum llmmem__op {
     LLMMEM__OP_REPEAT_KV, /* repeat_kv's expand + reshape: ExpandBackward0 sums the copies */
     LLMMEM__OP_SOFTMAX,   /* _softmax_backward_data: the grad and a temporary of the input's size */
     LLMMEM__OP_GELU_TANH, /* gelu_backward (approximate tanh), from the saved input */
-    LLMMEM__OP_ADD_PROMOTE, /* a + b, a of a narrower dtype: its grad is cast to it (validate_outputs) */
     LLMMEM__OP_LAYERNORM, /* native_layer_norm: saves the input, weight, bias, mean and rstd */
     LLMMEM__OP_DROPOUT,   /* native_dropout: saves its mask */
-    LLMMEM__OP_SPLIT3,    /* split into three equal views (llmmem__ag_split3) */
+    LLMMEM__OP_SPLIT,     /* split or chunk into equal views (llmmem__ag_split): the grads catenated */
+    LLMMEM__OP_GROUPED_MM,/* _grouped_mm(x, a param's transposed view, offs): the weight's grad, then the input's */
+    LLMMEM__OP_INDEX,     /* x[indices] along dim 0: IndexBackward0 puts the grad into zeros */
+    LLMMEM__OP_TOPK,      /* topk's values: TopkBackward0 scatters the grad into zeros */
+    LLMMEM__OP_SUM,       /* x.view(...).sum(dim): SumBackward0 expands the grad, ViewBackward0's reshape copies it */
     LLMMEM__OPS
 } llmmem__op;
 
@@ -99,6 +102,10 @@ void llmmem__ag_early_workspaces(llmmem__ag *ag, int backward);
 /* The device's multiprocessors and the threads each runs at once (cudaDeviceProp
  * multiProcessorCount, maxThreadsPerMultiProcessor): they size a reduction's staging buffer. */
 void llmmem__ag_device(llmmem__ag *ag, uint64_t sms, uint64_t threads_per_sm);
+/* cub's temporary storage for radix_sort_pairs of n 8-byte keys with 8-byte values (the alternate
+ * keys and values and its bookkeeping, as the H100 traces show the embedding's sort); 0 when it
+ * exceeds 64 bits. */
+uint64_t llmmem__ag_sort_temp(uint64_t n);
 /* Bytes alive now and at the highest point so far. */
 uint64_t llmmem__ag_live(const llmmem__ag *ag);
 uint64_t llmmem__ag_peak(const llmmem__ag *ag);
@@ -126,8 +133,11 @@ void llmmem__ag_drop_grad(llmmem__ag *ag, uint32_t leaf);
 /* One op call. The output is out bytes (view: a view of in[0] instead, no allocation); with grad
  * mode on and an input requiring grad, a node saves saved[] (each takes a reference). arg[]: the
  * op's sizes (SDPA_CUDNN: the logsumexp's bytes, and 1 with a mask; NLL: the log-probabilities'; EMBED: the indices
- * and a row of the partial sums; CHECKPOINT: the piece). rowsum: bit i set when input i's grad is
- * summed along the last dim (a per-row statistic), which takes no staging buffer. */
+ * and a row of the partial sums; CHECKPOINT: the piece; GROUPED_MM: the kernel's argument buffer and
+ * workspace, made and freed around each grouped GEMM; INDEX: the indices). rowsum: bit i set when
+ * input i's grad is summed along the last dim (a per-row statistic), which takes no staging buffer.
+ * narrow: bit i set when input i is a 16-bit float in an op that computes in fp32 (type promotion):
+ * its grad, twice its bytes, is cast to its dtype once summed to its shape. */
 typedef struct llmmem__ag_call {
     llmmem__op op;
     uint64_t out;
@@ -138,13 +148,14 @@ typedef struct llmmem__ag_call {
     unsigned nsaved;
     uint64_t arg[2];
     unsigned rowsum;
+    unsigned narrow;
     unsigned elem;  /* bytes of an element of the op's grads (0: 2): sizes a sum's staging buffer */
 } llmmem__ag_call;
 uint32_t llmmem__ag_op(llmmem__ag *ag, const llmmem__ag_call *c);
 /* Records c's node for an output the caller made (ops that allocate around their output). */
 void llmmem__ag_node(llmmem__ag *ag, const llmmem__ag_call *c, uint32_t out);
-/* x.split(size, dim=-1) into three equal views, one node with three outputs. */
-void llmmem__ag_split3(llmmem__ag *ag, uint32_t x, uint32_t *out);
+/* x.split(size, dim=-1) into n (2 or 3) equal views, one node with n outputs. */
+void llmmem__ag_split(llmmem__ag *ag, uint32_t x, unsigned n, uint32_t *out);
 /* The checkpoint rerun (CHECKPOINT nodes). */
 void llmmem__ag_set_rerun(llmmem__ag *ag, llmmem__ag_rerun fn, void *ctx);
 

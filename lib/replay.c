@@ -24,6 +24,7 @@ static const struct tape_family {
     {LLMMEM_MODEL_GEMMA2, LLMMEM__TAPE_LLAMA, 1, 1, 0, 2},
     {LLMMEM_MODEL_GEMMA3_TEXT, LLMMEM__TAPE_LLAMA, 1, 0, 1, 0},
     {LLMMEM_MODEL_GPT2, LLMMEM__TAPE_GPT2, 0, 0, 0, 0},
+    {LLMMEM_MODEL_OLMOE, LLMMEM__TAPE_LLAMA, 0, 0, 0, 0}, /* OlmoeSparseMoeBlock on every layer */
 };
 
 static llmmem_status unsupported(const char *what, const char *value)
@@ -54,21 +55,32 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
                            "expert parallelism, no sharding)", NULL);
     if (L->offload_opt != LLMMEM_OFFLOAD_NONE || L->offload_param != LLMMEM_OFFLOAD_NONE)
         return unsupported("offloaded optimizer states or parameters", NULL);
-    if (llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF)
-        return unsupported("torch.autocast over fp32 weights", NULL);
     if (j->compute != LLMMEM_FORMAT_BF16 && j->compute != LLMMEM_FORMAT_FP16)
         return unsupported("a model computing in", choice(LLMMEM_KEY_WEIGHT_FORMAT, j->compute));
-    if (j->price.weights.weight != j->compute || j->price.weights.high != j->compute)
-        return unsupported("weights stored in another format than the compute's", NULL);
+    /* torch.autocast (job.c holds it to full training): fp32 weights, ops of its lower-precision
+     * list computing in its dtype */
+    int autocast = llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF;
+    llmmem_format stored = autocast ? LLMMEM_FORMAT_FP32 : j->compute;
+    if (j->price.weights.weight != stored || j->price.weights.high != stored)
+        return unsupported(autocast ? "torch.autocast over weights in another format than fp32"
+                                    : "weights stored in another format than the compute's",
+                           NULL);
     if (sem->attn != LLMMEM_ATTN_SDPA && sem->attn != LLMMEM_ATTN_EAGER)
         return unsupported("attn_implementation", choice(LLMMEM_KEY_ATTN_IMPLEMENTATION, sem->attn));
+    int64_t recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
+    if (autocast && sem->attn != LLMMEM_ATTN_SDPA)
+        return unsupported("torch.autocast with attn_implementation",
+                           choice(LLMMEM_KEY_ATTN_IMPLEMENTATION, sem->attn));
+    if (autocast && recompute != LLMMEM_RECOMPUTE_NONE)
+        return unsupported("torch.autocast with recompute", choice(LLMMEM_KEY_RECOMPUTE, recompute));
     if (sem->norm != LLMMEM_NORM_IMPL_EAGER)
         return unsupported("norm_implementation", choice(LLMMEM_KEY_NORM_IMPLEMENTATION, sem->norm));
     return LLMMEM_OK;
 }
 
 /* The model's shapes and family traits. */
-static llmmem_status model_of(llmmem__tape_model *t, const llmmem_model *m, unsigned bytes)
+static llmmem_status model_of(llmmem__tape_model *t, const llmmem_model *m, const llmmem__semantics *sem,
+                              unsigned bytes)
 {
     const llmmem__geometry *g = &m->geo;
     int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE);
@@ -76,12 +88,22 @@ static llmmem_status model_of(llmmem__tape_model *t, const llmmem_model *m, unsi
     for (size_t i = 0; i < sizeof tape_families / sizeof *tape_families; i++)
         if (tape_families[i].type == type)
             f = &tape_families[i];
+    if (!f && g->moe_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the allocation tape does not run the model family %s: of the mixture-of-experts families "
+                            "it runs OLMoE alone (experts_implementation grouped)",
+                            choice(LLMMEM_KEY_MODEL_TYPE, type));
     if (!f)
         return unsupported("the model family", choice(LLMMEM_KEY_MODEL_TYPE, type));
     if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
         return unsupported("a model given by its parameter count alone", NULL);
-    if (g->moe_layers || g->kv_lora_rank || llmmem__state_layers(g) || g->cross_layers || g->chunk)
-        return unsupported("mixture-of-experts, latent-attention, state-space or cross-attention layers", NULL);
+    if (g->kv_lora_rank || llmmem__state_layers(g) || g->cross_layers || g->chunk)
+        return unsupported("latent-attention, state-space, chunked or cross-attention layers", NULL);
+    if (g->moe_layers && sem->experts != LLMMEM_EXPERTS_GROUPED)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the allocation tape does not run experts_implementation %s: it runs OLMoE's experts as "
+                            "transformers' grouped_mm (experts_implementation grouped)",
+                            choice(LLMMEM_KEY_EXPERTS_IMPLEMENTATION, sem->experts));
     if (g->window && !f->sliding_period && !f->local_rope)
         return unsupported("a sliding window on", choice(LLMMEM_KEY_MODEL_TYPE, type));
     t->family = f->code;
@@ -105,7 +127,14 @@ static llmmem_status model_of(llmmem__tape_model *t, const llmmem_model *m, unsi
     t->sliding_period = f->sliding_period ? f->sliding_period
                         : f->local_rope      ? (uint64_t)llmmem__model_value(m, LLMMEM_KEY_SLIDING_WINDOW_PATTERN)
                                              : 0;
-    t->qk_norm = llmmem__model_value(m, LLMMEM_KEY_QK_NORM) != 0;
+    t->qk_norm = !llmmem__model_value(m, LLMMEM_KEY_QK_NORM)                                         ? 0
+                 : llmmem__model_value(m, LLMMEM_KEY_QK_NORM_TYPE) == LLMMEM_QK_NORM_PER_LAYER ? 2
+                                                                                                 : 1;
+    if (g->moe_layers) {
+        t->experts = g->experts;
+        t->experts_per_tok = g->experts_per_tok;
+        t->expert_ffn = g->ffn_expert;
+    }
     t->window = g->window;
     return LLMMEM_OK;
 }
@@ -116,9 +145,17 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
     const llmmem__settings *k = &j->s->s;
     llmmem__semantics sem;
     llmmem_status st = llmmem__semantics_make(&sem, j->s);
+    int autocast = llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF;
     if (st != LLMMEM_OK || (st = check_job(j, &sem)) != LLMMEM_OK ||
-        (st = model_of(&t->model, j->m, 2)) != LLMMEM_OK)
+        (st = model_of(&t->model, j->m, &sem, autocast ? 4 : 2)) != LLMMEM_OK)
         return st;
+    /* autocast as the tape runs it: Llama's modeling (an fp32 residual stream, LlamaRMSNorm) */
+    const llmmem__tape_model *tm = &t->model;
+    if (autocast && (tm->family != LLMMEM__TAPE_LLAMA || tm->norm != LLMMEM__TAPE_NORM_LLAMA || tm->qk_norm ||
+                     tm->experts || tm->sliding_period))
+        return unsupported("torch.autocast on",
+                           choice(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(j->m, LLMMEM_KEY_MODEL_TYPE)));
+    t->autocast = autocast ? 2 : 0; /* bf16 or fp16 */
     t->batch = j->sequences;
     t->seq = j->tokens;
     t->eager = sem.attn == LLMMEM_ATTN_EAGER;
@@ -170,11 +207,17 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
         return unsupported("optimizer", choice(LLMMEM_KEY_OPTIMIZER, tp->optimizer));
     }
     /* PyTorch keeps a parameter's grad and optimizer states in its dtype, with no master copy */
-    llmmem_format trained = mode == LLMMEM_MODE_LORA ? tp->adapter : j->compute;
-    if (tp->master != LLMMEM_FORMAT_AUTO || tp->grad != trained || tp->state != trained || tp->grad_copy)
+    llmmem_format trained = mode == LLMMEM_MODE_LORA ? tp->adapter : autocast ? LLMMEM_FORMAT_FP32 : j->compute;
+    /* an fp32 master of fp32 weights is the weights themselves (job.c recipe fp32) */
+    int master = tp->master != LLMMEM_FORMAT_AUTO && (tp->master != LLMMEM_FORMAT_FP32 || trained != LLMMEM_FORMAT_FP32);
+    if (master || tp->grad != trained || tp->state != trained || tp->grad_copy)
         return unsupported("a precision recipe with master weights or grads and states in another dtype than the "
-                           "parameters' (precision_recipe pure_bf16, or custom formats equal to the weights')", NULL);
+                           "parameters' (precision_recipe pure_bf16, fp32 under autocast, or custom formats equal to "
+                           "the weights')",
+                           NULL);
     if (mode == LLMMEM_MODE_LORA) {
+        if (tm->experts)
+            return unsupported("LoRA on a mixture-of-experts model", NULL);
         if (tp->targets & ~0x7fu)
             return unsupported("LoRA adapters on routed experts", NULL);
         t->lora_rank = tp->rank;

@@ -14,6 +14,7 @@ enum { LIN_Q, LIN_K, LIN_V, LIN_O, LIN_GATE, LIN_UP, LIN_DOWN, LINEARS };
 typedef struct linear_params {
     uint32_t w, bias;
     uint32_t lora_a, lora_b; /* PEFT's adapter, when the linear is a target */
+    uint32_t cast[2];        /* autocast's cached copies of w and bias while the context is on */
     uint64_t in, out;        /* features */
 } linear_params;
 
@@ -22,6 +23,8 @@ typedef struct layer_params {
     uint32_t norm[4]; /* input, post-attention (of four), pre-feedforward, post-feedforward (of four) */
     uint32_t q_norm, k_norm;
     uint32_t norm_bias[4]; /* LayerNorm's biases */
+    linear_params router;  /* a sparse block's router and its experts' stacked weights */
+    uint32_t gate_up, down;
 } layer_params;
 
 typedef struct run {
@@ -38,6 +41,8 @@ typedef struct run {
     const llmmem__tape_job *job;
     uint64_t N;          /* tokens of a step: batch x seq */
     uint32_t embed, norm, norm_bias, head, ids;
+    uint32_t head_cast[2];  /* autocast's cached copy of the head's weight */
+    unsigned act;        /* bytes of an element a linear or the attention outputs (autocast's, else the model's) */
     uint32_t wpe;        /* GPT-2's position embedding */
     layer_params *layer;
     uint32_t cos[2], sin[2]; /* the rotary embeddings of the step: global, local (Gemma-3) */
@@ -61,52 +66,109 @@ static uint64_t mul3(llmmem__ag *ag, uint64_t a, uint64_t b, uint64_t c, int *ba
 
 /* ---- building blocks --------------------------------------------------------------------------- */
 
-/* nn.Linear: F.linear, an mm (or addmm with a bias) saving what its weight's and input's grads need */
-static uint32_t linear(run *r, uint32_t x, uint32_t w, uint32_t bias, uint64_t out)
-{
-    llmmem__ag *ag = r->ag;
-    uint32_t saved[2];
-    unsigned ns = 0;
-    if (llmmem__ag_requires_grad(ag, w))
-        saved[ns++] = x;
-    if (llmmem__ag_requires_grad(ag, x))
-        saved[ns++] = w;
-    if (bias)
-        return OP(ag, .op = LLMMEM__OP_ADDMM, .out = out, .in = {x, w, bias}, .nin = 3, .saved = {saved[0], saved[1]},
-                  .nsaved = ns);
-    return OP(ag, .op = LLMMEM__OP_MM, .out = out, .in = {x, w}, .nin = 2, .saved = {saved[0], saved[1]}, .nsaved = ns);
-}
-
 static uint32_t unary(run *r, llmmem__op op, uint32_t x, uint64_t out, int save_in)
 {
     return OP(r->ag, .op = op, .out = out, .in = {x}, .nin = 1, .saved = {x}, .nsaved = save_in ? 1u : 0u);
 }
 
+/* torch.autocast (aten/src/ATen/autocast_mode.cpp): an op of its lower-precision list (linear,
+ * scaled_dot_product_attention) runs on cached_cast copies of its fp32 arguments. An activation
+ * of `elems` elements is cast anew at every call (a reference when it is in the lower precision
+ * already, or autocast is off); a weight (a leaf requiring grad) once while the context is on,
+ * the cache (slot) holding the copy until the context exits. */
+static uint32_t lower(run *r, uint32_t x, uint64_t elems, uint32_t *slot)
+{
+    llmmem__ag *ag = r->ag;
+    unsigned lp = r->job->autocast;
+    if (!lp || !x)
+        return llmmem__ag_ref(ag, x);
+    if (!llmmem__ag_requires_grad(ag, x))
+        slot = NULL; /* cached_cast's can_try_cache: a leaf requiring grad */
+    if (slot && *slot)
+        return llmmem__ag_ref(ag, *slot);
+    int bad = 0;
+    uint64_t b = llmmem__mul_flag(&bad, elems, lp);
+    if (bad || llmmem__ag_bytes(ag, x) == b)
+        return llmmem__ag_ref(ag, x);
+    uint32_t c = unary(r, LLMMEM__OP_TO, x, b, 0);
+    if (slot)
+        *slot = llmmem__ag_ref(ag, c);
+    return c;
+}
+
+/* a parameter's lower-precision copy (its fp32 elements counted from its bytes) */
+static uint32_t lower_param(run *r, uint32_t w, uint32_t *slot)
+{
+    return lower(r, w, llmmem__ag_bytes(r->ag, w) / F32, slot);
+}
+
+/* the context exits (torch.autocast.__exit__: clear_autocast_cache): the cache lets its copies go */
+static void autocast_exit(run *r)
+{
+    for (uint64_t l = 0; r->job->autocast && l < r->job->model.layers; l++)
+        for (unsigned i = 0; i <= LINEARS; i++) {
+            linear_params *L = i < LINEARS ? &r->layer[l].lin[i] : &r->layer[l].router;
+            for (unsigned c = 0; c < 2; c++) {
+                llmmem__ag_unref(r->ag, L->cast[c]);
+                L->cast[c] = 0;
+            }
+        }
+    for (unsigned c = 0; c < 2; c++) {
+        llmmem__ag_unref(r->ag, r->head_cast[c]);
+        r->head_cast[c] = 0;
+    }
+}
+
+/* nn.Linear: F.linear, an mm (or addmm with a bias) saving what its weight's and input's grads
+ * need; x holds x_elems elements. Under autocast on the copies autocast's WrapFunction_ makes of
+ * its arguments, evaluated as GCC evaluates a call's arguments: right to left (bias, weight, x). */
+static uint32_t linear(run *r, uint32_t x, uint64_t x_elems, uint32_t w, uint32_t bias, uint32_t *cast, uint64_t out)
+{
+    llmmem__ag *ag = r->ag;
+    uint32_t b = bias ? lower_param(r, bias, &cast[1]) : 0, wl = lower_param(r, w, &cast[0]);
+    uint32_t xl = lower(r, x, x_elems, NULL);
+    uint32_t saved[2];
+    unsigned ns = 0;
+    if (llmmem__ag_requires_grad(ag, wl))
+        saved[ns++] = xl;
+    if (llmmem__ag_requires_grad(ag, xl))
+        saved[ns++] = wl;
+    uint32_t y = b ? OP(ag, .op = LLMMEM__OP_ADDMM, .out = out, .in = {xl, wl, b}, .nin = 3,
+                        .saved = {saved[0], saved[1]}, .nsaved = ns)
+                   : OP(ag, .op = LLMMEM__OP_MM, .out = out, .in = {xl, wl}, .nin = 2, .saved = {saved[0], saved[1]},
+                        .nsaved = ns);
+    llmmem__ag_unref(ag, xl);
+    llmmem__ag_unref(ag, wl);
+    llmmem__ag_unref(ag, b);
+    return y;
+}
+
 /* peft.tuners.lora.layer.Linear.forward: result = base_layer(x); x = _cast_input_dtype(x, lora_A's
  * dtype); result = result + lora_B(lora_A(dropout(x))) * scaling (dropout 0: nn.Identity), then
  * result.to(the base's dtype); else the plain linear */
-static uint32_t proj(run *r, const layer_params *p, unsigned which, uint32_t x)
+static uint32_t proj(run *r, layer_params *p, unsigned which, uint32_t x)
 {
     llmmem__ag *ag = r->ag;
-    const linear_params *L = &p->lin[which];
+    linear_params *L = &p->lin[which];
     const llmmem__tape_job *j = r->job;
     int bad = 0;
-    uint64_t out = mul3(ag, r->N, L->out, j->model.bytes, &bad);
+    uint64_t out = mul3(ag, r->N, L->out, r->act, &bad);
     uint64_t in32 = mul3(ag, r->N, L->in, j->lora_bytes, &bad), a32 = mul3(ag, r->N, j->lora_rank, j->lora_bytes, &bad);
     uint64_t out32 = mul3(ag, r->N, L->out, j->lora_bytes, &bad);
+    uint64_t x_elems = llmmem__mul_flag(&bad, r->N, L->in);
     if (bad)
         return 0;
-    uint32_t res = linear(r, x, L->w, L->bias, out);
+    uint32_t res = linear(r, x, x_elems, L->w, L->bias, L->cast, out);
     if (!L->lora_a)
         return res;
     uint32_t xc = unary(r, LLMMEM__OP_TO, x, in32, 0);
-    uint32_t a = linear(r, xc, L->lora_a, 0, a32);
+    uint32_t a = linear(r, xc, in32 / j->lora_bytes, L->lora_a, 0, NULL, a32);
     llmmem__ag_unref(ag, xc);
-    uint32_t b = linear(r, a, L->lora_b, 0, out32);
+    uint32_t b = linear(r, a, a32 / j->lora_bytes, L->lora_b, 0, NULL, out32);
     llmmem__ag_unref(ag, a);
     uint32_t sc = unary(r, LLMMEM__OP_SCALE, b, out32, 0);
     llmmem__ag_unref(ag, b);
-    uint32_t sum = OP(ag, .op = LLMMEM__OP_ADD_PROMOTE, .out = out32, .in = {res, sc}, .nin = 2);
+    uint32_t sum = OP(ag, .op = LLMMEM__OP_ADD, .out = out32, .in = {res, sc}, .nin = 2, .narrow = 1);
     llmmem__ag_unref(ag, res);
     llmmem__ag_unref(ag, sc);
     uint32_t o = unary(r, LLMMEM__OP_TO, sum, out, 0);
@@ -114,8 +176,9 @@ static uint32_t proj(run *r, const layer_params *p, unsigned which, uint32_t x)
     return o;
 }
 
-/* a * b (out bytes): MulBackward0 saves each factor the other's grad needs */
-static uint32_t mul(run *r, uint32_t a, uint32_t b, uint64_t out, unsigned rowsum)
+/* a * b (out bytes): MulBackward0 saves each factor the other's grad needs; narrow: the factors
+ * of a 16-bit dtype in a product promoted to fp32 (autograd.h) */
+static uint32_t mul(run *r, uint32_t a, uint32_t b, uint64_t out, unsigned rowsum, unsigned narrow)
 {
     llmmem__ag *ag = r->ag;
     uint32_t saved[2];
@@ -125,9 +188,16 @@ static uint32_t mul(run *r, uint32_t a, uint32_t b, uint64_t out, unsigned rowsu
     if (llmmem__ag_requires_grad(ag, a))
         saved[ns++] = b;
     return OP(ag, .op = LLMMEM__OP_MUL, .out = out, .in = {a, b}, .nin = 2, .saved = {saved[0], saved[1]}, .nsaved = ns,
-              .rowsum = rowsum);
+              .rowsum = rowsum, .narrow = narrow);
 }
 
+/* Tensor.to(dtype) into `bytes`: the tensor itself (a reference) when it has the dtype already */
+static uint32_t to(run *r, uint32_t x, uint64_t bytes)
+{
+    if (llmmem__ag_bytes(r->ag, x) == bytes)
+        return llmmem__ag_ref(r->ag, x);
+    return unary(r, LLMMEM__OP_TO, x, bytes, 0);
+}
 
 /* x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) of the fp32 x32: the normalized rows */
 static uint32_t normalize(run *r, uint32_t x32, uint64_t full32, uint64_t rows, uint32_t *var_out)
@@ -185,12 +255,12 @@ static uint32_t norm(run *r, uint32_t x, uint32_t w)
     uint64_t full32 = full / m->bytes * F32, rows = full / wb * F32;
     if (m->norm == LLMMEM__TAPE_NORM_GEMMA)
         return rmsnorm_gemma(r, x, w, full, full32, rows);
-    uint32_t x32 = unary(r, LLMMEM__OP_TO, x, full32, 0);
+    uint32_t x32 = to(r, x, full32);
     uint32_t var;
     uint32_t y32 = normalize(r, x32, full32, rows, &var);
     llmmem__ag_unref(ag, x32);
-    uint32_t yb = unary(r, LLMMEM__OP_TO, y32, full, 0);
-    uint32_t out = mul(r, w, yb, full, 0);
+    uint32_t yb = to(r, y32, full);
+    uint32_t out = mul(r, w, yb, full, 0, 0);
     llmmem__ag_unref(ag, yb);
     llmmem__ag_unref(ag, y32);
     llmmem__ag_unref(ag, var);
@@ -212,16 +282,18 @@ static uint32_t rotate_half(run *r, uint32_t x)
     return c;
 }
 
-/* apply_rotary_pos_emb: (x * cos) + (rotate_half(x) * sin) */
+/* apply_rotary_pos_emb: (x * cos) + (rotate_half(x) * sin); cos and sin have the hidden states'
+ * dtype, so under autocast the products promote the 16-bit x to fp32 */
 static uint32_t rope(run *r, uint32_t x, unsigned which)
 {
     llmmem__ag *ag = r->ag;
-    uint64_t b = llmmem__ag_bytes(ag, x);
-    uint32_t a = mul(r, x, r->cos[which], b, 0);
+    uint64_t b = llmmem__ag_bytes(ag, x), wide = b / r->act * r->job->model.bytes;
+    unsigned narrow = wide > b;
+    uint32_t a = mul(r, x, r->cos[which], wide, 0, narrow);
     uint32_t rot = rotate_half(r, x);
-    uint32_t s = mul(r, rot, r->sin[which], b, 0);
+    uint32_t s = mul(r, rot, r->sin[which], wide, 0, narrow);
     llmmem__ag_unref(ag, rot);
-    uint32_t o = OP(ag, .op = LLMMEM__OP_ADD, .out = b, .in = {a, s}, .nin = 2);
+    uint32_t o = OP(ag, .op = LLMMEM__OP_ADD, .out = wide, .in = {a, s}, .nin = 2);
     llmmem__ag_unref(ag, a);
     llmmem__ag_unref(ag, s);
     return o;
@@ -248,16 +320,20 @@ static uint32_t heads(run *r, uint32_t x)
 /* sdpa_attention_forward (integrations/sdpa_attention.py), causal, as the cuDNN backend torch 2.11
  * runs it on an H100 (aten _scaled_dot_product_cudnn_attention): the philox seed and offset, the
  * output, the logsumexp (fp32, batch x heads x seq) and a 256-byte workspace */
-static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
+static uint32_t sdpa(run *r, uint32_t q_in, uint32_t k_in, uint32_t v_in, int sliding)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
     uint64_t lse = mul3(ag, r->N, m->heads, F32, &bad);
     uint64_t mb = mul3(ag, r->seqs, llmmem__mul_flag(&bad, r->q, r->kv), m->bytes, &bad);
-    int grad = llmmem__ag_requires_grad(ag, q) || llmmem__ag_requires_grad(ag, k) || llmmem__ag_requires_grad(ag, v);
+    uint64_t qe = mul3(ag, r->N, m->heads, m->head_dim, &bad);
+    uint64_t kve = mul3(ag, llmmem__mul_flag(&bad, r->seqs, r->kv), m->kv_heads, m->head_dim, &bad);
     if (bad)
         return 0;
+    /* autocast's copies, cast right to left (linear) */
+    uint32_t v = lower(r, v_in, kve, NULL), k = lower(r, k_in, kve, NULL), q = lower(r, q_in, qe, NULL);
+    int grad = llmmem__ag_requires_grad(ag, q) || llmmem__ag_requires_grad(ag, k) || llmmem__ag_requires_grad(ag, v);
     uint32_t mask = 0;
     if (sliding) {
         /* a boolean mask becomes an additive one of the query's dtype, expanded over the batch
@@ -280,6 +356,9 @@ static uint32_t sdpa(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding)
     llmmem__ag_unref(ag, off);
     llmmem__ag_unref(ag, l);
     llmmem__ag_unref(ag, mask);
+    llmmem__ag_unref(ag, q);
+    llmmem__ag_unref(ag, k);
+    llmmem__ag_unref(ag, v);
     return o;
 }
 
@@ -367,15 +446,22 @@ static uint32_t eager(run *r, uint32_t q, uint32_t k, uint32_t v, int sliding, u
 
 /* LlamaAttention.forward: q, k, v projections viewed as heads, the rotary embedding, the attention,
  * o_proj */
-static uint32_t attention(run *r, const layer_params *p, uint32_t x, int sliding, uint32_t *weights_out)
+static uint32_t attention(run *r, layer_params *p, uint32_t x, int sliding, uint32_t *weights_out)
 {
     llmmem__ag *ag = r->ag;
-    uint32_t q = heads(r, proj(r, p, LIN_Q, x));
-    uint32_t k = heads(r, proj(r, p, LIN_K, x));
-    uint32_t v = heads(r, proj(r, p, LIN_V, x));
-    if (p->q_norm) { /* Gemma3Attention / Qwen3Attention: q_norm and k_norm over each head */
-        q = post_norm(r, q, p->q_norm);
-        k = post_norm(r, k, p->k_norm);
+    uint32_t q, k, v;
+    if (r->job->model.qk_norm == 2) { /* OlmoeAttention: q_norm(q_proj(x)), k_norm(k_proj(x)) over the projection */
+        q = heads(r, post_norm(r, proj(r, p, LIN_Q, x), p->q_norm));
+        k = heads(r, post_norm(r, proj(r, p, LIN_K, x), p->k_norm));
+        v = heads(r, proj(r, p, LIN_V, x));
+    } else {
+        q = heads(r, proj(r, p, LIN_Q, x));
+        k = heads(r, proj(r, p, LIN_K, x));
+        v = heads(r, proj(r, p, LIN_V, x));
+        if (p->q_norm) { /* Gemma3Attention / Qwen3Attention: q_norm and k_norm over each head */
+            q = post_norm(r, q, p->q_norm);
+            k = post_norm(r, k, p->k_norm);
+        }
     }
     unsigned which = sliding && r->job->model.local_rope;
     uint32_t qe = rope(r, q, which), ke = rope(r, k, which);
@@ -398,21 +484,147 @@ static uint32_t attention(run *r, const layer_params *p, uint32_t x, int sliding
     return o;
 }
 
-/* LlamaMLP.forward: down_proj(act_fn(gate_proj(x)) * up_proj(x)); the activation silu, or Gemma's
- * gelu_pytorch_tanh (activations.py PytorchGELUTanh: gelu(approximate="tanh")) */
-static uint32_t mlp(run *r, const layer_params *p, uint32_t x)
+/* torch.sort of n int64s (cuda/Sort.cpp sort_cuda_kernel): the sorted values (*values_out) and
+ * their indices (returned); past 4096 (should_use_small_sort) SortStable.cu
+ * segmented_sort_large_segments sorts with cub: a range of positions and cub's temporary storage,
+ * freed as it returns */
+static uint32_t sort(run *r, uint64_t n, uint32_t *values_out)
+{
+    llmmem__ag *ag = r->ag;
+    int bad = 0;
+    uint64_t n8 = llmmem__mul_flag(&bad, n, 8), tmp = llmmem__ag_sort_temp(n);
+    if (bad || !tmp)
+        return 0;
+    *values_out = llmmem__ag_alloc(ag, n8);
+    uint32_t indices = llmmem__ag_alloc(ag, n8);
+    if (n > 4096) {
+        uint32_t iota = llmmem__ag_alloc(ag, n8);
+        llmmem__ag_unref(ag, llmmem__ag_alloc(ag, tmp));
+        llmmem__ag_unref(ag, iota);
+    }
+    return indices;
+}
+
+/* x.masked_fill_(mask, 0.0) in place: MaskedFillBackward0 (grad.masked_fill(mask, 0), one kernel)
+ * rebases x's history; x itself returned (its reference taken over) */
+static uint32_t masked_fill(run *r, uint32_t x, uint32_t mask)
+{
+    uint32_t y = OP(r->ag, .op = LLMMEM__OP_SCALE, .out = llmmem__ag_bytes(r->ag, x), .view = 1, .in = {x}, .nin = 1,
+                    .saved = {mask}, .nsaved = 1);
+    llmmem__ag_unref(r->ag, x);
+    return y;
+}
+
+/* torch._grouped_mm(x, w.transpose(-2, -1), offs) of out bytes: the output, then the kernel's
+ * argument buffer and workspace (autograd.c) */
+static uint32_t grouped_mm(run *r, uint32_t x, uint32_t w, uint32_t offs, uint64_t out)
+{
+    /* cuda/GroupMM.cu bf16bf16_grouped_gemm_impl_sm90_sm100: pointers to A, B and the output for
+     * each group (their count rounded up to even), then a problem shape (3 int32) and three
+     * 8-byte strides per group */
+    uint64_t g = r->job->model.experts;
+    uint64_t args = (g + 1) / 2 * 2 * 3 * 8 + g * 12 + 3 * g * 8;
+    return OP(r->ag, .op = LLMMEM__OP_GROUPED_MM, .out = out, .in = {x, w}, .nin = 2, .saved = {x, w, offs},
+              .nsaved = 3, .arg = {args});
+}
+
+/* OlmoeSparseMoeBlock.forward (modeling_olmoe.py) over x, the tokens as rows: the router, then the
+ * experts as experts_implementation grouped_mm runs them. Every size follows tokens x top_k, none
+ * the routing. */
+static uint32_t moe(run *r, layer_params *p, uint32_t x)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
-    uint64_t fb = mul3(ag, r->N, m->ffn, m->bytes, &bad);
+    uint64_t N = r->N, E = m->experts, H = m->hidden, a = r->act, k = m->experts_per_tok;
+    uint64_t S = llmmem__mul_flag(&bad, N, k);
+    uint64_t logits = mul3(ag, N, E, a, &bad), probs = mul3(ag, N, E, F32, &bad);
+    uint64_t top32 = mul3(ag, N, k, F32, &bad), top = mul3(ag, N, k, a, &bad), top_i = mul3(ag, N, k, 8, &bad);
+    uint64_t s8 = llmmem__mul_flag(&bad, S, 8), sh = mul3(ag, S, H, a, &bad);
+    uint64_t gu_b = mul3(ag, S, 2 * m->expert_ffn, a, &bad), si = mul3(ag, S, m->expert_ffn, a, &bad);
+    uint64_t nh = mul3(ag, N, H, a, &bad);
+    if (bad)
+        return 0;
+    /* Qwen2MoeTopKRouter.forward (OlmoeTopKRouter): router_logits = F.linear(x, weight), kept to be
+     * returned; their fp32 copy into softmax (SoftMax.cpp softmax with a dtype); topk of the
+     * probabilities (OLMoE's norm_topk_prob is False), the values cast to the logits' dtype */
+    uint32_t lg = linear(r, x, nh / a, p->router.w, 0, p->router.cast, logits);
+    uint32_t l32 = unary(r, LLMMEM__OP_TO, lg, probs, 0);
+    uint32_t pr = llmmem__ag_alloc(ag, probs);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_SOFTMAX, .in = {l32}, .nin = 1, .saved = {pr}, .nsaved = 1},
+                    pr);
+    llmmem__ag_unref(ag, l32);
+    uint32_t tv32 = llmmem__ag_alloc(ag, top32), ti = llmmem__ag_alloc(ag, top_i);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_TOPK, .in = {pr}, .nin = 1, .saved = {ti}, .nsaved = 1},
+                    tv32);
+    llmmem__ag_unref(ag, pr); /* router_probs, a local of the router */
+    uint32_t tv = unary(r, LLMMEM__OP_TO, tv32, top, 0);
+    llmmem__ag_unref(ag, tv32);
+    /* integrations/moe.py grouped_mm_experts_forward: expert_ids_g, perm = torch.sort(expert_ids);
+     * the rows gathered by perm // top_k, the routing weights by perm; histc's counts (int32), their
+     * cumsum the offsets; the sentinel mask (bool) filling the gathered rows in place */
+    uint32_t ids_g = 0, perm = sort(r, S, &ids_g);
+    uint32_t pk = llmmem__ag_alloc(ag, s8);
+    uint32_t sel = llmmem__ag_alloc(ag, sh);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_INDEX, .in = {x}, .nin = 1, .saved = {pk}, .nsaved = 1,
+                                           .arg = {S}}, sel);
+    llmmem__ag_unref(ag, pk);
+    uint32_t sw = llmmem__ag_alloc(ag, S * a);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_INDEX, .in = {tv}, .nin = 1, .saved = {perm}, .nsaved = 1,
+                                           .arg = {S}}, sw);
+    uint32_t hist_in = llmmem__ag_alloc(ag, S * 4), counts = llmmem__ag_alloc(ag, E * 4);
+    uint32_t offs = llmmem__ag_alloc(ag, E * 4);
+    uint32_t mask = llmmem__ag_alloc(ag, S);
+    sel = masked_fill(r, sel, mask);
+    /* the gate and up projections in one grouped GEMM, chunked: act_fn(gate) * up (_default_apply_gate),
+     * proj_out rebound at each step */
+    uint32_t gu = grouped_mm(r, sel, p->gate_up, offs, gu_b);
+    uint32_t part[2];
+    llmmem__ag_split(ag, gu, 2, part);
+    llmmem__ag_unref(ag, gu);
+    uint32_t act = unary(r, LLMMEM__OP_SILU, part[0], si, 1);
+    uint32_t gated = mul(r, act, part[1], si, 0, 0);
+    llmmem__ag_unref(ag, act);
+    llmmem__ag_unref(ag, part[0]);
+    llmmem__ag_unref(ag, part[1]);
+    uint32_t down = grouped_mm(r, gated, p->down, offs, sh);
+    llmmem__ag_unref(ag, gated);
+    /* weighted_out = proj_out * sample_weights_g.unsqueeze(-1), the sentinels' rows filled in place;
+     * inv_perm = empty_like(perm), inv_perm[perm] = arange; weighted_out[inv_perm] rebinding it */
+    uint32_t wt = masked_fill(r, mul(r, down, sw, sh, 2, 0), mask);
+    uint32_t inv = llmmem__ag_alloc(ag, s8);
+    llmmem__ag_unref(ag, llmmem__ag_alloc(ag, s8));
+    uint32_t po = llmmem__ag_alloc(ag, sh);
+    llmmem__ag_node(ag, &(llmmem__ag_call){.op = LLMMEM__OP_INDEX, .in = {wt}, .nin = 1, .saved = {inv}, .nsaved = 1,
+                                           .arg = {S}}, po);
+    llmmem__ag_unref(ag, wt);
+    /* .view(tokens, top_k, hidden).sum(dim=1); .to(the input's dtype) is that sum */
+    uint32_t out = OP(ag, .op = LLMMEM__OP_SUM, .out = nh, .in = {po}, .nin = 1);
+    /* the locals as the function returns, in the order they were bound; then the block's: the
+     * router's logits (bound to `_`), top_k_weights, top_k_index */
+    const uint32_t locals[] = {ids_g, perm, sel, sw, hist_in, counts, offs, mask, down, po, inv, lg, tv, ti};
+    for (size_t i = 0; i < sizeof locals / sizeof *locals; i++)
+        llmmem__ag_unref(ag, locals[i]);
+    return out;
+}
+
+/* LlamaMLP.forward: down_proj(act_fn(gate_proj(x)) * up_proj(x)); the activation silu, or Gemma's
+ * gelu_pytorch_tanh (activations.py PytorchGELUTanh: gelu(approximate="tanh")); OLMoE's sparse block */
+static uint32_t mlp(run *r, layer_params *p, uint32_t x)
+{
+    llmmem__ag *ag = r->ag;
+    const llmmem__tape_model *m = &r->job->model;
+    if (m->experts)
+        return moe(r, p, x);
+    int bad = 0;
+    uint64_t fb = mul3(ag, r->N, m->ffn, r->act, &bad);
     if (bad)
         return 0;
     uint32_t g = proj(r, p, LIN_GATE, x);
     uint32_t act = unary(r, m->gelu_tanh ? LLMMEM__OP_GELU_TANH : LLMMEM__OP_SILU, g, fb, 1);
     llmmem__ag_unref(ag, g);
     uint32_t u = proj(r, p, LIN_UP, x);
-    uint32_t prod = mul(r, act, u, fb, 0);
+    uint32_t prod = mul(r, act, u, fb, 0, 0);
     llmmem__ag_unref(ag, act);
     llmmem__ag_unref(ag, u);
     uint32_t d = proj(r, p, LIN_DOWN, prod);
@@ -421,14 +633,21 @@ static uint32_t mlp(run *r, const layer_params *p, uint32_t x)
 }
 
 
+/* residual + y: under autocast a 16-bit y promoted to the fp32 residual */
+static uint32_t residual(run *r, uint32_t x, uint32_t y)
+{
+    uint64_t hb = llmmem__ag_bytes(r->ag, x);
+    return OP(r->ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {x, y}, .nin = 2,
+              .narrow = llmmem__ag_bytes(r->ag, y) < hb ? 2u : 0u);
+}
+
 /* LlamaDecoderLayer.forward, Gemma2DecoderLayer.forward: the residual around the attention and the
  * MLP, each after its norm (and, with four norms, before the residual too) */
 static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
 {
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
-    const layer_params *p = &r->layer[l];
-    uint64_t hb = llmmem__ag_bytes(ag, x);
+    layer_params *p = &r->layer[l];
     int four = m->norms == 4;
     uint32_t h1 = norm(r, x, p->norm[0]);
     /* layer_types: every sliding_period-th layer attends to all, the others within the window */
@@ -437,13 +656,13 @@ static uint32_t decoder_layer(run *r, uint64_t l, uint32_t x)
     uint32_t a = attention(r, p, h1, m->sliding_period && (l + 1) % m->sliding_period != 0, &weights);
     llmmem__ag_unref(ag, h1);
     a = post_norm(r, a, four ? p->norm[1] : 0);
-    uint32_t r1 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {x, a}, .nin = 2);
+    uint32_t r1 = residual(r, x, a);
     llmmem__ag_unref(ag, a);
     uint32_t h2 = norm(r, r1, p->norm[four ? 2 : 1]);
     uint32_t d = mlp(r, p, h2);
     llmmem__ag_unref(ag, h2);
     d = post_norm(r, d, four ? p->norm[3] : 0);
-    uint32_t r2 = OP(ag, .op = LLMMEM__OP_ADD, .out = hb, .in = {r1, d}, .nin = 2);
+    uint32_t r2 = residual(r, r1, d);
     llmmem__ag_unref(ag, d);
     llmmem__ag_unref(ag, r1);
     llmmem__ag_unref(ag, weights);
@@ -508,7 +727,7 @@ static uint32_t gelu_new(run *r, uint32_t x)
     llmmem__ag_unref(ag, u);
     uint32_t t1 = unary(r, LLMMEM__OP_PASS, t, b, 0);
     llmmem__ag_unref(ag, t);
-    uint32_t y = mul(r, half, t1, b, 0);
+    uint32_t y = mul(r, half, t1, b, 0, 0);
     llmmem__ag_unref(ag, half);
     llmmem__ag_unref(ag, t1);
     return y;
@@ -520,13 +739,13 @@ static uint32_t gelu_new(run *r, uint32_t x)
 static uint32_t gpt2_block(run *r, uint64_t l, uint32_t x)
 {
     llmmem__ag *ag = r->ag;
-    const layer_params *p = &r->layer[l];
+    layer_params *p = &r->layer[l];
     uint64_t hb = llmmem__ag_bytes(ag, x);
     /* hidden_states = self.ln_1(hidden_states): the variable keeps it until the residual's sum */
     uint32_t h = layernorm(r, x, p->norm[0], p->norm_bias[0]);
     uint32_t qkv = proj(r, p, LIN_Q, h);
     uint32_t part[3];
-    llmmem__ag_split3(ag, qkv, part);
+    llmmem__ag_split(ag, qkv, 3, part);
     llmmem__ag_unref(ag, qkv);
     uint32_t q = heads(r, part[0]), k = heads(r, part[1]), v = heads(r, part[2]);
     if (r->cache) {
@@ -650,6 +869,11 @@ static void build(run *r)
     uint64_t e = mul3(ag, m->vocab, m->hidden, m->bytes, &bad);
     for (unsigned i = 0; i < LINEARS; i++)
         (void)mul3(ag, shape[i][0], shape[i][1], m->bytes, &bad);
+    /* OlmoeExperts (MixtralExperts.__init__): gate_up_proj (experts, 2 x ffn, hidden), down_proj
+     * (experts, hidden, ffn); the router's weight (experts, hidden) */
+    uint64_t gate_up = mul3(ag, llmmem__mul_flag(&bad, m->experts, 2 * m->expert_ffn), m->hidden, m->bytes, &bad);
+    uint64_t down = mul3(ag, llmmem__mul_flag(&bad, m->experts, m->expert_ffn), m->hidden, m->bytes, &bad);
+    uint64_t router = mul3(ag, m->experts, m->hidden, m->bytes, &bad);
     if (bad)
         return;
     r->embed = weight(r, e);
@@ -658,6 +882,8 @@ static void build(run *r)
     for (uint64_t l = 0; l < m->layers; l++) {
         layer_params *p = &r->layer[l];
         for (unsigned i = 0; i < LINEARS; i++) {
+            if (i >= LIN_GATE && m->experts)
+                break;
             linear_params *L = &p->lin[i];
             L->in = shape[i][0];
             L->out = shape[i][1];
@@ -665,9 +891,16 @@ static void build(run *r)
             if (m->qkv_bias && i <= LIN_V)
                 L->bias = weight(r, L->out * m->bytes);
             if (i == LIN_O && m->qk_norm) { /* the attention's q_norm and k_norm follow o_proj */
-                p->q_norm = weight(r, m->head_dim * m->bytes);
-                p->k_norm = weight(r, m->head_dim * m->bytes);
+                p->q_norm = weight(r, (m->qk_norm == 2 ? q : m->head_dim) * m->bytes);
+                p->k_norm = weight(r, (m->qk_norm == 2 ? kv : m->head_dim) * m->bytes);
             }
+        }
+        if (m->experts) { /* OlmoeSparseMoeBlock.__init__: the router (gate), then the experts */
+            p->router.in = m->hidden;
+            p->router.out = m->experts;
+            p->router.w = weight(r, router);
+            p->gate_up = weight(r, gate_up);
+            p->down = weight(r, down);
         }
         for (unsigned i = 0; i < m->norms; i++)
             p->norm[i] = weight(r, m->hidden * m->bytes);
@@ -822,10 +1055,10 @@ static uint32_t head(run *r, uint32_t hn, uint64_t rows)
     llmmem__ag *ag = r->ag;
     const llmmem__tape_model *m = &r->job->model;
     int bad = 0;
-    uint64_t lb = mul3(ag, rows, m->vocab, m->bytes, &bad);
+    uint64_t lb = mul3(ag, rows, m->vocab, r->act, &bad), x_elems = llmmem__mul_flag(&bad, rows, m->hidden);
     if (bad)
         return 0;
-    uint32_t logits = linear(r, hn, r->head, 0, lb);
+    uint32_t logits = linear(r, hn, x_elems, r->head, 0, r->head_cast, lb);
     if (m->final_softcap) {
         uint32_t div = unary(r, LLMMEM__OP_SCALE, logits, lb, 0);
         llmmem__ag_unref(ag, logits);
@@ -868,6 +1101,7 @@ static uint32_t forward_loss(run *r)
     llmmem__ag_unref(ag, labels);
     llmmem__ag_unref(ag, lf);
     llmmem__ag_unref(ag, ls);
+    autocast_exit(r); /* the forward ran in `with torch.autocast(...)` */
     llmmem__ag_unref(ag, logits); /* the Trainer drops the outputs */
     llmmem__ag_component(ag, LLMMEM_COMPONENT_ACTIVATIONS);
     mark(r, LLMMEM__TAPE_LOSS, 0);
@@ -989,7 +1223,7 @@ static unsigned params(const run *r, uint32_t *out)
     }
     for (uint64_t l = 0; l < r->job->model.layers; l++) {
         const layer_params *p = &r->layer[l];
-        for (unsigned i = 0; i < LINEARS; i++) {
+        for (unsigned i = 0; i < LINEARS && p->lin[i].w; i++) {
             out[n++] = p->lin[i].w;
             if (p->lin[i].bias)
                 out[n++] = p->lin[i].bias;
@@ -997,6 +1231,11 @@ static unsigned params(const run *r, uint32_t *out)
                 out[n++] = p->q_norm;
                 out[n++] = p->k_norm;
             }
+        }
+        if (p->router.w) {
+            out[n++] = p->router.w;
+            out[n++] = p->gate_up;
+            out[n++] = p->down;
         }
         for (unsigned i = 0; i < r->job->model.norms; i++)
             out[n++] = p->norm[i];
@@ -1054,7 +1293,7 @@ llmmem_status llmmem__tape_run(uint64_t *peak_out, const llmmem__tape_job *job, 
     const llmmem__tape_model *m = &job->model;
     if (m->layers == 0 || m->layers > 4096 || m->bytes == 0)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the allocation tape runs 1 to 4096 decoder layers");
-    run r = {.job = job, .sink = sink};
+    run r = {.job = job, .sink = sink, .act = job->autocast ? job->autocast : m->bytes};
     uint64_t N;
     if (!llmmem__mul(&N, job->batch, job->seq + job->new_tokens) || !llmmem__mul(&N, N, m->hidden))
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "batch x sequence exceeds 64 bits");

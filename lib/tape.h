@@ -27,7 +27,8 @@ typedef struct llmmem__tape_model {
     int dropout;         /* dropout layers are active (a positive pdrop in training) */
     int tied;       /* tie_word_embeddings */
     int qkv_bias;   /* q, k and v projections with biases (Qwen2) */
-    unsigned bytes; /* bytes of a weight and of an activation element (2: bf16) */
+    unsigned bytes; /* bytes of a weight and of an activation element (2: bf16; under autocast the
+                     * weights' and the residual stream's, 4) */
     llmmem__tape_norm norm;
     unsigned norms;      /* norms per decoder layer: 2, or 4 with post-attention and post-feedforward ones */
     int gelu_tanh;       /* the MLP's activation is gelu(approximate="tanh"), else silu */
@@ -37,7 +38,11 @@ typedef struct llmmem__tape_model {
     uint64_t sliding_period; /* layer_types: every period-th layer attends to all, the others within a window (0: none) */
     uint64_t window;     /* sliding_window: the tokens a sliding layer attends to */
     int local_rope;      /* sliding layers use their own rotary embedding (Gemma-3's rotary_emb_local) */
-    int qk_norm;         /* q_norm and k_norm over each head (Qwen3, Gemma-3) */
+    int qk_norm;         /* q_norm and k_norm: 1 over each head (Qwen3, Gemma-3), 2 over the whole
+                          * projection before its heads view (OLMoE) */
+    /* a sparse block instead of the MLP on every layer when experts > 0 (OlmoeSparseMoeBlock: a
+     * router to the top experts_per_tok, experts of expert_ffn run by transformers' grouped_mm) */
+    uint64_t experts, experts_per_tok, expert_ffn;
 } llmmem__tape_model;
 
 typedef enum llmmem__tape_optimizer {
@@ -72,6 +77,8 @@ typedef struct llmmem__tape_job {
     uint64_t batch, seq;
     int checkpoint;                  /* gradient checkpointing (reentrant) on every decoder layer */
     int eager;                       /* attn_implementation eager (else sdpa) */
+    unsigned autocast;               /* torch.autocast's lower precision over fp32 weights: the bytes
+                                      * of its element (2: bf16 or fp16); 0 off */
     /* PEFT LoRA: the base frozen, adapters of lora_rank on the linears whose bit is set in
      * lora_targets (q, k, v, o, gate, up, down from bit 0), their elements of lora_bytes */
     uint64_t lora_rank;
