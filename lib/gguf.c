@@ -395,19 +395,18 @@ typedef struct folder {
     int ok;
     int64_t value;
     uint64_t i;
+    llmmem__swa_pattern swa; /* FOLD_PERIOD: a flag of 0 is a global layer */
 } folder;
 
 static void fold_item(folder *fo, int64_t v)
 {
-    if (fo->how == FOLD_EQUAL) {
-        if (fo->i == 0)
-            fo->value = v;
-        else if (v != fo->value)
-            fo->ok = 0;
-    } else if (fo->value == 0) {
-        if (v == 0)
-            fo->value = (int64_t)fo->i + 1; /* the first global layer gives the period */
-    } else if ((v != 0) != (((fo->i + 1) % (uint64_t)fo->value) != 0)) {
+    if (fo->how == FOLD_PERIOD) {
+        llmmem__swa_pattern_push(&fo->swa, v == 0);
+        fo->ok &= fo->swa.ok;
+        fo->value = (int64_t)fo->swa.n;
+    } else if (fo->i == 0) {
+        fo->value = v;
+    } else if (v != fo->value) {
         fo->ok = 0;
     }
     fo->i++;
@@ -443,7 +442,7 @@ static int read_array(cursor *c, unsigned depth, field *out, enum fold how)
     uint8_t b[8], big = 0;
     if (out && int_type(item)) {
         /* integer items are read when the model needs the value */
-        folder fo = {how, n > 0, 0, 0};
+        folder fo = {how, n > 0, 0, 0, LLMMEM__SWA_PATTERN_INIT};
         for (uint64_t i = 0; i < n; i++) {
             if (!rd(c, b, size, "an array item"))
                 return 0;
