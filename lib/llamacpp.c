@@ -83,8 +83,10 @@ static llmmem_status resolve_context(context *c, const llmmem__geometry *a, cons
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "n_ctx is 0 and the model has no context length "
                             "(max_position_embeddings): set n_ctx");
     c->n_seq_max = ls->n_seq_max;
-    c->n_batch = ls->n_batch;
-    c->n_ubatch = ls->n_ubatch < ls->n_batch ? ls->n_ubatch : ls->n_batch; /* n_ubatch = min(n_batch, n_ubatch) */
+    /* causal attention: n_batch = min(n_ctx, n_batch), n_ctx as given (before padding); then
+     * n_ubatch = min(n_batch, n_ubatch) */
+    c->n_batch = ls->n_batch < n_ctx ? ls->n_batch : n_ctx;
+    c->n_ubatch = ls->n_ubatch < c->n_batch ? ls->n_ubatch : c->n_batch;
     c->n_ctx = pad(&A, n_ctx, CTX_PAD);
     if (ls->kv_unified) {
         c->n_ctx_seq = c->n_ctx;
