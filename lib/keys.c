@@ -576,7 +576,8 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_FIT_MARGIN_BYTES, S, "fit_margin_bytes", 0, 1LL << 50, 1024LL << 20,
             "bytes each GPU keeps free for a layout to fit (llama.cpp --fit-target: 1024 MiB)"),
     LIST_KEY(LLMMEM_KEY_TENSOR_SPLIT, S, "tensor_split",
-             "llama.cpp -ts: share of the offloaded layers per GPU, as \"3,1\" (empty: by each GPU's free memory)"),
+             "llama.cpp -ts: share of the offloaded layers per GPU, as \"3,1\", each 0 or a float from "
+             "1.17549435e-38 (llama.cpp's std::stof refuses less) to 1e15 (empty: by each GPU's free memory)"),
     /* ollama v0.30+ (llama-server underneath): server/routes.go, server/sched.go, llm/llama_server.go */
     BOOL_KEY(LLMMEM_KEY_FIT, S, "fit", 1,
              "llama.cpp --fit (default on): when the layout leaves a GPU less than fit_margin_bytes, an unset "

@@ -232,7 +232,8 @@ static llmmem_status place(placement *p, const llmmem__geometry *a, const llmmem
 }
 
 /* Normalised cumulative split points: tensor_split, or every GPU alike (llama.cpp weighs them by
- * free memory; one hardware handle describes identical GPUs). */
+ * free memory; one hardware handle describes identical GPUs). tensor_split's values are the floats
+ * llama.cpp holds, each 0 or normal (checked so in strategy.c), so the sum is positive and finite. */
 static void split_points(float *splits, const placement *p, const llmmem__llama_settings *ls)
 {
     float sum = 0.0f;

@@ -237,6 +237,33 @@ START_TEST(tensor_split_list_key)
 }
 END_TEST
 
+/* tensor_split holds what llama.cpp holds: each value as a float, read by std::stof (common/arg.cpp
+ * -ts), which refuses a value that underflows (1e-50 to 0, 1e-40 and 1e-38 to subnormals; the
+ * smallest normal float, FLT_MIN, is 1.17549435e-38). 1e-50,1e-50 was accepted as doubles and
+ * split as floats: 0 / 0 split points put every layer on the last GPU. Small normal floats split
+ * as their ratio: 3e-30,1e-30 as 3,1 (all four layers on CUDA0, the output on CUDA1). */
+START_TEST(tensor_split_as_llama_reads_it)
+{
+    run x;
+    open_run(&x, 4, 1, 2);
+    ck_assert_status(llmmem_strategy_set_text(x.s, "tensor_split", "1e-50,1e-50"), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(llmmem_last_message(), "tensor_split: value 1 (1e-50) is neither 0 nor a float of at least "
+                                            "1.17549e-38 (llama.cpp reads each value as a float, with std::stof, "
+                                            "and refuses it)");
+    static const double refused[] = {1e-40, 1e-38, 1.1754942e-38};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        ck_assert_status(llmmem_strategy_set_list(x.s, LLMMEM_KEY_TENSOR_SPLIT, &refused[i], 1),
+                         LLMMEM_ERR_OUT_OF_RANGE);
+    const double smallest[] = {1.17549435e-38, 0};
+    ck_assert_ok(llmmem_strategy_set_list(x.s, LLMMEM_KEY_TENSOR_SPLIT, smallest, 2));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "tensor_split", "3e-30,1e-30"));
+    estimate(&x);
+    ck_assert_uint_eq(model_bytes(&x, 0), 4 * LAYER_BYTES);
+    ck_assert_uint_eq(model_bytes(&x, 1), OUTPUT_BYTES + OUTPUT_NORM_BYTES);
+    close_run(&x);
+}
+END_TEST
+
 /* Without a GGUF: Llama-3.1-8B from the preset in bf16 (config.json: hidden 4096, 32 layers, 32
  * heads, 8 KV heads, intermediate 14336, vocab 128256, untied). A layer is q and o 4096^2, k and v
  * 1024 x 4096, gate, up and down 14336 x 4096, two norms of 4096: 218,112,000 parameters, 436,224,000
@@ -467,6 +494,7 @@ int main(void)
     tcase_add_test(tc, gguf_tied_output_duplicated_on_gpu);
     tcase_add_test(tc, gguf_split_mode_none_and_refusals);
     tcase_add_test(tc, tensor_split_list_key);
+    tcase_add_test(tc, tensor_split_as_llama_reads_it);
     tcase_add_test(tc, inventory_partial_offload);
     tcase_add_test(tc, fit_lowers_context_then_layers);
     suite_add_tcase(s, tc);
