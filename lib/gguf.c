@@ -1332,13 +1332,8 @@ static int read_header(cursor *c, uint64_t *n_tensors, uint64_t *n_kv)
     uint32_t version;
     if (!rd(c, magic, 4, "the magic"))
         return 0;
-    if (memcmp(magic, "GGUF", 4) != 0) {
-        char shown[5];
-        for (int i = 0; i < 4; i++)
-            shown[i] = magic[i] >= 0x20 && magic[i] < 0x7f ? (char)magic[i] : '?';
-        shown[4] = '\0';
-        return fail_at(c, LLMMEM_ERR_PARSE, 0, "not a GGUF file (bad magic '%s')", shown);
-    }
+    if (memcmp(magic, "GGUF", 4) != 0) /* a file that is not GGUF: none of its bytes in the message */
+        return fail_at(c, LLMMEM_ERR_PARSE, 0, "not a GGUF file (its first 4 bytes are not \"GGUF\")");
     if (!rd_u32(c, &version, "the version"))
         return 0;
     /* gguf.cpp: version 0 is invalid, a version with zero low half is a byte-swapped (big-endian)

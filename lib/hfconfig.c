@@ -2785,13 +2785,12 @@ static llmmem_status from_text(llmmem_model **out, const char *json, size_t len,
     llmmem__json_error err;
     llmmem__json *root = llmmem__json_load_config(json, len, LLMMEM__JSON_REJECT_DUPLICATES, &err);
     if (!root) {
-        /* the reader's words (jansson's) without the bytes it quotes; the path of keys where it stopped (a
-         * duplicate key names itself, not the field before it) */
-        char what[LLMMEM__JSON_ERROR_TEXT_LENGTH], field[HF_SHOWN + 1];
+        /* the reader's words (jansson's) and where it stopped: no byte of a file that is not JSON, its
+         * keys included (it may be any file a path names) */
+        char what[LLMMEM__JSON_ERROR_TEXT_LENGTH];
         llmmem__json_error_text(what, sizeof what, &err);
-        llmmem__json_path_at(field, sizeof field, json, len, err.position < 0 ? 0 : (size_t)err.position);
-        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: not valid JSON: %s (line %d, column %d%s%s%s)", where, what,
-                            err.line, err.column, field[0] ? ", in field \"" : "", field, field[0] ? "\"" : "");
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: not valid JSON: %s (line %d, column %d)", where, what, err.line,
+                            err.column);
     }
     c.top = root;
     llmmem_status st = llmmem_model_new(&c.m);

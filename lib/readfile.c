@@ -3,7 +3,6 @@
 
 #include "readfile.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -436,67 +435,6 @@ uint64_t llmmem__json_count_values(const char *text, size_t len)
             n++;
     }
     return n;
-}
-
-#define PATH_FRAMES 64
-#define PATH_KEY_SHOWN 64
-
-void llmmem__json_path_at(char *out, size_t size, const char *text, size_t len, size_t pos)
-{
-    struct frame {
-        uint8_t is_object, expect_key, has_key;
-        size_t key_begin, key_end; /* inside the quotes */
-        uint64_t index;
-    } frames[PATH_FRAMES];
-    size_t depth = 0; /* frames open; those past PATH_FRAMES are counted only */
-    if (pos > len)
-        pos = len;
-    for (size_t i = 0; i < pos; i++) {
-        char c = text[i];
-        struct frame *top = depth && depth <= PATH_FRAMES ? &frames[depth - 1] : NULL;
-        if (c == '"') {
-            size_t e = string_end(text, len, i);
-            if (top && top->is_object && top->expect_key && e < pos) {
-                top->key_begin = i + 1;
-                top->key_end = e;
-                top->has_key = 1;
-                top->expect_key = 0;
-            }
-            i = e;
-        } else if (c == '{' || c == '[') {
-            if (depth < PATH_FRAMES)
-                frames[depth] = (struct frame){c == '{', c == '{', 0, 0, 0, 0};
-            depth++;
-        } else if ((c == '}' || c == ']') && depth) {
-            depth--;
-        } else if (c == ',' && top) {
-            if (top->is_object)
-                top->expect_key = 1;
-            else
-                top->index++;
-        }
-    }
-    size_t n = 0;
-    out[0] = '\0';
-    size_t shown = depth < PATH_FRAMES ? depth : PATH_FRAMES;
-    for (size_t d = 0; d < shown && n + 1 < size; d++) {
-        const struct frame *f = &frames[d];
-        if (f->is_object && f->has_key) {
-            if (n && n + 1 < size)
-                out[n++] = '.';
-            for (size_t k = f->key_begin; k < f->key_end && k - f->key_begin < PATH_KEY_SHOWN && n + 1 < size; k++)
-                out[n++] = isprint((unsigned char)text[k]) ? text[k] : '?';
-        } else if (!f->is_object) {
-            int w = snprintf(out + n, size - n, "[%llu]", (unsigned long long)f->index);
-            n = w < 0 ? n : n + (size_t)w < size ? n + (size_t)w : size - 1;
-        }
-        out[n] = '\0';
-    }
-    if (depth > PATH_FRAMES && n + 4 < size) {
-        memcpy(out + n, "...", 4);
-        n += 3;
-    }
-    out[n < size ? n : size - 1] = '\0';
 }
 
 size_t llmmem__json_skip_space(const char *text, size_t len, size_t pos)
