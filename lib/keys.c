@@ -1015,7 +1015,6 @@ static llmmem_status check_key(const llmmem__key_info **info_out, llmmem_object 
 llmmem_status llmmem__settings_get_int(int64_t *value_out, const llmmem__settings *s, llmmem_object object,
                                        llmmem_key key)
 {
-    LLMMEM_REQUIRE(value_out);
     const llmmem__key_info *k;
     llmmem_status st = check_key(&k, object, key, 0);
     if (st)
@@ -1027,7 +1026,6 @@ llmmem_status llmmem__settings_get_int(int64_t *value_out, const llmmem__setting
 llmmem_status llmmem__settings_get_real(double *value_out, const llmmem__settings *s, llmmem_object object,
                                         llmmem_key key)
 {
-    LLMMEM_REQUIRE(value_out);
     const llmmem__key_info *k;
     llmmem_status st = check_key(&k, object, key, 1);
     if (st)

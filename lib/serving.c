@@ -380,23 +380,23 @@ llmmem_status llmmem_serving_new(llmmem_serving **out)
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_serving_clone(llmmem_serving **out, const llmmem_serving *sv_)
+llmmem_status llmmem_serving_clone(llmmem_serving **out, const llmmem_serving *serving)
 {
     LLMMEM_REQUIRE(out);
     *out = NULL;
-    LLMMEM_REQUIRE(sv_);
-    *out = llmmem__duplicate(sv_, sizeof *sv_);
+    LLMMEM_REQUIRE(serving);
+    *out = llmmem__duplicate(serving, sizeof *serving);
     return *out ? LLMMEM_OK : LLMMEM_ERR_NO_MEMORY;
 }
 
-void llmmem_serving_free(llmmem_serving *sv_)
+void llmmem_serving_free(llmmem_serving *serving)
 {
-    free(sv_);
+    free(serving);
 }
 
-int llmmem_serving_valid(const llmmem_serving *sv_)
+int llmmem_serving_valid(const llmmem_serving *serving)
 {
-    return sv_ && sv_->valid;
+    return serving && serving->valid;
 }
 
 size_t llmmem_serving_value_count(void)
@@ -409,11 +409,11 @@ const char *llmmem_serving_value_name(llmmem_serving_value value)
     return (unsigned)value < SERVING_VALUES ? value_names[value] : NULL;
 }
 
-uint64_t llmmem_serving_get(const llmmem_serving *sv_, llmmem_serving_value value)
+uint64_t llmmem_serving_get(const llmmem_serving *serving, llmmem_serving_value value)
 {
-    if (!sv_ || !sv_->valid || (unsigned)value >= SERVING_VALUES)
+    if (!serving || !serving->valid || (unsigned)value >= SERVING_VALUES)
         return 0;
-    return sv_->v[value];
+    return serving->v[value];
 }
 
 /* Bytes of one element of a state in a vLLM MambaDType choice (auto: `fallback`). */
@@ -484,13 +484,13 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
 }
 
 llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                      const llmmem_strategy *s)
+                                      const llmmem_strategy *strategy)
 {
     LLMMEM_REQUIRE(out);
     out->valid = 0;
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
-    LLMMEM_REQUIRE(s);
+    LLMMEM_REQUIRE(strategy);
     const llmmem__geometry *a = NULL;
     llmmem_status st = llmmem__kv_shape_with_state(&a, model);
     if (!st)
@@ -506,27 +506,27 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                             a->window ? "sliding-window attention" : "multi-head latent attention");
     /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others */
     const int state_unmodelled = a->linear_layers || a->mamba1_layers;
-    if (state_unmodelled && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
+    if (state_unmodelled && sv(strategy, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(strategy, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",
                             a->linear_layers ? "Gated DeltaNet" : "Mamba-1");
-    int64_t mode = sv(s, LLMMEM_KEY_MODE);
+    int64_t mode = sv(strategy, LLMMEM_KEY_MODE);
     if (mode != LLMMEM_MODE_INFERENCE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
                             llmmem_choice_name(LLMMEM_KEY_MODE, mode));
     uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
     if (memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
-    double util = llmmem__get_real(&s->s, LLMMEM_KEY_GPU_MEMORY_UTILIZATION);
+    double util = llmmem__get_real(&strategy->s, LLMMEM_KEY_GPU_MEMORY_UTILIZATION);
     if (!(util > 0.0))
         return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "gpu_memory_utilization (%g) must be above 0", util);
 
     /* the views below read the strategy vLLM runs: the model in the format it serves it in */
     llmmem_strategy served_strategy;
     llmmem_format served = LLMMEM_FORMAT_AUTO;
-    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, s)) != LLMMEM_OK)
+    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, strategy)) != LLMMEM_OK)
         return st;
-    s = &served_strategy;
+    strategy = &served_strategy;
     llmmem_kv_cache_dtype activations = served == LLMMEM_FORMAT_FP32   ? LLMMEM_KV_CACHE_FP32
                                         : served == LLMMEM_FORMAT_FP16 ? LLMMEM_KV_CACHE_FP16
                                         : served == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16
@@ -536,17 +536,17 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     /* the per-stage arrays (most of the struct) are written for every stage below pp before any
      * read: cleared as far as they begin */
     memset(r, 0, offsetof(llmmem_serving, stage_budget));
-    if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP &&
+    if (sv(strategy, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP &&
         llmmem__model_value(model, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS) == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "speculative_method mtp drafts with the checkpoint's multi-token-prediction modules, but "
                             "the model's num_nextn_predict_layers is 0");
     r->served = served;
-    r->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
-    r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
+    r->tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL);
+    r->pp = (uint64_t)sv(strategy, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, r->tp, r->pp)) != LLMMEM_OK)
         return st;
-    r->dtype = llmmem__kv_dtype(model, s);
+    r->dtype = llmmem__kv_dtype(model, strategy);
     if ((st = llmmem__kv_token_layer_bytes(&r->pool.token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
         return st;
     if (r->dtype != LLMMEM_KV_CACHE_FP8_DS_MLA &&
@@ -554,9 +554,9 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         return st;
 
     int large = large_device(hw, memory);
-    r->pool.block = (uint64_t)sv(s, LLMMEM_KEY_BLOCK_SIZE);
-    r->pool.batched = setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, large ? 8192 : 2048);
-    uint64_t seqs = setting(s, LLMMEM_KEY_MAX_NUM_SEQS, large ? 1024 : 256);
+    r->pool.block = (uint64_t)sv(strategy, LLMMEM_KEY_BLOCK_SIZE);
+    r->pool.batched = setting(strategy, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, large ? 8192 : 2048);
+    uint64_t seqs = setting(strategy, LLMMEM_KEY_MAX_NUM_SEQS, large ? 1024 : 256);
     if (seqs > r->pool.batched) /* vllm/config/scheduler.py SchedulerConfig._verify_args */
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "max_num_seqs (%llu) exceeds max_num_batched_tokens (%llu)",
@@ -564,7 +564,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     uint64_t positions = mv(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
     /* vllm/config/model.py _get_and_verify_max_len: a config with no length key is taken as 2048 tokens
      * long (Mamba2Config has none) */
-    r->max_model_len = setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
+    r->max_model_len = setting(strategy, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
     if (positions && r->max_model_len > positions) /* vllm/config/model.py _get_and_verify_max_len */
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "max_model_len (%llu) exceeds the model's max_position_embeddings (%llu)",
@@ -574,11 +574,11 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     /* vLLM 0.11 engine/arg_utils.py: a hybrid model's prefix caching is off by default, and
      * models/config.py MambaModelConfig.verify_and_update_config turns it off even when asked ("Hybrid or
      * mamba-based model detected without support for prefix caching: disabling") */
-    r->pool.prefix_caching = !state && sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
-    r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
-    r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
-    r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);
-    uint64_t request = setting(s, LLMMEM_KEY_REQUEST_TOKENS, r->max_model_len);
+    r->pool.prefix_caching = !state && sv(strategy, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
+    r->pool.prefix = (uint64_t)sv(strategy, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
+    r->pool.prompt = (uint64_t)sv(strategy, LLMMEM_KEY_PROMPT_TOKENS);
+    r->pool.n = (uint64_t)sv(strategy, LLMMEM_KEY_N);
+    uint64_t request = setting(strategy, LLMMEM_KEY_REQUEST_TOKENS, r->max_model_len);
     /* vllm/v1/engine/input_processor.py refuses a prompt beyond max_model_len, and the OpenAI server
      * a prompt plus max_tokens beyond it ("This model's maximum context length is ...") */
     if (request > r->max_model_len)
@@ -593,17 +593,17 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                             (unsigned long long)request);
 
     mm_budget mm;
-    if ((st = encoder_budget(&mm, model, s, r->pool.batched, seqs, r->max_model_len)) != LLMMEM_OK)
+    if ((st = encoder_budget(&mm, model, strategy, r->pool.batched, seqs, r->max_model_len)) != LLMMEM_OK)
         return st;
 
-    llmmem__kv_groups g = llmmem__kv_groups_of(a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
+    llmmem__kv_groups g = llmmem__kv_groups_of(a, sv(strategy, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
     r->pool.full_groups = g.full_groups;
     r->pool.sliding_groups = g.sliding_groups;
     if (state) {
-        if (sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER))
+        if (sv(strategy, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER))
             return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "disable_hybrid_kv_cache_manager: vLLM needs the hybrid "
                                 "manager for Mamba-2 and Gated DeltaNet layers");
-        if ((st = state_pool(r, model, a, s)) != LLMMEM_OK)
+        if ((st = state_pool(r, model, a, strategy)) != LLMMEM_OK)
             return st;
     } else if (!llmmem__mul(&r->page, r->pool.token_layer, r->pool.block))
         return overflow("page bytes");
@@ -612,12 +612,12 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
      * non-KV memory of the profile run (weights + torch peak + non-torch increase), minus the
      * CUDA-graph estimate when applied; or kv_cache_memory_bytes, which skips profiling */
     uint64_t requested = requested_memory(memory, util);
-    int64_t w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES), act_set = sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
-    int64_t nt_set = sv(s, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES);
+    int64_t w_set = sv(strategy, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES), act_set = sv(strategy, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
+    int64_t nt_set = sv(strategy, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES);
     uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set
                                      : (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
-    uint64_t graphs = (uint64_t)sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
-    uint64_t fixed_budget = (uint64_t)sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES);
+    uint64_t graphs = (uint64_t)sv(strategy, LLMMEM_KEY_CUDA_GRAPH_BYTES);
+    uint64_t fixed_budget = (uint64_t)sv(strategy, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES);
     uint64_t best_w = 0, best_act = 0, shortfall = 0, most_layers = 0;
     int have = 0;
     for (uint64_t stage = 0; stage < r->pp; stage++) {
@@ -626,7 +626,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
         int is_first = stage == 0, is_last = stage + 1 == r->pp;
         if (w_set >= 0)
             w = (uint64_t)w_set;
-        else if ((st = stage_weights(&w, model, s, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
+        else if ((st = stage_weights(&w, model, strategy, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
             return st;
         if (act_set >= 0 || state_unmodelled) /* act_set, or a fixed budget that needs none */
             act = act_set >= 0 ? (uint64_t)act_set : 0;
@@ -762,15 +762,15 @@ static llmmem_status require_tokens(uint64_t tokens, const char *func)
 }
 
 llmmem_status llmmem_serving_request_blocks(uint64_t *blocks_out, uint64_t *waste_bytes_out,
-                                            const llmmem_serving *sv_, uint64_t tokens)
+                                            const llmmem_serving *serving, uint64_t tokens)
 {
     LLMMEM_REQUIRE(blocks_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
     uint64_t need, waste;
-    if (!llmmem__kv_pool_blocks(&need, &sv_->pool, tokens) || !llmmem__kv_pool_waste(&waste, &sv_->pool, tokens))
+    if (!llmmem__kv_pool_blocks(&need, &serving->pool, tokens) || !llmmem__kv_pool_waste(&waste, &serving->pool, tokens))
         return overflow("blocks of a request");
     *blocks_out = need;
     if (waste_bytes_out)
@@ -778,73 +778,73 @@ llmmem_status llmmem_serving_request_blocks(uint64_t *blocks_out, uint64_t *wast
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_serving_fits_request(int *fits_out, const llmmem_serving *sv_, uint64_t tokens)
+llmmem_status llmmem_serving_fits_request(int *fits_out, const llmmem_serving *serving, uint64_t tokens)
 {
     LLMMEM_REQUIRE(fits_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
     uint64_t need;
-    if (!llmmem__kv_pool_blocks(&need, &sv_->pool, tokens))
+    if (!llmmem__kv_pool_blocks(&need, &serving->pool, tokens))
         return overflow("blocks of a request");
     /* vLLM refuses a request longer than max_model_len (v1/engine/input_processor.py) */
-    *fits_out = tokens <= sv_->max_model_len && need <= sv_->pool.num_blocks;
+    *fits_out = tokens <= serving->max_model_len && need <= serving->pool.num_blocks;
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmmem_serving *sv_, uint64_t tokens)
+llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmmem_serving *serving, uint64_t tokens)
 {
     LLMMEM_REQUIRE(requests_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
-    if (sv_->pool.prefix > tokens || sv_->pool.prompt > tokens)
+    if (serving->pool.prefix > tokens || serving->pool.prompt > tokens)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "%s (%llu) exceeds the request's tokens (%llu)",
-                            sv_->pool.prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
-                            (unsigned long long)(sv_->pool.prefix > tokens ? sv_->pool.prefix : sv_->pool.prompt),
+                            serving->pool.prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
+                            (unsigned long long)(serving->pool.prefix > tokens ? serving->pool.prefix : serving->pool.prompt),
                             (unsigned long long)tokens);
     uint64_t n;
-    if (!llmmem__kv_pool_requests(&n, &sv_->pool, tokens))
+    if (!llmmem__kv_pool_requests(&n, &serving->pool, tokens))
         return overflow("blocks of a request");
-    *requests_out = tokens <= sv_->max_model_len ? n : 0;
+    *requests_out = tokens <= serving->max_model_len ? n : 0;
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, const llmmem_serving *sv_)
+llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, const llmmem_serving *serving)
 {
     LLMMEM_REQUIRE(tokens_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st)
         return st;
-    *tokens_out = sv_->v[LLMMEM_SERVING_MAX_MODEL_LEN];
+    *tokens_out = serving->v[LLMMEM_SERVING_MAX_MODEL_LEN];
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *sv_, uint64_t tokens)
+llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *serving, uint64_t tokens)
 {
     LLMMEM_REQUIRE(sequences_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
-    if (sv_->dtype == LLMMEM_KV_CACHE_FP8_DS_MLA)
+    if (serving->dtype == LLMMEM_KV_CACHE_FP8_DS_MLA)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "kv_cache_dtype (fp8_ds_mla) is vLLM's paged MLA layout; a contiguous "
                             "(Hugging Face) cache stores decompressed keys and values");
-    if (sv_->pool.state_groups)
+    if (serving->pool.state_groups)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the contiguous (Hugging Face) cache of Mamba-2 and Gated "
                             "DeltaNet layers is not modelled");
     uint64_t best = UINT64_MAX;
-    for (uint64_t stage = 0; stage < sv_->pp; stage++) {
+    for (uint64_t stage = 0; stage < serving->pp; stage++) {
         uint64_t one;
-        uint64_t sliding = sv_->stage_hf_sliding[stage];
-        uint64_t layers = sv_->stage_full[stage] + sv_->stage_sliding[stage];
-        if (!llmmem__kv_contiguous_layers(&one, sv_->contig_token_layer, layers - sliding, sliding, sv_->pool.window, 1, tokens))
+        uint64_t sliding = serving->stage_hf_sliding[stage];
+        uint64_t layers = serving->stage_full[stage] + serving->stage_sliding[stage];
+        if (!llmmem__kv_contiguous_layers(&one, serving->contig_token_layer, layers - sliding, sliding, serving->pool.window, 1, tokens))
             return overflow("contiguous KV bytes of a sequence");
-        uint64_t fit = one ? sv_->stage_budget[stage] / one : UINT64_MAX;
+        uint64_t fit = one ? serving->stage_budget[stage] / one : UINT64_MAX;
         if (fit < best)
             best = fit;
     }
@@ -854,24 +854,24 @@ llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_ser
 
 /* ---- direct questions on a model -------------------------------------------------- */
 
-llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *s)
+llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *strategy)
 {
     LLMMEM_REQUIRE(bytes_out);
     LLMMEM_REQUIRE(model);
-    LLMMEM_REQUIRE(s);
+    LLMMEM_REQUIRE(strategy);
     const llmmem__geometry *a = NULL;
     llmmem_status st = llmmem__kv_shape_with_state(&a, model);
     if (!st)
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (st)
         return st;
-    uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
+    uint64_t tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(strategy, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
         return st;
     /* kv_cache_dtype auto: the format vLLM serves the model in, as llmmem_serving_estimate holds it */
     llmmem_strategy served_strategy;
     llmmem_format served = LLMMEM_FORMAT_AUTO;
-    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, s)) != LLMMEM_OK)
+    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, strategy)) != LLMMEM_OK)
         return st;
     uint64_t token_layer = 0;
     const uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
@@ -902,36 +902,36 @@ static void put_values(llmmem__text *b, const llmmem_serving *r, unsigned from, 
     }
 }
 
-llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
+llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving)
 {
     LLMMEM_REQUIRE(json_out);
     *json_out = NULL;
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st)
         return st;
     llmmem__text b = {0};
     char line[256];
     llmmem__text_str(&b, "{\n  \"model\": ");
-    llmmem__text_quoted(&b, sv_->model_name);
+    llmmem__text_quoted(&b, serving->model_name);
     llmmem__text_str(&b, ",\n  \"hardware\": ");
-    llmmem__text_quoted(&b, sv_->hardware_name);
+    llmmem__text_quoted(&b, serving->hardware_name);
     snprintf(line, sizeof line,
              ",\n  \"dtype\": \"%s\",\n  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n"
              "  \"pipeline_parallel\": %llu,\n",
-             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, sv_->served), llmmem__kv_dtype_name(sv_->dtype),
-             (unsigned long long)sv_->tp, (unsigned long long)sv_->pp);
+             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, serving->served), llmmem__kv_dtype_name(serving->dtype),
+             (unsigned long long)serving->tp, (unsigned long long)serving->pp);
     llmmem__text_str(&b, line);
     llmmem__text_str(&b, "  \"budget\": {\n");
-    put_values(&b, sv_, LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_SHORTFALL + 1);
+    put_values(&b, serving, LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_SHORTFALL + 1);
     llmmem__text_str(&b, "  },\n  \"kv\": {\n");
-    uint64_t x100 = sv_->v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100];
+    uint64_t x100 = serving->v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100];
     snprintf(line, sizeof line, "    \"vllm_concurrency\": %llu.%02llu,\n", (unsigned long long)(x100 / 100),
              (unsigned long long)(x100 % 100));
     llmmem__text_str(&b, line);
-    put_values(&b, sv_, LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_FITS + 1);
+    put_values(&b, serving, LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_FITS + 1);
     llmmem__text_str(&b, "  },\n  \"encoder\": {\n");
-    put_values(&b, sv_, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM, SERVING_VALUES);
+    put_values(&b, serving, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM, SERVING_VALUES);
     llmmem__text_str(&b, "  }\n}\n");
     return llmmem__text_finish(json_out, &b, "serving_to_json");
 }

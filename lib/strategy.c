@@ -41,6 +41,7 @@ llmmem_status llmmem_strategy_set_int(llmmem_strategy *s, llmmem_key key, int64_
 
 llmmem_status llmmem_strategy_get_int(int64_t *value_out, const llmmem_strategy *s, llmmem_key key)
 {
+    LLMMEM_REQUIRE(value_out);
     LLMMEM_REQUIRE(s);
     return llmmem__settings_get_int(value_out, &s->s, ST, key);
 }
@@ -53,6 +54,7 @@ llmmem_status llmmem_strategy_set_real(llmmem_strategy *s, llmmem_key key, doubl
 
 llmmem_status llmmem_strategy_get_real(double *value_out, const llmmem_strategy *s, llmmem_key key)
 {
+    LLMMEM_REQUIRE(value_out);
     LLMMEM_REQUIRE(s);
     return llmmem__settings_get_real(value_out, &s->s, ST, key);
 }

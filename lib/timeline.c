@@ -268,15 +268,15 @@ size_t llmmem_timeline_stage(const llmmem_timeline *t)
     return t ? t->stage : 0;
 }
 
-llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *t)
+llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *timeline)
 {
     LLMMEM_REQUIRE(json_out);
     *json_out = NULL;
-    LLMMEM_REQUIRE(t);
+    LLMMEM_REQUIRE(timeline);
     llmmem__text b = {0};
-    llmmem__text_printf(&b, "{\n  \"stage\": %zu,\n  \"peak_index\": %zu,\n  \"points\": [", t->stage, t->peak);
-    for (size_t i = 0; i < t->n; i++) {
-        const point *p = &t->p[i];
+    llmmem__text_printf(&b, "{\n  \"stage\": %zu,\n  \"peak_index\": %zu,\n  \"points\": [", timeline->stage, timeline->peak);
+    for (size_t i = 0; i < timeline->n; i++) {
+        const point *p = &timeline->p[i];
         llmmem__text_str(&b, i ? ",\n    {\"phase\": " : "\n    {\"phase\": ");
         llmmem__text_quoted(&b, llmmem_peak_phase_name((llmmem_peak_phase)p->phase));
         llmmem__text_printf(&b, ", \"layer\": %lld, \"total\": %llu, \"bytes\": {", (long long)p->layer,
@@ -288,6 +288,6 @@ llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *t)
         }
         llmmem__text_str(&b, "}}");
     }
-    llmmem__text_str(&b, t->n ? "\n  ]\n}\n" : "]\n}\n");
+    llmmem__text_str(&b, timeline->n ? "\n  ]\n}\n" : "]\n}\n");
     return llmmem__text_finish(json_out, &b, "timeline_to_json");
 }
