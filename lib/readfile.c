@@ -381,16 +381,20 @@ void llmmem__names_free(llmmem__names *t)
 void llmmem__json_error_text(char *out, size_t size, const llmmem__json_error *err)
 {
     /* json.c words an error as jansson 2.14 does: "<text> near '<token>'" for tokens up to 20
-     * bytes; the text itself is one of json.c's fixed strings or numbers ("invalid Unicode escape
-     * '%.6s'" is jansson's only quoting one, never given by json.c, and cut all the same) */
-    static const char unicode[] = "invalid Unicode escape";
+     * bytes; the text itself is one of json.c's fixed strings, or one that shows what it read:
+     * "invalid Unicode '\uD800'" (and jansson's "invalid Unicode escape '%.6s'"), "unable to decode
+     * byte 0xff", "control character 0x1", each cut before what it shows */
+    static const char unicode[] = "invalid Unicode";
     const char *t = err->text;
     size_t keep = strnlen(t, sizeof err->text - 1);
     const char *near = strstr(t, " near ");
     if (near && strcmp(near, " near end of file") != 0)
         keep = (size_t)(near - t);
+    const char *shown = strstr(t, " 0x");
+    if (shown && (size_t)(shown - t) < keep)
+        keep = (size_t)(shown - t);
     if (strncmp(t, unicode, sizeof unicode - 1) == 0)
-        keep = sizeof unicode - 1;
+        keep = strncmp(t, "invalid Unicode escape", 22) == 0 ? 22 : sizeof unicode - 1;
     snprintf(out, size, "%.*s", (int)keep, t);
 }
 

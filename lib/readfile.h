@@ -107,8 +107,9 @@ void llmmem__names_free(llmmem__names *t);
 /* ---- JSON without a tree ----------------------------------------------------------------------- */
 
 /* The JSON reader's error text (jansson's words) without the input it quotes: its
- * " near '<token>'" context is cut (and the six characters "invalid Unicode escape" quotes), so
- * that a message never echoes a file's bytes; " near end of file" stays. */
+ * " near '<token>'" context is cut, and so are the escape "invalid Unicode" quotes and the byte
+ * value "unable to decode byte" and "control character" show, so that a message never echoes a
+ * file's bytes; " near end of file" stays. */
 void llmmem__json_error_text(char *out, size_t size, const llmmem__json_error *err);
 
 /* 1-based line and column (in characters, as the JSON reader counts them) of byte offset pos. */

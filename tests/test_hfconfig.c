@@ -914,11 +914,15 @@ START_TEST(json_errors_quote_nothing_of_the_file)
         "{\"hunter2\": x}",
         "{\"a\": {\"hunter2\": [1, 2, @]}}",
         "{\"hunter2\": 1, \"hunter2\": 2}",
+        "{\"\\udead\": 1}",
+        "[\"\xffhunter2\"]",
+        "[\"\x01hunter2\"]",
     };
     /* columns: where jansson stopped, counted by hand (the identifier "root" ends at 4, "hunter" at
      * 45 (a digit ends it), the newline is not consumed after column 41, the bad escapes' letters
      * are 43 and 39, the x after the array 12, the x at 13, the @ at 26, the second key's closing
-     * quote at 24) */
+     * quote at 24, the escape's end at 9, the quote before the bad bytes at 2); the message shows
+     * neither the escape "\udead" nor the bytes 0xff and 0x01 by value */
     static const char *const expected[] = {
         "<memory>: not valid JSON: '[' or '{' expected (line 1, column 4)",
         "<memory>: not valid JSON: invalid token (line 1, column 45)",
@@ -929,6 +933,9 @@ START_TEST(json_errors_quote_nothing_of_the_file)
         "<memory>: not valid JSON: invalid token (line 1, column 13)",
         "<memory>: not valid JSON: invalid token (line 1, column 26)",
         "<memory>: not valid JSON: duplicate object key (line 1, column 24)",
+        "<memory>: not valid JSON: invalid Unicode (line 1, column 9)",
+        "<memory>: not valid JSON: unable to decode byte (line 1, column 2)",
+        "<memory>: not valid JSON: control character (line 1, column 2)",
     };
     for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
         llmmem_model *m = (llmmem_model *)&m;
@@ -937,6 +944,8 @@ START_TEST(json_errors_quote_nothing_of_the_file)
         ck_assert_msg(strcmp(llmmem_last_message(), expected[i]) == 0, "'%s', expected '%s'", llmmem_last_message(),
                       expected[i]);
         ck_assert_ptr_null(strstr(llmmem_last_message(), "hunter"));
+        ck_assert_ptr_null(strstr(llmmem_last_message(), "0x"));
+        ck_assert_ptr_null(strstr(llmmem_last_message(), "DEAD"));
     }
 
     /* a file that is not JSON: its path, where, and nothing of what it holds */
