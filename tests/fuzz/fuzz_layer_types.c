@@ -5,7 +5,8 @@
  * by trying every period (transformers' sliding_window_pattern, llama.cpp llama-hparams.cpp
  * set_swa_pattern: layer i is global exactly when (i + 1) % n == 0).
  *
- * Input bytes: family, length, period, window, then changes (an index and what it holds there). */
+ * Input bytes: family, shape and length, period, window, then changes (an index and what it holds
+ * there). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,10 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     reader r = {data, size};
     const char *family = families[take_u8(&r) % (sizeof families / sizeof families[0])];
     uint8_t shape = take_u8(&r);
-    /* up to 4097 layers (the 4096 a map lists, and one more), and rarely up to 100,000 */
-    size_t n = shape == 0xff ? 1 + take_be(&r, 3) % MAX_LAYERS : 1 + take_be(&r, 2) % 4097;
+    /* mostly up to 256 layers; an eighth up to 4097 (the 4096 a map lists, and one more); rarely up
+     * to 100,000 */
+    size_t n = shape == 0xff ? 1 + take_be(&r, 3) % MAX_LAYERS
+               : shape % 8 == 2 ? 1 + take_be(&r, 2) % 4097 : 1 + (size_t)take_u8(&r);
     size_t period = 1 + take_be(&r, 3) % n;
-    int window = shape & 1 ? 16 : 0;
+    int window = take_u8(&r) % 4 == 3 ? 0 : 16; /* mostly a window: the layers slide */
     uint8_t *kind = malloc(n);
     char *json = malloc(512 + n * 22);
     if (!kind || !json)
