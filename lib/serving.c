@@ -506,7 +506,8 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
                             a->window ? "sliding-window attention" : "multi-head latent attention");
     /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others */
     const int state_unmodelled = a->linear_layers || a->mamba1_layers;
-    if (state_unmodelled && sv(strategy, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(strategy, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
+    if (state_unmodelled && sv(strategy, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 &&
+        !sv(strategy, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",
                             a->linear_layers ? "Gated DeltaNet" : "Mamba-1");
@@ -612,7 +613,8 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
      * non-KV memory of the profile run (weights + torch peak + non-torch increase), minus the
      * CUDA-graph estimate when applied; or kv_cache_memory_bytes, which skips profiling */
     uint64_t requested = requested_memory(memory, util);
-    int64_t w_set = sv(strategy, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES), act_set = sv(strategy, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
+    int64_t w_set = sv(strategy, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES);
+    int64_t act_set = sv(strategy, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
     int64_t nt_set = sv(strategy, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES);
     uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set
                                      : (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
@@ -770,7 +772,8 @@ llmmem_status llmmem_serving_request_blocks(uint64_t *blocks_out, uint64_t *wast
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
     uint64_t need, waste;
-    if (!llmmem__kv_pool_blocks(&need, &serving->pool, tokens) || !llmmem__kv_pool_waste(&waste, &serving->pool, tokens))
+    if (!llmmem__kv_pool_blocks(&need, &serving->pool, tokens) ||
+        !llmmem__kv_pool_waste(&waste, &serving->pool, tokens))
         return overflow("blocks of a request");
     *blocks_out = need;
     if (waste_bytes_out)
@@ -803,7 +806,8 @@ llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmme
     if (serving->pool.prefix > tokens || serving->pool.prompt > tokens)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "%s (%llu) exceeds the request's tokens (%llu)",
                             serving->pool.prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
-                            (unsigned long long)(serving->pool.prefix > tokens ? serving->pool.prefix : serving->pool.prompt),
+                            (unsigned long long)(serving->pool.prefix > tokens ? serving->pool.prefix
+                                                                               : serving->pool.prompt),
                             (unsigned long long)tokens);
     uint64_t n;
     if (!llmmem__kv_pool_requests(&n, &serving->pool, tokens))
@@ -842,7 +846,8 @@ llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_ser
         uint64_t one;
         uint64_t sliding = serving->stage_hf_sliding[stage];
         uint64_t layers = serving->stage_full[stage] + serving->stage_sliding[stage];
-        if (!llmmem__kv_contiguous_layers(&one, serving->contig_token_layer, layers - sliding, sliding, serving->pool.window, 1, tokens))
+        if (!llmmem__kv_contiguous_layers(&one, serving->contig_token_layer, layers - sliding, sliding,
+                                          serving->pool.window, 1, tokens))
             return overflow("contiguous KV bytes of a sequence");
         uint64_t fit = one ? serving->stage_budget[stage] / one : UINT64_MAX;
         if (fit < best)
@@ -865,7 +870,8 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (st)
         return st;
-    uint64_t tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(strategy, LLMMEM_KEY_PIPELINE_PARALLEL);
+    uint64_t tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL);
+    uint64_t pp = (uint64_t)sv(strategy, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
         return st;
     /* kv_cache_dtype auto: the format vLLM serves the model in, as llmmem_serving_estimate holds it */

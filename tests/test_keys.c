@@ -377,8 +377,8 @@ START_TEST(test_null_arguments_name_the_function)
     ck_assert_ok(llmmem_serving_estimate(sv, m, hw, s));
     ck_assert_ok(llmmem_local_new(&lo));
     ck_assert_ok(llmmem_local_estimate(lo, m, NULL, hw, s));
-    static const char header[] = "\x3d\0\0\0\0\0\0\0{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]}}"
-                                 "\0\0\0\0";
+    static const char header[] = "\x3d\0\0\0\0\0\0\0"
+                                 "{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]}}\0\0\0\0";
     ck_assert_ok(llmmem_checkpoint_from_safetensors_bytes(&ck, header, sizeof header - 1));
     llmmem_key key;
     llmmem_format format;

@@ -108,7 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* a solver's answer, set, fits */
         uint64_t answer = 0;
         llmmem_key key = batch ? LLMMEM_KEY_MICRO_BATCH_SIZE : LLMMEM_KEY_SEQUENCE_LENGTH;
-        st = batch ? llmmem_solve_max_micro_batch(&answer, m, hw, s) : llmmem_solve_max_sequence_length(&answer, m, hw, s);
+        st = batch ? llmmem_solve_max_micro_batch(&answer, m, hw, s)
+                   : llmmem_solve_max_sequence_length(&answer, m, hw, s);
         check_failure(st);
         if (st == LLMMEM_OK && answer > 0) {
             if (llmmem_strategy_set_int(s, key, (int64_t)answer) || llmmem_estimate(rep, m, hw, s) ||
