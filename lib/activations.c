@@ -1232,8 +1232,66 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     return scale(&out->logits_held, stage->loss_in_flight, 1) ? LLMMEM_OK : overflow();
 }
 
-llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, int *at_first,
-                                      const llmmem__activations *a, const llmmem__step *st)
+llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__backward_fn each, void *ctx,
+                                      const llmmem_model *m, const llmmem_strategy *s, const llmmem__act_kinds *k,
+                                      const llmmem__act_stage *st, const llmmem__activations *a,
+                                      const llmmem__step *step, uint64_t grads)
+{
+    const uint64_t first = st->first, count = st->end > st->first ? st->end - st->first : 0;
+    const uint64_t samples = count < LLMMEM_STAGE_SAMPLES ? count : LLMMEM_STAGE_SAMPLES;
+    uint64_t rebuilt, h1 = 0, base, held_l, below;
+    llmmem_status rc;
+    if (!llmmem__add(&rebuilt, a->recompute, a->backward))
+        return overflow();
+    /* the last layer (the head's inputs freed) and the first, as the ends of a stage of any length */
+    llmmem__backward_point last = {count ? st->end - 1 : first, step->lazy_grads ? step->grads_last : grads,
+                                   a->held > a->head ? a->held - a->head : 0};
+    llmmem__backward_point low = {first, step->lazy_grads ? step->grads_first : grads, a->first_held};
+    if (!llmmem__add(&last.acts, last.acts, rebuilt) || !llmmem__add(&low.acts, low.acts, rebuilt))
+        return overflow();
+    uint64_t t_last, t_low, t;
+    if (!llmmem__add(&t_last, last.acts, last.grads) || !llmmem__add(&t_low, low.acts, low.grads))
+        return overflow();
+    *best = t_low > t_last ? low : last;
+    uint64_t t_best = t_low > t_last ? t_low : t_last;
+    if (count > 1 && each && (rc = each(ctx, &last)) != LLMMEM_OK)
+        return rc;
+    /* one layer kind, no recomputation chunks and no frozen layers among them: the moments change by
+     * the same bytes from layer to layer, so the highest is an end, and the layers between are
+     * walked only to be listed */
+    const int64_t recompute = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int linear = m->geo.plan.n == 1 && step->frozen_layers <= first &&
+                       (recompute == LLMMEM_RECOMPUTE_NONE || recompute == LLMMEM_RECOMPUTE_SELECTIVE);
+    if (count > 2 && (each || !linear)) { /* the layers between: held before the stage's first, and each one's own */
+        if ((rc = llmmem__layers_held(&h1, m, s, k, st, first + 1)) != LLMMEM_OK)
+            return rc;
+        base = a->first_held > h1 ? a->first_held - h1 : 0;
+        for (uint64_t i = samples - 1; i-- > 1;) {
+            llmmem__backward_point p = {llmmem__stage_layer_at(first, count, i, samples), grads, 0};
+            if (step->lazy_grads) {
+                if (!llmmem__step_layer_grads(&below, step, &m->geo.plan, first, p.layer))
+                    return overflow();
+                p.grads = step->grads_first > below ? step->grads_first - below : 0;
+            }
+            if ((rc = llmmem__layers_held(&held_l, m, s, k, st, p.layer + 1)) != LLMMEM_OK)
+                return rc;
+            if (!llmmem__add(&p.acts, base, held_l) || !llmmem__add(&p.acts, p.acts, rebuilt) ||
+                !llmmem__add(&t, p.acts, p.grads))
+                return overflow();
+            if (t > t_best)
+                *best = p, t_best = t;
+            if (each && (rc = each(ctx, &p)) != LLMMEM_OK)
+                return rc;
+        }
+    }
+    /* one layer: the higher of the two ends; more: the first layer's own moment */
+    if (count == 1)
+        return each ? each(ctx, best) : LLMMEM_OK;
+    return count && each ? each(ctx, &low) : LLMMEM_OK;
+}
+
+llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,
+                                      const llmmem__step *st, const llmmem__backward_point *bwd)
 {
     /* bytes[] holds the static state with every gradient; each moment below replaces the
      * gradients, activations, logits and temporaries with what is alive then, and the highest
@@ -1250,25 +1308,10 @@ llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *ph
         return overflow();
     part[0][0] = early, part[0][1] = a->held, part[0][2] = fwd_loss, part[0][3] = 0;
     part[1][0] = early, part[1][1] = a->held, part[1][2] = loss, part[1][3] = 0;
-    /* 2: a decoder layer's backward, the loss and the head's inputs freed: the last layer with
-     * the head's gradients and its own, or the first with all but the embedding's (lazy
-     * gradients: a layer's feed-forward and output projection get theirs before its attention's
-     * backward, its highest point, so a layer's own count as born; the highest of the two ends,
-     * the held inputs falling as the gradients grow) */
-    uint64_t last = a->held > a->head ? a->held - a->head : 0, first = a->first_held, rebuilt;
-    if (!llmmem__add(&rebuilt, a->recompute, a->backward) || !llmmem__add(&last, last, rebuilt) ||
-        !llmmem__add(&first, first, rebuilt))
-        return overflow();
-    uint64_t g_last = st->lazy_grads ? st->grads_last : grads, g_first = st->lazy_grads ? st->grads_first : grads;
-    uint64_t t_last, t_first;
-    if (!llmmem__add(&t_last, last, g_last) || !llmmem__add(&t_first, first, g_first))
-        return overflow();
-    *at_first = t_first > t_last;
-    if (*at_first)
-        part[2][0] = g_first, part[2][1] = first;
-    else
-        part[2][0] = g_last, part[2][1] = last;
-    part[2][2] = 0, part[2][3] = 0;
+    /* 2: the highest decoder layer's backward (llmmem__backward_points; lazy gradients: a layer's
+     * feed-forward and output projection get theirs before its attention's backward, its highest
+     * point, so a layer's own count as born) */
+    part[2][0] = bwd->grads, part[2][1] = bwd->acts, part[2][2] = 0, part[2][3] = 0;
     /* 3: the optimizer step, after backward */
     part[3][0] = grads, part[3][1] = 0, part[3][2] = 0, part[3][3] = st->temporaries;
     for (int k = 0; k < 4; k++) {

@@ -141,13 +141,38 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
 llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
                                   const llmmem__act_kinds *k, const llmmem__act_stage *st, uint64_t upto);
 
+/* Layers of a stage looked at one by one (the backward's moments, the timeline's points); a longer
+ * stage is sampled, its first and last layers always: the i-th of `samples` of `count` from `first`. */
+#define LLMMEM_STAGE_SAMPLES 4096u
+static inline uint64_t llmmem__stage_layer_at(uint64_t first, uint64_t count, uint64_t i, uint64_t samples)
+{
+    return samples == count ? first + i : first + i * (count - 1) / (samples - 1);
+}
+
+/* One decoder layer's backward moment on the stage: the gradients and activations alive. */
+typedef struct llmmem__backward_point {
+    uint64_t layer, grads, acts;
+} llmmem__backward_point;
+
+/* The backward moment of each sampled layer of the stage st (first and end set), from the last to
+ * the first, given to `each` (NULL: none), and the highest in *best (the later layer on a tie): the
+ * layers at and below a layer still hold theirs, recomputation rebuilds its chunk, its own working
+ * set; `grads` are every gradient, lazily born ones all but those of the layers below it and the
+ * embedding's; the last layer has the head's inputs freed. The highest need not be an end: a
+ * layer's saved bytes and gradients differ by kind (DeepSeek-V3's dense layers before its MoE
+ * ones). A stage without layers has the ends' moments alone. */
+typedef llmmem_status (*llmmem__backward_fn)(void *ctx, const llmmem__backward_point *p);
+llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__backward_fn each, void *ctx,
+                                      const llmmem_model *m, const llmmem_strategy *s, const llmmem__act_kinds *k,
+                                      const llmmem__act_stage *st, const llmmem__activations *a,
+                                      const llmmem__step *step, uint64_t grads);
+
 /* The training peak (llmmem.h): bytes[] comes with the static state and every gradient; the
  * gradients, activations, logits and optimizer temporaries become those of the step's highest
- * moment (the loss's forward, its backward, a layer's backward, the optimizer step), and *phase
- * names it (llmmem_peak_phase), *at_first whether a layer's backward is the stage's first layer's
- * (else its last). LLMMEM_ERR_OVERFLOW past 64 bits. */
-llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, int *at_first,
-                                      const llmmem__activations *a, const llmmem__step *st);
+ * moment (the loss's forward, its backward, the highest layer's backward `bwd`, the optimizer
+ * step), and *phase names it (llmmem_peak_phase). LLMMEM_ERR_OVERFLOW past 64 bits. */
+llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,
+                                      const llmmem__step *st, const llmmem__backward_point *bwd);
 
 /* The parts of the peak, as the report gives them (llmmem_report_peak_part). */
 void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activations *a);

@@ -27,20 +27,20 @@ const llmmem__engine_desc *llmmem__engine_desc_of(int64_t id)
 }
 
 llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                      const llmmem_strategy *s)
+                                      const llmmem_strategy *strategy)
 {
     LLMMEM_REQUIRE(out);
     out->valid = 0;
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
-    LLMMEM_REQUIRE(s);
-    int64_t engine = llmmem__get_int(&s->s, LLMMEM_KEY_ENGINE);
+    LLMMEM_REQUIRE(strategy);
+    int64_t engine = llmmem__get_int(&strategy->s, LLMMEM_KEY_ENGINE);
     const llmmem__engine_desc *e = llmmem__engine_desc_of(engine);
     if (e == NULL)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "engine (%s) runs on one machine: use llmmem_local_estimate "
                             "(llmmem serve --engine %s prints its buffers)",
                             llmmem_choice_name(LLMMEM_KEY_ENGINE, engine), llmmem_choice_name(LLMMEM_KEY_ENGINE, engine));
-    llmmem_status st = e->serve(out, model, hw, s);
+    llmmem_status st = e->serve(out, model, hw, strategy);
     if (st)
         out->valid = 0;
     return st;
@@ -128,25 +128,25 @@ static void local_row(engine_row *row, const struct llmmem_local *r, uint64_t re
 }
 
 llmmem_status llmmem_engines_estimate(llmmem_engines *out, const llmmem_model *model, const llmmem_checkpoint *gguf,
-                                      const llmmem_hardware *hw, const llmmem_strategy *s)
+                                      const llmmem_hardware *hw, const llmmem_strategy *strategy)
 {
     LLMMEM_REQUIRE(out);
     out->rows = 0;
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
-    LLMMEM_REQUIRE(s);
+    LLMMEM_REQUIRE(strategy);
     /* the request every row answers for: request_tokens, else max_model_len, else the model's context */
-    int64_t request = llmmem__get_int(&s->s, LLMMEM_KEY_REQUEST_TOKENS);
-    int64_t len = llmmem__get_int(&s->s, LLMMEM_KEY_MAX_MODEL_LEN);
+    int64_t request = llmmem__get_int(&strategy->s, LLMMEM_KEY_REQUEST_TOKENS);
+    int64_t len = llmmem__get_int(&strategy->s, LLMMEM_KEY_MAX_MODEL_LEN);
     if (request <= 0)
         request = len > 0 ? len : llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
-    int64_t version = llmmem__get_int(&s->s, LLMMEM_KEY_ENGINE_VERSION);
+    int64_t version = llmmem__get_int(&strategy->s, LLMMEM_KEY_ENGINE_VERSION);
     for (size_t i = 0; i < ENGINE_ROWS; i++) {
         engine_row *row = &out->row[i];
         memset(row, 0, sizeof *row);
         row->engine = row_engines[i];
         row->v[LLMMEM_ENGINES_REQUEST_TOKENS] = (uint64_t)request; /* a refused row keeps the request asked */
-        llmmem_strategy copy = *s;
+        llmmem_strategy copy = *strategy;
         llmmem__settings_put(&copy.s, LLMMEM_KEY_ENGINE, row->engine);
         llmmem_engine owner = llmmem__version_engine(version);
         if (owner != LLMMEM_ENGINE_AUTO && owner != row->engine) /* a release of another engine: this one's latest */
@@ -181,7 +181,8 @@ llmmem_engine llmmem_engines_engine(const llmmem_engines *engines, size_t row)
 
 llmmem_status llmmem_engines_status(const llmmem_engines *engines, size_t row)
 {
-    if (!engines || row >= engines->rows)
+    LLMMEM_REQUIRE(engines);
+    if (row >= engines->rows)
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "llmmem_engines_status: row %zu is past the rows", row);
     return engines->row[row].status;
 }

@@ -403,19 +403,18 @@ typedef struct folder {
     int ok;
     int64_t value;
     uint64_t i;
+    llmmem__swa_pattern swa; /* FOLD_PERIOD: a flag of 0 is a global layer */
 } folder;
 
 static void fold_item(folder *fo, int64_t v)
 {
-    if (fo->how == FOLD_EQUAL) {
-        if (fo->i == 0)
-            fo->value = v;
-        else if (v != fo->value)
-            fo->ok = 0;
-    } else if (fo->value == 0) {
-        if (v == 0)
-            fo->value = (int64_t)fo->i + 1; /* the first global layer gives the period */
-    } else if ((v != 0) != (((fo->i + 1) % (uint64_t)fo->value) != 0)) {
+    if (fo->how == FOLD_PERIOD) {
+        llmmem__swa_pattern_push(&fo->swa, v == 0);
+        fo->ok &= fo->swa.ok;
+        fo->value = (int64_t)fo->swa.n;
+    } else if (fo->i == 0) {
+        fo->value = v;
+    } else if (v != fo->value) {
         fo->ok = 0;
     }
     fo->i++;
@@ -451,7 +450,7 @@ static int read_array(cursor *c, unsigned depth, field *out, enum fold how)
     uint8_t b[8], big = 0;
     if (out && int_type(item)) {
         /* integer items are read when the model needs the value */
-        folder fo = {how, n > 0, 0, 0};
+        folder fo = {how, n > 0, 0, 0, LLMMEM__SWA_PATTERN_INIT};
         for (uint64_t i = 0; i < n; i++) {
             if (!rd(c, b, size, "an array item"))
                 return 0;
@@ -1341,13 +1340,8 @@ static int read_header(cursor *c, uint64_t *n_tensors, uint64_t *n_kv)
     uint32_t version;
     if (!rd(c, magic, 4, "the magic"))
         return 0;
-    if (memcmp(magic, "GGUF", 4) != 0) {
-        char shown[5];
-        for (int i = 0; i < 4; i++)
-            shown[i] = magic[i] >= 0x20 && magic[i] < 0x7f ? (char)magic[i] : '?';
-        shown[4] = '\0';
-        return fail_at(c, LLMMEM_ERR_PARSE, 0, "not a GGUF file (bad magic '%s')", shown);
-    }
+    if (memcmp(magic, "GGUF", 4) != 0) /* a file that is not GGUF: none of its bytes in the message */
+        return fail_at(c, LLMMEM_ERR_PARSE, 0, "not a GGUF file (its first 4 bytes are not \"GGUF\")");
     if (!rd_u32(c, &version, "the version"))
         return 0;
     /* gguf.cpp: version 0 is invalid, a version with zero low half is a byte-swapped (big-endian)

@@ -55,6 +55,7 @@ llmmem_status llmmem_hardware_set_int(llmmem_hardware *hw, llmmem_key key, int64
 
 llmmem_status llmmem_hardware_get_int(int64_t *value_out, const llmmem_hardware *hw, llmmem_key key)
 {
+    LLMMEM_REQUIRE(value_out);
     LLMMEM_REQUIRE(hw);
     return llmmem__settings_get_int(value_out, &hw->s, HW, key);
 }
@@ -67,6 +68,7 @@ llmmem_status llmmem_hardware_set_real(llmmem_hardware *hw, llmmem_key key, doub
 
 llmmem_status llmmem_hardware_get_real(double *value_out, const llmmem_hardware *hw, llmmem_key key)
 {
+    LLMMEM_REQUIRE(value_out);
     LLMMEM_REQUIRE(hw);
     return llmmem__settings_get_real(value_out, &hw->s, HW, key);
 }

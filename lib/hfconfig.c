@@ -332,14 +332,11 @@ static enum llmmem__mixer mixer_at(const llmmem__json *types, size_t i)
     return mixer;
 }
 
-static int is_full_attention(const llmmem__json *types, size_t i)
-{
-    return mixer_at(types, i) == LLMMEM_MIXER_FULL;
-}
-
 /* layer_types, a list of full_attention / sliding_attention, onto sliding_window_pattern n
  * (layer i global exactly when (i + 1) % n == 0) when it has a period, else onto the model's
- * per-layer map (llmmem_model_set_layer_types). */
+ * per-layer map (llmmem_model_set_layer_types). Each entry is read once, the period found as it
+ * is read (llmmem__swa_pattern): the work is linear in the entries, up to the 100,000 values a
+ * config may hold. */
 static llmmem_status read_layer_types(const hf *c, const llmmem__json *types, int64_t layers, int64_t window)
 {
     if (!llmmem__json_is_array(types))
@@ -349,6 +346,7 @@ static llmmem_status read_layer_types(const hf *c, const llmmem__json *types, in
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "layer_types", "has %zu entries, but num_hidden_layers is %lld", n,
                        (long long)layers);
     size_t full = 0, state = 0;
+    llmmem__swa_pattern pattern = LLMMEM__SWA_PATTERN_INIT;
     for (size_t i = 0; i < n; i++) {
         const llmmem__json *t = llmmem__json_array_get(types, i);
         char field[48];
@@ -364,6 +362,7 @@ static llmmem_status read_layer_types(const hf *c, const llmmem__json *types, in
                                       "chunked_attention is read for llama4 only");
         full += mixer == LLMMEM_MIXER_FULL;
         state += mixer == LLMMEM_MIXER_LINEAR || mixer == LLMMEM_MIXER_SSM;
+        llmmem__swa_pattern_push(&pattern, mixer == LLMMEM_MIXER_FULL);
     }
     if (state) /* linear_attention or mamba layers: the map, layer by layer */
         goto map;
@@ -371,13 +370,8 @@ static llmmem_status read_layer_types(const hf *c, const llmmem__json *types, in
         return set(c, "layer_types", LLMMEM_KEY_SLIDING_WINDOW, 0);
     if (full == 0) /* every layer slides */
         return set(c, "layer_types", LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 0);
-    for (size_t period = 2; period <= n; period++) {
-        size_t i = 0;
-        while (i < n && is_full_attention(types, i) == ((i + 1) % period == 0))
-            i++;
-        if (i == n)
-            return set(c, "layer_types", LLMMEM_KEY_SLIDING_WINDOW_PATTERN, (int64_t)period);
-    }
+    if (pattern.ok)
+        return set(c, "layer_types", LLMMEM_KEY_SLIDING_WINDOW_PATTERN, (int64_t)pattern.n);
 map:
     if (n > LLMMEM_LAYER_MAP_MAX)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "layer_types", "not periodic, and more than %d layers are not "
@@ -3635,13 +3629,12 @@ llmmem_status llmmem__model_from_config_text(llmmem_model **out, const char *jso
     llmmem__json_error err;
     llmmem__json *root = llmmem__json_load_config(json, len, LLMMEM__JSON_REJECT_DUPLICATES, &err);
     if (!root) {
-        /* the reader's words (jansson's) without the bytes it quotes; the path of keys where it stopped (a
-         * duplicate key names itself, not the field before it) */
-        char what[LLMMEM__JSON_ERROR_TEXT_LENGTH], field[HF_SHOWN + 1];
+        /* the reader's words (jansson's) and where it stopped: no byte of a file that is not JSON, its
+         * keys included (it may be any file a path names) */
+        char what[LLMMEM__JSON_ERROR_TEXT_LENGTH];
         llmmem__json_error_text(what, sizeof what, &err);
-        llmmem__json_path_at(field, sizeof field, json, len, err.position < 0 ? 0 : (size_t)err.position);
-        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: not valid JSON: %s (line %d, column %d%s%s%s)", where, what,
-                            err.line, err.column, field[0] ? ", in field \"" : "", field, field[0] ? "\"" : "");
+        return llmmem__fail(LLMMEM_ERR_PARSE, "%s: not valid JSON: %s (line %d, column %d)", where, what, err.line,
+                            err.column);
     }
     c.top = root;
     llmmem_status st = llmmem_model_new(&c.m);

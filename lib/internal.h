@@ -365,6 +365,29 @@ static inline void llmmem__layer_map_push(llmmem__layer_map *map, enum llmmem__m
     map->block[map->layers] = 0;
     map->mixer[map->layers++] = (uint8_t)mixer;
 }
+
+/* sliding_window_pattern n read from per-layer flags, one layer at a time. Layer i is global exactly
+ * when (i + 1) % n == 0 (llama.cpp llama-hparams.cpp set_swa_pattern; transformers' configs write the
+ * same layers as layer_types), so the first global layer gives n and each other layer is checked
+ * against it: one step a layer, whatever the layers. After the last: n is 0 when no layer is
+ * global, and the layers follow pattern n when ok. */
+typedef struct llmmem__swa_pattern {
+    uint64_t n, layers;
+    int ok;
+} llmmem__swa_pattern;
+
+#define LLMMEM__SWA_PATTERN_INIT {0, 0, 1}
+
+static inline void llmmem__swa_pattern_push(llmmem__swa_pattern *p, int global)
+{
+    if (p->n == 0) {
+        if (global)
+            p->n = p->layers + 1;
+    } else if (global != ((p->layers + 1) % p->n == 0)) {
+        p->ok = 0;
+    }
+    p->layers++;
+}
 /* A map from a Nemotron-H hybrid_override_pattern: 'M' a Mamba-2 block, '*' an attention block,
  * '-' an MLP block, 'E' a MoE block (transformers NemotronHConfig layers_block_type); with `feed_forward`, 'M' and '*'
  * name the mixer of a layer that keeps its feed-forward as well (Granite 4.0-H's layer_types). 0 and

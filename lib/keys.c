@@ -13,6 +13,11 @@
 #define SIZE_MAX_KEY (1LL << 24)   /* upper bound of a dimension: 16,777,216 */
 #define COUNT_MAX_KEY (1LL << 20)  /* upper bound of a layer or expert count */
 #define PARALLEL_MAX_KEY (1LL << 16) /* upper bound of one parallel dimension */
+/* llama.cpp's own bounds on its options: each is read as an int (common/arg.cpp: std::stoi, which
+ * refuses more), and a context serves at most LLAMA_MAX_SEQ sequences (src/llama-cparams.h;
+ * llama-context.cpp refuses more: "n_seq_max must be <= 256") */
+#define LLAMA_INT_MAX 2147483647LL
+#define LLAMA_MAX_SEQ 256
 
 
 static const char *const norm_type_names[] = {"layernorm", "rmsnorm", NULL};
@@ -648,16 +653,16 @@ static const llmmem__key_info key_table[] = {
     CHOICE_KEY(LLMMEM_KEY_ENGINE, S, "engine", engine_names, 0, LLMMEM_ENGINE_TRTLLM, LLMMEM_ENGINE_AUTO,
                "whose rules serving and local inference follow: auto (vLLM for serve, llama.cpp for local), vllm, "
                "llama.cpp, ollama, sglang, trtllm"),
-    INT_KEY(LLMMEM_KEY_N_CTX, S, "n_ctx", 0, 1LL << 32, 0,
+    INT_KEY(LLMMEM_KEY_N_CTX, S, "n_ctx", 0, LLAMA_INT_MAX, 0,
             "llama.cpp -c: KV cells over all sequences, padded to 256 (0, its default: the model's training "
             "context)"),
-    INT_KEY(LLMMEM_KEY_N_BATCH, S, "n_batch", 1, 1LL << 32, 2048, "llama.cpp -b: logical batch in tokens"),
-    INT_KEY(LLMMEM_KEY_N_UBATCH, S, "n_ubatch", 1, 1LL << 32, 512,
+    INT_KEY(LLMMEM_KEY_N_BATCH, S, "n_batch", 1, LLAMA_INT_MAX, 2048, "llama.cpp -b: logical batch in tokens"),
+    INT_KEY(LLMMEM_KEY_N_UBATCH, S, "n_ubatch", 1, LLAMA_INT_MAX, 512,
             "llama.cpp -ub: physical batch in tokens, the graph the compute buffer is sized for (at most n_batch)"),
-    INT_KEY(LLMMEM_KEY_N_PARALLEL, S, "n_parallel", -1, 1LL << 16, 1,
-            "llama.cpp -np: sequences decoded at once (n_seq_max), sharing n_ctx (-1: llama-server's auto, 4 "
-            "slots with kv_unified)"),
-    INT_KEY(LLMMEM_KEY_N_GPU_LAYERS, S, "n_gpu_layers", -1, 1LL << 31, -1,
+    INT_KEY(LLMMEM_KEY_N_PARALLEL, S, "n_parallel", -1, LLAMA_MAX_SEQ, 1,
+            "llama.cpp -np: sequences decoded at once (n_seq_max, at most 256), sharing n_ctx (-1: "
+            "llama-server's auto, 4 slots with kv_unified; 0: one, as llama_context takes it)"),
+    INT_KEY(LLMMEM_KEY_N_GPU_LAYERS, S, "n_gpu_layers", -1, LLAMA_INT_MAX, -1,
             "llama.cpp -ngl: layers on the GPUs, the last ones first; n_layer + 1 puts the output layer there too "
             "(-1: all)"),
     CHOICE_KEY(LLMMEM_KEY_CACHE_TYPE_K, S, "cache_type_k", ggml_cache_names, 0, LLMMEM_GGML_Q5_1, LLMMEM_GGML_F16,
@@ -671,7 +676,7 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_KV_UNIFIED, S, "kv_unified", 0,
              "llama.cpp --kv-unified: one KV buffer of n_ctx cells shared by every sequence (off: n_ctx / "
              "n_parallel cells per sequence)"),
-    INT_KEY(LLMMEM_KEY_N_CPU_MOE, S, "n_cpu_moe", 0, 1LL << 31, 0,
+    INT_KEY(LLMMEM_KEY_N_CPU_MOE, S, "n_cpu_moe", 0, LLAMA_INT_MAX, 0,
             "llama.cpp --n-cpu-moe: the expert tensors of the first n layers stay in host memory"),
     CHOICE_KEY(LLMMEM_KEY_SPLIT_MODE, S, "split_mode", split_mode_names, 0, LLMMEM_SPLIT_MODE_TENSOR,
                LLMMEM_SPLIT_MODE_LAYER,
@@ -683,25 +688,27 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_FIT_MARGIN_BYTES, S, "fit_margin_bytes", 0, 1LL << 50, 1024LL << 20,
             "bytes each GPU keeps free for a layout to fit (llama.cpp --fit-target: 1024 MiB)"),
     LIST_KEY(LLMMEM_KEY_TENSOR_SPLIT, S, "tensor_split",
-             "llama.cpp -ts: share of the offloaded layers per GPU, as \"3,1\" (empty: by each GPU's free memory)"),
+             "llama.cpp -ts: share of the offloaded layers per GPU, as \"3,1\", each 0 or a float from "
+             "1.17549435e-38 (llama.cpp's std::stof refuses less) to 1e15 (empty: by each GPU's free memory)"),
     /* ollama v0.30+ (llama-server underneath): server/routes.go, server/sched.go, llm/llama_server.go */
     BOOL_KEY(LLMMEM_KEY_FIT, S, "fit", 1,
              "llama.cpp --fit (default on): when the layout leaves a GPU less than fit_margin_bytes, an unset "
              "n_ctx (0) is lowered to the longest that fits (a multiple of 256, at least 4096), then an unset "
              "n_gpu_layers (-1) to the most that fit; tensor_split or n_cpu_moe keep the layers as given"),
-    INT_KEY(LLMMEM_KEY_NUM_CTX, S, "num_ctx", 0, 1LL << 32, 0,
+    INT_KEY(LLMMEM_KEY_NUM_CTX, S, "num_ctx", 0, LLAMA_INT_MAX, 0,
             "ollama num_ctx or OLLAMA_CONTEXT_LENGTH: context per sequence, at most the model's (0: by the GPUs' "
             "total memory less gpu_overhead_bytes each: 262144 from 47 GiB, 32768 from 23 GiB, else 4096)"),
-    INT_KEY(LLMMEM_KEY_NUM_PARALLEL, S, "num_parallel", 1, 1LL << 16, 1,
+    INT_KEY(LLMMEM_KEY_NUM_PARALLEL, S, "num_parallel", 1, LLAMA_MAX_SEQ, 1,
             "ollama OLLAMA_NUM_PARALLEL: sequences at once, each with num_ctx cells (llama-server -c num_ctx x "
-            "num_parallel -np num_parallel); 1 for mllama, qwen3_vl, qwen3_next and nemotron_h"),
-    INT_KEY(LLMMEM_KEY_NUM_GPU, S, "num_gpu", -1, 1LL << 31, -1,
+            "num_parallel -np num_parallel: at most 256, and num_ctx x num_parallel at most 2147483647); 1 for "
+            "mllama, qwen3_vl, qwen3_next and nemotron_h"),
+    INT_KEY(LLMMEM_KEY_NUM_GPU, S, "num_gpu", -1, LLAMA_INT_MAX, -1,
             "ollama num_gpu: llama-server -ngl (-1: no -ngl, llama-server --fit offloads the most layers that "
             "leave fit_margin_bytes free)"),
     INT_KEY(LLMMEM_KEY_GPU_OVERHEAD_BYTES, S, "gpu_overhead_bytes", 0, 1LL << 50, 0,
             "ollama OLLAMA_GPU_OVERHEAD: bytes per GPU taken off the memory that picks the default num_ctx (the "
             "only use llama-server-era ollama makes of it)"),
-    INT_KEY(LLMMEM_KEY_NUM_BATCH, S, "num_batch", 0, 1LL << 32, 0,
+    INT_KEY(LLMMEM_KEY_NUM_BATCH, S, "num_batch", 0, LLAMA_INT_MAX, 0,
             "ollama num_batch: llama-server -b and -ub alike (0: ollama's choice: 512, 1024 over 4096 tokens, "
             "2048 over 32768 while its VRAM prediction leaves room; 512 with flash attention off)"),
     BOOL_KEY(LLMMEM_KEY_SCHED_SPREAD, S, "sched_spread", 0,
@@ -1159,7 +1166,6 @@ static llmmem_status check_key(const llmmem__key_info **info_out, llmmem_object 
 llmmem_status llmmem__settings_get_int(int64_t *value_out, const llmmem__settings *s, llmmem_object object,
                                        llmmem_key key)
 {
-    LLMMEM_REQUIRE(value_out);
     const llmmem__key_info *k;
     llmmem_status st = check_key(&k, object, key, 0);
     if (st)
@@ -1171,7 +1177,6 @@ llmmem_status llmmem__settings_get_int(int64_t *value_out, const llmmem__setting
 llmmem_status llmmem__settings_get_real(double *value_out, const llmmem__settings *s, llmmem_object object,
                                         llmmem_key key)
 {
-    LLMMEM_REQUIRE(value_out);
     const llmmem__key_info *k;
     llmmem_status st = check_key(&k, object, key, 1);
     if (st)

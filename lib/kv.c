@@ -503,11 +503,11 @@ llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, 
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *s,
+llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *strategy,
                                     uint64_t sequences, uint64_t tokens_each)
 {
     LLMMEM_REQUIRE(bytes_out);
     LLMMEM_REQUIRE(model);
-    LLMMEM_REQUIRE(s);
-    return llmmem__kv_cache_contiguous_bytes(bytes_out, model, s, sequences, tokens_each);
+    LLMMEM_REQUIRE(strategy);
+    return llmmem__kv_cache_contiguous_bytes(bytes_out, model, strategy, sequences, tokens_each);
 }

@@ -83,8 +83,10 @@ static llmmem_status resolve_context(context *c, const llmmem__geometry *a, cons
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "n_ctx is 0 and the model has no context length "
                             "(max_position_embeddings): set n_ctx");
     c->n_seq_max = ls->n_seq_max;
-    c->n_batch = ls->n_batch;
-    c->n_ubatch = ls->n_ubatch < ls->n_batch ? ls->n_ubatch : ls->n_batch; /* n_ubatch = min(n_batch, n_ubatch) */
+    /* causal attention: n_batch = min(n_ctx, n_batch), n_ctx as given (before padding); then
+     * n_ubatch = min(n_batch, n_ubatch) */
+    c->n_batch = ls->n_batch < n_ctx ? ls->n_batch : n_ctx;
+    c->n_ubatch = ls->n_ubatch < c->n_batch ? ls->n_ubatch : c->n_batch;
     c->n_ctx = pad(&A, n_ctx, CTX_PAD);
     if (ls->kv_unified) {
         c->n_ctx_seq = c->n_ctx;
@@ -231,7 +233,8 @@ static llmmem_status place(placement *p, const llmmem__geometry *a, const llmmem
 }
 
 /* Normalised cumulative split points: tensor_split, or every GPU alike (llama.cpp weighs them by
- * free memory; one hardware handle describes identical GPUs). */
+ * free memory; one hardware handle describes identical GPUs). tensor_split's values are the floats
+ * llama.cpp holds, each 0 or normal (checked so in strategy.c), so the sum is positive and finite. */
 static void split_points(float *splits, const placement *p, const llmmem__llama_settings *ls)
 {
     float sum = 0.0f;

@@ -39,9 +39,10 @@ llmmem_status llmmem__llama_settings_of(llmmem__llama_settings *out, const llmme
     out->n_ctx = (uint64_t)sv(s, LLMMEM_KEY_N_CTX);
     out->n_batch = (uint64_t)sv(s, LLMMEM_KEY_N_BATCH);
     out->n_ubatch = (uint64_t)sv(s, LLMMEM_KEY_N_UBATCH);
-    /* tools/server: -np -1 (auto) is 4 slots sharing one unified cache (PR 16736) */
+    /* tools/server: -np -1 (auto) is 4 slots sharing one unified cache (PR 16736); llama-context.cpp
+     * llama_context takes n_seq_max = max(1, n_parallel) */
     int64_t np = sv(s, LLMMEM_KEY_N_PARALLEL);
-    out->n_seq_max = np < 0 ? 4 : (uint64_t)np;
+    out->n_seq_max = np < 0 ? 4 : np == 0 ? 1 : (uint64_t)np;
     out->n_gpu_layers = sv(s, LLMMEM_KEY_N_GPU_LAYERS);
     out->type_k = (llmmem_ggml_cache_type)sv(s, LLMMEM_KEY_CACHE_TYPE_K);
     out->type_v = (llmmem_ggml_cache_type)sv(s, LLMMEM_KEY_CACHE_TYPE_V);
@@ -404,25 +405,28 @@ llmmem_status llmmem_local_to_json(char **json_out, const llmmem_local *local)
 
 /* ---- solvers ------------------------------------------------------------------------------------ */
 
-/* Fits with `key` set to `value` (in a copy of the strategy)? With `per_seq`, n_ctx is set to
- * per_seq x value too (llama.cpp's n_ctx covers every sequence), and a context past n_ctx's bounds
- * or 64 bits does not fit. Any other failure stops the search. A host of unknown RAM is not held
- * against a value: every device whose memory is known keeps its part (the answer is the GPUs'). */
+/* How a searched value acts on the context. */
+typedef enum {
+    FIXED_CONTEXT,  /* n_gpu_layers, num_gpu: the context stays */
+    GROWS_CONTEXT,  /* n_ctx, num_ctx, num_parallel: a context llama.cpp refuses (past its int, or 64
+                     * bits: num_ctx x num_parallel) does not fit */
+    CONTEXT_PER_SEQ /* n_parallel: n_ctx is set to per_seq x value as well (it covers every sequence) */
+} context_rule;
+
+/* Fits with `key` set to `value` (in a copy of the strategy)? Any failure but a context beyond
+ * llama.cpp's bounds stops the search. A host of unknown
+ * RAM is not held against a value: every device whose memory is known keeps its part (the answer is the
+ * GPUs'). */
 static llmmem_status try_value(int *fits, llmmem_local *r, llmmem_strategy *copy, llmmem_key key, int64_t value,
-                               uint64_t per_seq, const llmmem_model *m, const llmmem_checkpoint *ck,
+                               context_rule rule, uint64_t per_seq, const llmmem_model *m, const llmmem_checkpoint *ck,
                                const llmmem_hardware *hw)
 {
     llmmem_status st = llmmem__settings_set_int(&copy->s, LLMMEM_OBJECT_STRATEGY, key, value);
-    if (!st && per_seq) {
+    if (!st && rule == CONTEXT_PER_SEQ)
         st = llmmem__settings_set_int(&copy->s, LLMMEM_OBJECT_STRATEGY, LLMMEM_KEY_N_CTX, (int64_t)per_seq * value);
-        if (st == LLMMEM_ERR_OUT_OF_RANGE) {
-            *fits = 0;
-            return LLMMEM_OK;
-        }
-    }
     if (!st)
         st = llmmem_local_estimate(r, m, ck, hw, copy);
-    if (per_seq && st == LLMMEM_ERR_OVERFLOW) {
+    if (rule != FIXED_CONTEXT && (st == LLMMEM_ERR_OUT_OF_RANGE || st == LLMMEM_ERR_OVERFLOW)) {
         *fits = 0;
         return LLMMEM_OK;
     }
@@ -431,13 +435,17 @@ static llmmem_status try_value(int *fits, llmmem_local *r, llmmem_strategy *copy
 }
 
 /* The largest value in [lo, hi] that fits when fitting is monotone (more layers, cells or sequences
- * never take less memory); 0 in *answer when lo does not fit. */
+ * never take less memory); 0 in *answer when lo does not fit. The search stays inside the key's
+ * bounds: it never answers, nor tries, a value the key (llama.cpp's own bound) refuses. */
 static llmmem_status search(int64_t *answer, llmmem_local *r, llmmem_strategy *copy, llmmem_key key, int64_t lo,
-                            int64_t hi, uint64_t per_seq, const llmmem_model *m, const llmmem_checkpoint *ck,
-                            const llmmem_hardware *hw)
+                            int64_t hi, context_rule rule, uint64_t per_seq, const llmmem_model *m,
+                            const llmmem_checkpoint *ck, const llmmem_hardware *hw)
 {
+    const llmmem__key_info *k = llmmem__key_info_get(key);
+    if (hi > k->max)
+        hi = k->max;
     int fits;
-    llmmem_status st = try_value(&fits, r, copy, key, lo, per_seq, m, ck, hw);
+    llmmem_status st = try_value(&fits, r, copy, key, lo, rule, per_seq, m, ck, hw);
     if (st)
         return st;
     if (!fits) {
@@ -446,7 +454,7 @@ static llmmem_status search(int64_t *answer, llmmem_local *r, llmmem_strategy *c
     }
     while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
-        if ((st = try_value(&fits, r, copy, key, mid, per_seq, m, ck, hw)) != LLMMEM_OK)
+        if ((st = try_value(&fits, r, copy, key, mid, rule, per_seq, m, ck, hw)) != LLMMEM_OK)
             return st;
         if (fits)
             lo = mid;
@@ -491,7 +499,7 @@ llmmem_status llmmem_local_solve(int64_t *answer_out, llmmem_local_question ques
             switch (question) {
             case LLMMEM_LOCAL_MAX_GPU_LAYERS:
                 st = search(answer_out, r, copy, ollama ? LLMMEM_KEY_NUM_GPU : LLMMEM_KEY_N_GPU_LAYERS, 0,
-                            (int64_t)n_layer + 1, 0, model, gguf, hw);
+                            (int64_t)n_layer + 1, FIXED_CONTEXT, 0, model, gguf, hw);
                 break;
             case LLMMEM_LOCAL_MAX_CONTEXT: {
                 /* up to the model's context length (n_ctx_train), or further when it has none */
@@ -499,13 +507,14 @@ llmmem_status llmmem_local_solve(int64_t *answer_out, llmmem_local_question ques
                 if (!ollama) /* n_ctx covers every sequence */
                     top *= (int64_t)r->v[LLMMEM_LOCAL_N_SEQ_MAX];
                 st = search(answer_out, r, copy, ollama ? LLMMEM_KEY_NUM_CTX : LLMMEM_KEY_N_CTX, 1,
-                            top > 0 ? top : (int64_t)1 << 24, 0, model, gguf, hw);
+                            top > 0 ? top : (int64_t)1 << 24, GROWS_CONTEXT, 0, model, gguf, hw);
                 break;
             }
             case LLMMEM_LOCAL_MAX_PARALLEL:
                 /* each sequence keeps its context: n_ctx grows with n_parallel (ollama: num_ctx is per sequence) */
-                st = search(answer_out, r, copy, ollama ? LLMMEM_KEY_NUM_PARALLEL : LLMMEM_KEY_N_PARALLEL, 1, 1 << 16,
-                            ollama ? 0 : r->v[LLMMEM_LOCAL_N_CTX_SEQ], model, gguf, hw);
+                st = search(answer_out, r, copy, ollama ? LLMMEM_KEY_NUM_PARALLEL : LLMMEM_KEY_N_PARALLEL, 1,
+                            INT64_MAX, ollama ? GROWS_CONTEXT : CONTEXT_PER_SEQ, r->v[LLMMEM_LOCAL_N_CTX_SEQ], model,
+                            gguf, hw);
                 break;
             }
         }

@@ -169,10 +169,12 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_settings *out, const llmmem_
      * 4-slot unified default applies only when -np is absent (llama.cpp tools/server/server.cpp). So
      * each sequence has its own stream of num_ctx cells. Only the kv_unified key (LLAMA_ARG_KV_UNIFIED
      * in ollama's environment) unifies them; n_parallel's auto (-1) never applies. */
-    uint64_t n_ctx;
-    if (!llmmem__mul(&n_ctx, num_ctx, parallel))
-        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "num_ctx (%llu) x num_parallel (%llu) exceeds 64 bits",
-                            (unsigned long long)num_ctx, (unsigned long long)parallel);
+    uint64_t n_ctx = num_ctx * parallel; /* both at most 2^31 by their keys */
+    if (n_ctx > (uint64_t)llmmem__key_info_get(LLMMEM_KEY_N_CTX)->max) /* llama-server reads -c as an int */
+        return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "num_ctx (%llu) x num_parallel (%llu) is %llu, but llama-server "
+                            "reads its -c as an int (at most %lld)", (unsigned long long)num_ctx,
+                            (unsigned long long)parallel, (unsigned long long)n_ctx,
+                            (long long)llmmem__key_info_get(LLMMEM_KEY_N_CTX)->max);
     out->n_ctx = n_ctx;
     out->n_seq_max = parallel;
     out->kv_unified = llmmem__get_int(&s->s, LLMMEM_KEY_KV_UNIFIED) != 0;

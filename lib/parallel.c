@@ -629,16 +629,23 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         a.logits_held = llmmem__scaled(a.logits_held, flight.loss_in_flight, 1);
         host += a.host;
         /* the training peak on this stage (llmmem.h): the step's highest moment */
-        int phase = LLMMEM_PEAK_PHASE_STATIC, at_first = 0;
+        int phase = LLMMEM_PEAK_PHASE_STATIC;
         llmmem__step step;
+        llmmem__backward_point bwd = {0, 0, 0};
         uint64_t state[LLMMEM_COMPONENTS];
         if (kinds) {
             if (!llmmem__add(&a.first_held, a.first_held, a.held - unit)) /* the other micro-batches' */
                 return overflow();
             if (trace)
                 memcpy(state, sr->bytes, sizeof state);
+            llmmem__act_stage layers = flight;
+            layers.first = sr->first_layer;
+            layers.end = sr->first_layer + sr->layers;
             llmmem_status pst = step_of(&step, j, &kinds->sem, sr, ss);
-            if (pst || (pst = llmmem__peak_components(sr->bytes, &phase, &at_first, &a, &step)) != LLMMEM_OK)
+            if (!pst)
+                pst = llmmem__backward_points(&bwd, NULL, NULL, j->m, j->s, kinds, &layers, &a, &step,
+                                              sr->bytes[LLMMEM_COMPONENT_GRADIENTS]);
+            if (pst || (pst = llmmem__peak_components(sr->bytes, &phase, &a, &step, &bwd)) != LLMMEM_OK)
                 return pst;
         }
         sr->total = 0;
@@ -649,7 +656,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             best = i;
             best_phase = phase;
             best_layer = phase == LLMMEM_PEAK_PHASE_BACKWARD || phase == LLMMEM_PEAK_PHASE_RECOMPUTE
-                             ? (int64_t)(at_first || !sr->layers ? sr->first_layer : sr->first_layer + sr->layers - 1)
+                             ? (int64_t)bwd.layer
                              : -1;
             best_parts = ss;
             best_acts = a;

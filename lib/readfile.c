@@ -3,7 +3,6 @@
 
 #include "readfile.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -382,16 +381,20 @@ void llmmem__names_free(llmmem__names *t)
 void llmmem__json_error_text(char *out, size_t size, const llmmem__json_error *err)
 {
     /* json.c words an error as jansson 2.14 does: "<text> near '<token>'" for tokens up to 20
-     * bytes; the text itself is one of json.c's fixed strings or numbers ("invalid Unicode escape
-     * '%.6s'" is jansson's only quoting one, never given by json.c, and cut all the same) */
-    static const char unicode[] = "invalid Unicode escape";
+     * bytes; the text itself is one of json.c's fixed strings, or one that shows what it read:
+     * "invalid Unicode '\uD800'" (and jansson's "invalid Unicode escape '%.6s'"), "unable to decode
+     * byte 0xff", "control character 0x1", each cut before what it shows */
+    static const char unicode[] = "invalid Unicode";
     const char *t = err->text;
     size_t keep = strnlen(t, sizeof err->text - 1);
     const char *near = strstr(t, " near ");
     if (near && strcmp(near, " near end of file") != 0)
         keep = (size_t)(near - t);
+    const char *shown = strstr(t, " 0x");
+    if (shown && (size_t)(shown - t) < keep)
+        keep = (size_t)(shown - t);
     if (strncmp(t, unicode, sizeof unicode - 1) == 0)
-        keep = sizeof unicode - 1;
+        keep = strncmp(t, "invalid Unicode escape", 22) == 0 ? 22 : sizeof unicode - 1;
     snprintf(out, size, "%.*s", (int)keep, t);
 }
 
@@ -436,67 +439,6 @@ uint64_t llmmem__json_count_values(const char *text, size_t len)
             n++;
     }
     return n;
-}
-
-#define PATH_FRAMES 64
-#define PATH_KEY_SHOWN 64
-
-void llmmem__json_path_at(char *out, size_t size, const char *text, size_t len, size_t pos)
-{
-    struct frame {
-        uint8_t is_object, expect_key, has_key;
-        size_t key_begin, key_end; /* inside the quotes */
-        uint64_t index;
-    } frames[PATH_FRAMES];
-    size_t depth = 0; /* frames open; those past PATH_FRAMES are counted only */
-    if (pos > len)
-        pos = len;
-    for (size_t i = 0; i < pos; i++) {
-        char c = text[i];
-        struct frame *top = depth && depth <= PATH_FRAMES ? &frames[depth - 1] : NULL;
-        if (c == '"') {
-            size_t e = string_end(text, len, i);
-            if (top && top->is_object && top->expect_key && e < pos) {
-                top->key_begin = i + 1;
-                top->key_end = e;
-                top->has_key = 1;
-                top->expect_key = 0;
-            }
-            i = e;
-        } else if (c == '{' || c == '[') {
-            if (depth < PATH_FRAMES)
-                frames[depth] = (struct frame){c == '{', c == '{', 0, 0, 0, 0};
-            depth++;
-        } else if ((c == '}' || c == ']') && depth) {
-            depth--;
-        } else if (c == ',' && top) {
-            if (top->is_object)
-                top->expect_key = 1;
-            else
-                top->index++;
-        }
-    }
-    size_t n = 0;
-    out[0] = '\0';
-    size_t shown = depth < PATH_FRAMES ? depth : PATH_FRAMES;
-    for (size_t d = 0; d < shown && n + 1 < size; d++) {
-        const struct frame *f = &frames[d];
-        if (f->is_object && f->has_key) {
-            if (n && n + 1 < size)
-                out[n++] = '.';
-            for (size_t k = f->key_begin; k < f->key_end && k - f->key_begin < PATH_KEY_SHOWN && n + 1 < size; k++)
-                out[n++] = isprint((unsigned char)text[k]) ? text[k] : '?';
-        } else if (!f->is_object) {
-            int w = snprintf(out + n, size - n, "[%llu]", (unsigned long long)f->index);
-            n = w < 0 ? n : n + (size_t)w < size ? n + (size_t)w : size - 1;
-        }
-        out[n] = '\0';
-    }
-    if (depth > PATH_FRAMES && n + 4 < size) {
-        memcpy(out + n, "...", 4);
-        n += 3;
-    }
-    out[n < size ? n : size - 1] = '\0';
 }
 
 size_t llmmem__json_skip_space(const char *text, size_t len, size_t pos)

@@ -112,8 +112,9 @@ void llmmem__names_free(llmmem__names *t);
 /* ---- JSON without a tree ----------------------------------------------------------------------- */
 
 /* The JSON reader's error text (jansson's words) without the input it quotes: its
- * " near '<token>'" context is cut (and the six characters "invalid Unicode escape" quotes), so
- * that a message never echoes a file's bytes; " near end of file" stays. */
+ * " near '<token>'" context is cut, and so are the escape "invalid Unicode" quotes and the byte
+ * value "unable to decode byte" and "control character" show, so that a message never echoes a
+ * file's bytes; " near end of file" stays. */
 void llmmem__json_error_text(char *out, size_t size, const llmmem__json_error *err);
 
 /* 1-based line and column (in characters, as the JSON reader counts them) of byte offset pos. */
@@ -123,11 +124,6 @@ void llmmem__json_line_col(const char *text, size_t len, size_t pos, int *line_o
  * ',' and ':' outside strings (each value or key but the first follows one of them). */
 uint64_t llmmem__json_count_values(const char *text, size_t len);
 
-/* The member path at byte offset pos ("quantization_config.bits", "layer_types[3]"): the keys of
- * the objects and the indexes of the arrays that enclose pos, found by a forward scan. A key is
- * named once it is read, so a duplicate key or a bad value names its own key. Printable ASCII
- * only, each key cut to 64 bytes; empty at the top level. */
-void llmmem__json_path_at(char *out, size_t size, const char *text, size_t len, size_t pos);
 
 /* A cursor over the members of one JSON object, each found without building it. */
 typedef struct llmmem__json_members {

@@ -472,18 +472,18 @@ static llmmem_status replay_placements(llmmem__replay rp[2], int *both, const ll
     return st;
 }
 
-llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hardware,
+llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                                    const llmmem_strategy *strategy)
 {
     LLMMEM_REQUIRE(out);
     LLMMEM_REQUIRE(model);
-    LLMMEM_REQUIRE(hardware);
+    LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
-    llmmem_status st = llmmem_estimate(out, model, hardware, strategy);
+    llmmem_status st = llmmem_estimate(out, model, hw, strategy);
     if (st != LLMMEM_OK)
         return st;
     llmmem__job j;
-    if ((st = llmmem__job_make(&j, model, hardware, strategy)) != LLMMEM_OK)
+    if ((st = llmmem__job_make(&j, model, hw, strategy)) != LLMMEM_OK)
         return st;
     llmmem__replay *rp = calloc(2, sizeof *rp);
     if (!rp)
@@ -500,14 +500,14 @@ llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model
 }
 
 llmmem_status llmmem_estimate_timeline_runs(llmmem_timeline *out, const llmmem_model *model,
-                                            const llmmem_hardware *hardware, const llmmem_strategy *strategy)
+                                            const llmmem_hardware *hw, const llmmem_strategy *strategy)
 {
     LLMMEM_REQUIRE(out);
     LLMMEM_REQUIRE(model);
-    LLMMEM_REQUIRE(hardware);
+    LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
     llmmem__job j;
-    llmmem_status st = llmmem__job_make(&j, model, hardware, strategy);
+    llmmem_status st = llmmem__job_make(&j, model, hw, strategy);
     if (st != LLMMEM_OK)
         return st;
     llmmem__replay *rp = calloc(2, sizeof *rp);
@@ -521,7 +521,7 @@ llmmem_status llmmem_estimate_timeline_runs(llmmem_timeline *out, const llmmem_m
         if ((st = replay_placements(rp, &both, &j)) == LLMMEM_OK) {
             const llmmem__replay *hi = higher(&rp[0], both ? &rp[1] : NULL); /* the report's */
             st = llmmem__timeline_from_replay(out, hi->points, hi->n_points,
-                                              (uint64_t)llmmem__get_int(&hardware->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES));
+                                              (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES));
         }
     }
     free(points);

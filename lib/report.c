@@ -229,90 +229,90 @@ static void put_member_u64(llmmem__text *b, const char *indent, const char *name
     llmmem__text_str(b, last ? "\n" : ",\n");
 }
 
-llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *r)
+llmmem_status llmmem_report_to_json(char **json_out, const llmmem_report *report)
 {
     LLMMEM_REQUIRE(json_out);
     *json_out = NULL;
-    LLMMEM_REQUIRE(r);
-    if (!r->valid)
+    LLMMEM_REQUIRE(report);
+    if (!report->valid)
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "report_to_json: the report holds no estimate");
     llmmem__text b = {0};
     llmmem__text_str(&b, "{\n  \"model\": ");
-    llmmem__text_quoted(&b, r->model_name);
+    llmmem__text_quoted(&b, report->model_name);
     llmmem__text_str(&b, ",\n  \"hardware\": ");
-    llmmem__text_quoted(&b, r->hardware_name);
+    llmmem__text_quoted(&b, report->hardware_name);
     llmmem__text_str(&b, ",\n  \"weights_source\": ");
-    llmmem__text_quoted(&b, r->weights_from_checkpoint ? "checkpoint" : "inventory");
+    llmmem__text_quoted(&b, report->weights_from_checkpoint ? "checkpoint" : "inventory");
     llmmem__text_str(&b, ",\n  \"parameters\": {\n");
     for (unsigned g = 0; g < LLMMEM_PARAM_GROUPS; g++)
-        put_member_u64(&b, "    ", llmmem_param_group_name((llmmem_param_group)g), r->params[g], 0);
-    put_member_u64(&b, "    ", "total", r->params_total, 0);
-    put_member_u64(&b, "    ", "active", r->params_active, 1);
+        put_member_u64(&b, "    ", llmmem_param_group_name((llmmem_param_group)g), report->params[g], 0);
+    put_member_u64(&b, "    ", "total", report->params_total, 0);
+    put_member_u64(&b, "    ", "active", report->params_active, 1);
     llmmem__text_str(&b, "  },\n  \"per_device\": {\n");
     for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
-        put_member_u64(&b, "    ", component_names[c], r->bytes[c], 0);
-    put_member_u64(&b, "    ", "total", r->total, 1);
+        put_member_u64(&b, "    ", component_names[c], report->bytes[c], 0);
+    put_member_u64(&b, "    ", "total", report->total, 1);
     llmmem__text_str(&b, "  },\n");
-    if (r->peak_phase == LLMMEM_PEAK_PHASE_PREFILL || r->peak_phase == LLMMEM_PEAK_PHASE_DECODE) {
+    if (report->peak_phase == LLMMEM_PEAK_PHASE_PREFILL || report->peak_phase == LLMMEM_PEAK_PHASE_DECODE) {
         llmmem__text_str(&b, "  \"inference_peak\": {\n    \"phase\": ");
-        llmmem__text_quoted(&b, peak_phase_names[r->peak_phase]);
-        llmmem__text_printf(&b, ",\n    \"layer\": %lld,\n", (long long)llmmem_report_peak_layer(r));
-        put_member_u64(&b, "    ", "step", llmmem_report_peak_step(r), 0);
+        llmmem__text_quoted(&b, peak_phase_names[report->peak_phase]);
+        llmmem__text_printf(&b, ",\n    \"layer\": %lld,\n", (long long)llmmem_report_peak_layer(report));
+        put_member_u64(&b, "    ", "step", llmmem_report_peak_step(report), 0);
         llmmem__text_str(&b, "    \"moment\": ");
-        llmmem__text_quoted(&b, r->peak_moment ? r->peak_moment : "");
+        llmmem__text_quoted(&b, report->peak_moment ? report->peak_moment : "");
         llmmem__text_str(&b, "\n  },\n");
-    } else if (r->peak_phase != LLMMEM_PEAK_PHASE_STATIC) {
+    } else if (report->peak_phase != LLMMEM_PEAK_PHASE_STATIC) {
         llmmem__text_str(&b, "  \"training_peak\": {\n    \"phase\": ");
-        llmmem__text_quoted(&b, peak_phase_names[r->peak_phase]);
-        llmmem__text_printf(&b, ",\n    \"layer\": %lld,\n", (long long)llmmem_report_peak_layer(r));
-        put_member_u64(&b, "    ", "trainable_parameters", r->params_trainable, 0);
+        llmmem__text_quoted(&b, peak_phase_names[report->peak_phase]);
+        llmmem__text_printf(&b, ",\n    \"layer\": %lld,\n", (long long)llmmem_report_peak_layer(report));
+        put_member_u64(&b, "    ", "trainable_parameters", report->params_trainable, 0);
         for (unsigned p = 0; p < LLMMEM_PEAK_PARTS; p++)
-            put_member_u64(&b, "    ", peak_part_names[p], r->peak_parts[p], p + 1 == LLMMEM_PEAK_PARTS);
+            put_member_u64(&b, "    ", peak_part_names[p], report->peak_parts[p], p + 1 == LLMMEM_PEAK_PARTS);
         llmmem__text_str(&b, "  },\n");
     }
     llmmem__text_str(&b, "  \"stages\": [\n");
-    for (unsigned i = 0; i < r->stage_count; i++) {
-        const llmmem__stage_report *st = &r->stages[i];
+    for (unsigned i = 0; i < report->stage_count; i++) {
+        const llmmem__stage_report *st = &report->stages[i];
         llmmem__text_str(&b, "    {\n");
         put_member_u64(&b, "      ", "first_layer", st->first_layer, 0);
         put_member_u64(&b, "      ", "layers", st->layers, 0);
         for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
             put_member_u64(&b, "      ", component_names[c], st->bytes[c], 0);
         put_member_u64(&b, "      ", "total", st->total, 1);
-        llmmem__text_str(&b, i + 1 == r->stage_count ? "    }\n" : "    },\n");
+        llmmem__text_str(&b, i + 1 == report->stage_count ? "    }\n" : "    },\n");
     }
     llmmem__text_str(&b, "  ],\n");
-    put_member_u64(&b, "  ", "most_loaded_stage", r->most_loaded, 0);
-    put_member_u64(&b, "  ", "host_bytes_per_node", r->host_bytes, 0);
-    put_member_u64(&b, "  ", "nvme_bytes_per_node", r->nvme_bytes, 0);
+    put_member_u64(&b, "  ", "most_loaded_stage", report->most_loaded, 0);
+    put_member_u64(&b, "  ", "host_bytes_per_node", report->host_bytes, 0);
+    put_member_u64(&b, "  ", "nvme_bytes_per_node", report->nvme_bytes, 0);
     llmmem__text_str(&b, "  \"comm_bytes_per_step\": {\n");
     for (unsigned k = 0; k < LLMMEM_COMM_KINDS; k++)
-        put_member_u64(&b, "    ", comm_names[k], r->comm[k], k + 1 == LLMMEM_COMM_KINDS);
+        put_member_u64(&b, "    ", comm_names[k], report->comm[k], k + 1 == LLMMEM_COMM_KINDS);
     llmmem__text_str(&b, "  },\n");
-    put_member_u64(&b, "  ", "memory_bytes", r->memory_bytes, 0);
-    put_member_u64(&b, "  ", "capacity_bytes", r->capacity, 0);
-    put_member_u64(&b, "  ", "device_total_bytes", r->device_total, 0);
-    if (r->replayed) {
+    put_member_u64(&b, "  ", "memory_bytes", report->memory_bytes, 0);
+    put_member_u64(&b, "  ", "capacity_bytes", report->capacity, 0);
+    put_member_u64(&b, "  ", "device_total_bytes", report->device_total, 0);
+    if (report->replayed) {
         /* llmmem_estimate_runs: the caching allocator's replay */
         llmmem__text_str(&b, "  \"allocator\": {\n");
-        put_member_u64(&b, "    ", "allocated_peak", r->allocated_peak, 0);
-        put_member_u64(&b, "    ", "reserved_peak", r->reserved_peak, 0);
-        put_member_u64(&b, "    ", "reserved_low", r->reserved_low, 0);
-        put_member_u64(&b, "    ", "free_at_reserved_peak", r->free_at_reserved_peak, 0);
-        put_member_u64(&b, "    ", "outside", r->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD], 0);
-        put_member_u64(&b, "    ", "decode_stride", r->decode_stride, 0);
-        llmmem__text_printf(&b, "    \"runs\": %s", r->runs ? "true" : "false");
-        if (!r->runs) {
+        put_member_u64(&b, "    ", "allocated_peak", report->allocated_peak, 0);
+        put_member_u64(&b, "    ", "reserved_peak", report->reserved_peak, 0);
+        put_member_u64(&b, "    ", "reserved_low", report->reserved_low, 0);
+        put_member_u64(&b, "    ", "free_at_reserved_peak", report->free_at_reserved_peak, 0);
+        put_member_u64(&b, "    ", "outside", report->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD], 0);
+        put_member_u64(&b, "    ", "decode_stride", report->decode_stride, 0);
+        llmmem__text_printf(&b, "    \"runs\": %s", report->runs ? "true" : "false");
+        if (!report->runs) {
             llmmem__text_printf(&b, ",\n    \"runs_with_expandable_segments\": %s",
-                                r->runs_expandable < 0 ? "null" : r->runs_expandable ? "true" : "false");
+                                report->runs_expandable < 0 ? "null" : report->runs_expandable ? "true" : "false");
             llmmem__text_str(&b, ",\n    \"out_of_memory\": {\n");
-            put_member_u64(&b, "      ", "request", r->oom_request, 0);
+            put_member_u64(&b, "      ", "request", report->oom_request, 0);
             llmmem__text_str(&b, "      \"after\": ");
-            llmmem__text_quoted(&b, r->oom_after);
+            llmmem__text_quoted(&b, report->oom_after);
             llmmem__text_str(&b, "\n    }");
         }
         llmmem__text_str(&b, "\n  },\n");
     }
-    llmmem__text_str(&b, llmmem_report_fits(r) ? "  \"fits\": true\n}\n" : "  \"fits\": false\n}\n");
+    llmmem__text_str(&b, llmmem_report_fits(report) ? "  \"fits\": true\n}\n" : "  \"fits\": false\n}\n");
     return llmmem__text_finish(json_out, &b, "report_to_json");
 }

@@ -697,10 +697,10 @@ static llmmem_status check_header_length(const char *where, uint64_t n, uint64_t
     if (n < 2)
         return llmmem__fail(LLMMEM_ERR_PARSE, "%s: header length %llu is too small for a JSON object (at least 2, \"{}\")",
                             where, (unsigned long long)n);
-    if (n > ST_MAX_HEADER)
+    if (n > ST_MAX_HEADER) /* most often a file that is not safetensors: its first 8 bytes are not shown */
         return llmmem__fail(LLMMEM_ERR_PARSE,
-                            "%s: header length %llu exceeds the safetensors limit of %llu bytes (100 MB)", where,
-                            (unsigned long long)n, ST_MAX_HEADER);
+                            "%s: the header length (the first 8 bytes) exceeds the safetensors limit of %llu bytes "
+                            "(100 MB): not a safetensors file, or a damaged one", where, ST_MAX_HEADER);
     if (n > available)
         return llmmem__fail(LLMMEM_ERR_PARSE,
                             "%s: header length %llu runs past the end of the input (%llu bytes after the length): "

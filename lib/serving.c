@@ -442,23 +442,23 @@ llmmem_status llmmem_serving_new(llmmem_serving **out)
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_serving_clone(llmmem_serving **out, const llmmem_serving *sv_)
+llmmem_status llmmem_serving_clone(llmmem_serving **out, const llmmem_serving *serving)
 {
     LLMMEM_REQUIRE(out);
     *out = NULL;
-    LLMMEM_REQUIRE(sv_);
-    *out = llmmem__duplicate(sv_, sizeof *sv_);
+    LLMMEM_REQUIRE(serving);
+    *out = llmmem__duplicate(serving, sizeof *serving);
     return *out ? LLMMEM_OK : LLMMEM_ERR_NO_MEMORY;
 }
 
-void llmmem_serving_free(llmmem_serving *sv_)
+void llmmem_serving_free(llmmem_serving *serving)
 {
-    free(sv_);
+    free(serving);
 }
 
-int llmmem_serving_valid(const llmmem_serving *sv_)
+int llmmem_serving_valid(const llmmem_serving *serving)
 {
-    return sv_ && sv_->valid;
+    return serving && serving->valid;
 }
 
 size_t llmmem_serving_value_count(void)
@@ -471,11 +471,11 @@ const char *llmmem_serving_value_name(llmmem_serving_value value)
     return (unsigned)value < SERVING_VALUES ? value_names[value] : NULL;
 }
 
-uint64_t llmmem_serving_get(const llmmem_serving *sv_, llmmem_serving_value value)
+uint64_t llmmem_serving_get(const llmmem_serving *serving, llmmem_serving_value value)
 {
-    if (!sv_ || !sv_->valid || (unsigned)value >= SERVING_VALUES)
+    if (!serving || !serving->valid || (unsigned)value >= SERVING_VALUES)
         return 0;
-    return sv_->v[value];
+    return serving->v[value];
 }
 
 /* Bytes of one element of a state in a vLLM MambaDType choice (auto: `fallback`). */
@@ -977,15 +977,15 @@ static llmmem_status require_tokens(uint64_t tokens, const char *func)
 }
 
 llmmem_status llmmem_serving_request_blocks(uint64_t *blocks_out, uint64_t *waste_bytes_out,
-                                            const llmmem_serving *sv_, uint64_t tokens)
+                                            const llmmem_serving *serving, uint64_t tokens)
 {
     LLMMEM_REQUIRE(blocks_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
     uint64_t need, waste;
-    if (!llmmem__kv_pool_blocks(&need, &sv_->pool, tokens) || !llmmem__kv_pool_waste(&waste, &sv_->pool, tokens))
+    if (!llmmem__kv_pool_blocks(&need, &serving->pool, tokens) || !llmmem__kv_pool_waste(&waste, &serving->pool, tokens))
         return overflow("blocks of a request");
     *blocks_out = need;
     if (waste_bytes_out)
@@ -993,69 +993,69 @@ llmmem_status llmmem_serving_request_blocks(uint64_t *blocks_out, uint64_t *wast
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_serving_fits_request(int *fits_out, const llmmem_serving *sv_, uint64_t tokens)
+llmmem_status llmmem_serving_fits_request(int *fits_out, const llmmem_serving *serving, uint64_t tokens)
 {
     LLMMEM_REQUIRE(fits_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
     uint64_t need;
-    if (!llmmem__kv_pool_blocks(&need, &sv_->pool, tokens))
+    if (!llmmem__kv_pool_blocks(&need, &serving->pool, tokens))
         return overflow("blocks of a request");
     /* vLLM refuses a request longer than max_model_len (v1/engine/input_processor.py) */
-    *fits_out = tokens <= sv_->max_model_len && need <= sv_->pool.num_blocks;
+    *fits_out = tokens <= serving->max_model_len && need <= serving->pool.num_blocks;
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmmem_serving *sv_, uint64_t tokens)
+llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmmem_serving *serving, uint64_t tokens)
 {
     LLMMEM_REQUIRE(requests_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
-    if (sv_->pool.prefix > tokens || sv_->pool.prompt > tokens)
+    if (serving->pool.prefix > tokens || serving->pool.prompt > tokens)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "%s (%llu) exceeds the request's tokens (%llu)",
-                            sv_->pool.prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
-                            (unsigned long long)(sv_->pool.prefix > tokens ? sv_->pool.prefix : sv_->pool.prompt),
+                            serving->pool.prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
+                            (unsigned long long)(serving->pool.prefix > tokens ? serving->pool.prefix : serving->pool.prompt),
                             (unsigned long long)tokens);
-    return llmmem__serving_requests(requests_out, sv_, tokens);
+    return llmmem__serving_requests(requests_out, serving, tokens);
 }
 
-llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, const llmmem_serving *sv_)
+llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, const llmmem_serving *serving)
 {
     LLMMEM_REQUIRE(tokens_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st)
         return st;
-    *tokens_out = sv_->v[LLMMEM_SERVING_MAX_MODEL_LEN];
+    *tokens_out = serving->v[LLMMEM_SERVING_MAX_MODEL_LEN];
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *sv_, uint64_t tokens)
+llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *serving, uint64_t tokens)
 {
     LLMMEM_REQUIRE(sequences_out);
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
         return st;
-    if (sv_->dtype == LLMMEM_KV_CACHE_FP8_DS_MLA)
+    if (serving->dtype == LLMMEM_KV_CACHE_FP8_DS_MLA)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "kv_cache_dtype (fp8_ds_mla) is vLLM's paged MLA layout; a contiguous "
                             "(Hugging Face) cache stores decompressed keys and values");
-    if (sv_->pool.state_groups)
+    if (serving->pool.state_groups)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the contiguous (Hugging Face) cache of Mamba-2 and Gated "
                             "DeltaNet layers is not modelled");
     uint64_t best = UINT64_MAX;
-    for (uint64_t stage = 0; stage < sv_->pp; stage++) {
+    for (uint64_t stage = 0; stage < serving->pp; stage++) {
         uint64_t one;
-        uint64_t sliding = sv_->stage_hf_sliding[stage];
-        uint64_t layers = sv_->stage_full[stage] + sv_->stage_sliding[stage];
-        if (!llmmem__kv_contiguous_layers(&one, sv_->contig_token_layer, layers - sliding, sliding, sv_->pool.window, 1, tokens))
+        uint64_t sliding = serving->stage_hf_sliding[stage];
+        uint64_t layers = serving->stage_full[stage] + serving->stage_sliding[stage];
+        if (!llmmem__kv_contiguous_layers(&one, serving->contig_token_layer, layers - sliding, sliding, serving->pool.window, 1, tokens))
             return overflow("contiguous KV bytes of a sequence");
-        uint64_t fit = one ? sv_->stage_budget[stage] / one : UINT64_MAX;
+        uint64_t fit = one ? serving->stage_budget[stage] / one : UINT64_MAX;
         if (fit < best)
             best = fit;
     }
@@ -1065,11 +1065,11 @@ llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_ser
 
 /* ---- direct questions on a model -------------------------------------------------- */
 
-llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *s)
+llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *strategy)
 {
     LLMMEM_REQUIRE(bytes_out);
     LLMMEM_REQUIRE(model);
-    LLMMEM_REQUIRE(s);
+    LLMMEM_REQUIRE(strategy);
     const llmmem__geometry *a = NULL;
     llmmem_status st = llmmem__kv_shape_with_state(&a, model);
     if (!st)
@@ -1078,13 +1078,14 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
         st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", 1);
     if (st)
         return st;
-    uint64_t tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL), pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
+    uint64_t tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL);
+    uint64_t pp = (uint64_t)sv(strategy, LLMMEM_KEY_PIPELINE_PARALLEL);
     if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
         return st;
     /* kv_cache_dtype auto: the format vLLM serves the model in, as llmmem_serving_estimate holds it */
     llmmem_strategy served_strategy;
     llmmem_format served = LLMMEM_FORMAT_AUTO;
-    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, s)) != LLMMEM_OK)
+    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, strategy)) != LLMMEM_OK)
         return st;
     uint64_t token_layer = 0;
     const uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
@@ -1152,35 +1153,35 @@ static void put_values(llmmem__text *b, const llmmem_serving *r, const llmmem__j
     }
 }
 
-llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *sv_)
+llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving)
 {
     LLMMEM_REQUIRE(json_out);
     *json_out = NULL;
-    LLMMEM_REQUIRE(sv_);
-    llmmem_status st = require_valid(sv_, __func__);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
     if (st)
         return st;
-    const llmmem__engine_desc *e = llmmem__engine_desc_of((int64_t)sv_->v[LLMMEM_SERVING_ENGINE]);
+    const llmmem__engine_desc *e = llmmem__engine_desc_of((int64_t)serving->v[LLMMEM_SERVING_ENGINE]);
     const llmmem__json_section *sections = e->json;
     size_t n = e->json_sections;
     llmmem__text b = {0};
     char line[256];
     llmmem__text_str(&b, "{\n  \"model\": ");
-    llmmem__text_quoted(&b, sv_->model_name);
+    llmmem__text_quoted(&b, serving->model_name);
     llmmem__text_str(&b, ",\n  \"hardware\": ");
-    llmmem__text_quoted(&b, sv_->hardware_name);
+    llmmem__text_quoted(&b, serving->hardware_name);
     snprintf(line, sizeof line,
              ",\n  \"engine\": \"%s\",\n  \"engine_version\": \"%s\",\n  \"dtype\": \"%s\",\n"
              "  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n  \"pipeline_parallel\": %llu",
-             llmmem_choice_name(LLMMEM_KEY_ENGINE, (int64_t)sv_->v[LLMMEM_SERVING_ENGINE]),
-             llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)sv_->v[LLMMEM_SERVING_ENGINE_VERSION]),
-             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, sv_->served), llmmem__kv_dtype_name(sv_->dtype),
-             (unsigned long long)sv_->tp, (unsigned long long)sv_->pp);
+             llmmem_choice_name(LLMMEM_KEY_ENGINE, (int64_t)serving->v[LLMMEM_SERVING_ENGINE]),
+             llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)serving->v[LLMMEM_SERVING_ENGINE_VERSION]),
+             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, serving->served), llmmem__kv_dtype_name(serving->dtype),
+             (unsigned long long)serving->tp, (unsigned long long)serving->pp);
     llmmem__text_str(&b, line);
     for (size_t i = 0; i < n; i++) {
         snprintf(line, sizeof line, ",\n  \"%s\": {\n", sections[i].name);
         llmmem__text_str(&b, line);
-        put_values(&b, sv_, &sections[i]);
+        put_values(&b, serving, &sections[i]);
         llmmem__text_str(&b, "  }");
     }
     llmmem__text_str(&b, "\n}\n");

@@ -70,33 +70,36 @@ static llmmem_status largest(uint64_t *out, const llmmem_model *m, const llmmem_
     return LLMMEM_OK;
 }
 
-static llmmem_status check_inputs(const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
-{
-    LLMMEM_REQUIRE(m);
-    LLMMEM_REQUIRE(hw);
-    LLMMEM_REQUIRE(s);
-    return llmmem__model_check(m);
-}
+/* A public solver's inputs, in the caller: a NULL names the function the user called and the
+ * parameter as the header names it (LLMMEM_REQUIRE), and the model must make an inventory. */
+#define CHECK_INPUTS(model, hw, strategy)                                                       \
+    do {                                                                                       \
+        LLMMEM_REQUIRE(model);                                                                 \
+        LLMMEM_REQUIRE(hw);                                                                    \
+        LLMMEM_REQUIRE(strategy);                                                              \
+        llmmem_status check_ = llmmem__model_check(model);                                     \
+        if (check_)                                                                            \
+            return check_;                                                                     \
+    } while (0)
 
-/* The largest multiple of `step` up to `hi` for `key` that fits, every other setting as given. */
+/* The largest multiple of `step` up to `hi` for `key` that fits, every other setting as given
+ * (the inputs checked). */
 static llmmem_status solve_largest(uint64_t *out, const llmmem_model *m, const llmmem_hardware *hw,
                                    const llmmem_strategy *s, llmmem_key key, uint64_t step, uint64_t hi)
 {
-    LLMMEM_REQUIRE(out);
-    *out = 0;
-    llmmem_status st = check_inputs(m, hw, s);
-    if (st)
-        return st;
     llmmem_strategy copy = *s;
     return largest(out, m, hw, &copy, key, step, hi / step);
 }
 
-llmmem_status llmmem_solve_max_micro_batch(uint64_t *out, const llmmem_model *m, const llmmem_hardware *hw,
-                                           const llmmem_strategy *s)
+llmmem_status llmmem_solve_max_micro_batch(uint64_t *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                           const llmmem_strategy *strategy)
 {
+    LLMMEM_REQUIRE(out);
+    *out = 0;
+    CHECK_INPUTS(model, hw, strategy);
     int64_t lo, hi;
     llmmem_key_bounds(&lo, &hi, LLMMEM_KEY_MICRO_BATCH_SIZE);
-    return solve_largest(out, m, hw, s, LLMMEM_KEY_MICRO_BATCH_SIZE, 1, (uint64_t)hi);
+    return solve_largest(out, model, hw, strategy, LLMMEM_KEY_MICRO_BATCH_SIZE, 1, (uint64_t)hi);
 }
 
 /* 1 when the estimate is transformers' generate loop (parallel.c generate_job): mode inference, a
@@ -109,31 +112,32 @@ static int generates(const llmmem_model *m, const llmmem_strategy *s)
            sem.cache != LLMMEM_CACHE_AUTO;
 }
 
-llmmem_status llmmem_solve_max_sequence_length(uint64_t *out, const llmmem_model *m, const llmmem_hardware *hw,
-                                               const llmmem_strategy *s)
+llmmem_status llmmem_solve_max_sequence_length(uint64_t *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                               const llmmem_strategy *strategy)
 {
+    LLMMEM_REQUIRE(out);
+    *out = 0;
+    CHECK_INPUTS(model, hw, strategy);
     int64_t lo, hi;
     llmmem_key_bounds(&lo, &hi, LLMMEM_KEY_SEQUENCE_LENGTH);
-    if (!m || !s) /* solve_largest names the missing argument */
-        return solve_largest(out, m, hw, s, LLMMEM_KEY_SEQUENCE_LENGTH, 1, (uint64_t)hi);
     /* context parallelism needs a multiple of c; no longer than the model's positions go
      * (max_position_embeddings, when the model states it). The generate loop feeds the prompt and
      * every new token but the last (generation/utils.py: the last one sampled is never forwarded),
      * positions 0 .. s + max_new_tokens - 2, so the prompt leaves max_new_tokens - 1 of them. */
-    uint64_t c = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_CONTEXT_PARALLEL);
-    uint64_t positions = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
+    uint64_t c = (uint64_t)llmmem__get_int(&strategy->s, LLMMEM_KEY_CONTEXT_PARALLEL);
+    uint64_t positions = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
     if (positions) {
-        uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_MAX_NEW_TOKENS);
-        uint64_t fed = generates(m, s) && n > 1 ? n - 1 : 0;
+        uint64_t n = (uint64_t)llmmem__get_int(&strategy->s, LLMMEM_KEY_MAX_NEW_TOKENS);
+        uint64_t fed = generates(model, strategy) && n > 1 ? n - 1 : 0;
         uint64_t room = positions > fed ? positions - fed : 0;
         if (room < (uint64_t)hi)
             hi = (int64_t)room;
     }
-    return solve_largest(out, m, hw, s, LLMMEM_KEY_SEQUENCE_LENGTH, c, (uint64_t)hi);
+    return solve_largest(out, model, hw, strategy, LLMMEM_KEY_SEQUENCE_LENGTH, c, (uint64_t)hi);
 }
 
-llmmem_status llmmem_solve_weight_format(llmmem_format *out, const llmmem_model *m, const llmmem_hardware *hw,
-                                         const llmmem_strategy *s)
+llmmem_status llmmem_solve_weight_format(llmmem_format *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                         const llmmem_strategy *strategy)
 {
     /* most bytes a parameter first: 16, 8 + a scale, 8 + row scales, 8.5, 4 + group data, 4.13, 4.5, 3.44, 2.63 */
     static const llmmem_format ladder[] = {
@@ -143,15 +147,14 @@ llmmem_status llmmem_solve_weight_format(llmmem_format *out, const llmmem_model 
     };
     LLMMEM_REQUIRE(out);
     *out = LLMMEM_FORMAT_AUTO;
-    llmmem_status st = check_inputs(m, hw, s);
+    CHECK_INPUTS(model, hw, strategy);
+    llmmem_strategy copy = *strategy;
+    llmmem_report *r;
+    llmmem_status st = llmmem_report_new(&r);
     if (st)
         return st;
-    llmmem_strategy copy = *s;
-    llmmem_report *r;
-    if ((st = llmmem_report_new(&r)) != LLMMEM_OK)
-        return st;
     for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++) {
-        if (set(&copy, LLMMEM_KEY_WEIGHT_FORMAT, ladder[i]) == LLMMEM_OK && fits(r, m, hw, &copy)) {
+        if (set(&copy, LLMMEM_KEY_WEIGHT_FORMAT, ladder[i]) == LLMMEM_OK && fits(r, model, hw, &copy)) {
             *out = ladder[i];
             llmmem_report_free(r);
             return LLMMEM_OK;
@@ -739,14 +742,13 @@ static void plan_done(llmmem_plan *plan, const llmmem_model *m, const llmmem_har
     llmmem__copy_name(plan->hardware_name, hw->name);
 }
 
-llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const llmmem_hardware *hw,
+llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *model, const llmmem_hardware *hw,
                               const llmmem_strategy *base, uint64_t devices)
 {
     LLMMEM_REQUIRE(plan);
     plan_clear(plan);
-    llmmem_status st = check_inputs(m, hw, base);
-    if (st)
-        return st;
+    CHECK_INPUTS(model, hw, base);
+    llmmem_status st;
     if (devices == 0 || devices > LLMMEM_PLAN_MAX_DEVICES)
         return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "plan_run: devices (%llu) must be 1 to %d",
                             (unsigned long long)devices, LLMMEM_PLAN_MAX_DEVICES);
@@ -757,7 +759,7 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const ll
         st = llmmem__fail(LLMMEM_ERR_NO_MEMORY, "plan_run: out of memory");
         goto done;
     }
-    if ((st = space_init(sp, m, hw, base, "plan_run", devices, plan->work_limit)) != LLMMEM_OK)
+    if ((st = space_init(sp, model, hw, base, "plan_run", devices, plan->work_limit)) != LLMMEM_OK)
         goto done;
     sp->global_batch = global_batch(sp, devices);
     sp->cache = cache;
@@ -779,7 +781,7 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *m, const ll
     if (st == LLMMEM_OK && plan->count > 1) /* qsort may not be given NULL, even for no items */
         qsort(plan->items, plan->count, sizeof *plan->items, compare);
     if (st == LLMMEM_OK)
-        plan_done(plan, m, hw, devices);
+        plan_done(plan, model, hw, devices);
 done:
     if (st)
         plan_clear(plan);
@@ -1069,14 +1071,13 @@ static llmmem_status fewest_devices(uint64_t *out, search *q, const llmmem_strat
     return LLMMEM_OK;
 }
 
-/* The fewest devices, searched within `work_limit`; the plan, when given, then holds their layouts. */
+/* The fewest devices, searched within `work_limit` (the inputs checked); the plan, when given, then
+ * holds their layouts. */
 static llmmem_status min_devices(uint64_t *out, llmmem_plan *plan, const llmmem_model *m, const llmmem_hardware *hw,
                                  const llmmem_strategy *base, uint64_t max_devices, uint64_t work_limit,
                                  const char *who)
 {
-    llmmem_status st = check_inputs(m, hw, base);
-    if (st)
-        return st;
+    llmmem_status st;
     if (max_devices == 0 || max_devices > LLMMEM_PLAN_MAX_DEVICES)
         return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s: max_devices (%llu) must be 1 to %d", who,
                             (unsigned long long)max_devices, LLMMEM_PLAN_MAX_DEVICES);
@@ -1126,20 +1127,22 @@ done:
     return st;
 }
 
-llmmem_status llmmem_solve_min_devices(uint64_t *out, const llmmem_model *m, const llmmem_hardware *hw,
+llmmem_status llmmem_solve_min_devices(uint64_t *out, const llmmem_model *model, const llmmem_hardware *hw,
                                        const llmmem_strategy *base, uint64_t max_devices)
 {
     LLMMEM_REQUIRE(out);
     *out = 0;
-    return min_devices(out, NULL, m, hw, base, max_devices, LLMMEM_PLAN_DEFAULT_WORK_LIMIT, "solve_min_devices");
+    CHECK_INPUTS(model, hw, base);
+    return min_devices(out, NULL, model, hw, base, max_devices, LLMMEM_PLAN_DEFAULT_WORK_LIMIT, "solve_min_devices");
 }
 
-llmmem_status llmmem_plan_min_devices(uint64_t *out, llmmem_plan *plan, const llmmem_model *m,
+llmmem_status llmmem_plan_min_devices(uint64_t *out, llmmem_plan *plan, const llmmem_model *model,
                                       const llmmem_hardware *hw, const llmmem_strategy *base, uint64_t max_devices)
 {
     LLMMEM_REQUIRE(out);
     *out = 0;
     LLMMEM_REQUIRE(plan);
     plan_clear(plan);
-    return min_devices(out, plan, m, hw, base, max_devices, plan->work_limit, "plan_min_devices");
+    CHECK_INPUTS(model, hw, base);
+    return min_devices(out, plan, model, hw, base, max_devices, plan->work_limit, "plan_min_devices");
 }

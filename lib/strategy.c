@@ -1,4 +1,5 @@
 /* The strategy handle: what runs on the hardware and how the weights are stored. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@ llmmem_status llmmem_strategy_set_int(llmmem_strategy *s, llmmem_key key, int64_
 
 llmmem_status llmmem_strategy_get_int(int64_t *value_out, const llmmem_strategy *s, llmmem_key key)
 {
+    LLMMEM_REQUIRE(value_out);
     LLMMEM_REQUIRE(s);
     return llmmem__settings_get_int(value_out, &s->s, ST, key);
 }
@@ -52,12 +54,16 @@ llmmem_status llmmem_strategy_set_real(llmmem_strategy *s, llmmem_key key, doubl
 
 llmmem_status llmmem_strategy_get_real(double *value_out, const llmmem_strategy *s, llmmem_key key)
 {
+    LLMMEM_REQUIRE(value_out);
     LLMMEM_REQUIRE(s);
     return llmmem__settings_get_real(value_out, &s->s, ST, key);
 }
 
 /* The list key's values, checked as a whole before any is kept: llama.cpp normalises tensor_split
- * by its sum (llama-model.cpp load_tensors), so each must be finite and not negative, one positive. */
+ * by its sum (llama-model.cpp load_tensors), so each must be finite and not negative, one positive.
+ * llama.cpp holds each as a float (common/arg.cpp -ts: std::stof, which refuses a value that
+ * underflows, a subnormal included), and the split points are computed from the same floats
+ * (llamacpp.c split_points): each value is checked as that float. */
 static llmmem_status store_list(llmmem_strategy *s, const llmmem__key_info *k, const double *values, size_t count)
 {
     if (count > LLMMEM__LIST_MAX)
@@ -68,6 +74,10 @@ static llmmem_status store_list(llmmem_strategy *s, const llmmem__key_info *k, c
         if (!(values[i] >= 0.0) || values[i] > 1e15)
             return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s: value %zu (%g) is not a finite number from 0 to "
                                 "1e15", k->name, i + 1, values[i]);
+        if (values[i] > 0.0 && !((float)values[i] >= FLT_MIN))
+            return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "%s: value %zu (%g) is neither 0 nor a float of at least "
+                                "%g (llama.cpp reads each value as a float, with std::stof, and refuses it)",
+                                k->name, i + 1, values[i], (double)FLT_MIN);
         positive |= values[i] > 0.0;
     }
     if (!positive)

@@ -9,8 +9,6 @@
 #include "replay.h"
 #include "text.h"
 
-/* Layers of a stage given a point each; a longer stage is sampled, its ends always included */
-#define TIMELINE_LAYERS_MAX 4096u
 
 typedef struct point {
     int phase;    /* llmmem_peak_phase */
@@ -89,10 +87,18 @@ static llmmem_status overflow(void)
     return llmmem__fail(LLMMEM_ERR_OVERFLOW, "timeline: bytes exceed 64 bits");
 }
 
-/* The i-th of `samples` layers of a stage of `count` (all of them when they fit). */
-static uint64_t layer_at(uint64_t first, uint64_t count, uint64_t i, uint64_t samples)
+/* A layer's backward moment as a point. */
+typedef struct backward_ctx {
+    llmmem_timeline *t;
+    const uint64_t *state;
+    int phase;
+} backward_ctx;
+
+static llmmem_status push_backward(void *ctx, const llmmem__backward_point *p)
 {
-    return samples == count ? first + i : first + i * (count - 1) / (samples - 1);
+    const backward_ctx *c = ctx;
+    moment mo = {p->grads, p->acts, 0, 0};
+    return push(c->t, c->phase, (int64_t)p->layer, c->state, mo);
 }
 
 /* Training: after each layer's forward, the loss's forward and backward, each layer's backward
@@ -104,19 +110,19 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
     const llmmem__step *step = &tr->step;
     const llmmem__act_stage *st = &tr->stage;
     const uint64_t first = st->first, count = st->end - st->first;
-    const uint64_t samples = count < TIMELINE_LAYERS_MAX ? count : TIMELINE_LAYERS_MAX;
+    const uint64_t samples = count < LLMMEM_STAGE_SAMPLES ? count : LLMMEM_STAGE_SAMPLES;
     const uint64_t grads = tr->state[LLMMEM_COMPONENT_GRADIENTS], early = step->lazy_grads ? 0 : grads;
     llmmem_status rc = reserve(t, (size_t)(2 * samples + 3));
     if (rc)
         return rc;
     /* held before the stage's layers run: the other micro-batches' and the ends' (token ids, rotary
      * tables, the mask), first_held less what the first layer keeps */
-    uint64_t h1 = 0, base, rebuilt, held_l;
+    uint64_t h1 = 0, base, held_l;
     if (count && (rc = llmmem__layers_held(&h1, m, s, &tr->kinds, st, first + 1)) != LLMMEM_OK)
         return rc;
     base = a->first_held > h1 ? a->first_held - h1 : 0;
     for (uint64_t i = 0; i < samples; i++) {
-        const uint64_t l = layer_at(first, count, i, samples);
+        const uint64_t l = llmmem__stage_layer_at(first, count, i, samples);
         if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
             return rc;
         moment mo = {early, 0, 0, 0};
@@ -132,36 +138,12 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
     if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, -1, tr->state, loss_fwd)) != LLMMEM_OK ||
         (rc = push(t, LLMMEM_PEAK_PHASE_LOSS, -1, tr->state, loss_bwd)) != LLMMEM_OK)
         return rc;
-    /* a layer's backward: the layers below it still hold theirs, recomputation rebuilds its chunk,
-     * its own working set; lazy gradients: all but those of the layers below it and the embedding */
-    if (!llmmem__add(&rebuilt, a->recompute, a->backward))
-        return overflow();
-    const int phase = a->recompute ? LLMMEM_PEAK_PHASE_RECOMPUTE : LLMMEM_PEAK_PHASE_BACKWARD;
-    for (uint64_t i = samples; i-- > 0;) {
-        const uint64_t l = layer_at(first, count, i, samples);
-        moment mo = {grads, 0, 0, 0};
-        uint64_t below;
-        if (step->lazy_grads) {
-            if (!llmmem__step_layer_grads(&below, step, &m->geo.plan, first, l))
-                return overflow();
-            mo.grads = step->grads_first > below ? step->grads_first - below : 0;
-        }
-        if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
-            return rc;
-        if (!llmmem__add(&mo.acts, base, held_l) || !llmmem__add(&mo.acts, mo.acts, rebuilt))
-            return overflow();
-        if (l + 1 == st->end) { /* the last layer: the peak's own arithmetic (the head's inputs freed) */
-            moment last = {step->lazy_grads ? step->grads_last : grads, a->held > a->head ? a->held - a->head : 0, 0, 0};
-            uint64_t t_last, t_here;
-            if (!llmmem__add(&last.acts, last.acts, rebuilt) || !llmmem__add(&t_last, last.acts, last.grads) ||
-                !llmmem__add(&t_here, mo.acts, mo.grads))
-                return overflow();
-            if (l != first || t_last >= t_here) /* one layer: the higher of the two, as the peak takes */
-                mo = last;
-        }
-        if ((rc = push(t, phase, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
-            return rc;
-    }
+    /* each layer's backward, from the last (llmmem__backward_points: the estimate's highest is one of them) */
+    backward_ctx ctx = {t, tr->state, a->recompute ? LLMMEM_PEAK_PHASE_RECOMPUTE : LLMMEM_PEAK_PHASE_BACKWARD};
+    llmmem__backward_point highest;
+    rc = llmmem__backward_points(&highest, push_backward, &ctx, m, s, &tr->kinds, st, a, step, grads);
+    if (rc)
+        return rc;
     moment opt = {grads, 0, 0, step->temporaries};
     return push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt);
 }
@@ -342,19 +324,20 @@ size_t llmmem_timeline_stage(const llmmem_timeline *t)
     return t ? t->stage : 0;
 }
 
-llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *t)
+llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *timeline)
 {
     LLMMEM_REQUIRE(json_out);
     *json_out = NULL;
-    LLMMEM_REQUIRE(t);
+    LLMMEM_REQUIRE(timeline);
     llmmem__text b = {0};
-    llmmem__text_printf(&b, "{\n  \"stage\": %zu,\n  \"peak_index\": %zu,\n  \"points\": [", t->stage, t->peak);
-    for (size_t i = 0; i < t->n; i++) {
-        const point *p = &t->p[i];
+    llmmem__text_printf(&b, "{\n  \"stage\": %zu,\n  \"peak_index\": %zu,\n  \"points\": [", timeline->stage,
+                        timeline->peak);
+    for (size_t i = 0; i < timeline->n; i++) {
+        const point *p = &timeline->p[i];
         llmmem__text_str(&b, i ? ",\n    {\"phase\": " : "\n    {\"phase\": ");
         llmmem__text_quoted(&b, llmmem_peak_phase_name((llmmem_peak_phase)p->phase));
         llmmem__text_printf(&b, ", \"layer\": %lld, \"total\": %llu, ", (long long)p->layer, (unsigned long long)p->total);
-        if (t->replayed) /* the caching allocator's: the step and the reserved segments */
+        if (timeline->replayed) /* the caching allocator's: the step and the reserved segments */
             llmmem__text_printf(&b, "\"step\": %llu, \"reserved\": %llu, ", (unsigned long long)p->step,
                                 (unsigned long long)p->reserved);
         llmmem__text_str(&b, "\"bytes\": {");
@@ -365,6 +348,6 @@ llmmem_status llmmem_timeline_to_json(char **json_out, const llmmem_timeline *t)
         }
         llmmem__text_str(&b, "}}");
     }
-    llmmem__text_str(&b, t->n ? "\n  ]\n}\n" : "]\n}\n");
+    llmmem__text_str(&b, timeline->n ? "\n  ]\n}\n" : "]\n}\n");
     return llmmem__text_finish(json_out, &b, "timeline_to_json");
 }

@@ -405,17 +405,17 @@ START_TEST(errors_name_the_field)
                  "quantization_config: expected an object, got a string");
     /* duplicate keys */
     expect_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"hidden_size\": 64}", LLMMEM_ERR_PARSE,
-                 "duplicate object key (line 1, column 56, in field \"hidden_size\")");
+                 "duplicate object key (line 1, column 56)");
     /* an integer beyond 64 bits (1e30 written out) */
     expect_error("{\"model_type\": \"llama\", \"hidden_size\": 1000000000000000000000000000000}", LLMMEM_ERR_PARSE,
-                 "too big integer (line 1, column 70, in field \"hidden_size\")");
+                 "too big integer (line 1, column 70)");
     /* in 64 bits but out of the key's bounds */
     expect_error("{\"model_type\": \"llama\", \"hidden_size\": -64}", LLMMEM_ERR_OUT_OF_RANGE,
                  "hidden_size: hidden_size (-64) is out of range");
     expect_error("{\"model_type\": \"gpt2\", \"n_embd\": 99999999999, \"n_layer\": 1}", LLMMEM_ERR_OUT_OF_RANGE,
                  "n_embd: hidden_size (99999999999) is out of range");
     /* truncated */
-    expect_error("{\"model_type\": \"llama\", \"hidden_size\": 6", LLMMEM_ERR_PARSE, "in field \"hidden_size\"");
+    expect_error("{\"model_type\": \"llama\", \"hidden_size\": 6", LLMMEM_ERR_PARSE, "not valid JSON");
     expect_error("{\"model_type\": \"llama\", ", LLMMEM_ERR_PARSE, "not valid JSON");
     expect_error("", LLMMEM_ERR_PARSE, "not valid JSON");
     expect_error("[1, 2]", LLMMEM_ERR_PARSE, "not a JSON object (the document is an array)");
@@ -940,16 +940,17 @@ END_TEST
 /* Messages name the path, line, column and the key where jansson stopped; a duplicate key names
  * itself (it was blamed on the field before it), and no byte of the input is quoted beyond a
  * key's name (a file that is not JSON, such as /etc/shadow, was echoed in "near '...'"). */
-START_TEST(json_errors_name_the_key_not_the_content)
+START_TEST(json_errors_quote_nothing_of_the_file)
 {
-    /* the duplicate's token ends at column 75: the field before it is vocab_size */
+    /* where the reader stopped, and nothing of what the file holds, its keys included (issue 34:
+     * a duplicate key or a bad token named the field it was in, quoting the file's keys) */
     expect_error("{\"model_type\": \"llama\", \"hidden_size\": 64, \"vocab_size\": 100, \"hidden_size\": 64}",
-                 LLMMEM_ERR_PARSE, "duplicate object key (line 1, column 75, in field \"hidden_size\")");
+                 LLMMEM_ERR_PARSE, "duplicate object key (line 1, column 75)");
     expect_error("{\"model_type\": \"llama\", \"quantization_config\": {\"bits\": 4, \"group_size\": 128, "
                  "\"bits\": 4}}",
-                 LLMMEM_ERR_PARSE, "duplicate object key (line 1, column 84, in field \"quantization_config.bits\")");
+                 LLMMEM_ERR_PARSE, "duplicate object key (line 1, column 84)");
     expect_error("{\"model_type\": \"llama\", \"layer_types\": [\"full_attention\", x]}", LLMMEM_ERR_PARSE,
-                 "invalid token (line 1, column 59, in field \"layer_types[1]\")");
+                 "invalid token (line 1, column 59)");
 
     static const char *const hostile[] = {
         "root:$6$hunter2$abcdef:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n",
@@ -958,17 +959,31 @@ START_TEST(json_errors_name_the_key_not_the_content)
         "{\"model_type\": \"llama\", \"token\": \"hunter2\\x\"}",
         "{\"model_type\": \"llama\", \"token\": \"\\u12zz hunter2\"}",
         "[\"hunter2\"]x",
+        "{\"hunter2\": x}",
+        "{\"a\": {\"hunter2\": [1, 2, @]}}",
+        "{\"hunter2\": 1, \"hunter2\": 2}",
+        "{\"\\udead\": 1}",
+        "[\"\xffhunter2\"]",
+        "[\"\x01hunter2\"]",
     };
     /* columns: where jansson stopped, counted by hand (the identifier "root" ends at 4, "hunter" at
      * 45 (a digit ends it), the newline is not consumed after column 41, the bad escapes' letters
-     * are 43 and 39, the x after the array 12) */
+     * are 43 and 39, the x after the array 12, the x at 13, the @ at 26, the second key's closing
+     * quote at 24, the escape's end at 9, the quote before the bad bytes at 2); the message shows
+     * neither the escape "\udead" nor the bytes 0xff and 0x01 by value */
     static const char *const expected[] = {
         "<memory>: not valid JSON: '[' or '{' expected (line 1, column 4)",
-        "<memory>: not valid JSON: invalid token (line 1, column 45, in field \"hidden_size\")",
-        "<memory>: not valid JSON: unexpected newline (line 1, column 41, in field \"token\")",
-        "<memory>: not valid JSON: invalid escape (line 1, column 43, in field \"token\")",
-        "<memory>: not valid JSON: invalid escape (line 1, column 39, in field \"token\")",
+        "<memory>: not valid JSON: invalid token (line 1, column 45)",
+        "<memory>: not valid JSON: unexpected newline (line 1, column 41)",
+        "<memory>: not valid JSON: invalid escape (line 1, column 43)",
+        "<memory>: not valid JSON: invalid escape (line 1, column 39)",
         "<memory>: not valid JSON: end of file expected (line 1, column 12)",
+        "<memory>: not valid JSON: invalid token (line 1, column 13)",
+        "<memory>: not valid JSON: invalid token (line 1, column 26)",
+        "<memory>: not valid JSON: duplicate object key (line 1, column 24)",
+        "<memory>: not valid JSON: invalid Unicode (line 1, column 9)",
+        "<memory>: not valid JSON: unable to decode byte (line 1, column 2)",
+        "<memory>: not valid JSON: control character (line 1, column 2)",
     };
     for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
         llmmem_model *m = (llmmem_model *)&m;
@@ -976,7 +991,9 @@ START_TEST(json_errors_name_the_key_not_the_content)
         ck_assert_ptr_null(m);
         ck_assert_msg(strcmp(llmmem_last_message(), expected[i]) == 0, "'%s', expected '%s'", llmmem_last_message(),
                       expected[i]);
-        ck_assert_ptr_null(strstr(llmmem_last_message(), "hunter2"));
+        ck_assert_ptr_null(strstr(llmmem_last_message(), "hunter"));
+        ck_assert_ptr_null(strstr(llmmem_last_message(), "0x"));
+        ck_assert_ptr_null(strstr(llmmem_last_message(), "DEAD"));
     }
 
     /* a file that is not JSON: its path, where, and nothing of what it holds */
@@ -1043,10 +1060,10 @@ START_TEST(python_non_finite_numbers)
     expect_error(LLAMA ", \"x\": Infinit}", LLMMEM_ERR_PARSE, "invalid token");
     expect_error(LLAMA ", \"x\": [1 NaN]}", LLMMEM_ERR_PARSE, "not valid JSON");
     /* an error after a rewritten token is placed in the text as written: column 19 is the x */
-    expect_error("{\"a\": [NaN, NaN], x}", LLMMEM_ERR_PARSE, "(line 1, column 19, in field \"a\")");
+    expect_error("{\"a\": [NaN, NaN], x}", LLMMEM_ERR_PARSE, "(line 1, column 19)");
     /* the rewrite parses with \u0000 allowed, so the input's own \u0000 is refused here */
     expect_error("{\"a\": NaN, \"b\": \"x\\u0000\"}", LLMMEM_ERR_PARSE, /* column 19: the backslash */
-                 "not valid JSON: \\u0000 is not allowed in a string (line 1, column 19, in field \"b\")");
+                 "not valid JSON: \\u0000 is not allowed in a string (line 1, column 19)");
     expect_error("{\"a\": \"x\\u0000\"}", LLMMEM_ERR_PARSE, "not valid JSON");
     /* the value limit counts them like any value */
     ck_assert_uint_eq(llmmem__json_count_values("[NaN,Infinity,-Infinity]", 24), 4); /* the array and its 3 */
@@ -1136,7 +1153,7 @@ static Suite *hfconfig_suite(void)
     tcase_add_test(reader, mixture_of_experts);
     tcase_add_test(reader, multimodal_wrappers);
     tcase_add_test(reader, dtypes_and_quantization);
-    tcase_add_test(reader, json_errors_name_the_key_not_the_content);
+    tcase_add_test(reader, json_errors_quote_nothing_of_the_file);
     tcase_add_test(reader, json_value_count_is_bounded);
     tcase_add_test(reader, python_non_finite_numbers);
     tcase_add_test(reader, fifo_is_refused);

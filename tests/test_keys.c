@@ -328,6 +328,327 @@ START_TEST(test_null_arguments)
 }
 END_TEST
 
+/* Every public function that returns a status and takes a pointer, called with NULL in each
+ * pointer argument in turn (the others valid): LLMMEM_ERR_INVALID_ARGUMENT and "<function>:
+ * argument '<parameter>' is NULL", the function the user called and the parameter's name in the
+ * header, never an internal helper's (issue 34: 24 such calls named none, or a helper's 'm' or
+ * 's'). A pointer the header lets be NULL is listed with ACCEPTS_NULL. check_symbols.py checks that
+ * every such function and parameter of the header is here. */
+#define EXPECT_NULL(fn, param, ...) expect_null(fn(__VA_ARGS__), #fn, param)
+#define ACCEPTS_NULL(fn, param, ...) accepts_null(fn(__VA_ARGS__), #fn, param)
+
+static void expect_null(llmmem_status st, const char *fn, const char *param)
+{
+    char want[256];
+    snprintf(want, sizeof want, "%s: argument '%s' is NULL", fn, param);
+    ck_assert_msg(st == LLMMEM_ERR_INVALID_ARGUMENT && strcmp(llmmem_last_message(), want) == 0,
+                  "%s with %s NULL: %s, \"%s\"; expected \"%s\"", fn, param, llmmem_status_str(st),
+                  llmmem_last_message(), want);
+}
+
+static void accepts_null(llmmem_status st, const char *fn, const char *param)
+{
+    ck_assert_msg(st == LLMMEM_OK, "%s with %s NULL (allowed): %s, \"%s\"", fn, param, llmmem_status_str(st),
+                  llmmem_last_message());
+}
+
+START_TEST(test_null_arguments_name_the_function)
+{
+    /* one valid object of each kind */
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s, *got;
+    llmmem_report *r;
+    llmmem_timeline *tl;
+    llmmem_plan *plan;
+    llmmem_serving *sv;
+    llmmem_local *lo;
+    llmmem_checkpoint *ck;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.1-8b"));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_ok(llmmem_timeline_new(&tl));
+    ck_assert_ok(llmmem_estimate_timeline(tl, m, hw, s));
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_ok(llmmem_plan_run(plan, m, hw, s, 1));
+    ck_assert_ok(llmmem_serving_new(&sv));
+    ck_assert_ok(llmmem_serving_estimate(sv, m, hw, s));
+    ck_assert_ok(llmmem_local_new(&lo));
+    ck_assert_ok(llmmem_local_estimate(lo, m, NULL, hw, s));
+    static const char header[] = "\x3d\0\0\0\0\0\0\0"
+                                 "{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]}}\0\0\0\0";
+    ck_assert_ok(llmmem_checkpoint_from_safetensors_bytes(&ck, header, sizeof header - 1));
+    llmmem_key key;
+    llmmem_format format;
+    int64_t i64, i64b;
+    uint64_t u64, u64b;
+    double d, list[2] = {1, 1};
+    size_t count;
+    int flag;
+    char *text;
+    const char *name, *dtype;
+    llmmem_tensor_role role;
+    llmmem_param_group group;
+    llmmem_model *m2;
+    llmmem_hardware *hw2;
+    llmmem_report *r2;
+    llmmem_plan *plan2;
+    llmmem_serving *sv2;
+    llmmem_local *lo2;
+    llmmem_checkpoint *ck2;
+    const llmmem_key mk = LLMMEM_KEY_HIDDEN_SIZE, hk = LLMMEM_KEY_MEMORY_BYTES, sk = LLMMEM_KEY_MICRO_BATCH_SIZE;
+    const llmmem_key hr = LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION, sr = LLMMEM_KEY_GPU_MEMORY_UTILIZATION;
+
+    EXPECT_NULL(llmmem_key_from_name, "key_out", NULL, "mode");
+    EXPECT_NULL(llmmem_key_from_name, "name", &key, NULL);
+    EXPECT_NULL(llmmem_key_object, "object_out", NULL, mk);
+    EXPECT_NULL(llmmem_key_type, "type_out", NULL, mk);
+    EXPECT_NULL(llmmem_key_bounds, "min_out", NULL, &i64, mk);
+    EXPECT_NULL(llmmem_key_bounds, "max_out", &i64, NULL, mk);
+    EXPECT_NULL(llmmem_key_bounds_real, "min_out", NULL, &d, hr);
+    EXPECT_NULL(llmmem_key_bounds_real, "max_out", &d, NULL, hr);
+    EXPECT_NULL(llmmem_key_default, "value_out", NULL, mk);
+    EXPECT_NULL(llmmem_key_default_real, "value_out", NULL, hr);
+    EXPECT_NULL(llmmem_choice_from_name, "value_out", NULL, LLMMEM_KEY_MODE, "training");
+    EXPECT_NULL(llmmem_choice_from_name, "name", &i64, LLMMEM_KEY_MODE, NULL);
+    EXPECT_NULL(llmmem_parse_int, "value_out", NULL, "5");
+    EXPECT_NULL(llmmem_parse_int, "text", &i64, NULL);
+
+    EXPECT_NULL(llmmem_model_new, "out", NULL);
+    EXPECT_NULL(llmmem_model_from_preset, "out", NULL, "llama-3.1-8b");
+    EXPECT_NULL(llmmem_model_from_preset, "name", &m2, NULL);
+    EXPECT_NULL(llmmem_model_clone, "out", NULL, m);
+    EXPECT_NULL(llmmem_model_clone, "model", &m2, NULL);
+    EXPECT_NULL(llmmem_model_set_int, "model", NULL, mk, 64);
+    EXPECT_NULL(llmmem_model_get_int, "value_out", NULL, m, mk);
+    EXPECT_NULL(llmmem_model_get_int, "model", &i64, NULL, mk);
+    EXPECT_NULL(llmmem_model_set_text, "model", NULL, "hidden_size", "64");
+    EXPECT_NULL(llmmem_model_set_text, "key_name", m, NULL, "64");
+    EXPECT_NULL(llmmem_model_set_text, "value", m, "hidden_size", NULL);
+    EXPECT_NULL(llmmem_model_set_layer_types, "model", NULL, "");
+    EXPECT_NULL(llmmem_model_set_layer_types, "layer_types", m, NULL);
+    EXPECT_NULL(llmmem_model_parameters, "count_out", NULL, m, LLMMEM_PARAMS_EMBEDDING);
+    EXPECT_NULL(llmmem_model_parameters, "model", &u64, NULL, LLMMEM_PARAMS_EMBEDDING);
+    EXPECT_NULL(llmmem_model_total_parameters, "count_out", NULL, m);
+    EXPECT_NULL(llmmem_model_total_parameters, "model", &u64, NULL);
+    EXPECT_NULL(llmmem_model_active_parameters, "count_out", NULL, m);
+    EXPECT_NULL(llmmem_model_active_parameters, "model", &u64, NULL);
+    EXPECT_NULL(llmmem_model_checkpoint_parameters, "count_out", NULL, m);
+    EXPECT_NULL(llmmem_model_checkpoint_parameters, "model", &u64, NULL);
+    EXPECT_NULL(llmmem_model_from_hf_config, "out", NULL, "config.json");
+    EXPECT_NULL(llmmem_model_from_hf_config, "path", &m2, NULL);
+    EXPECT_NULL(llmmem_model_from_hf_config_text, "out", NULL, "{}", 2);
+    EXPECT_NULL(llmmem_model_from_hf_config_text, "json", &m2, NULL, 2);
+
+    EXPECT_NULL(llmmem_hardware_new, "out", NULL);
+    EXPECT_NULL(llmmem_hardware_from_preset, "out", NULL, "h100-sxm-80gb");
+    EXPECT_NULL(llmmem_hardware_from_preset, "name", &hw2, NULL);
+    EXPECT_NULL(llmmem_hardware_clone, "out", NULL, hw);
+    EXPECT_NULL(llmmem_hardware_clone, "hw", &hw2, NULL);
+    EXPECT_NULL(llmmem_hardware_set_int, "hw", NULL, hk, 1);
+    EXPECT_NULL(llmmem_hardware_get_int, "value_out", NULL, hw, hk);
+    EXPECT_NULL(llmmem_hardware_get_int, "hw", &i64, NULL, hk);
+    EXPECT_NULL(llmmem_hardware_set_real, "hw", NULL, hr, 0.1);
+    EXPECT_NULL(llmmem_hardware_get_real, "value_out", NULL, hw, hr);
+    EXPECT_NULL(llmmem_hardware_get_real, "hw", &d, NULL, hr);
+    EXPECT_NULL(llmmem_hardware_set_text, "hw", NULL, "memory_bytes", "1");
+    EXPECT_NULL(llmmem_hardware_set_text, "key_name", hw, NULL, "1");
+    EXPECT_NULL(llmmem_hardware_set_text, "value", hw, "memory_bytes", NULL);
+
+    EXPECT_NULL(llmmem_strategy_new, "out", NULL);
+    EXPECT_NULL(llmmem_strategy_clone, "out", NULL, s);
+    EXPECT_NULL(llmmem_strategy_clone, "s", &got, NULL);
+    EXPECT_NULL(llmmem_strategy_set_int, "s", NULL, sk, 1);
+    EXPECT_NULL(llmmem_strategy_get_int, "value_out", NULL, s, sk);
+    EXPECT_NULL(llmmem_strategy_get_int, "s", &i64, NULL, sk);
+    EXPECT_NULL(llmmem_strategy_set_real, "s", NULL, sr, 0.5);
+    EXPECT_NULL(llmmem_strategy_get_real, "value_out", NULL, s, sr);
+    EXPECT_NULL(llmmem_strategy_get_real, "s", &d, NULL, sr);
+    EXPECT_NULL(llmmem_strategy_set_text, "s", NULL, "mode", "training");
+    EXPECT_NULL(llmmem_strategy_set_text, "key_name", s, NULL, "training");
+    EXPECT_NULL(llmmem_strategy_set_text, "value", s, "mode", NULL);
+    EXPECT_NULL(llmmem_strategy_get_list, "values_out", NULL, 2, &count, s, LLMMEM_KEY_TENSOR_SPLIT);
+    ACCEPTS_NULL(llmmem_strategy_get_list, "values_out", NULL, 0, &count, s, LLMMEM_KEY_TENSOR_SPLIT);
+    EXPECT_NULL(llmmem_strategy_get_list, "count_out", list, 2, NULL, s, LLMMEM_KEY_TENSOR_SPLIT);
+    EXPECT_NULL(llmmem_strategy_get_list, "s", list, 2, &count, NULL, LLMMEM_KEY_TENSOR_SPLIT);
+    EXPECT_NULL(llmmem_strategy_set_list, "s", NULL, LLMMEM_KEY_TENSOR_SPLIT, list, 2);
+    EXPECT_NULL(llmmem_strategy_set_list, "values", s, LLMMEM_KEY_TENSOR_SPLIT, NULL, 2);
+    ACCEPTS_NULL(llmmem_strategy_set_list, "values", s, LLMMEM_KEY_TENSOR_SPLIT, NULL, 0);
+    EXPECT_NULL(llmmem_format_tensor_bytes, "bytes_out", NULL, LLMMEM_FORMAT_BF16, 2, 2, 0, 0);
+
+    EXPECT_NULL(llmmem_checkpoint_from_safetensors, "out", NULL, "x.safetensors");
+    EXPECT_NULL(llmmem_checkpoint_from_safetensors, "path", &ck2, NULL);
+    EXPECT_NULL(llmmem_checkpoint_from_safetensors_bytes, "out", NULL, header, sizeof header - 1);
+    EXPECT_NULL(llmmem_checkpoint_from_safetensors_bytes, "data", &ck2, NULL, 8);
+    ACCEPTS_NULL(llmmem_checkpoint_tensor, "name_out", NULL, &dtype, &u64, &u64b, &role, &group, ck, 0);
+    ACCEPTS_NULL(llmmem_checkpoint_tensor, "dtype_out", &name, NULL, &u64, &u64b, &role, &group, ck, 0);
+    ACCEPTS_NULL(llmmem_checkpoint_tensor, "elements_out", &name, &dtype, NULL, &u64b, &role, &group, ck, 0);
+    ACCEPTS_NULL(llmmem_checkpoint_tensor, "bytes_out", &name, &dtype, &u64, NULL, &role, &group, ck, 0);
+    ACCEPTS_NULL(llmmem_checkpoint_tensor, "role_out", &name, &dtype, &u64, &u64b, NULL, &group, ck, 0);
+    ACCEPTS_NULL(llmmem_checkpoint_tensor, "group_out", &name, &dtype, &u64, &u64b, &role, NULL, ck, 0);
+    EXPECT_NULL(llmmem_checkpoint_tensor, "ck", &name, &dtype, &u64, &u64b, &role, &group, NULL, 0);
+    ACCEPTS_NULL(llmmem_checkpoint_dtype, "dtype_out", NULL, &u64, &u64b, ck, 0);
+    ACCEPTS_NULL(llmmem_checkpoint_dtype, "elements_out", &dtype, NULL, &u64b, ck, 0);
+    ACCEPTS_NULL(llmmem_checkpoint_dtype, "bytes_out", &dtype, &u64, NULL, ck, 0);
+    EXPECT_NULL(llmmem_checkpoint_dtype, "ck", &dtype, &u64, &u64b, NULL, 0);
+    EXPECT_NULL(llmmem_checkpoint_verify, "ck", NULL, m);
+    EXPECT_NULL(llmmem_checkpoint_verify, "model", ck, NULL);
+    EXPECT_NULL(llmmem_checkpoint_from_gguf, "out", NULL, "x.gguf");
+    EXPECT_NULL(llmmem_checkpoint_from_gguf, "path", &ck2, NULL);
+    EXPECT_NULL(llmmem_checkpoint_from_gguf_bytes, "out", NULL, "GGUF", 4);
+    EXPECT_NULL(llmmem_checkpoint_from_gguf_bytes, "data", &ck2, NULL, 4);
+    EXPECT_NULL(llmmem_checkpoint_model, "out", NULL, ck);
+    EXPECT_NULL(llmmem_checkpoint_model, "ck", &m2, NULL);
+    EXPECT_NULL(llmmem_model_use_checkpoint, "model", NULL, ck);
+    EXPECT_NULL(llmmem_model_use_checkpoint, "ck", m, NULL);
+
+    EXPECT_NULL(llmmem_report_new, "out", NULL);
+    EXPECT_NULL(llmmem_report_clone, "out", NULL, r);
+    EXPECT_NULL(llmmem_report_clone, "report", &r2, NULL);
+    EXPECT_NULL(llmmem_estimate, "out", NULL, m, hw, s);
+    EXPECT_NULL(llmmem_estimate, "model", r, NULL, hw, s);
+    EXPECT_NULL(llmmem_estimate, "hw", r, m, NULL, s);
+    EXPECT_NULL(llmmem_estimate, "strategy", r, m, hw, NULL);
+    EXPECT_NULL(llmmem_estimate_runs, "out", NULL, m, hw, s);
+    EXPECT_NULL(llmmem_estimate_runs, "model", r, NULL, hw, s);
+    EXPECT_NULL(llmmem_estimate_runs, "hw", r, m, NULL, s);
+    EXPECT_NULL(llmmem_estimate_runs, "strategy", r, m, hw, NULL);
+    ck_assert_ok(llmmem_estimate(r, m, hw, s)); /* valid again for the report's readers */
+    EXPECT_NULL(llmmem_timeline_new, "out", NULL);
+    EXPECT_NULL(llmmem_estimate_timeline, "out", NULL, m, hw, s);
+    EXPECT_NULL(llmmem_estimate_timeline, "model", tl, NULL, hw, s);
+    EXPECT_NULL(llmmem_estimate_timeline, "hw", tl, m, NULL, s);
+    EXPECT_NULL(llmmem_estimate_timeline, "strategy", tl, m, hw, NULL);
+    ck_assert_ok(llmmem_estimate_timeline(tl, m, hw, s));
+    EXPECT_NULL(llmmem_estimate_timeline_runs, "out", NULL, m, hw, s);
+    EXPECT_NULL(llmmem_estimate_timeline_runs, "model", tl, NULL, hw, s);
+    EXPECT_NULL(llmmem_estimate_timeline_runs, "hw", tl, m, NULL, s);
+    EXPECT_NULL(llmmem_estimate_timeline_runs, "strategy", tl, m, hw, NULL);
+    ck_assert_ok(llmmem_estimate_timeline(tl, m, hw, s));
+    EXPECT_NULL(llmmem_timeline_to_json, "json_out", NULL, tl);
+    EXPECT_NULL(llmmem_timeline_to_json, "timeline", &text, NULL);
+    EXPECT_NULL(llmmem_report_stage_layers, "first_out", NULL, &u64b, r, 0);
+    EXPECT_NULL(llmmem_report_stage_layers, "count_out", &u64, NULL, r, 0);
+    EXPECT_NULL(llmmem_report_stage_layers, "report", &u64, &u64b, NULL, 0);
+    EXPECT_NULL(llmmem_report_to_json, "json_out", NULL, r);
+    EXPECT_NULL(llmmem_report_to_json, "report", &text, NULL);
+
+    EXPECT_NULL(llmmem_solve_max_micro_batch, "out", NULL, m, hw, s);
+    EXPECT_NULL(llmmem_solve_max_micro_batch, "model", &u64, NULL, hw, s);
+    EXPECT_NULL(llmmem_solve_max_micro_batch, "hw", &u64, m, NULL, s);
+    EXPECT_NULL(llmmem_solve_max_micro_batch, "strategy", &u64, m, hw, NULL);
+    EXPECT_NULL(llmmem_solve_max_sequence_length, "out", NULL, m, hw, s);
+    EXPECT_NULL(llmmem_solve_max_sequence_length, "model", &u64, NULL, hw, s);
+    EXPECT_NULL(llmmem_solve_max_sequence_length, "hw", &u64, m, NULL, s);
+    EXPECT_NULL(llmmem_solve_max_sequence_length, "strategy", &u64, m, hw, NULL);
+    EXPECT_NULL(llmmem_solve_weight_format, "out", NULL, m, hw, s);
+    EXPECT_NULL(llmmem_solve_weight_format, "model", &format, NULL, hw, s);
+    EXPECT_NULL(llmmem_solve_weight_format, "hw", &format, m, NULL, s);
+    EXPECT_NULL(llmmem_solve_weight_format, "strategy", &format, m, hw, NULL);
+    EXPECT_NULL(llmmem_plan_new, "out", NULL);
+    EXPECT_NULL(llmmem_plan_set_limit, "plan", NULL, 4);
+    EXPECT_NULL(llmmem_plan_set_work_limit, "plan", NULL, 1000);
+    EXPECT_NULL(llmmem_plan_run, "plan", NULL, m, hw, s, 1);
+    ck_assert_ok(llmmem_plan_new(&plan2));
+    EXPECT_NULL(llmmem_plan_run, "model", plan2, NULL, hw, s, 1);
+    EXPECT_NULL(llmmem_plan_run, "hw", plan2, m, NULL, s, 1);
+    EXPECT_NULL(llmmem_plan_run, "base", plan2, m, hw, NULL, 1);
+    EXPECT_NULL(llmmem_plan_get, "out", NULL, plan, 0);
+    EXPECT_NULL(llmmem_plan_get, "plan", &got, NULL, 0);
+    EXPECT_NULL(llmmem_plan_cost, "seconds_out", NULL, &u64, plan, 0);
+    EXPECT_NULL(llmmem_plan_cost, "bytes_out", &d, NULL, plan, 0);
+    EXPECT_NULL(llmmem_plan_cost, "plan", &d, &u64, NULL, 0);
+    EXPECT_NULL(llmmem_plan_to_json, "json_out", NULL, plan);
+    EXPECT_NULL(llmmem_plan_to_json, "plan", &text, NULL);
+    EXPECT_NULL(llmmem_solve_min_devices, "out", NULL, m, hw, s, 8);
+    EXPECT_NULL(llmmem_solve_min_devices, "model", &u64, NULL, hw, s, 8);
+    EXPECT_NULL(llmmem_solve_min_devices, "hw", &u64, m, NULL, s, 8);
+    EXPECT_NULL(llmmem_solve_min_devices, "base", &u64, m, hw, NULL, 8);
+    EXPECT_NULL(llmmem_plan_min_devices, "out", NULL, plan2, m, hw, s, 8);
+    EXPECT_NULL(llmmem_plan_min_devices, "plan", &u64, NULL, m, hw, s, 8);
+    EXPECT_NULL(llmmem_plan_min_devices, "model", &u64, plan2, NULL, hw, s, 8);
+    EXPECT_NULL(llmmem_plan_min_devices, "hw", &u64, plan2, m, NULL, s, 8);
+    EXPECT_NULL(llmmem_plan_min_devices, "base", &u64, plan2, m, hw, NULL, 8);
+    EXPECT_NULL(llmmem_explain, "text_out", NULL, m, hw, s);
+    EXPECT_NULL(llmmem_explain, "model", &text, NULL, hw, s);
+    EXPECT_NULL(llmmem_explain, "hw", &text, m, NULL, s);
+    EXPECT_NULL(llmmem_explain, "strategy", &text, m, hw, NULL);
+
+    EXPECT_NULL(llmmem_serving_new, "out", NULL);
+    EXPECT_NULL(llmmem_serving_clone, "out", NULL, sv);
+    EXPECT_NULL(llmmem_serving_clone, "serving", &sv2, NULL);
+    EXPECT_NULL(llmmem_serving_estimate, "out", NULL, m, hw, s);
+    ck_assert_ok(llmmem_serving_new(&sv2));
+    EXPECT_NULL(llmmem_serving_estimate, "model", sv2, NULL, hw, s);
+    EXPECT_NULL(llmmem_serving_estimate, "hw", sv2, m, NULL, s);
+    EXPECT_NULL(llmmem_serving_estimate, "strategy", sv2, m, hw, NULL);
+    EXPECT_NULL(llmmem_serving_request_blocks, "blocks_out", NULL, &u64b, sv, 100);
+    ACCEPTS_NULL(llmmem_serving_request_blocks, "waste_bytes_out", &u64, NULL, sv, 100);
+    EXPECT_NULL(llmmem_serving_request_blocks, "serving", &u64, &u64b, NULL, 100);
+    EXPECT_NULL(llmmem_serving_fits_request, "fits_out", NULL, sv, 100);
+    EXPECT_NULL(llmmem_serving_fits_request, "serving", &flag, NULL, 100);
+    EXPECT_NULL(llmmem_serving_max_concurrency, "requests_out", NULL, sv, 100);
+    EXPECT_NULL(llmmem_serving_max_concurrency, "serving", &u64, NULL, 100);
+    EXPECT_NULL(llmmem_serving_max_model_len, "tokens_out", NULL, sv);
+    EXPECT_NULL(llmmem_serving_max_model_len, "serving", &u64, NULL);
+    EXPECT_NULL(llmmem_serving_max_batch, "sequences_out", NULL, sv, 100);
+    EXPECT_NULL(llmmem_serving_max_batch, "serving", &u64, NULL, 100);
+    EXPECT_NULL(llmmem_serving_to_json, "json_out", NULL, sv);
+    EXPECT_NULL(llmmem_serving_to_json, "serving", &text, NULL);
+    EXPECT_NULL(llmmem_kv_bytes_per_token, "bytes_out", NULL, m, s);
+    EXPECT_NULL(llmmem_kv_bytes_per_token, "model", &u64, NULL, s);
+    EXPECT_NULL(llmmem_kv_bytes_per_token, "strategy", &u64, m, NULL);
+    EXPECT_NULL(llmmem_kv_cache_bytes, "bytes_out", NULL, m, s, 1, 100);
+    EXPECT_NULL(llmmem_kv_cache_bytes, "model", &u64, NULL, s, 1, 100);
+    EXPECT_NULL(llmmem_kv_cache_bytes, "strategy", &u64, m, NULL, 1, 100);
+
+    EXPECT_NULL(llmmem_local_new, "out", NULL);
+    EXPECT_NULL(llmmem_local_clone, "out", NULL, lo);
+    EXPECT_NULL(llmmem_local_clone, "local", &lo2, NULL);
+    EXPECT_NULL(llmmem_local_estimate, "out", NULL, m, NULL, hw, s);
+    ck_assert_ok(llmmem_local_new(&lo2));
+    EXPECT_NULL(llmmem_local_estimate, "model", lo2, NULL, NULL, hw, s);
+    ACCEPTS_NULL(llmmem_local_estimate, "gguf", lo2, m, NULL, hw, s);
+    EXPECT_NULL(llmmem_local_estimate, "hw", lo2, m, NULL, NULL, s);
+    EXPECT_NULL(llmmem_local_estimate, "strategy", lo2, m, NULL, hw, NULL);
+    EXPECT_NULL(llmmem_local_to_json, "json_out", NULL, lo);
+    EXPECT_NULL(llmmem_local_to_json, "local", &text, NULL);
+    EXPECT_NULL(llmmem_local_solve, "answer_out", NULL, LLMMEM_LOCAL_MAX_PARALLEL, m, NULL, hw, s);
+    EXPECT_NULL(llmmem_local_solve, "model", &i64, LLMMEM_LOCAL_MAX_PARALLEL, NULL, NULL, hw, s);
+    ACCEPTS_NULL(llmmem_local_solve, "gguf", &i64b, LLMMEM_LOCAL_MAX_GPU_LAYERS, m, NULL, hw, s);
+    EXPECT_NULL(llmmem_local_solve, "hw", &i64, LLMMEM_LOCAL_MAX_PARALLEL, m, NULL, NULL, s);
+    EXPECT_NULL(llmmem_local_solve, "strategy", &i64, LLMMEM_LOCAL_MAX_PARALLEL, m, NULL, hw, NULL);
+
+    llmmem_engines *en = NULL;
+    EXPECT_NULL(llmmem_engines_new, "out", NULL);
+    ck_assert_ok(llmmem_engines_new(&en));
+    EXPECT_NULL(llmmem_engines_estimate, "out", NULL, m, NULL, hw, s);
+    EXPECT_NULL(llmmem_engines_estimate, "model", en, NULL, NULL, hw, s);
+    ACCEPTS_NULL(llmmem_engines_estimate, "gguf", en, m, NULL, hw, s);
+    EXPECT_NULL(llmmem_engines_estimate, "hw", en, m, NULL, NULL, s);
+    EXPECT_NULL(llmmem_engines_estimate, "strategy", en, m, NULL, hw, NULL);
+    EXPECT_NULL(llmmem_engines_status, "engines", NULL, 0);
+    EXPECT_NULL(llmmem_engines_to_json, "json_out", NULL, en);
+    EXPECT_NULL(llmmem_engines_to_json, "engines", &text, NULL);
+    llmmem_engines_free(en);
+
+    llmmem_local_free(lo2);
+    llmmem_local_free(lo);
+    llmmem_serving_free(sv2);
+    llmmem_serving_free(sv);
+    llmmem_plan_free(plan2);
+    llmmem_plan_free(plan);
+    llmmem_timeline_free(tl);
+    llmmem_report_free(r);
+    llmmem_checkpoint_free(ck);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 START_TEST(test_clone_is_independent)
 {
     llmmem_model *a, *b;
@@ -358,6 +679,7 @@ static Suite *keys_suite(void)
     tcase_add_test(tc, test_flags);
     tcase_add_test(tc, test_set_text);
     tcase_add_test(tc, test_null_arguments);
+    tcase_add_test(tc, test_null_arguments_name_the_function);
     tcase_add_test(tc, test_clone_is_independent);
     suite_add_tcase(s, tc);
     return s;

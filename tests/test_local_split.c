@@ -237,6 +237,33 @@ START_TEST(tensor_split_list_key)
 }
 END_TEST
 
+/* tensor_split holds what llama.cpp holds: each value as a float, read by std::stof (common/arg.cpp
+ * -ts), which refuses a value that underflows (1e-50 to 0, 1e-40 and 1e-38 to subnormals; the
+ * smallest normal float, FLT_MIN, is 1.17549435e-38). 1e-50,1e-50 was accepted as doubles and
+ * split as floats: 0 / 0 split points put every layer on the last GPU. Small normal floats split
+ * as their ratio: 3e-30,1e-30 as 3,1 (all four layers on CUDA0, the output on CUDA1). */
+START_TEST(tensor_split_as_llama_reads_it)
+{
+    run x;
+    open_run(&x, 4, 1, 2);
+    ck_assert_status(llmmem_strategy_set_text(x.s, "tensor_split", "1e-50,1e-50"), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(llmmem_last_message(), "tensor_split: value 1 (1e-50) is neither 0 nor a float of at least "
+                                            "1.17549e-38 (llama.cpp reads each value as a float, with std::stof, "
+                                            "and refuses it)");
+    static const double refused[] = {1e-40, 1e-38, 1.1754942e-38};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        ck_assert_status(llmmem_strategy_set_list(x.s, LLMMEM_KEY_TENSOR_SPLIT, &refused[i], 1),
+                         LLMMEM_ERR_OUT_OF_RANGE);
+    const double smallest[] = {1.17549435e-38, 0};
+    ck_assert_ok(llmmem_strategy_set_list(x.s, LLMMEM_KEY_TENSOR_SPLIT, smallest, 2));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "tensor_split", "3e-30,1e-30"));
+    estimate(&x);
+    ck_assert_uint_eq(model_bytes(&x, 0), 4 * LAYER_BYTES);
+    ck_assert_uint_eq(model_bytes(&x, 1), OUTPUT_BYTES + OUTPUT_NORM_BYTES);
+    close_run(&x);
+}
+END_TEST
+
 /* Without a GGUF: Llama-3.1-8B from the preset in bf16 (config.json: hidden 4096, 32 layers, 32
  * heads, 8 KV heads, intermediate 14336, vocab 128256, untied). A layer is q and o 4096^2, k and v
  * 1024 x 4096, gate, up and down 14336 x 4096, two norms of 4096: 218,112,000 parameters, 436,224,000
@@ -349,6 +376,135 @@ START_TEST(fit_lowers_context_then_layers)
 }
 END_TEST
 
+/* ---- llama.cpp's own bounds (issue 34) ---------------------------------------------------------- */
+
+/* Llama-3.1-8B (preset; KV 131,072 bytes a cell in f16, weights 16,060,522,496 bytes in bf16) on
+ * one GPU of `memory` bytes, engine llama.cpp, fit off unless `fit`. */
+typedef struct job {
+    llmmem_model *m;
+    llmmem_hardware *hw;
+    llmmem_strategy *s;
+    llmmem_local *r;
+} job;
+
+static void open_job(job *j, int64_t memory)
+{
+    ck_assert_ok(llmmem_model_from_preset(&j->m, "llama-3.1-8b"));
+    ck_assert_ok(llmmem_hardware_from_preset(&j->hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_hardware_set_int(j->hw, LLMMEM_KEY_MEMORY_BYTES, memory));
+    ck_assert_ok(llmmem_strategy_new(&j->s));
+    ck_assert_ok(llmmem_strategy_set_text(j->s, "engine", "llama.cpp"));
+    ck_assert_ok(llmmem_local_new(&j->r));
+}
+
+static void close_job(job *j)
+{
+    llmmem_local_free(j->r);
+    llmmem_strategy_free(j->s);
+    llmmem_hardware_free(j->hw);
+    llmmem_model_free(j->m);
+}
+
+static uint64_t local_value(job *j, llmmem_local_value v)
+{
+    ck_assert_ok(llmmem_local_estimate(j->r, j->m, NULL, j->hw, j->s));
+    return llmmem_local_get(j->r, v);
+}
+
+/* The keys' bounds are llama.cpp's: at most LLAMA_MAX_SEQ (256) sequences (src/llama-cparams.h;
+ * llama-context.cpp throws "n_seq_max must be <= 256"), and the options common/arg.cpp reads with
+ * std::stoi at most INT32_MAX. n_parallel 16384 estimated "n_ctx 0, KV 0, fits" (fit lowered n_ctx
+ * to 4096, 0 cells a sequence); n_parallel 0 divided by zero (llama_context takes max(1, 0)). */
+START_TEST(llama_bounds_are_llamas)
+{
+    static const struct {
+        const char *name;
+        int64_t min, max;
+    } bounds[] = {
+        {"n_parallel", -1, 256},        {"n_ctx", 0, 2147483647},       {"n_batch", 1, 2147483647},
+        {"n_ubatch", 1, 2147483647},    {"n_gpu_layers", -1, 2147483647}, {"n_cpu_moe", 0, 2147483647},
+        {"num_parallel", 1, 256},       {"num_ctx", 0, 2147483647},     {"num_batch", 0, 2147483647},
+        {"num_gpu", -1, 2147483647},
+    };
+    for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+        llmmem_key key;
+        int64_t lo, hi;
+        ck_assert_ok(llmmem_key_from_name(&key, bounds[i].name));
+        ck_assert_ok(llmmem_key_bounds(&lo, &hi, key));
+        ck_assert_msg(lo == bounds[i].min && hi == bounds[i].max, "%s: [%lld, %lld]", bounds[i].name, (long long)lo,
+                      (long long)hi);
+    }
+    job j;
+    open_job(&j, 80 * GIB);
+    ck_assert_status(llmmem_strategy_set_text(j.s, "n_parallel", "16384"), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(llmmem_last_message(), "n_parallel (16384) is out of range [-1, 256]");
+    ck_assert_status(llmmem_strategy_set_text(j.s, "n_ctx", "2147483648"), LLMMEM_ERR_OUT_OF_RANGE);
+    /* 256 sequences of the training context 131072: n_ctx_seq 131072 / 256 = 512 cells each */
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_N_PARALLEL, 256));
+    ck_assert_uint_eq(local_value(&j, LLMMEM_LOCAL_N_CTX_SEQ), 512);
+    ck_assert_uint_eq(llmmem_local_get(j.r, LLMMEM_LOCAL_KV_BYTES), 131072ull * 131072);
+    /* n_parallel 0: one sequence */
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_N_PARALLEL, 0));
+    ck_assert_uint_eq(local_value(&j, LLMMEM_LOCAL_N_SEQ_MAX), 1);
+    ck_assert_uint_eq(llmmem_local_get(j.r, LLMMEM_LOCAL_N_CTX_SEQ), 131072);
+    close_job(&j);
+}
+END_TEST
+
+/* llama-context.cpp llama_context: with causal attention n_batch = min(n_ctx, n_batch), n_ctx as
+ * given (before its padding to 256), then n_ubatch = min(n_batch, n_ubatch). */
+START_TEST(llama_batch_within_the_context)
+{
+    job j;
+    open_job(&j, 80 * GIB);
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_N_CTX, 300));
+    ck_assert_uint_eq(local_value(&j, LLMMEM_LOCAL_N_BATCH), 300);
+    ck_assert_uint_eq(llmmem_local_get(j.r, LLMMEM_LOCAL_N_UBATCH), 300);
+    ck_assert_uint_eq(llmmem_local_get(j.r, LLMMEM_LOCAL_N_CTX), 512);
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_N_CTX, 1000));
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_N_BATCH, 2147483647));
+    ck_assert_uint_eq(local_value(&j, LLMMEM_LOCAL_N_BATCH), 1000);
+    ck_assert_uint_eq(llmmem_local_get(j.r, LLMMEM_LOCAL_N_UBATCH), 512);
+    close_job(&j);
+}
+END_TEST
+
+/* The solvers answer values llama.cpp takes, and search only those. Most sequences: n_ctx 256 a
+ * sequence (131,072 x 256 = 32 MiB of KV each), 80 GiB: 256 fit (8 GiB of KV beside 16 GB of
+ * weights), and 256 is llama.cpp's most; the search went on to 65536 and answered 15646. */
+START_TEST(llama_max_parallel_is_llamas)
+{
+    job j;
+    open_job(&j, 80 * GIB);
+    ck_assert_ok(llmmem_strategy_set_text(j.s, "fit", "false"));
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_N_CTX, 256));
+    int64_t answer = -1;
+    ck_assert_ok(llmmem_local_solve(&answer, LLMMEM_LOCAL_MAX_PARALLEL, j.m, NULL, j.hw, j.s));
+    ck_assert_int_eq(answer, 256);
+    close_job(&j);
+}
+END_TEST
+
+/* Longest context: 256 sequences and a model context of 2^24 give a search up to 2^32 cells; with
+ * a GPU of 2^50 bytes, 2^31 - 1 cells (2^48 bytes of KV) fit, and 2147483647 is the longest -c
+ * llama.cpp reads: the search answered 4294967296 (and with n_parallel 65536 failed whole, "n_ctx
+ * (4294967297) is out of range"). */
+START_TEST(llama_max_context_in_range)
+{
+    job j;
+    open_job(&j, 1LL << 50);
+    ck_assert_ok(llmmem_model_set_int(j.m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 1LL << 24));
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_N_PARALLEL, 256));
+    int64_t answer = -1;
+    ck_assert_ok(llmmem_local_solve(&answer, LLMMEM_LOCAL_MAX_CONTEXT, j.m, NULL, j.hw, j.s));
+    ck_assert_int_eq(answer, 2147483647);
+    ck_assert_ok(llmmem_strategy_set_int(j.s, LLMMEM_KEY_N_CTX, answer));
+    ck_assert_uint_eq(local_value(&j, LLMMEM_LOCAL_FITS), 1);
+    ck_assert_uint_eq(llmmem_local_get(j.r, LLMMEM_LOCAL_N_CTX), 1ull << 31); /* padded: 2^23 cells x 256 */
+    close_job(&j);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("local_split");
@@ -358,8 +514,15 @@ int main(void)
     tcase_add_test(tc, gguf_tied_output_duplicated_on_gpu);
     tcase_add_test(tc, gguf_split_mode_none_and_refusals);
     tcase_add_test(tc, tensor_split_list_key);
+    tcase_add_test(tc, tensor_split_as_llama_reads_it);
     tcase_add_test(tc, inventory_partial_offload);
     tcase_add_test(tc, fit_lowers_context_then_layers);
     suite_add_tcase(s, tc);
+    TCase *bounds = tcase_create("bounds");
+    tcase_add_test(bounds, llama_bounds_are_llamas);
+    tcase_add_test(bounds, llama_batch_within_the_context);
+    tcase_add_test(bounds, llama_max_parallel_is_llamas);
+    tcase_add_test(bounds, llama_max_context_in_range);
+    suite_add_tcase(s, bounds);
     return run_suite(s);
 }

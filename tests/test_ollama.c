@@ -402,6 +402,37 @@ START_TEST(ollama_keys)
 }
 END_TEST
 
+/* What ollama hands llama-server must be what llama.cpp takes (llm/llama_server.go startLlamaServer:
+ * -c num_ctx x num_parallel -np num_parallel, both read by llama.cpp's common/arg.cpp with
+ * std::stoi, and n_seq_max at most 256, src/llama-cparams.h LLAMA_MAX_SEQ). num_parallel 65536
+ * "fit" with a 1 PiB cache; a -c past INT32_MAX was accepted. A model context of 2^24 keeps num_ctx
+ * as given (ollama caps it at the model's). */
+START_TEST(ollama_within_llamas_bounds)
+{
+    run x;
+    open_run(&x, "llama-3.1-8b", 1ULL << 20, 1); /* 2^50 bytes: every context fits */
+    ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 1LL << 24));
+    ck_assert_status(llmmem_strategy_set_int(x.s, LLMMEM_KEY_NUM_PARALLEL, 257), LLMMEM_ERR_OUT_OF_RANGE);
+    set(&x, LLMMEM_KEY_NUM_CTX, 1LL << 24);
+    set(&x, LLMMEM_KEY_NUM_PARALLEL, 128); /* -c 2^31 */
+    ck_assert_status(llmmem_local_estimate(x.r, x.m, NULL, x.hw, x.s), LLMMEM_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(llmmem_last_message(), "num_ctx (16777216) x num_parallel (128) is 2147483648, but "
+                                            "llama-server reads its -c as an int (at most 2147483647)");
+    set(&x, LLMMEM_KEY_NUM_PARALLEL, 127); /* -c 2,130,706,432 */
+    ck_assert_uint_eq(get(&x, LLMMEM_LOCAL_N_CTX), 127ull << 24);
+    /* the solvers: the most sequences whose -c llama.cpp reads, 2147483647 / 2^24 = 127; the longest
+     * num_ctx for 256 sequences, 2147483647 / 256 = 8,388,607 */
+    int64_t answer = -1;
+    ck_assert_ok(llmmem_local_solve(&answer, LLMMEM_LOCAL_MAX_PARALLEL, x.m, NULL, x.hw, x.s));
+    ck_assert_int_eq(answer, 127);
+    set(&x, LLMMEM_KEY_NUM_PARALLEL, 256);
+    set(&x, LLMMEM_KEY_NUM_CTX, 4096);
+    ck_assert_ok(llmmem_local_solve(&answer, LLMMEM_LOCAL_MAX_CONTEXT, x.m, NULL, x.hw, x.s));
+    ck_assert_int_eq(answer, 8388607);
+    close_run(&x);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ollama");
@@ -418,6 +449,7 @@ int main(void)
     tcase_add_test(tc, solver_with_fit);
     tcase_add_test(tc, no_gpu_and_explicit_np);
     tcase_add_test(tc, ollama_keys);
+    tcase_add_test(tc, ollama_within_llamas_bounds);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -846,6 +846,12 @@ START_TEST(truncated_headers)
     expect_bad(big, sizeof big, LLMMEM_ERR_PARSE, "exceeds the safetensors limit of 100000000 bytes");
     memset(big, 0xff, 8);
     expect_bad(big, sizeof big, LLMMEM_ERR_PARSE, "exceeds the safetensors limit");
+    /* a text file read as safetensors: its first 8 bytes are a length past the limit, and the message
+     * quotes none of them (it printed them as the number 2609312867587944306) */
+    static const char shadow[] = "root:$6$hunter2$abcdef:19000:0:99999:7:::\n";
+    expect_bad(shadow, sizeof shadow - 1, LLMMEM_ERR_PARSE, "<memory>: the header length (the first 8 bytes) exceeds "
+               "the safetensors limit of 100000000 bytes (100 MB): not a safetensors file, or a damaged one");
+    ck_assert_ptr_null(strstr(llmmem_last_message(), "2609312867587944306"));
     /* exactly the JSON, cut short inside */
     expect_bad_json("{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]", LLMMEM_ERR_PARSE,
                     "not valid JSON");

@@ -177,6 +177,51 @@ START_TEST(pipeline_and_mixed_layers)
 }
 END_TEST
 
+/* The highest backward moment need not be an end of the stage: under lazy gradients a layer's
+ * backward adds its gradients and frees its saved tensors, and these differ by layer kind (a MoE
+ * layer's 256 experts' gradients against a dense layer's) or change at the first trained layer.
+ * The estimate took the first or the last layer, and was lower than the timeline's highest point
+ * for 82 of 864 jobs of nine presets (a fuzz_generate finding, tests/fuzz/corpus/generate):
+ * DeepSeek-V3 under the Trainer with PyTorch 1.13 or fp32 weights (12,090,004,179,968 bytes where
+ * the timeline reached 12,128,633,900,032 inside the stage), ERNIE-4.5-21B-A3B under the Trainer
+ * as it comes, Gemma-2 with full recomputation and 10 frozen layers. */
+START_TEST(backward_peak_inside_the_stage)
+{
+    static const struct {
+        const char *model, *sets[3][2];
+    } jobs[] = {
+        {"deepseek-v3", {{"framework", "hf_trainer"}, {"pytorch_version", "1.13"}, {"mode", "training"}}},
+        {"deepseek-v3", {{"framework", "hf_trainer"}, {"weight_format", "fp32"}, {"mode", "training"}}},
+        {"ernie-4.5-21b-a3b", {{"framework", "hf_trainer"}, {"mode", "training"}, {"mode", "training"}}},
+        {"gemma-2-9b", {{"framework", "hf_trainer"}, {"recompute", "full"}, {"frozen_layers", "10"}}},
+    };
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        llmmem_model *m;
+        llmmem_hardware *hw;
+        llmmem_strategy *s;
+        llmmem_report *r;
+        ck_assert_ok(llmmem_model_from_preset(&m, jobs[i].model));
+        ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+        ck_assert_ok(llmmem_strategy_new(&s));
+        ck_assert_ok(llmmem_strategy_set_text(s, "mode", "training"));
+        for (size_t k = 0; k < 3; k++)
+            ck_assert_ok(llmmem_strategy_set_text(s, jobs[i].sets[k][0], jobs[i].sets[k][1]));
+        check_peak_is_estimate(m, hw, s);
+        ck_assert_ok(llmmem_report_new(&r));
+        ck_assert_ok(llmmem_estimate(r, m, hw, s));
+        int64_t layers;
+        ck_assert_ok(llmmem_model_get_int(&layers, m, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
+        if (i < 3) { /* the peak: a layer's backward between the ends */
+            ck_assert_int_eq(llmmem_report_peak_phase(r), LLMMEM_PEAK_PHASE_BACKWARD);
+            ck_assert_int_gt(llmmem_report_peak_layer(r), 0);
+            ck_assert_int_lt(llmmem_report_peak_layer(r), layers - 1);
+        }
+        llmmem_report_free(r);
+        free_all(m, hw, s, NULL);
+    }
+}
+END_TEST
+
 START_TEST(long_stages_are_sampled)
 {
     llmmem_model *m;
@@ -283,6 +328,7 @@ int main(void)
     tcase_add_test(tc, lazy_gradients_are_born_layer_by_layer);
     tcase_add_test(tc, highest_point_is_the_estimate);
     tcase_add_test(tc, pipeline_and_mixed_layers);
+    tcase_add_test(tc, backward_peak_inside_the_stage);
     tcase_add_test(tc, long_stages_are_sampled);
     tcase_add_test(tc, json_and_failures);
     tcase_add_test(tc, generate_loop);

@@ -1200,7 +1200,7 @@ LLMMEM_API int llmmem_report_fits(const llmmem_report *report);
  * milliseconds: not for a planner's inner loop.
  */
 LLMMEM_API llmmem_status llmmem_estimate_runs(llmmem_report *out, const llmmem_model *model,
-                                              const llmmem_hardware *hardware, const llmmem_strategy *strategy);
+                                              const llmmem_hardware *hw, const llmmem_strategy *strategy);
 /** After llmmem_estimate_runs: 1 when the job runs, 0 when it runs out of memory; -1 when the report
  * comes from llmmem_estimate (not replayed). */
 LLMMEM_API int llmmem_report_runs(const llmmem_report *report);
@@ -1256,9 +1256,10 @@ LLMMEM_API uint64_t llmmem_report_trainable_parameters(const llmmem_report *repo
  *     tensors and what its forward holds beside them (the logits' fp32 copy, log-softmax).
  *   - the loss's backward: the same with what its backward (or a chunked loss's current chunk)
  *     adds instead. Components: activations = held, logits = logits_held + logits_transient.
- *   - a decoder layer's backward (the stage's first or last layer): the saved tensors of the layers
- *     below it, what recomputation rebuilds and the layer's backward working set; with lazily
- *     allocated gradients (framework hf_trainer, fsdp2) only those born so far.
+ *   - a decoder layer's backward (the stage's highest, any of its layers: with lazily allocated
+ *     gradients it may be inside the stage, where the layer kinds change): the saved tensors of the
+ *     layers below it, what recomputation rebuilds and the layer's backward working set; with
+ *     lazily allocated gradients (framework hf_trainer, fsdp2) only those born so far.
  *   - the optimizer step: every gradient and the step's temporaries (optimizer_temporaries).
  * Under framework=megatron (persistent gradient buffers, fused kernels) these reduce to
  * Korthikanti's two: the loss and the recomputation of the largest chunk. Activation gradients of

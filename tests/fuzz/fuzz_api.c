@@ -210,9 +210,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         abort();
                     kv += llmmem_local_bytes(l, d, LLMMEM_LOCAL_KV);
                 }
+                /* a device short of memory does not fit; one that fits lacks nothing; a job that lacks
+                 * nothing yet does not fit is one whose host RAM is unknown (FITS is 0 then) */
+                uint64_t fits = llmmem_local_get(l, LLMMEM_LOCAL_FITS);
+                uint64_t shortfall = llmmem_local_get(l, LLMMEM_LOCAL_SHORTFALL);
                 if (kv != llmmem_local_get(l, LLMMEM_LOCAL_KV_BYTES) ||
-                    (st == LLMMEM_OK &&
-                     (llmmem_local_get(l, LLMMEM_LOCAL_FITS) != 0) == (llmmem_local_get(l, LLMMEM_LOCAL_SHORTFALL) != 0)))
+                    (st == LLMMEM_OK && ((fits && shortfall) ||
+                                         (!fits && !shortfall && !llmmem_local_get(l, LLMMEM_LOCAL_HOST_UNKNOWN)))))
                     abort();
                 llmmem_local_free(l);
             } else {
