@@ -43,8 +43,10 @@ typedef struct moment {
     uint64_t grads, acts, logits, temps;
 } moment;
 
-static llmmem_status push(llmmem_timeline *t, int phase, int64_t layer, const uint64_t state[LLMMEM_COMPONENTS],
-                          moment m)
+/* A point; `between`: a moment between two the estimate's peak compares and never above them (the
+ * loss computed, backward's end, the optimizer step's end), which a tie does not make the peak. */
+static llmmem_status push_point(llmmem_timeline *t, int phase, int64_t layer, const uint64_t state[LLMMEM_COMPONENTS],
+                                moment m, int between)
 {
     if (t->n == t->cap)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "timeline: more points than reserved (a library defect)");
@@ -60,10 +62,16 @@ static llmmem_status push(llmmem_timeline *t, int phase, int64_t layer, const ui
     for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
         if (!llmmem__add(&p->total, p->total, p->bytes[c]))
             return llmmem__fail(LLMMEM_ERR_OVERFLOW, "timeline: bytes exceed 64 bits");
-    if (p->total > t->p[t->peak].total)
+    if (!between && p->total > t->p[t->peak].total)
         t->peak = t->n;
     t->n++;
     return LLMMEM_OK;
+}
+
+static llmmem_status push(llmmem_timeline *t, int phase, int64_t layer, const uint64_t state[LLMMEM_COMPONENTS],
+                          moment m)
+{
+    return push_point(t, phase, layer, state, m, 0);
 }
 
 static llmmem_status reserve(llmmem_timeline *t, size_t points)
@@ -90,8 +98,10 @@ static uint64_t layer_at(uint64_t first, uint64_t count, uint64_t i, uint64_t sa
     return samples == count ? first + i : first + i * (count - 1) / (samples - 1);
 }
 
-/* Training: after each layer's forward, the loss's forward and backward, each layer's backward
- * from the last, the optimizer step. */
+/* Training: after each layer's forward, the loss's forward, the loss computed (its saved tensors
+ * alone, the model's outputs dropped as the Trainer's compute_loss drops them) and its backward,
+ * each layer's backward from the last, backward's end (every gradient), the optimizer step and its
+ * end (its temporaries freed): the moments a training step's forward hooks and marks read. */
 static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr, const llmmem_model *m,
                                      const llmmem_strategy *s)
 {
@@ -101,7 +111,7 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
     const uint64_t first = st->first, count = st->end - st->first;
     const uint64_t samples = count < TIMELINE_LAYERS_MAX ? count : TIMELINE_LAYERS_MAX;
     const uint64_t grads = tr->state[LLMMEM_COMPONENT_GRADIENTS], early = step->lazy_grads ? 0 : grads;
-    llmmem_status rc = reserve(t, (size_t)(2 * samples + 3));
+    llmmem_status rc = reserve(t, (size_t)(2 * samples + 6));
     if (rc)
         return rc;
     /* held before the stage's layers run: the other micro-batches' and the ends' (token ids, rotary
@@ -120,11 +130,13 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
         if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
             return rc;
     }
-    moment loss_fwd = {early, a->held, 0, 0}, loss_bwd = {early, a->held, 0, 0};
+    moment loss_fwd = {early, a->held, 0, 0}, loss = {early, a->held, a->logits_held, 0};
+    moment loss_bwd = {early, a->held, 0, 0};
     if (!llmmem__add(&loss_fwd.logits, a->logits_held, a->loss_forward) ||
         !llmmem__add(&loss_bwd.logits, a->logits_held, a->logits_transient))
         return overflow();
     if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, -1, tr->state, loss_fwd)) != LLMMEM_OK ||
+        (rc = push_point(t, LLMMEM_PEAK_PHASE_LOSS, -1, tr->state, loss, 1)) != LLMMEM_OK ||
         (rc = push(t, LLMMEM_PEAK_PHASE_LOSS, -1, tr->state, loss_bwd)) != LLMMEM_OK)
         return rc;
     /* a layer's backward: the layers below it still hold theirs, recomputation rebuilds its chunk,
@@ -157,8 +169,11 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
         if ((rc = push(t, phase, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
             return rc;
     }
-    moment opt = {grads, 0, 0, step->temporaries};
-    return push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt);
+    moment done = {grads, 0, 0, 0}, opt = {grads, 0, 0, step->temporaries};
+    if ((rc = push_point(t, LLMMEM_PEAK_PHASE_BACKWARD, -1, tr->state, done, 1)) != LLMMEM_OK ||
+        (rc = push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt)) != LLMMEM_OK)
+        return rc;
+    return push_point(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, done, 1);
 }
 
 /* Inference as the generate loop: the prefill's moments layer by layer, then those of the first

@@ -1154,8 +1154,10 @@ LLMMEM_API const char *llmmem_peak_phase_name(llmmem_peak_phase phase);
 /**
  * The step as a timeline: the memory of the most loaded device at every moment of one step, at
  * decoder-layer granularity, from the same arithmetic as the estimate (its highest point is the
- * report's total). Training: after each layer's forward, the loss's forward and backward, each
- * layer's backward from the last to the first, the optimizer step. Inference as transformers'
+ * report's total). Training: after each layer's forward, the loss's forward, the loss computed (its
+ * saved tensors alone: phase loss), the loss's backward (phase loss), each layer's backward from the
+ * last to the first, backward's end (every gradient: phase backward, layer -1), the optimizer step
+ * and its end (its temporaries freed: phase optimizer). Inference as transformers'
  * generate loop: the prefill's moments, then the first and the last decode step's; other
  * inference: the estimate's moment. A stage of more than 4096 layers is sampled (its first and last layers always). Made
  * once, refilled by llmmem_estimate_timeline as often as needed; points are read by index.
