@@ -493,13 +493,18 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->et = st->et;
     l->sequence_parallel = st->sequence_parallel;
     l->bytes = bytes;
-    l->norm_bytes = llmmem__get_int(k, LLMMEM_KEY_NORM_FP32) ? 4u : bytes;
     l->norms = (unsigned)llmmem__model_value(m, LLMMEM_KEY_NORMS_PER_LAYER);
     l->dropout = llmmem__get_int(k, LLMMEM_KEY_DROPOUT) != 0;
     l->attn = (int)sem->attn;
     l->norm_impl = (int)sem->norm;
     l->torch1 = sem->torch1;
     l->layernorm = llmmem__model_value(m, LLMMEM_KEY_NORM_TYPE) == LLMMEM_NORM_LAYERNORM;
+    /* an eager RMSNorm upcasts whatever norm_fp32 says: transformers' (modeling_llama.py
+     * LlamaRMSNorm.forward, hidden_states.to(torch.float32) before pow, and every family's copy)
+     * and torchtune's (modules/rms_norm.py RMSNorm.forward, x.float()); nn.LayerNorm is one op */
+    l->norm_bytes = llmmem__get_int(k, LLMMEM_KEY_NORM_FP32) || (sem->norm == LLMMEM_NORM_IMPL_EAGER && !l->layernorm)
+                        ? 4u
+                        : bytes;
     l->gated = llmmem__model_value(m, LLMMEM_KEY_MLP_GATED) != 0;
     /* on CPU kernels dropout's mask is the input's dtype and layer_norm's statistics too (framework.c) */
     l->mask_bytes = sem->cpu_kernels ? bytes : 1u;
@@ -885,12 +890,12 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     if ((st = llmmem__semantics_make(&k->sem, s)) != LLMMEM_OK)
         return st;
     k->e = bytes_of_format(compute);
-    k->norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
     llmmem__act_layer l;
     describe_layer(&l, m, s, k->e, stage, &k->sem);
-    /* autocast's stream is fp32 already: x.to(torch.float32) returns it, no copy (LlamaRMSNorm) */
-    if (l.autocast)
-        k->norm_fp32 = 0;
+    /* the first norm saves a copy of the layer's input when it upcasts a 16-bit one (norm_fp32 as
+     * set keeps its meaning in fp32); autocast's stream is fp32 already: x.to(torch.float32)
+     * returns it, no copy (LlamaRMSNorm) */
+    k->norm_fp32 = !l.autocast && (llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) || (l.norm_bytes == 4 && k->e != 4));
     if (l.autocast && (l.kv_rank || m->geo.moe_layers || l.norms == 4))
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "autocast is modelled (and measured) for dense decoder layers with a pre-norm each "

@@ -399,7 +399,9 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_FLASH_ATTENTION, S, "flash_attention", 1,
              "fused attention (FlashAttention, SDPA): no sequence x sequence tensor, an fp32 log-sum-exp per row"),
     BOOL_KEY(LLMMEM_KEY_DROPOUT, S, "dropout", 0, "attention and hidden dropout: 1-byte masks and outputs saved"),
-    BOOL_KEY(LLMMEM_KEY_NORM_FP32, S, "norm_fp32", 0, "norms save their input in fp32 (Hugging Face RMSNorm upcasts)"),
+    BOOL_KEY(LLMMEM_KEY_NORM_FP32, S, "norm_fp32", 0,
+             "norms save their input in fp32; an eager RMSNorm (norm_implementation eager: transformers', "
+             "torchtune's) always does"),
     CHOICE_KEY(LLMMEM_KEY_ACTIVATION_FORMAT, S, "activation_format", float_auto_names, 0, 3, 0,
                "format of saved activations (auto: the 16-bit format training computes in, fp32 for recipe fp32)"),
     CHOICE_KEY(LLMMEM_KEY_CROSS_ENTROPY, S, "cross_entropy", cross_entropy_names, 0, LLMMEM_CROSS_ENTROPY_CHUNKED,

@@ -289,6 +289,30 @@ START_TEST(llama3_8b_model)
 }
 END_TEST
 
+/* Llama-3.2-1B (h 2048, 32 heads of 64, 8 KV heads, SwiGLU 8192), b 2, s 2048, bf16, as transformers 5
+ * trains it under the Trainer on CUDA; measured on an H100 (tests/data/gpu t_llama1b_sdpa: every decoder
+ * layer's forward adds the same bytes). Each RMSNorm saves the fp32 copy of its input that
+ * LlamaRMSNorm.forward makes before pow (norm_fp32 unset), its fp32 rstd and its bf16 normalized value,
+ * and hands its output to the projections; SDPA keeps q, k, v, its output and the fp32 log-sum-exp; the
+ * MLP its gate and up outputs, act(gate) and their product. */
+START_TEST(hf_trainer_llama_layer)
+{
+    const uint64_t T = 2 * 2048, h = 2048, f = 8192;
+    const uint64_t norm = T * h * 4 + T * 4 + T * h * 2 + T * h * 2;
+    const uint64_t attention = T * 32 * 64 * 2 + 2 * (T * 8 * 64 * 2) + 32 * T * 4 + T * 32 * 64 * 2;
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.2-1b"));
+    run x = start(m, 2048, 2);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "framework", "hf_trainer"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "precision_recipe", "pure_bf16"));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), 2 * norm + attention + 4 * (T * f * 2));
+    /* as measured: 445,154,304 bytes a layer, 1,008 of them the allocator's rounding of SDPA's two
+     * 8-byte philox tensors to 512 bytes each */
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), 445154304ULL - 1024);
+    finish(&x);
+}
+END_TEST
+
 /* Mixtral-8x7B (mistralai/Mixtral-8x7B-v0.1 config.json: h 4096, 32 layers, 32 heads, 8 KV heads,
  * 8 experts, 2 per token, expert width 14336, vocab 32000), s 4096: each MoE layer keeps the fp32
  * router softmax (T x 8) and chosen weights (T x 2), the 2T dispatched tokens, each expert's four
@@ -536,6 +560,7 @@ static Suite *activations_suite(void)
     tcase_add_test(model, korthikanti_whole_model);
     tcase_add_test(model, recompute_modes);
     tcase_add_test(model, llama3_8b_model);
+    tcase_add_test(model, hf_trainer_llama_layer);
     tcase_add_test(model, mixtral_moe_layer);
     tcase_add_test(model, deepseek_mla_moe);
     tcase_add_test(model, training_peak_total);
