@@ -473,6 +473,10 @@ struct llmmem_hardware {
     char name[LLMMEM_NAME_MAX];
 };
 
+/* runtime_overhead_bytes, or its default (-1) for a PyTorch job (torch_job: llmmem_estimate's
+ * training steps and generate loops) or another (serve, llama.cpp, ollama) */
+uint64_t llmmem__runtime_overhead(const llmmem_hardware *hw, int torch_job);
+
 #define LLMMEM__LIST_MAX 16 /* values of a list key: llama.cpp's LLAMA_MAX_DEVICES (tensor_split) */
 
 struct llmmem_strategy {
@@ -526,7 +530,7 @@ typedef struct llmmem__view {
 
 /* ---- report (estimate.c, report.c) ------------------------------------- */
 
-#define LLMMEM_COMPONENTS 10
+#define LLMMEM_COMPONENTS 11
 #define LLMMEM_PEAK_PARTS 6
 #define LLMMEM_COMM_KINDS 5
 #define LLMMEM_MAX_STAGES 256 /* pipeline stages a report holds */

@@ -320,10 +320,10 @@ static const llmmem__key_info key_table[] = {
             "memory of one device in bytes (0: not set)"),
     INT_KEY(LLMMEM_KEY_DEVICES_PER_NODE, H, "devices_per_node", 1, 1024, 8, "devices in one node"),
     INT_KEY(LLMMEM_KEY_NUM_NODES, H, "num_nodes", 1, 1LL << 20, 1, "nodes"),
-    /* Default: the CUDA context alone takes ~400 MB with lazy module loading (CUDA >= 11.7),
-     * pytorch/pytorch#109888; rounded up to 512 MiB for cuBLAS/cuDNN workspaces. */
-    INT_KEY(LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES, H, "runtime_overhead_bytes", 0, 1LL << 50, 512LL << 20,
-            "bytes the runtime takes before the job (CUDA context, library workspaces)"),
+    /* -1: the stack's own (hardware.c llmmem__runtime_overhead) */
+    INT_KEY(LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES, H, "runtime_overhead_bytes", -1, 1LL << 50, -1,
+            "bytes outside the framework's allocator: the CUDA context, loaded kernel modules, library handles "
+            "(-1: 768 MiB for a PyTorch training step or generate call, 512 MiB for serve, llama.cpp and ollama)"),
     REAL_KEY(LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION, H, "allocator_reserve_fraction", 0.0, 0.9, 0.0,
              "share of device memory kept back for allocator fragmentation"),
     INT_KEY(LLMMEM_KEY_HOST_MEMORY_BYTES, H, "host_memory_bytes", 0, 1LL << 56, 0,
@@ -341,6 +341,14 @@ static const llmmem__key_info key_table[] = {
              "device memory is the host's RAM (Apple Silicon): CPU and GPU buffers come out of the same memory"),
     CHOICE_KEY(LLMMEM_KEY_BACKEND, H, "backend", backend_names, 0, LLMMEM_BACKEND_CPU, LLMMEM_BACKEND_CUDA,
                "runtime driving the device: cuda, rocm, metal, vulkan, cpu"),
+    INT_KEY(LLMMEM_KEY_CUDA_TOTAL_BYTES, H, "cuda_total_bytes", 0, 1LL << 50, 0,
+            "the device's total memory as CUDA reports it (torch.cuda.mem_get_info; the driver keeps the rest "
+            "of memory_bytes); 0: not known"),
+    /* aten/src/ATen/cuda/CublasHandlePool.cpp parseChosenWorkspaceSize: CUBLAS_WORKSPACE_CONFIG's
+     * default, :4096:2:16:8 (8 MiB + 128 KiB), or :4096:8 (32 MiB) on compute capability 9.0 */
+    INT_KEY(LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES, H, "cublas_workspace_bytes", 0, 1LL << 40, 4096LL * 1024 * 2 + 16 * 1024 * 8,
+            "the cuBLAS workspace PyTorch allocates for each thread that runs matmuls (CUBLAS_WORKSPACE_CONFIG; "
+            "32 MiB on Hopper, 8.125 MiB on other GPUs)"),
 
     /* strategy */
     CHOICE_KEY(LLMMEM_KEY_MODE, S, "mode", mode_names, 0, LLMMEM_MODE_QLORA, LLMMEM_MODE_INFERENCE,

@@ -615,7 +615,7 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     int64_t w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES), act_set = sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
     int64_t nt_set = sv(s, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES);
     uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set
-                                     : (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+                                     : llmmem__runtime_overhead(hw, 0);
     uint64_t graphs = (uint64_t)sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
     uint64_t fixed_budget = (uint64_t)sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES);
     uint64_t best_w = 0, best_act = 0, shortfall = 0, most_layers = 0;

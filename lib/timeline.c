@@ -136,7 +136,7 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
         !llmmem__add(&loss_bwd.logits, a->logits_held, a->logits_transient))
         return overflow();
     if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, -1, tr->state, loss_fwd)) != LLMMEM_OK ||
-        (rc = push_point(t, LLMMEM_PEAK_PHASE_LOSS, -1, tr->state, loss, 1)) != LLMMEM_OK ||
+        (rc = push_point(t, LLMMEM_PEAK_PHASE_LOSS_DONE, -1, tr->state, loss, 1)) != LLMMEM_OK ||
         (rc = push(t, LLMMEM_PEAK_PHASE_LOSS, -1, tr->state, loss_bwd)) != LLMMEM_OK)
         return rc;
     /* a layer's backward: the layers below it still hold theirs, recomputation rebuilds its chunk,
@@ -170,10 +170,10 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
             return rc;
     }
     moment done = {grads, 0, 0, 0}, opt = {grads, 0, 0, step->temporaries};
-    if ((rc = push_point(t, LLMMEM_PEAK_PHASE_BACKWARD, -1, tr->state, done, 1)) != LLMMEM_OK ||
+    if ((rc = push_point(t, LLMMEM_PEAK_PHASE_BACKWARD_DONE, -1, tr->state, done, 1)) != LLMMEM_OK ||
         (rc = push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt)) != LLMMEM_OK)
         return rc;
-    return push_point(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, done, 1);
+    return push_point(t, LLMMEM_PEAK_PHASE_OPTIMIZER_DONE, -1, tr->state, done, 1);
 }
 
 /* Inference as the generate loop: the prefill's moments layer by layer, then those of the first

@@ -384,7 +384,8 @@ START_TEST(training_peak_total)
     uint64_t loss = llmmem_report_peak_part(x.r, LLMMEM_PEAK_LOGITS_HELD) +
                     llmmem_report_peak_part(x.r, LLMMEM_PEAK_LOGITS_TRANSIENT);
     ck_assert_uint_eq(llmmem_report_total_bytes(x.r),
-                      18 * n + held + loss + llmmem_report_bytes(x.r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD));
+                      18 * n + held + loss + llmmem_report_bytes(x.r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD) +
+                          llmmem_report_bytes(x.r, LLMMEM_COMPONENT_WORKSPACES));
     /* a model given by its count alone has no layers: the estimate says so */
     llmmem_model *count;
     ck_assert_ok(llmmem_model_new(&count));

@@ -54,6 +54,7 @@ static fixture make(const char *dtype, uint64_t b, uint64_t s, uint64_t n)
     ck_assert_ok(llmmem_strategy_set_text(f.s, "mode", "inference"));
     ck_assert_ok(llmmem_strategy_set_text(f.s, "framework", "hf_trainer"));
     ck_assert_ok(llmmem_strategy_set_text(f.s, "pytorch_version", "1.13"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "device_kernels", "cpu")); /* GENERATE.md's CPU runs */
     ck_assert_ok(llmmem_strategy_set_text(f.s, "attn_implementation", "eager"));
     ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_MICRO_BATCH_SIZE, (int64_t)b));
     ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_SEQUENCE_LENGTH, (int64_t)s));
@@ -321,6 +322,7 @@ START_TEST(test_beam_search_last_step)
     ck_assert_uint_eq(q->total, held + 4 * U8 + 4 * I4 + 16 * beams * V);
     /* PyTorch 2.x on CUDA: the same reorder, no topk queue */
     ck_assert_ok(llmmem_strategy_set_text(f.s, "pytorch_version", "2.x"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "device_kernels", "cuda"));
     ck_assert_ok(llmmem__semantics_make(&sem, f.s));
     ck_assert_ok(llmmem__generate_shape(&g, &j, &sem));
     ck_assert_ok(llmmem__generate_step_moments(mo, &count, &g, n - 1));

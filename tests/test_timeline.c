@@ -65,8 +65,9 @@ START_TEST(lazy_gradients_are_born_layer_by_layer)
         ck_assert_uint_eq(llmmem_timeline_bytes(t, i, LLMMEM_COMPONENT_GRADIENTS), 0); /* none before backward */
     }
     ck_assert_int_eq(llmmem_timeline_layer(t, 4), -1);
-    ck_assert_int_eq(llmmem_timeline_phase(t, 5), LLMMEM_PEAK_PHASE_LOSS);
+    ck_assert_int_eq(llmmem_timeline_phase(t, 5), LLMMEM_PEAK_PHASE_LOSS_DONE);
     ck_assert_int_eq(llmmem_timeline_phase(t, 6), LLMMEM_PEAK_PHASE_LOSS);
+    ck_assert_str_eq(llmmem_peak_phase_name(LLMMEM_PEAK_PHASE_LOSS_DONE), "loss_done");
     /* the loss computed: what every layer saved and the loss's saved tensors, nothing transient */
     ck_assert_uint_eq(llmmem_timeline_bytes(t, 5, LLMMEM_COMPONENT_ACTIVATIONS),
                       llmmem_timeline_bytes(t, 4, LLMMEM_COMPONENT_ACTIVATIONS));
@@ -85,7 +86,9 @@ START_TEST(lazy_gradients_are_born_layer_by_layer)
     /* backward's end, the optimizer step and its end: every gradient, the embedding's too;
      * backward freed the activations; the step's temporaries live only while it runs */
     for (size_t p = 11; p < 14; p++) {
-        ck_assert_int_eq(llmmem_timeline_phase(t, p), p == 11 ? LLMMEM_PEAK_PHASE_BACKWARD : LLMMEM_PEAK_PHASE_OPTIMIZER);
+        ck_assert_int_eq(llmmem_timeline_phase(t, p), p == 11   ? LLMMEM_PEAK_PHASE_BACKWARD_DONE
+                                                      : p == 12 ? LLMMEM_PEAK_PHASE_OPTIMIZER
+                                                                : LLMMEM_PEAK_PHASE_OPTIMIZER_DONE);
         ck_assert_int_eq(llmmem_timeline_layer(t, p), -1);
         ck_assert_uint_eq(llmmem_timeline_bytes(t, p, LLMMEM_COMPONENT_GRADIENTS),
                           4 * (HEAD_PARAMS + 4 * LAYER_PARAMS + EMBEDDING_PARAMS));

@@ -231,6 +231,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_PEAK_BF16_FLOPS = 2010,         /**< dense bf16 FLOP/s */
     LLMMEM_KEY_UNIFIED_MEMORY = 2011,          /**< bool: device memory is the host's RAM (Apple Silicon): CPU and GPU buffers share it */
     LLMMEM_KEY_BACKEND = 2012,                 /**< choice (llmmem_backend): cuda, rocm, metal, vulkan, cpu */
+    LLMMEM_KEY_CUDA_TOTAL_BYTES = 2013,        /**< the device's total as CUDA reports it (cudaMemGetInfo; 0: not known) */
+    LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES = 2014,  /**< one cuBLAS workspace PyTorch allocates per thread (by architecture) */
 
     /* strategy (3000+) */
     LLMMEM_KEY_MODE = 3000,                    /**< choice: inference, training, lora, qlora (llmmem_mode) */
@@ -1060,7 +1062,9 @@ typedef enum llmmem_component {
     LLMMEM_COMPONENT_KV_CACHE = 6,         /**< keys and values of the cached tokens (inference) */
     LLMMEM_COMPONENT_COMM_BUFFERS = 7,     /**< data-parallel buffers: gradient buckets, gathered units */
     LLMMEM_COMPONENT_RUNTIME_OVERHEAD = 8, /**< CUDA context and workspaces (runtime_overhead_bytes) */
-    LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES = 9 /**< what the optimizer step allocates while it runs */
+    LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES = 9, /**< what the optimizer step allocates while it runs */
+    LLMMEM_COMPONENT_WORKSPACES = 10       /**< library workspaces PyTorch's allocator holds: cuBLAS's, one per
+                                                thread that runs matmuls (cublas_workspace_bytes each) */
 } llmmem_component;
 
 /** Number of components; components are numbered 0 to count - 1. */
@@ -1138,7 +1142,10 @@ typedef enum llmmem_peak_phase {
     LLMMEM_PEAK_PHASE_BACKWARD = 4,     /**< a decoder layer's backward (its working set, gradients so far) */
     LLMMEM_PEAK_PHASE_OPTIMIZER = 5,    /**< the optimizer step: every gradient and the step's temporaries */
     LLMMEM_PEAK_PHASE_PREFILL = 6,      /**< inference, generate: the prompt's forward (step 0) */
-    LLMMEM_PEAK_PHASE_DECODE = 7        /**< inference, generate: a decode step (one token per sequence) */
+    LLMMEM_PEAK_PHASE_DECODE = 7,       /**< inference, generate: a decode step (one token per sequence) */
+    LLMMEM_PEAK_PHASE_LOSS_DONE = 8,    /**< timeline only: the loss computed, its saved tensors alone */
+    LLMMEM_PEAK_PHASE_BACKWARD_DONE = 9, /**< timeline only: backward's end, every gradient, no activation */
+    LLMMEM_PEAK_PHASE_OPTIMIZER_DONE = 10 /**< timeline only: the optimizer step's end, its temporaries freed */
 } llmmem_peak_phase;
 
 /** Bytes of one part of the training peak (0 for an unknown part or an inference report). */
@@ -1154,10 +1161,9 @@ LLMMEM_API const char *llmmem_peak_phase_name(llmmem_peak_phase phase);
 /**
  * The step as a timeline: the memory of the most loaded device at every moment of one step, at
  * decoder-layer granularity, from the same arithmetic as the estimate (its highest point is the
- * report's total). Training: after each layer's forward, the loss's forward, the loss computed (its
- * saved tensors alone: phase loss), the loss's backward (phase loss), each layer's backward from the
- * last to the first, backward's end (every gradient: phase backward, layer -1), the optimizer step
- * and its end (its temporaries freed: phase optimizer). Inference as transformers'
+ * report's total). Training: after each layer's forward, the loss's forward, the loss computed
+ * (loss_done), the loss's backward, each layer's backward from the last to the first, backward's end
+ * (backward_done), the optimizer step and its end (optimizer_done). Inference as transformers'
  * generate loop: the prefill's moments, then the first and the last decode step's; other
  * inference: the estimate's moment. A stage of more than 4096 layers is sampled (its first and last layers always). Made
  * once, refilled by llmmem_estimate_timeline as often as needed; points are read by index.

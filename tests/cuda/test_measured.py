@@ -126,21 +126,12 @@ def test_weights_within_3_percent():
 
 
 # A training step's trace point -> the timeline point it is compared with: after decoder layer i's forward
-# (the forward hook) -> ("forward", i); after the loss, the model's outputs dropped -> ("loss", -1), the
-# first of the two loss points (the loss's saved tensors, before its backward); after loss.backward() ->
-# ("backward", -1), the last backward point; after optimizer.step() -> ("optimizer", -1), the last point
-# (the step's temporaries freed).
+# (the forward hook) -> ("forward", i); after the loss, the model's outputs dropped -> "loss_done" (the
+# loss's saved tensors, before its backward); after loss.backward() -> "backward_done"; after
+# optimizer.step() -> "optimizer_done" (the step's temporaries freed).
 def timeline_point(points, phase, layer):
-    if phase == "forward":
-        found = [p for p in points if p["phase"] == "forward" and p["layer"] == layer]
-        return found[0]
-    if phase == "loss":
-        return [p for p in points if p["phase"] == "loss"][0]
-    if phase == "backward_done":
-        return [p for p in points if p["phase"] in ("backward", "recompute")][-1]
-    if phase == "optimizer_done":
-        return points[-1]
-    return None
+    want = ("forward", layer) if phase == "forward" else ({"loss": "loss_done"}.get(phase, phase), -1)
+    return [p for p in points if (p["phase"], p["layer"]) == want][0]
 
 
 def test_training_trace_within_3_percent():
