@@ -55,6 +55,7 @@ static const char *const norm_impl_names[] = {"auto", "input", "eager", "fused",
 static const char *const optimizer_impl_names[] = {"auto", "foreach", "fused", "for_loop", NULL};
 static const char *const gradient_allocation_names[] = {"auto", "lazy", "persistent", NULL};
 static const char *const pytorch_names[] = {"2.x", "1.13", NULL};
+static const char *const transformers_names[] = {"5.x", "4.x", NULL};
 static const char *const experts_impl_names[] = {"auto", "eager", "grouped", NULL};
 static const char *const cache_impl_names[] = {"auto", "dynamic", "static", "offloaded", NULL};
 static const char *const device_kernels_names[] = {"cuda", "cpu", NULL};
@@ -439,6 +440,10 @@ static const llmmem__key_info key_table[] = {
                "the model's output logits stay referenced through backward (auto: the framework's)"),
     CHOICE_KEY(LLMMEM_KEY_PYTORCH_VERSION, S, "pytorch_version", pytorch_names, 0, LLMMEM_PYTORCH_1_13, 0,
                "PyTorch semantics: 2.x, or 1.13 (mean saves its input, foreach AdamW keeps two temporaries)"),
+    CHOICE_KEY(LLMMEM_KEY_TRANSFORMERS_VERSION, S, "transformers_version", transformers_names, 0,
+               LLMMEM_TRANSFORMERS_4, LLMMEM_TRANSFORMERS_5,
+               "transformers semantics under its frameworks: 5.x (MoE experts resolve to grouped_mm), or 4.x "
+               "(4.46 to 4.57: experts run their own forward)"),
     /* inference under transformers' generate (generation/utils.py GenerationMixin.generate) */
     CHOICE_KEY(LLMMEM_KEY_CACHE_IMPLEMENTATION, S, "cache_implementation", cache_impl_names, 0, LLMMEM_CACHE_OFFLOADED,
                LLMMEM_CACHE_AUTO,

@@ -288,6 +288,7 @@ typedef enum llmmem_key {
      * beam indices, and one layer's keys copied by each cache reorder; mode inference in the
      * generate loop only (an error elsewhere; vLLM's beam width is `n`) */
     LLMMEM_KEY_NUM_BEAMS = 3052,
+    LLMMEM_KEY_TRANSFORMERS_VERSION = 3053,    /**< choice (llmmem_transformers_version): 5.x (default) or 4.x */
 
     /* strategy: serving (3100+), vLLM's names; tensor_parallel and pipeline_parallel apply too */
     LLMMEM_KEY_KV_CACHE_DTYPE = 3100,          /**< choice (llmmem_kv_cache_dtype): auto, bf16, fp8, nvfp4, ... */
@@ -624,6 +625,12 @@ typedef enum llmmem_pytorch_version {
     LLMMEM_PYTORCH_2 = 0,    /**< 2.x: mean saves sizes alone, foreach AdamW keeps one temporary */
     LLMMEM_PYTORCH_1_13 = 1  /**< 1.13: mean saves its input, foreach AdamW keeps two, no SDPA */
 } llmmem_pytorch_version;
+
+/** transformers semantics that changed: choices of LLMMEM_KEY_TRANSFORMERS_VERSION. */
+typedef enum llmmem_transformers_version {
+    LLMMEM_TRANSFORMERS_5 = 0, /**< 5.x: MoE experts resolve to grouped_mm (experts_implementation auto) */
+    LLMMEM_TRANSFORMERS_4 = 1  /**< 4.46 to 4.57: experts run their class's own forward */
+} llmmem_transformers_version;
 
 /** Hugging Face generate's KV cache: choices of LLMMEM_KEY_CACHE_IMPLEMENTATION. */
 typedef enum llmmem_cache_implementation {
