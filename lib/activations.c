@@ -81,7 +81,21 @@ static void attention_core(acc *a, acc *after_softmax, const llmmem__act_layer *
     if (fused) {
         /* FlashAttention (Dao et al. 2022), SDPA's flash backend, Transformer Engine: no s x s
          * tensor, only the fp32 log-sum-exp per row */
-        keep(a, l, elems(a, heads, l->s, l->b, 1), 4, 1);
+        uint64_t rows = l->s;
+        if (l->cuda_sdpa && l->masked) {
+            /* a mask rules flash out: the memory-efficient backend, whose logsumexp rows are padded
+             * to 32 (aten/src/ATen/native/transformers/cuda/attention.cu _efficient_attention_forward,
+             * kAlignLSE) and which saves the mask as attention.cpp hands it over: the bool mask made
+             * a float one in q's dtype (convert_boolean_attn_mask), its last dimension padded to 16
+             * (preprocess_mask), one per layer */
+            rows = llmmem__ceil_div(l->s, 32) * 32;
+            keep(a, l, elems(a, l->b, l->s, llmmem__ceil_div(l->s, 16) * 16, 1), e, 0);
+        }
+        keep(a, l, elems(a, heads, rows, l->b, 1), 4, 1);
+        /* _scaled_dot_product_flash_attention / _efficient_attention: the philox seed and offset,
+         * an int64 each, kept for backward */
+        if (l->cuda_sdpa)
+            keep(a, l, 2, 8, 0);
     } else if (l->recompute != LLMMEM_RECOMPUTE_SELECTIVE) {
         const uint64_t scores = elems(a, heads, l->s, l->s, l->b);
         const unsigned mask = l->mask_bytes ? l->mask_bytes : 1u;
@@ -114,8 +128,17 @@ static void attention_core(acc *a, acc *after_softmax, const llmmem__act_layer *
             }
         }
     }
-    /* the output projection's input (heads x v wide) */
-    linear_input(after_softmax, l, elems(a, l->s, l->b, heads, v), LLMMEM_LORA_TARGET_O, 1);
+    /* the output projection's input (heads x v wide); a fused kernel saves it as its own output
+     * for its backward (flash_attn's and SDPA's backward read out), whatever o_proj keeps: under a
+     * frozen base the adapters' copies in their dtype beside it */
+    const uint64_t out = elems(a, l->s, l->b, heads, v);
+    if (fused && l->frozen) {
+        keep(after_softmax, l, out, e, 1);
+        if (l->adapter_bytes != e)
+            linear_input(after_softmax, l, out, LLMMEM_LORA_TARGET_O, 1);
+    } else {
+        linear_input(after_softmax, l, out, LLMMEM_LORA_TARGET_O, 1);
+    }
 }
 
 /* A norm over `rows` rows of `width`: what it saves for its backward, by implementation. */
@@ -496,6 +519,7 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->norms = (unsigned)llmmem__model_value(m, LLMMEM_KEY_NORMS_PER_LAYER);
     l->dropout = llmmem__get_int(k, LLMMEM_KEY_DROPOUT) != 0;
     l->attn = (int)sem->attn;
+    l->cuda_sdpa = sem->attn == LLMMEM_ATTN_SDPA && !sem->cpu_kernels && !sem->torch1;
     l->norm_impl = (int)sem->norm;
     l->torch1 = sem->torch1;
     l->layernorm = llmmem__model_value(m, LLMMEM_KEY_NORM_TYPE) == LLMMEM_NORM_LAYERNORM;
@@ -846,11 +870,14 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
         const unsigned mixer = plan->kind[i].mixer, ffn = plan->kind[i].ffn;
         if (mixer == LLMMEM_MIXER_SSM ? ffn != LLMMEM_FFN_NONE
                                       : mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_NONE &&
-                                            mixer != LLMMEM_MIXER_LINEAR)
+                                            mixer != LLMMEM_MIXER_LINEAR && mixer != LLMMEM_MIXER_SLIDING)
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of a hybrid layer that is not a "
                                 "Mamba-2, an attention, a Gated DeltaNet or an MLP block are not modelled");
         if (mixer != LLMMEM_MIXER_LINEAR)
             x.gdn_v = 0;
+        /* masking_utils.py sdpa_mask: a sliding layer's mask can be skipped only when its window
+         * covers every key */
+        x.masked = mixer == LLMMEM_MIXER_SLIDING && x.cuda_sdpa && m->geo.window < x.s;
         if (mixer != LLMMEM_MIXER_SSM) {
             x.ssm_proj = 0;
             x.no_attention = mixer == LLMMEM_MIXER_NONE;
@@ -864,7 +891,8 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
         if ((st = llmmem__layer_activation_bytes(&k->kind_full[i], &x)) != LLMMEM_OK)
             return st;
         uint64_t back = 0;
-        if (mixer == LLMMEM_MIXER_FULL && (st = llmmem__layer_backward_bytes(&back, &x)) != LLMMEM_OK)
+        if ((mixer == LLMMEM_MIXER_FULL || mixer == LLMMEM_MIXER_SLIDING) &&
+            (st = llmmem__layer_backward_bytes(&back, &x)) != LLMMEM_OK)
             return st;
         if (back > k->backward)
             k->backward = back;
@@ -935,7 +963,9 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     l.recompute = LLMMEM_RECOMPUTE_FULL;
     if ((st = llmmem__layer_activation_bytes(&k->input, &l)) != LLMMEM_OK)
         return st;
-    k->hybrid = (m->geo.ssm_layers && m->geo.ssm_layers != m->geo.layers) || m->geo.linear_layers;
+    /* a kind's own bytes: state mixers beside attention, or sliding layers whose SDPA reads a mask */
+    k->hybrid = (m->geo.ssm_layers && m->geo.ssm_layers != m->geo.layers) || m->geo.linear_layers ||
+                (l.cuda_sdpa && m->geo.window < l.s && llmmem__sliding_layers(&m->geo, 0, m->geo.layers));
     return k->hybrid ? hybrid_kinds(k, m) : LLMMEM_OK;
 }
 
@@ -1048,6 +1078,7 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
         /* a block's norms, linears and MLP; its attention below, chunk by chunk */
         llmmem__act_layer blk = v;
         blk.attn = LLMMEM_ATTN_FUSED; /* attention_core: q, k, v, output and a row statistic */
+        blk.cuda_sdpa = 0;            /* called image by image: 16 bytes of philox a call not counted */
         layer_parts p = {{0, 0}, {0, 0}, {0, 0}};
         layer_saves(&p, &blk);
         uint64_t block;

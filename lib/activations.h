@@ -56,6 +56,8 @@ typedef struct llmmem__act_layer {
     /* a Gated DeltaNet mixer in place of attention: key and value heads and widths (gdn_v 0: none) */
     uint64_t gdn_k, gdn_v, gdn_dk, gdn_dv;
     int attn_gate;           /* q_proj's sigmoid gate on the attention output (Qwen3NextAttention) */
+    int cuda_sdpa;           /* torch SDPA on CUDA kernels (PyTorch 2.x): its flash or memory-efficient backend */
+    int masked;              /* SDPA reads a mask (a sliding layer over more tokens than its window) */
     int shared_gate;         /* a sigmoid gate on the shared expert's output (Qwen3NextSparseMoeBlock) */
 } llmmem__act_layer;
 
