@@ -1197,16 +1197,25 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         (lp->attn == LLMMEM_ATTN_EAGER || lp->attn == LLMMEM_ATTN_SDPA || lp->attn == LLMMEM_ATTN_FLASH_ATTENTION_2))
         keep(&ends, lp, elems(&ends, tokens, lp->kv_rank ? lp->rope : lp->d, 2, 1), lp->stream ? lp->stream : e, 0);
     /* transformers' eager attention adds a [b, 1, s, s] mask in the activation format
-     * (masking_utils.py eager_mask); torch.utils.checkpoint saves it with each layer's inputs */
-    if (stage->end > stage->first && lp->attn == LLMMEM_ATTN_EAGER &&
-        (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD)) {
-        /* autocast: the mask takes the fp32 embeddings' dtype (masking_utils.py create_causal_mask) */
-        keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), lp->stream ? lp->stream : e, 1);
-        /* models/gemma2/modeling_gemma2.py causal_mask_mapping: sliding layers read a second mask */
+     * (masking_utils.py eager_mask); SDPA's sliding layers read a bool one over a sequence longer
+     * than their window (sdpa_mask). The model's forward holds them through its layers (forward
+     * locals, below); torch.utils.checkpoint saves them with each layer's inputs */
+    acc masks = {0, 0};
+    if (stage->end > stage->first) {
         const uint64_t sliding = llmmem__sliding_layers(&m->geo, stage->first, stage->end);
-        if (sliding && sliding < stage->end - stage->first)
-            keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), e, 1);
+        if (lp->attn == LLMMEM_ATTN_EAGER) {
+            /* autocast: the mask takes the fp32 embeddings' dtype (masking_utils.py create_causal_mask) */
+            keep(&masks, lp, elems(&masks, lp->b, lp->s, lp->s, 1), lp->stream ? lp->stream : e, 1);
+            /* models/gemma2/modeling_gemma2.py causal_mask_mapping: sliding layers read a second mask */
+            if (sliding && sliding < stage->end - stage->first)
+                keep(&masks, lp, elems(&masks, lp->b, lp->s, lp->s, 1), e, 1);
+        } else if (lp->cuda_sdpa && sliding && m->geo.window < lp->s) {
+            keep(&masks, lp, elems(&masks, lp->b, lp->s, lp->s, 1), 1, 0);
+        }
     }
+    const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
+    if (checkpointed && !llmmem__add(&ends.total, ends.total, masks.total))
+        return overflow();
     /* Gemma2TextScaledWordEmbedding (models/gemma*): the embedding times a 0-dim normalizer in the
      * weight's dtype, which the mul saves */
     if (stage->has_embedding && lp->norm_scale_fp32)
@@ -1223,7 +1232,38 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
             keep(&head, lp, 2, 8, 0);
         }
     }
-    if (ends.overflow || head.overflow || !llmmem__add(&extra, ends.total, head.total))
+    /* What the model's forward holds beside the saved tensors as a layer's forward returns (a
+     * timeline's forward points, where a forward hook reads; the loss runs after it returned): the
+     * layer's output, its input (still the caller's argument) unless the layer keeps it as it is (a
+     * checkpoint, or a first norm that saves no copy of it), and on the first stage the inputs_embeds
+     * LlamaModel.forward keeps named (GPT2Model.forward its position_embeds too, [1, s, h]) unless
+     * they are the first layer's input and kept so */
+    acc locals = {0, 0}, input = {0, 0}, leaf = {0, 0};
+    const unsigned stream = lp->stream ? lp->stream : e;
+    const int input_kept = rmode == LLMMEM_RECOMPUTE_FULL || !k->norm_fp32;
+    keep(&locals, lp, sbh, stream, 0);
+    if (!input_kept)
+        keep(&input, lp, sbh, stream, 0);
+    if (stage->has_embedding) {
+        const int learned = llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) != 0;
+        const int is_input = !learned && !lp->dropout && !llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM);
+        if (!is_input || !input_kept || (rmode != LLMMEM_RECOMPUTE_FULL && k->first_less))
+            keep(&locals, lp, sbh, stream, 0);
+        if (learned)
+            keep(&locals, lp, elems(&locals, lp->s, lp->h, 1, 1), e, 0);
+        /* a frozen embedding's output made to require grad (modeling_utils.py
+         * enable_input_require_grads: requires_grad_ in a forward hook) is a leaf: backward leaves
+         * its grad beside it, both held by the graph's AccumulateGrad until the loss is released */
+        if (lp->frozen && k->sem.input_grads)
+            keep(&leaf, lp, sbh, 2u * e, 0);
+    }
+    if (!checkpointed && !llmmem__add(&locals.total, locals.total, masks.total))
+        return overflow();
+    out->forward_locals = locals.total;
+    out->forward_input = input.total;
+    out->leaf_input = leaf.total;
+    if (ends.overflow || head.overflow || locals.overflow || input.overflow || leaf.overflow ||
+        !llmmem__add(&extra, ends.total, head.total))
         return overflow();
     if (!llmmem__add(&out->first_held, out->first_held, ends.total))
         return overflow();

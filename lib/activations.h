@@ -83,6 +83,11 @@ typedef struct llmmem__activations {
     uint64_t head;            /* `held`'s part outside the layers that the loss's backward frees */
     uint64_t first_held;      /* held when the first layer's backward starts (with the other
                                * micro-batches in flight): its saved tensors or kept input, the ids */
+    /* beside the saved tensors as a layer's forward returns, freed when the model's forward returns
+     * (before the loss; never part of the peak): its output and the model's named embeddings, and
+     * from the stage's second layer on (every layer past the first stage) its input */
+    uint64_t forward_locals, forward_input;
+    uint64_t leaf_input;      /* after backward until the loss is released: a leaf input and its grad */
 } llmmem__activations;
 
 /* What the step's moments take besides the activations: gradients as they are born (lazy) and the

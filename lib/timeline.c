@@ -114,20 +114,22 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
     llmmem_status rc = reserve(t, (size_t)(2 * samples + 6));
     if (rc)
         return rc;
-    /* held before the stage's layers run: the other micro-batches' and the ends' (token ids, rotary
-     * tables, the mask), first_held less what the first layer keeps */
-    uint64_t h1 = 0, base, rebuilt, held_l;
+    /* held through layer l: first_held (the other micro-batches', the ends' (token ids, rotary
+     * tables, the mask) and the first layer's, less what its unrecorded ops do not keep) and what
+     * the layers after the first keep, held_l - h1 (held_l >= h1: it counts the first layer too) */
+    uint64_t h1 = 0, rebuilt, held_l;
     if (count && (rc = llmmem__layers_held(&h1, m, s, &tr->kinds, st, first + 1)) != LLMMEM_OK)
         return rc;
-    base = a->first_held > h1 ? a->first_held - h1 : 0;
     for (uint64_t i = 0; i < samples; i++) {
         const uint64_t l = layer_at(first, count, i, samples);
         if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
             return rc;
         moment mo = {early, 0, 0, 0};
-        if (!llmmem__add(&mo.acts, base, held_l))
+        const uint64_t input = l > first || !st->has_embedding ? a->forward_input : 0; /* the first's is the embeddings */
+        if (!llmmem__add(&mo.acts, a->first_held, held_l - h1) || !llmmem__add(&mo.acts, mo.acts, a->forward_locals) ||
+            !llmmem__add(&mo.acts, mo.acts, input))
             return overflow();
-        if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
+        if ((rc = push_point(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo, 1)) != LLMMEM_OK)
             return rc;
     }
     moment loss_fwd = {early, a->held, 0, 0}, loss = {early, a->held, a->logits_held, 0};
@@ -155,7 +157,7 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
         }
         if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
             return rc;
-        if (!llmmem__add(&mo.acts, base, held_l) || !llmmem__add(&mo.acts, mo.acts, rebuilt))
+        if (!llmmem__add(&mo.acts, a->first_held, held_l - h1) || !llmmem__add(&mo.acts, mo.acts, rebuilt))
             return overflow();
         if (l + 1 == st->end) { /* the last layer: the peak's own arithmetic (the head's inputs freed) */
             moment last = {step->lazy_grads ? step->grads_last : grads, a->held > a->head ? a->held - a->head : 0, 0, 0};
@@ -169,11 +171,11 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
         if ((rc = push(t, phase, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
             return rc;
     }
-    moment done = {grads, 0, 0, 0}, opt = {grads, 0, 0, step->temporaries};
+    moment done = {grads, a->leaf_input, 0, 0}, opt = {grads, 0, 0, step->temporaries}, stepped = {grads, 0, 0, 0};
     if ((rc = push_point(t, LLMMEM_PEAK_PHASE_BACKWARD_DONE, -1, tr->state, done, 1)) != LLMMEM_OK ||
         (rc = push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt)) != LLMMEM_OK)
         return rc;
-    return push_point(t, LLMMEM_PEAK_PHASE_OPTIMIZER_DONE, -1, tr->state, done, 1);
+    return push_point(t, LLMMEM_PEAK_PHASE_OPTIMIZER_DONE, -1, tr->state, stepped, 1);
 }
 
 /* Inference as the generate loop: the prefill's moments layer by layer, then those of the first
