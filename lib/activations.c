@@ -870,14 +870,16 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
         const unsigned mixer = plan->kind[i].mixer, ffn = plan->kind[i].ffn;
         if (mixer == LLMMEM_MIXER_SSM ? ffn != LLMMEM_FFN_NONE
                                       : mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_NONE &&
-                                            mixer != LLMMEM_MIXER_LINEAR && mixer != LLMMEM_MIXER_SLIDING)
+                                            mixer != LLMMEM_MIXER_LINEAR && mixer != LLMMEM_MIXER_SLIDING &&
+                                            mixer != LLMMEM_MIXER_CHUNKED)
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of a hybrid layer that is not a "
                                 "Mamba-2, an attention, a Gated DeltaNet or an MLP block are not modelled");
         if (mixer != LLMMEM_MIXER_LINEAR)
             x.gdn_v = 0;
-        /* masking_utils.py sdpa_mask: a sliding layer's mask can be skipped only when its window
-         * covers every key */
-        x.masked = mixer == LLMMEM_MIXER_SLIDING && x.cuda_sdpa && m->geo.window < x.s;
+        /* masking_utils.py sdpa_mask: a sliding (or chunked) layer's mask can be skipped only when
+         * its window covers every key */
+        const int windowed = mixer == LLMMEM_MIXER_SLIDING || mixer == LLMMEM_MIXER_CHUNKED;
+        x.masked = windowed && x.cuda_sdpa && m->geo.window < x.s;
         if (mixer != LLMMEM_MIXER_SSM) {
             x.ssm_proj = 0;
             x.no_attention = mixer == LLMMEM_MIXER_NONE;
@@ -891,8 +893,7 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
         if ((st = llmmem__layer_activation_bytes(&k->kind_full[i], &x)) != LLMMEM_OK)
             return st;
         uint64_t back = 0;
-        if ((mixer == LLMMEM_MIXER_FULL || mixer == LLMMEM_MIXER_SLIDING) &&
-            (st = llmmem__layer_backward_bytes(&back, &x)) != LLMMEM_OK)
+        if ((mixer == LLMMEM_MIXER_FULL || windowed) && (st = llmmem__layer_backward_bytes(&back, &x)) != LLMMEM_OK)
             return st;
         if (back > k->backward)
             k->backward = back;

@@ -375,6 +375,26 @@ START_TEST(hf_trainer_gemma3_sliding_layers)
 }
 END_TEST
 
+/* Llama 4 Scout (48 layers, every fourth global, the others attending within chunks of 8192 tokens)
+ * under the Trainer at 16,384 tokens: its chunked layers' SDPA reads a mask (masking_utils.py
+ * chunked_causal_mask cannot be skipped past one chunk), so each keeps the memory-efficient backend's
+ * float [b, 1, s, s] mask; every layer keeps SDPA's philox pair. FlashAttention-2 (flash_attn's own
+ * kernel, no mask: chunks by its arguments) keeps neither. */
+START_TEST(hf_trainer_chunked_layers_keep_their_mask)
+{
+    const uint64_t s = 16384;
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-4-scout-17b-16e"));
+    run x = start(m, s, 1);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "framework", "hf_trainer"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "attn_implementation", "flash_attention_2"));
+    const uint64_t flash = part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "attn_implementation", "sdpa"));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), flash + 36 * (s * s * 2) + 48 * 16);
+    finish(&x);
+}
+END_TEST
+
 /* Mixtral-8x7B (mistralai/Mixtral-8x7B-v0.1 config.json: h 4096, 32 layers, 32 heads, 8 KV heads,
  * 8 experts, 2 per token, expert width 14336, vocab 32000), s 4096: each MoE layer keeps the fp32
  * router softmax (T x 8) and chosen weights (T x 2), the 2T dispatched tokens, each expert's four
@@ -626,6 +646,7 @@ static Suite *activations_suite(void)
     tcase_add_test(model, hf_trainer_llama_layer);
     tcase_add_test(model, hf_trainer_lora_every_linear);
     tcase_add_test(model, hf_trainer_gemma3_sliding_layers);
+    tcase_add_test(model, hf_trainer_chunked_layers_keep_their_mask);
     tcase_add_test(model, mixtral_moe_layer);
     tcase_add_test(model, deepseek_mla_moe);
     tcase_add_test(model, training_peak_total);
