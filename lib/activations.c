@@ -924,7 +924,7 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     /* the first norm saves a copy of the layer's input when it upcasts a 16-bit one (norm_fp32 as
      * set keeps its meaning in fp32); autocast's stream is fp32 already: x.to(torch.float32)
      * returns it, no copy (LlamaRMSNorm) */
-    k->norm_fp32 = !l.autocast && (llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) || (l.norm_bytes == 4 && k->e != 4));
+    k->norm_fp32 = !l.autocast && l.norm_bytes == 4 && (k->e != 4 || llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32));
     if (l.autocast && (l.kv_rank || m->geo.moe_layers || l.norms == 4))
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "autocast is modelled (and measured) for dense decoder layers with a pre-norm each "
@@ -952,15 +952,19 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     if ((st = llmmem__layer_activation_bytes(&k->dense, &l)) != LLMMEM_OK)
         return st;
     l.experts = experts;
-    if ((st = llmmem__layer_activation_bytes(&k->moe, &l)) != LLMMEM_OK)
+    if (experts && (st = llmmem__layer_activation_bytes(&k->moe, &l)) != LLMMEM_OK)
         return st;
     l.recompute = LLMMEM_RECOMPUTE_NONE;
     l.experts = 0;
     if ((st = llmmem__layer_activation_bytes(&k->dense_full, &l)) != LLMMEM_OK)
         return st;
     l.experts = experts;
-    if ((st = llmmem__layer_activation_bytes(&k->moe_full, &l)) != LLMMEM_OK)
+    if (experts && (st = llmmem__layer_activation_bytes(&k->moe_full, &l)) != LLMMEM_OK)
         return st;
+    if (!experts) { /* a dense model: its MoE kinds are its dense layers */
+        k->moe = k->dense;
+        k->moe_full = k->dense_full;
+    }
     l.recompute = LLMMEM_RECOMPUTE_FULL;
     if ((st = llmmem__layer_activation_bytes(&k->input, &l)) != LLMMEM_OK)
         return st;
@@ -1146,6 +1150,26 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
     return a->overflow ? layer_overflow(&v) : LLMMEM_OK;
 }
 
+/* The attention masks the model's forward builds once for its layers: transformers' eager attention
+ * adds a [b, 1, s, s] one in the activation format (masking_utils.py eager_mask; autocast: the fp32
+ * embeddings' dtype, create_causal_mask), and a second for sliding layers beside full ones
+ * (models/gemma2/modeling_gemma2.py causal_mask_mapping); SDPA's sliding layers read a bool one over
+ * a sequence longer than their window (sdpa_mask). */
+static void attention_masks(acc *a, const llmmem_model *m, const llmmem__act_layer *lp, const llmmem__act_stage *stage)
+{
+    if (stage->end <= stage->first)
+        return;
+    const uint64_t sliding = llmmem__sliding_layers(&m->geo, stage->first, stage->end);
+    const uint64_t bss = elems(a, lp->b, lp->s, lp->s, 1);
+    if (lp->attn == LLMMEM_ATTN_EAGER) {
+        keep(a, lp, bss, lp->stream ? lp->stream : lp->bytes, 1);
+        if (sliding && sliding < stage->end - stage->first)
+            keep(a, lp, bss, lp->bytes, 1);
+    } else if (lp->cuda_sdpa && sliding && m->geo.window < lp->s) {
+        keep(a, lp, bss, 1, 0);
+    }
+}
+
 llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
                                         const llmmem__act_kinds *k, const llmmem__act_stage *stage)
 {
@@ -1197,26 +1221,9 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     if (stage->end > stage->first && !llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) &&
         (lp->attn == LLMMEM_ATTN_EAGER || lp->attn == LLMMEM_ATTN_SDPA || lp->attn == LLMMEM_ATTN_FLASH_ATTENTION_2))
         keep(&ends, lp, elems(&ends, tokens, lp->kv_rank ? lp->rope : lp->d, 2, 1), lp->stream ? lp->stream : e, 0);
-    /* transformers' eager attention adds a [b, 1, s, s] mask in the activation format
-     * (masking_utils.py eager_mask); SDPA's sliding layers read a bool one over a sequence longer
-     * than their window (sdpa_mask). The model's forward holds them through its layers (forward
-     * locals, below); torch.utils.checkpoint saves them with each layer's inputs */
-    acc masks = {0, 0};
-    if (stage->end > stage->first) {
-        const uint64_t sliding = llmmem__sliding_layers(&m->geo, stage->first, stage->end);
-        if (lp->attn == LLMMEM_ATTN_EAGER) {
-            /* autocast: the mask takes the fp32 embeddings' dtype (masking_utils.py create_causal_mask) */
-            keep(&masks, lp, elems(&masks, lp->b, lp->s, lp->s, 1), lp->stream ? lp->stream : e, 1);
-            /* models/gemma2/modeling_gemma2.py causal_mask_mapping: sliding layers read a second mask */
-            if (sliding && sliding < stage->end - stage->first)
-                keep(&masks, lp, elems(&masks, lp->b, lp->s, lp->s, 1), e, 1);
-        } else if (lp->cuda_sdpa && sliding && m->geo.window < lp->s) {
-            keep(&masks, lp, elems(&masks, lp->b, lp->s, lp->s, 1), 1, 0);
-        }
-    }
-    const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
-    if (checkpointed && !llmmem__add(&ends.total, ends.total, masks.total))
-        return overflow();
+    /* torch.utils.checkpoint saves the attention masks with each layer's inputs */
+    if (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD)
+        attention_masks(&ends, m, lp, stage);
     /* Gemma2TextScaledWordEmbedding (models/gemma*): the embedding times a 0-dim normalizer in the
      * weight's dtype, which the mul saves */
     if (stage->has_embedding && lp->norm_scale_fp32)
@@ -1233,38 +1240,7 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
             keep(&head, lp, 2, 8, 0);
         }
     }
-    /* What the model's forward holds beside the saved tensors as a layer's forward returns (a
-     * timeline's forward points, where a forward hook reads; the loss runs after it returned): the
-     * layer's output, its input (still the caller's argument) unless the layer keeps it as it is (a
-     * checkpoint, or a first norm that saves no copy of it), and on the first stage the inputs_embeds
-     * LlamaModel.forward keeps named (GPT2Model.forward its position_embeds too, [1, s, h]) unless
-     * they are the first layer's input and kept so */
-    acc locals = {0, 0}, input = {0, 0}, leaf = {0, 0};
-    const unsigned stream = lp->stream ? lp->stream : e;
-    const int input_kept = rmode == LLMMEM_RECOMPUTE_FULL || !k->norm_fp32;
-    keep(&locals, lp, sbh, stream, 0);
-    if (!input_kept)
-        keep(&input, lp, sbh, stream, 0);
-    if (stage->has_embedding) {
-        const int learned = llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) != 0;
-        const int is_input = !learned && !lp->dropout && !llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM);
-        if (!is_input || !input_kept || (rmode != LLMMEM_RECOMPUTE_FULL && k->first_less))
-            keep(&locals, lp, sbh, stream, 0);
-        if (learned)
-            keep(&locals, lp, elems(&locals, lp->s, lp->h, 1, 1), e, 0);
-        /* a frozen embedding's output made to require grad (modeling_utils.py
-         * enable_input_require_grads: requires_grad_ in a forward hook) is a leaf: backward leaves
-         * its grad beside it, both held by the graph's AccumulateGrad until the loss is released */
-        if (lp->frozen && k->sem.input_grads)
-            keep(&leaf, lp, sbh, 2u * e, 0);
-    }
-    if (!checkpointed && !llmmem__add(&locals.total, locals.total, masks.total))
-        return overflow();
-    out->forward_locals = locals.total;
-    out->forward_input = input.total;
-    out->leaf_input = leaf.total;
-    if (ends.overflow || head.overflow || locals.overflow || input.overflow || leaf.overflow ||
-        !llmmem__add(&extra, ends.total, head.total))
+    if (ends.overflow || head.overflow || !llmmem__add(&extra, ends.total, head.total))
         return overflow();
     if (!llmmem__add(&out->first_held, out->first_held, ends.total))
         return overflow();
@@ -1375,4 +1351,49 @@ void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activat
     parts[LLMMEM_PEAK_LOGITS_TRANSIENT] = a->logits_transient;
     parts[LLMMEM_PEAK_HOST_ACTIVATIONS] = a->host;
     parts[LLMMEM_PEAK_LARGEST_LAYER] = a->layer_full;
+}
+
+llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_model *m, const llmmem_strategy *s,
+                                     const llmmem__act_kinds *k, const llmmem__act_stage *stage)
+{
+    /* What the model's forward holds beside the saved tensors as a layer's forward returns (where a
+     * forward hook reads; the loss runs after the model's forward returned): the layer's output, its
+     * input (still the caller's argument) unless the layer keeps it as it is (a checkpoint, or a first
+     * norm that saves no copy of it), on the first stage the inputs_embeds LlamaModel.forward keeps
+     * named (GPT2Model.forward its position_embeds too, [1, s, h]) unless they are the first layer's
+     * input and kept so, and the attention masks unless a checkpoint keeps them */
+    const llmmem__act_layer *lp = &k->layer;
+    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
+    const unsigned stream = lp->stream ? lp->stream : k->e;
+    const int input_kept = rmode == LLMMEM_RECOMPUTE_FULL || !k->norm_fp32;
+    acc locals = {0, 0}, input = {0, 0}, leaf = {0, 0};
+    const uint64_t sbh = elems(&locals, lp->s, lp->b, lp->h, 1);
+    memset(out, 0, sizeof *out);
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+        return LLMMEM_OK;
+    keep(&locals, lp, sbh, stream, 0);
+    if (!input_kept)
+        keep(&input, lp, sbh, stream, 0);
+    if (stage->has_embedding) {
+        const int learned = llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) != 0;
+        const int is_input = !learned && !lp->dropout && !llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM);
+        if (!is_input || !input_kept || (rmode != LLMMEM_RECOMPUTE_FULL && k->first_less))
+            keep(&locals, lp, sbh, stream, 0);
+        if (learned)
+            keep(&locals, lp, elems(&locals, lp->s, lp->h, 1, 1), k->e, 0);
+        /* a frozen embedding's output made to require grad (modeling_utils.py
+         * enable_input_require_grads: requires_grad_ in a forward hook) is a leaf: backward leaves
+         * its grad beside it, both held by the graph's AccumulateGrad until the loss is released */
+        if (lp->frozen && k->sem.input_grads)
+            keep(&leaf, lp, sbh, 2u * k->e, 0);
+    }
+    if (!checkpointed)
+        attention_masks(&locals, m, lp, stage);
+    if (locals.overflow || input.overflow || leaf.overflow)
+        return overflow();
+    out->locals = locals.total;
+    out->input = input.total;
+    out->leaf_input = leaf.total;
+    return LLMMEM_OK;
 }

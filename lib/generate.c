@@ -77,7 +77,7 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
     out->rotary = llmmem__model_value(j->m, LLMMEM_KEY_LEARNED_POSITIONS) ? 0 : type == LLMMEM_MODEL_GEMMA3_TEXT ? 2 : 1;
     out->keeps_attn_output = type == LLMMEM_MODEL_GPT2;
     out->gelu_ops = type == LLMMEM_MODEL_GPT2 && sem->act == LLMMEM_ACT_IMPL_EAGER && !out->gated;
-    if (a->layers && llmmem__layers_in(&a->plan, a->moe, a->layers - 1, a->layers)) {
+    if (a->moe_layers && llmmem__layers_in(&a->plan, a->moe, a->layers - 1, a->layers)) {
         out->f = a->ffn_expert;
         out->experts = a->experts;
         out->top_k = a->experts_per_tok;
@@ -168,15 +168,19 @@ static void term(builder *B, int component, const char *what, uint64_t bytes)
  * layer min(window, tokens)). `prefill`: until its first decode update a dynamic cache's sliding layer
  * keeps the whole prompt (DynamicSlidingWindowLayer.update: its keys are a slice of the cat of the
  * prompt's, which backs them); a static one its window's slots. */
-static uint64_t caches(builder *B, const llmmem__gen_shape *g, uint64_t tokens, uint64_t full, int prefill)
+HOT_INLINE uint64_t caches(builder *B, const llmmem__gen_shape *g, uint64_t tokens, uint64_t full, int prefill)
 {
-    uint64_t capped = g->window && g->window < tokens ? g->window : tokens, all = 0;
-    if (prefill && g->cache != LLMMEM_CACHE_STATIC)
-        capped = tokens;
-    if (!llmmem__muladd(&all, full, tokens) || !llmmem__muladd(&all, g->sliding, capped))
-        B->bad = 1;
-    /* DynamicSlidingWindowLayer.lazy_initialization: each keeps its window as an int64 on the device */
-    return add(B, mul3(B, all, g->token_layer, g->b), g->cache == LLMMEM_CACHE_STATIC ? 0 : mul(B, 8, g->sliding));
+    uint64_t all = mul(B, full, tokens);
+    if (g->sliding) {
+        const int whole = prefill && g->cache != LLMMEM_CACHE_STATIC;
+        const uint64_t capped = whole || !g->window || g->window >= tokens ? tokens : g->window;
+        if (!llmmem__muladd(&all, g->sliding, capped))
+            B->bad = 1;
+        /* DynamicSlidingWindowLayer.lazy_initialization: each keeps its window as an int64 on the device */
+        if (g->cache != LLMMEM_CACHE_STATIC)
+            return add(B, mul3(B, all, g->token_layer, g->b), 8 * g->sliding);
+    }
+    return mul3(B, all, g->token_layer, g->b);
 }
 
 /* Full layers whose caches are on the device: every one, or an offloaded cache's (cache_utils.py
@@ -229,9 +233,9 @@ static uint64_t scores(builder *B, const llmmem__gen_shape *g, uint64_t q, uint6
  * create_sliding_window_causal_mask): eager's additive one whenever both kinds exist; SDPA's bool
  * one over a prompt longer than the window (sdpa_mask skips it only when the window covers every
  * key: allow_is_causal_skip); a decode step's [b, 1, 1, window] is not counted. */
-static uint64_t sliding_mask_bytes(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T)
+HOT_INLINE uint64_t sliding_mask_bytes(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T)
 {
-    if (!g->sliding || g->cache == LLMMEM_CACHE_STATIC)
+    if (g->cache == LLMMEM_CACHE_STATIC)
         return 0;
     if (g->attn == LLMMEM__GEN_EAGER)
         return g->full ? mul4(B, g->e, g->b, q, T) : 0;
@@ -244,11 +248,12 @@ static uint64_t sliding_mask_bytes(builder *B, const llmmem__gen_shape *g, uint6
  * (LlamaModel.forward keeps them referenced) and the rotary cos and sin [b, q, d], or a learned
  * table's positions [b, q, h] (GPT2Model.forward keeps position_embeds referenced; generate passes
  * a [b, q] position_ids). */
-static void forward_terms(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T, int mask_held)
+HOT_INLINE void forward_terms(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T, int mask_held)
 {
     if (!mask_held)
         term(B, ACT, "causal mask [b,1,q,T]", mask_bytes(B, g, q, T));
-    term(B, ACT, "the sliding layers' mask [b,1,q,T]", sliding_mask_bytes(B, g, q, T));
+    if (g->sliding)
+        term(B, ACT, "the sliding layers' mask [b,1,q,T]", sliding_mask_bytes(B, g, q, T));
     term(B, ACT, "inputs_embeds e*b*q*h", mul4(B, g->e, g->b, q, g->h));
     if (g->rotary)
         term(B, ACT, g->rotary > 1 ? "rotary cos, sin of the global and local tables 4*e*b*q*d" : "rotary cos, sin 2*e*b*q*d",
@@ -265,7 +270,7 @@ static void forward_terms(builder *B, const llmmem__gen_shape *g, uint64_t q, ui
  * (int64), the sorted tokens, their weights and histc's int32 copy of the ids, the sentinel mask, the
  * down projection's output, its weighted copy and that copy in token order with the inverse permutation;
  * other experts as one routed expert's MLP over the tokens (their routing is not modelled). */
-static void mlp_terms(builder *B, const llmmem__gen_shape *g, uint64_t q)
+HOT_INLINE void mlp_terms(builder *B, const llmmem__gen_shape *g, uint64_t q)
 {
     const uint64_t e = g->e, tokens = mul(B, g->b, q);
     if (g->experts && g->grouped) {
@@ -385,7 +390,8 @@ static unsigned prefill_moment(builder *B, llmmem__gen_moment *m, const llmmem__
          * until it returns (sdpa and flash return None) */
         term(B, ACT, "the attention probabilities e*b*a*s*T", eager ? mul(B, mul4(B, e, b, a, s), T) : 0);
         term(B, ACT, "residual sum, post-attention norm 2*e*b*s*h", mul(B, 2, bsh));
-        term(B, ACT, "the attention's output e*b*s*h", g->keeps_attn_output ? bsh : 0);
+        if (g->keeps_attn_output)
+            term(B, ACT, "the attention's output e*b*s*h", bsh);
         mlp_terms(B, g, s);
         break;
     case 2:
@@ -520,7 +526,8 @@ static unsigned decode_moment(builder *B, llmmem__gen_moment *m, const llmmem__g
     case 1:
         term(B, ACT, "the attention probabilities e*b*a*T", eager ? mul4(B, e, b, a, T) : 0);
         term(B, ACT, "residual sum, post-attention norm 2*e*b*h", mul4(B, 2, e, b, h));
-        term(B, ACT, "the attention's output e*b*h", g->keeps_attn_output ? mul3(B, e, b, h) : 0);
+        if (g->keeps_attn_output)
+            term(B, ACT, "the attention's output e*b*h", mul3(B, e, b, h));
         mlp_terms(B, g, 1);
         break;
     case 2:

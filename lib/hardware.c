@@ -94,16 +94,3 @@ const char *llmmem_hardware_preset_name(size_t index)
     return index < llmmem__gpu_preset_total ? llmmem__gpu_presets[index].name : NULL;
 }
 
-uint64_t llmmem__runtime_overhead(const llmmem_hardware *hw, int torch_job)
-{
-    const int64_t set = llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
-    if (set >= 0)
-        return (uint64_t)set;
-    /* a PyTorch process: the memory outside its allocator once a training step's kernels have
-     * loaded, 0.73 to 0.80 GB on an H100 with torch 2.11 and CUDA 13 (tests/data/gpu
-     * non_pytorch_bytes; the context alone 0.65 GB); the context took 426 MiB with torch 2.10 and
-     * CUDA 13 on an RTX 6000 Ada (unslothai/unsloth-zoo#1053). Serving and the local engines keep
-     * the earlier figure: a CUDA context of ~400 MB with lazy module loading since CUDA 11.7
-     * (pytorch/pytorch#109888), rounded up to 512 MiB. */
-    return torch_job ? 768ULL << 20 : 512ULL << 20;
-}

@@ -402,15 +402,8 @@ static llmmem_status stage_state(llmmem__stage_report *out, uint64_t *host, uint
         (st = llmmem__kv_rank_bytes(&out->bytes[LLMMEM_COMPONENT_KV_CACHE], m, j->kv, j->sequences, j->tokens / L->c,
                                     count, L->t)) != LLMMEM_OK)
         return st;
-    out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = llmmem__runtime_overhead(j->hw, 1);
-    /* aten/src/ATen/cuda/CublasHandlePool.cpp getCurrentCUDABlasHandle: each thread's handle takes a
-     * workspace from the caching allocator (getNewWorkspace; cuBLASLt's is the same one,
-     * getCUDABlasLtWorkspaceSize unified); the forward runs on the caller's thread and backward on
-     * autograd's device thread (torch/csrc/autograd/engine.cpp), so a training step holds two */
-    if (llmmem__get_int(&j->hw->s, LLMMEM_KEY_BACKEND) == LLMMEM_BACKEND_CUDA &&
-        llmmem__get_int(&j->s->s, LLMMEM_KEY_DEVICE_KERNELS) == LLMMEM_KERNELS_CUDA)
-        out->bytes[LLMMEM_COMPONENT_WORKSPACES] = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES) *
-                                                  (mode == LLMMEM_MODE_INFERENCE ? 1u : 2u);
+    out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = j->runtime;
+    out->bytes[LLMMEM_COMPONENT_WORKSPACES] = j->workspaces;
     return LLMMEM_OK;
 }
 

@@ -118,15 +118,17 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
      * tables, the mask) and the first layer's, less what its unrecorded ops do not keep) and what
      * the layers after the first keep, held_l - h1 (held_l >= h1: it counts the first layer too) */
     uint64_t h1 = 0, rebuilt, held_l;
-    if (count && (rc = llmmem__layers_held(&h1, m, s, &tr->kinds, st, first + 1)) != LLMMEM_OK)
+    llmmem__forward_extra x;
+    if ((count && (rc = llmmem__layers_held(&h1, m, s, &tr->kinds, st, first + 1)) != LLMMEM_OK) ||
+        (rc = llmmem__forward_extras(&x, m, s, &tr->kinds, st)) != LLMMEM_OK)
         return rc;
     for (uint64_t i = 0; i < samples; i++) {
         const uint64_t l = layer_at(first, count, i, samples);
         if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
             return rc;
         moment mo = {early, 0, 0, 0};
-        const uint64_t input = l > first || !st->has_embedding ? a->forward_input : 0; /* the first's is the embeddings */
-        if (!llmmem__add(&mo.acts, a->first_held, held_l - h1) || !llmmem__add(&mo.acts, mo.acts, a->forward_locals) ||
+        const uint64_t input = l > first || !st->has_embedding ? x.input : 0; /* the first's is the embeddings */
+        if (!llmmem__add(&mo.acts, a->first_held, held_l - h1) || !llmmem__add(&mo.acts, mo.acts, x.locals) ||
             !llmmem__add(&mo.acts, mo.acts, input))
             return overflow();
         if ((rc = push_point(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo, 1)) != LLMMEM_OK)
@@ -171,7 +173,7 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
         if ((rc = push(t, phase, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
             return rc;
     }
-    moment done = {grads, a->leaf_input, 0, 0}, opt = {grads, 0, 0, step->temporaries}, stepped = {grads, 0, 0, 0};
+    moment done = {grads, x.leaf_input, 0, 0}, opt = {grads, 0, 0, step->temporaries}, stepped = {grads, 0, 0, 0};
     if ((rc = push_point(t, LLMMEM_PEAK_PHASE_BACKWARD_DONE, -1, tr->state, done, 1)) != LLMMEM_OK ||
         (rc = push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt)) != LLMMEM_OK)
         return rc;
