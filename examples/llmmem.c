@@ -762,7 +762,7 @@ static void print_timeline(const llmmem_timeline *tl, const llmmem_model *model,
     printf("model:      %s\n", model_label(model));
     printf("gpu:        %s\n", llmmem_hardware_name(hw));
     printf("stage:      %zu (the most loaded); bytes alive at each moment of one step\n\n", llmmem_timeline_stage(tl));
-    printf("%-10s %6s %14s", "moment", "layer", "state");
+    printf("%-14s %6s %14s", "moment", "layer", "state");
     for (size_t c = 0; c < columns; c++)
         printf(" %14s", moving[c] == LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES ? "temporaries"
                                                                            : llmmem_component_name(moving[c]));
@@ -771,7 +771,7 @@ static void print_timeline(const llmmem_timeline *tl, const llmmem_model *model,
         uint64_t total = llmmem_timeline_total_bytes(tl, i), state = total;
         const int64_t layer = llmmem_timeline_layer(tl, i);
         const char *phase = llmmem_peak_phase_name(llmmem_timeline_phase(tl, i));
-        printf("%-10s ", phase ? phase : "?");
+        printf("%-14s ", phase ? phase : "?");
         if (layer >= 0)
             printf("%6" PRId64, layer);
         else

@@ -81,7 +81,21 @@ static void attention_core(acc *a, acc *after_softmax, const llmmem__act_layer *
     if (fused) {
         /* FlashAttention (Dao et al. 2022), SDPA's flash backend, Transformer Engine: no s x s
          * tensor, only the fp32 log-sum-exp per row */
-        keep(a, l, elems(a, heads, l->s, l->b, 1), 4, 1);
+        uint64_t rows = l->s;
+        if (l->cuda_sdpa && l->masked) {
+            /* a mask rules flash out: the memory-efficient backend, whose logsumexp rows are padded
+             * to 32 (aten/src/ATen/native/transformers/cuda/attention.cu _efficient_attention_forward,
+             * kAlignLSE) and which saves the mask as attention.cpp hands it over: the bool mask made
+             * a float one in q's dtype (convert_boolean_attn_mask), its last dimension padded to 16
+             * (preprocess_mask), one per layer */
+            rows = llmmem__ceil_div(l->s, 32) * 32;
+            keep(a, l, elems(a, l->b, l->s, llmmem__ceil_div(l->s, 16) * 16, 1), e, 0);
+        }
+        keep(a, l, elems(a, heads, rows, l->b, 1), 4, 1);
+        /* _scaled_dot_product_flash_attention / _efficient_attention: the philox seed and offset,
+         * an int64 each, kept for backward */
+        if (l->cuda_sdpa)
+            keep(a, l, 2, 8, 0);
     } else if (l->recompute != LLMMEM_RECOMPUTE_SELECTIVE) {
         const uint64_t scores = elems(a, heads, l->s, l->s, l->b);
         const unsigned mask = l->mask_bytes ? l->mask_bytes : 1u;
@@ -114,8 +128,17 @@ static void attention_core(acc *a, acc *after_softmax, const llmmem__act_layer *
             }
         }
     }
-    /* the output projection's input (heads x v wide) */
-    linear_input(after_softmax, l, elems(a, l->s, l->b, heads, v), LLMMEM_LORA_TARGET_O, 1);
+    /* the output projection's input (heads x v wide); a fused kernel saves it as its own output
+     * for its backward (flash_attn's and SDPA's backward read out), whatever o_proj keeps: under a
+     * frozen base the adapters' copies in their dtype beside it */
+    const uint64_t out = elems(a, l->s, l->b, heads, v);
+    if (fused && l->frozen) {
+        keep(after_softmax, l, out, e, 1);
+        if (l->adapter_bytes != e)
+            linear_input(after_softmax, l, out, LLMMEM_LORA_TARGET_O, 1);
+    } else {
+        linear_input(after_softmax, l, out, LLMMEM_LORA_TARGET_O, 1);
+    }
 }
 
 /* A norm over `rows` rows of `width`: what it saves for its backward, by implementation. */
@@ -493,13 +516,19 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->et = st->et;
     l->sequence_parallel = st->sequence_parallel;
     l->bytes = bytes;
-    l->norm_bytes = llmmem__get_int(k, LLMMEM_KEY_NORM_FP32) ? 4u : bytes;
     l->norms = (unsigned)llmmem__model_value(m, LLMMEM_KEY_NORMS_PER_LAYER);
     l->dropout = llmmem__get_int(k, LLMMEM_KEY_DROPOUT) != 0;
     l->attn = (int)sem->attn;
+    l->cuda_sdpa = sem->attn == LLMMEM_ATTN_SDPA && !sem->cpu_kernels && !sem->torch1;
     l->norm_impl = (int)sem->norm;
     l->torch1 = sem->torch1;
     l->layernorm = llmmem__model_value(m, LLMMEM_KEY_NORM_TYPE) == LLMMEM_NORM_LAYERNORM;
+    /* an eager RMSNorm upcasts whatever norm_fp32 says: transformers' (modeling_llama.py
+     * LlamaRMSNorm.forward, hidden_states.to(torch.float32) before pow, and every family's copy)
+     * and torchtune's (modules/rms_norm.py RMSNorm.forward, x.float()); nn.LayerNorm is one op */
+    l->norm_bytes = llmmem__get_int(k, LLMMEM_KEY_NORM_FP32) || (sem->norm == LLMMEM_NORM_IMPL_EAGER && !l->layernorm)
+                        ? 4u
+                        : bytes;
     l->gated = llmmem__model_value(m, LLMMEM_KEY_MLP_GATED) != 0;
     /* on CPU kernels dropout's mask is the input's dtype and layer_norm's statistics too (framework.c) */
     l->mask_bytes = sem->cpu_kernels ? bytes : 1u;
@@ -841,11 +870,16 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
         const unsigned mixer = plan->kind[i].mixer, ffn = plan->kind[i].ffn;
         if (mixer == LLMMEM_MIXER_SSM ? ffn != LLMMEM_FFN_NONE
                                       : mixer != LLMMEM_MIXER_FULL && mixer != LLMMEM_MIXER_NONE &&
-                                            mixer != LLMMEM_MIXER_LINEAR)
+                                            mixer != LLMMEM_MIXER_LINEAR && mixer != LLMMEM_MIXER_SLIDING &&
+                                            mixer != LLMMEM_MIXER_CHUNKED)
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of a hybrid layer that is not a "
                                 "Mamba-2, an attention, a Gated DeltaNet or an MLP block are not modelled");
         if (mixer != LLMMEM_MIXER_LINEAR)
             x.gdn_v = 0;
+        /* masking_utils.py sdpa_mask: a sliding (or chunked) layer's mask can be skipped only when
+         * its window covers every key */
+        const int windowed = mixer == LLMMEM_MIXER_SLIDING || mixer == LLMMEM_MIXER_CHUNKED;
+        x.masked = windowed && x.cuda_sdpa && m->geo.window < x.s;
         if (mixer != LLMMEM_MIXER_SSM) {
             x.ssm_proj = 0;
             x.no_attention = mixer == LLMMEM_MIXER_NONE;
@@ -859,7 +893,7 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
         if ((st = llmmem__layer_activation_bytes(&k->kind_full[i], &x)) != LLMMEM_OK)
             return st;
         uint64_t back = 0;
-        if (mixer == LLMMEM_MIXER_FULL && (st = llmmem__layer_backward_bytes(&back, &x)) != LLMMEM_OK)
+        if ((mixer == LLMMEM_MIXER_FULL || windowed) && (st = llmmem__layer_backward_bytes(&back, &x)) != LLMMEM_OK)
             return st;
         if (back > k->backward)
             k->backward = back;
@@ -902,12 +936,12 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     if ((st = llmmem__semantics_make(&k->sem, s)) != LLMMEM_OK)
         return st;
     k->e = bytes_of_format(compute);
-    k->norm_fp32 = llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32) != 0;
     llmmem__act_layer l;
     describe_layer(&l, m, s, k->e, stage, &k->sem);
-    /* autocast's stream is fp32 already: x.to(torch.float32) returns it, no copy (LlamaRMSNorm) */
-    if (l.autocast)
-        k->norm_fp32 = 0;
+    /* the first norm saves a copy of the layer's input when it upcasts a 16-bit one (norm_fp32 as
+     * set keeps its meaning in fp32); autocast's stream is fp32 already: x.to(torch.float32)
+     * returns it, no copy (LlamaRMSNorm) */
+    k->norm_fp32 = !l.autocast && l.norm_bytes == 4 && (k->e != 4 || llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32));
     if (l.autocast && (l.kv_rank || m->geo.moe_layers || l.norms == 4))
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "autocast is modelled (and measured) for dense decoder layers with a pre-norm each "
@@ -935,19 +969,25 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     if ((st = llmmem__layer_activation_bytes(&k->dense, &l)) != LLMMEM_OK)
         return st;
     l.experts = experts;
-    if ((st = llmmem__layer_activation_bytes(&k->moe, &l)) != LLMMEM_OK)
+    if (experts && (st = llmmem__layer_activation_bytes(&k->moe, &l)) != LLMMEM_OK)
         return st;
     l.recompute = LLMMEM_RECOMPUTE_NONE;
     l.experts = 0;
     if ((st = llmmem__layer_activation_bytes(&k->dense_full, &l)) != LLMMEM_OK)
         return st;
     l.experts = experts;
-    if ((st = llmmem__layer_activation_bytes(&k->moe_full, &l)) != LLMMEM_OK)
+    if (experts && (st = llmmem__layer_activation_bytes(&k->moe_full, &l)) != LLMMEM_OK)
         return st;
+    if (!experts) { /* a dense model: its MoE kinds are its dense layers */
+        k->moe = k->dense;
+        k->moe_full = k->dense_full;
+    }
     l.recompute = LLMMEM_RECOMPUTE_FULL;
     if ((st = llmmem__layer_activation_bytes(&k->input, &l)) != LLMMEM_OK)
         return st;
-    k->hybrid = (m->geo.ssm_layers && m->geo.ssm_layers != m->geo.layers) || m->geo.linear_layers;
+    /* a kind's own bytes: state mixers beside attention, or sliding layers whose SDPA reads a mask */
+    k->hybrid = (m->geo.ssm_layers && m->geo.ssm_layers != m->geo.layers) || m->geo.linear_layers ||
+                (l.cuda_sdpa && m->geo.window < l.s && llmmem__sliding_layers(&m->geo, 0, m->geo.layers));
     return k->hybrid ? hybrid_kinds(k, m) : LLMMEM_OK;
 }
 
@@ -1060,6 +1100,7 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
         /* a block's norms, linears and MLP; its attention below, chunk by chunk */
         llmmem__act_layer blk = v;
         blk.attn = LLMMEM_ATTN_FUSED; /* attention_core: q, k, v, output and a row statistic */
+        blk.cuda_sdpa = 0;            /* called image by image: 16 bytes of philox a call not counted */
         layer_parts p = {{0, 0}, {0, 0}, {0, 0}};
         layer_saves(&p, &blk);
         uint64_t block;
@@ -1126,6 +1167,26 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
     return a->overflow ? layer_overflow(&v) : LLMMEM_OK;
 }
 
+/* The attention masks the model's forward builds once for its layers: transformers' eager attention
+ * adds a [b, 1, s, s] one in the activation format (masking_utils.py eager_mask; autocast: the fp32
+ * embeddings' dtype, create_causal_mask), and a second for sliding layers beside full ones
+ * (models/gemma2/modeling_gemma2.py causal_mask_mapping); SDPA's sliding layers read a bool one over
+ * a sequence longer than their window (sdpa_mask). */
+static void attention_masks(acc *a, const llmmem_model *m, const llmmem__act_layer *lp, const llmmem__act_stage *stage)
+{
+    if (stage->end <= stage->first)
+        return;
+    const uint64_t sliding = llmmem__sliding_layers(&m->geo, stage->first, stage->end);
+    const uint64_t bss = elems(a, lp->b, lp->s, lp->s, 1);
+    if (lp->attn == LLMMEM_ATTN_EAGER) {
+        keep(a, lp, bss, lp->stream ? lp->stream : lp->bytes, 1);
+        if (sliding && sliding < stage->end - stage->first)
+            keep(a, lp, bss, lp->bytes, 1);
+    } else if (lp->cuda_sdpa && sliding && m->geo.window < lp->s) {
+        keep(a, lp, bss, 1, 0);
+    }
+}
+
 llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
                                         const llmmem__act_kinds *k, const llmmem__act_stage *stage)
 {
@@ -1177,17 +1238,9 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     if (stage->end > stage->first && !llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) &&
         (lp->attn == LLMMEM_ATTN_EAGER || lp->attn == LLMMEM_ATTN_SDPA || lp->attn == LLMMEM_ATTN_FLASH_ATTENTION_2))
         keep(&ends, lp, elems(&ends, tokens, lp->kv_rank ? lp->rope : lp->d, 2, 1), lp->stream ? lp->stream : e, 0);
-    /* transformers' eager attention adds a [b, 1, s, s] mask in the activation format
-     * (masking_utils.py eager_mask); torch.utils.checkpoint saves it with each layer's inputs */
-    if (stage->end > stage->first && lp->attn == LLMMEM_ATTN_EAGER &&
-        (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD)) {
-        /* autocast: the mask takes the fp32 embeddings' dtype (masking_utils.py create_causal_mask) */
-        keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), lp->stream ? lp->stream : e, 1);
-        /* models/gemma2/modeling_gemma2.py causal_mask_mapping: sliding layers read a second mask */
-        const uint64_t sliding = llmmem__sliding_layers(&m->geo, stage->first, stage->end);
-        if (sliding && sliding < stage->end - stage->first)
-            keep(&ends, lp, elems(&ends, lp->b, lp->s, lp->s, 1), e, 1);
-    }
+    /* torch.utils.checkpoint saves the attention masks with each layer's inputs */
+    if (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD)
+        attention_masks(&ends, m, lp, stage);
     /* Gemma2TextScaledWordEmbedding (models/gemma*): the embedding times a 0-dim normalizer in the
      * weight's dtype, which the mul saves */
     if (stage->has_embedding && lp->norm_scale_fp32)
@@ -1239,7 +1292,7 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
 {
     const uint64_t first = st->first, count = st->end > st->first ? st->end - st->first : 0;
     const uint64_t samples = count < LLMMEM_STAGE_SAMPLES ? count : LLMMEM_STAGE_SAMPLES;
-    uint64_t rebuilt, h1 = 0, base, held_l, below;
+    uint64_t rebuilt, h1 = 0, held_l, below;
     llmmem_status rc;
     if (!llmmem__add(&rebuilt, a->recompute, a->backward))
         return overflow();
@@ -1265,7 +1318,6 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
     if (count > 2 && (each || !linear)) { /* the layers between: held before the stage's first, and each one's own */
         if ((rc = llmmem__layers_held(&h1, m, s, k, st, first + 1)) != LLMMEM_OK)
             return rc;
-        base = a->first_held > h1 ? a->first_held - h1 : 0;
         for (uint64_t i = samples - 1; i-- > 1;) {
             llmmem__backward_point p = {llmmem__stage_layer_at(first, count, i, samples), grads, 0};
             if (step->lazy_grads) {
@@ -1275,7 +1327,8 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
             }
             if ((rc = llmmem__layers_held(&held_l, m, s, k, st, p.layer + 1)) != LLMMEM_OK)
                 return rc;
-            if (!llmmem__add(&p.acts, base, held_l) || !llmmem__add(&p.acts, p.acts, rebuilt) ||
+            /* first_held, and what the layers after the first keep (held_l counts the first too) */
+            if (!llmmem__add(&p.acts, a->first_held, held_l - h1) || !llmmem__add(&p.acts, p.acts, rebuilt) ||
                 !llmmem__add(&t, p.acts, p.grads))
                 return overflow();
             if (t > t_best)
@@ -1358,4 +1411,49 @@ void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activat
     parts[LLMMEM_PEAK_LOGITS_TRANSIENT] = a->logits_transient;
     parts[LLMMEM_PEAK_HOST_ACTIVATIONS] = a->host;
     parts[LLMMEM_PEAK_LARGEST_LAYER] = a->layer_full;
+}
+
+llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_model *m, const llmmem_strategy *s,
+                                     const llmmem__act_kinds *k, const llmmem__act_stage *stage)
+{
+    /* What the model's forward holds beside the saved tensors as a layer's forward returns (where a
+     * forward hook reads; the loss runs after the model's forward returned): the layer's output, its
+     * input (still the caller's argument) unless the layer keeps it as it is (a checkpoint, or a first
+     * norm that saves no copy of it), on the first stage the inputs_embeds LlamaModel.forward keeps
+     * named (GPT2Model.forward its position_embeds too, [1, s, h]) unless they are the first layer's
+     * input and kept so, and the attention masks unless a checkpoint keeps them */
+    const llmmem__act_layer *lp = &k->layer;
+    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
+    const unsigned stream = lp->stream ? lp->stream : k->e;
+    const int input_kept = rmode == LLMMEM_RECOMPUTE_FULL || !k->norm_fp32;
+    acc locals = {0, 0}, input = {0, 0}, leaf = {0, 0};
+    const uint64_t sbh = elems(&locals, lp->s, lp->b, lp->h, 1);
+    memset(out, 0, sizeof *out);
+    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+        return LLMMEM_OK;
+    keep(&locals, lp, sbh, stream, 0);
+    if (!input_kept)
+        keep(&input, lp, sbh, stream, 0);
+    if (stage->has_embedding) {
+        const int learned = llmmem__model_value(m, LLMMEM_KEY_LEARNED_POSITIONS) != 0;
+        const int is_input = !learned && !lp->dropout && !llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM);
+        if (!is_input || !input_kept || (rmode != LLMMEM_RECOMPUTE_FULL && k->first_less))
+            keep(&locals, lp, sbh, stream, 0);
+        if (learned)
+            keep(&locals, lp, elems(&locals, lp->s, lp->h, 1, 1), k->e, 0);
+        /* a frozen embedding's output made to require grad (modeling_utils.py
+         * enable_input_require_grads: requires_grad_ in a forward hook) is a leaf: backward leaves
+         * its grad beside it, both held by the graph's AccumulateGrad until the loss is released */
+        if (lp->frozen && k->sem.input_grads)
+            keep(&leaf, lp, sbh, 2u * k->e, 0);
+    }
+    if (!checkpointed)
+        attention_masks(&locals, m, lp, stage);
+    if (locals.overflow || input.overflow || leaf.overflow)
+        return overflow();
+    out->locals = locals.total;
+    out->input = input.total;
+    out->leaf_input = leaf.total;
+    return LLMMEM_OK;
 }

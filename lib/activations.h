@@ -56,6 +56,8 @@ typedef struct llmmem__act_layer {
     /* a Gated DeltaNet mixer in place of attention: key and value heads and widths (gdn_v 0: none) */
     uint64_t gdn_k, gdn_v, gdn_dk, gdn_dv;
     int attn_gate;           /* q_proj's sigmoid gate on the attention output (Qwen3NextAttention) */
+    int cuda_sdpa;           /* torch SDPA on CUDA kernels (PyTorch 2.x): its flash or memory-efficient backend */
+    int masked;              /* SDPA reads a mask (a sliding layer over more tokens than its window) */
     int shared_gate;         /* a sigmoid gate on the shared expert's output (Qwen3NextSparseMoeBlock) */
 } llmmem__act_layer;
 
@@ -82,6 +84,13 @@ typedef struct llmmem__activations {
     uint64_t first_held;      /* held when the first layer's backward starts (with the other
                                * micro-batches in flight): its saved tensors or kept input, the ids */
 } llmmem__activations;
+
+/* What a training step holds beside the saved tensors at a timeline's moments, never at the peak's. */
+typedef struct llmmem__forward_extra {
+    uint64_t locals;     /* as a layer's forward returns: its output, the model's named embeddings and masks */
+    uint64_t input;      /* and its input, from the stage's second layer on (every layer past the first stage) */
+    uint64_t leaf_input; /* after backward until the loss is released: a leaf input and its grad */
+} llmmem__forward_extra;
 
 /* What the step's moments take besides the activations: gradients as they are born (lazy) and the
  * optimizer step's temporaries. */
@@ -176,5 +185,9 @@ llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *ph
 
 /* The parts of the peak, as the report gives them (llmmem_report_peak_part). */
 void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activations *a);
+
+/* The extras of a training step's stage (all 0 for inference); fails on overflow. */
+llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_model *m, const llmmem_strategy *s,
+                                     const llmmem__act_kinds *k, const llmmem__act_stage *stage);
 
 #endif

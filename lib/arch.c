@@ -598,12 +598,7 @@ static void add_mlp(builder *b, const char *const names[3], llmmem_param_group g
 
 /* ---- layer kinds ------------------------------------------------------------------------- */
 
-/* counted for every stage of every candidate layout: inlined */
-#if defined(__GNUC__)
-#  define HOT_INLINE static inline __attribute__((always_inline))
-#else
-#  define HOT_INLINE static inline
-#endif
+/* counted for every stage of every candidate layout: inlined (HOT_INLINE) */
 
 /* Set bits of x, inline (the build targets x86-64 without POPCNT, where the builtin is a call). */
 HOT_INLINE unsigned popcount64(uint64_t x)

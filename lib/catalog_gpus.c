@@ -13,12 +13,17 @@
 #define TB_S(x) ((int64_t)((x) * 1e12))   /* decimal TB/s, as datasheets give bandwidth */
 #define TFLOPS(x) ((int64_t)((x) * 1e12))
 
+/* Hopper (compute capability 9.0): PyTorch's cuBLAS workspace of :4096:8 (keys.c) */
+#define HOPPER_WORKSPACE {LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES, 4096LL * 8 * 1024}
+
 /* NVIDIA H100 Tensor Core GPU datasheet: SXM5 80 GB HBM3, 3.35 TB/s, 989 TFLOPS dense BF16,
- * NVLink 900 GB/s (both directions) */
+ * NVLink 900 GB/s (both directions); CUDA's total measured on an H100 80GB HBM3 with driver
+ * 580.159.04 (tests/data/gpu) */
 static const llmmem__preset_value h100_sxm_80gb[] = {
     {LLMMEM_KEY_MEMORY_BYTES, GIB(80)},          {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(3.35)},
     {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(989.4)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.45)},
     {LLMMEM_KEY_DEVICES_PER_NODE, 8},            {LLMMEM_KEY_DRIVER_TOTAL_BYTES, MIB(81559)},
+    {LLMMEM_KEY_CUDA_TOTAL_BYTES, 85017493504LL}, HOPPER_WORKSPACE,
     {LLMMEM_KEY_NONE, 0},
 };
 
@@ -28,7 +33,7 @@ static const llmmem__preset_value h200[] = {
     {LLMMEM_KEY_MEMORY_BYTES, GIB(141)},         {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(4.8)},
     {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(989.4)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.45)},
     {LLMMEM_KEY_DEVICES_PER_NODE, 8},            {LLMMEM_KEY_DRIVER_TOTAL_BYTES, MIB(143771)},
-    {LLMMEM_KEY_NONE, 0},
+    HOPPER_WORKSPACE,                            {LLMMEM_KEY_NONE, 0},
 };
 
 /* NVIDIA A100 Tensor Core GPU datasheet: 80 GB HBM2e SXM, 2,039 GB/s, 312 TFLOPS BF16,
@@ -65,21 +70,21 @@ static const llmmem__preset_value rtx_4090[] = {
 static const llmmem__preset_value h100_pcie_80gb[] = {
     {LLMMEM_KEY_MEMORY_BYTES, GIB(80)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(2.0)},
     {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(756)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.064)},
-    {LLMMEM_KEY_NONE, 0},
+    HOPPER_WORKSPACE, {LLMMEM_KEY_NONE, 0},
 };
 
 /* NVIDIA H100 NVL datasheet: 94 GB HBM3, 3.9 TB/s, 835 TFLOPS dense BF16, NVLink bridge 600 GB/s */
 static const llmmem__preset_value h100_nvl_94gb[] = {
     {LLMMEM_KEY_MEMORY_BYTES, GIB(94)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(3.9)},
     {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(835)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.3)},
-    {LLMMEM_KEY_NONE, 0},
+    HOPPER_WORKSPACE, {LLMMEM_KEY_NONE, 0},
 };
 
 /* NVIDIA H20 (HGX H20 product brief): 96 GB HBM3, 4.0 TB/s, 148 TFLOPS dense BF16, NVLink 900 GB/s */
 static const llmmem__preset_value h20[] = {
     {LLMMEM_KEY_MEMORY_BYTES, GIB(96)},        {LLMMEM_KEY_MEMORY_BANDWIDTH, TB_S(4.0)},
     {LLMMEM_KEY_PEAK_BF16_FLOPS, TFLOPS(148)}, {LLMMEM_KEY_INTRA_NODE_BANDWIDTH, TB_S(0.45)},
-    {LLMMEM_KEY_DEVICES_PER_NODE, 8},          {LLMMEM_KEY_NONE, 0},
+    {LLMMEM_KEY_DEVICES_PER_NODE, 8},          HOPPER_WORKSPACE, {LLMMEM_KEY_NONE, 0},
 };
 
 /* NVIDIA HGX B200 datasheet: 180 GB HBM3e per GPU, 7.7 TB/s, 2.25 PFLOPS dense BF16 (4.5 sparse),

@@ -184,7 +184,7 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
 
     out->memory_bytes = memory;
     out->capacity = capacity;
-    out->device_total = memory;
+    out->device_total = llmmem__cuda_total(hw);
     if ((st = host_per_node(out, model, hw, strategy)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;

@@ -330,8 +330,11 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
         : L->fsdp                    ? "FSDP: the root unit, gathered layer units, one unit's gradients"
                                      : "none, or DDP's copy of the gradients (ddp_gradient_copy)",
         u(llmmem_report_bytes(r, LLMMEM_COMPONENT_COMM_BUFFERS)));
-    llmmem__text_printf(t, "%-17s runtime_overhead_bytes = %llu bytes  [CUDA context and workspaces]\n", "runtime_overhead",
-        u(llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD)));
+    llmmem__text_printf(t, "%-17s runtime_overhead_bytes = %llu bytes  [outside PyTorch's allocator: CUDA context, "
+        "kernel modules]\n", "runtime_overhead", u(llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD)));
+    llmmem__text_printf(t, "%-17s cublas_workspace_bytes x %s = %llu bytes  [ATen CublasHandlePool.cpp: one per "
+        "thread that runs matmuls, on CUDA]\n", "workspaces", tr.mode == LLMMEM_MODE_INFERENCE ? "1 thread (forward)"
+        : "2 threads (forward, autograd's backward)", u(llmmem_report_bytes(r, LLMMEM_COMPONENT_WORKSPACES)));
     llmmem__text_printf(t, "%-17s the lines above = %llu bytes of %llu usable: %s\n", "total", u(llmmem_report_total_bytes(r)),
         u(llmmem_report_capacity_bytes(r)), llmmem_report_fits(r) ? "fits" : "does not fit");
     st = allocator_lines(t, r, m, hw, s);

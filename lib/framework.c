@@ -24,16 +24,15 @@ static const preset presets[] = {
     /* transformers Trainer: modeling_utils.py picks attn_implementation "sdpa" where torch has it;
      * LlamaRMSNorm upcasts op by op; training_args.py defaults optim to adamw_torch_fused from
      * torch 2.8; trainer.py calls model.zero_grad() (set_to_none=True since torch 2.0) and
-     * compute_loss returns the loss without the outputs; integrations/moe.py runs the experts
-     * class's own forward (experts_implementation "eager") unless another is asked for;
-     * activations.py runs each model's activation as written (GPT-2's NewGELUActivation is
-     * tensor arithmetic) */
+     * compute_loss returns the loss without the outputs; the experts as transformers resolves
+     * them (AUTO, below); activations.py runs each model's activation as written (GPT-2's
+     * NewGELUActivation is tensor arithmetic) */
     [LLMMEM_FRAMEWORK_HF_TRAINER] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 1, 0,
-                                     LLMMEM_EXPERTS_EAGER, LLMMEM_ACT_IMPL_EAGER},
+                                     LLMMEM_EXPERTS_AUTO, LLMMEM_ACT_IMPL_EAGER},
     /* a transformers model under DeepSpeed: the engine's FusedAdam (ops/adam/fused_adam.py,
      * multi_tensor_apply: no temporaries) and gradients kept in its reduce buffers and partitions */
     [LLMMEM_FRAMEWORK_DEEPSPEED] = {LLMMEM_ATTN_SDPA, LLMMEM_NORM_IMPL_EAGER, LLMMEM_OPTIMIZER_IMPL_FUSED, 0, 0,
-                                    LLMMEM_EXPERTS_EAGER, LLMMEM_ACT_IMPL_EAGER},
+                                    LLMMEM_EXPERTS_AUTO, LLMMEM_ACT_IMPL_EAGER},
     /* torchtune on FSDP2: F.scaled_dot_product_attention (modules/attention.py), its RMSNorm
      * upcasts like transformers', recipes configure torch.optim.AdamW(fused=True) and call
      * optimizer.zero_grad(set_to_none=True); the recipe drops the logits after the loss;
@@ -93,7 +92,16 @@ llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strate
     out->keep_logits = keep == 0 ? p->keep_logits : keep == 2;
 
     int64_t experts = llmmem__get_int(k, LLMMEM_KEY_EXPERTS_IMPLEMENTATION);
-    out->experts = experts == LLMMEM_EXPERTS_AUTO ? p->experts : experts;
+    if (experts == LLMMEM_EXPERTS_AUTO)
+        experts = p->experts;
+    /* transformers 5 modeling_utils.py PreTrainedModel.get_correct_experts_implementation: grouped_mm
+     * where _grouped_mm_can_dispatch (torch._grouped_mm, torch 2.9 on), else eager; before 5.0
+     * (transformers_version 4.x) the experts class's own forward ran, integrations/moe.py's eager */
+    if (experts == LLMMEM_EXPERTS_AUTO)
+        experts = !out->torch1 && llmmem__get_int(k, LLMMEM_KEY_TRANSFORMERS_VERSION) == LLMMEM_TRANSFORMERS_5
+                      ? LLMMEM_EXPERTS_GROUPED
+                      : LLMMEM_EXPERTS_EAGER;
+    out->experts = experts;
 
     /* a trained embedding's output requires grad; a frozen one's only through a hook:
      * transformers modeling_utils.py gradient_checkpointing_enable and PEFT peft_model.py

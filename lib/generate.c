@@ -59,9 +59,8 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
     out->g = a->kv_token.heads;
     out->d = a->head_dim;
     out->dv = a->v_head_dim ? a->v_head_dim : a->head_dim;
-    /* the MLP of the last layer: a dense one's width, else one routed expert's (MoE routing
-     * temporaries are not modelled) */
-    out->f = a->dense_layers ? a->ffn : a->ffn_expert;
+    /* the MLP of the last layer: a dense one's width, else one routed expert's (below) */
+    out->f = a->ffn;
     out->vocab = a->vocab;
     out->gated = llmmem__model_value(j->m, LLMMEM_KEY_MLP_GATED) != 0;
     const llmmem_kv_cache_dtype dt = llmmem__model_dtype(j->m);
@@ -71,6 +70,19 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
     out->sliding = llmmem__sliding_layers(a, 0, a->layers);
     out->full = a->layers - out->sliding;
     out->window = a->window;
+    /* each family's modeling file: Gemma3TextModel computes rotary_emb's and rotary_emb_local's cos
+     * and sin; GPT2Model looks its positions up in wpe (no rotary); GPT2Block keeps attn_output named
+     * through the MLP; GPT2Config's gelu_new is activations.py NewGELUActivation, tensor arithmetic */
+    const int64_t type = llmmem__model_value(j->m, LLMMEM_KEY_MODEL_TYPE);
+    out->rotary = llmmem__model_value(j->m, LLMMEM_KEY_LEARNED_POSITIONS) ? 0 : type == LLMMEM_MODEL_GEMMA3_TEXT ? 2 : 1;
+    out->keeps_attn_output = type == LLMMEM_MODEL_GPT2;
+    out->gelu_ops = type == LLMMEM_MODEL_GPT2 && sem->act == LLMMEM_ACT_IMPL_EAGER && !out->gated;
+    if (a->moe_layers && llmmem__layers_in(&a->plan, a->moe, a->layers - 1, a->layers)) {
+        out->f = a->ffn_expert;
+        out->experts = a->experts;
+        out->top_k = a->experts_per_tok;
+        out->grouped = sem->experts == LLMMEM_EXPERTS_GROUPED;
+    }
     switch (sem->attn) {
     case LLMMEM_ATTN_SDPA: out->attn = LLMMEM__GEN_SDPA; break;
     case LLMMEM_ATTN_FLASH_ATTENTION_2:
@@ -153,12 +165,21 @@ static void term(builder *B, int component, const char *what, uint64_t bytes)
 
 /* Keys and values of every layer at `tokens` tokens each, as many full layers as `full` of them on
  * the device (transformers cache_utils.py: DynamicLayer and StaticLayer keep every token, a sliding
- * layer min(window, tokens)). */
-static uint64_t caches(builder *B, const llmmem__gen_shape *g, uint64_t tokens, uint64_t full)
+ * layer min(window, tokens)). `prefill`: until its first decode update a dynamic cache's sliding layer
+ * keeps the whole prompt (DynamicSlidingWindowLayer.update: its keys are a slice of the cat of the
+ * prompt's, which backs them); a static one its window's slots. */
+HOT_INLINE uint64_t caches(builder *B, const llmmem__gen_shape *g, uint64_t tokens, uint64_t full, int prefill)
 {
-    uint64_t capped = g->window && g->window < tokens ? g->window : tokens, all = 0;
-    if (!llmmem__muladd(&all, full, tokens) || !llmmem__muladd(&all, g->sliding, capped))
-        B->bad = 1;
+    uint64_t all = mul(B, full, tokens);
+    if (g->sliding) {
+        const int whole = prefill && g->cache != LLMMEM_CACHE_STATIC;
+        const uint64_t capped = whole || !g->window || g->window >= tokens ? tokens : g->window;
+        if (!llmmem__muladd(&all, g->sliding, capped))
+            B->bad = 1;
+        /* DynamicSlidingWindowLayer.lazy_initialization: each keeps its window as an int64 on the device */
+        if (g->cache != LLMMEM_CACHE_STATIC)
+            return add(B, mul3(B, all, g->token_layer, g->b), 8 * g->sliding);
+    }
     return mul3(B, all, g->token_layer, g->b);
 }
 
@@ -208,14 +229,66 @@ static uint64_t scores(builder *B, const llmmem__gen_shape *g, uint64_t q, uint6
     return mul(B, per, mul4(B, g->b, g->a, q, T));
 }
 
-/* The tensors of the model's forward every layer reads, q positions: the mask, inputs_embeds
- * (LlamaModel.forward keeps them referenced) and the rotary cos and sin [b, q, d]. */
-static void forward_terms(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T, int mask_held)
+/* The sliding layers' own mask beside the full layers' (masking_utils.py
+ * create_sliding_window_causal_mask): eager's additive one whenever both kinds exist; SDPA's bool
+ * one over a prompt longer than the window (sdpa_mask skips it only when the window covers every
+ * key: allow_is_causal_skip); a decode step's [b, 1, 1, window] is not counted. */
+HOT_INLINE uint64_t sliding_mask_bytes(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T)
+{
+    if (g->cache == LLMMEM_CACHE_STATIC)
+        return 0;
+    if (g->attn == LLMMEM__GEN_EAGER)
+        return g->full ? mul4(B, g->e, g->b, q, T) : 0;
+    if (g->attn == LLMMEM__GEN_SDPA && q > 1 && g->window < T)
+        return mul3(B, g->b, q, T);
+    return 0;
+}
+
+/* The tensors of the model's forward every layer reads, q positions: the masks, inputs_embeds
+ * (LlamaModel.forward keeps them referenced) and the rotary cos and sin [b, q, d], or a learned
+ * table's positions [b, q, h] (GPT2Model.forward keeps position_embeds referenced; generate passes
+ * a [b, q] position_ids). */
+HOT_INLINE void forward_terms(builder *B, const llmmem__gen_shape *g, uint64_t q, uint64_t T, int mask_held)
 {
     if (!mask_held)
         term(B, ACT, "causal mask [b,1,q,T]", mask_bytes(B, g, q, T));
+    if (g->sliding)
+        term(B, ACT, "the sliding layers' mask [b,1,q,T]", sliding_mask_bytes(B, g, q, T));
     term(B, ACT, "inputs_embeds e*b*q*h", mul4(B, g->e, g->b, q, g->h));
-    term(B, ACT, "rotary cos, sin 2*e*b*q*d", mul(B, 2, mul4(B, g->e, g->b, q, g->d)));
+    if (g->rotary)
+        term(B, ACT, g->rotary > 1 ? "rotary cos, sin of the global and local tables 4*e*b*q*d" : "rotary cos, sin 2*e*b*q*d",
+             mul(B, 2 * g->rotary, mul4(B, g->e, g->b, q, g->d)));
+    else
+        term(B, ACT, "position_embeds e*b*q*h", mul4(B, g->e, g->b, q, g->h));
+}
+
+/* The last layer's MLP at its highest point over q positions of b sequences. A dense one (modeling_llama.py
+ * LlamaMLP: act(gate) and up, their product; a two-matrix one: fc1's output and its activation;
+ * NewGELUActivation's 0.5 * x * (1 + tanh(...)): x, 0.5 * x and two intermediates); routed experts under
+ * integrations/moe.py grouped_mm_experts_forward, at `weighted_out[inv_perm]`: the router's logits
+ * (OlmoeSparseMoeBlock returns them) and top-k indices and weights, the sort's expert ids and permutation
+ * (int64), the sorted tokens, their weights and histc's int32 copy of the ids, the sentinel mask, the
+ * down projection's output, its weighted copy and that copy in token order with the inverse permutation;
+ * other experts as one routed expert's MLP over the tokens (their routing is not modelled). */
+HOT_INLINE void mlp_terms(builder *B, const llmmem__gen_shape *g, uint64_t q)
+{
+    const uint64_t e = g->e, tokens = mul(B, g->b, q);
+    if (g->experts && g->grouped) {
+        const uint64_t S = mul(B, tokens, g->top_k), Sh = mul3(B, e, S, g->h);
+        term(B, ACT, "router logits e*t*E, top-k indices 8*t*k and weights e*t*k",
+             add(B, mul3(B, e, tokens, g->experts), mul3(B, 8 + e, tokens, g->top_k)));
+        term(B, ACT, "sorted expert ids, permutation, inverse 24*S; weights e*S; int32 ids 4*S; mask S; counts 8*E",
+             add(B, mul(B, 24 + e + 4 + 1, S), mul(B, 8, g->experts)));
+        term(B, ACT, "sorted tokens, down projection, weighted, in token order 4*e*S*h", mul(B, 4, Sh));
+        return;
+    }
+    const uint64_t tf = mul3(B, e, tokens, g->f);
+    if (g->gated)
+        term(B, ACT, "act(gate), up, their product 3*e*b*q*f", mul(B, 3, tf));
+    else if (g->gelu_ops)
+        term(B, ACT, "fc1 output, 0.5 * x and two of gelu_new's intermediates 4*e*b*q*f", mul(B, 4, tf));
+    else
+        term(B, ACT, "fc1 output, its activation 2*e*b*q*f", mul(B, 2, tf));
 }
 
 /* _beam_search's bookkeeping (generation/utils.py): `seqs` tensors of [batch, beams, s + n] int64
@@ -294,7 +367,7 @@ static unsigned prefill_moment(builder *B, llmmem__gen_moment *m, const llmmem__
     if (i <= 2 || i == 5)
         forward_terms(B, g, s, T, g->cache == LLMMEM_CACHE_STATIC);
     term(B, KV, i <= 2 || i == 5 ? "every layer's keys and values" : "the keys and values",
-         caches(B, g, T, device_full(g, i <= 1 || i == 5)));
+         caches(B, g, T, device_full(g, i <= 1 || i == 5), 1));
     const uint64_t bsh = mul4(B, e, b, s, h);
     if (i == 0 || i == 1 || i == 5)
         term(B, ACT, "the last layer's input e*b*s*h", g->layers > 1 ? bsh : 0);
@@ -317,8 +390,9 @@ static unsigned prefill_moment(builder *B, llmmem__gen_moment *m, const llmmem__
          * until it returns (sdpa and flash return None) */
         term(B, ACT, "the attention probabilities e*b*a*s*T", eager ? mul(B, mul4(B, e, b, a, s), T) : 0);
         term(B, ACT, "residual sum, post-attention norm 2*e*b*s*h", mul(B, 2, bsh));
-        term(B, ACT, g->gated ? "act(gate), up, their product 3*e*b*s*f" : "fc1 output, its activation 2*e*b*s*f",
-             mul(B, g->gated ? 3 : 2, mul4(B, e, b, s, g->f)));
+        if (g->keeps_attn_output)
+            term(B, ACT, "the attention's output e*b*s*h", bsh);
+        mlp_terms(B, g, s);
         break;
     case 2:
         term(B, ACT, "the last layer's output e*b*s*h", bsh);
@@ -418,7 +492,7 @@ static unsigned decode_moment(builder *B, llmmem__gen_moment *m, const llmmem__g
         }
         term(B, ACT, "the prefill's model_inputs: 4D mask, ids, positions 16*b*s, cache_position 8*s",
              add(B, add(B, mask, mul3(B, 16, b, s)), mul(B, 8, s)));
-        term(B, KV, "every layer's keys and values", caches(B, g, T, g->full));
+        term(B, KV, "every layer's keys and values", caches(B, g, T, g->full, 0));
         /* attention_mask.long().cumsum(-1) - 1 (16*b*(s+1)); in torch 1.13, StaticLayer's
          * get_seq_length any() casts the first [T, d] keys to bool first */
         uint64_t work = mul3(B, 16, b, s + 1), any = g->torch1 ? mul(B, T, g->d) : 0;
@@ -431,13 +505,13 @@ static unsigned decode_moment(builder *B, llmmem__gen_moment *m, const llmmem__g
     }
     decode_held(B, g, step, T);
     if (i == 4) {
-        term(B, KV, "the keys and values", caches(B, g, T, device_full(g, 0)));
+        term(B, KV, "the keys and values", caches(B, g, T, device_full(g, 0), 0));
         term(B, LOGITS, "logits e*b*V", mul3(B, e, b, g->vocab));
         term(B, LOGITS, "this step's next_token_logits in fp32 4*b*V", mul3(B, 4, b, g->vocab));
         return 1;
     }
     forward_terms(B, g, 1, T, 0);
-    term(B, KV, "every layer's keys and values at T", caches(B, g, T, device_full(g, 1)));
+    term(B, KV, "every layer's keys and values at T", caches(B, g, T, device_full(g, 1), 0));
     term(B, ACT, g->layers > 1 ? "the layer's input and its norm 2*e*b*h" : "the layer's normed input e*b*h",
          mul4(B, e, b, h, g->layers > 1 ? 2 : 1));
     switch (i) {
@@ -452,8 +526,9 @@ static unsigned decode_moment(builder *B, llmmem__gen_moment *m, const llmmem__g
     case 1:
         term(B, ACT, "the attention probabilities e*b*a*T", eager ? mul4(B, e, b, a, T) : 0);
         term(B, ACT, "residual sum, post-attention norm 2*e*b*h", mul4(B, 2, e, b, h));
-        term(B, ACT, g->gated ? "act(gate), up, their product 3*e*b*f" : "fc1 output, its activation 2*e*b*f",
-             mul4(B, g->gated ? 3 : 2, e, b, g->f));
+        if (g->keeps_attn_output)
+            term(B, ACT, "the attention's output e*b*h", mul3(B, e, b, h));
+        mlp_terms(B, g, 1);
         break;
     case 2:
         term(B, ACT, "rotated q e*b*a*d", mul4(B, e, b, a, g->d));
@@ -491,7 +566,7 @@ static void beam_after(builder *B, const llmmem__gen_shape *g, uint64_t step, ui
         term(B, ACT, "model_inputs' 2D mask 8*B*(s+k)", mul3(B, 8, b, mask));
     term(B, ACT, "model_inputs' input_ids and position_ids 16*B*q, cache_position 8*q",
          add(B, mul3(B, 16, b, q), mul(B, 8, q)));
-    term(B, KV, "the keys and values", caches(B, g, T, device_full(g, 0)));
+    term(B, KV, "the keys and values", caches(B, g, T, device_full(g, 0), step == 0));
 }
 
 /* The widest of one layer's keys and values on the device at T (a sliding layer's min(window, T)
@@ -628,6 +703,6 @@ llmmem_status llmmem__generate_peak(llmmem__gen_moment *peak, const llmmem__gen_
 llmmem_status llmmem__generate_host_cache(uint64_t *out, const llmmem__gen_shape *g)
 {
     builder B = {NULL, 0};
-    *out = caches(&B, g, g->s + g->n - 1, g->full);
+    *out = caches(&B, g, g->s + g->n - 1, g->full, 0);
     return B.bad ? overflow() : LLMMEM_OK;
 }

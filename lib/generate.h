@@ -25,6 +25,12 @@ typedef struct llmmem__gen_shape {
     uint64_t e;                /* bytes of an activation element (the model's dtype) */
     uint64_t token_layer;      /* one token's keys and values in one layer (kv_cache_dtype) */
     uint64_t full, sliding, window; /* full and sliding-window layers, the window */
+    uint64_t rotary;           /* rotary cos/sin pairs the model's forward computes, [b, q, d] each (Gemma 3:
+                                  a global and a local one); 0: a learned position table's [b, q, h] lookup */
+    int keeps_attn_output;     /* the block keeps its attention's output named through its MLP (GPT2Block) */
+    int gelu_ops;              /* the MLP's activation is NewGELUActivation's arithmetic (gelu_new, eager) */
+    uint64_t experts, top_k;   /* the last layer's routed experts and experts per token (0: a dense MLP) */
+    int grouped;               /* its experts run transformers' grouped_mm_experts_forward */
     int attn;                  /* LLMMEM__GEN_* */
     int64_t cache;             /* llmmem_cache_implementation: dynamic, static, offloaded */
     uint64_t keep;             /* logits_to_keep (0: every position) */

@@ -95,3 +95,4 @@ const char *llmmem_hardware_preset_name(size_t index)
 {
     return index < llmmem__gpu_preset_total ? llmmem__gpu_presets[index].name : NULL;
 }
+

@@ -9,8 +9,11 @@
 
 #if defined(__GNUC__)
 #  define LLMMEM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+/* a helper on an estimate's hot path, inlined wherever it is called */
+#  define HOT_INLINE static inline __attribute__((always_inline))
 #else
 #  define LLMMEM_PRINTF(f, a)
+#  define HOT_INLINE static inline
 #endif
 
 /* ---- errors (error.c) -------------------------------------------------- */
@@ -537,6 +540,35 @@ struct llmmem_hardware {
     char name[LLMMEM_NAME_MAX];
 };
 
+/* runtime_overhead_bytes, or its default (-1) for a PyTorch job (torch_job: llmmem_estimate's
+ * training steps and generate loops) or another (serve, llama.cpp, ollama) */
+static inline uint64_t llmmem__runtime_overhead(const llmmem_hardware *hw, int torch_job)
+{
+    const int64_t set = llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    if (set >= 0)
+        return (uint64_t)set;
+    /* a PyTorch process: the memory outside its allocator once a training step's kernels have
+     * loaded, 0.73 to 0.80 GB on an H100 with torch 2.11 and CUDA 13 (tests/data/gpu
+     * non_pytorch_bytes; the context alone 0.65 GB); the context took 426 MiB with torch 2.10 and
+     * CUDA 13 on an RTX 6000 Ada (unslothai/unsloth-zoo#1053). Serving and the local engines keep
+     * the earlier figure: a CUDA context of ~400 MB with lazy module loading since CUDA 11.7
+     * (pytorch/pytorch#109888), rounded up to 512 MiB. */
+    return torch_job ? 768ULL << 20 : 512ULL << 20;
+}
+
+/* The device's total as CUDA reports it (cudaMemGetInfo), where the allocator's segments and the
+ * memory outside it come from; unknown, the driver's total (nvidia-smi), else the DRAM's: each
+ * larger than CUDA's by the share the driver keeps, so the replay errs towards "runs" there. A
+ * memory_bytes below it (another card, a cap) is the total. */
+static inline uint64_t llmmem__cuda_total(const llmmem_hardware *hw)
+{
+    uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    int64_t total = llmmem__get_int(&hw->s, LLMMEM_KEY_CUDA_TOTAL_BYTES);
+    if (total <= 0)
+        total = llmmem__get_int(&hw->s, LLMMEM_KEY_DRIVER_TOTAL_BYTES);
+    return total > 0 && (uint64_t)total < memory ? (uint64_t)total : memory;
+}
+
 #define LLMMEM__LIST_MAX 16 /* values of a list key: llama.cpp's LLAMA_MAX_DEVICES (tensor_split) */
 
 struct llmmem_strategy {
@@ -590,7 +622,7 @@ typedef struct llmmem__view {
 
 /* ---- report (estimate.c, report.c) ------------------------------------- */
 
-#define LLMMEM_COMPONENTS 10
+#define LLMMEM_COMPONENTS 11
 #define LLMMEM_PEAK_PARTS 6
 #define LLMMEM_COMM_KINDS 5
 #define LLMMEM_MAX_STAGES 256 /* pipeline stages a report holds */
@@ -623,7 +655,7 @@ struct llmmem_report {
     uint64_t host_capacity, nvme_capacity; /* per node, from the hardware (0: not known) */
     uint64_t comm[LLMMEM_COMM_KINDS]; /* bytes a rank of the most loaded stage sends per step */
     unsigned stage_count, most_loaded;
-    uint64_t device_total;       /* what CUDA reports as the device's total (cuda_total_bytes, else memory_bytes) */
+    uint64_t device_total;       /* what CUDA reports as the device's total (llmmem__cuda_total) */
     /* llmmem_estimate_runs: the job replayed through the caching allocator (replayed 0: it was not) */
     int replayed, runs, runs_expandable;
     uint64_t reserved_peak, allocated_peak; /* the placement with the higher reserved peak's */

@@ -718,6 +718,15 @@ llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, cons
     const int plan_unused = j->from_checkpoint && j->price.mode == LLMMEM_MODE_INFERENCE;
     j->sequences = (uint64_t)sv(s, LLMMEM_KEY_MICRO_BATCH_SIZE);
     j->tokens = (uint64_t)sv(s, LLMMEM_KEY_SEQUENCE_LENGTH);
+    j->runtime = llmmem__runtime_overhead(hw, 1);
+    /* aten/src/ATen/cuda/CublasHandlePool.cpp getCurrentCUDABlasHandle: each thread's handle takes a
+     * workspace from the caching allocator (getNewWorkspace; cuBLASLt's is the same one,
+     * getCUDABlasLtWorkspaceSize unified); the forward runs on the caller's thread and backward on
+     * autograd's device thread (torch/csrc/autograd/engine.cpp), so a training step holds two */
+    if (llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND) == LLMMEM_BACKEND_CUDA &&
+        sv(s, LLMMEM_KEY_DEVICE_KERNELS) == LLMMEM_KERNELS_CUDA)
+        j->workspaces = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES) *
+                        (j->price.mode == LLMMEM_MODE_INFERENCE ? 1u : 2u);
     if (given) {
         if (!have_plan && !plan_unused)
             j->price.weights = given->weights;

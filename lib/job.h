@@ -71,6 +71,7 @@ typedef struct llmmem__job {
     llmmem_kv_cache_dtype kv;       /* the KV cache's elements */
     int from_checkpoint;            /* the weights are an attached checkpoint's stored bytes */
     uint64_t sequences, tokens;     /* micro_batch_size, sequence_length */
+    uint64_t runtime, workspaces;   /* a device's bytes outside the allocator and of cuBLAS workspaces */
     const llmmem_model *m;
     const llmmem_hardware *hw;
     const llmmem_strategy *s;

@@ -61,6 +61,7 @@ static const char *const norm_impl_names[] = {"auto", "input", "eager", "fused",
 static const char *const optimizer_impl_names[] = {"auto", "foreach", "fused", "for_loop", NULL};
 static const char *const gradient_allocation_names[] = {"auto", "lazy", "persistent", NULL};
 static const char *const pytorch_names[] = {"2.x", "1.13", NULL};
+static const char *const transformers_names[] = {"5.x", "4.x", NULL};
 static const char *const experts_impl_names[] = {"auto", "eager", "grouped", NULL};
 static const char *const cache_impl_names[] = {"auto", "dynamic", "static", "offloaded", NULL};
 static const char *const device_kernels_names[] = {"cuda", "cpu", NULL};
@@ -408,10 +409,10 @@ static const llmmem__key_info key_table[] = {
             "memory of one device in bytes (0: not set)"),
     INT_KEY(LLMMEM_KEY_DEVICES_PER_NODE, H, "devices_per_node", 1, 1024, 8, "devices in one node"),
     INT_KEY(LLMMEM_KEY_NUM_NODES, H, "num_nodes", 1, 1LL << 20, 1, "nodes"),
-    /* Default: the CUDA context alone takes ~400 MB with lazy module loading (CUDA >= 11.7),
-     * pytorch/pytorch#109888; rounded up to 512 MiB for cuBLAS/cuDNN workspaces. */
-    INT_KEY(LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES, H, "runtime_overhead_bytes", 0, 1LL << 50, 512LL << 20,
-            "bytes the runtime takes before the job (CUDA context, library workspaces)"),
+    /* -1: the stack's own (hardware.c llmmem__runtime_overhead) */
+    INT_KEY(LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES, H, "runtime_overhead_bytes", -1, 1LL << 50, -1,
+            "bytes outside the framework's allocator: the CUDA context, loaded kernel modules, library handles "
+            "(-1: 768 MiB for a PyTorch training step or generate call, 512 MiB for serve, llama.cpp and ollama)"),
     REAL_KEY(LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION, H, "allocator_reserve_fraction", 0.0, 0.9, 0.0,
              "share of device memory kept back for allocator fragmentation"),
     INT_KEY(LLMMEM_KEY_HOST_MEMORY_BYTES, H, "host_memory_bytes", 0, 1LL << 56, 0,
@@ -432,6 +433,14 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_DRIVER_TOTAL_BYTES, H, "driver_total_bytes", 0, 1LL << 50, 0,
             "the device's memory as its driver reports the total (nvidia-smi memory.total: 81559 MiB on an H100 "
             "80GB), which SGLang's default mem_fraction_static reads (0: memory_bytes)"),
+    INT_KEY(LLMMEM_KEY_CUDA_TOTAL_BYTES, H, "cuda_total_bytes", 0, 1LL << 50, 0,
+            "the device's total memory as CUDA reports it (torch.cuda.mem_get_info; the driver keeps the rest "
+            "of memory_bytes); 0: not known"),
+    /* aten/src/ATen/cuda/CublasHandlePool.cpp parseChosenWorkspaceSize: CUBLAS_WORKSPACE_CONFIG's
+     * default, :4096:2:16:8 (8 MiB + 128 KiB), or :4096:8 (32 MiB) on compute capability 9.0 */
+    INT_KEY(LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES, H, "cublas_workspace_bytes", 0, 1LL << 40, 4096LL * 1024 * 2 + 16 * 1024 * 8,
+            "the cuBLAS workspace PyTorch allocates for each thread that runs matmuls (CUBLAS_WORKSPACE_CONFIG; "
+            "32 MiB on Hopper, 8.125 MiB on other GPUs)"),
 
     /* strategy */
     CHOICE_KEY(LLMMEM_KEY_MODE, S, "mode", mode_names, 0, LLMMEM_MODE_QLORA, LLMMEM_MODE_INFERENCE,
@@ -490,7 +499,9 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_FLASH_ATTENTION, S, "flash_attention", 1,
              "fused attention (FlashAttention, SDPA): no sequence x sequence tensor, an fp32 log-sum-exp per row"),
     BOOL_KEY(LLMMEM_KEY_DROPOUT, S, "dropout", 0, "attention and hidden dropout: 1-byte masks and outputs saved"),
-    BOOL_KEY(LLMMEM_KEY_NORM_FP32, S, "norm_fp32", 0, "norms save their input in fp32 (Hugging Face RMSNorm upcasts)"),
+    BOOL_KEY(LLMMEM_KEY_NORM_FP32, S, "norm_fp32", 0,
+             "norms save their input in fp32; an eager RMSNorm (norm_implementation eager: transformers', "
+             "torchtune's) always does"),
     CHOICE_KEY(LLMMEM_KEY_ACTIVATION_FORMAT, S, "activation_format", float_auto_names, 0, 3, 0,
                "format of saved activations (auto: the 16-bit format training computes in, fp32 for recipe fp32)"),
     CHOICE_KEY(LLMMEM_KEY_CROSS_ENTROPY, S, "cross_entropy", cross_entropy_names, 0, LLMMEM_CROSS_ENTROPY_CHUNKED,
@@ -520,6 +531,10 @@ static const llmmem__key_info key_table[] = {
                "the model's output logits stay referenced through backward (auto: the framework's)"),
     CHOICE_KEY(LLMMEM_KEY_PYTORCH_VERSION, S, "pytorch_version", pytorch_names, 0, LLMMEM_PYTORCH_1_13, 0,
                "PyTorch semantics: 2.x, or 1.13 (mean saves its input, foreach AdamW keeps two temporaries)"),
+    CHOICE_KEY(LLMMEM_KEY_TRANSFORMERS_VERSION, S, "transformers_version", transformers_names, 0,
+               LLMMEM_TRANSFORMERS_4, LLMMEM_TRANSFORMERS_5,
+               "transformers semantics under its frameworks: 5.x (MoE experts resolve to grouped_mm), or 4.x "
+               "(4.46 to 4.57: experts run their own forward)"),
     /* inference under transformers' generate (generation/utils.py GenerationMixin.generate) */
     CHOICE_KEY(LLMMEM_KEY_CACHE_IMPLEMENTATION, S, "cache_implementation", cache_impl_names, 0, LLMMEM_CACHE_OFFLOADED,
                LLMMEM_CACHE_AUTO,

@@ -111,7 +111,7 @@ static void judge(llmmem_local *r, const llmmem_hardware *hw, const llmmem__llam
 {
     const size_t host = r->devices - 1;
     uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    uint64_t overhead = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    uint64_t overhead = llmmem__runtime_overhead(hw, 0);
     uint64_t host_memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_HOST_MEMORY_BYTES);
     uint64_t gpu_total = 0, shortfall = 0;
     int fits = 1;

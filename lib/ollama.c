@@ -141,7 +141,7 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_settings *out, const llmmem_
     int64_t backend = llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND);
     uint64_t devices = llmmem__local_gpus(hw); /* backend cpu: ollama discovers no GPU */
     uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    uint64_t runtime = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    uint64_t runtime = llmmem__runtime_overhead(hw, 0);
     /* what a GPU reports free before the model loads: its memory less what the runtime holds */
     uint64_t gpu_free = devices && memory > runtime ? memory - runtime : 0;
 

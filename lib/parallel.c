@@ -402,7 +402,8 @@ static llmmem_status stage_state(llmmem__stage_report *out, uint64_t *host, uint
         (st = llmmem__kv_rank_bytes(&out->bytes[LLMMEM_COMPONENT_KV_CACHE], m, j->kv, j->sequences, j->tokens / L->c,
                                     count, L->t)) != LLMMEM_OK)
         return st;
-    out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = j->runtime;
+    out->bytes[LLMMEM_COMPONENT_WORKSPACES] = j->workspaces;
     return LLMMEM_OK;
 }
 

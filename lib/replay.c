@@ -160,7 +160,8 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
     t->seq = j->tokens;
     t->eager = sem.attn == LLMMEM_ATTN_EAGER;
     t->steps = 2;
-    t->ws_forward = t->ws_backward = 32ULL << 20; /* CublasHandlePool.cpp: 32 MiB on compute capability 9 */
+    /* CublasHandlePool.cpp: one workspace per thread that runs matmuls (cublas_workspace_bytes) */
+    t->ws_forward = t->ws_backward = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES);
     t->ws_forward_lt = 1ULL << 20;                 /* cuBLASLt's (CUBLASLT_WORKSPACE_SIZE, 1 MiB) */
     int64_t mode = j->price.mode;
     if (mode == LLMMEM_MODE_INFERENCE) {
@@ -357,7 +358,7 @@ static llmmem_status allocator_config(llmmem__ca_config *c, const llmmem__job *j
 {
     const llmmem__settings *k = &j->s->s;
     llmmem__ca_config_init(c);
-    c->device_total = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    c->device_total = llmmem__cuda_total(j->hw);
     c->expandable_segments = expandable >= 0 ? expandable : llmmem__get_int(k, LLMMEM_KEY_EXPANDABLE_SEGMENTS) != 0;
     int64_t split = llmmem__get_int(k, LLMMEM_KEY_MAX_SPLIT_SIZE_MB);
     if (split)
@@ -373,10 +374,11 @@ static llmmem_status allocator_config(llmmem__ca_config *c, const llmmem__job *j
 }
 
 /* The device's capacity for the allocator: CUDA's total less the memory outside the allocator. */
+
 static uint64_t capacity_of(const llmmem_hardware *hw)
 {
-    uint64_t total = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    uint64_t outside = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    uint64_t total = llmmem__cuda_total(hw);
+    uint64_t outside = llmmem__runtime_overhead(hw, 1);
     return total > outside ? total - outside : 1;
 }
 
@@ -521,7 +523,7 @@ llmmem_status llmmem_estimate_timeline_runs(llmmem_timeline *out, const llmmem_m
         if ((st = replay_placements(rp, &both, &j)) == LLMMEM_OK) {
             const llmmem__replay *hi = higher(&rp[0], both ? &rp[1] : NULL); /* the report's */
             st = llmmem__timeline_from_replay(out, hi->points, hi->n_points,
-                                              (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES));
+                                              llmmem__runtime_overhead(hw, 1));
         }
     }
     free(points);

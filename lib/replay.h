@@ -57,7 +57,7 @@ typedef enum llmmem__placement {
 
 /* Replays the job with the strategy's allocator settings (expandable_segments: the key, or
  * `expandable` >= 0 instead) under the device's capacity: what CUDA reports as its total (the
- * hardware's cuda_total_bytes, else memory_bytes) less the memory outside PyTorch's allocator
+ * hardware's llmmem__cuda_total) less the memory outside PyTorch's allocator
  * (runtime_overhead_bytes). */
 llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int expandable, llmmem__placement place);
 

@@ -9,6 +9,7 @@
 static const char *const component_names[LLMMEM_COMPONENTS] = {
     "weights",     "gradients", "master_weights", "optimizer_states", "activations",
     "logits",      "kv_cache",  "comm_buffers",   "runtime_overhead", "optimizer_temporaries",
+    "workspaces",
 };
 
 size_t llmmem_component_count(void)
@@ -209,7 +210,8 @@ static const char *const peak_part_names[LLMMEM_PEAK_PARTS] = {
     "activations_held", "recompute", "logits_held", "logits_transient", "host_activations", "largest_layer",
 };
 static const char *const peak_phase_names[] = {"static",   "loss",      "recompute", "forward",
-                                               "backward", "optimizer", "prefill",   "decode"};
+                                               "backward", "optimizer", "prefill",   "decode",
+                                               "loss_done", "backward_done", "optimizer_done"};
 
 const char *llmmem_peak_phase_name(llmmem_peak_phase phase)
 {

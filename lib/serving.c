@@ -760,7 +760,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     int64_t w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES), act_set = sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
     int64_t nt_set = sv(s, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES);
     uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set
-                                     : (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+                                     : llmmem__runtime_overhead(hw, 0);
     int64_t graphs_set = sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
     const int eager = sv(s, LLMMEM_KEY_ENFORCE_EAGER) != 0;
     graph_sizes sizes = {0, 0, 0, 0};

@@ -157,7 +157,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
      * weights (measured by SGLang; modelled as the device less the runtime's share); the weights come out
      * of it before the KV budget is taken (the draft's too: rank weights with the MTP modules) */
     int64_t pre_set = sv(s, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES), w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES);
-    uint64_t overhead = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    uint64_t overhead = llmmem__runtime_overhead(hw, 0);
     uint64_t pre = pre_set >= 0 ? (uint64_t)pre_set : p.memory > overhead ? p.memory - overhead : 0;
     uint64_t weights;
     if (w_set >= 0)

@@ -45,8 +45,10 @@ typedef struct moment {
     uint64_t grads, acts, logits, temps;
 } moment;
 
-static llmmem_status push(llmmem_timeline *t, int phase, int64_t layer, const uint64_t state[LLMMEM_COMPONENTS],
-                          moment m)
+/* A point; `between`: a moment between two the estimate's peak compares and never above them (the
+ * loss computed, backward's end, the optimizer step's end), which a tie does not make the peak. */
+static llmmem_status push_point(llmmem_timeline *t, int phase, int64_t layer, const uint64_t state[LLMMEM_COMPONENTS],
+                                moment m, int between)
 {
     if (t->n == t->cap)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "timeline: more points than reserved (a library defect)");
@@ -63,10 +65,16 @@ static llmmem_status push(llmmem_timeline *t, int phase, int64_t layer, const ui
     for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
         if (!llmmem__add(&p->total, p->total, p->bytes[c]))
             return llmmem__fail(LLMMEM_ERR_OVERFLOW, "timeline: bytes exceed 64 bits");
-    if (p->total > t->p[t->peak].total)
+    if (!between && p->total > t->p[t->peak].total)
         t->peak = t->n;
     t->n++;
     return LLMMEM_OK;
+}
+
+static llmmem_status push(llmmem_timeline *t, int phase, int64_t layer, const uint64_t state[LLMMEM_COMPONENTS],
+                          moment m)
+{
+    return push_point(t, phase, layer, state, m, 0);
 }
 
 static llmmem_status reserve(llmmem_timeline *t, size_t points)
@@ -101,8 +109,10 @@ static llmmem_status push_backward(void *ctx, const llmmem__backward_point *p)
     return push(c->t, c->phase, (int64_t)p->layer, c->state, mo);
 }
 
-/* Training: after each layer's forward, the loss's forward and backward, each layer's backward
- * from the last, the optimizer step. */
+/* Training: after each layer's forward, the loss's forward, the loss computed (its saved tensors
+ * alone, the model's outputs dropped as the Trainer's compute_loss drops them) and its backward,
+ * each layer's backward from the last, backward's end (every gradient), the optimizer step and its
+ * end (its temporaries freed): the moments a training step's forward hooks and marks read. */
 static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr, const llmmem_model *m,
                                      const llmmem_strategy *s)
 {
@@ -112,40 +122,48 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
     const uint64_t first = st->first, count = st->end - st->first;
     const uint64_t samples = count < LLMMEM_STAGE_SAMPLES ? count : LLMMEM_STAGE_SAMPLES;
     const uint64_t grads = tr->state[LLMMEM_COMPONENT_GRADIENTS], early = step->lazy_grads ? 0 : grads;
-    llmmem_status rc = reserve(t, (size_t)(2 * samples + 3));
+    llmmem_status rc = reserve(t, (size_t)(2 * samples + 6));
     if (rc)
         return rc;
-    /* held before the stage's layers run: the other micro-batches' and the ends' (token ids, rotary
-     * tables, the mask), first_held less what the first layer keeps */
-    uint64_t h1 = 0, base, held_l;
-    if (count && (rc = llmmem__layers_held(&h1, m, s, &tr->kinds, st, first + 1)) != LLMMEM_OK)
+    /* held through layer l: first_held (the other micro-batches', the ends' (token ids, rotary
+     * tables, the mask) and the first layer's, less what its unrecorded ops do not keep) and what
+     * the layers after the first keep, held_l - h1 (held_l >= h1: it counts the first layer too) */
+    uint64_t h1 = 0, held_l;
+    llmmem__forward_extra x;
+    if ((count && (rc = llmmem__layers_held(&h1, m, s, &tr->kinds, st, first + 1)) != LLMMEM_OK) ||
+        (rc = llmmem__forward_extras(&x, m, s, &tr->kinds, st)) != LLMMEM_OK)
         return rc;
-    base = a->first_held > h1 ? a->first_held - h1 : 0;
     for (uint64_t i = 0; i < samples; i++) {
         const uint64_t l = llmmem__stage_layer_at(first, count, i, samples);
         if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
             return rc;
         moment mo = {early, 0, 0, 0};
-        if (!llmmem__add(&mo.acts, base, held_l))
+        const uint64_t input = l > first || !st->has_embedding ? x.input : 0; /* the first's is the embeddings */
+        if (!llmmem__add(&mo.acts, a->first_held, held_l - h1) || !llmmem__add(&mo.acts, mo.acts, x.locals) ||
+            !llmmem__add(&mo.acts, mo.acts, input))
             return overflow();
-        if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
+        if ((rc = push_point(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo, 1)) != LLMMEM_OK)
             return rc;
     }
-    moment loss_fwd = {early, a->held, 0, 0}, loss_bwd = {early, a->held, 0, 0};
+    moment loss_fwd = {early, a->held, 0, 0}, loss = {early, a->held, a->logits_held, 0};
+    moment loss_bwd = {early, a->held, 0, 0};
     if (!llmmem__add(&loss_fwd.logits, a->logits_held, a->loss_forward) ||
         !llmmem__add(&loss_bwd.logits, a->logits_held, a->logits_transient))
         return overflow();
     if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, -1, tr->state, loss_fwd)) != LLMMEM_OK ||
+        (rc = push_point(t, LLMMEM_PEAK_PHASE_LOSS_DONE, -1, tr->state, loss, 1)) != LLMMEM_OK ||
         (rc = push(t, LLMMEM_PEAK_PHASE_LOSS, -1, tr->state, loss_bwd)) != LLMMEM_OK)
         return rc;
     /* each layer's backward, from the last (llmmem__backward_points: the estimate's highest is one of them) */
     backward_ctx ctx = {t, tr->state, a->recompute ? LLMMEM_PEAK_PHASE_RECOMPUTE : LLMMEM_PEAK_PHASE_BACKWARD};
     llmmem__backward_point highest;
-    rc = llmmem__backward_points(&highest, push_backward, &ctx, m, s, &tr->kinds, st, a, step, grads);
-    if (rc)
+    if ((rc = llmmem__backward_points(&highest, push_backward, &ctx, m, s, &tr->kinds, st, a, step, grads)) != LLMMEM_OK)
         return rc;
-    moment opt = {grads, 0, 0, step->temporaries};
-    return push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt);
+    moment done = {grads, x.leaf_input, 0, 0}, opt = {grads, 0, 0, step->temporaries}, stepped = {grads, 0, 0, 0};
+    if ((rc = push_point(t, LLMMEM_PEAK_PHASE_BACKWARD_DONE, -1, tr->state, done, 1)) != LLMMEM_OK ||
+        (rc = push(t, LLMMEM_PEAK_PHASE_OPTIMIZER, -1, tr->state, opt)) != LLMMEM_OK)
+        return rc;
+    return push_point(t, LLMMEM_PEAK_PHASE_OPTIMIZER_DONE, -1, tr->state, stepped, 1);
 }
 
 /* Inference as the generate loop: the prefill's moments layer by layer, then those of the first

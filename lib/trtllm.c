@@ -129,7 +129,7 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
                                                   pytorch ? dummies : 0)) != LLMMEM_OK)
             return st;
     }
-    uint64_t overhead = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES);
+    uint64_t overhead = llmmem__runtime_overhead(hw, 0);
     /* the PyTorch path measures outside torch ("Memory used outside torch (e.g., NCCL and CUDA graphs)")
      * the runtime's share, the graphs and the temporary KV cache it allocated itself */
     uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set : overhead + graphs + (pytorch ? tmp_kv : 0);

@@ -1,6 +1,7 @@
 /* Per-layer activation memory against Korthikanti et al. 2022, Table 2, derived by hand for a
  * GPT-3 175B layer (h 12288, a 96 heads, s 2048, b 1, t 8: §6, Table 3's 175B row), and a
  * Llama-style layer with every saved tensor listed. */
+#include <stdio.h>
 #include <string.h>
 
 #include "activations.h"
@@ -266,14 +267,14 @@ START_TEST(llama3_8b_model)
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), 2 * (32 * (layer - T * f * 2) + extras));
     /* LoRA r 8 on q and v (PEFT tuners/lora/layer.py Linear.forward, frozen base, fp32 adapters):
      * torch saves a linear's input only for its weight's gradient (derivatives.yaml), so the frozen
-     * q/k/v, o_proj, gate/up and down_proj keep none (T h + T 32 128 + T h + T f, bf16); each
-     * adapter keeps its fp32 copy of the norm output (tuners_utils.py _cast_input_dtype, 2 x T h x 4)
-     * and lora_A's fp32 T x 8 output */
+     * q/k/v, gate/up and down_proj keep none (T h + T h + T f, bf16; o_proj's input is the fused
+     * attention's output, which its own backward keeps); each adapter keeps its fp32 copy of the norm
+     * output (tuners_utils.py _cast_input_dtype, 2 x T h x 4) and lora_A's fp32 T x 8 output */
     set(&x, LLMMEM_KEY_MICRO_BATCH_SIZE, 1);
     set(&x, LLMMEM_KEY_MODE, LLMMEM_MODE_LORA);
     set(&x, LLMMEM_KEY_LORA_RANK, 8);
     ck_assert_ok(llmmem_strategy_set_text(x.s, "lora_targets", "q,v"));
-    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), layer - T * f * 2 - (T * h + T * 32 * 128 + T * h + T * f) * 2 +
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), layer - T * f * 2 - (T * h + T * h + T * f) * 2 +
                                                                2 * (T * h) * 4 + 2 * (T * 8) * 4);
     /* the frozen embedding's output needs no grad unless a hook asks (transformers
      * enable_input_require_grads, called for gradient checkpointing): the first layer's input norm
@@ -285,6 +286,111 @@ START_TEST(llama3_8b_model)
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), with_grad - T * h * 2);
     set(&x, LLMMEM_KEY_INPUT_REQUIRES_GRAD, 0); /* auto: off without full recomputation */
     ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), with_grad - T * h * 2);
+    finish(&x);
+}
+END_TEST
+
+/* Llama-3.2-1B (h 2048, 32 heads of 64, 8 KV heads, SwiGLU 8192), b 2, s 2048, bf16, as transformers 5
+ * trains it under the Trainer on CUDA; measured on an H100 (tests/data/gpu t_llama1b_sdpa: every decoder
+ * layer's forward adds the same bytes). Each RMSNorm saves the fp32 copy of its input that
+ * LlamaRMSNorm.forward makes before pow (norm_fp32 unset), its fp32 rstd and its bf16 normalized value,
+ * and hands its output to the projections; SDPA keeps q, k, v, its output and the fp32 log-sum-exp; the
+ * MLP its gate and up outputs, act(gate) and their product. */
+START_TEST(hf_trainer_llama_layer)
+{
+    const uint64_t T = 2 * 2048, h = 2048, f = 8192;
+    const uint64_t norm = T * h * 4 + T * 4 + T * h * 2 + T * h * 2;
+    /* q, k, v; the fp32 log-sum-exp; the philox seed and offset, an int64 each; the output */
+    const uint64_t attention = T * 32 * 64 * 2 + 2 * (T * 8 * 64 * 2) + 32 * T * 4 + 2 * 8 + T * 32 * 64 * 2;
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.2-1b"));
+    run x = start(m, 2048, 2);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "framework", "hf_trainer"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "precision_recipe", "pure_bf16"));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), 2 * norm + attention + 4 * (T * f * 2));
+    /* as measured: 445,154,304 bytes a layer, 1,008 of them the allocator's rounding of SDPA's two
+     * 8-byte philox tensors to 512 bytes each */
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), 445154304ULL - 1008);
+    finish(&x);
+}
+END_TEST
+
+/* The same layer under PEFT LoRA r 16 on every linear (fp32 adapters, tuners/lora/layer.py Linear.forward):
+ * the frozen linears keep no input; each adapter casts its input to fp32 for lora_A
+ * (tuners_utils.py _cast_input_dtype) and lora_B keeps lora_A's fp32 r-wide output; the norms keep
+ * their fp32 input and rstd, their frozen weight's mul nothing more; SDPA keeps q, k, v, the log-sum-exp,
+ * the philox pair and its output (o_proj's input: its adapter's copy is fp32); the MLP keeps gate,
+ * up and act(gate), and down's adapter its fp32 copy of their product. Measured on an H100
+ * (tests/data/gpu t_llama1b_lora_all): 648,315,904 bytes a layer, 1,008 of them the philox pair's
+ * rounding. */
+START_TEST(hf_trainer_lora_every_linear)
+{
+    const uint64_t T = 2 * 2048, h = 2048, f = 8192, r = 16;
+    const uint64_t norms = 2 * (T * h * 4 + T * 4);
+    const uint64_t adapters = 5 * (T * h * 4) + T * 2048 * 4 + T * f * 4 + 7 * (T * r * 4);
+    const uint64_t attention = T * 32 * 64 * 2 + 2 * (T * 8 * 64 * 2) + 32 * T * 4 + 2 * 8 + T * 32 * 64 * 2;
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.2-1b"));
+    run x = start(m, 2048, 2);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "framework", "hf_trainer"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "mode", "lora"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "lora_rank", "16"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "lora_targets", "q,k,v,o,gate,up,down"));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), norms + adapters + attention + 3 * (T * f * 2));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), 648315904ULL - 1008);
+    finish(&x);
+}
+END_TEST
+
+/* Gemma-3-1B (tests/data/gpu/configs/gemma-3-1b.json: h 1152, 4 heads of 256, 1 KV head, 6912 wide,
+ * sliding layers of 512 tokens), b 2, s 1024, under the Trainer on CUDA. Each Gemma3RMSNorm keeps its
+ * fp32 input and rstd, its fp32 normalized value and (1 + weight) (output * (1.0 + weight.float())),
+ * q_norm and k_norm the same per head; SDPA keeps q, k, v, the log-sum-exp, the philox pair and its
+ * output; the MLP gate, up, gelu(gate) and their product. A sliding layer's SDPA gets a mask
+ * (masking_utils.py sdpa_mask: the window is shorter than the sequence), which rules flash out: the
+ * memory-efficient backend keeps the float [b, 1, s, s] mask attention.cpp made of the bool one.
+ * Measured on an H100 (tests/data/gpu t_gemma3_1b_sdpa, expandable segments): 233,960,448 bytes a
+ * sliding layer, 229,766,144 a full one, 1,008 of each the philox pair's rounding. */
+START_TEST(hf_trainer_gemma3_sliding_layers)
+{
+    const uint64_t T = 2 * 1024, h = 1152, a = 4, d = 256, f = 6912;
+    const uint64_t norm = T * h * 4 + T * 4 + T * h * 4 + h * 4;
+    const uint64_t qk_norms = 2 * (T * a * d * 4) + T * a * 4 + d * 4 + 2 * (T * d * 4) + T * 4 + d * 4;
+    const uint64_t attention = T * a * d * 2 + 2 * (T * d * 2) + a * T * 4 + 2 * 8 + T * a * d * 2;
+    const uint64_t full = 4 * norm + 2 * (T * h * 2) + qk_norms + attention + 4 * (T * f * 2), mask = 2 * 1024 * 1024 * 2;
+    char path[512];
+    llmmem_model *m;
+    snprintf(path, sizeof path, "%s/gpu/configs/gemma-3-1b.json", LLMMEM_TEST_DATA);
+    ck_assert_ok(llmmem_model_from_hf_config(&m, path));
+    run x = start(m, 1024, 2);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "framework", "hf_trainer"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "precision_recipe", "pure_bf16"));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), full + mask);
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), 233960448ULL - 1008);
+    /* a window over the whole sequence: no mask, flash for every layer */
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_SLIDING_WINDOW, 1024));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_LARGEST_LAYER), full);
+    ck_assert_uint_eq(full, 229766144ULL - 1008);
+    finish(&x);
+}
+END_TEST
+
+/* Llama 4 Scout (48 layers, every fourth global, the others attending within chunks of 8192 tokens)
+ * under the Trainer at 16,384 tokens: its chunked layers' SDPA reads a mask (masking_utils.py
+ * chunked_causal_mask cannot be skipped past one chunk), so each keeps the memory-efficient backend's
+ * float [b, 1, s, s] mask; every layer keeps SDPA's philox pair. FlashAttention-2 (flash_attn's own
+ * kernel, no mask: chunks by its arguments) keeps neither. */
+START_TEST(hf_trainer_chunked_layers_keep_their_mask)
+{
+    const uint64_t s = 16384;
+    llmmem_model *m;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-4-scout-17b-16e"));
+    run x = start(m, s, 1);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "framework", "hf_trainer"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "attn_implementation", "flash_attention_2"));
+    const uint64_t flash = part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD);
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "attn_implementation", "sdpa"));
+    ck_assert_uint_eq(part(&x, LLMMEM_PEAK_ACTIVATIONS_HELD), flash + 36 * (s * s * 2) + 48 * 16);
     finish(&x);
 }
 END_TEST
@@ -360,7 +466,8 @@ START_TEST(training_peak_total)
     uint64_t loss = llmmem_report_peak_part(x.r, LLMMEM_PEAK_LOGITS_HELD) +
                     llmmem_report_peak_part(x.r, LLMMEM_PEAK_LOGITS_TRANSIENT);
     ck_assert_uint_eq(llmmem_report_total_bytes(x.r),
-                      18 * n + held + loss + llmmem_report_bytes(x.r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD));
+                      18 * n + held + loss + llmmem_report_bytes(x.r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD) +
+                          llmmem_report_bytes(x.r, LLMMEM_COMPONENT_WORKSPACES));
     /* a model given by its count alone has no layers: the estimate says so */
     llmmem_model *count;
     ck_assert_ok(llmmem_model_new(&count));
@@ -536,6 +643,10 @@ static Suite *activations_suite(void)
     tcase_add_test(model, korthikanti_whole_model);
     tcase_add_test(model, recompute_modes);
     tcase_add_test(model, llama3_8b_model);
+    tcase_add_test(model, hf_trainer_llama_layer);
+    tcase_add_test(model, hf_trainer_lora_every_linear);
+    tcase_add_test(model, hf_trainer_gemma3_sliding_layers);
+    tcase_add_test(model, hf_trainer_chunked_layers_keep_their_mask);
     tcase_add_test(model, mixtral_moe_layer);
     tcase_add_test(model, deepseek_mla_moe);
     tcase_add_test(model, training_peak_total);

@@ -110,13 +110,15 @@ START_TEST(test_estimate_composition)
     int64_t overhead, memory;
     ck_assert_ok(llmmem_hardware_get_int(&overhead, hw, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES));
     ck_assert_ok(llmmem_hardware_get_int(&memory, hw, LLMMEM_KEY_MEMORY_BYTES));
-    ck_assert_int_eq(overhead, 512LL << 20); /* documented default */
-    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD), (uint64_t)overhead);
+    ck_assert_int_eq(overhead, -1); /* documented default: the stack's own, 768 MiB for a PyTorch job */
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_RUNTIME_OVERHEAD), 768ULL << 20);
+    /* one cuBLAS workspace, the forward thread's: :4096:8 on Hopper (CublasHandlePool.cpp) */
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WORKSPACES), 32ULL << 20);
     /* the KV cache of one 4096-token sequence (the default micro_batch_size and sequence_length):
      * K and V of 32 heads x 128 in fp16 over 32 layers, 2 x 32 x 128 x 2 x 32 = 524,288 bytes a token */
     const uint64_t kv = 2ULL * 32 * 128 * 2 * 32 * 4096;
     ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_KV_CACHE), kv);
-    ck_assert_uint_eq(llmmem_report_total_bytes(r), 6738415616ULL * 2 + kv + (uint64_t)overhead);
+    ck_assert_uint_eq(llmmem_report_total_bytes(r), 6738415616ULL * 2 + kv + (768ULL << 20) + (32ULL << 20));
     for (int c = LLMMEM_COMPONENT_GRADIENTS; c <= LLMMEM_COMPONENT_COMM_BUFFERS; c++)
         if (c != LLMMEM_COMPONENT_KV_CACHE)
             ck_assert_uint_eq(llmmem_report_bytes(r, (llmmem_component)c), 0);
@@ -463,6 +465,55 @@ START_TEST(test_gpu_catalog)
 }
 END_TEST
 
+/* PyTorch's cuBLAS workspaces, allocated by its caching allocator: one per thread that runs matmuls
+ * (aten/src/ATen/cuda/CublasHandlePool.cpp getCurrentCUDABlasHandle, getNewWorkspace), the forward's and
+ * in a training step autograd's backward thread's; :4096:8 (32 MiB) on compute capability 9.0,
+ * :4096:2:16:8 (8 MiB + 128 KiB) elsewhere (parseChosenWorkspaceSize). Measured on an H100
+ * (tests/data/gpu): 33,554,432 bytes after the first matmul, twice that once a step has run backward. */
+START_TEST(test_workspaces_per_thread)
+{
+    llmmem_model *m;
+    llmmem_hardware *hw, *a100, *mi300x;
+    llmmem_strategy *s;
+    llmmem_report *r;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.2-1b"));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_hardware_from_preset(&a100, "a100-sxm-80gb"));
+    ck_assert_ok(llmmem_hardware_from_preset(&mi300x, "mi300x"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_strategy_set_text(s, "sequence_length", "1024"));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s)); /* inference: the forward thread */
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WORKSPACES), 33554432);
+    ck_assert_ok(llmmem_strategy_set_text(s, "mode", "training"));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WORKSPACES), 2 * 33554432ULL);
+    ck_assert_ok(llmmem_estimate(r, m, a100, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WORKSPACES), 2 * (4096ULL * 1024 * 2 + 16 * 1024 * 8));
+    ck_assert_ok(llmmem_estimate(r, m, mi300x, s)); /* hipBLAS's workspaces are not modelled */
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WORKSPACES), 0);
+    ck_assert_ok(llmmem_hardware_set_text(hw, "cublas_workspace_bytes", "4MiB"));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WORKSPACES), 2 * (4ULL << 20));
+    ck_assert_ok(llmmem_strategy_set_text(s, "device_kernels", "cpu")); /* no cuBLAS on a CPU */
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_WORKSPACES), 0);
+    ck_assert_str_eq(llmmem_component_name(LLMMEM_COMPONENT_WORKSPACES), "workspaces");
+    /* CUDA's total beside the datasheet's (an H100 80GB HBM3, driver 580.159.04: tests/data/gpu) */
+    int64_t total;
+    ck_assert_ok(llmmem_hardware_get_int(&total, hw, LLMMEM_KEY_CUDA_TOTAL_BYTES));
+    ck_assert_int_eq(total, 85017493504LL);
+    ck_assert_ok(llmmem_hardware_get_int(&total, a100, LLMMEM_KEY_CUDA_TOTAL_BYTES));
+    ck_assert_int_eq(total, 0); /* not known */
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(mi300x);
+    llmmem_hardware_free(a100);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 static Suite *estimate_suite(void)
 {
     Suite *s = suite_create("estimate");
@@ -480,6 +531,7 @@ static Suite *estimate_suite(void)
     tcase_add_test(tc, test_layer_kinds_counted_three_ways);
     tcase_add_test(tc, test_uniform_recompute_chunks_of_a_long_model);
     tcase_add_test(tc, test_gpu_catalog);
+    tcase_add_test(tc, test_workspaces_per_thread);
     suite_add_tcase(s, tc);
     return s;
 }

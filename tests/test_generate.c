@@ -54,6 +54,7 @@ static fixture make(const char *dtype, uint64_t b, uint64_t s, uint64_t n)
     ck_assert_ok(llmmem_strategy_set_text(f.s, "mode", "inference"));
     ck_assert_ok(llmmem_strategy_set_text(f.s, "framework", "hf_trainer"));
     ck_assert_ok(llmmem_strategy_set_text(f.s, "pytorch_version", "1.13"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "device_kernels", "cpu")); /* GENERATE.md's CPU runs */
     ck_assert_ok(llmmem_strategy_set_text(f.s, "attn_implementation", "eager"));
     ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_MICRO_BATCH_SIZE, (int64_t)b));
     ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_SEQUENCE_LENGTH, (int64_t)s));
@@ -321,6 +322,7 @@ START_TEST(test_beam_search_last_step)
     ck_assert_uint_eq(q->total, held + 4 * U8 + 4 * I4 + 16 * beams * V);
     /* PyTorch 2.x on CUDA: the same reorder, no topk queue */
     ck_assert_ok(llmmem_strategy_set_text(f.s, "pytorch_version", "2.x"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "device_kernels", "cuda"));
     ck_assert_ok(llmmem__semantics_make(&sem, f.s));
     ck_assert_ok(llmmem__generate_shape(&g, &j, &sem));
     ck_assert_ok(llmmem__generate_step_moments(mo, &count, &g, n - 1));
@@ -449,6 +451,97 @@ START_TEST(test_explain_adds_up)
 }
 END_TEST
 
+/* ---- transformers 5 on CUDA: the families' own tensors, measured on an H100 -------------------- */
+
+/* A job of tests/data/gpu as a transformers user asks it (framework hf_trainer on an H100, SDPA, CUDA
+ * kernels, torch 2.x, transformers 5): the published config, b prompts of s tokens, n new. */
+static fixture measured_job(const char *config, uint64_t b, uint64_t s, uint64_t n)
+{
+    fixture f;
+    char path[512];
+    snprintf(path, sizeof path, "%s/gpu/configs/%s.json", LLMMEM_TEST_DATA, config);
+    ck_assert_ok(llmmem_model_from_hf_config(&f.m, path));
+    ck_assert_ok(llmmem_hardware_from_preset(&f.hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_hardware_set_int(f.hw, LLMMEM_KEY_RUNTIME_OVERHEAD_BYTES, 0));
+    ck_assert_ok(llmmem_strategy_new(&f.s));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mode", "inference"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "framework", "hf_trainer"));
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_MICRO_BATCH_SIZE, (int64_t)b));
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_SEQUENCE_LENGTH, (int64_t)s));
+    ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_MAX_NEW_TOKENS, (int64_t)n));
+    ck_assert_ok(llmmem_report_new(&f.r));
+    ck_assert_ok(llmmem_estimate(f.r, f.m, f.hw, f.s));
+    ck_assert_int_eq(llmmem_report_peak_phase(f.r), LLMMEM_PEAK_PHASE_PREFILL);
+    return f;
+}
+
+/* GPT-2 (gpt2.json: h 768, 12 layers, 3072 wide, tied, bf16), 16 x 512 + 128: the peak is inside the
+ * last layer's NewGELUActivation, 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * pow(x, 3)))):
+ * fc1's output x, 0.5 * x and two of the intermediates that follow (activations.py). GPT2Model.forward
+ * keeps inputs_embeds and position_embeds ([b, s, h]: generate passes [b, s] position ids, no rotary);
+ * GPT2Block keeps attn_output beside the residual sum and ln_2's output. Measured (tests/data/gpu g_gpt2,
+ * expandable segments): 861,511,680 bytes, the prompt, mask and position ids 2,560 bytes fewer. */
+START_TEST(test_gpt2_prefill_on_cuda)
+{
+    const uint64_t e = 2, b = 16, s = 512, h = 768, f = 3072, L = 12;
+    fixture x = measured_job("gpt2", b, s, 128);
+    const uint64_t weights = 124439808ULL * e, workspace = 32ULL << 20, held = 32 * b * s + 8 * s;
+    const uint64_t bsh = e * b * s * h, caches = L * 2 * bsh;
+    ck_assert_uint_eq(llmmem_report_total_bytes(x.r), weights + workspace + held + 2 * bsh + caches + bsh + 2 * bsh + bsh +
+                                                          4 * e * b * s * f);
+    ck_assert_int_eq(llmmem_report_peak_layer(x.r), (int64_t)L - 1);
+    release(&x);
+}
+END_TEST
+
+/* Gemma-3-1B (gemma-3-1b.json: h 1152, 26 layers of which 22 slide over 512 tokens, 4 heads of 256,
+ * 1 KV head, 6912 wide, vocab 262144, tied), 4 x 4096 + 64, at the last layer's MLP: until its first
+ * decode update each sliding layer's DynamicSlidingWindowLayer keeps the whole prompt (its keys a slice
+ * of the cat that holds it) and its window as an int64 on the device (cache_utils.py); the sliding
+ * layers' SDPA reads a bool [b, 1, s, s] mask (masking_utils.py sdpa_mask: a window shorter than the
+ * prompt cannot be skipped); Gemma3TextModel computes two rotary tables' cos and sin. Measured
+ * (tests/data/gpu g_gemma3_1b, expandable segments): 3,401,235,968 bytes. */
+START_TEST(test_gemma3_sliding_prefill_on_cuda)
+{
+    const uint64_t e = 2, b = 4, s = 4096, h = 1152, d = 256, f = 6912, L = 26, sliding = 22;
+    fixture x = measured_job("gemma-3-1b", b, s, 64);
+    const uint64_t weights = 999885952ULL * e, workspace = 32ULL << 20, held = 32 * b * s + 8 * s;
+    const uint64_t bsh = e * b * s * h, caches = L * (2 * d * e) * b * s + 8 * sliding;
+    ck_assert_uint_eq(llmmem_report_bytes(x.r, LLMMEM_COMPONENT_KV_CACHE), caches);
+    ck_assert_uint_eq(llmmem_report_total_bytes(x.r), weights + workspace + held + b * s * s + bsh + 4 * e * b * s * d +
+                                                          caches + bsh + 2 * bsh + 3 * e * b * s * f);
+    release(&x);
+}
+END_TEST
+
+/* OLMoE-1B-7B (olmoe-1b-7b.json: h 2048, 16 layers of 16 heads, 64 experts of 1024, 8 per token),
+ * 4 x 2048 + 64: transformers 5 resolves its experts to grouped_mm on CUDA (modeling_utils.py
+ * get_correct_experts_implementation) and the peak is at grouped_mm_experts_forward's
+ * weighted_out[inv_perm] in the last layer, over its t = b s tokens and S = 8 t routed copies: the
+ * router's logits (e t E), top-k indices (8 t k) and weights (e t k); the sort's ids and
+ * permutation and the inverse (8 S each), the sorted weights (e S), histc's int32 ids (4 S), the
+ * sentinel mask (S), the counts and offsets (4 E each); the sorted tokens, the down projection's
+ * output, its weighted copy and that in token order (e S h each). Measured (tests/data/gpu g_olmoe):
+ * 16,161,775,104 bytes, 13,312 fewer. */
+START_TEST(test_olmoe_grouped_prefill_on_cuda)
+{
+    const uint64_t e = 2, b = 4, s = 2048, h = 2048, L = 16, E = 64, k = 8, t = b * s, S = t * k;
+    fixture x = measured_job("olmoe-1b-7b", b, s, 64);
+    const uint64_t weights = 6919161856ULL * e, workspace = 32ULL << 20, held = 32 * b * s + 8 * s;
+    const uint64_t bsh = e * b * s * h, rotary = 2 * e * b * s * (h / 16), caches = L * 2 * bsh;
+    const uint64_t routed = e * t * E + 8 * t * k + e * t * k + 3 * 8 * S + e * S + 4 * S + S + 2 * 4 * E + 4 * e * S * h;
+    ck_assert_uint_eq(llmmem_report_total_bytes(x.r), weights + workspace + held + bsh + rotary + caches + bsh + 2 * bsh +
+                                                          routed);
+    /* transformers 4.x ran the experts class's own forward: its routing is not modelled, one routed
+     * expert's MLP over the tokens stands for it */
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "transformers_version", "4.x"));
+    ck_assert_ok(llmmem_estimate(x.r, x.m, x.hw, x.s));
+    ck_assert_uint_lt(llmmem_report_total_bytes(x.r), weights + workspace + held + bsh + rotary + caches + bsh + 2 * bsh +
+                                                          routed);
+    release(&x);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("generate");
@@ -465,6 +558,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_beams_outside_the_loop);
     tcase_add_test(tc, test_longest_prompt);
     tcase_add_test(tc, test_explain_adds_up);
+    tcase_add_test(tc, test_gpt2_prefill_on_cuda);
+    tcase_add_test(tc, test_gemma3_sliding_prefill_on_cuda);
+    tcase_add_test(tc, test_olmoe_grouped_prefill_on_cuda);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -56,28 +56,46 @@ START_TEST(lazy_gradients_are_born_layer_by_layer)
     llama(&m, &hw, &s, "hf_trainer");
     ck_assert_ok(llmmem_timeline_new(&t));
     ck_assert_ok(llmmem_estimate_timeline(t, m, hw, s));
-    /* 4 forward layers, the loss's forward and backward, 4 backward layers, the optimizer */
-    ck_assert_uint_eq(llmmem_timeline_count(t), 11);
+    /* 4 forward layers, the loss's forward, the loss computed, its backward, 4 backward layers,
+     * backward's end, the optimizer step and its end */
+    ck_assert_uint_eq(llmmem_timeline_count(t), 14);
     for (size_t i = 0; i < 4; i++) {
         ck_assert_int_eq(llmmem_timeline_phase(t, i), LLMMEM_PEAK_PHASE_FORWARD);
         ck_assert_int_eq(llmmem_timeline_layer(t, i), (int64_t)i);
         ck_assert_uint_eq(llmmem_timeline_bytes(t, i, LLMMEM_COMPONENT_GRADIENTS), 0); /* none before backward */
     }
     ck_assert_int_eq(llmmem_timeline_layer(t, 4), -1);
-    ck_assert_int_eq(llmmem_timeline_phase(t, 5), LLMMEM_PEAK_PHASE_LOSS);
+    ck_assert_int_eq(llmmem_timeline_phase(t, 5), LLMMEM_PEAK_PHASE_LOSS_DONE);
+    ck_assert_int_eq(llmmem_timeline_phase(t, 6), LLMMEM_PEAK_PHASE_LOSS);
+    ck_assert_str_eq(llmmem_peak_phase_name(LLMMEM_PEAK_PHASE_LOSS_DONE), "loss_done");
+    /* the loss computed: what every layer saved and the loss's saved tensors, nothing transient */
+    ck_assert_uint_eq(llmmem_timeline_bytes(t, 5, LLMMEM_COMPONENT_ACTIVATIONS),
+                      llmmem_timeline_bytes(t, 4, LLMMEM_COMPONENT_ACTIVATIONS));
+    ck_assert_uint_lt(llmmem_timeline_bytes(t, 5, LLMMEM_COMPONENT_LOGITS),
+                      llmmem_timeline_bytes(t, 4, LLMMEM_COMPONENT_LOGITS));
+    ck_assert_uint_lt(llmmem_timeline_bytes(t, 5, LLMMEM_COMPONENT_LOGITS),
+                      llmmem_timeline_bytes(t, 6, LLMMEM_COMPONENT_LOGITS));
     /* backward from the last layer: the head's gradients and each layer's own as it runs */
     for (size_t i = 0; i < 4; i++) {
-        const size_t p = 6 + i;
+        const size_t p = 7 + i;
         ck_assert_int_eq(llmmem_timeline_phase(t, p), LLMMEM_PEAK_PHASE_RECOMPUTE);
         ck_assert_int_eq(llmmem_timeline_layer(t, p), (int64_t)(3 - i));
         ck_assert_uint_eq(llmmem_timeline_bytes(t, p, LLMMEM_COMPONENT_GRADIENTS),
                           4 * (HEAD_PARAMS + (i + 1) * LAYER_PARAMS));
     }
-    /* the optimizer: every gradient, the embedding's too; backward freed the activations */
-    ck_assert_int_eq(llmmem_timeline_phase(t, 10), LLMMEM_PEAK_PHASE_OPTIMIZER);
-    ck_assert_uint_eq(llmmem_timeline_bytes(t, 10, LLMMEM_COMPONENT_GRADIENTS),
-                      4 * (HEAD_PARAMS + 4 * LAYER_PARAMS + EMBEDDING_PARAMS));
-    ck_assert_uint_eq(llmmem_timeline_bytes(t, 10, LLMMEM_COMPONENT_ACTIVATIONS), 0);
+    /* backward's end, the optimizer step and its end: every gradient, the embedding's too;
+     * backward freed the activations; the step's temporaries live only while it runs */
+    for (size_t p = 11; p < 14; p++) {
+        ck_assert_int_eq(llmmem_timeline_phase(t, p), p == 11   ? LLMMEM_PEAK_PHASE_BACKWARD_DONE
+                                                      : p == 12 ? LLMMEM_PEAK_PHASE_OPTIMIZER
+                                                                : LLMMEM_PEAK_PHASE_OPTIMIZER_DONE);
+        ck_assert_int_eq(llmmem_timeline_layer(t, p), -1);
+        ck_assert_uint_eq(llmmem_timeline_bytes(t, p, LLMMEM_COMPONENT_GRADIENTS),
+                          4 * (HEAD_PARAMS + 4 * LAYER_PARAMS + EMBEDDING_PARAMS));
+        ck_assert_uint_eq(llmmem_timeline_bytes(t, p, LLMMEM_COMPONENT_ACTIVATIONS), 0);
+    }
+    ck_assert_uint_eq(llmmem_timeline_bytes(t, 11, LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES), 0);
+    ck_assert_uint_eq(llmmem_timeline_bytes(t, 13, LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES), 0);
     /* saved tensors grow through the forward; with full recomputation each layer keeps its input:
      * fp32 [2, 512, 512] (torch.utils.checkpoint saves the layer's arguments) */
     for (size_t i = 1; i < 4; i++)
@@ -233,11 +251,11 @@ START_TEST(long_stages_are_sampled)
     ck_assert_ok(llmmem_strategy_set_text(s, "recompute", "none"));
     ck_assert_ok(llmmem_timeline_new(&t));
     ck_assert_ok(llmmem_estimate_timeline(t, m, hw, s));
-    ck_assert_uint_eq(llmmem_timeline_count(t), 2 * 4096 + 3);
+    ck_assert_uint_eq(llmmem_timeline_count(t), 2 * 4096 + 6);
     ck_assert_int_eq(llmmem_timeline_layer(t, 0), 0);
     ck_assert_int_eq(llmmem_timeline_layer(t, 4095), 9999);
-    ck_assert_int_eq(llmmem_timeline_layer(t, 4096 + 2), 9999); /* backward starts at the last */
-    ck_assert_int_eq(llmmem_timeline_layer(t, 2 * 4096 + 1), 0);
+    ck_assert_int_eq(llmmem_timeline_layer(t, 4096 + 3), 9999); /* backward starts at the last */
+    ck_assert_int_eq(llmmem_timeline_layer(t, 2 * 4096 + 2), 0);
     check_peak_is_estimate(m, hw, s);
     free_all(m, hw, s, t);
 }

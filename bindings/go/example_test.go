@@ -110,14 +110,15 @@ func ExampleEstimateTimeline() {
 	report, _ := llmmem.Estimate(model, gpu, strategy)
 	layers, _ := model.Get("num_hidden_layers")
 	peak, _ := timeline.Peak()
-	fmt.Println(len(timeline.Points) == 2*int(layers.(int64))+3, peak.TotalBytes == report.TotalBytes)
-	for _, i := range []int{0, int(layers.(int64)), int(layers.(int64)) + 1, len(timeline.Points) - 1} {
+	n := int(layers.(int64))
+	fmt.Println(len(timeline.Points) == 2*n+6, peak.TotalBytes == report.TotalBytes)
+	for _, i := range []int{0, n, n + 1, n + 2, len(timeline.Points) - 2, len(timeline.Points) - 1} {
 		fmt.Print(timeline.Points[i].Label(), "; ")
 	}
 	fmt.Println()
 	// Output:
 	// true true
-	// fwd 0; loss fwd; loss bwd; opt;
+	// fwd 0; loss fwd; loss_done; loss bwd; opt; optimizer_done;
 }
 
 func ExampleEstimateRuns() {

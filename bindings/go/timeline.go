@@ -137,8 +137,9 @@ func (p TimelinePoint) Bytes(component string) (uint64, bool) {
 	return 0, false
 }
 
-// Label is the moment's short name: "fwd 3", "loss fwd", "loss bwd", "bwd 3", "opt" (as the
-// Python binding's plot_timeline writes them).
+// Label is the moment's short name: "fwd 3", "loss fwd", "loss bwd", "bwd 3", "opt", the others
+// their phase's name ("loss_done", "backward_done", "optimizer_done"), as the Python binding's
+// plot_timeline writes them.
 func (p TimelinePoint) Label() string {
 	if p.Layer >= 0 {
 		short := p.Phase

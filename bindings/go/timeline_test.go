@@ -26,11 +26,11 @@ func TestTimelineOfASmallTrainingJob(t *testing.T) {
 	}
 	v, _ := m.Get("num_hidden_layers")
 	layers := int(v.(int64))
-	if len(tl.Points) != 2*layers+3 {
+	if len(tl.Points) != 2*layers+6 {
 		t.Fatalf("%d points for %d layers", len(tl.Points), layers)
 	}
-	// each layer's forward, the loss's forward and backward, each layer's backward from the
-	// last, the optimizer
+	// each layer's forward, the loss's forward, the loss computed and its backward, each layer's
+	// backward from the last, backward's end, the optimizer step and its end
 	for i, p := range tl.Points {
 		var phase string
 		var layer int64
@@ -40,11 +40,17 @@ func TestTimelineOfASmallTrainingJob(t *testing.T) {
 		case i == layers:
 			phase, layer = "forward", -1
 		case i == layers+1:
+			phase, layer = "loss_done", -1
+		case i == layers+2:
 			phase, layer = "loss", -1
-		case i < 2*layers+2:
-			phase, layer = "backward", int64(2*layers+1-i)
-		default:
+		case i < 2*layers+3:
+			phase, layer = "backward", int64(2*layers+2-i)
+		case i == 2*layers+3:
+			phase, layer = "backward_done", -1
+		case i == 2*layers+4:
 			phase, layer = "optimizer", -1
+		default:
+			phase, layer = "optimizer_done", -1
 		}
 		if (p.Phase != phase && !(phase == "backward" && p.Phase == "recompute")) || p.Layer != layer {
 			t.Errorf("point %d: %s %d, want %s %d", i, p.Phase, p.Layer, phase, layer)

@@ -263,6 +263,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_UNIFIED_MEMORY = 2011,          /**< bool: device memory is the host's RAM (Apple Silicon): CPU and GPU buffers share it */
     LLMMEM_KEY_BACKEND = 2012,                 /**< choice (llmmem_backend): cuda, rocm, metal, vulkan, cpu */
     LLMMEM_KEY_DRIVER_TOTAL_BYTES = 2013,      /**< the device's total as its driver reports it (nvidia-smi memory.total; 0: memory_bytes) */
+    LLMMEM_KEY_CUDA_TOTAL_BYTES = 2014,        /**< the device's total as CUDA reports it (cudaMemGetInfo; 0: not known) */
+    LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES = 2015,  /**< one cuBLAS workspace PyTorch allocates per thread (by architecture) */
 
     /* strategy (3000+) */
     LLMMEM_KEY_MODE = 3000,                    /**< choice: inference, training, lora, qlora (llmmem_mode) */
@@ -318,6 +320,7 @@ typedef enum llmmem_key {
      * beam indices, and one layer's keys copied by each cache reorder; mode inference in the
      * generate loop only (an error elsewhere; vLLM's beam width is `n`) */
     LLMMEM_KEY_NUM_BEAMS = 3052,
+    LLMMEM_KEY_TRANSFORMERS_VERSION = 3053,    /**< choice (llmmem_transformers_version): 5.x (default) or 4.x */
     /* PyTorch's CUDA caching allocator, its PYTORCH_CUDA_ALLOC_CONF settings (llmmem_estimate_runs) */
     LLMMEM_KEY_EXPANDABLE_SEGMENTS = 3054,     /**< bool: expandable_segments:True, one growing segment per stream and pool */
     LLMMEM_KEY_MAX_SPLIT_SIZE_MB = 3055,       /**< max_split_size_mb: cached blocks larger are not split (0: no limit) */
@@ -684,6 +687,12 @@ typedef enum llmmem_pytorch_version {
     LLMMEM_PYTORCH_2 = 0,    /**< 2.x: mean saves sizes alone, foreach AdamW keeps one temporary */
     LLMMEM_PYTORCH_1_13 = 1  /**< 1.13: mean saves its input, foreach AdamW keeps two, no SDPA */
 } llmmem_pytorch_version;
+
+/** transformers semantics that changed: choices of LLMMEM_KEY_TRANSFORMERS_VERSION. */
+typedef enum llmmem_transformers_version {
+    LLMMEM_TRANSFORMERS_5 = 0, /**< 5.x: MoE experts resolve to grouped_mm (experts_implementation auto) */
+    LLMMEM_TRANSFORMERS_4 = 1  /**< 4.46 to 4.57: experts run their class's own forward */
+} llmmem_transformers_version;
 
 /** Hugging Face generate's KV cache: choices of LLMMEM_KEY_CACHE_IMPLEMENTATION. */
 typedef enum llmmem_cache_implementation {
@@ -1150,7 +1159,9 @@ typedef enum llmmem_component {
     LLMMEM_COMPONENT_KV_CACHE = 6,         /**< keys and values of the cached tokens (inference) */
     LLMMEM_COMPONENT_COMM_BUFFERS = 7,     /**< data-parallel buffers: gradient buckets, gathered units */
     LLMMEM_COMPONENT_RUNTIME_OVERHEAD = 8, /**< CUDA context and workspaces (runtime_overhead_bytes) */
-    LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES = 9 /**< what the optimizer step allocates while it runs */
+    LLMMEM_COMPONENT_OPTIMIZER_TEMPORARIES = 9, /**< what the optimizer step allocates while it runs */
+    LLMMEM_COMPONENT_WORKSPACES = 10       /**< library workspaces PyTorch's allocator holds: cuBLAS's, one per
+                                                thread that runs matmuls (cublas_workspace_bytes each) */
 } llmmem_component;
 
 /** Number of components; components are numbered 0 to count - 1. */
@@ -1232,7 +1243,8 @@ LLMMEM_API uint64_t llmmem_report_oom_request_bytes(const llmmem_report *report)
 /** The moment llmmem_report_oom_request_bytes's request followed, in words; NULL otherwise. */
 LLMMEM_API const char *llmmem_report_oom_after(const llmmem_report *report);
 /** The device's total as CUDA reports it, which the reserved peak and the memory outside the
- * allocator share (cuda_total_bytes, else memory_bytes). */
+ * allocator share: cuda_total_bytes, else driver_total_bytes, else memory_bytes (a memory_bytes
+ * below the others wins: another card, a cap). */
 LLMMEM_API uint64_t llmmem_report_device_total_bytes(const llmmem_report *report);
 /** After llmmem_estimate_runs of a job that runs out of memory with expandable_segments off: 1 when
  * it runs with expandable_segments:True, 0 when it does not either; -1 otherwise. */
@@ -1283,7 +1295,10 @@ typedef enum llmmem_peak_phase {
     LLMMEM_PEAK_PHASE_BACKWARD = 4,     /**< a decoder layer's backward (its working set, gradients so far) */
     LLMMEM_PEAK_PHASE_OPTIMIZER = 5,    /**< the optimizer step: every gradient and the step's temporaries */
     LLMMEM_PEAK_PHASE_PREFILL = 6,      /**< inference, generate: the prompt's forward (step 0) */
-    LLMMEM_PEAK_PHASE_DECODE = 7        /**< inference, generate: a decode step (one token per sequence) */
+    LLMMEM_PEAK_PHASE_DECODE = 7,       /**< inference, generate: a decode step (one token per sequence) */
+    LLMMEM_PEAK_PHASE_LOSS_DONE = 8,    /**< timeline only: the loss computed, its saved tensors alone */
+    LLMMEM_PEAK_PHASE_BACKWARD_DONE = 9, /**< timeline only: backward's end, every gradient, no activation */
+    LLMMEM_PEAK_PHASE_OPTIMIZER_DONE = 10 /**< timeline only: the optimizer step's end, its temporaries freed */
 } llmmem_peak_phase;
 
 /** Bytes of one part of the training peak (0 for an unknown part or an inference report). */
@@ -1299,8 +1314,9 @@ LLMMEM_API const char *llmmem_peak_phase_name(llmmem_peak_phase phase);
 /**
  * The step as a timeline: the memory of the most loaded device at every moment of one step, at
  * decoder-layer granularity, from the same arithmetic as the estimate (its highest point is the
- * report's total). Training: after each layer's forward, the loss's forward and backward, each
- * layer's backward from the last to the first, the optimizer step. Inference as transformers'
+ * report's total). Training: after each layer's forward, the loss's forward, the loss computed
+ * (loss_done), the loss's backward, each layer's backward from the last to the first, backward's end
+ * (backward_done), the optimizer step and its end (optimizer_done). Inference as transformers'
  * generate loop: the prefill's moments, then the first and the last decode step's; other
  * inference: the estimate's moment. A stage of more than 4096 layers is sampled (its first and last layers always). Made
  * once, refilled by llmmem_estimate_timeline as often as needed; points are read by index.

@@ -321,6 +321,22 @@ def test_keys_lists_every_key():
             assert "choices" not in info, name
 
 
+def test_keys_list_the_gpu_measured_settings():
+    """Issue 29: CUDA's total beside the datasheet, cuBLAS's workspace, the transformers release, and the
+    runtime overhead's default by stack; the H100 preset carries the total measured on one."""
+    keys = parse_keys(ok("keys"))
+    assert keys["cuda_total_bytes"]["object"] == "hardware" and keys["cuda_total_bytes"]["default"] == "0"
+    assert keys["cublas_workspace_bytes"]["object"] == "hardware"
+    assert keys["transformers_version"]["choices"] == ["5.x", "4.x"]
+    assert keys["runtime_overhead_bytes"]["default"] == "-1"
+    report = estimate_json("--model", "llama-3.2-1b", "--gpu", "h100-sxm-80gb", "--set", "mode=training")
+    assert report["per_device"]["workspaces"] == 2 * 32 * 2**20
+    assert report["per_device"]["runtime_overhead"] == 768 * 2**20
+    out = ok("estimate", "--model", "llama-3.2-1b", "--gpu", "h100-sxm-80gb", "--set", "cuda_total_bytes=85017493504",
+             "--set", "memory_bytes=85017493504")
+    assert "capacity                       85017493504 bytes" in out
+
+
 def test_every_listed_choice_is_accepted():
     keys = parse_keys(ok("keys"))
     for choice in keys["weight_format"]["choices"]:

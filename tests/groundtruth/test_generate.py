@@ -343,7 +343,7 @@ def estimate(c):
         "max_new_tokens": c["n"], "cache_implementation": c["cache"], "logits_to_keep": c.get("keep", 1),
         "num_beams": c.get("beams", 1),
         "framework": "hf_trainer", "pytorch_version": "1.13", "attn_implementation": "eager",
-        "runtime_overhead_bytes": 0,
+        "runtime_overhead_bytes": 0, "device_kernels": "cpu",
     }
     out = estimate_json(keys)
     return out["per_device"]["total"], out["per_device"]["weights"], out["inference_peak"]

@@ -65,7 +65,7 @@ def estimate(dtype, recompute, optimizer, impl, batch, seq, kv_heads, tied):
         "mode": "training", "micro_batch_size": batch, "sequence_length": seq,
         "precision_recipe": RECIPES[dtype], "optimizer": optimizer, "recompute": recompute,
         "framework": "hf_trainer", "pytorch_version": "1.13", "optimizer_implementation": impl,
-        "norm_fp32": "true", "runtime_overhead_bytes": 0,
+        "norm_fp32": "true", "runtime_overhead_bytes": 0, "device_kernels": "cpu",
     }
     out = estimate_json(keys)
     peak = out["training_peak"]

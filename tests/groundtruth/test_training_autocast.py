@@ -54,7 +54,7 @@ def estimate(recompute, optimizer, batch, seq, tied):
         "mode": "training", "micro_batch_size": batch, "sequence_length": seq,
         "precision_recipe": "fp32", "autocast": "bf16", "optimizer": optimizer, "recompute": recompute,
         "framework": "hf_trainer", "pytorch_version": "1.13", "optimizer_implementation": "foreach",
-        "norm_fp32": "true", "runtime_overhead_bytes": 0,
+        "norm_fp32": "true", "runtime_overhead_bytes": 0, "device_kernels": "cpu",
     }
     out = estimate_json(keys)
     peak = out["training_peak"]

@@ -59,7 +59,7 @@ COMMON = {
     "vocab_size": VOCAB, "hidden_size": HIDDEN, "num_hidden_layers": LAYERS, "num_attention_heads": HEADS,
     "tie_word_embeddings": "false", "micro_batch_size": BATCH, "sequence_length": SEQ,
     "precision_recipe": "pure_bf16", "optimizer": "adamw", "framework": "hf_trainer", "pytorch_version": "1.13",
-    "optimizer_implementation": "foreach", "norm_fp32": "true", "runtime_overhead_bytes": 0,
+    "optimizer_implementation": "foreach", "norm_fp32": "true", "runtime_overhead_bytes": 0, "device_kernels": "cpu",
 }
 MIXTRAL_KEYS = {"model_type": "mixtral", "num_key_value_heads": KV_HEADS, "intermediate_size": FFN,
                 "num_experts": EXPERTS, "num_experts_per_tok": TOP_K, "experts_implementation": "eager"}

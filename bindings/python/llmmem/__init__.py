@@ -1934,7 +1934,8 @@ class Report:
 
 
 def _moment_label(phase: str, layer) -> str:
-    """A moment's short name: "fwd 3", "loss fwd", "loss bwd", "bwd 3", "opt"."""
+    """A moment's short name: "fwd 3", "loss fwd", "loss bwd", "bwd 3", "opt"; the others their
+    phase's name ("loss_done", "backward_done", "optimizer_done")."""
     if layer is not None:
         short = {"forward": "fwd", "backward": "bwd", "recompute": "bwd"}.get(phase, phase)
         return f"{short} {layer}"

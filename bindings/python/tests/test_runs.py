@@ -37,13 +37,11 @@ def small_card():
 
 
 def device_total(hw):
-    """What CUDA reports as the device's total: the hardware's cuda_total_bytes where the library
-    has that key and it is set, else memory_bytes (llmmem.h, llmmem_report_device_total_bytes)."""
-    try:
-        total = hw["cuda_total_bytes"]
-    except llmmem.UnknownKeyError:
-        total = 0
-    return total or hw.memory_bytes
+    """What CUDA reports as the device's total (llmmem.h, llmmem_report_device_total_bytes): the
+    hardware's cuda_total_bytes, else driver_total_bytes, else memory_bytes; a memory_bytes below
+    them (another card, a cap) is the total."""
+    total = hw["cuda_total_bytes"] or hw["driver_total_bytes"]
+    return total if 0 < total < hw.memory_bytes else hw.memory_bytes
 
 
 def test_the_measured_job_runs_at_its_measured_reserved_peak():

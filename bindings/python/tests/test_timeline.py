@@ -36,17 +36,19 @@ def test_training_timeline_follows_the_step():
     report = llmmem.estimate(model, hardware, strategy)
     tl = llmmem.timeline(model, hardware, strategy)
     layers = model["num_hidden_layers"]
-    assert len(tl) == 2 * layers + 3
+    assert len(tl) == 2 * layers + 6
     points = tl.points
     assert len(points) == len(tl)
-    # phases in order: each layer's forward, the loss's forward and backward, each layer's
-    # backward from the last, the optimizer
+    # phases in order: each layer's forward, the loss's forward, the loss computed and its backward,
+    # each layer's backward from the last, backward's end, the optimizer step and its end
     assert [(p["phase"], p["layer"]) for p in points[:layers]] == [("forward", i) for i in range(layers)]
-    assert [(p["phase"], p["layer"]) for p in points[layers:layers + 2]] == [("forward", None), ("loss", None)]
-    backward = points[layers + 2:2 * layers + 2]
+    assert [(p["phase"], p["layer"]) for p in points[layers:layers + 3]] == \
+        [("forward", None), ("loss_done", None), ("loss", None)]
+    backward = points[layers + 3:2 * layers + 3]
     assert [p["layer"] for p in backward] == list(range(layers - 1, -1, -1))
     assert {p["phase"] for p in backward} <= {"backward", "recompute"}
-    assert (points[-1]["phase"], points[-1]["layer"]) == ("optimizer", None)
+    assert [(p["phase"], p["layer"]) for p in points[-3:]] == \
+        [("backward_done", None), ("optimizer", None), ("optimizer_done", None)]
     assert set(p["phase"] for p in points) <= set(llmmem.phase_names())
     # each point adds up; the highest is the estimate's total and its components the report's
     for p in points:
@@ -86,7 +88,7 @@ def test_recompute_backward_and_peak_layer():
     report = llmmem.estimate(model, hardware, strategy)
     tl = report.timeline()
     layers = model["num_hidden_layers"]
-    assert {p["phase"] for p in tl[layers + 2:2 * layers + 2]} == {"recompute"}
+    assert {p["phase"] for p in tl[layers + 3:2 * layers + 3]} == {"recompute"}
     assert tl.peak["total"] == report.total_bytes
     assert (report.peak_phase, report.peak_layer, report.total_bytes) in \
         [(p["phase"], p["layer"], p["total"]) for p in tl]
@@ -114,7 +116,7 @@ def test_pipeline_follows_the_most_loaded_stage():
     tl = report.timeline()
     stage = report.stages[report.most_loaded_stage]
     assert tl.stage == report.most_loaded_stage
-    assert len(tl) == 2 * stage["layers"] + 3
+    assert len(tl) == 2 * stage["layers"] + 6
     layers = [p["layer"] for p in tl if p["phase"] == "forward" and p["layer"] is not None]
     assert layers == list(range(stage["first_layer"], stage["first_layer"] + stage["layers"]))
     assert tl.peak["total"] == report.total_bytes
@@ -136,8 +138,8 @@ def test_timeline_sequence_protocol():
     labels = tl.labels
     layers = llmmem.Model.from_preset("gpt2")["num_hidden_layers"]
     assert labels[0] == "fwd 0" and labels[layers - 1] == f"fwd {layers - 1}"
-    assert labels[layers:layers + 3] == ["loss fwd", "loss bwd", f"bwd {layers - 1}"]
-    assert labels[-2:] == ["bwd 0", "opt"]
+    assert labels[layers:layers + 4] == ["loss fwd", "loss_done", "loss bwd", f"bwd {layers - 1}"]
+    assert labels[-4:] == ["bwd 0", "backward_done", "opt", "optimizer_done"]
     text = repr(tl)
     peak = tl.peak["total"]
     assert f"{len(tl)} moments" in text and f"{peak:,} bytes" in text
@@ -168,7 +170,7 @@ def test_report_keeps_the_job_as_estimated():
     hardware["memory_bytes"] = "40GiB"
     changed = llmmem.estimate(model, hardware, strategy)
     assert changed.total_bytes != report.total_bytes  # the change took effect on the objects
-    assert len(llmmem.timeline(model, hardware, strategy)) == 2 * 4 + 3
+    assert len(llmmem.timeline(model, hardware, strategy)) == 2 * 4 + 6
     model.close()
     strategy.close()
     assert report.timeline().to_json() == before
