@@ -304,7 +304,7 @@ void llmmem__ag_drop_grad(llmmem__ag *ag, uint32_t leaf)
 static void workspace(llmmem__ag *ag, int which)
 {
     if (!ag->ws[which] && ag->ws_bytes[which])
-        ag->ws[which] = alloc_as(ag, ag->ws_bytes[which], LLMMEM_COMPONENT_RUNTIME_OVERHEAD);
+        ag->ws[which] = alloc_as(ag, ag->ws_bytes[which], LLMMEM_COMPONENT_WORKSPACES);
 }
 
 void llmmem__ag_early_workspaces(llmmem__ag *ag, int backward)
