@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_alloc.h"
+#include "alloc/cuda_alloc.h"
 
 #if defined(__GNUC__)
 #  define GPU_TRACE_HELPER static __attribute__((unused))

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "activations.h"
+#include "views/activations.h"
 #include "unit.h"
 
 static llmmem__act_layer gpt3_layer(uint64_t t, int sp, llmmem_recompute rc)

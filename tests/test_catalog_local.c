@@ -1,6 +1,6 @@
 /* Local inference hardware (issue 18): the hardware keys unified_memory and backend, and the
  * presets for consumer GPUs and Apple Silicon, each held to the capacity its source states
- * (lib/catalog_gpus.c cites the sources). */
+ * (lib/readers/catalog_gpus.c cites the sources). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* The model of PyTorch's CUDA caching allocator (lib/cuda_alloc.c).
+/* The model of PyTorch's CUDA caching allocator (lib/alloc/cuda_alloc.c).
  *
  * First its rules, each expectation worked out by hand in a comment from
  * c10/cuda/CUDACachingAllocator.cpp (torch 2.x; the generic copy c10/core/CachingDeviceAllocator.h
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda_alloc.h"
+#include "alloc/cuda_alloc.h"
 #include "gpu_trace.h"
 #include "unit.h"
 

@@ -93,7 +93,7 @@ START_TEST(test_bnb_int8)
 }
 END_TEST
 
-/* Per-tensor constants of a bitsandbytes 4-bit QuantState (see lib/formats.c):
+/* Per-tensor constants of a bitsandbytes 4-bit QuantState (see lib/inventory/formats.c):
  * code 16 x fp32 always; with double quant also offset (fp32) and state2.code 256 x fp32. */
 #define BNB4_CODE 64ULL
 #define BNB4_DQ_CONST (4ULL + 1024ULL)

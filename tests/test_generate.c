@@ -1,4 +1,4 @@
-/* Inference as transformers' generate loop (lib/generate.c), against hand derivations.
+/* Inference as transformers' generate loop (lib/views/generate.c), against hand derivations.
  *
  * Every expected number is the formula of tests/groundtruth/GENERATE.md (the derivation the
  * ground-truth suite checks against the heap counter, derived_peak in test_generate.py) written
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "generate.h"
+#include "views/generate.h"
 #include "unit.h"
 
 /* GENERATE.md's shape: b = 2, s = 1024, n = 64, h = 512, L = 4, a = 8, g = 2, f = 1408, V = 8192 */

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "readfile.h"
+#include "readers/readfile.h"
 #include "unit.h"
 
 #ifndef LLMMEM_TEST_DATA

@@ -1,4 +1,4 @@
-/* The JSON reader (lib/json.c): every error it words, with the line, column and byte position
+/* The JSON reader (lib/readers/json.c): every error it words, with the line, column and byte position
  * where it stops, counted by hand from the texts below (a column counts characters up to and
  * including the last one read; a position counts bytes); numbers at the edges of int64 and
  * double; strings, escapes and UTF-8; the depth limit; duplicate keys; members in document order
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
+#include "readers/json.h"
 #include "unit.h"
 
 /* The reader's allocations fail on demand: tests/meson.build links this suite with

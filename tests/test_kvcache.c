@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kv.h"
+#include "views/kv.h"
 #include "unit.h"
 
 /* Llama-3-8B: meta-llama/Meta-Llama-3-8B config.json, 32 layers, 8 KV heads of head_dim 128

@@ -1,5 +1,5 @@
 /* Engine ollama: ollama v0.30+ (llama-server underneath) resolved into llama.cpp's settings, every
- * expected number derived by hand from ollama/ollama fb3076099687 (lib/ollama.c names the functions)
+ * expected number derived by hand from ollama/ollama fb3076099687 (lib/engines/ollama.c names the functions)
  * and the model's shapes.
  *
  * Llama-3.1-8B (preset llama-3.1-8b, bf16): 32 layers, 8 KV heads x 128, f16 cache: K and V rows

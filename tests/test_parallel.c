@@ -3,8 +3,8 @@
  * errors of impossible layouts, each against values derived by hand from the source it names. */
 #include <string.h>
 
-#include "estimate.h"
-#include "parallel.h"
+#include "engines/estimate.h"
+#include "views/parallel.h"
 #include "unit.h"
 
 /* Llama-2-7B (meta-llama/Llama-2-7b-hf): h 4096, f 11008, 32 layers, 32 heads, vocab 32000, untied;

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "readers/checkpoint.h"
 #include "unit.h"
 
 /* ---- building headers ---------------------------------------------------- */

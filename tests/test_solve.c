@@ -1,14 +1,14 @@
 /* Capacity solvers and the planner against brute force: every answer is recomputed here by trying
  * every value (or every layout) with llmmem_estimate, and the estimate's monotonicity, which the
  * solvers' searches rely on, is checked over the ranges they search. */
-#include "json.h"
+#include "readers/json.h"
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
+#include "job/job.h"
 #include "unit.h"
 
 typedef struct job {

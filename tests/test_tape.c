@@ -1,5 +1,5 @@
-/* The allocation tape (lib/autograd.c, lib/tape.c) and the job's replay through the caching
- * allocator (lib/replay.c, llmmem_estimate_runs).
+/* The allocation tape (lib/alloc/autograd.c, lib/alloc/tape.c) and the job's replay through the caching
+ * allocator (lib/alloc/replay.c, llmmem_estimate_runs).
  *
  * The engine's rules are checked against sequences derived by hand from PyTorch's sources (each
  * test names them); the whole tape against the H100 measurements in tests/data/gpu (torch 2.11,
@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda_alloc.h"
-#include "job.h"
-#include "json.h"
-#include "readfile.h"
-#include "replay.h"
+#include "alloc/cuda_alloc.h"
+#include "job/job.h"
+#include "readers/json.h"
+#include "readers/readfile.h"
+#include "alloc/replay.h"
 #include "unit.h"
 
 /* ---- a recording sink ------------------------------------------------------------------------ */

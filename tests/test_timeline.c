@@ -1,7 +1,7 @@
 /* The step as a timeline (llmmem_estimate_timeline): its points against hand-derived parameter
  * gradients, the estimate's own peak, and its shape (a point per layer each way, sampled past 4096
  * layers), plus its failures. */
-#include "json.h"
+#include "readers/json.h"
 #include <string.h>
 
 #include "llmmem/llmmem.h"

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
-#include "readfile.h"
+#include "readers/json.h"
+#include "readers/readfile.h"
 #include "unit.h"
 
 #define LAYERS 99000

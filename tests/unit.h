@@ -5,7 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "base/internal.h"
 
 /* Decimal and binary units, for readable expectations. */
 #define GB 1000000000ULL

@@ -1,4 +1,4 @@
-/* Benchmark of the CUDA caching allocator model (lib/cuda_alloc.c): the time to replay a tape of
+/* Benchmark of the CUDA caching allocator model (lib/alloc/cuda_alloc.c): the time to replay a tape of
  * malloc and free calls, for the six H100 traces (tests/data/gpu) and for a tape shaped like a
  * Llama-3-70B training step on one of 8 tensor-parallel ranks. An internal module, so this program
  * links the static core rather than the library bench.c measures. Prints the figures; the best of
@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "../gpu_trace.h"
-#include "cuda_alloc.h"
+#include "alloc/cuda_alloc.h"
 
 #define MIB 1048576ULL
 

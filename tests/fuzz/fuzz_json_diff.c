@@ -1,4 +1,4 @@
-/* libFuzzer target: the library's JSON reader (lib/json.c) against jansson 2.14, whose behaviour
+/* libFuzzer target: the library's JSON reader (lib/readers/json.c) against jansson 2.14, whose behaviour
  * it follows. For any bytes and three sets of flags, both accept or both refuse; a refusal has
  * the same words, line, column and position; an acceptance the same tree (kinds, integers, reals
  * to the bit, strings to the byte, members in the same order) and the same end position. Every
@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "json.h"
+#include "readers/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,203 @@
+/* Composing a report: the memory of the most loaded device. */
+#include <stddef.h>
+#include <string.h>
+
+#include "engines/estimate.h"
+#include "views/kv.h"
+
+/* Host memory per node: the offloaded state, or the model each process materializes in fp32 at
+ * start-up (host_init) if that is more, times host_buffer_factor. DeepSpeed's estimators
+ * (stage_1_and_2.py / stage3.py estimate_zero*_model_states_mem_needs) count 4 bytes a parameter
+ * per process without zero_init, 4 x the largest module's parameters with it, and a buffer factor
+ * of 1.5. */
+static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
+                                   const llmmem_strategy *s)
+{
+    uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE), init = 0;
+    int64_t kind = llmmem__get_int(&s->s, LLMMEM_KEY_HOST_INIT);
+    if (kind == LLMMEM_HOST_INIT_FULL) {
+        init = m->inv.total;
+    } else if (kind == LLMMEM_HOST_INIT_ZERO_INIT) {
+        for (unsigned i = 0; i < m->inv.n; i++)
+            if (m->inv.t[i].rows * m->inv.t[i].cols > init)
+                init = m->inv.t[i].rows * m->inv.t[i].cols;
+    }
+    if (!llmmem__mul(&init, init, 4) || !llmmem__mul(&init, init, per_node))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "host bytes exceed 64 bits");
+    uint64_t host = r->host_bytes > init ? r->host_bytes : init;
+    if (host == 0) /* nothing to scale (and no x87 conversion, slow after the composition's stores) */
+        return LLMMEM_OK;
+    long double scaled = (long double)host * (long double)llmmem__get_real(&s->s, LLMMEM_KEY_HOST_BUFFER_FACTOR);
+    if (scaled >= 18446744073709551615.0L)
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "host bytes exceed 64 bits");
+    r->host_bytes = (uint64_t)scaled;
+    return LLMMEM_OK;
+}
+
+/* The composition of every layout (parallel.c; one device is the layout t = p = d = 1), with the
+ * costs of the cache when it holds this job's pricing (refreshed otherwise): the rank costs of a
+ * layout that splits or shards, the whole model's state of one that does not. The pricing is
+ * everything either reads (job.h) but an attached checkpoint's bytes, which are never cached, so
+ * the cache cannot go stale. */
+static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__cost_cache *cache,
+                              llmmem__trace *trace)
+{
+    const int whole = llmmem__layout_single(&j->layout);
+    if (!cache || (whole && j->from_checkpoint))
+        return llmmem__parallel_estimate(out, j, NULL, trace);
+    if (memcmp(&cache->key, &j->price, sizeof j->price) != 0) {
+        cache->valid = 0;
+        cache->costs.whole_made = 0;
+        cache->key = j->price;
+    }
+    llmmem_status st = LLMMEM_OK;
+    if (whole && !cache->costs.whole_made)
+        st = llmmem__whole_costs(&cache->costs, j);
+    else if (!whole && !cache->valid && (st = llmmem__rank_costs_of(&cache->costs, j->m, &j->price)) == LLMMEM_OK)
+        cache->valid = 1;
+    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, trace);
+}
+
+/* One part of a stage's state as the trace keeps it. */
+static void trace_part(llmmem__trace_part *p, const llmmem__layout *L, const llmmem__training *t, uint64_t params,
+                       uint64_t ranks)
+{
+    p->params = params;
+    p->trained = t->trainable;
+    p->bytes[LLMMEM_COMPONENT_WEIGHTS] = t->weights;
+    p->bytes[LLMMEM_COMPONENT_GRADIENTS] = llmmem__reduced_gradients(L, t);
+    p->bytes[LLMMEM_COMPONENT_MASTER_WEIGHTS] = t->master_weights;
+    p->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] = t->optimizer_states;
+    p->divisor[LLMMEM_COMPONENT_WEIGHTS] = llmmem__sharded(L, ranks, 0);
+    p->divisor[LLMMEM_COMPONENT_GRADIENTS] = llmmem__sharded(L, ranks, 1);
+    p->divisor[LLMMEM_COMPONENT_MASTER_WEIGHTS] = p->divisor[LLMMEM_COMPONENT_OPTIMIZER_STATES] =
+        llmmem__sharded(L, ranks, 2);
+    p->adapter_weights = t->adapter_weights;
+}
+
+void llmmem__trace_stage(llmmem__trace *t, const llmmem__layout *L, const llmmem__stage_parts *ss,
+                         const llmmem__stage_report *sr)
+{
+    trace_part(&t->part[0], L, &ss->dense, ss->dense_params, L->shard);
+    trace_part(&t->part[1], L, &ss->experts, ss->expert_params, L->edp);
+    t->first_layer = sr->first_layer;
+    t->layers = sr->layers;
+}
+
+/* The job's layout and the settings explain names, into the trace. */
+static void trace_job(llmmem__trace *t, const llmmem__job *j)
+{
+    const llmmem__settings *k = &j->s->s;
+    t->layout = j->layout;
+    t->mode = j->price.mode;
+    t->weight_format = llmmem__get_int(k, LLMMEM_KEY_WEIGHT_FORMAT);
+    t->gradient_format = llmmem__get_int(k, LLMMEM_KEY_GRADIENT_FORMAT);
+    t->master_weights_format = llmmem__get_int(k, LLMMEM_KEY_MASTER_WEIGHTS_FORMAT);
+    t->optimizer_state_format = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER_STATE_FORMAT);
+    t->optimizer = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER);
+    t->precision_recipe = llmmem__get_int(k, LLMMEM_KEY_PRECISION_RECIPE);
+    t->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
+    t->cross_entropy = llmmem__get_int(k, LLMMEM_KEY_CROSS_ENTROPY);
+    t->sequences = j->sequences;
+    t->tokens = j->tokens;
+}
+
+/* Inference: what one token takes in the whole model's contiguous cache, and whether the rank's
+ * cache is that times every token of every sequence (no window capped a layer, no split shared it). */
+static void trace_kv(llmmem__trace *t, const llmmem__job *j, uint64_t kv)
+{
+    uint64_t all;
+    t->kv_heads = llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) == 0;
+    t->kv_whole = t->kv_heads && llmmem__kv_contiguous_bytes(&t->kv_token_bytes, j->m, j->kv, 1, 1) == LLMMEM_OK &&
+                  llmmem__mul(&all, t->kv_token_bytes, t->tokens) && llmmem__mul(&all, all, t->sequences) && all == kv;
+}
+
+llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                              const llmmem_strategy *strategy)
+{
+    LLMMEM_REQUIRE(out);
+    if (!model || !hw || !strategy) {
+        memset(out, 0, offsetof(llmmem_report, stages)); /* as after any failed estimate */
+        LLMMEM_REQUIRE(model);
+        LLMMEM_REQUIRE(hw);
+        LLMMEM_REQUIRE(strategy);
+    }
+    return llmmem__estimate_cached(out, model, hw, strategy, out->cache);
+}
+
+llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache)
+{
+    return llmmem__estimate_fixed(out, model, hw, strategy, cache, NULL, NULL);
+}
+
+llmmem_status llmmem__estimate_traced(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache,
+                                      llmmem__trace *trace)
+{
+    return llmmem__estimate_fixed(out, model, hw, strategy, cache, trace, NULL);
+}
+
+llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                     const llmmem_strategy *strategy, llmmem__cost_cache *cache,
+                                     llmmem__trace *trace, llmmem__job_fixed *fixed)
+{
+    LLMMEM_REQUIRE(out);
+    /* the stage array is written only as far as stage_count reaches */
+    memset(out, 0, offsetof(llmmem_report, stages));
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(hw);
+    LLMMEM_REQUIRE(strategy);
+    /* a model with Mamba-2 or Gated DeltaNet layers: training and the contiguous cache cost their
+     * state and saved tensors, the generate loop refuses them (kv.c llmmem__kv_shape) */
+    llmmem_status st = llmmem__model_check(model);
+    if (st)
+        return st;
+    uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    if (memory == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+    /* The allocator reserve is a fraction of the device: rounded down to a whole byte (converted
+     * here, before the composition: the long double conversion stalls behind its stores). */
+    double reserve = llmmem__get_real(&hw->s, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION);
+    const uint64_t capacity = memory - (uint64_t)((long double)memory * (long double)reserve);
+
+    llmmem__job job;
+    if ((st = llmmem__job_make_fixed(&job, model, hw, strategy, fixed)) != LLMMEM_OK)
+        return st;
+    if (trace) {
+        memset(trace, 0, sizeof *trace);
+        trace_job(trace, &job);
+    }
+    if ((st = composed(out, &job, cache, trace)) != LLMMEM_OK) {
+        memset(out, 0, offsetof(llmmem_report, stages));
+        return st;
+    }
+    if (trace && job.price.mode == LLMMEM_MODE_INFERENCE)
+        trace_kv(trace, &job, out->bytes[LLMMEM_COMPONENT_KV_CACHE]);
+
+    for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
+        if (!llmmem__add(&out->total, out->total, out->bytes[c])) {
+            memset(out, 0, offsetof(llmmem_report, stages));
+            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "total bytes exceed 64 bits");
+        }
+    out->stages[out->most_loaded].total = out->total;
+
+    out->memory_bytes = memory;
+    out->capacity = capacity;
+    out->device_total = llmmem__cuda_total(hw);
+    if ((st = host_per_node(out, model, hw, strategy)) != LLMMEM_OK) {
+        memset(out, 0, offsetof(llmmem_report, stages));
+        return st;
+    }
+    out->host_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_HOST_MEMORY_BYTES);
+    out->nvme_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_NVME_BYTES);
+
+    memcpy(out->params, model->inv.params, sizeof out->params);
+    out->params_total = model->inv.total;
+    out->params_active = model->inv.active;
+    out->weights_from_checkpoint = job.from_checkpoint;
+    llmmem__copy_name(out->model_name, model->name);
+    llmmem__copy_name(out->hardware_name, hw->name);
+    out->valid = 1;
+    return LLMMEM_OK;
+}

@@ -1,0 +1,1189 @@
+/*
+ * vLLM's serving budget: what `vllm serve` leaves for its paged KV cache on every rank, and what
+ * that cache holds. The memory left after weights, the profiled activation peak and non-torch
+ * allocations is cut into num_blocks = available // page // layers_per_group blocks
+ * (vllm/v1/core/kv_cache_utils.py get_num_blocks); max_model_len, concurrency and the questions
+ * on requests follow from the pool (the block arithmetic is kv.c's). gpu_memory_utilization is
+ * the one real, applied once the way vLLM applies it (math.ceil(total * utilization) in double
+ * precision). No allocation but llmmem_serving_new's, no I/O.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "job/job.h"
+#include "views/kv.h"
+#include "views/rank.h"
+#include "engines/serving.h"
+#include "report/text.h"
+#include "views/weights.h"
+/* The settings arrays hold a slot per key number modulo 1000 (internal.h). */
+_Static_assert(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");
+_Static_assert(LLMMEM_KEY_KV_FREE_BYTES % 1000 < LLMMEM_SLOTS, "engine keys need a settings slot");
+
+#define MAX_STAGES LLMMEM_SERVING_MAX_STAGES
+#define SERVING_VALUES LLMMEM_SERVING_VALUES
+
+static const char *const value_names[] = {
+    "memory_bytes",      "requested_bytes",  "weights",           "activation_peak",
+    "non_torch",         "cuda_graph",       "kv_cache_bytes",    "shortfall",
+    "bytes_per_token",   "page_bytes",       "block_bytes",       "num_blocks",
+    "tokens",            "groups",           "layers_per_group",  "kv_heads_per_rank",
+    "layers_per_stage",  "block_size",       "max_num_batched_tokens", "max_num_seqs",
+    "max_model_len_setting", "max_model_len", "request_tokens",   "blocks_per_request",
+    "waste_bytes",       "max_concurrency",  "vllm_concurrency_x100", "fits",
+    "mm_max_tokens_per_item", "encoder_compute_budget", "encoder_cache_size", "mm_items_per_batch",
+    "encoder_cache_bytes", "encoder_profile_bytes",
+    "state_page_bytes",  "state_bytes_per_sequence", "state_groups", "concurrency_x100",
+    "engine",            "engine_version",   "memory_fraction_x10000", "free_bytes",
+    "cuda_graph_sizes",  "cuda_graph_largest", "full_cuda_graphs", "full_cuda_graph_largest",
+    "equivalent_fraction_x10000", "cuda_graph_max_bs", "reserved_bytes", "mamba_cache_size",
+    "swa_tokens",        "max_tokens",       "estimation_tokens", "pool_bytes",
+    "state_pool_bytes",
+};
+_Static_assert(sizeof value_names / sizeof value_names[0] == SERVING_VALUES, "a name for every serving value");
+
+/* ---- model shapes --------------------------------------------------------- */
+
+static uint64_t mv(const llmmem_model *m, llmmem_key key)
+{
+    return (uint64_t)llmmem__model_value(m, key);
+}
+
+static int64_t sv(const llmmem_strategy *s, llmmem_key key)
+{
+    return llmmem__get_int(&s->s, key);
+}
+
+static llmmem_status overflow(const char *what)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "%s exceeds 64 bits", what);
+}
+
+/* ---- parallel layout ------------------------------------------------------- */
+
+/* Decoder layers of pipeline stage `stage`: vllm/distributed/utils.py get_pp_indices gives every
+ * stage layers // pp and the remainder one each to the stages before the last, counted back from it. */
+static void stage_range(uint64_t *first, uint64_t *end, uint64_t layers, uint64_t pp, uint64_t stage)
+{
+    uint64_t base = layers / pp, rem = layers % pp, start = 0;
+    *first = *end = 0;
+    for (uint64_t s = 0; s <= stage; s++) {
+        uint64_t n = base + (rem && s + 1 < pp && s + 1 + rem >= pp);
+        if (s == stage) {
+            *first = start;
+            *end = start + n;
+            return;
+        }
+        start += n;
+    }
+}
+
+static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint64_t pp)
+{
+    if (pp > 1 && llmmem__state_layers(a))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) with Mamba-2, Gated DeltaNet or Mamba-1 layers "
+                            "is not modelled", (unsigned long long)pp);
+    if (a->kv_heads == 0) /* no attention layer (Mamba-2) */
+        return LLMMEM_OK;
+    /* vLLM splits query heads evenly (ModelConfig.verify_with_parallel_config) and KV heads by
+     * QKVParallelLinear: divisible by tp, or replicated when tp is a multiple of them */
+    if (a->heads % tp)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "num_attention_heads (%llu) is not divisible by tensor_parallel (%llu)",
+                            (unsigned long long)a->heads, (unsigned long long)tp);
+    if (!a->kv_lora_rank && ((a->kv_heads >= tp && a->kv_heads % tp) || (a->kv_heads < tp && tp % a->kv_heads)))
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "num_key_value_heads (%llu) and tensor_parallel (%llu): one must divide the other",
+                            (unsigned long long)a->kv_heads, (unsigned long long)tp);
+    if (pp > a->layers)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "pipeline_parallel (%llu) exceeds num_hidden_layers (%llu)",
+                            (unsigned long long)pp, (unsigned long long)a->layers);
+    if (pp > MAX_STAGES)
+        return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "pipeline_parallel (%llu) exceeds %d",
+                            (unsigned long long)pp, MAX_STAGES);
+    return LLMMEM_OK;
+}
+
+/* ---- weights and activations of one rank ------------------------------------------ */
+
+/* Weights of one rank of a serving stage: the classes split over tensor parallelism as
+ * parallel.c splits them (vLLM's QKVParallelLinear replicates K and V heads below one per rank; a
+ * tied embedding also sits on the last stage, LlamaModel builds it there to serve as the LM head). */
+static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp,
+                                   uint64_t pp, uint64_t first, uint64_t end, int first_stage, int last_stage)
+{
+    llmmem_status st = tp == 1 && pp == 1 ? llmmem__weight_bytes(out, m, s) /* a checkpoint's included */
+                                          : llmmem__rank_weight_bytes(out, m, s, tp, first, end, first_stage, last_stage);
+    if (st || !last_stage || sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) != LLMMEM_SPECULATIVE_MTP)
+        return st;
+    /* vllm model_executor/models/deepseek_mtp.py DeepSeekMTP: every num_nextn_predict_layers module, on the last rank */
+    uint64_t mtp;
+    if ((st = llmmem__mtp_rank_weight_bytes(&mtp, m, s, tp)) != LLMMEM_OK)
+        return st;
+    return llmmem__add(out, *out, mtp) ? LLMMEM_OK : overflow("weights with the MTP modules");
+}
+
+/* Elements per token that one decoder layer keeps alive at its peak in a no-grad forward on one
+ * rank, residual stream included. vLLM's profile run (v1/worker/gpu_model_runner.py profile_run,
+ * _dummy_run over max_num_batched_tokens) frees each intermediate once consumed, so the peak is the
+ * residual and normed input (2h) plus the larger of the attention block (fused qkv, attention
+ * output) and the MLP block (gate_up and the activation's output; vllm fused_moe's intermediate
+ * caches of top_k copies of each token). */
+static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a, uint64_t tp, int moe)
+{
+    uint64_t q = a->heads / tp, attn, mlp;
+    int gated = mv(m, LLMMEM_KEY_MLP_GATED) != 0;
+    if (a->kv_lora_rank) { /* MLA prefill: q, the latent, decompressed k_nope|v, k assembled with rope, output */
+        uint64_t nope = a->qk_nope_head_dim, rope = a->qk_rope_head_dim, v_dim = a->v_head_dim;
+        attn = q * (nope + rope) + (a->kv_lora_rank + rope) + q * (nope + v_dim) + q * (nope + rope) + q * v_dim;
+    } else
+        attn = (q + 2 * llmmem__kv_heads_per_rank(a, tp)) * a->head_dim + q * a->head_dim;
+    if (!moe) {
+        mlp = llmmem__ceil_div(a->ffn, tp) * (gated ? 3 : 2);
+    } else {
+        uint64_t k = a->experts_per_tok, fe = a->ffn_expert, fs = a->ffn_shared;
+        uint64_t routed, width = a->moe_latent ? a->moe_latent : a->hidden;
+        /* fused_moe: intermediate_cache1 (top_k x 2 fe), cache2 (top_k x fe), cache3 (top_k x h, a latent
+         * MoE's top_k x moe_latent_size); the shared expert's output (h) stays alive beside them */
+        if (!llmmem__mul(&routed, k, llmmem__ceil_div(fe, tp) * (gated ? 3 : 2) + width))
+            return overflow("MoE activation elements");
+        routed += fs ? a->hidden : 0;
+        uint64_t shared = llmmem__ceil_div(fs, tp) * (gated ? 3 : 2);
+        mlp = routed > shared ? routed : shared;
+    }
+    *out = 2 * a->hidden + (attn > mlp ? attn : mlp);
+    return LLMMEM_OK;
+}
+
+/* Bytes per token that one Mamba-2 layer keeps alive at its peak in vLLM's profile run on one rank,
+ * residual stream (2h) included. The profile run has no attention metadata, so the SSD kernels
+ * (ops/ssd_*.py: chunk cumsums, chunk states, CB) never run and no per-chunk scratch is allocated;
+ * the conv and SSM step is the custom op's profile branch. Widths per rank: inner I = heads/tp x
+ * head_dim, conv C = I + 2 x groups/tp x state (groups extended to tp as mamba_utils.py does). */
+static llmmem_status mamba2_peak(uint64_t *out, const llmmem__geometry *a, uint64_t tp, uint64_t e)
+{
+    uint64_t groups = a->mamba_groups + (a->mamba_groups % tp ? tp - a->mamba_groups % tp : 0);
+    uint64_t heads = a->mamba_heads / tp, inner, conv, proj, op = 0, norm, tail, x;
+    if (!llmmem__mul(&inner, heads, a->mamba_head_dim) || !llmmem__mul(&conv, groups / tp, 2 * a->mamba_state) ||
+        !llmmem__add(&conv, conv, inner) || !llmmem__add(&proj, inner, conv) || !llmmem__add(&proj, proj, heads))
+        return overflow("Mamba-2 activation elements");
+    /* vllm mamba_mixer2.py MambaMixer2.forward: in_proj's projected_states (gate | x B C | dt) and the
+     * ssm_output buffer (I) stay alive through the layer */
+    uint64_t base = proj + inner;
+    /* vllm mamba_mixer2.py conv_ssm_forward, attn_metadata None: x B C transposed, cloned, then made
+     * contiguous: two copies of C alive at once */
+    if (!llmmem__muladd(&op, 2, conv) || !llmmem__add(&op, op, base) || !llmmem__mul(&op, op, e))
+        return overflow("Mamba-2 activation bytes");
+    /* vllm mamba_mixer2.py Mixer2RMSNormGated.forward_native (n_groups != 1 or tp > 1): x * silu(gate in
+     * fp32), then the grouped rsqrt, two fp32 copies of I at once; forward_cuda's rms_norm_gated (one
+     * group, tp 1) writes only its output (I in the model's dtype) */
+    int native = a->mamba_groups != 1 || tp > 1;
+    if (!llmmem__mul(&norm, base, e) || !llmmem__muladd(&norm, inner, native ? 8 : e))
+        return overflow("Mamba-2 activation bytes");
+    /* vllm mamba_mixer2.py MambaMixer2.forward: out_proj's output (h) beside the norm's output (I) */
+    if (!llmmem__add(&tail, base, inner) || !llmmem__add(&tail, tail, a->hidden) || !llmmem__mul(&tail, tail, e))
+        return overflow("Mamba-2 activation bytes");
+    x = op > norm ? op : norm;
+    x = x > tail ? x : tail;
+    if (!llmmem__muladd(&x, 2 * a->hidden, e)) /* residual and normed input, as layer_peak */
+        return overflow("Mamba-2 activation bytes");
+    *out = x;
+    return LLMMEM_OK;
+}
+
+/* The activation peak of vLLM's profile run on one rank of the stage [first, end): the forward over
+ * max_num_batched_tokens tokens, or on the last stage the dummy sampler run if larger: the final
+ * hidden states, the logits of the min(max_num_seqs, tokens) sampled rows in the model's dtype and
+ * their fp32 copy (gpu_model_runner.py _dummy_sampler_run; v1/sample/sampler.py upcasts). */
+static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                     const llmmem__geometry *a, uint64_t tp, uint64_t first, uint64_t end,
+                                     int last_stage, uint64_t tokens, uint64_t seqs)
+{
+    uint64_t e = llmmem__kv_element_bytes(dtype), per = 0, x = 0, peak;
+    llmmem_status st;
+    if (llmmem__layers_in(&a->plan, a->dense, first, end)) {
+        if ((st = layer_peak(&x, m, a, tp, 0)) != LLMMEM_OK)
+            return st;
+        per = x;
+    }
+    if (llmmem__layers_in(&a->plan, a->moe, first, end)) {
+        if ((st = layer_peak(&x, m, a, tp, 1)) != LLMMEM_OK)
+            return st;
+        per = x > per ? x : per;
+    }
+    if (!llmmem__mul(&peak, per, tokens) || !llmmem__mul(&peak, peak, e))
+        return overflow("activation bytes of the profile run");
+    if (a->ssm_layers && llmmem__layers_in(&a->plan, a->ssm, first, end)) {
+        if ((st = mamba2_peak(&x, a, tp, e)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__mul(&x, x, tokens))
+            return overflow("Mamba-2 activation bytes of the profile run");
+        if (x > peak)
+            peak = x;
+    }
+    if (last_stage) {
+        uint64_t rows = seqs < tokens ? seqs : tokens, sampler = 0;
+        if (!llmmem__muladd(&sampler, tokens, a->hidden * e) || !llmmem__mul(&x, rows, a->vocab) ||
+            !llmmem__muladd(&sampler, x, e + 4))
+            return overflow("logits bytes of the profile run");
+        if (sampler > peak)
+            peak = sampler;
+    }
+    *out = peak;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__serving_activation_peak(uint64_t *out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                              const llmmem__geometry *a, uint64_t tp, uint64_t first, uint64_t end,
+                                              uint64_t tokens, uint64_t seqs)
+{
+    return activation_peak(out, m, dtype, a, tp, first, end, seqs > 0, tokens, seqs);
+}
+
+/* The resolved value of a "0: derived" serving setting. */
+static uint64_t setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived)
+{
+    int64_t v = sv(s, key);
+    return v > 0 ? (uint64_t)v : derived;
+}
+
+uint64_t llmmem__serving_setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived)
+{
+    return setting(s, key, derived);
+}
+
+llmmem_engine llmmem__version_engine(int64_t version)
+{
+    switch (version) {
+    case LLMMEM_ENGINE_VERSION_VLLM_0_20:
+    case LLMMEM_ENGINE_VERSION_VLLM_0_21: return LLMMEM_ENGINE_VLLM;
+    case LLMMEM_ENGINE_VERSION_SGLANG_0_4: return LLMMEM_ENGINE_SGLANG;
+    default: return LLMMEM_ENGINE_AUTO; /* latest: every engine's */
+    }
+}
+
+llmmem_status llmmem__serving_version(int64_t *out, const llmmem_strategy *s, llmmem_engine engine)
+{
+    int64_t v = sv(s, LLMMEM_KEY_ENGINE_VERSION);
+    llmmem_engine owner = llmmem__version_engine(v);
+    *out = v;
+    if (owner != LLMMEM_ENGINE_AUTO && owner != engine)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "engine_version (%s) is a release of %s, not of %s",
+                            llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, v),
+                            llmmem_choice_name(LLMMEM_KEY_ENGINE, owner), llmmem_choice_name(LLMMEM_KEY_ENGINE, engine));
+    return LLMMEM_OK;
+}
+
+uint64_t llmmem__serving_decimals(double x, int decimals)
+{
+    char text[48];
+    uint64_t n = 0;
+    /* printf rounds the exact binary value, as Python's round and format do; the digits alone are
+     * read, so the locale's decimal separator does not matter */
+    snprintf(text, sizeof text, "%.*f", decimals, x > 0.0 && x < 1e15 ? x : 0.0);
+    for (const char *c = text; *c; c++)
+        if (*c >= '0' && *c <= '9')
+            n = n * 10 + (uint64_t)(*c - '0');
+    return n;
+}
+
+uint64_t llmmem__serving_x10000(double fraction)
+{
+    return llmmem__serving_decimals(fraction, 4);
+}
+
+void llmmem__serving_finish(llmmem_serving *r, const llmmem_model *m, const llmmem_hardware *hw)
+{
+    llmmem__copy_name(r->model_name, m->name);
+    llmmem__copy_name(r->hardware_name, hw->name);
+    r->valid = 1;
+}
+
+llmmem_status llmmem__serving_check_request(const llmmem_serving *r, uint64_t request, const char *engine)
+{
+    if (request > r->max_model_len)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "request_tokens (%llu) exceeds max_model_len (%llu): %s refuses such a request",
+                            (unsigned long long)request, (unsigned long long)r->max_model_len, engine);
+    if (r->pool.prefix > request || r->pool.prompt > request)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "%s (%llu) exceeds the request's tokens (%llu: request_tokens, else max_model_len)",
+                            r->pool.prefix > request ? "shared_prefix_tokens" : "prompt_tokens",
+                            (unsigned long long)(r->pool.prefix > request ? r->pool.prefix : r->pool.prompt),
+                            (unsigned long long)request);
+    return LLMMEM_OK;
+}
+
+/* ---- the multimodal encoder ------------------------------------------------------ */
+
+/* What vLLM sizes for a vision model's encoder: the largest image's embeddings, the compute and
+ * cache budgets, the images the profile run encodes and the bytes their outputs hold. */
+typedef struct mm_budget {
+    uint64_t per_item, compute, cache, items, cache_bytes, profile_bytes;
+} mm_budget;
+
+/* floor(sqrt(x)) by bisection, exact for every 64-bit x. */
+static uint64_t isqrt(uint64_t x)
+{
+    uint64_t lo = 0, hi = x < 4294967296ULL ? x : 4294967295ULL;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (mid * mid <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Embeddings of the largest image and the width of one (0 and 0: no tower whose images the library sizes). */
+static void largest_image(uint64_t *tokens, uint64_t *width, const llmmem_model *m, const llmmem_strategy *s)
+{
+    int64_t kind = llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    uint64_t patch = mv(m, LLMMEM_KEY_VISION_PATCH_SIZE), merge = mv(m, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
+    uint64_t hidden = mv(m, LLMMEM_KEY_HIDDEN_SIZE), out = mv(m, LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE);
+    *tokens = *width = 0;
+    if (merge == 0)
+        merge = 2; /* Qwen vision configs and Mistral3Config: spatial_merge_size=2 */
+    if (out == 0)
+        out = hidden;
+    uint64_t factor = patch * merge; /* below 2^18 by the key bounds */
+    if (kind == 3 || kind == 4) {
+        /* vllm/model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo.get_image_size_with_most_features:
+         * smart_resize of a huge square into max_pixels, a side of floor(sqrt(max_pixels) / factor)
+         * factors, one embedding per factor x factor square (Qwen2.5-VL preprocessor_config.json
+         * max_pixels 12845056; Qwen3-VL size.longest_edge 16777216) */
+        uint64_t pixels = (uint64_t)sv(s, LLMMEM_KEY_MAX_PIXELS);
+        if (pixels == 0)
+            pixels = kind == 3 ? 12845056ULL : 16777216ULL;
+        uint64_t side = factor ? isqrt(pixels) / factor : 0;
+        *tokens = side * side;
+        /* vllm qwen3_vl.py Qwen3_VisionTransformer.forward: the merger's output and each deepstack
+         * merger's, concatenated: out_hidden_size x (1 + deepstack layers) */
+        *width = kind == 4 ? out * (1 + mv(m, LLMMEM_KEY_VISION_DEEPSTACK_LAYERS)) : out;
+    } else if (kind == 5) {
+        /* vllm/model_executor/models/pixtral.py PixtralHFEncoderInfo: an image of image_size
+         * (Mistral3ProcessingInfo.get_image_size_with_most_features) in patches of patch_size x
+         * spatial_merge_size, one embedding each; mistral3.py's projector gives the text width */
+        uint64_t side = factor ? llmmem__ceil_div(mv(m, LLMMEM_KEY_VISION_IMAGE_SIZE), factor) : 0;
+        *tokens = side * side;
+        *width = hidden;
+    }
+}
+
+/* vllm/multimodal/encoder_budget.py MultiModalBudget with vllm/v1/core/encoder_cache_manager.py
+ * compute_mm_encoder_budget, for images (a model serving video sets mm_max_tokens_per_item to its
+ * largest video item): compute budget max(max_num_batched_tokens, item), cache size
+ * max(encoder_cache_size or max_num_batched_tokens, item); the profile run
+ * (v1/worker/gpu_model_runner.py profile_run) encodes max(1, min(min(compute, cache) // item,
+ * max_num_seqs x max(1, min(limit, max_model_len // item)))) items of the largest size (chunked
+ * prefill, vLLM V1's default) and keeps their outputs in encoder_cache through the decoder's dummy
+ * forward. */
+static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const llmmem_strategy *s,
+                                    uint64_t batched, uint64_t seqs, uint64_t max_model_len)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t limit = (uint64_t)sv(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT), item, width;
+    largest_image(&item, &width, m, s);
+    if (sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM) > 0)
+        item = (uint64_t)sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM);
+    if (limit == 0 || item == 0 || width == 0) /* "Encoder cache will not be initialized" */
+        return LLMMEM_OK;
+    uint64_t cache = setting(s, LLMMEM_KEY_ENCODER_CACHE_SIZE, batched);
+    out->per_item = item;
+    out->compute = batched > item ? batched : item;
+    out->cache = cache > item ? cache : item;
+    uint64_t budget = out->compute < out->cache ? out->compute : out->cache;
+    uint64_t per_prompt = max_model_len / item, decoder_items;
+    if (per_prompt > limit)
+        per_prompt = limit;
+    if (per_prompt == 0)
+        per_prompt = 1;
+    if (!llmmem__mul(&decoder_items, seqs, per_prompt))
+        return overflow("images per batch");
+    out->items = budget / item < decoder_items ? budget / item : decoder_items;
+    if (out->items == 0)
+        out->items = 1;
+    uint64_t e = llmmem__kv_element_bytes(llmmem__model_dtype(m)), x;
+    if (!llmmem__mul(&x, width, e) || !llmmem__mul(&out->cache_bytes, out->cache, x) ||
+        !llmmem__mul(&out->profile_bytes, out->items, item) || !llmmem__mul(&out->profile_bytes, out->profile_bytes, x))
+        return overflow("encoder cache bytes");
+    return LLMMEM_OK;
+}
+
+/* ---- the estimate --------------------------------------------------------------- */
+
+/* vLLM's startup default for `vllm serve` (engine/arg_utils.py EngineArgs.get_batch_defaults,
+ * OPENAI_API_SERVER): devices of at least 70 GiB that are not A100s get 8192 batched tokens and
+ * 1024 sequences, others 2048 and 256. */
+static int large_device(const llmmem_hardware *hw, uint64_t memory)
+{
+    return memory >= (70ULL << 30) && strstr(hw->name, "a100") == NULL;
+}
+
+/* ceil(total * fraction) as Python computes math.ceil(total * fraction): the product in double
+ * precision, rounded up to a whole byte (vllm/v1/worker/utils.py request_memory). */
+static uint64_t requested_memory(uint64_t total, double fraction)
+{
+    double p = (double)total * fraction;
+    uint64_t r = (uint64_t)p;
+    return (double)r < p ? r + 1 : r;
+}
+
+llmmem_status llmmem_serving_new(llmmem_serving **out)
+{
+    LLMMEM_REQUIRE(out);
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return llmmem__fail(LLMMEM_ERR_NO_MEMORY, "serving_new: out of memory");
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_serving_clone(llmmem_serving **out, const llmmem_serving *serving)
+{
+    LLMMEM_REQUIRE(out);
+    *out = NULL;
+    LLMMEM_REQUIRE(serving);
+    *out = llmmem__duplicate(serving, sizeof *serving);
+    return *out ? LLMMEM_OK : LLMMEM_ERR_NO_MEMORY;
+}
+
+void llmmem_serving_free(llmmem_serving *serving)
+{
+    free(serving);
+}
+
+int llmmem_serving_valid(const llmmem_serving *serving)
+{
+    return serving && serving->valid;
+}
+
+size_t llmmem_serving_value_count(void)
+{
+    return SERVING_VALUES;
+}
+
+const char *llmmem_serving_value_name(llmmem_serving_value value)
+{
+    return (unsigned)value < SERVING_VALUES ? value_names[value] : NULL;
+}
+
+uint64_t llmmem_serving_get(const llmmem_serving *serving, llmmem_serving_value value)
+{
+    if (!serving || !serving->valid || (unsigned)value >= SERVING_VALUES)
+        return 0;
+    return serving->v[value];
+}
+
+/* Bytes of one element of a state in a vLLM MambaDType choice (auto: `fallback`). */
+static uint64_t state_element_bytes(int64_t choice, uint64_t fallback)
+{
+    return choice == 1 ? 4 : choice == 2 || choice == 3 ? 2 : fallback;
+}
+
+/* The paged pool of a model with Mamba-2 or Gated DeltaNet layers (one stage; the caller checked
+ * the rest of the setup), from the memory left for it.
+ *   - MambaSpec.page_size_bytes (v1/kv_cache_interface.py): conv and SSM state of one sequence in
+ *     one layer, in mamba_cache_dtype and mamba_ssm_cache_dtype (mamba_utils.py
+ *     MambaStateDtypeCalculator._mamba_state_dtype: auto is the model's dtype, the SSM state's
+ *     auto the conv state's);
+ *   - models/config.py HybridAttentionMambaModelConfig.verify_and_update_config (no prefix
+ *     caching): attention block size 16 x cdiv(state page, 16 x attention page of one token),
+ *     kept when block_size is already that large; the state page padded to the attention page;
+ *   - kv_cache_utils.py _get_kv_cache_groups_uniform_page_size: groups of group_size layers (the
+ *     smaller type's count, or the larger one's under 1.5 times it); a model of state layers alone
+ *     is one group of them (_get_kv_cache_groups_uniform_type) whose MambaSpec block_size is
+ *     max_model_len (MambaModelConfig: mamba_block_size = max_model_len);
+ *   - parallel_ssm (models/falcon_h1.py FalconH1ParallelHybrid): each decoder layer i registers an
+ *     Attention ("model.layers.i.attn") and a MambaMixer2 ("model.{num_hidden_layers + i}.mixer"), so
+ *     the attention and state counts below are both num_hidden_layers (geometry: ssm_layers = layers). */
+static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const llmmem__geometry *a,
+                                const llmmem_strategy *s)
+{
+    uint64_t conv, temporal, model_bytes = llmmem__kv_element_bytes(llmmem__model_dtype(m));
+    llmmem_status st = llmmem__state_elements(&conv, &temporal, a, r->tp);
+    if (st)
+        return st;
+    uint64_t conv_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_CACHE_DTYPE), model_bytes);
+    uint64_t ssm_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE), conv_bytes);
+    uint64_t state_page = conv * conv_bytes + temporal * ssm_bytes; /* below 2^60 by the key bounds */
+    /* vllm/model_executor/models/falcon_h1.py: a parallel_ssm layer is one attention and one mamba cache layer */
+    uint64_t state_layers = llmmem__state_layers(a);
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
+    r->pool.full_groups = r->pool.sliding_groups = 0; /* set below: no sliding layer here */
+    r->v[LLMMEM_SERVING_STATE_PAGE_BYTES] = state_page;
+    if (!llmmem__mul(&r->v[LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE], state_page, state_layers))
+        return overflow("state bytes of a sequence");
+    if (attention == 0) {
+        r->pool.block = r->max_model_len;
+        r->page = state_page;
+        r->pool.group_layers = state_layers;
+        r->pool.state_groups = 1;
+        return LLMMEM_OK;
+    }
+    /* vllm/model_executor/models/config.py HybridAttentionMambaModelConfig: kernel_block_alignment_size 16, 64 for
+     * MLA attention (128 with the CUTLASS_MLA backend, not modelled) */
+    uint64_t one = r->pool.token_layer, align = a->kv_lora_rank ? 64 : 16, blocks;
+    if (!llmmem__mul(&blocks, align, one))
+        return overflow("attention page bytes");
+    uint64_t attn_block = align * llmmem__ceil_div(state_page, blocks);
+    if (r->pool.block < attn_block)
+        r->pool.block = attn_block;
+    if (!llmmem__mul(&r->page, r->pool.block, one))
+        return overflow("page bytes");
+    uint64_t lo = attention < state_layers ? attention : state_layers;
+    uint64_t hi = attention < state_layers ? state_layers : attention;
+    uint64_t size = 2 * hi < 3 * lo ? hi : lo, held;
+    r->pool.full_groups = llmmem__ceil_div(attention, size);
+    r->pool.state_groups = llmmem__ceil_div(state_layers, size);
+    r->pool.group_layers = size;
+    /* a sequence's state blocks: a padded page in each layer slot of its groups, padding layers included */
+    if (!llmmem__mul(&held, r->pool.state_groups * size, r->page))
+        return overflow("state bytes of a sequence");
+    r->pool.state_waste = held - r->v[LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE];
+    return LLMMEM_OK;
+}
+
+/* What changed between the vLLM releases modelled, one row each (engine_version). */
+typedef struct vllm_release {
+    llmmem_engine_version version;
+    double utilization;   /* vllm/config/cache.py CacheConfig.gpu_memory_utilization default */
+    int estimate_graphs;  /* v1/worker/gpu_worker.py determine_available_memory subtracts the CUDA-graph estimate
+                           * (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on, "default since v0.21.0") */
+    int capacity_line;    /* v1/core/kv_cache_utils.py get_kv_cache_capacity: "GPU KV cache size" is
+                           * int(max_concurrency x max_model_len), logged on one line with the concurrency */
+} vllm_release;
+
+static const vllm_release vllm_releases[] = {
+    {LLMMEM_ENGINE_VERSION_LATEST, 0.92, 1, 1},
+    {LLMMEM_ENGINE_VERSION_VLLM_0_20, 0.9, 0, 0}, /* docs v0.10.2: gpu_memory_utilization = 0.9 */
+    {LLMMEM_ENGINE_VERSION_VLLM_0_21, 0.92, 1, 0},
+};
+
+static const vllm_release *vllm_release_of(int64_t version)
+{
+    for (size_t i = 0; i < sizeof vllm_releases / sizeof vllm_releases[0]; i++)
+        if (vllm_releases[i].version == version)
+            return &vllm_releases[i];
+    return &vllm_releases[0];
+}
+
+/* The CUDA-graph batch sizes vLLM captures (vllm/config/vllm.py VllmConfig._set_cudagraph_sizes):
+ * [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16), every size at most max_cudagraph_capture_size
+ * = min(max_num_seqs x decode_query_len x 2, 512, max_num_batched_tokens); the FULL graphs of
+ * cudagraph_mode FULL_AND_PIECEWISE (the default) are those of uniform decode batches, sizes from
+ * decode_query_len to max_num_seqs x decode_query_len (cudagraph_dispatcher.py). Under speculative
+ * decoding vLLM also rounds the sizes up to multiples of decode_query_len, not modelled. */
+typedef struct graph_sizes {
+    uint64_t count, largest, full, full_largest;
+} graph_sizes;
+
+static graph_sizes capture_sizes(uint64_t seqs, uint64_t batched, uint64_t query_len)
+{
+    graph_sizes g = {0, 0, 0, 0};
+    uint64_t cap = seqs * query_len * 2, decode = seqs * query_len; /* below 2^31 by the key bounds */
+    if (cap > 512)
+        cap = 512;
+    if (cap > batched)
+        cap = batched;
+    for (uint64_t size = 1; size <= cap; size = size < 4 ? size * 2 : size < 8 ? 8 : size + (size < 256 ? 8 : 16)) {
+        g.count++;
+        g.largest = size;
+        if (size >= query_len && size <= decode) {
+            g.full++;
+            g.full_largest = size;
+        }
+    }
+    return g;
+}
+
+/* What vLLM's estimate of CUDA-graph memory is at the least (v1/worker/gpu_model_runner.py
+ * GPUModelRunner.profile_cudagraph_memory: estimate = the first graph's + max(second's, 1 MiB) x
+ * (graphs - 1) per mode, the first the larger of the modes'): vLLM measures the graphs against a
+ * throwaway KV cache; the first graph holds at least the forward's working set at the largest batch,
+ * each later one at least vLLM's 1 MiB floor. A floor, not the measurement: set cuda_graph_bytes to
+ * the log's "Estimated CUDA graph memory" for the exact budget. */
+static llmmem_status graph_estimate(uint64_t *out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                    const llmmem__geometry *a, uint64_t tp, uint64_t first, uint64_t end,
+                                    const graph_sizes *g)
+{
+    uint64_t first_graph;
+    llmmem_status st = activation_peak(&first_graph, m, dtype, a, tp, first, end, 0, g->largest, 0);
+    if (st)
+        return st;
+    uint64_t later = (g->count - 1) + (g->full ? g->full - 1 : 0);
+    if (!llmmem__add(out, first_graph, later << 20))
+        return overflow("CUDA-graph estimate");
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
+                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache,
+                                      int blocks_modelled)
+{
+    llmmem_status st = llmmem__kv_shape_with_state(&out->a, m);
+    if (!st)
+        st = llmmem__kv_refuse_cross(out->a, cache);
+    if (!st)
+        st = llmmem__kv_refuse_typed(out->a, cache, blocks_modelled);
+    if (st)
+        return st;
+    if (llmmem__state_kinds(out->a) > 1)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
+                            "DeltaNet, Mamba-1) is not modelled");
+    int64_t mode = sv(s, LLMMEM_KEY_MODE);
+    if (mode != LLMMEM_MODE_INFERENCE)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
+                            llmmem_choice_name(LLMMEM_KEY_MODE, mode));
+    out->memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    if (out->memory == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+    /* the views read the strategy the engine runs: the model in the format it serves it in */
+    out->format = LLMMEM_FORMAT_AUTO;
+    if ((st = llmmem__serving_strategy(&out->s, &out->format, m, s)) != LLMMEM_OK)
+        return st;
+    out->activations = out->format == LLMMEM_FORMAT_FP32   ? LLMMEM_KV_CACHE_FP32
+                       : out->format == LLMMEM_FORMAT_FP16 ? LLMMEM_KV_CACHE_FP16
+                       : out->format == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16
+                                                           : llmmem__model_dtype(m);
+    /* the per-stage arrays (most of the struct) are written for every stage below pp before any
+     * read: cleared as far as they begin */
+    memset(r, 0, offsetof(llmmem_serving, stage_budget));
+    if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP &&
+        llmmem__model_value(m, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS) == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "speculative_method mtp drafts with the checkpoint's multi-token-prediction modules, but "
+                            "the model's num_nextn_predict_layers is 0");
+    r->served = out->format;
+    r->tp = out->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
+    r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
+    return check_parallel(out->a, r->tp, r->pp);
+}
+
+llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp)
+{
+    return stage_weights(out, m, s, tp, 1, 0, m->geo.layers, 1, 1);
+}
+
+static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                const llmmem_strategy *s)
+{
+    llmmem__served p;
+    llmmem_serving *r = out;
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s, "vLLM's paged cache", 1);
+    if (st)
+        return st;
+    const llmmem__geometry *a = p.a;
+    const uint64_t memory = p.memory;
+    const llmmem_kv_cache_dtype activations = p.activations;
+    const int state = llmmem__state_layers(a) != 0;
+    if (state && (a->window || (a->kv_lora_rank && !a->linear_layers)))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
+                            a->window ? "sliding-window attention" : "multi-head latent attention");
+    /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others */
+    const int state_unmodelled = a->linear_layers || a->mamba1_layers || a->conv_layers;
+    if (state_unmodelled && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
+                            "set profile_activation_bytes or kv_cache_memory_bytes",
+                            a->linear_layers ? "Gated DeltaNet" : a->conv_layers ? "short-convolution" : "Mamba-1");
+    int64_t version;
+    if ((st = llmmem__serving_version(&version, s, LLMMEM_ENGINE_VLLM)) != LLMMEM_OK)
+        return st;
+    const vllm_release *rel = vllm_release_of(version);
+    double util = llmmem__get_real(&s->s, LLMMEM_KEY_GPU_MEMORY_UTILIZATION);
+    if (util == 0.0) /* the key's bounds keep it in [0, 1] */
+        util = rel->utilization;
+    s = &p.s;
+
+    r->dtype = llmmem__kv_dtype(model, s);
+    if ((st = llmmem__kv_token_layer_bytes(&r->pool.token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
+        return st;
+    if (r->dtype != LLMMEM_KV_CACHE_FP8_DS_MLA &&
+        (st = llmmem__kv_token_layer_bytes(&r->contig_token_layer, a, r->dtype, r->tp, 1)) != LLMMEM_OK)
+        return st;
+
+    int large = large_device(hw, memory);
+    r->pool.block = setting(s, LLMMEM_KEY_BLOCK_SIZE, 16); /* vllm/config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE */
+    r->pool.batched = setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, large ? 8192 : 2048);
+    uint64_t seqs = setting(s, LLMMEM_KEY_MAX_NUM_SEQS, large ? 1024 : 256);
+    if (seqs > r->pool.batched) /* vllm/config/scheduler.py SchedulerConfig._verify_args */
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "max_num_seqs (%llu) exceeds max_num_batched_tokens (%llu)",
+                            (unsigned long long)seqs, (unsigned long long)r->pool.batched);
+    uint64_t positions = mv(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
+    /* vllm/config/model.py _get_and_verify_max_len: a config with no length key is taken as 2048 tokens
+     * long (Mamba2Config has none) */
+    /* max_model_len -1 (vLLM's "auto"): the profile runs with the model's length, the KV cache then
+     * fits it (v1/core/kv_cache_utils.py _auto_fit_max_model_len, below) */
+    const int auto_len = sv(s, LLMMEM_KEY_MAX_MODEL_LEN) < 0;
+    r->max_model_len = setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
+    if (positions && r->max_model_len > positions) /* vllm/config/model.py _get_and_verify_max_len */
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "max_model_len (%llu) exceeds the model's max_position_embeddings (%llu)",
+                            (unsigned long long)r->max_model_len, (unsigned long long)positions);
+    r->pool.window = a->window;
+    r->pool.chunked = a->chunk != 0; /* vllm ChunkedLocalAttentionSpec for the chunked layers */
+    /* vLLM 0.11 engine/arg_utils.py: a hybrid model's prefix caching is off by default, and
+     * models/config.py MambaModelConfig.verify_and_update_config turns it off even when asked ("Hybrid or
+     * mamba-based model detected without support for prefix caching: disabling") */
+    r->pool.prefix_caching = !state && sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
+    r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
+    r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
+    r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);
+    uint64_t request = setting(s, LLMMEM_KEY_REQUEST_TOKENS, r->max_model_len);
+    if (!auto_len && (st = llmmem__serving_check_request(r, request, "vLLM")) != LLMMEM_OK)
+        return st;
+
+    mm_budget mm;
+    if ((st = encoder_budget(&mm, model, s, r->pool.batched, seqs, r->max_model_len)) != LLMMEM_OK)
+        return st;
+
+    llmmem__kv_groups g = llmmem__kv_groups_of(a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
+    r->pool.full_groups = g.full_groups;
+    r->pool.sliding_groups = g.sliding_groups;
+    if (state) {
+        if (sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER))
+            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "disable_hybrid_kv_cache_manager: vLLM needs the hybrid "
+                                "manager for Mamba-2 and Gated DeltaNet layers");
+        if ((st = state_pool(r, model, a, s)) != LLMMEM_OK)
+            return st;
+    } else if (!llmmem__mul(&r->page, r->pool.token_layer, r->pool.block))
+        return overflow("page bytes");
+
+    /* vllm/v1/worker/gpu_worker.py determine_available_memory: requested_memory minus the
+     * non-KV memory of the profile run (weights + torch peak + non-torch increase), minus the
+     * CUDA-graph estimate when applied; or kv_cache_memory_bytes, which skips profiling */
+    uint64_t requested = requested_memory(memory, util);
+    int64_t w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES), act_set = sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
+    int64_t nt_set = sv(s, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES);
+    uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set
+                                     : llmmem__runtime_overhead(hw, 0);
+    int64_t graphs_set = sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
+    const int eager = sv(s, LLMMEM_KEY_ENFORCE_EAGER) != 0;
+    graph_sizes sizes = {0, 0, 0, 0};
+    if (!eager)
+        sizes = capture_sizes(seqs, r->pool.batched, 1 + (uint64_t)sv(s, LLMMEM_KEY_NUM_SPECULATIVE_TOKENS));
+    /* a set cuda_graph_bytes is the measured estimate; unset, the release's: none before 0.21 */
+    uint64_t fixed_budget = (uint64_t)sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES);
+    /* gpu_worker.py determine_available_memory: kv_cache_memory_bytes returns before the graph estimate */
+    const int estimate_graphs = graphs_set < 0 && rel->estimate_graphs && !eager && sizes.count && !fixed_budget;
+    uint64_t graphs = graphs_set > 0 && !fixed_budget ? (uint64_t)graphs_set : 0;
+    uint64_t best_w = 0, best_act = 0, best_graphs = 0, shortfall = 0, most_layers = 0, most_attention = 0;
+    int have = 0;
+    for (uint64_t stage = 0; stage < r->pp; stage++) {
+        uint64_t first, end, w = 0, act = 0, non_kv = 0, avail;
+        stage_range(&first, &end, a->layers, r->pp, stage);
+        int is_first = stage == 0, is_last = stage + 1 == r->pp;
+        if (w_set >= 0)
+            w = (uint64_t)w_set;
+        else if ((st = stage_weights(&w, model, s, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
+            return st;
+        if (act_set >= 0 || state_unmodelled) /* act_set, or a fixed budget that needs none */
+            act = act_set >= 0 ? (uint64_t)act_set : 0;
+        else if ((st = activation_peak(&act, model, activations, a, r->tp, first, end, is_last, r->pool.batched,
+                                       seqs)) != LLMMEM_OK)
+            return st;
+        else if (is_first && !llmmem__add(&act, act, mm.profile_bytes)) /* the tower sits on the first stage (rank.c) */
+            return overflow("profile run bytes");
+        if (estimate_graphs && (st = graph_estimate(&graphs, model, activations, a, r->tp, first, end, &sizes)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__add(&non_kv, w, act) || !llmmem__add(&non_kv, non_kv, non_torch) ||
+            !llmmem__add(&non_kv, non_kv, graphs))
+            return overflow("non-KV memory");
+        if (fixed_budget) {
+            avail = fixed_budget;
+        } else if (requested > non_kv) {
+            avail = requested - non_kv;
+        } else {
+            avail = 0;
+            if (non_kv - requested > shortfall)
+                shortfall = non_kv - requested;
+        }
+        r->stage_budget[stage] = avail;
+        r->stage_sliding[stage] = g.sliding ? llmmem__sliding_layers(a, first, end) : 0;
+        uint64_t attention = llmmem__layers_in(&a->plan, a->attention, first, end);
+        r->stage_full[stage] = attention - r->stage_sliding[stage];
+        if (attention > most_attention)
+            most_attention = attention;
+        r->stage_hf_sliding[stage] = llmmem__sliding_layers(a, first, end);
+        r->stage_group[stage] = state ? r->pool.group_layers : llmmem__kv_group_layers(a, &g, first, end);
+        if (end - first > most_layers)
+            most_layers = end - first;
+        /* kv_cache_utils.py get_num_blocks: available // page_size // num_layers (per group);
+         * get_kv_cache_configs then gives every worker the smallest count */
+        uint64_t blocks = avail / r->page / r->stage_group[stage];
+        /* the smallest block count; of equal ones, the rank with the least memory left */
+        if (!have || blocks < r->pool.num_blocks ||
+            (blocks == r->pool.num_blocks && avail < r->stage_budget[r->binding])) {
+            have = 1;
+            r->pool.num_blocks = blocks;
+            r->binding = stage;
+            best_w = w;
+            best_act = act;
+            best_graphs = graphs;
+        }
+    }
+    r->pool.group_layers = r->stage_group[r->binding];
+
+    uint64_t *v = r->v, need;
+    v[LLMMEM_SERVING_MEMORY_BYTES] = memory;
+    v[LLMMEM_SERVING_REQUESTED_BYTES] = requested;
+    v[LLMMEM_SERVING_WEIGHTS] = best_w;
+    v[LLMMEM_SERVING_ACTIVATION_PEAK] = best_act;
+    v[LLMMEM_SERVING_NON_TORCH] = non_torch;
+    v[LLMMEM_SERVING_CUDA_GRAPH] = best_graphs;
+    v[LLMMEM_SERVING_KV_CACHE_BYTES] = r->stage_budget[r->binding];
+    v[LLMMEM_SERVING_SHORTFALL] = shortfall;
+    uint64_t cached_layers = state ? llmmem__layers_in(&a->plan, a->attention, 0, a->layers) : most_attention;
+    if (!llmmem__mul(&v[LLMMEM_SERVING_BYTES_PER_TOKEN], r->pool.token_layer, cached_layers) ||
+        !llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], r->page, r->stage_group[r->binding]))
+        return overflow("KV bytes per token");
+    v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
+    v[LLMMEM_SERVING_NUM_BLOCKS] = r->pool.num_blocks;
+    uint64_t groups = r->pool.full_groups + r->pool.sliding_groups + r->pool.state_groups;
+    v[LLMMEM_SERVING_GROUPS] = groups;
+    v[LLMMEM_SERVING_STATE_GROUPS] = r->pool.state_groups;
+    v[LLMMEM_SERVING_LAYERS_PER_GROUP] = r->stage_group[r->binding];
+    v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = llmmem__kv_heads_per_rank(a, r->tp);
+    v[LLMMEM_SERVING_LAYERS_PER_STAGE] = most_layers;
+    v[LLMMEM_SERVING_BLOCK_SIZE] = r->pool.block;
+    v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = r->pool.batched;
+    v[LLMMEM_SERVING_MAX_NUM_SEQS] = seqs;
+    v[LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM] = mm.per_item;
+    v[LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET] = mm.compute;
+    v[LLMMEM_SERVING_ENCODER_CACHE_SIZE] = mm.cache;
+    v[LLMMEM_SERVING_MM_ITEMS_PER_BATCH] = mm.items;
+    v[LLMMEM_SERVING_ENCODER_CACHE_BYTES] = mm.cache_bytes;
+    v[LLMMEM_SERVING_ENCODER_PROFILE_BYTES] = mm.profile_bytes;
+    v[LLMMEM_SERVING_ENGINE] = LLMMEM_ENGINE_VLLM;
+    v[LLMMEM_SERVING_ENGINE_VERSION] = (uint64_t)rel->version;
+    v[LLMMEM_SERVING_MEMORY_FRACTION_X10000] = llmmem__serving_x10000(util);
+    v[LLMMEM_SERVING_FREE_BYTES] = memory;
+    v[LLMMEM_SERVING_CUDA_GRAPH_SIZES] = sizes.count;
+    v[LLMMEM_SERVING_CUDA_GRAPH_LARGEST] = sizes.largest;
+    v[LLMMEM_SERVING_FULL_CUDA_GRAPHS] = sizes.full;
+    v[LLMMEM_SERVING_FULL_CUDA_GRAPH_LARGEST] = sizes.full_largest;
+    /* gpu_worker.py compile_or_warm_up_model: "The current --gpu-memory-utilization=U is equivalent to
+     * --gpu-memory-utilization=U - estimate / total", four decimals */
+    if (rel->estimate_graphs && best_graphs)
+        v[LLMMEM_SERVING_EQUIVALENT_FRACTION_X10000] =
+            llmmem__serving_x10000(util - (double)best_graphs / (double)memory);
+
+    uint64_t lo;
+    if ((st = llmmem__serving_longest(&lo, r)) != LLMMEM_OK)
+        return st;
+    v[LLMMEM_SERVING_MAX_MODEL_LEN] = lo;
+    if (auto_len) {
+        /* kv_cache_utils.py _auto_fit_max_model_len: the same search per worker, the smallest taken
+         * (num_blocks already is); not one token: "does not fit even a single token" */
+        if (lo == 0)
+            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "max_model_len auto (-1): the KV cache (%llu bytes) does not "
+                                "hold a single token", (unsigned long long)r->stage_budget[r->binding]);
+        r->max_model_len = lo;
+        if (!sv(s, LLMMEM_KEY_REQUEST_TOKENS))
+            request = lo;
+        if ((st = llmmem__serving_check_request(r, request, "vLLM")) != LLMMEM_OK)
+            return st;
+    }
+    v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = r->max_model_len;
+    v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
+
+    /* kv_cache_utils.py get_max_concurrency_for_kv_cache_config, logged with "%.2fx" for max_model_len */
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, r->max_model_len))
+        return overflow("blocks per request");
+    double concurrency = (double)r->pool.num_blocks / (double)need;
+    v[LLMMEM_SERVING_VLLM_CONCURRENCY_X100] = llmmem__serving_decimals(concurrency, 2);
+    v[LLMMEM_SERVING_FITS] = need <= r->pool.num_blocks && r->pool.num_blocks > 0;
+    if (rel->capacity_line) {
+        /* kv_cache_utils.py get_kv_cache_capacity: int(max_concurrency * max_model_len) in Python floats */
+        v[LLMMEM_SERVING_TOKENS] = (uint64_t)(concurrency * (double)r->max_model_len);
+    } else {
+        /* kv_cache_utils.py _report_kv_cache_config: "GPU KV cache size: num_blocks // groups * min_block_size",
+         * the attention block or the mamba block (max_model_len) */
+        uint64_t min_block = state && r->max_model_len < r->pool.block ? r->max_model_len : r->pool.block;
+        v[LLMMEM_SERVING_TOKENS] = r->pool.num_blocks / groups * min_block;
+    }
+
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, request))
+        return overflow("blocks per request");
+    v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
+    /* the same ratio for the length asked: what "Maximum concurrency" is for request_tokens */
+    v[LLMMEM_SERVING_CONCURRENCY_X100] = llmmem__serving_decimals((double)r->pool.num_blocks / (double)need, 2);
+    if ((st = llmmem__serving_requests(&v[LLMMEM_SERVING_MAX_CONCURRENCY], r, request)) != LLMMEM_OK)
+        return st;
+    if (!llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
+        return overflow("waste bytes");
+
+    llmmem__serving_finish(r, model, hw);
+    return LLMMEM_OK;
+}
+
+/* ---- questions ------------------------------------------------------------------ */
+
+llmmem_status llmmem__serving_longest(uint64_t *out, const llmmem_serving *r)
+{
+    /* kv_cache_utils.py estimate_max_model_len: the largest length whose blocks fit (binary search) */
+    uint64_t lo = 0, hi = r->max_model_len, need;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (!llmmem__kv_pool_blocks(&need, &r->pool, mid))
+            return overflow("blocks per request");
+        if (need <= r->pool.num_blocks)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    *out = lo;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__serving_requests(uint64_t *out, const llmmem_serving *r, uint64_t tokens)
+{
+    uint64_t n;
+    if (!llmmem__kv_pool_requests(&n, &r->pool, tokens))
+        return overflow("blocks of a request");
+    if (r->swa_tokens) {
+        /* SGLang's sliding-window pool keeps at most the window and a page of each sequence: the
+         * admission floor of pool_configurator.py HybridSWAPoolConfigurator._solve_pool_sizes */
+        uint64_t kept = r->swa_window + r->pool.block < tokens ? r->swa_window + r->pool.block : tokens, each;
+        if (!llmmem__mul(&each, llmmem__ceil_div(kept, r->pool.block) * r->pool.block, r->pool.n))
+            return overflow("sliding-window cells of a request");
+        if (each && r->swa_tokens / each < n)
+            n = r->swa_tokens / each;
+    }
+    if (r->seq_cap && r->seq_cap / r->pool.n < n) /* the engine runs at most seq_cap sequences */
+        n = r->seq_cap / r->pool.n;
+    if (r->state_cap && r->state_cap / r->pool.n < n) /* every sequence its own state slot */
+        n = r->state_cap / r->pool.n;
+    *out = tokens <= r->max_model_len ? n : 0;
+    return LLMMEM_OK;
+}
+
+static llmmem_status require_valid(const llmmem_serving *r, const char *func)
+{
+    if (!r->valid)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: the serving result holds no estimate", func);
+    return LLMMEM_OK;
+}
+
+static llmmem_status require_tokens(uint64_t tokens, const char *func)
+{
+    if (tokens == 0)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: tokens (0) must be at least 1", func);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_serving_request_blocks(uint64_t *blocks_out, uint64_t *waste_bytes_out,
+                                            const llmmem_serving *serving, uint64_t tokens)
+{
+    LLMMEM_REQUIRE(blocks_out);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
+    if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
+        return st;
+    uint64_t need, waste;
+    if (!llmmem__kv_pool_blocks(&need, &serving->pool, tokens) || !llmmem__kv_pool_waste(&waste, &serving->pool, tokens))
+        return overflow("blocks of a request");
+    *blocks_out = need;
+    if (waste_bytes_out)
+        *waste_bytes_out = waste;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_serving_fits_request(int *fits_out, const llmmem_serving *serving, uint64_t tokens)
+{
+    LLMMEM_REQUIRE(fits_out);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
+    if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
+        return st;
+    uint64_t need;
+    if (!llmmem__kv_pool_blocks(&need, &serving->pool, tokens))
+        return overflow("blocks of a request");
+    /* vLLM refuses a request longer than max_model_len (v1/engine/input_processor.py) */
+    *fits_out = tokens <= serving->max_model_len && need <= serving->pool.num_blocks;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_serving_max_concurrency(uint64_t *requests_out, const llmmem_serving *serving, uint64_t tokens)
+{
+    LLMMEM_REQUIRE(requests_out);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
+    if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
+        return st;
+    if (serving->pool.prefix > tokens || serving->pool.prompt > tokens)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "%s (%llu) exceeds the request's tokens (%llu)",
+                            serving->pool.prefix > tokens ? "shared_prefix_tokens" : "prompt_tokens",
+                            (unsigned long long)(serving->pool.prefix > tokens ? serving->pool.prefix : serving->pool.prompt),
+                            (unsigned long long)tokens);
+    return llmmem__serving_requests(requests_out, serving, tokens);
+}
+
+llmmem_status llmmem_serving_max_model_len(uint64_t *tokens_out, const llmmem_serving *serving)
+{
+    LLMMEM_REQUIRE(tokens_out);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
+    if (st)
+        return st;
+    *tokens_out = serving->v[LLMMEM_SERVING_MAX_MODEL_LEN];
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_serving *serving, uint64_t tokens)
+{
+    LLMMEM_REQUIRE(sequences_out);
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
+    if (st || (st = require_tokens(tokens, __func__)) != LLMMEM_OK)
+        return st;
+    if (serving->dtype == LLMMEM_KV_CACHE_FP8_DS_MLA)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "kv_cache_dtype (fp8_ds_mla) is vLLM's paged MLA layout; a contiguous "
+                            "(Hugging Face) cache stores decompressed keys and values");
+    if (serving->pool.state_groups)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the contiguous (Hugging Face) cache of Mamba-2 and Gated "
+                            "DeltaNet layers is not modelled");
+    uint64_t best = UINT64_MAX;
+    for (uint64_t stage = 0; stage < serving->pp; stage++) {
+        uint64_t one;
+        uint64_t sliding = serving->stage_hf_sliding[stage];
+        uint64_t layers = serving->stage_full[stage] + serving->stage_sliding[stage];
+        if (!llmmem__kv_contiguous_layers(&one, serving->contig_token_layer, layers - sliding, sliding, serving->pool.window, 1, tokens))
+            return overflow("contiguous KV bytes of a sequence");
+        uint64_t fit = one ? serving->stage_budget[stage] / one : UINT64_MAX;
+        if (fit < best)
+            best = fit;
+    }
+    *sequences_out = best;
+    return LLMMEM_OK;
+}
+
+/* ---- direct questions on a model -------------------------------------------------- */
+
+llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *strategy)
+{
+    LLMMEM_REQUIRE(bytes_out);
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(strategy);
+    const llmmem__geometry *a = NULL;
+    llmmem_status st = llmmem__kv_shape_with_state(&a, model);
+    if (!st)
+        st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
+    if (!st)
+        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", 1);
+    if (st)
+        return st;
+    uint64_t tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL);
+    uint64_t pp = (uint64_t)sv(strategy, LLMMEM_KEY_PIPELINE_PARALLEL);
+    if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
+        return st;
+    /* kv_cache_dtype auto: the format vLLM serves the model in, as llmmem_serving_estimate holds it */
+    llmmem_strategy served_strategy;
+    llmmem_format served = LLMMEM_FORMAT_AUTO;
+    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, strategy)) != LLMMEM_OK)
+        return st;
+    uint64_t token_layer = 0;
+    const uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
+    if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, &served_strategy),
+                                                        tp, 0)) != LLMMEM_OK)
+        return st;
+    /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more; a model
+     * with Mamba-2 or Gated DeltaNet layers (one stage, check_parallel) caches tokens in its
+     * attention layers alone, its state is per sequence (serving's state_bytes_per_sequence) */
+    uint64_t most = attention < a->layers ? attention : a->layers / pp + (a->layers % pp != 0);
+    if (!llmmem__mul(bytes_out, token_layer, most))
+        return overflow("KV bytes per token");
+    return LLMMEM_OK;
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+#define N_(a) (sizeof a / sizeof a[0])
+
+
+static const llmmem_serving_value vllm_budget[] = {
+    LLMMEM_SERVING_MEMORY_BYTES, LLMMEM_SERVING_REQUESTED_BYTES, LLMMEM_SERVING_WEIGHTS,
+    LLMMEM_SERVING_ACTIVATION_PEAK, LLMMEM_SERVING_NON_TORCH, LLMMEM_SERVING_CUDA_GRAPH,
+    LLMMEM_SERVING_KV_CACHE_BYTES, LLMMEM_SERVING_SHORTFALL, LLMMEM_SERVING_MEMORY_FRACTION_X10000};
+static const llmmem_serving_value vllm_kv[] = {
+    LLMMEM_SERVING_BYTES_PER_TOKEN, LLMMEM_SERVING_PAGE_BYTES, LLMMEM_SERVING_BLOCK_BYTES, LLMMEM_SERVING_NUM_BLOCKS,
+    LLMMEM_SERVING_TOKENS, LLMMEM_SERVING_GROUPS, LLMMEM_SERVING_LAYERS_PER_GROUP, LLMMEM_SERVING_KV_HEADS_PER_RANK,
+    LLMMEM_SERVING_LAYERS_PER_STAGE, LLMMEM_SERVING_BLOCK_SIZE, LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS,
+    LLMMEM_SERVING_MAX_NUM_SEQS, LLMMEM_SERVING_MAX_MODEL_LEN_SETTING, LLMMEM_SERVING_MAX_MODEL_LEN,
+    LLMMEM_SERVING_REQUEST_TOKENS, LLMMEM_SERVING_BLOCKS_PER_REQUEST, LLMMEM_SERVING_WASTE_BYTES,
+    LLMMEM_SERVING_MAX_CONCURRENCY, LLMMEM_SERVING_VLLM_CONCURRENCY_X100, LLMMEM_SERVING_FITS,
+    LLMMEM_SERVING_CONCURRENCY_X100};
+static const llmmem_serving_value vllm_graphs[] = {
+    LLMMEM_SERVING_CUDA_GRAPH_SIZES, LLMMEM_SERVING_CUDA_GRAPH_LARGEST, LLMMEM_SERVING_FULL_CUDA_GRAPHS,
+    LLMMEM_SERVING_FULL_CUDA_GRAPH_LARGEST, LLMMEM_SERVING_EQUIVALENT_FRACTION_X10000};
+static const llmmem_serving_value vllm_encoder[] = {
+    LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM, LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET, LLMMEM_SERVING_ENCODER_CACHE_SIZE,
+    LLMMEM_SERVING_MM_ITEMS_PER_BATCH, LLMMEM_SERVING_ENCODER_CACHE_BYTES, LLMMEM_SERVING_ENCODER_PROFILE_BYTES,
+    LLMMEM_SERVING_STATE_PAGE_BYTES, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE, LLMMEM_SERVING_STATE_GROUPS};
+static const llmmem__json_section vllm_json[] = {
+    {"budget", vllm_budget, N_(vllm_budget)}, {"kv", vllm_kv, N_(vllm_kv)},
+    {"cuda_graphs", vllm_graphs, N_(vllm_graphs)}, {"encoder", vllm_encoder, N_(vllm_encoder)}};
+
+const llmmem__engine_desc llmmem__vllm_engine = {LLMMEM_ENGINE_VLLM, "vLLM", vllm_serve, vllm_json,
+                                                 N_(vllm_json)};
+
+static void put_values(llmmem__text *b, const llmmem_serving *r, const llmmem__json_section *sec)
+{
+    char line[96];
+    for (size_t i = 0; i < sec->n; i++) {
+        llmmem_serving_value v = sec->values[i];
+        if (v == LLMMEM_SERVING_FITS)
+            snprintf(line, sizeof line, "    \"fits\": %s", r->v[v] ? "true" : "false");
+        else if (v == LLMMEM_SERVING_VLLM_CONCURRENCY_X100) /* as vLLM logs it, two decimals */
+            snprintf(line, sizeof line, "    \"vllm_concurrency\": %llu.%02llu",
+                     (unsigned long long)(r->v[v] / 100), (unsigned long long)(r->v[v] % 100));
+        else if (v == LLMMEM_SERVING_CONCURRENCY_X100) /* the same for request_tokens, and its integer */
+            snprintf(line, sizeof line, "    \"concurrency\": %llu.%02llu,\n    \"concurrency_x100\": %llu",
+                     (unsigned long long)(r->v[v] / 100), (unsigned long long)(r->v[v] % 100),
+                     (unsigned long long)r->v[v]);
+        else
+            snprintf(line, sizeof line, "    \"%s\": %llu", value_names[v], (unsigned long long)r->v[v]);
+        llmmem__text_str(b, line);
+        llmmem__text_str(b, i + 1 < sec->n ? ",\n" : "\n");
+    }
+}
+
+llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving)
+{
+    LLMMEM_REQUIRE(json_out);
+    *json_out = NULL;
+    LLMMEM_REQUIRE(serving);
+    llmmem_status st = require_valid(serving, __func__);
+    if (st)
+        return st;
+    const llmmem__engine_desc *e = llmmem__engine_desc_of((int64_t)serving->v[LLMMEM_SERVING_ENGINE]);
+    const llmmem__json_section *sections = e->json;
+    size_t n = e->json_sections;
+    llmmem__text b = {0};
+    char line[256];
+    llmmem__text_str(&b, "{\n  \"model\": ");
+    llmmem__text_quoted(&b, serving->model_name);
+    llmmem__text_str(&b, ",\n  \"hardware\": ");
+    llmmem__text_quoted(&b, serving->hardware_name);
+    snprintf(line, sizeof line,
+             ",\n  \"engine\": \"%s\",\n  \"engine_version\": \"%s\",\n  \"dtype\": \"%s\",\n"
+             "  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n  \"pipeline_parallel\": %llu",
+             llmmem_choice_name(LLMMEM_KEY_ENGINE, (int64_t)serving->v[LLMMEM_SERVING_ENGINE]),
+             llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)serving->v[LLMMEM_SERVING_ENGINE_VERSION]),
+             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, serving->served), llmmem__kv_dtype_name(serving->dtype),
+             (unsigned long long)serving->tp, (unsigned long long)serving->pp);
+    llmmem__text_str(&b, line);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(line, sizeof line, ",\n  \"%s\": {\n", sections[i].name);
+        llmmem__text_str(&b, line);
+        put_values(&b, serving, &sections[i]);
+        llmmem__text_str(&b, "  }");
+    }
+    llmmem__text_str(&b, "\n}\n");
+    return llmmem__text_finish(json_out, &b, "serving_to_json");
+}

@@ -1,0 +1,358 @@
+/*
+ * SGLang's start-up sizing: the mem_fraction_static it picks when none is given, the KV pool's
+ * tokens (max_total_num_tokens) from the memory free before and after the weights load, the page
+ * rounding, the sliding-window and Mamba pools of hybrid models, and max_running_requests
+ * (sgl-project/sglang python/sglang/srt/: server_args.py, mem_cache/kv_cache_configurator.py,
+ * model_executor/pool_configurator.py, read at 003fca80). SGLang computes in GiB doubles where it
+ * does; so does this file, in the same order. No allocation, no I/O.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job/job.h"
+#include "views/kv.h"
+#include "engines/serving.h"
+
+#define MIB_BYTES 1048576.0
+#define GIB_BYTES 1073741824.0
+
+static int64_t sv(const llmmem_strategy *s, llmmem_key key)
+{
+    return llmmem__get_int(&s->s, key);
+}
+
+static llmmem_status overflow(const char *what)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "%s exceeds 64 bits", what);
+}
+
+/* server_args.py ServerArgs._handle_gpu_memory_settings: chunked_prefill_size and cuda_graph_max_bs by
+ * the GPU's memory (MiB), tp < 4 and tp >= 4. */
+static const struct {
+    uint64_t below_mib, chunked, bs, bs_tp4;
+} memory_buckets[] = {
+    {20 * 1024, 2048, 8, 8},       /* T4, 4080 */
+    {35 * 1024, 2048, 24, 80},     /* A10, 4090, 5090 */
+    {60 * 1024, 4096, 32, 160},    /* A100 40GB, L40 */
+    {90 * 1024, 8192, 256, 512},   /* H100, A100 */
+    {160 * 1024, 8192, 256, 512},  /* H20, H200 */
+    {UINT64_MAX, 16384, 512, 512}, /* B200, MI300 */
+};
+
+/* The SGLang releases with rows (engine_version). */
+typedef struct sglang_release {
+    llmmem_engine_version version;
+    int log_padding_slot; /* 0.4.x logs max_running_requests as the ReqToTokenPool's size, the padding row
+                           * (slot 0, CUDA-graph padding) counted */
+} sglang_release;
+
+static const sglang_release sglang_releases[] = {
+    {LLMMEM_ENGINE_VERSION_LATEST, 0},
+    {LLMMEM_ENGINE_VERSION_SGLANG_0_4, 1},
+};
+
+/* The KV cache layout SGLang allocates for kv_cache_dtype d (auto: the model's dtype), as vLLM's
+ * paged layout costs the same bytes per token and layer (kv.c): MHATokenToKVPool n_kv x (head_dim +
+ * v_head_dim) x dtype (pool_configurator.py DefaultPoolConfigurator._compute_cell_size),
+ * MLATokenToKVPool the kv_lora_rank + rope latent, DeepSeek's sparse attention with fp8_e4m3 the
+ * 656-byte quantized latent (kv_cache_configurator.py calculate_mla_kv_cache_dim) and the indexer's
+ * key with its scales (index_head_dim + index_head_dim / 128 x 4 B, DSATokenToKVPool). */
+static llmmem_status sglang_kv_dtype(llmmem_kv_cache_dtype *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d)
+{
+    switch (d) {
+    case LLMMEM_KV_CACHE_FP32:
+    case LLMMEM_KV_CACHE_FP16:
+    case LLMMEM_KV_CACHE_BF16:
+    case LLMMEM_KV_CACHE_FP8_E5M2:
+        *out = d;
+        return LLMMEM_OK;
+    case LLMMEM_KV_CACHE_FP8:
+    case LLMMEM_KV_CACHE_FP8_E4M3:
+        *out = a->kv_lora_rank && a->index_cache ? LLMMEM_KV_CACHE_FP8_DS_MLA : LLMMEM_KV_CACHE_FP8_E4M3;
+        return LLMMEM_OK;
+    default:
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "kv_cache_dtype (%s) is not modelled for SGLang: use auto, fp16, bf16, fp8_e4m3 or "
+                            "fp8_e5m2",
+                            llmmem__kv_dtype_name(d));
+    }
+}
+
+/* Bytes of one sequence's Mamba state in every state layer of a rank (SGLang's mamba2_cache_params
+ * mamba_cache_per_req: the conv state in the model's dtype, the SSM or recurrent state in
+ * --mamba-ssm-dtype, float32 by default: server_args.py ServerArgs.mamba_ssm_dtype); the state
+ * shapes are vLLM's (kv.c llmmem__state_elements), which SGLang's mamba_utils shares. */
+static llmmem_status state_per_request(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a,
+                                       const llmmem_strategy *s, uint64_t tp)
+{
+    uint64_t conv, temporal, e = llmmem__kv_element_bytes(llmmem__model_dtype(m));
+    llmmem_status st = llmmem__state_elements(&conv, &temporal, a, tp);
+    if (st)
+        return st;
+    int64_t choice = sv(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE); /* auto, float32, bfloat16, float16 */
+    uint64_t ssm = choice == 2 || choice == 3 ? 2 : 4;
+    uint64_t one;
+    if (!llmmem__mul(&one, conv, e) || !llmmem__muladd(&one, temporal, ssm) ||
+        !llmmem__mul(out, one, llmmem__state_layers(a)))
+        return overflow("Mamba state bytes of a request");
+    return LLMMEM_OK;
+}
+
+static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                  const llmmem_strategy *s0)
+{
+    llmmem__served p;
+    llmmem_serving *r = out;
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s0, "SGLang's KV pool", 0);
+    if (st)
+        return st;
+    const llmmem__geometry *a = p.a;
+    const llmmem_strategy *s = &p.s;
+    int64_t version;
+    if ((st = llmmem__serving_version(&version, s0, LLMMEM_ENGINE_SGLANG)) != LLMMEM_OK)
+        return st;
+    const sglang_release *rel = &sglang_releases[version == LLMMEM_ENGINE_VERSION_SGLANG_0_4];
+    if (r->pp > 1)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) under SGLang is not modelled",
+                            (unsigned long long)r->pp);
+    if (llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE) != 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a multimodal model under SGLang is not modelled (its "
+                            "adjust_mem_fraction_for_vlm and SGLANG_VLM_CACHE_SIZE_MB reservations)");
+    if (a->chunk)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "chunked local attention under SGLang is not modelled");
+    const uint64_t tp = p.tp;
+    const int state = llmmem__state_layers(a) != 0;
+    if (state && (a->window || a->kv_lora_rank))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba or Gated DeltaNet layers under SGLang is not "
+                            "modelled", a->window ? "sliding-window attention" : "multi-head latent attention");
+    if ((st = sglang_kv_dtype(&r->dtype, a, llmmem__kv_dtype(model, s))) != LLMMEM_OK)
+        return st;
+
+    /* server_args.py _handle_gpu_memory_settings: gpu_mem is the smallest memory.total of the visible GPUs
+     * in MiB (utils get_device_memory_capacity: nvidia-smi) */
+    uint64_t driver = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DRIVER_TOTAL_BYTES);
+    uint64_t gpu_mem = (driver ? driver : p.memory) >> 20;
+    size_t b = 0;
+    while (gpu_mem >= memory_buckets[b].below_mib)
+        b++;
+    uint64_t chunked = llmmem__serving_setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, memory_buckets[b].chunked);
+    uint64_t graph_bs = llmmem__serving_setting(s, LLMMEM_KEY_CUDA_GRAPH_MAX_BS,
+                                                tp < 4 ? memory_buckets[b].bs : memory_buckets[b].bs_tp4);
+    double fraction = llmmem__get_real(&s->s, LLMMEM_KEY_MEM_FRACTION_STATIC), reserved = 0.0;
+    if (fraction == 0.0) {
+        /* the reserve for what lives outside the static pool: metadata 512 MiB, 1.5 MiB per prefill
+         * token, 2 MiB per CUDA-graph batch, 1 GiB per 8 ranks, at least 10 GiB above 60 GiB; an EAGLE-
+         * style draft (MTP) 2 GiB more; then round((gpu_mem - reserved) / gpu_mem, 3) */
+        reserved = 512.0 + 1.5 * (double)(chunked > 2048 ? chunked : 2048) + 2.0 * (double)graph_bs +
+                   (double)tp * (double)r->pp / 8.0 * 1024.0;
+        if (gpu_mem > 60 * 1024 && reserved < 10240.0)
+            reserved = 10240.0;
+        if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP)
+            reserved += 2048.0;
+        fraction = (double)llmmem__serving_decimals(((double)gpu_mem - reserved) / (double)gpu_mem, 3) / 1000.0;
+    }
+
+    /* model_runner init_torch_distributed: pre_model_load_memory, the free memory after NCCL, before the
+     * weights (measured by SGLang; modelled as the device less the runtime's share); the weights come out
+     * of it before the KV budget is taken (the draft's too: rank weights with the MTP modules) */
+    int64_t pre_set = sv(s, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES), w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES);
+    uint64_t overhead = llmmem__runtime_overhead(hw, 0);
+    uint64_t pre = pre_set >= 0 ? (uint64_t)pre_set : p.memory > overhead ? p.memory - overhead : 0;
+    uint64_t weights;
+    if (w_set >= 0)
+        weights = (uint64_t)w_set;
+    else if ((st = llmmem__serving_rank_weights(&weights, model, s, tp)) != LLMMEM_OK)
+        return st;
+    if (weights >= pre)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang: the weights of a rank (%llu bytes) exceed the memory free "
+                            "before they load (%llu bytes)", (unsigned long long)weights, (unsigned long long)pre);
+    uint64_t post = pre - weights;
+    double pre_gib = (double)pre / GIB_BYTES, post_gib = (double)post / GIB_BYTES;
+
+    /* kv_cache_configurator.py _profile_available_bytes: rest = post - pre x (1 - mem_fraction_static) */
+    double rest = post_gib - pre_gib * (1.0 - fraction);
+    uint64_t per_req = 0, mamba = 0;
+    if (state) {
+        if ((st = state_per_request(&per_req, model, a, s, tp)) != LLMMEM_OK)
+            return st;
+        /* _handle_max_mamba_cache: --max-mamba-cache-size, else a share r / (1 + r) of the rest, less the
+         * padding slot; the pool holds one slot more (the padding) */
+        mamba = (uint64_t)sv(s, LLMMEM_KEY_MAX_MAMBA_CACHE_SIZE);
+        if (mamba == 0 && rest > 0.0) {
+            double ratio = llmmem__get_real(&s->s, LLMMEM_KEY_MAMBA_FULL_MEMORY_RATIO);
+            double budget = rest * ratio / (1.0 + ratio) * GIB_BYTES;
+            mamba = budget > (double)per_req ? (uint64_t)((budget - (double)per_req) / (double)per_req) : 0;
+        }
+        uint64_t pool;
+        if (!llmmem__mul(&pool, mamba + 1, per_req))
+            return overflow("Mamba state pool");
+        rest -= (double)pool / GIB_BYTES;
+        r->v[LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE] = per_req;
+    }
+    if (!(rest > 0.0)) {
+        /* _profile_available_bytes refuses to start: the minimum viable fraction is 1 - post / pre */
+        double viable = 1.0 - post_gib / pre_gib;
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "SGLang: loaded weights leave no GPU memory for the KV cache under mem_fraction_static "
+                            "%.3f; raise it above %.3f (minimum viable = 1 - available/pre = %.4f)",
+                            fraction, ceil(viable * 1000.0) / 1000.0, viable);
+    }
+    uint64_t available = (uint64_t)(rest * GIB_BYTES);
+
+    /* bytes per token: the full-attention layers of this rank (a Mamba hybrid's attention layers alone),
+     * a sliding-window layer's share in HybridSWAPoolConfigurator */
+    uint64_t token_layer;
+    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, r->dtype, tp, 0)) != LLMMEM_OK)
+        return st;
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
+    uint64_t swa_layers = llmmem__sliding_layers(a, 0, a->layers), full_layers = attention - swa_layers;
+    const int hybrid_swa = swa_layers && full_layers;
+    if (!hybrid_swa) /* all-sliding models are paged as full attention (no hybrid pool) */
+        full_layers = attention, swa_layers = 0;
+    uint64_t page = llmmem__serving_setting(s, LLMMEM_KEY_BLOCK_SIZE, 1);
+    /* server_args.py _handle_model_specific_adjustments: DeepSeek's sparse attention pages by 64 on CUDA, 1
+     * on ROCm */
+    if (a->index_cache && !sv(s, LLMMEM_KEY_BLOCK_SIZE))
+        page = llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND) == LLMMEM_BACKEND_ROCM ? 1 : 64;
+    uint64_t full_cell, swa_cell, cell_full_layers;
+    if (!llmmem__mul(&full_cell, token_layer, full_layers) || !llmmem__mul(&swa_cell, token_layer, swa_layers) ||
+        !llmmem__add(&cell_full_layers, full_cell, swa_cell))
+        return overflow("KV bytes per token");
+    if (full_cell == 0 && swa_cell == 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "SGLang: a model without attention layers has no KV pool");
+    uint64_t max_tokens, tokens, swa_tokens = 0;
+    double ratio = llmmem__get_real(&s->s, LLMMEM_KEY_SWA_FULL_TOKENS_RATIO);
+    if (hybrid_swa) {
+        /* HybridSWAPoolConfigurator: cell = F x L_full + ratio x S x L_swa (bytes per full-pool token);
+         * full = page-aligned int(available // cell), swa = page-aligned int(full x ratio) */
+        double cell = (double)full_cell + ratio * (double)swa_cell;
+        max_tokens = (uint64_t)floor((double)available / cell);
+        tokens = max_tokens / page * page;
+        swa_tokens = (uint64_t)((double)tokens * ratio) / page * page;
+        if (a->window + page >= swa_tokens)
+            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang: the sliding-window pool (%llu tokens) cannot hold "
+                                "one request: sliding_window (%llu) + page_size (%llu); raise swa_full_tokens_ratio "
+                                "or the memory", (unsigned long long)swa_tokens, (unsigned long long)a->window,
+                                (unsigned long long)page);
+    } else {
+        /* DefaultPoolConfigurator.calculate_pool_sizes: available // cell, to whole pages */
+        max_tokens = available / full_cell;
+        tokens = max_tokens / page * page;
+    }
+    /* _apply_token_constraints: --max-total-tokens caps it; the configurator aligns the cap to pages */
+    uint64_t cap = (uint64_t)sv(s, LLMMEM_KEY_MAX_TOTAL_TOKENS);
+    if (cap && cap / page * page < tokens) {
+        tokens = cap / page * page;
+        if (hybrid_swa)
+            swa_tokens = (uint64_t)((double)tokens * ratio) / page * page;
+    }
+    if (tokens == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang: not enough memory for one page of the KV pool "
+                            "(MemoryPoolConfig: \"Please try to increase --mem-fraction-static\")");
+
+    /* _resolve_max_num_reqs: int(tokens / context_len x 512) within [2048, 4096], at most --max-running-
+     * requests when given, else at most tokens // 2; a Mamba hybrid at most max_mamba_cache_size //
+     * ratio (3 slots a request: MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, no extra buffer) */
+    uint64_t positions = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
+    uint64_t context = llmmem__serving_setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
+    if (sv(s, LLMMEM_KEY_MAX_MODEL_LEN) < 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "max_model_len auto (-1) is vLLM's; SGLang takes a context_length");
+    int64_t estimated = (int64_t)((double)tokens / (double)context * 512.0);
+    estimated = estimated < 2048 ? 2048 : estimated > 4096 ? 4096 : estimated;
+    uint64_t requests = (uint64_t)estimated, given = (uint64_t)sv(s, LLMMEM_KEY_MAX_NUM_SEQS);
+    if (given)
+        requests = given < requests ? given : requests;
+    else if (tokens / 2 < requests)
+        requests = tokens / 2;
+    if (state && mamba / 3 < requests)
+        requests = mamba / 3;
+
+    /* the pool a request draws from: pages of the full pool (kv.c answers the questions from it) */
+    r->max_model_len = context;
+    r->pool.block = page;
+    r->pool.full_groups = 1;
+    r->pool.token_layer = token_layer;
+    r->pool.group_layers = full_layers;
+    r->pool.num_blocks = tokens / page;
+    r->pool.batched = chunked;
+    r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);
+    r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
+    r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
+    r->pool.prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0; /* the radix cache, on by default */
+    r->swa_tokens = swa_tokens;
+    r->swa_window = a->window;
+    r->page = token_layer * page;
+    r->seq_cap = requests;
+    r->state_cap = state ? mamba : 0;
+    uint64_t request = llmmem__serving_setting(s, LLMMEM_KEY_REQUEST_TOKENS, context);
+    if ((st = llmmem__serving_check_request(r, request, "SGLang")) != LLMMEM_OK)
+        return st;
+
+    uint64_t *v = r->v, fit = 0, need = 0, longest;
+    if ((st = llmmem__serving_requests(&fit, r, context)) != LLMMEM_OK ||
+        (st = llmmem__serving_requests(&v[LLMMEM_SERVING_MAX_CONCURRENCY], r, request)) != LLMMEM_OK ||
+        (st = llmmem__serving_longest(&longest, r)) != LLMMEM_OK)
+        return st;
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, request) ||
+        !llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
+        return overflow("pages of a request");
+    v[LLMMEM_SERVING_MEMORY_BYTES] = p.memory;
+    v[LLMMEM_SERVING_REQUESTED_BYTES] = (uint64_t)((double)pre * fraction);
+    v[LLMMEM_SERVING_WEIGHTS] = pre - post;
+    v[LLMMEM_SERVING_KV_CACHE_BYTES] = available;
+    v[LLMMEM_SERVING_BYTES_PER_TOKEN] = cell_full_layers;
+    v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
+    if (!llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], cell_full_layers, page))
+        return overflow("page bytes");
+    v[LLMMEM_SERVING_NUM_BLOCKS] = tokens / page;
+    v[LLMMEM_SERVING_TOKENS] = tokens;
+    v[LLMMEM_SERVING_GROUPS] = hybrid_swa ? 2 : 1;
+    v[LLMMEM_SERVING_LAYERS_PER_GROUP] = full_layers;
+    v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = llmmem__kv_heads_per_rank(a, tp);
+    v[LLMMEM_SERVING_LAYERS_PER_STAGE] = a->layers;
+    v[LLMMEM_SERVING_BLOCK_SIZE] = page;
+    v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = chunked;
+    v[LLMMEM_SERVING_MAX_NUM_SEQS] = requests + (uint64_t)rel->log_padding_slot;
+    v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = context;
+    v[LLMMEM_SERVING_MAX_MODEL_LEN] = longest;
+    v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
+    v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
+    v[LLMMEM_SERVING_FITS] = fit > 0;
+    v[LLMMEM_SERVING_ENGINE] = LLMMEM_ENGINE_SGLANG;
+    v[LLMMEM_SERVING_ENGINE_VERSION] = (uint64_t)rel->version;
+    v[LLMMEM_SERVING_MEMORY_FRACTION_X10000] = llmmem__serving_x10000(fraction);
+    v[LLMMEM_SERVING_FREE_BYTES] = pre;
+    v[LLMMEM_SERVING_CUDA_GRAPH_MAX_BS] = graph_bs;
+    v[LLMMEM_SERVING_RESERVED_BYTES] = (uint64_t)(reserved * MIB_BYTES);
+    v[LLMMEM_SERVING_MAMBA_CACHE_SIZE] = mamba;
+    v[LLMMEM_SERVING_SWA_TOKENS] = swa_tokens;
+    v[LLMMEM_SERVING_MAX_TOKENS] = max_tokens;
+    /* the full layers hold `tokens` cells, the sliding ones swa_tokens */
+    if (!llmmem__mul(&v[LLMMEM_SERVING_POOL_BYTES], tokens, full_cell) ||
+        !llmmem__muladd(&v[LLMMEM_SERVING_POOL_BYTES], hybrid_swa ? swa_tokens : tokens, swa_cell) ||
+        !llmmem__mul(&v[LLMMEM_SERVING_STATE_POOL_BYTES], state ? mamba + 1 : 0, per_req))
+        return overflow("pool bytes");
+    llmmem__serving_finish(r, model, hw);
+    return LLMMEM_OK;
+}
+
+#define N_(a) (sizeof a / sizeof a[0])
+
+static const llmmem_serving_value sglang_budget[] = {
+    LLMMEM_SERVING_MEMORY_BYTES,           LLMMEM_SERVING_FREE_BYTES,     LLMMEM_SERVING_MEMORY_FRACTION_X10000,
+    LLMMEM_SERVING_RESERVED_BYTES,         LLMMEM_SERVING_REQUESTED_BYTES, LLMMEM_SERVING_WEIGHTS,
+    LLMMEM_SERVING_KV_CACHE_BYTES,         LLMMEM_SERVING_POOL_BYTES,     LLMMEM_SERVING_STATE_POOL_BYTES};
+static const llmmem_serving_value sglang_kv[] = {
+    LLMMEM_SERVING_BYTES_PER_TOKEN,        LLMMEM_SERVING_PAGE_BYTES,     LLMMEM_SERVING_BLOCK_BYTES,
+    LLMMEM_SERVING_NUM_BLOCKS,             LLMMEM_SERVING_MAX_TOKENS,     LLMMEM_SERVING_TOKENS,
+    LLMMEM_SERVING_SWA_TOKENS,             LLMMEM_SERVING_MAMBA_CACHE_SIZE, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE,
+    LLMMEM_SERVING_KV_HEADS_PER_RANK,      LLMMEM_SERVING_BLOCK_SIZE,     LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS,
+    LLMMEM_SERVING_CUDA_GRAPH_MAX_BS,      LLMMEM_SERVING_MAX_NUM_SEQS,   LLMMEM_SERVING_MAX_MODEL_LEN_SETTING,
+    LLMMEM_SERVING_MAX_MODEL_LEN,          LLMMEM_SERVING_REQUEST_TOKENS, LLMMEM_SERVING_BLOCKS_PER_REQUEST,
+    LLMMEM_SERVING_WASTE_BYTES,            LLMMEM_SERVING_MAX_CONCURRENCY, LLMMEM_SERVING_FITS};
+static const llmmem__json_section sglang_json[] = {{"budget", sglang_budget, N_(sglang_budget)},
+                                                   {"kv", sglang_kv, N_(sglang_kv)}};
+
+const llmmem__engine_desc llmmem__sglang_engine = {LLMMEM_ENGINE_SGLANG, "SGLang", sglang_serve, sglang_json,
+                                                   N_(sglang_json)};

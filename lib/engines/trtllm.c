@@ -1,0 +1,252 @@
+/*
+ * TensorRT-LLM's KV cache manager at start-up: the budget free_gpu_memory_fraction takes of the free
+ * memory, the tokens it holds and the whole blocks they round up to (NVIDIA/TensorRT-LLM
+ * cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp BaseKVCacheManager::calculateFreeMemBytes and
+ * calculateMaxNumBlocks; tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator for the PyTorch
+ * backend; tensorrt_llm/llmapi KvCacheConfig for the defaults). Two executors:
+ *   - engine (a trtllm-build engine): the fraction of the memory free once the engine, its runtime
+ *     buffers and the decoder are loaded;
+ *   - pytorch (trtllm-serve and the LLM API since 1.0): a profile of dummy prefill requests of
+ *     max_num_tokens tokens with a temporary KV cache, then the fraction of what its peak left (the
+ *     temporary cache added back); CUDA graphs and NCCL are in the peak, measured as non-torch memory.
+ * Python's arithmetic is in doubles, the C++ fraction a float. No allocation, no I/O.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job/job.h"
+#include "views/kv.h"
+#include "engines/serving.h"
+
+static int64_t sv(const llmmem_strategy *s, llmmem_key key)
+{
+    return llmmem__get_int(&s->s, key);
+}
+
+static llmmem_status overflow(const char *what)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "%s exceeds 64 bits", what);
+}
+
+/* KvCacheConfig.dtype: auto (the checkpoint's: the model's 16-bit dtype), or fp8 when the checkpoint
+ * is quantized so; fp16 and bf16 as given. */
+static llmmem_status trtllm_kv_dtype(llmmem_kv_cache_dtype *out, llmmem_kv_cache_dtype d)
+{
+    switch (d) {
+    case LLMMEM_KV_CACHE_FP16:
+    case LLMMEM_KV_CACHE_BF16:
+    case LLMMEM_KV_CACHE_FP32:
+        *out = d;
+        return LLMMEM_OK;
+    case LLMMEM_KV_CACHE_FP8:
+    case LLMMEM_KV_CACHE_FP8_E4M3:
+        *out = LLMMEM_KV_CACHE_FP8_E4M3;
+        return LLMMEM_OK;
+    default:
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "kv_cache_dtype (%s) is not modelled for TensorRT-LLM: use auto, "
+                            "fp16, bf16 or fp8", llmmem__kv_dtype_name(d));
+    }
+}
+
+static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
+                                  const llmmem_strategy *s0)
+{
+    llmmem__served p;
+    llmmem_serving *r = out;
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s0, "TensorRT-LLM's KV cache manager", 0);
+    if (st)
+        return st;
+    const llmmem__geometry *a = p.a;
+    const llmmem_strategy *s = &p.s;
+    int64_t version;
+    if ((st = llmmem__serving_version(&version, s0, LLMMEM_ENGINE_TRTLLM)) != LLMMEM_OK)
+        return st;
+    const uint64_t tp = p.tp;
+    if (r->pp > 1)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) under TensorRT-LLM is not modelled",
+                            (unsigned long long)r->pp);
+    if (llmmem__state_layers(a))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "Mamba or Gated DeltaNet layers under TensorRT-LLM are not "
+                            "modelled");
+    if (a->index_cache)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "DeepSeek's sparse attention indexer under TensorRT-LLM is not "
+                            "modelled");
+    if (!a->kv_lora_rank && a->kv_heads < tp)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "tensor_parallel (%llu) above num_key_value_heads (%llu) under "
+                            "TensorRT-LLM is not modelled", (unsigned long long)tp, (unsigned long long)a->kv_heads);
+    if ((st = trtllm_kv_dtype(&r->dtype, llmmem__kv_dtype(model, s))) != LLMMEM_OK)
+        return st;
+    const int pytorch = sv(s, LLMMEM_KEY_TRTLLM_BACKEND) == LLMMEM_TRTLLM_PYTORCH;
+
+    /* bytes per token: resource_manager.py KVCacheManager.get_cache_size_per_token, kv_factor (2, MLA 1) x
+     * kv heads / tp x head_dim (MLA kv_lora_rank + qk_rope_head_dim) x layers x dtype, every layer with
+     * one attention window (max_attention_window unset: sliding layers keep the whole sequence) */
+    uint64_t token_layer, per_token;
+    if ((st = llmmem__kv_token_layer_bytes(&token_layer, a, r->dtype, tp, 0)) != LLMMEM_OK)
+        return st;
+    if (!llmmem__mul(&per_token, token_layer, a->layers))
+        return overflow("KV bytes per token");
+    const uint64_t tpb = llmmem__serving_setting(s, LLMMEM_KEY_BLOCK_SIZE, 32); /* KvCacheConfig.tokens_per_block */
+    const uint64_t max_num_tokens = llmmem__serving_setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, 8192);
+    const uint64_t max_batch = llmmem__serving_setting(s, LLMMEM_KEY_MAX_NUM_SEQS, 2048); /* BuildConfig.max_batch_size */
+    uint64_t positions = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
+    if (sv(s, LLMMEM_KEY_MAX_MODEL_LEN) < 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "max_model_len auto (-1) is vLLM's; TensorRT-LLM takes a "
+                            "max_seq_len");
+    const uint64_t max_seq_len = llmmem__serving_setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
+    /* KvCacheConfig.free_gpu_memory_fraction is a C++ float (the PyTorch path logs 0.8999999761581421) */
+    const double fraction = (double)(float)llmmem__get_real(&s->s, LLMMEM_KEY_FREE_GPU_MEMORY_FRACTION);
+
+    int64_t w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES), act_set = sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
+    int64_t nt_set = sv(s, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES), graphs_set = sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
+    uint64_t weights, act = 0, graphs = graphs_set > 0 && !sv(s, LLMMEM_KEY_ENFORCE_EAGER) ? (uint64_t)graphs_set : 0;
+    if (w_set >= 0)
+        weights = (uint64_t)w_set;
+    else if ((st = llmmem__serving_rank_weights(&weights, model, s, tp)) != LLMMEM_OK)
+        return st;
+
+    /* _util.py KvCacheCreator._create_dummy_context_requests / _get_token_num_for_estimation: prompts of
+     * min(max_num_tokens, max_seq_len - 1) tokens totalling max_num_tokens, each with one generated token,
+     * each rounded up to whole blocks: the temporary KV cache of the profile */
+    uint64_t prompt = max_num_tokens < max_seq_len - 1 ? max_num_tokens : max_seq_len - 1, estimation = 0, dummies = 0;
+    if (prompt == 0)
+        prompt = 1;
+    for (uint64_t left = max_num_tokens; left > 0; dummies++) {
+        uint64_t len = left < prompt ? left : prompt;
+        estimation += llmmem__ceil_div(len + 1, tpb) * tpb;
+        left -= len;
+    }
+    uint64_t tmp_kv;
+    if (!llmmem__mul(&tmp_kv, estimation, per_token))
+        return overflow("the temporary KV cache");
+    if (act_set >= 0) {
+        act = (uint64_t)act_set;
+    } else {
+        /* the dummy prefill's forward over max_num_tokens tokens, and the logits of each request's last
+         * token (the engine's activation buffers are sized for the same max_num_tokens) */
+        if ((st = llmmem__serving_activation_peak(&act, model, p.activations, a, tp, 0, a->layers, max_num_tokens,
+                                                  pytorch ? dummies : 0)) != LLMMEM_OK)
+            return st;
+    }
+    uint64_t overhead = llmmem__runtime_overhead(hw, 0);
+    /* the PyTorch path measures outside torch ("Memory used outside torch (e.g., NCCL and CUDA graphs)")
+     * the runtime's share, the graphs and the temporary KV cache it allocated itself */
+    uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set : overhead + graphs + (pytorch ? tmp_kv : 0);
+
+    uint64_t used = 0, free_bytes = 0, shortfall = 0;
+    if (!llmmem__add(&used, weights, act) || !llmmem__add(&used, used, non_torch))
+        return overflow("memory in use");
+    if (pytorch) {
+        /* _util.py KvCacheCreator.configure_kv_cache_capacity / _cal_max_memory: peak = torch peak +
+         * non-torch; available = (total - peak + the temporary cache) x fraction */
+        int64_t measured = sv(s, LLMMEM_KEY_KV_FREE_BYTES);
+        if (measured >= 0)
+            free_bytes = (uint64_t)measured;
+        else if (p.memory + tmp_kv > used)
+            free_bytes = p.memory + tmp_kv - used;
+        else
+            shortfall = used - p.memory - tmp_kv;
+    } else {
+        /* kvCacheManager.cpp calculateFreeMemBytes: cudaMemGetInfo's free once the engine is loaded (its
+         * weights, activation buffers, the runtime's share and any graphs) */
+        int64_t measured = sv(s, LLMMEM_KEY_KV_FREE_BYTES);
+        if (measured >= 0)
+            free_bytes = (uint64_t)measured;
+        else if (p.memory > used)
+            free_bytes = p.memory - used;
+        else
+            shortfall = used - p.memory;
+    }
+    double budget = (double)free_bytes * fraction;
+    uint64_t kv_bytes = (uint64_t)budget;
+    /* PyTorch: max_tokens = int(available // kv_size), then the C++ manager's blocks; engine:
+     * calculateMaxNumBlocks maxTokens = uint64(allotted / bytes per token) */
+    uint64_t max_tokens = pytorch ? (uint64_t)floor(budget / (double)per_token) : kv_bytes / per_token;
+    uint64_t cap = (uint64_t)sv(s, LLMMEM_KEY_MAX_TOTAL_TOKENS);
+    if (cap && cap < max_tokens) /* KvCacheConfig.max_tokens: "The smaller value will be used" */
+        max_tokens = cap;
+    /* calculateMaxNumBlocks: blocks = ceilDiv(maxTokens, tokens_per_block) (rounds up) */
+    uint64_t blocks = llmmem__ceil_div(max_tokens, tpb), tokens = blocks * tpb;
+
+    r->max_model_len = max_seq_len;
+    r->pool.block = tpb;
+    r->pool.full_groups = 1;
+    r->pool.token_layer = token_layer;
+    r->pool.group_layers = a->layers;
+    r->pool.num_blocks = blocks;
+    r->pool.batched = max_num_tokens;
+    r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);
+    r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
+    r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
+    r->pool.prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0; /* KvCacheConfig.enable_block_reuse */
+    r->page = token_layer * tpb;
+    r->seq_cap = max_batch;
+    uint64_t request = llmmem__serving_setting(s, LLMMEM_KEY_REQUEST_TOKENS, max_seq_len);
+    if ((st = llmmem__serving_check_request(r, request, "TensorRT-LLM")) != LLMMEM_OK)
+        return st;
+
+    uint64_t *v = r->v, need = 0, longest;
+    if ((st = llmmem__serving_requests(&v[LLMMEM_SERVING_MAX_CONCURRENCY], r, request)) != LLMMEM_OK ||
+        (st = llmmem__serving_longest(&longest, r)) != LLMMEM_OK)
+        return st;
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, request) ||
+        !llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
+        return overflow("blocks of a request");
+    v[LLMMEM_SERVING_MEMORY_BYTES] = p.memory;
+    v[LLMMEM_SERVING_WEIGHTS] = weights;
+    v[LLMMEM_SERVING_ACTIVATION_PEAK] = act;
+    v[LLMMEM_SERVING_NON_TORCH] = non_torch;
+    v[LLMMEM_SERVING_CUDA_GRAPH] = graphs;
+    v[LLMMEM_SERVING_KV_CACHE_BYTES] = kv_bytes;
+    v[LLMMEM_SERVING_SHORTFALL] = shortfall;
+    v[LLMMEM_SERVING_BYTES_PER_TOKEN] = per_token;
+    v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
+    if (!llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], per_token, tpb) ||
+        !llmmem__mul(&v[LLMMEM_SERVING_POOL_BYTES], tokens, per_token))
+        return overflow("KV pool bytes");
+    v[LLMMEM_SERVING_NUM_BLOCKS] = blocks;
+    v[LLMMEM_SERVING_TOKENS] = tokens;
+    v[LLMMEM_SERVING_GROUPS] = 1;
+    v[LLMMEM_SERVING_LAYERS_PER_GROUP] = a->layers;
+    v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = llmmem__kv_heads_per_rank(a, tp);
+    v[LLMMEM_SERVING_LAYERS_PER_STAGE] = a->layers;
+    v[LLMMEM_SERVING_BLOCK_SIZE] = tpb;
+    v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = max_num_tokens;
+    v[LLMMEM_SERVING_MAX_NUM_SEQS] = max_batch;
+    v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = max_seq_len;
+    /* PyTorch-path logs: "Attention window size ... exceeds upper bound ... Adjusted max_seq_len" */
+    v[LLMMEM_SERVING_MAX_MODEL_LEN] = longest;
+    v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
+    v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
+    /* it starts with blocks for at least one token; a max_seq_len the blocks do not hold is lowered */
+    v[LLMMEM_SERVING_FITS] = blocks > 0 && shortfall == 0;
+    v[LLMMEM_SERVING_ENGINE] = LLMMEM_ENGINE_TRTLLM;
+    v[LLMMEM_SERVING_ENGINE_VERSION] = (uint64_t)version;
+    v[LLMMEM_SERVING_MEMORY_FRACTION_X10000] = llmmem__serving_x10000(fraction);
+    v[LLMMEM_SERVING_FREE_BYTES] = free_bytes;
+    v[LLMMEM_SERVING_MAX_TOKENS] = max_tokens;
+    v[LLMMEM_SERVING_ESTIMATION_TOKENS] = pytorch ? estimation : 0;
+    llmmem__serving_finish(r, model, hw);
+    return LLMMEM_OK;
+}
+
+#define N_(a) (sizeof a / sizeof a[0])
+
+static const llmmem_serving_value trtllm_budget[] = {
+    LLMMEM_SERVING_MEMORY_BYTES,    LLMMEM_SERVING_WEIGHTS,      LLMMEM_SERVING_ACTIVATION_PEAK,
+    LLMMEM_SERVING_NON_TORCH,       LLMMEM_SERVING_CUDA_GRAPH,   LLMMEM_SERVING_FREE_BYTES,
+    LLMMEM_SERVING_MEMORY_FRACTION_X10000, LLMMEM_SERVING_KV_CACHE_BYTES, LLMMEM_SERVING_POOL_BYTES,
+    LLMMEM_SERVING_SHORTFALL};
+static const llmmem_serving_value trtllm_kv[] = {
+    LLMMEM_SERVING_BYTES_PER_TOKEN,  LLMMEM_SERVING_BLOCK_BYTES,    LLMMEM_SERVING_NUM_BLOCKS,
+    LLMMEM_SERVING_MAX_TOKENS,       LLMMEM_SERVING_TOKENS,         LLMMEM_SERVING_BLOCK_SIZE,
+    LLMMEM_SERVING_ESTIMATION_TOKENS, LLMMEM_SERVING_KV_HEADS_PER_RANK, LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS,
+    LLMMEM_SERVING_MAX_NUM_SEQS,     LLMMEM_SERVING_MAX_MODEL_LEN_SETTING, LLMMEM_SERVING_MAX_MODEL_LEN,
+    LLMMEM_SERVING_REQUEST_TOKENS,   LLMMEM_SERVING_BLOCKS_PER_REQUEST, LLMMEM_SERVING_WASTE_BYTES,
+    LLMMEM_SERVING_MAX_CONCURRENCY,  LLMMEM_SERVING_FITS};
+static const llmmem__json_section trtllm_json[] = {{"budget", trtllm_budget, N_(trtllm_budget)},
+                                                   {"kv", trtllm_kv, N_(trtllm_kv)}};
+
+const llmmem__engine_desc llmmem__trtllm_engine = {LLMMEM_ENGINE_TRTLLM, "TensorRT-LLM", trtllm_serve, trtllm_json,
+                                                   N_(trtllm_json)};

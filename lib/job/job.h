@@ -1,0 +1,157 @@
+/* Internal: the job of one estimate, resolved once from (model, hardware, strategy) before any
+ * view runs (job.c): the mode, every format with its `auto` resolved, the training plan and the
+ * parallel layout. Views read the job, not the keys behind it. Not installed. */
+#ifndef LLMMEM_JOB_H
+#define LLMMEM_JOB_H
+
+#include "base/internal.h"
+
+/* How the weights are stored in the job's mode, every `auto` resolved. */
+typedef struct llmmem__weight_plan {
+    llmmem_format weight;    /* weight matrices the format applies to (see quantize_*) */
+    llmmem_format high;      /* the other tensors: norms, biases, and unquantized embedding/head/router */
+    uint64_t group;          /* group or block size (0: the format's default) */
+    int32_t double_quant;    /* bitsandbytes 4-bit double quantization */
+    int32_t quantize_embedding, quantize_lm_head, quantize_router; /* the weight format reaches these too */
+    int32_t experts_only;    /* the weight format reaches routed experts alone (quantized_modules experts) */
+    int32_t as_stored;       /* the weight format is the checkpoint's (quantized or torch_dtype): what it keeps in fp32 stays fp32 */
+} llmmem__weight_plan;
+
+/* What training keeps of the trained parameters (base parameters in mode training, adapters in
+ * lora/qlora), every `auto` resolved; all 0 in inference. */
+typedef struct llmmem__train_plan {
+    int64_t optimizer;       /* llmmem_optimizer */
+    uint64_t frozen_layers;  /* the first decoder layers, not trained */
+    uint64_t rank;           /* lora_rank (lora/qlora) */
+    uint64_t targets;        /* lora_targets bits (lora/qlora) */
+    llmmem_format grad;      /* FP32, FP16 or BF16 */
+    llmmem_format master;    /* AUTO: no master copy */
+    llmmem_format state;     /* format of full-precision optimizer states */
+    llmmem_format adapter;   /* adapter weights (lora/qlora) */
+    int32_t grad_copy;       /* an fp32 gradient beside 16-bit ones */
+    int32_t first_moment;    /* Adafactor beta1 */
+} llmmem__train_plan;
+
+/* Everything what one tensor of a class costs on a rank depends on: the report's cost cache is
+ * keyed by it (memcmp). The cost functions (training.c llmmem__class_costs, parallel.c
+ * llmmem__rank_costs_make) read the model's shapes and this alone, so a price-relevant setting
+ * that is not in here cannot reach them. No padding: memcmp sees every byte (asserted in job.c). */
+typedef struct llmmem__pricing {
+    uint64_t model_id;       /* llmmem_model id: the shapes */
+    uint64_t t, et, e;       /* tensor, expert-tensor and expert parallel sizes: the split */
+    int64_t mode;            /* llmmem_mode */
+    llmmem__weight_plan weights;
+    llmmem__train_plan train;
+} llmmem__pricing;
+
+/* The layout, validated against the model. A single device is t = p = d = c = e = et = v = 1 (plain
+ * data parallelism, d > 1 without sharding, keeps whole replicas too: llmmem__layout_single); the
+ * job gives either schedule 1f1b, which holds one micro-batch in flight there. */
+typedef struct llmmem__layout {
+    uint64_t t, p, d, c, e, et, v; /* tensor, pipeline, data, context, expert, expert-tensor, virtual */
+    int sp;                        /* sequence parallelism */
+    uint64_t m;                    /* micro-batches per step (0: as many as the schedule holds) */
+    int64_t schedule;              /* llmmem_pipeline_schedule */
+    uint64_t first_layers, last_layers; /* decoder layers of the first and last stage (0: even) */
+    uint64_t per_stage;            /* layers of every other stage */
+    int64_t zero, fsdp;            /* ZeRO stage 0-3, llmmem_fsdp */
+    int dist_opt;                  /* Megatron distributed optimizer */
+    int64_t offload_opt, offload_param; /* llmmem_offload */
+    uint64_t shard;                /* ranks the dense state is sharded over (d x c, or a node for hybrid) */
+    uint64_t edp;                  /* expert data-parallel size: t x d x c / (e x et) */
+    llmmem_format compute;         /* activations and buffers (the job's compute format) */
+} llmmem__layout;
+
+/* One estimate's inputs, resolved. The handles stay for what is not resolved yet (activation and
+ * communication settings, the hardware's capacities). */
+typedef struct llmmem__job {
+    llmmem__pricing price;
+    llmmem__layout layout;
+    llmmem_format compute;          /* activations, gradients in flight, communication buffers */
+    llmmem_kv_cache_dtype kv;       /* the KV cache's elements */
+    int from_checkpoint;            /* the weights are an attached checkpoint's stored bytes */
+    uint64_t sequences, tokens;     /* micro_batch_size, sequence_length */
+    uint64_t runtime, workspaces;   /* a device's bytes outside the allocator and of cuBLAS workspaces */
+    const llmmem_model *m;
+    const llmmem_hardware *hw;
+    const llmmem_strategy *s;
+    /* inference under the generate loop (parallel.c sets them from generate.c): the peak moment
+     * whose bytes the rank reports instead of the contiguous cache, and the cache an offloaded
+     * one keeps on the host; NULL: no loop */
+    const struct llmmem__gen_moment *gen;
+    uint64_t gen_host;
+} llmmem__job;
+
+/* What a job resolves from the model and the strategy's keys other than the layout's: the weight
+ * and training plans, the compute and KV formats. The planner's candidates differ in layout keys
+ * alone (solve.c apply), so it keeps this from its first job and hands it to the others
+ * (llmmem__job_make_fixed). valid 0: not resolved yet. */
+typedef struct llmmem__job_fixed {
+    int valid;
+    llmmem__weight_plan weights;
+    llmmem__train_plan train;
+    llmmem_format compute;
+    llmmem_kv_cache_dtype kv;
+} llmmem__job_fixed;
+
+/* Resolves the job; fails (message set) on a layout, format or training plan that cannot run, in
+ * the order the estimate has always reported them: layout, weight formats, training plan. */
+llmmem_status llmmem__job_make(llmmem__job *out, const llmmem_model *m, const llmmem_hardware *hw,
+                               const llmmem_strategy *s);
+/* The same, taking the parts `fixed` holds from it when valid, and filling it (valid) after a job
+ * that resolved them; NULL: as llmmem__job_make. The caller changes only layout keys between
+ * calls with the same `fixed`. */
+llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
+                                     const llmmem_strategy *s, llmmem__job_fixed *fixed);
+
+/* Reads and validates the layout alone (compute format included); the message names the numbers
+ * at fault. */
+llmmem_status llmmem__layout_make(llmmem__layout *out, const llmmem_model *m, const llmmem_strategy *s,
+                                  const llmmem_hardware *hw);
+
+/* 1 when nothing is split or sharded: one device holds the whole model (data parallelism without
+ * sharding keeps a whole replica too, but may add gradient buckets). */
+int llmmem__layout_single(const llmmem__layout *L);
+
+/* The weight plan alone (the strategy's mode); fails on a group size the format rejects, or on a
+ * weight format the mode cannot keep. */
+llmmem_status llmmem__weight_plan_make(llmmem__weight_plan *out, const llmmem_model *m,
+                                       const llmmem_strategy *s);
+/* The storage format of one tensor class under a plan. */
+llmmem_format llmmem__weight_plan_format(const llmmem__weight_plan *p, const llmmem__tensor_class *t);
+
+/* The pricing part of a job for a model and strategy, split by t, et and e (no layout check). */
+llmmem_status llmmem__pricing_make(llmmem__pricing *out, const llmmem_model *m, const llmmem_strategy *s,
+                                   uint64_t t, uint64_t et, uint64_t e);
+
+/* The format training computes and saves activations in: activation_format, else for mode training
+ * the 16-bit (or fp32) format of the trained weights, for lora the base's unquantized format, for
+ * qlora bf16 (qlora.py bnb_4bit_compute_dtype with --bf16). */
+llmmem_status llmmem__compute_format(llmmem_format *out, const llmmem_model *m, const llmmem_strategy *s);
+
+/* The format full training keeps its weights in when weight_format is auto: the precision
+ * recipe's (megatron, pure_bf16: bf16; zero, deepspeed: fp16; fp32: fp32; custom: torch_dtype). */
+llmmem_format llmmem__recipe_weight_format(int64_t recipe, llmmem_format torch_dtype);
+
+/* The 16- or 32-bit format the model computes in at inference (its torch_dtype, else bf16). */
+llmmem_kv_cache_dtype llmmem__model_dtype(const llmmem_model *m);
+/* kv_cache_dtype with auto resolved to the model's dtype (vLLM CacheConfig "auto"). */
+llmmem_kv_cache_dtype llmmem__kv_dtype(const llmmem_model *m, const llmmem_strategy *s);
+
+/* The strategy vLLM serving runs (serving.c): a copy of s with the format it serves the model in
+ * (*served_out: the dtype key, else the model's torch_dtype with fp32 served in bf16) put where s
+ * leaves weight_format, high_precision_format or kv_cache_dtype auto. */
+llmmem_status llmmem__serving_strategy(llmmem_strategy *out, llmmem_format *served_out, const llmmem_model *m,
+                                       const llmmem_strategy *s);
+
+/* Whether LoRA adapters with the lora_targets bits go on a tensor class (routed experts only with
+ * the experts bit). */
+int llmmem__lora_target(const llmmem__tensor_class *t, unsigned targets);
+
+/* The format of LoRA adapter weights: lora_format, else PEFT's (fp32) or QLoRA's (bf16). */
+llmmem_format llmmem__adapter_format(const llmmem_strategy *s);
+
+/* 1 when the weights are the bytes of an attached checkpoint (weight_format auto, inference or lora). */
+int llmmem__weights_from_checkpoint(const llmmem_model *m, const llmmem_strategy *s);
+
+#endif

@@ -1,0 +1,513 @@
+/*
+ * KV cache arithmetic: the bytes one token adds to one layer of each kind, the contiguous cache
+ * Hugging Face generate allocates, and vLLM's paged blocks. vLLM's memory budget, which sizes the
+ * pool these blocks come from, is serving.c's.
+ *
+ * Two layouts of the same keys and values:
+ *   - paged, as vLLM v1 allocates it: a page is one layer's cache of block_size tokens
+ *     (vllm/v1/kv_cache_interface.py AttentionSpec / MLAAttentionSpec page_size_bytes), layers are
+ *     grouped so that every group has the same page size (vllm/v1/core/kv_cache_utils.py
+ *     get_kv_cache_groups);
+ *   - contiguous, as Hugging Face generate allocates it: batch x context for every layer
+ *     (transformers cache_utils.py DynamicCache / StaticCache).
+ * Everything is integer and checked. No allocation, no I/O.
+ */
+#include "job/job.h"
+#include "views/kv.h"
+
+static llmmem_status overflow(const char *what)
+{
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "%s exceeds 64 bits", what);
+}
+
+/* ---- bytes per token and layer ---------------------------------------------------- */
+
+/* The shapes the cache depends on (the model's geometry, arch.c); fails for an incomplete model or
+ * one given by count alone. */
+llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m)
+{
+    llmmem_status st = llmmem__kv_shape_with_state(a, m);
+    return st ? st : llmmem__state_check(m, "the cache", 0);
+}
+
+llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m)
+{
+    llmmem_status st = llmmem__model_check(m);
+    if (st)
+        return st;
+    if (m->geo.compressed_layers || m->geo.hc_mult)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the cache of a model with %llu compressed sparse or heavily compressed attention layers "
+                            "(deepseek_v4: their compressed entries, indexer keys and compressor state beside the "
+                            "window) is not modelled", (unsigned long long)m->geo.compressed_layers);
+    if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
+                            "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
+                            "alone has none",
+                            (unsigned long long)(uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS));
+    *a = &m->geo;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *view)
+{
+    if (a->cross_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model with cross-attention layers (%llu, mllama's) is not modelled: their cache "
+                            "holds the image's keys and values; the contiguous cache (llmmem_kv_cache_bytes) models it",
+                            view, (unsigned long long)a->cross_layers);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int blocks_modelled)
+{
+    if (a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model whose attention layers cache different widths (gemma4's full and sliding "
+                            "layers), whose last %llu layers share an earlier layer's keys and values, or with "
+                            "per-layer input embeddings is not modelled: the contiguous cache "
+                            "(llmmem_kv_cache_bytes) and the weights are", view, (unsigned long long)a->kv_shared_layers);
+    if (a->conv_layers && !blocks_modelled)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu short-convolution layers (lfm2) is not "
+                            "modelled: vLLM serving and the contiguous cache are", view, (unsigned long long)a->conv_layers);
+    if (a->blocks && !blocks_modelled)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model of per-layer blocks of different widths (nemotron-nas block_configs) is "
+                            "not modelled: the weights, vLLM serving and the contiguous cache are", view);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view)
+{
+    llmmem_status st = llmmem__kv_shape(a, m);
+    if (!st)
+        st = llmmem__kv_refuse_cross(*a, view);
+    return st ? st : llmmem__kv_refuse_typed(*a, view, 0);
+}
+
+static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
+{
+    return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "%s (%llu) is not divisible by tensor_parallel (%llu)", what,
+                        (unsigned long long)n, (unsigned long long)tp);
+}
+
+llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp)
+{
+    uint64_t conv_dim, kernel;
+    if (a->conv_layers) {
+        /* mamba_utils.py short_conv_state_shape: (conv_kernel - 1) x hidden / tp, no temporal state */
+        if (a->hidden % tp)
+            return not_divided("hidden_size", a->hidden, tp);
+        *temporal = 0;
+        return llmmem__mul(conv, a->conv_kernel - 1, a->hidden / tp) ? LLMMEM_OK : overflow("conv state elements");
+    }
+    if (a->mamba1_layers) {
+        /* mamba_utils.py mamba1_state_shape: conv (conv_kernel - 1) x intermediate_size / tp, temporal
+         * intermediate_size / tp x state_size (models/jamba.py: intermediate_size = mamba_expand x hidden_size) */
+        conv_dim = a->m1_inner;
+        kernel = a->m1_conv_kernel;
+        if (a->m1_inner % tp)
+            return not_divided("mamba_expand x hidden_size", a->m1_inner, tp);
+        if (!llmmem__mul(temporal, a->m1_inner / tp, a->m1_state))
+            return overflow("Mamba-1 state elements");
+    } else if (a->ssm_layers) {
+        /* mamba_utils.py mamba2_state_shape: groups extended to tp when tp does not divide them
+         * (extra_groups_for_head_shards), conv (conv_kernel - 1) x conv_dim / tp, SSM state
+         * num_heads / tp x head_dim x state_size */
+        uint64_t groups = a->mamba_groups + (a->mamba_groups % tp ? tp - a->mamba_groups : 0);
+        conv_dim = a->mamba_heads * a->mamba_head_dim + 2 * groups * a->mamba_state;
+        kernel = a->mamba_conv_kernel;
+        if (a->mamba_heads % tp)
+            return not_divided("mamba_num_heads", a->mamba_heads, tp);
+        *temporal = a->mamba_heads / tp * a->mamba_head_dim * a->mamba_state;
+    } else {
+        /* mamba_utils.py gated_delta_net_state_shape: conv (kernel - 1) x (2 key_dim + value_dim) / tp,
+         * recurrent state num_v_heads / tp x head_v_dim x head_k_dim */
+        conv_dim = 2 * a->gdn_k_heads * a->gdn_k_dim + a->gdn_v_heads * a->gdn_v_dim;
+        kernel = a->gdn_conv_kernel;
+        if (a->gdn_v_heads % tp)
+            return not_divided("linear_num_value_heads", a->gdn_v_heads, tp);
+        *temporal = a->gdn_v_heads / tp * a->gdn_v_dim * a->gdn_k_dim;
+    }
+    if (conv_dim % tp) /* vllm/distributed/utils.py divide asserts it */
+        return not_divided("the state's conv width", conv_dim, tp);
+    if (!llmmem__mul(conv, kernel - 1, conv_dim / tp))
+        return overflow("conv state elements");
+    return LLMMEM_OK;
+}
+
+/* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
+ * one byte an element, their scales are the cache's own (llmmem__kv_token_layer_bytes). */
+static llmmem_format kv_format(llmmem_kv_cache_dtype d)
+{
+    switch (d) {
+    case LLMMEM_KV_CACHE_FP32: return LLMMEM_FORMAT_FP32;
+    case LLMMEM_KV_CACHE_FP16: return LLMMEM_FORMAT_FP16;
+    case LLMMEM_KV_CACHE_BF16: return LLMMEM_FORMAT_BF16;
+    case LLMMEM_KV_CACHE_NVFP4: return LLMMEM_FORMAT_NVFP4;
+    case LLMMEM_KV_CACHE_NVFP4_4OVER6: return LLMMEM_FORMAT_NVFP4;
+    case LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD: return LLMMEM_FORMAT_INT8;
+    case LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD: return LLMMEM_FORMAT_INT4;
+    case LLMMEM_KV_CACHE_FP8_E5M2: return LLMMEM_FORMAT_FP8_E5M2;
+    default: return LLMMEM_FORMAT_FP8_E4M3; /* fp8, fp8_e4m3, fp8_inc, fp8_per_token_head, fp8_ds_mla's latent */
+    }
+}
+
+uint64_t llmmem__kv_element_bytes(llmmem_kv_cache_dtype d)
+{
+    return llmmem__format_element_bits(kv_format(d)) / 8u;
+}
+
+const char *llmmem__kv_dtype_name(llmmem_kv_cache_dtype d)
+{
+    const char *name = llmmem_choice_name(LLMMEM_KEY_KV_CACHE_DTYPE, d);
+    return name ? name : "?";
+}
+
+/* vLLM's KVQuantMode per-token-head modes (int8, fp8, int4): an fp32 scale per token and head for K and V. */
+static int per_token_head(llmmem_kv_cache_dtype d)
+{
+    return d == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || d == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD ||
+           d == LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD;
+}
+
+/* Bytes one token adds to one layer's cache on one rank, its vectors stored in d (formats.c). */
+static llmmem_status token_vectors_bytes(uint64_t *out, const llmmem__kv_token *k, llmmem_kv_cache_dtype d,
+                                         uint64_t tp)
+{
+    uint64_t vectors;
+    if (!llmmem__mul(&vectors, llmmem__kv_rank_heads(k->heads, tp), k->vectors))
+        return overflow("KV bytes per token");
+    if (d == LLMMEM_KV_CACHE_NVFP4 || d == LLMMEM_KV_CACHE_NVFP4_4OVER6) {
+        /* vLLM sizes the page by torch_utils.py nvfp4_kv_cache_full_dim, head_size // 2 bytes of E2M1
+         * + head_size // 16 fp8 scales (floors), not by whole blocks: its allocation is the rule
+         * (kv_cache_interface.py AttentionSpec.real_page_size_bytes: kv_quant_mode.is_nvfp4, both layouts) */
+        if (!llmmem__mul(out, vectors, k->width / 2 + k->width / 16))
+            return overflow("KV bytes per token");
+        return LLMMEM_OK;
+    }
+    if (d == LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD) {
+        /* kv_cache_interface.py AttentionSpec.real_page_size_bytes: INT4_PER_TOKEN_HEAD packs two a byte,
+         * head_size // 2 bytes (its scales are added by llmmem__kv_token_layer_bytes) */
+        if (!llmmem__mul(out, vectors, k->width / 2))
+            return overflow("KV bytes per token");
+        return LLMMEM_OK;
+    }
+    if (!llmmem__format_vector_bytes(out, kv_format(d), vectors, k->width))
+        return overflow("KV bytes per token");
+    return LLMMEM_OK;
+}
+
+/* An MLA model's bytes per token and layer on one rank: vLLM's latent, or (contiguous) the
+ * decompressed keys and values of transformers' DeepseekV3Attention. */
+static llmmem_status mla_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                           uint64_t tp, int contiguous)
+{
+    if (per_token_head(d) || d == LLMMEM_KV_CACHE_NVFP4 || d == LLMMEM_KV_CACHE_NVFP4_4OVER6)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "kv_cache_dtype (%s) is not modelled for an MLA model (kv_lora_rank %llu); "
+                            "use auto, fp32, fp16, bf16, fp8 or fp8_ds_mla",
+                            llmmem__kv_dtype_name(d), (unsigned long long)a->kv_lora_rank);
+    if (contiguous) {
+        if (d == LLMMEM_KV_CACHE_FP8_DS_MLA)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                                "kv_cache_dtype (fp8_ds_mla) is vLLM's paged MLA layout; a contiguous "
+                                "(Hugging Face) cache stores decompressed keys and values");
+        /* transformers DeepseekV3Attention.forward: past_key_values.update gets key_states of
+         * heads x (qk_nope + qk_rope) and value_states of heads x v_head_dim */
+        return token_vectors_bytes(out, &a->kv_token, d, tp);
+    }
+    llmmem_status st = LLMMEM_OK;
+    if (d == LLMMEM_KV_CACHE_FP8_DS_MLA) {
+        /* vllm/v1/kv_cache_interface.py MLAAttentionSpec.real_page_size_bytes: 656 B per token
+         * (v1/attention/backends/mla/flashmla_sparse.py: fp8 latent, an fp32 scale per 128 of it,
+         * bf16 rope: 512 + 16 + 128 for DeepSeek) */
+        *out = a->kv_lora_rank + llmmem__ceil_div(a->kv_lora_rank, 128) * 4 + a->qk_rope_head_dim * 2;
+    } else {
+        /* vllm/v1/kv_cache_interface.py MLAAttentionSpec: block x 1 head x (kv_lora_rank +
+         * qk_rope_head_dim) x dtype: the latent alone, no factor 2 for K and V */
+        st = token_vectors_bytes(out, &a->kv_latent, d, tp);
+    }
+    /* vllm deepseek_v2.py DeepseekV32IndexerCache: each layer also pages the indexer's key, in its own
+     * uint8 layout whatever kv_cache_dtype is, with the same blocks */
+    if (st == LLMMEM_OK && !llmmem__add(out, *out, a->index_cache))
+        return overflow("KV bytes per token");
+    return st;
+}
+
+/* Bytes one token takes in one layer of vLLM's paged cache on one rank. `contiguous` asks for the
+ * Hugging Face layout instead, which differs only for MLA. */
+llmmem_status llmmem__kv_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                       uint64_t tp, int contiguous)
+{
+    if (a->kv_lora_rank)
+        return mla_token_layer_bytes(out, a, d, tp, contiguous);
+    if (d == LLMMEM_KV_CACHE_FP8_DS_MLA)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "kv_cache_dtype (fp8_ds_mla) needs an MLA model; kv_lora_rank is 0");
+    /* kv_cache_interface.py AttentionSpec.real_page_size_bytes: 2 (K, V) x kv_heads x head_size x dtype
+     * per token, i.e. 2 * block * kv_heads * head_size * dtype per page (Kwon et al. 2023 §4.1); nvfp4
+     * (FullAttentionSpec with torch_utils.py nvfp4_kv_cache_full_dim): E2M1 and an fp8 scale per 16 */
+    llmmem_status st = token_vectors_bytes(out, &a->kv_token, d, tp);
+    if (st == LLMMEM_OK && per_token_head(d)) {
+        /* AttentionSpec.page_size_bytes: per-token-head modes add 2 * block * kv_heads * 4 B of fp32 scales
+         * (v1/attention/backends/triton_attn.py TritonAttentionBackend.customize_spec: one fp32 scale per
+         * head for K and one for V, int4 included) */
+        if (!llmmem__muladd(out, llmmem__kv_heads_per_rank(a, tp), 2 * 4))
+            return overflow("KV bytes per token");
+    }
+    return st;
+}
+
+/* ---- paged blocks: groups, blocks of a request, waste, concurrency ------------------ */
+
+/* How vLLM groups the layers (kv_cache_utils.py get_kv_cache_groups):
+ *   - one spec for every layer (all full attention, all sliding window, or a hybrid model with
+ *     --disable-hybrid-kv-cache-manager, whose sliding layers then become full attention,
+ *     unify_hybrid_kv_cache_specs): one group of all layers;
+ *   - full and sliding layers (_get_kv_cache_groups_uniform_page_size): groups of group_size layers,
+ *     group_size the smaller type's count, or the larger one's when it is under 1.5 times the
+ *     smaller; each type split into ceil(count / group_size) groups. */
+llmmem__kv_groups llmmem__kv_groups_of(const llmmem__geometry *a, int hybrid_disabled)
+{
+    llmmem__kv_groups g = {0, 0, 0, 0};
+    uint64_t sliding = llmmem__sliding_layers(a, 0, a->layers), full = a->layers - sliding;
+    if (sliding == 0 || (full > 0 && hybrid_disabled)) {
+        g.full_groups = 1;
+        g.full = a->layers;
+    } else if (full == 0) {
+        g.sliding_groups = 1;
+        g.sliding = a->layers;
+    } else {
+        uint64_t lo = full < sliding ? full : sliding, hi = full < sliding ? sliding : full;
+        uint64_t size = 2 * hi < 3 * lo ? hi : lo;
+        g.full_groups = llmmem__ceil_div(full, size);
+        g.sliding_groups = llmmem__ceil_div(sliding, size);
+        g.full = full;
+        g.sliding = sliding;
+    }
+    return g;
+}
+
+/* Layers per group on the stage [first, end) (vLLM projects the global groups onto each worker,
+ * _project_kv_cache_groups_to_worker; a group's i-th layers are layers[i::num_groups] of its type,
+ * so a contiguous run of n layers of a type fills its groups with at most ceil(n / groups)). */
+uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_groups *g, uint64_t first, uint64_t end)
+{
+    /* the layers with attention (vLLM gives a no_op block, nemotron_nas.py DeciLMDecoderLayer, no cache spec) */
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, first, end);
+    if (g->sliding == 0 || g->full == 0)
+        return attention;
+    uint64_t sl = llmmem__sliding_layers(a, first, end), fl = attention - sl;
+    uint64_t x = llmmem__ceil_div(fl, g->full_groups), y = llmmem__ceil_div(sl, g->sliding_groups);
+    return x > y ? x : y;
+}
+
+/* Blocks one sequence of `tokens` tokens needs in one windowed group, and the tokens they are sized
+ * for (*sized): sliding window cdiv(min(window - 1 + max_num_batched_tokens, tokens), block) + 1
+ * (SlidingWindowSpec: the window need not start at a block boundary); chunked attention
+ * cdiv(min(attention_chunk_size + max_num_batched_tokens, tokens), block) (vllm/v1/kv_cache_interface.py
+ * ChunkedLocalAttentionSpec.max_admission_blocks_per_request: one chunk and the tokens in flight). */
+static uint64_t windowed_blocks(const llmmem__kv_pool *r, uint64_t tokens, uint64_t *sized)
+{
+    uint64_t held = r->chunked ? r->window + r->batched : r->window - 1 + r->batched;
+    if (held > tokens)
+        held = tokens;
+    *sized = held;
+    return llmmem__ceil_div(held, r->block) + (r->chunked ? 0 : 1);
+}
+
+/* Blocks one sequence of `tokens` tokens needs from the pool, summed over the groups
+ * (kv_cache_utils.py get_max_concurrency_for_kv_cache_config / max_memory_usage_bytes):
+ * full attention cdiv(tokens, block) (FullAttentionSpec.max_memory_usage_bytes); a windowed group
+ * windowed_blocks. */
+int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
+{
+    /* MambaSpec.max_memory_usage_bytes (mamba_cache_mode none): one page per sequence and group */
+    uint64_t need = r->state_groups, sw;
+    uint64_t windowed = windowed_blocks(r, tokens, &sw);
+    if (!llmmem__muladd(&need, r->full_groups, llmmem__ceil_div(tokens, r->block)) ||
+        !llmmem__muladd(&need, r->sliding_groups, windowed))
+        return 0;
+    *out = need;
+    return 1;
+}
+
+/* Internal waste of one sequence of `tokens`: the bytes its blocks hold but its tokens do not fill,
+ * the last partial block of each group (a windowed group counts the tokens vLLM sizes it for,
+ * windowed_blocks, so a sliding group's spare block is waste too). */
+int llmmem__kv_pool_waste(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
+{
+    uint64_t sw, slots = 0, x;
+    uint64_t windowed = windowed_blocks(r, tokens, &sw);
+    uint64_t full_gap = llmmem__ceil_div(tokens, r->block) * r->block - tokens;
+    uint64_t sliding_gap = windowed * r->block - sw;
+    if (!llmmem__muladd(&slots, r->full_groups, full_gap) || !llmmem__muladd(&slots, r->sliding_groups, sliding_gap) ||
+        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__mul(&x, x, r->group_layers) ||
+        !llmmem__add(&x, x, r->state_waste))
+        return 0;
+    *out = x;
+    return 1;
+}
+
+/* Requests of `tokens` tokens each that fit at once, with the strategy's sharing: n sequences per
+ * request (parallel sampling, beam width) sharing the full blocks of a prompt of prompt_tokens, and
+ * every request sharing the full blocks of a prefix of shared_prefix_tokens. vLLM's prefix cache
+ * shares only full blocks (v1/core/kv_cache_utils.py hash_block_tokens hashes full blocks), in the
+ * full-attention groups; a sliding-window group keeps each sequence's window. */
+int llmmem__kv_pool_requests(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
+{
+    uint64_t c = llmmem__ceil_div(tokens, r->block), prefix = 0, prompt = 0;
+    if (r->prefix_caching) {
+        prefix = r->prefix / r->block;
+        prompt = (r->prompt > r->prefix ? r->prompt : r->prefix) / r->block;
+    }
+    uint64_t sw, per = 0, own, shared;
+    uint64_t windowed = windowed_blocks(r, tokens, &sw);
+    /* own blocks of a request in one full group: its prompt's blocks past the shared prefix, and
+     * n copies of the rest (the partial prompt block included) */
+    if (!llmmem__mul(&own, r->n, c - prompt) || !llmmem__add(&own, own, prompt - prefix) ||
+        !llmmem__muladd(&per, r->full_groups, own) ||
+        !llmmem__muladd(&per, r->sliding_groups, r->n * windowed) ||
+        !llmmem__muladd(&per, r->state_groups, r->n) || /* every sequence its own state */
+        !llmmem__mul(&shared, r->full_groups, prefix))
+        return 0;
+    *out = r->num_blocks > shared && per ? (r->num_blocks - shared) / per : 0;
+    return 1;
+}
+
+/* ---- contiguous (Hugging Face) ----------------------------------------------------- */
+
+/* Hugging Face layout bytes of `sequences` sequences of `tokens` on one rank of the given layers. */
+int llmmem__kv_contiguous_layers(uint64_t *out, uint64_t token_layer, uint64_t full, uint64_t sliding, uint64_t window,
+                          uint64_t sequences, uint64_t tokens)
+{
+    uint64_t kept = 0, capped = window && window < tokens ? window : tokens, x;
+    if (!llmmem__muladd(&kept, full, tokens) || !llmmem__muladd(&kept, sliding, capped) ||
+        !llmmem__mul(&x, kept, token_layer) || !llmmem__mul(&x, x, sequences))
+        return 0;
+    *out = x;
+    return 1;
+}
+
+llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m,
+                                                const llmmem_strategy *s, uint64_t sequences,
+                                                uint64_t tokens_each)
+{
+    return llmmem__kv_contiguous_bytes(bytes_out, m, llmmem__kv_dtype(m, s), sequences, tokens_each);
+}
+
+/* The state one sequence keeps in one state layer of a contiguous cache, in bytes: elements in the
+ * model's dtype of `e` bytes. */
+static uint64_t contiguous_state_layer(const llmmem__geometry *a, uint64_t e)
+{
+    /* transformers modeling_jamba.py HybridMambaAttentionDynamicCache: conv_states (intermediate x d_conv, the
+     * whole kernel) and ssm_states (intermediate x d_state) in the dtype the model passes (its own); below 2^62
+     * by the key bounds (inner <= 64 x 2^24, kernel <= 4096, state <= 2^24) times e <= 4: checked by the caller's
+     * product only, so saturate here */
+    if (a->mamba1_layers) {
+        uint64_t x = 0;
+        if (!llmmem__muladd(&x, a->m1_inner, a->m1_conv_kernel) || !llmmem__muladd(&x, a->m1_inner, a->m1_state) ||
+            !llmmem__mul(&x, x, e))
+            return UINT64_MAX;
+        return x;
+    }
+    if (a->conv_layers) /* transformers modeling_lfm2.py Lfm2HybridConvCache: conv_cache of hidden x conv_L_cache */
+        return a->hidden * a->conv_kernel * e;
+    if (a->ssm_layers) /* transformers modeling_mamba2.py Mamba2Cache: conv_dim x conv_kernel and heads x head_dim x state, in the model's dtype */
+        return (a->mamba_conv_dim * a->mamba_conv_kernel + a->mamba_heads * a->mamba_head_dim * a->mamba_state) * e;
+    /* modeling_qwen3_next.py Qwen3NextGatedDeltaNet: conv state F.pad to conv_kernel columns of conv_dim in the
+     * model's dtype; the recurrent state chunk_gated_delta_rule returns (num_v_heads x head_k_dim x head_v_dim)
+     * stays float32 */
+    return a->gdn_conv_dim * a->gdn_conv_kernel * e + a->gdn_v_heads * a->gdn_k_dim * a->gdn_v_dim * 4;
+}
+
+llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                          uint64_t sequences, uint64_t tokens_each)
+{
+    const llmmem__geometry *a = NULL;
+    llmmem_status st = llmmem__kv_shape_with_state(&a, m);
+    if (st)
+        return st;
+    if (llmmem__state_kinds(a) > 1)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
+                            "DeltaNet, Mamba-1) is not modelled");
+    uint64_t token_layer = 0, sliding = llmmem__sliding_layers(a, 0, a->layers);
+    uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers), state = 0, full = attention - sliding;
+    if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, 1, 1)) != LLMMEM_OK)
+        return st;
+    if (a->kv_token_global.heads && full) {
+        /* Gemma4TextAttention: the full layers cache num_global_key_value_heads of global_head_dim; the KV-shared
+         * layers (not attention kinds here) update no cache (past_key_values.update skipped) */
+        llmmem__geometry global = *a;
+        uint64_t global_layer, x = 0;
+        global.kv_token = a->kv_token_global;
+        if ((st = llmmem__kv_token_layer_bytes(&global_layer, &global, dtype, 1, 1)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__kv_contiguous_layers(&x, global_layer, full, 0, 0, sequences, tokens_each))
+            return overflow("contiguous KV cache bytes");
+        full = 0;
+        *bytes_out = x;
+    } else {
+        *bytes_out = 0;
+    }
+    /* transformers cache_utils.py: a full layer keeps every token (DynamicLayer, StaticLayer); a
+     * sliding layer min(sliding_window, max_cache_len) of them (StaticSlidingWindowLayer) */
+    uint64_t rest;
+    if (!llmmem__kv_contiguous_layers(&rest, token_layer, full, sliding, a->window, sequences, tokens_each) ||
+        !llmmem__add(bytes_out, *bytes_out, rest))
+        return overflow("contiguous KV cache bytes");
+    if (a->cross_layers && sequences && tokens_each) {
+        /* transformers models/mllama/modeling_mllama.py MllamaTextCrossAttention: the image's keys and
+         * values (one image of image_tokens a sequence), repeat_kv'd to every query head, then cached */
+        llmmem__geometry cross = *a;
+        uint64_t cross_layer, image = 0;
+        cross.kv_token.heads = a->cross_heads;
+        if ((st = llmmem__kv_token_layer_bytes(&cross_layer, &cross, dtype, 1, 1)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__kv_contiguous_layers(&image, cross_layer, a->cross_layers, 0, 0, sequences, a->image_tokens) ||
+            !llmmem__add(bytes_out, *bytes_out, image))
+            return overflow("contiguous KV cache bytes");
+    }
+    uint64_t state_layers = llmmem__state_layers(a);
+    if (state_layers && sequences && tokens_each &&
+        (!llmmem__mul(&state, contiguous_state_layer(a, llmmem__kv_element_bytes(llmmem__model_dtype(m))),
+                      state_layers) ||
+         !llmmem__mul(&state, state, sequences) || !llmmem__add(bytes_out, *bytes_out, state)))
+        return overflow("contiguous state bytes");
+    return LLMMEM_OK;
+}
+
+/* The rank's share of the contiguous cache: its layers' part of the whole model's cache, and its KV
+ * heads' part of that (llmmem__kv_heads_per_rank), rounded up. */
+llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                    uint64_t sequences, uint64_t tokens_each, uint64_t layers, uint64_t t)
+{
+    uint64_t kv;
+    if ((m->geo.kv_token_global.heads || m->geo.kv_shared_layers) && (layers != m->geo.layers || t != 1))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
+                            "contiguous cache of full and sliding layers of different widths or KV-shared layers "
+                            "(gemma4) is not modelled");
+    if (llmmem__state_layers(&m->geo) && (layers != m->geo.layers || t != 1))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
+                            "contiguous cache of Mamba-2, Gated DeltaNet and Mamba-1 layers is not modelled");
+    llmmem_status st = llmmem__kv_contiguous_bytes(&kv, m, dtype, sequences, tokens_each);
+    if (st)
+        return st;
+    if (llmmem__state_layers(&m->geo)) { /* one rank holds it all (checked above) */
+        *bytes_out = kv;
+        return LLMMEM_OK;
+    }
+    kv = llmmem__scaled(kv, layers, m->geo.layers);
+    *bytes_out = llmmem__scaled(kv, llmmem__kv_heads_per_rank(&m->geo, t), m->geo.kv_heads);
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *model, const llmmem_strategy *strategy,
+                                    uint64_t sequences, uint64_t tokens_each)
+{
+    LLMMEM_REQUIRE(bytes_out);
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(strategy);
+    return llmmem__kv_cache_contiguous_bytes(bytes_out, model, strategy, sequences, tokens_each);
+}

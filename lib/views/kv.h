@@ -1,0 +1,126 @@
+/* Internal: KV cache arithmetic (kv.c): bytes per token and layer, the contiguous cache, vLLM's
+ * paged blocks. Not installed. */
+#ifndef LLMMEM_KV_H
+#define LLMMEM_KV_H
+
+#include "base/internal.h"
+
+/* ---- bytes per token and layer ---------------------------------------------------------------- */
+
+/* The model's geometry, when it has the shapes a cache needs; fails for an incomplete model or one
+ * given by num_parameters alone. */
+llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m);
+/* The same for a view that caches every layer's keys and values per token (vLLM's paged cache,
+ * transformers' generate loop): fails for a model with cross-attention layers, whose cache holds the
+ * image's keys and values instead (modelled in the contiguous cache alone). */
+llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view);
+/* Fails for a model with cross-attention layers, naming the view that cannot cost them. */
+llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *view);
+/* Fails for a model whose attention layers cache different widths, with KV-shared layers or per-layer input
+ * embeddings (gemma4), or, unless blocks_modelled, with per-layer blocks (nemotron-nas), naming the view. */
+llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int blocks_modelled);
+/* The same for a user that costs the state of Mamba-2 and Gated DeltaNet layers too (serving). */
+llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m);
+/* Elements of one state layer's conv state and SSM (recurrent) state of one sequence on one of tp
+ * ranks, as vLLM allocates them (mamba_utils.py MambaStateShapeCalculator); fails naming what tp
+ * does not divide. */
+llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp);
+
+/* Bytes of one element of a cache in d (fp8 and int8 modes: one; their scales are counted per
+ * token by llmmem__kv_token_layer_bytes). */
+uint64_t llmmem__kv_element_bytes(llmmem_kv_cache_dtype d);
+
+/* The kv_cache_dtype's name, for messages. */
+const char *llmmem__kv_dtype_name(llmmem_kv_cache_dtype d);
+
+/* Heads of a cache one tensor-parallel rank stores: vllm/config/model.py get_num_kv_heads,
+ * max(1, g // tp) (heads replicated when there are fewer than ranks); MLA's latent is one head
+ * on every rank (geometry kv_heads 1). */
+static inline uint64_t llmmem__kv_rank_heads(uint64_t heads, uint64_t tp)
+{
+    return heads / tp > 0 ? heads / tp : 1;
+}
+
+/* The model's KV heads on one of tp ranks. */
+static inline uint64_t llmmem__kv_heads_per_rank(const llmmem__geometry *a, uint64_t tp)
+{
+    return llmmem__kv_rank_heads(a->kv_heads, tp);
+}
+
+/* Bytes one token takes in one layer of vLLM's paged cache on one of tp ranks, or with
+ * `contiguous` in the Hugging Face layout (they differ for MLA alone). Fails on a dtype the
+ * attention cannot be cached in, or overflow. */
+llmmem_status llmmem__kv_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                           uint64_t tp, int contiguous);
+
+/* ---- paged blocks (vLLM) ---------------------------------------------------------------------- */
+
+/* vLLM's KV cache groups of a model: every group has the same page size (kv.c llmmem__kv_groups_of). */
+typedef struct llmmem__kv_groups {
+    uint64_t full_groups, sliding_groups;
+    uint64_t full, sliding; /* layers of each type the groups hold (sliding 0 when unified) */
+} llmmem__kv_groups;
+
+/* The groups of the model's layers; hybrid_disabled: --disable-hybrid-kv-cache-manager. */
+llmmem__kv_groups llmmem__kv_groups_of(const llmmem__geometry *a, int hybrid_disabled);
+
+/* Layers per group on the pipeline stage holding decoder layers [first, end). */
+uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_groups *g, uint64_t first, uint64_t end);
+
+/* The paged pool one request draws from: the groups of one rank of the binding stage, their
+ * blocks, and the sharing settings of the requests. */
+typedef struct llmmem__kv_pool {
+    uint64_t block;                       /* block_size tokens */
+    uint64_t window, batched;             /* sliding_window (or attention_chunk_size), max_num_batched_tokens */
+    int chunked;                          /* the windowed groups are chunked-attention layers, not sliding */
+    uint64_t full_groups, sliding_groups;
+    uint64_t state_groups;                /* groups of Mamba-2 / Gated DeltaNet layers: a block per sequence */
+    uint64_t state_waste;                 /* bytes a sequence's state blocks hold past its state (padded
+                                           * pages, padding layers of the groups) */
+    uint64_t token_layer;                 /* paged bytes of one token in one layer on one rank */
+    uint64_t group_layers;                /* layers per group on the binding stage */
+    uint64_t num_blocks;                  /* blocks of the pool */
+    uint64_t prefix, prompt, n;           /* shared_prefix_tokens, prompt_tokens, n */
+    int prefix_caching;
+} llmmem__kv_pool;
+
+/* Blocks one sequence of `tokens` tokens needs; 0 on overflow. */
+int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens);
+/* Bytes its blocks hold but its tokens do not fill; 0 on overflow. */
+int llmmem__kv_pool_waste(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens);
+/* Requests of `tokens` tokens that fit in the pool at once, with the prefix and prompt sharing;
+ * 0 on overflow. */
+int llmmem__kv_pool_requests(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens);
+
+/* ---- contiguous (Hugging Face) ---------------------------------------------------------------- */
+
+/* Bytes of `sequences` sequences of `tokens` on one rank of `full` full and `sliding` sliding
+ * layers, token_layer bytes a token and layer, a sliding layer keeping at most `window`; 0 on
+ * overflow. */
+int llmmem__kv_contiguous_layers(uint64_t *out, uint64_t token_layer, uint64_t full, uint64_t sliding, uint64_t window,
+                                 uint64_t sequences, uint64_t tokens);
+
+/*
+ * Bytes of a contiguous KV cache, as Hugging Face generate allocates it: `sequences` sequences of
+ * `tokens_each` tokens each, every decoder layer of the whole model on one device (tensor_parallel
+ * and pipeline_parallel apply to serving only for now). Sliding-window layers hold at most the
+ * window (transformers cache_utils.py StaticSlidingWindowLayer). Keys and values are stored in the
+ * strategy's kv_cache_dtype (auto: the model's 16- or 32-bit dtype). An MLA model is cached the
+ * way transformers' DeepseekV3Attention does it: decompressed keys and values of every head, not
+ * vLLM's latent. 0 sequences or 0 tokens give 0 bytes. No allocation; the message is set on
+ * failure (incomplete model, a kv_cache_dtype the layout cannot hold, overflow).
+ */
+llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m,
+                                                const llmmem_strategy *s, uint64_t sequences,
+                                                uint64_t tokens_each);
+/* The same with the cache's element type resolved (job.c llmmem__kv_dtype). */
+llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                          uint64_t sequences, uint64_t tokens_each);
+
+/* One rank's share of it: `layers` of the model's decoder layers, in proportion, and the KV heads of
+ * one of t tensor-parallel ranks, in proportion (rounded up; saturating, for the caller's total to
+ * report). */
+llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
+                                    uint64_t sequences, uint64_t tokens_each, uint64_t layers, uint64_t t);
+
+#endif

@@ -1,0 +1,123 @@
+/* What one rank holds of each tensor class: which stages hold the classes outside the decoder
+ * layers (the embedding on the first, the final norm and LM head on the last, a tied embedding on
+ * both), and each class's shape split the way Megatron-LM splits it over tensor parallelism
+ * (column/row-parallel linears, vocabulary-parallel embedding and head, replicated norms and
+ * routers, experts over expert-tensor parallelism, KV heads replicated when fewer than t). The
+ * parallel estimate (parallel.c) and vLLM's serving budget (serving.c) both read a rank from here. */
+#include <string.h>
+
+#include "views/rank.h"
+#include "views/weights.h"
+
+/* Which stages hold a class that is not per layer. */
+int llmmem__rank_holds(const llmmem__tensor_class *t, const llmmem_model *m, int first, int last)
+{
+    switch (t->group) {
+    case LLMMEM_PARAMS_EMBEDDING:
+        /* a tied embedding also sits on the last stage for the output layer (Megatron-LM
+         * LanguageModule.setup_embeddings_and_output_layer) */
+        return first || (last && llmmem__model_value(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS));
+    case LLMMEM_PARAMS_LM_HEAD: return last;
+    case LLMMEM_PARAMS_NORMS: return t->role == LLMMEM_ROLE_FINAL_NORM ? last : first;
+    default: return first; /* position table, embedding norm, vision tower and projector */
+    }
+}
+
+/* A tensor's share on one rank: n split over `ways`, never below `floor` (a whole KV head). */
+static uint64_t share(uint64_t n, uint64_t ways, uint64_t floor)
+{
+    uint64_t s = llmmem__ceil_div(n, ways);
+    return s < floor ? floor : s;
+}
+
+/* A class's shape on one rank: column-parallel outputs (a bias: its only row) and the vocabulary
+ * split over `ways`, KV heads replicated below one per rank, row-parallel inputs split, experts'
+ * gate/up outputs and down inputs split; norms, routers and MLA down-projections replicated. */
+static void split_class(llmmem__tensor_class *r, const llmmem__tensor_class *t, uint64_t ways, uint64_t head_dim)
+{
+    int kv = t->role == LLMMEM_ROLE_K || t->role == LLMMEM_ROLE_KV;
+    switch (t->split) {
+    case LLMMEM_SPLIT_COLUMN:
+    case LLMMEM_SPLIT_VOCAB:
+        if (t->rows > 1)
+            r->rows = share(t->rows, ways, kv ? head_dim : 1);
+        else
+            r->cols = share(t->cols, ways, kv ? head_dim : 1);
+        break;
+    case LLMMEM_SPLIT_ROW: r->cols = share(t->cols, ways, 1); break;
+    case LLMMEM_SPLIT_EXPERT:
+        if (t->lora & LLMMEM_LORA_TARGET_DOWN)
+            r->cols = share(t->cols, ways, 1);
+        else if (t->rows > 1)
+            r->rows = share(t->rows, ways, 1);
+        else
+            r->cols = share(t->cols, ways, 1);
+        break;
+    default: break;
+    }
+}
+
+llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t ways,
+                                        uint64_t first, uint64_t end, int first_stage, int last_stage)
+{
+    return llmmem__rank_group_weight_bytes(out, m, s, ways, first, end, first_stage, last_stage, -1);
+}
+
+llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+                                              uint64_t ways, uint64_t first, uint64_t end, int first_stage,
+                                              int last_stage, int group)
+{
+    llmmem__inventory view;
+    const uint64_t head_dim = m->geo.head_dim;
+    view.n = 0;
+    memset(view.by_role, -1, sizeof view.by_role);
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i];
+        llmmem__tensor_class r = *t;
+        if (t->kinds == 0) {
+            r.count = llmmem__rank_holds(t, m, first_stage, last_stage) ? t->count : 0;
+        } else {
+            uint64_t all = llmmem__class_layers(&m->geo, t, 0, m->geo.layers);
+            r.count = all ? t->count / all * llmmem__class_layers(&m->geo, t, first, end) : 0;
+        }
+        if (group >= 0 && t->group != group)
+            r.count = 0;
+        split_class(&r, t, ways, head_dim);
+        r.active_count = r.count;
+        view.t[view.n++] = r;
+    }
+    llmmem__view v = {&view, first, end};
+    llmmem__weight_plan plan;
+    llmmem_status st = llmmem__weight_plan_make(&plan, m, s);
+    return st ? st : llmmem__view_weight_bytes(out, &v, &plan);
+}
+
+llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+                                            uint64_t ways)
+{
+    llmmem__inventory mtp;
+    llmmem_status st = llmmem__mtp_inventory(&mtp, m);
+    if (st)
+        return st;
+    for (unsigned i = 0; i < mtp.n; i++) {
+        const llmmem__tensor_class t = mtp.t[i];
+        split_class(&mtp.t[i], &t, ways, m->geo.head_dim);
+    }
+    llmmem__view v = {&mtp, 0, 0};
+    llmmem__weight_plan plan;
+    st = llmmem__weight_plan_make(&plan, m, s);
+    return st ? st : llmmem__view_weight_bytes(out, &v, &plan);
+}
+
+/* Every class's shape on one rank: split over t, routed experts over et (the counts are the
+ * model's; stages take their share). */
+void llmmem__rank_shapes(llmmem__inventory *out, const llmmem_model *m, uint64_t t, uint64_t et)
+{
+    out->n = m->inv.n;
+    memset(out->by_role, -1, sizeof out->by_role);
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        out->t[i] = m->inv.t[i];
+        split_class(&out->t[i], &m->inv.t[i], m->inv.t[i].group == LLMMEM_PARAMS_EXPERTS ? et : t, m->geo.head_dim);
+    }
+}
+
