@@ -835,7 +835,7 @@ static const char *sharding_of(const tuple *x)
     return zero[x->zero & 3];
 }
 
-/* What `llmmem plan --json` printed before the library wrote it (examples/llmmem.c by hand, from
+/* What `llmmem plan --json` printed before the library wrote it (cli/llmmem.c by hand, from
  * the getters): the library's text must be this, byte for byte. */
 static char *json_by_hand(const llmmem_plan *plan, const char *model, const char *gpu, uint64_t devices)
 {

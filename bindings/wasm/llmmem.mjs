@@ -13,7 +13,7 @@
 // null or undefined for an option not given. Anything else is an LLMMemError naming the option.
 import createLLMMemCore from './llmmem-core.js';
 
-// The CLI's defaults (examples/cli_args.h: CLI_DEFAULT_MODEL, CLI_DEFAULT_GPU, CLI_DEFAULT_FIT_DEVICES,
+// The CLI's defaults (cli/args.h: CLI_DEFAULT_MODEL, CLI_DEFAULT_GPU, CLI_DEFAULT_FIT_DEVICES,
 // CLI_DEFAULT_TOP); the browser tests check that an empty job gives the CLI's answer.
 export const DEFAULTS = Object.freeze({ model: 'llama-3.1-8b', gpu: 'h100-sxm-80gb', devices: 1024, top: 10 });
 // The folder of the module's file system putFile stores files in: the paths it returns start with
@@ -34,7 +34,7 @@ const ENGINE_LLAMA_CPP = 2n, ENGINE_OLLAMA = 3n;
 const KEY = { engine: 'engine', fitMargin: 'fit_margin_bytes', requestTokens: 'request_tokens', weightFormat: 'weight_format', numParameters: 'num_parameters',
   expandableSegments: 'expandable_segments' };
 const LOCAL_QUESTIONS = [['max_gpu_layers', 0], ['max_context', 1], ['max_parallel', 2]]; // llmmem_local_question
-// The job's options in the CLI's order (examples/cli_args.c cli_option_table) and the commands
+// The job's options in the CLI's order (cli/args.c cli_option_table) and the commands
 // that take each: a job is refused as `llmmem` refuses the same arguments.
 const OPTIONS = [
   ['model', ['estimate', 'explain', 'serve', 'fit', 'plan']], ['gpu', ['estimate', 'explain', 'serve', 'fit', 'plan']],

@@ -142,7 +142,7 @@ def test_fit_of_a_count_only_model_is_refused_before_printing(mode):
 
 # ---- which commands take which option ----------------------------------------------------------
 
-# What each command took before the options came from one table (examples/cli_args.c): the table
+# What each command took before the options came from one table (cli/args.c): the table
 # must give the same answers.
 TAKES = {
     "estimate": {"--model", "--gpu", "--set", "--json", "--safetensors", "--config", "--gguf", "--explain"},

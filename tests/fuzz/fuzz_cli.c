@@ -1,4 +1,4 @@
-/* libFuzzer target: the `llmmem` tool's command-line parser (examples/cli_args.c). The input is
+/* libFuzzer target: the `llmmem` tool's command-line parser (cli/args.c). The input is
  * split on NUL bytes into argv[1..] (argv[0] is "llmmem"); parsing never crashes, leaks or
  * prints, and its answer is consistent: 0 with a known command (or help or the version) and every
  * number within its option's range, or an exit status of 1 or 2 with a message. */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_args.h"
+#include "args.h"
 #include "llmmem/llmmem.h"
 
 #define MAX_ARGS 64

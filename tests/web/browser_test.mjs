@@ -24,7 +24,7 @@ const CLI = process.env.LLMMEM_CLI;
 const shots = path.resolve(process.env.LLMMEM_WEB_SCREENSHOTS || path.join(process.cwd(), 'tests/web/screenshots'));
 const CONFIGS = path.resolve(here, '../data/configs');
 if (!CLI || (!process.env.LLMMEM_WEB_URL && !fs.existsSync(path.join(site, 'index.html')))) {
-  console.error('usage: LLMMEM_CLI=build/examples/llmmem node tests/web/browser_test.mjs build/examples/web/site');
+  console.error('usage: LLMMEM_CLI=build/cli/llmmem node tests/web/browser_test.mjs build/examples/web/site');
   process.exit(2);
 }
 fs.mkdirSync(shots, { recursive: true });

@@ -1,10 +1,10 @@
 /*
- * The `llmmem` tool's command line (cli_args.h): options, their values and the numbers they
+ * The `llmmem` tool's command line (args.h): options, their values and the numbers they
  * hold, checked without running a command or printing. Numbers are read as the library reads a
  * key's (llmmem_parse_int), so `--devices 1K`, `--set tensor_parallel=8` and `--length 8KiB` follow
  * one grammar, and a message names the option and quotes the text given.
  */
-#include "cli_args.h"
+#include "args.h"
 
 #include <llmmem/llmmem.h>
 

@@ -12,7 +12,7 @@
  */
 #include <llmmem/llmmem.h>
 
-#include "cli_args.h"
+#include "args.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -66,7 +66,7 @@ const cli_command *cli_find_command(const char *name);
 typedef enum cli_option_kind {
     CLI_FLAG,   /* no value: sets an int of cli_options to 1 */
     CLI_TEXT,   /* "--name VALUE" or "--name=VALUE": a const char * of cli_options, the last given */
-    CLI_NUMBER, /* a value read as a whole number once every option is read (cli_args.c read_numbers) */
+    CLI_NUMBER, /* a value read as a whole number once every option is read (args.c read_numbers) */
     CLI_KEYS    /* KEY=VALUE, repeatable: appended to cli_options.sets */
 } cli_option_kind;
 
