@@ -38,7 +38,7 @@ static uint64_t inference_weights(const llmmem_model *m)
 
 /* MiniMaxAI/MiniMax-M2.7 (tests/data/configs/minimax-m2.7.json: its config.json as a model-info report
  * quotes it, r33 SOURCES id 62693775865): MiniMax-M2's shapes, so the Hub's safetensors.total
- * 228,689,764,864 (id 71142266638; tests/test_families_2025.c derives it). Its quantization_config names
+ * 228,689,764,864 (id 71142266638; tests/test_families_attention.c derives it). Its quantization_config names
  * fmt "float8_e4m3fn" (torch's name of e4m3) and leaves gate, e_score_correction_bias and lm_head
  * unconverted. The report's tensor table stores 228,703,644,928 elements: the parameters and the
  * 13,880,064 fp32 weight_scale_inv of 128 x 128 blocks, per layer q 48 x 24, k, v 8 x 24 each, o 24 x 48,

@@ -1,5 +1,5 @@
 /* config.json reader: published configs load to the counts of their presets (which
- * test_params.c checks against the publishers' figures) or to a publisher's own count; every
+ * test_param_counts.c checks against the publishers' figures) or to a publisher's own count; every
  * malformed or unmodelled config fails with its status and a message naming the file and field.
  *
  * Fixtures (tests/data/configs) are the config.json files published with each checkpoint on the
@@ -144,7 +144,7 @@ START_TEST(bloom_without_torch_dtype)
 END_TEST
 
 /* google/gemma-3-4b-pt: 4,300,079,472 parameters (the Hub's safetensors total, as in
- * test_params.c). Its text_config names only hidden_size, intermediate_size, num_hidden_layers
+ * test_param_counts.c). Its text_config names only hidden_size, intermediate_size, num_hidden_layers
  * and sliding_window: Gemma3TextConfig's defaults give 8 heads of 256, 4 k/v heads, vocabulary
  * 262,208, a global layer every 6th; the SigLIP tower has no pooling head. */
 START_TEST(gemma_3_4b_publisher_count)
@@ -176,7 +176,7 @@ END_TEST
 START_TEST(llava_1_5_7b_publisher_count)
 {
     const uint64_t h = 4096, vh = 1024, vi = 4096, vl = 24;
-    /* Llama-2-7B (test_params.c) with 64 more vocabulary rows in the embedding and the LM head */
+    /* Llama-2-7B (test_param_counts.c) with 64 more vocabulary rows in the embedding and the LM head */
     const uint64_t text = 6738415616ULL + 2 * 64 * h;
     /* CLIPVisionModel ViT-L/14 at 336 px: patch conv without bias, class embedding, 24 x 24 + 1
      * positions, pre_layrnorm, 2 LayerNorms per layer, post_layernorm (weight and bias each),

@@ -30,7 +30,7 @@ static fixture make(const char *model, const char *gpu)
     ck_assert_ok(llmmem_hardware_from_preset(&f.hw, gpu));
     ck_assert_ok(llmmem_strategy_new(&f.s));
     /* the derivations below follow vLLM through 0.20 (gpu_memory_utilization 0.9, CUDA graphs outside the
-     * budget, "GPU KV cache size" = num_blocks // groups x block_size); test_vllm_current.c holds the
+     * budget, "GPU KV cache size" = num_blocks // groups x block_size); test_vllm_releases.c holds the
      * current release's */
     ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_ENGINE_VERSION, LLMMEM_ENGINE_VERSION_VLLM_0_20));
     ck_assert_ok(llmmem_serving_new(&f.r));

@@ -249,7 +249,7 @@ END_TEST
 
 /* A checkpoint stored quantized is trained in the recipe's format: DeepSeek-V3 ships fp8 blocks,
  * Megatron trains it in bf16 (2 bytes for each of its 671,026,419,200 main-model parameters:
- * tests/test_params.c derives that count from the Hub's safetensors metadata). */
+ * tests/test_param_counts.c derives that count from the Hub's safetensors metadata). */
 START_TEST(test_quantized_checkpoint_is_trained_in_recipe_format)
 {
     const uint64_t main_model = 671026419200ULL;
@@ -420,7 +420,7 @@ START_TEST(test_frozen_layers_deepseek_v3)
     const uint64_t mla = 1536 * h + 1536 + 24576 * 1536 + 576 * h + 512 + 32768 * 512 + h * 16384;
     const uint64_t dense_layer = mla + 2 * h + 3 * 18432 * h;
     const uint64_t moe_layer = mla + 2 * h + 257 * expert + 256 * h + 256;
-    const uint64_t main_model = 671026419200ULL; /* tests/test_params.c */
+    const uint64_t main_model = 671026419200ULL; /* tests/test_param_counts.c */
     ck_assert_uint_eq(3 * dense_layer + 58 * moe_layer + 2 * 129280 * h + h, main_model);
     llmmem_model *m = preset("deepseek-v3");
     llmmem_strategy *s = strategy(LLMMEM_MODE_TRAINING);

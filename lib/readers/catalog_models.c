@@ -1,7 +1,7 @@
 /* The model catalog: architectures of published checkpoints, key by key, as
  * their Hugging Face config.json gives them. A preset holds the architecture
  * only, never a parameter count: counts are derived from these shapes by the
- * inventory (arch.c), and tests/test_params.c checks them against the counts
+ * inventory (arch.c), and tests/test_param_counts.c checks them against the counts
  * the publishers give.
  *
  * Every structural key is set explicitly, even where the family default

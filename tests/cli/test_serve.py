@@ -249,7 +249,7 @@ def test_dtype_fp16_refused_for_gemma2():
 
 
 def test_mamba2_profile_run_is_modelled():
-    # tests/test_state.c profile_run_nemotron_h derives the peak: 165,632 B x 8,192 tokens
+    # tests/test_mixer_mamba2_gdn.c profile_run_nemotron_h derives the peak: 165,632 B x 8,192 tokens
     report = serve_json("--model", "nemotron-nano-9b-v2")
     assert report["budget"]["activation_peak"] == 1356857344
 

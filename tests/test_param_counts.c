@@ -499,7 +499,7 @@ END_TEST
 
 static Suite *params_suite(void)
 {
-    Suite *s = suite_create("params");
+    Suite *s = suite_create("param_counts");
     TCase *tc = tcase_create("published");
     tcase_add_test(tc, catalog_is_architecture_only);
     tcase_add_test(tc, gpt2);

@@ -18,7 +18,7 @@
 #define Q6K 210u
 
 /* A GGUF of `layers` layers (hidden 256, 2 heads of 128, 1 KV head, MLP 512, Q4_K), as
- * test_local_split.c writes it. */
+ * test_llamacpp_layer_split.c writes it. */
 static void tiny(buf *b, int layers)
 {
     start(b, 3);
@@ -251,7 +251,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("llamacpp_tensor");
+    Suite *s = suite_create("llamacpp_tensor_split");
     TCase *tc = tcase_create("llamacpp_tensor");
     tcase_add_test(tc, gguf_even_split_two_gpus);
     tcase_add_test(tc, inventory_kv_heads_over_gpus);

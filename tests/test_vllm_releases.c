@@ -368,7 +368,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("vllm_current");
+    Suite *s = suite_create("vllm_releases");
     TCase *tc = tcase_create("vllm_current");
     tcase_add_test(tc, test_release_defaults);
     tcase_add_test(tc, test_log_lmcache_3430_qwen3_8b);

@@ -131,7 +131,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("work");
+    Suite *s = suite_create("bounds_work");
     TCase *tc = tcase_create("layer_types");
     int n = (int)(sizeof families / sizeof families[0]);
     tcase_add_loop_test(tc, layer_types_periodic, 0, n);

@@ -477,7 +477,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *suite = suite_create("families_2025");
+    Suite *suite = suite_create("families_attention");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, olmo2_7b);
     tcase_add_test(tc, olmo2_presets);

@@ -144,7 +144,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("state_jamba");
+    Suite *s = suite_create("mixer_mamba1");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, jamba_counts);
     tcase_add_test(tc, jamba_training_refused);

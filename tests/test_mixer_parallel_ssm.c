@@ -183,7 +183,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("state_falcon_h1");
+    Suite *s = suite_create("mixer_parallel_ssm");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, falcon_h1_config);
     tcase_add_test(tc, falcon_h1_presets);

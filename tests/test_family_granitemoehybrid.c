@@ -124,7 +124,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("state_hybrid");
+    Suite *s = suite_create("family_granitemoehybrid");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, granite_hybrid_config);
     tcase_add_test(tc, granite_hybrid_refusals);

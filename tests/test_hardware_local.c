@@ -286,7 +286,7 @@ END_TEST
 
 static Suite *catalog_local_suite(void)
 {
-    Suite *s = suite_create("catalog_local");
+    Suite *s = suite_create("hardware_local");
     TCase *tc = tcase_create("keys");
     tcase_add_test(tc, test_keys_pinned_and_defaults);
     tcase_add_test(tc, test_backend_names);

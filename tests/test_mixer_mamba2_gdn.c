@@ -717,7 +717,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("state");
+    Suite *s = suite_create("mixer_mamba2_gdn");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, mamba2_codestral);
     tcase_add_test(tc, mamba2_state_spaces);

@@ -151,9 +151,9 @@ static uint64_t serving_weights(const llmmem_model *m, int mtp)
 
 /* deepseek-ai/DeepSeek-V3: the Hub's safetensors metadata of the published repo counts BF16
  * 3,918,786,560 + F8_E4M3 680,571,043,840 + F32 41,555,600 = 684,531,386,000 stored elements, of
- * which 41,540,496 F32 are the fp8 128 x 128 block scales (weight_scale_inv; tests/test_params.c
+ * which 41,540,496 F32 are the fp8 128 x 128 block scales (weight_scale_inv; tests/test_param_counts.c
  * derives them) and the rest parameters: 684,489,845,504, the checkpoint's parameters. The model
- * (DeepseekV3ForCausalLM, tests/test_params.c) has 671,026,419,200; the difference, 13,463,426,304,
+ * (DeepseekV3ForCausalLM, tests/test_param_counts.c) has 671,026,419,200; the difference, 13,463,426,304,
  * is the one MTP module (num_nextn_predict_layers 1, model.layers.61, README_WEIGHTS.md): an MoE
  * decoder layer (MLA 187,105,280 + its norms 2,048; 2 x 7168 layer norms; 257 experts of
  * 3 x 2048 x 7168; gate 256 x 7168 + 256), enorm, hnorm, shared_head.norm (3 x 7168), eh_proj
@@ -207,7 +207,7 @@ END_TEST
  * shapes and, in each of the 61 layers and the MTP layer, the indexer of inference/model.py:
  * wq_b 8192 x 1536 (64 heads of 128 from the q_lora_rank latent) = 12,582,912, wk 128 x 7168 =
  * 917,504, k_norm LayerNorm 2 x 128 = 256, weights_proj 64 x 7168 = 458,752: 13,959,424 a layer.
- *   model: 671,026,419,200 (DeepSeek-V3's, tests/test_params.c) + 61 x 13,959,424 = 671,877,944,064
+ *   model: 671,026,419,200 (DeepSeek-V3's, tests/test_param_counts.c) + 61 x 13,959,424 = 671,877,944,064
  *   checkpoint: 684,489,845,504 (DeepSeek-V3's with its MTP module, above) + 62 x 13,959,424 =
  *   685,355,329,792.
  * No publisher total was found for this repo; a third-party inventory of its 163 safetensors files
@@ -371,7 +371,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *suite = suite_create("checkpoint_extras");
+    Suite *suite = suite_create("checkpoint_tensors");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, gpt_oss_20b);
     tcase_add_test(tc, gpt_oss_120b);

@@ -507,7 +507,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("local_split");
+    Suite *s = suite_create("llamacpp_layer_split");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, gguf_partial_offload_two_gpus);
     tcase_add_test(tc, gguf_full_offload_and_tensor_split);
