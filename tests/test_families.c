@@ -1,4 +1,4 @@
-/* The family table (lib/inventory/families.c): one row per Hugging Face model_type. Each family added as a
+/* The family table (lib/base/families.c): one row per Hugging Face model_type. Each family added as a
  * row is read from its published config.json with the class defaults the file omits, and counted
  * to the parameter against its publisher's figure; its preset gives the same count. The sums
  * below are worked out from the configs' shapes (tests/data/configs). */

@@ -2,16 +2,25 @@
  * @file llmmem.h
  * libllmmem — exact memory estimates for large language models.
  *
- * This is the only header a user includes. It declares:
- *   - version queries,
- *   - status codes (pinned values) and the thread-local last-error text,
- *   - the key space: every setting of a model, a hardware description and a
- *     strategy is one `llmmem_key`, numbered by object (model 1000+,
- *     hardware 2000+, strategy 3000+), with a name, bounds, a default and,
- *     for choice keys, named values,
- *   - four opaque handles: llmmem_model, llmmem_hardware, llmmem_strategy
- *     (inputs) and llmmem_report (output),
- *   - llmmem_estimate, which fills a report without allocating.
+ * This is the only header a user includes. In the order it declares them:
+ *   - version queries; status codes (pinned values) and the thread-local last-error text;
+ *   - the key space: every setting of a model, a hardware description and a strategy is one
+ *     `llmmem_key`, numbered by object (model 1000+, hardware 2000+, strategy 3000+, serving
+ *     3100+), with a name, bounds, a default and, for choice keys, named values;
+ *   - the inputs, four opaque handles: llmmem_model (a preset, a config.json, or keys),
+ *     llmmem_hardware (a GPU preset or keys), llmmem_strategy (how the job runs) and
+ *     llmmem_checkpoint (a safetensors or GGUF file's header: the stored bytes);
+ *   - one entry point per engine, each filling an output handle:
+ *       PyTorch (training, LoRA, transformers' generate): llmmem_estimate -> llmmem_report,
+ *         llmmem_estimate_timeline -> llmmem_timeline, llmmem_explain -> text;
+ *         llmmem_estimate_runs and llmmem_estimate_timeline_runs add the replay through
+ *         PyTorch's CUDA caching allocator (does the job run?);
+ *       vLLM, SGLang, TensorRT-LLM (engine key): llmmem_serving_estimate -> llmmem_serving;
+ *       llama.cpp, ollama: llmmem_local_estimate -> llmmem_local;
+ *       every engine side by side: llmmem_engines_estimate -> llmmem_engines;
+ *   - the solvers: llmmem_solve_* (largest batch and sequence, least compressed format, fewest
+ *     devices), llmmem_local_solve, and the layout planner llmmem_plan_run -> llmmem_plan.
+ *   llmmem_estimate, the solvers and the planner allocate nothing on their way.
  *
  * Conventions
  *   - Every size is a uint64_t count of bytes or parameters, computed with

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inventory/families.h"
+#include "base/families.h"
 #include "base/internal.h"
 #include "base/number.h"
 

@@ -10,7 +10,7 @@
 
 #include "engines/local.h"
 #include "engines/serving.h"
-#include "report/text.h"
+#include "base/text.h"
 
 /* Every serving engine, in llmmem_engine order of their ids. */
 static const llmmem__engine_desc *const serving_engines[] = {&llmmem__vllm_engine, &llmmem__sglang_engine,

@@ -9,7 +9,7 @@
 
 #include "readers/checkpoint.h"
 #include "engines/local.h"
-#include "report/text.h"
+#include "base/text.h"
 
 static const char *const value_names[LLMMEM__LOCAL_VALUES] = {
     "engine",     "n_ctx",        "n_ctx_seq",  "n_seq_max",  "n_streams",    "kv_size",

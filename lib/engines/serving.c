@@ -16,7 +16,7 @@
 #include "views/kv.h"
 #include "views/rank.h"
 #include "engines/serving.h"
-#include "report/text.h"
+#include "base/text.h"
 #include "views/weights.h"
 /* The settings arrays hold a slot per key number modulo 1000 (internal.h). */
 _Static_assert(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");

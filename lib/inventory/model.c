@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 
 #include "readers/checkpoint.h"
-#include "inventory/families.h"
+#include "base/families.h"
 #include "base/internal.h"
 #include "readers/json.h"
 

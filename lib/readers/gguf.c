@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "inventory/families.h"
+#include "base/families.h"
 #include "readers/checkpoint.h"
 #include "readers/readfile.h"
 

@@ -28,7 +28,7 @@
 
 #include "readers/json.h"
 
-#include "inventory/families.h"
+#include "base/families.h"
 #include "base/internal.h"
 #include "readers/readfile.h"
 
@@ -41,7 +41,7 @@
 
 #define CLASS_NONE LLMMEM_CLASS_NONE /* no class default encoded */
 
-/* The families read, their class defaults and reader hooks: lib/inventory/families.c. */
+/* The families read, their class defaults and reader hooks: lib/base/families.c. */
 typedef llmmem__family family;
 
 /* ---- reading state and messages ----------------------------------------------------------- */

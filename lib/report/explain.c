@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "engines/estimate.h"
-#include "report/text.h"
+#include "base/text.h"
 
 static unsigned long long u(uint64_t v)
 {

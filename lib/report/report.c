@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "engines/estimate.h"
-#include "report/text.h"
+#include "base/text.h"
 
 static const char *const component_names[LLMMEM_COMPONENTS] = {
     "weights",     "gradients", "master_weights", "optimizer_states", "activations",

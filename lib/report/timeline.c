@@ -7,7 +7,7 @@
 
 #include "engines/estimate.h"
 #include "alloc/replay.h"
-#include "report/text.h"
+#include "base/text.h"
 
 
 typedef struct point {

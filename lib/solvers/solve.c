@@ -12,7 +12,7 @@
 #include "engines/estimate.h"
 #include "job/framework.h"
 #include "views/parallel.h"
-#include "report/text.h"
+#include "base/text.h"
 
 /* 1 when the estimate with this strategy fits; an estimate that fails (an invalid combination)
  * does not fit. */

@@ -1,7 +1,7 @@
 /* The family table: one row per Hugging Face model_type (see families.h). */
 #include <string.h>
 
-#include "inventory/families.h"
+#include "base/families.h"
 
 #define NONE LLMMEM_CLASS_NONE
 #define NO_SHAPES NONE, NONE, NONE, NONE, NONE

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/text.h"
+#include "base/text.h"
 
 /* Room for n more bytes and the NUL; 0 (and failed set) when memory runs out. */
 static int reserve(llmmem__text *t, size_t n)
