@@ -997,6 +997,10 @@ START_TEST(mimo_v2_flash)
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_kv_cache_bytes(&n, m, s, 1, 1024));
     ck_assert_uint_eq(n, 9ULL * 1024 * 2560 + 39ULL * 128 * 5120);
+    /* vLLM's paged cache: a SlidingWindowSpec's page counts 2 x head_size (kv_cache_interface.py
+     * AttentionSpec.real_page_size_bytes), a FullAttentionSpec's head_size + head_size_v: refused by name */
+    ck_assert_status(llmmem_kv_bytes_per_token(&n, m, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "(mimo_v2_flash: v_head_dim 128, head_dim 192)"));
     llmmem_strategy_free(s);
     llmmem_model_free(m);
 }
