@@ -437,6 +437,7 @@ LLMMEM_PY_FACTORY(llmmem_bind_engines_json)
 %thread llmmem_estimate;
 %thread llmmem_estimate_runs;
 %thread llmmem_estimate_timeline;
+%thread llmmem_estimate_timeline_runs;
 %thread llmmem_serving_estimate;
 %thread llmmem_local_estimate;
 %thread llmmem_local_solve;

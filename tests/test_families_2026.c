@@ -528,7 +528,28 @@ END_TEST
  *   Gemma-4-31B, 4096 tokens: 50 sliding layers of 16 KV heads of 256 (16,384 B a token) over 1024 tokens and
  *     10 full ones of 4 KV heads of 512, keys and values though k_eq_v (8,192 B a token):
  *     50 x 1024 x 16,384 + 10 x 4096 x 8,192 = 838,860,800 + 335,544,320 = 1,174,405,120.
- * vLLM serving, the generate loop and training are refused by name (not modelled). */
+ * vLLM serving on one H100 (max_num_batched_tokens 8192, max_model_len 131072, block_size 16), the KV budget given
+ * as kv_cache_memory_bytes (the profile run of gemma4's layers is not modelled), by hand from vLLM's source:
+ *   vllm/v1/worker/gpu_model_runner.py get_kv_cache_spec: a KV-shared layer (kv_sharing_target_layer_name, set by
+ *   gemma4.py Gemma4Attention on the last num_kv_shared_layers) gets no spec; gemma4.py Gemma4DecoderLayer: a full
+ *   layer has global_head_dim and, with attention_k_eq_v, num_global_key_value_heads, K and V both cached
+ *   (AttentionSpec.real_page_size_bytes 2 x block x heads x head_size x 2 B);
+ *   kv_cache_utils.py unify_kv_cache_spec_page_size: the larger page stays, the other layers' block_size grows by
+ *   the ratio; _get_kv_cache_groups_uniform_page_size: groups of min(full, sliding) layers (max under 1.5 x min);
+ *   get_num_blocks available // page // group_size; get_max_concurrency_for_kv_cache_config: num_blocks over the
+ *   groups' blocks of a request, full cdiv(max_model_len, block), sliding cdiv(min(window - 1 + 8192,
+ *   max_model_len), block) + 1 (SlidingWindowSpec.max_memory_usage_bytes); get_kv_cache_capacity
+ *   int(concurrency x max_model_len).
+ *   Gemma-4-31B, 20 GiB: sliding 2 x 16 x 256 x 2 = 16,384 B a token (page 262,144), full 2 x 4 x 512 x 2 = 8,192 (page
+ *     131,072, block 16 x 2 = 32); 50 sliding and 10 full: group_size 10, 5 + 1 = 6 groups; 21,474,836,480 //
+ *     262,144 // 10 = 8,192 blocks; a request cdiv(131072, 32) = 4,096 + 5 x (cdiv(9,215, 16) + 1 = 577) = 6,981
+ *     blocks: 8,192 / 6,981 = 1.17x, int(1.1734708... x 131072) = 153,809 tokens; bytes per token 50 x 16,384 +
+ *     10 x 8,192 = 901,120
+ *   Gemma-4-E2B, 4 GiB: 15 caching layers (20 KV-shared), 12 sliding of 2 x 1 x 256 x 2 = 1,024 B (page 16,384,
+ *     block 32) and 3 full of 2 x 1 x 512 x 2 = 2,048 (page 32,768); group_size 3, 4 + 1 = 5 groups;
+ *     4,294,967,296 // 32,768 // 3 = 43,690 blocks; a request 8,192 + 4 x (cdiv(8,703, 32) + 1 = 273) = 9,284:
+ *     43,690 / 9,284 = 4.71x, int(4.70594... x 131072) = 616,817 tokens.
+ * The generate loop and training are refused by name (not modelled). */
 START_TEST(gemma4_cache)
 {
     llmmem_model *m = gemma4(1536, 35, 6144, 8, 1, 0, "SSSSF", 512, 20, 1, 256, 0, 0, 1);
@@ -537,16 +558,40 @@ START_TEST(gemma4_cache)
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 4096));
     ck_assert_uint_eq(bytes, 31457280ULL);
-    llmmem_model_free(m);
-    m = gemma4(5376, 60, 21504, 32, 16, 4, "SSSSSF", 1024, 0, 0, 0, 0, 0, 0);
-    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 4096));
-    ck_assert_uint_eq(bytes, 1174405120ULL);
     llmmem_hardware *hw = NULL;
     llmmem_serving *r = NULL;
     ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's paged cache of a model whose attention layers cache"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "activation peak of gemma4's layers is not modelled"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 4LL << 30));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 32768);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 5);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_LAYERS_PER_GROUP), 3);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 43690);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 471);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 616817);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 12 * 1024 + 3 * 2048);
+    llmmem_model_free(m);
+    m = gemma4(5376, 60, 21504, 32, 16, 4, "SSSSSF", 1024, 0, 0, 0, 0, 0, 0);
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 4096));
+    ck_assert_uint_eq(bytes, 1174405120ULL);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 20LL << 30));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 262144);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 6);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_LAYERS_PER_GROUP), 10);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 8192);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 6981);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 117);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 153809);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 901120);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_MODEL_LEN), 131072);
+    ck_assert_ok(llmmem_kv_bytes_per_token(&bytes, m, s));
+    ck_assert_uint_eq(bytes, 901120);
+    uint64_t sequences;
+    ck_assert_status(llmmem_serving_max_batch(&sequences, r, 4096), LLMMEM_ERR_UNSUPPORTED);
     llmmem_report *rep = NULL;
     ck_assert_ok(llmmem_report_new(&rep));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
@@ -952,6 +997,10 @@ START_TEST(mimo_v2_flash)
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_kv_cache_bytes(&n, m, s, 1, 1024));
     ck_assert_uint_eq(n, 9ULL * 1024 * 2560 + 39ULL * 128 * 5120);
+    /* vLLM's paged cache: a SlidingWindowSpec's page counts 2 x head_size (kv_cache_interface.py
+     * AttentionSpec.real_page_size_bytes), a FullAttentionSpec's head_size + head_size_v: refused by name */
+    ck_assert_status(llmmem_kv_bytes_per_token(&n, m, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "(mimo_v2_flash: v_head_dim 128, head_dim 192)"));
     llmmem_strategy_free(s);
     llmmem_model_free(m);
 }

@@ -670,9 +670,11 @@ START_TEST(test_timeline_runs)
     ck_assert_ok(llmmem_timeline_to_json(&json, tl));
     ck_assert_ptr_nonnull(strstr(json, "\"step\": 1, \"reserved\": "));
     llmmem_string_free(json);
-    /* a job the tape does not run */
+    /* a job the tape does not run: refused, and the timeline left empty (as llmmem_estimate_timeline
+     * leaves it), not holding the previous job's points */
     set(s, "tensor_parallel", "2");
     ck_assert_status(llmmem_estimate_timeline_runs(tl, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_uint_eq(llmmem_timeline_count(tl), 0);
     llmmem_timeline_free(tl);
     llmmem_report_free(r);
     llmmem_strategy_free(s);

@@ -154,3 +154,35 @@ func ExampleEstimateRuns() {
 	// fits: false | out of memory after step 2, layer 15's forward | with expandable segments: false
 	// true false true
 }
+
+func ExampleEstimateTimelineRuns() {
+	// the measured H100 job of ExampleEstimateRuns, moment by moment
+	model, _ := llmmem.NewModelFromPreset("llama-3.2-1b")
+	defer model.Close()
+	gpu, _ := llmmem.NewHardwareFromPreset("h100-sxm-80gb")
+	defer gpu.Close()
+	strategy, _ := llmmem.NewStrategy()
+	defer strategy.Close()
+	for _, kv := range [][2]string{{"framework", "hf_trainer"}, {"mode", "training"}, {"precision_recipe", "pure_bf16"},
+		{"micro_batch_size", "2"}, {"sequence_length", "2048"}} {
+		_ = strategy.Set(kv[0], kv[1])
+	}
+
+	timeline, err := llmmem.EstimateTimelineRuns(model, gpu, strategy)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	report, _ := llmmem.EstimateRuns(model, gpu, strategy)
+	outside, _ := report.Bytes("runtime_overhead")
+	i, _ := timeline.ReservedPeak()
+	high := timeline.Points[i]
+	fmt.Println("replayed:", timeline.Replayed, "| outside the allocator:", outside)
+	fmt.Println("highest reserved:", high.ReservedBytes, "=", high.ReservedBytes-outside, "+ outside, in step", high.Step)
+	first, last := timeline.Points[0], timeline.Points[len(timeline.Points)-1]
+	fmt.Println("first:", first.Label(), first.Step, "| last:", last.Label(), last.Step)
+	// Output:
+	// replayed: true | outside the allocator: 805306368
+	// highest reserved: 22166896640 = 21361590272 + outside, in step 1
+	// first: static 0 | last: opt 1
+}

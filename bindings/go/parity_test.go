@@ -680,3 +680,71 @@ func TestTimelineParityWithCLI(t *testing.T) {
 		})
 	}
 }
+
+// The caching allocator's timeline equals `llmmem timeline --allocator --json`, byte for byte and
+// point by point (the measured H100 job, and its generate call).
+func TestTimelineRunsParityWithCLI(t *testing.T) {
+	cli, data := cliEnv(t)
+	config := filepath.Join(data, "gpu", "configs", "llama-3.2-1b.json")
+	for _, sets := range [][]string{
+		{"framework=hf_trainer", "mode=training", "precision_recipe=pure_bf16", "micro_batch_size=2", "sequence_length=2048"},
+		{"framework=hf_trainer", "mode=inference", "micro_batch_size=1", "sequence_length=16", "max_new_tokens=4"},
+	} {
+		args := []string{"timeline", "--allocator", "--json", "--gpu", "h100-sxm-80gb", "--config", config}
+		for _, kv := range sets {
+			args = append(args, "--set", kv)
+		}
+		out, err := exec.Command(cli, args...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, err := llmmem.NewModelFromHFConfig(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer model.Close()
+		gpu, _ := llmmem.NewHardwareFromPreset("h100-sxm-80gb")
+		defer gpu.Close()
+		strategy, _ := llmmem.NewStrategy()
+		defer strategy.Close()
+		for _, kv := range sets {
+			k, v, _ := strings.Cut(kv, "=")
+			if err := strategy.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tl, err := llmmem.EstimateTimelineRuns(model, gpu, strategy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := tl.JSON()
+		if !strings.HasSuffix(got, "\n") {
+			got += "\n"
+		}
+		if got != string(out) {
+			t.Errorf("%v: JSON differs\nbinding: %s\ntool:    %s", sets, got, out)
+		}
+		var d struct {
+			PeakIndex int `json:"peak_index"`
+			Points    []struct {
+				Phase    string `json:"phase"`
+				Layer    int64  `json:"layer"`
+				Total    uint64 `json:"total"`
+				Step     uint64 `json:"step"`
+				Reserved uint64 `json:"reserved"`
+			} `json:"points"`
+		}
+		if err := json.Unmarshal(out, &d); err != nil {
+			t.Fatal(err)
+		}
+		if tl.PeakIndex != d.PeakIndex || len(tl.Points) != len(d.Points) {
+			t.Fatalf("%v: peak %d, %d points; tool %d, %d", sets, tl.PeakIndex, len(tl.Points), d.PeakIndex, len(d.Points))
+		}
+		for i, p := range tl.Points {
+			w := d.Points[i]
+			if p.Phase != w.Phase || p.Layer != w.Layer || p.TotalBytes != w.Total || p.Step != w.Step || p.ReservedBytes != w.Reserved {
+				t.Errorf("%v: point %d: %+v, tool %+v", sets, i, p, w)
+			}
+		}
+	}
+}

@@ -261,3 +261,122 @@ func TestEstimateRunsLongGenerationStride(t *testing.T) {
 		t.Errorf("4097 layers: %v, %v", r, err)
 	}
 }
+
+// measuredRecord is a job's record of the H100 runs (tests/data/gpu/h100-measured.jsonl).
+func measuredRecord(t *testing.T, name string) map[string]any {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(os.Getenv("LLMMEM_TEST_DATA"), "gpu", "h100-measured.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(text), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["name"] == name {
+			return rec
+		}
+	}
+	t.Fatalf("no record %s", name)
+	return nil
+}
+
+func mustTimelineRuns(t *testing.T, m *Model, hw *Hardware, s *Strategy) *Timeline {
+	t.Helper()
+	tl, err := EstimateTimelineRuns(m, hw, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tl.Replayed || len(tl.Points) == 0 {
+		t.Fatalf("replayed %v, %d points", tl.Replayed, len(tl.Points))
+	}
+	return tl
+}
+
+func TestEstimateTimelineRunsReachesTheMeasuredReservedPeak(t *testing.T) {
+	m, hw, s := tapeJob(t, "h100-sxm-80gb")
+	tl := mustTimelineRuns(t, m, hw, s)
+	r := mustRuns(t, m, hw, s)
+	outside, _ := r.Bytes("runtime_overhead")
+	reserved, _ := r.ReservedBytes()
+	allocated, _ := r.AllocatedBytes()
+	if got := measuredRecord(t, "t_llama1b_sdpa")["peak_reserved"]; got != float64(measuredReserved) {
+		t.Fatalf("measured reserved %v, the record says %v", measuredReserved, got)
+	}
+	i, ok := tl.ReservedPeak()
+	if !ok || tl.Points[i].ReservedBytes != measuredReserved+outside || reserved != measuredReserved {
+		t.Errorf("highest reserved %d (point %d), want the measured %d + outside %d (report: %d)",
+			tl.Points[i].ReservedBytes, i, uint64(measuredReserved), outside, reserved)
+	}
+	if peak, _ := tl.Peak(); peak.TotalBytes != allocated+outside {
+		t.Errorf("highest allocated %d, want the report's %d + outside %d", peak.TotalBytes, allocated, outside)
+	}
+	// the caching allocator frees no segment (no empty_cache, no OOM retry): reserved only grows,
+	// and every block handed out lies in a reserved segment
+	for k, p := range tl.Points {
+		if p.ReservedBytes < p.TotalBytes || (k > 0 && p.ReservedBytes < tl.Points[k-1].ReservedBytes) {
+			t.Errorf("point %d: allocated %d, reserved %d", k, p.TotalBytes, p.ReservedBytes)
+		}
+	}
+	// two training steps, each every layer's forward in order
+	layers, _ := m.Get("num_hidden_layers")
+	for step := uint64(0); step < 2; step++ {
+		next := int64(0)
+		for _, p := range tl.Points {
+			if p.Step == step && p.Phase == "forward" && p.Layer >= 0 {
+				if p.Layer != next {
+					t.Fatalf("step %d: layer %d's forward after %d", step, p.Layer, next-1)
+				}
+				next++
+			}
+		}
+		if next != layers.(int64) {
+			t.Errorf("step %d: %d forwards, want %d", step, next, layers)
+		}
+	}
+	if first, last := tl.Points[0], tl.Points[len(tl.Points)-1]; first.Phase != "static" || first.Step != 0 ||
+		last.Phase != "optimizer" || last.Step != 1 {
+		t.Errorf("first %+v, last %+v", first, last)
+	}
+	if !strings.Contains(tl.String(), "allocated             reserved") {
+		t.Errorf("the table has no reserved column:\n%s", tl.String())
+	}
+	// the estimate's timeline is not replayed
+	plain, err := EstimateTimeline(m, hw, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := plain.ReservedPeak(); ok || plain.Replayed || plain.Points[0].ReservedBytes != 0 ||
+		strings.Contains(plain.JSON(), `"reserved"`) || strings.Contains(plain.String(), "reserved") {
+		t.Error("a plain timeline has reserved bytes")
+	}
+}
+
+func TestEstimateTimelineRunsStopsWhereItRunsOutOfMemory(t *testing.T) {
+	m, hw, s := smallCard(t) // out of memory in step 2, layer 15's forward
+	tl := mustTimelineRuns(t, m, hw, s)
+	r, err := EstimateRuns(m, hw, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside, _ := r.Bytes("runtime_overhead")
+	reserved, _ := r.ReservedBytes()
+	last := tl.Points[len(tl.Points)-1]
+	if last.Step != 1 || last.Phase != "forward" || last.Layer != 15 {
+		t.Errorf("last point %+v, want step 1 (the second), layer 15's forward", last)
+	}
+	if i, _ := tl.ReservedPeak(); tl.Points[i].ReservedBytes != reserved+outside || reserved+outside > r.DeviceTotalBytes {
+		t.Errorf("highest reserved %d, report %d + %d, device %d", tl.Points[i].ReservedBytes, reserved, outside, r.DeviceTotalBytes)
+	}
+}
+
+func TestEstimateTimelineRunsNotModelled(t *testing.T) {
+	m, hw, s := tapeJob(t, "h100-sxm-80gb", "framework", "megatron")
+	tl, err := EstimateTimelineRuns(m, hw, s)
+	var e *Error
+	if tl != nil || !errors.Is(err, ErrUnsupported) || !errors.As(err, &e) ||
+		e.Message != "the allocation tape does not run framework megatron" {
+		t.Errorf("timeline %v, error %v", tl, err)
+	}
+	if _, err := EstimateTimelineRuns(m, nil, s); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("nil hardware: %v", err)
+	}
+}

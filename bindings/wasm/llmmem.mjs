@@ -37,9 +37,9 @@ const LOCAL_QUESTIONS = [['max_gpu_layers', 0], ['max_context', 1], ['max_parall
 // The job's options in the CLI's order (cli/args.c cli_option_table) and the commands
 // that take each: a job is refused as `llmmem` refuses the same arguments.
 const OPTIONS = [
-  ['model', ['estimate', 'explain', 'serve', 'fit', 'plan']], ['gpu', ['estimate', 'explain', 'serve', 'fit', 'plan']],
-  ['sets', ['estimate', 'explain', 'serve', 'fit', 'plan']], ['safetensors', ['estimate', 'explain', 'serve']],
-  ['config', ['estimate', 'explain', 'serve', 'fit', 'plan']], ['gguf', ['estimate', 'explain', 'serve', 'fit', 'plan']],
+  ['model', ['estimate', 'explain', 'serve', 'fit', 'plan', 'timeline']], ['gpu', ['estimate', 'explain', 'serve', 'fit', 'plan', 'timeline']],
+  ['sets', ['estimate', 'explain', 'serve', 'fit', 'plan', 'timeline']], ['safetensors', ['estimate', 'explain', 'serve', 'timeline']],
+  ['config', ['estimate', 'explain', 'serve', 'fit', 'plan', 'timeline']], ['gguf', ['estimate', 'explain', 'serve', 'fit', 'plan', 'timeline']],
   ['length', ['serve']], ['devices', ['fit', 'plan']], ['top', ['plan']], ['engine', ['serve', 'fit']],
 ];
 const EIO = 29; // emscripten's errno numbering (WASI)
@@ -643,6 +643,25 @@ class LLMMem {
       }
       return out;
     }, true));
+  }
+
+  /** `llmmem timeline --allocator --json`: the job as PyTorch's CUDA caching allocator serves it,
+   * moment by moment (llmmem_estimate_timeline_runs): each point's `step`, its `total` (the highest
+   * bytes allocated since the point before, by component in `bytes`) and `reserved` (the
+   * allocator's segments plus the memory outside it). A job the allocation tape does not run
+   * throws an LLMMemError (field 'job') with the library's reason, as notReplayed gives it. */
+  timelineRuns(given = {}) {
+    const c = this.core;
+    return this.#withInputs('timeline', given, (h, n, job) => {
+      const tl = this.#made((p) => c._llmmem_timeline_new(p), 'job', 'llmmem_timeline_new');
+      try {
+        this.#attachCheckpoint(job, h);
+        this.#check(c._llmmem_estimate_timeline_runs(tl, h.model, h.hw, h.strategy), 'job', 'timeline');
+        return parseExact(this.#takeString((p) => c._llmmem_timeline_to_json(p, tl), 'job', 'llmmem_timeline_to_json'));
+      } finally {
+        c._llmmem_timeline_free(tl);
+      }
+    });
   }
 
   /** `llmmem explain`: the arithmetic of every line, as text. */

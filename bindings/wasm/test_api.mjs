@@ -250,6 +250,32 @@ for (const [command, job] of jobs) {
   report(wrong.length === 0, 'the allocator\'s replay: the measured reserved peak, out of memory on 16 GiB, and why not replayed as the CLI says it', wrong.join('\n  '));
 }
 
+// The allocator's timeline: `llmmem timeline --allocator --json`'s, its highest reserved point the
+// measured reserved peak plus the memory outside the allocator (768 MiB, runtime_overhead_bytes'
+// default); a job the tape does not run is refused with the reason notReplayed gives.
+{
+  const wrong = [];
+  for (const job of [tape('h100-sxm-80gb'), tape('rtx-4090', 'memory_bytes=16GiB')]) {
+    const t = lm.timelineRuns(job);
+    const argv = ['timeline', '--allocator', ...lm.argv('estimate', job).slice(1)];
+    const ref = parseCli(execFileSync(cli, argv, { encoding: 'utf8' }));
+    if (!isDeepStrictEqual(t, ref)) wrong.push(`${job.gpu}: differs from llmmem ${argv.join(' ')}`);
+  }
+  const h100 = lm.timelineRuns(tape('h100-sxm-80gb'));
+  const reserved = h100.points.map((p) => p.reserved);
+  if (Math.max(...reserved) !== 21361590272 + 768 * 2 ** 20 || h100.points[0].step !== 0 || h100.points.at(-1).step !== 1)
+    wrong.push(`H100: highest reserved ${Math.max(...reserved)}, steps ${h100.points[0].step} to ${h100.points.at(-1).step}`);
+  lm.estimate(tape('rtx-4090', 'framework=megatron'));
+  const why = lm.notReplayed;
+  try {
+    lm.timelineRuns(tape('rtx-4090', 'framework=megatron'));
+    wrong.push('megatron replayed');
+  } catch (e) {
+    if (!(e instanceof LLMMemError) || e.message !== why || e.field !== 'job') wrong.push(`megatron: "${e.message}" (${e.field}), notReplayed "${why}"`);
+  }
+  report(wrong.length === 0, 'timelineRuns: the CLI\'s allocator timeline, the measured reserved peak plus outside, and a job not modelled refused', wrong.join('\n  '));
+}
+
 // explain is text: the same text.
 {
   const job = { model: 'llama-3.1-8b', sets: ['mode=training', 'micro_batch_size=2'] };

@@ -508,6 +508,7 @@ llmmem_status llmmem_estimate_timeline_runs(llmmem_timeline *out, const llmmem_m
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
+    llmmem__timeline_clear(out); /* a failure leaves it empty, as llmmem_estimate_timeline does */
     llmmem__job j;
     llmmem_status st = llmmem__job_make(&j, model, hw, strategy);
     if (st != LLMMEM_OK)

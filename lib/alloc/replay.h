@@ -61,6 +61,9 @@ typedef enum llmmem__placement {
  * (runtime_overhead_bytes). */
 llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int expandable, llmmem__placement place);
 
+/* Empties a timeline (timeline.c): what a failed estimate leaves, as llmmem_estimate_timeline does. */
+void llmmem__timeline_clear(llmmem_timeline *t);
+
 /* Fills the timeline with a replay's points (timeline.c): each moment's highest allocated bytes by
  * component and the reserved bytes, both with the memory outside the allocator (`outside`). */
 llmmem_status llmmem__timeline_from_replay(llmmem_timeline *out, const llmmem__replay_point *points, unsigned n,

@@ -97,6 +97,12 @@ static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "num_key_value_heads (%llu) and tensor_parallel (%llu): one must divide the other",
                             (unsigned long long)a->kv_heads, (unsigned long long)tp);
+    /* vllm gemma4.py Gemma4Attention asserts the same of a full layer's num_global_key_value_heads */
+    uint64_t g = a->kv_token_global.heads;
+    if (g && ((g >= tp && g % tp) || (g < tp && tp % g)))
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "num_global_key_value_heads (%llu) and tensor_parallel (%llu): one must divide the other",
+                            (unsigned long long)g, (unsigned long long)tp);
     if (pp > a->layers)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "pipeline_parallel (%llu) exceeds num_hidden_layers (%llu)",
@@ -104,6 +110,19 @@ static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint
     if (pp > MAX_STAGES)
         return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "pipeline_parallel (%llu) exceeds %d",
                             (unsigned long long)pp, MAX_STAGES);
+    return LLMMEM_OK;
+}
+
+/* Refuses MiMo-V2-Flash's sliding and full layers of their own KV heads with values narrower than keys: vLLM gives a
+ * FullAttentionSpec its head_size_v, a SlidingWindowSpec (AttentionSpec.real_page_size_bytes, 2 x head_size) none
+ * (vllm/v1/kv_cache_interface.py), so which page the sliding layers take is not settled here. */
+static llmmem_status refuse_narrow_values(const llmmem__geometry *a)
+{
+    if (a->kv_token_global.heads && a->v_head_dim != a->head_dim)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM's paged cache of sliding and full layers of their own KV "
+                            "heads with values narrower than keys (mimo_v2_flash: v_head_dim %llu, head_dim %llu) is "
+                            "not modelled: the contiguous cache is", (unsigned long long)a->v_head_dim,
+                            (unsigned long long)a->head_dim);
     return LLMMEM_OK;
 }
 
@@ -622,13 +641,13 @@ static llmmem_status graph_estimate(uint64_t *out, const llmmem_model *m, llmmem
 
 llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
                                       const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache,
-                                      int blocks_modelled)
+                                      int modelled)
 {
     llmmem_status st = llmmem__kv_shape_with_state(&out->a, m);
     if (!st)
         st = llmmem__kv_refuse_cross(out->a, cache);
     if (!st)
-        st = llmmem__kv_refuse_typed(out->a, cache, blocks_modelled);
+        st = llmmem__kv_refuse_typed(out->a, cache, modelled);
     if (st)
         return st;
     if (llmmem__state_kinds(out->a) > 1)
@@ -673,7 +692,8 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
 {
     llmmem__served p;
     llmmem_serving *r = out;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s, "vLLM's paged cache", 1);
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s, "vLLM's paged cache",
+                                                LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;
@@ -683,12 +703,25 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     if (state && (a->window || (a->kv_lora_rank && !a->linear_layers)))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
-    /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others */
-    const int state_unmodelled = a->linear_layers || a->mamba1_layers || a->conv_layers;
+    if ((st = refuse_narrow_values(a)) != LLMMEM_OK)
+        return st;
+    /* gemma4: full and sliding layers of different widths, KV-shared layers, per-layer input embeddings */
+    const int typed = a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs;
+    /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others, nor
+     * for gemma4's (its full layers' widths, the per-layer inputs alive through the forward) */
+    const int state_unmodelled = a->linear_layers || a->mamba1_layers || a->conv_layers || typed;
     if (state_unmodelled && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",
-                            a->linear_layers ? "Gated DeltaNet" : a->conv_layers ? "short-convolution" : "Mamba-1");
+                            typed                ? "gemma4's"
+                            : a->linear_layers ? "Gated DeltaNet"
+                            : a->conv_layers   ? "short-convolution"
+                                               : "Mamba-1");
+    /* vllm/model_executor/layers/attention/attention.py validate_kv_sharing_target: the layer read must be on the
+     * same rank; which stage holds it is not modelled */
+    if (a->kv_shared_layers && r->pp > 1)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) with KV-shared layers (num_kv_shared_layers "
+                            "%llu) is not modelled", (unsigned long long)r->pp, (unsigned long long)a->kv_shared_layers);
     int64_t version;
     if ((st = llmmem__serving_version(&version, s, LLMMEM_ENGINE_VLLM)) != LLMMEM_OK)
         return st;
@@ -744,6 +777,24 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     llmmem__kv_groups g = llmmem__kv_groups_of(a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
     r->pool.full_groups = g.full_groups;
     r->pool.sliding_groups = g.sliding_groups;
+    uint64_t sliding_token = r->pool.token_layer, full_token = sliding_token;
+    r->typed = typed;
+    if (a->kv_token_global.heads && g.full) {
+        /* the full layers' own spec (vllm gemma4.py Gemma4DecoderLayer: global_head_dim, num_global_key_value_heads) */
+        if (!g.sliding)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM's paged cache of full layers of different widths %s is not "
+                                "modelled (one group of per-layer pages, UniformTypeKVCacheSpecs)",
+                                sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) ? "under disable_hybrid_kv_cache_manager"
+                                                                                 : "alone");
+        if (r->dtype == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || r->dtype == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD ||
+            r->dtype == LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "kv_cache_dtype (%s) with full layers of another width is not "
+                                "modelled (vllm gemma4.py pads their pages: kv_cache_page_size_padded)",
+                                llmmem__kv_dtype_name(r->dtype));
+        if ((st = llmmem__kv_full_token_layer_bytes(&full_token, a, r->dtype, r->tp, 0)) != LLMMEM_OK ||
+            (st = llmmem__kv_unify_pages(&r->pool, full_token)) != LLMMEM_OK)
+            return st;
+    }
     if (state) {
         if (sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER))
             return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "disable_hybrid_kv_cache_manager: vLLM needs the hybrid "
@@ -770,8 +821,12 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     uint64_t fixed_budget = (uint64_t)sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES);
     /* gpu_worker.py determine_available_memory: kv_cache_memory_bytes returns before the graph estimate */
     const int estimate_graphs = graphs_set < 0 && rel->estimate_graphs && !eager && sizes.count && !fixed_budget;
+    if (estimate_graphs && typed) /* graph_estimate's working set is activation_peak's */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the CUDA-graph estimate of gemma4's layers is not modelled: set "
+                            "cuda_graph_bytes (the log's \"Estimated CUDA graph memory\"), enforce_eager or "
+                            "kv_cache_memory_bytes");
     uint64_t graphs = graphs_set > 0 && !fixed_budget ? (uint64_t)graphs_set : 0;
-    uint64_t best_w = 0, best_act = 0, best_graphs = 0, shortfall = 0, most_layers = 0, most_attention = 0;
+    uint64_t best_w = 0, best_act = 0, best_graphs = 0, shortfall = 0, most_layers = 0, most_bytes = 0;
     int have = 0;
     for (uint64_t stage = 0; stage < r->pp; stage++) {
         uint64_t first, end, w = 0, act = 0, non_kv = 0, avail;
@@ -804,10 +859,15 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         }
         r->stage_budget[stage] = avail;
         r->stage_sliding[stage] = g.sliding ? llmmem__sliding_layers(a, first, end) : 0;
-        uint64_t attention = llmmem__layers_in(&a->plan, a->attention, first, end);
+        uint64_t attention = llmmem__layers_in(&a->plan, a->attention, first, end), cached;
         r->stage_full[stage] = attention - r->stage_sliding[stage];
-        if (attention > most_attention)
-            most_attention = attention;
+        /* bytes a token adds on the stage: its sliding layers' and its full layers' (their own widths) */
+        uint64_t stage_sliding = llmmem__sliding_layers(a, first, end);
+        if (!llmmem__mul(&cached, stage_sliding, sliding_token) ||
+            !llmmem__muladd(&cached, attention - stage_sliding, full_token))
+            return overflow("KV bytes per token");
+        if (cached > most_bytes)
+            most_bytes = cached;
         r->stage_hf_sliding[stage] = llmmem__sliding_layers(a, first, end);
         r->stage_group[stage] = state ? r->pool.group_layers : llmmem__kv_group_layers(a, &g, first, end);
         if (end - first > most_layers)
@@ -837,9 +897,10 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     v[LLMMEM_SERVING_CUDA_GRAPH] = best_graphs;
     v[LLMMEM_SERVING_KV_CACHE_BYTES] = r->stage_budget[r->binding];
     v[LLMMEM_SERVING_SHORTFALL] = shortfall;
-    uint64_t cached_layers = state ? llmmem__layers_in(&a->plan, a->attention, 0, a->layers) : most_attention;
-    if (!llmmem__mul(&v[LLMMEM_SERVING_BYTES_PER_TOKEN], r->pool.token_layer, cached_layers) ||
-        !llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], r->page, r->stage_group[r->binding]))
+    if (state && !llmmem__mul(&most_bytes, r->pool.token_layer, llmmem__layers_in(&a->plan, a->attention, 0, a->layers)))
+        return overflow("KV bytes per token");
+    v[LLMMEM_SERVING_BYTES_PER_TOKEN] = most_bytes;
+    if (!llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], r->page, r->stage_group[r->binding]))
         return overflow("KV bytes per token");
     v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
     v[LLMMEM_SERVING_NUM_BLOCKS] = r->pool.num_blocks;
@@ -1048,6 +1109,9 @@ llmmem_status llmmem_serving_max_batch(uint64_t *sequences_out, const llmmem_ser
     if (serving->pool.state_groups)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the contiguous (Hugging Face) cache of Mamba-2 and Gated "
                             "DeltaNet layers is not modelled");
+    if (serving->typed)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the contiguous (Hugging Face) cache of a serving rank of gemma4's "
+                            "layers is not modelled: llmmem_kv_cache_bytes models the whole model's");
     uint64_t best = UINT64_MAX;
     for (uint64_t stage = 0; stage < serving->pp; stage++) {
         uint64_t one;
@@ -1075,7 +1139,9 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     if (!st)
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (!st)
-        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", 1);
+        st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED);
+    if (!st)
+        st = refuse_narrow_values(a);
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL);
@@ -1087,11 +1153,28 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
     llmmem_format served = LLMMEM_FORMAT_AUTO;
     if ((st = llmmem__serving_strategy(&served_strategy, &served, model, strategy)) != LLMMEM_OK)
         return st;
-    uint64_t token_layer = 0;
+    uint64_t token_layer = 0, full_layer = 0;
     const uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
-    if (attention && (st = llmmem__kv_token_layer_bytes(&token_layer, a, llmmem__kv_dtype(model, &served_strategy),
-                                                        tp, 0)) != LLMMEM_OK)
+    const llmmem_kv_cache_dtype dtype = llmmem__kv_dtype(model, &served_strategy);
+    if (attention && ((st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, tp, 0)) != LLMMEM_OK ||
+                      (st = llmmem__kv_full_token_layer_bytes(&full_layer, a, dtype, tp, 0)) != LLMMEM_OK))
         return st;
+    if (a->kv_token_global.heads || a->kv_shared_layers) {
+        /* gemma4: each stage's sliding and full layers at their own widths, KV-shared layers none
+         * (gpu_model_runner.py get_kv_cache_spec); the most loaded stage's */
+        uint64_t most = 0;
+        for (uint64_t stage = 0; stage < pp; stage++) {
+            uint64_t first, end, x;
+            stage_range(&first, &end, a->layers, pp, stage);
+            uint64_t sliding = llmmem__sliding_layers(a, first, end);
+            if (!llmmem__mul(&x, sliding, token_layer) ||
+                !llmmem__muladd(&x, llmmem__layers_in(&a->plan, a->attention, first, end) - sliding, full_layer))
+                return overflow("KV bytes per token");
+            most = x > most ? x : most;
+        }
+        *bytes_out = most;
+        return LLMMEM_OK;
+    }
     /* the most loaded stage: get_pp_indices gives each stage layers // pp, some one more; a model
      * with Mamba-2 or Gated DeltaNet layers (one stage, check_parallel) caches tokens in its
      * attention layers alone, its state is per sequence (serving's state_bytes_per_sequence) */

@@ -25,6 +25,7 @@ struct llmmem_serving {
     uint64_t state_cap;           /* sequences its state pool holds (SGLang max_mamba_cache_size; 0: none) */
     uint64_t page;                /* one layer, one block, one rank */
     uint64_t contig_token_layer;  /* Hugging Face layout: bytes of one token in one layer on one rank */
+    int typed;                    /* layers of different widths or KV-shared ones (gemma4): no contiguous answer */
     uint64_t binding;             /* the stage whose block count is the smallest */
     uint64_t stage_budget[LLMMEM_SERVING_MAX_STAGES];
     uint64_t stage_full[LLMMEM_SERVING_MAX_STAGES], stage_sliding[LLMMEM_SERVING_MAX_STAGES]; /* as the paged groups hold them */
@@ -73,10 +74,10 @@ typedef struct llmmem__served {
     uint64_t memory;              /* memory_bytes of one device */
     uint64_t tp;
 } llmmem__served;
-/* blocks_modelled: the engine models short-convolution layers and per-layer blocks (vLLM's paged cache) */
+/* modelled: the LLMMEM__KV_* kinds of layers the engine's cache models (kv.h llmmem__kv_refuse_typed) */
 llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
                                       const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache,
-                                      int blocks_modelled);
+                                      int modelled);
 
 /* Weights of one tensor-parallel rank holding every layer (pipeline_parallel 1). */
 llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp);

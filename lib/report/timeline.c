@@ -194,6 +194,12 @@ static llmmem_status generate_points(llmmem_timeline *t, const llmmem__trace *tr
     return LLMMEM_OK;
 }
 
+void llmmem__timeline_clear(llmmem_timeline *t)
+{
+    t->n = t->peak = t->stage = 0;
+    t->replayed = 0;
+}
+
 llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model *model, const llmmem_hardware *hw,
                                        const llmmem_strategy *strategy)
 {
@@ -201,8 +207,7 @@ llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model 
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
-    out->n = out->peak = out->stage = 0;
-    out->replayed = 0;
+    llmmem__timeline_clear(out);
     llmmem_report *r;
     llmmem__trace tr;
     llmmem_status st = llmmem_report_new(&r);

@@ -59,18 +59,18 @@ llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *vie
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int blocks_modelled)
+llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int modelled)
 {
-    if (a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs)
+    if ((a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs) && !(modelled & LLMMEM__KV_TYPED))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "%s of a model whose attention layers cache different widths (gemma4's full and sliding "
                             "layers), whose last %llu layers share an earlier layer's keys and values, or with "
-                            "per-layer input embeddings is not modelled: the contiguous cache "
+                            "per-layer input embeddings is not modelled: vLLM serving, the contiguous cache "
                             "(llmmem_kv_cache_bytes) and the weights are", view, (unsigned long long)a->kv_shared_layers);
-    if (a->conv_layers && !blocks_modelled)
+    if (a->conv_layers && !(modelled & LLMMEM__KV_BLOCKS))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu short-convolution layers (lfm2) is not "
                             "modelled: vLLM serving and the contiguous cache are", view, (unsigned long long)a->conv_layers);
-    if (a->blocks && !blocks_modelled)
+    if (a->blocks && !(modelled & LLMMEM__KV_BLOCKS))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "%s of a model of per-layer blocks of different widths (nemotron-nas block_configs) is "
                             "not modelled: the weights, vLLM serving and the contiguous cache are", view);
@@ -259,6 +259,19 @@ llmmem_status llmmem__kv_token_layer_bytes(uint64_t *out, const llmmem__geometry
     return st;
 }
 
+llmmem_status llmmem__kv_full_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                                uint64_t tp, int contiguous)
+{
+    if (!a->kv_token_global.heads)
+        return llmmem__kv_token_layer_bytes(out, a, d, tp, contiguous);
+    /* vllm gemma4.py Gemma4DecoderLayer / transformers Gemma4TextAttention: a full layer's global_head_dim and, with
+     * attention_k_eq_v, num_global_key_value_heads; vLLM caches its keys and values both (k_eq_v loads K into V) */
+    llmmem__geometry global = *a;
+    global.kv_token = a->kv_token_global;
+    global.kv_heads = a->kv_token_global.heads;
+    return llmmem__kv_token_layer_bytes(out, &global, d, tp, contiguous);
+}
+
 /* ---- paged blocks: groups, blocks of a request, waste, concurrency ------------------ */
 
 /* How vLLM groups the layers (kv_cache_utils.py get_kv_cache_groups):
@@ -271,13 +284,16 @@ llmmem_status llmmem__kv_token_layer_bytes(uint64_t *out, const llmmem__geometry
 llmmem__kv_groups llmmem__kv_groups_of(const llmmem__geometry *a, int hybrid_disabled)
 {
     llmmem__kv_groups g = {0, 0, 0, 0};
-    uint64_t sliding = llmmem__sliding_layers(a, 0, a->layers), full = a->layers - sliding;
+    /* the layers with a cache spec: a KV-shared layer has none (vllm/v1/worker/gpu_model_runner.py
+     * get_kv_cache_spec skips a layer with kv_sharing_target_layer_name) */
+    uint64_t sliding = llmmem__sliding_layers(a, 0, a->layers);
+    uint64_t full = llmmem__layers_in(&a->plan, a->attention, 0, a->layers) - sliding;
     if (sliding == 0 || (full > 0 && hybrid_disabled)) {
         g.full_groups = 1;
-        g.full = a->layers;
+        g.full = full + sliding;
     } else if (full == 0) {
         g.sliding_groups = 1;
-        g.sliding = a->layers;
+        g.sliding = sliding;
     } else {
         uint64_t lo = full < sliding ? full : sliding, hi = full < sliding ? sliding : full;
         uint64_t size = 2 * hi < 3 * lo ? hi : lo;
@@ -303,6 +319,35 @@ uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_gro
     return x > y ? x : y;
 }
 
+/* Tokens a block of the full groups and of the windowed groups holds (llmmem__kv_unify_pages). */
+static uint64_t full_block(const llmmem__kv_pool *r)
+{
+    return r->full_block ? r->full_block : r->block;
+}
+
+static uint64_t window_block(const llmmem__kv_pool *r)
+{
+    return r->window_block ? r->window_block : r->block;
+}
+
+llmmem_status llmmem__kv_unify_pages(llmmem__kv_pool *r, uint64_t full_token)
+{
+    /* vllm/v1/core/kv_cache_utils.py unify_kv_cache_spec_page_size: the largest page stays, a smaller one's
+     * block_size grows by max_page // its page (AttentionSpec.copy_with_new_block_size), NotImplementedError
+     * unless it divides; pages are block x bytes a token, so the ratio is the bytes' */
+    uint64_t sliding_token = r->token_layer, big = full_token > sliding_token ? full_token : sliding_token;
+    uint64_t small = full_token > sliding_token ? sliding_token : full_token;
+    if (small == 0 || big % small)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM cannot unify the pages of full layers of %llu bytes a token "
+                            "and sliding layers of %llu (the larger is not a multiple of the smaller: "
+                            "unify_kv_cache_spec_page_size raises NotImplementedError)",
+                            (unsigned long long)full_token, (unsigned long long)sliding_token);
+    if (!llmmem__mul(full_token < big ? &r->full_block : &r->window_block, r->block, big / small))
+        return overflow("block size");
+    r->token_layer = big;
+    return LLMMEM_OK;
+}
+
 /* Blocks one sequence of `tokens` tokens needs in one windowed group, and the tokens they are sized
  * for (*sized): sliding window cdiv(min(window - 1 + max_num_batched_tokens, tokens), block) + 1
  * (SlidingWindowSpec: the window need not start at a block boundary); chunked attention
@@ -314,7 +359,7 @@ static uint64_t windowed_blocks(const llmmem__kv_pool *r, uint64_t tokens, uint6
     if (held > tokens)
         held = tokens;
     *sized = held;
-    return llmmem__ceil_div(held, r->block) + (r->chunked ? 0 : 1);
+    return llmmem__ceil_div(held, window_block(r)) + (r->chunked ? 0 : 1);
 }
 
 /* Blocks one sequence of `tokens` tokens needs from the pool, summed over the groups
@@ -326,7 +371,7 @@ int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tok
     /* MambaSpec.max_memory_usage_bytes (mamba_cache_mode none): one page per sequence and group */
     uint64_t need = r->state_groups, sw;
     uint64_t windowed = windowed_blocks(r, tokens, &sw);
-    if (!llmmem__muladd(&need, r->full_groups, llmmem__ceil_div(tokens, r->block)) ||
+    if (!llmmem__muladd(&need, r->full_groups, llmmem__ceil_div(tokens, full_block(r))) ||
         !llmmem__muladd(&need, r->sliding_groups, windowed))
         return 0;
     *out = need;
@@ -338,12 +383,14 @@ int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tok
  * windowed_blocks, so a sliding group's spare block is waste too). */
 int llmmem__kv_pool_waste(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
 {
-    uint64_t sw, slots = 0, x;
-    uint64_t windowed = windowed_blocks(r, tokens, &sw);
-    uint64_t full_gap = llmmem__ceil_div(tokens, r->block) * r->block - tokens;
-    uint64_t sliding_gap = windowed * r->block - sw;
-    if (!llmmem__muladd(&slots, r->full_groups, full_gap) || !llmmem__muladd(&slots, r->sliding_groups, sliding_gap) ||
-        !llmmem__mul(&x, slots, r->token_layer) || !llmmem__mul(&x, x, r->group_layers) ||
+    uint64_t sw, page, x = 0;
+    uint64_t fb = full_block(r), wb = window_block(r), windowed = windowed_blocks(r, tokens, &sw);
+    uint64_t full_gap = llmmem__ceil_div(tokens, fb) * fb - tokens;
+    uint64_t sliding_gap = windowed * wb - sw;
+    /* a slot of a group holds its page over its block size (unified pages: fewer bytes in the larger blocks) */
+    if (!llmmem__mul(&page, r->token_layer, r->block) || !llmmem__mul(&full_gap, full_gap, r->full_groups) ||
+        !llmmem__mul(&sliding_gap, sliding_gap, r->sliding_groups) || !llmmem__muladd(&x, full_gap, page / fb) ||
+        !llmmem__muladd(&x, sliding_gap, page / wb) || !llmmem__mul(&x, x, r->group_layers) ||
         !llmmem__add(&x, x, r->state_waste))
         return 0;
     *out = x;
@@ -357,10 +404,10 @@ int llmmem__kv_pool_waste(uint64_t *out, const llmmem__kv_pool *r, uint64_t toke
  * full-attention groups; a sliding-window group keeps each sequence's window. */
 int llmmem__kv_pool_requests(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens)
 {
-    uint64_t c = llmmem__ceil_div(tokens, r->block), prefix = 0, prompt = 0;
+    uint64_t fb = full_block(r), c = llmmem__ceil_div(tokens, fb), prefix = 0, prompt = 0;
     if (r->prefix_caching) {
-        prefix = r->prefix / r->block;
-        prompt = (r->prompt > r->prefix ? r->prompt : r->prefix) / r->block;
+        prefix = r->prefix / fb;
+        prompt = (r->prompt > r->prefix ? r->prompt : r->prefix) / fb;
     }
     uint64_t sw, per = 0, own, shared;
     uint64_t windowed = windowed_blocks(r, tokens, &sw);
@@ -439,10 +486,8 @@ llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_mode
     if (a->kv_token_global.heads && full) {
         /* Gemma4TextAttention: the full layers cache num_global_key_value_heads of global_head_dim; the KV-shared
          * layers (not attention kinds here) update no cache (past_key_values.update skipped) */
-        llmmem__geometry global = *a;
         uint64_t global_layer, x = 0;
-        global.kv_token = a->kv_token_global;
-        if ((st = llmmem__kv_token_layer_bytes(&global_layer, &global, dtype, 1, 1)) != LLMMEM_OK)
+        if ((st = llmmem__kv_full_token_layer_bytes(&global_layer, a, dtype, 1, 1)) != LLMMEM_OK)
             return st;
         if (!llmmem__kv_contiguous_layers(&x, global_layer, full, 0, 0, sequences, tokens_each))
             return overflow("contiguous KV cache bytes");

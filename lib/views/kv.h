@@ -16,9 +16,15 @@ llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m
 llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_model *m, const char *view);
 /* Fails for a model with cross-attention layers, naming the view that cannot cost them. */
 llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *view);
+/* What a view models beyond uniform attention layers (llmmem__kv_refuse_typed's `modelled`). */
+enum {
+    LLMMEM__KV_BLOCKS = 1, /* short-convolution layers and per-layer blocks (nemotron-nas) */
+    LLMMEM__KV_TYPED = 2   /* full and sliding layers of different widths and KV-shared layers (gemma4) */
+};
 /* Fails for a model whose attention layers cache different widths, with KV-shared layers or per-layer input
- * embeddings (gemma4), or, unless blocks_modelled, with per-layer blocks (nemotron-nas), naming the view. */
-llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int blocks_modelled);
+ * embeddings (gemma4), or with short-convolution layers or per-layer blocks (nemotron-nas), unless `modelled`
+ * (LLMMEM__KV_* bits) says the view models them, naming the view. */
+llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int modelled);
 /* The same for a user that costs the state of Mamba-2 and Gated DeltaNet layers too (serving). */
 llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m);
 /* Elements of one state layer's conv state and SSM (recurrent) state of one sequence on one of tp
@@ -52,6 +58,10 @@ static inline uint64_t llmmem__kv_heads_per_rank(const llmmem__geometry *a, uint
  * attention cannot be cached in, or overflow. */
 llmmem_status llmmem__kv_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
                                            uint64_t tp, int contiguous);
+/* The same for the model's full-attention layers: their own heads and width where they differ from the
+ * sliding layers' (gemma4's num_global_key_value_heads, global_head_dim), else llmmem__kv_token_layer_bytes. */
+llmmem_status llmmem__kv_full_token_layer_bytes(uint64_t *out, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                                uint64_t tp, int contiguous);
 
 /* ---- paged blocks (vLLM) ---------------------------------------------------------------------- */
 
@@ -71,18 +81,27 @@ uint64_t llmmem__kv_group_layers(const llmmem__geometry *a, const llmmem__kv_gro
  * blocks, and the sharing settings of the requests. */
 typedef struct llmmem__kv_pool {
     uint64_t block;                       /* block_size tokens */
+    /* tokens a block of the full and of the windowed groups holds when vLLM unified pages of different sizes
+     * (gemma4's full and sliding layers: llmmem__kv_unify_pages); 0: block */
+    uint64_t full_block, window_block;
     uint64_t window, batched;             /* sliding_window (or attention_chunk_size), max_num_batched_tokens */
     int chunked;                          /* the windowed groups are chunked-attention layers, not sliding */
     uint64_t full_groups, sliding_groups;
     uint64_t state_groups;                /* groups of Mamba-2 / Gated DeltaNet layers: a block per sequence */
     uint64_t state_waste;                 /* bytes a sequence's state blocks hold past its state (padded
                                            * pages, padding layers of the groups) */
-    uint64_t token_layer;                 /* paged bytes of one token in one layer on one rank */
+    uint64_t token_layer;                 /* paged bytes of one token in one layer on one rank (unified
+                                           * pages: the page over block) */
     uint64_t group_layers;                /* layers per group on the binding stage */
     uint64_t num_blocks;                  /* blocks of the pool */
     uint64_t prefix, prompt, n;           /* shared_prefix_tokens, prompt_tokens, n */
     int prefix_caching;
 } llmmem__kv_pool;
+
+/* vLLM's pages when the full layers cache full_token bytes a token and layer and the sliding ones the pool's
+ * token_layer: the smaller page's layers take proportionally more tokens a block, token_layer becomes the
+ * larger page over block (full_block, window_block set); fails when the larger is not a multiple. */
+llmmem_status llmmem__kv_unify_pages(llmmem__kv_pool *r, uint64_t full_token);
 
 /* Blocks one sequence of `tokens` tokens needs; 0 on overflow. */
 int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens);

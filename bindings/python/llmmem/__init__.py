@@ -22,7 +22,9 @@ with the job's allocations replayed through a model of PyTorch's CUDA caching al
 (transformers on one CUDA device): ``report.runs``, ``report.reserved_bytes`` and the other
 allocator properties of :class:`Report`; for a job the replay does not model it raises
 :class:`UnsupportedError` whose ``report`` is the estimate (or, with ``fallback=True``, returns it,
-``report.not_replayed`` saying why).
+``report.not_replayed`` saying why). ``llmmem.timeline_runs(model, hardware, strategy)`` is that
+replay moment by moment: a :class:`Timeline` whose points give the reserved bytes beside the
+allocated.
 
 Local inference (llama.cpp, ollama): ``llmmem.local_estimate(model, hardware, strategy)`` gives
 the buffers of every device (:class:`Local`), ``llmmem.local_solve("max_context", ...)`` the
@@ -146,6 +148,7 @@ __all__ = [
     "solve_min_devices",
     "solve_weight_format",
     "timeline",
+    "timeline_runs",
     "version",
 ]
 
@@ -1014,6 +1017,27 @@ def _timeline(handles) -> "Timeline":
     # The GIL is released inside (bindings/llmmem.i: %thread llmmem_estimate_timeline).
     _core.llmmem_estimate_timeline(handle, *handles)
     return Timeline(handle)
+
+
+def timeline_runs(model: Model, hardware: Hardware, strategy: Strategy | None = None) -> "Timeline":
+    """The job's timeline as PyTorch's CUDA caching allocator serves it: :func:`estimate_runs`'s
+    replay moment by moment (C: ``llmmem_estimate_timeline_runs``), a :class:`Timeline` whose
+    ``replayed`` is True. A point follows each moment of the allocation tape (the model built:
+    "static"; each layer's forward and recomputation; the loss's forward: "forward" with layer
+    None; the backward's end; the optimizer step; the generate loop's layers: "prefill",
+    "decode") for every step replayed (two training steps, up to 64 decode steps): its "step",
+    the highest bytes allocated since the point before by component ("total"; the memory outside
+    the allocator and the workspaces as runtime_overhead) and "reserved", the segments the
+    allocator holds then plus the memory outside: what the device holds. The highest "reserved"
+    is ``estimate_runs(...).reserved_bytes + runtime_overhead``.
+
+    A job the replay does not model raises :class:`UnsupportedError`, as :func:`estimate_runs`
+    does; any other failure raises as :func:`estimate` does. Takes milliseconds."""
+    with _Reading(*_inputs(model, hardware, strategy)) as handles:
+        handle = _core.llmmem_bind_timeline_new()
+        # The GIL is released inside (bindings/llmmem.i: %thread llmmem_estimate_timeline_runs).
+        _core.llmmem_estimate_timeline_runs(handle, *handles)
+        return Timeline(handle, replayed=True)
 
 
 # ---------------------------------------------------------------------------
@@ -1943,20 +1967,26 @@ def _moment_label(phase: str, layer) -> str:
 
 
 class Timeline:
-    """The memory of the most loaded device at every moment of one step (:func:`timeline`).
+    """The memory of the most loaded device at every moment of one step (:func:`timeline`), or of
+    the job as PyTorch's caching allocator serves it (:func:`timeline_runs`, ``replayed`` True).
 
     ``points`` is a list of dicts, one per moment in order: "phase" (one of :func:`phase_names`),
     "layer" (the decoder layer the moment follows or runs; None for the loss and the optimizer),
-    "total" and the bytes of every component, each read from the C timeline's getters.
-    ``peak_index`` is the highest point (the estimate's total), ``stage`` the pipeline stage
-    followed; ``to_json()`` is the library's JSON (as ``llmmem timeline --json``)."""
+    "total", the bytes of every component, and for a replayed timeline only (as in the JSON)
+    "step" (the training step, or the generate loop's token: 0 for the prefill) and "reserved"
+    (the allocator's segments plus the memory outside it); each read from the C timeline's
+    getters and named as the JSON names them (``point.get("reserved")`` is None when not replayed). ``peak_index`` is the highest total (the estimate's total, or
+    the replay's allocated peak plus the memory outside), ``reserved_peak_index`` the highest
+    reserved, ``stage`` the pipeline stage followed; ``to_json()`` is the library's JSON (as
+    ``llmmem timeline --json``, with ``--allocator`` when replayed)."""
 
-    __slots__ = ("_h", "_json", "_points")
+    __slots__ = ("_h", "_json", "_points", "_replayed")
 
-    def __init__(self, handle) -> None:
+    def __init__(self, handle, replayed: bool = False) -> None:
         self._h = _checked_handle("Timeline", "llmmem.timeline()", _core.TimelineHandle, handle)
         self._json = None
         self._points = None
+        self._replayed = replayed
 
     def _read(self) -> list:
         if self._points is None:
@@ -1968,10 +1998,18 @@ class Timeline:
                 point = {"phase": _phase_name(_core.llmmem_timeline_phase(h, i)),
                          "layer": None if layer < 0 else layer,
                          "total": _core.llmmem_timeline_total_bytes(h, i)}
+                if self._replayed:  # as the JSON: only a replay's points have them
+                    point.update(step=_core.llmmem_timeline_step(h, i),
+                                 reserved=_core.llmmem_timeline_reserved_bytes(h, i))
                 point.update({name: _core.llmmem_timeline_bytes(h, i, c) for c, name in names if name})
                 points.append(point)
             self._points = points
         return self._points
+
+    @property
+    def replayed(self) -> bool:
+        """Whether the points are the caching allocator's replay (:func:`timeline_runs`)."""
+        return self._replayed
 
     @property
     def points(self) -> list:
@@ -1993,6 +2031,14 @@ class Timeline:
     def peak(self) -> dict:
         """The highest point."""
         return self[self.peak_index]
+
+    @property
+    def reserved_peak_index(self) -> int | None:
+        """The index of the highest "reserved" point (the first, on a tie); None when not replayed."""
+        if not self._replayed:
+            return None
+        reserved = [p["reserved"] for p in self._read()]
+        return reserved.index(max(reserved)) if reserved else 0
 
     @property
     def stage(self) -> int:
@@ -2032,8 +2078,35 @@ class Timeline:
             return "<llmmem.Timeline: no moments>"
         peak = self.peak_index
         total = self._read()[peak]["total"]
-        return (f"<llmmem.Timeline: {n} moment{'s' if n > 1 else ''} of stage {self.stage}, peak at {self.labels[peak]} "
+        head = (f"<llmmem.Timeline: {n} moment{'s' if n > 1 else ''} of stage {self.stage}, peak at {self.labels[peak]} "
                 f"({self._read()[peak]['phase']}): {total:,} bytes ({total / GIB:.2f} GiB, {total / GB:.2f} GB)>")
+        if not self._replayed:
+            return head
+        # the replay's moments as `llmmem timeline --allocator` prints them: allocated beside reserved
+        high = self._read()[self.reserved_peak_index]["reserved"]
+        lines = [head[:-1] + f"; reserved peak {high:,} bytes ({high / GIB:.2f} GiB, {high / GB:.2f} GB), "
+                 "as PyTorch's CUDA caching allocator serves it>",
+                 f"  {'moment':<14} {'step':>5} {'allocated':>16} {'reserved':>16}"]
+        for i, (p, label) in enumerate(zip(self._read(), self.labels)):
+            mark = "  <- peak" if i == peak else ""
+            lines.append(f"  {label:<14} {p['step']:>5} {p['total']:>16,} {p['reserved']:>16,}{mark}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        esc = _html.escape
+        replayed = self._replayed
+        head = ["moment", "step", "allocated", "reserved", "reserved GiB (2<sup>30</sup> B)"] if replayed \
+            else ["moment", "bytes", "GiB (2<sup>30</sup> B)"]
+        rows = []
+        for i, (p, label) in enumerate(zip(self._read(), self.labels)):
+            cells = [f"{p['step']}", f"{p['total']:,}", f"{p['reserved']:,}"] if replayed else [f"{p['total']:,}"]
+            cells.append(f"{(p['reserved'] if replayed else p['total']) / GIB:.2f}")
+            name = f"<b>{esc(label)} (peak)</b>" if i == self.peak_index else esc(label)
+            rows.append(f"<tr><td>{name}</td>" + "".join(f"<td style='text-align:right'>{c}</td>" for c in cells) + "</tr>")
+        caption = ("the caching allocator's replay: allocated and reserved bytes (with the memory outside it)"
+                   if replayed else f"bytes alive at each moment of one step, stage {self.stage}")
+        return (f"<table class='llmmem-timeline'><caption>{esc(caption)}</caption><thead><tr>" +
+                "".join(f"<th>{h}</th>" for h in head) + f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 # ---------------------------------------------------------------------------

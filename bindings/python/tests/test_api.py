@@ -329,6 +329,7 @@ def test_long_calls_release_the_gil(llama7b, h100):
                                sequence_length=256)
     assert llmmem.estimate_runs(llama7b, h100, replayed).replayed
     assert _releases_gil(lambda: llmmem.estimate_runs(llama7b, h100, replayed), repeat=2000)
+    assert _releases_gil(lambda: llmmem.timeline_runs(llama7b, h100, replayed), repeat=2000)
     assert _releases_gil(lambda: llmmem.Model.from_hf_config_text(config))
     # inference fits, so each solve searches (a dozen estimates)
     inference = llmmem.Strategy()

@@ -13,7 +13,7 @@ import json
 import pytest
 
 import llmmem
-from conftest import test_data as data_dir
+from conftest import run_cli, test_data as data_dir
 
 GIB = 1 << 30
 MEASURED_RESERVED = 21_361_590_272  # t_llama1b_sdpa on an H100, torch.cuda.max_memory_reserved()
@@ -173,3 +173,120 @@ def test_bad_arguments():
     strategy["micro_batch_size"] = 1
     assert r.reserved_bytes == MEASURED_RESERVED
     assert r.timeline().peak["total"] == r.total_bytes
+
+
+# --- llmmem.timeline_runs: the replay moment by moment -------------------------------------
+
+def measured(name):
+    """A job's record of the H100 runs (tests/data/gpu/h100-measured.jsonl, torch.cuda's counters)."""
+    with open(data_dir() / "gpu" / "h100-measured.jsonl", encoding="utf-8") as f:
+        return next(rec for rec in map(json.loads, f) if rec["name"] == name)
+
+
+def test_timeline_runs_reaches_the_measured_reserved_peak():
+    model, hw, strategy = job()
+    tl = llmmem.timeline_runs(model, hw, strategy)
+    r = llmmem.estimate_runs(model, hw, strategy)
+    assert tl.replayed and r.replayed
+    outside = r.runtime_overhead  # the memory outside the allocator: every point holds it
+    reserved = [p["reserved"] for p in tl.points]
+    # what the device holds at its highest: the measured reserved peak plus the memory outside
+    assert measured("t_llama1b_sdpa")["peak_reserved"] == MEASURED_RESERVED
+    assert max(reserved) == MEASURED_RESERVED + outside == r.reserved_bytes + outside
+    assert tl[tl.reserved_peak_index]["reserved"] == max(reserved)
+    assert tl.reserved_peak_index == reserved.index(max(reserved))
+    # the highest allocated moment is the report's allocated peak
+    assert tl.peak["total"] == r.allocated_bytes + outside
+    # the caching allocator frees no segment (no empty_cache, no OOM retry): reserved only grows,
+    # and every block handed out lies in a reserved segment
+    assert reserved == sorted(reserved)
+    assert all(p["runtime_overhead"] >= outside and p["reserved"] >= p["total"] for p in tl.points)
+
+
+def test_timeline_runs_follows_two_training_steps():
+    model, hw, strategy = job()
+    tl = llmmem.timeline_runs(model, hw, strategy)
+    layers = model["num_hidden_layers"]
+    moments = [(p["step"], p["phase"], p["layer"]) for p in tl.points]
+    assert moments[0] == (0, "static", None)  # the model built
+    for step in (0, 1):  # each layer's forward, in order, then the loss's forward
+        forward = [m for m in moments if m[0] == step and m[1] == "forward"]
+        assert forward == [(step, "forward", i) for i in range(layers)] + [(step, "forward", None)]
+    assert {m[0] for m in moments} == {0, 1}
+    assert moments[-1] == (1, "optimizer", None)
+
+
+def test_timeline_runs_of_a_generate_call():
+    # 4 new tokens: the prefill (token 0) then 3 decode steps, each its 16 layers and the logits
+    model, hw, strategy = job(mode="inference", micro_batch_size=1, sequence_length=16, max_new_tokens=4)
+    tl = llmmem.timeline_runs(model, hw, strategy)
+    layers = model["num_hidden_layers"]
+    assert len(tl) == 1 + 4 * (layers + 1)
+    for token in range(4):
+        phase = "prefill" if token == 0 else "decode"
+        assert [(p["phase"], p["layer"]) for p in tl.points if p["step"] == token and p["phase"] != "static"] == \
+            [(phase, i) for i in range(layers)] + [(phase, None)]
+
+
+def test_timeline_runs_stops_where_it_runs_out_of_memory():
+    # the 16 GiB card: out of memory in step 2, layer 15's forward (tests/test_tape.c)
+    model, hw, strategy = small_card()
+    tl = llmmem.timeline_runs(model, hw, strategy)
+    r = llmmem.estimate_runs(model, hw, strategy)
+    assert r.runs is False and r.oom_after == "step 2, layer 15's forward"
+    last = tl[-1]
+    assert (last["step"], last["phase"], last["layer"]) == (1, "forward", 15)
+    assert max(p["reserved"] for p in tl.points) == r.reserved_bytes + r.runtime_overhead <= r.device_total_bytes
+
+
+def test_timeline_runs_json_is_the_clis():
+    model, hw, strategy = job()
+    tl = llmmem.timeline_runs(model, hw, strategy)
+    cli = run_cli("timeline", "--allocator", "--json", "--gpu", "h100-sxm-80gb",
+                  "--config", str(data_dir() / "gpu" / "configs" / "llama-3.2-1b.json"),
+                  *[arg for kv in ("framework=hf_trainer", "mode=training", "precision_recipe=pure_bf16",
+                                   "micro_batch_size=2", "sequence_length=2048") for arg in ("--set", kv)])
+    assert cli.returncode == 0, cli.stderr
+    assert tl.to_json() == cli.stdout
+    d = tl.to_dict()
+    assert d == json.loads(cli.stdout)
+    assert (d["stage"], d["peak_index"]) == (tl.stage, tl.peak_index)
+    for point, expected in zip(tl.points, d["points"], strict=True):
+        assert (point["phase"], point["total"], point["step"], point["reserved"]) == \
+            (expected["phase"], expected["total"], expected["step"], expected["reserved"])
+        assert point["layer"] == (None if expected["layer"] < 0 else expected["layer"])
+        assert {name: point[name] for name in expected["bytes"]} == expected["bytes"]
+
+
+def test_timeline_runs_presents_reserved_beside_allocated():
+    model, hw, strategy = job()
+    tl = llmmem.timeline_runs(model, hw, strategy)
+    high = tl[tl.reserved_peak_index]["reserved"]
+    text = repr(tl)
+    assert f"reserved peak {high:,} bytes" in text
+    peak = tl.peak
+    assert f"{peak['total']:>16,} {peak['reserved']:>16,}  <- peak" in text
+    html = tl._repr_html_()
+    assert "<th>allocated</th><th>reserved</th>" in html and f"{high:,}" in html
+    # a timeline of the estimate is not replayed: no step, no reserved
+    plain = llmmem.timeline(model, hw, strategy)
+    assert not plain.replayed and plain.reserved_peak_index is None
+    assert not any("step" in p or "reserved" in p for p in plain.points)
+    assert '"reserved"' not in plain.to_json() and "reserved" not in repr(plain)
+    assert "<th>reserved</th>" not in plain._repr_html_()
+
+
+def test_timeline_runs_raises_for_a_job_not_modelled():
+    model, hw, strategy = job()
+    strategy["framework"] = "megatron"
+    with pytest.raises(llmmem.UnsupportedError, match="the allocation tape does not run framework megatron"):
+        llmmem.timeline_runs(model, hw, strategy)
+    strategy["framework"] = "hf_trainer"
+    strategy["tensor_parallel"] = 3  # the estimate's own error first, as estimate_runs
+    with pytest.raises(llmmem.IncompatibleError) as err:
+        llmmem.timeline_runs(model, hw, strategy)
+    with pytest.raises(llmmem.IncompatibleError) as plain:
+        llmmem.estimate_runs(model, hw, strategy)
+    assert str(err.value) == str(plain.value)
+    with pytest.raises(llmmem.InvalidTypeError, match="hardware must be an llmmem.Hardware"):
+        llmmem.timeline_runs(model, None, strategy)
