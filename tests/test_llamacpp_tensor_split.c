@@ -10,8 +10,8 @@
  *     cumulative share, float), rounded down to the granularity, the last taking the rest; the rotation
  *     is the layer's index among layers of its kind (n_layer for tensors outside the layers);
  *   - norms mirrored, token_embd on the CPU, the compute buffer whole on every GPU.
- * Every number below is worked by hand from those rules; two public logs of the issue's notes are
- * reproduced for their KV lines (the models' other shapes are not published). */
+ * Every number below is worked by hand from those rules; three public logs are reproduced for their KV
+ * lines (the first two from the issue's notes, whose models' other shapes are not published). */
 #include "gguf_writer.h"
 
 #define Q4K 144u /* bytes of a Q4_K block of 256 */
@@ -223,6 +223,54 @@ START_TEST(log_rocm_even_split)
 }
 END_TEST
 
+/* Public notes of a Windows machine with an RTX 4070 SUPER and an RTX 5060 Ti, llama.cpp build 10499
+ * (1deefcca3), -sm tensor with no -ts (the even split), ctx 147,456, -ctk q4_0 -ctv q4_0
+ * (xenodeve/Qwen-3.8-27B-Tuning, docs/reports/36-DUAL-GPU-FINDINGS.md at 110bba96, sections 2-3):
+ * "llama_kv_cache: Meta() KV buffer size = 1296.00 MiB", each GPU's share (its even-split demand per
+ * card: 8,065 + 1,296 + 1,024 MiB). The model is
+ * Qwen3.8-27B (unsloth UD-Q4_K_XL), architecture qwen3_5 with 27,781.4M parameters, the total of
+ * Qwen/Qwen3.5-27B's config.json (test_families_2026.c qwen3_5_27b); its text_config, as published:
+ * 64 layers, full_attention_interval 4 (16 attention layers), 24 heads and 4 KV heads of 256, Gated
+ * DeltaNet 16 key and 48 value heads of 128. The notes' own "18.00 KiB per token at q4_0" checks it:
+ * 16 layers x 2 x 1,024 values in q4_0 (18 B a block of 32: 576 B a row) = 18,432 B a cell.
+ *   KV: 147,456 cells x 18,432 = 2,717,908,992 B = 2,592 MiB.
+ *   n_gqa 6, n_embd_q 1,536, g_q lcm(1,536, 256 of Q4_K) = 1,536, g_kv 256 (one head): the 1,024-wide
+ *   rows cut at 512, two heads a GPU in every layer: 1,358,954,496 B = 1,296.00 MiB each.
+ * The weights are a stand-in (Q4_K for the file's mix); the KV line does not depend on them. */
+static const char qwen3_5_27b[] =
+    "{\"architectures\": [\"Qwen3_5ForConditionalGeneration\"], \"model_type\": \"qwen3_5\", "
+    "\"image_token_id\": 248056, \"video_token_id\": 248057, \"tie_word_embeddings\": false, "
+    "\"text_config\": {\"model_type\": \"qwen3_5_text\", \"hidden_size\": 5120, \"num_hidden_layers\": 64, "
+    "\"num_attention_heads\": 24, \"num_key_value_heads\": 4, \"head_dim\": 256, \"linear_num_key_heads\": 16, "
+    "\"linear_num_value_heads\": 48, \"linear_key_head_dim\": 128, \"linear_value_head_dim\": 128, "
+    "\"linear_conv_kernel_dim\": 4, \"full_attention_interval\": 4, \"vocab_size\": 248320, "
+    "\"intermediate_size\": 17408, \"max_position_embeddings\": 262144, \"rms_norm_eps\": 1e-06, "
+    "\"attn_output_gate\": true, \"mtp_num_hidden_layers\": 1, \"dtype\": \"bfloat16\"}, "
+    "\"vision_config\": {\"model_type\": \"qwen3_5_vision\", \"depth\": 27, \"hidden_size\": 1152, "
+    "\"intermediate_size\": 4304, \"num_heads\": 16, \"in_channels\": 3, \"patch_size\": 16, "
+    "\"spatial_merge_size\": 2, \"temporal_patch_size\": 2, \"out_hidden_size\": 5120, "
+    "\"num_position_embeddings\": 2304}}";
+
+START_TEST(log_qwen3_8_27b_q4_0_even_split)
+{
+    run x;
+    open_preset(&x, "llama-3.1-8b", "rtx-4070-super", 2);
+    llmmem_model_free(x.m);
+    x.m = NULL;
+    ck_assert_ok(llmmem_model_from_hf_config_text(&x.m, qwen3_5_27b, sizeof qwen3_5_27b - 1));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "weight_format", "q4_k"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "cache_type_k", "q4_0"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "cache_type_v", "q4_0"));
+    ck_assert_ok(llmmem_strategy_set_int(x.s, LLMMEM_KEY_N_CTX, 147456));
+    estimate(&x);
+    ck_assert_uint_eq(147456ULL * 16 * 2 * 576, 2592ULL << 20);
+    ck_assert_uint_eq(llmmem_local_get(x.r, LLMMEM_LOCAL_KV_BYTES), 2592ULL << 20);
+    ck_assert_uint_eq(bytes(&x, 0, LLMMEM_LOCAL_KV), 1296ULL << 20);
+    ck_assert_uint_eq(bytes(&x, 1, LLMMEM_LOCAL_KV), 1296ULL << 20);
+    close_run(&x);
+}
+END_TEST
+
 /* What llama.cpp refuses: -sm row, deprecated (docs/multi-gpu.md; current builds fail at load), tensor
  * without flash attention, tensor for an MLA or Mamba architecture (llm_arch_supports_sm_tensor), an
  * uneven tensor_split of a hybrid (not modelled). */
@@ -257,6 +305,7 @@ int main(void)
     tcase_add_test(tc, inventory_kv_heads_over_gpus);
     tcase_add_test(tc, log_kat_coder_share);
     tcase_add_test(tc, log_rocm_even_split);
+    tcase_add_test(tc, log_qwen3_8_27b_q4_0_even_split);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -14,6 +14,7 @@ import { load, LLMMemError, INPUT_DIR } from './llmmem.mjs';
 //   serving with vLLM         llmmem serve                              (engine vllm, the default)
 //   llama.cpp                 llmmem serve --engine llama.cpp           fit --engine llama.cpp
 //   ollama                    llmmem serve --engine ollama              fit --engine ollama
+//   every engine side by side llmmem serve --engine all                 (no solver: fit takes one engine)
 //   training                  llmmem estimate --set mode=training
 //   LoRA                      llmmem estimate --set mode=lora
 //   QLoRA                     llmmem estimate --set mode=qlora
@@ -40,6 +41,11 @@ export const MODES = {
     label: 'Local inference with ollama', command: 'serve', engine: 'ollama',
     doc: 'ollama\'s llama-server: num_ctx, num_parallel, num_gpu layers, and the GPUs OLLAMA_SCHED_SPREAD gives it.',
     fields: ['num_ctx', 'num_parallel', 'num_gpu', 'sched_spread', 'cache_type_k', 'cache_type_v', 'flash_attn', 'gpu_overhead_bytes'],
+  },
+  engines: {
+    label: 'Every serving engine side by side', command: 'serve', engine: 'all', length: true, solve: false,
+    doc: 'The job under vLLM, llama.cpp, ollama, SGLang and TensorRT-LLM, one row each with one GPU\'s figures; an engine that refuses the job says why in its row.',
+    fields: ['tensor_parallel', 'gpu_memory_utilization', 'max_model_len', 'max_num_seqs', 'kv_cache_dtype', 'weight_format', 'n_ctx', 'n_parallel'],
   },
   training: {
     label: 'Training (full)', command: 'estimate', sets: ['mode=training'],
@@ -112,7 +118,7 @@ function val(src, path, v, kind = 'count') {
   return el('span', { class: `v ${kind}`, 'data-src': src, 'data-path': path, 'data-value': String(v),
     'data-testid': `${src}:${path}`, title, text });
 }
-const BYTES_RE = /(bytes|weights|gradients|master_weights|optimizer_states|optimizer_temporaries|activations|logits|kv_cache|comm_buffers|runtime_overhead|^total$|activation_peak|non_torch|cuda_graph|shortfall|^model$|^kv$|^recurrent$|^compute$|^output$|capacity|_buffers|memory|^allocated_peak$|reserved_peak|^reserved_low$|^outside$|^request$)$/;
+const BYTES_RE = /(bytes|weights|gradients|master_weights|optimizer_states|optimizer_temporaries|activations|logits|kv_cache|comm_buffers|runtime_overhead|^total$|activation_peak|non_torch|cuda_graphs?|shortfall|^model$|^kv$|^recurrent$|^compute$|^output$|capacity|_buffers|memory|^allocated_peak$|reserved_peak|^reserved_low$|^outside$|^request$)$/;
 const kindOf = (key, path = '') => (!path.startsWith('parameters.') && BYTES_RE.test(key) ? 'bytes' : 'count');
 
 // ---- state ----
@@ -447,6 +453,29 @@ function renderLocal(r) {
   renderTimeline(null);
   $('#details').replaceChildren(table('serve', r, ''));
 }
+// Every engine side by side (serve --engine all): one row per engine with one GPU's figures, in the
+// library's row order; a refused engine's row holds its message instead.
+const ENGINE_COLS = [['weights', 'weights', 'bytes'], ['activations', 'activations / compute', 'bytes'], ['cuda_graphs', 'CUDA graphs', 'bytes'],
+  ['kv_bytes', 'KV cache', 'bytes'], ['kv_tokens', 'KV tokens', 'count'], ['concurrency', 'requests at once', 'count'], ['fits', 'fits', 'flag']];
+function renderEngines(r) {
+  $('#verdict').replaceChildren();
+  $('#allocator').replaceChildren();
+  $('#summary').replaceChildren(el('p', {}, 'One GPU under each engine (llama.cpp and ollama: the most loaded GPU, activations its compute buffer, ',
+    'KV tokens its n_ctx), requests of ', val('serve', 'engines.0.request_tokens', r.engines[0].request_tokens), ' tokens.'));
+  const t = el('table', { class: 'grid engines' }, el('tr', {}, el('th', { text: 'engine' }), ...ENGINE_COLS.map(([k, label]) => el('th', { title: k, text: label }))));
+  r.engines.forEach((e, i) => {
+    const name = el('td', {}, val('serve', `engines.${i}.engine`, e.engine, 'name'));
+    t.append(e.status === 0
+      ? el('tr', { 'data-engine': e.engine }, name, ...ENGINE_COLS.map(([k, , kind]) => el('td', {}, val('serve', `engines.${i}.${k}`, e[k], kind))))
+      : el('tr', { 'data-engine': e.engine, class: 'refused' }, name,
+        el('td', { colspan: String(ENGINE_COLS.length) }, 'refused: ', val('serve', `engines.${i}.message`, e.message, 'message'))));
+  });
+  $('#engines').replaceChildren(el('div', { class: 'scroll' }, t));
+  $('#bars').replaceChildren();
+  legend([]);
+  renderTimeline(null);
+  $('#details').replaceChildren(table('serve', r, ''));
+}
 // The step timeline: a stacked bar per moment whose parts are the components in the per-device
 // bars' colours (a colour is one component wherever it appears), the peak marked above its bar, and
 // the phases named under the moments they span; its legend names each part drawn.
@@ -575,10 +604,12 @@ function update() {
   let ok = errs.length === 0;
   if (ok) {
     if (m.command === 'estimate') ok = run('estimate', () => lm.estimate(job), renderEstimate);
-    else ok = run('serve', () => lm.serve(job), m.engine ? renderLocal : renderServe);
+    else ok = run('serve', () => lm.serve(job), m.engine === 'all' ? renderEngines : m.engine ? renderLocal : renderServe);
     // what the CLI prints on stderr as warnings (a checkpoint that does not match its model)
     $('#warnings').replaceChildren(...(lm.warnings || []).map((w) => el('p', { class: 'warn', 'data-testid': 'warning', text: `warning: ${w}` })));
   }
+  $('#engines-box').hidden = m.engine !== 'all';
+  if (m.engine !== 'all') $('#engines').replaceChildren();
   // the solver, the layouts and the explanation each on their own: one failing keeps the others
   // `llmmem fit` takes no --safetensors: the solver answers for presets, config.json and GGUF
   const solve = st.solve && m.solve !== false && !(job && job.safetensors);

@@ -56,8 +56,8 @@ function cliRun(argv) {
   const r = spawnSync(CLI, argv, { encoding: 'utf8', maxBuffer: 64 << 20 });
   return { rc: r.status, stdout: r.stdout, stderr: r.stderr };
 }
-const COMMAND = { inference: 'estimate', training: 'estimate', lora: 'estimate', qlora: 'estimate', vllm: 'serve', llamacpp: 'serve', ollama: 'serve' };
-const ENGINE = { llamacpp: 'llama.cpp', ollama: 'ollama' };
+const COMMAND = { inference: 'estimate', training: 'estimate', lora: 'estimate', qlora: 'estimate', vllm: 'serve', llamacpp: 'serve', ollama: 'serve', engines: 'serve' };
+const ENGINE = { llamacpp: 'llama.cpp', ollama: 'ollama', engines: 'all' };
 const MODESET = { inference: 'inference', training: 'training', lora: 'lora', qlora: 'qlora' };
 // The CLI arguments of a job as this test describes it (independently of the page's lm.argv).
 function argvOf(command, job) {
@@ -258,6 +258,36 @@ async function checkTimeline(page, job, cli) {
   for (const w of new Set(wrong)) fail(`${job.name}: timeline: ${w}`);
 }
 
+// Every engine side by side: the table's rows are the JS API's serve({engine: 'all'}) for the same
+// job (called in the page, apart from the page's own call), one row per engine in the API's order: an
+// engine that runs the job shows its weights, activations, CUDA graphs, KV bytes and tokens,
+// concurrency and fits; a refused one its message and nothing else.
+const ENGINE_ROW = ['engine', 'weights', 'activations', 'cuda_graphs', 'kv_bytes', 'kv_tokens', 'concurrency', 'fits'];
+async function checkEngines(page, job) {
+  const given = { model: job.model || 'llama-3.1-8b', gpu: job.gpu || 'h100-sxm-80gb', engine: 'all', length: job.length,
+    sets: (job.sets || []).map(([k, v]) => `${k}=${v}`) };
+  const api = await page.evaluate(async (g) => {
+    const lm = await (await import('./llmmem.mjs')).load();
+    return JSON.parse(JSON.stringify(lm.serve(g), (k, v) => (typeof v === 'bigint' ? String(v) : v)));
+  }, given);
+  const rows = await page.$$eval('#engines tr[data-engine]', (trs) => trs.map((tr) => ({ engine: tr.dataset.engine, refused: tr.classList.contains('refused'),
+    cells: [...tr.querySelectorAll('[data-path]')].map((e) => [e.dataset.path, e.dataset.value]) })));
+  const wrong = [];
+  if (JSON.stringify(rows.map((r) => r.engine)) !== JSON.stringify(api.engines.map((e) => e.engine)))
+    wrong.push(`rows ${rows.map((r) => r.engine).join(',')}, the API's ${api.engines.map((e) => e.engine).join(',')}`);
+  api.engines.forEach((e, i) => {
+    const row = rows[i];
+    if (!row) return;
+    const want = (e.status === 0 ? ENGINE_ROW : ['engine', 'message']).map((k) => [`engines.${i}.${k}`, String(e[k])]);
+    if (row.refused !== (e.status !== 0) || JSON.stringify(row.cells) !== JSON.stringify(want))
+      wrong.push(`row ${i} (${e.engine}) shows ${JSON.stringify(row.cells)}${row.refused ? ' refused' : ''}, the API's ${JSON.stringify(want)} (status ${e.status})`);
+  });
+  const refused = api.engines.filter((e) => e.status !== 0).map((e) => e.engine);
+  if (JSON.stringify(refused) !== JSON.stringify(job.refused || [])) wrong.push(`refused ${refused.join(',')}, the test expects ${(job.refused || []).join(',')}`);
+  console.log(`engines ${job.name}: ${rows.length} rows, ${rows.reduce((n, r) => n + r.cells.length, 0)} cells equal to the JS API's; refused ${refused.join(',') || 'none'} ${wrong.length ? 'WRONG' : 'ok'}`);
+  for (const w of wrong) fail(`${job.name}: engines: ${w}`);
+}
+
 // Beside the verdict, whether the job runs as PyTorch's CUDA caching allocator serves it: for a job
 // the allocation tape runs (the CLI's JSON has "allocator"), the allocated and reserved peaks, the
 // free blocks, the other placement's reserved peak when it differs, the memory outside the
@@ -322,6 +352,10 @@ const JOBS = [
   { name: 'ollama-mac', model: 'qwen3-8b', gpu: 'm2-max-32gb', mode: 'ollama' },
   { name: 'ollama-spread', model: 'gemma-2-9b', gpu: 'rtx-3090', mode: 'ollama',
     sets: [['devices_per_node', '2'], ['num_ctx', '8192'], ['num_parallel', '2'], ['sched_spread', 'true']] },
+  // every engine side by side: each runs Llama-3.1-8B on one H100; Qwen3-Next's Gated DeltaNet layers
+  // on tensor 4 are refused by vLLM (its profile peak) and TensorRT-LLM (tests/cli/test_serve.py)
+  { name: 'engines-8b-h100', mode: 'engines', length: '8192', sets: [['devices_per_node', '1']] },
+  { name: 'engines-refused', model: 'qwen3-next-80b-a3b', gpu: 'h200', mode: 'engines', sets: [['tensor_parallel', '4']], refused: ['vllm', 'trtllm'] },
   { name: 'training-zero3', model: 'llama-2-7b', gpu: 'a100-sxm-80gb', mode: 'training',
     sets: [['micro_batch_size', '2'], ['sequence_length', '4096'], ['data_parallel', '8'], ['zero_stage', '3'], ['recompute', 'full']] },
   { name: 'training-pipeline', model: 'llama-3.1-8b', mode: 'training', plan: '8',
@@ -366,6 +400,7 @@ for (const job of JOBS) try {
     await checkTimeline(page, job, r.cli);
     await checkAllocator(page, job, r.cli);
   }
+  if (job.mode === 'engines') await checkEngines(page, job);
   await checkTiming(page, job.name);
   if (job.gguf || job.safetensors) {  // only the headers were read
     const read = await page.$$eval('#file-list li', (els) => els.map((e) => ({ name: e.dataset.name, size: Number(e.dataset.size), read: Number(e.dataset.read) })));
@@ -381,12 +416,13 @@ for (const job of JOBS) try {
 } catch (e) { fail(`${job.name}: ${e.stack || e}`); }
 
 // ---- the link restores the job: the same numbers in a fresh page ----
-for (const name of ['training-pipeline', 'config-pasted-gemma2-vllm', 'ollama-spread']) try {
+for (const name of ['training-pipeline', 'config-pasted-gemma2-vllm', 'ollama-spread', 'engines-8b-h100']) try {
   const job = JOBS.find((j) => j.name === name);
   const page = await openPage(new URL(links[name], base).href);
   const state = await page.evaluate(() => document.body.dataset.state);
   if (state !== 'ok') fail(`link ${name}: the page says ${state}`);
   const r = await compare(page, { ...job, name: `link:${name}` });
+  if (job.mode === 'engines') await checkEngines(page, { ...job, name: `link:${name}` });
   console.log(`link ${name}: ${links[name].length} characters; ${r.n} values compared`);
   await shot(page, `link-${name}`);
   await page.close();
