@@ -121,16 +121,16 @@ static const llmmem__key_default glm4_structure[] = {{LLMMEM_KEY_NORMS_PER_LAYER
 /* models/qwen2_5_vl/modeling_qwen2_5_vl.py: Qwen2-shaped text model (q/k/v biased), the Qwen2.5-VL ViT
  * and its Qwen2_5_VLPatchMerger (visual.merger) */
 static const llmmem__key_default qwen2_5_vl_structure[] = {
-    {LLMMEM_KEY_QKV_BIAS, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 3}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 3}, END,
+    {LLMMEM_KEY_QKV_BIAS, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN2_5_VL}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 3}, END,
 };
 /* models/qwen3_vl/modeling_qwen3_vl.py and qwen3_vl_moe: Qwen3 text layers (q_norm, k_norm), the Qwen3-VL
  * ViT with its merger and deepstack mergers */
 static const llmmem__key_default qwen3_vl_structure[] = {
-    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 4}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, END,
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN3_VL}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, END,
 };
 /* models/mistral3/modeling_mistral3.py: PixtralVisionModel and Mistral3MultiModalProjector */
 static const llmmem__key_default mistral3_structure[] = {
-    {LLMMEM_KEY_VISION_MODEL_TYPE, 5}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 5}, END,
+    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_PIXTRAL}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 5}, END,
 };
 
 /* models/llama4/modeling_llama4.py: Llama4TextConfig attention_chunk_size=8192 on the RoPE layers,
@@ -169,11 +169,11 @@ static const llmmem__key_default falcon_h1_structure[] = {
  * in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (the same parameters); Qwen3_5VisionModel: the Qwen3-VL ViT
  * and merger without deepstack mergers; Qwen3_5MoeSparseMoeBlock's shared_expert_gate */
 static const llmmem__key_default qwen3_5_structure[] = {
-    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 4},
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN3_VL},
     {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, END,
 };
 static const llmmem__key_default qwen3_5_moe_structure[] = {
-    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, 4},
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN3_VL},
     {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, {LLMMEM_KEY_SHARED_EXPERT_GATE, 1}, END,
 };
 

@@ -78,6 +78,20 @@ static inline uint64_t llmmem__ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
+/* floor(sqrt(x)) by bisection, exact for every 64-bit x. */
+static inline uint64_t llmmem__isqrt(uint64_t x)
+{
+    uint64_t lo = 0, hi = x < 4294967296ULL ? x : 4294967295ULL;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (mid * mid <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* Greatest common divisor (Euclid); gcd(a, 0) = a. */
 static inline uint64_t llmmem__gcd(uint64_t a, uint64_t b)
 {
@@ -169,6 +183,19 @@ void llmmem__copy_name(char *dst, const char *src);
  * well-formed UTF-8, any other byte and every control character shown as '?', and a text longer
  * than the name keeps its end after "..." (a path's last parts tell it apart). */
 void llmmem__model_set_name(struct llmmem_model *m, const char *text);
+
+/* Values of vision_model_type (base/keys.c vision_names: the same order). */
+typedef enum llmmem__vision_kind {
+    LLMMEM__VISION_NONE = 0,
+    LLMMEM__VISION_CLIP = 1,
+    LLMMEM__VISION_SIGLIP = 2,
+    LLMMEM__VISION_QWEN2_5_VL = 3,
+    LLMMEM__VISION_QWEN3_VL = 4,
+    LLMMEM__VISION_PIXTRAL = 5,
+    LLMMEM__VISION_LLAMA4 = 7,
+    LLMMEM__VISION_MLLAMA = 8,
+    LLMMEM__VISION_GEMMA4 = 9
+} llmmem__vision_kind;
 
 /* ---- formats (formats.c) ----------------------------------------------- */
 

@@ -16,6 +16,7 @@
 #include "views/kv.h"
 #include "views/rank.h"
 #include "engines/serving.h"
+#include "inventory/towers.h"
 #include "base/text.h"
 #include "views/weights.h"
 /* The settings arrays hold a slot per key number modulo 1000 (internal.h). */
@@ -344,53 +345,27 @@ typedef struct mm_budget {
     uint64_t per_item, compute, cache, items, cache_bytes, profile_bytes;
 } mm_budget;
 
-/* floor(sqrt(x)) by bisection, exact for every 64-bit x. */
-static uint64_t isqrt(uint64_t x)
-{
-    uint64_t lo = 0, hi = x < 4294967296ULL ? x : 4294967295ULL;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo + 1) / 2;
-        if (mid * mid <= x)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
-/* Embeddings of the largest image and the width of one (0 and 0: no tower whose images the library sizes). */
+/* Embeddings of the largest image and the width of one (0 and 0: no tower whose images the library
+ * sizes): the tower's row (inventory/towers.c) gives the processor's largest image, max_pixels
+ * overriding it where the processor resizes into a pixel budget. */
 static void largest_image(uint64_t *tokens, uint64_t *width, const llmmem_model *m, const llmmem_strategy *s)
 {
-    int64_t kind = llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    const llmmem__tower *t = llmmem__tower_of(llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE));
     uint64_t patch = mv(m, LLMMEM_KEY_VISION_PATCH_SIZE), merge = mv(m, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
     uint64_t hidden = mv(m, LLMMEM_KEY_HIDDEN_SIZE), out = mv(m, LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE);
     *tokens = *width = 0;
+    if (t == NULL)
+        return;
     if (merge == 0)
         merge = 2; /* Qwen vision configs and Mistral3Config: spatial_merge_size=2 */
     if (out == 0)
         out = hidden;
-    uint64_t factor = patch * merge; /* below 2^18 by the key bounds */
-    if (kind == 3 || kind == 4) {
-        /* vllm/model_executor/models/qwen2_vl.py Qwen2VLProcessingInfo.get_image_size_with_most_features:
-         * smart_resize of a huge square into max_pixels, a side of floor(sqrt(max_pixels) / factor)
-         * factors, one embedding per factor x factor square (Qwen2.5-VL preprocessor_config.json
-         * max_pixels 12845056; Qwen3-VL size.longest_edge 16777216) */
-        uint64_t pixels = (uint64_t)sv(s, LLMMEM_KEY_MAX_PIXELS);
-        if (pixels == 0)
-            pixels = kind == 3 ? 12845056ULL : 16777216ULL;
-        uint64_t side = factor ? isqrt(pixels) / factor : 0;
-        *tokens = side * side;
-        /* vllm qwen3_vl.py Qwen3_VisionTransformer.forward: the merger's output and each deepstack
-         * merger's, concatenated: out_hidden_size x (1 + deepstack layers) */
-        *width = kind == 4 ? out * (1 + mv(m, LLMMEM_KEY_VISION_DEEPSTACK_LAYERS)) : out;
-    } else if (kind == 5) {
-        /* vllm/model_executor/models/pixtral.py PixtralHFEncoderInfo: an image of image_size
-         * (Mistral3ProcessingInfo.get_image_size_with_most_features) in patches of patch_size x
-         * spatial_merge_size, one embedding each; mistral3.py's projector gives the text width */
-        uint64_t side = factor ? llmmem__ceil_div(mv(m, LLMMEM_KEY_VISION_IMAGE_SIZE), factor) : 0;
-        *tokens = side * side;
-        *width = hidden;
-    }
+    uint64_t pixels = t->max_pixels ? (uint64_t)sv(s, LLMMEM_KEY_MAX_PIXELS) : 0, image = mv(m, LLMMEM_KEY_VISION_IMAGE_SIZE);
+    if (pixels == 0)
+        pixels = t->max_pixels ? t->max_pixels : image * image; /* below 2^40 by the key bounds */
+    uint64_t side = llmmem__tower_side(t, pixels, patch * merge); /* the factor is below 2^18 by the key bounds */
+    *tokens = side * side;
+    *width = t->text_width ? hidden : t->deepstack ? out * (1 + mv(m, LLMMEM_KEY_VISION_DEEPSTACK_LAYERS)) : out;
 }
 
 /* vllm/multimodal/encoder_budget.py MultiModalBudget with vllm/v1/core/encoder_cache_manager.py

@@ -1254,25 +1254,25 @@ static void add_gemma4_audio(builder *b, uint64_t text_hidden)
 static void add_vision(builder *b, uint64_t text_hidden)
 {
     int64_t kind = llmmem__model_value(b->m, LLMMEM_KEY_VISION_MODEL_TYPE);
-    if (kind == 0)
+    if (kind == LLMMEM__VISION_NONE)
         return;
-    if (kind == 3 || kind == 4) {
-        add_qwen_vision(b, text_hidden, kind == 4);
+    if (kind == LLMMEM__VISION_QWEN2_5_VL || kind == LLMMEM__VISION_QWEN3_VL) {
+        add_qwen_vision(b, text_hidden, kind == LLMMEM__VISION_QWEN3_VL);
         return;
     }
-    if (kind == 5) {
+    if (kind == LLMMEM__VISION_PIXTRAL) {
         add_pixtral(b, text_hidden);
         return;
     }
-    if (kind == 7) {
+    if (kind == LLMMEM__VISION_LLAMA4) {
         add_llama4_vision(b, text_hidden);
         return;
     }
-    if (kind == 8) {
+    if (kind == LLMMEM__VISION_MLLAMA) {
         add_mllama_vision(b, text_hidden);
         return;
     }
-    if (kind == 9) {
+    if (kind == LLMMEM__VISION_GEMMA4) {
         add_gemma4_vision(b, text_hidden);
         return;
     }
@@ -1282,7 +1282,7 @@ static void add_vision(builder *b, uint64_t text_hidden)
         return;
     const llmmem_param_group V = LLMMEM_PARAMS_VISION;
     b->kinds = 0;
-    const int clip = kind == 1;
+    const int clip = kind == LLMMEM__VISION_CLIP;
     uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
     uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
     uint64_t image = value(b, LLMMEM_KEY_VISION_IMAGE_SIZE), channels = value(b, LLMMEM_KEY_VISION_NUM_CHANNELS);

@@ -2213,12 +2213,10 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 
 /* ---- multimodal wrappers ----------------------------------------------------------------------- */
 
-enum vision_kind { VISION_CLIP = 1, VISION_SIGLIP = 2 }; /* values of vision_model_type */
-
 /* CLIPVisionConfig and SiglipVisionConfig: hidden_size=768, intermediate_size=3072,
  * num_hidden_layers=12, num_channels=3, image_size=224, patch_size 32 (CLIP) or 16 (SigLIP);
  * SiglipVisionTransformer: use_head = vision_use_head where the config has it, else True. */
-static llmmem_status read_vision(const hf *c, const llmmem__json *obj, enum vision_kind vk)
+static llmmem_status read_vision(const hf *c, const llmmem__json *obj, llmmem__vision_kind vk)
 {
     llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, vk);
     if (!st)
@@ -2228,12 +2226,12 @@ static llmmem_status read_vision(const hf *c, const llmmem__json *obj, enum visi
     if (!st)
         st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 12, NULL);
     if (!st)
-        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, vk == VISION_CLIP ? 32 : 16, NULL);
+        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, vk == LLMMEM__VISION_CLIP ? 32 : 16, NULL);
     if (!st)
         st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 224, NULL);
     if (!st)
         st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st && vk == VISION_SIGLIP)
+    if (!st && vk == LLMMEM__VISION_SIGLIP)
         st = bool_key(c, obj, "vision_use_head", LLMMEM_KEY_VISION_USE_HEAD, 1);
     return st;
 }
@@ -2419,7 +2417,7 @@ static llmmem_status read_llama4_text(const hf *c, const llmmem__json *obj)
  * projector_output_dim=4096 (pixel_shuffle_ratio and the heads change no count). */
 static llmmem_status read_llama4_vision(const hf *c, const llmmem__json *obj)
 {
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 7);
+    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_LLAMA4);
     if (!st)
         st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, NULL);
     if (!st)
@@ -2539,7 +2537,7 @@ static llmmem_status read_cross_layers(const hf *c, const llmmem__json *obj, int
  * and intermediate_layers_indices change no count. */
 static llmmem_status read_mllama_vision(const hf *c, const llmmem__json *obj)
 {
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 8);
+    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MLLAMA);
     if (!st)
         st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 1280, NULL);
     if (!st)
@@ -2643,7 +2641,7 @@ static llmmem_status read_gemma3(const hf *c, const llmmem__json *root, const ll
     if (strcmp(type, "siglip_vision_model") != 0)
         return unsupported_string(&sub, "model_type", type, "gemma3 takes siglip_vision_model");
     sub.type = "siglip_vision_model";
-    st = read_vision(&sub, vision, VISION_SIGLIP);
+    st = read_vision(&sub, vision, LLMMEM__VISION_SIGLIP);
     if (!st)
         st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 2);
     *text_out = text;
@@ -2681,7 +2679,7 @@ static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const ll
         sub.type = "gemma4_vision";
         if (!llmmem__json_is_object(vision))
             return hf_fail(c, LLMMEM_ERR_PARSE, "vision_config", "expected an object, got %s", kind(vision));
-        st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 9);
+        st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_GEMMA4);
         if (!st)
             st = required(&sub, vision, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, &hidden);
         if (!st)
@@ -2793,14 +2791,14 @@ static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llm
     st = sub_type(&sub, vision, "clip_vision_model", &type);
     if (st)
         return st;
-    enum vision_kind vk;
+    llmmem__vision_kind vk;
     if (strcmp(type, "clip_vision_model") == 0)
-        vk = VISION_CLIP;
+        vk = LLMMEM__VISION_CLIP;
     else if (strcmp(type, "siglip_vision_model") == 0)
-        vk = VISION_SIGLIP;
+        vk = LLMMEM__VISION_SIGLIP;
     else
         return unsupported_string(&sub, "model_type", type, "clip_vision_model and siglip_vision_model are");
-    sub.type = vk == VISION_CLIP ? "clip_vision_model" : "siglip_vision_model";
+    sub.type = vk == LLMMEM__VISION_CLIP ? "clip_vision_model" : "siglip_vision_model";
     st = read_vision(&sub, vision, vk);
     if (!st)
         st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 1);
@@ -2819,7 +2817,7 @@ static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llm
  * class takes into kwargs: only in_channels reaches the Conv3d. */
 static llmmem_status read_qwen_vision(const hf *c, const llmmem__json *v, int qwen3)
 {
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, qwen3 ? 4 : 3);
+    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, qwen3 ? LLMMEM__VISION_QWEN3_VL : LLMMEM__VISION_QWEN2_5_VL);
     if (!st)
         st = required(c, v, NAMES("depth"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, qwen3 ? 27 : 32, NULL);
     if (!st)
@@ -2959,7 +2957,7 @@ static llmmem_status read_mistral3(hf *c, const llmmem__json *root, const llmmem
     if (strcmp(type, "pixtral") != 0)
         return unsupported_string(&sub, "model_type", type, "mistral3 takes pixtral");
     sub.type = "pixtral";
-    st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, 5);
+    st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_PIXTRAL);
     if (!st)
         st = required(&sub, vision, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 1024, NULL);
     if (!st)

@@ -10,6 +10,7 @@
 
 #include "views/activations.h"
 #include "job/job.h"
+#include "inventory/towers.h"
 
 typedef struct acc {
     uint64_t total;
@@ -993,20 +994,6 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
 
 /* ---- the vision tower ------------------------------------------------------------------------ */
 
-/* floor(sqrt(x)), exact for every 64-bit x. */
-static uint64_t isqrt64(uint64_t x)
-{
-    uint64_t lo = 0, hi = x < 4294967296ULL ? x : 4294967295ULL;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo + 1) / 2;
-        if (mid * mid <= x)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 /* Sum over the windows along one side of `side` merged tokens, in windows of `w` merged tokens (the
  * last one shorter), of the window's length squared. */
 static uint64_t window_squares(uint64_t side, uint64_t w)
@@ -1027,9 +1014,10 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
 {
     const uint64_t per_seq = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_IMAGES_PER_SEQUENCE);
     const int64_t kind = llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    const llmmem__tower *t = llmmem__tower_of(kind);
     if (per_seq == 0)
         return LLMMEM_OK;
-    if (kind < 3 || kind > 5)
+    if (t == NULL)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "images_per_sequence (%llu): the vision tower's activations are modelled for the "
                             "qwen2_5_vl, qwen3_vl and pixtral towers, not %s",
@@ -1050,16 +1038,15 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
                             "images_per_sequence needs vision_num_attention_heads (%llu) dividing vision_hidden_size "
                             "(%llu)", (unsigned long long)heads, (unsigned long long)vh);
     merge = merge ? merge : 2;
-    frames = kind == 5 ? 1 : frames ? frames : 2;
+    frames = t->frames == 1 ? 1 : frames ? frames : t->frames;
     const uint64_t factor = patch * merge;
     uint64_t pixels = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_IMAGE_PIXELS), side;
-    if (pixels == 0) /* the processors' largest image (serving.c largest_image gives the same) */
-        pixels = kind == 3 ? 12845056ULL : kind == 4 ? 16777216ULL
-                                         : (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_IMAGE_SIZE) *
-                                               (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_IMAGE_SIZE);
-    /* Qwen2VLImageProcessor smart_resize: a side of floor(sqrt(pixels) / factor) factors (at least
-     * one); Pixtral: the side in factors, rounded up */
-    side = kind == 5 ? llmmem__ceil_div(isqrt64(pixels), factor) : isqrt64(pixels) / factor;
+    if (pixels == 0) /* the processor's largest image (the tower's row, as vLLM's encoder budget takes it) */
+        pixels = t->max_pixels ? t->max_pixels
+                               : (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_IMAGE_SIZE) *
+                                     (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_IMAGE_SIZE);
+    /* the processor's resize: a side in factors (inventory/towers.c), at least one */
+    side = llmmem__tower_side(t, pixels, factor);
     if (side == 0)
         side = 1;
     const uint64_t per_image = side * merge * side * merge; /* patches of one image */
@@ -1086,8 +1073,8 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
     v.autocast = 0;
     v.stream = 0;
     v.norms = 2;
-    v.layernorm = kind == 4; /* Qwen3VLVisionBlock: nn.LayerNorm; Qwen2RMSNorm, PixtralRMSNorm elsewhere */
-    v.gated = kind != 4;      /* Qwen2_5_VLMLP and PixtralMLP gated; Qwen3VLVisionMLP fc1, GELU, fc2 */
+    v.layernorm = kind == LLMMEM__VISION_QWEN3_VL; /* Qwen3VLVisionBlock: nn.LayerNorm; Qwen2RMSNorm, PixtralRMSNorm elsewhere */
+    v.gated = kind != LLMMEM__VISION_QWEN3_VL;      /* Qwen2_5_VLMLP and PixtralMLP gated; Qwen3VLVisionMLP fc1, GELU, fc2 */
     v.gelu_tanh_ops = v.softmax_in_dtype = v.norm_scale_fp32 = v.softcap = 0;
     const uint64_t nvh = elems(a, n, vh, 1, 1), nd = elems(a, n, v.d, 1, 1);
     const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
@@ -1114,12 +1101,12 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
             block -= lse;
             uint64_t sq_full, sq_window = 0, windowed = 0;
             const unsigned per = 4u + (e != 4 ? e : 0u);
-            if (kind == 5) { /* the whole batch's patches at once */
+            if (kind == LLMMEM__VISION_PIXTRAL) { /* the whole batch's patches at once */
                 sq_full = elems(a, n, n, 1, 1);
             } else {
                 sq_full = elems(a, images, per_image, per_image, 1);
                 uint64_t w = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_WINDOW_SIZE) / factor;
-                if (kind == 3 && w) {
+                if (kind == LLMMEM__VISION_QWEN2_5_VL && w) {
                     /* get_window_index: windows of window_size // merge // patch merged tokens a side,
                      * each of (rows x merge) x (cols x merge) patches */
                     uint64_t full = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_FULLATT_BLOCKS);
@@ -1135,22 +1122,22 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
         keep(a, &v, elems(a, block, depth, 1, 1), 1, 0);
         /* the rotary cos and sin, fp32 [n, head_dim] computed once, saved by every block's rotation
          * (Pixtral's in the activation format) */
-        keep(a, &v, elems(a, nd, 2, 1, 1), kind == 5 ? e : 4u, 0);
+        keep(a, &v, elems(a, nd, 2, 1, 1), kind == LLMMEM__VISION_PIXTRAL ? e : 4u, 0);
     }
     /* the patch embedding's input: Conv3d over temporal_patch_size x patch x patch (Conv2d for Pixtral) */
     keep(a, &v, elems(a, n, channels * frames, patch, patch), e, 0);
-    if (kind == 4) {
+    if (kind == LLMMEM__VISION_QWEN3_VL) {
         /* fast_pos_embed_interpolate: four int64 index lists the embedding's backward reads, the
          * bilinear weights the product saves */
         keep(a, &v, elems(a, n, 4, 1, 1), 8, 0);
         keep(a, &v, elems(a, n, 4, 1, 1), e, 0);
     }
-    if (kind == 5) /* ln_pre */
+    if (kind == LLMMEM__VISION_PIXTRAL) /* ln_pre */
         norm_saves(a, &v, n, vh, 0);
     const uint64_t tokens = n / (merge * merge), merged = vh * merge * merge;
-    if (kind == 3 || kind == 4) {
+    if (kind == LLMMEM__VISION_QWEN2_5_VL || kind == LLMMEM__VISION_QWEN3_VL) {
         /* the merger (and each deepstack merger): its norm, fc1's input, GELU's input, fc2's input */
-        uint64_t mergers = 1 + (kind == 4 ? (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_DEEPSTACK_LAYERS) : 0);
+        uint64_t mergers = 1 + (kind == LLMMEM__VISION_QWEN3_VL ? (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_DEEPSTACK_LAYERS) : 0);
         norm_saves(a, &v, n, vh, 0);
         for (uint64_t i = 1; i < mergers; i++)
             norm_saves(a, &v, tokens, merged, 0); /* use_postshuffle_norm: LayerNorm over the merged width */
