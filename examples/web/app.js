@@ -398,6 +398,7 @@ function renderAllocator(r) {
     ...(a.runs_with_expandable_segments != null ? [' With expandable_segments:True it runs: ', v('runs_with_expandable_segments', a.runs_with_expandable_segments, 'flag'), '.'] : [])));
 }
 
+const componentsOf = (r) => lm.components().filter((c) => c in r.per_device);
 function renderEstimate(r) {
   verdict('estimate', 'fits', r.fits, r.allocator ? 'as PyTorch\'s CUDA caching allocator serves it:' : 'on the most loaded device:');
   renderAllocator(r);
@@ -405,7 +406,7 @@ function renderEstimate(r) {
     'per device ', val('estimate', 'per_device.total', r.per_device.total, 'bytes'), ' of ', val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'),
     ' usable (', val('estimate', 'memory_bytes', r.memory_bytes, 'bytes'), ' memory); ',
     val('estimate', 'parameters.total', r.parameters.total), ' parameters (', val('estimate', 'parameters.active', r.parameters.active), ' active)'));
-  const comps = lm.components().filter((c) => c in r.per_device);
+  const comps = componentsOf(r);
   const bars = [bar('estimate', `most loaded device (stage ${r.most_loaded_stage})`, comps.map((c) => ({ name: c, path: `per_device.${c}`, bytes: r.per_device[c] })),
     val('estimate', 'per_device.total', r.per_device.total, 'bytes'), val('estimate', 'capacity_bytes', r.capacity_bytes, 'bytes'))];
   if (r.stages && r.stages.length > 1) {
@@ -415,7 +416,7 @@ function renderEstimate(r) {
   }
   $('#bars').replaceChildren(...bars);
   legend(comps);
-  renderTimeline(r.timeline, comps);
+  renderTimeline(r.timeline, comps, r.allocator ? {} : { why: lm.notReplayed });   // a replayed job: update() redraws it from lm.timelineRuns
   $('#details').replaceChildren(table('estimate', r, '', ['timeline']));
 }
 function renderServe(r) {
@@ -478,16 +479,35 @@ function renderEngines(r) {
 }
 // The step timeline: a stacked bar per moment whose parts are the components in the per-device
 // bars' colours (a colour is one component wherever it appears), the peak marked above its bar, and
-// the phases named under the moments they span; its legend names each part drawn.
-function renderTimeline(t, comps = []) {
+// the phases named under the moments they span; its legend names each part drawn. `how`:
+//   {replay: report}  t is the job as PyTorch's CUDA caching allocator serves it (lm.timelineRuns,
+//                     where the report has "allocator"): the reserved bytes outline the allocated
+//                     ones, against the device's total, the steps' boundaries drawn and, when it
+//                     does not run, the moment it runs out of memory (after the replay's last point)
+//   {why: text}       the estimate's timeline, and why the allocator's replay is not drawn
+// The new series take colours of their own (style.css, #timeline-box), none a component's.
+function renderTimeline(t, comps = [], how = {}) {
   const box = $('#timeline');
   $('#timeline-box').hidden = !t;
   if (!t) { box.replaceChildren(); $('#timeline-legend').replaceChildren(); return; }
+  const r = how.replay, oom = r && !r.allocator.runs ? r.allocator.out_of_memory : null;
+  const [src, pre] = r ? ['timeline', ''] : ['estimate', 'timeline.'];
+  for (const s of document.querySelectorAll('#timeline-box [data-timeline]')) s.hidden = s.dataset.timeline !== (r ? 'replay' : 'estimate');
   const pts = t.points;
-  const w = 640, top = 12, h = 140, bw = w / Math.max(1, pts.length), width = Math.max(0.5, bw - (bw > 3 ? 1 : 0));
-  const max = Math.max(1, ...pts.map((p) => Number(p.total)));
+  const slots = pts.length + (oom ? 1 : 0);   // the moment it runs out of memory: a slot after the last
+  const w = 640, top = r ? 26 : 12, h = 140, bw = w / Math.max(1, slots), width = Math.max(0.5, bw - (bw > 3 ? 1 : 0));
+  const max = Math.max(1, ...pts.map((p) => Number(p.total)), ...(r ? [...pts.map((p) => Number(p.reserved)), Number(r.device_total_bytes)] : []));
+  const yOf = (bytes) => top + h - (h * Number(bytes)) / max;
   const drawn = comps.filter((c) => pts.some((p) => Number(p.bytes[c] ?? 0) > 0));
-  const s = svg('svg', { viewBox: `0 0 ${w} ${top + h + 30}`, width: '100%', role: 'img', 'aria-label': 'bytes held over the step, by component' });
+  // the replay's steps, named as the library's messages name them (its out-of-memory moment): a
+  // training step by its place (step 1, step 2), a generate step by its token (the prefill, decode step N)
+  const starts = r ? pts.map((p, i) => i).filter((i) => i === 0 || pts[i].step !== pts[i - 1].step) : [];
+  const generate = pts.some((p) => p.phase === 'prefill');
+  const stepName = new Map(starts.map((i, k) => [String(pts[i].step),
+    !generate ? `step ${k + 1}` : String(pts[i].step) === '0' ? 'the prefill' : `decode step ${pts[i].step}`]));
+  const s = svg('svg', { viewBox: `0 0 ${w} ${top + h + 30}`, width: '100%', role: 'img',
+    'aria-label': r ? 'bytes allocated by component and bytes reserved over the steps replayed' : 'bytes held over the step, by component' });
+  const title = (e, text) => { const tt = svg('title'); tt.textContent = text; e.append(tt); return e; };
   pts.forEach((p, i) => {
     let y = top + h;
     for (const c of drawn) {
@@ -495,37 +515,66 @@ function renderTimeline(t, comps = []) {
       const ht = (h * Number(p.bytes[c])) / max;
       y -= ht;
       s.append(svg('rect', { x: i * bw, y, width, height: ht, fill: COLORS[c] || '#999', class: 'tl-seg', 'data-component': c,
-        'data-src': 'estimate', 'data-path': `timeline.points.${i}.bytes.${c}`, 'data-value': String(p.bytes[c]) }));
+        'data-src': src, 'data-path': `${pre}points.${i}.bytes.${c}`, 'data-value': String(p.bytes[c]) }));
     }
     // the whole moment over its parts: its tooltip and its total
-    const hit = svg('rect', { x: i * bw, y: top, width, height: h, class: 'tl-hit', 'data-src': 'estimate', 'data-path': `timeline.points.${i}.total`,
-      'data-value': String(p.total), 'data-testid': `estimate:timeline.points.${i}.total` });
-    const tt = svg('title');
-    tt.textContent = `${p.phase}${p.layer >= 0 ? ' layer ' + p.layer : ''}: ${gib(p.total)} (${group.format(p.total)} bytes)${i === t.peak_index ? ' - the peak' : ''}`;
-    hit.append(tt);
-    s.append(hit);
+    s.append(title(svg('rect', { x: i * bw, y: top, width, height: h, class: 'tl-hit', 'data-src': src, 'data-path': `${pre}points.${i}.total`,
+      'data-value': String(p.total), 'data-testid': `${src}:${pre}points.${i}.total` }),
+    `${r ? `${stepName.get(String(p.step))}, ` : ''}${p.phase}${p.layer >= 0 ? ' layer ' + p.layer : ''}: ${r ? 'allocated ' : ''}${gib(p.total)} (${group.format(p.total)} bytes)`
+      + `${r ? `, reserved ${gib(p.reserved)} (${group.format(p.reserved)} bytes)` : ''}${i === t.peak_index ? ' - the peak' : ''}`));
   });
+  let highest = 0;
+  if (r) {
+    // the steps' boundaries, each named where the name fits before the next
+    starts.forEach((i, k) => {
+      const x = i * bw, g = svg('g', { class: 'tl-step', 'data-src': 'timeline', 'data-path': `points.${i}.step`, 'data-value': String(pts[i].step) });
+      if (i > 0) g.append(svg('path', { d: `M${x},${top - 12} V${top + h}` }));
+      const name = stepName.get(String(pts[i].step));
+      if (((starts[k + 1] ?? slots) - i) * bw >= 6 * name.length + 6) g.append(Object.assign(svg('text', { x: x + 3, y: 9 }), { textContent: name }));
+      s.append(title(g, `${name} from moment ${i}`));
+    });
+    // the device's total, and the reserved bytes: a step line over the bars, one piece per moment
+    s.append(title(svg('path', { d: `M0,${yOf(r.device_total_bytes)} H${w}`, class: 'tl-device', 'data-testid': 'timeline-device',
+      'data-src': 'estimate', 'data-path': 'device_total_bytes', 'data-value': String(r.device_total_bytes) }),
+    `the device's total: ${gib(r.device_total_bytes)} (${group.format(r.device_total_bytes)} bytes)`));
+    pts.forEach((p, i) => {
+      if (Number(p.reserved) > Number(pts[highest].reserved)) highest = i;
+      s.append(title(svg('path', { d: `M${i * bw},${yOf(i ? pts[i - 1].reserved : p.reserved)} V${yOf(p.reserved)} H${(i + 1) * bw}`, class: 'tl-reserved',
+        'data-src': 'timeline', 'data-path': `points.${i}.reserved`, 'data-value': String(p.reserved) }),
+      `reserved after moment ${i} (${stepName.get(String(p.step))}, ${p.phase}${p.layer >= 0 ? ' layer ' + p.layer : ''}): ${gib(p.reserved)} (${group.format(p.reserved)} bytes)`));
+    });
+    if (oom) {
+      const x = (pts.length + 0.5) * bw, g = svg('g', { class: 'tl-oom', 'data-testid': 'timeline-oom', 'data-index': pts.length - 1,
+        'data-src': 'estimate', 'data-path': 'allocator.out_of_memory.after', 'data-value': String(oom.after) });
+      g.append(svg('path', { d: `M${x},${top} V${top + h} M${x - 5},${top - 10} L${x + 5},${top} M${x + 5},${top - 10} L${x - 5},${top}` }));
+      s.append(title(g, `out of memory after ${oom.after}: a request of ${gib(oom.request)} (${group.format(oom.request)} bytes) the allocator cannot serve`));
+    }
+  }
   const px = (t.peak_index + 0.5) * bw;
-  s.append(svg('path', { d: `M${px - 5},1 L${px + 5},1 L${px},${top - 2} Z`, class: 'tl-peak', 'data-testid': 'timeline-peak', 'data-index': t.peak_index }));
+  s.append(svg('path', { d: `M${px - 5},${top - 11} L${px + 5},${top - 11} L${px},${top - 2} Z`, class: 'tl-peak', 'data-testid': 'timeline-peak', 'data-index': t.peak_index }));
   // the phases: a bracket under each run of moments of one phase, named where the name fits
   const runs = [];
   pts.forEach((p, i) => (runs.at(-1)?.phase === p.phase ? runs.at(-1).end = i : runs.push({ phase: p.phase, start: i, end: i })));
-  for (const r of runs) {
-    const x0 = r.start * bw, x1 = (r.end + 1) * bw - (bw > 3 ? 1 : 0), g = svg('g', { class: 'tl-phase', 'data-phase': r.phase });
+  for (const ph of runs) {
+    const x0 = ph.start * bw, x1 = (ph.end + 1) * bw - (bw > 3 ? 1 : 0), g = svg('g', { class: 'tl-phase', 'data-phase': ph.phase });
     g.append(svg('path', { d: `M${x0},${top + h + 3} V${top + h + 7} H${x1} V${top + h + 3}` }));
-    const tt = svg('title');
-    tt.textContent = `${r.phase}: moments ${r.start} to ${r.end}`;
-    g.append(tt);
-    if (x1 - x0 >= 7 * r.phase.length) {
-      const label = svg('text', { x: (x0 + x1) / 2, y: top + h + 20, 'text-anchor': 'middle' });
-      label.textContent = r.phase;
-      g.append(label);
-    }
+    title(g, `${ph.phase}: moments ${ph.start} to ${ph.end}`);
+    if (x1 - x0 >= 7 * ph.phase.length) g.append(Object.assign(svg('text', { x: (x0 + x1) / 2, y: top + h + 20, 'text-anchor': 'middle' }), { textContent: ph.phase }));
     s.append(g);
   }
-  box.replaceChildren(s, el('p', { class: 'hint' }, 'peak ', val('estimate', `timeline.points.${t.peak_index}.total`, pts[t.peak_index]?.total ?? 0, 'bytes'),
-    ' at moment ', val('estimate', 'timeline.peak_index', t.peak_index), ' of ', String(pts.length), ', stage ', val('estimate', 'timeline.stage', t.stage)));
-  $('#timeline-legend').replaceChildren(...drawn.map(chip), el('span', { class: 'key-chip' }, el('b', { class: 'peak-mark', text: '\u25BC' }), 'the peak'),
+  const peak = [r ? 'allocated peak ' : 'peak ', val(src, `${pre}points.${t.peak_index}.total`, pts[t.peak_index]?.total ?? 0, 'bytes'),
+    ' at moment ', val(src, `${pre}peak_index`, t.peak_index), ' of ', String(pts.length)];
+  box.replaceChildren(s, r
+    ? el('p', { class: 'hint' }, ...peak, '; highest reserved ', val('timeline', `points.${highest}.reserved`, pts[highest]?.reserved ?? 0, 'bytes'),
+      ' at moment ', String(highest), '; the device\'s total ', val('estimate', 'device_total_bytes', r.device_total_bytes, 'bytes'),
+      ...(oom ? ['; out of memory after ', val('estimate', 'allocator.out_of_memory.after', oom.after, 'moment')] : []))
+    : el('p', { class: 'hint' }, ...peak, ', stage ', val('estimate', 'timeline.stage', t.stage)),
+  ...(how.why ? [el('p', { class: 'hint', 'data-testid': 'timeline-not-replayed', text: `the allocator's replay is not drawn: ${how.why}` })] : []));
+  const series = (name, label) => el('span', { class: 'key-chip', 'data-series': name }, el('i'), label);
+  $('#timeline-legend').replaceChildren(...drawn.map(chip),
+    ...(r ? [series('reserved', 'reserved (the allocator\'s segments and the memory outside it)'), series('device', 'the device\'s total'),
+      series('step', 'a step\'s start'), ...(oom ? [series('oom', 'out of memory')] : [])] : []),
+    el('span', { class: 'key-chip' }, el('b', { class: 'peak-mark', text: '\u25BC' }), r ? 'the peak allocated' : 'the peak'),
     el('span', { class: 'key-chip phases', 'data-testid': 'timeline-phases' }, `phases, named under the bars: ${[...new Set(pts.map((p) => p.phase))].join(', ')}`));
 }
 const FIT_LABELS = {
@@ -602,14 +651,17 @@ function update() {
     } catch (e) { errs.push(e); return false; }
   };
   let ok = errs.length === 0;
+  let report = null;
   if (ok) {
-    if (m.command === 'estimate') ok = run('estimate', () => lm.estimate(job), renderEstimate);
+    if (m.command === 'estimate') ok = run('estimate', () => lm.estimate(job), (r) => { report = r; renderEstimate(r); });
     else ok = run('serve', () => lm.serve(job), m.engine === 'all' ? renderEngines : m.engine ? renderLocal : renderServe);
     // what the CLI prints on stderr as warnings (a checkpoint that does not match its model)
     $('#warnings').replaceChildren(...(lm.warnings || []).map((w) => el('p', { class: 'warn', 'data-testid': 'warning', text: `warning: ${w}` })));
   }
   $('#engines-box').hidden = m.engine !== 'all';
   if (m.engine !== 'all') $('#engines').replaceChildren();
+  // the timeline as the caching allocator serves the job, where the report has its replay (as the allocator panel decides)
+  if (ok && report?.allocator) ok = run('timeline', () => lm.timelineRuns(job), (t) => renderTimeline(t, componentsOf(report), { replay: report }));
   // the solver, the layouts and the explanation each on their own: one failing keeps the others
   // `llmmem fit` takes no --safetensors: the solver answers for presets, config.json and GGUF
   const solve = st.solve && m.solve !== false && !(job && job.safetensors);

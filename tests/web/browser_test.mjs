@@ -71,6 +71,7 @@ function argvOf(command, job) {
   if (ENGINE[job.mode] && (command === 'serve' || command === 'fit')) a.push('--engine', ENGINE[job.mode]);
   if (job.length && command === 'serve') a.push('--length', job.length);
   if (command === 'plan') a.push('--devices', job.plan, '--top', '10');
+  if (command === 'timeline') a.push('--allocator');   // the page's timeline of a replayed job: lm.timelineRuns
   if (MODESET[job.mode]) a.push('--set', `mode=${MODESET[job.mode]}`);
   // the library's key order (model, hardware, strategy keys), as `llmmem keys` lists them
   const sets = [...(job.sets || [])].sort((x, y) => keyOrder.indexOf(x[0]) - keyOrder.indexOf(y[0]));
@@ -245,7 +246,7 @@ async function checkTimeline(page, job, cli) {
     byColour.set(colour, name);
     byName.set(name, colour);
   }
-  const t = cli.estimate.timeline;
+  const t = cli.timeline ?? cli.estimate.timeline;   // the allocator's replay where the page draws it
   const drawnWant = Object.keys(t.points[0].bytes).filter((c) => t.points.some((p) => String(p.bytes[c]) !== '0'));
   if (!drawn.legendShown || JSON.stringify([...drawn.legend].sort()) !== JSON.stringify([...drawn.timeline].sort()))
     wrong.push(`the legend names ${drawn.legend.join(',')}, the timeline draws ${drawn.timeline.join(',')}`);
@@ -286,6 +287,81 @@ async function checkEngines(page, job) {
   if (JSON.stringify(refused) !== JSON.stringify(job.refused || [])) wrong.push(`refused ${refused.join(',')}, the test expects ${(job.refused || []).join(',')}`);
   console.log(`engines ${job.name}: ${rows.length} rows, ${rows.reduce((n, r) => n + r.cells.length, 0)} cells equal to the JS API's; refused ${refused.join(',') || 'none'} ${wrong.length ? 'WRONG' : 'ok'}`);
   for (const w of wrong) fail(`${job.name}: engines: ${w}`);
+}
+
+// The timeline of a job the caching allocator's replay models (the CLI's estimate has "allocator") is
+// the replay's (llmmem timeline --allocator --json, each value compared by compare()): the reserved
+// bytes drawn over every moment, the device's total, a boundary for each step after the first, the
+// out-of-memory marker after the last moment exactly when the job does not run, and a legend naming
+// each series in the colour it is drawn in, none a component's. The highest reserved drawn equals
+// lm.timelineRuns's (the JS API in the page), and for `measured` the H100's measured reserved peak
+// plus the memory outside the allocator. Any other estimate keeps the estimate's timeline and says
+// why it is not replayed: the CLI's reason, as lm.timelineRuns's error gives it.
+async function checkReplay(page, job, cli, measured) {
+  const d = await page.evaluate(async (js) => {
+    const q = (sel) => [...document.querySelectorAll(sel)];
+    const stroke = (e) => getComputedStyle(e).stroke;
+    let api;
+    if (js) {   // the JS API on the same job, in the page
+      const lm = await (await import(new URL('llmmem.mjs', location.href).href)).load();
+      try { api = { points: lm.timelineRuns(js).points.map((p) => String(p.reserved)) }; } catch (e) { api = { error: e.message, status: e.status }; }
+    }
+    return {
+      api,
+      reserved: q('#timeline .tl-reserved').map((e) => e.dataset.value),
+      reservedColour: [...new Set(q('#timeline .tl-reserved').map(stroke))],
+      device: q('#timeline .tl-device').map((e) => [e.dataset.value, stroke(e)]),
+      steps: q('#timeline .tl-step').map((e) => e.dataset.value),
+      stepNames: q('#timeline .tl-step').map((e) => e.querySelector('text')?.textContent ?? null),
+      stepColour: [...new Set(q('#timeline .tl-step path').map(stroke))],
+      oom: q('#timeline .tl-oom').map((e) => [e.dataset.index, e.dataset.value, stroke(e.querySelector('path')), e.querySelector('title')?.textContent]),
+      series: q('#timeline-legend .key-chip[data-series]').map((e) => [e.dataset.series, getComputedStyle(e.querySelector('i')).color, e.textContent]),
+      components: [...new Set(q('#timeline .tl-seg, #bars .seg, #legend .key-chip i').map((e) => getComputedStyle(e)[e instanceof SVGElement ? 'fill' : 'backgroundColor']))],
+      note: document.querySelector('[data-testid=timeline-not-replayed]')?.textContent ?? null,
+    };
+  }, job.model && !job.configFile && !job.gguf && !job.safetensors && job.configText === undefined
+    ? { model: job.model, gpu: job.gpu || 'h100-sxm-80gb', sets: [`mode=${MODESET[job.mode]}`, ...(job.sets || []).map(([k, v]) => `${k}=${v}`)] } : null);
+  const a = cli.estimate.allocator, wrong = [];
+  const big = (xs) => xs.reduce((m, x) => (BigInt(x) > m ? BigInt(x) : m), 0n);
+  if (a) {
+    const t = cli.timeline, series = new Map(d.series.map(([n, c]) => [n, c]));
+    if (!t) wrong.push('the page does not draw the replay (no value from llmmem timeline --allocator)');
+    else {
+      if (d.reserved.length !== t.points.length) wrong.push(`${d.reserved.length} reserved values drawn, the replay has ${t.points.length} moments`);
+      const starts = t.points.filter((p, i) => i > 0 && String(p.step) !== String(t.points[i - 1].step)).length + 1;
+      if (d.steps.length !== starts) wrong.push(`${d.steps.length} steps drawn, the replay has ${starts}`);
+      const oomWant = a.runs ? [] : [[String(t.points.length - 1), String(a.out_of_memory.after)]];
+      if (JSON.stringify(d.oom.map((o) => o.slice(0, 2))) !== JSON.stringify(oomWant)) wrong.push(`out-of-memory marker ${JSON.stringify(d.oom)}, want ${JSON.stringify(oomWant)}`);
+      // the last step drawn is named as the library's out-of-memory moment names it ("step 2, ...")
+      const oomStep = a.runs ? null : /^(step \d+|decode step \d+|the prefill)/.exec(a.out_of_memory.after)?.[1];
+      if (oomStep && d.stepNames.at(-1) !== oomStep) wrong.push(`the last step is named "${d.stepNames.at(-1)}", it runs out of memory in "${oomStep}"`);
+    }
+    const highest = big(d.reserved);
+    if (d.api?.error || !d.api || highest !== big(d.api.points)) wrong.push(`the highest reserved drawn is ${highest}, lm.timelineRuns's ${d.api?.error ?? big(d.api?.points ?? [])}`);
+    if (measured !== undefined && highest !== BigInt(measured) + BigInt(a.outside))
+      wrong.push(`the highest reserved drawn is ${highest}, measured ${measured} + outside ${a.outside} = ${BigInt(measured) + BigInt(a.outside)}`);
+    if (d.device.length !== 1 || d.device[0][0] !== String(cli.estimate.device_total_bytes)) wrong.push(`device total line ${JSON.stringify(d.device)}`);
+    // the legend names each series in the colour drawn; no series takes a component's colour
+    const drawnIn = { reserved: d.reservedColour, device: d.device.map((x) => x[1]), step: d.stepColour, oom: d.oom.map((o) => o[2]) };
+    for (const [name, colours] of Object.entries(drawnIn)) {
+      if (!colours.length) continue;
+      if (colours.length !== 1 || series.get(name) !== colours[0]) wrong.push(`${name} drawn in ${colours.join(',')}, its legend in ${series.get(name) ?? '(no legend entry)'}`);
+      if (d.components.includes(colours[0])) wrong.push(`${name} is drawn in ${colours[0]}, a component's colour`);
+    }
+    if (new Set(Object.values(drawnIn).flat()).size !== Object.values(drawnIn).filter((c) => c.length).length) wrong.push(`two series share a colour: ${JSON.stringify(drawnIn)}`);
+    const want = ['reserved', 'device', 'step', ...(a.runs ? [] : ['oom'])];
+    if (JSON.stringify(d.series.map((x) => x[0])) !== JSON.stringify(want)) wrong.push(`the legend lists ${d.series.map((x) => x[0]).join(',')}, want ${want.join(',')}`);
+    if (d.note !== null) wrong.push(`a replayed job says "${d.note}"`);
+    console.log(`replay ${job.name}: ${d.reserved.length} reserved values, highest ${highest} (lm.timelineRuns ${d.api ? big(d.api.points ?? []) : '-'}${measured !== undefined ? `, measured ${measured} + outside ${a.outside}` : ''}), `
+      + `steps ${d.steps.join(',')} named ${d.stepNames.filter(Boolean).slice(0, 4).join(',')}, device ${d.device.map((x) => x[0])}, oom ${JSON.stringify(d.oom.map((o) => o[3]))}, legend ${d.series.map(([n, c, x]) => `${n} ${c} "${x}"`).join('; ')} ${wrong.length ? 'WRONG' : 'ok'}`);
+  } else {
+    const reason = /^allocator: not replayed: (.*)$/m.exec(cliRun(argvOf('estimate', job).filter((x) => x !== '--json')).stdout)?.[1];
+    if (d.note !== `the allocator's replay is not drawn: ${reason}`) wrong.push(`the timeline says "${d.note}", the CLI "allocator: not replayed: ${reason}"`);
+    if (d.api && (d.api.status !== 'LLMMEM_ERR_UNSUPPORTED' || d.api.error !== reason)) wrong.push(`lm.timelineRuns says ${JSON.stringify(d.api)}, the page "${d.note}"`);
+    if (d.reserved.length || d.series.length || d.oom.length) wrong.push('a job not replayed draws the replay\'s series');
+    console.log(`replay ${job.name}: not replayed, the timeline says "${d.note}"${d.api ? `, lm.timelineRuns throws ${d.api.status}` : ''} ${wrong.length ? 'WRONG' : 'ok'}`);
+  }
+  for (const w of wrong) fail(`${job.name}: replayed timeline: ${w}`);
 }
 
 // Beside the verdict, whether the job runs as PyTorch's CUDA caching allocator serves it: for a job
@@ -373,6 +449,10 @@ const JOBS = [
   // allocator. Llama-3.2-1B, 2 x 2048 tokens, on 16 GiB: out of memory in step 2 (tests/test_tape.c),
   // the two placements' reserved peaks differ; 2 x 2600 tokens on 24 GiB: runs only with
   // expandable_segments:True; a generation of 99,999 decode steps, replayed every 1563 tokens
+  // the job measured on an H100: torch.cuda.max_memory_reserved() 21,361,590,272 bytes (tests/data/gpu,
+  // t_llama1b_sdpa); the timeline's reserved adds the memory outside the allocator
+  { name: 'training-replayed-h100', model: 'llama-3.2-1b', gpu: 'h100-sxm-80gb', mode: 'training', measuredReserved: '21361590272',
+    sets: [['framework', 'hf_trainer'], ['precision_recipe', 'pure_bf16'], ['micro_batch_size', '2'], ['sequence_length', '2048']] },
   { name: 'training-replayed-16gib', model: 'llama-3.2-1b', gpu: 'rtx-4090', mode: 'training',
     sets: [['framework', 'hf_trainer'], ['precision_recipe', 'pure_bf16'], ['micro_batch_size', '2'], ['sequence_length', '2048'], ['memory_bytes', '16GiB']] },
   { name: 'training-replayed-expandable', model: 'llama-3.2-1b', gpu: 'rtx-4090', mode: 'training',
@@ -399,6 +479,7 @@ for (const job of JOBS) try {
   if (COMMAND[job.mode] === 'estimate') {
     await checkTimeline(page, job, r.cli);
     await checkAllocator(page, job, r.cli);
+    await checkReplay(page, job, r.cli, job.measuredReserved);
   }
   if (job.mode === 'engines') await checkEngines(page, job);
   await checkTiming(page, job.name);
