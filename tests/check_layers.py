@@ -1,19 +1,38 @@
 #!/usr/bin/env python3
 """The core's folders are its layers (doc/architecture.md): a file in lib/ includes headers from its
 own folder and the folders before it in LAYERS only. ALLOWED lists the known exceptions, each with
-the step that removes it; the list may only shrink. Exits 1 naming every other include that goes
-against the order, or a folder that is not a layer."""
+the step that removes it; the list may only shrink. Given the core's static library too, no two
+source files call each other (a two-file cycle), read from the objects' symbols with nm. Exits 1
+naming every include against the order, every folder that is not a layer and every cycle."""
+import collections
 import pathlib
 import re
+import subprocess
 import sys
 
 LAYERS = ['base', 'readers', 'inventory', 'job', 'views', 'alloc', 'engines', 'solvers', 'report']
-ALLOWED = {
-    # parallel.c fills the estimate's trace (llmmem__trace_stage): moves with the trace to report/ (issue 31)
-    ('views/parallel.c', 'engines/estimate.h'),
-}
+ALLOWED = set()
 
-def main(lib):
+
+def cycles(archive):
+    """Pairs of objects of `archive` that each use a symbol the other defines."""
+    out = subprocess.run(['nm', '-A', archive], capture_output=True, text=True, check=True).stdout
+    defined, used = {}, collections.defaultdict(set)
+    for line in out.splitlines():
+        where, _, rest = line.rpartition(':')
+        obj = where.rpartition(':')[2] or where
+        fields = rest.split()
+        if len(fields) >= 2 and fields[-2] in 'TDRB':
+            defined[fields[-1]] = obj
+        elif len(fields) >= 2 and fields[-2] == 'U':
+            used[obj].add(fields[-1])
+    calls = collections.defaultdict(set)
+    for obj, names in used.items():
+        calls[obj] |= {defined[n] for n in names if n in defined and defined[n] != obj}
+    return sorted({tuple(sorted((a, b))) for a in calls for b in calls[a] if a in calls.get(b, ())})
+
+
+def main(lib, archive=None):
     rank = {name: i for i, name in enumerate(LAYERS)}
     bad = []
     for path in sorted(lib.glob('*/*.[ch]')):
@@ -38,7 +57,12 @@ def main(lib):
     for line in bad:
         print(line)
     print(f'{len(bad)} include(s) against the layers ({" > ".join(LAYERS)})')
-    return 1 if bad else 0
+    pairs = cycles(archive) if archive else []
+    for a, b in pairs:
+        print(f'{a} and {b} call each other')
+    if archive:
+        print(f'{len(pairs)} two-file cycle(s)')
+    return 1 if bad or pairs else 0
 
 if __name__ == '__main__':
-    sys.exit(main(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else 'lib')))
+    sys.exit(main(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else 'lib'), sys.argv[2] if len(sys.argv) > 2 else None))

@@ -539,8 +539,8 @@ llmmem_status llmmem__inventory_build(llmmem__inventory *inv, llmmem__geometry *
                                       char *message, size_t message_size);
 /* The multi-token-prediction modules a checkpoint stores beyond the model (num_nextn_predict_layers
  * of them; arch.c): each a decoder layer of the kind of the model's last layer, its input norms and
- * projection, its output norm, and its own embedding and head where the family stores them. Fails
- * as llmmem__model_check does; an empty inventory when the model has none. */
+ * projection, its output norm, and its own embedding and head where the family stores them. For a
+ * model llmmem__model_check passed; an empty inventory when the model has none. */
 llmmem_status llmmem__mtp_inventory(llmmem__inventory *out, const llmmem_model *m);
 /* Sliding-window attention layers among decoder layers [first, end). */
 static inline uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end)

@@ -11,6 +11,7 @@
 #include "engines/local.h"
 #include "engines/serving.h"
 #include "base/text.h"
+#include "views/kv.h"
 
 /* Every serving engine, in llmmem_engine order of their ids. */
 static const llmmem__engine_desc *const serving_engines[] = {&llmmem__vllm_engine, &llmmem__sglang_engine,
@@ -44,6 +45,63 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     if (st)
         out->valid = 0;
     return st;
+}
+
+/* ---- a serving result as JSON: the common head, then its engine's sections ----------------- */
+
+static void put_values(llmmem__text *b, const llmmem_serving *r, const llmmem__json_section *sec)
+{
+    char line[96];
+    for (size_t i = 0; i < sec->n; i++) {
+        llmmem_serving_value v = sec->values[i];
+        if (v == LLMMEM_SERVING_FITS)
+            snprintf(line, sizeof line, "    \"fits\": %s", r->v[v] ? "true" : "false");
+        else if (v == LLMMEM_SERVING_VLLM_CONCURRENCY_X100) /* as vLLM logs it, two decimals */
+            snprintf(line, sizeof line, "    \"vllm_concurrency\": %llu.%02llu",
+                     (unsigned long long)(r->v[v] / 100), (unsigned long long)(r->v[v] % 100));
+        else if (v == LLMMEM_SERVING_CONCURRENCY_X100) /* the same for request_tokens, and its integer */
+            snprintf(line, sizeof line, "    \"concurrency\": %llu.%02llu,\n    \"concurrency_x100\": %llu",
+                     (unsigned long long)(r->v[v] / 100), (unsigned long long)(r->v[v] % 100),
+                     (unsigned long long)r->v[v]);
+        else
+            snprintf(line, sizeof line, "    \"%s\": %llu", llmmem_serving_value_name(v), (unsigned long long)r->v[v]);
+        llmmem__text_str(b, line);
+        llmmem__text_str(b, i + 1 < sec->n ? ",\n" : "\n");
+    }
+}
+
+llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serving)
+{
+    LLMMEM_REQUIRE(json_out);
+    *json_out = NULL;
+    LLMMEM_REQUIRE(serving);
+    if (!serving->valid) /* as serving.c's readers say it */
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "%s: the serving result holds no estimate", __func__);
+    const llmmem__engine_desc *e = llmmem__engine_desc_of((int64_t)serving->v[LLMMEM_SERVING_ENGINE]);
+    const llmmem__json_section *sections = e->json;
+    size_t n = e->json_sections;
+    llmmem__text b = {0};
+    char line[256];
+    llmmem__text_str(&b, "{\n  \"model\": ");
+    llmmem__text_quoted(&b, serving->model_name);
+    llmmem__text_str(&b, ",\n  \"hardware\": ");
+    llmmem__text_quoted(&b, serving->hardware_name);
+    snprintf(line, sizeof line,
+             ",\n  \"engine\": \"%s\",\n  \"engine_version\": \"%s\",\n  \"dtype\": \"%s\",\n"
+             "  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n  \"pipeline_parallel\": %llu",
+             llmmem_choice_name(LLMMEM_KEY_ENGINE, (int64_t)serving->v[LLMMEM_SERVING_ENGINE]),
+             llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)serving->v[LLMMEM_SERVING_ENGINE_VERSION]),
+             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, serving->served), llmmem__kv_dtype_name(serving->dtype),
+             (unsigned long long)serving->tp, (unsigned long long)serving->pp);
+    llmmem__text_str(&b, line);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(line, sizeof line, ",\n  \"%s\": {\n", sections[i].name);
+        llmmem__text_str(&b, line);
+        put_values(&b, serving, &sections[i]);
+        llmmem__text_str(&b, "  }");
+    }
+    llmmem__text_str(&b, "\n}\n");
+    return llmmem__text_finish(json_out, &b, "serving_to_json");
 }
 
 /* ---- one job, every engine ------------------------------------------------------------------- */

@@ -58,32 +58,6 @@ static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__
     return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, trace);
 }
 
-/* One part of a stage's state as the trace keeps it. */
-static void trace_part(llmmem__trace_part *p, const llmmem__layout *L, const llmmem__training *t, uint64_t params,
-                       uint64_t ranks)
-{
-    p->params = params;
-    p->trained = t->trainable;
-    p->bytes[LLMMEM_COMPONENT_WEIGHTS] = t->weights;
-    p->bytes[LLMMEM_COMPONENT_GRADIENTS] = llmmem__reduced_gradients(L, t);
-    p->bytes[LLMMEM_COMPONENT_MASTER_WEIGHTS] = t->master_weights;
-    p->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] = t->optimizer_states;
-    p->divisor[LLMMEM_COMPONENT_WEIGHTS] = llmmem__sharded(L, ranks, 0);
-    p->divisor[LLMMEM_COMPONENT_GRADIENTS] = llmmem__sharded(L, ranks, 1);
-    p->divisor[LLMMEM_COMPONENT_MASTER_WEIGHTS] = p->divisor[LLMMEM_COMPONENT_OPTIMIZER_STATES] =
-        llmmem__sharded(L, ranks, 2);
-    p->adapter_weights = t->adapter_weights;
-}
-
-void llmmem__trace_stage(llmmem__trace *t, const llmmem__layout *L, const llmmem__stage_parts *ss,
-                         const llmmem__stage_report *sr)
-{
-    trace_part(&t->part[0], L, &ss->dense, ss->dense_params, L->shard);
-    trace_part(&t->part[1], L, &ss->experts, ss->expert_params, L->edp);
-    t->first_layer = sr->first_layer;
-    t->layers = sr->layers;
-}
-
 /* The job's layout and the settings explain names, into the trace. */
 static void trace_job(llmmem__trace *t, const llmmem__job *j)
 {

@@ -463,9 +463,7 @@ static const char *backend_prefix(const llmmem_hardware *hw)
     }
 }
 
-llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model *m, const struct llmmem_checkpoint *ck,
-                                    const llmmem_hardware *hw, const llmmem_strategy *s,
-                                    const llmmem__llama_settings *ls)
+llmmem_status llmmem__llama_check(const llmmem__geometry **shape, const llmmem_model *m, const llmmem__llama_settings *ls)
 {
     const llmmem__geometry *a = NULL;
     llmmem_status st = llmmem__kv_shape_with_state(&a, m);
@@ -480,8 +478,18 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "cache_type_v %s needs flash attention: llama.cpp refuses "
                             "a quantized V cache with flash_attn off",
                             llmmem_choice_name(LLMMEM_KEY_CACHE_TYPE_V, ls->type_v));
-    if (ls->split_mode == LLMMEM_SPLIT_MODE_TENSOR) /* one meta device split across the GPUs (llamacpp_tensor.c) */
-        return llmmem__llama_tensor_buffers(out, m, ck, hw, s, ls);
+    *shape = a;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model *m, const struct llmmem_checkpoint *ck,
+                                    const llmmem_hardware *hw, const llmmem_strategy *s,
+                                    const llmmem__llama_settings *ls)
+{
+    const llmmem__geometry *a = NULL;
+    llmmem_status st = llmmem__llama_check(&a, m, ls);
+    if (st)
+        return st;
     context c;
     rows r;
     placement p;

@@ -158,7 +158,12 @@ static llmmem_status layout(llmmem_local *out, const llmmem_model *model, const 
     memset(out->bytes, 0, sizeof out->bytes);
     memset(out->capacity, 0, sizeof out->capacity);
     memset(out->layers, 0, sizeof out->layers);
-    llmmem_status st = llmmem__llama_buffers(out, model, gguf, hw, strategy, ls);
+    /* split_mode tensor: one meta device split across the GPUs (llamacpp_tensor.c) */
+    const llmmem__geometry *shape;
+    llmmem_status st = llmmem__llama_check(&shape, model, ls);
+    if (st == LLMMEM_OK)
+        st = ls->split_mode == LLMMEM_SPLIT_MODE_TENSOR ? llmmem__llama_tensor_buffers(out, model, gguf, hw, strategy, ls)
+                                                        : llmmem__llama_buffers(out, model, gguf, hw, strategy, ls);
     if (st)
         return st;
     uint64_t kv = 0, rs = 0;

@@ -58,7 +58,13 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_settings *out, const llmmem_
                                       const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
                                       const llmmem_strategy *s);
 
-/* Every buffer of every device for resolved settings (llamacpp.c); fills `out` (valid set by the caller). */
+/* What llama.cpp refuses of a model and settings before it allocates (llamacpp.c): cross-attention,
+ * typed caches, state layers of two kinds, a quantized V cache without flash attention; the model's
+ * cache shape in *shape. */
+llmmem_status llmmem__llama_check(const llmmem__geometry **shape, const llmmem_model *m, const llmmem__llama_settings *ls);
+
+/* Every buffer of every device for resolved settings, split_mode none, layer or row (llamacpp.c);
+ * fills `out` (valid set by the caller). */
 llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model *m, const struct llmmem_checkpoint *ck,
                                     const llmmem_hardware *hw, const llmmem_strategy *s,
                                     const llmmem__llama_settings *ls);

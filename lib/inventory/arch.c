@@ -1633,10 +1633,9 @@ llmmem_status llmmem__mtp_inventory(llmmem__inventory *out, const llmmem_model *
 {
     memset(out, 0, sizeof *out);
     memset(out->by_role, -1, sizeof out->by_role);
-    llmmem_status st = llmmem__model_check(m);
     uint64_t n = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS);
-    if (st || n == 0)
-        return st;
+    if (n == 0)
+        return LLMMEM_OK;
     const llmmem__geometry *g = &m->geo;
     if (g->layers == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "num_nextn_predict_layers (%llu) needs the model's shapes",

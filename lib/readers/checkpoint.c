@@ -674,3 +674,52 @@ llmmem_status llmmem_checkpoint_verify(const llmmem_checkpoint *ck, const llmmem
         return llmmem__fail_text(LLMMEM_ERR_INCOMPATIBLE, msg);
     return LLMMEM_OK;
 }
+
+/* ---- a checkpoint applied to a model ------------------------------------------------------------- */
+
+/* The one float dtype (F32, F16, BF16) every floating parameter tensor of a safetensors checkpoint
+ * is stored in; LLMMEM_FORMAT_AUTO when there are several, another float (F64, F8_*) or none.
+ * Integer tensors (packed quantized weights) are not floats and do not count. */
+static llmmem_format stored_float_format(const llmmem_checkpoint *ck)
+{
+    static const struct {
+        const char *name;
+        llmmem_format format;
+    } floats[] = {{"F32", LLMMEM_FORMAT_FP32}, {"F16", LLMMEM_FORMAT_FP16}, {"BF16", LLMMEM_FORMAT_BF16},
+                  {"F64", LLMMEM_FORMAT_AUTO}, {"F8_E4M3", LLMMEM_FORMAT_AUTO}, {"F8_E5M2", LLMMEM_FORMAT_AUTO}};
+    llmmem_format found = LLMMEM_FORMAT_AUTO;
+    if (ck->format != 1)
+        return LLMMEM_FORMAT_AUTO;
+    for (size_t i = 0; i < ck->n_tensors; i++) {
+        const llmmem__ck_tensor *t = &ck->tensors[i];
+        size_t k = 0;
+        while (k < sizeof floats / sizeof floats[0] && strcmp(floats[k].name, t->dtype) != 0)
+            k++;
+        if (t->role != LLMMEM__ROLE_PARAMETER || k == sizeof floats / sizeof floats[0])
+            continue;
+        if (floats[k].format == LLMMEM_FORMAT_AUTO || (found != LLMMEM_FORMAT_AUTO && floats[k].format != found))
+            return LLMMEM_FORMAT_AUTO;
+        found = floats[k].format;
+    }
+    return found;
+}
+
+llmmem_status llmmem_model_use_checkpoint(llmmem_model *model, const llmmem_checkpoint *ck)
+{
+    LLMMEM_REQUIRE(model);
+    LLMMEM_REQUIRE(ck);
+    llmmem_status st = llmmem__model_check(model);
+    if (st)
+        return st;
+    /* a config.json that named no dtype (torch_dtype_in_config 0): transformers' modeling_utils.py
+     * get_state_dict_dtype takes the stored floats' dtype (torch_dtype "auto"), as vLLM's _find_dtype
+     * the safetensors files' (common_broadcastable_dtype): the same dtype when every float agrees */
+    llmmem_format stored = llmmem__model_value(model, LLMMEM_KEY_TORCH_DTYPE_IN_CONFIG) ? LLMMEM_FORMAT_AUTO
+                                                                                       : stored_float_format(ck);
+    if (stored != LLMMEM_FORMAT_AUTO && (st = llmmem_model_set_int(model, LLMMEM_KEY_TORCH_DTYPE, stored)) != LLMMEM_OK)
+        return st;
+    for (unsigned g = 0; g < LLMMEM_PARAM_GROUPS; g++)
+        model->checkpoint_bytes[g] = llmmem_checkpoint_group_bytes(ck, (llmmem_param_group)g);
+    model->has_checkpoint = 1;
+    return LLMMEM_OK;
+}

@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "views/comm.h"
-#include "engines/estimate.h"
 #include "views/generate.h"
 #include "views/kv.h"
 #include "views/parallel.h"
+#include "views/trace.h"
 #include "views/weights.h"
 
 void llmmem__stage_layers(const llmmem__layout *L, uint64_t layers, uint64_t stage, uint64_t *first,
@@ -505,6 +505,32 @@ static llmmem_status step_of(llmmem__step *out, const llmmem__job *j, const llmm
         return overflow();
     out->grads_last = below_last < out->grads_first ? out->grads_first - below_last : 0;
     return LLMMEM_OK;
+}
+
+/* One part of a stage's state as the trace keeps it. */
+static void trace_part(llmmem__trace_part *p, const llmmem__layout *L, const llmmem__training *t, uint64_t params,
+                       uint64_t ranks)
+{
+    p->params = params;
+    p->trained = t->trainable;
+    p->bytes[LLMMEM_COMPONENT_WEIGHTS] = t->weights;
+    p->bytes[LLMMEM_COMPONENT_GRADIENTS] = llmmem__reduced_gradients(L, t);
+    p->bytes[LLMMEM_COMPONENT_MASTER_WEIGHTS] = t->master_weights;
+    p->bytes[LLMMEM_COMPONENT_OPTIMIZER_STATES] = t->optimizer_states;
+    p->divisor[LLMMEM_COMPONENT_WEIGHTS] = llmmem__sharded(L, ranks, 0);
+    p->divisor[LLMMEM_COMPONENT_GRADIENTS] = llmmem__sharded(L, ranks, 1);
+    p->divisor[LLMMEM_COMPONENT_MASTER_WEIGHTS] = p->divisor[LLMMEM_COMPONENT_OPTIMIZER_STATES] =
+        llmmem__sharded(L, ranks, 2);
+    p->adapter_weights = t->adapter_weights;
+}
+
+void llmmem__trace_stage(llmmem__trace *t, const llmmem__layout *L, const llmmem__stage_parts *ss,
+                         const llmmem__stage_report *sr)
+{
+    trace_part(&t->part[0], L, &ss->dense, ss->dense_params, L->shard);
+    trace_part(&t->part[1], L, &ss->experts, ss->expert_params, L->edp);
+    t->first_layer = sr->first_layer;
+    t->layers = sr->layers;
 }
 
 /* Inference: the generate loop's shape and peak when the framework runs one (framework.c), into the

@@ -76,7 +76,7 @@ static inline uint64_t llmmem__reduced_gradients(const llmmem__layout *L, const 
     return L->zero == 3 && t->gradient_copy ? t->gradient_copy : t->gradients;
 }
 
-struct llmmem__trace; /* estimate.h */
+struct llmmem__trace; /* views/trace.h */
 
 /* Fills the report's stages and components for any layout, one device (t = p = d = 1) included;
  * `costs` are the layout's rank costs when the caller has them (the report's cache), else NULL;

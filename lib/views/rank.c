@@ -96,8 +96,8 @@ llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m
                                             uint64_t ways)
 {
     llmmem__inventory mtp;
-    llmmem_status st = llmmem__mtp_inventory(&mtp, m);
-    if (st)
+    llmmem_status st = llmmem__model_check(m);
+    if (st || (st = llmmem__mtp_inventory(&mtp, m)) != LLMMEM_OK)
         return st;
     for (unsigned i = 0; i < mtp.n; i++) {
         const llmmem__tensor_class t = mtp.t[i];
