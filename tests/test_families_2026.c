@@ -520,6 +520,28 @@ START_TEST(gemma4_e_series)
 }
 END_TEST
 
+/* num_kv_shared_layers on a model whose layers are all full attention (a second layer kind from
+ * another key than the window pattern; a fuzz input on qwen2.5-72b divided by a zero period): the
+ * layers are counted one by one. Llama-3.1-8B with its last 4 layers reading an earlier layer's keys
+ * and values loses their k_proj and v_proj, 2 x 4096 x (8 x 128) each: 8,030,261,248 - 4 x 8,388,608 =
+ * 7,996,706,816. The typed layers have no projection biases: Qwen2.5's (qkv_bias) are refused by name. */
+START_TEST(kv_shared_on_full_layers)
+{
+    llmmem_model *m = NULL;
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.1-8b"));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 4));
+    ck_assert_ok(llmmem_model_total_parameters(&n, m));
+    ck_assert_uint_eq(n, 7996706816ULL);
+    llmmem_model_free(m);
+    ck_assert_ok(llmmem_model_from_preset(&m, "qwen2.5-72b"));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 5));
+    ck_assert_status(llmmem_model_total_parameters(&n, m), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "projection biases (qkv_bias, o_proj_bias) is not modelled"));
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* The contiguous cache of transformers generate (Gemma4TextAttention: a sliding layer keeps its last
  * sliding_window tokens, a full layer every token, a KV-shared layer nothing), bf16, one sequence:
  *   Gemma-4-E2B, 4096 tokens: 15 caching layers, 12 sliding (1 KV head of 256: 1,024 B a token) and 3 full
@@ -1023,6 +1045,7 @@ int main(void)
     tcase_add_test(tc, gemma4_26b_a4b);
     tcase_add_test(tc, gemma4_e_series);
     tcase_add_test(tc, gemma4_cache);
+    tcase_add_test(tc, kv_shared_on_full_layers);
     tcase_add_test(tc, glm4_7_flash);
     tcase_add_test(tc, glm5);
     tcase_add_test(tc, deepseek_v4_flash_count);

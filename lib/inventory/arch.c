@@ -892,8 +892,10 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     const int crossing = p->kind[0].mixer == LLMMEM_MIXER_CROSS || p->kind[1].mixer == LLMMEM_MIXER_CROSS;
     if (attn_period || expert_period) {
         /* Jamba's offsets: counted from the bitmaps (no rule) */
-    } else if (!map->layers && p->n == 2 && p->kind[0].ffn == p->kind[1].ffn && !crossing) {
-        /* the layers with (i + 1) % period != 0: sliding or chunked ones, or Gated DeltaNet ones */
+    } else if (!map->layers && p->n == 2 && p->kind[0].ffn == p->kind[1].ffn && !crossing && !kv_shared &&
+               (full_interval ? full_interval : g->chunk ? interval : pattern) != 0) {
+        /* the layers with (i + 1) % period != 0: sliding or chunked ones, or Gated DeltaNet ones (KV-shared
+         * layers, a second kind from another key, are counted from the bitmaps) */
         enum llmmem__mixer periodic = full_interval ? LLMMEM_MIXER_LINEAR
                                       : g->chunk    ? LLMMEM_MIXER_CHUNKED
                                                     : LLMMEM_MIXER_SLIDING;
@@ -1569,6 +1571,10 @@ static llmmem_status build(builder *b)
     if (typed && (g->kv_lora_rank || g->cross_layers || g->chunk))
         return fail(b, LLMMEM_ERR_UNSUPPORTED, "global_head_dim or num_kv_shared_layers with MLA, cross-attention or "
                     "chunked layers is not modelled");
+    /* the typed layers are Gemma 4's and MiMo-V2-Flash's, without projection biases (add_typed_attention) */
+    if (typed && (value(b, LLMMEM_KEY_QKV_BIAS) || value(b, LLMMEM_KEY_O_PROJ_BIAS)))
+        return fail(b, LLMMEM_ERR_UNSUPPORTED, "global_head_dim or num_kv_shared_layers with q, k, v or o projection "
+                    "biases (qkv_bias, o_proj_bias) is not modelled");
     if (g->compressed_layers || value(b, LLMMEM_KEY_O_GROUPS)) {
         if (typed || g->kv_lora_rank || g->cross_layers)
             return fail(b, LLMMEM_ERR_UNSUPPORTED, "compressed attention layers or o_groups with MLA, cross-attention "

@@ -142,7 +142,8 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
         if (!llmmem__add(&mo.acts, a->first_held, held_l - h1) || !llmmem__add(&mo.acts, mo.acts, x.locals) ||
             !llmmem__add(&mo.acts, mo.acts, input))
             return overflow();
-        if ((rc = push_point(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo, 1)) != LLMMEM_OK)
+        /* a peak candidate: the highest moment of a pipeline stage before the last (llmmem__forward_point) */
+        if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo)) != LLMMEM_OK)
             return rc;
     }
     moment loss_fwd = {early, a->held, 0, 0}, loss = {early, a->held, a->logits_held, 0};

@@ -1330,14 +1330,37 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
     return count && each ? each(ctx, &low) : LLMMEM_OK;
 }
 
+llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m, const llmmem_strategy *s,
+                                   const llmmem__act_kinds *k, const llmmem__act_stage *st, const llmmem__activations *a)
+{
+    /* as the timeline's forward points (timeline.c training_points): first_held, what the layers after
+     * the first keep, and the forward's locals and input as the stage's last layer returns */
+    const uint64_t count = st->end > st->first ? st->end - st->first : 0;
+    uint64_t h1 = 0, held = 0;
+    llmmem__forward_extra x;
+    llmmem_status rc;
+    *acts = 0;
+    if (count == 0)
+        return LLMMEM_OK;
+    if ((rc = llmmem__layers_held(&h1, m, s, k, st, st->first + 1)) != LLMMEM_OK ||
+        (rc = llmmem__layers_held(&held, m, s, k, st, st->end)) != LLMMEM_OK ||
+        (rc = llmmem__forward_extras(&x, m, s, k, st)) != LLMMEM_OK)
+        return rc;
+    const uint64_t input = count > 1 || !st->has_embedding ? x.input : 0; /* the first's is the embeddings */
+    if (!llmmem__add(acts, a->first_held, held - h1) || !llmmem__add(acts, *acts, x.locals) ||
+        !llmmem__add(acts, *acts, input))
+        return overflow();
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,
-                                      const llmmem__step *st, const llmmem__backward_point *bwd)
+                                      const llmmem__step *st, const llmmem__backward_point *bwd, uint64_t forward)
 {
     /* bytes[] holds the static state with every gradient; each moment below replaces the
      * gradients, activations, logits and temporaries with what is alive then, and the highest
      * moment wins (an earlier one on a tie) */
     const uint64_t grads = bytes[LLMMEM_COMPONENT_GRADIENTS];
-    uint64_t best = 0, loss, m[4], part[4][4]; /* per moment: gradients, activations, logits, temporaries */
+    uint64_t best = 0, loss, m[5], part[5][4]; /* per moment: gradients, activations, logits, temporaries */
     int which = -1;
     if (!llmmem__add(&loss, a->logits_held, a->logits_transient))
         return overflow();
@@ -1354,7 +1377,10 @@ llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *ph
     part[2][0] = bwd->grads, part[2][1] = bwd->acts, part[2][2] = 0, part[2][3] = 0;
     /* 3: the optimizer step, after backward */
     part[3][0] = grads, part[3][1] = 0, part[3][2] = 0, part[3][3] = st->temporaries;
-    for (int k = 0; k < 4; k++) {
+    /* 4: the stage's last layer's forward returning (llmmem__forward_point): the highest only where no
+     * loss follows on the stage (a pipeline stage before the last), its output waiting for the next */
+    part[4][0] = early, part[4][1] = forward, part[4][2] = 0, part[4][3] = 0;
+    for (int k = 0; k < 5; k++) {
         m[k] = 0;
         for (int c = 0; c < 4; c++)
             if (!llmmem__add(&m[k], m[k], part[k][c]))
@@ -1362,8 +1388,8 @@ llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *ph
         if (which < 0 || m[k] > best)
             best = m[k], which = k;
     }
-    static const int phases[4] = {LLMMEM_PEAK_PHASE_FORWARD, LLMMEM_PEAK_PHASE_LOSS, LLMMEM_PEAK_PHASE_BACKWARD,
-                                  LLMMEM_PEAK_PHASE_OPTIMIZER};
+    static const int phases[5] = {LLMMEM_PEAK_PHASE_FORWARD, LLMMEM_PEAK_PHASE_LOSS, LLMMEM_PEAK_PHASE_BACKWARD,
+                                  LLMMEM_PEAK_PHASE_OPTIMIZER, LLMMEM_PEAK_PHASE_FORWARD};
     *phase = phases[which];
     if (which == 2 && a->recompute)
         *phase = LLMMEM_PEAK_PHASE_RECOMPUTE;
@@ -1412,6 +1438,14 @@ llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_mo
     const llmmem__act_layer *lp = &k->layer;
     const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
     const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
+    /* transformers' model forward (LlamaModel.forward: the Trainer's and DeepSpeed's model); Megatron's
+     * TransformerBlock and torchtune's TransformerDecoder pass one hidden state from layer to layer, the
+     * next layer's saved input: nothing beside the saved tensors */
+    const int64_t framework = llmmem__get_int(&s->s, LLMMEM_KEY_FRAMEWORK);
+    if (framework != LLMMEM_FRAMEWORK_HF_TRAINER && framework != LLMMEM_FRAMEWORK_DEEPSPEED) {
+        memset(out, 0, sizeof *out);
+        return LLMMEM_OK;
+    }
     const unsigned stream = lp->stream ? lp->stream : k->e;
     const int input_kept = rmode == LLMMEM_RECOMPUTE_FULL || !k->norm_fp32;
     acc locals = {0, 0}, input = {0, 0}, leaf = {0, 0};

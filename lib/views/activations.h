@@ -85,7 +85,8 @@ typedef struct llmmem__activations {
                                * micro-batches in flight): its saved tensors or kept input, the ids */
 } llmmem__activations;
 
-/* What a training step holds beside the saved tensors at a timeline's moments, never at the peak's. */
+/* What a training step holds beside the saved tensors as a layer's forward returns (the timeline's
+ * forward points; the peak's on a pipeline stage before the last) and after backward. */
 typedef struct llmmem__forward_extra {
     uint64_t locals;     /* as a layer's forward returns: its output, the model's named embeddings and masks */
     uint64_t input;      /* and its input, from the stage's second layer on (every layer past the first stage) */
@@ -181,7 +182,12 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
  * moment (the loss's forward, its backward, the highest layer's backward `bwd`, the optimizer
  * step), and *phase names it (llmmem_peak_phase). LLMMEM_ERR_OVERFLOW past 64 bits. */
 llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,
-                                      const llmmem__step *st, const llmmem__backward_point *bwd);
+                                      const llmmem__step *st, const llmmem__backward_point *bwd, uint64_t forward);
+
+/* The activations as the stage's last layer's forward returns (the timeline's last forward point; st
+ * with has_embedding and has_head set): `forward` of llmmem__peak_components. */
+llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m, const llmmem_strategy *s,
+                                   const llmmem__act_kinds *k, const llmmem__act_stage *st, const llmmem__activations *a);
 
 /* The parts of the peak, as the report gives them (llmmem_report_peak_part). */
 void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activations *a);

@@ -672,7 +672,13 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             if (!pst)
                 pst = llmmem__backward_points(&bwd, NULL, NULL, j->m, j->s, kinds, &layers, &a, &step,
                                               sr->bytes[LLMMEM_COMPONENT_GRADIENTS]);
-            if (pst || (pst = llmmem__peak_components(sr->bytes, &phase, &a, &step, &bwd)) != LLMMEM_OK)
+            uint64_t forward = 0;
+            llmmem__act_stage ends = layers; /* the stage as the trace keeps it (the timeline's) */
+            ends.has_embedding = i == 0;
+            ends.has_head = i + 1 == L->p;
+            if (!pst)
+                pst = llmmem__forward_point(&forward, j->m, j->s, kinds, &ends, &a);
+            if (pst || (pst = llmmem__peak_components(sr->bytes, &phase, &a, &step, &bwd, forward)) != LLMMEM_OK)
                 return pst;
         }
         sr->total = 0;

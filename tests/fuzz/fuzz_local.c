@@ -47,6 +47,14 @@ static void check_failure(llmmem_status st)
         abort();
 }
 
+/* The verdict a solver's answer must have: it fits, or every GPU keeps its part and only the host's
+ * RAM is unknown (FITS is 0 then, HOST_UNKNOWN 1 and no device lacks anything: llmmem.h). */
+static int fits_or_host_unknown_only(const llmmem_local *l)
+{
+    return llmmem_local_get(l, LLMMEM_LOCAL_FITS) ||
+           (llmmem_local_get(l, LLMMEM_LOCAL_HOST_UNKNOWN) && !llmmem_local_get(l, LLMMEM_LOCAL_SHORTFALL));
+}
+
 /* The estimate's own sums, and llama.cpp's limits on what it describes. */
 static void check_local(const llmmem_local *l)
 {
@@ -64,7 +72,8 @@ static void check_local(const llmmem_local *l)
         n_ctx > UINT32_MAX || llmmem_local_get(l, LLMMEM_LOCAL_N_CTX_SEQ) == 0 ||
         llmmem_local_get(l, LLMMEM_LOCAL_N_UBATCH) > llmmem_local_get(l, LLMMEM_LOCAL_N_BATCH) ||
         llmmem_local_get(l, LLMMEM_LOCAL_N_BATCH) > n_ctx ||
-        (llmmem_local_get(l, LLMMEM_LOCAL_FITS) != 0) == (llmmem_local_get(l, LLMMEM_LOCAL_SHORTFALL) != 0))
+        !fits_or_host_unknown_only(l) == !llmmem_local_get(l, LLMMEM_LOCAL_SHORTFALL) ||
+        (llmmem_local_get(l, LLMMEM_LOCAL_FITS) && llmmem_local_get(l, LLMMEM_LOCAL_SHORTFALL)))
         abort();
 }
 
@@ -177,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             llmmem_strategy *c = NULL;
             if (llmmem_strategy_clone(&c, s) || llmmem_strategy_set_int(c, LLMMEM_KEY_FIT, 0) ||
                 llmmem_strategy_set_int(c, key, answer) || llmmem_local_estimate(l, m, NULL, hw, c) ||
-                !llmmem_local_get(l, LLMMEM_LOCAL_FITS))
+                !fits_or_host_unknown_only(l))
                 abort();
             check_local(l);
             llmmem_strategy_free(c);
