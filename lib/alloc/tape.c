@@ -125,7 +125,8 @@ static void autocast_exit(run *r)
 static uint32_t linear(run *r, uint32_t x, uint64_t x_elems, uint32_t w, uint32_t bias, uint32_t *cast, uint64_t out)
 {
     llmmem__ag *ag = r->ag;
-    uint32_t b = bias ? lower_param(r, bias, &cast[1]) : 0, wl = lower_param(r, w, &cast[0]);
+    uint32_t *cast_w = cast ? &cast[0] : NULL, *cast_b = cast ? &cast[1] : NULL; /* NULL: no autocast cache */
+    uint32_t b = bias ? lower_param(r, bias, cast_b) : 0, wl = lower_param(r, w, cast_w);
     uint32_t xl = lower(r, x, x_elems, NULL);
     uint32_t saved[2];
     unsigned ns = 0;

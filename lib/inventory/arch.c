@@ -182,6 +182,10 @@ static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding
     uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), kv = value(b, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
     uint64_t d = value(b, LLMMEM_KEY_HEAD_DIM), gd = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM);
     const int k_eq_v = value(b, LLMMEM_KEY_ATTENTION_K_EQ_V) != 0;
+    if (heads == 0) { /* typed widths or KV-shared layers over a model without attention layers */
+        fail(b, LLMMEM_ERR_INCOMPLETE, "global_head_dim or num_kv_shared_layers needs num_attention_heads");
+        return;
+    }
     if (kv == 0)
         kv = heads;
     if (d == 0)
