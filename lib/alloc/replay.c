@@ -75,6 +75,10 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
         return unsupported("torch.autocast with recompute", choice(LLMMEM_KEY_RECOMPUTE, recompute));
     if (sem->norm != LLMMEM_NORM_IMPL_EAGER)
         return unsupported("norm_implementation", choice(LLMMEM_KEY_NORM_IMPLEMENTATION, sem->norm));
+    /* transformers' DynamicCache and StaticCache hold keys and values in the model's dtype: the tape's */
+    const llmmem_kv_cache_dtype cache = j->compute == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16 : LLMMEM_KV_CACHE_FP16;
+    if (j->price.mode == LLMMEM_MODE_INFERENCE && j->kv != cache)
+        return unsupported("a KV cache in kv_cache_dtype", choice(LLMMEM_KEY_KV_CACHE_DTYPE, j->kv));
     return LLMMEM_OK;
 }
 
