@@ -79,6 +79,9 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
     const llmmem_kv_cache_dtype cache = j->compute == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16 : LLMMEM_KV_CACHE_FP16;
     if (j->price.mode == LLMMEM_MODE_INFERENCE && j->kv != cache)
         return unsupported("a KV cache in kv_cache_dtype", choice(LLMMEM_KEY_KV_CACHE_DTYPE, j->kv));
+    /* the tape's head runs over the last position (generate's logits_to_keep=1, tape.c) */
+    if (j->price.mode == LLMMEM_MODE_INFERENCE && llmmem__get_int(k, LLMMEM_KEY_LOGITS_TO_KEEP) != 1)
+        return unsupported("logits_to_keep other than 1", NULL);
     return LLMMEM_OK;
 }
 
