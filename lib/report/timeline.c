@@ -138,9 +138,7 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
         if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
             return rc;
         moment mo = {early, 0, 0, 0};
-        const uint64_t input = l > first || !st->has_embedding ? x.input : 0; /* the first's is the embeddings */
-        if (!llmmem__add(&mo.acts, a->first_held, held_l - h1) || !llmmem__add(&mo.acts, mo.acts, x.locals) ||
-            !llmmem__add(&mo.acts, mo.acts, input))
+        if (!llmmem__forward_acts(&mo.acts, a, h1, held_l, &x, l == first && st->has_embedding))
             return overflow();
         /* a peak candidate: the highest moment of a pipeline stage before the last (llmmem__forward_point) */
         if ((rc = push(t, LLMMEM_PEAK_PHASE_FORWARD, (int64_t)l, tr->state, mo)) != LLMMEM_OK)

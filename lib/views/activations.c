@@ -1346,11 +1346,7 @@ llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m, const
         (rc = llmmem__layers_held(&held, m, s, k, st, st->end)) != LLMMEM_OK ||
         (rc = llmmem__forward_extras(&x, m, s, k, st)) != LLMMEM_OK)
         return rc;
-    const uint64_t input = count > 1 || !st->has_embedding ? x.input : 0; /* the first's is the embeddings */
-    if (!llmmem__add(acts, a->first_held, held - h1) || !llmmem__add(acts, *acts, x.locals) ||
-        !llmmem__add(acts, *acts, input))
-        return overflow();
-    return LLMMEM_OK;
+    return llmmem__forward_acts(acts, a, h1, held, &x, count == 1 && st->has_embedding) ? LLMMEM_OK : overflow();
 }
 
 llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,

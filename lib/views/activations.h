@@ -184,6 +184,16 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
 llmmem_status llmmem__peak_components(uint64_t bytes[LLMMEM_COMPONENTS], int *phase, const llmmem__activations *a,
                                       const llmmem__step *st, const llmmem__backward_point *bwd, uint64_t forward);
 
+/* A layer's forward moment: first_held, what the layers after the stage's first keep (held_l, counting
+ * the first, less h1), the forward's locals and the layer's input (none for the stage's first layer
+ * when its input is the embeddings). 0 past 64 bits. */
+static inline int llmmem__forward_acts(uint64_t *acts, const llmmem__activations *a, uint64_t h1, uint64_t held_l,
+                                       const llmmem__forward_extra *x, int embeddings_input)
+{
+    return llmmem__add(acts, a->first_held, held_l - h1) && llmmem__add(acts, *acts, x->locals) &&
+           llmmem__add(acts, *acts, embeddings_input ? 0 : x->input);
+}
+
 /* The activations as the stage's last layer's forward returns (the timeline's last forward point; st
  * with has_embedding and has_head set): `forward` of llmmem__peak_components. */
 llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m, const llmmem_strategy *s,
