@@ -76,8 +76,7 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
     if (sem->norm != LLMMEM_NORM_IMPL_EAGER)
         return unsupported("norm_implementation", choice(LLMMEM_KEY_NORM_IMPLEMENTATION, sem->norm));
     /* transformers' DynamicCache and StaticCache hold keys and values in the model's dtype: the tape's */
-    const llmmem_kv_cache_dtype cache = j->compute == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16 : LLMMEM_KV_CACHE_FP16;
-    if (j->price.mode == LLMMEM_MODE_INFERENCE && j->kv != cache)
+    if (j->price.mode == LLMMEM_MODE_INFERENCE && j->kv != llmmem__kv_dtype_of(j->compute))
         return unsupported("a KV cache in kv_cache_dtype", choice(LLMMEM_KEY_KV_CACHE_DTYPE, j->kv));
     /* the tape's head runs over the last position (generate's logits_to_keep=1, tape.c) */
     if (j->price.mode == LLMMEM_MODE_INFERENCE && llmmem__get_int(k, LLMMEM_KEY_LOGITS_TO_KEEP) != 1)

@@ -639,10 +639,9 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
     out->format = LLMMEM_FORMAT_AUTO;
     if ((st = llmmem__serving_strategy(&out->s, &out->format, m, s)) != LLMMEM_OK)
         return st;
-    out->activations = out->format == LLMMEM_FORMAT_FP32   ? LLMMEM_KV_CACHE_FP32
-                       : out->format == LLMMEM_FORMAT_FP16 ? LLMMEM_KV_CACHE_FP16
-                       : out->format == LLMMEM_FORMAT_BF16 ? LLMMEM_KV_CACHE_BF16
-                                                           : llmmem__model_dtype(m);
+    out->activations = llmmem__kv_dtype_of(out->format);
+    if (out->activations == LLMMEM_KV_CACHE_AUTO)
+        out->activations = llmmem__model_dtype(m);
     /* the per-stage arrays (most of the struct) are written for every stage below pp before any
      * read: cleared as far as they begin */
     memset(r, 0, offsetof(llmmem_serving, stage_budget));

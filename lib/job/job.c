@@ -359,13 +359,20 @@ static llmmem_status train_plan_make(llmmem__train_plan *p, int64_t mode, const 
 /* The format the model computes in: its 16- or 32-bit torch_dtype, else bf16 (a quantized or fp8
  * checkpoint computes in 16 bits). Also what kv_cache_dtype auto means (vLLM CacheConfig: "auto"
  * uses the model's dtype). */
-llmmem_kv_cache_dtype llmmem__model_dtype(const llmmem_model *m)
+llmmem_kv_cache_dtype llmmem__kv_dtype_of(llmmem_format f)
 {
-    switch ((llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE)) {
+    switch (f) {
     case LLMMEM_FORMAT_FP32: return LLMMEM_KV_CACHE_FP32;
     case LLMMEM_FORMAT_FP16: return LLMMEM_KV_CACHE_FP16;
-    default: return LLMMEM_KV_CACHE_BF16;
+    case LLMMEM_FORMAT_BF16: return LLMMEM_KV_CACHE_BF16;
+    default: return LLMMEM_KV_CACHE_AUTO;
     }
+}
+
+llmmem_kv_cache_dtype llmmem__model_dtype(const llmmem_model *m)
+{
+    llmmem_kv_cache_dtype d = llmmem__kv_dtype_of((llmmem_format)llmmem__model_value(m, LLMMEM_KEY_TORCH_DTYPE));
+    return d == LLMMEM_KV_CACHE_AUTO ? LLMMEM_KV_CACHE_BF16 : d;
 }
 
 llmmem_kv_cache_dtype llmmem__kv_dtype(const llmmem_model *m, const llmmem_strategy *s)

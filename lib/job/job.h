@@ -133,6 +133,8 @@ llmmem_status llmmem__compute_format(llmmem_format *out, const llmmem_model *m, 
  * recipe's (megatron, pure_bf16: bf16; zero, deepspeed: fp16; fp32: fp32; custom: torch_dtype). */
 llmmem_format llmmem__recipe_weight_format(int64_t recipe, llmmem_format torch_dtype);
 
+/* The KV cache elements of a float format (fp32, fp16, bf16); auto for any other. */
+llmmem_kv_cache_dtype llmmem__kv_dtype_of(llmmem_format f);
 /* The 16- or 32-bit format the model computes in at inference (its torch_dtype, else bf16). */
 llmmem_kv_cache_dtype llmmem__model_dtype(const llmmem_model *m);
 /* kv_cache_dtype with auto resolved to the model's dtype (vLLM CacheConfig "auto"). */
