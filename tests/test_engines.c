@@ -90,8 +90,8 @@ START_TEST(rows_are_the_engines_estimates)
 }
 END_TEST
 
-/* A refusal is the row's: TensorRT-LLM and vLLM's profile do not model Gated DeltaNet layers (without a
- * measured activation peak); SGLang does. A release of vLLM reaches vLLM's row alone. */
+/* A refusal is the row's: TensorRT-LLM does not model Gated DeltaNet layers; SGLang and vLLM do. A release
+ * of vLLM reaches vLLM's row alone. */
 START_TEST(refusals_and_versions)
 {
     fixture f = make("qwen3-next-80b-a3b", "h200");

@@ -410,6 +410,60 @@ START_TEST(qwen3_5_serving)
 }
 END_TEST
 
+/* Qwen3.5-0.8B under vLLM with default settings on one H100-SXM (80 GiB): the profile run's peak with its Gated
+ * DeltaNet layers (issue 33: refused before unless a budget was given). By hand (tensor_parallel 1, bf16, h 1024,
+ * 24 layers: 18 Gated DeltaNet of 16 key and 16 value heads of 128 (K = V = 2048, nv 16), 6 attention of 8 heads
+ * and 2 KV heads of 256 with the output gate, MLP 3584):
+ *   weights: vLLM skips the MTP layer (qwen3_5.py): 873,438,784 (qwen3_5_dense) - fc 1024 x 2048 - three norms
+ *     3072 - its attention (q 4096 x 1024, k, v 2 x 512 x 1024, o 1024 x 2048, norms 512) 7,340,544 - its MLP
+ *     3 x 1024 x 3584 - two norms 2048 = 852,985,920 parameters, 1,705,971,840 B
+ *   a Gated DeltaNet layer's elements a token (qwen_gdn_linear_attn.py forward_cuda, _forward_core returning
+ *     without metadata, _output_projection): residual and input 2h 2048 + the output buffer h 1024 + qkvz
+ *     2K + 2V 8192 + ba 2nv 32 + core_attn_out V 2048 + b, a contiguous 32 + z reshaped 2048 + the norm's
+ *     output 2048 + out_proj's h 1024 = 18,496; the attention layer's 2048 + qkv and gate (16 + 4) x 256 +
+ *     output and gated output 2 x 8 x 256 = 11,264; the MLP's 2048 + 3 x 3584 = 12,800
+ *   profile run (8,192 tokens, 1,024 sequences on a device this large): the sampler's 8192 x 1024 x 2 +
+ *     1024 x 248,320 x (2 + 4) = 1,542,455,296 above the layers' 18,496 x 8192 x 2 = 303,038,464, plus the
+ *     encoder outputs 16,384 x 1024 x 2 = 33,554,432: 1,576,009,728
+ *   CUDA graphs: 51 piecewise sizes up to 512 and 51 full ones (gpu_model_runner.py profile_cudagraph_memory):
+ *     18,496 x 512 x 2 = 18,939,904 + 100 x 1 MiB = 123,797,504
+ *   KV: ceil(85,899,345,920 x 0.92) = 79,027,398,247 - 1,705,971,840 - 1,576,009,728 - 512 MiB non-torch -
+ *     123,797,504 = 75,084,748,263; state page (3 x 6144 + 16 x 128 x 128) x 2 = 561,152, attention 2048 a token:
+ *     block 16 x cdiv(561,152, 32,768) = 288 tokens, page 589,824, 4 groups of 6: 75,084,748,263 // 3,538,944 =
+ *     21,216 blocks.
+ * Qwen3-Next-80B-A3B (interleaved layout, h 2048, K 2048, V 4096, nv 32) on an H200, tensor_parallel 1: its Gated
+ * DeltaNet layer 2h 4096 + output h 2048 + qkvz 12,288 + ba 64 + core_attn_out 4096 + mixed_qkv 2K + V 8192 +
+ * value, z 8192 + b, a 64 + rearranged q, k 4096 + the norm's output 4096 + h 2048 = 49,280 above the MoE layer's
+ * 4096 + 10 x (3 x 512 + 2048) + 2048 = 41,984: graphs 49,280 x 512 x 2 + 100 MiB = 155,320,320. */
+START_TEST(qwen3_5_profile_peak)
+{
+    llmmem_model *m = qwen3_5(1024, 24, 8, 2, 16, 16, 3584, 0, 0, 1, 12, 768, 3072);
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_WEIGHTS), 1705971840ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 1576009728ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_CUDA_GRAPH), 123797504ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_KV_CACHE_BYTES), 75084748263ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 288);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 21216);
+    llmmem_model_free(m);
+    llmmem_hardware_free(hw);
+    ck_assert_ok(llmmem_model_from_preset(&m, "qwen3-next-80b-a3b"));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h200"));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_CUDA_GRAPH), 155320320ULL);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* ---- Gemma 4 (gemma4) ----------------------------------------------------------------------------- */
 
 /* A Gemma4Config of a variant of transformers models/gemma4/convert_gemma4_weights.py `_VARIANTS` (r33
@@ -807,6 +861,24 @@ START_TEST(kimi_linear_serving)
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 22446080);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 8064);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 1024);
+    /* default settings on one H200 (issue 33: refused before unless a budget was given), by hand, tp 1, bf16:
+     *   a KDA layer a token (vllm kda.py KimiDeltaAttention.forward at o_proj, _forward returning without
+     *     metadata): (residual and input 2h + output buffer h + q, k, v 3 x 4096 + g2, core_attn_out and
+     *     o_norm's output 3 x 4096 + o_proj's h) x 2 + beta 32 x 4 + g1 4096 x 4 (fla/ops/kda.py fused_kda_gate,
+     *     fp32) = 84,096 B; a MoE layer (2h + 8 x (3 x 1024 + 2304) + the shared expert's h) x 2 = 99,840 B,
+     *     the largest
+     *   profile run: the sampler's 8192 x 2304 x 2 + 1024 x 163,840 x 6 = 1,044,381,696 above 99,840 x 8192;
+     *     CUDA graphs 99,840 x 512 + 100 x 1 MiB = 155,975,680
+     *   KV: ceil(151,397,597,184 x 0.92) = 139,285,789,410 - 98,245,528,576 - 1,044,381,696 - 512 MiB -
+     *     155,975,680 = 39,303,032,546; page 1024 x 1,152 = 1,179,648, 4 groups of 7: // 8,257,536 = 4,759. */
+    llmmem_hardware_free(hw);
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h200"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 0));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 1044381696ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_CUDA_GRAPH), 155975680ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_KV_CACHE_BYTES), 39303032546ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 4759);
     /* training: the KDA layers' saved tensors are not modelled, refused by name */
     llmmem_report *rep = NULL;
     ck_assert_ok(llmmem_report_new(&rep));
@@ -965,6 +1037,23 @@ START_TEST(lfm2_1_2b)
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_PAGE_BYTES), 8192);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 81920);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 12288);
+    /* the default settings (issue 33: refused before unless a budget was given), by hand: h 2048, tp 1, bf16
+     *   a short-convolution layer a token (lfm2.py Lfm2ShortConvDecoderLayer.forward, short_conv.py
+     *     ShortConv.forward_cuda without metadata): residual and input 2h + output buffer h + B|C|x 3h + B * x h +
+     *     C * Bx h + out_proj's h = 9h = 18,432; an attention layer 2h + (32 + 2 x 8) x 64 + 32 x 64 = 9,216;
+     *     the MLP 2h + 3 x 8192 = 28,672, the largest
+     *   profile run: 28,672 x 8192 x 2 = 469,762,048 above the sampler's 8192 x 2048 x 2 + 1024 x 65,536 x 6 =
+     *     436,207,616; CUDA graphs 28,672 x 512 x 2 + 100 x 1 MiB = 134,217,728
+     *   KV: 79,027,398,247 - weights 2 x 1,170,340,608 - 469,762,048 - 512 MiB - 134,217,728 = 75,545,866,343;
+     *     attention 2 x 8 x 64 x 2 = 2,048 B a token, block 16 x cdiv(8192, 16 x 2048) = 16, page 32,768; 3
+     *     groups of 6: 75,545,866,343 // 196,608 = 384,246 blocks. */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 0));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 469762048ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_CUDA_GRAPH), 134217728ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_KV_CACHE_BYTES), 75545866343ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 16);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 384246);
     llmmem_serving_free(r);
     llmmem_strategy_free(s);
     llmmem_hardware_free(hw);
@@ -1041,6 +1130,7 @@ int main(void)
     tcase_add_test(tc, qwen3_5_dense);
     tcase_add_test(tc, qwen3_5_moe);
     tcase_add_test(tc, qwen3_5_serving);
+    tcase_add_test(tc, qwen3_5_profile_peak);
     tcase_add_test(tc, gemma4_31b);
     tcase_add_test(tc, gemma4_26b_a4b);
     tcase_add_test(tc, gemma4_e_series);

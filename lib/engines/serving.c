@@ -159,8 +159,13 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
     if (a->kv_lora_rank) { /* MLA prefill: q, the latent, decompressed k_nope|v, k assembled with rope, output */
         uint64_t nope = a->qk_nope_head_dim, rope = a->qk_rope_head_dim, v_dim = a->v_head_dim;
         attn = q * (nope + rope) + (a->kv_lora_rank + rope) + q * (nope + v_dim) + q * (nope + rope) + q * v_dim;
-    } else
+    } else {
         attn = (q + 2 * llmmem__kv_heads_per_rank(a, tp)) * a->head_dim + q * a->head_dim;
+        /* vllm qwen3_next.py Qwen3NextAttention.forward: qkv_proj also projects the gate (q heads), and the
+         * gated product attn_output * sigmoid(gate) is a new tensor beside the attention output */
+        if (mv(m, LLMMEM_KEY_ATTN_OUTPUT_GATE))
+            attn += 2 * q * a->head_dim;
+    }
     if (!moe) {
         mlp = llmmem__ceil_div(a->ffn, tp) * (gated ? 3 : 2);
     } else {
@@ -214,6 +219,69 @@ static llmmem_status mamba2_peak(uint64_t *out, const llmmem__geometry *a, uint6
     return LLMMEM_OK;
 }
 
+/* Elements per token that one Gated DeltaNet layer keeps alive at its peak in vLLM's profile run on one
+ * rank, residual stream (2h) included, or 0 where the layer's path is not modelled (Kimi's KDA, a model
+ * type other than qwen3_next, qwen3_5, qwen3_5_moe). Widths per rank: keys K = key heads/tp x key dim,
+ * values V = value heads/tp x value dim, nv = value heads/tp. */
+static uint64_t gdn_peak(const llmmem_model *m, const llmmem__geometry *a, uint64_t tp)
+{
+    int64_t type = (int64_t)mv(m, LLMMEM_KEY_MODEL_TYPE);
+    int interleaved = type == LLMMEM_MODEL_QWEN3_NEXT;
+    /* heads that tp does not divide: vllm mamba_utils.py gated_delta_net_state_shape's divide() refuses them */
+    if (mv(m, LLMMEM_KEY_LINEAR_ATTN_KDA) || a->gdn_k_heads % tp || a->gdn_v_heads % tp ||
+        (!interleaved && type != LLMMEM_MODEL_QWEN3_5 && type != LLMMEM_MODEL_QWEN3_5_MOE))
+        return 0;
+    uint64_t k = a->gdn_k_heads / tp * a->gdn_k_dim, v = a->gdn_v_heads / tp * a->gdn_v_dim; /* < 2^48: key bounds */
+    uint64_t nv = a->gdn_v_heads / tp;
+    /* one key head per rank: the splits of the interleaved layout reshape as views (size-1 dimensions) */
+    int copies = interleaved && a->gdn_k_heads / tp > 1;
+    /* vllm qwen_gdn_linear_attn.py QwenGatedDeltaNetAttention.forward_cuda: the output buffer it writes (h),
+     * in_proj_qkvz's output (2K + 2V), in_proj_ba's (2 nv) and core_attn_out (V, torch.zeros) stay alive */
+    uint64_t x = a->hidden + 2 * k + 2 * v + 2 * nv + v;
+    if (interleaved) /* rearranged q, k and their torch.cat with v into mixed_qkv (2K + V) */
+        x += 2 * k + v;
+    if (copies) /* fix_query_key_value_ordering: value, z, b, a reshaped from strided splits, q and k rearranged */
+        x += v + v + 2 * nv + 2 * k;
+    else if (!interleaved) /* Qwen3.5: split_ba's b and a made contiguous */
+        x += 2 * nv;
+    /* _forward_core returns at once when attn_metadata is None (the profile run): no conv, no chunk kernels
+     * over the batch (_warmup_prefill_kernels runs them once over FLA_CHUNK_SIZE = 64 tokens, not counted);
+     * _output_projection: z.reshape(-1, head_v_dim) copies a strided z (V), RMSNormGated's output (V) and
+     * out_proj's output (h) are then alive at once */
+    if (!copies)
+        x += v;
+    x += v + a->hidden;
+    return 2 * a->hidden + x; /* residual and normed input, as layer_peak */
+}
+
+/* Elements per token that one LFM2 short-convolution layer keeps alive at its peak in vLLM's profile run
+ * on one rank, residual stream (2h) included; 0 for a model type other than lfm2 (not modelled). D = h/tp. */
+static uint64_t short_conv_peak(const llmmem_model *m, const llmmem__geometry *a, uint64_t tp)
+{
+    if (mv(m, LLMMEM_KEY_MODEL_TYPE) != LLMMEM_MODEL_LFM2 || a->hidden % tp)
+        return 0;
+    uint64_t d = a->hidden / tp;
+    /* vllm lfm2.py Lfm2ShortConvDecoderLayer.forward: the output buffer (h, torch.empty_like); vllm
+     * short_conv.py ShortConv.forward_cuda, attn_metadata None: in_proj's B|C|x (3D), B * x (D), C * Bx (D)
+     * and out_proj's output (h) at once */
+    return 2 * a->hidden + a->hidden + 3 * d + d + d + a->hidden;
+}
+
+/* Bytes per token that one Kimi Delta Attention layer keeps alive at its peak in vLLM's profile run on one
+ * rank, residual stream (2h) included; 0 where tp does not divide the heads (vLLM asserts it). Widths per
+ * rank: P = heads/tp x head_dim, nh = heads/tp; e the activation bytes. */
+static uint64_t kda_peak(const llmmem__geometry *a, uint64_t tp, uint64_t e)
+{
+    if (a->gdn_k_heads % tp)
+        return 0;
+    uint64_t nh = a->gdn_k_heads / tp, p = nh * a->gdn_k_dim; /* < 2^48: key bounds */
+    /* vllm kda.py KimiDeltaAttention.forward, at o_proj (_forward returns at once when attn_metadata is None):
+     * the output buffer (h), q, k, v (3P), beta sigmoid in fp32 (nh x 4), g1 from fla/ops/kda.py
+     * fused_kda_gate in fp32 (P x 4), g_b_proj's g2 (P), core_attn_out (P, torch.zeros), o_norm's output (P)
+     * and o_proj's (h) */
+    return (2 * a->hidden + a->hidden + 3 * p + p + p + p + a->hidden) * e + nh * 4 + p * 4;
+}
+
 /* The activation peak of vLLM's profile run on one rank of the stage [first, end): the forward over
  * max_num_batched_tokens tokens, or on the last stage the dummy sampler run if larger: the final
  * hidden states, the logits of the min(max_num_seqs, tokens) sampled rows in the model's dtype and
@@ -234,8 +302,22 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmme
             return st;
         per = x > per ? x : per;
     }
+    if (a->linear_layers && llmmem__layers_in(&a->plan, a->linear, first, end)) {
+        x = gdn_peak(m, a, tp);
+        per = x > per ? x : per;
+    }
+    if (a->conv_layers && llmmem__layers_in(&a->plan, a->conv, first, end)) {
+        x = short_conv_peak(m, a, tp);
+        per = x > per ? x : per;
+    }
     if (!llmmem__mul(&peak, per, tokens) || !llmmem__mul(&peak, peak, e))
         return overflow("activation bytes of the profile run");
+    if (a->linear_layers && mv(m, LLMMEM_KEY_LINEAR_ATTN_KDA) && llmmem__layers_in(&a->plan, a->linear, first, end)) {
+        if (!llmmem__mul(&x, kda_peak(a, tp, e), tokens))
+            return overflow("KDA activation bytes of the profile run");
+        if (x > peak)
+            peak = x;
+    }
     if (a->ssm_layers && llmmem__layers_in(&a->plan, a->ssm, first, end)) {
         if ((st = mamba2_peak(&x, a, tp, e)) != LLMMEM_OK)
             return st;
@@ -681,9 +763,13 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         return st;
     /* gemma4: full and sliding layers of different widths, KV-shared layers, per-layer input embeddings */
     const int typed = a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs;
-    /* the profile run's working set is modelled for Mamba-2 layers (activation_peak), not for the others, nor
-     * for gemma4's (its full layers' widths, the per-layer inputs alive through the forward) */
-    const int state_unmodelled = a->linear_layers || a->mamba1_layers || a->conv_layers || typed;
+    /* the profile run's working set is modelled for Mamba-2, Qwen's Gated DeltaNet, Kimi's KDA and LFM2's
+     * short-convolution layers (activation_peak), not for Mamba-1's, nor for gemma4's (its full layers'
+     * widths, the per-layer inputs alive through the forward) */
+    const int kda = mv(model, LLMMEM_KEY_LINEAR_ATTN_KDA) != 0;
+    const int linear_unmodelled = a->linear_layers && (kda ? !kda_peak(a, r->tp, 1) : !gdn_peak(model, a, r->tp));
+    const int state_unmodelled = linear_unmodelled || a->mamba1_layers ||
+                                 (a->conv_layers && !short_conv_peak(model, a, r->tp)) || typed;
     if (state_unmodelled && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",

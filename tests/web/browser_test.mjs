@@ -429,9 +429,9 @@ const JOBS = [
   { name: 'ollama-spread', model: 'gemma-2-9b', gpu: 'rtx-3090', mode: 'ollama',
     sets: [['devices_per_node', '2'], ['num_ctx', '8192'], ['num_parallel', '2'], ['sched_spread', 'true']] },
   // every engine side by side: each runs Llama-3.1-8B on one H100; Qwen3-Next's Gated DeltaNet layers
-  // on tensor 4 are refused by vLLM (its profile peak) and TensorRT-LLM (tests/cli/test_serve.py)
+  // on tensor 4 are refused by TensorRT-LLM (tests/cli/test_serve.py)
   { name: 'engines-8b-h100', mode: 'engines', length: '8192', sets: [['devices_per_node', '1']] },
-  { name: 'engines-refused', model: 'qwen3-next-80b-a3b', gpu: 'h200', mode: 'engines', sets: [['tensor_parallel', '4']], refused: ['vllm', 'trtllm'] },
+  { name: 'engines-refused', model: 'qwen3-next-80b-a3b', gpu: 'h200', mode: 'engines', sets: [['tensor_parallel', '4']], refused: ['trtllm'] },
   { name: 'training-zero3', model: 'llama-2-7b', gpu: 'a100-sxm-80gb', mode: 'training',
     sets: [['micro_batch_size', '2'], ['sequence_length', '4096'], ['data_parallel', '8'], ['zero_stage', '3'], ['recompute', 'full']] },
   { name: 'training-pipeline', model: 'llama-3.1-8b', mode: 'training', plan: '8',
