@@ -2174,6 +2174,84 @@ static llmmem_status read_mimo_v2(const hf *c, const llmmem__json *obj)
     return st ? st : set(c, "moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
 }
 
+/* An integer that a config gives once or per layer (HunYuanMoEV1Config num_experts, moe_topk: "int or List"):
+ * absent or null, dflt; a list of one value, that value; a list of differing values is refused. */
+static llmmem_status uniform_int(const hf *c, const llmmem__json *obj, const char *field, int64_t dflt, int64_t *out)
+{
+    const llmmem__json *v = llmmem__json_object_get(obj, field);
+    *out = dflt;
+    if (!v || llmmem__json_is_null(v))
+        return LLMMEM_OK;
+    if (llmmem__json_is_integer(v)) {
+        *out = llmmem__json_integer_value(v);
+        return LLMMEM_OK;
+    }
+    if (!llmmem__json_is_array(v) || llmmem__json_array_size(v) == 0)
+        return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an integer or a list of integers, got %s", kind(v));
+    for (size_t i = 0; i < llmmem__json_array_size(v); i++) {
+        const llmmem__json *e = llmmem__json_array_get(v, i);
+        if (!llmmem__json_is_integer(e))
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "entry %zu: expected an integer, got %s", i, kind(e));
+        if (i == 0)
+            *out = llmmem__json_integer_value(e);
+        else if (llmmem__json_integer_value(e) != *out)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "entry %zu is %lld where entry 0 is %lld: per-layer "
+                           "values are not modelled", i, (long long)llmmem__json_integer_value(e), (long long)*out);
+    }
+    return LLMMEM_OK;
+}
+
+/* HunYuanDenseV1Config and HunYuanMoEV1Config: Llama's fields. The MoE (modeling_hunyuan_v1_moe.py HunYuanMoE) has
+ * on every layer num_experts experts and, with use_mixed_mlp_moe, one shared_mlp, each a HunYuanMoEV1MLP of
+ * intermediate_size, and a gate of moe_topk; the published configs' moe_intermediate_size and num_shared_expert
+ * lists are accepted where they agree with that. Cross-layer attention (use_cla) and MLA are not in transformers'
+ * classes: refused. */
+static llmmem_status read_hunyuan(const hf *c, const llmmem__json *obj)
+{
+    llmmem_status st = read_llama_like(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "use_cla", 1, 0, "cross-layer KV sharing (cla_share_factor) is not modelled");
+    if (!st)
+        st = refuse_if(c, obj, "use_mla", 1, 0, "Hunyuan's latent attention is not modelled");
+    if (st || c->fam->type != LLMMEM_MODEL_HUNYUAN_V1_MOE)
+        return st;
+    int64_t intermediate = 0, experts = 1, top_k = 1, width = 0, shared = 1;
+    int mixed = 0;
+    st = llmmem_model_get_int(&intermediate, c->m, LLMMEM_KEY_INTERMEDIATE_SIZE);
+    if (!st)
+        st = uniform_int(c, obj, "num_experts", 1, &experts);
+    if (!st)
+        st = uniform_int(c, obj, "moe_topk", 1, &top_k);
+    if (!st)
+        st = uniform_int(c, obj, "moe_intermediate_size", intermediate, &width);
+    if (!st)
+        st = uniform_int(c, obj, "num_shared_expert", 1, &shared);
+    if (!st)
+        st = get_flag(c, obj, "use_mixed_mlp_moe", 0, &mixed);
+    if (st)
+        return st;
+    if (width != intermediate)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_intermediate_size", "%lld differs from intermediate_size "
+                       "(%lld): transformers' HunYuanMoEV1MLP experts are intermediate_size wide", (long long)width,
+                       (long long)intermediate);
+    if (mixed && shared != 1)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_shared_expert", "%lld: transformers builds one shared_mlp of "
+                       "intermediate_size, vLLM one of intermediate_size x num_shared_expert", (long long)shared);
+    if (experts == 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "num_experts", "0 experts: every hunyuan_v1_moe layer routes to at "
+                       "least 1 expert");
+    st = set(c, "num_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
+    if (!st)
+        st = set(c, "moe_topk", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, top_k);
+    if (!st)
+        st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, intermediate);
+    if (!st)
+        st = set(c, "use_mixed_mlp_moe", LLMMEM_KEY_N_SHARED_EXPERTS, mixed);
+    if (!st)
+        st = set(c, "num_experts", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    return st ? st : set(c, "num_experts", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -2207,6 +2285,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_NEMOTRON_NAS: return read_nemotron_nas(c, obj);
     case LLMMEM_READ_LFM2: return read_lfm2(c, obj);
     case LLMMEM_READ_MIMO_V2: return read_mimo_v2(c, obj);
+    case LLMMEM_READ_HUNYUAN: return read_hunyuan(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
