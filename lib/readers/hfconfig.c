@@ -2252,6 +2252,70 @@ static llmmem_status read_hunyuan(const hf *c, const llmmem__json *obj)
     return st ? st : set(c, "num_experts", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
 }
 
+/* Phi4FlashConfig with modeling_phi4flash.py's SambaY layer plan (remote code; vllm model_executor/models/phi4flash.py
+ * reads the same): layer i is a Mamba-1 mixer when i % mb_per_layer == 0, else attention. The first half's
+ * attention layers slide over sliding_window tokens; layer num_hidden_layers / 2 + 1 attends over every token and
+ * keeps the one full cache (SambaYCache global_attn_idx), which the attention layers after it read (yoco_cross: no
+ * k and v); the Mamba layers after it are gated memory units (yoco_cross _Phi3Mamba: in_proj and out_proj alone),
+ * kept as feed-forward-only layers here (they keep nothing across tokens; add_gated_memory_units). SambaYCache
+ * places the states by layer parity: mb_per_layer other than 2 is refused. */
+static llmmem_status read_phi4flash(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, mb = 2, window = 2047;
+    enum presence p;
+    llmmem_status st = read_llama_like(c, obj);
+    if (!st)
+        st = llmmem_model_get_int(&layers, c->m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    if (!st && (st = get_int(c, obj, "mb_per_layer", &mb, &p)) == LLMMEM_OK && p != PRESENT)
+        mb = 2;
+    if (!st && (st = get_int(c, obj, "sliding_window", &window, &p)) == LLMMEM_OK && p != PRESENT)
+        window = 2047;
+    if (!st)
+        st = set(c, "sliding_window", LLMMEM_KEY_SLIDING_WINDOW, window);
+    if (!st)
+        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 16, 16);
+    if (!st)
+        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
+    if (!st)
+        st = optional(c, obj, "mamba_expand", LLMMEM_KEY_MAMBA_EXPAND, 2, 2);
+    if (!st)
+        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+    if (!st)
+        st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
+    if (st)
+        return st;
+    const llmmem__json *rank = llmmem__json_object_get(obj, "mamba_dt_rank");
+    if (rank && llmmem__json_is_string(rank) && strcmp(llmmem__json_string_value(rank), "auto") == 0)
+        st = set(c, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0); /* math.ceil(hidden_size / 16), arch.c */
+    else
+        st = optional(c, obj, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0, 0);
+    if (st)
+        return st;
+    if (mb != 2)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "mb_per_layer", "%lld: SambaYCache keeps the Mamba states on even "
+                       "layers and attention on odd ones (2)", (long long)mb);
+    if (layers < 4 || layers % 4 != 0 || layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "%lld: the SambaY plan needs a multiple of 4 "
+                       "(an odd full-attention layer at num_hidden_layers / 2 + 1), at most %d", (long long)layers,
+                       LLMMEM_LAYER_MAP_MAX);
+    if (window <= 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "sliding_window", "%lld: the first half's attention layers slide",
+                       (long long)window);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    const int64_t full = layers / 2 + 1;
+    for (int64_t i = 0; i < layers; i++) {
+        enum llmmem__mixer mixer = i % 2 == 0 ? (i > full ? LLMMEM_MIXER_NONE : LLMMEM_MIXER_MAMBA1)
+                                   : i < full ? LLMMEM_MIXER_SLIDING
+                                   : i == full ? LLMMEM_MIXER_FULL
+                                               : LLMMEM_MIXER_FULL_SHARED;
+        llmmem__layer_map_push(&map, mixer);
+        map.ffn[i] = 1 + LLMMEM_FFN_DENSE;
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -2286,6 +2350,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_LFM2: return read_lfm2(c, obj);
     case LLMMEM_READ_MIMO_V2: return read_mimo_v2(c, obj);
     case LLMMEM_READ_HUNYUAN: return read_hunyuan(c, obj);
+    case LLMMEM_READ_PHI4FLASH: return read_phi4flash(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
