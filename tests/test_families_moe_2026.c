@@ -214,6 +214,50 @@ START_TEST(hunyuan_moe_gguf)
 }
 END_TEST
 
+/* llama.cpp's hunyuan-dense GGUF (convert_hf_to_gguf.py HunYuanModel: Llama's keys and tensors, attn_q_norm and
+ * attn_k_norm, the tied head left out): one block of hidden 64, 4 heads and 2 KV heads of 16, feed-forward 96, F32,
+ * vocabulary 16: token_embd 1,024; attn_norm 64; attn_q 4,096, attn_k and attn_v 2,048 each, attn_output 4,096;
+ * attn_q_norm and attn_k_norm 16 each; ffn_norm 64; ffn_gate, ffn_up, ffn_down 3 x 64 x 96 = 18,432; output_norm 64:
+ * 31,968. */
+START_TEST(hunyuan_dense_gguf)
+{
+    buf b;
+    start(&b, 3);
+    kv_str(&b, "general.architecture", "hunyuan-dense");
+    kv_u32(&b, "hunyuan-dense.block_count", 1);
+    kv_u32(&b, "hunyuan-dense.embedding_length", 64);
+    kv_u32(&b, "hunyuan-dense.feed_forward_length", 96);
+    kv_u32(&b, "hunyuan-dense.attention.head_count", 4);
+    kv_u32(&b, "hunyuan-dense.attention.head_count_kv", 2);
+    kv_tokens(&b, 16);
+    tensor(&b, "token_embd.weight", F32, 16 * 64 * 4, DIMS(64, 16));
+    tensor(&b, "blk.0.attn_norm.weight", F32, 64 * 4, DIMS(64));
+    tensor(&b, "blk.0.attn_q.weight", F32, 64 * 64 * 4, DIMS(64, 64));
+    tensor(&b, "blk.0.attn_k.weight", F32, 64 * 32 * 4, DIMS(64, 32));
+    tensor(&b, "blk.0.attn_v.weight", F32, 64 * 32 * 4, DIMS(64, 32));
+    tensor(&b, "blk.0.attn_output.weight", F32, 64 * 64 * 4, DIMS(64, 64));
+    tensor(&b, "blk.0.attn_q_norm.weight", F32, 16 * 4, DIMS(16));
+    tensor(&b, "blk.0.attn_k_norm.weight", F32, 16 * 4, DIMS(16));
+    tensor(&b, "blk.0.ffn_norm.weight", F32, 64 * 4, DIMS(64));
+    tensor(&b, "blk.0.ffn_gate.weight", F32, 64 * 96 * 4, DIMS(64, 96));
+    tensor(&b, "blk.0.ffn_up.weight", F32, 64 * 96 * 4, DIMS(64, 96));
+    tensor(&b, "blk.0.ffn_down.weight", F32, 64 * 96 * 4, DIMS(96, 64));
+    tensor(&b, "output_norm.weight", F32, 64 * 4, DIMS(64));
+    done(&b);
+    llmmem_checkpoint *ck = NULL;
+    llmmem_model *m = NULL;
+    ck_assert_ok(llmmem_checkpoint_from_gguf_bytes(&ck, b.p, b.len));
+    ck_assert_ok(llmmem_checkpoint_model(&m, ck));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_HUNYUAN_V1_DENSE);
+    ck_assert_uint_eq(total(m), 31968);
+    ck_assert_uint_eq(llmmem_checkpoint_role_elements(ck, LLMMEM_TENSOR_PARAMETER), 31968);
+    ck_assert_ok(llmmem_checkpoint_verify(ck, m));
+    llmmem_model_free(m);
+    llmmem_checkpoint_free(ck);
+    free(b.p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_moe_2026");
@@ -224,6 +268,7 @@ int main(void)
     tcase_add_test(tc, hunyuan_moe_defaults);
     tcase_add_test(tc, hunyuan_dense_7b);
     tcase_add_test(tc, hunyuan_moe_gguf);
+    tcase_add_test(tc, hunyuan_dense_gguf);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }
