@@ -3,6 +3,7 @@
 #define LLMMEM_TESTS_FAMILY_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "unit.h"
 
@@ -26,6 +27,14 @@ FAMILY_HELPER llmmem_model *load(const char *file)
     return m;
 }
 
+/* The model of a config.json given as text. */
+FAMILY_HELPER llmmem_model *from_text(const char *json)
+{
+    llmmem_model *m = NULL;
+    ck_assert_msg(llmmem_model_from_hf_config_text(&m, json, strlen(json)) == LLMMEM_OK, "%s", llmmem_last_message());
+    return m;
+}
+
 FAMILY_HELPER llmmem_model *preset(const char *name)
 {
     llmmem_model *m = NULL;
@@ -45,6 +54,24 @@ FAMILY_HELPER int64_t get(const llmmem_model *m, llmmem_key key)
     int64_t v = -1;
     ck_assert_ok(llmmem_model_get_int(&v, m, key));
     return v;
+}
+
+/* Weight bytes of the whole model on one device in inference, in the checkpoint's formats. */
+FAMILY_HELPER uint64_t inference_weights(const llmmem_model *m)
+{
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 128));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    uint64_t w = llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS);
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    return w;
 }
 
 #endif

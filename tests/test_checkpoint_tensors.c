@@ -14,24 +14,6 @@ static uint64_t group(const llmmem_model *m, llmmem_param_group g)
     return n;
 }
 
-/* Weight bytes of the whole model on one device in inference, the checkpoint's formats. */
-static uint64_t inference_weights(const llmmem_model *m)
-{
-    llmmem_hardware *hw = NULL;
-    llmmem_strategy *s = NULL;
-    llmmem_report *r = NULL;
-    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
-    ck_assert_ok(llmmem_strategy_new(&s));
-    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 128));
-    ck_assert_ok(llmmem_report_new(&r));
-    ck_assert_ok(llmmem_estimate(r, m, hw, s));
-    uint64_t w = llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS);
-    llmmem_report_free(r);
-    llmmem_strategy_free(s);
-    llmmem_hardware_free(hw);
-    return w;
-}
-
 /* ---- gpt-oss ------------------------------------------------------------------------------- */
 
 /* openai/gpt-oss-20b (tests/data/configs/gpt-oss-20b.json, the repo's config.json): 24 layers of

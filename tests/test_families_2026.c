@@ -9,31 +9,6 @@
 
 #include "family.h"
 
-static llmmem_model *from_text(const char *json)
-{
-    llmmem_model *m = NULL;
-    ck_assert_msg(llmmem_model_from_hf_config_text(&m, json, strlen(json)) == LLMMEM_OK, "%s", llmmem_last_message());
-    return m;
-}
-
-/* Weight bytes of the whole model on one device in inference, in the checkpoint's formats. */
-static uint64_t inference_weights(const llmmem_model *m)
-{
-    llmmem_hardware *hw = NULL;
-    llmmem_strategy *s = NULL;
-    llmmem_report *r = NULL;
-    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
-    ck_assert_ok(llmmem_strategy_new(&s));
-    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 128));
-    ck_assert_ok(llmmem_report_new(&r));
-    ck_assert_ok(llmmem_estimate(r, m, hw, s));
-    uint64_t w = llmmem_report_bytes(r, LLMMEM_COMPONENT_WEIGHTS);
-    llmmem_report_free(r);
-    llmmem_strategy_free(s);
-    llmmem_hardware_free(hw);
-    return w;
-}
-
 /* ---- MiniMax-M2.7: the fp8 config -------------------------------------------------------------- */
 
 /* MiniMaxAI/MiniMax-M2.7 (tests/data/configs/minimax-m2.7.json: its config.json as a model-info report

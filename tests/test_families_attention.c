@@ -34,13 +34,6 @@ static uint64_t cache_bytes(const llmmem_model *m, uint64_t tokens)
     return bytes;
 }
 
-static llmmem_model *from_text(const char *json)
-{
-    llmmem_model *m = NULL;
-    ck_assert_ok(llmmem_model_from_hf_config_text(&m, json, strlen(json)));
-    return m;
-}
-
 /* ---- OLMo 2 ------------------------------------------------------------------------------------ */
 
 /* allenai/OLMo-2-1124-7B: the Hub's safetensors metadata gives 7,298,617,344 parameters, all F32.

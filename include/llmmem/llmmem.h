@@ -522,7 +522,10 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_OLMO3 = 56,       /**< "olmo3" (OLMo 2's layers, 3 sliding-window layers to 1 full) */
     LLMMEM_MODEL_APERTUS = 57,     /**< "apertus" (a two-matrix MLP with the learned xIELU activation, q/k norms) */
     LLMMEM_MODEL_LFM2 = 58,        /**< "lfm2" (LFM2: gated short-convolution and attention layers) */
-    LLMMEM_MODEL_MIMO_V2_FLASH = 59 /**< "mimo_v2_flash" (MiMo-V2-Flash: sliding and full layers of their own KV heads, sinks, narrower values) */
+    LLMMEM_MODEL_MIMO_V2_FLASH = 59, /**< "mimo_v2_flash" (MiMo-V2-Flash: sliding and full layers of their own KV heads, sinks, narrower values) */
+    LLMMEM_MODEL_HUNYUAN_V1_DENSE = 60, /**< "hunyuan_v1_dense" (Hunyuan dense: Llama with q/k norms over a head) */
+    LLMMEM_MODEL_HUNYUAN_V1_MOE = 61, /**< "hunyuan_v1_moe" (Hunyuan-A13B: experts beside a shared MLP, an fp32 router) */
+    LLMMEM_MODEL_PHI4FLASH = 62 /**< "phi4flash" (Phi-4-mini-flash: SambaY, Mamba-1 and sliding layers, one full layer whose keys and values the last layers read, gated memory units) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */

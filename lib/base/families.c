@@ -215,6 +215,16 @@ static const llmmem__key_default lfm2_structure[] = {{LLMMEM_KEY_QK_NORM, 1}, {L
  * e_score_correction_bias (topk_method noaux_tc) */
 static const llmmem__key_default mimo_v2_structure[] = {{LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, END};
 
+/* models/hunyuan_v1_dense and hunyuan_v1_moe modeling files: HunYuan*V1Attention query_layernorm and
+ * key_layernorm over a head (always built); HunYuanTopKGate.wg a Linear of dtype torch.float32 */
+static const llmmem__key_default hunyuan_dense_structure[] = {{LLMMEM_KEY_QK_NORM, 1}, END};
+static const llmmem__key_default hunyuan_moe_structure[] = {{LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ROUTER_FP32, 1}, END};
+/* microsoft/Phi-4-mini-flash-reasoning modeling_phi4flash.py (remote code): PHI_NORM_CLASS nn.LayerNorm; Wqkv and
+ * out_proj with biases; _SambaMLP fc1 to 2 x intermediate_size (gate and value), fc2 back, no biases */
+static const llmmem__key_default phi4flash_structure[] = {
+    {LLMMEM_KEY_NORM_TYPE, LN}, {LLMMEM_KEY_QKV_BIAS, 1}, {LLMMEM_KEY_O_PROJ_BIAS, 1}, END,
+};
+
 static const llmmem__key_default granitemoehybrid_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_MLP_GATED, 1}, END,
 };
@@ -559,6 +569,26 @@ static const llmmem__family families[] = {
      * num_experts_per_tok=8, n_shared_experts=None, read by read_mimo_v2. llama.cpp's mimo2 GGUF: not read */
     {LLMMEM_MODEL_MIMO_V2_FLASH, "mimo_v2_flash", LLMMEM_READ_MIMO_V2,
      {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, mimo_v2_structure, NULL},
+    /* HunYuanDenseV1Config and HunYuanMoEV1Config (models/hunyuan_v1_dense, hunyuan_v1_moe configuration files):
+     * vocab_size=290943, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=None
+     * (the attention heads), head_dim=None, max_position_embeddings=2048, tie_word_embeddings=False,
+     * attention_bias=False; the MoE's num_experts=1, moe_topk=1, use_mixed_mlp_moe=False read by read_hunyuan.
+     * llama.cpp: hunyuan-dense, hunyuan-moe (convert_hf_to_gguf.py HunYuanMoEModel writes the shared MLP's width
+     * and count) */
+    {LLMMEM_MODEL_HUNYUAN_V1_DENSE, "hunyuan_v1_dense", LLMMEM_READ_HUNYUAN,
+     {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 290943, 0},
+     hunyuan_dense_structure, "hunyuan-dense"},
+    {LLMMEM_MODEL_HUNYUAN_V1_MOE, "hunyuan_v1_moe", LLMMEM_READ_HUNYUAN,
+     {NONE, 0, 1, 1, 0, 0, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 2048, 4096, 11008, 32, 32, 290943, 0},
+     hunyuan_moe_structure, "hunyuan-moe"},
+    /* Phi4FlashConfig (microsoft/Phi-4-mini-flash-reasoning configuration_phi4flash.py, remote code): vocab_size=51200,
+     * hidden_size=2560, intermediate_size=9216, num_hidden_layers=32, num_attention_heads=40, num_key_value_heads=4,
+     * max_position_embeddings=4096, tie_word_embeddings=True, sliding_window=2047, mb_per_layer=2, mamba_d_state=16,
+     * mamba_d_conv=4, mamba_expand=2, mamba_dt_rank "auto", mamba_conv_bias=True, mamba_proj_bias=False, read by
+     * read_phi4flash. llama.cpp has no architecture for it */
+    {LLMMEM_MODEL_PHI4FLASH, "phi4flash", LLMMEM_READ_PHI4FLASH,
+     {4, 0, 1, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 4096, 2560, 9216, 32, 40, 51200, 0},
+     phi4flash_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -596,6 +626,8 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_KIMI_LINEAR] = "kimi_linear",     [LLMMEM_MODEL_NEMOTRON_NAS] = "nemotron-nas",
     [LLMMEM_MODEL_OLMO3] = "olmo3",             [LLMMEM_MODEL_APERTUS] = "apertus",
     [LLMMEM_MODEL_LFM2] = "lfm2",               [LLMMEM_MODEL_MIMO_V2_FLASH] = "mimo_v2_flash",
+    [LLMMEM_MODEL_HUNYUAN_V1_DENSE] = "hunyuan_v1_dense", [LLMMEM_MODEL_HUNYUAN_V1_MOE] = "hunyuan_v1_moe",
+    [LLMMEM_MODEL_PHI4FLASH] = "phi4flash",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

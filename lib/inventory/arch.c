@@ -484,12 +484,81 @@ static void add_mamba1(builder *b, uint64_t h)
     add(b, "mamba1.dt_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, rank, layers, layers);
     add(b, "mamba1.dt_proj.bias_D", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, 2 * layers, 2 * layers);
     add(b, "mamba1.A_log", S, LLMMEM_SPLIT_COLUMN, 0, 0, inner, state, layers, layers);
-    add_vector(b, "mamba1.dt_b_c_layernorm", S, rank + 2 * state, layers);
+    /* JambaMambaMixer's dt_layernorm, b_layernorm, c_layernorm; Phi-4-flash's _Phi3Mamba has none */
+    if (value(b, LLMMEM_KEY_MODEL_TYPE) != LLMMEM_MODEL_PHI4FLASH)
+        add_vector(b, "mamba1.dt_b_c_layernorm", S, rank + 2 * state, layers);
     add(b, "mamba1.out_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, inner, layers, layers);
     if (value(b, LLMMEM_KEY_MAMBA_PROJ_BIAS)) {
         add(b, "mamba1.in_proj.bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, 2 * inner, layers, layers);
         add_vector(b, "mamba1.out_proj.bias", S, h, layers);
     }
+}
+
+/* Phi-4-flash's gated memory units (modeling_phi4flash.py _Phi3Mamba with yoco_cross; vllm phi4flash.py Phi4Mamba):
+ * in_proj hidden -> mamba_expand x hidden, gating the memory the last Mamba-1 layer left, out_proj back; on the
+ * layers the reader makes mixer-free (they keep nothing across tokens). */
+static void add_gated_memory_units(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    const llmmem__kind_set gmu = llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_NONE), (1u << LLMMEM_FFNS) - 1);
+    uint64_t layers = llmmem__layers_in(&g->plan, gmu, 0, g->layers), inner;
+    if (layers == 0)
+        return;
+    if (!llmmem__mul(&inner, value(b, LLMMEM_KEY_MAMBA_EXPAND), h)) {
+        fail(b, LLMMEM_ERR_OVERFLOW, "mamba_expand x hidden_size exceeds 64 bits");
+        return;
+    }
+    b->kinds = gmu;
+    add(b, "gmu.in_proj", LLMMEM_PARAMS_SSM, LLMMEM_SPLIT_COLUMN, 1, 0, inner, h, layers, layers);
+    add(b, "gmu.out_proj", LLMMEM_PARAMS_SSM, LLMMEM_SPLIT_ROW, 1, 0, h, inner, layers, layers);
+    if (value(b, LLMMEM_KEY_MAMBA_PROJ_BIAS)) {
+        add(b, "gmu.in_proj.bias", LLMMEM_PARAMS_SSM, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, layers, layers);
+        add_vector(b, "gmu.out_proj.bias", LLMMEM_PARAMS_SSM, h, layers);
+    }
+}
+
+/* Phi-4-flash's differential attention (modeling_phi4flash.py SambaYAttention; vllm phi4flash.py): Wqkv of
+ * heads + 2 x KV heads of hidden / heads, biased, on the layers that compute keys and values, of the query alone on
+ * the layers that read layer num_hidden_layers / 2 + 1's (yoco_cross); out_proj biased; lambda_q1, k1, q2, k2 of
+ * a head's width and subln, an RMSNorm over two heads' width, on every attention layer. */
+static void add_differential_attention(builder *b, uint64_t h)
+{
+    llmmem__geometry *g = b->geo;
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), kv = value(b, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
+    if (heads == 0) {
+        fail(b, LLMMEM_ERR_INCOMPLETE, "phi4flash's attention needs num_attention_heads");
+        return;
+    }
+    if (kv == 0)
+        kv = heads;
+    if (h % heads || heads % kv) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "hidden_size (%llu), num_attention_heads (%llu) and num_key_value_heads "
+             "(%llu) do not divide", (unsigned long long)h, (unsigned long long)heads, (unsigned long long)kv);
+        return;
+    }
+    const uint64_t d = h / heads;
+    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
+    g->kv_heads = kv;
+    g->head_dim = g->v_head_dim = d;
+    g->kv_token = (llmmem__kv_token){kv, 2, d};
+    const llmmem__kind_set own =
+        llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL), any_ffn);
+    const llmmem__kind_set all =
+        (llmmem__kind_set)(own | llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED), any_ffn));
+    uint64_t n_own = llmmem__layers_in(&g->plan, own, 0, g->layers), n_all = llmmem__layers_in(&g->plan, all, 0, g->layers);
+    const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
+    b->kinds = all;
+    add(b, "q_proj", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, h, h, n_all, n_all);
+    add(b, "q_proj.bias", A, LLMMEM_SPLIT_COLUMN, 0, 0, 1, h, n_all, n_all);
+    add(b, "o_proj", A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, h, n_all, n_all);
+    add_vector(b, "o_proj.bias", A, h, n_all);
+    add(b, "lambdas", A, LLMMEM_SPLIT_REPLICATED, 0, 0, 4, d, n_all, n_all);
+    add_vector(b, "subln", LLMMEM_PARAMS_NORMS, 2 * d, n_all);
+    b->kinds = own;
+    add(b, "k_proj", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K, kv * d, h, n_own, n_own);
+    add(b, "v_proj", A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_V, kv * d, h, n_own, n_own);
+    add(b, "k_proj.bias", A, LLMMEM_SPLIT_COLUMN, 0, 0, 1, kv * d, n_own, n_own);
+    add(b, "v_proj.bias", A, LLMMEM_SPLIT_COLUMN, 0, 0, 1, kv * d, n_own, n_own);
 }
 
 /* The short-convolution mixer of LFM2's conv layers (transformers models/lfm2/modeling_lfm2.py Lfm2ShortConv):
@@ -866,7 +935,6 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
         return fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_kv_shared_layers (%llu) needs an earlier layer of each type to read "
                     "from (num_hidden_layers %llu) and standard attention (kv_lora_rank %llu)",
                     (unsigned long long)kv_shared, (unsigned long long)layers, (unsigned long long)g->kv_lora_rank);
-    g->kv_shared_layers = kv_shared;
     for (uint64_t i = 0; i < p->listed; i++) {
         llmmem__layer_kind kind = {(uint8_t)mixer_of(b, i, pattern, interval, full_interval),
                                    (uint8_t)ffn_of(b, i, first_dense, freq, step), map->layers ? map->block[i] : 0};
@@ -950,6 +1018,10 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     }
     g->dense_layers = llmmem__layers_in(p, g->dense, 0, layers);
     g->moe_layers = llmmem__layers_in(p, g->moe, 0, layers);
+    /* Gemma 4's last num_kv_shared_layers, or a map's KV-shared layers (Phi-4-flash's yoco_cross attention) */
+    g->kv_shared_layers = llmmem__layers_in(
+        p, llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED),
+                            any_ffn), 0, layers);
     return LLMMEM_OK;
 }
 
@@ -1572,14 +1644,18 @@ static llmmem_status build(builder *b)
     const int typed = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM) || value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) || shared;
     if (attention_layers && require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS)) /* Mamba2Config has no attention heads */
         return b->status;
-    if (typed && (g->kv_lora_rank || g->cross_layers || g->chunk))
+    /* Phi-4-flash's KV-shared layers are its own attention's (add_differential_attention) */
+    const int differential = value(b, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_PHI4FLASH;
+    if (!differential && typed && (g->kv_lora_rank || g->cross_layers || g->chunk))
         return fail(b, LLMMEM_ERR_UNSUPPORTED, "global_head_dim or num_kv_shared_layers with MLA, cross-attention or "
                     "chunked layers is not modelled");
     /* the typed layers are Gemma 4's and MiMo-V2-Flash's, without projection biases (add_typed_attention) */
-    if (typed && (value(b, LLMMEM_KEY_QKV_BIAS) || value(b, LLMMEM_KEY_O_PROJ_BIAS)))
+    if (!differential && typed && (value(b, LLMMEM_KEY_QKV_BIAS) || value(b, LLMMEM_KEY_O_PROJ_BIAS)))
         return fail(b, LLMMEM_ERR_UNSUPPORTED, "global_head_dim or num_kv_shared_layers with q, k, v or o projection "
                     "biases (qkv_bias, o_proj_bias) is not modelled");
-    if (g->compressed_layers || value(b, LLMMEM_KEY_O_GROUPS)) {
+    if (differential) {
+        add_differential_attention(b, h);
+    } else if (g->compressed_layers || value(b, LLMMEM_KEY_O_GROUPS)) {
         if (typed || g->kv_lora_rank || g->cross_layers)
             return fail(b, LLMMEM_ERR_UNSUPPORTED, "compressed attention layers or o_groups with MLA, cross-attention "
                         "or typed attention widths are not modelled");
@@ -1611,6 +1687,8 @@ static llmmem_status build(builder *b)
     add_mamba1(b, h);
     b->kinds = g->conv;
     add_short_conv(b, h);
+    if (differential)
+        add_gated_memory_units(b, h);
     uint64_t norms;
     b->kinds = g->all;
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))

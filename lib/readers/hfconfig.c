@@ -2174,6 +2174,148 @@ static llmmem_status read_mimo_v2(const hf *c, const llmmem__json *obj)
     return st ? st : set(c, "moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
 }
 
+/* An integer that a config gives once or per layer (HunYuanMoEV1Config num_experts, moe_topk: "int or List"):
+ * absent or null, dflt; a list of one value, that value; a list of differing values is refused. */
+static llmmem_status uniform_int(const hf *c, const llmmem__json *obj, const char *field, int64_t dflt, int64_t *out)
+{
+    const llmmem__json *v = llmmem__json_object_get(obj, field);
+    *out = dflt;
+    if (!v || llmmem__json_is_null(v))
+        return LLMMEM_OK;
+    if (llmmem__json_is_integer(v)) {
+        *out = llmmem__json_integer_value(v);
+        return LLMMEM_OK;
+    }
+    if (!llmmem__json_is_array(v) || llmmem__json_array_size(v) == 0)
+        return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an integer or a list of integers, got %s", kind(v));
+    for (size_t i = 0; i < llmmem__json_array_size(v); i++) {
+        const llmmem__json *e = llmmem__json_array_get(v, i);
+        if (!llmmem__json_is_integer(e))
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "entry %zu: expected an integer, got %s", i, kind(e));
+        if (i == 0)
+            *out = llmmem__json_integer_value(e);
+        else if (llmmem__json_integer_value(e) != *out)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "entry %zu is %lld where entry 0 is %lld: per-layer "
+                           "values are not modelled", i, (long long)llmmem__json_integer_value(e), (long long)*out);
+    }
+    return LLMMEM_OK;
+}
+
+/* HunYuanDenseV1Config and HunYuanMoEV1Config: Llama's fields. The MoE (modeling_hunyuan_v1_moe.py HunYuanMoE) has
+ * on every layer num_experts experts and, with use_mixed_mlp_moe, one shared_mlp, each a HunYuanMoEV1MLP of
+ * intermediate_size, and a gate of moe_topk; the published configs' moe_intermediate_size and num_shared_expert
+ * lists are accepted where they agree with that. Cross-layer attention (use_cla) and MLA are not in transformers'
+ * classes: refused. */
+static llmmem_status read_hunyuan(const hf *c, const llmmem__json *obj)
+{
+    llmmem_status st = read_llama_like(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "use_cla", 1, 0, "cross-layer KV sharing (cla_share_factor) is not modelled");
+    if (!st)
+        st = refuse_if(c, obj, "use_mla", 1, 0, "Hunyuan's latent attention is not modelled");
+    if (st || c->fam->type != LLMMEM_MODEL_HUNYUAN_V1_MOE)
+        return st;
+    int64_t intermediate = 0, experts = 1, top_k = 1, width = 0, shared = 1;
+    int mixed = 0;
+    st = llmmem_model_get_int(&intermediate, c->m, LLMMEM_KEY_INTERMEDIATE_SIZE);
+    if (!st)
+        st = uniform_int(c, obj, "num_experts", 1, &experts);
+    if (!st)
+        st = uniform_int(c, obj, "moe_topk", 1, &top_k);
+    if (!st)
+        st = uniform_int(c, obj, "moe_intermediate_size", intermediate, &width);
+    if (!st)
+        st = uniform_int(c, obj, "num_shared_expert", 1, &shared);
+    if (!st)
+        st = get_flag(c, obj, "use_mixed_mlp_moe", 0, &mixed);
+    if (st)
+        return st;
+    if (width != intermediate)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_intermediate_size", "%lld differs from intermediate_size "
+                       "(%lld): transformers' HunYuanMoEV1MLP experts are intermediate_size wide", (long long)width,
+                       (long long)intermediate);
+    if (mixed && shared != 1)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_shared_expert", "%lld: transformers builds one shared_mlp of "
+                       "intermediate_size, vLLM one of intermediate_size x num_shared_expert", (long long)shared);
+    if (experts == 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "num_experts", "0 experts: every hunyuan_v1_moe layer routes to at "
+                       "least 1 expert");
+    st = set(c, "num_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
+    if (!st)
+        st = set(c, "moe_topk", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, top_k);
+    if (!st)
+        st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, intermediate);
+    if (!st)
+        st = set(c, "use_mixed_mlp_moe", LLMMEM_KEY_N_SHARED_EXPERTS, mixed);
+    if (!st)
+        st = set(c, "num_experts", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    return st ? st : set(c, "num_experts", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+}
+
+/* Phi4FlashConfig with modeling_phi4flash.py's SambaY layer plan (remote code; vllm model_executor/models/phi4flash.py
+ * reads the same): layer i is a Mamba-1 mixer when i % mb_per_layer == 0, else attention. The first half's
+ * attention layers slide over sliding_window tokens; layer num_hidden_layers / 2 + 1 attends over every token and
+ * keeps the one full cache (SambaYCache global_attn_idx), which the attention layers after it read (yoco_cross: no
+ * k and v); the Mamba layers after it are gated memory units (yoco_cross _Phi3Mamba: in_proj and out_proj alone),
+ * kept as feed-forward-only layers here (they keep nothing across tokens; add_gated_memory_units). SambaYCache
+ * places the states by layer parity: mb_per_layer other than 2 is refused. */
+static llmmem_status read_phi4flash(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, mb = 2, window = 2047;
+    enum presence p;
+    llmmem_status st = read_llama_like(c, obj);
+    if (!st)
+        st = llmmem_model_get_int(&layers, c->m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    if (!st && (st = get_int(c, obj, "mb_per_layer", &mb, &p)) == LLMMEM_OK && p != PRESENT)
+        mb = 2;
+    if (!st && (st = get_int(c, obj, "sliding_window", &window, &p)) == LLMMEM_OK && p != PRESENT)
+        window = 2047;
+    if (!st)
+        st = set(c, "sliding_window", LLMMEM_KEY_SLIDING_WINDOW, window);
+    if (!st)
+        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 16, 16);
+    if (!st)
+        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
+    if (!st)
+        st = optional(c, obj, "mamba_expand", LLMMEM_KEY_MAMBA_EXPAND, 2, 2);
+    if (!st)
+        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+    if (!st)
+        st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
+    if (st)
+        return st;
+    const llmmem__json *rank = llmmem__json_object_get(obj, "mamba_dt_rank");
+    if (rank && llmmem__json_is_string(rank) && strcmp(llmmem__json_string_value(rank), "auto") == 0)
+        st = set(c, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0); /* math.ceil(hidden_size / 16), arch.c */
+    else
+        st = optional(c, obj, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0, 0);
+    if (st)
+        return st;
+    if (mb != 2)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "mb_per_layer", "%lld: SambaYCache keeps the Mamba states on even "
+                       "layers and attention on odd ones (2)", (long long)mb);
+    if (layers < 4 || layers % 4 != 0 || layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "%lld: the SambaY plan needs a multiple of 4 "
+                       "(an odd full-attention layer at num_hidden_layers / 2 + 1), at most %d", (long long)layers,
+                       LLMMEM_LAYER_MAP_MAX);
+    if (window <= 0)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "sliding_window", "%lld: the first half's attention layers slide",
+                       (long long)window);
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    const int64_t full = layers / 2 + 1;
+    for (int64_t i = 0; i < layers; i++) {
+        enum llmmem__mixer mixer = i % 2 == 0 ? (i > full ? LLMMEM_MIXER_NONE : LLMMEM_MIXER_MAMBA1)
+                                   : i < full ? LLMMEM_MIXER_SLIDING
+                                   : i == full ? LLMMEM_MIXER_FULL
+                                               : LLMMEM_MIXER_FULL_SHARED;
+        llmmem__layer_map_push(&map, mixer);
+        map.ffn[i] = 1 + LLMMEM_FFN_DENSE;
+    }
+    llmmem__model_set_layer_map(c->m, &map);
+    return LLMMEM_OK;
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -2207,6 +2349,8 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_NEMOTRON_NAS: return read_nemotron_nas(c, obj);
     case LLMMEM_READ_LFM2: return read_lfm2(c, obj);
     case LLMMEM_READ_MIMO_V2: return read_mimo_v2(c, obj);
+    case LLMMEM_READ_HUNYUAN: return read_hunyuan(c, obj);
+    case LLMMEM_READ_PHI4FLASH: return read_phi4flash(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
