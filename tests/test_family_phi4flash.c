@@ -90,6 +90,13 @@ START_TEST(phi4flash_refusals)
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 0));
     ck_assert_ok(llmmem_serving_new(&v));
     ck_assert_status(llmmem_serving_estimate(v, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(strstr(llmmem_last_message(), "Mamba-2")); /* its state layers are Mamba-1 */
+    /* SGLang refuses the 7 KV-shared layers (18-30, spread, not the last 7) and names no vLLM serving
+     * (which refuses phi4flash too) among what is modelled */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_SGLANG));
+    ck_assert_status(llmmem_serving_estimate(v, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "whose 7 layers share"));
+    ck_assert_ptr_null(strstr(llmmem_last_message(), "vLLM serving"));
     llmmem_serving_free(v);
     llmmem_report_free(r);
     llmmem_strategy_free(s);

@@ -757,7 +757,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     const llmmem_kv_cache_dtype activations = p.activations;
     const int state = llmmem__state_layers(a) != 0;
     if (state && (a->window || (a->kv_lora_rank && !a->linear_layers)))
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba-2 or Gated DeltaNet layers is not modelled",
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside state layers (Mamba, Gated DeltaNet, KDA or short convolutions) is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
     if ((st = refuse_narrow_values(a)) != LLMMEM_OK)
         return st;

@@ -64,9 +64,10 @@ llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *vie
     if ((a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs) && !(modelled & LLMMEM__KV_TYPED))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "%s of a model whose attention layers cache different widths (gemma4's full and sliding "
-                            "layers), whose last %llu layers share an earlier layer's keys and values, or with "
-                            "per-layer input embeddings is not modelled: vLLM serving, the contiguous cache "
-                            "(llmmem_kv_cache_bytes) and the weights are", view, (unsigned long long)a->kv_shared_layers);
+                            "layers), whose %llu layers share an earlier layer's keys and values, or with "
+                            "per-layer input embeddings is not modelled: %sthe contiguous cache "
+                            "(llmmem_kv_cache_bytes) and the weights are", view, (unsigned long long)a->kv_shared_layers,
+                            llmmem__state_layers(a) ? "" : "vLLM serving, ");
     if (a->conv_layers && !(modelled & LLMMEM__KV_BLOCKS))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu short-convolution layers (lfm2) is not "
                             "modelled: vLLM serving and the contiguous cache are", view, (unsigned long long)a->conv_layers);
