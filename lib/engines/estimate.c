@@ -10,10 +10,10 @@
  * (stage_1_and_2.py / stage3.py estimate_zero*_model_states_mem_needs) count 4 bytes a parameter
  * per process without zero_init, 4 x the largest module's parameters with it, and a buffer factor
  * of 1.5. */
-static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
+static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, const llmmem__device *dev,
                                    const llmmem_strategy *s)
 {
-    uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE), init = 0;
+    uint64_t per_node = dev->devices_per_node, init = 0;
     int64_t kind = llmmem__get_int(&s->s, LLMMEM_KEY_HOST_INIT);
     if (kind == LLMMEM_HOST_INIT_FULL) {
         init = m->inv.total;
@@ -127,16 +127,11 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
     llmmem_status st = llmmem__model_check(model);
     if (st)
         return st;
-    uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    if (memory == 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
-    /* The allocator reserve is a fraction of the device: rounded down to a whole byte (converted
-     * here, before the composition: the long double conversion stalls behind its stores). */
-    double reserve = llmmem__get_real(&hw->s, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION);
-    const uint64_t capacity = memory - (uint64_t)((long double)memory * (long double)reserve);
-
     llmmem__job job;
-    if ((st = llmmem__job_make_fixed(&job, model, hw, strategy, fixed)) != LLMMEM_OK)
+    llmmem__job_start(&job, model, hw, strategy);
+    if (job.dev.memory == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+    if ((st = llmmem__job_finish(&job, fixed)) != LLMMEM_OK)
         return st;
     if (trace) {
         memset(trace, 0, sizeof *trace);
@@ -156,15 +151,15 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
         }
     out->stages[out->most_loaded].total = out->total;
 
-    out->memory_bytes = memory;
-    out->capacity = capacity;
-    out->device_total = llmmem__cuda_total(hw);
-    if ((st = host_per_node(out, model, hw, strategy)) != LLMMEM_OK) {
+    out->memory_bytes = job.dev.memory;
+    out->capacity = job.dev.capacity;
+    out->device_total = job.dev.cuda_total;
+    if ((st = host_per_node(out, model, &job.dev, strategy)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;
     }
-    out->host_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_HOST_MEMORY_BYTES);
-    out->nvme_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_NVME_BYTES);
+    out->host_capacity = job.dev.host;
+    out->nvme_capacity = job.dev.nvme;
 
     memcpy(out->params, model->inv.params, sizeof out->params);
     out->params_total = model->inv.total;

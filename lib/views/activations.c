@@ -902,9 +902,10 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,
-                                      llmmem_format compute, const llmmem__act_stage *stage)
+llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j, const llmmem__act_stage *stage)
 {
+    const llmmem_model *m = j->m;
+    const llmmem_strategy *s = j->s;
     if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "training activations need the model's shapes: a model given by num_parameters "
@@ -934,9 +935,10 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     llmmem_status st = llmmem__state_check(m, "training activations", 1);
     if (st != LLMMEM_OK)
         return st;
-    if ((st = llmmem__semantics_make(&k->sem, s)) != LLMMEM_OK)
+    if ((st = llmmem__semantics_check(&j->sem)) != LLMMEM_OK)
         return st;
-    k->e = bytes_of_format(compute);
+    k->sem = j->sem;
+    k->e = bytes_of_format(j->compute);
     llmmem__act_layer l;
     describe_layer(&l, m, s, k->e, stage, &k->sem);
     /* the first norm saves a copy of the layer's input when it upcasts a 16-bit one (norm_fp32 as

@@ -3,7 +3,7 @@
 #ifndef LLMMEM_ACTIVATIONS_H
 #define LLMMEM_ACTIVATIONS_H
 
-#include "job/framework.h"
+#include "job/job.h"
 #include "base/internal.h"
 
 /* One decoder layer's shapes and how it runs. Element counts use s (tokens per sequence), b
@@ -138,8 +138,9 @@ typedef struct llmmem__act_kinds {
     llmmem__semantics sem;         /* the framework keys, resolved */
 } llmmem__act_kinds;
 
-llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,
-                                      llmmem_format compute, const llmmem__act_stage *stage);
+/* The layer kinds of a job's model as its strategy runs them, in its compute format, with its
+ * semantics (their refusal reported here, after the model's). */
+llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j, const llmmem__act_stage *stage);
 
 /* One stage's activations from the layer kinds: its layers under the recomputation mode, the
  * token ids and head inputs on the ends, the loss on the last stage. */
