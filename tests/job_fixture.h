@@ -9,7 +9,7 @@
 #include "views/activations.h"
 
 /* llmmem__act_kinds_make on a job of the model and the strategy in a compute format (no layout,
- * no hardware: the layer kinds read neither). */
+ * no hardware: the layer kinds read neither; the stage gives the split). */
 static inline llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m,
                                                      const llmmem_strategy *s, llmmem_format compute,
                                                      const llmmem__act_stage *stage)
@@ -19,6 +19,10 @@ static inline llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const
     j.m = m;
     j.s = s;
     j.compute = compute;
+    j.price.mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
+    j.sequences = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_MICRO_BATCH_SIZE);
+    j.tokens = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_SEQUENCE_LENGTH);
+    llmmem__act_settings_make(&j.act, s);
     llmmem__semantics_resolve(&j.sem, s);
     return llmmem__act_kinds_make(k, &j, stage);
 }

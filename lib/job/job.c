@@ -722,6 +722,25 @@ static void device_make(llmmem__device *d, const llmmem_hardware *hw, const llmm
         d->workspaces = d->workspace * (mode == LLMMEM_MODE_INFERENCE ? 1u : 2u);
 }
 
+void llmmem__act_settings_make(llmmem__act_settings *a, const llmmem_strategy *s)
+{
+    a->recompute = sv(s, LLMMEM_KEY_RECOMPUTE);
+    a->recompute_method = sv(s, LLMMEM_KEY_RECOMPUTE_METHOD);
+    a->recompute_num_layers = (uint64_t)sv(s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
+    a->dropout = sv(s, LLMMEM_KEY_DROPOUT);
+    a->norm_fp32 = sv(s, LLMMEM_KEY_NORM_FP32);
+    a->fused_swiglu = sv(s, LLMMEM_KEY_FUSED_SWIGLU);
+    a->autocast = sv(s, LLMMEM_KEY_AUTOCAST);
+    a->cross_entropy = sv(s, LLMMEM_KEY_CROSS_ENTROPY);
+    a->logits_fp32 = sv(s, LLMMEM_KEY_LOGITS_FP32);
+    a->loss_chunk_tokens = (uint64_t)sv(s, LLMMEM_KEY_LOSS_CHUNK_TOKENS);
+    a->lora_targets = sv(s, LLMMEM_KEY_LORA_TARGETS);
+    a->lora_rank = (uint64_t)sv(s, LLMMEM_KEY_LORA_RANK);
+    a->adapter = llmmem__adapter_format(s);
+    a->images_per_sequence = (uint64_t)sv(s, LLMMEM_KEY_IMAGES_PER_SEQUENCE);
+    a->image_pixels = (uint64_t)sv(s, LLMMEM_KEY_IMAGE_PIXELS);
+}
+
 void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
 {
     memset(j, 0, sizeof *j); /* the pricing's padding-free bytes included */
@@ -731,6 +750,7 @@ void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardw
     j->price.model_id = m->id;
     j->price.mode = sv(s, LLMMEM_KEY_MODE);
     device_make(&j->dev, hw, s, j->price.mode);
+    llmmem__act_settings_make(&j->act, s);
     llmmem__semantics_resolve(&j->sem, s);
 }
 

@@ -76,8 +76,23 @@ typedef struct llmmem__device {
     uint64_t workspaces;       /* the workspaces the job's threads hold (0 off CUDA kernels) */
 } llmmem__device;
 
-/* One estimate's inputs, resolved. The handles stay for what is not resolved yet (activation and
- * communication settings). */
+/* The strategy's activation settings (recomputation, the layer's options, the loss, adapters, images),
+ * read once; every member 64 bits wide, so the activation cache's key has no padding. */
+typedef struct llmmem__act_settings {
+    int64_t recompute;               /* llmmem_recompute */
+    int64_t recompute_method;        /* llmmem_recompute_method */
+    uint64_t recompute_num_layers;
+    int64_t dropout, norm_fp32, fused_swiglu, autocast;
+    int64_t cross_entropy, logits_fp32;
+    uint64_t loss_chunk_tokens;
+    int64_t lora_targets;            /* lora_targets bits */
+    uint64_t lora_rank;
+    int64_t adapter;                 /* llmmem__adapter_format */
+    uint64_t images_per_sequence, image_pixels;
+} llmmem__act_settings;
+
+/* One estimate's inputs, resolved. The handles stay for what is not resolved yet (communication
+ * settings, some of the activations'). */
 typedef struct llmmem__job {
     llmmem__pricing price;
     llmmem__layout layout;
@@ -86,6 +101,7 @@ typedef struct llmmem__job {
     int from_checkpoint;            /* the weights are an attached checkpoint's stored bytes */
     uint64_t sequences, tokens;     /* micro_batch_size, sequence_length */
     llmmem__device dev;
+    llmmem__act_settings act;
     /* the framework keys (framework.c), made with the job; a refusal they hold is reported where a
      * view first needs them (llmmem__semantics_check) */
     llmmem__semantics sem;
@@ -115,6 +131,9 @@ typedef struct llmmem__job_fixed {
  * the order the estimate has always reported them: layout, weight formats, training plan. */
 llmmem_status llmmem__job_make(llmmem__job *out, const llmmem_model *m, const llmmem_hardware *hw,
                                const llmmem_strategy *s);
+/* The activation settings of a strategy (job start; cannot fail). */
+void llmmem__act_settings_make(llmmem__act_settings *out, const llmmem_strategy *s);
+
 /* llmmem__job_make in two steps: the handles, the mode, the device and the semantics, none of which
  * can fail (start), then the rest (finish), so a caller can refuse a device without memory first. */
 void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s);

@@ -502,23 +502,24 @@ static unsigned bytes_of_format(llmmem_format f)
 
 /* A layer description from the model's geometry (so head_dim, KV heads and widths are those the
  * parameter count used) and the strategy's settings. */
-static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const llmmem_strategy *s, unsigned bytes,
-                           const llmmem__act_stage *st, const llmmem__semantics *sem)
+static void describe_layer(llmmem__act_layer *l, const llmmem__job *j, unsigned bytes, const llmmem__act_stage *st)
 {
-    const llmmem__settings *k = &s->s;
+    const llmmem_model *m = j->m;
+    const llmmem__semantics *sem = &j->sem;
+    const llmmem__act_settings *a = &j->act;
     const llmmem__geometry *g = &m->geo;
     memset(l, 0, sizeof *l);
     /* context parallelism: each rank holds s / c tokens of every sequence (ring attention passes
      * K and V chunks around without keeping them: Megatron-LM/Transformer Engine cp_comm_type p2p) */
-    l->s = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_SEQUENCE_LENGTH) / st->c;
-    l->b = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MICRO_BATCH_SIZE);
+    l->s = j->tokens / st->c;
+    l->b = j->sequences;
     l->h = g->hidden;
     l->t = st->t;
     l->et = st->et;
     l->sequence_parallel = st->sequence_parallel;
     l->bytes = bytes;
     l->norms = (unsigned)llmmem__model_value(m, LLMMEM_KEY_NORMS_PER_LAYER);
-    l->dropout = llmmem__get_int(k, LLMMEM_KEY_DROPOUT) != 0;
+    l->dropout = a->dropout != 0;
     l->attn = (int)sem->attn;
     l->cuda_sdpa = sem->attn == LLMMEM_ATTN_SDPA && !sem->cpu_kernels && !sem->torch1;
     l->norm_impl = (int)sem->norm;
@@ -527,7 +528,7 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     /* an eager RMSNorm upcasts whatever norm_fp32 says: transformers' (modeling_llama.py
      * LlamaRMSNorm.forward, hidden_states.to(torch.float32) before pow, and every family's copy)
      * and torchtune's (modules/rms_norm.py RMSNorm.forward, x.float()); nn.LayerNorm is one op */
-    l->norm_bytes = llmmem__get_int(k, LLMMEM_KEY_NORM_FP32) || (sem->norm == LLMMEM_NORM_IMPL_EAGER && !l->layernorm)
+    l->norm_bytes = a->norm_fp32 || (sem->norm == LLMMEM_NORM_IMPL_EAGER && !l->layernorm)
                         ? 4u
                         : bytes;
     l->gated = llmmem__model_value(m, LLMMEM_KEY_MLP_GATED) != 0;
@@ -542,9 +543,9 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->softmax_in_dtype = type == LLMMEM_MODEL_GPT2;
     l->norm_scale_fp32 = type == LLMMEM_MODEL_GEMMA || type == LLMMEM_MODEL_GEMMA2 || type == LLMMEM_MODEL_GEMMA3_TEXT;
     l->softcap = type == LLMMEM_MODEL_GEMMA2;
-    l->fused_swiglu = llmmem__get_int(k, LLMMEM_KEY_FUSED_SWIGLU) != 0;
+    l->fused_swiglu = a->fused_swiglu != 0;
     l->qk_norm = llmmem__model_value(m, LLMMEM_KEY_QK_NORM) != 0;
-    l->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE) == LLMMEM_RECOMPUTE_SELECTIVE ? LLMMEM_RECOMPUTE_SELECTIVE
+    l->recompute = a->recompute == LLMMEM_RECOMPUTE_SELECTIVE ? LLMMEM_RECOMPUTE_SELECTIVE
                                                                                          : LLMMEM_RECOMPUTE_NONE;
     l->a = g->heads;
     l->kv_rank = g->kv_lora_rank;
@@ -560,7 +561,7 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->f = g->dense_layers ? g->ffn : 0; /* a model of MoE layers alone has no dense MLP */
     l->eager_experts = sem->experts == LLMMEM_EXPERTS_EAGER;
     l->router_fp32 = llmmem__model_value(m, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS) != 0;
-    if (llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF) {
+    if (a->autocast != LLMMEM_AUTOCAST_OFF) {
         /* autocast (job.c: fp32 weights): the embedding's fp32 output is the stream, norms see fp32 */
         l->autocast = 1;
         l->stream = 4;
@@ -569,20 +570,20 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
         l->attn_weights = 2 * l->h * l->a * l->d + 2 * l->h * l->g * l->d;
         l->mlp_weights = (l->gated ? 3 : 2) * l->h * l->f;
     }
-    int64_t mode = llmmem__get_int(k, LLMMEM_KEY_MODE);
+    int64_t mode = j->price.mode;
     if (mode == LLMMEM_MODE_LORA || mode == LLMMEM_MODE_QLORA) {
         /* PEFT tuners/tuners_utils.py: every parameter outside the adapters stops requiring grad */
         l->frozen = 1;
-        l->lora = (unsigned)llmmem__get_int(k, LLMMEM_KEY_LORA_TARGETS);
-        l->adapter_bytes = bytes_of_format(llmmem__adapter_format(s));
+        l->lora = (unsigned)a->lora_targets;
+        l->adapter_bytes = bytes_of_format((llmmem_format)a->adapter);
         /* adapted linears a token passes through, averaged over the decoder layers (experts: the
          * top_k a token is routed to) */
         uint64_t layers = g->layers, passes = 0;
-        unsigned targets = (unsigned)llmmem__get_int(k, LLMMEM_KEY_LORA_TARGETS);
+        unsigned targets = (unsigned)a->lora_targets;
         for (unsigned i = 0; i < m->inv.n; i++)
             if (llmmem__lora_target(&m->inv.t[i], targets) && m->inv.t[i].kinds != 0)
                 passes += m->inv.t[i].active_count;
-        l->adapter = layers ? (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LORA_RANK) * passes / layers : 0;
+        l->adapter = layers ? a->lora_rank * passes / layers : 0;
     }
     if (g->moe_layers) {
         l->fe = g->ffn_expert;
@@ -905,7 +906,6 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
 llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j, const llmmem__act_stage *stage)
 {
     const llmmem_model *m = j->m;
-    const llmmem_strategy *s = j->s;
     if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "training activations need the model's shapes: a model given by num_parameters "
@@ -940,11 +940,11 @@ llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j,
     k->sem = j->sem;
     k->e = bytes_of_format(j->compute);
     llmmem__act_layer l;
-    describe_layer(&l, m, s, k->e, stage, &k->sem);
+    describe_layer(&l, j, k->e, stage);
     /* the first norm saves a copy of the layer's input when it upcasts a 16-bit one (norm_fp32 as
      * set keeps its meaning in fp32); autocast's stream is fp32 already: x.to(torch.float32)
      * returns it, no copy (LlamaRMSNorm) */
-    k->norm_fp32 = !l.autocast && l.norm_bytes == 4 && (k->e != 4 || llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32));
+    k->norm_fp32 = !l.autocast && l.norm_bytes == 4 && (k->e != 4 || j->act.norm_fp32);
     if (l.autocast && (l.kv_rank || m->geo.moe_layers || l.norms == 4))
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "autocast is modelled (and measured) for dense decoder layers with a pre-norm each "
@@ -992,6 +992,46 @@ llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j,
     k->hybrid = (m->geo.ssm_layers && m->geo.ssm_layers != m->geo.layers) || m->geo.linear_layers ||
                 (l.cuda_sdpa && m->geo.window < l.s && llmmem__sliding_layers(&m->geo, 0, m->geo.layers));
     return k->hybrid ? hybrid_kinds(k, m) : LLMMEM_OK;
+}
+
+static void act_key_of(llmmem__act_key *key, const llmmem__job *j)
+{
+    const llmmem__semantics *sem = &j->sem;
+    memset(key, 0, sizeof *key);
+    key->model_id = j->m->id;
+    key->sequences = j->sequences;
+    key->tokens = j->tokens;
+    key->t = j->layout.t;
+    key->et = j->layout.et;
+    key->c = j->layout.c;
+    key->sp = (uint64_t)j->layout.sp;
+    key->compute = (uint64_t)j->compute;
+    key->mode = (uint64_t)j->price.mode;
+    key->act = j->act;
+    const int64_t fields[12] = {sem->attn,      sem->norm,        sem->optimizer, sem->lazy_grads,
+                                sem->keep_logits, sem->torch1,   sem->experts,   sem->input_grads,
+                                sem->cache,     sem->act,         sem->cpu_kernels, sem->refused};
+    memcpy(key->sem, fields, sizeof fields);
+}
+
+llmmem_status llmmem__act_kinds_of(const llmmem__act_kinds **out, llmmem__act_kinds *own, llmmem__act_cache *cache,
+                                   const llmmem__job *j)
+{
+    const llmmem__layout *L = &j->layout;
+    const llmmem__act_stage any = {0, 0, 0, 0, 1, 1, 1, L->t, L->et, L->c, L->sp};
+    if (!cache) {
+        *out = own;
+        return llmmem__act_kinds_make(own, j, &any);
+    }
+    llmmem__act_key key;
+    act_key_of(&key, j);
+    *out = &cache->kinds;
+    if (cache->valid && memcmp(&key, &cache->key, sizeof key) == 0)
+        return LLMMEM_OK;
+    llmmem_status st = llmmem__act_kinds_make(&cache->kinds, j, &any);
+    cache->valid = st == LLMMEM_OK;
+    cache->key = key;
+    return st;
 }
 
 /* ---- the vision tower ------------------------------------------------------------------------ */

@@ -142,6 +142,28 @@ typedef struct llmmem__act_kinds {
  * semantics (their refusal reported here, after the model's). */
 llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j, const llmmem__act_stage *stage);
 
+/* Everything the layer kinds of a layout's stages read: the model (its id), the job's tokens, split,
+ * mode, compute format, activation settings and semantics. 64-bit members alone: memcmp sees no
+ * padding. */
+typedef struct llmmem__act_key {
+    uint64_t model_id, sequences, tokens, t, et, c, sp, compute, mode;
+    llmmem__act_settings act;
+    int64_t sem[12]; /* llmmem__semantics, member by member */
+} llmmem__act_key;
+
+/* The layer kinds of the last job that made them (the report's cost cache keeps one). */
+typedef struct llmmem__act_cache {
+    int valid;
+    llmmem__act_key key;
+    llmmem__act_kinds kinds;
+} llmmem__act_cache;
+
+/* The layer kinds of the job's stages (llmmem__act_kinds_make on its layout's split): the cache's
+ * when it holds this job's key (*out points there), else made into the cache (or `own` without
+ * one). A failure leaves the cache empty. */
+llmmem_status llmmem__act_kinds_of(const llmmem__act_kinds **out, llmmem__act_kinds *own, llmmem__act_cache *cache,
+                                   const llmmem__job *j);
+
 /* One stage's activations from the layer kinds: its layers under the recomputation mode, the
  * token ids and head inputs on the ends, the loss on the last stage. */
 llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,

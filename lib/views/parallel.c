@@ -567,7 +567,7 @@ static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmm
 }
 
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given,
-                                        llmmem__trace *trace)
+                                        llmmem__act_cache *acts, llmmem__trace *trace)
 {
     llmmem__job gen_job;
     llmmem__gen_moment gen_peak;
@@ -594,13 +594,10 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             return cst;
         rc = &own;
     }
-    llmmem__act_kinds kinds_store, *kinds = NULL;
-    if (j->price.mode != LLMMEM_MODE_INFERENCE) {
-        llmmem__act_stage any = {0, 0, 0, 0, 1, 1, 1, L->t, L->et, L->c, L->sp};
-        if ((cst = llmmem__act_kinds_make(&kinds_store, j, &any)) != LLMMEM_OK)
-            return cst;
-        kinds = &kinds_store;
-    }
+    llmmem__act_kinds kinds_store;
+    const llmmem__act_kinds *kinds = NULL;
+    if (j->price.mode != LLMMEM_MODE_INFERENCE && (cst = llmmem__act_kinds_of(&kinds, &kinds_store, acts, j)) != LLMMEM_OK)
+        return cst;
     /* only a model mixing layer kinds can have middle stages of different kinds */
     const unsigned layer_kinds = m->geo.plan.n;
     const int mixed = layer_kinds > 1;
