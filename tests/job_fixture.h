@@ -27,4 +27,12 @@ static inline llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const
     return llmmem__act_kinds_make(k, &j, stage);
 }
 
+/* llmmem__layers_held_of: the kinds carry the activation settings they were made with (s's). */
+static inline llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+                                                const llmmem__act_kinds *k, const llmmem__act_stage *st, uint64_t upto)
+{
+    (void)s;
+    return llmmem__layers_held_of(out, m, k, st, upto);
+}
+
 #endif

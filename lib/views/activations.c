@@ -658,12 +658,11 @@ static llmmem_status overflow(void)
 
 /* The decoder layers under the recomputation mode: held at the end of the forward, rebuilt during
  * backward, offloaded. */
-static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
-                                    const llmmem__act_kinds *k, int norm_fp32, const llmmem__act_stage *st)
+static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model *m, const llmmem__act_kinds *k, int norm_fp32, const llmmem__act_stage *st)
 {
     /* layer indices below are relative to the stage's first layer */
     const uint64_t base = st->first, layers = st->end - st->first;
-    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t mode = k->act.recompute;
     out->layer_full = k->hybrid ? largest_kind(m, base, base + layers, k, 0)
                       : k->moe_full > k->dense_full && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers)
                           ? k->moe_full
@@ -685,8 +684,8 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
         }
         return LLMMEM_OK;
     }
-    uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
-    const int block = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) == LLMMEM_RECOMPUTE_BLOCK;
+    uint64_t n = k->act.recompute_num_layers;
+    const int block = k->act.recompute_method == LLMMEM_RECOMPUTE_BLOCK;
     if (n == 0)
         n = block ? layers : 1;
     if (n > layers)
@@ -753,17 +752,17 @@ offload:
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
-                                  const llmmem__act_kinds *k, const llmmem__act_stage *st, uint64_t upto)
+llmmem_status llmmem__layers_held_of(uint64_t *out, const llmmem_model *m, const llmmem__act_kinds *k,
+                                     const llmmem__act_stage *st, uint64_t upto)
 {
     /* compose_layers' held bytes, for the stage's layers [first, upto) alone */
     const uint64_t base = st->first, done = (upto < st->end ? upto : st->end) - base;
-    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t mode = k->act.recompute;
     *out = 0;
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE)
         return sum_layers(out, m, base, base + done, k, 0) ? LLMMEM_OK : overflow();
-    uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
-    const int block = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) == LLMMEM_RECOMPUTE_BLOCK;
+    uint64_t n = k->act.recompute_num_layers;
+    const int block = k->act.recompute_method == LLMMEM_RECOMPUTE_BLOCK;
     const int offload = mode == LLMMEM_RECOMPUTE_OFFLOAD; /* the kept inputs are on the host */
     if (n == 0)
         n = block ? st->end - base : 1;
@@ -790,17 +789,16 @@ static uint64_t liger_chunk(uint64_t tokens, uint64_t vocab, uint64_t h)
 
 /* The loss: what the LM head's output and the cross-entropy save, and their backward peak, on one
  * tensor-parallel rank (Megatron-LM's vocabulary-parallel head: V / t logits per token). */
-static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
+static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m, const llmmem__act_settings *act,
                                 uint64_t tokens, unsigned e, int keep_logits, const llmmem__act_stage *st)
 {
-    const llmmem__settings *k = &s->s;
     const uint64_t vocab = m->geo.vocab, h = m->geo.hidden;
     const uint64_t shard = llmmem__ceil_div(vocab, st->t);
-    const unsigned l = llmmem__get_int(k, LLMMEM_KEY_LOGITS_FP32) ? 4u : e; /* the loss's format */
+    const unsigned l = act->logits_fp32 ? 4u : e; /* the loss's format */
     uint64_t tv;
     if (!llmmem__mul(&tv, tokens, shard))
         return overflow();
-    switch (llmmem__get_int(k, LLMMEM_KEY_CROSS_ENTROPY)) {
+    switch (act->cross_entropy) {
     case LLMMEM_CROSS_ENTROPY_FUSED:
         /* Megatron-LM tensor_parallel/cross_entropy.py VocabParallelCrossEntropy: the logits (upcast
          * when logits_fp32) become the softmax in place and are saved; backward writes the gradient
@@ -811,7 +809,7 @@ static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m,
     case LLMMEM_CROSS_ENTROPY_CHUNKED: {
         /* Liger fused linear cross-entropy: the forward computes the loss and the hidden states'
          * gradient chunk by chunk (kept until backward); one chunk's logits exist at a time */
-        uint64_t chunk = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LOSS_CHUNK_TOKENS);
+        uint64_t chunk = act->loss_chunk_tokens;
         if (chunk == 0)
             chunk = liger_chunk(tokens, vocab, h);
         if (chunk > tokens)
@@ -938,6 +936,7 @@ llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j,
     if ((st = llmmem__semantics_check(&j->sem)) != LLMMEM_OK)
         return st;
     k->sem = j->sem;
+    k->act = j->act;
     k->e = bytes_of_format(j->compute);
     llmmem__act_layer l;
     describe_layer(&l, j, k->e, stage);
@@ -1052,9 +1051,9 @@ static uint64_t window_squares(uint64_t side, uint64_t w)
  * splitting q, k, v at cu_seqlens. Pixtral: models/pixtral/modeling_pixtral.py PixtralVisionModel
  * attends over every image of the batch at once under a block-diagonal mask, and
  * models/mistral3/modeling_mistral3.py Mistral3MultiModalProjector follows. */
-static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_strategy *s, const llmmem__act_layer *lp)
+static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem__act_settings *act, const llmmem__act_layer *lp)
 {
-    const uint64_t per_seq = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_IMAGES_PER_SEQUENCE);
+    const uint64_t per_seq = act->images_per_sequence;
     const int64_t kind = llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE);
     const llmmem__tower *t = llmmem__tower_of(kind);
     if (per_seq == 0)
@@ -1082,7 +1081,7 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
     merge = merge ? merge : 2;
     frames = t->frames == 1 ? 1 : frames ? frames : t->frames;
     const uint64_t factor = patch * merge;
-    uint64_t pixels = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_IMAGE_PIXELS), side;
+    uint64_t pixels = act->image_pixels, side;
     if (pixels == 0) /* the processor's largest image (the tower's row, as vLLM's encoder budget takes it) */
         pixels = t->max_pixels ? t->max_pixels
                                : (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_IMAGE_SIZE) *
@@ -1119,7 +1118,7 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
     v.gated = kind != LLMMEM__VISION_QWEN3_VL;      /* Qwen2_5_VLMLP and PixtralMLP gated; Qwen3VLVisionMLP fc1, GELU, fc2 */
     v.gelu_tanh_ops = v.softmax_in_dtype = v.norm_scale_fp32 = v.softcap = 0;
     const uint64_t nvh = elems(a, n, vh, 1, 1), nd = elems(a, n, v.d, 1, 1);
-    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t rmode = act->recompute;
     const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
     if (checkpointed) {
         /* gradient checkpointing reaches the vision blocks too (the towers' forward checkpoints each
@@ -1225,9 +1224,9 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     llmmem_status st;
     const llmmem__act_layer *lp = &k->layer;
     const unsigned e = k->e;
-    if (stage->end > stage->first && (st = compose_layers(out, m, s, k, k->norm_fp32, stage)) != LLMMEM_OK)
+    if (stage->end > stage->first && (st = compose_layers(out, m, k, k->norm_fp32, stage)) != LLMMEM_OK)
         return st;
-    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t rmode = k->act.recompute;
     if (stage->has_embedding && stage->end > stage->first &&
         (rmode == LLMMEM_RECOMPUTE_NONE || rmode == LLMMEM_RECOMPUTE_SELECTIVE)) {
         const uint64_t less = k->first_less < out->first_held ? k->first_less : out->first_held;
@@ -1257,7 +1256,7 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
             keep(&ends, lp, sbh, lp->mask_bytes ? lp->mask_bytes : 1u, 0);
         if (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM))
             norm_saves(&ends, lp, tokens, lp->h, 0);
-        if ((st = vision_saves(&ends, m, s, lp)) != LLMMEM_OK)
+        if ((st = vision_saves(&ends, m, &k->act, lp)) != LLMMEM_OK)
             return st;
     }
     /* transformers' rotary models compute cos and sin once per forward ([b, s, head_dim] each, in
@@ -1297,14 +1296,14 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         return overflow();
     if (!stage->has_head)
         return LLMMEM_OK;
-    if ((st = loss_bytes(out, m, s, tokens, e, k->sem.keep_logits, stage)) != LLMMEM_OK)
+    if ((st = loss_bytes(out, m, &k->act, tokens, e, k->sem.keep_logits, stage)) != LLMMEM_OK)
         return st;
     if (lp->autocast && (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD)) {
         /* autocast caches weight casts even under checkpoint's no_grad forward (cached_cast tests
          * requires_grad, not grad mode) until the region ends after the loss (autocast_mode.py
          * __exit__ clear_autocast_cache): the checkpointed layers' 16-bit weights, saved by no op */
-        uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS), layers = stage->end - stage->first;
-        if (llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) != LLMMEM_RECOMPUTE_BLOCK || n == 0 || n > layers)
+        uint64_t n = k->act.recompute_num_layers, layers = stage->end - stage->first;
+        if (k->act.recompute_method != LLMMEM_RECOMPUTE_BLOCK || n == 0 || n > layers)
             n = layers;
         acc cache = {0, 0};
         keep(&cache, lp, elems(&cache, n, lp->attn_weights + lp->mlp_weights, 1, 1), e, 1);
@@ -1315,7 +1314,7 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
 }
 
 llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__backward_fn each, void *ctx,
-                                      const llmmem_model *m, const llmmem_strategy *s, const llmmem__act_kinds *k,
+                                      const llmmem_model *m, const llmmem__act_kinds *k,
                                       const llmmem__act_stage *st, const llmmem__activations *a,
                                       const llmmem__step *step, uint64_t grads)
 {
@@ -1341,11 +1340,11 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
     /* one layer kind, no recomputation chunks and no frozen layers among them: the moments change by
      * the same bytes from layer to layer, so the highest is an end, and the layers between are
      * walked only to be listed */
-    const int64_t recompute = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t recompute = k->act.recompute;
     const int linear = m->geo.plan.n == 1 && step->frozen_layers <= first &&
                        (recompute == LLMMEM_RECOMPUTE_NONE || recompute == LLMMEM_RECOMPUTE_SELECTIVE);
     if (count > 2 && (each || !linear)) { /* the layers between: held before the stage's first, and each one's own */
-        if ((rc = llmmem__layers_held(&h1, m, s, k, st, first + 1)) != LLMMEM_OK)
+        if ((rc = llmmem__layers_held_of(&h1, m, k, st, first + 1)) != LLMMEM_OK)
             return rc;
         for (uint64_t i = samples - 1; i-- > 1;) {
             llmmem__backward_point p = {llmmem__stage_layer_at(first, count, i, samples), grads, 0};
@@ -1354,7 +1353,7 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
                     return overflow();
                 p.grads = step->grads_first > below ? step->grads_first - below : 0;
             }
-            if ((rc = llmmem__layers_held(&held_l, m, s, k, st, p.layer + 1)) != LLMMEM_OK)
+            if ((rc = llmmem__layers_held_of(&held_l, m, k, st, p.layer + 1)) != LLMMEM_OK)
                 return rc;
             /* first_held, and what the layers after the first keep (held_l counts the first too) */
             if (!llmmem__add(&p.acts, a->first_held, held_l - h1) || !llmmem__add(&p.acts, p.acts, rebuilt) ||
@@ -1384,8 +1383,8 @@ llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m, const
     *acts = 0;
     if (count == 0)
         return LLMMEM_OK;
-    if ((rc = llmmem__layers_held(&h1, m, s, k, st, st->first + 1)) != LLMMEM_OK ||
-        (rc = llmmem__layers_held(&held, m, s, k, st, st->end)) != LLMMEM_OK ||
+    if ((rc = llmmem__layers_held_of(&h1, m, k, st, st->first + 1)) != LLMMEM_OK ||
+        (rc = llmmem__layers_held_of(&held, m, k, st, st->end)) != LLMMEM_OK ||
         (rc = llmmem__forward_extras(&x, m, s, k, st)) != LLMMEM_OK)
         return rc;
     return llmmem__forward_acts(acts, a, h1, held, &x, count == 1 && st->has_embedding) ? LLMMEM_OK : overflow();
@@ -1474,7 +1473,7 @@ llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_mo
      * named (GPT2Model.forward its position_embeds too, [1, s, h]) unless they are the first layer's
      * input and kept so, and the attention masks unless a checkpoint keeps them */
     const llmmem__act_layer *lp = &k->layer;
-    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t rmode = k->act.recompute;
     const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
     /* transformers' model forward (LlamaModel.forward: the Trainer's and DeepSpeed's model); Megatron's
      * TransformerBlock and torchtune's TransformerDecoder pass one hidden state from layer to layer, the

@@ -136,6 +136,7 @@ typedef struct llmmem__act_kinds {
     unsigned e;                    /* bytes of an activation element */
     int norm_fp32;
     llmmem__semantics sem;         /* the framework keys, resolved */
+    llmmem__act_settings act;      /* the job's activation settings the kinds were made with */
 } llmmem__act_kinds;
 
 /* The layer kinds of a job's model as its strategy runs them, in its compute format, with its
@@ -171,8 +172,8 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
 
 /* What one micro-batch's layers [stage first, upto) hold when their forward is done, under the
  * recomputation mode (the part of `held` the stage's first layers make). */
-llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
-                                  const llmmem__act_kinds *k, const llmmem__act_stage *st, uint64_t upto);
+llmmem_status llmmem__layers_held_of(uint64_t *out, const llmmem_model *m, const llmmem__act_kinds *k,
+                                     const llmmem__act_stage *st, uint64_t upto);
 
 /* Layers of a stage looked at one by one (the backward's moments, the timeline's points); a longer
  * stage is sampled, its first and last layers always: the i-th of `samples` of `count` from `first`. */
@@ -196,7 +197,7 @@ typedef struct llmmem__backward_point {
  * ones). A stage without layers has the ends' moments alone. */
 typedef llmmem_status (*llmmem__backward_fn)(void *ctx, const llmmem__backward_point *p);
 llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__backward_fn each, void *ctx,
-                                      const llmmem_model *m, const llmmem_strategy *s, const llmmem__act_kinds *k,
+                                      const llmmem_model *m, const llmmem__act_kinds *k,
                                       const llmmem__act_stage *st, const llmmem__activations *a,
                                       const llmmem__step *step, uint64_t grads);
 

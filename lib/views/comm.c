@@ -147,7 +147,7 @@ static inline checked data_volume(const llmmem__layout *L, uint64_t params, uint
  * two more forward when full recomputation reruns the layer */
 static checked tensor_volume(const llmmem__job *j, checked act, uint64_t layers, uint64_t micro)
 {
-    uint64_t per_layer = llmmem__get_int(&j->s->s, LLMMEM_KEY_RECOMPUTE) >= LLMMEM_RECOMPUTE_FULL ? 6 : 4;
+    uint64_t per_layer = j->act.recompute >= LLMMEM_RECOMPUTE_FULL ? 6 : 4;
     return times(times(times(ring(act, j->layout.t, 2), per_layer), layers), micro);
 }
 

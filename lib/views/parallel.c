@@ -666,7 +666,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             layers.end = sr->first_layer + sr->layers;
             llmmem_status pst = step_of(&step, j, &kinds->sem, sr, ss);
             if (!pst)
-                pst = llmmem__backward_points(&bwd, NULL, NULL, j->m, j->s, kinds, &layers, &a, &step,
+                pst = llmmem__backward_points(&bwd, NULL, NULL, j->m, kinds, &layers, &a, &step,
                                               sr->bytes[LLMMEM_COMPONENT_GRADIENTS]);
             uint64_t forward = 0;
             llmmem__act_stage ends = layers; /* the stage as the trace keeps it (the timeline's) */
