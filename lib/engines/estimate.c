@@ -70,8 +70,8 @@ static void trace_job(llmmem__trace *t, const llmmem__job *j)
     t->optimizer_state_format = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER_STATE_FORMAT);
     t->optimizer = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER);
     t->precision_recipe = llmmem__get_int(k, LLMMEM_KEY_PRECISION_RECIPE);
-    t->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
-    t->cross_entropy = llmmem__get_int(k, LLMMEM_KEY_CROSS_ENTROPY);
+    t->recompute = j->act.recompute;
+    t->cross_entropy = j->act.cross_entropy;
     t->sequences = j->sequences;
     t->tokens = j->tokens;
 }

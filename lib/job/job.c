@@ -741,6 +741,17 @@ void llmmem__act_settings_make(llmmem__act_settings *a, const llmmem_strategy *s
     a->image_pixels = (uint64_t)sv(s, LLMMEM_KEY_IMAGE_PIXELS);
 }
 
+static void comm_settings_make(llmmem__comm_settings *c, const llmmem_strategy *s)
+{
+    c->reduce_bucket = (uint64_t)sv(s, LLMMEM_KEY_REDUCE_BUCKET_SIZE);
+    c->allgather_bucket = (uint64_t)sv(s, LLMMEM_KEY_ALLGATHER_BUCKET_SIZE);
+    c->overlap = sv(s, LLMMEM_KEY_OVERLAP_COMM) != 0;
+    c->stage3_prefetch = (uint64_t)sv(s, LLMMEM_KEY_STAGE3_PREFETCH_BUCKET_SIZE);
+    c->stage3_live = (uint64_t)sv(s, LLMMEM_KEY_STAGE3_MAX_LIVE_PARAMETERS);
+    c->fsdp_limit_all_gathers = sv(s, LLMMEM_KEY_FSDP_LIMIT_ALL_GATHERS) != 0;
+    c->ddp_gradient_copy = sv(s, LLMMEM_KEY_DDP_GRADIENT_COPY) != 0;
+}
+
 void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
 {
     memset(j, 0, sizeof *j); /* the pricing's padding-free bytes included */
@@ -751,6 +762,9 @@ void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardw
     j->price.mode = sv(s, LLMMEM_KEY_MODE);
     device_make(&j->dev, hw, s, j->price.mode);
     llmmem__act_settings_make(&j->act, s);
+    comm_settings_make(&j->comm, s);
+    j->loop = (llmmem__loop_settings){(uint64_t)sv(s, LLMMEM_KEY_NUM_BEAMS), (uint64_t)sv(s, LLMMEM_KEY_MAX_NEW_TOKENS),
+                                      (uint64_t)sv(s, LLMMEM_KEY_LOGITS_TO_KEEP)};
     llmmem__semantics_resolve(&j->sem, s);
 }
 

@@ -91,6 +91,19 @@ typedef struct llmmem__act_settings {
     uint64_t images_per_sequence, image_pixels;
 } llmmem__act_settings;
 
+/* The strategy's data-parallel communication settings (comm.c's buffers), read once. */
+typedef struct llmmem__comm_settings {
+    uint64_t reduce_bucket, allgather_bucket;      /* reduce_bucket_size, allgather_bucket_size */
+    int overlap;                                   /* overlap_comm */
+    uint64_t stage3_prefetch, stage3_live;         /* stage3_prefetch_bucket_size, stage3_max_live_parameters */
+    int fsdp_limit_all_gathers, ddp_gradient_copy;
+} llmmem__comm_settings;
+
+/* The generate loop's settings (generate.c), read once. */
+typedef struct llmmem__loop_settings {
+    uint64_t beams, max_new_tokens, logits_to_keep; /* num_beams, max_new_tokens, logits_to_keep */
+} llmmem__loop_settings;
+
 /* One estimate's inputs, resolved. The handles stay for what is not resolved yet (communication
  * settings, some of the activations'). */
 typedef struct llmmem__job {
@@ -102,6 +115,8 @@ typedef struct llmmem__job {
     uint64_t sequences, tokens;     /* micro_batch_size, sequence_length */
     llmmem__device dev;
     llmmem__act_settings act;
+    llmmem__comm_settings comm;
+    llmmem__loop_settings loop;
     /* the framework keys (framework.c), made with the job; a refusal they hold is reported where a
      * view first needs them (llmmem__semantics_check) */
     llmmem__semantics sem;

@@ -540,7 +540,7 @@ static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmm
 {
     const llmmem__job *j = *job;
     llmmem_status st;
-    const int64_t beams = llmmem__get_int(&j->s->s, LLMMEM_KEY_NUM_BEAMS);
+    const uint64_t beams = j->loop.beams;
     int loop = j->price.mode == LLMMEM_MODE_INFERENCE && llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) == 0;
     if (loop) {
         if ((st = llmmem__semantics_check(&j->sem)) != LLMMEM_OK)
