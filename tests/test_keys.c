@@ -156,6 +156,42 @@ START_TEST(test_int_bounds_both_edges)
 }
 END_TEST
 
+/* The report keeps its last job for the contents of the handles it was resolved from (estimate.c
+ * cached_job): every validated change of a hardware or strategy value, of any type, takes a new
+ * contents id, so no change can leave a cached job behind. */
+START_TEST(test_setters_renumber)
+{
+    handles h = make();
+    for (size_t i = 0; i < llmmem_key_count(); i++) {
+        llmmem_key key = llmmem_key_at(i);
+        llmmem_value_type type;
+        llmmem_object object;
+        ck_assert_ok(llmmem_key_type(&type, key));
+        ck_assert_ok(llmmem_key_object(&object, key));
+        if (object == LLMMEM_OBJECT_MODEL)
+            continue;
+        llmmem__settings *k = object == LLMMEM_OBJECT_HARDWARE ? &h.hw->s : &h.s->s;
+        const uint64_t before = k->id;
+        ck_assert_uint_ne(before, 0);
+        if (type == LLMMEM_TYPE_LIST) {
+            const double one = 1.0;
+            ck_assert_ok(llmmem_strategy_set_list(h.s, key, &one, 1));
+        } else if (type == LLMMEM_TYPE_REAL) {
+            double lo, hi;
+            ck_assert_ok(llmmem_key_bounds_real(&lo, &hi, key));
+            ck_assert_ok(object == LLMMEM_OBJECT_HARDWARE ? llmmem_hardware_set_real(h.hw, key, hi)
+                                                          : llmmem_strategy_set_real(h.s, key, hi));
+        } else {
+            int64_t lo, hi;
+            ck_assert_ok(llmmem_key_bounds(&lo, &hi, key));
+            ck_assert_ok(set_int(&h, object, key, hi));
+        }
+        ck_assert_msg(k->id != before && k->id != 0, "setting %s kept the contents id", llmmem_key_name(key));
+    }
+    release(&h);
+}
+END_TEST
+
 START_TEST(test_real_bounds)
 {
     llmmem_hardware *hw;
@@ -672,6 +708,7 @@ static Suite *keys_suite(void)
     tcase_add_test(tc, test_status_names);
     tcase_add_test(tc, test_version);
     tcase_add_test(tc, test_names_round_trip);
+    tcase_add_test(tc, test_setters_renumber);
     tcase_add_test(tc, test_int_bounds_both_edges);
     tcase_add_test(tc, test_real_bounds);
     tcase_add_test(tc, test_wrong_object);

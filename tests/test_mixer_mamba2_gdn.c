@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "family.h"
-#include "views/activations.h"
+#include "job_fixture.h"
 
 static uint64_t group(const llmmem_model *m, llmmem_param_group g)
 {

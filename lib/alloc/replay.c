@@ -149,8 +149,8 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
 {
     memset(t, 0, sizeof *t);
     const llmmem__settings *k = &j->s->s;
-    llmmem__semantics sem;
-    llmmem_status st = llmmem__semantics_make(&sem, j->s);
+    const llmmem__semantics sem = j->sem;
+    llmmem_status st = llmmem__semantics_check(&sem);
     int autocast = llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF;
     if (st != LLMMEM_OK || (st = check_job(j, &sem)) != LLMMEM_OK ||
         (st = model_of(&t->model, j->m, &sem, autocast ? 4 : 2)) != LLMMEM_OK)
@@ -167,7 +167,7 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
     t->eager = sem.attn == LLMMEM_ATTN_EAGER;
     t->steps = 2;
     /* CublasHandlePool.cpp: one workspace per thread that runs matmuls (cublas_workspace_bytes) */
-    t->ws_forward = t->ws_backward = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES);
+    t->ws_forward = t->ws_backward = j->dev.workspace;
     t->ws_forward_lt = 1ULL << 20;                 /* cuBLASLt's (CUBLASLT_WORKSPACE_SIZE, 1 MiB) */
     int64_t mode = j->price.mode;
     if (mode == LLMMEM_MODE_INFERENCE) {
@@ -364,7 +364,7 @@ static llmmem_status allocator_config(llmmem__ca_config *c, const llmmem__job *j
 {
     const llmmem__settings *k = &j->s->s;
     llmmem__ca_config_init(c);
-    c->device_total = llmmem__cuda_total(j->hw);
+    c->device_total = j->dev.cuda_total;
     c->expandable_segments = expandable >= 0 ? expandable : llmmem__get_int(k, LLMMEM_KEY_EXPANDABLE_SEGMENTS) != 0;
     int64_t split = llmmem__get_int(k, LLMMEM_KEY_MAX_SPLIT_SIZE_MB);
     if (split)
@@ -381,11 +381,9 @@ static llmmem_status allocator_config(llmmem__ca_config *c, const llmmem__job *j
 
 /* The device's capacity for the allocator: CUDA's total less the memory outside the allocator. */
 
-static uint64_t capacity_of(const llmmem_hardware *hw)
+static uint64_t capacity_of(const llmmem__device *dev)
 {
-    uint64_t total = llmmem__cuda_total(hw);
-    uint64_t outside = llmmem__runtime_overhead(hw, 1);
-    return total > outside ? total - outside : 1;
+    return dev->cuda_total > dev->runtime ? dev->cuda_total - dev->runtime : 1;
 }
 
 /* LLMMEM__PLACE_UPWARD: segments handed out upwards from 4 GiB, each 2 MiB aligned */
@@ -411,7 +409,7 @@ llmmem_status llmmem__replay_job(llmmem__replay *out, const llmmem__job *j, int 
     memset(out, 0, sizeof *out);
     out->points = points;
     out->runs = 1;
-    out->capacity = capacity_of(j->hw);
+    out->capacity = capacity_of(&j->dev);
     llmmem__ca_config c;
     if ((st = allocator_config(&c, j, expandable)) != LLMMEM_OK)
         return st;
@@ -530,7 +528,7 @@ llmmem_status llmmem_estimate_timeline_runs(llmmem_timeline *out, const llmmem_m
         if ((st = replay_placements(rp, &both, &j)) == LLMMEM_OK) {
             const llmmem__replay *hi = higher(&rp[0], both ? &rp[1] : NULL); /* the report's */
             st = llmmem__timeline_from_replay(out, hi->points, hi->n_points,
-                                              llmmem__runtime_overhead(hw, 1));
+                                              j.dev.runtime);
         }
     }
     free(points);

@@ -138,7 +138,13 @@ typedef struct llmmem__settings {
     int64_t ival[LLMMEM_SLOTS];
     double rval[LLMMEM_SLOTS];
     uint64_t is_set[LLMMEM_SLOTS / 64]; /* bit per slot */
+    /* identifies the contents for caches (the report's job): every validated change takes the next
+     * number (llmmem__settings_next_id), a copy keeps it; 0: unknown, never cached */
+    uint64_t id;
 } llmmem__settings;
+
+/* The next contents id of any handle's settings (process-unique, never 0). */
+uint64_t llmmem__settings_next_id(void);
 
 static inline unsigned llmmem__slot(llmmem_key key)
 {
@@ -155,6 +161,7 @@ static inline void llmmem__settings_put(llmmem__settings *s, llmmem_key key, int
     unsigned slot = llmmem__slot(key);
     s->ival[slot] = value;
     s->is_set[slot / 64] |= 1ULL << (slot % 64);
+    s->id = 0; /* the planner's candidates: not worth a number each */
 }
 /* All slots of an object hold their key's default; nothing is marked set. */
 void llmmem__settings_init(llmmem__settings *s, llmmem_object object);

@@ -1,6 +1,7 @@
 /* The key space: every setting's name, owner, type, bounds, default and doc,
  * and the validated setters shared by the three input handles. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1140,9 +1141,17 @@ llmmem_status llmmem_choice_from_name(int64_t *value_out, llmmem_key key, const 
 
 /* ---- settings ----------------------------------------------------------- */
 
+static _Atomic uint64_t next_settings_id = 1;
+
+uint64_t llmmem__settings_next_id(void)
+{
+    return atomic_fetch_add(&next_settings_id, 1);
+}
+
 void llmmem__settings_init(llmmem__settings *s, llmmem_object object)
 {
     memset(s, 0, sizeof *s);
+    s->id = llmmem__settings_next_id();
     for (size_t i = 0; i < KEY_TOTAL; i++) {
         if (key_table[i].object != object)
             continue;
@@ -1220,6 +1229,7 @@ llmmem_status llmmem__settings_set_int(llmmem__settings *s, llmmem_object object
     unsigned slot = llmmem__slot(key);
     s->ival[slot] = value;
     s->is_set[slot / 64] |= 1ULL << (slot % 64);
+    s->id = llmmem__settings_next_id();
     return LLMMEM_OK;
 }
 
@@ -1238,6 +1248,7 @@ llmmem_status llmmem__settings_set_real(llmmem__settings *s, llmmem_object objec
     unsigned slot = llmmem__slot(key);
     s->rval[slot] = value;
     s->is_set[slot / 64] |= 1ULL << (slot % 64);
+    s->id = llmmem__settings_next_id();
     return LLMMEM_OK;
 }
 

@@ -90,6 +90,7 @@ static llmmem_status store_list(llmmem_strategy *s, const llmmem__key_info *k, c
         s->s.is_set[slot / 64] |= 1ULL << (slot % 64);
     else
         s->s.is_set[slot / 64] &= ~(1ULL << (slot % 64));
+    s->s.id = llmmem__settings_next_id();
     return LLMMEM_OK;
 }
 

@@ -10,10 +10,10 @@
  * (stage_1_and_2.py / stage3.py estimate_zero*_model_states_mem_needs) count 4 bytes a parameter
  * per process without zero_init, 4 x the largest module's parameters with it, and a buffer factor
  * of 1.5. */
-static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw,
+static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, const llmmem__device *dev,
                                    const llmmem_strategy *s)
 {
-    uint64_t per_node = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE), init = 0;
+    uint64_t per_node = dev->devices_per_node, init = 0;
     int64_t kind = llmmem__get_int(&s->s, LLMMEM_KEY_HOST_INIT);
     if (kind == LLMMEM_HOST_INIT_FULL) {
         init = m->inv.total;
@@ -44,7 +44,7 @@ static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__
 {
     const int whole = llmmem__layout_single(&j->layout);
     if (!cache || (whole && j->from_checkpoint))
-        return llmmem__parallel_estimate(out, j, NULL, trace);
+        return llmmem__parallel_estimate(out, j, NULL, NULL, trace);
     if (memcmp(&cache->key, &j->price, sizeof j->price) != 0) {
         cache->valid = 0;
         cache->costs.whole_made = 0;
@@ -55,7 +55,7 @@ static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__
         st = llmmem__whole_costs(&cache->costs, j);
     else if (!whole && !cache->valid && (st = llmmem__rank_costs_of(&cache->costs, j->m, &j->price)) == LLMMEM_OK)
         cache->valid = 1;
-    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, trace);
+    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, &cache->acts, trace);
 }
 
 /* The job's layout and the settings explain names, into the trace. */
@@ -70,8 +70,8 @@ static void trace_job(llmmem__trace *t, const llmmem__job *j)
     t->optimizer_state_format = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER_STATE_FORMAT);
     t->optimizer = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER);
     t->precision_recipe = llmmem__get_int(k, LLMMEM_KEY_PRECISION_RECIPE);
-    t->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
-    t->cross_entropy = llmmem__get_int(k, LLMMEM_KEY_CROSS_ENTROPY);
+    t->recompute = j->act.recompute;
+    t->cross_entropy = j->act.cross_entropy;
     t->sequences = j->sequences;
     t->tokens = j->tokens;
 }
@@ -84,6 +84,33 @@ static void trace_kv(llmmem__trace *t, const llmmem__job *j, uint64_t kv)
     t->kv_heads = llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) == 0;
     t->kv_whole = t->kv_heads && llmmem__kv_contiguous_bytes(&t->kv_token_bytes, j->m, j->kv, 1, 1) == LLMMEM_OK &&
                   llmmem__mul(&all, t->kv_token_bytes, t->tokens) && llmmem__mul(&all, all, t->sequences) && all == kv;
+}
+
+/* The cache's job when it was resolved from the contents these handles hold (their ids: every
+ * validated change takes a new one), with the handles put in; else NULL. */
+static const llmmem__job *cached_job(llmmem__cost_cache *cache, const llmmem_model *m, const llmmem_hardware *hw,
+                                     const llmmem_strategy *s)
+{
+    if (!cache || !cache->job_model || cache->job_model != m->id || cache->job_hw != hw->s.id ||
+        cache->job_s != s->s.id || m->has_checkpoint)
+        return NULL;
+    cache->job.m = m;
+    cache->job.hw = hw;
+    cache->job.s = s;
+    return &cache->job;
+}
+
+/* `j` kept in the cache for the next estimate with the same contents (not when a handle's contents
+ * have no id, or the model's checkpoint, attached without a new id, can change the job). */
+static const llmmem__job *keep_job(llmmem__cost_cache *cache, const llmmem__job *j)
+{
+    if (!cache || !j->hw->s.id || !j->s->s.id || j->m->has_checkpoint)
+        return j;
+    cache->job = *j;
+    cache->job_model = j->m->id;
+    cache->job_hw = j->hw->s.id;
+    cache->job_s = j->s->s.id;
+    return &cache->job;
 }
 
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
@@ -127,27 +154,26 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
     llmmem_status st = llmmem__model_check(model);
     if (st)
         return st;
-    uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    if (memory == 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
-    /* The allocator reserve is a fraction of the device: rounded down to a whole byte (converted
-     * here, before the composition: the long double conversion stalls behind its stores). */
-    double reserve = llmmem__get_real(&hw->s, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION);
-    const uint64_t capacity = memory - (uint64_t)((long double)memory * (long double)reserve);
-
-    llmmem__job job;
-    if ((st = llmmem__job_make_fixed(&job, model, hw, strategy, fixed)) != LLMMEM_OK)
-        return st;
+    llmmem__job own;
+    const llmmem__job *j = fixed ? NULL : cached_job(cache, model, hw, strategy);
+    if (!j) {
+        llmmem__job_start(&own, model, hw, strategy);
+        if (own.dev.memory == 0)
+            return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+        if ((st = llmmem__job_finish(&own, fixed)) != LLMMEM_OK)
+            return st;
+        j = fixed ? &own : keep_job(cache, &own);
+    }
     if (trace) {
         memset(trace, 0, sizeof *trace);
-        trace_job(trace, &job);
+        trace_job(trace, j);
     }
-    if ((st = composed(out, &job, cache, trace)) != LLMMEM_OK) {
+    if ((st = composed(out, j, cache, trace)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;
     }
-    if (trace && job.price.mode == LLMMEM_MODE_INFERENCE)
-        trace_kv(trace, &job, out->bytes[LLMMEM_COMPONENT_KV_CACHE]);
+    if (trace && j->price.mode == LLMMEM_MODE_INFERENCE)
+        trace_kv(trace, j, out->bytes[LLMMEM_COMPONENT_KV_CACHE]);
 
     for (unsigned c = 0; c < LLMMEM_COMPONENTS; c++)
         if (!llmmem__add(&out->total, out->total, out->bytes[c])) {
@@ -156,20 +182,20 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
         }
     out->stages[out->most_loaded].total = out->total;
 
-    out->memory_bytes = memory;
-    out->capacity = capacity;
-    out->device_total = llmmem__cuda_total(hw);
-    if ((st = host_per_node(out, model, hw, strategy)) != LLMMEM_OK) {
+    out->memory_bytes = j->dev.memory;
+    out->capacity = j->dev.capacity;
+    out->device_total = j->dev.cuda_total;
+    if ((st = host_per_node(out, model, &j->dev, strategy)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;
     }
-    out->host_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_HOST_MEMORY_BYTES);
-    out->nvme_capacity = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_NVME_BYTES);
+    out->host_capacity = j->dev.host;
+    out->nvme_capacity = j->dev.nvme;
 
     memcpy(out->params, model->inv.params, sizeof out->params);
     out->params_total = model->inv.total;
     out->params_active = model->inv.active;
-    out->weights_from_checkpoint = job.from_checkpoint;
+    out->weights_from_checkpoint = j->from_checkpoint;
     llmmem__copy_name(out->model_name, model->name);
     llmmem__copy_name(out->hardware_name, hw->name);
     out->valid = 1;

@@ -14,6 +14,10 @@ typedef struct llmmem__cost_cache {
     int valid;
     llmmem__pricing key;
     llmmem__rank_costs costs;
+    llmmem__act_cache acts; /* the layer kinds, keyed apart (a strategy's activation keys change them) */
+    /* the last job resolved, for the model, hardware and strategy contents of these ids (0: none) */
+    uint64_t job_model, job_hw, job_s;
+    llmmem__job job;
 } llmmem__cost_cache;
 
 /* llmmem_estimate, reusing or refreshing `cache`. */

@@ -45,15 +45,15 @@ static const preset presets[] = {
                                LLMMEM_EXPERTS_GROUPED, LLMMEM_ACT_IMPL_FUSED},
 };
 
-llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strategy *s)
+void llmmem__semantics_resolve(llmmem__semantics *out, const llmmem_strategy *s)
 {
     const llmmem__settings *k = &s->s;
     const int64_t fw = llmmem__get_int(k, LLMMEM_KEY_FRAMEWORK);
     const preset *p = &presets[fw];
     out->torch1 = llmmem__get_int(k, LLMMEM_KEY_PYTORCH_VERSION) == LLMMEM_PYTORCH_1_13;
-    if (fw == LLMMEM_FRAMEWORK_VLLM && llmmem__get_int(k, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                            "framework vllm serves models and does not train: set mode=inference or another framework");
+    out->refused = fw == LLMMEM_FRAMEWORK_VLLM && llmmem__get_int(k, LLMMEM_KEY_MODE) != LLMMEM_MODE_INFERENCE
+                       ? LLMMEM__SEM_VLLM_TRAINS
+                       : LLMMEM__SEM_OK;
 
     int64_t attn = llmmem__get_int(k, LLMMEM_KEY_ATTN_IMPLEMENTATION);
     if (attn == LLMMEM_ATTN_AUTO) {
@@ -62,9 +62,8 @@ llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strate
             attn = llmmem__get_int(k, LLMMEM_KEY_FLASH_ATTENTION) ? LLMMEM_ATTN_FUSED : LLMMEM_ATTN_CORE;
         else if (attn == LLMMEM_ATTN_SDPA && out->torch1) /* transformers falls back to eager without SDPA */
             attn = LLMMEM_ATTN_EAGER;
-    } else if (attn == LLMMEM_ATTN_SDPA && out->torch1) {
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
-                            "attn_implementation sdpa: PyTorch 1.13 (pytorch_version) has no scaled_dot_product_attention");
+    } else if (attn == LLMMEM_ATTN_SDPA && out->torch1 && !out->refused) {
+        out->refused = LLMMEM__SEM_TORCH1_SDPA;
     }
     out->attn = attn;
 
@@ -123,5 +122,24 @@ llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strate
     else if (cache == LLMMEM_CACHE_AUTO && (fw != LLMMEM_FRAMEWORK_MEGATRON || llmmem__get_int(k, LLMMEM_KEY_MAX_NEW_TOKENS) > 0))
         cache = LLMMEM_CACHE_DYNAMIC;
     out->cache = cache;
-    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__semantics_check(const llmmem__semantics *sem)
+{
+    switch (sem->refused) {
+    case LLMMEM__SEM_VLLM_TRAINS:
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "framework vllm serves models and does not train: set mode=inference or another framework");
+    case LLMMEM__SEM_TORCH1_SDPA:
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "attn_implementation sdpa: PyTorch 1.13 (pytorch_version) has no scaled_dot_product_attention");
+    default:
+        return LLMMEM_OK;
+    }
+}
+
+llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strategy *s)
+{
+    llmmem__semantics_resolve(out, s);
+    return llmmem__semantics_check(out);
 }

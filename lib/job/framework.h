@@ -18,10 +18,18 @@ typedef struct llmmem__semantics {
                             (megatron's contiguous cache of sequence_length tokens, or vllm's serving) */
     int64_t act;         /* llmmem_activation_implementation, never AUTO */
     int cpu_kernels;     /* device_kernels cpu: dropout masks and layer_norm statistics in the input's dtype */
+    int refused;         /* llmmem__sem_refusal: a combination the framework cannot run */
 } llmmem__semantics;
+
+/* Why a framework cannot run a strategy (the first that applies). */
+enum llmmem__sem_refusal { LLMMEM__SEM_OK, LLMMEM__SEM_VLLM_TRAINS, LLMMEM__SEM_TORCH1_SDPA };
 
 /* Resolves the strategy's framework keys; fails (message set) on a combination the framework
  * cannot run: vLLM does not train, PyTorch 1.13 has no SDPA. */
 llmmem_status llmmem__semantics_make(llmmem__semantics *out, const llmmem_strategy *s);
+/* The same in two steps: every field, the refusal kept in `refused` (it cannot fail), then the
+ * refusal reported (message set), for a job that makes its semantics before a view needs them. */
+void llmmem__semantics_resolve(llmmem__semantics *out, const llmmem_strategy *s);
+llmmem_status llmmem__semantics_check(const llmmem__semantics *sem);
 
 #endif

@@ -698,16 +698,88 @@ llmmem_status llmmem__job_make(llmmem__job *j, const llmmem_model *m, const llmm
     return llmmem__job_make_fixed(j, m, hw, s, NULL);
 }
 
-llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
-                                     const llmmem_strategy *s, llmmem__job_fixed *fixed)
+/* The device's capacities and what a PyTorch job holds outside its allocator. */
+static void device_make(llmmem__device *d, const llmmem_hardware *hw, const llmmem_strategy *s, int64_t mode)
 {
-    const llmmem__job_fixed *given = fixed && fixed->valid ? fixed : NULL;
+    const llmmem__settings *k = &hw->s;
+    d->memory = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MEMORY_BYTES);
+    /* the allocator reserve is a fraction of the device: rounded down to a whole byte (converted
+     * here, before the composition: the long double conversion stalls behind its stores) */
+    double reserve = llmmem__get_real(k, LLMMEM_KEY_ALLOCATOR_RESERVE_FRACTION);
+    d->capacity = d->memory - (uint64_t)((long double)d->memory * (long double)reserve);
+    d->cuda_total = llmmem__cuda_total(hw);
+    d->devices_per_node = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_DEVICES_PER_NODE);
+    d->host = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_HOST_MEMORY_BYTES);
+    d->nvme = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_NVME_BYTES);
+    d->runtime = llmmem__runtime_overhead(hw, 1);
+    d->workspace = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES);
+    /* aten/src/ATen/cuda/CublasHandlePool.cpp getCurrentCUDABlasHandle: each thread's handle takes a
+     * workspace from the caching allocator (getNewWorkspace; cuBLASLt's is the same one,
+     * getCUDABlasLtWorkspaceSize unified); the forward runs on the caller's thread and backward on
+     * autograd's device thread (torch/csrc/autograd/engine.cpp), so a training step holds two */
+    if (llmmem__get_int(k, LLMMEM_KEY_BACKEND) == LLMMEM_BACKEND_CUDA &&
+        sv(s, LLMMEM_KEY_DEVICE_KERNELS) == LLMMEM_KERNELS_CUDA)
+        d->workspaces = d->workspace * (mode == LLMMEM_MODE_INFERENCE ? 1u : 2u);
+}
+
+void llmmem__act_settings_make(llmmem__act_settings *a, const llmmem_strategy *s)
+{
+    a->recompute = sv(s, LLMMEM_KEY_RECOMPUTE);
+    a->recompute_method = sv(s, LLMMEM_KEY_RECOMPUTE_METHOD);
+    a->recompute_num_layers = (uint64_t)sv(s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
+    a->dropout = sv(s, LLMMEM_KEY_DROPOUT);
+    a->norm_fp32 = sv(s, LLMMEM_KEY_NORM_FP32);
+    a->fused_swiglu = sv(s, LLMMEM_KEY_FUSED_SWIGLU);
+    a->autocast = sv(s, LLMMEM_KEY_AUTOCAST);
+    a->cross_entropy = sv(s, LLMMEM_KEY_CROSS_ENTROPY);
+    a->logits_fp32 = sv(s, LLMMEM_KEY_LOGITS_FP32);
+    a->loss_chunk_tokens = (uint64_t)sv(s, LLMMEM_KEY_LOSS_CHUNK_TOKENS);
+    a->lora_targets = sv(s, LLMMEM_KEY_LORA_TARGETS);
+    a->lora_rank = (uint64_t)sv(s, LLMMEM_KEY_LORA_RANK);
+    a->adapter = llmmem__adapter_format(s);
+    a->images_per_sequence = (uint64_t)sv(s, LLMMEM_KEY_IMAGES_PER_SEQUENCE);
+    a->image_pixels = (uint64_t)sv(s, LLMMEM_KEY_IMAGE_PIXELS);
+}
+
+static void comm_settings_make(llmmem__comm_settings *c, const llmmem_strategy *s)
+{
+    c->reduce_bucket = (uint64_t)sv(s, LLMMEM_KEY_REDUCE_BUCKET_SIZE);
+    c->allgather_bucket = (uint64_t)sv(s, LLMMEM_KEY_ALLGATHER_BUCKET_SIZE);
+    c->overlap = sv(s, LLMMEM_KEY_OVERLAP_COMM) != 0;
+    c->stage3_prefetch = (uint64_t)sv(s, LLMMEM_KEY_STAGE3_PREFETCH_BUCKET_SIZE);
+    c->stage3_live = (uint64_t)sv(s, LLMMEM_KEY_STAGE3_MAX_LIVE_PARAMETERS);
+    c->fsdp_limit_all_gathers = sv(s, LLMMEM_KEY_FSDP_LIMIT_ALL_GATHERS) != 0;
+    c->ddp_gradient_copy = sv(s, LLMMEM_KEY_DDP_GRADIENT_COPY) != 0;
+}
+
+void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
+{
     memset(j, 0, sizeof *j); /* the pricing's padding-free bytes included */
     j->m = m;
     j->hw = hw;
     j->s = s;
     j->price.model_id = m->id;
     j->price.mode = sv(s, LLMMEM_KEY_MODE);
+    device_make(&j->dev, hw, s, j->price.mode);
+    llmmem__act_settings_make(&j->act, s);
+    comm_settings_make(&j->comm, s);
+    j->loop = (llmmem__loop_settings){(uint64_t)sv(s, LLMMEM_KEY_NUM_BEAMS), (uint64_t)sv(s, LLMMEM_KEY_MAX_NEW_TOKENS),
+                                      (uint64_t)sv(s, LLMMEM_KEY_LOGITS_TO_KEEP)};
+    llmmem__semantics_resolve(&j->sem, s);
+}
+
+llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
+                                     const llmmem_strategy *s, llmmem__job_fixed *fixed)
+{
+    llmmem__job_start(j, m, hw, s);
+    return llmmem__job_finish(j, fixed);
+}
+
+llmmem_status llmmem__job_finish(llmmem__job *j, llmmem__job_fixed *fixed)
+{
+    const llmmem_model *m = j->m;
+    const llmmem_strategy *s = j->s;
+    const llmmem__job_fixed *given = fixed && fixed->valid ? fixed : NULL;
     int have_plan;
     llmmem_status st = job_layout(j, &have_plan, given);
     if (st)
@@ -725,15 +797,6 @@ llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, cons
     const int plan_unused = j->from_checkpoint && j->price.mode == LLMMEM_MODE_INFERENCE;
     j->sequences = (uint64_t)sv(s, LLMMEM_KEY_MICRO_BATCH_SIZE);
     j->tokens = (uint64_t)sv(s, LLMMEM_KEY_SEQUENCE_LENGTH);
-    j->runtime = llmmem__runtime_overhead(hw, 1);
-    /* aten/src/ATen/cuda/CublasHandlePool.cpp getCurrentCUDABlasHandle: each thread's handle takes a
-     * workspace from the caching allocator (getNewWorkspace; cuBLASLt's is the same one,
-     * getCUDABlasLtWorkspaceSize unified); the forward runs on the caller's thread and backward on
-     * autograd's device thread (torch/csrc/autograd/engine.cpp), so a training step holds two */
-    if (llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND) == LLMMEM_BACKEND_CUDA &&
-        sv(s, LLMMEM_KEY_DEVICE_KERNELS) == LLMMEM_KERNELS_CUDA)
-        j->workspaces = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_CUBLAS_WORKSPACE_BYTES) *
-                        (j->price.mode == LLMMEM_MODE_INFERENCE ? 1u : 2u);
     if (given) {
         if (!have_plan && !plan_unused)
             j->price.weights = given->weights;

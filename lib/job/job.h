@@ -5,6 +5,7 @@
 #define LLMMEM_JOB_H
 
 #include "base/internal.h"
+#include "job/framework.h"
 
 /* How the weights are stored in the job's mode, every `auto` resolved. */
 typedef struct llmmem__weight_plan {
@@ -62,8 +63,49 @@ typedef struct llmmem__layout {
     llmmem_format compute;         /* activations and buffers (the job's compute format) */
 } llmmem__layout;
 
-/* One estimate's inputs, resolved. The handles stay for what is not resolved yet (activation and
- * communication settings, the hardware's capacities). */
+/* The device a PyTorch job runs on, resolved from the hardware's keys (none of it can fail: the
+ * estimate refuses memory 0 itself, at its point). */
+typedef struct llmmem__device {
+    uint64_t memory;           /* memory_bytes (0: not set) */
+    uint64_t capacity;         /* memory less allocator_reserve_fraction of it, rounded down to a byte */
+    uint64_t cuda_total;       /* the total CUDA reports (llmmem__cuda_total) */
+    uint64_t devices_per_node;
+    uint64_t host, nvme;       /* host_memory_bytes, nvme_bytes of a node */
+    uint64_t runtime;          /* bytes outside the allocator (llmmem__runtime_overhead of a PyTorch job) */
+    uint64_t workspace;        /* one cuBLAS handle's workspace (cublas_workspace_bytes) */
+    uint64_t workspaces;       /* the workspaces the job's threads hold (0 off CUDA kernels) */
+} llmmem__device;
+
+/* The strategy's activation settings (recomputation, the layer's options, the loss, adapters, images),
+ * read once; every member 64 bits wide, so the activation cache's key has no padding. */
+typedef struct llmmem__act_settings {
+    int64_t recompute;               /* llmmem_recompute */
+    int64_t recompute_method;        /* llmmem_recompute_method */
+    uint64_t recompute_num_layers;
+    int64_t dropout, norm_fp32, fused_swiglu, autocast;
+    int64_t cross_entropy, logits_fp32;
+    uint64_t loss_chunk_tokens;
+    int64_t lora_targets;            /* lora_targets bits */
+    uint64_t lora_rank;
+    int64_t adapter;                 /* llmmem__adapter_format */
+    uint64_t images_per_sequence, image_pixels;
+} llmmem__act_settings;
+
+/* The strategy's data-parallel communication settings (comm.c's buffers), read once. */
+typedef struct llmmem__comm_settings {
+    uint64_t reduce_bucket, allgather_bucket;      /* reduce_bucket_size, allgather_bucket_size */
+    int overlap;                                   /* overlap_comm */
+    uint64_t stage3_prefetch, stage3_live;         /* stage3_prefetch_bucket_size, stage3_max_live_parameters */
+    int fsdp_limit_all_gathers, ddp_gradient_copy;
+} llmmem__comm_settings;
+
+/* The generate loop's settings (generate.c), read once. */
+typedef struct llmmem__loop_settings {
+    uint64_t beams, max_new_tokens, logits_to_keep; /* num_beams, max_new_tokens, logits_to_keep */
+} llmmem__loop_settings;
+
+/* One estimate's inputs, resolved. The handles stay for what is not resolved yet (communication
+ * settings, some of the activations'). */
 typedef struct llmmem__job {
     llmmem__pricing price;
     llmmem__layout layout;
@@ -71,7 +113,13 @@ typedef struct llmmem__job {
     llmmem_kv_cache_dtype kv;       /* the KV cache's elements */
     int from_checkpoint;            /* the weights are an attached checkpoint's stored bytes */
     uint64_t sequences, tokens;     /* micro_batch_size, sequence_length */
-    uint64_t runtime, workspaces;   /* a device's bytes outside the allocator and of cuBLAS workspaces */
+    llmmem__device dev;
+    llmmem__act_settings act;
+    llmmem__comm_settings comm;
+    llmmem__loop_settings loop;
+    /* the framework keys (framework.c), made with the job; a refusal they hold is reported where a
+     * view first needs them (llmmem__semantics_check) */
+    llmmem__semantics sem;
     const llmmem_model *m;
     const llmmem_hardware *hw;
     const llmmem_strategy *s;
@@ -98,6 +146,13 @@ typedef struct llmmem__job_fixed {
  * the order the estimate has always reported them: layout, weight formats, training plan. */
 llmmem_status llmmem__job_make(llmmem__job *out, const llmmem_model *m, const llmmem_hardware *hw,
                                const llmmem_strategy *s);
+/* The activation settings of a strategy (job start; cannot fail). */
+void llmmem__act_settings_make(llmmem__act_settings *out, const llmmem_strategy *s);
+
+/* llmmem__job_make in two steps: the handles, the mode, the device and the semantics, none of which
+ * can fail (start), then the rest (finish), so a caller can refuse a device without memory first. */
+void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s);
+llmmem_status llmmem__job_finish(llmmem__job *j, llmmem__job_fixed *fixed);
 /* The same, taking the parts `fixed` holds from it when valid, and filling it (valid) after a job
  * that resolved them; NULL: as llmmem__job_make. The caller changes only layout keys between
  * calls with the same `fixed`. */

@@ -130,12 +130,12 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
      * the layers after the first keep, held_l - h1 (held_l >= h1: it counts the first layer too) */
     uint64_t h1 = 0, held_l;
     llmmem__forward_extra x;
-    if ((count && (rc = llmmem__layers_held(&h1, m, s, &tr->kinds, st, first + 1)) != LLMMEM_OK) ||
+    if ((count && (rc = llmmem__layers_held_of(&h1, m, &tr->kinds, st, first + 1)) != LLMMEM_OK) ||
         (rc = llmmem__forward_extras(&x, m, s, &tr->kinds, st)) != LLMMEM_OK)
         return rc;
     for (uint64_t i = 0; i < samples; i++) {
         const uint64_t l = llmmem__stage_layer_at(first, count, i, samples);
-        if ((rc = llmmem__layers_held(&held_l, m, s, &tr->kinds, st, l + 1)) != LLMMEM_OK)
+        if ((rc = llmmem__layers_held_of(&held_l, m, &tr->kinds, st, l + 1)) != LLMMEM_OK)
             return rc;
         moment mo = {early, 0, 0, 0};
         if (!llmmem__forward_acts(&mo.acts, a, h1, held_l, &x, l == first && st->has_embedding))
@@ -156,7 +156,7 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
     /* each layer's backward, from the last (llmmem__backward_points: the estimate's highest is one of them) */
     backward_ctx ctx = {t, tr->state, a->recompute ? LLMMEM_PEAK_PHASE_RECOMPUTE : LLMMEM_PEAK_PHASE_BACKWARD};
     llmmem__backward_point highest;
-    if ((rc = llmmem__backward_points(&highest, push_backward, &ctx, m, s, &tr->kinds, st, a, step, grads)) != LLMMEM_OK)
+    if ((rc = llmmem__backward_points(&highest, push_backward, &ctx, m, &tr->kinds, st, a, step, grads)) != LLMMEM_OK)
         return rc;
     moment done = {grads, x.leaf_input, 0, 0}, opt = {grads, 0, 0, step->temporaries}, stepped = {grads, 0, 0, 0};
     if ((rc = push_point(t, LLMMEM_PEAK_PHASE_BACKWARD_DONE, -1, tr->state, done, 1)) != LLMMEM_OK ||

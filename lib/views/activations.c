@@ -502,23 +502,24 @@ static unsigned bytes_of_format(llmmem_format f)
 
 /* A layer description from the model's geometry (so head_dim, KV heads and widths are those the
  * parameter count used) and the strategy's settings. */
-static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const llmmem_strategy *s, unsigned bytes,
-                           const llmmem__act_stage *st, const llmmem__semantics *sem)
+static void describe_layer(llmmem__act_layer *l, const llmmem__job *j, unsigned bytes, const llmmem__act_stage *st)
 {
-    const llmmem__settings *k = &s->s;
+    const llmmem_model *m = j->m;
+    const llmmem__semantics *sem = &j->sem;
+    const llmmem__act_settings *a = &j->act;
     const llmmem__geometry *g = &m->geo;
     memset(l, 0, sizeof *l);
     /* context parallelism: each rank holds s / c tokens of every sequence (ring attention passes
      * K and V chunks around without keeping them: Megatron-LM/Transformer Engine cp_comm_type p2p) */
-    l->s = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_SEQUENCE_LENGTH) / st->c;
-    l->b = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MICRO_BATCH_SIZE);
+    l->s = j->tokens / st->c;
+    l->b = j->sequences;
     l->h = g->hidden;
     l->t = st->t;
     l->et = st->et;
     l->sequence_parallel = st->sequence_parallel;
     l->bytes = bytes;
     l->norms = (unsigned)llmmem__model_value(m, LLMMEM_KEY_NORMS_PER_LAYER);
-    l->dropout = llmmem__get_int(k, LLMMEM_KEY_DROPOUT) != 0;
+    l->dropout = a->dropout != 0;
     l->attn = (int)sem->attn;
     l->cuda_sdpa = sem->attn == LLMMEM_ATTN_SDPA && !sem->cpu_kernels && !sem->torch1;
     l->norm_impl = (int)sem->norm;
@@ -527,7 +528,7 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     /* an eager RMSNorm upcasts whatever norm_fp32 says: transformers' (modeling_llama.py
      * LlamaRMSNorm.forward, hidden_states.to(torch.float32) before pow, and every family's copy)
      * and torchtune's (modules/rms_norm.py RMSNorm.forward, x.float()); nn.LayerNorm is one op */
-    l->norm_bytes = llmmem__get_int(k, LLMMEM_KEY_NORM_FP32) || (sem->norm == LLMMEM_NORM_IMPL_EAGER && !l->layernorm)
+    l->norm_bytes = a->norm_fp32 || (sem->norm == LLMMEM_NORM_IMPL_EAGER && !l->layernorm)
                         ? 4u
                         : bytes;
     l->gated = llmmem__model_value(m, LLMMEM_KEY_MLP_GATED) != 0;
@@ -542,9 +543,9 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->softmax_in_dtype = type == LLMMEM_MODEL_GPT2;
     l->norm_scale_fp32 = type == LLMMEM_MODEL_GEMMA || type == LLMMEM_MODEL_GEMMA2 || type == LLMMEM_MODEL_GEMMA3_TEXT;
     l->softcap = type == LLMMEM_MODEL_GEMMA2;
-    l->fused_swiglu = llmmem__get_int(k, LLMMEM_KEY_FUSED_SWIGLU) != 0;
+    l->fused_swiglu = a->fused_swiglu != 0;
     l->qk_norm = llmmem__model_value(m, LLMMEM_KEY_QK_NORM) != 0;
-    l->recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE) == LLMMEM_RECOMPUTE_SELECTIVE ? LLMMEM_RECOMPUTE_SELECTIVE
+    l->recompute = a->recompute == LLMMEM_RECOMPUTE_SELECTIVE ? LLMMEM_RECOMPUTE_SELECTIVE
                                                                                          : LLMMEM_RECOMPUTE_NONE;
     l->a = g->heads;
     l->kv_rank = g->kv_lora_rank;
@@ -560,7 +561,7 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
     l->f = g->dense_layers ? g->ffn : 0; /* a model of MoE layers alone has no dense MLP */
     l->eager_experts = sem->experts == LLMMEM_EXPERTS_EAGER;
     l->router_fp32 = llmmem__model_value(m, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS) != 0;
-    if (llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF) {
+    if (a->autocast != LLMMEM_AUTOCAST_OFF) {
         /* autocast (job.c: fp32 weights): the embedding's fp32 output is the stream, norms see fp32 */
         l->autocast = 1;
         l->stream = 4;
@@ -569,20 +570,20 @@ static void describe_layer(llmmem__act_layer *l, const llmmem_model *m, const ll
         l->attn_weights = 2 * l->h * l->a * l->d + 2 * l->h * l->g * l->d;
         l->mlp_weights = (l->gated ? 3 : 2) * l->h * l->f;
     }
-    int64_t mode = llmmem__get_int(k, LLMMEM_KEY_MODE);
+    int64_t mode = j->price.mode;
     if (mode == LLMMEM_MODE_LORA || mode == LLMMEM_MODE_QLORA) {
         /* PEFT tuners/tuners_utils.py: every parameter outside the adapters stops requiring grad */
         l->frozen = 1;
-        l->lora = (unsigned)llmmem__get_int(k, LLMMEM_KEY_LORA_TARGETS);
-        l->adapter_bytes = bytes_of_format(llmmem__adapter_format(s));
+        l->lora = (unsigned)a->lora_targets;
+        l->adapter_bytes = bytes_of_format((llmmem_format)a->adapter);
         /* adapted linears a token passes through, averaged over the decoder layers (experts: the
          * top_k a token is routed to) */
         uint64_t layers = g->layers, passes = 0;
-        unsigned targets = (unsigned)llmmem__get_int(k, LLMMEM_KEY_LORA_TARGETS);
+        unsigned targets = (unsigned)a->lora_targets;
         for (unsigned i = 0; i < m->inv.n; i++)
             if (llmmem__lora_target(&m->inv.t[i], targets) && m->inv.t[i].kinds != 0)
                 passes += m->inv.t[i].active_count;
-        l->adapter = layers ? (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LORA_RANK) * passes / layers : 0;
+        l->adapter = layers ? a->lora_rank * passes / layers : 0;
     }
     if (g->moe_layers) {
         l->fe = g->ffn_expert;
@@ -657,12 +658,11 @@ static llmmem_status overflow(void)
 
 /* The decoder layers under the recomputation mode: held at the end of the forward, rebuilt during
  * backward, offloaded. */
-static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
-                                    const llmmem__act_kinds *k, int norm_fp32, const llmmem__act_stage *st)
+static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model *m, const llmmem__act_kinds *k, int norm_fp32, const llmmem__act_stage *st)
 {
     /* layer indices below are relative to the stage's first layer */
     const uint64_t base = st->first, layers = st->end - st->first;
-    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t mode = k->act.recompute;
     out->layer_full = k->hybrid ? largest_kind(m, base, base + layers, k, 0)
                       : k->moe_full > k->dense_full && llmmem__layers_in(&m->geo.plan, m->geo.moe, base, base + layers)
                           ? k->moe_full
@@ -684,8 +684,8 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
         }
         return LLMMEM_OK;
     }
-    uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
-    const int block = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) == LLMMEM_RECOMPUTE_BLOCK;
+    uint64_t n = k->act.recompute_num_layers;
+    const int block = k->act.recompute_method == LLMMEM_RECOMPUTE_BLOCK;
     if (n == 0)
         n = block ? layers : 1;
     if (n > layers)
@@ -752,17 +752,17 @@ offload:
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
-                                  const llmmem__act_kinds *k, const llmmem__act_stage *st, uint64_t upto)
+llmmem_status llmmem__layers_held_of(uint64_t *out, const llmmem_model *m, const llmmem__act_kinds *k,
+                                     const llmmem__act_stage *st, uint64_t upto)
 {
     /* compose_layers' held bytes, for the stage's layers [first, upto) alone */
     const uint64_t base = st->first, done = (upto < st->end ? upto : st->end) - base;
-    const int64_t mode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t mode = k->act.recompute;
     *out = 0;
     if (mode == LLMMEM_RECOMPUTE_NONE || mode == LLMMEM_RECOMPUTE_SELECTIVE)
         return sum_layers(out, m, base, base + done, k, 0) ? LLMMEM_OK : overflow();
-    uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS);
-    const int block = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) == LLMMEM_RECOMPUTE_BLOCK;
+    uint64_t n = k->act.recompute_num_layers;
+    const int block = k->act.recompute_method == LLMMEM_RECOMPUTE_BLOCK;
     const int offload = mode == LLMMEM_RECOMPUTE_OFFLOAD; /* the kept inputs are on the host */
     if (n == 0)
         n = block ? st->end - base : 1;
@@ -789,17 +789,16 @@ static uint64_t liger_chunk(uint64_t tokens, uint64_t vocab, uint64_t h)
 
 /* The loss: what the LM head's output and the cross-entropy save, and their backward peak, on one
  * tensor-parallel rank (Megatron-LM's vocabulary-parallel head: V / t logits per token). */
-static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
+static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m, const llmmem__act_settings *act,
                                 uint64_t tokens, unsigned e, int keep_logits, const llmmem__act_stage *st)
 {
-    const llmmem__settings *k = &s->s;
     const uint64_t vocab = m->geo.vocab, h = m->geo.hidden;
     const uint64_t shard = llmmem__ceil_div(vocab, st->t);
-    const unsigned l = llmmem__get_int(k, LLMMEM_KEY_LOGITS_FP32) ? 4u : e; /* the loss's format */
+    const unsigned l = act->logits_fp32 ? 4u : e; /* the loss's format */
     uint64_t tv;
     if (!llmmem__mul(&tv, tokens, shard))
         return overflow();
-    switch (llmmem__get_int(k, LLMMEM_KEY_CROSS_ENTROPY)) {
+    switch (act->cross_entropy) {
     case LLMMEM_CROSS_ENTROPY_FUSED:
         /* Megatron-LM tensor_parallel/cross_entropy.py VocabParallelCrossEntropy: the logits (upcast
          * when logits_fp32) become the softmax in place and are saved; backward writes the gradient
@@ -810,7 +809,7 @@ static llmmem_status loss_bytes(llmmem__activations *out, const llmmem_model *m,
     case LLMMEM_CROSS_ENTROPY_CHUNKED: {
         /* Liger fused linear cross-entropy: the forward computes the loss and the hidden states'
          * gradient chunk by chunk (kept until backward); one chunk's logits exist at a time */
-        uint64_t chunk = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LOSS_CHUNK_TOKENS);
+        uint64_t chunk = act->loss_chunk_tokens;
         if (chunk == 0)
             chunk = liger_chunk(tokens, vocab, h);
         if (chunk > tokens)
@@ -902,9 +901,9 @@ static llmmem_status hybrid_kinds(llmmem__act_kinds *k, const llmmem_model *m)
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,
-                                      llmmem_format compute, const llmmem__act_stage *stage)
+llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j, const llmmem__act_stage *stage)
 {
+    const llmmem_model *m = j->m;
     if (llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS) != 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "training activations need the model's shapes: a model given by num_parameters "
@@ -934,15 +933,17 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     llmmem_status st = llmmem__state_check(m, "training activations", 1);
     if (st != LLMMEM_OK)
         return st;
-    if ((st = llmmem__semantics_make(&k->sem, s)) != LLMMEM_OK)
+    if ((st = llmmem__semantics_check(&j->sem)) != LLMMEM_OK)
         return st;
-    k->e = bytes_of_format(compute);
+    k->sem = j->sem;
+    k->act = j->act;
+    k->e = bytes_of_format(j->compute);
     llmmem__act_layer l;
-    describe_layer(&l, m, s, k->e, stage, &k->sem);
+    describe_layer(&l, j, k->e, stage);
     /* the first norm saves a copy of the layer's input when it upcasts a 16-bit one (norm_fp32 as
      * set keeps its meaning in fp32); autocast's stream is fp32 already: x.to(torch.float32)
      * returns it, no copy (LlamaRMSNorm) */
-    k->norm_fp32 = !l.autocast && l.norm_bytes == 4 && (k->e != 4 || llmmem__get_int(&s->s, LLMMEM_KEY_NORM_FP32));
+    k->norm_fp32 = !l.autocast && l.norm_bytes == 4 && (k->e != 4 || j->act.norm_fp32);
     if (l.autocast && (l.kv_rank || m->geo.moe_layers || l.norms == 4))
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "autocast is modelled (and measured) for dense decoder layers with a pre-norm each "
@@ -992,6 +993,46 @@ llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model 
     return k->hybrid ? hybrid_kinds(k, m) : LLMMEM_OK;
 }
 
+static void act_key_of(llmmem__act_key *key, const llmmem__job *j)
+{
+    const llmmem__semantics *sem = &j->sem;
+    memset(key, 0, sizeof *key);
+    key->model_id = j->m->id;
+    key->sequences = j->sequences;
+    key->tokens = j->tokens;
+    key->t = j->layout.t;
+    key->et = j->layout.et;
+    key->c = j->layout.c;
+    key->sp = (uint64_t)j->layout.sp;
+    key->compute = (uint64_t)j->compute;
+    key->mode = (uint64_t)j->price.mode;
+    key->act = j->act;
+    const int64_t fields[12] = {sem->attn,      sem->norm,        sem->optimizer, sem->lazy_grads,
+                                sem->keep_logits, sem->torch1,   sem->experts,   sem->input_grads,
+                                sem->cache,     sem->act,         sem->cpu_kernels, sem->refused};
+    memcpy(key->sem, fields, sizeof fields);
+}
+
+llmmem_status llmmem__act_kinds_of(const llmmem__act_kinds **out, llmmem__act_kinds *own, llmmem__act_cache *cache,
+                                   const llmmem__job *j)
+{
+    const llmmem__layout *L = &j->layout;
+    const llmmem__act_stage any = {0, 0, 0, 0, 1, 1, 1, L->t, L->et, L->c, L->sp};
+    if (!cache) {
+        *out = own;
+        return llmmem__act_kinds_make(own, j, &any);
+    }
+    llmmem__act_key key;
+    act_key_of(&key, j);
+    *out = &cache->kinds;
+    if (cache->valid && memcmp(&key, &cache->key, sizeof key) == 0)
+        return LLMMEM_OK;
+    llmmem_status st = llmmem__act_kinds_make(&cache->kinds, j, &any);
+    cache->valid = st == LLMMEM_OK;
+    cache->key = key;
+    return st;
+}
+
 /* ---- the vision tower ------------------------------------------------------------------------ */
 
 /* Sum over the windows along one side of `side` merged tokens, in windows of `w` merged tokens (the
@@ -1010,9 +1051,9 @@ static uint64_t window_squares(uint64_t side, uint64_t w)
  * splitting q, k, v at cu_seqlens. Pixtral: models/pixtral/modeling_pixtral.py PixtralVisionModel
  * attends over every image of the batch at once under a block-diagonal mask, and
  * models/mistral3/modeling_mistral3.py Mistral3MultiModalProjector follows. */
-static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_strategy *s, const llmmem__act_layer *lp)
+static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem__act_settings *act, const llmmem__act_layer *lp)
 {
-    const uint64_t per_seq = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_IMAGES_PER_SEQUENCE);
+    const uint64_t per_seq = act->images_per_sequence;
     const int64_t kind = llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE);
     const llmmem__tower *t = llmmem__tower_of(kind);
     if (per_seq == 0)
@@ -1040,7 +1081,7 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
     merge = merge ? merge : 2;
     frames = t->frames == 1 ? 1 : frames ? frames : t->frames;
     const uint64_t factor = patch * merge;
-    uint64_t pixels = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_IMAGE_PIXELS), side;
+    uint64_t pixels = act->image_pixels, side;
     if (pixels == 0) /* the processor's largest image (the tower's row, as vLLM's encoder budget takes it) */
         pixels = t->max_pixels ? t->max_pixels
                                : (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_IMAGE_SIZE) *
@@ -1077,7 +1118,7 @@ static llmmem_status vision_saves(acc *a, const llmmem_model *m, const llmmem_st
     v.gated = kind != LLMMEM__VISION_QWEN3_VL;      /* Qwen2_5_VLMLP and PixtralMLP gated; Qwen3VLVisionMLP fc1, GELU, fc2 */
     v.gelu_tanh_ops = v.softmax_in_dtype = v.norm_scale_fp32 = v.softcap = 0;
     const uint64_t nvh = elems(a, n, vh, 1, 1), nd = elems(a, n, v.d, 1, 1);
-    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t rmode = act->recompute;
     const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
     if (checkpointed) {
         /* gradient checkpointing reaches the vision blocks too (the towers' forward checkpoints each
@@ -1183,9 +1224,9 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     llmmem_status st;
     const llmmem__act_layer *lp = &k->layer;
     const unsigned e = k->e;
-    if (stage->end > stage->first && (st = compose_layers(out, m, s, k, k->norm_fp32, stage)) != LLMMEM_OK)
+    if (stage->end > stage->first && (st = compose_layers(out, m, k, k->norm_fp32, stage)) != LLMMEM_OK)
         return st;
-    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t rmode = k->act.recompute;
     if (stage->has_embedding && stage->end > stage->first &&
         (rmode == LLMMEM_RECOMPUTE_NONE || rmode == LLMMEM_RECOMPUTE_SELECTIVE)) {
         const uint64_t less = k->first_less < out->first_held ? k->first_less : out->first_held;
@@ -1215,7 +1256,7 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
             keep(&ends, lp, sbh, lp->mask_bytes ? lp->mask_bytes : 1u, 0);
         if (llmmem__model_value(m, LLMMEM_KEY_EMBEDDING_NORM))
             norm_saves(&ends, lp, tokens, lp->h, 0);
-        if ((st = vision_saves(&ends, m, s, lp)) != LLMMEM_OK)
+        if ((st = vision_saves(&ends, m, &k->act, lp)) != LLMMEM_OK)
             return st;
     }
     /* transformers' rotary models compute cos and sin once per forward ([b, s, head_dim] each, in
@@ -1255,14 +1296,14 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
         return overflow();
     if (!stage->has_head)
         return LLMMEM_OK;
-    if ((st = loss_bytes(out, m, s, tokens, e, k->sem.keep_logits, stage)) != LLMMEM_OK)
+    if ((st = loss_bytes(out, m, &k->act, tokens, e, k->sem.keep_logits, stage)) != LLMMEM_OK)
         return st;
     if (lp->autocast && (rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD)) {
         /* autocast caches weight casts even under checkpoint's no_grad forward (cached_cast tests
          * requires_grad, not grad mode) until the region ends after the loss (autocast_mode.py
          * __exit__ clear_autocast_cache): the checkpointed layers' 16-bit weights, saved by no op */
-        uint64_t n = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_NUM_LAYERS), layers = stage->end - stage->first;
-        if (llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE_METHOD) != LLMMEM_RECOMPUTE_BLOCK || n == 0 || n > layers)
+        uint64_t n = k->act.recompute_num_layers, layers = stage->end - stage->first;
+        if (k->act.recompute_method != LLMMEM_RECOMPUTE_BLOCK || n == 0 || n > layers)
             n = layers;
         acc cache = {0, 0};
         keep(&cache, lp, elems(&cache, n, lp->attn_weights + lp->mlp_weights, 1, 1), e, 1);
@@ -1273,7 +1314,7 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
 }
 
 llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__backward_fn each, void *ctx,
-                                      const llmmem_model *m, const llmmem_strategy *s, const llmmem__act_kinds *k,
+                                      const llmmem_model *m, const llmmem__act_kinds *k,
                                       const llmmem__act_stage *st, const llmmem__activations *a,
                                       const llmmem__step *step, uint64_t grads)
 {
@@ -1299,11 +1340,11 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
     /* one layer kind, no recomputation chunks and no frozen layers among them: the moments change by
      * the same bytes from layer to layer, so the highest is an end, and the layers between are
      * walked only to be listed */
-    const int64_t recompute = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t recompute = k->act.recompute;
     const int linear = m->geo.plan.n == 1 && step->frozen_layers <= first &&
                        (recompute == LLMMEM_RECOMPUTE_NONE || recompute == LLMMEM_RECOMPUTE_SELECTIVE);
     if (count > 2 && (each || !linear)) { /* the layers between: held before the stage's first, and each one's own */
-        if ((rc = llmmem__layers_held(&h1, m, s, k, st, first + 1)) != LLMMEM_OK)
+        if ((rc = llmmem__layers_held_of(&h1, m, k, st, first + 1)) != LLMMEM_OK)
             return rc;
         for (uint64_t i = samples - 1; i-- > 1;) {
             llmmem__backward_point p = {llmmem__stage_layer_at(first, count, i, samples), grads, 0};
@@ -1312,7 +1353,7 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
                     return overflow();
                 p.grads = step->grads_first > below ? step->grads_first - below : 0;
             }
-            if ((rc = llmmem__layers_held(&held_l, m, s, k, st, p.layer + 1)) != LLMMEM_OK)
+            if ((rc = llmmem__layers_held_of(&held_l, m, k, st, p.layer + 1)) != LLMMEM_OK)
                 return rc;
             /* first_held, and what the layers after the first keep (held_l counts the first too) */
             if (!llmmem__add(&p.acts, a->first_held, held_l - h1) || !llmmem__add(&p.acts, p.acts, rebuilt) ||
@@ -1342,8 +1383,8 @@ llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m, const
     *acts = 0;
     if (count == 0)
         return LLMMEM_OK;
-    if ((rc = llmmem__layers_held(&h1, m, s, k, st, st->first + 1)) != LLMMEM_OK ||
-        (rc = llmmem__layers_held(&held, m, s, k, st, st->end)) != LLMMEM_OK ||
+    if ((rc = llmmem__layers_held_of(&h1, m, k, st, st->first + 1)) != LLMMEM_OK ||
+        (rc = llmmem__layers_held_of(&held, m, k, st, st->end)) != LLMMEM_OK ||
         (rc = llmmem__forward_extras(&x, m, s, k, st)) != LLMMEM_OK)
         return rc;
     return llmmem__forward_acts(acts, a, h1, held, &x, count == 1 && st->has_embedding) ? LLMMEM_OK : overflow();
@@ -1432,7 +1473,7 @@ llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_mo
      * named (GPT2Model.forward its position_embeds too, [1, s, h]) unless they are the first layer's
      * input and kept so, and the attention masks unless a checkpoint keeps them */
     const llmmem__act_layer *lp = &k->layer;
-    const int64_t rmode = llmmem__get_int(&s->s, LLMMEM_KEY_RECOMPUTE);
+    const int64_t rmode = k->act.recompute;
     const int checkpointed = rmode == LLMMEM_RECOMPUTE_FULL || rmode == LLMMEM_RECOMPUTE_OFFLOAD;
     /* transformers' model forward (LlamaModel.forward: the Trainer's and DeepSpeed's model); Megatron's
      * TransformerBlock and torchtune's TransformerDecoder pass one hidden state from layer to layer, the

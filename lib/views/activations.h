@@ -3,7 +3,7 @@
 #ifndef LLMMEM_ACTIVATIONS_H
 #define LLMMEM_ACTIVATIONS_H
 
-#include "job/framework.h"
+#include "job/job.h"
 #include "base/internal.h"
 
 /* One decoder layer's shapes and how it runs. Element counts use s (tokens per sequence), b
@@ -136,10 +136,34 @@ typedef struct llmmem__act_kinds {
     unsigned e;                    /* bytes of an activation element */
     int norm_fp32;
     llmmem__semantics sem;         /* the framework keys, resolved */
+    llmmem__act_settings act;      /* the job's activation settings the kinds were made with */
 } llmmem__act_kinds;
 
-llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const llmmem_model *m, const llmmem_strategy *s,
-                                      llmmem_format compute, const llmmem__act_stage *stage);
+/* The layer kinds of a job's model as its strategy runs them, in its compute format, with its
+ * semantics (their refusal reported here, after the model's). */
+llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j, const llmmem__act_stage *stage);
+
+/* Everything the layer kinds of a layout's stages read: the model (its id), the job's tokens, split,
+ * mode, compute format, activation settings and semantics. 64-bit members alone: memcmp sees no
+ * padding. */
+typedef struct llmmem__act_key {
+    uint64_t model_id, sequences, tokens, t, et, c, sp, compute, mode;
+    llmmem__act_settings act;
+    int64_t sem[12]; /* llmmem__semantics, member by member */
+} llmmem__act_key;
+
+/* The layer kinds of the last job that made them (the report's cost cache keeps one). */
+typedef struct llmmem__act_cache {
+    int valid;
+    llmmem__act_key key;
+    llmmem__act_kinds kinds;
+} llmmem__act_cache;
+
+/* The layer kinds of the job's stages (llmmem__act_kinds_make on its layout's split): the cache's
+ * when it holds this job's key (*out points there), else made into the cache (or `own` without
+ * one). A failure leaves the cache empty. */
+llmmem_status llmmem__act_kinds_of(const llmmem__act_kinds **out, llmmem__act_kinds *own, llmmem__act_cache *cache,
+                                   const llmmem__job *j);
 
 /* One stage's activations from the layer kinds: its layers under the recomputation mode, the
  * token ids and head inputs on the ends, the loss on the last stage. */
@@ -148,8 +172,8 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
 
 /* What one micro-batch's layers [stage first, upto) hold when their forward is done, under the
  * recomputation mode (the part of `held` the stage's first layers make). */
-llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
-                                  const llmmem__act_kinds *k, const llmmem__act_stage *st, uint64_t upto);
+llmmem_status llmmem__layers_held_of(uint64_t *out, const llmmem_model *m, const llmmem__act_kinds *k,
+                                     const llmmem__act_stage *st, uint64_t upto);
 
 /* Layers of a stage looked at one by one (the backward's moments, the timeline's points); a longer
  * stage is sampled, its first and last layers always: the i-th of `samples` of `count` from `first`. */
@@ -173,7 +197,7 @@ typedef struct llmmem__backward_point {
  * ones). A stage without layers has the ends' moments alone. */
 typedef llmmem_status (*llmmem__backward_fn)(void *ctx, const llmmem__backward_point *p);
 llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__backward_fn each, void *ctx,
-                                      const llmmem_model *m, const llmmem_strategy *s, const llmmem__act_kinds *k,
+                                      const llmmem_model *m, const llmmem__act_kinds *k,
                                       const llmmem__act_stage *st, const llmmem__activations *a,
                                       const llmmem__step *step, uint64_t grads);
 

@@ -36,10 +36,6 @@ static checked add(checked a, checked b)
     return a;
 }
 
-static uint64_t key(const llmmem_strategy *s, llmmem_key k)
-{
-    return (uint64_t)llmmem__get_int(&s->s, k);
-}
 
 /* Bytes of an element of the job's compute format (buffers and messages are 16-bit). */
 static uint64_t element(const llmmem__job *j)
@@ -51,19 +47,19 @@ static uint64_t element(const llmmem__job *j)
 
 /* DeepSpeed stage_1_and_2.py: the reduce bucket (two with overlap_comm) and the all-gather bucket
  * of updated parameters */
-static checked zero_1_2(const llmmem_strategy *s, uint64_t reduce, uint64_t gather, uint64_t e)
+static checked zero_1_2(const llmmem__comm_settings *c, uint64_t reduce, uint64_t gather, uint64_t e)
 {
-    return add(times(times(of(reduce), e), key(s, LLMMEM_KEY_OVERLAP_COMM) ? 2 : 1), times(of(gather), e));
+    return add(times(times(of(reduce), e), c->overlap ? 2 : 1), times(of(gather), e));
 }
 
 /* DeepSpeed stage3.py estimate_zero3_model_states_mem_needs: the largest layer's 16-bit
  * parameters and gradients of the largest module gathered (4 x largest_layer_params); plus
  * the prefetch bucket
  * (parameter_offload prefetch, capped by stage3_max_live_parameters) and the reduce bucket */
-static checked zero_3(const llmmem_strategy *s, const llmmem__comm_rank *r, uint64_t reduce, uint64_t e)
+static checked zero_3(const llmmem__comm_settings *c, const llmmem__comm_rank *r, uint64_t reduce, uint64_t e)
 {
-    uint64_t prefetch = key(s, LLMMEM_KEY_STAGE3_PREFETCH_BUCKET_SIZE);
-    uint64_t live = key(s, LLMMEM_KEY_STAGE3_MAX_LIVE_PARAMETERS), gathered = r->largest_tensor + prefetch;
+    uint64_t prefetch = c->stage3_prefetch;
+    uint64_t live = c->stage3_live, gathered = r->largest_tensor + prefetch;
     if (gathered > live && live >= r->largest_tensor)
         gathered = live;
     return add(add(times(of(gathered), e), times(of(r->largest_tensor), e)), times(of(reduce), e));
@@ -72,9 +68,9 @@ static checked zero_3(const llmmem_strategy *s, const llmmem__comm_rank *r, uint
 /* PyTorch FSDP (Zhao et al. 2023 §3, _runtime_utils): the root unit (embedding, head) stays
  * unsharded through the step; limit_all_gathers keeps the current and the prefetched
  * layer unit gathered; backward holds a unit's unsharded gradients to reduce-scatter */
-static checked fsdp_full(const llmmem_strategy *s, const llmmem__comm_rank *r, uint64_t e)
+static checked fsdp_full(const llmmem__comm_settings *c, const llmmem__comm_rank *r, uint64_t e)
 {
-    uint64_t units = key(s, LLMMEM_KEY_FSDP_LIMIT_ALL_GATHERS) ? 2 : r->layers;
+    uint64_t units = c->fsdp_limit_all_gathers ? 2 : r->layers;
     return add(add(times(of(r->once_params), e), times(times(of(units), r->layer_params), e)),
                times(of(r->layer_params), e));
 }
@@ -82,29 +78,29 @@ static checked fsdp_full(const llmmem_strategy *s, const llmmem__comm_rank *r, u
 /* Buffers of data-parallel communication, in the 16-bit compute format */
 llmmem_status llmmem__comm_buffers(uint64_t *bytes_out, const llmmem__job *j, const llmmem__comm_rank *r)
 {
-    const llmmem_strategy *s = j->s;
+    const llmmem__comm_settings *c = &j->comm;
     const llmmem__layout *L = &j->layout;
     if (!llmmem__comm_buffered(j)) {
         *bytes_out = 0;
         return LLMMEM_OK;
     }
     const uint64_t e = element(j);
-    uint64_t reduce = key(s, LLMMEM_KEY_REDUCE_BUCKET_SIZE), gather = key(s, LLMMEM_KEY_ALLGATHER_BUCKET_SIZE);
+    uint64_t reduce = c->reduce_bucket, gather = c->allgather_bucket;
     if (reduce > r->params)
         reduce = r->params;
     if (gather > r->params)
         gather = r->params;
     checked comm = of(0);
     if (L->zero == 1 || L->zero == 2) {
-        comm = zero_1_2(s, reduce, gather, e);
+        comm = zero_1_2(c, reduce, gather, e);
     } else if (L->zero == 3) {
-        comm = zero_3(s, r, reduce, e);
+        comm = zero_3(c, r, reduce, e);
     } else if (L->fsdp == LLMMEM_FSDP_FULL_SHARD || L->fsdp == LLMMEM_FSDP_HYBRID_SHARD) {
-        comm = fsdp_full(s, r, e);
+        comm = fsdp_full(c, r, e);
     } else if (L->fsdp == LLMMEM_FSDP_SHARD_GRAD_OP) {
         /* SHARD_GRAD_OP: parameters stay gathered from forward to the end of backward */
         comm = add(times(of(r->params), e), times(of(r->layer_params), e));
-    } else if (!L->dist_opt && key(s, LLMMEM_KEY_DDP_GRADIENT_COPY)) {
+    } else if (!L->dist_opt && c->ddp_gradient_copy) {
         /* torch DistributedDataParallel without gradient_as_bucket_view: buckets copy every gradient */
         comm = of(r->gradients);
     }
@@ -147,7 +143,7 @@ static inline checked data_volume(const llmmem__layout *L, uint64_t params, uint
  * two more forward when full recomputation reruns the layer */
 static checked tensor_volume(const llmmem__job *j, checked act, uint64_t layers, uint64_t micro)
 {
-    uint64_t per_layer = llmmem__get_int(&j->s->s, LLMMEM_KEY_RECOMPUTE) >= LLMMEM_RECOMPUTE_FULL ? 6 : 4;
+    uint64_t per_layer = j->act.recompute >= LLMMEM_RECOMPUTE_FULL ? 6 : 4;
     return times(times(times(ring(act, j->layout.t, 2), per_layer), layers), micro);
 }
 

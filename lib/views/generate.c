@@ -38,17 +38,16 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
                             (unsigned long long)L->t, (unsigned long long)L->p, (unsigned long long)L->c,
                             (unsigned long long)L->e);
     memset(out, 0, sizeof *out);
-    const llmmem__settings *k = &j->s->s;
     /* generation/utils.py _expand_inputs_for_generation: beam search repeats each prompt (and its
      * mask) num_beams times; the model and the cache see batch x num_beams sequences */
     out->batch = j->sequences;
-    out->beams = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_NUM_BEAMS);
+    out->beams = j->loop.beams;
     if (!llmmem__mul(&out->b, out->batch, out->beams))
         return overflow();
     out->s = j->tokens;
     /* max_new_tokens 0: the prompt's forward alone (generate with one new token runs no decode
      * step), a cache of sequence_length tokens per sequence */
-    out->n = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MAX_NEW_TOKENS);
+    out->n = j->loop.max_new_tokens;
     if (out->n == 0)
         out->n = 1;
     out->h = a->hidden;
@@ -90,7 +89,7 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
     default: out->attn = LLMMEM__GEN_EAGER; break; /* eager, and Megatron's core attention alike */
     }
     out->cache = sem->cache;
-    out->keep = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_LOGITS_TO_KEEP);
+    out->keep = j->loop.logits_to_keep;
     out->torch1 = sem->torch1;
     /* aten/src/ATen/native/TopKImpl.h topk_impl_loop: the CPU kernel fills a std::vector of
      * (value, index) pairs over the whole row before its partial sort (one row at a time as

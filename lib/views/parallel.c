@@ -402,8 +402,8 @@ static llmmem_status stage_state(llmmem__stage_report *out, uint64_t *host, uint
         (st = llmmem__kv_rank_bytes(&out->bytes[LLMMEM_COMPONENT_KV_CACHE], m, j->kv, j->sequences, j->tokens / L->c,
                                     count, L->t)) != LLMMEM_OK)
         return st;
-    out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = j->runtime;
-    out->bytes[LLMMEM_COMPONENT_WORKSPACES] = j->workspaces;
+    out->bytes[LLMMEM_COMPONENT_RUNTIME_OVERHEAD] = j->dev.runtime;
+    out->bytes[LLMMEM_COMPONENT_WORKSPACES] = j->dev.workspaces;
     return LLMMEM_OK;
 }
 
@@ -539,14 +539,13 @@ static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmm
                                   llmmem__gen_shape *g)
 {
     const llmmem__job *j = *job;
-    llmmem__semantics sem;
     llmmem_status st;
-    const int64_t beams = llmmem__get_int(&j->s->s, LLMMEM_KEY_NUM_BEAMS);
+    const uint64_t beams = j->loop.beams;
     int loop = j->price.mode == LLMMEM_MODE_INFERENCE && llmmem__model_value(j->m, LLMMEM_KEY_NUM_PARAMETERS) == 0;
     if (loop) {
-        if ((st = llmmem__semantics_make(&sem, j->s)) != LLMMEM_OK)
+        if ((st = llmmem__semantics_check(&j->sem)) != LLMMEM_OK)
             return st;
-        loop = sem.cache != LLMMEM_CACHE_AUTO;
+        loop = j->sem.cache != LLMMEM_CACHE_AUTO;
     }
     /* num_beams is generate's beam search: nothing else runs beams, so it is not dropped silently */
     if (!loop)
@@ -556,7 +555,7 @@ static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmm
                                         "cache_implementation set) on a model with shapes; vLLM's beam width is n",
                                         (long long)beams)
                          : LLMMEM_OK;
-    if ((st = llmmem__generate_shape(g, j, &sem)) != LLMMEM_OK || (st = llmmem__generate_peak(peak, g)) != LLMMEM_OK)
+    if ((st = llmmem__generate_shape(g, j, &j->sem)) != LLMMEM_OK || (st = llmmem__generate_peak(peak, g)) != LLMMEM_OK)
         return st;
     *gj = *j;
     gj->gen = peak;
@@ -568,7 +567,7 @@ static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmm
 }
 
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given,
-                                        llmmem__trace *trace)
+                                        llmmem__act_cache *acts, llmmem__trace *trace)
 {
     llmmem__job gen_job;
     llmmem__gen_moment gen_peak;
@@ -595,13 +594,10 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             return cst;
         rc = &own;
     }
-    llmmem__act_kinds kinds_store, *kinds = NULL;
-    if (j->price.mode != LLMMEM_MODE_INFERENCE) {
-        llmmem__act_stage any = {0, 0, 0, 0, 1, 1, 1, L->t, L->et, L->c, L->sp};
-        if ((cst = llmmem__activation_kinds(&kinds_store, m, j->s, j->compute, &any)) != LLMMEM_OK)
-            return cst;
-        kinds = &kinds_store;
-    }
+    llmmem__act_kinds kinds_store;
+    const llmmem__act_kinds *kinds = NULL;
+    if (j->price.mode != LLMMEM_MODE_INFERENCE && (cst = llmmem__act_kinds_of(&kinds, &kinds_store, acts, j)) != LLMMEM_OK)
+        return cst;
     /* only a model mixing layer kinds can have middle stages of different kinds */
     const unsigned layer_kinds = m->geo.plan.n;
     const int mixed = layer_kinds > 1;
@@ -670,7 +666,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             layers.end = sr->first_layer + sr->layers;
             llmmem_status pst = step_of(&step, j, &kinds->sem, sr, ss);
             if (!pst)
-                pst = llmmem__backward_points(&bwd, NULL, NULL, j->m, j->s, kinds, &layers, &a, &step,
+                pst = llmmem__backward_points(&bwd, NULL, NULL, j->m, kinds, &layers, &a, &step,
                                               sr->bytes[LLMMEM_COMPONENT_GRADIENTS]);
             uint64_t forward = 0;
             llmmem__act_stage ends = layers; /* the stage as the trace keeps it (the timeline's) */
@@ -736,7 +732,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         }
     }
     /* host and NVMe per node: every device of a node holds as much as the most loaded rank */
-    uint64_t per_node = (uint64_t)llmmem__get_int(&j->hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
+    uint64_t per_node = j->dev.devices_per_node;
     if (!llmmem__mul(&r->host_bytes, host_best, per_node) || !llmmem__mul(&r->nvme_bytes, nvme_best, per_node))
         return overflow();
     uint64_t on[LLMMEM_LAYER_KINDS_MAX];

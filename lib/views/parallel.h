@@ -80,10 +80,11 @@ struct llmmem__trace; /* views/trace.h */
 
 /* Fills the report's stages and components for any layout, one device (t = p = d = 1) included;
  * `costs` are the layout's rank costs when the caller has them (the report's cache), else NULL;
- * for a layout whose rank is the whole model, llmmem__whole_costs's. Records the most loaded
+ * for a layout whose rank is the whole model, llmmem__whole_costs's. Training takes its layer
+ * kinds from `acts` (llmmem__act_kinds_of; NULL: made for this call). Records the most loaded
  * stage into `trace` when it is not NULL. */
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs,
-                                        struct llmmem__trace *trace);
+                                        llmmem__act_cache *acts, struct llmmem__trace *trace);
 
 
 #endif
