@@ -1,12 +1,15 @@
-/* Tests' shims for internal functions whose signatures moved to the resolved job (issue 31): each
- * keeps its old name and arguments, resolves what the job would have, and calls the new function,
- * so the tests' assertions stay as they were written. Not part of the library. */
+/* Call-site shims for the tests (issue 31, gate G4): internal functions that the library no longer
+ * has, or that now take a resolved job or plan, keep their old names and signatures here, static, so
+ * that a test file changes only an #include line. Each resolves what the library takes, then calls it.
+ * Not part of the library. */
 #ifndef LLMMEM_TEST_JOB_FIXTURE_H
 #define LLMMEM_TEST_JOB_FIXTURE_H
 
 #include <string.h>
 
 #include "views/activations.h"
+#include "views/training.h"
+#include "views/weights.h"
 
 /* llmmem__act_kinds_make on a job of the model and the strategy in a compute format (no layout,
  * no hardware: the layer kinds read neither; the stage gives the split). */
@@ -33,6 +36,46 @@ static inline llmmem_status llmmem__layers_held(uint64_t *out, const llmmem_mode
 {
     (void)s;
     return llmmem__layers_held_of(out, m, k, st, upto);
+}
+
+/* The training state of the whole model on one device, its own inventory unsplit (mode training,
+ * lora or qlora; all zero for inference): llmmem__training_state over a job priced for one device. */
+static inline llmmem_status llmmem__training_estimate(llmmem__training *out, const llmmem_model *m, const llmmem_strategy *s)
+{
+    LLMMEM_REQUIRE(out);
+    *out = (llmmem__training){0};
+    LLMMEM_REQUIRE(m);
+    LLMMEM_REQUIRE(s);
+    llmmem_status st = llmmem__model_check(m);
+    if (st || llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+        return st;
+    /* the whole model on one device: its own inventory, unsplit */
+    llmmem__job j = {.m = m, .s = s, .from_checkpoint = llmmem__weights_from_checkpoint(m, s)};
+    if ((st = llmmem__pricing_make(&j.price, m, s, 1, 1, 1)) != LLMMEM_OK)
+        return st;
+    llmmem__view v = llmmem__whole_model(m);
+    return llmmem__training_state(out, &j, &v);
+}
+
+/* Trainable parameters: in mode training every parameter outside the first frozen_layers decoder
+ * layers; in lora/qlora the adapters' A and B matrices; 0 for inference. */
+static inline llmmem_status llmmem__trainable_parameters(uint64_t *count_out, const llmmem_model *m, const llmmem_strategy *s)
+{
+    LLMMEM_REQUIRE(count_out);
+    llmmem__training t;
+    llmmem_status st = llmmem__training_estimate(&t, m, s);
+    *count_out = st ? 0 : t.trainable;
+    return st;
+}
+
+/* Bytes of the LoRA adapter weights alone (lora_format), counted in the weights component. */
+static inline llmmem_status llmmem__adapter_weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem_strategy *s)
+{
+    LLMMEM_REQUIRE(bytes_out);
+    llmmem__training t;
+    llmmem_status st = llmmem__training_estimate(&t, m, s);
+    *bytes_out = st ? 0 : t.adapter_weights;
+    return st;
 }
 
 #endif

@@ -303,6 +303,39 @@ START_TEST(inventory_partial_offload)
 }
 END_TEST
 
+/* A result handle keeps the weights it priced for its next estimate: a changed weight format or model
+ * is priced anew. Llama-3.1-8B with 16 layers offloaded: GPU 0 holds 15 layers, the head and the final
+ * norm (436,224,000, 1,050,673,152 and 8,192 bytes in bf16); fp32 doubles each. intermediate_size 7168
+ * makes a layer 2 x (2 x 4096^2 + 2 x 1024 x 4096 + 3 x 7168 x 4096 + 2 x 4096) = 260,063,232 bf16 bytes. */
+START_TEST(inventory_repriced_on_change)
+{
+    llmmem_model *m = NULL;
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_local *r = NULL;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.1-8b"));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "rtx-4090"));
+    ck_assert_ok(llmmem_hardware_set_int(hw, LLMMEM_KEY_DEVICES_PER_NODE, 1));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_N_GPU_LAYERS, 16));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_N_CTX, 4096));
+    ck_assert_ok(llmmem_local_new(&r));
+    const uint64_t head = 128256ull * 4096 * 2, gpu = 15 * 436224000ull + head + 4096 * 2;
+    ck_assert_ok(llmmem_local_estimate(r, m, NULL, hw, s));
+    ck_assert_uint_eq(llmmem_local_bytes(r, 0, LLMMEM_LOCAL_MODEL), gpu);
+    ck_assert_ok(llmmem_strategy_set_text(s, "weight_format", "fp32"));
+    ck_assert_ok(llmmem_local_estimate(r, m, NULL, hw, s));
+    ck_assert_uint_eq(llmmem_local_bytes(r, 0, LLMMEM_LOCAL_MODEL), 2 * gpu);
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_INTERMEDIATE_SIZE, 7168));
+    ck_assert_ok(llmmem_local_estimate(r, m, NULL, hw, s));
+    ck_assert_uint_eq(llmmem_local_bytes(r, 0, LLMMEM_LOCAL_MODEL), 2 * (15 * 260063232ull + head + 4096 * 2));
+    llmmem_local_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* llama-server --fit (on by default) with n_ctx and n_gpu_layers left unset, Llama-3.1-8B in bf16
  * (layer 436,224,000 bytes; embedding and head 128256 x 4096 x 2 = 1,050,673,152 each; final norm
  * 8,192; KV 32 layers x 2 x 1024 x 2 = 131,072 bytes a cell; the output device's compute buffer is
@@ -516,6 +549,7 @@ int main(void)
     tcase_add_test(tc, tensor_split_list_key);
     tcase_add_test(tc, tensor_split_as_llama_reads_it);
     tcase_add_test(tc, inventory_partial_offload);
+    tcase_add_test(tc, inventory_repriced_on_change);
     tcase_add_test(tc, fit_lowers_context_then_layers);
     suite_add_tcase(s, tc);
     TCase *bounds = tcase_create("bounds");

@@ -2,7 +2,7 @@
  * against values derived by hand from the papers and framework code each test names. */
 #include <string.h>
 
-#include "views/training.h"
+#include "job_fixture.h"
 #include "unit.h"
 
 /* Llama-2-7B (meta-llama/Llama-2-7b-hf config.json): hidden 4096, intermediate 11008, 32 layers,

@@ -8,13 +8,11 @@
  * Sizes are integers from whole ggml blocks; the layer placement reproduces llama.cpp's float
  * split points, since that is what decides where a layer goes. No allocation, no I/O.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "readers/checkpoint.h"
 #include "views/kv.h"
 #include "engines/local.h"
-#include "views/rank.h"
 
 /* ---- cache types -------------------------------------------------------------------------------- */
 
@@ -188,14 +186,14 @@ static int layer_gpu(const placement *p, const float *splits, uint64_t il)
     return g < p->gpus ? (int)g : (int)p->gpus - 1;
 }
 
-static llmmem_status place(placement *p, const llmmem__geometry *a, const llmmem_hardware *hw,
+static llmmem_status place(placement *p, const llmmem__geometry *a, const llmmem__llama_job *j,
                            const llmmem__llama_settings *ls)
 {
     memset(p, 0, sizeof *p);
-    uint64_t devices = llmmem__local_gpus(hw); /* backend cpu: none, every layer on the CPU */
-    if ((uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_NUM_NODES) > 1)
+    uint64_t devices = j->gpus; /* backend cpu: none, every layer on the CPU */
+    if (j->num_nodes > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "local inference runs on one machine: num_nodes (%llu) must be 1",
-                            (unsigned long long)llmmem__get_int(&hw->s, LLMMEM_KEY_NUM_NODES));
+                            (unsigned long long)j->num_nodes);
     if (devices > LLMMEM__LOCAL_GPUS)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "llama.cpp uses at most %d GPUs (LLAMA_MAX_DEVICES); the hardware "
                             "has devices_per_node %llu", LLMMEM__LOCAL_GPUS, (unsigned long long)devices);
@@ -247,17 +245,28 @@ static void split_points(float *splits, const placement *p, const llmmem__llama_
         splits[g] /= sum;
 }
 
+/* Each GPU's decoder layers. From i_gpu_start on, layer_gpu is a GPU and never decreases with il (a
+ * float quotient of a growing numerator, then upper_bound), so each GPU holds one run of layers:
+ * its end is found by bisection instead of asking every layer. */
 static void assign_layers(placement *p, const float *splits, uint64_t n_layer)
 {
     for (size_t g = 0; g < p->gpus; g++)
         p->first[g] = p->end[g] = 0;
-    for (uint64_t il = 0; il < n_layer; il++) {
-        int g = layer_gpu(p, splits, il);
-        if (g < 0)
-            continue;
-        if (p->first[g] == p->end[g])
+    uint64_t il = p->n_gpu_layers ? p->i_gpu_start : n_layer;
+    for (size_t g = 0; g < p->gpus && il < n_layer; g++) {
+        uint64_t lo = il, hi = n_layer; /* the first layer past GPU g */
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (layer_gpu(p, splits, mid) > (int)g)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (lo > il) {
             p->first[g] = il;
-        p->end[g] = il + 1;
+            p->end[g] = lo;
+        }
+        il = lo;
     }
     p->output_gpu = layer_gpu(p, splits, n_layer);
 }
@@ -342,25 +351,26 @@ static llmmem_status gguf_weights(uint64_t *model, int *experts_moved, const str
 /* The same from the model's inventory in the strategy's weight format: each GPU's layers, the
  * embedding on the CPU, the final norm and head with the output layer (a tied head is a copy of
  * the embedding there, as llama.cpp duplicates it). */
-static llmmem_status inventory_weights(uint64_t *model, int *experts_moved, const llmmem_model *m,
-                                       const llmmem_strategy *s, const placement *p, const llmmem__llama_settings *ls,
-                                       uint64_t n_layer)
+static llmmem_status inventory_weights(uint64_t *model, int *experts_moved, llmmem__llama_job *j, const placement *p,
+                                       const llmmem__llama_settings *ls, uint64_t n_layer)
 {
     acc A = {0};
     const size_t host = p->gpus;
     uint64_t b;
-    llmmem_status st;
+    const llmmem__rank_weights *w;
+    llmmem_status st = llmmem__llama_weights(&w, j);
+    if (st)
+        return st;
     for (size_t g = 0; g < p->gpus; g++) {
         if (p->first[g] == p->end[g])
             continue;
-        if ((st = llmmem__rank_weight_bytes(&b, m, s, 1, p->first[g], p->end[g], 0, 0)) != LLMMEM_OK)
+        if ((st = llmmem__rank_weights_sum(&b, w, p->first[g], p->end[g], 0, 0, -1)) != LLMMEM_OK)
             return st;
         model[g] = add(&A, model[g], b);
         /* --n-cpu-moe: the experts of this GPU's layers below n_cpu_moe move to the CPU */
         uint64_t cpu_end = ls->n_cpu_moe < p->end[g] ? ls->n_cpu_moe : p->end[g];
         if (cpu_end > p->first[g]) {
-            if ((st = llmmem__rank_group_weight_bytes(&b, m, s, 1, p->first[g], cpu_end, 0, 0,
-                                                      LLMMEM_PARAMS_EXPERTS)) != LLMMEM_OK)
+            if ((st = llmmem__rank_weights_sum(&b, w, p->first[g], cpu_end, 0, 0, LLMMEM_PARAMS_EXPERTS)) != LLMMEM_OK)
                 return st;
             model[g] -= b;
             model[host] = add(&A, model[host], b);
@@ -369,21 +379,20 @@ static llmmem_status inventory_weights(uint64_t *model, int *experts_moved, cons
     }
     /* the CPU's layers: those below i_gpu_start */
     if (p->i_gpu_start) {
-        if ((st = llmmem__rank_weight_bytes(&b, m, s, 1, 0, p->i_gpu_start, 0, 0)) != LLMMEM_OK)
+        if ((st = llmmem__rank_weights_sum(&b, w, 0, p->i_gpu_start, 0, 0, -1)) != LLMMEM_OK)
             return st;
         model[host] = add(&A, model[host], b);
     }
-    if ((st = llmmem__rank_weight_bytes(&b, m, s, 1, 0, 0, 1, 0)) != LLMMEM_OK) /* the input layer */
+    if ((st = llmmem__rank_weights_sum(&b, w, 0, 0, 1, 0, -1)) != LLMMEM_OK) /* the input layer */
         return st;
     model[host] = add(&A, model[host], b);
-    if ((st = llmmem__rank_weight_bytes(&b, m, s, 1, n_layer, n_layer, 0, 1)) != LLMMEM_OK) /* the output layer */
+    if ((st = llmmem__rank_weights_sum(&b, w, n_layer, n_layer, 0, 1, -1)) != LLMMEM_OK) /* the output layer */
         return st;
     size_t out_dev = p->output_gpu < 0 ? host : (size_t)p->output_gpu;
-    if (out_dev == host && llmmem__model_value(m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS)) {
+    if (out_dev == host && llmmem__model_value(j->m, LLMMEM_KEY_TIE_WORD_EMBEDDINGS)) {
         /* on the CPU the tied head is the mapped embedding itself: the final norm alone is new */
         uint64_t head;
-        if ((st = llmmem__rank_group_weight_bytes(&head, m, s, 1, n_layer, n_layer, 0, 1, LLMMEM_PARAMS_EMBEDDING)) !=
-            LLMMEM_OK)
+        if ((st = llmmem__rank_weights_sum(&head, w, n_layer, n_layer, 0, 1, LLMMEM_PARAMS_EMBEDDING)) != LLMMEM_OK)
             return st;
         b -= head;
     }
@@ -451,16 +460,16 @@ static uint64_t input_work(acc *A, const llmmem__geometry *a, uint64_t T, uint64
 
 /* ---- every buffer -------------------------------------------------------------------------------- */
 
-/* ggml's device names: ggml-cuda "CUDA%d" (the ROCm build is ggml-cuda under HIP: "ROCm%d"),
- * ggml-metal "MTL%d", ggml-vulkan "Vulkan%d" */
-static const char *backend_prefix(const llmmem_hardware *hw)
+void llmmem__ggml_device_name(char *dst, size_t size, const char *prefix, unsigned index)
 {
-    switch (llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND)) {
-    case LLMMEM_BACKEND_ROCM: return "ROCm";
-    case LLMMEM_BACKEND_METAL: return "MTL";
-    case LLMMEM_BACKEND_VULKAN: return "Vulkan";
-    default: return "CUDA";
-    }
+    size_t n = strlen(prefix); /* "CUDA", "ROCm", "MTL", "Vulkan": with two digits, below 12 */
+    if (n + 3 > size)
+        n = size - 3;
+    memcpy(dst, prefix, n);
+    if (index >= 10)
+        dst[n++] = (char)('0' + index / 10 % 10);
+    dst[n++] = (char)('0' + index % 10);
+    dst[n] = '\0';
 }
 
 llmmem_status llmmem__llama_check(const llmmem__geometry **shape, const llmmem_model *m, const llmmem__llama_settings *ls)
@@ -482,19 +491,16 @@ llmmem_status llmmem__llama_check(const llmmem__geometry **shape, const llmmem_m
     return LLMMEM_OK;
 }
 
-llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model *m, const struct llmmem_checkpoint *ck,
-                                    const llmmem_hardware *hw, const llmmem_strategy *s,
-                                    const llmmem__llama_settings *ls)
+llmmem_status llmmem__llama_buffers(struct llmmem_local *out, llmmem__llama_job *j, const llmmem__llama_settings *ls)
 {
-    const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__llama_check(&a, m, ls);
-    if (st)
-        return st;
+    const llmmem__geometry *a = j->shape;
+    const llmmem_model *m = j->m;
+    llmmem_status st;
     context c;
     rows r;
     placement p;
     if ((st = resolve_context(&c, a, m, ls)) != LLMMEM_OK || (st = cache_rows(&r, a, ls)) != LLMMEM_OK ||
-        (st = place(&p, a, hw, ls)) != LLMMEM_OK)
+        (st = place(&p, a, j, ls)) != LLMMEM_OK)
         return st;
     float splits[LLMMEM__LOCAL_GPUS] = {0};
     split_points(splits, &p, ls);
@@ -504,13 +510,13 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model
     const size_t host = p.gpus;
     out->devices = p.gpus + 1;
     for (size_t g = 0; g < p.gpus; g++)
-        snprintf(out->device_name[g], sizeof out->device_name[g], "%s%u", backend_prefix(hw), p.gpu_id[g]);
-    snprintf(out->device_name[host], sizeof out->device_name[host], "CPU");
+        llmmem__ggml_device_name(out->device_name[g], sizeof out->device_name[g], j->prefix, p.gpu_id[g]);
+    memcpy(out->device_name[host], "CPU", 4);
 
     uint64_t model[LLMMEM__LOCAL_DEVICES] = {0};
     int experts_moved = 0;
-    st = ck ? gguf_weights(model, &experts_moved, ck, &p, ls, a->layers)
-            : inventory_weights(model, &experts_moved, m, s, &p, ls, a->layers);
+    st = j->ck ? gguf_weights(model, &experts_moved, j->ck, &p, ls, a->layers)
+               : inventory_weights(model, &experts_moved, j, &p, ls, a->layers);
     if (st)
         return st;
 

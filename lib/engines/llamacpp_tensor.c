@@ -156,16 +156,13 @@ static uint64_t plan_block(const llmmem__weight_plan *plan, int group)
 
 /* The weights of the meta device split per GPU, from the inventory in the strategy's formats: the
  * classes on the GPU layers [first, n_layer) and, with `output`, the final norm and head. */
-static llmmem_status inventory_split(uint64_t *model, const llmmem_model *m, const llmmem_strategy *s,
+static llmmem_status inventory_split(uint64_t *model, const llmmem_model *m, const llmmem__weight_plan *wp,
                                      const splitter *sp, uint64_t first, int output)
 {
     const llmmem__geometry *a = &m->geo;
-    llmmem__weight_plan plan;
-    llmmem_status st = llmmem__weight_plan_make(&plan, m, s);
-    if (st)
-        return st;
+    llmmem_status st;
     uint64_t g_q, g_kv;
-    attention_granularity(&g_q, &g_kv, a, plan_block(&plan, LLMMEM_PARAMS_ATTENTION), sp->n);
+    attention_granularity(&g_q, &g_kv, a, plan_block(wp, LLMMEM_PARAMS_ATTENTION), sp->n);
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i];
         llmmem__inventory one;
@@ -193,7 +190,7 @@ static llmmem_status inventory_split(uint64_t *model, const llmmem_model *m, con
         one.t[0].active_count = one.t[0].count;
         llmmem__view v = {&one, first, a->layers};
         uint64_t bytes;
-        if ((st = llmmem__view_weight_bytes(&bytes, &v, &plan)) != LLMMEM_OK)
+        if ((st = llmmem__view_weight_bytes(&bytes, &v, wp)) != LLMMEM_OK)
             return st;
         part pt = one.t[0].split == LLMMEM_SPLIT_REPLICATED && t->group != LLMMEM_PARAMS_ATTENTION
                       ? PART_MIRRORED : class_part(t);
@@ -208,11 +205,11 @@ static llmmem_status inventory_split(uint64_t *model, const llmmem_model *m, con
             uint64_t width = t->group == LLMMEM_PARAMS_EXPERTS          ? a->ffn_expert
                              : t->group == LLMMEM_PARAMS_SHARED_EXPERTS ? a->ffn_shared
                                                                         : a->ffn;
-            ok = share_bytes(model, sp, bytes, width, lcm(plan_block(&plan, t->group), 128), layers, rotation);
+            ok = share_bytes(model, sp, bytes, width, lcm(plan_block(wp, t->group), 128), layers, rotation);
         } else if (pt == PART_STATE) {
             ok = share_bytes(model, sp, bytes, a->gdn_v_heads, 1, layers, rotation); /* even: checked divisible */
         } else {
-            ok = share_bytes(model, sp, bytes, a->vocab, plan_block(&plan, LLMMEM_PARAMS_LM_HEAD), 0, rotation);
+            ok = share_bytes(model, sp, bytes, a->vocab, plan_block(wp, LLMMEM_PARAMS_LM_HEAD), 0, rotation);
         }
         if (!ok)
             return llmmem__fail(LLMMEM_ERR_OVERFLOW, "the weights of a GPU exceed 64 bits");
@@ -277,12 +274,13 @@ static llmmem_status gguf_split(uint64_t *model, const struct llmmem_checkpoint 
     return ok ? LLMMEM_OK : llmmem__fail(LLMMEM_ERR_OVERFLOW, "the GGUF's tensor bytes exceed 64 bits");
 }
 
-llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, const llmmem_model *m,
-                                           const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
-                                           const llmmem_strategy *s, const llmmem__llama_settings *ls)
+llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, llmmem__llama_job *j)
 {
+    const llmmem_model *m = j->m;
+    const struct llmmem_checkpoint *ck = j->ck;
+    const llmmem__llama_settings *ls = &j->ls;
     const llmmem__geometry *a = &m->geo;
-    uint64_t gpus = llmmem__local_gpus(hw);
+    uint64_t gpus = j->gpus;
     if (gpus == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "split_mode tensor splits across GPUs; the hardware has none");
     if (gpus > META_MAX_DEVICES)
@@ -325,7 +323,7 @@ llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, const llmme
     one.split_mode = LLMMEM_SPLIT_MODE_NONE;
     one.main_gpu = 0;
     one.n_split = 0;
-    llmmem_status st = llmmem__llama_buffers(out, m, ck, hw, s, &one);
+    llmmem_status st = llmmem__llama_buffers(out, j, &one);
     if (st)
         return st;
     const size_t meta = 0, host = 1;
@@ -335,23 +333,23 @@ llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, const llmme
     uint64_t gpu_layers = out->layers[meta], host_layers = out->layers[host];
     uint64_t first = a->layers - gpu_layers;
     int output = out->v[LLMMEM_LOCAL_N_GPU_LAYERS] == a->layers + 1;
-    char prefix[12];
-    snprintf(prefix, sizeof prefix, "%s", out->device_name[meta]);
-    prefix[strcspn(prefix, "0123456789")] = '\0';
 
     uint64_t model[LLMMEM__LOCAL_GPUS] = {0}, kv[LLMMEM__LOCAL_GPUS] = {0};
+    const llmmem__rank_weights *w;
     if (gpu_layers || output) {
-        st = ck ? gguf_split(model, ck, a, &sp, first, output) : inventory_split(model, m, s, &sp, first, output);
+        if (ck)
+            st = gguf_split(model, ck, a, &sp, first, output);
+        else if ((st = llmmem__llama_weights(&w, j)) == LLMMEM_OK)
+            st = inventory_split(model, m, &w->plan, &sp, first, output);
         if (st)
             return st;
     }
     /* the KV cache of the GPU layers, split on its rows (cache_k_l / cache_v_l axis 0, the reference
      * attn_output's granularity); with offload_kqv off it stays on the host as one buffer */
     if (ls->offload_kqv && meta_bytes[LLMMEM_LOCAL_KV]) {
-        llmmem__weight_plan plan;
-        if ((st = llmmem__weight_plan_make(&plan, m, s)) != LLMMEM_OK)
+        if ((st = llmmem__llama_weights(&w, j)) != LLMMEM_OK)
             return st;
-        uint64_t blck = plan_block(&plan, LLMMEM_PARAMS_ATTENTION), g_q, g_kv;
+        uint64_t blck = plan_block(&w->plan, LLMMEM_PARAMS_ATTENTION), g_q, g_kv;
         if (ck)
             for (size_t i = 0; i < ck->n_tensors; i++)
                 if (strstr(ck->tensors[i].name, ".attn_output.weight"))
@@ -383,7 +381,7 @@ llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, const llmme
 
     out->devices = sp.n + 1;
     for (size_t d = 0; d < sp.n; d++) {
-        snprintf(out->device_name[d], sizeof out->device_name[d], "%.8s%u", prefix, (unsigned)(d % 100));
+        llmmem__ggml_device_name(out->device_name[d], sizeof out->device_name[d], j->prefix, (unsigned)(d % 100));
         out->bytes[d][LLMMEM_LOCAL_MODEL] = model[d];
         out->bytes[d][LLMMEM_LOCAL_KV] = kv[d]; /* offload_kqv off: the meta layout put it on the host */
         out->bytes[d][LLMMEM_LOCAL_RECURRENT] = meta_bytes[LLMMEM_LOCAL_RECURRENT] / sp.n;
@@ -391,7 +389,7 @@ llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, const llmme
         out->bytes[d][LLMMEM_LOCAL_OUTPUT] = 0;
         out->layers[d] = gpu_layers;
     }
-    snprintf(out->device_name[sp.n], sizeof out->device_name[sp.n], "CPU");
+    memcpy(out->device_name[sp.n], "CPU", 4);
     memcpy(out->bytes[sp.n], host_bytes, sizeof host_bytes);
     out->layers[sp.n] = host_layers;
     out->v[LLMMEM_LOCAL_GPUS] = sp.n;

@@ -3,7 +3,6 @@
  * buffers of every device (llamacpp.c), whether each device holds its part with the margin left,
  * the JSON view, and the solvers that search one setting for the largest value that fits.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,10 +25,22 @@ static int64_t sv(const llmmem_strategy *s, llmmem_key key)
 
 /* ---- settings ---------------------------------------------------------------------------------- */
 
-llmmem_status llmmem__llama_settings_of(llmmem__llama_settings *out, const llmmem_model *m,
-                                        const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
-                                        const llmmem_strategy *s)
+/* ggml's device names: ggml-cuda "CUDA%d" (the ROCm build is ggml-cuda under HIP: "ROCm%d"),
+ * ggml-metal "MTL%d", ggml-vulkan "Vulkan%d" */
+static const char *backend_prefix(int64_t backend)
 {
+    switch (backend) {
+    case LLMMEM_BACKEND_ROCM: return "ROCm";
+    case LLMMEM_BACKEND_METAL: return "MTL";
+    case LLMMEM_BACKEND_VULKAN: return "Vulkan";
+    default: return "CUDA";
+    }
+}
+
+/* The strategy's llama.cpp keys as llama.cpp resolves them, or ollama's resolved into them. */
+static llmmem_status settings_of(llmmem__llama_job *j, const llmmem_strategy *s)
+{
+    llmmem__llama_settings *out = &j->ls;
     memset(out, 0, sizeof *out);
     int64_t engine = sv(s, LLMMEM_KEY_ENGINE);
     if (engine == LLMMEM_ENGINE_VLLM)
@@ -59,7 +70,7 @@ llmmem_status llmmem__llama_settings_of(llmmem__llama_settings *out, const llmme
     out->n_split = (size_t)sv(s, LLMMEM_KEY_TENSOR_SPLIT);
     memcpy(out->split, s->tensor_split, sizeof out->split);
     if (out->engine == LLMMEM_ENGINE_OLLAMA)
-        return llmmem__ollama_settings(out, m, ck, hw, s);
+        return llmmem__ollama_settings(j);
     /* common/fit.cpp common_params_fit_impl: the context only when the user left -c 0, the layers
      * only when -ngl, -ts and -ot (n_cpu_moe's overrides) were left alone */
     int fit = sv(s, LLMMEM_KEY_FIT) != 0;
@@ -69,6 +80,28 @@ llmmem_status llmmem__llama_settings_of(llmmem__llama_settings *out, const llmme
     out->fit_ctx = fit && out->n_ctx == 0;
     out->fit = fit && out->n_gpu_layers < 0 && out->n_split == 0 && out->n_cpu_moe == 0;
     return LLMMEM_OK;
+}
+
+llmmem_status llmmem__llama_resolve(llmmem__llama_job *j, llmmem__rank_weights *weights, const llmmem_model *m,
+                                    const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
+                                    const llmmem_strategy *s)
+{
+    j->weights = weights;
+    j->m = m;
+    j->ck = ck;
+    j->s = s;
+    j->shape = NULL;
+    j->priced = 0;
+    const int64_t backend = j->backend = llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND);
+    j->gpus = backend == LLMMEM_BACKEND_CPU ? 0 : (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
+    j->num_nodes = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_NUM_NODES);
+    j->memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    j->overhead = llmmem__runtime_overhead(hw, 0);
+    j->host_memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_HOST_MEMORY_BYTES);
+    j->unified = llmmem__get_int(&hw->s, LLMMEM_KEY_UNIFIED_MEMORY) != 0;
+    j->prefix = backend_prefix(backend);
+    llmmem_status st = settings_of(j, s);
+    return st ? st : llmmem__llama_check(&j->shape, m, &j->ls);
 }
 
 /* ---- the result ------------------------------------------------------------------------------- */
@@ -107,18 +140,16 @@ int llmmem_local_valid(const llmmem_local *local)
  * says nothing of the machine it is in) is taken to hold what llama.cpp keeps on the CPU whatever
  * the offload (token_embd, the graph's inputs, the output buffer), and nothing more: when part of
  * the layers stays there, whether it fits is unknown, and the verdict is not "fits" (HOST_UNKNOWN). */
-static void judge(llmmem_local *r, const llmmem_hardware *hw, const llmmem__llama_settings *ls)
+static void judge(llmmem_local *r, const llmmem__llama_job *j)
 {
     const size_t host = r->devices - 1;
-    uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    uint64_t overhead = llmmem__runtime_overhead(hw, 0);
-    uint64_t host_memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_HOST_MEMORY_BYTES);
+    const uint64_t memory = j->memory, overhead = j->overhead, host_memory = j->host_memory;
     uint64_t gpu_total = 0, shortfall = 0;
     int fits = 1;
     for (size_t d = 0; d < r->devices; d++) {
         uint64_t total = llmmem_local_device_total(r, d);
         if (d < host) {
-            uint64_t reserved = overhead + ls->margin; /* both below 2^51 */
+            uint64_t reserved = overhead + j->ls.margin; /* both below 2^51 */
             r->capacity[d] = memory > reserved ? memory - reserved : 0;
             gpu_total += total; /* each below 2^64 / 17: checked by the estimate */
         } else {
@@ -132,8 +163,7 @@ static void judge(llmmem_local *r, const llmmem_hardware *hw, const llmmem__llam
             }
         }
     }
-    int unified = llmmem__get_int(&hw->s, LLMMEM_KEY_UNIFIED_MEMORY) != 0;
-    if (unified && host_memory) {
+    if (j->unified && host_memory) {
         uint64_t all = gpu_total + llmmem_local_device_total(r, host);
         if (all > host_memory) {
             fits = 0;
@@ -149,21 +179,16 @@ static void judge(llmmem_local *r, const llmmem_hardware *hw, const llmmem__llam
     r->v[LLMMEM_LOCAL_SHORTFALL] = shortfall;
 }
 
-/* The buffers and the verdict for resolved settings, into `out` (valid left to the caller). */
-static llmmem_status layout(llmmem_local *out, const llmmem_model *model, const llmmem_checkpoint *gguf,
-                            const llmmem_hardware *hw, const llmmem_strategy *strategy,
-                            const llmmem__llama_settings *ls)
+/* The buffers and the verdict for the resolved job, into `out` (valid left to the caller). */
+static llmmem_status layout(llmmem_local *out, llmmem__llama_job *j)
 {
     memset(out->v, 0, sizeof out->v);
     memset(out->bytes, 0, sizeof out->bytes);
     memset(out->capacity, 0, sizeof out->capacity);
     memset(out->layers, 0, sizeof out->layers);
     /* split_mode tensor: one meta device split across the GPUs (llamacpp_tensor.c) */
-    const llmmem__geometry *shape;
-    llmmem_status st = llmmem__llama_check(&shape, model, ls);
-    if (st == LLMMEM_OK)
-        st = ls->split_mode == LLMMEM_SPLIT_MODE_TENSOR ? llmmem__llama_tensor_buffers(out, model, gguf, hw, strategy, ls)
-                                                        : llmmem__llama_buffers(out, model, gguf, hw, strategy, ls);
+    llmmem_status st = j->ls.split_mode == LLMMEM_SPLIT_MODE_TENSOR ? llmmem__llama_tensor_buffers(out, j)
+                                                                    : llmmem__llama_buffers(out, j, &j->ls);
     if (st)
         return st;
     uint64_t kv = 0, rs = 0;
@@ -179,7 +204,7 @@ static llmmem_status layout(llmmem_local *out, const llmmem_model *model, const 
     }
     out->v[LLMMEM_LOCAL_KV_BYTES] = kv;
     out->v[LLMMEM_LOCAL_RECURRENT_BYTES] = rs;
-    judge(out, hw, ls);
+    judge(out, j);
     return LLMMEM_OK;
 }
 
@@ -209,15 +234,14 @@ static void fit_apply(llmmem__llama_settings *ls, fit_knob knob, uint64_t v)
 /* The largest v in [lo, hi] whose layout leaves every GPU its margin, lo when none above it does;
  * `out` ends with that layout. Fitting is monotone in both knobs: fewer layers or cells never take
  * more of a GPU. The search reuses `out` and allocates nothing. */
-static llmmem_status fit_search(llmmem_local *out, const llmmem_model *model, const llmmem_checkpoint *gguf,
-                                const llmmem_hardware *hw, const llmmem_strategy *strategy,
-                                llmmem__llama_settings *ls, fit_knob knob, uint64_t lo, uint64_t hi)
+static llmmem_status fit_search(llmmem_local *out, llmmem__llama_job *j, fit_knob knob, uint64_t lo, uint64_t hi)
 {
+    llmmem__llama_settings *ls = &j->ls;
     llmmem_status st;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
         fit_apply(ls, knob, mid);
-        if ((st = layout(out, model, gguf, hw, strategy, ls)) != LLMMEM_OK)
+        if ((st = layout(out, j)) != LLMMEM_OK)
             return st;
         if (gpus_fit(out))
             lo = mid;
@@ -225,7 +249,7 @@ static llmmem_status fit_search(llmmem_local *out, const llmmem_model *model, co
             hi = mid - 1;
     }
     fit_apply(ls, knob, lo);
-    return layout(out, model, gguf, hw, strategy, ls);
+    return layout(out, j);
 }
 
 /*
@@ -240,16 +264,15 @@ static llmmem_status fit_search(llmmem_local *out, const llmmem_model *model, co
  * included. With several GPUs it can offload a layer fewer than fit, and for a MoE model it keeps
  * fewer weights on the GPUs than fit does (doc/ollama.md).
  */
-static llmmem_status llama_fit_gpu_layers(llmmem_local *out, const llmmem_model *model, const llmmem_checkpoint *gguf,
-                                          const llmmem_hardware *hw, const llmmem_strategy *strategy,
-                                          llmmem__llama_settings *ls)
+static llmmem_status llama_fit_gpu_layers(llmmem_local *out, llmmem__llama_job *j)
 {
+    llmmem__llama_settings *ls = &j->ls;
     ls->n_gpu_layers = -1;
-    llmmem_status st = layout(out, model, gguf, hw, strategy, ls);
+    llmmem_status st = layout(out, j);
     if (st || gpus_fit(out))
         return st;
     /* n_layer + 1 (all) does not fit */
-    return fit_search(out, model, gguf, hw, strategy, ls, FIT_LAYERS, 0, out->v[LLMMEM_LOCAL_N_LAYER]);
+    return fit_search(out, j, FIT_LAYERS, 0, out->v[LLMMEM_LOCAL_N_LAYER]);
 }
 
 /*
@@ -260,18 +283,17 @@ static llmmem_status llama_fit_gpu_layers(llmmem_local *out, const llmmem_model 
  * lands on the same multiple of 256 since the buffers grow with the context.
  * Source: llama.cpp common/fit.cpp common_params_fit_impl (step 2), src/llama.cpp at a5bb8ba.
  */
-static llmmem_status llama_fit_context(llmmem_local *out, const llmmem_model *model, const llmmem_checkpoint *gguf,
-                                       const llmmem_hardware *hw, const llmmem_strategy *strategy,
-                                       llmmem__llama_settings *ls)
+static llmmem_status llama_fit_context(llmmem_local *out, llmmem__llama_job *j)
 {
-    llmmem_status st = layout(out, model, gguf, hw, strategy, ls);
+    llmmem__llama_settings *ls = &j->ls;
+    llmmem_status st = layout(out, j);
     uint64_t train = out->v[LLMMEM_LOCAL_N_CTX];
     if (st || gpus_fit(out) || train <= FIT_MIN_CTX)
         return st;
     ls->n_ctx = FIT_MIN_CTX;
-    if ((st = layout(out, model, gguf, hw, strategy, ls)) != LLMMEM_OK || !gpus_fit(out))
+    if ((st = layout(out, j)) != LLMMEM_OK || !gpus_fit(out))
         return st;
-    return fit_search(out, model, gguf, hw, strategy, ls, FIT_CONTEXT, FIT_MIN_CTX / FIT_CTX_STEP,
+    return fit_search(out, j, FIT_CONTEXT, FIT_MIN_CTX / FIT_CTX_STEP,
                       train / FIT_CTX_STEP);
 }
 
@@ -288,18 +310,17 @@ llmmem_status llmmem_local_estimate(llmmem_local *out, const llmmem_model *model
                             "header (llmmem_checkpoint_from_gguf); this one is a safetensors header");
     if (llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES) == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "the hardware's memory_bytes is not set");
-    llmmem__llama_settings ls;
-    llmmem_status st = llmmem__llama_settings_of(&ls, model, gguf, hw, strategy);
+    llmmem__llama_job j;
+    llmmem_status st = llmmem__llama_resolve(&j, &out->weights, model, gguf, hw, strategy);
     if (st)
         return st;
-    if (ls.fit_ctx && (st = llama_fit_context(out, model, gguf, hw, strategy, &ls)) != LLMMEM_OK)
+    if (j.ls.fit_ctx && (st = llama_fit_context(out, &j)) != LLMMEM_OK)
         return st;
-    st = ls.fit ? llama_fit_gpu_layers(out, model, gguf, hw, strategy, &ls)
-                : layout(out, model, gguf, hw, strategy, &ls);
+    st = j.ls.fit ? llama_fit_gpu_layers(out, &j) : layout(out, &j);
     if (st)
         return st;
-    snprintf(out->model_name, sizeof out->model_name, "%s", llmmem_model_name(model));
-    snprintf(out->hardware_name, sizeof out->hardware_name, "%s", llmmem_hardware_name(hw));
+    llmmem__copy_name(out->model_name, llmmem_model_name(model));
+    llmmem__copy_name(out->hardware_name, llmmem_hardware_name(hw));
     out->valid = 1;
     return LLMMEM_OK;
 }

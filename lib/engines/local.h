@@ -3,7 +3,7 @@
 #ifndef LLMMEM_LOCAL_H
 #define LLMMEM_LOCAL_H
 
-#include "base/internal.h"
+#include "views/rank.h"
 
 #define LLMMEM__LOCAL_GPUS LLMMEM__LIST_MAX          /* llama.cpp's LLAMA_MAX_DEVICES */
 #define LLMMEM__LOCAL_DEVICES (LLMMEM__LOCAL_GPUS + 1) /* the GPUs, then the host */
@@ -44,44 +44,72 @@ struct llmmem_local {
     uint64_t layers[LLMMEM__LOCAL_DEVICES];
     int host_holds_layers;       /* the host holds part of the layers: their weights or cache, the output, experts */
     llmmem_ggml_cache_type type_k, type_v;
+    llmmem__rank_weights weights; /* the last estimate's weights by class, kept for the next (llmmem__llama_weights) */
 };
 
-/* The strategy's llama.cpp keys as llama.cpp resolves them (engine llama.cpp), or ollama's keys
- * resolved into them (engine ollama, ollama.c). The hardware (and the GGUF, whose size ollama's
- * scheduler predicts with; NULL: the inventory's) gives ollama its defaults. */
-llmmem_status llmmem__llama_settings_of(llmmem__llama_settings *out, const llmmem_model *m,
-                                        const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
-                                        const llmmem_strategy *s);
-/* ollama's defaults and names resolved into llama.cpp's settings (ollama.c); `out` holds the
+/* One local estimate resolved once (local.c llmmem__llama_resolve): llama.cpp's settings, the
+ * hardware's facts, the cache shape llama.cpp accepted, and the inventory's weights by class,
+ * priced when first needed (where the estimate meets the weight plan's errors) into the result
+ * handle, which keeps them for its next estimate of the same model and plan. Layout and every
+ * --fit probe read it; --fit changes ls.n_gpu_layers and ls.n_ctx alone. */
+typedef struct llmmem__llama_job {
+    const llmmem_model *m;
+    const struct llmmem_checkpoint *ck; /* the GGUF, or NULL: the inventory's weights */
+    const llmmem_strategy *s;           /* read by the weight plan alone, when the weights are first priced */
+    llmmem__llama_settings ls;
+    const llmmem__geometry *shape;      /* llmmem__llama_check's */
+    int64_t backend;
+    uint64_t gpus;                      /* devices_per_node of its one node, none with backend cpu */
+    uint64_t num_nodes, memory, overhead, host_memory;
+    int unified;
+    const char *prefix;                 /* ggml's device names */
+    int priced;                         /* `weights` made, or `price_status` failed */
+    llmmem_status price_status;
+    llmmem__rank_weights *weights;      /* one rank of one way, the whole tensors: the result handle's */
+} llmmem__llama_job;
+
+/* Resolves a local estimate: the strategy's llama.cpp keys as llama.cpp resolves them (engine
+ * llama.cpp), or ollama's keys resolved into them (engine ollama, ollama.c), then what llama.cpp
+ * refuses of the model and settings (llmmem__llama_check). The hardware (and the GGUF, whose size
+ * ollama's scheduler predicts with; NULL: the inventory's) gives ollama its defaults. The weights by
+ * class go to `weights` (the result handle's). */
+llmmem_status llmmem__llama_resolve(llmmem__llama_job *j, llmmem__rank_weights *weights, const llmmem_model *m,
+                                    const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
+                                    const llmmem_strategy *s);
+/* ollama's defaults and names resolved into llama.cpp's settings (ollama.c); `j->ls` holds the
  * llama.cpp keys' values first. */
-llmmem_status llmmem__ollama_settings(llmmem__llama_settings *out, const llmmem_model *m,
-                                      const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
-                                      const llmmem_strategy *s);
+llmmem_status llmmem__ollama_settings(llmmem__llama_job *j);
+
+/* The weights by class of a resolved job, priced at the first call (inline: the engines that read
+ * them and local.c, which resolves the job, do not call each other). */
+static inline llmmem_status llmmem__llama_weights(const llmmem__rank_weights **out, llmmem__llama_job *j)
+{
+    if (!j->priced) {
+        llmmem__weight_plan plan;
+        j->price_status = llmmem__weight_plan_make(&plan, j->m, j->s);
+        if (j->price_status == LLMMEM_OK)
+            llmmem__rank_weights_keep(j->weights, j->m, &plan, 1);
+        j->priced = 1;
+    }
+    *out = j->weights;
+    return j->price_status;
+}
 
 /* What llama.cpp refuses of a model and settings before it allocates (llamacpp.c): cross-attention,
  * typed caches, state layers of two kinds, a quantized V cache without flash attention; the model's
  * cache shape in *shape. */
 llmmem_status llmmem__llama_check(const llmmem__geometry **shape, const llmmem_model *m, const llmmem__llama_settings *ls);
 
-/* Every buffer of every device for resolved settings, split_mode none, layer or row (llamacpp.c);
- * fills `out` (valid set by the caller). */
-llmmem_status llmmem__llama_buffers(struct llmmem_local *out, const llmmem_model *m, const struct llmmem_checkpoint *ck,
-                                    const llmmem_hardware *hw, const llmmem_strategy *s,
-                                    const llmmem__llama_settings *ls);
+/* Every buffer of every device for settings `ls` (the job's, or split_mode tensor's meta device),
+ * split_mode none, layer or row (llamacpp.c); fills `out` (valid set by the caller). */
+llmmem_status llmmem__llama_buffers(struct llmmem_local *out, llmmem__llama_job *j, const llmmem__llama_settings *ls);
 
 /* The same under split_mode tensor (llamacpp_tensor.c): the layout of one meta device, then each tensor
  * split across the GPUs or mirrored on each. */
-llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, const llmmem_model *m,
-                                           const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
-                                           const llmmem_strategy *s, const llmmem__llama_settings *ls);
+llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, llmmem__llama_job *j);
 
-/* GPUs the hardware gives llama.cpp: devices_per_node of its one node, none with backend cpu. */
-static inline uint64_t llmmem__local_gpus(const llmmem_hardware *hw)
-{
-    return llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND) == LLMMEM_BACKEND_CPU
-               ? 0
-               : (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
-}
+/* A ggml device name: `prefix` and the device's index (0-99), without printf. */
+void llmmem__ggml_device_name(char *dst, size_t size, const char *prefix, unsigned index);
 
 /* Bytes of one row of `n` elements of a cache type: ggml_row_size, whole blocks; 0 when n is not
  * made of whole blocks (llama.cpp refuses such a cache). */

@@ -18,7 +18,6 @@
 #include "readers/checkpoint.h"
 #include "views/kv.h"
 #include "engines/local.h"
-#include "views/rank.h"
 
 #define MIB (1ULL << 20)
 #define GIB (1ULL << 30)
@@ -28,9 +27,8 @@
  * at server start (server/routes.go@fb3076099687 Serve, since 0334ffa6250752c0 v0.15.5):
  *   >= 47 GiB: 262144;  >= 23 GiB: 32768;  otherwise 4096 (so 4096 without a GPU).
  * Go's unsigned subtraction would wrap for an overhead larger than the GPU; here it stops at 0. */
-static uint64_t vram_tier_num_ctx(const llmmem_hardware *hw, uint64_t gpus, uint64_t overhead)
+static uint64_t vram_tier_num_ctx(uint64_t memory, uint64_t gpus, uint64_t overhead)
 {
-    uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
     uint64_t each = memory > overhead ? memory - overhead : 0;
     uint64_t total = each * gpus; /* memory < 2^51 and gpus <= 1024: no overflow */
     if (total >= 47 * GIB)
@@ -64,16 +62,15 @@ static int single_sequence_family(const llmmem_model *m)
  * the GGUF's tensor bytes (the header and metadata are left out). Without a GGUF it is the
  * inventory's weights in the strategy's weight_format. In a hybrid model's GGUF, head_count_kv is
  * an array that is 0 at the recurrent layers, so its minimum is taken as 1. */
-static llmmem_status predict_server_vram(uint64_t *out, const llmmem__geometry *a, const llmmem_model *m,
-                                         const struct llmmem_checkpoint *ck, const llmmem_strategy *s,
-                                         uint64_t ctx)
+static llmmem_status predict_server_vram(uint64_t *out, const llmmem__geometry *a, llmmem__llama_job *j, uint64_t ctx)
 {
     uint64_t weights = 0;
-    if (ck) {
-        weights = ck->total_bytes;
+    if (j->ck) {
+        weights = j->ck->total_bytes;
     } else {
-        llmmem_status st = llmmem__rank_weight_bytes(&weights, m, s, 1, 0, a->layers, 1, 1);
-        if (st)
+        const llmmem__rank_weights *w;
+        llmmem_status st = llmmem__llama_weights(&w, j);
+        if (st || (st = llmmem__rank_weights_sum(&weights, w, 0, a->layers, 1, 1, -1)) != LLMMEM_OK)
             return st;
     }
     int layers_without_attention = a->ssm_layers + a->linear_layers + a->mamba1_layers > 0 && !a->parallel_ssm;
@@ -128,20 +125,20 @@ static uint64_t automatic_batch(uint64_t ctx, int cuda_without_flash_attn, uint6
     return batch;
 }
 
-llmmem_status llmmem__ollama_settings(llmmem__llama_settings *out, const llmmem_model *m,
-                                      const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
-                                      const llmmem_strategy *s)
+llmmem_status llmmem__ollama_settings(llmmem__llama_job *j)
 {
+    llmmem__llama_settings *out = &j->ls;
+    const llmmem_model *m = j->m;
+    const llmmem_strategy *s = j->s;
     const llmmem__geometry *a = NULL;
     llmmem_status st = llmmem__kv_shape_with_state(&a, m);
     if (!st)
         st = llmmem__kv_refuse_typed(a, "ollama's KV cache", 0);
     if (st)
         return st;
-    int64_t backend = llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND);
-    uint64_t devices = llmmem__local_gpus(hw); /* backend cpu: ollama discovers no GPU */
-    uint64_t memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    uint64_t runtime = llmmem__runtime_overhead(hw, 0);
+    uint64_t devices = j->gpus; /* backend cpu: ollama discovers no GPU */
+    uint64_t memory = j->memory;
+    uint64_t runtime = j->overhead;
     /* what a GPU reports free before the model loads: its memory less what the runtime holds */
     uint64_t gpu_free = devices && memory > runtime ? memory - runtime : 0;
 
@@ -151,7 +148,7 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_settings *out, const llmmem_
      * for model"; server/sched.go@fb3076099687 effectiveContext) */
     uint64_t num_ctx = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_NUM_CTX);
     if (num_ctx == 0)
-        num_ctx = vram_tier_num_ctx(hw, devices, (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_GPU_OVERHEAD_BYTES));
+        num_ctx = vram_tier_num_ctx(memory, devices, (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_GPU_OVERHEAD_BYTES));
     if (num_ctx < 4)
         num_ctx = 4;
     uint64_t n_ctx_train = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
@@ -182,7 +179,7 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_settings *out, const llmmem_
     /* The prediction is made for the context the runner gets (server/sched.go@fb3076099687
      * effectiveLlamaServerContext). */
     uint64_t predicted = 0;
-    if ((st = predict_server_vram(&predicted, a, m, ck, s, n_ctx)) != LLMMEM_OK)
+    if ((st = predict_server_vram(&predicted, a, j, n_ctx)) != LLMMEM_OK)
         return st;
 
     /* num_gpu: -ngl N when N >= 0; with -1 no -ngl, and llama-server --fit picks the layers
@@ -215,7 +212,7 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_settings *out, const llmmem_
      * cache without it (llamacpp.c). */
     uint64_t batch = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_NUM_BATCH);
     if (batch == 0)
-        batch = automatic_batch(n_ctx, backend == LLMMEM_BACKEND_CUDA && devices &&
+        batch = automatic_batch(n_ctx, j->backend == LLMMEM_BACKEND_CUDA && devices &&
                                            llmmem__get_int(&s->s, LLMMEM_KEY_FLASH_ATTN) == 1,
                                 gpu_free, predicted, available);
     out->n_batch = batch;

@@ -135,13 +135,19 @@ static llmmem_status refuse_narrow_values(const llmmem__geometry *a)
 static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp,
                                    uint64_t pp, uint64_t first, uint64_t end, int first_stage, int last_stage)
 {
-    llmmem_status st = tp == 1 && pp == 1 ? llmmem__weight_bytes(out, m, s) /* a checkpoint's included */
-                                          : llmmem__rank_weight_bytes(out, m, s, tp, first, end, first_stage, last_stage);
+    /* one weight plan for the stage; a whole checkpoint's bytes need none unless MTP modules follow */
+    const int stored = tp == 1 && pp == 1 && llmmem__weights_from_checkpoint(m, s);
+    llmmem__weight_plan plan;
+    llmmem_status st = stored ? LLMMEM_OK : llmmem__weight_plan_make(&plan, m, s);
+    if (!st)
+        st = tp == 1 && pp == 1 ? llmmem__weight_bytes(out, m, &plan, stored)
+                                : llmmem__rank_weight_bytes(out, m, &plan, tp, first, end, first_stage, last_stage);
     if (st || !last_stage || sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) != LLMMEM_SPECULATIVE_MTP)
         return st;
     /* vllm model_executor/models/deepseek_mtp.py DeepSeekMTP: every num_nextn_predict_layers module, on the last rank */
     uint64_t mtp;
-    if ((st = llmmem__mtp_rank_weight_bytes(&mtp, m, s, tp)) != LLMMEM_OK)
+    if ((stored && (st = llmmem__weight_plan_make(&plan, m, s)) != LLMMEM_OK) ||
+        (st = llmmem__mtp_rank_weight_bytes(&mtp, m, &plan, tp)) != LLMMEM_OK)
         return st;
     return llmmem__add(out, *out, mtp) ? LLMMEM_OK : overflow("weights with the MTP modules");
 }

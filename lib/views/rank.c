@@ -57,13 +57,20 @@ static void split_class(llmmem__tensor_class *r, const llmmem__tensor_class *t, 
     }
 }
 
-llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t ways,
-                                        uint64_t first, uint64_t end, int first_stage, int last_stage)
+llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                                        uint64_t ways, uint64_t first, uint64_t end, int first_stage, int last_stage)
 {
-    return llmmem__rank_group_weight_bytes(out, m, s, ways, first, end, first_stage, last_stage, -1);
+    return llmmem__rank_group_weight_bytes(out, m, wp, ways, first, end, first_stage, last_stage, -1);
 }
 
-llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+/* Tensors of a per-layer class in each layer of its kind set (0: a class outside the layers). */
+static uint64_t tensors_per_layer(const llmmem__tensor_class *t, const llmmem_model *m)
+{
+    uint64_t all = t->kinds ? llmmem__class_layers(&m->geo, t, 0, m->geo.layers) : 0;
+    return all ? t->count / all : 0;
+}
+
+llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
                                               uint64_t ways, uint64_t first, uint64_t end, int first_stage,
                                               int last_stage, int group)
 {
@@ -74,12 +81,8 @@ llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model 
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i];
         llmmem__tensor_class r = *t;
-        if (t->kinds == 0) {
-            r.count = llmmem__rank_holds(t, m, first_stage, last_stage) ? t->count : 0;
-        } else {
-            uint64_t all = llmmem__class_layers(&m->geo, t, 0, m->geo.layers);
-            r.count = all ? t->count / all * llmmem__class_layers(&m->geo, t, first, end) : 0;
-        }
+        r.count = t->kinds == 0 ? (llmmem__rank_holds(t, m, first_stage, last_stage) ? t->count : 0)
+                                : tensors_per_layer(t, m) * llmmem__class_layers(&m->geo, t, first, end);
         if (group >= 0 && t->group != group)
             r.count = 0;
         split_class(&r, t, ways, head_dim);
@@ -87,12 +90,87 @@ llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model 
         view.t[view.n++] = r;
     }
     llmmem__view v = {&view, first, end};
-    llmmem__weight_plan plan;
-    llmmem_status st = llmmem__weight_plan_make(&plan, m, s);
-    return st ? st : llmmem__view_weight_bytes(out, &v, &plan);
+    return llmmem__view_weight_bytes(out, &v, wp);
 }
 
-llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+void llmmem__rank_weights_make(llmmem__rank_weights *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                               uint64_t ways)
+{
+    out->m = m;
+    out->model_id = m->id;
+    out->plan = *wp;
+    out->ways = ways;
+    out->rows = out->outside = 0;
+    out->unpriced = 0;
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i];
+        llmmem__tensor_class r = *t;
+        split_class(&r, t, ways, m->geo.head_dim);
+        const uint64_t tensors = t->kinds ? tensors_per_layer(t, m) : t->count;
+        if (tensors == 0) /* never on a rank: llmmem__view_weight_bytes skips it */
+            continue;
+        /* llmmem__view_weight_bytes's price of the class's tensors */
+        uint64_t one, bytes = 0;
+        int priced = llmmem__format_bytes(&one, llmmem__weight_plan_format(wp, &r), r.rows, r.cols, wp->group,
+                                          wp->double_quant) &&
+                     llmmem__muladd(&bytes, one, tensors);
+        if (t->kinds == 0) {
+            out->outside_class[out->outside] = (uint8_t)i;
+            out->whole[out->outside] = bytes;
+            out->unpriced |= (uint64_t)!priced << out->outside++;
+            continue;
+        }
+        unsigned k = 0;
+        while (k < out->rows && (out->row[k].kinds != t->kinds || out->row[k].group != t->group))
+            k++;
+        if (k == out->rows)
+            out->row[out->rows++] = (llmmem__rank_weight_row){t->kinds, t->group, 0, 0};
+        if (!priced || !llmmem__add(&out->row[k].bytes, out->row[k].bytes, bytes))
+            out->row[k].unpriced = 1;
+    }
+}
+
+void llmmem__rank_weights_keep(llmmem__rank_weights *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                               uint64_t ways)
+{
+    if (out->model_id == m->id && out->ways == ways && memcmp(&out->plan, wp, sizeof *wp) == 0)
+        out->m = m; /* the same contents, perhaps a clone's */
+    else
+        llmmem__rank_weights_make(out, m, wp, ways);
+}
+
+/* Every term is a product of the same bytes and counts llmmem__rank_group_weight_bytes multiplies, so
+ * the sum is its sum; where a term or the sum exceeds 64 bits, it answers with its message. */
+llmmem_status llmmem__rank_weights_sum(uint64_t *out, const llmmem__rank_weights *w, uint64_t first, uint64_t end,
+                                       int first_stage, int last_stage, int group)
+{
+    const llmmem_model *m = w->m;
+    uint64_t total = 0, layers = 0;
+    unsigned kinds = 0; /* whose layers `layers` counts: rows of one kind set share them */
+    int over = 0;
+    for (unsigned k = 0; k < w->rows && !over; k++) {
+        const llmmem__rank_weight_row *r = &w->row[k];
+        if (group >= 0 && r->group != group)
+            continue;
+        if (r->kinds != kinds) {
+            kinds = r->kinds;
+            layers = llmmem__layers_in(&m->geo.plan, r->kinds, first, end);
+        }
+        if (layers)
+            over = r->unpriced || !llmmem__muladd(&total, r->bytes, layers);
+    }
+    for (unsigned k = 0; k < w->outside && !over; k++) {
+        const llmmem__tensor_class *t = &m->inv.t[w->outside_class[k]];
+        if ((group < 0 || t->group == group) && llmmem__rank_holds(t, m, first_stage, last_stage))
+            over = (w->unpriced >> k & 1) || !llmmem__add(&total, total, w->whole[k]);
+    }
+    if (over)
+        return llmmem__rank_group_weight_bytes(out, m, &w->plan, w->ways, first, end, first_stage, last_stage, group);
+    *out = total;
+    return LLMMEM_OK;
+}
+
+llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
                                             uint64_t ways)
 {
     llmmem__inventory mtp;
@@ -104,9 +182,7 @@ llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m
         split_class(&mtp.t[i], &t, ways, m->geo.head_dim);
     }
     llmmem__view v = {&mtp, 0, 0};
-    llmmem__weight_plan plan;
-    st = llmmem__weight_plan_make(&plan, m, s);
-    return st ? st : llmmem__view_weight_bytes(out, &v, &plan);
+    return llmmem__view_weight_bytes(out, &v, wp);
 }
 
 /* Every class's shape on one rank: split over t, routed experts over et (the counts are the

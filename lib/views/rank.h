@@ -2,7 +2,7 @@
 #ifndef LLMMEM_RANK_H
 #define LLMMEM_RANK_H
 
-#include "base/internal.h"
+#include "job/job.h"
 
 /* Whether a rank of the first and/or last pipeline stage holds a class that is not per layer:
  * the embedding on the first (a tied one on the last too), the final norm and LM head on the last,
@@ -14,19 +14,55 @@ int llmmem__rank_holds(const llmmem__tensor_class *t, const llmmem_model *m, int
 void llmmem__rank_shapes(llmmem__inventory *out, const llmmem_model *m, uint64_t t, uint64_t et);
 
 /* Weight bytes of one rank holding decoder layers [first, end) (the embedding when first_stage,
- * the final norm and head when last_stage, a tied embedding on both), every class split over `ways`
- * tensor-parallel ranks as llmmem__rank_shapes splits them (experts too: no expert parallelism). */
-llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t ways,
-                                        uint64_t first, uint64_t end, int first_stage, int last_stage);
+ * the final norm and head when last_stage, a tied embedding on both) in the formats of the weight
+ * plan, every class split over `ways` tensor-parallel ranks as llmmem__rank_shapes splits them
+ * (experts too: no expert parallelism). */
+llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                                        uint64_t ways, uint64_t first, uint64_t end, int first_stage, int last_stage);
 
 /* The same for the classes of one llmmem_param_group alone (group -1: every class). */
-llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
                                               uint64_t ways, uint64_t first, uint64_t end, int first_stage,
                                               int last_stage, int group);
 
 /* Weight bytes of the multi-token-prediction modules (llmmem__mtp_inventory) on one rank, every
  * class split over `ways` tensor-parallel ranks as the decoder layers' are. */
-llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s,
+llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
                                             uint64_t ways);
+
+/* A rank's weights priced once, so that a layout asking for many layer ranges (llama.cpp's devices,
+ * every --fit probe) multiplies layer counts instead of pricing formats: the bytes one layer holds of
+ * each (kind set, group) row of per-layer classes, and of each class outside the layers its bytes. */
+typedef struct llmmem__rank_weight_row {
+    uint8_t kinds, group;
+    uint8_t unpriced;                                /* a class's bytes exceed 64 bits */
+    uint64_t bytes;                                  /* per layer of the kind set */
+} llmmem__rank_weight_row;
+
+typedef struct llmmem__rank_weights {
+    const llmmem_model *m;
+    uint64_t model_id;                               /* the contents priced (llmmem_model id; 0: none) */
+    llmmem__weight_plan plan;
+    uint64_t ways;
+    unsigned rows;
+    llmmem__rank_weight_row row[LLMMEM_MAX_TENSOR_CLASSES];
+    unsigned outside;                                /* classes outside the layers */
+    uint8_t outside_class[LLMMEM_MAX_TENSOR_CLASSES]; /* each one's index in the inventory */
+    uint64_t whole[LLMMEM_MAX_TENSOR_CLASSES];       /* each one's tensors, all of them */
+    uint64_t unpriced;                               /* bit per class outside the layers over 64 bits */
+} llmmem__rank_weights;
+
+void llmmem__rank_weights_make(llmmem__rank_weights *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                               uint64_t ways);
+
+/* The same, kept when *out already holds this model's contents (its id) under this plan and ways:
+ * a result handle keeps its table from one estimate to the next. */
+void llmmem__rank_weights_keep(llmmem__rank_weights *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                               uint64_t ways);
+
+/* llmmem__rank_group_weight_bytes from the table: the same bytes, and the same failure (it is the
+ * one that answers when a class cannot be priced or the sum overflows). */
+llmmem_status llmmem__rank_weights_sum(uint64_t *out, const llmmem__rank_weights *w, uint64_t first, uint64_t end,
+                                       int first_stage, int last_stage, int group);
 
 #endif

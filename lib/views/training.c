@@ -232,38 +232,3 @@ llmmem_status llmmem__class_costs(llmmem__class_cost *out, int *any_8bit, const 
     }
     return LLMMEM_OK;
 }
-
-llmmem_status llmmem__training_estimate(llmmem__training *out, const llmmem_model *m, const llmmem_strategy *s)
-{
-    LLMMEM_REQUIRE(out);
-    *out = (llmmem__training){0};
-    LLMMEM_REQUIRE(m);
-    LLMMEM_REQUIRE(s);
-    llmmem_status st = llmmem__model_check(m);
-    if (st || llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
-        return st;
-    /* the whole model on one device: its own inventory, unsplit */
-    llmmem__job j = {.m = m, .s = s, .from_checkpoint = llmmem__weights_from_checkpoint(m, s)};
-    if ((st = llmmem__pricing_make(&j.price, m, s, 1, 1, 1)) != LLMMEM_OK)
-        return st;
-    llmmem__view v = llmmem__whole_model(m);
-    return llmmem__training_state(out, &j, &v);
-}
-
-llmmem_status llmmem__trainable_parameters(uint64_t *count_out, const llmmem_model *m, const llmmem_strategy *s)
-{
-    LLMMEM_REQUIRE(count_out);
-    llmmem__training t;
-    llmmem_status st = llmmem__training_estimate(&t, m, s);
-    *count_out = st ? 0 : t.trainable;
-    return st;
-}
-
-llmmem_status llmmem__adapter_weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem_strategy *s)
-{
-    LLMMEM_REQUIRE(bytes_out);
-    llmmem__training t;
-    llmmem_status st = llmmem__training_estimate(&t, m, s);
-    *bytes_out = st ? 0 : t.adapter_weights;
-    return st;
-}

@@ -38,18 +38,4 @@ typedef struct llmmem__class_cost {
 llmmem_status llmmem__class_costs(llmmem__class_cost *out, int *any_8bit, const llmmem__inventory *shapes,
                                   const llmmem__pricing *p);
 
-/* Fills *out for mode training, lora or qlora (all zero for inference). No allocation.
- * Fails with the message naming the key and value at fault, or LLMMEM_ERR_OVERFLOW. */
-llmmem_status llmmem__training_estimate(llmmem__training *out, const llmmem_model *m,
-                                        const llmmem_strategy *s);
-
-/* Trainable parameters: in mode training every parameter outside the first frozen_layers
- * decoder layers; in lora/qlora the adapters' A and B matrices; 0 for inference. */
-llmmem_status llmmem__trainable_parameters(uint64_t *count_out, const llmmem_model *m,
-                                           const llmmem_strategy *s);
-
-/* Bytes of the LoRA adapter weights alone (lora_format), counted in the weights component. */
-llmmem_status llmmem__adapter_weight_bytes(uint64_t *bytes_out, const llmmem_model *m,
-                                           const llmmem_strategy *s);
-
 #endif

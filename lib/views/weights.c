@@ -42,18 +42,14 @@ llmmem_status llmmem__view_weight_bytes(uint64_t *bytes_out, const llmmem__view 
 
 llmmem_status llmmem__job_weight_bytes(uint64_t *bytes_out, const llmmem__job *j)
 {
-    if (j->from_checkpoint)
-        return checkpoint_bytes(bytes_out, j->m);
-    llmmem__view v = llmmem__whole_model(j->m);
-    return llmmem__view_weight_bytes(bytes_out, &v, &j->price.weights);
+    return llmmem__weight_bytes(bytes_out, j->m, &j->price.weights, j->from_checkpoint);
 }
 
-llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem_strategy *s)
+llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                                   int from_checkpoint)
 {
-    if (llmmem__weights_from_checkpoint(m, s))
+    if (from_checkpoint)
         return checkpoint_bytes(bytes_out, m);
-    llmmem__weight_plan plan;
-    llmmem_status st = llmmem__weight_plan_make(&plan, m, s);
     llmmem__view v = llmmem__whole_model(m);
-    return st ? st : llmmem__view_weight_bytes(bytes_out, &v, &plan);
+    return llmmem__view_weight_bytes(bytes_out, &v, wp);
 }

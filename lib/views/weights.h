@@ -14,7 +14,9 @@ llmmem_status llmmem__view_weight_bytes(uint64_t *bytes_out, const llmmem__view 
 /* Bytes of all weights of the job's model on one device: the checkpoint's when the job keeps them. */
 llmmem_status llmmem__job_weight_bytes(uint64_t *bytes_out, const llmmem__job *j);
 
-/* Bytes of all weights of the model stored as the strategy says, on one device. */
-llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem_strategy *s);
+/* Bytes of all weights of the model on one device: the checkpoint's when from_checkpoint
+ * (llmmem__weights_from_checkpoint; the plan is then not read), else in the weight plan's formats. */
+llmmem_status llmmem__weight_bytes(uint64_t *bytes_out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                                   int from_checkpoint);
 
 #endif
