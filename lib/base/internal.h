@@ -309,13 +309,8 @@ enum llmmem__ffn {
 };
 #define LLMMEM_MIXER_BIT(m) (1u << (m))
 #define LLMMEM_FFN_BIT(f) (1u << (f))
-/* The mixers that keep a fixed state per sequence instead of a cache that grows per token. */
-#define LLMMEM_STATE_MIXERS                                                                         \
-    (LLMMEM_MIXER_BIT(LLMMEM_MIXER_LINEAR) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SSM) |                   \
-     LLMMEM_MIXER_BIT(LLMMEM_MIXER_MAMBA1) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SHORT_CONV))
-#define LLMMEM_ATTENTION_MIXERS                                                                     \
-    (LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) |                 \
-     LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_MLA))
+/* What each mixer is and keeps: its row (inventory/mixers.h); sets of mixers come from the rows'
+ * traits (llmmem__mixers_with). */
 
 typedef struct llmmem__layer_kind {
     uint8_t mixer;             /* enum llmmem__mixer */
@@ -383,15 +378,12 @@ typedef struct llmmem__layer_map {
 } llmmem__layer_map;
 
 /* The mixer a transformers layer_types entry names (configuration_utils.py ALLOWED_LAYER_TYPES,
- * granitemoehybrid's "attention" and "mamba"); 0 for another name. */
+ * granitemoehybrid's "attention" and "mamba"); 0 for another name (inventory/mixers.c). */
 int llmmem__layer_type_mixer(enum llmmem__mixer *out, const char *name, size_t len);
-/* Whether the library costs a mixer's weights and cache (the others are refused by name). */
-static inline int llmmem__mixer_modelled(enum llmmem__mixer m)
-{
-    return m == LLMMEM_MIXER_FULL || m == LLMMEM_MIXER_SLIDING || m == LLMMEM_MIXER_CHUNKED ||
-           m == LLMMEM_MIXER_LINEAR || m == LLMMEM_MIXER_SSM || m == LLMMEM_MIXER_MAMBA1;
-}
-/* The modelled layer_types names, for messages. */
+/* Whether a layer_types entry naming the mixer is costed (its row's MODELLED trait; the others are
+ * refused by name). */
+int llmmem__mixer_modelled(enum llmmem__mixer m);
+/* The modelled layer_types names, for messages: the rows' text (llmmem__modelled_layer_types; test_mixers pins it). */
 #define LLMMEM_MODELLED_LAYER_TYPES \
     "full_attention, sliding_attention, chunked_attention, attention, linear_attention and mamba"
 

@@ -12,6 +12,7 @@
 
 #include "readers/checkpoint.h"
 #include "views/kv.h"
+#include "inventory/mixers.h"
 #include "engines/local.h"
 
 /* ---- cache types -------------------------------------------------------------------------------- */
@@ -146,15 +147,12 @@ static llmmem_status cache_rows(rows *out, const llmmem__geometry *a, const llmm
     out->v = nv ? llmmem__ggml_row_bytes(ls->type_v, nv) : 0;
     /* llama-hparams.cpp n_embd_r and n_embd_s, in f32 (create_memory: GGML_TYPE_F32 for both) */
     acc A = {0};
-    if (a->ssm_layers) {
-        out->r = mul(&A, mul(&A, a->mamba_conv_kernel - 1, a->mamba_conv_dim), 4);
-        out->s = mul(&A, mul(&A, mul(&A, a->mamba_state, a->mamba_heads), a->mamba_head_dim), 4);
-    } else if (a->linear_layers) { /* qwen3next: d_inner = value heads x width, d_state = key width */
-        out->r = mul(&A, mul(&A, a->gdn_conv_kernel - 1, a->gdn_conv_dim), 4);
-        out->s = mul(&A, mul(&A, mul(&A, a->gdn_k_dim, a->gdn_v_dim), a->gdn_v_heads), 4);
-    } else if (a->mamba1_layers) { /* ssm_n_group 0: the conv runs over the inner width alone */
-        out->r = mul(&A, mul(&A, a->m1_conv_kernel - 1, a->m1_inner), 4);
-        out->s = mul(&A, mul(&A, a->m1_state, a->m1_inner), 4);
+    const llmmem__mixer_row *row = llmmem__state_row(a);
+    if (row && row->llama_state) {
+        uint64_t r[2], sv[3];
+        row->llama_state(r, sv, a);
+        out->r = mul(&A, mul(&A, r[0], r[1]), 4);
+        out->s = mul(&A, mul(&A, mul(&A, sv[0], sv[1]), sv[2]), 4);
     }
     (void)add(&A, out->r, out->s); /* the buffers multiply the sum */
     return A.overflow ? llmmem__fail(LLMMEM_ERR_OVERFLOW, "the recurrent state of one layer exceeds 64 bits")
@@ -434,9 +432,10 @@ static uint64_t layer_work(acc *A, const llmmem__geometry *a, uint64_t T, uint64
     }
     uint64_t mixer = attn;
     if (state) { /* the scan's input projection and its output over the inner width */
-        uint64_t inner = a->ssm_layers ? a->mamba_heads * a->mamba_head_dim
-                                       : a->linear_layers ? a->gdn_v_heads * a->gdn_v_dim : a->m1_inner;
-        uint64_t conv = a->ssm_layers ? a->mamba_conv_dim : a->linear_layers ? a->gdn_conv_dim : a->m1_inner;
+        const llmmem__mixer_row *row = llmmem__state_row(a);
+        uint64_t inner = 0, conv = 0;
+        if (row && row->llama_widths)
+            row->llama_widths(&inner, &conv, a);
         mixer = max2(mixer, mul(A, mul(A, add(A, 2 * inner, conv), T), f));
     }
     return add(A, resid, max2(mixer, ffn));

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/internal.h"
+#include "inventory/mixers.h"
 
 typedef struct builder {
     llmmem__inventory *inv;
@@ -845,24 +846,6 @@ int llmmem__layer_map_from_pattern(llmmem__layer_map *map, const char *pattern, 
     return 1;
 }
 
-int llmmem__layer_type_mixer(enum llmmem__mixer *out, const char *name, size_t len)
-{
-    static const struct {
-        const char *name;
-        enum llmmem__mixer mixer;
-    } names[] = {
-        {"full_attention", LLMMEM_MIXER_FULL},       {"attention", LLMMEM_MIXER_FULL},
-        {"sliding_attention", LLMMEM_MIXER_SLIDING}, {"chunked_attention", LLMMEM_MIXER_CHUNKED},
-        {"linear_attention", LLMMEM_MIXER_LINEAR},   {"mamba", LLMMEM_MIXER_SSM},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i].name) == len && memcmp(names[i].name, name, len) == 0) {
-            *out = names[i].mixer;
-            return 1;
-        }
-    return 0;
-}
-
 /* Which layers have which kind, and the sets and counts views ask for. Up to LLMMEM_LAYER_MAP_MAX
  * layers are listed one by one; a longer model repeats the period of its keys' patterns past them. */
 static llmmem_status resolve_layers(builder *b, uint64_t layers)
@@ -983,17 +966,17 @@ static llmmem_status resolve_layers(builder *b, uint64_t layers)
     llmmem__kind_counts(p->total, p, 0, layers);
     const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1, any_mixer = (1u << LLMMEM_MIXERS) - 1;
     g->all = (llmmem__kind_set)((1u << p->n) - 1);
-    g->attention = llmmem__kinds_of(p, LLMMEM_ATTENTION_MIXERS, any_ffn);
+    g->attention = llmmem__kinds_of(p, llmmem__mixers_with(LLMMEM_MIXER_ATTENTION), any_ffn);
     g->dense = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_DENSE));
     g->moe = llmmem__kinds_of(p, any_mixer, LLMMEM_FFN_BIT(LLMMEM_FFN_MOE) | LLMMEM_FFN_BIT(LLMMEM_FFN_HASH_MOE));
     g->compressed_layers = llmmem__layers_in(
         p, llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CSA) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn), 0, layers);
     /* transformers cache_utils.py DynamicCache/StaticCache: a chunked_attention layer is cached as a
      * sliding one whose window is attention_chunk_size (only the mask tells them apart) */
-    g->sliding = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED),
+    g->sliding = llmmem__kinds_of(p, llmmem__mixers_with(LLMMEM_MIXER_WINDOWED),
                                   any_ffn);
     g->chunked = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CHUNKED), any_ffn);
-    g->cross = llmmem__kinds_of(p, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CROSS), any_ffn);
+    g->cross = llmmem__kinds_of(p, llmmem__mixers_with(LLMMEM_MIXER_CROSSING), any_ffn);
     g->cross_layers = llmmem__layers_in(p, g->cross, 0, layers);
     if (g->chunked)
         g->window = g->chunk;
@@ -1037,8 +1020,7 @@ static void add_dense_mlps(builder *b, uint64_t h, uint64_t f)
     llmmem__geometry *g = b->geo;
     const llmmem__kind_set wide =
         value(b, LLMMEM_KEY_DOUBLE_WIDE_MLP)
-            ? (llmmem__kind_set)(g->dense & llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED) |
-                                                                           LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED),
+            ? (llmmem__kind_set)(g->dense & llmmem__kinds_of(&g->plan, llmmem__mixers_with(LLMMEM_MIXER_SHARED_KV),
                                                              (1u << LLMMEM_FFNS) - 1))
             : 0;
     uint64_t n = llmmem__layers_in(&g->plan, (llmmem__kind_set)(g->dense & ~wide), 0, g->layers);
@@ -1639,7 +1621,7 @@ static llmmem_status build(builder *b)
     uint64_t attention_layers = llmmem__layers_in(&g->plan, b->kinds, 0, layers);
     const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
     const llmmem__kind_set shared =
-        llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING_SHARED) | LLMMEM_MIXER_BIT(LLMMEM_MIXER_FULL_SHARED),
+        llmmem__kinds_of(&g->plan, llmmem__mixers_with(LLMMEM_MIXER_SHARED_KV),
                          any_ffn);
     const int typed = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM) || value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) || shared;
     if (attention_layers && require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS)) /* Mamba2Config has no attention heads */

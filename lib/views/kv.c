@@ -14,6 +14,7 @@
  */
 #include "job/job.h"
 #include "views/kv.h"
+#include "inventory/mixers.h"
 
 static llmmem_status overflow(const char *what)
 {
@@ -86,55 +87,11 @@ llmmem_status llmmem__kv_token_shape(const llmmem__geometry **a, const llmmem_mo
     return st ? st : llmmem__kv_refuse_typed(*a, view, 0);
 }
 
-static llmmem_status not_divided(const char *what, uint64_t n, uint64_t tp)
-{
-    return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "%s (%llu) is not divisible by tensor_parallel (%llu)", what,
-                        (unsigned long long)n, (unsigned long long)tp);
-}
-
 llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *a, uint64_t tp)
 {
-    uint64_t conv_dim, kernel;
-    if (a->conv_layers) {
-        /* mamba_utils.py short_conv_state_shape: (conv_kernel - 1) x hidden / tp, no temporal state */
-        if (a->hidden % tp)
-            return not_divided("hidden_size", a->hidden, tp);
-        *temporal = 0;
-        return llmmem__mul(conv, a->conv_kernel - 1, a->hidden / tp) ? LLMMEM_OK : overflow("conv state elements");
-    }
-    if (a->mamba1_layers) {
-        /* mamba_utils.py mamba1_state_shape: conv (conv_kernel - 1) x intermediate_size / tp, temporal
-         * intermediate_size / tp x state_size (models/jamba.py: intermediate_size = mamba_expand x hidden_size) */
-        conv_dim = a->m1_inner;
-        kernel = a->m1_conv_kernel;
-        if (a->m1_inner % tp)
-            return not_divided("mamba_expand x hidden_size", a->m1_inner, tp);
-        if (!llmmem__mul(temporal, a->m1_inner / tp, a->m1_state))
-            return overflow("Mamba-1 state elements");
-    } else if (a->ssm_layers) {
-        /* mamba_utils.py mamba2_state_shape: groups extended to tp when tp does not divide them
-         * (extra_groups_for_head_shards), conv (conv_kernel - 1) x conv_dim / tp, SSM state
-         * num_heads / tp x head_dim x state_size */
-        uint64_t groups = a->mamba_groups + (a->mamba_groups % tp ? tp - a->mamba_groups : 0);
-        conv_dim = a->mamba_heads * a->mamba_head_dim + 2 * groups * a->mamba_state;
-        kernel = a->mamba_conv_kernel;
-        if (a->mamba_heads % tp)
-            return not_divided("mamba_num_heads", a->mamba_heads, tp);
-        *temporal = a->mamba_heads / tp * a->mamba_head_dim * a->mamba_state;
-    } else {
-        /* mamba_utils.py gated_delta_net_state_shape: conv (kernel - 1) x (2 key_dim + value_dim) / tp,
-         * recurrent state num_v_heads / tp x head_v_dim x head_k_dim */
-        conv_dim = 2 * a->gdn_k_heads * a->gdn_k_dim + a->gdn_v_heads * a->gdn_v_dim;
-        kernel = a->gdn_conv_kernel;
-        if (a->gdn_v_heads % tp)
-            return not_divided("linear_num_value_heads", a->gdn_v_heads, tp);
-        *temporal = a->gdn_v_heads / tp * a->gdn_v_dim * a->gdn_k_dim;
-    }
-    if (conv_dim % tp) /* vllm/distributed/utils.py divide asserts it */
-        return not_divided("the state's conv width", conv_dim, tp);
-    if (!llmmem__mul(conv, kernel - 1, conv_dim / tp))
-        return overflow("conv state elements");
-    return LLMMEM_OK;
+    const llmmem__mixer_row *row = llmmem__state_row(a);
+    *conv = *temporal = 0;
+    return row ? row->vllm_state(conv, temporal, a, tp) : LLMMEM_OK;
 }
 
 /* The storage format of a cache element (formats.c owns its bytes); the fp8 and int8 modes store
@@ -446,28 +403,11 @@ llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmme
 }
 
 /* The state one sequence keeps in one state layer of a contiguous cache, in bytes: elements in the
- * model's dtype of `e` bytes. */
+ * model's dtype of `e` bytes (the state row's transformers cache). */
 static uint64_t contiguous_state_layer(const llmmem__geometry *a, uint64_t e)
 {
-    /* transformers modeling_jamba.py HybridMambaAttentionDynamicCache: conv_states (intermediate x d_conv, the
-     * whole kernel) and ssm_states (intermediate x d_state) in the dtype the model passes (its own); below 2^62
-     * by the key bounds (inner <= 64 x 2^24, kernel <= 4096, state <= 2^24) times e <= 4: checked by the caller's
-     * product only, so saturate here */
-    if (a->mamba1_layers) {
-        uint64_t x = 0;
-        if (!llmmem__muladd(&x, a->m1_inner, a->m1_conv_kernel) || !llmmem__muladd(&x, a->m1_inner, a->m1_state) ||
-            !llmmem__mul(&x, x, e))
-            return UINT64_MAX;
-        return x;
-    }
-    if (a->conv_layers) /* transformers modeling_lfm2.py Lfm2HybridConvCache: conv_cache of hidden x conv_L_cache */
-        return a->hidden * a->conv_kernel * e;
-    if (a->ssm_layers) /* transformers modeling_mamba2.py Mamba2Cache: conv_dim x conv_kernel and heads x head_dim x state, in the model's dtype */
-        return (a->mamba_conv_dim * a->mamba_conv_kernel + a->mamba_heads * a->mamba_head_dim * a->mamba_state) * e;
-    /* modeling_qwen3_next.py Qwen3NextGatedDeltaNet: conv state F.pad to conv_kernel columns of conv_dim in the
-     * model's dtype; the recurrent state chunk_gated_delta_rule returns (num_v_heads x head_k_dim x head_v_dim)
-     * stays float32 */
-    return a->gdn_conv_dim * a->gdn_conv_kernel * e + a->gdn_v_heads * a->gdn_k_dim * a->gdn_v_dim * 4;
+    const llmmem__mixer_row *row = llmmem__state_row(a);
+    return row ? row->contiguous_state(a, e) : 0;
 }
 
 llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
