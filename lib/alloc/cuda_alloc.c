@@ -85,6 +85,7 @@ static llmmem_status limit(const llmmem__ca *ca, const char *what)
 static void *grow(llmmem_status *st, llmmem__ca *ca, void *array, uint32_t *cap, uint32_t n, size_t size,
                   const char *what)
 {
+    *st = LLMMEM_OK; /* set on every path: gcc -O3 cannot see that NULL comes with a failure */
     if (n >= ca->cfg.max_blocks) {
         *st = limit(ca, what);
         return NULL;

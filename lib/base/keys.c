@@ -924,6 +924,7 @@ llmmem_status llmmem_key_type(llmmem_value_type *type_out, llmmem_key key)
 
 static llmmem_status find_typed(const llmmem__key_info **out, llmmem_key key, int want_real)
 {
+    *out = NULL; /* set on every path: gcc -O3 cannot see that a failure is never LLMMEM_OK */
     const llmmem__key_info *k = llmmem__key_info_get(key);
     if (!k)
         return unknown_key(key);
