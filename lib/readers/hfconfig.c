@@ -1464,6 +1464,27 @@ static llmmem_status read_granitemoehybrid(const hf *c, const llmmem__json *obj)
     return LLMMEM_OK;
 }
 
+/* A Mamba-1 mixer's fields under JambaConfig's names (Phi4FlashConfig reuses them) and defaults:
+ * d_state 16, d_conv 4, expand 2, a biased conv, unbiased projections, dt_rank "auto". */
+static llmmem_status read_mamba1_fields(const hf *c, const llmmem__json *obj)
+{
+    llmmem_status st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 16, 16);
+    if (!st)
+        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
+    if (!st)
+        st = optional(c, obj, "mamba_expand", LLMMEM_KEY_MAMBA_EXPAND, 2, 2);
+    if (!st)
+        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
+    if (!st)
+        st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
+    if (st)
+        return st;
+    const llmmem__json *rank = llmmem__json_object_get(obj, "mamba_dt_rank");
+    if (rank && llmmem__json_is_string(rank) && strcmp(llmmem__json_string_value(rank), "auto") == 0)
+        return set(c, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0); /* math.ceil(hidden_size / 16), arch.c */
+    return optional(c, obj, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0, 0);
+}
+
 /* JambaConfig (transformers models/jamba/configuration_jamba.py): Mistral-like attention without
  * biases on the layers i % attn_layer_period == attn_layer_offset, JambaMambaMixer (Mamba-1) on the
  * others; JambaSparseMoeBlock (num_experts of intermediate_size, top num_experts_per_tok, an unbiased
@@ -1504,22 +1525,7 @@ static llmmem_status read_jamba(const hf *c, const llmmem__json *obj)
     if (!st)
         st = optional(c, obj, "attn_layer_offset", LLMMEM_KEY_ATTN_LAYER_OFFSET, 4, 4);
     if (!st)
-        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 16, 16);
-    if (!st)
-        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
-    if (!st)
-        st = optional(c, obj, "mamba_expand", LLMMEM_KEY_MAMBA_EXPAND, 2, 2);
-    if (!st)
-        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
-    if (!st)
-        st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
-    if (st)
-        return st;
-    const llmmem__json *rank = llmmem__json_object_get(obj, "mamba_dt_rank");
-    if (rank && llmmem__json_is_string(rank) && strcmp(llmmem__json_string_value(rank), "auto") == 0)
-        st = set(c, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0); /* math.ceil(hidden_size / 16), arch.c */
-    else
-        st = optional(c, obj, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0, 0);
+        st = read_mamba1_fields(c, obj);
     if (st)
         return st;
     /* JambaConfig._check_supported_offset: each offset below its period */
@@ -2273,22 +2279,7 @@ static llmmem_status read_phi4flash(const hf *c, const llmmem__json *obj)
     if (!st)
         st = set(c, "sliding_window", LLMMEM_KEY_SLIDING_WINDOW, window);
     if (!st)
-        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 16, 16);
-    if (!st)
-        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
-    if (!st)
-        st = optional(c, obj, "mamba_expand", LLMMEM_KEY_MAMBA_EXPAND, 2, 2);
-    if (!st)
-        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
-    if (!st)
-        st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
-    if (st)
-        return st;
-    const llmmem__json *rank = llmmem__json_object_get(obj, "mamba_dt_rank");
-    if (rank && llmmem__json_is_string(rank) && strcmp(llmmem__json_string_value(rank), "auto") == 0)
-        st = set(c, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0); /* math.ceil(hidden_size / 16), arch.c */
-    else
-        st = optional(c, obj, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0, 0);
+        st = read_mamba1_fields(c, obj);
     if (st)
         return st;
     if (mb != 2)
