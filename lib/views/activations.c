@@ -639,6 +639,19 @@ static uint64_t largest_kind(const llmmem_model *m, uint64_t first, uint64_t end
     return best;
 }
 
+/* Whether the layers [first, end) are all of one kind. */
+static int one_kind(const llmmem__layer_plan *plan, uint64_t first, uint64_t end)
+{
+    if (plan->n == 1 || end <= first)
+        return 1;
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX];
+    llmmem__kind_counts(on, plan, first, end);
+    for (unsigned k = 0; k < plan->n; k++)
+        if (on[k] && on[k] != end - first)
+            return 0;
+    return 1;
+}
+
 static int sum_layers(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, const llmmem__act_kinds *k,
                       int full)
 {
@@ -723,6 +736,9 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     const uint64_t step = n % plan->period, cycle = step ? plan->period / llmmem__gcd(step, plan->period) : 1;
     const uint64_t distinct = llmmem__ceil_div(plan->listed, n) + cycle + 1;
     uint64_t chunks = llmmem__ceil_div(layers, n), largest = 0;
+    /* every chunk but a shorter last one is alike when the layers are of one kind or their kinds
+     * save as much */
+    const int alike = (!k->hybrid && k->moe_full == k->dense_full) || one_kind(plan, base, base + layers);
     for (uint64_t c = 0; c < chunks; c++) {
         if (c == distinct && c + 1 < chunks)
             c = chunks - 1;
@@ -731,7 +747,7 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
             return overflow();
         if (bytes > largest)
             largest = bytes;
-        if (!k->hybrid && k->moe_full == k->dense_full) /* every chunk but a shorter last one is alike */
+        if (alike)
             break;
     }
     if (!llmmem__mul(&out->held, chunks, k->input))
@@ -1319,19 +1335,6 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     return scale(&out->logits_held, stage->loss_in_flight, 1) ? LLMMEM_OK : overflow();
 }
 
-/* Whether the layers [first, end) are all of one kind. */
-static int one_kind(const llmmem__layer_plan *plan, uint64_t first, uint64_t end)
-{
-    if (plan->n == 1 || end <= first)
-        return 1;
-    uint64_t on[LLMMEM_LAYER_KINDS_MAX];
-    llmmem__kind_counts(on, plan, first, end);
-    for (unsigned k = 0; k < plan->n; k++)
-        if (on[k] && on[k] != end - first)
-            return 0;
-    return 1;
-}
-
 llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__backward_fn each, void *ctx,
                                       const llmmem_model *m, const llmmem__act_kinds *k,
                                       const llmmem__act_stage *st, const llmmem__activations *a,
@@ -1383,6 +1386,10 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
                 *best = p, t_best = t;
             if (each && (rc = each(ctx, &p)) != LLMMEM_OK)
                 return rc;
+            /* gradients all alive from the start: a lower layer's moment holds no more (what the
+             * layers keep grows with them), so only the highest sampled can win, and it came first */
+            if (!each && !step->lazy_grads)
+                break;
         }
     }
     /* one layer: the higher of the two ends; more: the first layer's own moment */
