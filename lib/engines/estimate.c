@@ -40,11 +40,11 @@ static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, cons
  * everything either reads (job.h) but an attached checkpoint's bytes, which are never cached, so
  * the cache cannot go stale. */
 static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__cost_cache *cache,
-                              llmmem__trace *trace)
+                              llmmem__trace *trace, int most_loaded_only)
 {
     const int whole = llmmem__layout_single(&j->layout);
     if (!cache || (whole && j->from_checkpoint))
-        return llmmem__parallel_estimate(out, j, NULL, NULL, trace);
+        return llmmem__parallel_estimate(out, j, NULL, NULL, trace, most_loaded_only);
     if (memcmp(&cache->key, &j->price, sizeof j->price) != 0) {
         cache->valid = 0;
         cache->costs.whole_made = 0;
@@ -55,7 +55,7 @@ static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__
         st = llmmem__whole_costs(&cache->costs, j);
     else if (!whole && !cache->valid && (st = llmmem__rank_costs_of(&cache->costs, j->m, &j->price)) == LLMMEM_OK)
         cache->valid = 1;
-    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, &cache->acts, trace);
+    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, &cache->acts, trace, most_loaded_only);
 }
 
 /* The job's layout and the settings explain names, into the trace. */
@@ -168,7 +168,8 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
         memset(trace, 0, sizeof *trace);
         trace_job(trace, j);
     }
-    if ((st = composed(out, j, cache, trace)) != LLMMEM_OK) {
+    /* the planner (fixed) reads the most loaded stage alone */
+    if ((st = composed(out, j, cache, trace, fixed != NULL && trace == NULL)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;
     }

@@ -30,7 +30,8 @@ llmmem_status llmmem__estimate_traced(llmmem_report *out, const llmmem_model *mo
                                       llmmem__trace *trace);
 
 /* The same, with the job's layout-independent parts kept in `fixed` (llmmem__job_make_fixed; the
- * planner's candidates differ in layout keys alone); NULL: resolved every time. */
+ * planner's candidates differ in layout keys alone); NULL: resolved every time. With `fixed` and no
+ * trace the caller reads the most loaded stage alone: other entries of stages[] may be stale. */
 llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache,
                                      llmmem__trace *trace, llmmem__job_fixed *fixed);

@@ -733,10 +733,13 @@ uint64_t llmmem__layers_in(const llmmem__layer_plan *p, llmmem__kind_set set, ui
         uint64_t marked = rule_count(p, first, end);
         return ((unsigned)set >> p->rule_kind) & 1u ? marked : end - first - marked;
     }
-    uint64_t n = 0;
+    /* from the bitmaps, out of line: the paths above, taken per layer range of every stage, stay
+     * short of saved registers */
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX], n = 0;
+    llmmem__kind_counts(on, p, first, end);
     for (unsigned k = 0; k < p->n; k++)
         if (((unsigned)set >> k) & 1u)
-            n += kind_before(p, k, end) - kind_before(p, k, first);
+            n += on[k];
     return n;
 }
 

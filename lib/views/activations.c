@@ -639,14 +639,29 @@ static uint64_t largest_kind(const llmmem_model *m, uint64_t first, uint64_t end
     return best;
 }
 
+/* Whether the layers [first, end) are all of one kind. */
+static int one_kind(const llmmem__layer_plan *plan, uint64_t first, uint64_t end)
+{
+    if (plan->n == 1 || end <= first)
+        return 1;
+    uint64_t on[LLMMEM_LAYER_KINDS_MAX];
+    llmmem__kind_counts(on, plan, first, end);
+    for (unsigned k = 0; k < plan->n; k++)
+        if (on[k] && on[k] != end - first)
+            return 0;
+    return 1;
+}
+
 static int sum_layers(uint64_t *out, const llmmem_model *m, uint64_t first, uint64_t end, const llmmem__act_kinds *k,
                       int full)
 {
     if (k->hybrid)
         return sum_kinds(out, m, first, end, k, full);
     const uint64_t dense_bytes = full ? k->dense_full : k->dense, moe_bytes = full ? k->moe_full : k->moe;
-    uint64_t moe = llmmem__layers_in(&m->geo.plan, m->geo.moe, first, end);
-    uint64_t dense = llmmem__layers_in(&m->geo.plan, m->geo.all, first, end) - moe;
+    /* the layers of [first, end) the model has, the MoE ones counted by kind */
+    const uint64_t last = end < m->geo.plan.layers ? end : m->geo.plan.layers, span = last > first ? last - first : 0;
+    const uint64_t moe = m->geo.moe_layers ? llmmem__layers_in(&m->geo.plan, m->geo.moe, first, end) : 0;
+    const uint64_t dense = span - moe;
     *out = 0;
     return llmmem__muladd(out, dense, dense_bytes) && llmmem__muladd(out, moe, moe_bytes);
 }
@@ -721,6 +736,9 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
     const uint64_t step = n % plan->period, cycle = step ? plan->period / llmmem__gcd(step, plan->period) : 1;
     const uint64_t distinct = llmmem__ceil_div(plan->listed, n) + cycle + 1;
     uint64_t chunks = llmmem__ceil_div(layers, n), largest = 0;
+    /* every chunk but a shorter last one is alike when the layers are of one kind or their kinds
+     * save as much */
+    const int alike = (!k->hybrid && k->moe_full == k->dense_full) || one_kind(plan, base, base + layers);
     for (uint64_t c = 0; c < chunks; c++) {
         if (c == distinct && c + 1 < chunks)
             c = chunks - 1;
@@ -729,7 +747,7 @@ static llmmem_status compose_layers(llmmem__activations *out, const llmmem_model
             return overflow();
         if (bytes > largest)
             largest = bytes;
-        if (!k->hybrid && k->moe_full == k->dense_full) /* every chunk but a shorter last one is alike */
+        if (alike)
             break;
     }
     if (!llmmem__mul(&out->held, chunks, k->input))
@@ -1024,12 +1042,16 @@ llmmem_status llmmem__act_kinds_of(const llmmem__act_kinds **out, llmmem__act_ki
     }
     llmmem__act_key key;
     act_key_of(&key, j);
-    *out = &cache->kinds;
-    if (cache->valid && memcmp(&key, &cache->key, sizeof key) == 0)
+    /* the slot: from the members the planner varies (any function would do: the key is compared) */
+    uint64_t h = (key.sequences * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)key.act.recompute * 0xC2B2AE3D27D4EB4FULL) ^
+                 (key.t * 0x165667B19E3779F9ULL) ^ (key.c * 0x27D4EB2F165667C5ULL) ^ (key.et * 0x85EBCA77C2B2AE63ULL);
+    llmmem__act_slot *slot = &cache->slot[(h >> 60) % LLMMEM_ACT_CACHE_SLOTS];
+    *out = &slot->kinds;
+    if (slot->valid && memcmp(&key, &slot->key, sizeof key) == 0)
         return LLMMEM_OK;
-    llmmem_status st = llmmem__act_kinds_make(&cache->kinds, j, &any);
-    cache->valid = st == LLMMEM_OK;
-    cache->key = key;
+    llmmem_status st = llmmem__act_kinds_make(&slot->kinds, j, &any);
+    slot->valid = st == LLMMEM_OK;
+    slot->key = key;
     return st;
 }
 
@@ -1337,12 +1359,13 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
     uint64_t t_best = t_low > t_last ? t_low : t_last;
     if (count > 1 && each && (rc = each(ctx, &last)) != LLMMEM_OK)
         return rc;
-    /* one layer kind, no recomputation chunks and no frozen layers among them: the moments change by
-     * the same bytes from layer to layer, so the highest is an end, and the layers between are
-     * walked only to be listed */
+    /* one layer kind on the stage, no recomputation chunks and no frozen layers among them: the
+     * moments change by the same bytes from layer to layer, so the highest is an end, and the layers
+     * between are walked only to be listed */
     const int64_t recompute = k->act.recompute;
-    const int linear = m->geo.plan.n == 1 && step->frozen_layers <= first &&
-                       (recompute == LLMMEM_RECOMPUTE_NONE || recompute == LLMMEM_RECOMPUTE_SELECTIVE);
+    const int linear = step->frozen_layers <= first &&
+                       (recompute == LLMMEM_RECOMPUTE_NONE || recompute == LLMMEM_RECOMPUTE_SELECTIVE) &&
+                       one_kind(&m->geo.plan, first, st->end);
     if (count > 2 && (each || !linear)) { /* the layers between: held before the stage's first, and each one's own */
         if ((rc = llmmem__layers_held_of(&h1, m, k, st, first + 1)) != LLMMEM_OK)
             return rc;
@@ -1363,6 +1386,10 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
                 *best = p, t_best = t;
             if (each && (rc = each(ctx, &p)) != LLMMEM_OK)
                 return rc;
+            /* gradients all alive from the start: a lower layer's moment holds no more (what the
+             * layers keep grows with them), so only the highest sampled can win, and it came first */
+            if (!each && !step->lazy_grads)
+                break;
         }
     }
     /* one layer: the higher of the two ends; more: the first layer's own moment */

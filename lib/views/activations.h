@@ -152,16 +152,21 @@ typedef struct llmmem__act_key {
     int64_t sem[12]; /* llmmem__semantics, member by member */
 } llmmem__act_key;
 
-/* The layer kinds of the last job that made them (the report's cost cache keeps one). */
-typedef struct llmmem__act_cache {
+/* The layer kinds of the jobs that made them, direct-mapped by their key (the report's cost cache
+ * keeps one table: the planner's candidates cycle through recomputation modes and micro-batches). */
+#define LLMMEM_ACT_CACHE_SLOTS 16
+typedef struct llmmem__act_slot {
     int valid;
     llmmem__act_key key;
     llmmem__act_kinds kinds;
+} llmmem__act_slot;
+typedef struct llmmem__act_cache {
+    llmmem__act_slot slot[LLMMEM_ACT_CACHE_SLOTS];
 } llmmem__act_cache;
 
 /* The layer kinds of the job's stages (llmmem__act_kinds_make on its layout's split): the cache's
- * when it holds this job's key (*out points there), else made into the cache (or `own` without
- * one). A failure leaves the cache empty. */
+ * when it holds this job's key (*out points there), else made into the key's slot of the cache (or
+ * `own` without one). A failure leaves that slot empty. */
 llmmem_status llmmem__act_kinds_of(const llmmem__act_kinds **out, llmmem__act_kinds *own, llmmem__act_cache *cache,
                                    const llmmem__job *j);
 

@@ -69,6 +69,15 @@ static int same_counts(const uint64_t a[LLMMEM_LAYER_KINDS_MAX], const uint64_t 
     return 1;
 }
 
+/* Whether a stage's layers are all of one kind (on: its counts of each kind; NULL: a model of one). */
+static int one_kind(const uint64_t *on, unsigned kinds)
+{
+    unsigned held = 0;
+    for (unsigned k = 0; on && k < kinds; k++)
+        held += on[k] != 0;
+    return held <= 1;
+}
+
 /* Layers of a class's kinds among the counts of each kind. */
 static uint64_t of_kinds(const uint64_t on[LLMMEM_LAYER_KINDS_MAX], unsigned kinds, llmmem__kind_set set)
 {
@@ -567,7 +576,7 @@ static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmm
 }
 
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given,
-                                        llmmem__act_cache *acts, llmmem__trace *trace)
+                                        llmmem__act_cache *acts, llmmem__trace *trace, int most_loaded_only)
 {
     llmmem__job gen_job;
     llmmem__gen_moment gen_peak;
@@ -619,6 +628,12 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
         if (middle && mixed)
             stage_kind_counts(on, m, L, i);
         if (middle && reuse && have_mid && (!mixed || same_counts(on, mid_on, layer_kinds))) {
+            /* its state and activations are the earlier middle stage's, and it keeps no more
+             * micro-batches in flight (llmmem__in_flight falls with the stage): its peak is no
+             * higher, and the earlier stage wins a tie. Layers of one kind: the peak does not
+             * depend on where on the stage each kind lies. */
+            if (most_loaded_only && one_kind(mixed ? on : NULL, layer_kinds))
+                continue;
             uint64_t layers = m->geo.layers;
             memcpy(sr->bytes, mid_sr.bytes, sizeof sr->bytes);
             llmmem__stage_layers(L, layers, i, &sr->first_layer, &sr->layers);

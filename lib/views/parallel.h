@@ -82,9 +82,11 @@ struct llmmem__trace; /* views/trace.h */
  * `costs` are the layout's rank costs when the caller has them (the report's cache), else NULL;
  * for a layout whose rank is the whole model, llmmem__whole_costs's. Training takes its layer
  * kinds from `acts` (llmmem__act_kinds_of; NULL: made for this call). Records the most loaded
- * stage into `trace` when it is not NULL. */
+ * stage into `trace` when it is not NULL. most_loaded_only: the caller reads the most loaded stage
+ * alone (the planner), so a middle stage that cannot be more loaded than an earlier one is skipped
+ * and its entry in stages[] left as it was. */
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs,
-                                        llmmem__act_cache *acts, struct llmmem__trace *trace);
+                                        llmmem__act_cache *acts, struct llmmem__trace *trace, int most_loaded_only);
 
 
 #endif
