@@ -313,6 +313,51 @@ START_TEST(planner_feasible_set_is_brute_force)
 }
 END_TEST
 
+/* Every layout the planner keeps estimates, through llmmem_estimate's full walk of every pipeline stage,
+ * to the bytes the plan ranked it by, for models whose stages differ: DeepSeek-V3's first three dense
+ * layers (first_k_dense_replace) and Llama 4 Maverick's dense and MoE layers in turn
+ * (interleave_moe_layer_step 2) put a lighter or different stage before the others, so the most loaded
+ * stage is not always the first; the planner evaluates only stages that can be the most loaded. */
+START_TEST(planner_bytes_are_the_full_estimate)
+{
+    static const struct {
+        const char *model;
+        uint64_t devices;
+    } cases[] = {{"deepseek-v3", 256}, {"llama-4-maverick-17b-128e", 128}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        job j = make(cases[k].model, "h100-sxm-80gb");
+        set(&j, "mode", "training");
+        set(&j, "sequence_length", "4096");
+        set(&j, "global_batch_size", "64");
+        llmmem_plan *plan;
+        ck_assert_ok(llmmem_plan_new(&plan));
+        ck_assert_ok(llmmem_plan_set_limit(plan, 0));
+        ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, cases[k].devices));
+        size_t n = llmmem_plan_count(plan);
+        ck_assert_uint_gt(n, 0);
+        size_t staged = 0;
+        for (size_t i = 0; i < n; i++) {
+            llmmem_strategy *got;
+            double cost;
+            uint64_t bytes;
+            int64_t p;
+            ck_assert_ok(llmmem_plan_get(&got, plan, i));
+            ck_assert_ok(llmmem_plan_cost(&cost, &bytes, plan, i));
+            ck_assert_ok(llmmem_estimate(j.r, j.m, j.hw, got));
+            ck_assert_msg(llmmem_report_total_bytes(j.r) == bytes, "%s layout %zu: estimate %llu, plan %llu",
+                          cases[k].model, i, (unsigned long long)llmmem_report_total_bytes(j.r),
+                          (unsigned long long)bytes);
+            ck_assert_ok(llmmem_strategy_get_int(&p, got, LLMMEM_KEY_PIPELINE_PARALLEL));
+            staged += p > 2;
+            llmmem_strategy_free(got);
+        }
+        ck_assert_uint_gt(staged, 0); /* layouts with middle stages were compared */
+        llmmem_plan_free(plan);
+        done(&j);
+    }
+}
+END_TEST
+
 /* Fewest devices: the first n from 1 whose plan holds a layout, by running the planner on each. */
 START_TEST(min_devices_is_first_feasible)
 {
@@ -1064,6 +1109,7 @@ static Suite *solve_suite(void)
     tcase_add_test(tc, max_sequence_is_brute_force);
     tcase_add_test(tc, weight_format_is_first_that_fits);
     tcase_add_test(tc, planner_feasible_set_is_brute_force);
+    tcase_add_test(tc, planner_bytes_are_the_full_estimate);
     tcase_add_test(tc, min_devices_is_first_feasible);
     tcase_add_loop_test(tc, min_devices_is_the_scan, 0, (int)(sizeof fewest_cases / sizeof fewest_cases[0]));
     tcase_add_loop_test(tc, plan_min_devices_holds_their_layouts, 0,
