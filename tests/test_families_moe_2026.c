@@ -362,6 +362,11 @@ START_TEST(step35_flash)
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 4);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_LAYERS_PER_GROUP), 12);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 27306);
+    /* SGLang's pool and llama.cpp's buffers are not modelled for two query-head counts: refused by name */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_SGLANG));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "step3p5's 64 and 96"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_AUTO));
     /* the generate loop and training activations of layers of two head counts are not modelled: refused by name */
     llmmem_report *rep = NULL;
     ck_assert_ok(llmmem_report_new(&rep));
