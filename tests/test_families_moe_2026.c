@@ -1,4 +1,4 @@
-/* Families of late 2026 added for issue 33's second round: Hunyuan dense and MoE. Each model is read from a
+/* Families of late 2026 added for issue 33's second round: Hunyuan dense and MoE, Step-3.5-Flash. Each model is read from a
  * config rebuilt here from a record of its published config.json (each test names it) and counted against a
  * published figure where one exists, else against a count derived by hand in the comment, never against this
  * library's output. The ids are stored-corpus records (find_string / read_file). */
@@ -258,6 +258,184 @@ START_TEST(hunyuan_dense_gguf)
 }
 END_TEST
 
+/* stepfun-ai/Step-3.5-Flash's config.json rebuilt from Step3p5Config's fields (Megatron-Bridge
+ * src/megatron/bridge/models/stepfun/configuration_step35.py, which mirrors it: H 4096, intermediate 11264, 64 heads,
+ * 8 num_attention_groups, 45 layers, 288 experts of 1280, top 8, share_expert_dim 1280, head_dim 128, 3 MTP layers,
+ * moe_layers_enum 3..44), attention_other_setting's 96 heads and 8 groups (step35_bridge.py provider_bridge), the
+ * vocabulary of 128,896 the checkpoint's three MTP heads hold (3,167,748,096 bytes = 3 x 128,896 x 4096 x 2: the
+ * Megatron-Bridge card examples/model_verification_cards/step35-flash/card.yaml), sliding_window 512 (the bridge's
+ * default) and layer_types full on every fourth layer, the rest and the MTP layers sliding (the tiny step3p5
+ * fixtures of the corpus, id 56601044620). With `field` given, its value is `value` instead. */
+static void step35_config(char *json, size_t size, const char *field, const char *value)
+{
+    char types[2048], moe[512], base[4096];
+    size_t at = 0;
+    for (int i = 0; i < 48; i++)
+        at += (size_t)snprintf(types + at, sizeof types - at, "%s\"%s\"", i ? ", " : "[",
+                               i < 45 && i % 4 == 0 ? "full_attention" : "sliding_attention");
+    snprintf(types + at, sizeof types - at, "]");
+    at = 0;
+    for (int i = 3; i < 45; i++)
+        at += (size_t)snprintf(moe + at, sizeof moe - at, "%s%d", i > 3 ? "," : "", i);
+    snprintf(base, sizeof base,
+             "{\"architectures\": [\"Step3p5ForCausalLM\"], \"model_type\": \"step3p5\", \"hidden_size\": 4096, "
+             "\"intermediate_size\": 11264, \"num_attention_heads\": 64, \"num_attention_groups\": 8, "
+             "\"num_hidden_layers\": 45, \"vocab_size\": 128896, \"moe_intermediate_size\": 1280, "
+             "\"moe_num_experts\": 288, \"moe_top_k\": 8, \"max_position_embeddings\": 262144, \"share_expert_dim\": 1280, "
+             "\"head_dim\": 128, \"layer_types\": %s, \"attention_other_setting\": {\"attention_type\": "
+             "\"sliding_attention\", \"num_attention_heads\": 96, \"num_attention_groups\": 8, \"head_dim\": 128}, "
+             "\"use_head_wise_attn_gate\": true, \"sliding_window\": 512, \"num_nextn_predict_layers\": 3, "
+             "\"use_moe_router_bias\": true, \"need_fp32_gate\": true, \"moe_layers_enum\": \"%s\", "
+             "\"att_impl_type\": \"GQA\", \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"}",
+             types, moe);
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\": ", field ? field : "");
+    const char *f = field ? strstr(base, key) : NULL;
+    if (!f) {
+        snprintf(json, size, "%s", base);
+        return;
+    }
+    f += strlen(key);
+    const char *end = f[0] == '{' ? strchr(f, '}') + 1 : f[0] == '[' ? strchr(f, ']') + 1 : strstr(f, ", \"");
+    snprintf(json, size, "%.*s%s%s", (int)(f - base), base, value, end);
+}
+
+static llmmem_status step35_status(const char *field, const char *value)
+{
+    char json[4096];
+    llmmem_model *m = NULL;
+    step35_config(json, sizeof json, field, value);
+    llmmem_status st = llmmem_model_from_hf_config_text(&m, json, strlen(json));
+    llmmem_model_free(m);
+    return st;
+}
+
+/* Step-3.5-Flash's weights, by hand from vLLM model_executor/models/step3p5.py (H 4096, d 128, 8 KV heads):
+ * attention of h heads: q and o 2 x 4096 x 128h, k and v 2 x 4096 x 1024, g_proj 4096 x h, q_norm and k_norm 2 x 128:
+ *   full (64 heads) 75,759,872; sliding (96) 109,445,376; 12 full + 33 sliding layers: 4,520,804,352;
+ * layers 0-2 a dense MLP 3 x 4096 x 11264 = 138,412,032 each: 415,236,096;
+ * layers 3-44: 288 experts x 3 x 4096 x 1280 = 4,529,848,320, share_expert 3 x 4096 x 1280 = 15,728,640, the fp32 gate
+ *   288 x 4096 and router_bias 288: 42 x 4,546,756,896 = 190,963,789,632;
+ * norms 2 x 4096 a layer and the final one: 372,736 + 11,520 q/k norms = 384,256; embed_tokens and lm_head 2 x 128,896
+ * x 4096 = 1,055,916,032. Total 196,956,130,368.
+ * The checkpoint adds 3 MTP layers, each a sliding layer with a dense MLP (109,445,376 + 138,412,032 + 8,192 norms),
+ * enorm, hnorm, shared_head.norm (12,288), eh_proj 8192 x 4096 (33,554,432) and shared_head.output 128,896 x 4096
+ * (527,958,016): 3 x 809,390,336 = 2,428,171,008, so 199,384,301,376. The card's export wrote 398,768,626,944 bytes
+ * for the 804 source tensors: 2 x 199,384,301,376 + 2 x 12,096 for the 42 x 288 router_bias stored in fp32 (every
+ * other tensor bf16; the tensor count 804 = 3 x 12 dense + 42 x 17 MoE + 3 x 17 MTP + 3 checks the layout).
+ * Megatron's 199,997,706,240 (the card's CPU import) is the same count with the MTP heads shared with lm_head
+ * (- 3 x 527,958,016), g_proj expanded to a gate per channel (attention_output_gate: + 12 x 4096 x (8192 - 64) +
+ * 36 x 4096 x (12288 - 96)) and router_bias a buffer (- 12,096). */
+START_TEST(step35_flash)
+{
+    char json[4096];
+    step35_config(json, sizeof json, NULL, NULL);
+    llmmem_model *m = from_text(json);
+    ck_assert_uint_eq(total(m), 196956130368ULL);
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_parameters(&n, m, LLMMEM_PARAMS_ATTENTION));
+    ck_assert_uint_eq(n, 4520804352ULL);
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
+    ck_assert_uint_eq(n, 199384301376ULL);
+    ck_assert_uint_eq(2 * n + 2 * 12096, 398768626944ULL);
+    ck_assert_uint_eq(n - 3 * 527958016ULL + 12 * 4096ULL * (8192 - 64) + 36 * 4096ULL * (12288 - 96) - 12096,
+                      199997706240ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_ATTENTION_HEADS), 96);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS), 64);
+    /* the contiguous cache of one 4096-token sequence: a token is 2 x 8 x 128 x 2 bytes on each layer, the 12 full
+     * layers keep 4096 tokens, the 33 sliding ones the window's 512: 4096 x (12 x 4096 + 33 x 512) */
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 4096));
+    ck_assert_uint_eq(bytes, 4096ULL * (12 * 4096 + 33 * 512));
+    /* vLLM with 20 GiB of cache: one page of 16 tokens is 16 x 4096 = 65,536 bytes on every layer; the 12 full and 33
+     * sliding layers make groups of 12 (_get_kv_cache_groups_uniform_page_size: 1 full, ceil(33 / 12) = 3 sliding),
+     * a block is 12 pages: 21,474,836,480 / 786,432 = 27,306 blocks */
+    llmmem_hardware *hw = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h200"));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 20LL << 30));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 65536);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 4);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_LAYERS_PER_GROUP), 12);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 27306);
+    /* SGLang's pool and llama.cpp's buffers are not modelled for two query-head counts: refused by name */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_SGLANG));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "step3p5's 64 and 96"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_AUTO));
+    /* the generate loop and training activations of layers of two head counts are not modelled: refused by name */
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 16));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "generate loop"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "step3p5"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 0));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "step3p5"));
+    llmmem_report_free(rep);
+    llmmem_serving_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* What the reader does not model is refused by name; moe_layers_enum as a list reads as the string does. */
+START_TEST(step35_refusals)
+{
+    ck_assert_status(step35_status("attention_other_setting", "{\"attention_type\": \"sliding_attention\", "
+                                   "\"num_attention_heads\": 96, \"num_attention_groups\": 4, \"head_dim\": 128}"),
+                     LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "num_attention_groups 4"));
+    ck_assert_status(step35_status("layer_types", "[\"full_attention\"]"), LLMMEM_ERR_INCOMPLETE);
+    ck_assert_status(step35_status("use_moe_router_bias", "false"), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_status(step35_status("att_impl_type", "\"MFA\""), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_status(step35_status("moe_layers_enum", "\"3,x\""), LLMMEM_ERR_PARSE);
+    char types[2048];
+    size_t at = 0;
+    for (int i = 0; i < 48; i++)
+        at += (size_t)snprintf(types + at, sizeof types - at, "%s\"%s\"", i ? ", " : "[",
+                               i % 4 == 0 || i == 45 ? "full_attention" : "sliding_attention");
+    snprintf(types + at, sizeof types - at, "]");
+    ck_assert_status(step35_status("layer_types", types), LLMMEM_ERR_UNSUPPORTED); /* MTP layer 45 full */
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "layer_types[45]"));
+    char moe[512], json[4096];
+    at = 0;
+    for (int i = 3; i < 45; i++)
+        at += (size_t)snprintf(moe + at, sizeof moe - at, "%s%d", i > 3 ? ", " : "[", i);
+    snprintf(moe + at, sizeof moe - at, "]");
+    step35_config(json, sizeof json, "moe_layers_enum", moe);
+    llmmem_model *m = from_text(json);
+    ck_assert_uint_eq(total(m), 196956130368ULL);
+    llmmem_model_free(m);
+    /* sliding layers of the full layers' 64 heads: 33 x (109,445,376 - 75,759,872) fewer; the gate alone still
+     * refuses training */
+    step35_config(json, sizeof json, "attention_other_setting", "{\"num_attention_heads\": 64}");
+    m = from_text(json);
+    ck_assert_uint_eq(total(m), 196956130368ULL - 33 * 33685504ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS), 0);
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h200"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "head-wise attention gate"));
+    llmmem_report_free(rep);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_moe_2026");
@@ -269,6 +447,8 @@ int main(void)
     tcase_add_test(tc, hunyuan_dense_7b);
     tcase_add_test(tc, hunyuan_moe_gguf);
     tcase_add_test(tc, hunyuan_dense_gguf);
+    tcase_add_test(tc, step35_flash);
+    tcase_add_test(tc, step35_refusals);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -255,6 +255,8 @@ typedef enum llmmem_key {
     LLMMEM_KEY_CONV_L_CACHE = 1228,            /**< short-convolution layers' kernel (LFM2 conv_L_cache: 3); its window is their state */
     LLMMEM_KEY_CONV_BIAS = 1229,               /**< bool: the short-convolution layers' projections and convolution have biases */
     LLMMEM_KEY_FULL_ATTENTION_SINKS = 1230,    /**< bool: full-attention layers have a sink per head where attention_sinks gives the sliding ones theirs (MiMo-V2-Flash) */
+    LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS = 1231, /**< query heads of the full-attention layers when they differ from the sliding ones' num_attention_heads (Step-3.5-Flash: 64 beside 96); 0: num_attention_heads */
+    LLMMEM_KEY_HEAD_WISE_ATTN_GATE = 1232,     /**< bool: g_proj gives one sigmoid gate per query head on the attention output (Step-3.5-Flash) */
     LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
 
     /* hardware (2000+) */
@@ -525,7 +527,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_MIMO_V2_FLASH = 59, /**< "mimo_v2_flash" (MiMo-V2-Flash: sliding and full layers of their own KV heads, sinks, narrower values) */
     LLMMEM_MODEL_HUNYUAN_V1_DENSE = 60, /**< "hunyuan_v1_dense" (Hunyuan dense: Llama with q/k norms over a head) */
     LLMMEM_MODEL_HUNYUAN_V1_MOE = 61, /**< "hunyuan_v1_moe" (Hunyuan-A13B: experts beside a shared MLP, an fp32 router) */
-    LLMMEM_MODEL_PHI4FLASH = 62 /**< "phi4flash" (Phi-4-mini-flash: SambaY, Mamba-1 and sliding layers, one full layer whose keys and values the last layers read, gated memory units) */
+    LLMMEM_MODEL_PHI4FLASH = 62, /**< "phi4flash" (Phi-4-mini-flash: SambaY, Mamba-1 and sliding layers, one full layer whose keys and values the last layers read, gated memory units) */
+    LLMMEM_MODEL_STEP3P5 = 63      /**< "step3p5" (Step-3.5-Flash: sliding layers of more query heads than the full ones, a head-wise attention gate, experts beside a shared expert) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */
@@ -944,8 +947,9 @@ LLMMEM_API llmmem_status llmmem_model_active_parameters(uint64_t *count_out, con
 /**
  * Parameters the model's checkpoint stores: the model's (llmmem_model_total_parameters, what
  * transformers instantiates) and its num_nextn_predict_layers multi-token-prediction modules, each
- * a decoder layer of the kind of the last one, two input norms, a 2 x hidden_size -> hidden_size
- * projection, an output norm, and an embedding and LM head where mtp_embedding and mtp_lm_head say
+ * a decoder layer of the kind of the last one (step3p5's: a sliding layer with a dense MLP), two
+ * input norms, a 2 x hidden_size -> hidden_size projection, an output norm, and an embedding and
+ * LM head where mtp_embedding and mtp_lm_head say
  * the checkpoint keeps its own copies. Equal to the total for a model without MTP modules.
  */
 LLMMEM_API llmmem_status llmmem_model_checkpoint_parameters(uint64_t *count_out, const llmmem_model *model);

@@ -221,6 +221,14 @@ static const llmmem__key_default hunyuan_dense_structure[] = {{LLMMEM_KEY_QK_NOR
 static const llmmem__key_default hunyuan_moe_structure[] = {{LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ROUTER_FP32, 1}, END};
 /* microsoft/Phi-4-mini-flash-reasoning modeling_phi4flash.py (remote code): PHI_NORM_CLASS nn.LayerNorm; Wqkv and
  * out_proj with biases; _SambaMLP fc1 to 2 x intermediate_size (gate and value), fc2 back, no biases */
+/* vllm model_executor/models/step3p5.py: Step3p5Attention q_norm, k_norm over a head (always built);
+ * FusedMoEBlock.gate an FP32ReplicatedLinear, router_bias an fp32 nn.Parameter (use_moe_router_bias and
+ * need_fp32_gate asserted) */
+static const llmmem__key_default step3p5_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ROUTER_FP32, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1},
+    {LLMMEM_KEY_ROUTER_BIAS_FP32, 1}, {LLMMEM_KEY_MTP_LM_HEAD, 1}, END,
+};
+
 static const llmmem__key_default phi4flash_structure[] = {
     {LLMMEM_KEY_NORM_TYPE, LN}, {LLMMEM_KEY_QKV_BIAS, 1}, {LLMMEM_KEY_O_PROJ_BIAS, 1}, END,
 };
@@ -589,6 +597,13 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_PHI4FLASH, "phi4flash", LLMMEM_READ_PHI4FLASH,
      {4, 0, 1, 0, 1, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 4096, 2560, 9216, 32, 40, 51200, 0},
      phi4flash_structure, NULL},
+    /* Step3p5Config (stepfun-ai/Step-3.5-Flash remote code; Megatron-Bridge stepfun/configuration_step35.py mirrors
+     * it): vocab_size=128815, hidden_size=4096, intermediate_size=11264, num_hidden_layers=45, num_attention_heads=64,
+     * num_attention_groups=8, head_dim=128, max_position_embeddings=128000, moe_* and share_expert_dim read by
+     * read_step3p5. llama.cpp's step35 GGUF: not read */
+    {LLMMEM_MODEL_STEP3P5, "step3p5", LLMMEM_READ_STEP3P5,
+     {NONE, 128, 0, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 128000, 4096, 11264, 45, 64, 128815, 0},
+     step3p5_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -627,7 +642,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_OLMO3] = "olmo3",             [LLMMEM_MODEL_APERTUS] = "apertus",
     [LLMMEM_MODEL_LFM2] = "lfm2",               [LLMMEM_MODEL_MIMO_V2_FLASH] = "mimo_v2_flash",
     [LLMMEM_MODEL_HUNYUAN_V1_DENSE] = "hunyuan_v1_dense", [LLMMEM_MODEL_HUNYUAN_V1_MOE] = "hunyuan_v1_moe",
-    [LLMMEM_MODEL_PHI4FLASH] = "phi4flash",
+    [LLMMEM_MODEL_PHI4FLASH] = "phi4flash",         [LLMMEM_MODEL_STEP3P5] = "step3p5",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

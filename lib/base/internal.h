@@ -466,6 +466,8 @@ typedef struct llmmem__geometry {
     /* what a token adds to a full-attention layer when its heads or width differ from the sliding layers'
      * (Gemma 4's global_head_dim, num_global_key_value_heads); heads 0 when kv_token holds for every layer */
     llmmem__kv_token kv_token_global;
+    uint64_t global_heads;       /* query heads of the full-attention layers when they differ from `heads`, the
+                                  * sliding ones' (Step-3.5-Flash); 0 otherwise */
     uint64_t kv_shared_layers;   /* layers reading an earlier layer's keys and values, caching none (Gemma 4) */
     uint64_t dropped;            /* parameters the checkpoint stores but the model drops on load (Gemma 4's
                                   * KV-shared layers' k_proj, v_proj, k_norm) */

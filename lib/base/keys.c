@@ -401,6 +401,12 @@ static const llmmem__key_info key_table[] = {
              "in a model with global_head_dim or num_global_key_value_heads, the full-attention layers have a "
              "learned sink per head (MiMo-V2-Flash add_full_attention_sink_bias; attention_sinks gives the sliding "
              "layers theirs)"),
+    INT_KEY(LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS, M, "num_global_attention_heads", 0, SIZE_MAX_KEY, 0,
+            "query heads of the full-attention layers when they differ from the sliding layers' "
+            "num_attention_heads (Step-3.5-Flash: 64 beside attention_other_setting's 96); 0: num_attention_heads"),
+    BOOL_KEY(LLMMEM_KEY_HEAD_WISE_ATTN_GATE, M, "head_wise_attn_gate", 0,
+             "g_proj (hidden_size -> one value a query head) gates each head's attention output through a sigmoid "
+             "(vLLM step3p5.py Step3p5Attention use_head_wise_attn_gate)"),
     INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
             "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
             "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),

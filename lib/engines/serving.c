@@ -171,6 +171,10 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
          * gated product attn_output * sigmoid(gate) is a new tensor beside the attention output */
         if (mv(m, LLMMEM_KEY_ATTN_OUTPUT_GATE))
             attn += 2 * q * a->head_dim;
+        /* vllm step3p5.py Step3p5Attention.forward: g_proj's one gate a head and its sigmoid, then the gated
+         * product beside the attention output */
+        if (mv(m, LLMMEM_KEY_HEAD_WISE_ATTN_GATE))
+            attn += 2 * q + q * a->head_dim;
     }
     if (!moe) {
         mlp = llmmem__ceil_div(a->ffn, tp) * (gated ? 3 : 2);

@@ -182,6 +182,8 @@ static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding
     llmmem__geometry *g = b->geo;
     uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), kv = value(b, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
     uint64_t d = value(b, LLMMEM_KEY_HEAD_DIM), gd = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM);
+    /* Step-3.5-Flash's full layers have fewer query heads than its sliding ones (attention_other_setting) */
+    uint64_t gh = value(b, LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS) ? value(b, LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS) : heads;
     const int k_eq_v = value(b, LLMMEM_KEY_ATTENTION_K_EQ_V) != 0;
     if (heads == 0) { /* typed widths or KV-shared layers over a model without attention layers */
         fail(b, LLMMEM_ERR_INCOMPLETE, "global_head_dim or num_kv_shared_layers needs num_attention_heads");
@@ -201,11 +203,13 @@ static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding
              (unsigned long long)dv, (unsigned long long)gd);
         return;
     }
-    if (heads % kv || heads % gkv) {
-        fail(b, LLMMEM_ERR_INCOMPATIBLE, "num_attention_heads (%llu) is not divisible by the KV heads (%llu, %llu)",
-             (unsigned long long)heads, (unsigned long long)kv, (unsigned long long)gkv);
+    if (heads % kv || gh % gkv) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "the query heads (%llu, %llu) are not divisible by the KV heads (%llu, %llu)",
+             (unsigned long long)heads, (unsigned long long)gh, (unsigned long long)kv, (unsigned long long)gkv);
         return;
     }
+    if (gh != heads)
+        g->global_heads = gh;
     g->kv_heads = kv;
     g->head_dim = d;
     g->v_head_dim = dv;
@@ -218,29 +222,34 @@ static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding
      * names (vllm model_executor/models/mimo_v2_flash.py MiMoV2Attention) */
     const int sinks = value(b, LLMMEM_KEY_ATTENTION_SINKS) != 0, global_sinks = value(b, LLMMEM_KEY_FULL_ATTENTION_SINKS) != 0;
     const int qk_norm = value(b, LLMMEM_KEY_QK_NORM) != 0;
+    /* vllm model_executor/models/step3p5.py Step3p5Attention.g_proj: hidden -> one gate a query head, no bias */
+    const int head_gate = value(b, LLMMEM_KEY_HEAD_WISE_ATTN_GATE) != 0;
     const struct {
         llmmem__kind_set set;
-        uint64_t kv, d;
+        uint64_t heads, kv, d;
         int v, sinks;
-        const char *q, *o, *k, *vname, *qn, *kn;
+        const char *q, *o, *k, *vname, *qn, *kn, *gate;
     } types[2] = {
-        {sliding, kv, d, 1, sinks, "q_proj", "o_proj", "k_proj", "v_proj", "q_norm", "k_norm"},
-        {full, gkv, gd, !k_eq_v, global_sinks, "q_proj.global", "o_proj.global", "k_proj.global", "v_proj.global",
-         "q_norm.global", "k_norm.global"},
+        {sliding, heads, kv, d, 1, sinks, "q_proj", "o_proj", "k_proj", "v_proj", "q_norm", "k_norm", "g_proj"},
+        {full, gh, gkv, gd, !k_eq_v, global_sinks, "q_proj.global", "o_proj.global", "k_proj.global", "v_proj.global",
+         "q_norm.global", "k_norm.global", "g_proj.global"},
     };
     const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
     for (unsigned i = 0; i < 2 && b->status == LLMMEM_OK; i++) {
         uint64_t all = llmmem__layers_in(&g->plan, types[i].set, 0, g->layers);
         llmmem__kind_set own_set = (llmmem__kind_set)(types[i].set & ~shared);
-        uint64_t own = llmmem__layers_in(&g->plan, own_set, 0, g->layers), q_out = heads * types[i].d;
+        uint64_t own = llmmem__layers_in(&g->plan, own_set, 0, g->layers), q_out = types[i].heads * types[i].d;
         uint64_t kv_out = types[i].kv * types[i].d, v_out = types[i].kv * (dv == d ? types[i].d : dv);
         b->kinds = types[i].set;
         add(b, types[i].q, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_Q, q_out, h, all, all);
-        add(b, types[i].o, A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * (dv == d ? types[i].d : dv), all, all);
+        add(b, types[i].o, A, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h,
+            types[i].heads * (dv == d ? types[i].d : dv), all, all);
         if (qk_norm)
             add_norm(b, types[i].qn, types[i].d, all);
         if (types[i].sinks)
-            add(b, "sinks", A, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, all, all);
+            add(b, "sinks", A, LLMMEM_SPLIT_COLUMN, 0, 0, 1, types[i].heads, all, all);
+        if (head_gate)
+            add(b, types[i].gate, A, LLMMEM_SPLIT_COLUMN, 1, 0, types[i].heads, h, all, all);
         b->kinds = own_set;
         add(b, types[i].k, A, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K, kv_out, h, own, own);
         if (types[i].v)
@@ -1626,7 +1635,8 @@ static llmmem_status build(builder *b)
     const llmmem__kind_set shared =
         llmmem__kinds_of(&g->plan, llmmem__mixers_with(LLMMEM_MIXER_SHARED_KV),
                          any_ffn);
-    const int typed = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM) || value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) || shared;
+    const int typed = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM) || value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) ||
+                      value(b, LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS) || value(b, LLMMEM_KEY_HEAD_WISE_ATTN_GATE) || shared;
     if (attention_layers && require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS)) /* Mamba2Config has no attention heads */
         return b->status;
     /* Phi-4-flash's KV-shared layers are its own attention's (add_differential_attention) */
@@ -1724,8 +1734,17 @@ llmmem_status llmmem__mtp_inventory(llmmem__inventory *out, const llmmem_model *
     char message[LLMMEM_MESSAGE_MAX];
     llmmem__geometry unused;
     builder b = {out, &unused, m, message, sizeof message, LLMMEM_OK, 0};
-    /* deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: the MTP module's hidden layer is structured as the main model's */
-    const llmmem__kind_set last = (llmmem__kind_set)(1u << last_kind(&g->plan));
+    /* deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: the MTP module's hidden layer is structured as the main model's
+     * last; Step-3.5-Flash's are sliding-window layers with a dense MLP (Megatron-Bridge stepfun/step35_bridge.py
+     * mapping_registry: "MTP layers are always dense"; read_step3p5 checks layer_types), as its layers 1 and 2 */
+    llmmem__kind_set last = (llmmem__kind_set)(1u << last_kind(&g->plan));
+    if (type == LLMMEM_MODEL_STEP3P5) {
+        last = llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_SLIDING), 1u << LLMMEM_FFN_DENSE);
+        if (last == 0)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the multi-token-prediction modules of step3p5 (sliding-window "
+                                "layers with a dense MLP) need such a layer in the model: none is");
+        last = (llmmem__kind_set)(last & -last);
+    }
     for (unsigned i = 0; i < m->inv.n && b.status == LLMMEM_OK; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i];
         if (!(t->kinds & last))

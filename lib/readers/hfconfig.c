@@ -2307,6 +2307,186 @@ static llmmem_status read_phi4flash(const hf *c, const llmmem__json *obj)
     return LLMMEM_OK;
 }
 
+/* Step-3.5-Flash's moe_layers_enum: vLLM step3p5.py Step3p5DecoderLayer parses a string of comma-separated layer
+ * indices, the config class (Megatron-Bridge configuration_step35.py) defaults to the tuple 3..44; either form is
+ * read, and layers >= num_hidden_layers ignored as both do. moe[i] is set for each listed layer. */
+static llmmem_status read_step3p5_moe_layers(const hf *c, const llmmem__json *obj, int64_t layers, uint8_t *moe)
+{
+    const llmmem__json *v = llmmem__json_object_get(obj, "moe_layers_enum");
+    if (!v || llmmem__json_is_null(v)) {
+        for (int64_t i = 3; i < 45 && i < layers; i++)
+            moe[i] = 1;
+        return LLMMEM_OK;
+    }
+    if (llmmem__json_is_array(v)) {
+        for (size_t i = 0; i < llmmem__json_array_size(v); i++) {
+            const llmmem__json *e = llmmem__json_array_get(v, i);
+            if (!llmmem__json_is_integer(e) || llmmem__json_integer_value(e) < 0)
+                return hf_fail(c, LLMMEM_ERR_PARSE, "moe_layers_enum", "entry %zu: expected a layer index, got %s", i,
+                               kind(e));
+            if (llmmem__json_integer_value(e) < layers)
+                moe[llmmem__json_integer_value(e)] = 1;
+        }
+        return LLMMEM_OK;
+    }
+    if (!is_text(v))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "moe_layers_enum", "expected a string or a list of layer indices, got %s",
+                       kind(v));
+    const char *t = llmmem__json_string_value(v), *end = t + llmmem__json_string_length(v);
+    while (t < end) {
+        int64_t n = 0;
+        int digits = 0;
+        while (t < end && *t == ' ')
+            t++;
+        for (; t < end && *t >= '0' && *t <= '9' && n < LLMMEM_LAYER_MAP_MAX; t++, digits++)
+            n = 10 * n + (*t - '0');
+        while (t < end && *t == ' ')
+            t++;
+        if (!digits || (t < end && *t != ','))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "moe_layers_enum", "expected comma-separated layer indices");
+        if (n < layers)
+            moe[n] = 1;
+        t += t < end;
+    }
+    return LLMMEM_OK;
+}
+
+/* Step3p5Config (vLLM step3p5.py): Llama-like sizes with num_attention_groups KV heads; layer_types names each decoder
+ * layer full or sliding, then the num_nextn_predict_layers MTP layers; attention_other_setting gives the sliding
+ * layers' query heads (Step3p5DecoderLayer); a head-wise attention gate (use_head_wise_attn_gate); MoE layers of
+ * moe_num_experts experts of moe_intermediate_size beside one share_expert of share_expert_dim, an fp32 gate and
+ * router_bias (asserted by FusedMoEBlock); the others a dense MLP of intermediate_size. Sliding layers of other KV
+ * heads or head width, and MTP layers that are not sliding, are refused. */
+static llmmem_status read_step3p5(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, heads = 0, kv = 8, d = 128, sliding_heads = 0, v = 0, window = 0, mtp = 3;
+    enum presence p;
+    int flag = 1;
+    const char *text = NULL;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st && (st = get_int(c, obj, "num_attention_groups", &kv, &p)) == LLMMEM_OK)
+        st = set(c, "num_attention_groups", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, p == PRESENT ? kv : (kv = 8));
+    if (!st && (st = get_int(c, obj, "head_dim", &d, &p)) == LLMMEM_OK)
+        st = set(c, "head_dim", LLMMEM_KEY_HEAD_DIM, p == PRESENT ? d : (d = 128));
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 128000, LEAVE);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased Step-3.5 attention is not modelled");
+    if (!st && (st = get_string(c, obj, "att_impl_type", &text, &p)) == LLMMEM_OK && p == PRESENT &&
+        strcmp(text, "GQA") != 0)
+        return unsupported_string(c, "att_impl_type", text, "vLLM's Step3p5DecoderLayer builds GQA only");
+    if (!st)
+        st = refuse_if(c, obj, "use_moe_router_bias", 0, 1, "vLLM's FusedMoEBlock supports the router bias only");
+    if (!st)
+        st = refuse_if(c, obj, "need_fp32_gate", 0, 1, "vLLM's FusedMoEBlock supports the fp32 gate only");
+    if (!st && (st = get_flag(c, obj, "use_head_wise_attn_gate", 1, &flag)) == LLMMEM_OK)
+        st = set(c, "use_head_wise_attn_gate", LLMMEM_KEY_HEAD_WISE_ATTN_GATE, flag);
+    if (!st)
+        st = optional(c, obj, "moe_num_experts", LLMMEM_KEY_NUM_EXPERTS, 288, LEAVE);
+    if (!st)
+        st = optional(c, obj, "moe_top_k", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 8, LEAVE);
+    if (!st)
+        st = optional(c, obj, "moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, 1280, LEAVE);
+    /* share_expert_dim, else share_expert_dims (configuration_step35.py: 1280) */
+    v = 1280;
+    if (!st && (st = get_int(c, obj, "share_expert_dims", &v, &p)) == LLMMEM_OK && p != PRESENT)
+        v = 1280;
+    if (!st && (st = get_int(c, obj, "share_expert_dim", &v, &p)) == LLMMEM_OK)
+        st = set(c, "share_expert_dim", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, v);
+    if (!st)
+        st = set(c, "share_expert_dim", LLMMEM_KEY_N_SHARED_EXPERTS, 1);
+    if (!st && (st = get_int(c, obj, "num_nextn_predict_layers", &mtp, &p)) == LLMMEM_OK)
+        st = set(c, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, p == PRESENT ? mtp : (mtp = 3));
+    if (st)
+        return st;
+    /* attention_other_setting: the sliding layers' shape (Step3p5DecoderLayer reads it where layer_types names the
+     * layer its attention_type) */
+    const llmmem__json *other = llmmem__json_object_get(obj, "attention_other_setting");
+    sliding_heads = heads;
+    if (other && !llmmem__json_is_null(other)) {
+        if (!llmmem__json_is_object(other))
+            return hf_fail(c, LLMMEM_ERR_PARSE, "attention_other_setting", "expected an object, got %s", kind(other));
+        if ((st = get_string(c, other, "attention_type", &text, &p)) != LLMMEM_OK)
+            return st;
+        if (p == PRESENT && strcmp(text, "sliding_attention") != 0)
+            return unsupported_string(c, "attention_other_setting.attention_type", text,
+                                      "the sliding layers' setting is read");
+        if ((st = get_int(c, other, "num_attention_heads", &sliding_heads, &p)) != LLMMEM_OK)
+            return st;
+        const struct {
+            const char *field;
+            int64_t want;
+        } same[2] = {{"num_attention_groups", kv}, {"head_dim", d}};
+        for (unsigned i = 0; i < 2; i++) {
+            v = same[i].want;
+            if ((st = get_int(c, other, same[i].field, &v, &p)) != LLMMEM_OK)
+                return st;
+            if (v != same[i].want)
+                return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "attention_other_setting", "%s %lld differs from the full "
+                               "layers' (%lld): sliding layers of other KV heads or head width are not modelled",
+                               same[i].field, (long long)v, (long long)same[i].want);
+        }
+    }
+    if (layers > LLMMEM_LAYER_MAP_MAX || mtp > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    if (!types || !llmmem__json_is_array(types) || (int64_t)llmmem__json_array_size(types) < layers)
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "layer_types", "must list each of the num_hidden_layers (%lld) "
+                       "layers full_attention or sliding_attention", (long long)layers);
+    uint8_t moe[LLMMEM_LAYER_MAP_MAX] = {0};
+    if ((st = read_step3p5_moe_layers(c, obj, layers, moe)) != LLMMEM_OK)
+        return st;
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    int any_sliding = 0;
+    for (int64_t i = 0; i < layers + mtp; i++) {
+        const llmmem__json *t = llmmem__json_array_get(types, (size_t)i);
+        int sliding = t && is_text(t) && strcmp(llmmem__json_string_value(t), "sliding_attention") == 0;
+        char field[48];
+        snprintf(field, sizeof field, "layer_types[%lld]", (long long)i);
+        if (i >= layers && !sliding) /* Megatron-Bridge step35_bridge.py builds them dense; vLLM skips them */
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "the MTP layer is not sliding_attention: other MTP layers "
+                           "are not modelled");
+        if (i >= layers)
+            continue;
+        if (!t || !is_text(t) || (!sliding && strcmp(llmmem__json_string_value(t), "full_attention") != 0))
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "expected full_attention or sliding_attention");
+        any_sliding |= sliding;
+        llmmem__layer_map_push(&map, sliding ? LLMMEM_MIXER_SLIDING : LLMMEM_MIXER_FULL);
+        map.ffn[i] = (uint8_t)(1 + (moe[i] ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE));
+    }
+    if (any_sliding) {
+        if ((st = get_int(c, obj, "sliding_window", &window, &p)) != LLMMEM_OK)
+            return st;
+        if (p != PRESENT || window <= 0)
+            return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "sliding_window", "must be given for the sliding_attention layers");
+        st = set(c, "sliding_window", LLMMEM_KEY_SLIDING_WINDOW, window);
+    }
+    /* num_attention_heads holds the sliding layers' heads, num_global_attention_heads the full ones' (as
+     * global_head_dim beside head_dim) */
+    if (!st && any_sliding && sliding_heads != heads) {
+        st = set(c, "attention_other_setting", LLMMEM_KEY_NUM_ATTENTION_HEADS, sliding_heads);
+        if (!st)
+            st = set(c, "num_attention_heads", LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS, heads);
+    }
+    if (st)
+        return st;
+    llmmem__model_set_layer_map(c->m, &map);
+    st = set(c, "moe_layers_enum", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    return st ? st : set(c, "moe_layers_enum", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -2342,6 +2522,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_MIMO_V2: return read_mimo_v2(c, obj);
     case LLMMEM_READ_HUNYUAN: return read_hunyuan(c, obj);
     case LLMMEM_READ_PHI4FLASH: return read_phi4flash(c, obj);
+    case LLMMEM_READ_STEP3P5: return read_step3p5(c, obj);
     default: return read_llama_like(c, obj);
     }
 }

@@ -926,12 +926,16 @@ llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j,
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "training activations need the model's shapes: a model given by num_parameters "
                             "alone has no layers to save tensors of");
-    if (m->geo.kv_token_global.heads || m->geo.kv_shared_layers || m->geo.per_layer_inputs || m->geo.compressed_layers ||
-        m->geo.hc_mult || m->geo.blocks)
+    if (m->geo.kv_token_global.heads || m->geo.global_heads || m->geo.kv_shared_layers || m->geo.per_layer_inputs ||
+        m->geo.compressed_layers || m->geo.hc_mult || m->geo.blocks)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "training activations of a model with full and sliding layers of different widths, "
                             "KV-shared layers, per-layer input embeddings, compressed attention, hyper-connections or "
                             "per-layer blocks (%s) are not modelled",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)));
+    if (llmmem__model_value(m, LLMMEM_KEY_HEAD_WISE_ATTN_GATE)) /* attention saves no gate (vLLM step3p5.py g_proj) */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of a head-wise attention gate (%s's g_proj, "
+                            "head_wise_attn_gate) are not modelled",
                             llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)));
     if (llmmem__model_value(m, LLMMEM_KEY_MLP_ACT_PARAMS)) /* mlp_core saves a GELU's or SiLU's tensors */
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of an MLP with a learned activation (%s's "

@@ -28,6 +28,13 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
     llmmem_status st = llmmem__kv_token_shape(&a, j->m, "the generate loop's cache");
     if (st)
         return st;
+    /* the loop's tensors are those of one query-head count without a gate (step3p5's are not) */
+    if (a->global_heads || llmmem__model_value(j->m, LLMMEM_KEY_HEAD_WISE_ATTN_GATE))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the generate loop of a model with full and sliding layers of different query heads or a "
+                            "head-wise attention gate (%s) is not modelled: the weights, the contiguous cache and vLLM "
+                            "serving are",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(j->m, LLMMEM_KEY_MODEL_TYPE)));
     const llmmem__layout *L = &j->layout;
     if (L->t > 1 || L->p > 1 || L->c > 1 || L->e > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
