@@ -2357,28 +2357,68 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 
 /* ---- multimodal wrappers ----------------------------------------------------------------------- */
 
+/* One field of a list, read in the list's order up to the first failure by the helper that words its
+ * messages: required (its class default fills it in a sub-config), optional (absent or null take dflt)
+ * or bool_key (dflt when absent or null). */
+enum hf_how { HF_REQUIRED, HF_OPTIONAL, HF_BOOL };
+typedef struct hf_field {
+    uint8_t how;
+    const char *name;
+    llmmem_key key;
+    int64_t dflt;
+} hf_field;
+#define FIELDS(list) (list), sizeof(list) / sizeof((list)[0])
+
+static llmmem_status read_fields(const hf *c, const llmmem__json *obj, const hf_field *f, size_t n)
+{
+    llmmem_status st = LLMMEM_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        if (f[i].how == HF_REQUIRED)
+            st = required(c, obj, NAMES(f[i].name), f[i].key, f[i].dflt, NULL);
+        else if (f[i].how == HF_OPTIONAL)
+            st = optional(c, obj, f[i].name, f[i].key, f[i].dflt, f[i].dflt);
+        else
+            st = bool_key(c, obj, f[i].name, f[i].key, (int)f[i].dflt);
+    }
+    return st;
+}
+
+/* A vision tower a wrapper takes: its vision_config model_type, the kind it sets, its fields and the
+ * reader of what they do not say (NULL: none). */
+typedef struct hf_tower {
+    const char *type;
+    llmmem__vision_kind vk;
+    const hf_field *fields;
+    size_t n_fields;
+    llmmem_status (*rest)(const hf *c, const llmmem__json *obj);
+} hf_tower;
+
+static llmmem_status read_tower(const hf *c, const llmmem__json *obj, const hf_tower *t)
+{
+    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, t->vk);
+    if (!st)
+        st = read_fields(c, obj, t->fields, t->n_fields);
+    if (!st && t->rest)
+        st = t->rest(c, obj);
+    return st;
+}
+
 /* CLIPVisionConfig and SiglipVisionConfig: hidden_size=768, intermediate_size=3072,
  * num_hidden_layers=12, num_channels=3, image_size=224, patch_size 32 (CLIP) or 16 (SigLIP);
  * SiglipVisionTransformer: use_head = vision_use_head where the config has it, else True. */
-static llmmem_status read_vision(const hf *c, const llmmem__json *obj, llmmem__vision_kind vk)
-{
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, vk);
-    if (!st)
-        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 12, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, vk == LLMMEM__VISION_CLIP ? 32 : 16, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 224, NULL);
-    if (!st)
-        st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st && vk == LLMMEM__VISION_SIGLIP)
-        st = bool_key(c, obj, "vision_use_head", LLMMEM_KEY_VISION_USE_HEAD, 1);
-    return st;
-}
+#define CLIP_FIELDS(patch)                                                                       \
+    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768},                            \
+    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072},               \
+    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 12},                 \
+    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, (patch)},                          \
+    {HF_REQUIRED, "image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 224},                              \
+    {HF_OPTIONAL, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3}
+static const hf_field clip_fields[] = {CLIP_FIELDS(32)};
+static const hf_field siglip_fields[] = {CLIP_FIELDS(16),
+                                         {HF_BOOL, "vision_use_head", LLMMEM_KEY_VISION_USE_HEAD, 1}};
+#undef CLIP_FIELDS
+static const hf_tower clip_tower = {"clip_vision_model", LLMMEM__VISION_CLIP, FIELDS(clip_fields), NULL};
+static const hf_tower siglip_tower = {"siglip_vision_model", LLMMEM__VISION_SIGLIP, FIELDS(siglip_fields), NULL};
 
 /* A required sub-config object. */
 static llmmem_status sub_config(const hf *c, const llmmem__json *root, const char *field, const char *type,
@@ -2559,65 +2599,17 @@ static llmmem_status read_llama4_text(const hf *c, const llmmem__json *obj)
 /* Llama4VisionConfig: hidden_size=768, intermediate_size=5632, num_hidden_layers=34, image_size=448,
  * patch_size=14, num_channels=3, vision_output_dim=7680, projector_input_dim=4096,
  * projector_output_dim=4096 (pixel_shuffle_ratio and the heads change no count). */
-static llmmem_status read_llama4_vision(const hf *c, const llmmem__json *obj)
-{
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_LLAMA4);
-    if (!st)
-        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5632, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 34, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 14, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 448, NULL);
-    if (!st)
-        st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st)
-        st = required(c, obj, NAMES("vision_output_dim"), LLMMEM_KEY_VISION_OUTPUT_DIM, 7680, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("projector_input_dim"), LLMMEM_KEY_PROJECTOR_INPUT_DIM, 4096, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("projector_output_dim"), LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, 4096, NULL);
-    return st;
-}
-
-/* Llama4Config: text_config (llama4_text) and vision_config (llama4_vision_model), joined by
- * Llama4MultiModalProjector. */
-static llmmem_status read_llama4(const hf *c, const llmmem__json *root)
-{
-    const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "llama4", &text);
-    if (!st)
-        st = sub_config(c, root, "vision_config", "llama4", &vision);
-    if (st)
-        return st;
-    const char *type;
-    hf sub = *c;
-    sub.nested = 1;
-    sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "llama4_text", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "llama4_text") != 0)
-        return unsupported_string(&sub, "model_type", type, "llama4 takes llama4_text");
-    sub.type = "llama4_text";
-    st = read_common_checks(&sub, text);
-    if (!st)
-        st = read_llama4_text(&sub, text);
-    if (st)
-        return st;
-    sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "llama4_vision_model", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "llama4_vision_model") != 0)
-        return unsupported_string(&sub, "model_type", type, "llama4 takes llama4_vision_model");
-    sub.type = "llama4_vision_model";
-    st = read_llama4_vision(&sub, vision);
-    return st ? st : set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 7);
-}
+static const hf_field llama4_vision_fields[] = {
+    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768},
+    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5632},
+    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 34},
+    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14},
+    {HF_REQUIRED, "image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 448},
+    {HF_OPTIONAL, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3},
+    {HF_REQUIRED, "vision_output_dim", LLMMEM_KEY_VISION_OUTPUT_DIM, 7680},
+    {HF_REQUIRED, "projector_input_dim", LLMMEM_KEY_PROJECTOR_INPUT_DIM, 4096},
+    {HF_REQUIRED, "projector_output_dim", LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, 4096},
+};
 
 /* ---- Llama 3.2 Vision (mllama) ------------------------------------------------------------------ */
 
@@ -2679,28 +2671,21 @@ static llmmem_status read_cross_layers(const hf *c, const llmmem__json *obj, int
  * num_global_layers=8, num_channels=3, image_size=448, patch_size=14, max_num_tiles=4,
  * vision_output_dim=7680, supported_aspect_ratios (None: the 8 of max_num_tiles 4); attention_heads
  * and intermediate_layers_indices change no count. */
-static llmmem_status read_mllama_vision(const hf *c, const llmmem__json *obj)
+static const hf_field mllama_vision_fields[] = {
+    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1280},
+    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5120},
+    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 32},
+    {HF_REQUIRED, "num_global_layers", LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, 8},
+    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14},
+    {HF_REQUIRED, "image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 448},
+    {HF_OPTIONAL, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3},
+    {HF_REQUIRED, "vision_output_dim", LLMMEM_KEY_VISION_OUTPUT_DIM, 7680},
+};
+
+static llmmem_status read_mllama_tiles(const hf *c, const llmmem__json *obj)
 {
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MLLAMA);
-    if (!st)
-        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 1280, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5120, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 32, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_global_layers"), LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, 8, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 14, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 448, NULL);
-    if (!st)
-        st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st)
-        st = required(c, obj, NAMES("vision_output_dim"), LLMMEM_KEY_VISION_OUTPUT_DIM, 7680, NULL);
     int64_t tiles = 4;
-    if (!st)
-        st = required(c, obj, NAMES("max_num_tiles"), LLMMEM_KEY_VISION_MAX_NUM_TILES, 4, &tiles);
+    llmmem_status st = required(c, obj, NAMES("max_num_tiles"), LLMMEM_KEY_VISION_MAX_NUM_TILES, 4, &tiles);
     if (st)
         return st;
     const llmmem__json *ratios = llmmem__json_object_get(obj, "supported_aspect_ratios");
@@ -2716,80 +2701,11 @@ static llmmem_status read_mllama_vision(const hf *c, const llmmem__json *obj)
                (int64_t)llmmem__json_array_size(ratios));
 }
 
-/* MllamaConfig: text_config (mllama_text_model: Llama's fields and cross_attention_layers) and
- * vision_config (mllama_vision_model), joined by the multi_modal_projector. */
-static llmmem_status read_mllama(const hf *c, const llmmem__json *root)
+/* mllama_text_model: Llama's fields and cross_attention_layers. */
+static llmmem_status read_mllama_text(const hf *c, const llmmem__json *obj)
 {
-    const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "mllama", &text);
-    if (!st)
-        st = sub_config(c, root, "vision_config", "mllama", &vision);
-    if (st)
-        return st;
-    const char *type;
-    hf sub = *c;
-    sub.nested = 1;
-    sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "mllama_text_model", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "mllama_text_model") != 0)
-        return unsupported_string(&sub, "model_type", type, "mllama takes mllama_text_model");
-    sub.type = "mllama_text_model";
-    st = read_common_checks(&sub, text);
-    if (!st)
-        st = read_llama_like(&sub, text);
-    if (!st)
-        st = read_cross_layers(&sub, text, llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
-    if (st)
-        return st;
-    sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "mllama_vision_model", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "mllama_vision_model") != 0)
-        return unsupported_string(&sub, "model_type", type, "mllama takes mllama_vision_model");
-    sub.type = "mllama_vision_model";
-    st = read_mllama_vision(&sub, vision);
-    return st ? st : set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 8);
-}
-
-/* Gemma3Config: text_config is a Gemma3TextConfig, vision_config a SiglipVisionConfig, joined
- * by Gemma3MultiModalProjector. */
-static llmmem_status read_gemma3(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
-{
-    const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "gemma3", &text);
-    if (!st)
-        st = sub_config(c, root, "vision_config", "gemma3", &vision);
-    if (st)
-        return st;
-    const char *type;
-    hf sub = *c;
-    sub.nested = 1;
-    sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "gemma3_text", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "gemma3_text") != 0)
-        return unsupported_string(&sub, "model_type", type, "gemma3 takes gemma3_text");
-    sub.fam = llmmem__family_named("gemma3_text");
-    sub.type = sub.fam->name;
-    st = read_text(&sub, text);
-    if (st)
-        return st;
-    sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "siglip_vision_model", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "siglip_vision_model") != 0)
-        return unsupported_string(&sub, "model_type", type, "gemma3 takes siglip_vision_model");
-    sub.type = "siglip_vision_model";
-    st = read_vision(&sub, vision, LLMMEM__VISION_SIGLIP);
-    if (!st)
-        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 2);
-    *text_out = text;
-    return st;
+    llmmem_status st = read_llama_like(c, obj);
+    return st ? st : read_cross_layers(c, obj, llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
 }
 
 /* Gemma4Config: text_config (Gemma4TextConfig), and when given vision_config (Gemma4VisionConfig:
@@ -2899,58 +2815,7 @@ static llmmem_status read_feature_layer(const hf *c, const llmmem__json *root)
     return hf_fail(c, LLMMEM_ERR_PARSE, "vision_feature_layer", "expected an integer, got %s", kind(layer));
 }
 
-/* LlavaConfig: text_config of a text model_type (llama when absent), vision_config
- * (clip_vision_model when absent); LlavaMultiModalProjector: linear_1 from the vision width
- * (times the number of feature layers) and linear_2, biased unless multimodal_projector_bias
- * is false. */
-static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
-{
-    const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "llava", &text);
-    if (!st)
-        st = sub_config(c, root, "vision_config", "llava", &vision);
-    if (st)
-        return st;
-    st = read_feature_layer(c, root);
-    if (st)
-        return st;
-    st = refuse_if(c, root, "multimodal_projector_bias", 0, 1, "a projector without biases is not modelled");
-    if (st)
-        return st;
-    const char *type;
-    hf sub = *c;
-    sub.nested = 1;
-    sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "llama", &type);
-    if (st)
-        return st;
-    sub.fam = llmmem__family_named(type);
-    if (!sub.fam)
-        return unsupported_string(&sub, "model_type", type, "llava takes a text model_type such as llama or mistral");
-    sub.type = sub.fam->name;
-    st = read_text(&sub, text);
-    if (st)
-        return st;
-    sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "clip_vision_model", &type);
-    if (st)
-        return st;
-    llmmem__vision_kind vk;
-    if (strcmp(type, "clip_vision_model") == 0)
-        vk = LLMMEM__VISION_CLIP;
-    else if (strcmp(type, "siglip_vision_model") == 0)
-        vk = LLMMEM__VISION_SIGLIP;
-    else
-        return unsupported_string(&sub, "model_type", type, "clip_vision_model and siglip_vision_model are");
-    sub.type = vk == LLMMEM__VISION_CLIP ? "clip_vision_model" : "siglip_vision_model";
-    st = read_vision(&sub, vision, vk);
-    if (!st)
-        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 1);
-    *text_out = text;
-    return st;
-}
-
-/* ---- Qwen-VL and Mistral 3 ------------------------------------------------------------------ */
+/* ---- Qwen-VL ---------------------------------------------------------------------------------- */
 
 /* The Qwen2.5-VL and Qwen3-VL vision_config: Qwen2_5_VLVisionConfig (depth=32, hidden_size=3584,
  * intermediate_size=3420, num_heads=16, in_channels=3, patch_size=14, spatial_merge_size=2,
@@ -3059,69 +2924,177 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
     return st;
 }
 
-/* Mistral3Config: text_config a MistralConfig (or the model_type it names: ministral3), vision_config
- * a PixtralVisionConfig (hidden_size=1024, intermediate_size=4096, num_hidden_layers=24,
- * num_attention_heads=16, num_channels=3, image_size=1024, patch_size=16), joined by
- * Mistral3MultiModalProjector: spatial_merge_size=2, multimodal_projector_bias=False,
- * vision_feature_layer=-1 (a list widens linear_1, not modelled). */
-static llmmem_status read_mistral3(hf *c, const llmmem__json *root, const llmmem__json **text_out)
+/* ---- LLaVA-style wrappers ---------------------------------------------------------------------- */
+
+/* PixtralVisionConfig: hidden_size=1024, intermediate_size=4096, num_hidden_layers=24,
+ * num_attention_heads=16, num_channels=3, image_size=1024, patch_size=16. */
+static const hf_field pixtral_fields[] = {
+    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1024},
+    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 4096},
+    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 24},
+    {HF_REQUIRED, "num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16},
+    {HF_OPTIONAL, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3},
+    {HF_REQUIRED, "image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 1024},
+    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 16},
+};
+/* Mistral3MultiModalProjector: spatial_merge_size=2. */
+static const hf_field mistral3_top_fields[] = {
+    {HF_OPTIONAL, "spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2},
+};
+
+/* A wrapper of a text_config and a vision_config (both required objects), read in this order: the
+ * top level's vision_feature_layer and multimodal_projector_bias, the text config, the vision config,
+ * the top level's fields, the projector. */
+typedef struct hf_wrapper {
+    const char *type;                  /* the wrapper's model_type, as its messages name it */
+    const char *const *text_types;     /* text_config model_types taken, the first when absent or null */
+    uint8_t any_text;                  /* every text family is taken */
+    const char *text_refusal;          /* unsupported_string's text for another */
+    /* NULL: the named text family's reader; else the common checks and this, under the wrapper's family */
+    llmmem_status (*text)(const hf *c, const llmmem__json *obj);
+    int64_t model_type;                /* the model_type once the text is read; 0: the text family's */
+    const hf_tower *const *towers;     /* NULL-ended; the first when vision_config's model_type is absent or null */
+    const char *vision_refusal;
+    uint8_t feature_layer;             /* read_feature_layer */
+    const char *bias_why;              /* multimodal_projector_bias: NULL not read, else refused when */
+    int8_t bias_refused, bias_dflt;    /* `bias_refused`, `bias_dflt` when absent or null */
+    const hf_field *top;               /* top-level fields after the tower */
+    size_t n_top;
+    int64_t projector;                 /* LLMMEM_KEY_MULTIMODAL_PROJECTOR */
+} hf_wrapper;
+
+static int named_in(const char *type, const char *const *names)
+{
+    for (; *names; names++)
+        if (strcmp(type, *names) == 0)
+            return 1;
+    return 0;
+}
+
+static llmmem_status read_wrapper(const hf *c, const hf_wrapper *w, const llmmem__json *root,
+                                  const llmmem__json **text_out)
 {
     const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "mistral3", &text);
+    llmmem_status st = sub_config(c, root, "text_config", w->type, &text);
     if (!st)
-        st = sub_config(c, root, "vision_config", "mistral3", &vision);
-    if (st)
-        return st;
-    st = read_feature_layer(c, root);
-    if (st)
-        return st;
-    st = refuse_if(c, root, "multimodal_projector_bias", 1, 0, "a biased Mistral 3 projector is not modelled");
+        st = sub_config(c, root, "vision_config", w->type, &vision);
+    if (!st && w->feature_layer)
+        st = read_feature_layer(c, root);
+    if (!st && w->bias_why)
+        st = refuse_if(c, root, "multimodal_projector_bias", w->bias_refused, w->bias_dflt, w->bias_why);
     if (st)
         return st;
     const char *type;
     hf sub = *c;
     sub.nested = 1;
     sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "mistral", &type);
+    st = sub_type(&sub, text, w->text_types[0], &type);
     if (st)
         return st;
-    if (strcmp(type, "mistral") != 0 && strcmp(type, "ministral3") != 0)
-        return unsupported_string(&sub, "model_type", type, "mistral3 takes mistral and ministral3");
-    sub.fam = llmmem__family_named(type);
-    sub.type = sub.fam->name;
-    st = read_text(&sub, text);
-    if (!st) /* the text family's class defaults read, the model is a mistral3 */
-        st = set(c, "model_type", LLMMEM_KEY_MODEL_TYPE, LLMMEM_MODEL_MISTRAL3);
+    if ((!w->any_text && !named_in(type, w->text_types)) || (!w->text && !llmmem__family_named(type)))
+        return unsupported_string(&sub, "model_type", type, w->text_refusal);
+    if (w->text) {
+        sub.type = type;
+        st = read_common_checks(&sub, text);
+        if (!st)
+            st = w->text(&sub, text);
+    } else {
+        sub.fam = llmmem__family_named(type);
+        sub.type = sub.fam->name;
+        st = read_text(&sub, text);
+    }
+    if (!st && w->model_type) /* the text family's class defaults read, the model is the wrapper's */
+        st = set(c, "model_type", LLMMEM_KEY_MODEL_TYPE, w->model_type);
     if (st)
         return st;
     sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "pixtral", &type);
+    st = sub_type(&sub, vision, w->towers[0]->type, &type);
     if (st)
         return st;
-    if (strcmp(type, "pixtral") != 0)
-        return unsupported_string(&sub, "model_type", type, "mistral3 takes pixtral");
-    sub.type = "pixtral";
-    st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_PIXTRAL);
+    const hf_tower *const *t = w->towers;
+    while (*t && strcmp(type, (*t)->type) != 0)
+        t++;
+    if (!*t)
+        return unsupported_string(&sub, "model_type", type, w->vision_refusal);
+    sub.type = (*t)->type;
+    st = read_tower(&sub, vision, *t);
     if (!st)
-        st = required(&sub, vision, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 1024, NULL);
+        st = read_fields(c, root, w->top, w->n_top);
     if (!st)
-        st = required(&sub, vision, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 4096, NULL);
-    if (!st)
-        st = required(&sub, vision, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 24, NULL);
-    if (!st)
-        st = required(&sub, vision, NAMES("num_attention_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16, NULL);
-    if (!st)
-        st = optional(&sub, vision, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st)
-        st = required(&sub, vision, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 1024, NULL);
-    if (!st)
-        st = required(&sub, vision, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 16, NULL);
-    if (!st)
-        st = optional(c, root, "spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2, 2);
-    if (!st)
-        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 5);
-    *text_out = text;
+        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, w->projector);
+    if (text_out)
+        *text_out = text;
     return st;
+}
+
+static const hf_tower pixtral_tower = {"pixtral", LLMMEM__VISION_PIXTRAL, FIELDS(pixtral_fields), NULL};
+static const hf_tower llama4_tower = {"llama4_vision_model", LLMMEM__VISION_LLAMA4, FIELDS(llama4_vision_fields),
+                                      NULL};
+static const hf_tower mllama_tower = {"mllama_vision_model", LLMMEM__VISION_MLLAMA, FIELDS(mllama_vision_fields),
+                                      read_mllama_tiles};
+#define TOWERS(...) ((const hf_tower *const[]){__VA_ARGS__, NULL})
+
+/* LlavaConfig: text_config of a text model_type (llama when absent), vision_config
+ * (clip_vision_model when absent); LlavaMultiModalProjector: linear_1 from the vision width
+ * (times the number of feature layers) and linear_2, biased unless multimodal_projector_bias
+ * is false. */
+static const hf_wrapper llava_wrapper = {
+    .type = "llava", .text_types = NAMES("llama"), .any_text = 1,
+    .text_refusal = "llava takes a text model_type such as llama or mistral",
+    .towers = TOWERS(&clip_tower, &siglip_tower), .vision_refusal = "clip_vision_model and siglip_vision_model are",
+    .feature_layer = 1, .bias_why = "a projector without biases is not modelled", .bias_refused = 0, .bias_dflt = 1,
+    .projector = 1};
+/* Mistral3Config: text_config a MistralConfig (or the model_type it names: ministral3), vision_config
+ * a PixtralVisionConfig, joined by Mistral3MultiModalProjector: spatial_merge_size=2,
+ * multimodal_projector_bias=False, vision_feature_layer=-1 (a list widens linear_1, not modelled). */
+static const hf_wrapper mistral3_wrapper = {
+    .type = "mistral3", .text_types = NAMES("mistral", "ministral3"),
+    .text_refusal = "mistral3 takes mistral and ministral3", .model_type = LLMMEM_MODEL_MISTRAL3,
+    .towers = TOWERS(&pixtral_tower), .vision_refusal = "mistral3 takes pixtral",
+    .feature_layer = 1, .bias_why = "a biased Mistral 3 projector is not modelled", .bias_refused = 1, .bias_dflt = 0,
+    .top = FIELDS(mistral3_top_fields), .projector = 5};
+/* Gemma3Config: text_config is a Gemma3TextConfig, vision_config a SiglipVisionConfig, joined
+ * by Gemma3MultiModalProjector. */
+static const hf_wrapper gemma3_wrapper = {
+    .type = "gemma3", .text_types = NAMES("gemma3_text"), .text_refusal = "gemma3 takes gemma3_text",
+    .towers = TOWERS(&siglip_tower), .vision_refusal = "gemma3 takes siglip_vision_model", .projector = 2};
+/* Llama4Config: text_config (llama4_text) and vision_config (llama4_vision_model), joined by
+ * Llama4MultiModalProjector. */
+static const hf_wrapper llama4_wrapper = {
+    .type = "llama4", .text_types = NAMES("llama4_text"), .text_refusal = "llama4 takes llama4_text",
+    .text = read_llama4_text, .towers = TOWERS(&llama4_tower), .vision_refusal = "llama4 takes llama4_vision_model",
+    .projector = 7};
+/* MllamaConfig: text_config (mllama_text_model: Llama's fields and cross_attention_layers) and
+ * vision_config (mllama_vision_model), joined by the multi_modal_projector. */
+static const hf_wrapper mllama_wrapper = {
+    .type = "mllama", .text_types = NAMES("mllama_text_model"), .text_refusal = "mllama takes mllama_text_model",
+    .text = read_mllama_text, .towers = TOWERS(&mllama_tower), .vision_refusal = "mllama takes mllama_vision_model",
+    .projector = 8};
+#undef TOWERS
+
+static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    return read_wrapper(c, &llava_wrapper, root, text_out);
+}
+
+static llmmem_status read_mistral3(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    return read_wrapper(c, &mistral3_wrapper, root, text_out);
+}
+
+static llmmem_status read_gemma3(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    return read_wrapper(c, &gemma3_wrapper, root, text_out);
+}
+
+static llmmem_status read_llama4(const hf *c, const llmmem__json *root)
+{
+    return read_wrapper(c, &llama4_wrapper, root, NULL);
+}
+
+static llmmem_status read_mllama(const hf *c, const llmmem__json *root)
+{
+    return read_wrapper(c, &mllama_wrapper, root, NULL);
 }
 
 /* ---- dtype and quantization ------------------------------------------------------------------- */
