@@ -2383,8 +2383,8 @@ static llmmem_status read_fields(const hf *c, const llmmem__json *obj, const hf_
     return st;
 }
 
-/* A vision tower a wrapper takes: its vision_config model_type, the kind it sets, its fields and the
- * reader of what they do not say (NULL: none). */
+/* A vision tower: the vision_config model_type a wrapper takes it by (NULL: Qwen-VL's, read by its
+ * family), the kind it sets, its fields and the reader of what they do not say (NULL: none). */
 typedef struct hf_tower {
     const char *type;
     llmmem__vision_kind vk;
@@ -2713,6 +2713,24 @@ static llmmem_status read_mllama_text(const hf *c, const llmmem__json *obj)
  * num_key_value_heads=12, head_dim=64, patch_size=16, position_embedding_size=10240, standardize=False) and
  * audio_config (Gemma4AudioConfig: hidden_size=1024, num_hidden_layers=12, num_attention_heads=8,
  * subsampling_conv_channels=[128, 32], conv_kernel_size=5, output_proj_dims=1536), each with its embedder. */
+static const hf_field gemma4_vision_fields[] = {
+    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768},
+    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072},
+    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 16},
+    {HF_REQUIRED, "num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12},
+    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 16},
+    {HF_REQUIRED, "position_embedding_size", LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 10240},
+    {HF_BOOL, "standardize", LLMMEM_KEY_VISION_STANDARDIZE, 0},
+};
+static const hf_tower gemma4_tower = {NULL, LLMMEM__VISION_GEMMA4, FIELDS(gemma4_vision_fields), NULL};
+static const hf_field gemma4_audio_fields[] = {
+    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_AUDIO_HIDDEN_SIZE, 1024},
+    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS, 12},
+    {HF_REQUIRED, "num_attention_heads", LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS, 8},
+    {HF_REQUIRED, "conv_kernel_size", LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE, 5},
+    {HF_REQUIRED, "output_proj_dims", LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, 1536},
+};
+
 static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
 {
     const llmmem__json *text;
@@ -2734,29 +2752,14 @@ static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const ll
     *text_out = text;
     const llmmem__json *vision = llmmem__json_object_get(root, "vision_config");
     if (vision && !llmmem__json_is_null(vision)) {
-        int64_t hidden = 0, heads = 0, kv = 0, head_dim = 0;
         sub.prefix = "vision_config.";
         sub.type = "gemma4_vision";
         if (!llmmem__json_is_object(vision))
             return hf_fail(c, LLMMEM_ERR_PARSE, "vision_config", "expected an object, got %s", kind(vision));
-        st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_GEMMA4);
-        if (!st)
-            st = required(&sub, vision, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, &hidden);
-        if (!st)
-            st = required(&sub, vision, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072, NULL);
-        if (!st)
-            st = required(&sub, vision, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 16, NULL);
-        if (!st)
-            st = required(&sub, vision, NAMES("num_attention_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12, &heads);
-        if (!st)
-            st = required(&sub, vision, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 16, NULL);
-        if (!st)
-            st = required(&sub, vision, NAMES("position_embedding_size"), LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS,
-                          10240, NULL);
-        if (!st)
-            st = bool_key(&sub, vision, "standardize", LLMMEM_KEY_VISION_STANDARDIZE, 0);
-        kv = heads;
-        head_dim = heads ? hidden / heads : 0;
+        st = read_tower(&sub, vision, &gemma4_tower);
+        const int64_t hidden = llmmem__get_int(&c->m->s, LLMMEM_KEY_VISION_HIDDEN_SIZE);
+        const int64_t heads = llmmem__get_int(&c->m->s, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS);
+        int64_t kv = heads, head_dim = heads ? hidden / heads : 0;
         if (!st && (st = get_int(&sub, vision, "num_key_value_heads", &kv, &(enum presence){ABSENT})) == LLMMEM_OK &&
             (st = get_int(&sub, vision, "head_dim", &head_dim, &(enum presence){ABSENT})) == LLMMEM_OK &&
             (kv != heads || head_dim * heads != hidden))
@@ -2786,15 +2789,7 @@ static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const ll
         channels[0] = llmmem__json_integer_value(llmmem__json_array_get(list, 0));
         channels[1] = llmmem__json_integer_value(llmmem__json_array_get(list, 1));
     }
-    st = required(&sub, audio, NAMES("hidden_size"), LLMMEM_KEY_AUDIO_HIDDEN_SIZE, 1024, NULL);
-    if (!st)
-        st = required(&sub, audio, NAMES("num_hidden_layers"), LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS, 12, NULL);
-    if (!st)
-        st = required(&sub, audio, NAMES("num_attention_heads"), LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS, 8, NULL);
-    if (!st)
-        st = required(&sub, audio, NAMES("conv_kernel_size"), LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE, 5, NULL);
-    if (!st)
-        st = required(&sub, audio, NAMES("output_proj_dims"), LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, 1536, NULL);
+    st = read_fields(&sub, audio, FIELDS(gemma4_audio_fields));
     if (!st)
         st = set(&sub, "subsampling_conv_channels", LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0, channels[0]);
     if (!st)
@@ -2824,54 +2819,53 @@ static llmmem_status read_feature_layer(const hf *c, const llmmem__json *root)
  * temporal_patch_size=2, out_hidden_size=3584, num_position_embeddings=2304,
  * deepstack_visual_indexes=[8, 16, 24]). Older Qwen2.5-VL configs also write in_chans, which the
  * class takes into kwargs: only in_channels reaches the Conv3d. */
-static llmmem_status read_qwen_vision(const hf *c, const llmmem__json *v, int qwen3)
+#define QWEN_VISION_FIELDS(depth, hidden, intermediate, patch)                                   \
+    {HF_REQUIRED, "depth", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, (depth)},                        \
+    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, (hidden)},                       \
+    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, (intermediate)},     \
+    {HF_REQUIRED, "num_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16},                        \
+    {HF_OPTIONAL, "in_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3},                              \
+    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, (patch)},                          \
+    {HF_REQUIRED, "spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2},                \
+    {HF_REQUIRED, "temporal_patch_size", LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2},              \
+    {HF_REQUIRED, "out_hidden_size", LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 3584}
+static const hf_field qwen2_5_vl_vision_fields[] = {
+    QWEN_VISION_FIELDS(32, 3584, 3420, 14),
+    /* Qwen2_5_VLVisionConfig window_size=112, fullatt_block_indexes=[7, 15, 23, 31] */
+    {HF_REQUIRED, "window_size", LLMMEM_KEY_VISION_WINDOW_SIZE, 112},
+};
+static const hf_field qwen3_vl_vision_fields[] = {
+    QWEN_VISION_FIELDS(27, 1152, 4304, 16),
+    {HF_REQUIRED, "num_position_embeddings", LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 2304},
+};
+#undef QWEN_VISION_FIELDS
+
+/* The length of a list field onto a key, `dflt` when absent or null (the class default's). */
+static llmmem_status list_length(const hf *c, const llmmem__json *obj, const char *field, llmmem_key key,
+                                 int64_t dflt)
 {
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, qwen3 ? LLMMEM__VISION_QWEN3_VL : LLMMEM__VISION_QWEN2_5_VL);
-    if (!st)
-        st = required(c, v, NAMES("depth"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, qwen3 ? 27 : 32, NULL);
-    if (!st)
-        st = required(c, v, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, qwen3 ? 1152 : 3584, NULL);
-    if (!st)
-        st = required(c, v, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, qwen3 ? 4304 : 3420,
-                      NULL);
-    if (!st)
-        st = required(c, v, NAMES("num_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16, NULL);
-    if (!st)
-        st = optional(c, v, "in_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st)
-        st = required(c, v, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, qwen3 ? 16 : 14, NULL);
-    if (!st)
-        st = required(c, v, NAMES("spatial_merge_size"), LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2, NULL);
-    if (!st)
-        st = required(c, v, NAMES("temporal_patch_size"), LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2, NULL);
-    if (!st)
-        st = required(c, v, NAMES("out_hidden_size"), LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 3584, NULL);
-    if (!st && !qwen3) /* Qwen2_5_VLVisionConfig window_size=112, fullatt_block_indexes=[7, 15, 23, 31] */
-        st = required(c, v, NAMES("window_size"), LLMMEM_KEY_VISION_WINDOW_SIZE, 112, NULL);
-    if (!st && !qwen3) {
-        const llmmem__json *full = llmmem__json_object_get(v, "fullatt_block_indexes");
-        int64_t n = 4;
-        if (full && !llmmem__json_is_null(full)) {
-            if (!llmmem__json_is_array(full))
-                return hf_fail(c, LLMMEM_ERR_PARSE, "fullatt_block_indexes", "expected an array, got %s", kind(full));
-            n = (int64_t)llmmem__json_array_size(full);
-        }
-        st = set(c, "fullatt_block_indexes", LLMMEM_KEY_VISION_FULLATT_BLOCKS, n);
+    const llmmem__json *list = llmmem__json_object_get(obj, field);
+    if (list && !llmmem__json_is_null(list)) {
+        if (!llmmem__json_is_array(list))
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array, got %s", kind(list));
+        dflt = (int64_t)llmmem__json_array_size(list);
     }
-    if (st || !qwen3)
-        return st;
-    st = required(c, v, NAMES("num_position_embeddings"), LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 2304, NULL);
-    if (st)
-        return st;
-    const llmmem__json *deep = llmmem__json_object_get(v, "deepstack_visual_indexes");
-    int64_t n = 3; /* the class default [8, 16, 24] */
-    if (deep && !llmmem__json_is_null(deep)) {
-        if (!llmmem__json_is_array(deep))
-            return hf_fail(c, LLMMEM_ERR_PARSE, "deepstack_visual_indexes", "expected an array, got %s", kind(deep));
-        n = (int64_t)llmmem__json_array_size(deep);
-    }
-    return set(c, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, n);
+    return set(c, field, key, dflt);
 }
+
+static llmmem_status read_fullatt_blocks(const hf *c, const llmmem__json *obj)
+{
+    return list_length(c, obj, "fullatt_block_indexes", LLMMEM_KEY_VISION_FULLATT_BLOCKS, 4);
+}
+
+static llmmem_status read_deepstack(const hf *c, const llmmem__json *obj)
+{
+    return list_length(c, obj, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, 3);
+}
+
+static const hf_tower qwen2_5_vl_tower = {NULL, LLMMEM__VISION_QWEN2_5_VL, FIELDS(qwen2_5_vl_vision_fields),
+                                          read_fullatt_blocks};
+static const hf_tower qwen3_vl_tower = {NULL, LLMMEM__VISION_QWEN3_VL, FIELDS(qwen3_vl_vision_fields), read_deepstack};
 
 /* Qwen2_5_VLConfig, Qwen3VLConfig, Qwen3VLMoeConfig, Qwen3_5Config, Qwen3_5MoeConfig: the text model's fields
  * in text_config (Qwen3-VL and Qwen3.5 always; Qwen2.5-VL since transformers 4.53, which keeps them at the top
@@ -2915,7 +2909,7 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
     sub.nested = 1;
     sub.prefix = "vision_config.";
     sub.type = c->fam->name;
-    st = read_qwen_vision(&sub, vision, qwen3);
+    st = read_tower(&sub, vision, qwen3 ? &qwen3_vl_tower : &qwen2_5_vl_tower);
     if (!st && qwen3_5) /* Qwen3_5VisionModel: blocks and merger, no deepstack_merger_list */
         st = set(&sub, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, 0);
     if (!st)
