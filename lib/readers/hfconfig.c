@@ -589,32 +589,96 @@ static llmmem_status read_qwen3_next(const hf *c, const llmmem__json *obj, int64
     return set(c, "full_attention_interval", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, interval);
 }
 
+/* ---- field lists --------------------------------------------------------------------------- */
+
+/* One field of a list, read in the list's order up to the first failure by the helper that words its
+ * messages: required (its class default fills it in a sub-config), optional (absent takes dflt, null
+ * null_value), bool_key (dflt when absent or null) or a hook of its own. HF_CLASS: dflt is the offset
+ * of the family's int64_t class default in llmmem__class_defaults (an optional field leaves its key
+ * where the family has none). */
+enum hf_how { HF_REQUIRED, HF_OPTIONAL, HF_BOOL, HF_HOOK };
+#define HF_CLASS 0x10
+#define CLASS(member) ((int64_t)offsetof(llmmem__class_defaults, member))
+/* When a field is read: always, or where the family's modeling file reads it. */
+enum hf_when { HF_ALWAYS, HF_IF_READS_KV_HEADS, HF_IF_READS_HEAD_DIM };
+typedef struct hf_field {
+    uint8_t how;
+    const char *name;
+    llmmem_key key;
+    int64_t dflt;
+    int64_t null_value;
+    uint8_t when;
+    llmmem_status (*hook)(const hf *c, const llmmem__json *obj);
+} hf_field;
+#define FIELDS(list) (list), sizeof(list) / sizeof((list)[0])
+/* The rows of a field list with a default of its own (an optional one's null takes it too). */
+#define REQ(field, k, d) {.how = HF_REQUIRED, .name = (field), .key = (k), .dflt = (d)}
+#define OPT(field, k, d) {.how = HF_OPTIONAL, .name = (field), .key = (k), .dflt = (d), .null_value = (d)}
+#define FLAG(field, k, d) {.how = HF_BOOL, .name = (field), .key = (k), .dflt = (d)}
+
+static int field_read(const family *f, uint8_t when)
+{
+    return when == HF_ALWAYS || (when == HF_IF_READS_KV_HEADS && f->config.reads_kv_heads) ||
+           (when == HF_IF_READS_HEAD_DIM && f->config.reads_head_dim);
+}
+
+static llmmem_status read_fields(const hf *c, const llmmem__json *obj, const hf_field *f, size_t n)
+{
+    llmmem_status st = LLMMEM_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        if (!field_read(c->fam, f[i].when))
+            continue;
+        int64_t dflt = f[i].dflt;
+        if (f[i].how & HF_CLASS) {
+            memcpy(&dflt, (const char *)&c->fam->config + dflt, sizeof dflt);
+            if ((f[i].how & ~HF_CLASS) == HF_OPTIONAL && dflt == CLASS_NONE)
+                dflt = LEAVE;
+        }
+        switch (f[i].how & ~HF_CLASS) {
+        case HF_REQUIRED: st = required(c, obj, NAMES(f[i].name), f[i].key, dflt, NULL); break;
+        case HF_OPTIONAL: st = optional(c, obj, f[i].name, f[i].key, dflt, f[i].null_value); break;
+        case HF_BOOL: st = bool_key(c, obj, f[i].name, f[i].key, (int)dflt); break;
+        default: st = f[i].hook(c, obj); break;
+        }
+    }
+    return st;
+}
+
+/* intermediate_size; Qwen3_5MoeTextConfig has no dense MLP, no intermediate_size. */
+static llmmem_status read_intermediate(const hf *c, const llmmem__json *obj)
+{
+    if (c->fam->type == LLMMEM_MODEL_QWEN3_5_MOE)
+        return optional(c, obj, "intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, 0, 0);
+    return required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, c->fam->config.intermediate,
+                    NULL);
+}
+
+/* The leading fields of a Llama-like text config, each with its family's class default. */
+static const hf_field llama_like_fields[] = {
+    {.how = HF_REQUIRED | HF_CLASS, .name = "hidden_size", .key = LLMMEM_KEY_HIDDEN_SIZE, .dflt = CLASS(hidden)},
+    {.how = HF_REQUIRED | HF_CLASS, .name = "num_hidden_layers", .key = LLMMEM_KEY_NUM_HIDDEN_LAYERS,
+     .dflt = CLASS(layers)},
+    {.how = HF_REQUIRED | HF_CLASS, .name = "num_attention_heads", .key = LLMMEM_KEY_NUM_ATTENTION_HEADS,
+     .dflt = CLASS(heads)},
+    {.how = HF_REQUIRED | HF_CLASS, .name = "vocab_size", .key = LLMMEM_KEY_VOCAB_SIZE, .dflt = CLASS(vocab)},
+    {.how = HF_HOOK, .hook = read_intermediate},
+    /* GPTNeoXAttention: no grouped-query heads */
+    {.how = HF_HOOK, .when = HF_IF_READS_KV_HEADS, .hook = read_kv_heads},
+    {.how = HF_OPTIONAL | HF_CLASS, .name = "head_dim", .key = LLMMEM_KEY_HEAD_DIM, .dflt = CLASS(head_dim),
+     .null_value = 0, .when = HF_IF_READS_HEAD_DIM},
+    {.how = HF_OPTIONAL | HF_CLASS, .name = "max_position_embeddings", .key = LLMMEM_KEY_MAX_POSITION_EMBEDDINGS,
+     .dflt = CLASS(max_position), .null_value = LEAVE},
+    {.how = HF_HOOK, .hook = read_tie},
+};
+
 static llmmem_status read_llama_like(const hf *c, const llmmem__json *obj)
 {
     const family *f = c->fam;
-    int64_t layers = 0, intermediate = 0;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, f->config.hidden, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, f->config.layers, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, f->config.heads, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, f->config.vocab, NULL);
-    if (!st && f->type == LLMMEM_MODEL_QWEN3_5_MOE) /* Qwen3_5MoeTextConfig has no dense MLP, no intermediate_size */
-        st = optional(c, obj, "intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, 0, 0);
-    else if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, f->config.intermediate, &intermediate);
-    if (!st && f->config.reads_kv_heads) /* GPTNeoXAttention: no grouped-query heads */
-        st = read_kv_heads(c, obj);
-    if (!st && f->config.reads_head_dim)
-        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, f->config.head_dim, 0);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS,
-                      f->config.max_position == CLASS_NONE ? LEAVE : f->config.max_position, LEAVE);
-    if (!st)
-        st = read_tie(c, obj);
+    llmmem_status st = read_fields(c, obj, FIELDS(llama_like_fields));
     if (st)
         return st;
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    const int64_t intermediate = llmmem__get_int(&c->m->s, LLMMEM_KEY_INTERMEDIATE_SIZE);
 
     if (f->config.attention_bias >= 0 && f->reader != LLMMEM_READ_GLM4) {
         /* GPTNeoXConfig attention_bias=True biases query_key_value and dense; Llama, Qwen3 and
@@ -1761,23 +1825,20 @@ static llmmem_status read_deepseek_v4(const hf *c, const llmmem__json *obj)
     v = 256;
     if (!st && (st = get_int_alias(c, obj, NAMES("n_routed_experts", "num_local_experts"), &v, &p, &name)) == LLMMEM_OK)
         st = set(c, name, LLMMEM_KEY_NUM_EXPERTS, p == PRESENT ? v : 256);
-    static const struct {
-        const char *field;
-        llmmem_key key;
-        int64_t dflt;
-    } fields[] = {
-        {"num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 1}, {"head_dim", LLMMEM_KEY_HEAD_DIM, 512},
-        {"q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, 1024},              {"num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 6},
-        {"n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 1},       {"o_groups", LLMMEM_KEY_O_GROUPS, 8},
-        {"o_lora_rank", LLMMEM_KEY_O_LORA_RANK, 1024},              {"hc_mult", LLMMEM_KEY_HC_MULT, 4},
-        {"index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 64},            {"index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128},
-        {"sliding_window", LLMMEM_KEY_SLIDING_WINDOW, 128},         {"compress_rate_csa", LLMMEM_KEY_COMPRESS_RATE_CSA, 4},
-        {"compress_rate_hca", LLMMEM_KEY_COMPRESS_RATE_HCA, 128},
-        {"num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 1},
-        {"max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 1048576},
+    static const hf_field fields[] = {
+        OPT("num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 1), OPT("head_dim", LLMMEM_KEY_HEAD_DIM, 512),
+        OPT("q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, 1024), OPT("num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 6),
+        OPT("n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 1), OPT("o_groups", LLMMEM_KEY_O_GROUPS, 8),
+        OPT("o_lora_rank", LLMMEM_KEY_O_LORA_RANK, 1024), OPT("hc_mult", LLMMEM_KEY_HC_MULT, 4),
+        OPT("index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 64), OPT("index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128),
+        OPT("sliding_window", LLMMEM_KEY_SLIDING_WINDOW, 128),
+        OPT("compress_rate_csa", LLMMEM_KEY_COMPRESS_RATE_CSA, 4),
+        OPT("compress_rate_hca", LLMMEM_KEY_COMPRESS_RATE_HCA, 128),
+        OPT("num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 1),
+        OPT("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 1048576),
     };
-    for (size_t i = 0; !st && i < sizeof fields / sizeof fields[0]; i++)
-        st = optional(c, obj, fields[i].field, fields[i].key, fields[i].dflt, fields[i].dflt);
+    if (!st)
+        st = read_fields(c, obj, FIELDS(fields));
     const llmmem__json *rates = llmmem__json_object_get(obj, "compress_rates");
     if (!st && rates && llmmem__json_is_object(rates)) {
         hf sub = *c;
@@ -2357,32 +2418,6 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 
 /* ---- multimodal wrappers ----------------------------------------------------------------------- */
 
-/* One field of a list, read in the list's order up to the first failure by the helper that words its
- * messages: required (its class default fills it in a sub-config), optional (absent or null take dflt)
- * or bool_key (dflt when absent or null). */
-enum hf_how { HF_REQUIRED, HF_OPTIONAL, HF_BOOL };
-typedef struct hf_field {
-    uint8_t how;
-    const char *name;
-    llmmem_key key;
-    int64_t dflt;
-} hf_field;
-#define FIELDS(list) (list), sizeof(list) / sizeof((list)[0])
-
-static llmmem_status read_fields(const hf *c, const llmmem__json *obj, const hf_field *f, size_t n)
-{
-    llmmem_status st = LLMMEM_OK;
-    for (size_t i = 0; i < n && !st; i++) {
-        if (f[i].how == HF_REQUIRED)
-            st = required(c, obj, NAMES(f[i].name), f[i].key, f[i].dflt, NULL);
-        else if (f[i].how == HF_OPTIONAL)
-            st = optional(c, obj, f[i].name, f[i].key, f[i].dflt, f[i].dflt);
-        else
-            st = bool_key(c, obj, f[i].name, f[i].key, (int)f[i].dflt);
-    }
-    return st;
-}
-
 /* A vision tower: the vision_config model_type a wrapper takes it by (NULL: Qwen-VL's, read by its
  * family), the kind it sets, its fields and the reader of what they do not say (NULL: none). */
 typedef struct hf_tower {
@@ -2406,16 +2441,16 @@ static llmmem_status read_tower(const hf *c, const llmmem__json *obj, const hf_t
 /* CLIPVisionConfig and SiglipVisionConfig: hidden_size=768, intermediate_size=3072,
  * num_hidden_layers=12, num_channels=3, image_size=224, patch_size 32 (CLIP) or 16 (SigLIP);
  * SiglipVisionTransformer: use_head = vision_use_head where the config has it, else True. */
-#define CLIP_FIELDS(patch)                                                                       \
-    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768},                            \
-    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072},               \
-    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 12},                 \
-    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, (patch)},                          \
-    {HF_REQUIRED, "image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 224},                              \
-    {HF_OPTIONAL, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3}
+#define CLIP_FIELDS(patch)                                                                         \
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768),                                        \
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072),                           \
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 12),                             \
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, (patch)),                                      \
+    REQ("image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 224),                                          \
+    OPT("num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3)
 static const hf_field clip_fields[] = {CLIP_FIELDS(32)};
 static const hf_field siglip_fields[] = {CLIP_FIELDS(16),
-                                         {HF_BOOL, "vision_use_head", LLMMEM_KEY_VISION_USE_HEAD, 1}};
+                                         FLAG("vision_use_head", LLMMEM_KEY_VISION_USE_HEAD, 1)};
 #undef CLIP_FIELDS
 static const hf_tower clip_tower = {"clip_vision_model", LLMMEM__VISION_CLIP, FIELDS(clip_fields), NULL};
 static const hf_tower siglip_tower = {"siglip_vision_model", LLMMEM__VISION_SIGLIP, FIELDS(siglip_fields), NULL};
@@ -2600,15 +2635,15 @@ static llmmem_status read_llama4_text(const hf *c, const llmmem__json *obj)
  * patch_size=14, num_channels=3, vision_output_dim=7680, projector_input_dim=4096,
  * projector_output_dim=4096 (pixel_shuffle_ratio and the heads change no count). */
 static const hf_field llama4_vision_fields[] = {
-    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768},
-    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5632},
-    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 34},
-    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14},
-    {HF_REQUIRED, "image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 448},
-    {HF_OPTIONAL, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3},
-    {HF_REQUIRED, "vision_output_dim", LLMMEM_KEY_VISION_OUTPUT_DIM, 7680},
-    {HF_REQUIRED, "projector_input_dim", LLMMEM_KEY_PROJECTOR_INPUT_DIM, 4096},
-    {HF_REQUIRED, "projector_output_dim", LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, 4096},
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5632),
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 34),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14),
+    REQ("image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 448),
+    OPT("num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),
+    REQ("vision_output_dim", LLMMEM_KEY_VISION_OUTPUT_DIM, 7680),
+    REQ("projector_input_dim", LLMMEM_KEY_PROJECTOR_INPUT_DIM, 4096),
+    REQ("projector_output_dim", LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, 4096),
 };
 
 /* ---- Llama 3.2 Vision (mllama) ------------------------------------------------------------------ */
@@ -2672,14 +2707,14 @@ static llmmem_status read_cross_layers(const hf *c, const llmmem__json *obj, int
  * vision_output_dim=7680, supported_aspect_ratios (None: the 8 of max_num_tiles 4); attention_heads
  * and intermediate_layers_indices change no count. */
 static const hf_field mllama_vision_fields[] = {
-    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1280},
-    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5120},
-    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 32},
-    {HF_REQUIRED, "num_global_layers", LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, 8},
-    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14},
-    {HF_REQUIRED, "image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 448},
-    {HF_OPTIONAL, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3},
-    {HF_REQUIRED, "vision_output_dim", LLMMEM_KEY_VISION_OUTPUT_DIM, 7680},
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1280),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5120),
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 32),
+    REQ("num_global_layers", LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, 8),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14),
+    REQ("image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 448),
+    OPT("num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),
+    REQ("vision_output_dim", LLMMEM_KEY_VISION_OUTPUT_DIM, 7680),
 };
 
 static llmmem_status read_mllama_tiles(const hf *c, const llmmem__json *obj)
@@ -2714,21 +2749,21 @@ static llmmem_status read_mllama_text(const hf *c, const llmmem__json *obj)
  * audio_config (Gemma4AudioConfig: hidden_size=1024, num_hidden_layers=12, num_attention_heads=8,
  * subsampling_conv_channels=[128, 32], conv_kernel_size=5, output_proj_dims=1536), each with its embedder. */
 static const hf_field gemma4_vision_fields[] = {
-    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768},
-    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072},
-    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 16},
-    {HF_REQUIRED, "num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12},
-    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 16},
-    {HF_REQUIRED, "position_embedding_size", LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 10240},
-    {HF_BOOL, "standardize", LLMMEM_KEY_VISION_STANDARDIZE, 0},
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072),
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 16),
+    REQ("num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 16),
+    REQ("position_embedding_size", LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 10240),
+    FLAG("standardize", LLMMEM_KEY_VISION_STANDARDIZE, 0),
 };
 static const hf_tower gemma4_tower = {NULL, LLMMEM__VISION_GEMMA4, FIELDS(gemma4_vision_fields), NULL};
 static const hf_field gemma4_audio_fields[] = {
-    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_AUDIO_HIDDEN_SIZE, 1024},
-    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS, 12},
-    {HF_REQUIRED, "num_attention_heads", LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS, 8},
-    {HF_REQUIRED, "conv_kernel_size", LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE, 5},
-    {HF_REQUIRED, "output_proj_dims", LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, 1536},
+    REQ("hidden_size", LLMMEM_KEY_AUDIO_HIDDEN_SIZE, 1024),
+    REQ("num_hidden_layers", LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS, 12),
+    REQ("num_attention_heads", LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS, 8),
+    REQ("conv_kernel_size", LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE, 5),
+    REQ("output_proj_dims", LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, 1536),
 };
 
 static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
@@ -2819,24 +2854,24 @@ static llmmem_status read_feature_layer(const hf *c, const llmmem__json *root)
  * temporal_patch_size=2, out_hidden_size=3584, num_position_embeddings=2304,
  * deepstack_visual_indexes=[8, 16, 24]). Older Qwen2.5-VL configs also write in_chans, which the
  * class takes into kwargs: only in_channels reaches the Conv3d. */
-#define QWEN_VISION_FIELDS(depth, hidden, intermediate, patch)                                   \
-    {HF_REQUIRED, "depth", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, (depth)},                        \
-    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, (hidden)},                       \
-    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, (intermediate)},     \
-    {HF_REQUIRED, "num_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16},                        \
-    {HF_OPTIONAL, "in_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3},                              \
-    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, (patch)},                          \
-    {HF_REQUIRED, "spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2},                \
-    {HF_REQUIRED, "temporal_patch_size", LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2},              \
-    {HF_REQUIRED, "out_hidden_size", LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 3584}
+#define QWEN_VISION_FIELDS(depth, hidden, intermediate, patch)                                     \
+    REQ("depth", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, (depth)),                                    \
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, (hidden)),                                   \
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, (intermediate)),                 \
+    REQ("num_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16),                                   \
+    OPT("in_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),                                         \
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, (patch)),                                      \
+    REQ("spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2),                            \
+    REQ("temporal_patch_size", LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2),                          \
+    REQ("out_hidden_size", LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 3584)
 static const hf_field qwen2_5_vl_vision_fields[] = {
     QWEN_VISION_FIELDS(32, 3584, 3420, 14),
     /* Qwen2_5_VLVisionConfig window_size=112, fullatt_block_indexes=[7, 15, 23, 31] */
-    {HF_REQUIRED, "window_size", LLMMEM_KEY_VISION_WINDOW_SIZE, 112},
+    REQ("window_size", LLMMEM_KEY_VISION_WINDOW_SIZE, 112),
 };
 static const hf_field qwen3_vl_vision_fields[] = {
     QWEN_VISION_FIELDS(27, 1152, 4304, 16),
-    {HF_REQUIRED, "num_position_embeddings", LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 2304},
+    REQ("num_position_embeddings", LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 2304),
 };
 #undef QWEN_VISION_FIELDS
 
@@ -2923,17 +2958,17 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
 /* PixtralVisionConfig: hidden_size=1024, intermediate_size=4096, num_hidden_layers=24,
  * num_attention_heads=16, num_channels=3, image_size=1024, patch_size=16. */
 static const hf_field pixtral_fields[] = {
-    {HF_REQUIRED, "hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1024},
-    {HF_REQUIRED, "intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 4096},
-    {HF_REQUIRED, "num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 24},
-    {HF_REQUIRED, "num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16},
-    {HF_OPTIONAL, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3},
-    {HF_REQUIRED, "image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 1024},
-    {HF_REQUIRED, "patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 16},
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1024),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 4096),
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 24),
+    REQ("num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16),
+    OPT("num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),
+    REQ("image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 1024),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 16),
 };
 /* Mistral3MultiModalProjector: spatial_merge_size=2. */
 static const hf_field mistral3_top_fields[] = {
-    {HF_OPTIONAL, "spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2},
+    OPT("spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2),
 };
 
 /* A wrapper of a text_config and a vision_config (both required objects), read in this order: the
