@@ -589,32 +589,96 @@ static llmmem_status read_qwen3_next(const hf *c, const llmmem__json *obj, int64
     return set(c, "full_attention_interval", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, interval);
 }
 
+/* ---- field lists --------------------------------------------------------------------------- */
+
+/* One field of a list, read in the list's order up to the first failure by the helper that words its
+ * messages: required (its class default fills it in a sub-config), optional (absent takes dflt, null
+ * null_value), bool_key (dflt when absent or null) or a hook of its own. HF_CLASS: dflt is the offset
+ * of the family's int64_t class default in llmmem__class_defaults (an optional field leaves its key
+ * where the family has none). */
+enum hf_how { HF_REQUIRED, HF_OPTIONAL, HF_BOOL, HF_HOOK };
+#define HF_CLASS 0x10
+#define CLASS(member) ((int64_t)offsetof(llmmem__class_defaults, member))
+/* When a field is read: always, or where the family's modeling file reads it. */
+enum hf_when { HF_ALWAYS, HF_IF_READS_KV_HEADS, HF_IF_READS_HEAD_DIM };
+typedef struct hf_field {
+    uint8_t how;
+    const char *name;
+    llmmem_key key;
+    int64_t dflt;
+    int64_t null_value;
+    uint8_t when;
+    llmmem_status (*hook)(const hf *c, const llmmem__json *obj);
+} hf_field;
+#define FIELDS(list) (list), sizeof(list) / sizeof((list)[0])
+/* The rows of a field list with a default of its own (an optional one's null takes it too). */
+#define REQ(field, k, d) {.how = HF_REQUIRED, .name = (field), .key = (k), .dflt = (d)}
+#define OPT(field, k, d) {.how = HF_OPTIONAL, .name = (field), .key = (k), .dflt = (d), .null_value = (d)}
+#define FLAG(field, k, d) {.how = HF_BOOL, .name = (field), .key = (k), .dflt = (d)}
+
+static int field_read(const family *f, uint8_t when)
+{
+    return when == HF_ALWAYS || (when == HF_IF_READS_KV_HEADS && f->config.reads_kv_heads) ||
+           (when == HF_IF_READS_HEAD_DIM && f->config.reads_head_dim);
+}
+
+static llmmem_status read_fields(const hf *c, const llmmem__json *obj, const hf_field *f, size_t n)
+{
+    llmmem_status st = LLMMEM_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        if (!field_read(c->fam, f[i].when))
+            continue;
+        int64_t dflt = f[i].dflt;
+        if (f[i].how & HF_CLASS) {
+            memcpy(&dflt, (const char *)&c->fam->config + dflt, sizeof dflt);
+            if ((f[i].how & ~HF_CLASS) == HF_OPTIONAL && dflt == CLASS_NONE)
+                dflt = LEAVE;
+        }
+        switch (f[i].how & ~HF_CLASS) {
+        case HF_REQUIRED: st = required(c, obj, NAMES(f[i].name), f[i].key, dflt, NULL); break;
+        case HF_OPTIONAL: st = optional(c, obj, f[i].name, f[i].key, dflt, f[i].null_value); break;
+        case HF_BOOL: st = bool_key(c, obj, f[i].name, f[i].key, (int)dflt); break;
+        default: st = f[i].hook(c, obj); break;
+        }
+    }
+    return st;
+}
+
+/* intermediate_size; Qwen3_5MoeTextConfig has no dense MLP, no intermediate_size. */
+static llmmem_status read_intermediate(const hf *c, const llmmem__json *obj)
+{
+    if (c->fam->type == LLMMEM_MODEL_QWEN3_5_MOE)
+        return optional(c, obj, "intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, 0, 0);
+    return required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, c->fam->config.intermediate,
+                    NULL);
+}
+
+/* The leading fields of a Llama-like text config, each with its family's class default. */
+static const hf_field llama_like_fields[] = {
+    {.how = HF_REQUIRED | HF_CLASS, .name = "hidden_size", .key = LLMMEM_KEY_HIDDEN_SIZE, .dflt = CLASS(hidden)},
+    {.how = HF_REQUIRED | HF_CLASS, .name = "num_hidden_layers", .key = LLMMEM_KEY_NUM_HIDDEN_LAYERS,
+     .dflt = CLASS(layers)},
+    {.how = HF_REQUIRED | HF_CLASS, .name = "num_attention_heads", .key = LLMMEM_KEY_NUM_ATTENTION_HEADS,
+     .dflt = CLASS(heads)},
+    {.how = HF_REQUIRED | HF_CLASS, .name = "vocab_size", .key = LLMMEM_KEY_VOCAB_SIZE, .dflt = CLASS(vocab)},
+    {.how = HF_HOOK, .hook = read_intermediate},
+    /* GPTNeoXAttention: no grouped-query heads */
+    {.how = HF_HOOK, .when = HF_IF_READS_KV_HEADS, .hook = read_kv_heads},
+    {.how = HF_OPTIONAL | HF_CLASS, .name = "head_dim", .key = LLMMEM_KEY_HEAD_DIM, .dflt = CLASS(head_dim),
+     .null_value = 0, .when = HF_IF_READS_HEAD_DIM},
+    {.how = HF_OPTIONAL | HF_CLASS, .name = "max_position_embeddings", .key = LLMMEM_KEY_MAX_POSITION_EMBEDDINGS,
+     .dflt = CLASS(max_position), .null_value = LEAVE},
+    {.how = HF_HOOK, .hook = read_tie},
+};
+
 static llmmem_status read_llama_like(const hf *c, const llmmem__json *obj)
 {
     const family *f = c->fam;
-    int64_t layers = 0, intermediate = 0;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, f->config.hidden, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, f->config.layers, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, f->config.heads, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, f->config.vocab, NULL);
-    if (!st && f->type == LLMMEM_MODEL_QWEN3_5_MOE) /* Qwen3_5MoeTextConfig has no dense MLP, no intermediate_size */
-        st = optional(c, obj, "intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, 0, 0);
-    else if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, f->config.intermediate, &intermediate);
-    if (!st && f->config.reads_kv_heads) /* GPTNeoXAttention: no grouped-query heads */
-        st = read_kv_heads(c, obj);
-    if (!st && f->config.reads_head_dim)
-        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, f->config.head_dim, 0);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS,
-                      f->config.max_position == CLASS_NONE ? LEAVE : f->config.max_position, LEAVE);
-    if (!st)
-        st = read_tie(c, obj);
+    llmmem_status st = read_fields(c, obj, FIELDS(llama_like_fields));
     if (st)
         return st;
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    const int64_t intermediate = llmmem__get_int(&c->m->s, LLMMEM_KEY_INTERMEDIATE_SIZE);
 
     if (f->config.attention_bias >= 0 && f->reader != LLMMEM_READ_GLM4) {
         /* GPTNeoXConfig attention_bias=True biases query_key_value and dense; Llama, Qwen3 and
@@ -1767,23 +1831,20 @@ static llmmem_status read_deepseek_v4(const hf *c, const llmmem__json *obj)
     v = 256;
     if (!st && (st = get_int_alias(c, obj, NAMES("n_routed_experts", "num_local_experts"), &v, &p, &name)) == LLMMEM_OK)
         st = set(c, name, LLMMEM_KEY_NUM_EXPERTS, p == PRESENT ? v : 256);
-    static const struct {
-        const char *field;
-        llmmem_key key;
-        int64_t dflt;
-    } fields[] = {
-        {"num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 1}, {"head_dim", LLMMEM_KEY_HEAD_DIM, 512},
-        {"q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, 1024},              {"num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 6},
-        {"n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 1},       {"o_groups", LLMMEM_KEY_O_GROUPS, 8},
-        {"o_lora_rank", LLMMEM_KEY_O_LORA_RANK, 1024},              {"hc_mult", LLMMEM_KEY_HC_MULT, 4},
-        {"index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 64},            {"index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128},
-        {"sliding_window", LLMMEM_KEY_SLIDING_WINDOW, 128},         {"compress_rate_csa", LLMMEM_KEY_COMPRESS_RATE_CSA, 4},
-        {"compress_rate_hca", LLMMEM_KEY_COMPRESS_RATE_HCA, 128},
-        {"num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 1},
-        {"max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 1048576},
+    static const hf_field fields[] = {
+        OPT("num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 1), OPT("head_dim", LLMMEM_KEY_HEAD_DIM, 512),
+        OPT("q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, 1024), OPT("num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 6),
+        OPT("n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 1), OPT("o_groups", LLMMEM_KEY_O_GROUPS, 8),
+        OPT("o_lora_rank", LLMMEM_KEY_O_LORA_RANK, 1024), OPT("hc_mult", LLMMEM_KEY_HC_MULT, 4),
+        OPT("index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 64), OPT("index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128),
+        OPT("sliding_window", LLMMEM_KEY_SLIDING_WINDOW, 128),
+        OPT("compress_rate_csa", LLMMEM_KEY_COMPRESS_RATE_CSA, 4),
+        OPT("compress_rate_hca", LLMMEM_KEY_COMPRESS_RATE_HCA, 128),
+        OPT("num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 1),
+        OPT("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 1048576),
     };
-    for (size_t i = 0; !st && i < sizeof fields / sizeof fields[0]; i++)
-        st = optional(c, obj, fields[i].field, fields[i].key, fields[i].dflt, fields[i].dflt);
+    if (!st)
+        st = read_fields(c, obj, FIELDS(fields));
     const llmmem__json *rates = llmmem__json_object_get(obj, "compress_rates");
     if (!st && rates && llmmem__json_is_object(rates)) {
         hf sub = *c;
@@ -2529,28 +2590,42 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 
 /* ---- multimodal wrappers ----------------------------------------------------------------------- */
 
+/* A vision tower: the vision_config model_type a wrapper takes it by (NULL: Qwen-VL's, read by its
+ * family), the kind it sets, its fields and the reader of what they do not say (NULL: none). */
+typedef struct hf_tower {
+    const char *type;
+    llmmem__vision_kind vk;
+    const hf_field *fields;
+    size_t n_fields;
+    llmmem_status (*rest)(const hf *c, const llmmem__json *obj);
+} hf_tower;
+
+static llmmem_status read_tower(const hf *c, const llmmem__json *obj, const hf_tower *t)
+{
+    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, t->vk);
+    if (!st)
+        st = read_fields(c, obj, t->fields, t->n_fields);
+    if (!st && t->rest)
+        st = t->rest(c, obj);
+    return st;
+}
+
 /* CLIPVisionConfig and SiglipVisionConfig: hidden_size=768, intermediate_size=3072,
  * num_hidden_layers=12, num_channels=3, image_size=224, patch_size 32 (CLIP) or 16 (SigLIP);
  * SiglipVisionTransformer: use_head = vision_use_head where the config has it, else True. */
-static llmmem_status read_vision(const hf *c, const llmmem__json *obj, llmmem__vision_kind vk)
-{
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, vk);
-    if (!st)
-        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 12, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, vk == LLMMEM__VISION_CLIP ? 32 : 16, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 224, NULL);
-    if (!st)
-        st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st && vk == LLMMEM__VISION_SIGLIP)
-        st = bool_key(c, obj, "vision_use_head", LLMMEM_KEY_VISION_USE_HEAD, 1);
-    return st;
-}
+#define CLIP_FIELDS(patch)                                                                         \
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768),                                        \
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072),                           \
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 12),                             \
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, (patch)),                                      \
+    REQ("image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 224),                                          \
+    OPT("num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3)
+static const hf_field clip_fields[] = {CLIP_FIELDS(32)};
+static const hf_field siglip_fields[] = {CLIP_FIELDS(16),
+                                         FLAG("vision_use_head", LLMMEM_KEY_VISION_USE_HEAD, 1)};
+#undef CLIP_FIELDS
+static const hf_tower clip_tower = {"clip_vision_model", LLMMEM__VISION_CLIP, FIELDS(clip_fields), NULL};
+static const hf_tower siglip_tower = {"siglip_vision_model", LLMMEM__VISION_SIGLIP, FIELDS(siglip_fields), NULL};
 
 /* A required sub-config object. */
 static llmmem_status sub_config(const hf *c, const llmmem__json *root, const char *field, const char *type,
@@ -2731,65 +2806,17 @@ static llmmem_status read_llama4_text(const hf *c, const llmmem__json *obj)
 /* Llama4VisionConfig: hidden_size=768, intermediate_size=5632, num_hidden_layers=34, image_size=448,
  * patch_size=14, num_channels=3, vision_output_dim=7680, projector_input_dim=4096,
  * projector_output_dim=4096 (pixel_shuffle_ratio and the heads change no count). */
-static llmmem_status read_llama4_vision(const hf *c, const llmmem__json *obj)
-{
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_LLAMA4);
-    if (!st)
-        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5632, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 34, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 14, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 448, NULL);
-    if (!st)
-        st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st)
-        st = required(c, obj, NAMES("vision_output_dim"), LLMMEM_KEY_VISION_OUTPUT_DIM, 7680, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("projector_input_dim"), LLMMEM_KEY_PROJECTOR_INPUT_DIM, 4096, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("projector_output_dim"), LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, 4096, NULL);
-    return st;
-}
-
-/* Llama4Config: text_config (llama4_text) and vision_config (llama4_vision_model), joined by
- * Llama4MultiModalProjector. */
-static llmmem_status read_llama4(const hf *c, const llmmem__json *root)
-{
-    const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "llama4", &text);
-    if (!st)
-        st = sub_config(c, root, "vision_config", "llama4", &vision);
-    if (st)
-        return st;
-    const char *type;
-    hf sub = *c;
-    sub.nested = 1;
-    sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "llama4_text", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "llama4_text") != 0)
-        return unsupported_string(&sub, "model_type", type, "llama4 takes llama4_text");
-    sub.type = "llama4_text";
-    st = read_common_checks(&sub, text);
-    if (!st)
-        st = read_llama4_text(&sub, text);
-    if (st)
-        return st;
-    sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "llama4_vision_model", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "llama4_vision_model") != 0)
-        return unsupported_string(&sub, "model_type", type, "llama4 takes llama4_vision_model");
-    sub.type = "llama4_vision_model";
-    st = read_llama4_vision(&sub, vision);
-    return st ? st : set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 7);
-}
+static const hf_field llama4_vision_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5632),
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 34),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14),
+    REQ("image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 448),
+    OPT("num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),
+    REQ("vision_output_dim", LLMMEM_KEY_VISION_OUTPUT_DIM, 7680),
+    REQ("projector_input_dim", LLMMEM_KEY_PROJECTOR_INPUT_DIM, 4096),
+    REQ("projector_output_dim", LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, 4096),
+};
 
 /* ---- Llama 3.2 Vision (mllama) ------------------------------------------------------------------ */
 
@@ -2851,28 +2878,21 @@ static llmmem_status read_cross_layers(const hf *c, const llmmem__json *obj, int
  * num_global_layers=8, num_channels=3, image_size=448, patch_size=14, max_num_tiles=4,
  * vision_output_dim=7680, supported_aspect_ratios (None: the 8 of max_num_tiles 4); attention_heads
  * and intermediate_layers_indices change no count. */
-static llmmem_status read_mllama_vision(const hf *c, const llmmem__json *obj)
+static const hf_field mllama_vision_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1280),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5120),
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 32),
+    REQ("num_global_layers", LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, 8),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14),
+    REQ("image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 448),
+    OPT("num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),
+    REQ("vision_output_dim", LLMMEM_KEY_VISION_OUTPUT_DIM, 7680),
+};
+
+static llmmem_status read_mllama_tiles(const hf *c, const llmmem__json *obj)
 {
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MLLAMA);
-    if (!st)
-        st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 1280, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 5120, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 32, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_global_layers"), LLMMEM_KEY_VISION_NUM_GLOBAL_LAYERS, 8, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 14, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 448, NULL);
-    if (!st)
-        st = optional(c, obj, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st)
-        st = required(c, obj, NAMES("vision_output_dim"), LLMMEM_KEY_VISION_OUTPUT_DIM, 7680, NULL);
     int64_t tiles = 4;
-    if (!st)
-        st = required(c, obj, NAMES("max_num_tiles"), LLMMEM_KEY_VISION_MAX_NUM_TILES, 4, &tiles);
+    llmmem_status st = required(c, obj, NAMES("max_num_tiles"), LLMMEM_KEY_VISION_MAX_NUM_TILES, 4, &tiles);
     if (st)
         return st;
     const llmmem__json *ratios = llmmem__json_object_get(obj, "supported_aspect_ratios");
@@ -2888,80 +2908,11 @@ static llmmem_status read_mllama_vision(const hf *c, const llmmem__json *obj)
                (int64_t)llmmem__json_array_size(ratios));
 }
 
-/* MllamaConfig: text_config (mllama_text_model: Llama's fields and cross_attention_layers) and
- * vision_config (mllama_vision_model), joined by the multi_modal_projector. */
-static llmmem_status read_mllama(const hf *c, const llmmem__json *root)
+/* mllama_text_model: Llama's fields and cross_attention_layers. */
+static llmmem_status read_mllama_text(const hf *c, const llmmem__json *obj)
 {
-    const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "mllama", &text);
-    if (!st)
-        st = sub_config(c, root, "vision_config", "mllama", &vision);
-    if (st)
-        return st;
-    const char *type;
-    hf sub = *c;
-    sub.nested = 1;
-    sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "mllama_text_model", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "mllama_text_model") != 0)
-        return unsupported_string(&sub, "model_type", type, "mllama takes mllama_text_model");
-    sub.type = "mllama_text_model";
-    st = read_common_checks(&sub, text);
-    if (!st)
-        st = read_llama_like(&sub, text);
-    if (!st)
-        st = read_cross_layers(&sub, text, llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
-    if (st)
-        return st;
-    sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "mllama_vision_model", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "mllama_vision_model") != 0)
-        return unsupported_string(&sub, "model_type", type, "mllama takes mllama_vision_model");
-    sub.type = "mllama_vision_model";
-    st = read_mllama_vision(&sub, vision);
-    return st ? st : set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 8);
-}
-
-/* Gemma3Config: text_config is a Gemma3TextConfig, vision_config a SiglipVisionConfig, joined
- * by Gemma3MultiModalProjector. */
-static llmmem_status read_gemma3(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
-{
-    const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "gemma3", &text);
-    if (!st)
-        st = sub_config(c, root, "vision_config", "gemma3", &vision);
-    if (st)
-        return st;
-    const char *type;
-    hf sub = *c;
-    sub.nested = 1;
-    sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "gemma3_text", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "gemma3_text") != 0)
-        return unsupported_string(&sub, "model_type", type, "gemma3 takes gemma3_text");
-    sub.fam = llmmem__family_named("gemma3_text");
-    sub.type = sub.fam->name;
-    st = read_text(&sub, text);
-    if (st)
-        return st;
-    sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "siglip_vision_model", &type);
-    if (st)
-        return st;
-    if (strcmp(type, "siglip_vision_model") != 0)
-        return unsupported_string(&sub, "model_type", type, "gemma3 takes siglip_vision_model");
-    sub.type = "siglip_vision_model";
-    st = read_vision(&sub, vision, LLMMEM__VISION_SIGLIP);
-    if (!st)
-        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 2);
-    *text_out = text;
-    return st;
+    llmmem_status st = read_llama_like(c, obj);
+    return st ? st : read_cross_layers(c, obj, llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS));
 }
 
 /* Gemma4Config: text_config (Gemma4TextConfig), and when given vision_config (Gemma4VisionConfig:
@@ -2969,6 +2920,24 @@ static llmmem_status read_gemma3(const hf *c, const llmmem__json *root, const ll
  * num_key_value_heads=12, head_dim=64, patch_size=16, position_embedding_size=10240, standardize=False) and
  * audio_config (Gemma4AudioConfig: hidden_size=1024, num_hidden_layers=12, num_attention_heads=8,
  * subsampling_conv_channels=[128, 32], conv_kernel_size=5, output_proj_dims=1536), each with its embedder. */
+static const hf_field gemma4_vision_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 768),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072),
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 16),
+    REQ("num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 16),
+    REQ("position_embedding_size", LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 10240),
+    FLAG("standardize", LLMMEM_KEY_VISION_STANDARDIZE, 0),
+};
+static const hf_tower gemma4_tower = {NULL, LLMMEM__VISION_GEMMA4, FIELDS(gemma4_vision_fields), NULL};
+static const hf_field gemma4_audio_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_AUDIO_HIDDEN_SIZE, 1024),
+    REQ("num_hidden_layers", LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS, 12),
+    REQ("num_attention_heads", LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS, 8),
+    REQ("conv_kernel_size", LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE, 5),
+    REQ("output_proj_dims", LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, 1536),
+};
+
 static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
 {
     const llmmem__json *text;
@@ -2990,29 +2959,14 @@ static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const ll
     *text_out = text;
     const llmmem__json *vision = llmmem__json_object_get(root, "vision_config");
     if (vision && !llmmem__json_is_null(vision)) {
-        int64_t hidden = 0, heads = 0, kv = 0, head_dim = 0;
         sub.prefix = "vision_config.";
         sub.type = "gemma4_vision";
         if (!llmmem__json_is_object(vision))
             return hf_fail(c, LLMMEM_ERR_PARSE, "vision_config", "expected an object, got %s", kind(vision));
-        st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_GEMMA4);
-        if (!st)
-            st = required(&sub, vision, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 768, &hidden);
-        if (!st)
-            st = required(&sub, vision, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3072, NULL);
-        if (!st)
-            st = required(&sub, vision, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 16, NULL);
-        if (!st)
-            st = required(&sub, vision, NAMES("num_attention_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12, &heads);
-        if (!st)
-            st = required(&sub, vision, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 16, NULL);
-        if (!st)
-            st = required(&sub, vision, NAMES("position_embedding_size"), LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS,
-                          10240, NULL);
-        if (!st)
-            st = bool_key(&sub, vision, "standardize", LLMMEM_KEY_VISION_STANDARDIZE, 0);
-        kv = heads;
-        head_dim = heads ? hidden / heads : 0;
+        st = read_tower(&sub, vision, &gemma4_tower);
+        const int64_t hidden = llmmem__get_int(&c->m->s, LLMMEM_KEY_VISION_HIDDEN_SIZE);
+        const int64_t heads = llmmem__get_int(&c->m->s, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS);
+        int64_t kv = heads, head_dim = heads ? hidden / heads : 0;
         if (!st && (st = get_int(&sub, vision, "num_key_value_heads", &kv, &(enum presence){ABSENT})) == LLMMEM_OK &&
             (st = get_int(&sub, vision, "head_dim", &head_dim, &(enum presence){ABSENT})) == LLMMEM_OK &&
             (kv != heads || head_dim * heads != hidden))
@@ -3042,15 +2996,7 @@ static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const ll
         channels[0] = llmmem__json_integer_value(llmmem__json_array_get(list, 0));
         channels[1] = llmmem__json_integer_value(llmmem__json_array_get(list, 1));
     }
-    st = required(&sub, audio, NAMES("hidden_size"), LLMMEM_KEY_AUDIO_HIDDEN_SIZE, 1024, NULL);
-    if (!st)
-        st = required(&sub, audio, NAMES("num_hidden_layers"), LLMMEM_KEY_AUDIO_NUM_HIDDEN_LAYERS, 12, NULL);
-    if (!st)
-        st = required(&sub, audio, NAMES("num_attention_heads"), LLMMEM_KEY_AUDIO_NUM_ATTENTION_HEADS, 8, NULL);
-    if (!st)
-        st = required(&sub, audio, NAMES("conv_kernel_size"), LLMMEM_KEY_AUDIO_CONV_KERNEL_SIZE, 5, NULL);
-    if (!st)
-        st = required(&sub, audio, NAMES("output_proj_dims"), LLMMEM_KEY_AUDIO_OUTPUT_PROJ_DIMS, 1536, NULL);
+    st = read_fields(&sub, audio, FIELDS(gemma4_audio_fields));
     if (!st)
         st = set(&sub, "subsampling_conv_channels", LLMMEM_KEY_AUDIO_SUBSAMPLING_CHANNELS_0, channels[0]);
     if (!st)
@@ -3071,58 +3017,7 @@ static llmmem_status read_feature_layer(const hf *c, const llmmem__json *root)
     return hf_fail(c, LLMMEM_ERR_PARSE, "vision_feature_layer", "expected an integer, got %s", kind(layer));
 }
 
-/* LlavaConfig: text_config of a text model_type (llama when absent), vision_config
- * (clip_vision_model when absent); LlavaMultiModalProjector: linear_1 from the vision width
- * (times the number of feature layers) and linear_2, biased unless multimodal_projector_bias
- * is false. */
-static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
-{
-    const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "llava", &text);
-    if (!st)
-        st = sub_config(c, root, "vision_config", "llava", &vision);
-    if (st)
-        return st;
-    st = read_feature_layer(c, root);
-    if (st)
-        return st;
-    st = refuse_if(c, root, "multimodal_projector_bias", 0, 1, "a projector without biases is not modelled");
-    if (st)
-        return st;
-    const char *type;
-    hf sub = *c;
-    sub.nested = 1;
-    sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "llama", &type);
-    if (st)
-        return st;
-    sub.fam = llmmem__family_named(type);
-    if (!sub.fam)
-        return unsupported_string(&sub, "model_type", type, "llava takes a text model_type such as llama or mistral");
-    sub.type = sub.fam->name;
-    st = read_text(&sub, text);
-    if (st)
-        return st;
-    sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "clip_vision_model", &type);
-    if (st)
-        return st;
-    llmmem__vision_kind vk;
-    if (strcmp(type, "clip_vision_model") == 0)
-        vk = LLMMEM__VISION_CLIP;
-    else if (strcmp(type, "siglip_vision_model") == 0)
-        vk = LLMMEM__VISION_SIGLIP;
-    else
-        return unsupported_string(&sub, "model_type", type, "clip_vision_model and siglip_vision_model are");
-    sub.type = vk == LLMMEM__VISION_CLIP ? "clip_vision_model" : "siglip_vision_model";
-    st = read_vision(&sub, vision, vk);
-    if (!st)
-        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 1);
-    *text_out = text;
-    return st;
-}
-
-/* ---- Qwen-VL and Mistral 3 ------------------------------------------------------------------ */
+/* ---- Qwen-VL ---------------------------------------------------------------------------------- */
 
 /* The Qwen2.5-VL and Qwen3-VL vision_config: Qwen2_5_VLVisionConfig (depth=32, hidden_size=3584,
  * intermediate_size=3420, num_heads=16, in_channels=3, patch_size=14, spatial_merge_size=2,
@@ -3131,54 +3026,53 @@ static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llm
  * temporal_patch_size=2, out_hidden_size=3584, num_position_embeddings=2304,
  * deepstack_visual_indexes=[8, 16, 24]). Older Qwen2.5-VL configs also write in_chans, which the
  * class takes into kwargs: only in_channels reaches the Conv3d. */
-static llmmem_status read_qwen_vision(const hf *c, const llmmem__json *v, int qwen3)
+#define QWEN_VISION_FIELDS(depth, hidden, intermediate, patch)                                     \
+    REQ("depth", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, (depth)),                                    \
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, (hidden)),                                   \
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, (intermediate)),                 \
+    REQ("num_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16),                                   \
+    OPT("in_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),                                         \
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, (patch)),                                      \
+    REQ("spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2),                            \
+    REQ("temporal_patch_size", LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2),                          \
+    REQ("out_hidden_size", LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 3584)
+static const hf_field qwen2_5_vl_vision_fields[] = {
+    QWEN_VISION_FIELDS(32, 3584, 3420, 14),
+    /* Qwen2_5_VLVisionConfig window_size=112, fullatt_block_indexes=[7, 15, 23, 31] */
+    REQ("window_size", LLMMEM_KEY_VISION_WINDOW_SIZE, 112),
+};
+static const hf_field qwen3_vl_vision_fields[] = {
+    QWEN_VISION_FIELDS(27, 1152, 4304, 16),
+    REQ("num_position_embeddings", LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 2304),
+};
+#undef QWEN_VISION_FIELDS
+
+/* The length of a list field onto a key, `dflt` when absent or null (the class default's). */
+static llmmem_status list_length(const hf *c, const llmmem__json *obj, const char *field, llmmem_key key,
+                                 int64_t dflt)
 {
-    llmmem_status st = set(c, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, qwen3 ? LLMMEM__VISION_QWEN3_VL : LLMMEM__VISION_QWEN2_5_VL);
-    if (!st)
-        st = required(c, v, NAMES("depth"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, qwen3 ? 27 : 32, NULL);
-    if (!st)
-        st = required(c, v, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, qwen3 ? 1152 : 3584, NULL);
-    if (!st)
-        st = required(c, v, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, qwen3 ? 4304 : 3420,
-                      NULL);
-    if (!st)
-        st = required(c, v, NAMES("num_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16, NULL);
-    if (!st)
-        st = optional(c, v, "in_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st)
-        st = required(c, v, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, qwen3 ? 16 : 14, NULL);
-    if (!st)
-        st = required(c, v, NAMES("spatial_merge_size"), LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2, NULL);
-    if (!st)
-        st = required(c, v, NAMES("temporal_patch_size"), LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2, NULL);
-    if (!st)
-        st = required(c, v, NAMES("out_hidden_size"), LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 3584, NULL);
-    if (!st && !qwen3) /* Qwen2_5_VLVisionConfig window_size=112, fullatt_block_indexes=[7, 15, 23, 31] */
-        st = required(c, v, NAMES("window_size"), LLMMEM_KEY_VISION_WINDOW_SIZE, 112, NULL);
-    if (!st && !qwen3) {
-        const llmmem__json *full = llmmem__json_object_get(v, "fullatt_block_indexes");
-        int64_t n = 4;
-        if (full && !llmmem__json_is_null(full)) {
-            if (!llmmem__json_is_array(full))
-                return hf_fail(c, LLMMEM_ERR_PARSE, "fullatt_block_indexes", "expected an array, got %s", kind(full));
-            n = (int64_t)llmmem__json_array_size(full);
-        }
-        st = set(c, "fullatt_block_indexes", LLMMEM_KEY_VISION_FULLATT_BLOCKS, n);
+    const llmmem__json *list = llmmem__json_object_get(obj, field);
+    if (list && !llmmem__json_is_null(list)) {
+        if (!llmmem__json_is_array(list))
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected an array, got %s", kind(list));
+        dflt = (int64_t)llmmem__json_array_size(list);
     }
-    if (st || !qwen3)
-        return st;
-    st = required(c, v, NAMES("num_position_embeddings"), LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, 2304, NULL);
-    if (st)
-        return st;
-    const llmmem__json *deep = llmmem__json_object_get(v, "deepstack_visual_indexes");
-    int64_t n = 3; /* the class default [8, 16, 24] */
-    if (deep && !llmmem__json_is_null(deep)) {
-        if (!llmmem__json_is_array(deep))
-            return hf_fail(c, LLMMEM_ERR_PARSE, "deepstack_visual_indexes", "expected an array, got %s", kind(deep));
-        n = (int64_t)llmmem__json_array_size(deep);
-    }
-    return set(c, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, n);
+    return set(c, field, key, dflt);
 }
+
+static llmmem_status read_fullatt_blocks(const hf *c, const llmmem__json *obj)
+{
+    return list_length(c, obj, "fullatt_block_indexes", LLMMEM_KEY_VISION_FULLATT_BLOCKS, 4);
+}
+
+static llmmem_status read_deepstack(const hf *c, const llmmem__json *obj)
+{
+    return list_length(c, obj, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, 3);
+}
+
+static const hf_tower qwen2_5_vl_tower = {NULL, LLMMEM__VISION_QWEN2_5_VL, FIELDS(qwen2_5_vl_vision_fields),
+                                          read_fullatt_blocks};
+static const hf_tower qwen3_vl_tower = {NULL, LLMMEM__VISION_QWEN3_VL, FIELDS(qwen3_vl_vision_fields), read_deepstack};
 
 /* Qwen2_5_VLConfig, Qwen3VLConfig, Qwen3VLMoeConfig, Qwen3_5Config, Qwen3_5MoeConfig: the text model's fields
  * in text_config (Qwen3-VL and Qwen3.5 always; Qwen2.5-VL since transformers 4.53, which keeps them at the top
@@ -3222,7 +3116,7 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
     sub.nested = 1;
     sub.prefix = "vision_config.";
     sub.type = c->fam->name;
-    st = read_qwen_vision(&sub, vision, qwen3);
+    st = read_tower(&sub, vision, qwen3 ? &qwen3_vl_tower : &qwen2_5_vl_tower);
     if (!st && qwen3_5) /* Qwen3_5VisionModel: blocks and merger, no deepstack_merger_list */
         st = set(&sub, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, 0);
     if (!st)
@@ -3231,69 +3125,177 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
     return st;
 }
 
-/* Mistral3Config: text_config a MistralConfig (or the model_type it names: ministral3), vision_config
- * a PixtralVisionConfig (hidden_size=1024, intermediate_size=4096, num_hidden_layers=24,
- * num_attention_heads=16, num_channels=3, image_size=1024, patch_size=16), joined by
- * Mistral3MultiModalProjector: spatial_merge_size=2, multimodal_projector_bias=False,
- * vision_feature_layer=-1 (a list widens linear_1, not modelled). */
-static llmmem_status read_mistral3(hf *c, const llmmem__json *root, const llmmem__json **text_out)
+/* ---- LLaVA-style wrappers ---------------------------------------------------------------------- */
+
+/* PixtralVisionConfig: hidden_size=1024, intermediate_size=4096, num_hidden_layers=24,
+ * num_attention_heads=16, num_channels=3, image_size=1024, patch_size=16. */
+static const hf_field pixtral_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1024),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 4096),
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 24),
+    REQ("num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16),
+    OPT("num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),
+    REQ("image_size", LLMMEM_KEY_VISION_IMAGE_SIZE, 1024),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 16),
+};
+/* Mistral3MultiModalProjector: spatial_merge_size=2. */
+static const hf_field mistral3_top_fields[] = {
+    OPT("spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2),
+};
+
+/* A wrapper of a text_config and a vision_config (both required objects), read in this order: the
+ * top level's vision_feature_layer and multimodal_projector_bias, the text config, the vision config,
+ * the top level's fields, the projector. */
+typedef struct hf_wrapper {
+    const char *type;                  /* the wrapper's model_type, as its messages name it */
+    const char *const *text_types;     /* text_config model_types taken, the first when absent or null */
+    uint8_t any_text;                  /* every text family is taken */
+    const char *text_refusal;          /* unsupported_string's text for another */
+    /* NULL: the named text family's reader; else the common checks and this, under the wrapper's family */
+    llmmem_status (*text)(const hf *c, const llmmem__json *obj);
+    int64_t model_type;                /* the model_type once the text is read; 0: the text family's */
+    const hf_tower *const *towers;     /* NULL-ended; the first when vision_config's model_type is absent or null */
+    const char *vision_refusal;
+    uint8_t feature_layer;             /* read_feature_layer */
+    const char *bias_why;              /* multimodal_projector_bias: NULL not read, else refused when */
+    int8_t bias_refused, bias_dflt;    /* `bias_refused`, `bias_dflt` when absent or null */
+    const hf_field *top;               /* top-level fields after the tower */
+    size_t n_top;
+    int64_t projector;                 /* LLMMEM_KEY_MULTIMODAL_PROJECTOR */
+} hf_wrapper;
+
+static int named_in(const char *type, const char *const *names)
+{
+    for (; *names; names++)
+        if (strcmp(type, *names) == 0)
+            return 1;
+    return 0;
+}
+
+static llmmem_status read_wrapper(const hf *c, const hf_wrapper *w, const llmmem__json *root,
+                                  const llmmem__json **text_out)
 {
     const llmmem__json *text, *vision;
-    llmmem_status st = sub_config(c, root, "text_config", "mistral3", &text);
+    llmmem_status st = sub_config(c, root, "text_config", w->type, &text);
     if (!st)
-        st = sub_config(c, root, "vision_config", "mistral3", &vision);
-    if (st)
-        return st;
-    st = read_feature_layer(c, root);
-    if (st)
-        return st;
-    st = refuse_if(c, root, "multimodal_projector_bias", 1, 0, "a biased Mistral 3 projector is not modelled");
+        st = sub_config(c, root, "vision_config", w->type, &vision);
+    if (!st && w->feature_layer)
+        st = read_feature_layer(c, root);
+    if (!st && w->bias_why)
+        st = refuse_if(c, root, "multimodal_projector_bias", w->bias_refused, w->bias_dflt, w->bias_why);
     if (st)
         return st;
     const char *type;
     hf sub = *c;
     sub.nested = 1;
     sub.prefix = "text_config.";
-    st = sub_type(&sub, text, "mistral", &type);
+    st = sub_type(&sub, text, w->text_types[0], &type);
     if (st)
         return st;
-    if (strcmp(type, "mistral") != 0 && strcmp(type, "ministral3") != 0)
-        return unsupported_string(&sub, "model_type", type, "mistral3 takes mistral and ministral3");
-    sub.fam = llmmem__family_named(type);
-    sub.type = sub.fam->name;
-    st = read_text(&sub, text);
-    if (!st) /* the text family's class defaults read, the model is a mistral3 */
-        st = set(c, "model_type", LLMMEM_KEY_MODEL_TYPE, LLMMEM_MODEL_MISTRAL3);
+    if ((!w->any_text && !named_in(type, w->text_types)) || (!w->text && !llmmem__family_named(type)))
+        return unsupported_string(&sub, "model_type", type, w->text_refusal);
+    if (w->text) {
+        sub.type = type;
+        st = read_common_checks(&sub, text);
+        if (!st)
+            st = w->text(&sub, text);
+    } else {
+        sub.fam = llmmem__family_named(type);
+        sub.type = sub.fam->name;
+        st = read_text(&sub, text);
+    }
+    if (!st && w->model_type) /* the text family's class defaults read, the model is the wrapper's */
+        st = set(c, "model_type", LLMMEM_KEY_MODEL_TYPE, w->model_type);
     if (st)
         return st;
     sub.prefix = "vision_config.";
-    st = sub_type(&sub, vision, "pixtral", &type);
+    st = sub_type(&sub, vision, w->towers[0]->type, &type);
     if (st)
         return st;
-    if (strcmp(type, "pixtral") != 0)
-        return unsupported_string(&sub, "model_type", type, "mistral3 takes pixtral");
-    sub.type = "pixtral";
-    st = set(&sub, "model_type", LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_PIXTRAL);
+    const hf_tower *const *t = w->towers;
+    while (*t && strcmp(type, (*t)->type) != 0)
+        t++;
+    if (!*t)
+        return unsupported_string(&sub, "model_type", type, w->vision_refusal);
+    sub.type = (*t)->type;
+    st = read_tower(&sub, vision, *t);
     if (!st)
-        st = required(&sub, vision, NAMES("hidden_size"), LLMMEM_KEY_VISION_HIDDEN_SIZE, 1024, NULL);
+        st = read_fields(c, root, w->top, w->n_top);
     if (!st)
-        st = required(&sub, vision, NAMES("intermediate_size"), LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 4096, NULL);
-    if (!st)
-        st = required(&sub, vision, NAMES("num_hidden_layers"), LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 24, NULL);
-    if (!st)
-        st = required(&sub, vision, NAMES("num_attention_heads"), LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16, NULL);
-    if (!st)
-        st = optional(&sub, vision, "num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3, 3);
-    if (!st)
-        st = required(&sub, vision, NAMES("image_size"), LLMMEM_KEY_VISION_IMAGE_SIZE, 1024, NULL);
-    if (!st)
-        st = required(&sub, vision, NAMES("patch_size"), LLMMEM_KEY_VISION_PATCH_SIZE, 16, NULL);
-    if (!st)
-        st = optional(c, root, "spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2, 2);
-    if (!st)
-        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 5);
-    *text_out = text;
+        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, w->projector);
+    if (text_out)
+        *text_out = text;
     return st;
+}
+
+static const hf_tower pixtral_tower = {"pixtral", LLMMEM__VISION_PIXTRAL, FIELDS(pixtral_fields), NULL};
+static const hf_tower llama4_tower = {"llama4_vision_model", LLMMEM__VISION_LLAMA4, FIELDS(llama4_vision_fields),
+                                      NULL};
+static const hf_tower mllama_tower = {"mllama_vision_model", LLMMEM__VISION_MLLAMA, FIELDS(mllama_vision_fields),
+                                      read_mllama_tiles};
+#define TOWERS(...) ((const hf_tower *const[]){__VA_ARGS__, NULL})
+
+/* LlavaConfig: text_config of a text model_type (llama when absent), vision_config
+ * (clip_vision_model when absent); LlavaMultiModalProjector: linear_1 from the vision width
+ * (times the number of feature layers) and linear_2, biased unless multimodal_projector_bias
+ * is false. */
+static const hf_wrapper llava_wrapper = {
+    .type = "llava", .text_types = NAMES("llama"), .any_text = 1,
+    .text_refusal = "llava takes a text model_type such as llama or mistral",
+    .towers = TOWERS(&clip_tower, &siglip_tower), .vision_refusal = "clip_vision_model and siglip_vision_model are",
+    .feature_layer = 1, .bias_why = "a projector without biases is not modelled", .bias_refused = 0, .bias_dflt = 1,
+    .projector = 1};
+/* Mistral3Config: text_config a MistralConfig (or the model_type it names: ministral3), vision_config
+ * a PixtralVisionConfig, joined by Mistral3MultiModalProjector: spatial_merge_size=2,
+ * multimodal_projector_bias=False, vision_feature_layer=-1 (a list widens linear_1, not modelled). */
+static const hf_wrapper mistral3_wrapper = {
+    .type = "mistral3", .text_types = NAMES("mistral", "ministral3"),
+    .text_refusal = "mistral3 takes mistral and ministral3", .model_type = LLMMEM_MODEL_MISTRAL3,
+    .towers = TOWERS(&pixtral_tower), .vision_refusal = "mistral3 takes pixtral",
+    .feature_layer = 1, .bias_why = "a biased Mistral 3 projector is not modelled", .bias_refused = 1, .bias_dflt = 0,
+    .top = FIELDS(mistral3_top_fields), .projector = 5};
+/* Gemma3Config: text_config is a Gemma3TextConfig, vision_config a SiglipVisionConfig, joined
+ * by Gemma3MultiModalProjector. */
+static const hf_wrapper gemma3_wrapper = {
+    .type = "gemma3", .text_types = NAMES("gemma3_text"), .text_refusal = "gemma3 takes gemma3_text",
+    .towers = TOWERS(&siglip_tower), .vision_refusal = "gemma3 takes siglip_vision_model", .projector = 2};
+/* Llama4Config: text_config (llama4_text) and vision_config (llama4_vision_model), joined by
+ * Llama4MultiModalProjector. */
+static const hf_wrapper llama4_wrapper = {
+    .type = "llama4", .text_types = NAMES("llama4_text"), .text_refusal = "llama4 takes llama4_text",
+    .text = read_llama4_text, .towers = TOWERS(&llama4_tower), .vision_refusal = "llama4 takes llama4_vision_model",
+    .projector = 7};
+/* MllamaConfig: text_config (mllama_text_model: Llama's fields and cross_attention_layers) and
+ * vision_config (mllama_vision_model), joined by the multi_modal_projector. */
+static const hf_wrapper mllama_wrapper = {
+    .type = "mllama", .text_types = NAMES("mllama_text_model"), .text_refusal = "mllama takes mllama_text_model",
+    .text = read_mllama_text, .towers = TOWERS(&mllama_tower), .vision_refusal = "mllama takes mllama_vision_model",
+    .projector = 8};
+#undef TOWERS
+
+static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    return read_wrapper(c, &llava_wrapper, root, text_out);
+}
+
+static llmmem_status read_mistral3(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    return read_wrapper(c, &mistral3_wrapper, root, text_out);
+}
+
+static llmmem_status read_gemma3(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    return read_wrapper(c, &gemma3_wrapper, root, text_out);
+}
+
+static llmmem_status read_llama4(const hf *c, const llmmem__json *root)
+{
+    return read_wrapper(c, &llama4_wrapper, root, NULL);
+}
+
+static llmmem_status read_mllama(const hf *c, const llmmem__json *root)
+{
+    return read_wrapper(c, &mllama_wrapper, root, NULL);
 }
 
 /* ---- dtype and quantization ------------------------------------------------------------------- */
