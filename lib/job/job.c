@@ -739,6 +739,7 @@ void llmmem__act_settings_make(llmmem__act_settings *a, const llmmem_strategy *s
     a->adapter = llmmem__adapter_format(s);
     a->images_per_sequence = (uint64_t)sv(s, LLMMEM_KEY_IMAGES_PER_SEQUENCE);
     a->image_pixels = (uint64_t)sv(s, LLMMEM_KEY_IMAGE_PIXELS);
+    a->framework = sv(s, LLMMEM_KEY_FRAMEWORK);
 }
 
 static void comm_settings_make(llmmem__comm_settings *c, const llmmem_strategy *s)

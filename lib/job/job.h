@@ -89,6 +89,7 @@ typedef struct llmmem__act_settings {
     uint64_t lora_rank;
     int64_t adapter;                 /* llmmem__adapter_format */
     uint64_t images_per_sequence, image_pixels;
+    int64_t framework;               /* llmmem_framework: whose model forward holds the extras */
 } llmmem__act_settings;
 
 /* The strategy's data-parallel communication settings (comm.c's buffers), read once. */

@@ -113,8 +113,7 @@ static llmmem_status push_backward(void *ctx, const llmmem__backward_point *p)
  * alone, the model's outputs dropped as the Trainer's compute_loss drops them) and its backward,
  * each layer's backward from the last, backward's end (every gradient), the optimizer step and its
  * end (its temporaries freed): the moments a training step's forward hooks and marks read. */
-static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr, const llmmem_model *m,
-                                     const llmmem_strategy *s)
+static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr, const llmmem_model *m)
 {
     const llmmem__activations *a = &tr->acts;
     const llmmem__step *step = &tr->step;
@@ -131,7 +130,7 @@ static llmmem_status training_points(llmmem_timeline *t, const llmmem__trace *tr
     uint64_t h1 = 0, held_l;
     llmmem__forward_extra x;
     if ((count && (rc = llmmem__layers_held_of(&h1, m, &tr->kinds, st, first + 1)) != LLMMEM_OK) ||
-        (rc = llmmem__forward_extras(&x, m, s, &tr->kinds, st)) != LLMMEM_OK)
+        (rc = llmmem__forward_extras(&x, m, &tr->kinds, st)) != LLMMEM_OK)
         return rc;
     for (uint64_t i = 0; i < samples; i++) {
         const uint64_t l = llmmem__stage_layer_at(first, count, i, samples);
@@ -215,7 +214,7 @@ llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model 
     if ((st = llmmem__estimate_traced(r, model, hw, strategy, r->cache, &tr)) == LLMMEM_OK) {
         out->stage = r->most_loaded;
         if (tr.have_step)
-            st = training_points(out, &tr, model, strategy);
+            st = training_points(out, &tr, model);
         else if (tr.has_gen)
             st = generate_points(out, &tr, r);
         else if ((st = reserve(out, 1)) == LLMMEM_OK) { /* inference: the estimate's moment */

@@ -959,6 +959,7 @@ llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j,
         return st;
     k->sem = j->sem;
     k->act = j->act;
+    k->mode = j->price.mode;
     k->e = bytes_of_format(j->compute);
     llmmem__act_layer l;
     describe_layer(&l, j, k->e, stage);
@@ -1241,11 +1242,11 @@ static void attention_masks(acc *a, const llmmem_model *m, const llmmem__act_lay
     }
 }
 
-llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
+llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m,
                                         const llmmem__act_kinds *k, const llmmem__act_stage *stage)
 {
     memset(out, 0, sizeof *out);
-    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+    if (k->mode == LLMMEM_MODE_INFERENCE)
         return LLMMEM_OK;
     llmmem_status st;
     const llmmem__act_layer *lp = &k->layer;
@@ -1402,7 +1403,7 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
     return count && each ? each(ctx, &low) : LLMMEM_OK;
 }
 
-llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m, const llmmem_strategy *s,
+llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m,
                                    const llmmem__act_kinds *k, const llmmem__act_stage *st, const llmmem__activations *a)
 {
     /* as the timeline's forward points (timeline.c training_points): first_held, what the layers after
@@ -1416,7 +1417,7 @@ llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m, const
         return LLMMEM_OK;
     if ((rc = llmmem__layers_held_of(&h1, m, k, st, st->first + 1)) != LLMMEM_OK ||
         (rc = llmmem__layers_held_of(&held, m, k, st, st->end)) != LLMMEM_OK ||
-        (rc = llmmem__forward_extras(&x, m, s, k, st)) != LLMMEM_OK)
+        (rc = llmmem__forward_extras(&x, m, k, st)) != LLMMEM_OK)
         return rc;
     return llmmem__forward_acts(acts, a, h1, held, &x, count == 1 && st->has_embedding) ? LLMMEM_OK : overflow();
 }
@@ -1494,7 +1495,7 @@ void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activat
     parts[LLMMEM_PEAK_LARGEST_LAYER] = a->layer_full;
 }
 
-llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_model *m, const llmmem_strategy *s,
+llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_model *m,
                                      const llmmem__act_kinds *k, const llmmem__act_stage *stage)
 {
     /* What the model's forward holds beside the saved tensors as a layer's forward returns (where a
@@ -1509,7 +1510,7 @@ llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_mo
     /* transformers' model forward (LlamaModel.forward: the Trainer's and DeepSpeed's model); Megatron's
      * TransformerBlock and torchtune's TransformerDecoder pass one hidden state from layer to layer, the
      * next layer's saved input: nothing beside the saved tensors */
-    const int64_t framework = llmmem__get_int(&s->s, LLMMEM_KEY_FRAMEWORK);
+    const int64_t framework = k->act.framework;
     if (framework != LLMMEM_FRAMEWORK_HF_TRAINER && framework != LLMMEM_FRAMEWORK_DEEPSPEED) {
         memset(out, 0, sizeof *out);
         return LLMMEM_OK;
@@ -1519,7 +1520,7 @@ llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_mo
     acc locals = {0, 0}, input = {0, 0}, leaf = {0, 0};
     const uint64_t sbh = elems(&locals, lp->s, lp->b, lp->h, 1);
     memset(out, 0, sizeof *out);
-    if (llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
+    if (k->mode == LLMMEM_MODE_INFERENCE)
         return LLMMEM_OK;
     keep(&locals, lp, sbh, stream, 0);
     if (!input_kept)

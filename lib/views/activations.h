@@ -134,6 +134,7 @@ typedef struct llmmem__act_kinds {
     int hybrid;
     uint64_t kind[LLMMEM_LAYER_KINDS_MAX], kind_full[LLMMEM_LAYER_KINDS_MAX];
     unsigned e;                    /* bytes of an activation element */
+    int64_t mode;                  /* llmmem_mode the kinds were made for (inference saves nothing) */
     int norm_fp32;
     llmmem__semantics sem;         /* the framework keys, resolved */
     llmmem__act_settings act;      /* the job's activation settings the kinds were made with */
@@ -172,7 +173,7 @@ llmmem_status llmmem__act_kinds_of(const llmmem__act_kinds **out, llmmem__act_ki
 
 /* One stage's activations from the layer kinds: its layers under the recomputation mode, the
  * token ids and head inputs on the ends, the loss on the last stage. */
-llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m, const llmmem_strategy *s,
+llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_model *m,
                                         const llmmem__act_kinds *k, const llmmem__act_stage *stage);
 
 /* What one micro-batch's layers [stage first, upto) hold when their forward is done, under the
@@ -225,14 +226,14 @@ static inline int llmmem__forward_acts(uint64_t *acts, const llmmem__activations
 
 /* The activations as the stage's last layer's forward returns (the timeline's last forward point; st
  * with has_embedding and has_head set): `forward` of llmmem__peak_components. */
-llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m, const llmmem_strategy *s,
+llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m,
                                    const llmmem__act_kinds *k, const llmmem__act_stage *st, const llmmem__activations *a);
 
 /* The parts of the peak, as the report gives them (llmmem_report_peak_part). */
 void llmmem__peak_parts(uint64_t parts[LLMMEM_PEAK_PARTS], const llmmem__activations *a);
 
 /* The extras of a training step's stage (all 0 for inference); fails on overflow. */
-llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_model *m, const llmmem_strategy *s,
+llmmem_status llmmem__forward_extras(llmmem__forward_extra *out, const llmmem_model *m,
                                      const llmmem__act_kinds *k, const llmmem__act_stage *stage);
 
 #endif

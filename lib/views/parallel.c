@@ -436,7 +436,7 @@ static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, u
         return st;
     llmmem__act_stage a = {out->first_layer, out->first_layer + out->layers, stage == 0, stage + 1 == L->p, 1, 1, 1,
                            L->t, L->et, L->c, L->sp};
-    return llmmem__stage_activations(acts, j->m, j->s, kinds, &a);
+    return llmmem__stage_activations(acts, j->m, kinds, &a);
 }
 
 
@@ -688,7 +688,7 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
             ends.has_embedding = i == 0;
             ends.has_head = i + 1 == L->p;
             if (!pst)
-                pst = llmmem__forward_point(&forward, j->m, j->s, kinds, &ends, &a);
+                pst = llmmem__forward_point(&forward, j->m, kinds, &ends, &a);
             if (pst || (pst = llmmem__peak_components(sr->bytes, &phase, &a, &step, &bwd, forward)) != LLMMEM_OK)
                 return pst;
         }
