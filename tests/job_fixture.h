@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "views/activations.h"
+#include "views/parallel.h"
 #include "views/training.h"
 #include "views/weights.h"
 
@@ -76,6 +77,28 @@ static inline llmmem_status llmmem__adapter_weight_bytes(uint64_t *bytes_out, co
     llmmem_status st = llmmem__training_estimate(&t, m, s);
     *bytes_out = st ? 0 : t.adapter_weights;
     return st;
+}
+
+/* A rank's costs priced from the strategy for a layout's t, et and e (llmmem__rank_costs_of). */
+static inline llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
+                                                    const llmmem__layout *L)
+{
+    llmmem__pricing p;
+    llmmem_status st = llmmem__pricing_make(&p, m, s, L->t, L->et, L->e);
+    rc->whole_made = 0;
+    return st ? st : llmmem__rank_costs_of(rc, m, &p);
+}
+
+/* llmmem__stage_state_of on the job the handles resolve to, with layout L. */
+static inline llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
+                                                const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                                const llmmem__layout *L, const llmmem__rank_costs *rc, uint64_t stage,
+                                                llmmem__stage_parts *ss)
+{
+    llmmem__job j;
+    llmmem_status st = llmmem__job_make(&j, m, hw, s);
+    j.layout = *L;
+    return st ? st : llmmem__stage_state_of(out, host, nvme, &j, rc, stage, ss);
 }
 
 #endif

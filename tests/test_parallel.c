@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engines/estimate.h"
+#include "job_fixture.h"
 #include "views/parallel.h"
 #include "unit.h"
 

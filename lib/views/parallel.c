@@ -175,15 +175,6 @@ static int add_layers(llmmem__training *a, uint64_t *params, const llmmem__train
            llmmem__muladd(params, n, unit_params);
 }
 
-llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
-                                     const llmmem__layout *L)
-{
-    llmmem__pricing p;
-    llmmem_status st = llmmem__pricing_make(&p, m, s, L->t, L->et, L->e);
-    rc->whole_made = 0;
-    return st ? st : llmmem__rank_costs_of(rc, m, &p);
-}
-
 llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem__pricing *p)
 {
     const llmmem__geometry *g = &m->geo;
@@ -331,17 +322,6 @@ static llmmem_status whole_sums(llmmem__training acc[2], llmmem__stage_parts *ss
         return LLMMEM_OK;
     }
     return whole_state(&acc[0], j);
-}
-
-llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
-                                  const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
-                                  const llmmem__layout *L, const llmmem__rank_costs *rc, uint64_t stage,
-                                  llmmem__stage_parts *ss)
-{
-    llmmem__job j;
-    llmmem_status st = llmmem__job_make(&j, m, hw, s);
-    j.layout = *L;
-    return st ? st : llmmem__stage_state_of(out, host, nvme, &j, rc, stage, ss);
 }
 
 /* llmmem__stage_state_of with the stage's layers of each kind when the caller has them (else NULL). */

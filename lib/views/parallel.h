@@ -38,25 +38,19 @@ typedef struct llmmem__rank_costs {
     uint64_t unit_layer[LLMMEM_LAYER_KINDS_MAX];   /* one layer's parameters of the kind on the rank */
 } llmmem__rank_costs;
 
-llmmem_status llmmem__rank_costs_make(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem_strategy *s,
-                                     const llmmem__layout *L);
-/* The same from a pricing (job.h): the model's shapes and the pricing are all it reads, so the
- * pricing keys a cache of it. */
+/* The rank's costs from a pricing (job.h): the model's shapes and the pricing are all it reads, so
+ * the pricing keys a cache of it. */
 llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *m, const llmmem__pricing *p);
 /* The state of a rank holding the whole model (rc->whole): training.c's sums over the model's own
  * inventory (weights alone in inference), the weights an attached checkpoint's stored bytes where
  * the job takes them. Without a checkpoint the job's pricing is all it reads. */
 llmmem_status llmmem__whole_costs(llmmem__rank_costs *rc, const llmmem__job *j);
 
-/* One device of a stage without activations: weights, gradients, master weights and optimizer
- * states sharded over data parallelism and offloaded, communication buffers, runtime overhead;
- * *host and *nvme receive the offloaded bytes of that device. */
-llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
-                                  const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
-                                  const llmmem__layout *L, const llmmem__rank_costs *rc, uint64_t stage,
-                                  llmmem__stage_parts *ss);
-/* The same for a resolved job (its layout); for a layout that neither splits nor shards the rank
- * holds the whole model, its state rc->whole (made here when rc is NULL or has none). */
+/* One device of a stage of a resolved job (its layout) without activations: weights, gradients,
+ * master weights and optimizer states sharded over data parallelism and offloaded, communication
+ * buffers, runtime overhead; *host and *nvme receive the offloaded bytes of that device. For a layout
+ * that neither splits nor shards the rank holds the whole model, its state rc->whole (made here when
+ * rc is NULL or has none). */
 llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme, const llmmem__job *j,
                                      const llmmem__rank_costs *rc, uint64_t stage, llmmem__stage_parts *ss);
 
