@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "views/activations.h"
+#include "views/kv.h"
 #include "views/parallel.h"
 #include "views/training.h"
 #include "views/weights.h"
@@ -99,6 +100,14 @@ static inline llmmem_status llmmem__stage_state(llmmem__stage_report *out, uint6
     llmmem_status st = llmmem__job_make(&j, m, hw, s);
     j.layout = *L;
     return st ? st : llmmem__stage_state_of(out, host, nvme, &j, rc, stage, ss);
+}
+
+/* The contiguous cache in the strategy's kv_cache_dtype (llmmem__kv_contiguous_bytes). */
+static inline llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m,
+                                                              const llmmem_strategy *s, uint64_t sequences,
+                                                              uint64_t tokens_each)
+{
+    return llmmem__kv_contiguous_bytes(bytes_out, m, llmmem__kv_dtype(m, s), sequences, tokens_each);
 }
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "job_fixture.h"
 #include "views/kv.h"
 #include "unit.h"
 

@@ -400,13 +400,6 @@ int llmmem__kv_contiguous_layers(uint64_t *out, uint64_t token_layer, uint64_t f
     return 1;
 }
 
-llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m,
-                                                const llmmem_strategy *s, uint64_t sequences,
-                                                uint64_t tokens_each)
-{
-    return llmmem__kv_contiguous_bytes(bytes_out, m, llmmem__kv_dtype(m, s), sequences, tokens_each);
-}
-
 /* The state one sequence keeps in one state layer of a contiguous cache, in bytes: elements in the
  * model's dtype of `e` bytes (the state row's transformers cache). */
 static uint64_t contiguous_state_layer(const llmmem__geometry *a, uint64_t e)
@@ -500,5 +493,5 @@ llmmem_status llmmem_kv_cache_bytes(uint64_t *bytes_out, const llmmem_model *mod
     LLMMEM_REQUIRE(bytes_out);
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(strategy);
-    return llmmem__kv_cache_contiguous_bytes(bytes_out, model, strategy, sequences, tokens_each);
+    return llmmem__kv_contiguous_bytes(bytes_out, model, llmmem__kv_dtype(model, strategy), sequences, tokens_each);
 }

@@ -129,10 +129,6 @@ int llmmem__kv_contiguous_layers(uint64_t *out, uint64_t token_layer, uint64_t f
  * vLLM's latent. 0 sequences or 0 tokens give 0 bytes. No allocation; the message is set on
  * failure (incomplete model, a kv_cache_dtype the layout cannot hold, overflow).
  */
-llmmem_status llmmem__kv_cache_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m,
-                                                const llmmem_strategy *s, uint64_t sequences,
-                                                uint64_t tokens_each);
-/* The same with the cache's element type resolved (job.c llmmem__kv_dtype). */
 llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
                                           uint64_t sequences, uint64_t tokens_each);
 
