@@ -43,8 +43,7 @@ static const char *choice(llmmem_key key, int64_t v)
  * device, the formats of a bf16/fp16 model. */
 static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *sem)
 {
-    const llmmem__settings *k = &j->s->s;
-    int64_t framework = llmmem__get_int(k, LLMMEM_KEY_FRAMEWORK);
+    int64_t framework = j->act.framework;
     if (framework != LLMMEM_FRAMEWORK_HF_TRAINER)
         return unsupported("framework", choice(LLMMEM_KEY_FRAMEWORK, framework));
     if (sem->torch1 || sem->cpu_kernels)
@@ -59,7 +58,7 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
         return unsupported("a model computing in", choice(LLMMEM_KEY_WEIGHT_FORMAT, j->compute));
     /* torch.autocast (job.c holds it to full training): fp32 weights, ops of its lower-precision
      * list computing in its dtype */
-    int autocast = llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF;
+    int autocast = j->act.autocast != LLMMEM_AUTOCAST_OFF;
     llmmem_format stored = autocast ? LLMMEM_FORMAT_FP32 : j->compute;
     if (j->price.weights.weight != stored || j->price.weights.high != stored)
         return unsupported(autocast ? "torch.autocast over weights in another format than fp32"
@@ -67,7 +66,7 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
                            NULL);
     if (sem->attn != LLMMEM_ATTN_SDPA && sem->attn != LLMMEM_ATTN_EAGER)
         return unsupported("attn_implementation", choice(LLMMEM_KEY_ATTN_IMPLEMENTATION, sem->attn));
-    int64_t recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
+    int64_t recompute = j->act.recompute;
     if (autocast && sem->attn != LLMMEM_ATTN_SDPA)
         return unsupported("torch.autocast with attn_implementation",
                            choice(LLMMEM_KEY_ATTN_IMPLEMENTATION, sem->attn));
@@ -79,7 +78,7 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
     if (j->price.mode == LLMMEM_MODE_INFERENCE && j->kv != llmmem__kv_dtype_of(j->compute))
         return unsupported("a KV cache in kv_cache_dtype", choice(LLMMEM_KEY_KV_CACHE_DTYPE, j->kv));
     /* the tape's head runs over the last position (generate's logits_to_keep=1, tape.c) */
-    if (j->price.mode == LLMMEM_MODE_INFERENCE && llmmem__get_int(k, LLMMEM_KEY_LOGITS_TO_KEEP) != 1)
+    if (j->price.mode == LLMMEM_MODE_INFERENCE && j->loop.logits_to_keep != 1)
         return unsupported("logits_to_keep other than 1", NULL);
     return LLMMEM_OK;
 }
@@ -148,10 +147,9 @@ static llmmem_status model_of(llmmem__tape_model *t, const llmmem_model *m, cons
 llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
 {
     memset(t, 0, sizeof *t);
-    const llmmem__settings *k = &j->s->s;
     const llmmem__semantics sem = j->sem;
     llmmem_status st = llmmem__semantics_check(&sem);
-    int autocast = llmmem__get_int(k, LLMMEM_KEY_AUTOCAST) != LLMMEM_AUTOCAST_OFF;
+    int autocast = j->act.autocast != LLMMEM_AUTOCAST_OFF;
     if (st != LLMMEM_OK || (st = check_job(j, &sem)) != LLMMEM_OK ||
         (st = model_of(&t->model, j->m, &sem, autocast ? 4 : 2)) != LLMMEM_OK)
         return st;
@@ -175,7 +173,7 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
             return unsupported("inference outside transformers' generate loop (max_new_tokens 0)", NULL);
         if (sem.cache == LLMMEM_CACHE_OFFLOADED)
             return unsupported("cache_implementation", "offloaded");
-        t->new_tokens = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_MAX_NEW_TOKENS);
+        t->new_tokens = j->loop.max_new_tokens;
         if (!t->new_tokens)
             t->new_tokens = 1; /* the prefill alone */
         /* a decode step costs a forward of every layer: at most LLMMEM__REPLAY_DECODE_STEPS of them are
@@ -185,16 +183,16 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
                                ? (decode + LLMMEM__REPLAY_DECODE_STEPS - 1) / LLMMEM__REPLAY_DECODE_STEPS
                                : 1;
         t->static_cache = sem.cache == LLMMEM_CACHE_STATIC;
-        t->beams = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_NUM_BEAMS);
+        t->beams = j->loop.beams;
         return LLMMEM_OK;
     }
     if (mode != LLMMEM_MODE_TRAINING && mode != LLMMEM_MODE_LORA)
         return unsupported("mode", choice(LLMMEM_KEY_MODE, mode));
-    int64_t recompute = llmmem__get_int(k, LLMMEM_KEY_RECOMPUTE);
+    int64_t recompute = j->act.recompute;
     if (recompute != LLMMEM_RECOMPUTE_NONE && recompute != LLMMEM_RECOMPUTE_FULL)
         return unsupported("recompute", choice(LLMMEM_KEY_RECOMPUTE, recompute));
     t->checkpoint = recompute == LLMMEM_RECOMPUTE_FULL;
-    t->model.dropout = llmmem__get_int(k, LLMMEM_KEY_DROPOUT) != 0;
+    t->model.dropout = j->act.dropout != 0;
     if (t->model.dropout && t->model.family != LLMMEM__TAPE_GPT2)
         return unsupported("dropout on", choice(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(j->m, LLMMEM_KEY_MODEL_TYPE)));
     const llmmem__train_plan *tp = &j->price.train;
@@ -362,20 +360,20 @@ static void ctx_mark(void *c, int moment, uint64_t step, uint64_t layer)
  * expandable >= 0 overrides expandable_segments. */
 static llmmem_status allocator_config(llmmem__ca_config *c, const llmmem__job *j, int expandable)
 {
-    const llmmem__settings *k = &j->s->s;
+    const llmmem__alloc_settings *k = &j->alloc;
     llmmem__ca_config_init(c);
     c->device_total = j->dev.cuda_total;
-    c->expandable_segments = expandable >= 0 ? expandable : llmmem__get_int(k, LLMMEM_KEY_EXPANDABLE_SEGMENTS) != 0;
-    int64_t split = llmmem__get_int(k, LLMMEM_KEY_MAX_SPLIT_SIZE_MB);
+    c->expandable_segments = expandable >= 0 ? expandable : k->expandable_segments != 0;
+    int64_t split = k->max_split_size_mb;
     if (split)
         c->max_split_size = (uint64_t)split << 20;
-    int64_t div = llmmem__get_int(k, LLMMEM_KEY_ROUNDUP_POWER2_DIVISIONS);
+    int64_t div = k->roundup_power2_divisions;
     if (div & (div - 1))
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT,
                             "roundup_power2_divisions (%lld) is not a power of 2 (PyTorch refuses it)", (long long)div);
     for (unsigned i = 0; i < LLMMEM__CA_INTERVALS; i++)
         c->roundup_power2_divisions[i] = (uint32_t)div;
-    c->garbage_collection_threshold = llmmem__get_real(k, LLMMEM_KEY_GARBAGE_COLLECTION_THRESHOLD);
+    c->garbage_collection_threshold = k->garbage_collection_threshold;
     return LLMMEM_OK;
 }
 
@@ -471,7 +469,7 @@ static void report_replay(llmmem_report *r, const llmmem__replay *down, const ll
  * and pool: no placement to choose); rp[1] unused then. *both says which. */
 static llmmem_status replay_placements(llmmem__replay rp[2], int *both, const llmmem__job *j)
 {
-    *both = llmmem__get_int(&j->s->s, LLMMEM_KEY_EXPANDABLE_SEGMENTS) == 0;
+    *both = j->alloc.expandable_segments == 0;
     llmmem_status st = llmmem__replay_job(&rp[0], j, -1, LLMMEM__PLACE_DOWNWARD);
     if (st == LLMMEM_OK && *both)
         st = llmmem__replay_job(&rp[1], j, -1, LLMMEM__PLACE_UPWARD);

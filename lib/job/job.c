@@ -766,6 +766,9 @@ void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardw
     comm_settings_make(&j->comm, s);
     j->loop = (llmmem__loop_settings){(uint64_t)sv(s, LLMMEM_KEY_NUM_BEAMS), (uint64_t)sv(s, LLMMEM_KEY_MAX_NEW_TOKENS),
                                       (uint64_t)sv(s, LLMMEM_KEY_LOGITS_TO_KEEP)};
+    j->alloc = (llmmem__alloc_settings){sv(s, LLMMEM_KEY_EXPANDABLE_SEGMENTS), sv(s, LLMMEM_KEY_MAX_SPLIT_SIZE_MB),
+                                        sv(s, LLMMEM_KEY_ROUNDUP_POWER2_DIVISIONS),
+                                        llmmem__get_real(&s->s, LLMMEM_KEY_GARBAGE_COLLECTION_THRESHOLD)};
     llmmem__semantics_resolve(&j->sem, s);
 }
 

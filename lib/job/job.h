@@ -105,6 +105,12 @@ typedef struct llmmem__loop_settings {
     uint64_t beams, max_new_tokens, logits_to_keep; /* num_beams, max_new_tokens, logits_to_keep */
 } llmmem__loop_settings;
 
+/* PYTORCH_CUDA_ALLOC_CONF's keys (the allocator replay's), read once. */
+typedef struct llmmem__alloc_settings {
+    int64_t expandable_segments, max_split_size_mb, roundup_power2_divisions;
+    double garbage_collection_threshold;
+} llmmem__alloc_settings;
+
 /* One estimate's inputs, resolved. The handles stay for what is not resolved yet (communication
  * settings, some of the activations'). */
 typedef struct llmmem__job {
@@ -118,6 +124,7 @@ typedef struct llmmem__job {
     llmmem__act_settings act;
     llmmem__comm_settings comm;
     llmmem__loop_settings loop;
+    llmmem__alloc_settings alloc;
     /* the framework keys (framework.c), made with the job; a refusal they hold is reported where a
      * view first needs them (llmmem__semantics_check) */
     llmmem__semantics sem;
