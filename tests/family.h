@@ -56,6 +56,22 @@ FAMILY_HELPER int64_t get(const llmmem_model *m, llmmem_key key)
     return v;
 }
 
+/* Parameters the checkpoint stores: the model's and its multi-token-prediction layers. */
+FAMILY_HELPER uint64_t checkpoint_total(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_checkpoint_parameters(&n, m));
+    return n;
+}
+
+/* Parameters of the vision (and audio) towers and their projectors. */
+FAMILY_HELPER uint64_t vision_params(const llmmem_model *m)
+{
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_parameters(&n, m, LLMMEM_PARAMS_VISION));
+    return n;
+}
+
 /* Weight bytes of the whole model on one device in inference, in the checkpoint's formats. */
 FAMILY_HELPER uint64_t inference_weights(const llmmem_model *m)
 {

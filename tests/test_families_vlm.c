@@ -1,7 +1,9 @@
-/* The vision-language families: qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3 and ministral3. Each is
- * read from its published config.json (tests/data/configs) and counted to the parameter, vision
- * tower included, against its publisher's figure; its preset gives the same count. The sums are
- * worked out by hand from the configs' shapes and the transformers modeling files named. */
+/* The vision-language families: qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3 and ministral3, and issue
+ * 33's Ministral-3 multimodal config and Gemma 4 (vision and audio towers). Each is read from its
+ * published config.json (tests/data/configs), or for issue 33's from one rebuilt from the published
+ * fields (each test says which, the ids those of /work/research/r33/SOURCES.md), and counted to the
+ * parameter, vision tower included, against its publisher's figure; its preset gives the same count.
+ * The sums are worked out by hand from the configs' shapes and the transformers modeling files named. */
 #include <stdio.h>
 #include <string.h>
 
@@ -464,6 +466,265 @@ START_TEST(vision_training_refused)
 }
 END_TEST
 
+/* ---- Ministral-3: the multimodal config -------------------------------------------------------- */
+
+/* mistralai/Ministral-3-3B-Instruct-2512: 3,849,090,048 parameters (the Hub's safetensors.total, r33 SOURCES
+ * id 71142266638). No verbatim config.json was found: this one is rebuilt from the published fields (r33
+ * configs/FIELDS.md, families.md §21; Megatron-Bridge docs/models/mistral/ministral3.md), ministral3 at the
+ * top as the published one names it, with text_config and its rope_parameters. The text model
+ * (Ministral3Config, Mistral's layers): 26 layers of 3072, 32 heads and 8 KV heads of 128, MLP 9216,
+ * vocabulary 131072, tied:
+ *   per layer q, o 2 x 3072 x 4096 = 25,165,824; k, v 2 x 3072 x 1024 = 6,291,456; MLP 3 x 3072 x 9216 =
+ *   84,934,656; norms 6,144: 116,398,080 x 26 = 3,026,350,080; embedding 131072 x 3072 = 402,653,184;
+ *   final norm 3,072: 3,429,006,336.
+ * Pixtral (hidden 1024, 24 layers, MLP 4096, patch 14): patch_conv 3 x 14 x 14 x 1024 = 602,112; ln_pre
+ * 1,024; per layer q, k, v, o 4 x 1024^2 + MLP 3 x 1024 x 4096 + 2 norms = 16,779,264 x 24 = 402,702,336:
+ * 403,305,472. Mistral3MultiModalProjector: norm 1,024, patch_merger 1024 x 4096 = 4,194,304, linear_1
+ * 1024 x 3072 = 3,145,728, linear_2 3072 x 3072 = 9,437,184: 16,778,240. Total 3,849,090,048. */
+static const char ministral3_3b[] =
+    "{\"architectures\": [\"Mistral3ForConditionalGeneration\"], \"model_type\": \"ministral3\", "
+    "\"dtype\": \"bfloat16\", \"spatial_merge_size\": 2, \"image_token_index\": 10, "
+    "\"multimodal_projector_bias\": false, \"projector_hidden_act\": \"gelu\", \"vision_feature_layer\": -1, "
+    "\"text_config\": {\"model_type\": \"ministral3\", \"hidden_size\": 3072, \"num_hidden_layers\": 26, "
+    "\"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": 9216, "
+    "\"vocab_size\": 131072, \"tie_word_embeddings\": true, \"max_position_embeddings\": 262144, "
+    "\"sliding_window\": null, \"rope_parameters\": {\"rope_type\": \"yarn\", \"factor\": 16.0, "
+    "\"original_max_position_embeddings\": 16384, \"rope_theta\": 1000000.0, \"beta_fast\": 32.0, "
+    "\"beta_slow\": 1.0, \"mscale\": 1.0, \"mscale_all_dim\": 1.0, \"llama_4_scaling_beta\": 0.1}}, "
+    "\"vision_config\": {\"model_type\": \"pixtral\", \"hidden_size\": 1024, \"intermediate_size\": 4096, "
+    "\"num_hidden_layers\": 24, \"num_attention_heads\": 16, \"head_dim\": 64, \"patch_size\": 14, "
+    "\"image_size\": 1540, \"num_channels\": 3, \"rope_parameters\": {\"rope_type\": \"default\", "
+    "\"rope_theta\": 10000.0}}}";
+
+START_TEST(ministral3_multimodal)
+{
+    llmmem_model *m = from_text(ministral3_3b);
+    ck_assert_uint_eq(total(m), 3849090048ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_MISTRAL3);
+    uint64_t vision = 0;
+    ck_assert_ok(llmmem_model_parameters(&vision, m, LLMMEM_PARAMS_VISION));
+    ck_assert_uint_eq(vision, 403305472ULL + 16778240ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* ---- Gemma 4 (gemma4) ----------------------------------------------------------------------------- */
+
+/* A Gemma4Config of a variant of transformers models/gemma4/convert_gemma4_weights.py `_VARIANTS` (r33
+ * families.md §2, configs/FIELDS.md; no verbatim config.json was found): layer_types of `pattern` (S sliding,
+ * F full) repeated, vocabulary 262144, head_dim 256 and global_head_dim 512, tied embeddings; the on-device
+ * vision tower (768 wide, 16 layers, 12 heads of 64, MLP 3072, clipped linears) and the default audio tower
+ * for the E-series, the large one (1152 wide, 27 layers, 16 heads of 72, MLP 4304, standardize) else. */
+static llmmem_model *gemma4(int64_t h, int64_t layers, int64_t inter, int64_t heads, int64_t kv, int64_t gkv,
+                            const char *pattern, int64_t window, int64_t kv_shared, int wide, int64_t hpl, int64_t experts,
+                            int64_t moe_inter, int on_device)
+{
+    char json[8192], types[4096] = "", extra[512] = "";
+    size_t used = 0, n = strlen(pattern);
+    for (int64_t i = 0; i < layers; i++)
+        used += (size_t)snprintf(types + used, sizeof types - used, "%s\"%s\"", i ? ", " : "",
+                                 pattern[i % (int64_t)n] == 'F' ? "full_attention" : "sliding_attention");
+    if (gkv)
+        snprintf(extra, sizeof extra, "\"attention_k_eq_v\": true, \"num_global_key_value_heads\": %lld, ", (long long)gkv);
+    if (experts)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                 "\"enable_moe_block\": true, \"num_experts\": %lld, \"top_k_experts\": 8, \"moe_intermediate_size\": %lld, ",
+                 (long long)experts, (long long)moe_inter);
+    snprintf(json, sizeof json,
+             "{\"architectures\": [\"Gemma4ForConditionalGeneration\"], \"model_type\": \"gemma4\", \"dtype\": \"bfloat16\", "
+             "\"tie_word_embeddings\": true, \"text_config\": {\"model_type\": \"gemma4_text\", \"hidden_size\": %lld, "
+             "\"num_hidden_layers\": %lld, \"intermediate_size\": %lld, \"num_attention_heads\": %lld, "
+             "\"num_key_value_heads\": %lld, \"head_dim\": 256, \"global_head_dim\": 512, \"vocab_size\": 262144, "
+             "\"sliding_window\": %lld, \"layer_types\": [%s], \"num_kv_shared_layers\": %lld, "
+             "\"use_double_wide_mlp\": %s, \"hidden_size_per_layer_input\": %lld, \"vocab_size_per_layer_input\": 262144, "
+             "%s\"final_logit_softcapping\": 30.0, \"max_position_embeddings\": 131072}, \"vision_config\": %s%s}",
+             (long long)h, (long long)layers, (long long)inter, (long long)heads, (long long)kv, (long long)window, types,
+             (long long)kv_shared, wide ? "true" : "false", (long long)hpl, extra,
+             on_device ? "{\"model_type\": \"gemma4_vision\", \"use_clipped_linears\": true}"
+                       : "{\"model_type\": \"gemma4_vision\", \"hidden_size\": 1152, \"intermediate_size\": 4304, "
+                         "\"num_hidden_layers\": 27, \"num_attention_heads\": 16, \"num_key_value_heads\": 16, "
+                         "\"head_dim\": 72, \"standardize\": true}",
+             on_device ? ", \"audio_config\": {\"model_type\": \"gemma4_audio\"}" : "");
+    return from_text(json);
+}
+
+/* google/gemma-4-31B-it: the Hub's safetensors.total 31,273,088,876 (r33 SOURCES ids 61762937035, 71402678005;
+ * the card's "30.7B" is the text model). By hand (transformers models/gemma4/modular_gemma4.py), h 5376, 60 layers,
+ * 50 sliding (32 heads, 16 KV heads of 256) and 10 full (32 heads of 512, 4 KV heads, k_eq_v: no v_proj):
+ *   sliding attention q, o 2 x 5376 x 8192 + k, v 2 x 5376 x 4096 + q_norm, k_norm 512 = 132,121,088
+ *   full attention q, o 2 x 5376 x 16384 + k 5376 x 2048 + q_norm, k_norm 1,024 = 187,171,840
+ *   MLP 3 x 5376 x 21504 = 346,816,512; four norms 21,504 and layer_scalar 1: 346,838,017 a layer
+ *   50 x 132,121,088 + 10 x 187,171,840 + 60 x 346,838,017 + tied embedding 262144 x 5376 =
+ *   1,409,286,144 + final norm 5,376: text 30,697,345,340
+ *   vision: input_proj 1152 x 768 = 884,736; position table 2 x 10240 x 1152 = 23,592,960; 27 layers of
+ *     4 x 1152^2 + 2 x 72 + 4 x 1152 + 3 x 1152 x 4304 = 20,187,792: 545,070,384; std_bias, std_scale
+ *     2,304: 569,550,384; embed_vision 1152 x 5376 = 6,193,152
+ *   30,697,345,340 + 569,550,384 + 6,193,152 = 31,273,088,876. No layer shares keys: the checkpoint holds
+ *   the model. */
+START_TEST(gemma4_31b)
+{
+    llmmem_model *m = gemma4(5376, 60, 21504, 32, 16, 4, "SSSSSF", 1024, 0, 0, 0, 0, 0, 0);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_GEMMA4);
+    ck_assert_uint_eq(checkpoint_total(m), 31273088876ULL);
+    ck_assert_uint_eq(total(m), 31273088876ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* google/gemma-4-26B-A4B-it: the Hub's safetensors.total 25,805,936,206 (r33 SOURCES ids 61762937035,
+ * 71269743439). h 2816, 30 layers (25 sliding: 16 heads, 8 KV heads of 256; 5 full: 16 heads of 512, 2 KV
+ * heads, k_eq_v), every layer its dense MLP of 2112 beside 128 experts of 704 (Gemma4TextDecoderLayer with
+ * enable_moe_block): router.proj 128 x 2816, router.scale 2,816, per_expert_scale 128, experts 128 x 3 x
+ * 2816 x 704, three more norms; by r33 scripts/gemma4.py the text model 25,233,141,790, vision 569,550,384,
+ * embed_vision 1152 x 2816 = 3,244,032: 25,805,936,206. */
+START_TEST(gemma4_26b_a4b)
+{
+    llmmem_model *m = gemma4(2816, 30, 2112, 16, 8, 2, "SSSSSF", 1024, 0, 0, 0, 128, 704, 0);
+    ck_assert_uint_eq(checkpoint_total(m), 25805936206ULL);
+    ck_assert_uint_eq(total(m) - vision_params(m), 25233141790ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_EXPERTS_PER_TOK), 8);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* google/gemma-4-E2B-it and -E4B-it: the Hub's safetensors.total 5,123,178,051 and 7,996,156,490 (r33 SOURCES
+ * ids 61762937035, 71142266638). Derived by hand from transformers models/gemma4/modular_gemma4.py:
+ *   text (r33 scripts/gemma4.py): E2B 4,628,569,379 in the model, and the 15 sliding and 5 full KV-shared
+ *     layers' k_proj, v_proj and k_norm the checkpoint keeps beside it, 18,880,512 (E4B 7,463,013,418 and
+ *     55,055,616); with per-layer inputs (embed_tokens_per_layer 262144 x L x 256 ...) and E2B's double-wide
+ *     MLPs on its 20 KV-shared layers
+ *   on-device vision: input_proj 768 x 768 = 589,824; position table 2 x 10240 x 768 = 15,728,640; 16 layers
+ *     of 4 x 768^2 + 2 x 64 + 4 x 768 + 3 x 768 x 3072 = 9,440,384: 151,046,144; 167,364,608 (the clippable
+ *     linears' 16 x 28 scalar bounds are not in the Hub's counts)
+ *   audio (Gemma4AudioConfig defaults): subsampling conv 128 x 9 + 32 x 128 x 9, norms 160, input_proj
+ *     1024 x 1024: 1,086,752; a conformer layer 2 x (2 x 1024 x 4096 + 2,048) + 5 x 1024^2 + 128 +
+ *     (1024 x 2048 + 1024^2 + 1024 x 5 + 2,048) + 3,072 = 25,180,288, x 12 = 302,163,456; output_proj
+ *     1024 x 1536 + 1,536: 304,824,608
+ *   embed_vision and embed_audio (768 + 1536) x h: E2B 3,538,944, E4B 5,898,240
+ *   E2B 4,628,569,379 + 18,880,512 + 167,364,608 + 304,824,608 + 3,538,944 = 5,123,178,051;
+ *   E4B 7,463,013,418 + 55,055,616 + 167,364,608 + 304,824,608 + 5,898,240 = 7,996,156,490. */
+START_TEST(gemma4_e_series)
+{
+    llmmem_model *m = gemma4(1536, 35, 6144, 8, 1, 0, "SSSSF", 512, 20, 1, 256, 0, 0, 1);
+    ck_assert_uint_eq(checkpoint_total(m), 5123178051ULL);
+    ck_assert_uint_eq(total(m), 5123178051ULL - 18880512ULL);
+    ck_assert_uint_eq(vision_params(m), 167364608ULL + 304824608ULL + 3538944ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_NUM_KV_SHARED_LAYERS), 20);
+    llmmem_model_free(m);
+    m = gemma4(2560, 42, 10240, 8, 2, 0, "SSSSSF", 512, 18, 0, 256, 0, 0, 1);
+    ck_assert_uint_eq(checkpoint_total(m), 7996156490ULL);
+    ck_assert_uint_eq(total(m), 7996156490ULL - 55055616ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* num_kv_shared_layers on a model whose layers are all full attention (a second layer kind from
+ * another key than the window pattern; a fuzz input on qwen2.5-72b divided by a zero period): the
+ * layers are counted one by one. Llama-3.1-8B with its last 4 layers reading an earlier layer's keys
+ * and values loses their k_proj and v_proj, 2 x 4096 x (8 x 128) each: 8,030,261,248 - 4 x 8,388,608 =
+ * 7,996,706,816. The typed layers have no projection biases: Qwen2.5's (qkv_bias) are refused by name. */
+START_TEST(kv_shared_on_full_layers)
+{
+    llmmem_model *m = NULL;
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_from_preset(&m, "llama-3.1-8b"));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 4));
+    ck_assert_ok(llmmem_model_total_parameters(&n, m));
+    ck_assert_uint_eq(n, 7996706816ULL);
+    llmmem_model_free(m);
+    ck_assert_ok(llmmem_model_from_preset(&m, "qwen2.5-72b"));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 5));
+    ck_assert_status(llmmem_model_total_parameters(&n, m), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "projection biases (qkv_bias, o_proj_bias) is not modelled"));
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* The contiguous cache of transformers generate (Gemma4TextAttention: a sliding layer keeps its last
+ * sliding_window tokens, a full layer every token, a KV-shared layer nothing), bf16, one sequence:
+ *   Gemma-4-E2B, 4096 tokens: 15 caching layers, 12 sliding (1 KV head of 256: 1,024 B a token) and 3 full
+ *     (1 KV head of 512: 2,048 B a token): 12 x 512 x 1,024 + 3 x 4096 x 2,048 = 6,291,456 + 25,165,824 =
+ *     31,457,280
+ *   Gemma-4-31B, 4096 tokens: 50 sliding layers of 16 KV heads of 256 (16,384 B a token) over 1024 tokens and
+ *     10 full ones of 4 KV heads of 512, keys and values though k_eq_v (8,192 B a token):
+ *     50 x 1024 x 16,384 + 10 x 4096 x 8,192 = 838,860,800 + 335,544,320 = 1,174,405,120.
+ * vLLM serving on one H100 (max_num_batched_tokens 8192, max_model_len 131072, block_size 16), the KV budget given
+ * as kv_cache_memory_bytes (the profile run of gemma4's layers is not modelled), by hand from vLLM's source:
+ *   vllm/v1/worker/gpu_model_runner.py get_kv_cache_spec: a KV-shared layer (kv_sharing_target_layer_name, set by
+ *   gemma4.py Gemma4Attention on the last num_kv_shared_layers) gets no spec; gemma4.py Gemma4DecoderLayer: a full
+ *   layer has global_head_dim and, with attention_k_eq_v, num_global_key_value_heads, K and V both cached
+ *   (AttentionSpec.real_page_size_bytes 2 x block x heads x head_size x 2 B);
+ *   kv_cache_utils.py unify_kv_cache_spec_page_size: the larger page stays, the other layers' block_size grows by
+ *   the ratio; _get_kv_cache_groups_uniform_page_size: groups of min(full, sliding) layers (max under 1.5 x min);
+ *   get_num_blocks available // page // group_size; get_max_concurrency_for_kv_cache_config: num_blocks over the
+ *   groups' blocks of a request, full cdiv(max_model_len, block), sliding cdiv(min(window - 1 + 8192,
+ *   max_model_len), block) + 1 (SlidingWindowSpec.max_memory_usage_bytes); get_kv_cache_capacity
+ *   int(concurrency x max_model_len).
+ *   Gemma-4-31B, 20 GiB: sliding 2 x 16 x 256 x 2 = 16,384 B a token (page 262,144), full 2 x 4 x 512 x 2 = 8,192 (page
+ *     131,072, block 16 x 2 = 32); 50 sliding and 10 full: group_size 10, 5 + 1 = 6 groups; 21,474,836,480 //
+ *     262,144 // 10 = 8,192 blocks; a request cdiv(131072, 32) = 4,096 + 5 x (cdiv(9,215, 16) + 1 = 577) = 6,981
+ *     blocks: 8,192 / 6,981 = 1.17x, int(1.1734708... x 131072) = 153,809 tokens; bytes per token 50 x 16,384 +
+ *     10 x 8,192 = 901,120
+ *   Gemma-4-E2B, 4 GiB: 15 caching layers (20 KV-shared), 12 sliding of 2 x 1 x 256 x 2 = 1,024 B (page 16,384,
+ *     block 32) and 3 full of 2 x 1 x 512 x 2 = 2,048 (page 32,768); group_size 3, 4 + 1 = 5 groups;
+ *     4,294,967,296 // 32,768 // 3 = 43,690 blocks; a request 8,192 + 4 x (cdiv(8,703, 32) + 1 = 273) = 9,284:
+ *     43,690 / 9,284 = 4.71x, int(4.70594... x 131072) = 616,817 tokens.
+ * The generate loop and training are refused by name (not modelled). */
+START_TEST(gemma4_cache)
+{
+    llmmem_model *m = gemma4(1536, 35, 6144, 8, 1, 0, "SSSSF", 512, 20, 1, 256, 0, 0, 1);
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 4096));
+    ck_assert_uint_eq(bytes, 31457280ULL);
+    llmmem_hardware *hw = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "activation peak of gemma4's layers is not modelled"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 4LL << 30));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 32768);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 5);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_LAYERS_PER_GROUP), 3);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 43690);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 471);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 616817);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 12 * 1024 + 3 * 2048);
+    llmmem_model_free(m);
+    m = gemma4(5376, 60, 21504, 32, 16, 4, "SSSSSF", 1024, 0, 0, 0, 0, 0, 0);
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 4096));
+    ck_assert_uint_eq(bytes, 1174405120ULL);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 20LL << 30));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 262144);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 6);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_LAYERS_PER_GROUP), 10);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 8192);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 6981);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 117);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 153809);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 901120);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MAX_MODEL_LEN), 131072);
+    ck_assert_ok(llmmem_kv_bytes_per_token(&bytes, m, s));
+    ck_assert_uint_eq(bytes, 901120);
+    uint64_t sequences;
+    ck_assert_status(llmmem_serving_max_batch(&sequences, r, 4096), LLMMEM_ERR_UNSUPPORTED);
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "(gemma4) are not modelled"));
+    llmmem_report_free(rep);
+    llmmem_serving_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_vlm");
@@ -485,6 +746,12 @@ int main(void)
     tcase_add_test(tc, vision_training_activations);
     tcase_add_test(tc, vision_training_qwen3_pixtral);
     tcase_add_test(tc, vision_training_refused);
+    tcase_add_test(tc, ministral3_multimodal);
+    tcase_add_test(tc, gemma4_31b);
+    tcase_add_test(tc, gemma4_26b_a4b);
+    tcase_add_test(tc, gemma4_e_series);
+    tcase_add_test(tc, kv_shared_on_full_layers);
+    tcase_add_test(tc, gemma4_cache);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -229,7 +229,7 @@ END_TEST
  * "llama_kv_cache: Meta() KV buffer size = 1296.00 MiB", each GPU's share (its even-split demand per
  * card: 8,065 + 1,296 + 1,024 MiB). The model is
  * Qwen3.8-27B (unsloth UD-Q4_K_XL), architecture qwen3_5 with 27,781.4M parameters, the total of
- * Qwen/Qwen3.5-27B's config.json (test_families_2026.c qwen3_5_27b); its text_config, as published:
+ * Qwen/Qwen3.5-27B's config.json (test_families_hybrid.c qwen3_5_27b); its text_config, as published:
  * 64 layers, full_attention_interval 4 (16 attention layers), 24 heads and 4 KV heads of 256, Gated
  * DeltaNet 16 key and 48 value heads of 128. The notes' own "18.00 KiB per token at q4_0" checks it:
  * 16 layers x 2 x 1,024 values in q4_0 (18 B a block of 32: 576 B a row) = 18,432 B a cell.

@@ -602,7 +602,7 @@ START_TEST(profile_run_nemotron_h)
     llmmem_serving_free(r);
     llmmem_strategy_free(s);
     llmmem_model_free(m);
-    /* Gated DeltaNet's working set is modelled (issue 33; test_families_2026.c qwen3_5_profile_peak derives
+    /* Gated DeltaNet's working set is modelled (issue 33; test_families_hybrid.c qwen3_5_profile_peak derives
      * its layer): Qwen3-Next at tensor_parallel 4, h 2048, the MoE layer's 2 x 2048 + 10 x (3 x 128 + 2048) +
      * 2048 = 30,464 elements a token x 8,192 x 2 = 499,122,176 B stays below the sampler's 8,192 x 2048 x 2 +
      * 1,024 x 151,936 x (2 + 4) = 967,049,216 B. Mamba-1's is not modelled: still refused, naming it. */

@@ -1,12 +1,242 @@
-/* Families of late 2026 added for issue 33's second round: Hunyuan dense and MoE, Step-3.5-Flash. Each model is read from a
- * config rebuilt here from a record of its published config.json (each test names it) and counted against a
- * published figure where one exists, else against a count derived by hand in the comment, never against this
- * library's output. The ids are stored-corpus records (find_string / read_file). */
+/* Mixture-of-experts families of issue 33 (attention layers, routed experts): MiniMax-M2.7's fp8 checkpoint,
+ * GLM-4.7-Flash and GLM-5, DeepSeek-V4, MiMo-V2-Flash, Hunyuan (dense and MoE) and Step-3.5-Flash. Each model is
+ * read from its published config.json where a verbatim copy was found (tests/data/configs), else from a config
+ * rebuilt here from a record of the published fields (each test says which), and counted to the parameter against
+ * a published figure, else against a count derived by hand in the comment; every figure is a publisher's or a
+ * third party's record of one, never this library's output. The ids are the stored-corpus records of
+ * /work/research/r33/SOURCES.md. */
 #include <stdio.h>
 #include <string.h>
 
 #include "family.h"
 #include "gguf_writer.h"
+
+/* ---- MiniMax-M2.7: the fp8 config -------------------------------------------------------------- */
+
+/* MiniMaxAI/MiniMax-M2.7 (tests/data/configs/minimax-m2.7.json: its config.json as a model-info report
+ * quotes it, r33 SOURCES id 62693775865): MiniMax-M2's shapes, so the Hub's safetensors.total
+ * 228,689,764,864 (id 71142266638; tests/test_families_attention.c derives it). Its quantization_config names
+ * fmt "float8_e4m3fn" (torch's name of e4m3) and leaves gate, e_score_correction_bias and lm_head
+ * unconverted. The report's tensor table stores 228,703,644,928 elements: the parameters and the
+ * 13,880,064 fp32 weight_scale_inv of 128 x 128 blocks, per layer q 48 x 24, k, v 8 x 24 each, o 24 x 48,
+ * and 256 experts x (w1, w3 12 x 24 + w2 24 x 12): 62 x 223,872 = 13,880,064. Its bytes, by hand from
+ * that table's dtypes (the report's 214.33 GiB, rounded): fp8 q, k, v, o and experts one byte a weight
+ * and 4 a scale; F32 gate [256, 3072] and e_score_correction_bias; BF16 norms, embedding and head:
+ *   per layer: attention 44,040,192 + 4 x 4,608 scales = 44,058,624; experts 3,623,878,656 +
+ *   4 x 221,184 = 3,624,763,392; gate and bias 4 x 786,688 = 3,146,752; norms 2 x 13,312 = 26,624:
+ *   3,671,995,392 x 62 = 227,663,714,304; embedding and head 2 x 2 x 200064 x 3072 = 2,458,386,432;
+ *   final norm 6,144: 230,121,630,720. */
+START_TEST(minimax_m2_7_fp8)
+{
+    llmmem_model *m = load("minimax-m2.7.json");
+    ck_assert_uint_eq(total(m), 228689764864ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QUANTIZATION_FORMAT), LLMMEM_FORMAT_FP8_BLOCK);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_ROUTER_FP32), 1);
+    ck_assert_uint_eq(inference_weights(m), 230121630720ULL);
+    llmmem_model_free(m);
+    /* another fmt is still refused by name */
+    const char *json = "{\"model_type\": \"minimax_m2\", \"hidden_size\": 64, \"intermediate_size\": 32, "
+                       "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 100, "
+                       "\"num_local_experts\": 4, \"num_experts_per_tok\": 2, \"quantization_config\": "
+                       "{\"quant_method\": \"fp8\", \"fmt\": \"float8_e5m2\"}}";
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "float8_e5m2"));
+}
+END_TEST
+
+/* ---- GLM-4.7-Flash (glm4_moe_lite) and GLM-5 (glm_moe_dsa) ----------------------------------------- */
+
+/* zai-org/GLM-4.7-Flash: llama.cpp's n_params of its GGUF, 29,943,393,920 (r33 SOURCES id 60005726306; the GGUF
+ * leaves out the MTP layer). No verbatim config.json was found: Glm4MoeLiteConfig's defaults are the model's
+ * sizes (r33 families.md §5), written out here, with mlp_layer_types as transformers now writes it. By hand
+ * (DeepSeek-V3's MLA and MoE, transformers modeling_glm4_moe_lite.py), h 2048, 47 layers, 20 heads:
+ *   MLA: q_a_proj 768 x 2048, q_a_layernorm 768, q_b_proj 20 x 256 x 768, kv_a_proj_with_mqa 576 x 2048,
+ *     kv_a_layernorm 512, kv_b_proj 20 x 448 x 512, o_proj 2048 x 5120: 1,572,864 + 768 + 3,932,160 +
+ *     1,179,648 + 512 + 4,587,520 + 10,485,760 = 21,759,232; two norms 4,096
+ *   layer 0 dense MLP 3 x 2048 x 10240 = 62,914,560; 46 MoE layers: router 64 x 2048 + 64, experts
+ *     64 x 3 x 2048 x 1536, shared 3 x 2048 x 1536: 613,548,096
+ *   47 x 21,763,328 + 62,914,560 + 46 x 613,548,096 + embedding and head 2 x 154880 x 2048 + 2,048 =
+ *   29,943,393,920. */
+START_TEST(glm4_7_flash)
+{
+    llmmem_model *m = from_text(
+        "{\"architectures\": [\"Glm4MoeLiteForCausalLM\"], \"model_type\": \"glm4_moe_lite\", \"vocab_size\": 154880, "
+        "\"hidden_size\": 2048, \"intermediate_size\": 10240, \"moe_intermediate_size\": 1536, \"num_hidden_layers\": 47, "
+        "\"num_attention_heads\": 20, \"num_key_value_heads\": 20, \"n_shared_experts\": 1, \"n_routed_experts\": 64, "
+        "\"routed_scaling_factor\": 1.8, \"kv_lora_rank\": 512, \"q_lora_rank\": 768, \"qk_rope_head_dim\": 64, "
+        "\"v_head_dim\": 256, \"qk_nope_head_dim\": 192, \"n_group\": 1, \"topk_group\": 1, \"num_experts_per_tok\": 4, "
+        "\"norm_topk_prob\": true, \"max_position_embeddings\": 202752, \"rms_norm_eps\": 1e-05, "
+        "\"tie_word_embeddings\": false, \"rope_interleave\": true, \"num_nextn_predict_layers\": 1, "
+        "\"mlp_layer_types\": [\"dense\"" ", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", \"sparse\", "
+        "\"sparse\", \"sparse\", \"sparse\", \"sparse\"], \"dtype\": \"bfloat16\"}");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_GLM4_MOE_LITE);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 1);
+    ck_assert_uint_eq(total(m), 29943393920ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* zai-org/GLM-5: a transformers reload counts 743,911,199,232 parameters and its tensor audit 1,487,822,475,264
+ * payload bytes, both without the MTP layer (NVIDIA-NeMo/Megatron-Bridge examples/model_verification_cards/
+ * glm5/card.yaml, r33 SOURCES [MB]). GlmMoeDsaConfig's defaults are GLM-5's sizes (no verbatim config.json was
+ * found). By hand: the MLA layers of GLM-4.7-Flash's form at h 6144, 64 heads, q_lora 2048 (165,022,208 a
+ * layer), the GlmMoeDsaIndexer's wq_b 32 x 128 x 2048, wk 128 x 6144, k_norm weight and bias 256, weights_proj
+ * 32 x 6144 (9,371,904), two norms: 174,406,400 x 78; 3 dense MLPs 3 x 6144 x 12288; 75 MoE layers of
+ * 256 experts and one shared of 3 x 6144 x 2048, router 256 x 6144, and the 256 e_score_correction_bias, a
+ * float32 buffer transformers' parameters() leaves out; embedding and head 2 x 154880 x 6144; final norm:
+ * 743,911,199,232 + 75 x 256 = 743,911,218,432 tensors elements, and in bytes 2 x 743,911,199,232 +
+ * 4 x 19,200 = 1,487,822,475,264. */
+START_TEST(glm5)
+{
+    llmmem_model *m = from_text(
+        "{\"architectures\": [\"GlmMoeDsaForCausalLM\"], \"model_type\": \"glm_moe_dsa\", \"vocab_size\": 154880, "
+        "\"hidden_size\": 6144, \"intermediate_size\": 12288, \"moe_intermediate_size\": 2048, \"num_hidden_layers\": 78, "
+        "\"num_attention_heads\": 64, \"num_key_value_heads\": 64, \"n_shared_experts\": 1, \"n_routed_experts\": 256, "
+        "\"routed_scaling_factor\": 2.5, \"kv_lora_rank\": 512, \"q_lora_rank\": 2048, \"qk_rope_head_dim\": 64, "
+        "\"v_head_dim\": 256, \"qk_nope_head_dim\": 192, \"n_group\": 1, \"topk_group\": 1, \"num_experts_per_tok\": 8, "
+        "\"norm_topk_prob\": true, \"max_position_embeddings\": 202752, \"rms_norm_eps\": 1e-05, "
+        "\"tie_word_embeddings\": false, \"first_k_dense_replace\": 3, \"index_topk\": 2048, \"index_head_dim\": 128, "
+        "\"index_n_heads\": 32, \"num_nextn_predict_layers\": 1, \"dtype\": \"bfloat16\"}");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_GLM_MOE_DSA);
+    ck_assert_uint_eq(total(m), 743911199232ULL + 75ULL * 256);
+    ck_assert_uint_eq(inference_weights(m), 1487822475264ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* ---- DeepSeek-V4 (deepseek_v4) ------------------------------------------------------------------------ */
+
+/* deepseek-ai/DeepSeek-V4-Flash: llama.cpp's n_params of its GGUF, 284,334,567,511 (r33 SOURCES ids 63190062407,
+ * 58601258553, 61985915578; without the MTP block). No verbatim config.json was found: this one has
+ * DeepseekV4Config's defaults (V4-Flash's) in the legacy keys a published config uses (r33 configs/FIELDS.md,
+ * excerpt id 67089802400): compress_ratios 0, 0 then 4 and 128 by turns (antirez/ds4 ds4.c
+ * ds4_layer_compress_ratio), num_hash_layers 3. By hand from the tensors ds4.c weights_validate_layout checks
+ * (h 4096, 64 heads of 512, q_lora 1024, 8 output groups of rank 1024, hc 4: a mixing width 2 x 4 + 16 = 24):
+ *   every layer: hyper-connections 2 x (4096 x 4 x 24 + 3 + 24) = 786,486; attn_norm, ffn_norm 8,192;
+ *     q_a 4,194,304 + 1,024 + q_b 33,554,432; kv 2,097,152 + 512; sinks 64; o_a 8 x 1024 x 4096 =
+ *     33,554,432, o_b 4096 x 8192 = 33,554,432; router 256 x 4096; experts 256 x 3 x 4096 x 2048 =
+ *     6,442,450,944 and the shared one 25,165,824
+ *   compressed sparse layers (20): compressor ape 4 x 1024, kv and gate 2 x 1024 x 4096, norm 512:
+ *     8,393,216; indexer q_b 64 x 128 x 1024, proj 64 x 4096, its compressor 4 x 256 + 2 x 256 x 4096 + 128:
+ *     10,749,056; heavily compressed layers (21): compressor 128 x 512 + 2 x 512 x 4096 + 512 = 4,260,352
+ *   exp_probs_b 256 on the 40 routed layers; tid2eid 129280 x 6 int32 entries on the 3 hash layers
+ *   embedding and head 2 x 129280 x 4096; output hyper-connection 4096 x 4 x 4 + 4 + 1; final norm:
+ *   284,334,567,511 (the r33 scripts/dsv4.py sum, which the count under test reproduces). */
+static llmmem_model *deepseek_v4_flash(const char *extra)
+{
+    char json[4096], ratios[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < 43; i++)
+        used += (size_t)snprintf(ratios + used, sizeof ratios - used, "%s%d", i ? ", " : "",
+                                 i < 2 ? 0 : i % 2 == 0 ? 4 : 128);
+    snprintf(json, sizeof json,
+             "{\"architectures\": [\"DeepseekV4ForCausalLM\"], \"model_type\": \"deepseek_v4\", \"vocab_size\": 129280, "
+             "\"hidden_size\": 4096, \"moe_intermediate_size\": 2048, \"num_hidden_layers\": 43, "
+             "\"num_attention_heads\": 64, \"num_key_value_heads\": 1, \"head_dim\": 512, \"q_lora_rank\": 1024, "
+             "\"qk_rope_head_dim\": 64, \"num_experts_per_tok\": 6, \"n_routed_experts\": 256, \"n_shared_experts\": 1, "
+             "\"scoring_func\": \"sqrtsoftplus\", \"routed_scaling_factor\": 1.5, \"compress_ratios\": [%s], "
+             "\"compress_rope_theta\": 160000, \"num_hash_layers\": 3, \"hc_mult\": 4, \"hc_sinkhorn_iters\": 20, "
+             "\"sliding_window\": 128, \"o_groups\": 8, \"o_lora_rank\": 1024, \"index_n_heads\": 64, "
+             "\"index_head_dim\": 128, \"index_topk\": 512, \"num_nextn_predict_layers\": 1, "
+             "\"max_position_embeddings\": 1048576, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"%s}",
+             ratios, extra);
+    return from_text(json);
+}
+
+START_TEST(deepseek_v4_flash_count)
+{
+    llmmem_model *m = deepseek_v4_flash("");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_DEEPSEEK_V4);
+    ck_assert_uint_eq(total(m), 284334567511ULL);
+    /* its MTP block, its caches and its training are not modelled: refused by name, never a wrong number */
+    uint64_t n = 0;
+    ck_assert_status(llmmem_model_checkpoint_parameters(&n, m), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));
+    llmmem_strategy *s = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_status(llmmem_kv_cache_bytes(&n, m, s, 1, 1024), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+    /* the instruct checkpoints' FP4 experts beside FP8 weights: counted, their bytes in that format refused */
+    m = deepseek_v4_flash(", \"expert_dtype\": \"fp4\", \"quantization_config\": {\"quant_method\": \"fp8\", "
+                          "\"fmt\": \"e4m3\", \"scale_fmt\": \"ue8m0\", \"weight_block_size\": [128, 128]}");
+    ck_assert_uint_eq(total(m), 284334567511ULL);
+    llmmem_hardware *hw = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "FP4 experts"));
+    llmmem_report_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* ---- MiMo-V2-Flash (mimo_v2_flash) ---------------------------------------------------------------------- */
+
+/* XiaomiMiMo/MiMo-V2-Flash: its card gives "309B total / 15B active" (rounded, r33 SOURCES [MiMo]); no exact figure
+ * was found, so this test checks the count derived by hand from the published config fields (a test's record of the
+ * Hub config, id 70922684183; no verbatim config.json was found) and vLLM mimo_v2_flash.py's tensors, and that it
+ * rounds to the card's 309B. h 4096, 48 layers, full attention at layer 0 and every sixth ((i + 1) % 6 == 0: 9), 39
+ * sliding, 64 query heads of 192, values of 128, 4 KV heads on full layers and 8 on sliding ones, a sink per head
+ * on the sliding layers, no q/k norms (use_qk_norm false):
+ *   full attention q 12288 x 4096 + k 768 x 4096 + v 512 x 4096 + o 4096 x 8192 = 89,128,960
+ *   sliding attention q + k 1536 x 4096 + v 1024 x 4096 + o + sinks 64 = 94,371,904
+ *   layer 0's dense MLP 3 x 4096 x 16384 = 201,326,592; 47 MoE layers of 256 experts of 2048 (3 x 4096 x 2048
+ *   each), router 256 x 4096 and 256 e_score_correction_bias: 6,443,499,776; two norms 8,192 a layer
+ *   9 x 89,128,960 + 39 x 94,371,904 + 201,326,592 + 47 x 6,443,499,776 + 48 x 8,192 + embedding and head
+ *   2 x 152576 x 4096 + 4,096 = 308,778,780,864 (r33 scripts/misc.py mimo_v2_flash). */
+START_TEST(mimo_v2_flash)
+{
+    char json[4096], pattern[256] = "", freq[256] = "";
+    size_t a = 0, f = 0;
+    for (int i = 0; i < 48; i++) {
+        a += (size_t)snprintf(pattern + a, sizeof pattern - a, "%s%d", i ? ", " : "", i == 0 || (i + 1) % 6 == 0 ? 0 : 1);
+        f += (size_t)snprintf(freq + f, sizeof freq - f, "%s%d", i ? ", " : "", i == 0 ? 0 : 1);
+    }
+    snprintf(json, sizeof json,
+             "{\"architectures\": [\"MiMoV2FlashForCausalLM\"], \"model_type\": \"mimo_v2_flash\", \"vocab_size\": 152576, "
+             "\"hidden_size\": 4096, \"intermediate_size\": 16384, \"moe_intermediate_size\": 2048, "
+             "\"num_hidden_layers\": 48, \"num_attention_heads\": 64, \"num_key_value_heads\": 4, \"head_dim\": 192, "
+             "\"v_head_dim\": 128, \"swa_num_attention_heads\": 64, \"swa_num_key_value_heads\": 8, \"swa_head_dim\": 192, "
+             "\"swa_v_head_dim\": 128, \"hybrid_layer_pattern\": [%s], \"moe_layer_freq\": [%s], \"sliding_window\": 128, "
+             "\"add_swa_attention_sink_bias\": true, \"add_full_attention_sink_bias\": false, \"use_qk_norm\": false, "
+             "\"partial_rotary_factor\": 0.334, \"attention_value_scale\": 0.707, \"n_routed_experts\": 256, "
+             "\"num_experts_per_tok\": 8, \"n_shared_experts\": null, \"topk_method\": \"noaux_tc\", "
+             "\"scoring_func\": \"sigmoid\", \"max_position_embeddings\": 262144, \"num_nextn_predict_layers\": 3, "
+             "\"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"}",
+             pattern, freq);
+    llmmem_model *m = from_text(json);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_MIMO_V2_FLASH);
+    ck_assert_uint_eq(total(m), 308778780864ULL);
+    ck_assert_uint_eq((total(m) + 500000000ULL) / 1000000000ULL, 309); /* the card's 309B */
+    /* its 3 MTP layers (sliding attention and a dense MLP each) are not modelled: refused, not left out */
+    uint64_t n = 0;
+    ck_assert_status(llmmem_model_checkpoint_parameters(&n, m), LLMMEM_ERR_UNSUPPORTED);
+    /* the contiguous cache, bf16, 1024 tokens: 9 full layers x 4 KV heads x (192 + 128) x 2 B = 2,560 a token,
+     * 39 sliding layers x 8 x 320 x 2 = 5,120 a token over their 128: 9 x 1024 x 2,560 + 39 x 128 x 5,120 */
+    llmmem_strategy *s = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&n, m, s, 1, 1024));
+    ck_assert_uint_eq(n, 9ULL * 1024 * 2560 + 39ULL * 128 * 5120);
+    /* vLLM's paged cache: a SlidingWindowSpec's page counts 2 x head_size (kv_cache_interface.py
+     * AttentionSpec.real_page_size_bytes), a FullAttentionSpec's head_size + head_size_v: refused by name */
+    ck_assert_status(llmmem_kv_bytes_per_token(&n, m, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "(mimo_v2_flash: v_head_dim 128, head_dim 192)"));
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* ---- Hunyuan (hunyuan_v1_moe, hunyuan_v1_dense) -------------------------------------------------------- */
 
 /* "[v, v, ..., v]": n entries of v. */
 static const char *repeat(char *buf, size_t size, int n, int v)
@@ -258,6 +488,8 @@ START_TEST(hunyuan_dense_gguf)
 }
 END_TEST
 
+/* ---- Step-3.5-Flash (step3p5) -------------------------------------------------------------------------- */
+
 /* stepfun-ai/Step-3.5-Flash's config.json rebuilt from Step3p5Config's fields (Megatron-Bridge
  * src/megatron/bridge/models/stepfun/configuration_step35.py, which mirrors it: H 4096, intermediate 11264, 64 heads,
  * 8 num_attention_groups, 45 layers, 288 experts of 1280, top 8, share_expert_dim 1280, head_dim 128, 3 MTP layers,
@@ -438,8 +670,13 @@ END_TEST
 
 int main(void)
 {
-    Suite *suite = suite_create("families_moe_2026");
+    Suite *suite = suite_create("families_moe");
     TCase *tc = tcase_create("core");
+    tcase_add_test(tc, minimax_m2_7_fp8);
+    tcase_add_test(tc, glm4_7_flash);
+    tcase_add_test(tc, glm5);
+    tcase_add_test(tc, deepseek_v4_flash_count);
+    tcase_add_test(tc, mimo_v2_flash);
     tcase_add_test(tc, hunyuan_a13b);
     tcase_add_test(tc, hunyuan_moe_without_shared);
     tcase_add_test(tc, hunyuan_refusals);
