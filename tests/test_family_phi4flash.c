@@ -103,6 +103,15 @@ START_TEST(phi4flash_refusals)
     llmmem_hardware_free(hw);
     llmmem_model_free(m);
 
+    /* MLA's latent with differential attention: refused, not a paged cache of 0-byte pages */
+    llmmem_model *mla = from_text(phi4flash_config);
+    ck_assert_ok(llmmem_model_set_int(mla, LLMMEM_KEY_KV_LORA_RANK, 6));
+    ck_assert_ok(llmmem_model_set_int(mla, LLMMEM_KEY_QK_ROPE_HEAD_DIM, 64));
+    uint64_t n = 0;
+    ck_assert_status(llmmem_model_total_parameters(&n, mla), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "kv_lora_rank"));
+    llmmem_model_free(mla);
+
     llmmem_model *bad = NULL;
     const char *three = "{\"model_type\": \"phi4flash\", \"hidden_size\": 64, \"num_hidden_layers\": 8, "
                         "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100, \"mb_per_layer\": 3}";

@@ -1641,6 +1641,9 @@ static llmmem_status build(builder *b)
         return b->status;
     /* Phi-4-flash's KV-shared layers are its own attention's (add_differential_attention) */
     const int differential = value(b, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_PHI4FLASH;
+    if (differential && (g->kv_lora_rank || g->cross_layers || g->chunk))
+        return fail(b, LLMMEM_ERR_UNSUPPORTED, "phi4flash's differential attention with MLA (kv_lora_rank), "
+                    "cross-attention or chunked layers is not modelled");
     if (!differential && typed && (g->kv_lora_rank || g->cross_layers || g->chunk))
         return fail(b, LLMMEM_ERR_UNSUPPORTED, "global_head_dim or num_kv_shared_layers with MLA, cross-attention or "
                     "chunked layers is not modelled");
