@@ -117,16 +117,17 @@ void llmmem__rank_weights_make(llmmem__rank_weights *out, const llmmem_model *m,
         if (t->kinds == 0) {
             out->outside_class[out->outside] = (uint8_t)i;
             out->whole[out->outside] = bytes;
-            out->unpriced |= (uint64_t)!priced << out->outside++;
+            out->unpriced |= !priced;
+            out->outside++;
             continue;
         }
         unsigned k = 0;
         while (k < out->rows && (out->row[k].kinds != t->kinds || out->row[k].group != t->group))
             k++;
         if (k == out->rows)
-            out->row[out->rows++] = (llmmem__rank_weight_row){t->kinds, t->group, 0, 0};
+            out->row[out->rows++] = (llmmem__rank_weight_row){t->kinds, t->group, 0};
         if (!priced || !llmmem__add(&out->row[k].bytes, out->row[k].bytes, bytes))
-            out->row[k].unpriced = 1;
+            out->unpriced = 1;
     }
 }
 
@@ -147,7 +148,7 @@ llmmem_status llmmem__rank_weights_sum(uint64_t *out, const llmmem__rank_weights
     const llmmem_model *m = w->m;
     uint64_t total = 0, layers = 0;
     unsigned kinds = 0; /* whose layers `layers` counts: rows of one kind set share them */
-    int over = 0;
+    int over = w->unpriced;
     for (unsigned k = 0; k < w->rows && !over; k++) {
         const llmmem__rank_weight_row *r = &w->row[k];
         if (group >= 0 && r->group != group)
@@ -157,12 +158,12 @@ llmmem_status llmmem__rank_weights_sum(uint64_t *out, const llmmem__rank_weights
             layers = llmmem__layers_in(&m->geo.plan, r->kinds, first, end);
         }
         if (layers)
-            over = r->unpriced || !llmmem__muladd(&total, r->bytes, layers);
+            over = !llmmem__muladd(&total, r->bytes, layers);
     }
     for (unsigned k = 0; k < w->outside && !over; k++) {
         const llmmem__tensor_class *t = &m->inv.t[w->outside_class[k]];
         if ((group < 0 || t->group == group) && llmmem__rank_holds(t, m, first_stage, last_stage))
-            over = (w->unpriced >> k & 1) || !llmmem__add(&total, total, w->whole[k]);
+            over = !llmmem__add(&total, total, w->whole[k]);
     }
     if (over)
         return llmmem__rank_group_weight_bytes(out, m, &w->plan, w->ways, first, end, first_stage, last_stage, group);

@@ -35,7 +35,6 @@ llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m
  * each (kind set, group) row of per-layer classes, and of each class outside the layers its bytes. */
 typedef struct llmmem__rank_weight_row {
     uint8_t kinds, group;
-    uint8_t unpriced;                                /* a class's bytes exceed 64 bits */
     uint64_t bytes;                                  /* per layer of the kind set */
 } llmmem__rank_weight_row;
 
@@ -49,7 +48,8 @@ typedef struct llmmem__rank_weights {
     unsigned outside;                                /* classes outside the layers */
     uint8_t outside_class[LLMMEM_MAX_TENSOR_CLASSES]; /* each one's index in the inventory */
     uint64_t whole[LLMMEM_MAX_TENSOR_CLASSES];       /* each one's tensors, all of them */
-    uint64_t unpriced;                               /* bit per class outside the layers over 64 bits */
+    int unpriced;                                    /* a class's bytes exceed 64 bits: every sum is
+                                                        llmmem__rank_group_weight_bytes's */
 } llmmem__rank_weights;
 
 void llmmem__rank_weights_make(llmmem__rank_weights *out, const llmmem_model *m, const llmmem__weight_plan *wp,
