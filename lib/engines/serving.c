@@ -473,6 +473,16 @@ static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const
 {
     memset(out, 0, sizeof *out);
     uint64_t limit = (uint64_t)sv(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT), item, width;
+    /* MoonViT's and EXAONE 4.5's largest image is their processor's (preprocessor_config.json), which config.json
+     * does not carry: no silent empty encoder cache */
+    const uint64_t tower = mv(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    if (limit > 0 && (tower == LLMMEM__VISION_MOONVIT || tower == LLMMEM__VISION_EXAONE4_5))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "limit_mm_per_prompt (%llu): vLLM's encoder cache for %s's %s tower is not modelled (its "
+                            "largest image is set by the processor's preprocessor_config.json); set "
+                            "limit_mm_per_prompt=0 to serve text alone",
+                            (unsigned long long)limit, tower == LLMMEM__VISION_MOONVIT ? "kimi_k25" : "exaone4_5",
+                            llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, (int64_t)tower));
     largest_image(&item, &width, m, s);
     if (sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM) > 0)
         item = (uint64_t)sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM);
