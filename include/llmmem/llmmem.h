@@ -531,7 +531,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_PHI4FLASH = 62, /**< "phi4flash" (Phi-4-mini-flash: SambaY, Mamba-1 and sliding layers, one full layer whose keys and values the last layers read, gated memory units) */
     LLMMEM_MODEL_STEP3P5 = 63,     /**< "step3p5" (Step-3.5-Flash: sliding layers of more query heads than the full ones, a head-wise attention gate, experts beside a shared expert) */
     LLMMEM_MODEL_KIMI_K25 = 64,    /**< "kimi_k25" (Kimi-K2.5: a Kimi K2 text model, the MoonViT vision tower and its patch-merger projector) */
-    LLMMEM_MODEL_EXAONE4_5 = 65    /**< "exaone4_5" (EXAONE 4.5: an EXAONE 4 text model, a Qwen2.5-VL-style vision tower with grouped key/value heads and its merger) */
+    LLMMEM_MODEL_EXAONE4_5 = 65,   /**< "exaone4_5" (EXAONE 4.5: an EXAONE 4 text model, a Qwen2.5-VL-style vision tower with grouped key/value heads and its merger) */
+    LLMMEM_MODEL_LAGUNA = 66       /**< "laguna" (poolside Laguna: full and sliding layers of their own query heads, a softplus head-wise output gate, sigmoid-routed experts beside a shared expert) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */

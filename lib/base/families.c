@@ -135,6 +135,12 @@ static const llmmem__key_default exaone4_5_structure[] = {
     {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 3}, END,
 };
 
+/* vllm model_executor/models/laguna.py: LagunaAttention q_norm, k_norm over a head (always built); LagunaMoE's
+ * e_score_correction_bias a float32 Parameter of the experts ("the fused top-k bias router requires float32") */
+static const llmmem__key_default laguna_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 1}, END,
+};
+
 /* models/qwen2_5_vl/modeling_qwen2_5_vl.py: Qwen2-shaped text model (q/k/v biased), the Qwen2.5-VL ViT
  * and its Qwen2_5_VLPatchMerger (visual.merger) */
 static const llmmem__key_default qwen2_5_vl_structure[] = {
@@ -633,6 +639,10 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_EXAONE4_5, "exaone4_5", LLMMEM_READ_LLAMA_LIKE,
      {32, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 4, 2048, 4096, 16384, 32, 32, 102400, 0},
      exaone4_5_structure, NULL},
+    /* LagunaConfig (poolside Laguna, vllm model_executor/models/laguna.py): sizes, layer_types, per-layer query heads,
+     * gating and experts read by read_laguna, none from class defaults. llama.cpp's laguna GGUF: not read */
+    {LLMMEM_MODEL_LAGUNA, "laguna", LLMMEM_READ_LAGUNA,
+     {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, laguna_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -673,6 +683,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_HUNYUAN_V1_DENSE] = "hunyuan_v1_dense", [LLMMEM_MODEL_HUNYUAN_V1_MOE] = "hunyuan_v1_moe",
     [LLMMEM_MODEL_PHI4FLASH] = "phi4flash",         [LLMMEM_MODEL_STEP3P5] = "step3p5",
     [LLMMEM_MODEL_KIMI_K25] = "kimi_k25",           [LLMMEM_MODEL_EXAONE4_5] = "exaone4_5",
+    [LLMMEM_MODEL_LAGUNA] = "laguna",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

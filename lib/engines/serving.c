@@ -725,6 +725,11 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
         st = llmmem__kv_refuse_cross(out->a, cache);
     if (!st)
         st = llmmem__kv_refuse_typed(out->a, cache, modelled);
+    /* vllm laguna.py LagunaAttention.forward: the softplus gate is taken in float32 (gate.float()) before the gated
+     * product, tensors the profile run's rule for step3p5's sigmoid gate leaves out */
+    if (!st && mv(m, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_LAGUNA && mv(m, LLMMEM_KEY_HEAD_WISE_ATTN_GATE))
+        st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of laguna: the profile run of its softplus attention gate, "
+                          "computed in float32, is not modelled: the weights and the contiguous cache are", cache);
     if (st)
         return st;
     if (llmmem__state_kinds(out->a) > 1)

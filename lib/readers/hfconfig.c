@@ -2548,6 +2548,165 @@ static llmmem_status read_step3p5(const hf *c, const llmmem__json *obj)
     return st ? st : set(c, "moe_layers_enum", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
 }
 
+/* The query heads of the layers of one type in num_attention_heads_per_layer (vllm laguna.py LagunaDecoderLayer:
+ * the list overrides num_attention_heads layer by layer): *heads stays where the type has no layer; a type whose
+ * layers differ is refused. */
+static llmmem_status laguna_type_heads(const hf *c, const llmmem__json *per, const uint8_t *sliding, int64_t layers,
+                                       int want, int64_t *heads)
+{
+    int seen = 0;
+    for (int64_t i = 0; i < layers; i++) {
+        if (sliding[i] != want)
+            continue;
+        const llmmem__json *v = llmmem__json_array_get(per, (size_t)i);
+        char field[64];
+        snprintf(field, sizeof field, "num_attention_heads_per_layer[%lld]", (long long)i);
+        if (!llmmem__json_is_integer(v) || llmmem__json_integer_value(v) < 1)
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a positive number of heads, got %s", kind(v));
+        if (seen && llmmem__json_integer_value(v) != *heads)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "%lld beside %lld on another %s layer: layers of one type "
+                           "with different query heads are not modelled", (long long)llmmem__json_integer_value(v),
+                           (long long)*heads, want ? "sliding" : "full");
+        *heads = llmmem__json_integer_value(v);
+        seen = 1;
+    }
+    return LLMMEM_OK;
+}
+
+/* LagunaConfig as vllm model_executor/models/laguna.py builds it: Llama-like sizes (head_dim given), layer_types full
+ * or sliding (sliding_window), num_attention_heads_per_layer (one count per layer type), q/k norms over a head, the
+ * gating g_proj (true or "per-head": one softplus gate a query head; "per-element" refused), MoE layers (mlp_layer_types
+ * "sparse", else not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0) of num_experts of
+ * moe_intermediate_size beside one shared expert of shared_expert_intermediate_size, a bf16 router and the experts'
+ * float32 e_score_correction_bias; dense layers of intermediate_size. Attention biases and the sliding layers'
+ * sinks are refused. */
+static llmmem_status read_laguna(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, heads = 0, experts = 0, shared = 0, step = 1, window = 0;
+    enum presence p;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
+    if (!st)
+        st = required(c, obj, NAMES("num_key_value_heads"), LLMMEM_KEY_NUM_KEY_VALUE_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, LEAVE, LEAVE);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "attention_bias", 1, 0, "a biased o_proj is not modelled for laguna");
+    if (!st)
+        st = refuse_if(c, obj, "qkv_bias", 1, 0, "a biased qkv_proj is not modelled for laguna");
+    if (!st)
+        st = refuse_if(c, obj, "swa_attention_sink_enabled", 1, 0, "the sliding layers' sinks are not modelled for laguna");
+    if (st)
+        return st;
+    /* gating: true or "per-head" one gate a head, "per-element" one a channel, false or absent none */
+    const llmmem__json *g = llmmem__json_object_get(obj, "gating");
+    int gate = g && (llmmem__json_is_true(g) || (is_text(g) && strcmp(llmmem__json_string_value(g), "per-head") == 0));
+    if (g && is_text(g) && !gate)
+        return unsupported_string(c, "gating", llmmem__json_string_value(g),
+                                  "per-head is modelled (per-element, Laguna M.1's g_proj of num_heads x head_dim, is not)");
+    if (g && !llmmem__json_is_null(g) && !is_text(g) && !llmmem__json_is_true(g) && !llmmem__json_is_false(g))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "gating", "expected true, false or a string, got %s", kind(g));
+    st = set(c, "gating", LLMMEM_KEY_HEAD_WISE_ATTN_GATE, gate);
+    if (!st && (st = get_int(c, obj, "num_experts", &experts, &p)) == LLMMEM_OK && p != PRESENT)
+        experts = 0;
+    if (!st)
+        st = set(c, "num_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
+    if (!st && experts > 0)
+        st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
+    if (!st && experts > 0)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st && experts > 0 && (st = get_int(c, obj, "shared_expert_intermediate_size", &shared, &p)) == LLMMEM_OK) {
+        st = set(c, "shared_expert_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, shared);
+        if (!st)
+            st = set(c, "shared_expert_intermediate_size", LLMMEM_KEY_N_SHARED_EXPERTS, shared > 0);
+    }
+    if (!st && (st = get_int(c, obj, "decoder_sparse_step", &step, &p)) == LLMMEM_OK && p != PRESENT)
+        step = 1;
+    if (st)
+        return st;
+    if (step < 1)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "decoder_sparse_step", "%lld is below 1", (long long)step);
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    const llmmem__json *mlp = llmmem__json_object_get(obj, "mlp_layer_types");
+    const llmmem__json *only = llmmem__json_object_get(obj, "mlp_only_layers");
+    const llmmem__json *per = llmmem__json_object_get(obj, "num_attention_heads_per_layer");
+    const struct {
+        const char *field;
+        const llmmem__json *list;
+    } lists[3] = {{"layer_types", types}, {"mlp_layer_types", mlp}, {"num_attention_heads_per_layer", per}};
+    for (unsigned i = 0; i < 3; i++)
+        if (lists[i].list && !llmmem__json_is_null(lists[i].list) &&
+            (!llmmem__json_is_array(lists[i].list) || (int64_t)llmmem__json_array_size(lists[i].list) != layers))
+            return hf_fail(c, LLMMEM_ERR_PARSE, lists[i].field, "expected a list of the num_hidden_layers (%lld) layers",
+                           (long long)layers);
+    if (only && !llmmem__json_is_null(only) && !llmmem__json_is_array(only))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "mlp_only_layers", "expected an array, got %s", kind(only));
+    uint8_t sliding[LLMMEM_LAYER_MAP_MAX] = {0};
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    int any_sliding = 0;
+    for (int64_t i = 0; i < layers; i++) {
+        char field[48];
+        const llmmem__json *t = types && llmmem__json_is_array(types) ? llmmem__json_array_get(types, (size_t)i) : NULL;
+        sliding[i] = t && is_text(t) && strcmp(llmmem__json_string_value(t), "sliding_attention") == 0;
+        snprintf(field, sizeof field, "layer_types[%lld]", (long long)i);
+        if (t && !sliding[i] && (!is_text(t) || strcmp(llmmem__json_string_value(t), "full_attention") != 0))
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "expected full_attention or sliding_attention");
+        any_sliding |= sliding[i];
+        int moe = experts > 0 && (i + 1) % step == 0;
+        for (size_t k = 0; moe && only && llmmem__json_is_array(only) && k < llmmem__json_array_size(only); k++)
+            moe = llmmem__json_integer_value(llmmem__json_array_get(only, k)) != i;
+        const llmmem__json *f = mlp && llmmem__json_is_array(mlp) ? llmmem__json_array_get(mlp, (size_t)i) : NULL;
+        snprintf(field, sizeof field, "mlp_layer_types[%lld]", (long long)i);
+        if (f && (!is_text(f) || (strcmp(llmmem__json_string_value(f), "dense") != 0 &&
+                                  strcmp(llmmem__json_string_value(f), "sparse") != 0)))
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "expected dense or sparse");
+        if (f && (strcmp(llmmem__json_string_value(f), "sparse") == 0) != moe)
+            return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, field, "%s, but mlp_only_layers, decoder_sparse_step and "
+                           "num_experts (vLLM's LagunaDecoderLayer) make the layer %s", llmmem__json_string_value(f),
+                           moe ? "sparse" : "dense");
+        llmmem__layer_map_push(&map, sliding[i] ? LLMMEM_MIXER_SLIDING : LLMMEM_MIXER_FULL);
+        map.ffn[i] = (uint8_t)(1 + (moe ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE));
+    }
+    int64_t full_heads = heads, sliding_heads = heads;
+    if (per && !llmmem__json_is_null(per)) {
+        st = laguna_type_heads(c, per, sliding, layers, 0, &full_heads);
+        if (!st)
+            st = laguna_type_heads(c, per, sliding, layers, 1, &sliding_heads);
+    }
+    if (!st && any_sliding) {
+        if ((st = get_int(c, obj, "sliding_window", &window, &p)) != LLMMEM_OK)
+            return st;
+        if (p != PRESENT || window <= 0)
+            return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "sliding_window", "must be given for the sliding_attention layers");
+        st = set(c, "sliding_window", LLMMEM_KEY_SLIDING_WINDOW, window);
+    }
+    /* num_attention_heads holds the sliding layers' heads, num_global_attention_heads the full ones' (as step3p5) */
+    if (!st)
+        st = set(c, "num_attention_heads_per_layer", LLMMEM_KEY_NUM_ATTENTION_HEADS, any_sliding ? sliding_heads : full_heads);
+    if (!st && any_sliding && sliding_heads != full_heads)
+        st = set(c, "num_attention_heads_per_layer", LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS, full_heads);
+    if (st)
+        return st;
+    llmmem__model_set_layer_map(c->m, &map);
+    st = set(c, "mlp_layer_types", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    return st ? st : set(c, "mlp_layer_types", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -2584,6 +2743,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_HUNYUAN: return read_hunyuan(c, obj);
     case LLMMEM_READ_PHI4FLASH: return read_phi4flash(c, obj);
     case LLMMEM_READ_STEP3P5: return read_step3p5(c, obj);
+    case LLMMEM_READ_LAGUNA: return read_laguna(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
