@@ -745,6 +745,25 @@ START_TEST(laguna_rules)
     llmmem_model *m = from_text(json);
     ck_assert_uint_eq(total(m), 1743364ULL);
     llmmem_model_free(m);
+    /* a per-head gate over uniform heads: 2 x 4 x 256 more; its generate loop refused by name, not as modelled by
+     * vLLM serving (the message said so for every gated model before) */
+    snprintf(json, sizeof json, base, ", \"gating\": true");
+    m = from_text(json);
+    ck_assert_uint_eq(total(m), 1743364ULL + 2048ULL);
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h200"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 16));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "(laguna) is not modelled"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "step3p5's vLLM serving"));
+    llmmem_report_free(rep);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
     static const char *const bad[][2] = {
         {", \"gating\": \"per-element\"", "per-element"},
         {", \"swa_attention_sink_enabled\": true", "sinks"},

@@ -796,6 +796,17 @@ START_TEST(kimi_k25_refusals)
         {"\"merge_kernel_size\": [2, 3]", "square"},
         {"\"model_type\": \"moonvit3d\"", "kimi_k25 takes MoonViT"},
     };
+    /* an ignore list that leaves out one of the four (here the dense MLPs) is refused as before */
+    const char *partial = "{\"model_type\": \"kimi_k2\", \"hidden_size\": 256, \"num_hidden_layers\": 2, "
+                          "\"num_attention_heads\": 4, \"vocab_size\": 1000, \"intermediate_size\": 512, "
+                          "\"kv_lora_rank\": 32, \"q_lora_rank\": 64, \"qk_rope_head_dim\": 16, \"qk_nope_head_dim\": 32, "
+                          "\"v_head_dim\": 32, \"n_routed_experts\": null, \"quantization_config\": {\"quant_method\": "
+                          "\"compressed-tensors\", \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], "
+                          "\"weights\": {\"num_bits\": 4, \"type\": \"int\", \"strategy\": \"group\", \"group_size\": 32}}}, "
+                          "\"ignore\": [\"lm_head\", \"re:.*self_attn.*\", \"re:.*shared_experts.*\", \"lm_head\"]}}";
+    llmmem_model *q = NULL;
+    ck_assert_int_eq(llmmem_model_from_hf_config_text(&q, partial, strlen(partial)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "ignore[1]"));
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char json[1024];
         snprintf(json, sizeof json,
