@@ -1,5 +1,5 @@
 /* The vision-language families: qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3 and ministral3, and issue
- * 33's Ministral-3 multimodal config and Gemma 4 (vision and audio towers). Each is read from its
+ * 33's Ministral-3 multimodal config, Gemma 4 (vision and audio towers), Kimi-K2.5 and EXAONE 4.5. Each is read from its
  * published config.json (tests/data/configs), or for issue 33's from one rebuilt from the published
  * fields (each test says which, the ids those of /work/research/r33/SOURCES.md), and counted to the
  * parameter, vision tower included, against its publisher's figure; its preset gives the same count.
@@ -725,6 +725,202 @@ START_TEST(gemma4_cache)
 }
 END_TEST
 
+/* ---- Kimi-K2.5 (kimi_k25) --------------------------------------------------------------------------- */
+
+/* moonshotai/Kimi-K2.5. tests/data/configs/kimi-k2.5.json is the config.json as transformers 5.7.0 prints it
+ * (KimiK25Config, defaults written out) in a model-info report of the downloaded checkpoint, with its tensor
+ * table (stored GitHub index, find_string/read_file id 62530201892: 64 safetensors, 208,550 tensors, 170,738,182,128
+ * stored elements, int4 packed eight to an int32). An independent audit of the same checkpoint (id 68577105039)
+ * gives 1,026,879,376,368 logical parameters and 595,148,192,736 payload bytes; K2-Instruct's text model there is
+ * 1,026,408,232,448. By hand from the tensor table:
+ *   text (Kimi K2 = DeepSeek-V3's modeling): embedding and lm_head 2 x 163840 x 7168 = 2,348,810,240, final norm
+ *     7,168; per layer q_a 1536 x 7168, q_b 12288 x 1536, kv_a 576 x 7168, kv_b 16384 x 512, o 7168 x 8192 and
+ *     norms 2 x 7168 + 1536 + 512 = 187,123,200 x 61 = 11,414,515,200; layer 0's MLP 3 x 18432 x 7168 =
+ *     396,361,728; layers 1-60: 384 experts of 3 x 2048 x 7168, gate 384 x 7168, e_score_correction_bias 384,
+ *     shared expert 3 x 2048 x 7168: 16,955,253,120 x 60 = 1,017,315,187,200. Text 1,026,408,232,448.
+ *   MoonViT: patch_embed.proj 1152 x 3 x 14 x 14 + 1152 = 678,528; pos_emb 64 x 64 x 1152 = 4,718,592; per block
+ *     wqkv 3456 x 1152 + 3456, wo 1152^2 + 1152, fc0 4304 x 1152 + 4304, fc1 1152 x 4304 + 1152, norm0/norm1
+ *     4 x 1152 = 15,264,432 x 27 = 412,139,664; final_layernorm 2,304: 416,866,032.
+ *   mm_projector: pre_norm 2 x 1152, proj.0 4608^2 + 4608, proj.2 7168 x 4608 + 7168: 54,277,888.
+ *   Total 1,026,879,376,368 = the audit's.
+ * Bytes as stored (routed experts int4 in groups of 32, the rest bf16, the correction bias fp32): per expert
+ * matrix of 2048 x 7168 (or 7168 x 2048) weight_packed 4 x 2048 x 7168 / 8 = 7,340,032 and weight_scale
+ * 2 x 2048 x 7168 / 32 = 917,504; the checkpoint's weight_shape is int32 [2] (8 B), which the audit's
+ * 595,148,192,736 holds; vLLM's compressed_tensors_wNa16.py weight_shape is int64 [2] (16 B), the library's
+ * format rule: + 8 x 3 x 384 x 60 = 552,960 -> 595,148,745,696. */
+START_TEST(kimi_k25)
+{
+    llmmem_model *m = load("kimi-k2.5.json");
+    ck_assert_uint_eq(total(m), 1026879376368ULL);
+    ck_assert_uint_eq(vision(m), 416866032ULL + 54277888ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_KIMI_K25);
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, get(m, LLMMEM_KEY_VISION_MODEL_TYPE)), "moonvit");
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MULTIMODAL_PROJECTOR, get(m, LLMMEM_KEY_MULTIMODAL_PROJECTOR)),
+                     "kimi_k25");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QUANTIZED_MODULES), LLMMEM_QUANTIZED_EXPERTS);
+    ck_assert_uint_eq(inference_weights(m), 595148192736ULL + 552960ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* What kimi_k25 does not model is refused by name: vLLM's encoder cache (the largest image is the processor's,
+ * not config.json's), the tower's training activations, another projector or position embedding. */
+START_TEST(kimi_k25_refusals)
+{
+    llmmem_model *m = load("kimi-k2.5.json");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "kimi_k25's moonvit"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, 0));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_IMAGES_PER_SEQUENCE, 1));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "not moonvit"));
+    llmmem_report_free(rep);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+    static const char *const bad[][2] = {
+        {"\"mm_projector_type\": \"patchmergerv2\"", "kimi_k25 takes patchmerger"},
+        {"\"pos_emb_type\": \"learned\"", "divided_fixed"},
+        {"\"mm_hidden_size\": 1024", "vt_hidden_size"},
+        {"\"merge_kernel_size\": [2, 3]", "square"},
+        {"\"model_type\": \"moonvit3d\"", "kimi_k25 takes MoonViT"},
+    };
+    /* an ignore list that leaves out one of the four (here the dense MLPs) is refused as before */
+    const char *partial = "{\"model_type\": \"kimi_k2\", \"hidden_size\": 256, \"num_hidden_layers\": 2, "
+                          "\"num_attention_heads\": 4, \"vocab_size\": 1000, \"intermediate_size\": 512, "
+                          "\"kv_lora_rank\": 32, \"q_lora_rank\": 64, \"qk_rope_head_dim\": 16, \"qk_nope_head_dim\": 32, "
+                          "\"v_head_dim\": 32, \"n_routed_experts\": null, \"quantization_config\": {\"quant_method\": "
+                          "\"compressed-tensors\", \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], "
+                          "\"weights\": {\"num_bits\": 4, \"type\": \"int\", \"strategy\": \"group\", \"group_size\": 32}}}, "
+                          "\"ignore\": [\"lm_head\", \"re:.*self_attn.*\", \"re:.*shared_experts.*\", \"lm_head\"]}}";
+    llmmem_model *q = NULL;
+    ck_assert_int_eq(llmmem_model_from_hf_config_text(&q, partial, strlen(partial)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "ignore[1]"));
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"model_type\": \"kimi_k25\", \"dtype\": \"bfloat16\", \"text_config\": {\"model_type\": \"kimi_k2\", "
+                 "\"hidden_size\": 256, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 1000, "
+                 "\"intermediate_size\": 512, \"kv_lora_rank\": 32, \"q_lora_rank\": 64, \"qk_rope_head_dim\": 16, "
+                 "\"qk_nope_head_dim\": 32, \"v_head_dim\": 32, \"n_routed_experts\": null}, \"vision_config\": "
+                 "{\"vt_hidden_size\": 1152, \"init_pos_emb_height\": 64, \"init_pos_emb_width\": 64, %s}}",
+                 bad[i][0]);
+        llmmem_model *b = NULL;
+        ck_assert_int_ne(llmmem_model_from_hf_config_text(&b, json, strlen(json)), LLMMEM_OK);
+        ck_assert_msg(strstr(llmmem_last_message(), bad[i][1]) != NULL, "%s", llmmem_last_message());
+    }
+}
+END_TEST
+
+/* ---- EXAONE 4.5 (exaone4_5) ------------------------------------------------------------------------- */
+
+/* LGAI-EXAONE/EXAONE-4.5-33B. No verbatim config.json and no exact total were found in reach: the model card
+ * (LG-AI-EXAONE/EXAONE-4.5 README.md @0eac9a5a) says "33 billion parameters in total, including 1.2 billion
+ * parameters from the vision encoder" and the Hub lists 34B (stored index id 53153554751), both rounded.
+ * tests/data/configs/exaone-4.5-33b.json is rebuilt from published fields: TensorRT-LLM's EXAONE 4.5 test config
+ * for EXAONE-4.5-33B (transformers 5.8.0 key set, text model_type exaone4; stored index id 56183568482) with the
+ * full depths of its earlier full-size test config (64 text layers in LLLG layer_types, a 28-block tower with
+ * fullatt_block_indexes [6, 13, 20, 27]; id 56213569018) and ollama's exaone4_5 parser test's
+ * max_position_embeddings 262144 (id 57006440881). By hand from transformers models/exaone4_5/modular_exaone4_5.py
+ * (@e296d796) and models/exaone4/modeling_exaone4.py:
+ *   text: per layer q, o 2 x 5120^2 = 52,428,800; k, v 2 x 1024 x 5120 = 10,485,760; q_norm, k_norm 256;
+ *     post_attention_layernorm, post_feedforward_layernorm 10,240; MLP 3 x 5120 x 27392 = 420,741,120:
+ *     483,666,176 x 64 = 30,954,635,264; embedding and lm_head 2 x 153600 x 5120 = 1,572,864,000; final norm
+ *     5,120: 32,527,504,384.
+ *   vision (Exaone4_5_VisionModel: Qwen2.5-VL's blocks, Exaone4_5_VisionAttention's qkv grouped): patch_embed
+ *     Conv3d 2048 x 3 x 2 x 14 x 14 = 2,408,448; per block norm1, norm2 4,096, qkv (2048 + 2 x 8 x 64) x 2048 +
+ *     3072 = 6,294,528, proj 2048^2 + 2048 = 4,196,352, gate/up 2 x (5120 x 2048 + 5120) = 20,981,760, down
+ *     2048 x 5120 + 2048 = 10,487,808: 41,964,544 x 28 = 1,175,007,232 (the tower: 1,177,415,680, the card's
+ *     "1.2 billion"); merger ln_q 2,048, mlp.0 8192^2 + 8192 = 67,117,056, mlp.2 5120 x 8192 + 5120 =
+ *     41,948,160: 109,067,264. Vision 1,286,482,944.
+ *   Total 33,813,987,328 (the mtp.* tensors the checkpoint also stores are dropped on load:
+ *   Exaone4_5_PreTrainedModel._keys_to_ignore_on_load_unexpected). */
+START_TEST(exaone4_5_33b)
+{
+    llmmem_model *m = load("exaone-4.5-33b.json");
+    ck_assert_uint_eq(total(m), 33813987328ULL);
+    ck_assert_uint_eq(vision(m), 1286482944ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_EXAONE4_5);
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, get(m, LLMMEM_KEY_VISION_MODEL_TYPE)),
+                     "exaone4_5_vision");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_VISION_NUM_KEY_VALUE_HEADS), 8);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SLIDING_WINDOW), 4096);
+    /* bf16: two bytes a parameter */
+    ck_assert_uint_eq(inference_weights(m), 2 * 33813987328ULL);
+    llmmem_model_free(m);
+    /* the first configs' text model_type exaone4_5_text reads the same (configuration_exaone4_5.py's BC) */
+    const char *json = "{\"model_type\": \"exaone4_5\", \"dtype\": \"bfloat16\", \"text_config\": {\"model_type\": "
+                       "\"exaone4_5_text\", \"hidden_size\": 512, \"num_hidden_layers\": 4, \"num_attention_heads\": 4, "
+                       "\"num_key_value_heads\": 2, \"intermediate_size\": 1024, \"vocab_size\": 1000, "
+                       "\"sliding_window\": 128, \"layer_types\": [\"sliding_attention\", \"sliding_attention\", "
+                       "\"sliding_attention\", \"full_attention\"]}, \"vision_config\": {\"model_type\": "
+                       "\"exaone4_5_vision\", \"depth\": 2, \"hidden_size\": 256, \"intermediate_size\": 512, "
+                       "\"num_heads\": 4, \"num_key_value_heads\": 1, \"out_hidden_size\": 512}}";
+    m = from_text(json);
+    /* text: 4 x (2 x 512^2 + 2 x 256 x 512 + 2 x 128 + 2 x 512 + 3 x 512 x 1024) = 4 x 2,360,576 = 9,442,304,
+     * embedding and head 1,024,000, final norm 512: 10,466,816; vision: patch_embed 256 x 1176 = 301,056;
+     * 2 x (512 norms + (256 + 2 x 64) x 256 + 384 + 256^2 + 256 + 2 x (512 x 256 + 512) + 256 x 512 + 256) =
+     * 2 x 559,488 = 1,118,976; merger 256 + 1024^2 + 1024 + 512 x 1024 + 512 = 1,574,656: 2,994,688 */
+    ck_assert_uint_eq(total(m), 10466816ULL + 2994688ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* What exaone4_5 does not model is refused by name: vLLM's encoder cache, the tower's training activations,
+ * another text or vision model_type. */
+START_TEST(exaone4_5_refusals)
+{
+    llmmem_model *m = load("exaone-4.5-33b.json");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "exaone4_5's exaone4_5_vision"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, 0));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_IMAGES_PER_SEQUENCE, 1));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "not exaone4_5_vision"));
+    llmmem_report_free(rep);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+    static const char *const bad[][3] = {
+        {"llama", "exaone4_5_vision", "exaone4_5 takes exaone4 and exaone4_5_text"},
+        {"exaone4", "qwen2_5_vl", "exaone4_5 takes exaone4_5_vision"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"model_type\": \"exaone4_5\", \"text_config\": {\"model_type\": \"%s\", \"hidden_size\": 512, "
+                 "\"num_hidden_layers\": 4, \"num_attention_heads\": 4, \"intermediate_size\": 1024, "
+                 "\"vocab_size\": 1000}, \"vision_config\": {\"model_type\": \"%s\"}}",
+                 bad[i][0], bad[i][1]);
+        llmmem_model *b = NULL;
+        ck_assert_int_eq(llmmem_model_from_hf_config_text(&b, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(llmmem_last_message(), bad[i][2]) != NULL, "%s", llmmem_last_message());
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_vlm");
@@ -752,6 +948,10 @@ int main(void)
     tcase_add_test(tc, gemma4_e_series);
     tcase_add_test(tc, kv_shared_on_full_layers);
     tcase_add_test(tc, gemma4_cache);
+    tcase_add_test(tc, kimi_k25);
+    tcase_add_test(tc, kimi_k25_refusals);
+    tcase_add_test(tc, exaone4_5_33b);
+    tcase_add_test(tc, exaone4_5_refusals);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -257,6 +257,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_FULL_ATTENTION_SINKS = 1230,    /**< bool: full-attention layers have a sink per head where attention_sinks gives the sliding ones theirs (MiMo-V2-Flash) */
     LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS = 1231, /**< query heads of the full-attention layers when they differ from the sliding ones' num_attention_heads (Step-3.5-Flash: 64 beside 96); 0: num_attention_heads */
     LLMMEM_KEY_HEAD_WISE_ATTN_GATE = 1232,     /**< bool: g_proj gives one sigmoid gate per query head on the attention output (Step-3.5-Flash) */
+    LLMMEM_KEY_VISION_NUM_KEY_VALUE_HEADS = 1233, /**< vision tower key/value heads where fewer than its query heads (EXAONE 4.5's grouped-query ViT); 0: as many */
     LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
 
     /* hardware (2000+) */
@@ -528,7 +529,10 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_HUNYUAN_V1_DENSE = 60, /**< "hunyuan_v1_dense" (Hunyuan dense: Llama with q/k norms over a head) */
     LLMMEM_MODEL_HUNYUAN_V1_MOE = 61, /**< "hunyuan_v1_moe" (Hunyuan-A13B: experts beside a shared MLP, an fp32 router) */
     LLMMEM_MODEL_PHI4FLASH = 62, /**< "phi4flash" (Phi-4-mini-flash: SambaY, Mamba-1 and sliding layers, one full layer whose keys and values the last layers read, gated memory units) */
-    LLMMEM_MODEL_STEP3P5 = 63      /**< "step3p5" (Step-3.5-Flash: sliding layers of more query heads than the full ones, a head-wise attention gate, experts beside a shared expert) */
+    LLMMEM_MODEL_STEP3P5 = 63,     /**< "step3p5" (Step-3.5-Flash: sliding layers of more query heads than the full ones, a head-wise attention gate, experts beside a shared expert) */
+    LLMMEM_MODEL_KIMI_K25 = 64,    /**< "kimi_k25" (Kimi-K2.5: a Kimi K2 text model, the MoonViT vision tower and its patch-merger projector) */
+    LLMMEM_MODEL_EXAONE4_5 = 65,   /**< "exaone4_5" (EXAONE 4.5: an EXAONE 4 text model, a Qwen2.5-VL-style vision tower with grouped key/value heads and its merger) */
+    LLMMEM_MODEL_LAGUNA = 66       /**< "laguna" (poolside Laguna: full and sliding layers of their own query heads, a softplus head-wise output gate, sigmoid-routed experts beside a shared expert) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */

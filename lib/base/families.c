@@ -118,6 +118,29 @@ static const llmmem__key_default ernie4_5_moe_structure[] = {{LLMMEM_KEY_ROUTER_
  * post_attention_layernorm and post_mlp_layernorm; Glm4MLP's fused gate_up_proj is gate and up */
 static const llmmem__key_default glm4_structure[] = {{LLMMEM_KEY_NORMS_PER_LAYER, 4}, END};
 
+/* moonshotai/Kimi-K2.5 (KimiK25ForConditionalGeneration, remote code; vllm model_executor/models/kimi_k25.py): a
+ * Kimi K2 text model (DeepSeek-V3's modeling: the gate's correction bias, MTP modules storing their embedding and
+ * head), the MoonViT tower and its patch-merger projector (mm_projector) */
+static const llmmem__key_default kimi_k25_structure[] = {
+    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_MTP_EMBEDDING, 1}, {LLMMEM_KEY_MTP_LM_HEAD, 1},
+    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MOONVIT}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 10}, END,
+};
+
+/* models/exaone4_5/modular_exaone4_5.py: Exaone4 text layers (two norms after attention and MLP, q/k norms
+ * over a head), Exaone4_5_VisionModel (Qwen2.5-VL's blocks with grouped key/value heads) and its
+ * Qwen2_5_VLPatchMerger */
+static const llmmem__key_default exaone4_5_structure[] = {
+    {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD},
+    {LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 4}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_EXAONE4_5},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 3}, END,
+};
+
+/* vllm model_executor/models/laguna.py: LagunaAttention q_norm, k_norm over a head (always built); LagunaMoE's
+ * e_score_correction_bias a float32 Parameter of the experts ("the fused top-k bias router requires float32") */
+static const llmmem__key_default laguna_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 1}, END,
+};
+
 /* models/qwen2_5_vl/modeling_qwen2_5_vl.py: Qwen2-shaped text model (q/k/v biased), the Qwen2.5-VL ViT
  * and its Qwen2_5_VLPatchMerger (visual.merger) */
 static const llmmem__key_default qwen2_5_vl_structure[] = {
@@ -604,6 +627,22 @@ static const llmmem__family families[] = {
     {LLMMEM_MODEL_STEP3P5, "step3p5", LLMMEM_READ_STEP3P5,
      {NONE, 128, 0, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, 128000, 4096, 11264, 45, 64, 128815, 0},
      step3p5_structure, NULL},
+    /* KimiK25Config (moonshotai/Kimi-K2.5 configuration_kimi_k25.py, remote code): text_config a DeepseekV3Config
+     * (deepseek_v3 or kimi_k2) read by its own family, vision_config MoonViT's fields, read by read_kimi_k25.
+     * llama.cpp runs the text model as deepseek2 */
+    {LLMMEM_MODEL_KIMI_K25, "kimi_k25", LLMMEM_READ_DEEPSEEK,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, kimi_k25_structure,
+     NULL},
+    /* Exaone4_5_Config (transformers models/exaone4_5/configuration_exaone4_5.py): text_config an Exaone4Config
+     * (exaone4; the first configs wrote exaone4_5_text) whose class defaults fill it, vision_config an
+     * Exaone4_5_VisionConfig, read by read_exaone4_5. llama.cpp's exaone4 GGUF holds the text model alone */
+    {LLMMEM_MODEL_EXAONE4_5, "exaone4_5", LLMMEM_READ_LLAMA_LIKE,
+     {32, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_GEMMA, 4096, 4, 2048, 4096, 16384, 32, 32, 102400, 0},
+     exaone4_5_structure, NULL},
+    /* LagunaConfig (poolside Laguna, vllm model_executor/models/laguna.py): sizes, layer_types, per-layer query heads,
+     * gating and experts read by read_laguna, none from class defaults. llama.cpp's laguna GGUF: not read */
+    {LLMMEM_MODEL_LAGUNA, "laguna", LLMMEM_READ_LAGUNA,
+     {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, laguna_structure, NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -643,6 +682,8 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_LFM2] = "lfm2",               [LLMMEM_MODEL_MIMO_V2_FLASH] = "mimo_v2_flash",
     [LLMMEM_MODEL_HUNYUAN_V1_DENSE] = "hunyuan_v1_dense", [LLMMEM_MODEL_HUNYUAN_V1_MOE] = "hunyuan_v1_moe",
     [LLMMEM_MODEL_PHI4FLASH] = "phi4flash",         [LLMMEM_MODEL_STEP3P5] = "step3p5",
+    [LLMMEM_MODEL_KIMI_K25] = "kimi_k25",           [LLMMEM_MODEL_EXAONE4_5] = "exaone4_5",
+    [LLMMEM_MODEL_LAGUNA] = "laguna",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

@@ -39,7 +39,8 @@ enum llmmem__config_reader {
     LLMMEM_READ_MIMO_V2,        /* swa_* attention fields, hybrid_layer_pattern, moe_layer_freq lists (MiMoV2FlashConfig) */
     LLMMEM_READ_HUNYUAN,        /* llama-like; num_experts, moe_topk (int or per-layer list), use_mixed_mlp_moe (HunYuan*V1Config) */
     LLMMEM_READ_PHI4FLASH,      /* llama-like, mb_per_layer, mamba_* and sliding_window of the SambaY layers (Phi4FlashConfig) */
-    LLMMEM_READ_STEP3P5         /* num_attention_groups, attention_other_setting, layer_types, moe_layers_enum (Step3p5Config) */
+    LLMMEM_READ_STEP3P5,        /* num_attention_groups, attention_other_setting, layer_types, moe_layers_enum (Step3p5Config) */
+    LLMMEM_READ_LAGUNA          /* num_attention_heads_per_layer, gating, layer_types, mlp_layer_types (LagunaConfig) */
 };
 
 /* Where a family's sliding window applies. */
@@ -96,7 +97,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_STEP3P5
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_LAGUNA
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

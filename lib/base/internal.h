@@ -201,7 +201,9 @@ typedef enum llmmem__vision_kind {
     LLMMEM__VISION_PIXTRAL = 5,
     LLMMEM__VISION_LLAMA4 = 7,
     LLMMEM__VISION_MLLAMA = 8,
-    LLMMEM__VISION_GEMMA4 = 9
+    LLMMEM__VISION_GEMMA4 = 9,
+    LLMMEM__VISION_MOONVIT = 10,
+    LLMMEM__VISION_EXAONE4_5 = 11
 } llmmem__vision_kind;
 
 /* ---- formats (formats.c) ----------------------------------------------- */

@@ -473,6 +473,16 @@ static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const
 {
     memset(out, 0, sizeof *out);
     uint64_t limit = (uint64_t)sv(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT), item, width;
+    /* MoonViT's and EXAONE 4.5's largest image is their processor's (preprocessor_config.json), which config.json
+     * does not carry: no silent empty encoder cache */
+    const uint64_t tower = mv(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    if (limit > 0 && (tower == LLMMEM__VISION_MOONVIT || tower == LLMMEM__VISION_EXAONE4_5))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "limit_mm_per_prompt (%llu): vLLM's encoder cache for %s's %s tower is not modelled (its "
+                            "largest image is set by the processor's preprocessor_config.json); set "
+                            "limit_mm_per_prompt=0 to serve text alone",
+                            (unsigned long long)limit, tower == LLMMEM__VISION_MOONVIT ? "kimi_k25" : "exaone4_5",
+                            llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, (int64_t)tower));
     largest_image(&item, &width, m, s);
     if (sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM) > 0)
         item = (uint64_t)sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM);
@@ -715,6 +725,11 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
         st = llmmem__kv_refuse_cross(out->a, cache);
     if (!st)
         st = llmmem__kv_refuse_typed(out->a, cache, modelled);
+    /* vllm laguna.py LagunaAttention.forward: the softplus gate is taken in float32 (gate.float()) before the gated
+     * product, tensors the profile run's rule for step3p5's sigmoid gate leaves out */
+    if (!st && mv(m, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_LAGUNA && mv(m, LLMMEM_KEY_HEAD_WISE_ATTN_GATE))
+        st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of laguna: the profile run of its softplus attention gate, "
+                          "computed in float32, is not modelled: the weights and the contiguous cache are", cache);
     if (st)
         return st;
     if (llmmem__state_kinds(out->a) > 1)

@@ -1192,10 +1192,13 @@ static void add_qwen_vision(builder *b, uint64_t text_hidden, int qwen3)
     }
     /* Qwen2_5_VLVisionBlock: norm1, norm2 RMSNorm; Qwen3VLVisionBlock: LayerNorm (weight and bias) */
     add_vector(b, "vision.block_norms", V, vh, (qwen3 ? 4 : 2) * layers);
-    /* VisionAttention: qkv Linear(dim, 3 dim, bias=True), proj Linear(dim, dim) with bias */
-    add(b, "vision.attn.qkv", V, LLMMEM_SPLIT_COLUMN, 1, 0, 3 * vh, vh, layers, layers);
+    /* VisionAttention: qkv Linear(dim, 3 dim, bias=True), proj Linear(dim, dim) with bias; EXAONE 4.5's
+     * (modular_exaone4_5.py Exaone4_5_VisionAttention) qkv Linear(dim, dim + 2 x kv heads x head width) */
+    uint64_t heads = value(b, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS), kv = value(b, LLMMEM_KEY_VISION_NUM_KEY_VALUE_HEADS);
+    uint64_t qkv = kv && heads ? vh + 2 * kv * (vh / heads) : 3 * vh; /* kv <= 2^20, vh < 2^24: no overflow */
+    add(b, "vision.attn.qkv", V, LLMMEM_SPLIT_COLUMN, 1, 0, qkv, vh, layers, layers);
     add(b, "vision.attn.proj", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vh, layers, layers);
-    add_vector(b, "vision.attn.bias", V, 4 * vh, layers);
+    add_vector(b, "vision.attn.bias", V, qkv + vh, layers);
     if (qwen3) { /* Qwen3VLVisionMLP: linear_fc1, linear_fc2, both biased */
         add(b, "vision.mlp.linear_fc1", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, layers, layers);
         add(b, "vision.mlp.linear_fc2", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
@@ -1319,6 +1322,48 @@ static void add_gemma4_audio(builder *b, uint64_t text_hidden)
     add(b, "embed_audio", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, out, 1, 1);
 }
 
+/* Kimi-K2.5's MoonViT and its projector, as moonshotai/Kimi-K2.5's checkpoint stores them (its tensor table,
+ * r33 SOURCES id 62530201892; vision_tower.* and mm_projector.*): patch_embed.proj a biased Conv2d (3 x patch^2 -> hidden), pos_emb a learned
+ * table of init_pos_emb_height x init_pos_emb_width rows (divided_fixed: the time embedding is a sin-cos buffer);
+ * per block norm0, norm1 (LayerNorms with bias), wqkv and wo (biased), mlp fc0 and fc1 (biased, not gated);
+ * final_layernorm; mm_projector (patchmerger): pre_norm LayerNorm over the tower's width, proj.0 a biased linear
+ * over merge^2 patches, proj.2 a biased linear to the text width (text_hidden_size). */
+static void add_moonvit(builder *b, uint64_t text_hidden)
+{
+    if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
+    uint64_t channels = value(b, LLMMEM_KEY_VISION_NUM_CHANNELS), merge = value(b, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
+    uint64_t out = value(b, LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE);
+    if (merge == 0)
+        merge = 2; /* merge_kernel_size [2, 2] */
+    if (out == 0)
+        out = text_hidden;
+    uint64_t merged = vh * merge * merge; /* the key bounds keep this below 2^36 */
+    add(b, "vision.patch_embed.proj", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, channels * patch * patch, 1, 1);
+    add_vector(b, "vision.patch_embed.proj.bias", V, vh, 1);
+    add(b, "vision.pos_emb", V, LLMMEM_SPLIT_REPLICATED, 0, 0, value(b, LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS), vh,
+        1, 1);
+    add_vector(b, "vision.norms", V, vh, 4 * layers + 2); /* norm0, norm1 weight and bias; final_layernorm */
+    add(b, "vision.wqkv", V, LLMMEM_SPLIT_COLUMN, 1, 0, 3 * vh, vh, layers, layers);
+    add(b, "vision.wo", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vh, layers, layers);
+    add_vector(b, "vision.attention.bias", V, 4 * vh, layers);
+    add(b, "vision.mlp.fc0", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, layers, layers);
+    add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
+    add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != 10)
+        return;
+    add_vector(b, "projector.pre_norm", V, vh, 2);
+    add(b, "projector.proj.0", V, LLMMEM_SPLIT_REPLICATED, 1, 0, merged, merged, 1, 1);
+    add(b, "projector.proj.2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, out, merged, 1, 1);
+    add_vector(b, "projector.bias", V, merged + out, 1);
+}
+
 /* A ViT vision tower and its projector into the text model.
  * transformers CLIPVisionTransformer / SiglipVisionTransformer: patch embedding (a conv, SigLIP
  * with bias), position embedding (CLIP adds a class token and its row), pre-norm layers with biased
@@ -1328,7 +1373,7 @@ static void add_vision(builder *b, uint64_t text_hidden)
     int64_t kind = llmmem__model_value(b->m, LLMMEM_KEY_VISION_MODEL_TYPE);
     if (kind == LLMMEM__VISION_NONE)
         return;
-    if (kind == LLMMEM__VISION_QWEN2_5_VL || kind == LLMMEM__VISION_QWEN3_VL) {
+    if (kind == LLMMEM__VISION_QWEN2_5_VL || kind == LLMMEM__VISION_QWEN3_VL || kind == LLMMEM__VISION_EXAONE4_5) {
         add_qwen_vision(b, text_hidden, kind == LLMMEM__VISION_QWEN3_VL);
         return;
     }
@@ -1346,6 +1391,10 @@ static void add_vision(builder *b, uint64_t text_hidden)
     }
     if (kind == LLMMEM__VISION_GEMMA4) {
         add_gemma4_vision(b, text_hidden);
+        return;
+    }
+    if (kind == LLMMEM__VISION_MOONVIT) {
+        add_moonvit(b, text_hidden);
         return;
     }
     if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||

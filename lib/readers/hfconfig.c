@@ -2548,6 +2548,165 @@ static llmmem_status read_step3p5(const hf *c, const llmmem__json *obj)
     return st ? st : set(c, "moe_layers_enum", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
 }
 
+/* The query heads of the layers of one type in num_attention_heads_per_layer (vllm laguna.py LagunaDecoderLayer:
+ * the list overrides num_attention_heads layer by layer): *heads stays where the type has no layer; a type whose
+ * layers differ is refused. */
+static llmmem_status laguna_type_heads(const hf *c, const llmmem__json *per, const uint8_t *sliding, int64_t layers,
+                                       int want, int64_t *heads)
+{
+    int seen = 0;
+    for (int64_t i = 0; i < layers; i++) {
+        if (sliding[i] != want)
+            continue;
+        const llmmem__json *v = llmmem__json_array_get(per, (size_t)i);
+        char field[64];
+        snprintf(field, sizeof field, "num_attention_heads_per_layer[%lld]", (long long)i);
+        if (!llmmem__json_is_integer(v) || llmmem__json_integer_value(v) < 1)
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a positive number of heads, got %s", kind(v));
+        if (seen && llmmem__json_integer_value(v) != *heads)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "%lld beside %lld on another %s layer: layers of one type "
+                           "with different query heads are not modelled", (long long)llmmem__json_integer_value(v),
+                           (long long)*heads, want ? "sliding" : "full");
+        *heads = llmmem__json_integer_value(v);
+        seen = 1;
+    }
+    return LLMMEM_OK;
+}
+
+/* LagunaConfig as vllm model_executor/models/laguna.py builds it: Llama-like sizes (head_dim given), layer_types full
+ * or sliding (sliding_window), num_attention_heads_per_layer (one count per layer type), q/k norms over a head, the
+ * gating g_proj (true or "per-head": one softplus gate a query head; "per-element" refused), MoE layers (mlp_layer_types
+ * "sparse", else not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0) of num_experts of
+ * moe_intermediate_size beside one shared expert of shared_expert_intermediate_size, a bf16 router and the experts'
+ * float32 e_score_correction_bias; dense layers of intermediate_size. Attention biases and the sliding layers'
+ * sinks are refused. */
+static llmmem_status read_laguna(const hf *c, const llmmem__json *obj)
+{
+    int64_t layers = 0, heads = 0, experts = 0, shared = 0, step = 1, window = 0;
+    enum presence p;
+    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
+    if (!st)
+        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
+    if (!st)
+        st = required(c, obj, NAMES("num_key_value_heads"), LLMMEM_KEY_NUM_KEY_VALUE_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st)
+        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, LEAVE, LEAVE);
+    if (!st)
+        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
+    if (!st)
+        st = read_tie(c, obj);
+    if (!st)
+        st = refuse_if(c, obj, "attention_bias", 1, 0, "a biased o_proj is not modelled for laguna");
+    if (!st)
+        st = refuse_if(c, obj, "qkv_bias", 1, 0, "a biased qkv_proj is not modelled for laguna");
+    if (!st)
+        st = refuse_if(c, obj, "swa_attention_sink_enabled", 1, 0, "the sliding layers' sinks are not modelled for laguna");
+    if (st)
+        return st;
+    /* gating: true or "per-head" one gate a head, "per-element" one a channel, false or absent none */
+    const llmmem__json *g = llmmem__json_object_get(obj, "gating");
+    int gate = g && (llmmem__json_is_true(g) || (is_text(g) && strcmp(llmmem__json_string_value(g), "per-head") == 0));
+    if (g && is_text(g) && !gate)
+        return unsupported_string(c, "gating", llmmem__json_string_value(g),
+                                  "per-head is modelled (per-element, Laguna M.1's g_proj of num_heads x head_dim, is not)");
+    if (g && !llmmem__json_is_null(g) && !is_text(g) && !llmmem__json_is_true(g) && !llmmem__json_is_false(g))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "gating", "expected true, false or a string, got %s", kind(g));
+    st = set(c, "gating", LLMMEM_KEY_HEAD_WISE_ATTN_GATE, gate);
+    if (!st && (st = get_int(c, obj, "num_experts", &experts, &p)) == LLMMEM_OK && p != PRESENT)
+        experts = 0;
+    if (!st)
+        st = set(c, "num_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
+    if (!st && experts > 0)
+        st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
+    if (!st && experts > 0)
+        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
+    if (!st && experts > 0 && (st = get_int(c, obj, "shared_expert_intermediate_size", &shared, &p)) == LLMMEM_OK) {
+        st = set(c, "shared_expert_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, shared);
+        if (!st)
+            st = set(c, "shared_expert_intermediate_size", LLMMEM_KEY_N_SHARED_EXPERTS, shared > 0);
+    }
+    if (!st && (st = get_int(c, obj, "decoder_sparse_step", &step, &p)) == LLMMEM_OK && p != PRESENT)
+        step = 1;
+    if (st)
+        return st;
+    if (step < 1)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "decoder_sparse_step", "%lld is below 1", (long long)step);
+    if (layers > LLMMEM_LAYER_MAP_MAX)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
+                       LLMMEM_LAYER_MAP_MAX);
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    const llmmem__json *mlp = llmmem__json_object_get(obj, "mlp_layer_types");
+    const llmmem__json *only = llmmem__json_object_get(obj, "mlp_only_layers");
+    const llmmem__json *per = llmmem__json_object_get(obj, "num_attention_heads_per_layer");
+    const struct {
+        const char *field;
+        const llmmem__json *list;
+    } lists[3] = {{"layer_types", types}, {"mlp_layer_types", mlp}, {"num_attention_heads_per_layer", per}};
+    for (unsigned i = 0; i < 3; i++)
+        if (lists[i].list && !llmmem__json_is_null(lists[i].list) &&
+            (!llmmem__json_is_array(lists[i].list) || (int64_t)llmmem__json_array_size(lists[i].list) != layers))
+            return hf_fail(c, LLMMEM_ERR_PARSE, lists[i].field, "expected a list of the num_hidden_layers (%lld) layers",
+                           (long long)layers);
+    if (only && !llmmem__json_is_null(only) && !llmmem__json_is_array(only))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "mlp_only_layers", "expected an array, got %s", kind(only));
+    uint8_t sliding[LLMMEM_LAYER_MAP_MAX] = {0};
+    llmmem__layer_map map;
+    memset(&map, 0, sizeof map);
+    int any_sliding = 0;
+    for (int64_t i = 0; i < layers; i++) {
+        char field[48];
+        const llmmem__json *t = types && llmmem__json_is_array(types) ? llmmem__json_array_get(types, (size_t)i) : NULL;
+        sliding[i] = t && is_text(t) && strcmp(llmmem__json_string_value(t), "sliding_attention") == 0;
+        snprintf(field, sizeof field, "layer_types[%lld]", (long long)i);
+        if (t && !sliding[i] && (!is_text(t) || strcmp(llmmem__json_string_value(t), "full_attention") != 0))
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "expected full_attention or sliding_attention");
+        any_sliding |= sliding[i];
+        int moe = experts > 0 && (i + 1) % step == 0;
+        for (size_t k = 0; moe && only && llmmem__json_is_array(only) && k < llmmem__json_array_size(only); k++)
+            moe = llmmem__json_integer_value(llmmem__json_array_get(only, k)) != i;
+        const llmmem__json *f = mlp && llmmem__json_is_array(mlp) ? llmmem__json_array_get(mlp, (size_t)i) : NULL;
+        snprintf(field, sizeof field, "mlp_layer_types[%lld]", (long long)i);
+        if (f && (!is_text(f) || (strcmp(llmmem__json_string_value(f), "dense") != 0 &&
+                                  strcmp(llmmem__json_string_value(f), "sparse") != 0)))
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "expected dense or sparse");
+        if (f && (strcmp(llmmem__json_string_value(f), "sparse") == 0) != moe)
+            return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, field, "%s, but mlp_only_layers, decoder_sparse_step and "
+                           "num_experts (vLLM's LagunaDecoderLayer) make the layer %s", llmmem__json_string_value(f),
+                           moe ? "sparse" : "dense");
+        llmmem__layer_map_push(&map, sliding[i] ? LLMMEM_MIXER_SLIDING : LLMMEM_MIXER_FULL);
+        map.ffn[i] = (uint8_t)(1 + (moe ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE));
+    }
+    int64_t full_heads = heads, sliding_heads = heads;
+    if (per && !llmmem__json_is_null(per)) {
+        st = laguna_type_heads(c, per, sliding, layers, 0, &full_heads);
+        if (!st)
+            st = laguna_type_heads(c, per, sliding, layers, 1, &sliding_heads);
+    }
+    if (!st && any_sliding) {
+        if ((st = get_int(c, obj, "sliding_window", &window, &p)) != LLMMEM_OK)
+            return st;
+        if (p != PRESENT || window <= 0)
+            return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "sliding_window", "must be given for the sliding_attention layers");
+        st = set(c, "sliding_window", LLMMEM_KEY_SLIDING_WINDOW, window);
+    }
+    /* num_attention_heads holds the sliding layers' heads, num_global_attention_heads the full ones' (as step3p5) */
+    if (!st)
+        st = set(c, "num_attention_heads_per_layer", LLMMEM_KEY_NUM_ATTENTION_HEADS, any_sliding ? sliding_heads : full_heads);
+    if (!st && any_sliding && sliding_heads != full_heads)
+        st = set(c, "num_attention_heads_per_layer", LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS, full_heads);
+    if (st)
+        return st;
+    llmmem__model_set_layer_map(c->m, &map);
+    st = set(c, "mlp_layer_types", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    return st ? st : set(c, "mlp_layer_types", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -2584,6 +2743,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_HUNYUAN: return read_hunyuan(c, obj);
     case LLMMEM_READ_PHI4FLASH: return read_phi4flash(c, obj);
     case LLMMEM_READ_STEP3P5: return read_step3p5(c, obj);
+    case LLMMEM_READ_LAGUNA: return read_laguna(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
@@ -3217,7 +3377,7 @@ static llmmem_status read_wrapper(const hf *c, const hf_wrapper *w, const llmmem
         t++;
     if (!*t)
         return unsupported_string(&sub, "model_type", type, w->vision_refusal);
-    sub.type = (*t)->type;
+    sub.type = *(*t)->type ? (*t)->type : w->type; /* a tower named by no model_type: the wrapper's */
     st = read_tower(&sub, vision, *t);
     if (!st)
         st = read_fields(c, root, w->top, w->n_top);
@@ -3271,6 +3431,108 @@ static const hf_wrapper mllama_wrapper = {
     .type = "mllama", .text_types = NAMES("mllama_text_model"), .text_refusal = "mllama takes mllama_text_model",
     .text = read_mllama_text, .towers = TOWERS(&mllama_tower), .vision_refusal = "mllama takes mllama_vision_model",
     .projector = 8};
+
+/* Kimi-K2.5's MoonViT (moonshotai/Kimi-K2.5's published vision_config, r33 SOURCES id 62530201892): vt_hidden_size,
+ * vt_intermediate_size, vt_num_hidden_layers, vt_num_attention_heads, 14-pixel patches; text_hidden_size the
+ * width the projector gives the text model. */
+static const hf_field moonvit_fields[] = {
+    REQ("vt_hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1152),
+    REQ("vt_intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 4304),
+    REQ("vt_num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 27),
+    REQ("vt_num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14),
+    OPT("text_hidden_size", LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 0),
+};
+
+/* A text field that must hold `want` (its default when absent or null). */
+static llmmem_status moonvit_choice(const hf *c, const llmmem__json *obj, const char *field, const char *want,
+                                    const char *why)
+{
+    const char *s = NULL;
+    enum presence p;
+    llmmem_status st = get_string(c, obj, field, &s, &p);
+    return st || p != PRESENT || strcmp(s, want) == 0 ? st : unsupported_string(c, field, s, why);
+}
+
+/* MoonViT's learned position table of init_pos_emb_height x init_pos_emb_width rows ('divided_fixed': the time
+ * embedding is a fixed sin-cos buffer), merge_kernel_size a square the patch merger joins, and the mm_projector
+ * (patchmerger: pre_norm over mm_hidden_size, the tower's width). */
+static llmmem_status read_moonvit_rest(const hf *c, const llmmem__json *obj)
+{
+    int64_t h = 64, w = 64, mm = 0;
+    enum presence ph, pw, pm;
+    llmmem_status st = get_int(c, obj, "init_pos_emb_height", &h, &ph);
+    if (!st)
+        st = get_int(c, obj, "init_pos_emb_width", &w, &pw);
+    if (!st && (ph != PRESENT || pw != PRESENT))
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, ph != PRESENT ? "init_pos_emb_height" : "init_pos_emb_width",
+                       "is missing or null (the rows of kimi_k25's position table)");
+    if (!st)
+        st = moonvit_choice(c, obj, "pos_emb_type", "divided_fixed", "kimi_k25's MoonViT takes divided_fixed");
+    if (!st)
+        st = moonvit_choice(c, obj, "mm_projector_type", "patchmerger", "kimi_k25 takes patchmerger");
+    if (st)
+        return st;
+    if (h < 1 || w < 1 || h > (1 << 20) || w > (1 << 20))
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, h < 1 || h > (1 << 20) ? "init_pos_emb_height" : "init_pos_emb_width",
+                       "%lld is not within 1 .. 1048576", (long long)(h < 1 || h > (1 << 20) ? h : w));
+    st = set(c, "init_pos_emb_height", LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS, h * w);
+    const llmmem__json *k = llmmem__json_object_get(obj, "merge_kernel_size");
+    int64_t merge = 2;
+    if (!st && k && !llmmem__json_is_null(k)) {
+        if (!llmmem__json_is_array(k) || llmmem__json_array_size(k) != 2 ||
+            !llmmem__json_is_integer(llmmem__json_array_get(k, 0)) ||
+            llmmem__json_integer_value(llmmem__json_array_get(k, 0)) !=
+                llmmem__json_integer_value(llmmem__json_array_get(k, 1)))
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "merge_kernel_size", "only a square [n, n] is modelled");
+        merge = llmmem__json_integer_value(llmmem__json_array_get(k, 0));
+    }
+    if (!st)
+        st = set(c, "merge_kernel_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, merge);
+    if (!st)
+        st = get_int(c, obj, "mm_hidden_size", &mm, &pm);
+    if (!st && pm == PRESENT && mm != llmmem__get_int(&c->m->s, LLMMEM_KEY_VISION_HIDDEN_SIZE))
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "mm_hidden_size",
+                       "%lld differs from vt_hidden_size: a projector over another width is not modelled", (long long)mm);
+    return st;
+}
+
+static const hf_tower moonvit_tower = {"", LLMMEM__VISION_MOONVIT, FIELDS(moonvit_fields), read_moonvit_rest};
+/* KimiK25Config: text_config a DeepseekV3Config (deepseek_v3, or kimi_k2), vision_config MoonViT's (its
+ * model_type absent or empty), joined by the patchmerger mm_projector. */
+static const hf_wrapper kimi_k25_wrapper = {
+    .type = "kimi_k25", .text_types = NAMES("deepseek_v3", "kimi_k2"),
+    .text_refusal = "kimi_k25 takes deepseek_v3 and kimi_k2", .model_type = LLMMEM_MODEL_KIMI_K25,
+    .towers = TOWERS(&moonvit_tower), .vision_refusal = "kimi_k25 takes MoonViT (a vision_config without a model_type)",
+    .projector = 10};
+
+/* Exaone4_5_VisionConfig (transformers models/exaone4_5/configuration_exaone4_5.py): Qwen2_5_VLVisionConfig's
+ * fields and defaults (depth=32, hidden_size=3584, intermediate_size=3420, num_heads=16, in_channels=3,
+ * patch_size=14, spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=3584, window_size=112,
+ * fullatt_block_indexes 4 entries) and num_key_value_heads=8. */
+static const hf_field exaone4_5_vision_fields[] = {
+    REQ("depth", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 32),
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 3584),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 3420),
+    REQ("num_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16),
+    REQ("num_key_value_heads", LLMMEM_KEY_VISION_NUM_KEY_VALUE_HEADS, 8),
+    OPT("in_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14),
+    REQ("spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2),
+    REQ("temporal_patch_size", LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2),
+    REQ("out_hidden_size", LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 3584),
+    REQ("window_size", LLMMEM_KEY_VISION_WINDOW_SIZE, 112),
+};
+static const hf_tower exaone4_5_tower = {"exaone4_5_vision", LLMMEM__VISION_EXAONE4_5, FIELDS(exaone4_5_vision_fields),
+                                         read_fullatt_blocks};
+/* Exaone4_5_Config: text_config an Exaone4Config (exaone4, or exaone4_5_text as first released), read with
+ * EXAONE 4's reader and class defaults under this family; vision_config an Exaone4_5_VisionConfig; joined by
+ * Exaone4_5_PatchMerger (Qwen2_5_VLPatchMerger). */
+static const hf_wrapper exaone4_5_wrapper = {
+    .type = "exaone4_5", .text_types = NAMES("exaone4", "exaone4_5_text"),
+    .text_refusal = "exaone4_5 takes exaone4 and exaone4_5_text", .text = read_llama_like,
+    .model_type = LLMMEM_MODEL_EXAONE4_5, .towers = TOWERS(&exaone4_5_tower),
+    .vision_refusal = "exaone4_5 takes exaone4_5_vision", .projector = 3};
 #undef TOWERS
 
 static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
@@ -3296,6 +3558,16 @@ static llmmem_status read_llama4(const hf *c, const llmmem__json *root)
 static llmmem_status read_mllama(const hf *c, const llmmem__json *root)
 {
     return read_wrapper(c, &mllama_wrapper, root, NULL);
+}
+
+static llmmem_status read_kimi_k25(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    return read_wrapper(c, &kimi_k25_wrapper, root, text_out);
+}
+
+static llmmem_status read_exaone4_5(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    return read_wrapper(c, &exaone4_5_wrapper, root, text_out);
 }
 
 /* ---- dtype and quantization ------------------------------------------------------------------- */
@@ -3525,6 +3797,26 @@ static llmmem_status read_fp8(const hf *c, const llmmem__json *q, llmmem_format 
     return check_skipped_modules(c, q, "modules_to_not_convert");
 }
 
+/* An ignore list that leaves lm_head, every attention, shared-expert and dense MLP linear unquantized, exactly
+ * (moonshotai/Kimi-K2.5's config.json; its checkpoint stores those in bf16 and the routed experts as int4,
+ * r33 SOURCES id 62530201892): the routed experts alone are quantized. */
+static int ignores_all_but_experts(const llmmem__json *q)
+{
+    static const char *const scope[] = {"lm_head", "re:.*self_attn.*", "re:.*shared_experts.*",
+                                        "re:.*mlp\\.(gate|up|gate_up|down)_proj.*", NULL};
+    const llmmem__json *list = llmmem__json_object_get(q, "ignore");
+    if (!llmmem__json_is_array(list) || llmmem__json_array_size(list) != 4)
+        return 0;
+    unsigned seen = 0;
+    for (size_t i = 0; i < 4; i++) {
+        const llmmem__json *v = llmmem__json_array_get(list, i);
+        for (unsigned k = 0; scope[k] && llmmem__json_is_string(v); k++)
+            if (strcmp(llmmem__json_string_value(v), scope[k]) == 0)
+                seen |= 1u << k;
+    }
+    return seen == 15u;
+}
+
 /* compressed-tensors (llm-compressor; vllm .../quantization/compressed_tensors/compressed_tensors.py):
  * one config group over every Linear, its weights' num_bits, type, strategy and group_size, and the
  * modules it ignores. */
@@ -3604,6 +3896,8 @@ static llmmem_status read_compressed_tensors(const hf *c, const llmmem__json *q,
                        "channel, tensor or block are)",
                        (long long)bits, type, strategy);
     }
+    if (!st && ignores_all_but_experts(q))
+        return set(c, "ignore", LLMMEM_KEY_QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS);
     return st ? st : check_skipped_modules(c, q, "ignore");
 }
 
@@ -3907,6 +4201,12 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
         c->fam = llmmem__family_named(type);
         c->type = c->fam->name;
         st = read_qwen_vl(c, root, &text);
+    } else if (strcmp(type, "kimi_k25") == 0) {
+        st = read_kimi_k25(c, root, &text);
+    } else if (strcmp(type, "exaone4_5") == 0) {
+        c->fam = llmmem__family_named(type);
+        c->type = c->fam->name;
+        st = read_exaone4_5(c, root, &text);
     } else {
         c->fam = llmmem__family_named(type);
         if (!c->fam)
