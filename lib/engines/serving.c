@@ -114,19 +114,6 @@ static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint
     return LLMMEM_OK;
 }
 
-/* Refuses MiMo-V2-Flash's sliding and full layers of their own KV heads with values narrower than keys: vLLM gives a
- * FullAttentionSpec its head_size_v, a SlidingWindowSpec (AttentionSpec.real_page_size_bytes, 2 x head_size) none
- * (vllm/v1/kv_cache_interface.py), so which page the sliding layers take is not settled here. */
-static llmmem_status refuse_narrow_values(const llmmem__geometry *a)
-{
-    if (a->kv_token_global.heads && a->v_head_dim != a->head_dim)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM's paged cache of sliding and full layers of their own KV "
-                            "heads with values narrower than keys (mimo_v2_flash: v_head_dim %llu, head_dim %llu) is "
-                            "not modelled: the contiguous cache is", (unsigned long long)a->v_head_dim,
-                            (unsigned long long)a->head_dim);
-    return LLMMEM_OK;
-}
-
 /* ---- weights and activations of one rank ------------------------------------------ */
 
 /* Weights of one rank of a serving stage: the classes split over tensor parallelism as
@@ -830,8 +817,6 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     if (state && (a->window || (a->kv_lora_rank && !a->linear_layers)))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside state layers (Mamba, Gated DeltaNet, KDA or short convolutions) is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
-    if ((st = refuse_narrow_values(a)) != LLMMEM_OK)
-        return st;
     /* gemma4: full and sliding layers of different widths, KV-shared layers, per-layer input embeddings */
     const int typed = a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs;
     /* the profile run's working set is modelled for Mamba-2, Qwen's Gated DeltaNet, Kimi's KDA, LFM2's
@@ -909,7 +894,11 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     uint64_t sliding_token = r->pool.token_layer, full_token = sliding_token;
     r->typed = typed;
     if (a->kv_token_global.heads && g.full) {
-        /* the full layers' own spec (vllm gemma4.py Gemma4DecoderLayer: global_head_dim, num_global_key_value_heads) */
+        /* the full layers' own spec (vllm gemma4.py Gemma4DecoderLayer: global_head_dim, num_global_key_value_heads;
+         * mimo_v2_flash.py MiMoV2FlashDecoderLayer: their own KV heads, values narrower than keys, a page of
+         * head_size + head_size_v on sliding and full layers alike: v1/kv_cache_interface.py
+         * SlidingWindowSpec.real_page_size_bytes, FullAttentionSpec's; layers/attention/attention.py
+         * Attention.get_kv_cache_spec gives both specs head_size_v) */
         if (!g.sliding)
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM's paged cache of full layers of different widths %s is not "
                                 "modelled (one group of per-layer pages, UniformTypeKVCacheSpecs)",
@@ -1265,8 +1254,6 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (!st)
         st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED);
-    if (!st)
-        st = refuse_narrow_values(a);
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL);
