@@ -238,7 +238,10 @@ START_TEST(mimo_v2_flash)
      *     bytes a token 48 x 640 = 30,720
      *   tensor_parallel 1: sliding 8 x 320 x 2 = 5,120 B a token (page 81,920), full 4 x 320 x 2 = 2,560 (block 16 x 2
      *     = 32, unify_kv_cache_spec_page_size); 21,474,836,480 // 81,920 // 9 = 29,127 blocks; a request 262144 / 32 =
-     *     8,192 + 5 x 521 = 10,797: 2.70x, int(2.69769... x 262144) = 707,184 tokens. */
+     *     8,192 + 5 x 521 = 10,797: 2.70x, int(2.69769... x 262144) = 707,184 tokens.
+     * The profile run (tensor_parallel 8, max_num_seqs 64, 8192 tokens, bf16): a MoE layer's residual and normed input
+     * (2 x 4096) and fused_moe's caches, 8 x (3 x 2048 / 8 + 4096): 47,104 elements, x 2 x 8192 = 771,751,936 B, over
+     * the sampler's 8192 x 4096 x 2 + 64 x 152576 x 6 = 125,698,048. */
     ck_assert_ok(llmmem_kv_bytes_per_token(&n, m, s));
     ck_assert_uint_eq(n, 39 * 5120 + 9 * 2560);
     llmmem_hardware *hw = NULL;
@@ -262,6 +265,10 @@ START_TEST(mimo_v2_flash)
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 10797);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 270);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 707184);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 8));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NUM_SEQS, 64));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 771751936ULL);
     llmmem_serving_free(r);
     llmmem_hardware_free(hw);
     llmmem_strategy_free(s);

@@ -341,8 +341,8 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmme
 {
     uint64_t e = llmmem__kv_element_bytes(dtype), per = 0, x = 0, typed_bytes = 0, peak;
     llmmem_status st;
-    /* gemma4: full and sliding layers of different widths, KV-shared layers, per-layer input embeddings */
-    const int typed = a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs;
+    /* gemma4's layers (not MiMo-V2-Flash's typed ones, whose blocks are layer_peak's) */
+    const int typed = mv(m, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_GEMMA4;
     if (typed) {
         if ((st = gemma4_peak(&x, m, a, tp, first, end, e)) != LLMMEM_OK)
             return st;
