@@ -227,10 +227,50 @@ START_TEST(mimo_v2_flash)
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_kv_cache_bytes(&n, m, s, 1, 1024));
     ck_assert_uint_eq(n, 9ULL * 1024 * 2560 + 39ULL * 128 * 5120);
-    /* vLLM's paged cache: a SlidingWindowSpec's page counts 2 x head_size (kv_cache_interface.py
-     * AttentionSpec.real_page_size_bytes), a FullAttentionSpec's head_size + head_size_v: refused by name */
-    ck_assert_status(llmmem_kv_bytes_per_token(&n, m, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "(mimo_v2_flash: v_head_dim 128, head_dim 192)"));
+    /* vLLM's paged cache, by hand from vLLM's source: layers/attention/attention.py Attention.get_kv_cache_spec gives
+     * a sliding layer a SlidingWindowSpec and a full one a FullAttentionSpec, both with head_size_v, and both count
+     * block x KV heads x (head_size + head_size_v) x 2 B a page (v1/kv_cache_interface.py real_page_size_bytes); a
+     * budget of 20 GiB (kv_cache_memory_bytes), max_model_len 262144, max_num_batched_tokens 8192 (H200), block 16:
+     *   tensor_parallel 8: one KV head a rank on either type (8 / 8, max(1, 4 / 8)): 320 x 2 = 640 B a token, page
+     *     10,240 for both; 9 full and 39 sliding layers: groups of 9 (39 is not under 1.5 x 9), 1 + 5 = 6 groups;
+     *     21,474,836,480 // 10,240 // 9 = 233,016 blocks; a request cdiv(262144, 16) = 16,384 + 5 x (cdiv(min(127 +
+     *     8192, 262144), 16) + 1 = 521) = 18,989 blocks: 12.27x, int(12.27110... x 262144) = 3,216,796 tokens;
+     *     bytes a token 48 x 640 = 30,720
+     *   tensor_parallel 1: sliding 8 x 320 x 2 = 5,120 B a token (page 81,920), full 4 x 320 x 2 = 2,560 (block 16 x 2
+     *     = 32, unify_kv_cache_spec_page_size); 21,474,836,480 // 81,920 // 9 = 29,127 blocks; a request 262144 / 32 =
+     *     8,192 + 5 x 521 = 10,797: 2.70x, int(2.69769... x 262144) = 707,184 tokens.
+     * The profile run (tensor_parallel 8, max_num_seqs 64, 8192 tokens, bf16): a MoE layer's residual and normed input
+     * (2 x 4096) and fused_moe's caches, 8 x (3 x 2048 / 8 + 4096): 47,104 elements, x 2 x 8192 = 771,751,936 B, over
+     * the sampler's 8192 x 4096 x 2 + 64 x 152576 x 6 = 125,698,048. */
+    ck_assert_ok(llmmem_kv_bytes_per_token(&n, m, s));
+    ck_assert_uint_eq(n, 39 * 5120 + 9 * 2560);
+    llmmem_hardware *hw = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h200"));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 20LL << 30));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 8));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 10240);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 6);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 233016);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 18989);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 1227);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 3216796);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 30720);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 1));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 81920);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 29127);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCKS_PER_REQUEST), 10797);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_VLLM_CONCURRENCY_X100), 270);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 707184);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 8));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NUM_SEQS, 64));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 771751936ULL);
+    llmmem_serving_free(r);
+    llmmem_hardware_free(hw);
     llmmem_strategy_free(s);
     llmmem_model_free(m);
 }

@@ -649,7 +649,7 @@ END_TEST
  *     10 full ones of 4 KV heads of 512, keys and values though k_eq_v (8,192 B a token):
  *     50 x 1024 x 16,384 + 10 x 4096 x 8,192 = 838,860,800 + 335,544,320 = 1,174,405,120.
  * vLLM serving on one H100 (max_num_batched_tokens 8192, max_model_len 131072, block_size 16), the KV budget given
- * as kv_cache_memory_bytes (the profile run of gemma4's layers is not modelled), by hand from vLLM's source:
+ * as kv_cache_memory_bytes, by hand from vLLM's source:
  *   vllm/v1/worker/gpu_model_runner.py get_kv_cache_spec: a KV-shared layer (kv_sharing_target_layer_name, set by
  *   gemma4.py Gemma4Attention on the last num_kv_shared_layers) gets no spec; gemma4.py Gemma4DecoderLayer: a full
  *   layer has global_head_dim and, with attention_k_eq_v, num_global_key_value_heads, K and V both cached
@@ -682,8 +682,6 @@ START_TEST(gemma4_cache)
     llmmem_serving *r = NULL;
     ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
     ck_assert_ok(llmmem_serving_new(&r));
-    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "activation peak of gemma4's layers is not modelled"));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 4LL << 30));
     ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 32768);
@@ -921,6 +919,56 @@ START_TEST(exaone4_5_refusals)
 }
 END_TEST
 
+/* vLLM's profile run of Gemma 4 on one H100 (v1/worker/gpu_model_runner.py profile_run: one forward over
+ * max_num_batched_tokens 8192 tokens, then the sampler over max_num_seqs rows; bf16, 2 bytes an element),
+ * max_num_seqs 256, by hand from vllm/model_executor/models/gemma4.py, each intermediate freed once consumed:
+ * a layer holds the residual and its normed input (2h), the per-layer inputs of every layer when the model has
+ * them (Gemma4Model.forward: 35 x 256 = 8,960 for E2B), and the larger of its attention (Gemma4Attention.forward:
+ * qkv_proj's output, q + 2 kv heads, and the attention output, q heads, at the layer type's head width) and its
+ * MLP (Gemma4MLP: gate_up 2I and GeluAndMul's output I), or with enable_moe_block the MoE block (the MLP's normed
+ * output and the experts' normed input, 2h, fused_moe's caches top_k x (3 x 704 + h), the router's fp32 logits):
+ *   E2B (h 1536, 8 heads, 1 KV head; sliding 256 wide, full 512; I 6144 doubled on its KV-shared layers):
+ *     attention (8 + 2 + 8) x 512 = 9,216; MLP 3 x 12,288 = 36,864; (3,072 + 8,960 + 36,864) x 2 = 97,792 B a
+ *     token, x 8192 = 801,112,064 (the start, h + 3 x 8,960 = 28,416 elements, is below); the sampler 8192 x 1536
+ *     x 2 + 256 x 262144 x (2 + 4) = 427,819,008 is below
+ *   31B (h 5376, 32 heads; sliding 16 KV heads of 256, full 4 of 512; I 21504): attention max((32 + 32 + 32) x
+ *     256, (32 + 8 + 32) x 512) = 36,864; MLP 64,512; (10,752 + 64,512) x 2 = 150,528 B, x 8192 = 1,233,125,376
+ *     (sampler 88,080,384 + 402,653,184 = 490,733,568)
+ *   26B-A4B (h 2816, 16 heads; sliding 8 KV heads of 256, full 2 of 512; I 2112; 128 experts of 704, top 8):
+ *     MoE 2 x 2816 + 8 x (2,112 + 2,816) = 45,056 over attention (16 + 4 + 16) x 512 = 18,432; (5,632 + 45,056) x
+ *     2 + 128 x 4 = 101,888 B, x 8192 = 834,666,496 (sampler 46,137,344 + 402,653,184 = 448,790,528).
+ * With vLLM's defaults (max_num_seqs 1024) the sampler's 8192 x h x 2 + 1024 x 262144 x 6 is the E2B's peak:
+ * 25,165,824 + 1,610,612,736 = 1,635,778,560; serve then sizes the cache with no budget given. */
+START_TEST(gemma4_profile_peak)
+{
+    llmmem_model *m = gemma4(1536, 35, 6144, 8, 1, 0, "SSSSF", 512, 20, 1, 256, 0, 0, 1);
+    llmmem_strategy *s = NULL;
+    llmmem_hardware *hw = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 1635778560ULL);
+    ck_assert_uint_gt(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 0);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NUM_SEQS, 256));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 801112064ULL);
+    llmmem_model_free(m);
+    m = gemma4(5376, 60, 21504, 32, 16, 4, "SSSSSF", 1024, 0, 0, 0, 0, 0, 0);
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 1233125376ULL);
+    llmmem_model_free(m);
+    m = gemma4(2816, 30, 2112, 16, 8, 2, "SSSSSF", 1024, 0, 0, 0, 128, 704, 0);
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 834666496ULL);
+    llmmem_serving_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("families_vlm");
@@ -952,6 +1000,7 @@ int main(void)
     tcase_add_test(tc, kimi_k25_refusals);
     tcase_add_test(tc, exaone4_5_33b);
     tcase_add_test(tc, exaone4_5_refusals);
+    tcase_add_test(tc, gemma4_profile_peak);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -114,19 +114,6 @@ static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint
     return LLMMEM_OK;
 }
 
-/* Refuses MiMo-V2-Flash's sliding and full layers of their own KV heads with values narrower than keys: vLLM gives a
- * FullAttentionSpec its head_size_v, a SlidingWindowSpec (AttentionSpec.real_page_size_bytes, 2 x head_size) none
- * (vllm/v1/kv_cache_interface.py), so which page the sliding layers take is not settled here. */
-static llmmem_status refuse_narrow_values(const llmmem__geometry *a)
-{
-    if (a->kv_token_global.heads && a->v_head_dim != a->head_dim)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM's paged cache of sliding and full layers of their own KV "
-                            "heads with values narrower than keys (mimo_v2_flash: v_head_dim %llu, head_dim %llu) is "
-                            "not modelled: the contiguous cache is", (unsigned long long)a->v_head_dim,
-                            (unsigned long long)a->head_dim);
-    return LLMMEM_OK;
-}
-
 /* ---- weights and activations of one rank ------------------------------------------ */
 
 /* Weights of one rank of a serving stage: the classes split over tensor parallelism as
@@ -292,6 +279,58 @@ static uint64_t kda_peak(const llmmem__geometry *a, uint64_t tp, uint64_t e)
     return (2 * a->hidden + a->hidden + 3 * p + p + p + p + a->hidden) * e + nh * 4 + p * 4;
 }
 
+/* Bytes per token that one Gemma 4 decoder layer keeps alive at its peak in vLLM's profile run on one rank of
+ * the stage [first, end), as layer_peak counts (each intermediate freed once consumed), residual stream (2h)
+ * included; q = heads/tp, each attention type at its own width (vllm gemma4.py Gemma4DecoderLayer: global_head_dim
+ * on full layers, num_global_key_value_heads with attention_k_eq_v). */
+static llmmem_status gemma4_peak(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a, uint64_t tp,
+                                 uint64_t first, uint64_t end, uint64_t e)
+{
+    uint64_t q = a->heads / tp, sliding = llmmem__sliding_layers(a, first, end), attn = 0, x;
+    uint64_t full = llmmem__layers_in(&a->plan, a->attention, first, end) - sliding;
+    /* a full layer of the sliding layers' widths (kv_token_global.heads 0) is the sliding type's */
+    const llmmem__kv_token own = {a->kv_heads, 2, a->head_dim};
+    const llmmem__kv_token types[2] = {sliding ? own : (llmmem__kv_token){0, 0, 0},
+                                       !full ? (llmmem__kv_token){0, 0, 0} : a->kv_token_global.heads ? a->kv_token_global : own};
+    /* vllm gemma4.py Gemma4Attention.forward: qkv_proj's output (q + 2 kv heads, at least one a rank) and the
+     * attention output (q heads), as layer_peak's */
+    for (unsigned i = 0; i < 2; i++) {
+        uint64_t kv = types[i].heads / tp ? types[i].heads / tp : 1;
+        if (types[i].heads && (x = (2 * q + 2 * kv) * types[i].width) > attn)
+            attn = x;
+    }
+    /* vllm gemma4.py Gemma4MLP: gate_up (2 x I) and GeluAndMul's output (I); Gemma4DecoderLayer: use_double_wide_mlp
+     * doubles I on the KV-shared layers */
+    uint64_t ffn = llmmem__ceil_div(a->ffn, tp) * (mv(m, LLMMEM_KEY_DOUBLE_WIDE_MLP) && a->kv_shared_layers ? 2 : 1);
+    uint64_t peak = attn > 3 * ffn ? attn : 3 * ffn, bytes;
+    /* Gemma4DecoderLayer.forward with enable_moe_block: the MLP's normed output (h) and pre_feedforward_layernorm_2's
+     * (h) beside fused_moe's caches (top_k x (3 x expert width + h), as layer_peak's); the router's logits in fp32
+     * (Gemma4Router: GateLinear out_dtype float32, one per expert) */
+    uint64_t moe = 0;
+    if (llmmem__layers_in(&a->plan, a->moe, first, end) &&
+        (!llmmem__mul(&moe, a->experts_per_tok, 3 * llmmem__ceil_div(a->ffn_expert, tp) + a->hidden) ||
+         !llmmem__add(&moe, moe, 2 * a->hidden)))
+        return overflow("Gemma 4 MoE activation elements");
+    /* per_layer_inputs (tokens x layers x hidden_size_per_layer_input, gathered on every rank) alive through the
+     * whole forward (Gemma4Model.forward); a layer's per-layer tail (per_layer_projection's output and its norm
+     * beside the hidden states, 3h) is below its MLP */
+    uint64_t ple = 0;
+    if (a->per_layer_inputs && !llmmem__mul(&ple, a->layers, mv(m, LLMMEM_KEY_HIDDEN_SIZE_PER_LAYER_INPUT)))
+        return overflow("Gemma 4 per-layer input elements");
+    if (!llmmem__add(&bytes, 2 * a->hidden + ple, peak > moe ? peak : moe) || !llmmem__mul(&bytes, bytes, e) ||
+        (moe && !llmmem__muladd(&bytes, a->experts, 4)))
+        return overflow("Gemma 4 activation bytes");
+    /* the first stage's start (Gemma4Model.get_per_layer_inputs, project_per_layer_inputs): the embeddings (h), the
+     * per-layer embeddings (P) and per_layer_model_projection's output with its successor (2P) at once */
+    if (first == 0 && ple) {
+        if (!llmmem__mul(&x, a->hidden + 3 * ple, e))
+            return overflow("Gemma 4 per-layer input bytes");
+        bytes = x > bytes ? x : bytes;
+    }
+    *out = bytes;
+    return LLMMEM_OK;
+}
+
 /* The activation peak of vLLM's profile run on one rank of the stage [first, end): the forward over
  * max_num_batched_tokens tokens, or on the last stage the dummy sampler run if larger: the final
  * hidden states, the logits of the min(max_num_seqs, tokens) sampled rows in the model's dtype and
@@ -300,14 +339,21 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmme
                                      const llmmem__geometry *a, uint64_t tp, uint64_t first, uint64_t end,
                                      int last_stage, uint64_t tokens, uint64_t seqs)
 {
-    uint64_t e = llmmem__kv_element_bytes(dtype), per = 0, x = 0, peak;
+    uint64_t e = llmmem__kv_element_bytes(dtype), per = 0, x = 0, typed_bytes = 0, peak;
     llmmem_status st;
-    if (llmmem__layers_in(&a->plan, a->dense, first, end)) {
+    /* gemma4's layers (not MiMo-V2-Flash's typed ones, whose blocks are layer_peak's) */
+    const int typed = mv(m, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_GEMMA4;
+    if (typed) {
+        if ((st = gemma4_peak(&x, m, a, tp, first, end, e)) != LLMMEM_OK)
+            return st;
+        if (!llmmem__mul(&typed_bytes, x, tokens))
+            return overflow("Gemma 4 activation bytes of the profile run");
+    } else if (llmmem__layers_in(&a->plan, a->dense, first, end)) {
         if ((st = layer_peak(&x, m, a, tp, 0)) != LLMMEM_OK)
             return st;
         per = x;
     }
-    if (llmmem__layers_in(&a->plan, a->moe, first, end)) {
+    if (!typed && llmmem__layers_in(&a->plan, a->moe, first, end)) {
         if ((st = layer_peak(&x, m, a, tp, 1)) != LLMMEM_OK)
             return st;
         per = x > per ? x : per;
@@ -322,6 +368,8 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmme
     }
     if (!llmmem__mul(&peak, per, tokens) || !llmmem__mul(&peak, peak, e))
         return overflow("activation bytes of the profile run");
+    if (typed_bytes > peak)
+        peak = typed_bytes;
     if (a->linear_layers && mv(m, LLMMEM_KEY_LINEAR_ATTN_KDA) && llmmem__layers_in(&a->plan, a->linear, first, end)) {
         if (!llmmem__mul(&x, kda_peak(a, tp, e), tokens))
             return overflow("KDA activation bytes of the profile run");
@@ -784,22 +832,18 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     if (state && (a->window || (a->kv_lora_rank && !a->linear_layers)))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside state layers (Mamba, Gated DeltaNet, KDA or short convolutions) is not modelled",
                             a->window ? "sliding-window attention" : "multi-head latent attention");
-    if ((st = refuse_narrow_values(a)) != LLMMEM_OK)
-        return st;
     /* gemma4: full and sliding layers of different widths, KV-shared layers, per-layer input embeddings */
     const int typed = a->kv_token_global.heads || a->kv_shared_layers || a->per_layer_inputs;
-    /* the profile run's working set is modelled for Mamba-2, Qwen's Gated DeltaNet, Kimi's KDA and LFM2's
-     * short-convolution layers (activation_peak), not for Mamba-1's, nor for gemma4's (its full layers'
-     * widths, the per-layer inputs alive through the forward) */
+    /* the profile run's working set is modelled for Mamba-2, Qwen's Gated DeltaNet, Kimi's KDA, LFM2's
+     * short-convolution layers and gemma4's (activation_peak), not for Mamba-1's */
     const int kda = mv(model, LLMMEM_KEY_LINEAR_ATTN_KDA) != 0;
     const int linear_unmodelled = a->linear_layers && (kda ? !kda_peak(a, r->tp, 1) : !gdn_peak(model, a, r->tp));
     const int state_unmodelled = linear_unmodelled || a->mamba1_layers ||
-                                 (a->conv_layers && !short_conv_peak(model, a, r->tp)) || typed;
+                                 (a->conv_layers && !short_conv_peak(model, a, r->tp));
     if (state_unmodelled && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",
-                            typed                ? "gemma4's"
-                            : a->linear_layers ? "Gated DeltaNet"
+                            a->linear_layers ? "Gated DeltaNet"
                             : a->conv_layers   ? "short-convolution"
                                                : "Mamba-1");
     /* vllm/model_executor/layers/attention/attention.py validate_kv_sharing_target: the layer read must be on the
@@ -865,7 +909,11 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     uint64_t sliding_token = r->pool.token_layer, full_token = sliding_token;
     r->typed = typed;
     if (a->kv_token_global.heads && g.full) {
-        /* the full layers' own spec (vllm gemma4.py Gemma4DecoderLayer: global_head_dim, num_global_key_value_heads) */
+        /* the full layers' own spec (vllm gemma4.py Gemma4DecoderLayer: global_head_dim, num_global_key_value_heads;
+         * mimo_v2_flash.py MiMoV2FlashDecoderLayer: their own KV heads, values narrower than keys, a page of
+         * head_size + head_size_v on sliding and full layers alike: v1/kv_cache_interface.py
+         * SlidingWindowSpec.real_page_size_bytes, FullAttentionSpec's; layers/attention/attention.py
+         * Attention.get_kv_cache_spec gives both specs head_size_v) */
         if (!g.sliding)
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM's paged cache of full layers of different widths %s is not "
                                 "modelled (one group of per-layer pages, UniformTypeKVCacheSpecs)",
@@ -906,10 +954,6 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     uint64_t fixed_budget = (uint64_t)sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES);
     /* gpu_worker.py determine_available_memory: kv_cache_memory_bytes returns before the graph estimate */
     const int estimate_graphs = graphs_set < 0 && rel->estimate_graphs && !eager && sizes.count && !fixed_budget;
-    if (estimate_graphs && typed) /* graph_estimate's working set is activation_peak's */
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the CUDA-graph estimate of gemma4's layers is not modelled: set "
-                            "cuda_graph_bytes (the log's \"Estimated CUDA graph memory\"), enforce_eager or "
-                            "kv_cache_memory_bytes");
     uint64_t graphs = graphs_set > 0 && !fixed_budget ? (uint64_t)graphs_set : 0;
     uint64_t best_w = 0, best_act = 0, best_graphs = 0, shortfall = 0, most_layers = 0, most_bytes = 0;
     int have = 0;
@@ -1225,8 +1269,6 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
         st = llmmem__kv_refuse_cross(a, "vLLM's paged cache");
     if (!st)
         st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED);
-    if (!st)
-        st = refuse_narrow_values(a);
     if (st)
         return st;
     uint64_t tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL);
