@@ -22,7 +22,6 @@ static inline llmmem_status llmmem__activation_kinds(llmmem__act_kinds *k, const
     llmmem__job j;
     memset(&j, 0, sizeof j);
     j.m = m;
-    j.s = s;
     j.compute = compute;
     j.price.mode = llmmem__get_int(&s->s, LLMMEM_KEY_MODE);
     j.sequences = (uint64_t)llmmem__get_int(&s->s, LLMMEM_KEY_MICRO_BATCH_SIZE);
@@ -52,7 +51,7 @@ static inline llmmem_status llmmem__training_estimate(llmmem__training *out, con
     if (st || llmmem__get_int(&s->s, LLMMEM_KEY_MODE) == LLMMEM_MODE_INFERENCE)
         return st;
     /* the whole model on one device: its own inventory, unsplit */
-    llmmem__job j = {.m = m, .s = s, .from_checkpoint = llmmem__weights_from_checkpoint(m, s)};
+    llmmem__job j = {.m = m, .from_checkpoint = llmmem__weights_from_checkpoint(m, s)};
     if ((st = llmmem__pricing_make(&j.price, m, s, 1, 1, 1)) != LLMMEM_OK)
         return st;
     llmmem__view v = llmmem__whole_model(m);

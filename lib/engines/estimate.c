@@ -10,11 +10,10 @@
  * (stage_1_and_2.py / stage3.py estimate_zero*_model_states_mem_needs) count 4 bytes a parameter
  * per process without zero_init, 4 x the largest module's parameters with it, and a buffer factor
  * of 1.5. */
-static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, const llmmem__device *dev,
-                                   const llmmem_strategy *s)
+static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, const llmmem__job *j)
 {
-    uint64_t per_node = dev->devices_per_node, init = 0;
-    int64_t kind = llmmem__get_int(&s->s, LLMMEM_KEY_HOST_INIT);
+    uint64_t per_node = j->dev.devices_per_node, init = 0;
+    int64_t kind = j->host.init;
     if (kind == LLMMEM_HOST_INIT_FULL) {
         init = m->inv.total;
     } else if (kind == LLMMEM_HOST_INIT_ZERO_INIT) {
@@ -27,7 +26,7 @@ static llmmem_status host_per_node(llmmem_report *r, const llmmem_model *m, cons
     uint64_t host = r->host_bytes > init ? r->host_bytes : init;
     if (host == 0) /* nothing to scale (and no x87 conversion, slow after the composition's stores) */
         return LLMMEM_OK;
-    long double scaled = (long double)host * (long double)llmmem__get_real(&s->s, LLMMEM_KEY_HOST_BUFFER_FACTOR);
+    long double scaled = (long double)host * (long double)j->host.buffer_factor;
     if (scaled >= 18446744073709551615.0L)
         return llmmem__fail(LLMMEM_ERR_OVERFLOW, "host bytes exceed 64 bits");
     r->host_bytes = (uint64_t)scaled;
@@ -61,15 +60,14 @@ static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__
 /* The job's layout and the settings explain names, into the trace. */
 static void trace_job(llmmem__trace *t, const llmmem__job *j)
 {
-    const llmmem__settings *k = &j->s->s;
     t->layout = j->layout;
     t->mode = j->price.mode;
-    t->weight_format = llmmem__get_int(k, LLMMEM_KEY_WEIGHT_FORMAT);
-    t->gradient_format = llmmem__get_int(k, LLMMEM_KEY_GRADIENT_FORMAT);
-    t->master_weights_format = llmmem__get_int(k, LLMMEM_KEY_MASTER_WEIGHTS_FORMAT);
-    t->optimizer_state_format = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER_STATE_FORMAT);
-    t->optimizer = llmmem__get_int(k, LLMMEM_KEY_OPTIMIZER);
-    t->precision_recipe = llmmem__get_int(k, LLMMEM_KEY_PRECISION_RECIPE);
+    t->weight_format = j->asked.weight;
+    t->gradient_format = j->asked.gradient;
+    t->master_weights_format = j->asked.master;
+    t->optimizer_state_format = j->asked.state;
+    t->optimizer = j->asked.optimizer;
+    t->precision_recipe = j->asked.recipe;
     t->recompute = j->act.recompute;
     t->cross_entropy = j->act.cross_entropy;
     t->sequences = j->sequences;
@@ -95,8 +93,6 @@ static const llmmem__job *cached_job(llmmem__cost_cache *cache, const llmmem_mod
         cache->job_s != s->s.id || m->has_checkpoint)
         return NULL;
     cache->job.m = m;
-    cache->job.hw = hw;
-    cache->job.s = s;
     return &cache->job;
 }
 
@@ -104,12 +100,12 @@ static const llmmem__job *cached_job(llmmem__cost_cache *cache, const llmmem_mod
  * have no id, or the model's checkpoint, attached without a new id, can change the job). */
 static const llmmem__job *keep_job(llmmem__cost_cache *cache, const llmmem__job *j)
 {
-    if (!cache || !j->hw->s.id || !j->s->s.id || j->m->has_checkpoint)
+    if (!cache || !j->hw_id || !j->s_id || j->m->has_checkpoint)
         return j;
     cache->job = *j;
     cache->job_model = j->m->id;
-    cache->job_hw = j->hw->s.id;
-    cache->job_s = j->s->s.id;
+    cache->job_hw = j->hw_id;
+    cache->job_s = j->s_id;
     return &cache->job;
 }
 
@@ -160,7 +156,7 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
         llmmem__job_start(&own, model, hw, strategy);
         if (own.dev.memory == 0)
             return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
-        if ((st = llmmem__job_finish(&own, fixed)) != LLMMEM_OK)
+        if ((st = llmmem__job_finish(&own, hw, strategy, fixed)) != LLMMEM_OK)
             return st;
         j = fixed ? &own : keep_job(cache, &own);
     }
@@ -186,7 +182,7 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
     out->memory_bytes = j->dev.memory;
     out->capacity = j->dev.capacity;
     out->device_total = j->dev.cuda_total;
-    if ((st = host_per_node(out, model, &j->dev, strategy)) != LLMMEM_OK) {
+    if ((st = host_per_node(out, model, j)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;
     }

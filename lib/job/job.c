@@ -670,9 +670,9 @@ llmmem_status llmmem__pricing_make(llmmem__pricing *p, const llmmem_model *m, co
 
 /* The layout, the compute format and the weight plan, in the order the estimate reports their
  * errors: the layout's shape, the plan where the compute format needs it, the sharding. */
-static llmmem_status job_layout(llmmem__job *j, int *have_plan, const llmmem__job_fixed *fixed)
+static llmmem_status job_layout(llmmem__job *j, const llmmem_hardware *hw, const llmmem_strategy *s, int *have_plan,
+                                const llmmem__job_fixed *fixed)
 {
-    const llmmem_strategy *s = j->s;
     llmmem__layout *L = &j->layout;
     llmmem_status st = layout_shape(L, j->m, s);
     if (st)
@@ -689,7 +689,7 @@ static llmmem_status job_layout(llmmem__job *j, int *have_plan, const llmmem__jo
         j->compute = j->price.mode == LLMMEM_MODE_INFERENCE ? B16 : compute_of(s, &j->price.weights);
     }
     L->compute = j->compute;
-    return layout_sharding(L, j->hw);
+    return layout_sharding(L, hw);
 }
 
 llmmem_status llmmem__job_make(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
@@ -757,8 +757,6 @@ void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardw
 {
     memset(j, 0, sizeof *j); /* the pricing's padding-free bytes included */
     j->m = m;
-    j->hw = hw;
-    j->s = s;
     j->price.model_id = m->id;
     j->price.mode = sv(s, LLMMEM_KEY_MODE);
     device_make(&j->dev, hw, s, j->price.mode);
@@ -769,6 +767,12 @@ void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardw
     j->alloc = (llmmem__alloc_settings){sv(s, LLMMEM_KEY_EXPANDABLE_SEGMENTS), sv(s, LLMMEM_KEY_MAX_SPLIT_SIZE_MB),
                                         sv(s, LLMMEM_KEY_ROUNDUP_POWER2_DIVISIONS),
                                         llmmem__get_real(&s->s, LLMMEM_KEY_GARBAGE_COLLECTION_THRESHOLD)};
+    j->host = (llmmem__host_settings){sv(s, LLMMEM_KEY_HOST_INIT), llmmem__get_real(&s->s, LLMMEM_KEY_HOST_BUFFER_FACTOR)};
+    j->asked = (llmmem__asked){sv(s, LLMMEM_KEY_WEIGHT_FORMAT),    sv(s, LLMMEM_KEY_GRADIENT_FORMAT),
+                               sv(s, LLMMEM_KEY_MASTER_WEIGHTS_FORMAT), sv(s, LLMMEM_KEY_OPTIMIZER_STATE_FORMAT),
+                               sv(s, LLMMEM_KEY_OPTIMIZER),        sv(s, LLMMEM_KEY_PRECISION_RECIPE)};
+    j->hw_id = hw->s.id;
+    j->s_id = s->s.id;
     llmmem__semantics_resolve(&j->sem, s);
 }
 
@@ -776,16 +780,16 @@ llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, cons
                                      const llmmem_strategy *s, llmmem__job_fixed *fixed)
 {
     llmmem__job_start(j, m, hw, s);
-    return llmmem__job_finish(j, fixed);
+    return llmmem__job_finish(j, hw, s, fixed);
 }
 
-llmmem_status llmmem__job_finish(llmmem__job *j, llmmem__job_fixed *fixed)
+llmmem_status llmmem__job_finish(llmmem__job *j, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                 llmmem__job_fixed *fixed)
 {
     const llmmem_model *m = j->m;
-    const llmmem_strategy *s = j->s;
     const llmmem__job_fixed *given = fixed && fixed->valid ? fixed : NULL;
     int have_plan;
-    llmmem_status st = job_layout(j, &have_plan, given);
+    llmmem_status st = job_layout(j, hw, s, &have_plan, given);
     if (st)
         return st;
     const llmmem__layout *L = &j->layout;

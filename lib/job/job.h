@@ -111,8 +111,22 @@ typedef struct llmmem__alloc_settings {
     double garbage_collection_threshold;
 } llmmem__alloc_settings;
 
-/* One estimate's inputs, resolved. The handles stay for what is not resolved yet (communication
- * settings, some of the activations'). */
+/* The host side of a node (the report's host_bytes): what each process materializes at start-up and
+ * the buffer factor over it, read once. */
+typedef struct llmmem__host_settings {
+    int64_t init;         /* llmmem_host_init */
+    double buffer_factor; /* host_buffer_factor */
+} llmmem__host_settings;
+
+/* The format and optimizer choices as the user gave them (auto included), for explain's trace; the
+ * plans above hold what they resolve to. */
+typedef struct llmmem__asked {
+    int64_t weight, gradient, master, state; /* weight, gradient, master_weights, optimizer_state formats */
+    int64_t optimizer, recipe;               /* llmmem_optimizer, llmmem_precision_recipe */
+} llmmem__asked;
+
+/* One estimate's inputs, resolved: views read these blocks, never the hardware or strategy handle
+ * (the model handle stays: its shapes are the inventory's). */
 typedef struct llmmem__job {
     llmmem__pricing price;
     llmmem__layout layout;
@@ -125,12 +139,13 @@ typedef struct llmmem__job {
     llmmem__comm_settings comm;
     llmmem__loop_settings loop;
     llmmem__alloc_settings alloc;
+    llmmem__host_settings host;
+    llmmem__asked asked;
+    uint64_t hw_id, s_id;           /* the contents ids of the hardware and strategy resolved (a cache's key) */
     /* the framework keys (framework.c), made with the job; a refusal they hold is reported where a
      * view first needs them (llmmem__semantics_check) */
     llmmem__semantics sem;
     const llmmem_model *m;
-    const llmmem_hardware *hw;
-    const llmmem_strategy *s;
     /* inference under the generate loop (parallel.c sets them from generate.c): the peak moment
      * whose bytes the rank reports instead of the contiguous cache, and the cache an offloaded
      * one keeps on the host; NULL: no loop */
@@ -157,10 +172,12 @@ llmmem_status llmmem__job_make(llmmem__job *out, const llmmem_model *m, const ll
 /* The activation settings of a strategy (job start; cannot fail). */
 void llmmem__act_settings_make(llmmem__act_settings *out, const llmmem_strategy *s);
 
-/* llmmem__job_make in two steps: the handles, the mode, the device and the semantics, none of which
- * can fail (start), then the rest (finish), so a caller can refuse a device without memory first. */
+/* llmmem__job_make in two steps: the mode, the device, the settings blocks and the semantics, none of
+ * which can fail (start), then the rest from the same handles (finish), so a caller can refuse a device
+ * without memory first. */
 void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s);
-llmmem_status llmmem__job_finish(llmmem__job *j, llmmem__job_fixed *fixed);
+llmmem_status llmmem__job_finish(llmmem__job *j, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                 llmmem__job_fixed *fixed);
 /* The same, taking the parts `fixed` holds from it when valid, and filling it (valid) after a job
  * that resolved them; NULL: as llmmem__job_make. The caller changes only layout keys between
  * calls with the same `fixed`. */
