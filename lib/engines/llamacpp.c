@@ -188,10 +188,10 @@ static llmmem_status place(placement *p, const llmmem__geometry *a, const llmmem
                            const llmmem__llama_settings *ls)
 {
     memset(p, 0, sizeof *p);
-    uint64_t devices = j->gpus; /* backend cpu: none, every layer on the CPU */
-    if (j->num_nodes > 1)
+    uint64_t devices = j->in.dev.gpus; /* backend cpu: none, every layer on the CPU */
+    if (j->in.dev.num_nodes > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "local inference runs on one machine: num_nodes (%llu) must be 1",
-                            (unsigned long long)j->num_nodes);
+                            (unsigned long long)j->in.dev.num_nodes);
     if (devices > LLMMEM__LOCAL_GPUS)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "llama.cpp uses at most %d GPUs (LLAMA_MAX_DEVICES); the hardware "
                             "has devices_per_node %llu", LLMMEM__LOCAL_GPUS, (unsigned long long)devices);
@@ -509,7 +509,7 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, llmmem__llama_job 
     const size_t host = p.gpus;
     out->devices = p.gpus + 1;
     for (size_t g = 0; g < p.gpus; g++)
-        llmmem__ggml_device_name(out->device_name[g], sizeof out->device_name[g], j->prefix, p.gpu_id[g]);
+        llmmem__ggml_device_name(out->device_name[g], sizeof out->device_name[g], j->in.dev.prefix, p.gpu_id[g]);
     memcpy(out->device_name[host], "CPU", 4);
 
     uint64_t model[LLMMEM__LOCAL_DEVICES] = {0};

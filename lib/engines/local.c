@@ -1,7 +1,8 @@
 /*
- * Local inference results: llama.cpp's (or ollama's) settings resolved from the strategy, the
- * buffers of every device (llamacpp.c), whether each device holds its part with the margin left,
- * the JSON view, and the solvers that search one setting for the largest value that fits.
+ * Local inference results: the job resolved once (job/llama.c's inputs, ollama's defaults from
+ * ollama.c, what llama.cpp refuses), the buffers of every device (llamacpp.c), whether each device
+ * holds its part with the margin left, llama-server's --fit, and the JSON view. The solvers that
+ * search one setting for the largest value that fits are solvers/local_solve.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,70 +19,6 @@ static const char *const value_names[LLMMEM__LOCAL_VALUES] = {
 };
 static const char *const buffer_names[LLMMEM__LOCAL_BUFFERS] = {"model", "kv", "recurrent", "compute", "output"};
 
-static int64_t sv(const llmmem_strategy *s, llmmem_key key)
-{
-    return llmmem__get_int(&s->s, key);
-}
-
-/* ---- settings ---------------------------------------------------------------------------------- */
-
-/* ggml's device names: ggml-cuda "CUDA%d" (the ROCm build is ggml-cuda under HIP: "ROCm%d"),
- * ggml-metal "MTL%d", ggml-vulkan "Vulkan%d" */
-static const char *backend_prefix(int64_t backend)
-{
-    switch (backend) {
-    case LLMMEM_BACKEND_ROCM: return "ROCm";
-    case LLMMEM_BACKEND_METAL: return "MTL";
-    case LLMMEM_BACKEND_VULKAN: return "Vulkan";
-    default: return "CUDA";
-    }
-}
-
-/* The strategy's llama.cpp keys as llama.cpp resolves them, or ollama's resolved into them. */
-static llmmem_status settings_of(llmmem__llama_job *j, const llmmem_strategy *s)
-{
-    llmmem__llama_settings *out = &j->ls;
-    memset(out, 0, sizeof *out);
-    int64_t engine = sv(s, LLMMEM_KEY_ENGINE);
-    if (engine == LLMMEM_ENGINE_VLLM)
-        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "engine vllm pages its KV cache: use llmmem_serving_estimate "
-                            "(llmmem serve); local inference takes engine llama.cpp or ollama");
-    out->engine = engine == LLMMEM_ENGINE_OLLAMA ? LLMMEM_ENGINE_OLLAMA : LLMMEM_ENGINE_LLAMA_CPP;
-    out->n_ctx = (uint64_t)sv(s, LLMMEM_KEY_N_CTX);
-    out->n_batch = (uint64_t)sv(s, LLMMEM_KEY_N_BATCH);
-    out->n_ubatch = (uint64_t)sv(s, LLMMEM_KEY_N_UBATCH);
-    /* tools/server: -np -1 (auto) is 4 slots sharing one unified cache (PR 16736); llama-context.cpp
-     * llama_context takes n_seq_max = max(1, n_parallel) */
-    int64_t np = sv(s, LLMMEM_KEY_N_PARALLEL);
-    out->n_seq_max = np < 0 ? 4 : np == 0 ? 1 : (uint64_t)np;
-    out->n_gpu_layers = sv(s, LLMMEM_KEY_N_GPU_LAYERS);
-    out->type_k = (llmmem_ggml_cache_type)sv(s, LLMMEM_KEY_CACHE_TYPE_K);
-    out->type_v = (llmmem_ggml_cache_type)sv(s, LLMMEM_KEY_CACHE_TYPE_V);
-    /* llama-context.cpp: flash_attn_type auto resolves to enabled when the device of every layer
-     * supports the op; the CUDA, ROCm, Metal and Vulkan backends do */
-    out->flash_attn = sv(s, LLMMEM_KEY_FLASH_ATTN) != 1;
-    out->swa_full = sv(s, LLMMEM_KEY_SWA_FULL) != 0;
-    out->kv_unified = sv(s, LLMMEM_KEY_KV_UNIFIED) != 0 || np < 0;
-    out->offload_kqv = sv(s, LLMMEM_KEY_OFFLOAD_KQV) != 0;
-    out->n_cpu_moe = (uint64_t)sv(s, LLMMEM_KEY_N_CPU_MOE);
-    out->split_mode = (llmmem_split_mode)sv(s, LLMMEM_KEY_SPLIT_MODE);
-    out->main_gpu = (uint64_t)sv(s, LLMMEM_KEY_MAIN_GPU);
-    out->margin = (uint64_t)sv(s, LLMMEM_KEY_FIT_MARGIN_BYTES);
-    out->n_split = (size_t)sv(s, LLMMEM_KEY_TENSOR_SPLIT);
-    memcpy(out->split, s->tensor_split, sizeof out->split);
-    if (out->engine == LLMMEM_ENGINE_OLLAMA)
-        return llmmem__ollama_settings(j);
-    /* common/fit.cpp common_params_fit_impl: the context only when the user left -c 0, the layers
-     * only when -ngl, -ts and -ot (n_cpu_moe's overrides) were left alone */
-    int fit = sv(s, LLMMEM_KEY_FIT) != 0;
-    /* src/llama.cpp: "llama_params_fit is not implemented for SPLIT_MODE_TENSOR, abort": loaded unfitted */
-    if (out->split_mode == LLMMEM_SPLIT_MODE_TENSOR)
-        fit = 0;
-    out->fit_ctx = fit && out->n_ctx == 0;
-    out->fit = fit && out->n_gpu_layers < 0 && out->n_split == 0 && out->n_cpu_moe == 0;
-    return LLMMEM_OK;
-}
-
 llmmem_status llmmem__llama_resolve(llmmem__llama_job *j, llmmem__rank_weights *weights, const llmmem_model *m,
                                     const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
                                     const llmmem_strategy *s)
@@ -89,19 +26,12 @@ llmmem_status llmmem__llama_resolve(llmmem__llama_job *j, llmmem__rank_weights *
     j->weights = weights;
     j->m = m;
     j->ck = ck;
-    j->s = s;
     j->shape = NULL;
     j->priced = 0;
-    const int64_t backend = j->backend = llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND);
-    j->gpus = backend == LLMMEM_BACKEND_CPU ? 0 : (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DEVICES_PER_NODE);
-    j->num_nodes = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_NUM_NODES);
-    j->memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
-    j->overhead = llmmem__runtime_overhead(hw, 0);
-    j->host_memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_HOST_MEMORY_BYTES);
-    j->unified = llmmem__get_int(&hw->s, LLMMEM_KEY_UNIFIED_MEMORY) != 0;
-    j->prefix = backend_prefix(backend);
-    llmmem_status st = settings_of(j, s);
-    return st ? st : llmmem__llama_check(&j->shape, m, &j->ls);
+    llmmem_status st = llmmem__llama_inputs_make(&j->in, m, hw, s);
+    if (!st && j->in.ls.engine == LLMMEM_ENGINE_OLLAMA)
+        st = llmmem__ollama_settings(j);
+    return st ? st : llmmem__llama_check(&j->shape, m, &j->in.ls);
 }
 
 /* ---- the result ------------------------------------------------------------------------------- */
@@ -143,13 +73,13 @@ int llmmem_local_valid(const llmmem_local *local)
 static void judge(llmmem_local *r, const llmmem__llama_job *j)
 {
     const size_t host = r->devices - 1;
-    const uint64_t memory = j->memory, overhead = j->overhead, host_memory = j->host_memory;
+    const uint64_t memory = j->in.dev.memory, overhead = j->in.dev.overhead, host_memory = j->in.dev.host_memory;
     uint64_t gpu_total = 0, shortfall = 0;
     int fits = 1;
     for (size_t d = 0; d < r->devices; d++) {
         uint64_t total = llmmem_local_device_total(r, d);
         if (d < host) {
-            uint64_t reserved = overhead + j->ls.margin; /* both below 2^51 */
+            uint64_t reserved = overhead + j->in.ls.margin; /* both below 2^51 */
             r->capacity[d] = memory > reserved ? memory - reserved : 0;
             gpu_total += total; /* each below 2^64 / 17: checked by the estimate */
         } else {
@@ -163,7 +93,7 @@ static void judge(llmmem_local *r, const llmmem__llama_job *j)
             }
         }
     }
-    if (j->unified && host_memory) {
+    if (j->in.dev.unified && host_memory) {
         uint64_t all = gpu_total + llmmem_local_device_total(r, host);
         if (all > host_memory) {
             fits = 0;
@@ -187,8 +117,8 @@ static llmmem_status layout(llmmem_local *out, llmmem__llama_job *j)
     memset(out->capacity, 0, sizeof out->capacity);
     memset(out->layers, 0, sizeof out->layers);
     /* split_mode tensor: one meta device split across the GPUs (llamacpp_tensor.c) */
-    llmmem_status st = j->ls.split_mode == LLMMEM_SPLIT_MODE_TENSOR ? llmmem__llama_tensor_buffers(out, j)
-                                                                    : llmmem__llama_buffers(out, j, &j->ls);
+    llmmem_status st = j->in.ls.split_mode == LLMMEM_SPLIT_MODE_TENSOR ? llmmem__llama_tensor_buffers(out, j)
+                                                                    : llmmem__llama_buffers(out, j, &j->in.ls);
     if (st)
         return st;
     uint64_t kv = 0, rs = 0;
@@ -208,8 +138,7 @@ static llmmem_status layout(llmmem_local *out, llmmem__llama_job *j)
     return LLMMEM_OK;
 }
 
-/* 1 when every GPU of a layout holds its buffers with the margin left (the host is not --fit's concern). */
-static int gpus_fit(const llmmem_local *r)
+int llmmem__local_gpus_fit(const llmmem_local *r)
 {
     for (size_t d = 0; d + 1 < r->devices; d++)
         if (llmmem_local_device_total(r, d) > r->capacity[d])
@@ -236,14 +165,14 @@ static void fit_apply(llmmem__llama_settings *ls, fit_knob knob, uint64_t v)
  * more of a GPU. The search reuses `out` and allocates nothing. */
 static llmmem_status fit_search(llmmem_local *out, llmmem__llama_job *j, fit_knob knob, uint64_t lo, uint64_t hi)
 {
-    llmmem__llama_settings *ls = &j->ls;
+    llmmem__llama_settings *ls = &j->in.ls;
     llmmem_status st;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
         fit_apply(ls, knob, mid);
         if ((st = layout(out, j)) != LLMMEM_OK)
             return st;
-        if (gpus_fit(out))
+        if (llmmem__local_gpus_fit(out))
             lo = mid;
         else
             hi = mid - 1;
@@ -266,10 +195,10 @@ static llmmem_status fit_search(llmmem_local *out, llmmem__llama_job *j, fit_kno
  */
 static llmmem_status llama_fit_gpu_layers(llmmem_local *out, llmmem__llama_job *j)
 {
-    llmmem__llama_settings *ls = &j->ls;
+    llmmem__llama_settings *ls = &j->in.ls;
     ls->n_gpu_layers = -1;
     llmmem_status st = layout(out, j);
-    if (st || gpus_fit(out))
+    if (st || llmmem__local_gpus_fit(out))
         return st;
     /* n_layer + 1 (all) does not fit */
     return fit_search(out, j, FIT_LAYERS, 0, out->v[LLMMEM_LOCAL_N_LAYER]);
@@ -285,13 +214,13 @@ static llmmem_status llama_fit_gpu_layers(llmmem_local *out, llmmem__llama_job *
  */
 static llmmem_status llama_fit_context(llmmem_local *out, llmmem__llama_job *j)
 {
-    llmmem__llama_settings *ls = &j->ls;
+    llmmem__llama_settings *ls = &j->in.ls;
     llmmem_status st = layout(out, j);
     uint64_t train = out->v[LLMMEM_LOCAL_N_CTX];
-    if (st || gpus_fit(out) || train <= FIT_MIN_CTX)
+    if (st || llmmem__local_gpus_fit(out) || train <= FIT_MIN_CTX)
         return st;
     ls->n_ctx = FIT_MIN_CTX;
-    if ((st = layout(out, j)) != LLMMEM_OK || !gpus_fit(out))
+    if ((st = layout(out, j)) != LLMMEM_OK || !llmmem__local_gpus_fit(out))
         return st;
     return fit_search(out, j, FIT_CONTEXT, FIT_MIN_CTX / FIT_CTX_STEP,
                       train / FIT_CTX_STEP);
@@ -314,9 +243,9 @@ llmmem_status llmmem_local_estimate(llmmem_local *out, const llmmem_model *model
     llmmem_status st = llmmem__llama_resolve(&j, &out->weights, model, gguf, hw, strategy);
     if (st)
         return st;
-    if (j.ls.fit_ctx && (st = llama_fit_context(out, &j)) != LLMMEM_OK)
+    if (j.in.ls.fit_ctx && (st = llama_fit_context(out, &j)) != LLMMEM_OK)
         return st;
-    st = j.ls.fit ? llama_fit_gpu_layers(out, &j) : layout(out, &j);
+    st = j.in.ls.fit ? llama_fit_gpu_layers(out, &j) : layout(out, &j);
     if (st)
         return st;
     llmmem__copy_name(out->model_name, llmmem_model_name(model));
@@ -427,125 +356,4 @@ llmmem_status llmmem_local_to_json(char **json_out, const llmmem_local *local)
     }
     llmmem__text_str(&b, "  ]\n}\n");
     return llmmem__text_finish(json_out, &b, "local_to_json");
-}
-
-/* ---- solvers ------------------------------------------------------------------------------------ */
-
-/* How a searched value acts on the context. */
-typedef enum {
-    FIXED_CONTEXT,  /* n_gpu_layers, num_gpu: the context stays */
-    GROWS_CONTEXT,  /* n_ctx, num_ctx, num_parallel: a context llama.cpp refuses (past its int, or 64
-                     * bits: num_ctx x num_parallel) does not fit */
-    CONTEXT_PER_SEQ /* n_parallel: n_ctx is set to per_seq x value as well (it covers every sequence) */
-} context_rule;
-
-/* Fits with `key` set to `value` (in a copy of the strategy)? Any failure but a context beyond
- * llama.cpp's bounds stops the search. A host of unknown
- * RAM is not held against a value: every device whose memory is known keeps its part (the answer is the
- * GPUs'). */
-static llmmem_status try_value(int *fits, llmmem_local *r, llmmem_strategy *copy, llmmem_key key, int64_t value,
-                               context_rule rule, uint64_t per_seq, const llmmem_model *m, const llmmem_checkpoint *ck,
-                               const llmmem_hardware *hw)
-{
-    llmmem_status st = llmmem__settings_set_int(&copy->s, LLMMEM_OBJECT_STRATEGY, key, value);
-    if (!st && rule == CONTEXT_PER_SEQ)
-        st = llmmem__settings_set_int(&copy->s, LLMMEM_OBJECT_STRATEGY, LLMMEM_KEY_N_CTX, (int64_t)per_seq * value);
-    if (!st)
-        st = llmmem_local_estimate(r, m, ck, hw, copy);
-    if (rule != FIXED_CONTEXT && (st == LLMMEM_ERR_OUT_OF_RANGE || st == LLMMEM_ERR_OVERFLOW)) {
-        *fits = 0;
-        return LLMMEM_OK;
-    }
-    *fits = !st && (r->v[LLMMEM_LOCAL_FITS] || (r->v[LLMMEM_LOCAL_HOST_UNKNOWN] && gpus_fit(r)));
-    return st;
-}
-
-/* The largest value in [lo, hi] that fits when fitting is monotone (more layers, cells or sequences
- * never take less memory); 0 in *answer when lo does not fit. The search stays inside the key's
- * bounds: it never answers, nor tries, a value the key (llama.cpp's own bound) refuses. */
-static llmmem_status search(int64_t *answer, llmmem_local *r, llmmem_strategy *copy, llmmem_key key, int64_t lo,
-                            int64_t hi, context_rule rule, uint64_t per_seq, const llmmem_model *m,
-                            const llmmem_checkpoint *ck, const llmmem_hardware *hw)
-{
-    const llmmem__key_info *k = llmmem__key_info_get(key);
-    if (hi > k->max)
-        hi = k->max;
-    int fits;
-    llmmem_status st = try_value(&fits, r, copy, key, lo, rule, per_seq, m, ck, hw);
-    if (st)
-        return st;
-    if (!fits) {
-        *answer = 0;
-        return LLMMEM_OK;
-    }
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo + 1) / 2;
-        if ((st = try_value(&fits, r, copy, key, mid, rule, per_seq, m, ck, hw)) != LLMMEM_OK)
-            return st;
-        if (fits)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    *answer = lo;
-    return LLMMEM_OK;
-}
-
-llmmem_status llmmem_local_solve(int64_t *answer_out, llmmem_local_question question, const llmmem_model *model,
-                                 const llmmem_checkpoint *gguf, const llmmem_hardware *hw,
-                                 const llmmem_strategy *strategy)
-{
-    LLMMEM_REQUIRE(answer_out);
-    LLMMEM_REQUIRE(model);
-    LLMMEM_REQUIRE(hw);
-    LLMMEM_REQUIRE(strategy);
-    if ((unsigned)question > LLMMEM_LOCAL_MAX_PARALLEL)
-        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "unknown local question %d", (int)question);
-    llmmem_local *r = NULL;
-    llmmem_strategy *copy = NULL;
-    llmmem_status st = llmmem_local_new(&r);
-    if (!st)
-        st = llmmem_strategy_clone(&copy, strategy);
-    if (st) {
-        llmmem_local_free(r);
-        return st ? st : LLMMEM_ERR_NO_MEMORY;
-    }
-    /* a first estimate validates every other setting and gives the model's sizes */
-    if ((st = llmmem_local_estimate(r, model, gguf, hw, strategy)) == LLMMEM_OK) {
-        int ollama = r->v[LLMMEM_LOCAL_ENGINE] == LLMMEM_ENGINE_OLLAMA;
-        uint64_t n_layer = r->v[LLMMEM_LOCAL_N_LAYER];
-        /* llama.cpp's --fit would answer every question itself: the solver searches the setting instead */
-        if (!ollama)
-            st = llmmem__settings_set_int(&copy->s, LLMMEM_OBJECT_STRATEGY, LLMMEM_KEY_FIT, 0);
-        /* ollama's num_gpu -1 lets --fit leave layers on the CPU until any context fits: the context
-         * and parallel questions ask instead what fits with every layer on the GPUs */
-        if (ollama && question != LLMMEM_LOCAL_MAX_GPU_LAYERS && llmmem__get_int(&copy->s, LLMMEM_KEY_NUM_GPU) < 0)
-            st = llmmem__settings_set_int(&copy->s, LLMMEM_OBJECT_STRATEGY, LLMMEM_KEY_NUM_GPU, (int64_t)n_layer + 1);
-        if (!st) {
-            switch (question) {
-            case LLMMEM_LOCAL_MAX_GPU_LAYERS:
-                st = search(answer_out, r, copy, ollama ? LLMMEM_KEY_NUM_GPU : LLMMEM_KEY_N_GPU_LAYERS, 0,
-                            (int64_t)n_layer + 1, FIXED_CONTEXT, 0, model, gguf, hw);
-                break;
-            case LLMMEM_LOCAL_MAX_CONTEXT: {
-                /* up to the model's context length (n_ctx_train), or further when it has none */
-                int64_t top = llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
-                if (!ollama) /* n_ctx covers every sequence */
-                    top *= (int64_t)r->v[LLMMEM_LOCAL_N_SEQ_MAX];
-                st = search(answer_out, r, copy, ollama ? LLMMEM_KEY_NUM_CTX : LLMMEM_KEY_N_CTX, 1,
-                            top > 0 ? top : (int64_t)1 << 24, GROWS_CONTEXT, 0, model, gguf, hw);
-                break;
-            }
-            case LLMMEM_LOCAL_MAX_PARALLEL:
-                /* each sequence keeps its context: n_ctx grows with n_parallel (ollama: num_ctx is per sequence) */
-                st = search(answer_out, r, copy, ollama ? LLMMEM_KEY_NUM_PARALLEL : LLMMEM_KEY_N_PARALLEL, 1,
-                            INT64_MAX, ollama ? GROWS_CONTEXT : CONTEXT_PER_SEQ, r->v[LLMMEM_LOCAL_N_CTX_SEQ], model,
-                            gguf, hw);
-                break;
-            }
-        }
-    }
-    llmmem_local_free(r);
-    llmmem_strategy_free(copy);
-    return st;
 }

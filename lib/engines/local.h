@@ -3,33 +3,13 @@
 #ifndef LLMMEM_LOCAL_H
 #define LLMMEM_LOCAL_H
 
+#include "job/llama.h"
 #include "views/rank.h"
 
 #define LLMMEM__LOCAL_GPUS LLMMEM__LIST_MAX          /* llama.cpp's LLAMA_MAX_DEVICES */
 #define LLMMEM__LOCAL_DEVICES (LLMMEM__LOCAL_GPUS + 1) /* the GPUs, then the host */
 #define LLMMEM__LOCAL_BUFFERS (LLMMEM_LOCAL_OUTPUT + 1)
 #define LLMMEM__LOCAL_VALUES (LLMMEM_LOCAL_HOST_UNKNOWN + 1)
-
-/* llama.cpp's settings after every default and engine rule is applied: what llama_context and
- * llama_model_load see. */
-typedef struct llmmem__llama_settings {
-    llmmem_engine engine;        /* LLAMA_CPP or OLLAMA (whose defaults made these) */
-    uint64_t n_ctx;              /* cells requested over all sequences (0 resolved to the model's) */
-    uint64_t n_batch, n_ubatch;
-    uint64_t n_seq_max;
-    int64_t n_gpu_layers;        /* -1: all */
-    llmmem_ggml_cache_type type_k, type_v;
-    int flash_attn;              /* resolved: 0 or 1 */
-    int swa_full, kv_unified, offload_kqv;
-    uint64_t n_cpu_moe;
-    llmmem_split_mode split_mode;
-    uint64_t main_gpu;
-    uint64_t margin;             /* bytes each GPU keeps free */
-    int fit;                     /* n_gpu_layers left to llama-server --fit, the most that fit (ollama's num_gpu -1) */
-    int fit_ctx;                 /* n_ctx left to --fit: the model's context, lowered until it fits */
-    size_t n_split;              /* tensor_split values given (0: by free memory) */
-    double split[LLMMEM__LOCAL_GPUS];
-} llmmem__llama_settings;
 
 /* A local result's contents (the public handle is this struct). */
 struct llmmem_local {
@@ -47,22 +27,17 @@ struct llmmem_local {
     llmmem__rank_weights weights; /* the last estimate's weights by class, kept for the next (llmmem__llama_weights) */
 };
 
-/* One local estimate resolved once (local.c llmmem__llama_resolve): llama.cpp's settings, the
- * hardware's facts, the cache shape llama.cpp accepted, and the inventory's weights by class,
- * priced when first needed (where the estimate meets the weight plan's errors) into the result
- * handle, which keeps them for its next estimate of the same model and plan. Layout and every
- * --fit probe read it; --fit changes ls.n_gpu_layers and ls.n_ctx alone. */
+/* One local estimate resolved once (local.c llmmem__llama_resolve): the resolver's inputs
+ * (job/llama.h: llama.cpp's settings, ollama's keys, the hardware's facts, the weight plan), the
+ * cache shape llama.cpp accepted, and the inventory's weights by class, priced when first needed
+ * (where the estimate meets the weight plan's errors) into the result handle, which keeps them for
+ * its next estimate of the same model and plan. Layout and every --fit probe read it; --fit changes
+ * ls.n_gpu_layers and ls.n_ctx alone. */
 typedef struct llmmem__llama_job {
     const llmmem_model *m;
     const struct llmmem_checkpoint *ck; /* the GGUF, or NULL: the inventory's weights */
-    const llmmem_strategy *s;           /* read by the weight plan alone, when the weights are first priced */
-    llmmem__llama_settings ls;
+    llmmem__llama_inputs in;
     const llmmem__geometry *shape;      /* llmmem__llama_check's */
-    int64_t backend;
-    uint64_t gpus;                      /* devices_per_node of its one node, none with backend cpu */
-    uint64_t num_nodes, memory, overhead, host_memory;
-    int unified;
-    const char *prefix;                 /* ggml's device names */
     int priced;                         /* `weights` made, or `price_status` failed */
     llmmem_status price_status;
     llmmem__rank_weights *weights;      /* one rank of one way, the whole tensors: the result handle's */
@@ -85,14 +60,13 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_job *j);
 static inline llmmem_status llmmem__llama_weights(const llmmem__rank_weights **out, llmmem__llama_job *j)
 {
     if (!j->priced) {
-        llmmem__weight_plan plan;
-        j->price_status = llmmem__weight_plan_make(&plan, j->m, j->s);
+        j->price_status = j->in.plan_status;
         if (j->price_status == LLMMEM_OK)
-            llmmem__rank_weights_keep(j->weights, j->m, &plan, 1);
+            llmmem__rank_weights_keep(j->weights, j->m, &j->in.plan, 1);
         j->priced = 1;
     }
     *out = j->weights;
-    return j->price_status;
+    return j->price_status ? llmmem__fail(j->price_status, "%s", j->in.plan_message) : LLMMEM_OK;
 }
 
 /* What llama.cpp refuses of a model and settings before it allocates (llamacpp.c): cross-attention,
@@ -107,6 +81,9 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, llmmem__llama_job 
 /* The same under split_mode tensor (llamacpp_tensor.c): the layout of one meta device, then each tensor
  * split across the GPUs or mirrored on each. */
 llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, llmmem__llama_job *j);
+
+/* 1 when every GPU of a result holds its buffers with the margin left (the host is not --fit's concern). */
+int llmmem__local_gpus_fit(const llmmem_local *r);
 
 /* A ggml device name: `prefix` and the device's index (0-99), without printf. */
 void llmmem__ggml_device_name(char *dst, size_t size, const char *prefix, unsigned index);
