@@ -596,7 +596,7 @@ static llmmem_status read_qwen3_next(const hf *c, const llmmem__json *obj, int64
  * null_value), bool_key (dflt when absent or null) or a hook of its own. HF_CLASS: dflt is the offset
  * of the family's int64_t class default in llmmem__class_defaults (an optional field leaves its key
  * where the family has none). */
-enum hf_how { HF_REQUIRED, HF_OPTIONAL, HF_BOOL, HF_HOOK };
+enum hf_how { HF_REQUIRED, HF_OPTIONAL, HF_BOOL, HF_HOOK, HF_REFUSE };
 #define HF_CLASS 0x10
 #define CLASS(member) ((int64_t)offsetof(llmmem__class_defaults, member))
 /* When a field is read: always, or where the family's modeling file reads it. */
@@ -609,12 +609,17 @@ typedef struct hf_field {
     int64_t null_value;
     uint8_t when;
     llmmem_status (*hook)(const hf *c, const llmmem__json *obj);
+    const char *why;     /* HF_REFUSE: why the value null_value of the flag (dflt when absent) is refused */
 } hf_field;
 #define FIELDS(list) (list), sizeof(list) / sizeof((list)[0])
 /* The rows of a field list with a default of its own (an optional one's null takes it too). */
 #define REQ(field, k, d) {.how = HF_REQUIRED, .name = (field), .key = (k), .dflt = (d)}
 #define OPT(field, k, d) {.how = HF_OPTIONAL, .name = (field), .key = (k), .dflt = (d), .null_value = (d)}
 #define FLAG(field, k, d) {.how = HF_BOOL, .name = (field), .key = (k), .dflt = (d)}
+#define HOOK(fn) {.how = HF_HOOK, .hook = (fn)}
+/* A flag the family does not model when it is `refused` (absent: d), refused naming why (refuse_if). */
+#define REFUSE(field, refused, d, reason) \
+    {.how = HF_REFUSE, .name = (field), .dflt = (d), .null_value = (refused), .why = (reason)}
 
 static int field_read(const family *f, uint8_t when)
 {
@@ -638,6 +643,7 @@ static llmmem_status read_fields(const hf *c, const llmmem__json *obj, const hf_
         case HF_REQUIRED: st = required(c, obj, NAMES(f[i].name), f[i].key, dflt, NULL); break;
         case HF_OPTIONAL: st = optional(c, obj, f[i].name, f[i].key, dflt, f[i].null_value); break;
         case HF_BOOL: st = bool_key(c, obj, f[i].name, f[i].key, (int)dflt); break;
+        case HF_REFUSE: st = refuse_if(c, obj, f[i].name, (int)f[i].null_value, (int)dflt, f[i].why); break;
         default: st = f[i].hook(c, obj); break;
         }
     }
@@ -1971,26 +1977,25 @@ static llmmem_status read_kimi_linear(const hf *c, const llmmem__json *obj)
  * replace_with_linear, n_heads_in_group: num_attention_heads / KV heads} and ffn {no_op, replace_with_linear,
  * ffn_mult: the gated MLP's width find_multiple(int(2 x ffn_mult x hidden_size / 3), 256), vLLM nemotron_nas.py
  * _ffn_mult_to_intermediate_size}; the attention's sink, window and sparsity options are refused. */
+static const hf_field nemotron_nas_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    OPT("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE),
+    HOOK(read_tie),
+    REFUSE("attention_bias", 1, 0, "biased Nemotron-NAS attention is not modelled"),
+    REFUSE("mlp_bias", 1, 0, "biased Nemotron-NAS MLPs are not modelled"),
+};
+
 static llmmem_status read_nemotron_nas(const hf *c, const llmmem__json *obj)
 {
-    int64_t hidden = 0, layers = 0, heads = 0;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
-    if (!st)
-        st = read_tie(c, obj);
-    if (!st)
-        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased Nemotron-NAS attention is not modelled");
-    if (!st)
-        st = refuse_if(c, obj, "mlp_bias", 1, 0, "biased Nemotron-NAS MLPs are not modelled");
+    llmmem_status st = read_fields(c, obj, FIELDS(nemotron_nas_fields));
     if (st)
         return st;
+    const int64_t hidden = llmmem__get_int(&c->m->s, LLMMEM_KEY_HIDDEN_SIZE);
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    const int64_t heads = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_ATTENTION_HEADS);
     const llmmem__json *blocks = llmmem__json_object_get(obj, "block_configs");
     if (!blocks || !llmmem__json_is_array(blocks) || (int64_t)llmmem__json_array_size(blocks) != layers)
         return hf_fail(c, blocks ? LLMMEM_ERR_INCOMPATIBLE : LLMMEM_ERR_INCOMPLETE, "block_configs",
@@ -2580,35 +2585,30 @@ static llmmem_status laguna_type_heads(const hf *c, const llmmem__json *per, con
  * moe_intermediate_size beside one shared expert of shared_expert_intermediate_size, a bf16 router and the experts'
  * float32 e_score_correction_bias; dense layers of intermediate_size. Attention biases and the sliding layers'
  * sinks are refused. */
+static const hf_field laguna_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
+    OPT("head_dim", LLMMEM_KEY_HEAD_DIM, LEAVE),
+    OPT("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE),
+    HOOK(read_tie),
+    REFUSE("attention_bias", 1, 0, "a biased o_proj is not modelled for laguna"),
+    REFUSE("qkv_bias", 1, 0, "a biased qkv_proj is not modelled for laguna"),
+    REFUSE("swa_attention_sink_enabled", 1, 0, "the sliding layers' sinks are not modelled for laguna"),
+};
+
 static llmmem_status read_laguna(const hf *c, const llmmem__json *obj)
 {
-    int64_t layers = 0, heads = 0, experts = 0, shared = 0, step = 1, window = 0;
+    int64_t experts = 0, shared = 0, step = 1, window = 0;
     enum presence p;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
-    if (!st)
-        st = required(c, obj, NAMES("num_key_value_heads"), LLMMEM_KEY_NUM_KEY_VALUE_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, LEAVE, LEAVE);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
-    if (!st)
-        st = read_tie(c, obj);
-    if (!st)
-        st = refuse_if(c, obj, "attention_bias", 1, 0, "a biased o_proj is not modelled for laguna");
-    if (!st)
-        st = refuse_if(c, obj, "qkv_bias", 1, 0, "a biased qkv_proj is not modelled for laguna");
-    if (!st)
-        st = refuse_if(c, obj, "swa_attention_sink_enabled", 1, 0, "the sliding layers' sinks are not modelled for laguna");
+    llmmem_status st = read_fields(c, obj, FIELDS(laguna_fields));
     if (st)
         return st;
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    const int64_t heads = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_ATTENTION_HEADS);
     /* gating: true or "per-head" one gate a head, "per-element" one a channel, false or absent none */
     const llmmem__json *g = llmmem__json_object_get(obj, "gating");
     int gate = g && (llmmem__json_is_true(g) || (is_text(g) && strcmp(llmmem__json_string_value(g), "per-head") == 0));
