@@ -610,6 +610,7 @@ typedef struct hf_field {
     uint8_t when;
     llmmem_status (*hook)(const hf *c, const llmmem__json *obj);
     const char *why;     /* HF_REFUSE: why the value null_value of the flag (dflt when absent) is refused */
+    const char *const *names; /* HF_REQUIRED: the names it may go by, first found read (NULL: name alone) */
 } hf_field;
 #define FIELDS(list) (list), sizeof(list) / sizeof((list)[0])
 /* The rows of a field list with a default of its own (an optional one's null takes it too). */
@@ -617,6 +618,7 @@ typedef struct hf_field {
 #define OPT(field, k, d) {.how = HF_OPTIONAL, .name = (field), .key = (k), .dflt = (d), .null_value = (d)}
 #define FLAG(field, k, d) {.how = HF_BOOL, .name = (field), .key = (k), .dflt = (d)}
 #define HOOK(fn) {.how = HF_HOOK, .hook = (fn)}
+#define REQ_ALIASES(k, d, ...) {.how = HF_REQUIRED, .names = NAMES(__VA_ARGS__), .key = (k), .dflt = (d)}
 /* A flag the family does not model when it is `refused` (absent: d), refused naming why (refuse_if). */
 #define REFUSE(field, refused, d, reason) \
     {.how = HF_REFUSE, .name = (field), .dflt = (d), .null_value = (refused), .why = (reason)}
@@ -640,7 +642,7 @@ static llmmem_status read_fields(const hf *c, const llmmem__json *obj, const hf_
                 dflt = LEAVE;
         }
         switch (f[i].how & ~HF_CLASS) {
-        case HF_REQUIRED: st = required(c, obj, NAMES(f[i].name), f[i].key, dflt, NULL); break;
+        case HF_REQUIRED: st = required(c, obj, f[i].names ? f[i].names : NAMES(f[i].name), f[i].key, dflt, NULL); break;
         case HF_OPTIONAL: st = optional(c, obj, f[i].name, f[i].key, dflt, f[i].null_value); break;
         case HF_BOOL: st = bool_key(c, obj, f[i].name, f[i].key, (int)dflt); break;
         case HF_REFUSE: st = refuse_if(c, obj, f[i].name, (int)f[i].null_value, (int)dflt, f[i].why); break;
@@ -1877,52 +1879,35 @@ static llmmem_status read_deepseek_v4(const hf *c, const llmmem__json *obj)
  * full-rank q_proj; mla_use_nope drops RoPE, not a tensor), its MoE as num_experts, num_experts_per_token,
  * num_shared_experts, moe_intermediate_size, first_k_dense_replace, moe_layer_freq; linear_attn_config: num_heads
  * of head_dim, short_conv_kernel_size, and the 1-indexed kda_layers and full_attn_layers. */
+static const hf_field kimi_linear_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
+    REQ("kv_lora_rank", LLMMEM_KEY_KV_LORA_RANK, CLASS_NONE),
+    REQ("qk_rope_head_dim", LLMMEM_KEY_QK_ROPE_HEAD_DIM, CLASS_NONE),
+    REQ("qk_nope_head_dim", LLMMEM_KEY_QK_NOPE_HEAD_DIM, CLASS_NONE),
+    REQ("v_head_dim", LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE),
+    OPT("q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, 0),
+    HOOK(read_tie),
+    OPT("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE),
+    OPT("num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0),
+    REQ("num_experts", LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE),
+    REQ_ALIASES(LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, "num_experts_per_token", "num_experts_per_tok"),
+    REQ("moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE),
+    OPT("num_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 0),
+    OPT("first_k_dense_replace", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0),
+    OPT("moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1),
+};
+
 static llmmem_status read_kimi_linear(const hf *c, const llmmem__json *obj)
 {
-    int64_t layers = 0, heads = 0, d = 0, q_rank = 0;
-    enum presence p;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("kv_lora_rank"), LLMMEM_KEY_KV_LORA_RANK, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("qk_rope_head_dim"), LLMMEM_KEY_QK_ROPE_HEAD_DIM, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("qk_nope_head_dim"), LLMMEM_KEY_QK_NOPE_HEAD_DIM, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("v_head_dim"), LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE, NULL);
-    if (!st)
-        st = get_int(c, obj, "q_lora_rank", &q_rank, &p);
-    if (!st)
-        st = set(c, "q_lora_rank", LLMMEM_KEY_Q_LORA_RANK, p == PRESENT ? q_rank : 0);
-    if (!st)
-        st = read_tie(c, obj);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
-    if (!st)
-        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
-    if (!st)
-        st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_experts_per_token", "num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK,
-                      CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = optional(c, obj, "num_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 0, 0);
-    if (!st)
-        st = optional(c, obj, "first_k_dense_replace", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0, 0);
-    if (!st)
-        st = optional(c, obj, "moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1, 1);
+    int64_t heads = 0, d = 0;
+    llmmem_status st = read_fields(c, obj, FIELDS(kimi_linear_fields));
     if (st)
         return st;
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
     const llmmem__json *la = llmmem__json_object_get(obj, "linear_attn_config");
     if (!la || !llmmem__json_is_object(la))
         return hf_fail(c, la ? LLMMEM_ERR_PARSE : LLMMEM_ERR_INCOMPLETE, "linear_attn_config",
