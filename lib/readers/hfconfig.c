@@ -618,6 +618,8 @@ typedef struct hf_field {
 #define OPT(field, k, d) {.how = HF_OPTIONAL, .name = (field), .key = (k), .dflt = (d), .null_value = (d)}
 #define FLAG(field, k, d) {.how = HF_BOOL, .name = (field), .key = (k), .dflt = (d)}
 #define HOOK(fn) {.how = HF_HOOK, .hook = (fn)}
+/* An optional field whose null takes another value than its absence (LEAVE: sets nothing). */
+#define OPT_NULL(field, k, absent, null) {.how = HF_OPTIONAL, .name = (field), .key = (k), .dflt = (absent), .null_value = (null)}
 #define REQ_ALIASES(k, d, ...) {.how = HF_REQUIRED, .names = NAMES(__VA_ARGS__), .key = (k), .dflt = (d)}
 /* A flag the family does not model when it is `refused` (absent: d), refused naming why (refuse_if). */
 #define REFUSE(field, refused, d, reason) \
@@ -922,6 +924,42 @@ static llmmem_status read_mlp_layer_types(const hf *c, const llmmem__json *obj, 
     return set(c, "mlp_layer_types", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, (int64_t)dense);
 }
 
+/* The indexer's shape: DeepSeek-V3.2's inference/model.py ModelArgs (required), GlmMoeDsaConfig's
+ * index_n_heads=32, index_head_dim=128. */
+static llmmem_status read_dsa_indexer(const hf *c, const llmmem__json *obj)
+{
+    llmmem_status st = LLMMEM_OK;
+    if (c->fam->type == LLMMEM_MODEL_DEEPSEEK_V32) {
+        st = required(c, obj, NAMES("index_n_heads"), LLMMEM_KEY_INDEX_N_HEADS, CLASS_NONE, NULL);
+        if (!st)
+            st = required(c, obj, NAMES("index_head_dim"), LLMMEM_KEY_INDEX_HEAD_DIM, CLASS_NONE, NULL);
+    } else if (c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA) {
+        st = optional(c, obj, "index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 32, 32);
+        if (!st)
+            st = optional(c, obj, "index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128, 128);
+    }
+    return st;
+}
+
+static const hf_field deepseek_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
+    REQ("kv_lora_rank", LLMMEM_KEY_KV_LORA_RANK, CLASS_NONE),
+    REQ("qk_rope_head_dim", LLMMEM_KEY_QK_ROPE_HEAD_DIM, CLASS_NONE),
+    REQ("qk_nope_head_dim", LLMMEM_KEY_QK_NOPE_HEAD_DIM, CLASS_NONE),
+    REQ("v_head_dim", LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE),
+    OPT_NULL("num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, LEAVE, 0),
+    OPT("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE),
+    HOOK(read_tie),
+    HOOK(read_dsa_indexer),
+    /* README_WEIGHTS.md: MTP modules stored after the main layers, not in the model's class */
+    OPT("num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0),
+    REFUSE("attention_bias", 1, 0, "biases on q_a_proj, kv_a_proj_with_mqa and o_proj are not modelled"),
+};
+
 /* DeepSeek-V2/V3 (modeling_deepseek.py): multi-head latent attention; layer i has a MoE block
  * when n_routed_experts is not None and i >= first_k_dense_replace and i % moe_layer_freq == 0;
  * topk_method noaux_tc adds MoEGate.e_score_correction_bias. */
@@ -931,42 +969,7 @@ static llmmem_status read_deepseek(const hf *c, const llmmem__json *obj)
      * the correction bias by structure (families.c) */
     int64_t by_structure = 0;
     int v3 = llmmem__family_structure(&by_structure, c->fam, LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS) && by_structure;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("kv_lora_rank"), LLMMEM_KEY_KV_LORA_RANK, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("qk_rope_head_dim"), LLMMEM_KEY_QK_ROPE_HEAD_DIM, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("qk_nope_head_dim"), LLMMEM_KEY_QK_NOPE_HEAD_DIM, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("v_head_dim"), LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE, NULL);
-    if (!st)
-        st = optional(c, obj, "num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, LEAVE, 0);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE);
-    if (!st)
-        st = read_tie(c, obj);
-    if (!st && c->fam->type == LLMMEM_MODEL_DEEPSEEK_V32) /* inference/model.py ModelArgs: the indexer's shape */
-        st = required(c, obj, NAMES("index_n_heads"), LLMMEM_KEY_INDEX_N_HEADS, CLASS_NONE, NULL);
-    if (!st && c->fam->type == LLMMEM_MODEL_DEEPSEEK_V32)
-        st = required(c, obj, NAMES("index_head_dim"), LLMMEM_KEY_INDEX_HEAD_DIM, CLASS_NONE, NULL);
-    if (!st && c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA) /* GlmMoeDsaConfig index_n_heads=32, index_head_dim=128 */
-        st = optional(c, obj, "index_n_heads", LLMMEM_KEY_INDEX_N_HEADS, 32, 32);
-    if (!st && c->fam->type == LLMMEM_MODEL_GLM_MOE_DSA)
-        st = optional(c, obj, "index_head_dim", LLMMEM_KEY_INDEX_HEAD_DIM, 128, 128);
-    if (!st) /* README_WEIGHTS.md: MTP modules stored after the main layers, not in the model's class */
-        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
-    if (!st)
-        st = refuse_if(c, obj, "attention_bias", 1, 0,
-                       "biases on q_a_proj, kv_a_proj_with_mqa and o_proj are not modelled");
+    llmmem_status st = read_fields(c, obj, FIELDS(deepseek_fields));
     if (st)
         return st;
     /* q_lora_rank: null is a full-rank q_proj; absent would be the class default 1536, which no
@@ -1434,33 +1437,32 @@ static llmmem_status read_hybrid_mamba2(const hf *c, const llmmem__json *obj, in
  * shared_intermediate_size; the Mamba-2 mixer's inner width is mamba_expand x hidden_size, its
  * heads mamba_n_heads of mamba_d_head ("auto": the inner width over the heads). The float
  * multipliers scale activations and hold no tensor. */
+static const hf_field granitemoehybrid_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    HOOK(read_kv_heads),
+    /* GraniteMoeHybridAttention: getattr(config, "head_dim", hidden_size // num_attention_heads) */
+    OPT("head_dim", LLMMEM_KEY_HEAD_DIM, 0),
+    OPT_NULL("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 2048, LEAVE),
+    HOOK(read_tie),
+    /* GraniteMoeHybridAttention: q, k, v and o biased by attention_bias */
+    FLAG("attention_bias", LLMMEM_KEY_QKV_BIAS, 0),
+    FLAG("attention_bias", LLMMEM_KEY_O_PROJ_BIAS, 0),
+};
+
 static llmmem_status read_granitemoehybrid(const hf *c, const llmmem__json *obj)
 {
-    int64_t hidden = 0, layers = 0, experts = 8, inter = 11008, shared = 1024;
+    int64_t experts = 8, inter = 11008, shared = 1024;
     enum presence p;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = read_kv_heads(c, obj);
-    if (!st) /* GraniteMoeHybridAttention: getattr(config, "head_dim", hidden_size // num_attention_heads) */
-        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, 0, 0);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 2048, LEAVE);
-    if (!st)
-        st = read_tie(c, obj);
-    if (!st) /* GraniteMoeHybridAttention: q, k, v and o biased by attention_bias */
-        st = bool_key(c, obj, "attention_bias", LLMMEM_KEY_QKV_BIAS, 0);
-    if (!st)
-        st = bool_key(c, obj, "attention_bias", LLMMEM_KEY_O_PROJ_BIAS, 0);
+    llmmem_status st = read_fields(c, obj, FIELDS(granitemoehybrid_fields));
     if (!st)
         st = set(c, "mlp_bias", LLMMEM_KEY_MLP_BIAS, 0); /* GraniteMoeHybridMLP: bias=False */
     if (st)
         return st;
+    const int64_t hidden = llmmem__get_int(&c->m->s, LLMMEM_KEY_HIDDEN_SIZE);
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
     const char *pos = NULL;
     st = get_string(c, obj, "position_embedding_type", &pos, &p);
     if (st)
@@ -2141,41 +2143,34 @@ static llmmem_status read_lfm2(const hf *c, const llmmem__json *obj)
  * v_head_dim wide), sliding ones of the swa_* fields (the same heads and widths modelled, their own KV heads), a
  * sink per head where add_swa_ / add_full_attention_sink_bias say, q/k norms with use_qk_norm; hybrid_layer_pattern
  * (1: sliding) and moe_layer_freq (1: MoE of n_routed_experts, else a dense MLP of intermediate_size) per layer. */
+static const hf_field mimo_v2_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
+    REQ("head_dim", LLMMEM_KEY_HEAD_DIM, CLASS_NONE),
+    REQ("v_head_dim", LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE),
+    REQ("num_key_value_heads", LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, CLASS_NONE),
+    OPT("swa_num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 8),
+    OPT_NULL("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 262144, LEAVE),
+    HOOK(read_tie),
+    REFUSE("attention_bias", 1, 0, "biased MiMo-V2 attention is not modelled"),
+    FLAG("use_qk_norm", LLMMEM_KEY_QK_NORM, 0),
+    FLAG("add_swa_attention_sink_bias", LLMMEM_KEY_ATTENTION_SINKS, 1),
+    FLAG("add_full_attention_sink_bias", LLMMEM_KEY_FULL_ATTENTION_SINKS, 0),
+    OPT("num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0),
+};
+
 static llmmem_status read_mimo_v2(const hf *c, const llmmem__json *obj)
 {
-    int64_t layers = 0, heads = 0, d = 0, dv = 0, v;
+    int64_t v;
     enum presence p;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("head_dim"), LLMMEM_KEY_HEAD_DIM, CLASS_NONE, &d);
-    if (!st)
-        st = required(c, obj, NAMES("v_head_dim"), LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE, &dv);
-    if (!st)
-        st = required(c, obj, NAMES("num_key_value_heads"), LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = optional(c, obj, "swa_num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 8, 8);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 262144, LEAVE);
-    if (!st)
-        st = read_tie(c, obj);
-    if (!st)
-        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased MiMo-V2 attention is not modelled");
-    if (!st)
-        st = bool_key(c, obj, "use_qk_norm", LLMMEM_KEY_QK_NORM, 0);
-    if (!st)
-        st = bool_key(c, obj, "add_swa_attention_sink_bias", LLMMEM_KEY_ATTENTION_SINKS, 1);
-    if (!st)
-        st = bool_key(c, obj, "add_full_attention_sink_bias", LLMMEM_KEY_FULL_ATTENTION_SINKS, 0);
-    if (!st)
-        st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
+    llmmem_status st = read_fields(c, obj, FIELDS(mimo_v2_fields));
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    const int64_t heads = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+    const int64_t d = llmmem__get_int(&c->m->s, LLMMEM_KEY_HEAD_DIM);
+    const int64_t dv = llmmem__get_int(&c->m->s, LLMMEM_KEY_V_HEAD_DIM);
     static const struct {
         const char *field;
         int64_t dflt;
