@@ -1314,6 +1314,20 @@ static llmmem_status nemotron_h_blocks(const hf *c, const llmmem__json *obj, cha
     return LLMMEM_OK;
 }
 
+/* NemotronHConfig's sizes after the layer count (head_dim=128) and its biases. */
+static const hf_field nemotron_h_fields[] = {
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
+    HOOK(read_kv_heads),
+    OPT_NULL("head_dim", LLMMEM_KEY_HEAD_DIM, 128, 0),
+    OPT_NULL("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 4096, LEAVE),
+    HOOK(read_tie),
+    FLAG("attention_bias", LLMMEM_KEY_QKV_BIAS, 0),
+    FLAG("attention_bias", LLMMEM_KEY_O_PROJ_BIAS, 0),
+    FLAG("mlp_bias", LLMMEM_KEY_MLP_BIAS, 0),
+};
+
 /* NemotronHConfig: hybrid_override_pattern gives each block (M Mamba-2, * attention, - MLP, E MoE);
  * NemotronHMLP is up_proj, relu2, down_proj with mlp_bias; attention biased by attention_bias. */
 static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
@@ -1334,25 +1348,7 @@ static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
     else if (!st)
         st = set(c, "layers_block_type", LLMMEM_KEY_NUM_HIDDEN_LAYERS, layers);
     if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = read_kv_heads(c, obj);
-    if (!st) /* NemotronHConfig head_dim=128 */
-        st = optional(c, obj, "head_dim", LLMMEM_KEY_HEAD_DIM, 128, 0);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 4096, LEAVE);
-    if (!st)
-        st = read_tie(c, obj);
-    if (!st)
-        st = bool_key(c, obj, "attention_bias", LLMMEM_KEY_QKV_BIAS, 0);
-    if (!st)
-        st = bool_key(c, obj, "attention_bias", LLMMEM_KEY_O_PROJ_BIAS, 0);
-    if (!st)
-        st = bool_key(c, obj, "mlp_bias", LLMMEM_KEY_MLP_BIAS, 0);
+        st = read_fields(c, obj, FIELDS(nemotron_h_fields));
     if (!st)
         st = read_mamba2_mixer(c, obj, names);
     if (!st && strchr(pattern, 'E'))
@@ -2403,31 +2399,30 @@ static llmmem_status read_step3p5_moe_layers(const hf *c, const llmmem__json *ob
  * moe_num_experts experts of moe_intermediate_size beside one share_expert of share_expert_dim, an fp32 gate and
  * router_bias (asserted by FusedMoEBlock); the others a dense MLP of intermediate_size. Sliding layers of other KV
  * heads or head width, and MTP layers that are not sliding, are refused. */
+static const hf_field step3p5_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
+    OPT("num_attention_groups", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 8),
+    OPT("head_dim", LLMMEM_KEY_HEAD_DIM, 128),
+    OPT_NULL("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 128000, LEAVE),
+    HOOK(read_tie),
+    REFUSE("attention_bias", 1, 0, "biased Step-3.5 attention is not modelled"),
+};
+
 static llmmem_status read_step3p5(const hf *c, const llmmem__json *obj)
 {
-    int64_t layers = 0, heads = 0, kv = 8, d = 128, sliding_heads = 0, v = 0, window = 0, mtp = 3;
+    int64_t sliding_heads = 0, v = 0, window = 0, mtp = 3;
     enum presence p;
     int flag = 1;
     const char *text = NULL;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, &heads);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("intermediate_size"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st && (st = get_int(c, obj, "num_attention_groups", &kv, &p)) == LLMMEM_OK)
-        st = set(c, "num_attention_groups", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, p == PRESENT ? kv : (kv = 8));
-    if (!st && (st = get_int(c, obj, "head_dim", &d, &p)) == LLMMEM_OK)
-        st = set(c, "head_dim", LLMMEM_KEY_HEAD_DIM, p == PRESENT ? d : (d = 128));
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 128000, LEAVE);
-    if (!st)
-        st = read_tie(c, obj);
-    if (!st)
-        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased Step-3.5 attention is not modelled");
+    llmmem_status st = read_fields(c, obj, FIELDS(step3p5_fields));
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    const int64_t heads = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_ATTENTION_HEADS);
+    const int64_t kv = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
+    const int64_t d = llmmem__get_int(&c->m->s, LLMMEM_KEY_HEAD_DIM);
     if (!st && (st = get_string(c, obj, "att_impl_type", &text, &p)) == LLMMEM_OK && p == PRESENT &&
         strcmp(text, "GQA") != 0)
         return unsupported_string(c, "att_impl_type", text, "vLLM's Step3p5DecoderLayer builds GQA only");
