@@ -757,24 +757,23 @@ static llmmem_status read_gpt2(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+static const hf_field opt_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQ("ffn_dim", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
+    REQ("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, CLASS_NONE),
+};
+
 /* OPTConfig; OPTDecoder adds project_in/project_out when word_embed_proj_dim != hidden_size and
  * has no final norm when do_layer_norm_before is false or _remove_final_layer_norm is true. */
 static llmmem_status read_opt(const hf *c, const llmmem__json *obj)
 {
-    int64_t hidden = 0;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("ffn_dim"), LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("max_position_embeddings"), LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, CLASS_NONE, NULL);
+    llmmem_status st = read_fields(c, obj, FIELDS(opt_fields));
     if (st)
         return st;
+    const int64_t hidden = llmmem__get_int(&c->m->s, LLMMEM_KEY_HIDDEN_SIZE);
     int64_t proj = hidden;
     enum presence p;
     st = get_int(c, obj, "word_embed_proj_dim", &proj, &p);
@@ -824,6 +823,16 @@ static llmmem_status read_bloom(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+static const hf_field falcon_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ_ALIASES(LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, "num_hidden_layers", "n_layer"),
+    REQ_ALIASES(LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, "num_attention_heads", "n_head"),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    OPT("ffn_hidden_size", LLMMEM_KEY_INTERMEDIATE_SIZE, 0),
+    {.how = HF_OPTIONAL | HF_CLASS, .name = "max_position_embeddings", .key = LLMMEM_KEY_MAX_POSITION_EMBEDDINGS,
+     .dflt = CLASS(max_position), .null_value = LEAVE},
+};
+
 /* FalconConfig with FalconAttention and FalconDecoderLayer:
  *   k/v heads: new_decoder_architecture: num_kv_heads (None: num_attention_heads); else
  *   multi_query: 1; else num_attention_heads.
@@ -833,22 +842,10 @@ static llmmem_status read_bloom(const hf *c, const llmmem__json *obj)
  *   bias: query_key_value, dense and the MLP; ffn_hidden_size None: 4 * hidden_size. */
 static llmmem_status read_falcon(const hf *c, const llmmem__json *obj)
 {
-    int64_t heads = 0;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers", "n_layer"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads", "n_head"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE,
-                      &heads);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = optional(c, obj, "ffn_hidden_size", LLMMEM_KEY_INTERMEDIATE_SIZE, 0, 0);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, c->fam->config.max_position,
-                      LEAVE);
+    llmmem_status st = read_fields(c, obj, FIELDS(falcon_fields));
     if (st)
         return st;
+    const int64_t heads = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_ATTENTION_HEADS);
     int new_arch, multi_query, parallel, bias;
     st = get_flag(c, obj, "new_decoder_architecture", 0, &new_arch);
     if (!st)
