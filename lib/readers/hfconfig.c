@@ -1022,6 +1022,18 @@ static llmmem_status read_deepseek(const hf *c, const llmmem__json *obj)
     return set(c, "topk_method", LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, correction);
 }
 
+/* Glm4MoeConfig's experts (DeepSeek-V3's fields). num_nextn_predict_layers: the multi-token-prediction
+ * layers a checkpoint stores past num_hidden_layers; Glm4MoeForCausalLM builds none: the checkpoint's, not
+ * the model's (arch.c MTP). */
+static const hf_field glm4_moe_fields[] = {
+    OPT("num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0),
+    REQ("n_routed_experts", LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE),
+    REQ("num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE),
+    REQ("moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE),
+    REQ("n_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, CLASS_NONE),
+    REQ("first_k_dense_replace", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, CLASS_NONE),
+};
+
 /* GLM-4 (models/glm4/modeling_glm4.py Glm4Attention, models/glm4_moe/modeling_glm4_moe.py
  * Glm4MoeAttention): attention_bias biases q, k and v, never o_proj (Glm4Config's default True,
  * Glm4MoeConfig's False). GLM-4.5 (glm4_moe): q_norm, k_norm = RMSNorm(head_dim) when use_qk_norm;
@@ -1041,19 +1053,7 @@ static llmmem_status read_glm4(const hf *c, const llmmem__json *obj)
         st = set(c, "attention_bias", LLMMEM_KEY_O_PROJ_BIAS, 0);
     if (st || c->fam->type != LLMMEM_MODEL_GLM4_MOE)
         return st;
-    /* num_nextn_predict_layers: the multi-token-prediction layers a checkpoint stores past
-     * num_hidden_layers; Glm4MoeForCausalLM builds none: the checkpoint's, not the model's (arch.c MTP) */
-    st = optional(c, obj, "num_nextn_predict_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
-    if (!st)
-        st = required(c, obj, NAMES("n_routed_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("n_shared_experts"), LLMMEM_KEY_N_SHARED_EXPERTS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("first_k_dense_replace"), LLMMEM_KEY_FIRST_K_DENSE_REPLACE, CLASS_NONE, NULL);
+    st = read_fields(c, obj, FIELDS(glm4_moe_fields));
     if (!st)
         st = set(c, "first_k_dense_replace", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
     return st;
@@ -1101,6 +1101,13 @@ static llmmem_status read_minimax_m2(const hf *c, const llmmem__json *obj)
     return LLMMEM_OK;
 }
 
+/* Ernie4_5's use_bias biases q, k, v, o and the MLP. */
+static const hf_field ernie_bias_fields[] = {
+    FLAG("use_bias", LLMMEM_KEY_QKV_BIAS, 0),
+    FLAG("use_bias", LLMMEM_KEY_O_PROJ_BIAS, 0),
+    FLAG("use_bias", LLMMEM_KEY_MLP_BIAS, 0),
+};
+
 /* ERNIE 4.5 (models/ernie4_5_moe/modeling_ernie4_5_moe.py): use_bias biases q, k, v, o and every MLP's
  * gate, up and down; Ernie4_5_MoeDecoderLayer i has a sparse block when (i + 1) % moe_layer_interval == 0
  * and moe_layer_start_index <= i <= moe_layer_end_index (-1: the last layer), of moe_num_experts
@@ -1110,14 +1117,7 @@ static llmmem_status read_minimax_m2(const hf *c, const llmmem__json *obj)
  * every layer. */
 static llmmem_status read_ernie(const hf *c, const llmmem__json *obj, int64_t layers)
 {
-    int bias;
-    llmmem_status st = get_flag(c, obj, "use_bias", 0, &bias);
-    if (!st)
-        st = set(c, "use_bias", LLMMEM_KEY_QKV_BIAS, bias);
-    if (!st)
-        st = set(c, "use_bias", LLMMEM_KEY_O_PROJ_BIAS, bias);
-    if (!st)
-        st = set(c, "use_bias", LLMMEM_KEY_MLP_BIAS, bias);
+    llmmem_status st = read_fields(c, obj, FIELDS(ernie_bias_fields));
     if (st || c->fam->config.moe != LLMMEM_MOE_ERNIE)
         return st;
     int64_t experts = 64, start = 1, end = -1, interval = 1;
