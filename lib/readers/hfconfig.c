@@ -2047,26 +2047,26 @@ static llmmem_status read_nemotron_nas(const hf *c, const llmmem__json *obj)
     return LLMMEM_OK;
 }
 
+static const hf_field lfm2_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    HOOK(read_kv_heads),
+    OPT_NULL("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 128000, LEAVE),
+};
+
 /* Lfm2Config (transformers models/lfm2/configuration_lfm2.py; its original keys block_ff_dim, tie_embedding accepted):
  * the gated MLP's width, with block_auto_adjust_ff_dim, is block_ffn_dim_multiplier x int(2 x intermediate_size /
  * 3) rounded up to block_multiple_of (Lfm2MLP); conv_bias=False, conv_L_cache=3; layer_types ("full_attention",
  * "conv") or full_attn_idxs give the attention layers, the rest short convolutions. */
 static llmmem_status read_lfm2(const hf *c, const llmmem__json *obj)
 {
-    int64_t hidden = 0, layers = 0, ff = 0, multiple = 256;
+    int64_t ff = 0, multiple = 256;
     enum presence p;
     const char *name;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = read_kv_heads(c, obj);
-    if (!st)
-        st = optional(c, obj, "max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 128000, LEAVE);
+    llmmem_status st = read_fields(c, obj, FIELDS(lfm2_fields));
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
     int tie = 1;
     if (!st && (st = get_flag(c, obj, llmmem__json_object_get(obj, "tie_embedding") ? "tie_embedding"
                                                                                       : "tie_word_embeddings", 1, &tie)) == LLMMEM_OK)
@@ -2246,6 +2246,12 @@ static llmmem_status uniform_int(const hf *c, const llmmem__json *obj, const cha
     return LLMMEM_OK;
 }
 
+static const hf_field hunyuan_fields[] = {
+    HOOK(read_llama_like),
+    REFUSE("use_cla", 1, 0, "cross-layer KV sharing (cla_share_factor) is not modelled"),
+    REFUSE("use_mla", 1, 0, "Hunyuan's latent attention is not modelled"),
+};
+
 /* HunYuanDenseV1Config and HunYuanMoEV1Config: Llama's fields. The MoE (modeling_hunyuan_v1_moe.py HunYuanMoE) has
  * on every layer num_experts experts and, with use_mixed_mlp_moe, one shared_mlp, each a HunYuanMoEV1MLP of
  * intermediate_size, and a gate of moe_topk; the published configs' moe_intermediate_size and num_shared_expert
@@ -2253,11 +2259,7 @@ static llmmem_status uniform_int(const hf *c, const llmmem__json *obj, const cha
  * classes: refused. */
 static llmmem_status read_hunyuan(const hf *c, const llmmem__json *obj)
 {
-    llmmem_status st = read_llama_like(c, obj);
-    if (!st)
-        st = refuse_if(c, obj, "use_cla", 1, 0, "cross-layer KV sharing (cla_share_factor) is not modelled");
-    if (!st)
-        st = refuse_if(c, obj, "use_mla", 1, 0, "Hunyuan's latent attention is not modelled");
+    llmmem_status st = read_fields(c, obj, FIELDS(hunyuan_fields));
     if (st || c->fam->type != LLMMEM_MODEL_HUNYUAN_V1_MOE)
         return st;
     int64_t intermediate = 0, experts = 1, top_k = 1, width = 0, shared = 1;
