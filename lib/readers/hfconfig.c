@@ -618,6 +618,12 @@ typedef struct hf_field {
 #define OPT(field, k, d) {.how = HF_OPTIONAL, .name = (field), .key = (k), .dflt = (d), .null_value = (d)}
 #define FLAG(field, k, d) {.how = HF_BOOL, .name = (field), .key = (k), .dflt = (d)}
 #define HOOK(fn) {.how = HF_HOOK, .hook = (fn)}
+/* The sizes every decoder config states, required (no class default), in the readers' order. */
+#define REQUIRED_SIZES                                                                                         \
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),                                                 \
+        REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),                                 \
+        REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),                             \
+        REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE)
 /* An optional field whose null takes another value than its absence (LEAVE: sets nothing). */
 #define OPT_NULL(field, k, absent, null) {.how = HF_OPTIONAL, .name = (field), .key = (k), .dflt = (absent), .null_value = (null)}
 #define REQ_ALIASES(k, d, ...) {.how = HF_REQUIRED, .names = NAMES(__VA_ARGS__), .key = (k), .dflt = (d)}
@@ -758,10 +764,7 @@ static llmmem_status read_gpt2(const hf *c, const llmmem__json *obj)
 }
 
 static const hf_field opt_fields[] = {
-    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
-    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
-    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
-    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQUIRED_SIZES,
     REQ("ffn_dim", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
     REQ("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, CLASS_NONE),
 };
@@ -939,10 +942,7 @@ static llmmem_status read_dsa_indexer(const hf *c, const llmmem__json *obj)
 }
 
 static const hf_field deepseek_fields[] = {
-    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
-    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
-    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
-    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQUIRED_SIZES,
     REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
     REQ("kv_lora_rank", LLMMEM_KEY_KV_LORA_RANK, CLASS_NONE),
     REQ("qk_rope_head_dim", LLMMEM_KEY_QK_ROPE_HEAD_DIM, CLASS_NONE),
@@ -1431,10 +1431,7 @@ static llmmem_status read_hybrid_mamba2(const hf *c, const llmmem__json *obj, in
  * heads mamba_n_heads of mamba_d_head ("auto": the inner width over the heads). The float
  * multipliers scale activations and hold no tensor. */
 static const hf_field granitemoehybrid_fields[] = {
-    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
-    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
-    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
-    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQUIRED_SIZES,
     HOOK(read_kv_heads),
     /* GraniteMoeHybridAttention: getattr(config, "head_dim", hidden_size // num_attention_heads) */
     OPT("head_dim", LLMMEM_KEY_HEAD_DIM, 0),
@@ -1875,10 +1872,7 @@ static llmmem_status read_deepseek_v4(const hf *c, const llmmem__json *obj)
  * num_shared_experts, moe_intermediate_size, first_k_dense_replace, moe_layer_freq; linear_attn_config: num_heads
  * of head_dim, short_conv_kernel_size, and the 1-indexed kda_layers and full_attn_layers. */
 static const hf_field kimi_linear_fields[] = {
-    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
-    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
-    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
-    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQUIRED_SIZES,
     REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
     REQ("kv_lora_rank", LLMMEM_KEY_KV_LORA_RANK, CLASS_NONE),
     REQ("qk_rope_head_dim", LLMMEM_KEY_QK_ROPE_HEAD_DIM, CLASS_NONE),
@@ -1958,10 +1952,7 @@ static llmmem_status read_kimi_linear(const hf *c, const llmmem__json *obj)
  * ffn_mult: the gated MLP's width find_multiple(int(2 x ffn_mult x hidden_size / 3), 256), vLLM nemotron_nas.py
  * _ffn_mult_to_intermediate_size}; the attention's sink, window and sparsity options are refused. */
 static const hf_field nemotron_nas_fields[] = {
-    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
-    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
-    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
-    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQUIRED_SIZES,
     OPT("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE),
     HOOK(read_tie),
     REFUSE("attention_bias", 1, 0, "biased Nemotron-NAS attention is not modelled"),
@@ -2048,10 +2039,7 @@ static llmmem_status read_nemotron_nas(const hf *c, const llmmem__json *obj)
 }
 
 static const hf_field lfm2_fields[] = {
-    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
-    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
-    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
-    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQUIRED_SIZES,
     HOOK(read_kv_heads),
     OPT_NULL("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 128000, LEAVE),
 };
@@ -2137,10 +2125,7 @@ static llmmem_status read_lfm2(const hf *c, const llmmem__json *obj)
  * sink per head where add_swa_ / add_full_attention_sink_bias say, q/k norms with use_qk_norm; hybrid_layer_pattern
  * (1: sliding) and moe_layer_freq (1: MoE of n_routed_experts, else a dense MLP of intermediate_size) per layer. */
 static const hf_field mimo_v2_fields[] = {
-    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
-    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
-    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
-    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQUIRED_SIZES,
     REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
     REQ("head_dim", LLMMEM_KEY_HEAD_DIM, CLASS_NONE),
     REQ("v_head_dim", LLMMEM_KEY_V_HEAD_DIM, CLASS_NONE),
@@ -2399,10 +2384,7 @@ static llmmem_status read_step3p5_moe_layers(const hf *c, const llmmem__json *ob
  * router_bias (asserted by FusedMoEBlock); the others a dense MLP of intermediate_size. Sliding layers of other KV
  * heads or head width, and MTP layers that are not sliding, are refused. */
 static const hf_field step3p5_fields[] = {
-    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
-    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
-    REQ("num_attention_heads", LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE),
-    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQUIRED_SIZES,
     REQ("intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
     OPT("num_attention_groups", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 8),
     OPT("head_dim", LLMMEM_KEY_HEAD_DIM, 128),
