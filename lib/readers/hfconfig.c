@@ -741,26 +741,21 @@ static llmmem_status read_llama_like(const hf *c, const llmmem__json *obj)
     return read_sliding(c, obj, layers);
 }
 
+static const hf_field gpt2_fields[] = {
+    REQ_ALIASES(LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, "n_embd", "hidden_size"),
+    REQ_ALIASES(LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, "n_layer", "num_hidden_layers"),
+    REQ_ALIASES(LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, "n_head", "num_attention_heads"),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    REQ_ALIASES(LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, CLASS_NONE, "n_positions", "max_position_embeddings"),
+    OPT("n_inner", LLMMEM_KEY_INTERMEDIATE_SIZE, 0),
+    HOOK(read_tie),
+};
+
 /* GPT2Config (attribute_map: hidden_size n_embd, num_hidden_layers n_layer, num_attention_heads
  * n_head, max_position_embeddings n_positions); n_inner None: 4 * n_embd. */
 static llmmem_status read_gpt2(const hf *c, const llmmem__json *obj)
 {
-    llmmem_status st = required(c, obj, NAMES("n_embd", "hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("n_layer", "num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("n_head", "num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE,
-                      NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("n_positions", "max_position_embeddings"), LLMMEM_KEY_MAX_POSITION_EMBEDDINGS,
-                      CLASS_NONE, NULL);
-    if (!st)
-        st = optional(c, obj, "n_inner", LLMMEM_KEY_INTERMEDIATE_SIZE, 0, 0);
-    if (!st)
-        st = read_tie(c, obj);
-    return st;
+    return read_fields(c, obj, FIELDS(gpt2_fields));
 }
 
 static const hf_field opt_fields[] = {
@@ -809,21 +804,19 @@ static llmmem_status read_opt(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+static const hf_field bloom_fields[] = {
+    REQ_ALIASES(LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, "n_embed", "hidden_size"),
+    REQ_ALIASES(LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, "n_layer", "num_hidden_layers"),
+    REQ_ALIASES(LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, "n_head", "num_attention_heads"),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    HOOK(read_tie),
+};
+
 /* BloomConfig: n_embed overrides hidden_size; attribute_map num_hidden_layers n_layer,
  * num_attention_heads n_head; MLP 4 * hidden_size; ALiBi, no position table. */
 static llmmem_status read_bloom(const hf *c, const llmmem__json *obj)
 {
-    llmmem_status st = required(c, obj, NAMES("n_embed", "hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("n_layer", "num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("n_head", "num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE,
-                      NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = read_tie(c, obj);
-    return st;
+    return read_fields(c, obj, FIELDS(bloom_fields));
 }
 
 static const hf_field falcon_fields[] = {
