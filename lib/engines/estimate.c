@@ -85,7 +85,7 @@ static void trace_kv(llmmem__trace *t, const llmmem__job *j, uint64_t kv)
 }
 
 /* The cache's job when it was resolved from the contents these handles hold (their ids: every
- * validated change takes a new one), with the handles put in; else NULL. */
+ * validated change takes a new one), with the model handle put in; else NULL. */
 static const llmmem__job *cached_job(llmmem__cost_cache *cache, const llmmem_model *m, const llmmem_hardware *hw,
                                      const llmmem_strategy *s)
 {
