@@ -1542,6 +1542,16 @@ static llmmem_status read_mamba1_fields(const hf *c, const llmmem__json *obj)
     return optional(c, obj, "mamba_dt_rank", LLMMEM_KEY_MAMBA_DT_RANK, 0, 0);
 }
 
+/* JambaConfig's layer pattern (expert_layer_period=2, expert_layer_offset=1, attn_layer_period=8,
+ * attn_layer_offset=4) and its Mamba-1 mixers. */
+static const hf_field jamba_layout_fields[] = {
+    OPT("expert_layer_period", LLMMEM_KEY_EXPERT_LAYER_PERIOD, 2),
+    OPT("expert_layer_offset", LLMMEM_KEY_EXPERT_LAYER_OFFSET, 1),
+    OPT("attn_layer_period", LLMMEM_KEY_ATTN_LAYER_PERIOD, 8),
+    OPT("attn_layer_offset", LLMMEM_KEY_ATTN_LAYER_OFFSET, 4),
+    HOOK(read_mamba1_fields),
+};
+
 /* JambaConfig (transformers models/jamba/configuration_jamba.py): Mistral-like attention without
  * biases on the layers i % attn_layer_period == attn_layer_offset, JambaMambaMixer (Mamba-1) on the
  * others; JambaSparseMoeBlock (num_experts of intermediate_size, top num_experts_per_tok, an unbiased
@@ -1574,15 +1584,7 @@ static llmmem_status read_jamba(const hf *c, const llmmem__json *obj)
             st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, intermediate);
     }
     if (!st)
-        st = optional(c, obj, "expert_layer_period", LLMMEM_KEY_EXPERT_LAYER_PERIOD, 2, 2);
-    if (!st)
-        st = optional(c, obj, "expert_layer_offset", LLMMEM_KEY_EXPERT_LAYER_OFFSET, 1, 1);
-    if (!st)
-        st = optional(c, obj, "attn_layer_period", LLMMEM_KEY_ATTN_LAYER_PERIOD, 8, 8);
-    if (!st)
-        st = optional(c, obj, "attn_layer_offset", LLMMEM_KEY_ATTN_LAYER_OFFSET, 4, 4);
-    if (!st)
-        st = read_mamba1_fields(c, obj);
+        st = read_fields(c, obj, FIELDS(jamba_layout_fields));
     if (st)
         return st;
     /* JambaConfig._check_supported_offset: each offset below its period */
