@@ -27,6 +27,21 @@ const llmmem__engine_desc *llmmem__engine_desc_of(int64_t id)
     return NULL;
 }
 
+/* One serving estimate from resolved inputs, under the engine they name. */
+static llmmem_status serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
+{
+    const llmmem__engine_desc *e = llmmem__engine_desc_of(in->set.engine);
+    if (e == NULL)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "engine (%s) runs on one machine: use llmmem_local_estimate "
+                            "(llmmem serve --engine %s prints its buffers)",
+                            llmmem_choice_name(LLMMEM_KEY_ENGINE, in->set.engine),
+                            llmmem_choice_name(LLMMEM_KEY_ENGINE, in->set.engine));
+    llmmem_status st = e->serve(out, model, in);
+    if (st)
+        out->valid = 0;
+    return st;
+}
+
 llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
                                       const llmmem_strategy *strategy)
 {
@@ -35,16 +50,9 @@ llmmem_status llmmem_serving_estimate(llmmem_serving *out, const llmmem_model *m
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
-    int64_t engine = llmmem__get_int(&strategy->s, LLMMEM_KEY_ENGINE);
-    const llmmem__engine_desc *e = llmmem__engine_desc_of(engine);
-    if (e == NULL)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "engine (%s) runs on one machine: use llmmem_local_estimate "
-                            "(llmmem serve --engine %s prints its buffers)",
-                            llmmem_choice_name(LLMMEM_KEY_ENGINE, engine), llmmem_choice_name(LLMMEM_KEY_ENGINE, engine));
-    llmmem_status st = e->serve(out, model, hw, strategy);
-    if (st)
-        out->valid = 0;
-    return st;
+    llmmem__serve_inputs in;
+    llmmem__serve_inputs_make(&in, model, hw, strategy);
+    return serve(out, model, &in);
 }
 
 /* ---- a serving result as JSON: the common head, then its engine's sections ----------------- */

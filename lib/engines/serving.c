@@ -19,9 +19,6 @@
 #include "inventory/towers.h"
 #include "base/text.h"
 #include "views/weights.h"
-/* The settings arrays hold a slot per key number modulo 1000 (internal.h). */
-_Static_assert(LLMMEM_KEY_NUM_SPECULATIVE_TOKENS % 1000 < LLMMEM_SLOTS, "serving keys need a settings slot");
-_Static_assert(LLMMEM_KEY_KV_FREE_BYTES % 1000 < LLMMEM_SLOTS, "engine keys need a settings slot");
 
 #define MAX_STAGES LLMMEM_SERVING_MAX_STAGES
 #define SERVING_VALUES LLMMEM_SERVING_VALUES
@@ -50,11 +47,6 @@ _Static_assert(sizeof value_names / sizeof value_names[0] == SERVING_VALUES, "a 
 static uint64_t mv(const llmmem_model *m, llmmem_key key)
 {
     return (uint64_t)llmmem__model_value(m, key);
-}
-
-static int64_t sv(const llmmem_strategy *s, llmmem_key key)
-{
-    return llmmem__get_int(&s->s, key);
 }
 
 static llmmem_status overflow(const char *what)
@@ -119,22 +111,23 @@ static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint
 /* Weights of one rank of a serving stage: the classes split over tensor parallelism as
  * parallel.c splits them (vLLM's QKVParallelLinear replicates K and V heads below one per rank; a
  * tied embedding also sits on the last stage, LlamaModel builds it there to serve as the LM head). */
-static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp,
-                                   uint64_t pp, uint64_t first, uint64_t end, int first_stage, int last_stage)
+static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const llmmem__serve_inputs *in,
+                                   uint64_t tp, uint64_t pp, uint64_t first, uint64_t end, int first_stage,
+                                   int last_stage)
 {
-    /* one weight plan for the stage; a whole checkpoint's bytes need none unless MTP modules follow */
-    const int stored = tp == 1 && pp == 1 && llmmem__weights_from_checkpoint(m, s);
-    llmmem__weight_plan plan;
-    llmmem_status st = stored ? LLMMEM_OK : llmmem__weight_plan_make(&plan, m, s);
+    /* the served weight plan; a whole checkpoint's bytes need none unless MTP modules follow */
+    const int stored = tp == 1 && pp == 1 && in->from_checkpoint;
+    const llmmem__weight_plan *plan = &in->plan;
+    llmmem_status st = stored ? LLMMEM_OK : llmmem__serve_kept(in, in->plan_status);
     if (!st)
-        st = tp == 1 && pp == 1 ? llmmem__weight_bytes(out, m, &plan, stored)
-                                : llmmem__rank_weight_bytes(out, m, &plan, tp, first, end, first_stage, last_stage);
-    if (st || !last_stage || sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) != LLMMEM_SPECULATIVE_MTP)
+        st = tp == 1 && pp == 1 ? llmmem__weight_bytes(out, m, plan, stored)
+                                : llmmem__rank_weight_bytes(out, m, plan, tp, first, end, first_stage, last_stage);
+    if (st || !last_stage || in->set.speculative_method != LLMMEM_SPECULATIVE_MTP)
         return st;
     /* vllm model_executor/models/deepseek_mtp.py DeepSeekMTP: every num_nextn_predict_layers module, on the last rank */
     uint64_t mtp;
-    if ((stored && (st = llmmem__weight_plan_make(&plan, m, s)) != LLMMEM_OK) ||
-        (st = llmmem__mtp_rank_weight_bytes(&mtp, m, &plan, tp)) != LLMMEM_OK)
+    if ((stored && (st = llmmem__serve_kept(in, in->plan_status)) != LLMMEM_OK) ||
+        (st = llmmem__mtp_rank_weight_bytes(&mtp, m, plan, tp)) != LLMMEM_OK)
         return st;
     return llmmem__add(out, *out, mtp) ? LLMMEM_OK : overflow("weights with the MTP modules");
 }
@@ -403,18 +396,6 @@ llmmem_status llmmem__serving_activation_peak(uint64_t *out, const llmmem_model 
     return activation_peak(out, m, dtype, a, tp, first, end, seqs > 0, tokens, seqs);
 }
 
-/* The resolved value of a "0: derived" serving setting. */
-static uint64_t setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived)
-{
-    int64_t v = sv(s, key);
-    return v > 0 ? (uint64_t)v : derived;
-}
-
-uint64_t llmmem__serving_setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived)
-{
-    return setting(s, key, derived);
-}
-
 llmmem_engine llmmem__version_engine(int64_t version)
 {
     switch (version) {
@@ -425,9 +406,9 @@ llmmem_engine llmmem__version_engine(int64_t version)
     }
 }
 
-llmmem_status llmmem__serving_version(int64_t *out, const llmmem_strategy *s, llmmem_engine engine)
+llmmem_status llmmem__serving_version(int64_t *out, const llmmem__serve_inputs *in, llmmem_engine engine)
 {
-    int64_t v = sv(s, LLMMEM_KEY_ENGINE_VERSION);
+    int64_t v = in->set.version;
     llmmem_engine owner = llmmem__version_engine(v);
     *out = v;
     if (owner != LLMMEM_ENGINE_AUTO && owner != engine)
@@ -455,10 +436,10 @@ uint64_t llmmem__serving_x10000(double fraction)
     return llmmem__serving_decimals(fraction, 4);
 }
 
-void llmmem__serving_finish(llmmem_serving *r, const llmmem_model *m, const llmmem_hardware *hw)
+void llmmem__serving_finish(llmmem_serving *r, const llmmem_model *m, const llmmem__serve_inputs *in)
 {
     llmmem__copy_name(r->model_name, m->name);
-    llmmem__copy_name(r->hardware_name, hw->name);
+    llmmem__copy_name(r->hardware_name, in->dev.name);
     r->valid = 1;
 }
 
@@ -488,7 +469,7 @@ typedef struct mm_budget {
 /* Embeddings of the largest image and the width of one (0 and 0: no tower whose images the library
  * sizes): the tower's row (inventory/towers.c) gives the processor's largest image, max_pixels
  * overriding it where the processor resizes into a pixel budget. */
-static void largest_image(uint64_t *tokens, uint64_t *width, const llmmem_model *m, const llmmem_strategy *s)
+static void largest_image(uint64_t *tokens, uint64_t *width, const llmmem_model *m, const llmmem__serve_settings *set)
 {
     const llmmem__tower *t = llmmem__tower_of(llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE));
     uint64_t patch = mv(m, LLMMEM_KEY_VISION_PATCH_SIZE), merge = mv(m, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
@@ -500,7 +481,7 @@ static void largest_image(uint64_t *tokens, uint64_t *width, const llmmem_model 
         merge = 2; /* Qwen vision configs and Mistral3Config: spatial_merge_size=2 */
     if (out == 0)
         out = hidden;
-    uint64_t pixels = t->max_pixels ? (uint64_t)sv(s, LLMMEM_KEY_MAX_PIXELS) : 0, image = mv(m, LLMMEM_KEY_VISION_IMAGE_SIZE);
+    uint64_t pixels = t->max_pixels ? set->max_pixels : 0, image = mv(m, LLMMEM_KEY_VISION_IMAGE_SIZE);
     if (pixels == 0)
         pixels = t->max_pixels ? t->max_pixels : image * image; /* below 2^40 by the key bounds */
     uint64_t side = llmmem__tower_side(t, pixels, patch * merge); /* the factor is below 2^18 by the key bounds */
@@ -516,11 +497,11 @@ static void largest_image(uint64_t *tokens, uint64_t *width, const llmmem_model 
  * max_num_seqs x max(1, min(limit, max_model_len // item)))) items of the largest size (chunked
  * prefill, vLLM V1's default) and keeps their outputs in encoder_cache through the decoder's dummy
  * forward. */
-static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const llmmem_strategy *s,
+static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const llmmem__serve_settings *set,
                                     uint64_t batched, uint64_t seqs, uint64_t max_model_len)
 {
     memset(out, 0, sizeof *out);
-    uint64_t limit = (uint64_t)sv(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT), item, width;
+    uint64_t limit = set->limit_mm_per_prompt, item, width;
     /* MoonViT's and EXAONE 4.5's largest image is their processor's (preprocessor_config.json), which config.json
      * does not carry: no silent empty encoder cache */
     const uint64_t tower = mv(m, LLMMEM_KEY_VISION_MODEL_TYPE);
@@ -531,12 +512,12 @@ static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const
                             "limit_mm_per_prompt=0 to serve text alone",
                             (unsigned long long)limit, tower == LLMMEM__VISION_MOONVIT ? "kimi_k25" : "exaone4_5",
                             llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, (int64_t)tower));
-    largest_image(&item, &width, m, s);
-    if (sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM) > 0)
-        item = (uint64_t)sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM);
+    largest_image(&item, &width, m, set);
+    if (set->mm_max_tokens_per_item > 0)
+        item = set->mm_max_tokens_per_item;
     if (limit == 0 || item == 0 || width == 0) /* "Encoder cache will not be initialized" */
         return LLMMEM_OK;
-    uint64_t cache = setting(s, LLMMEM_KEY_ENCODER_CACHE_SIZE, batched);
+    uint64_t cache = llmmem__serve_or(set->encoder_cache_size, batched);
     out->per_item = item;
     out->compute = batched > item ? batched : item;
     out->cache = cache > item ? cache : item;
@@ -559,14 +540,6 @@ static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const
 }
 
 /* ---- the estimate --------------------------------------------------------------- */
-
-/* vLLM's startup default for `vllm serve` (engine/arg_utils.py EngineArgs.get_batch_defaults,
- * OPENAI_API_SERVER): devices of at least 70 GiB that are not A100s get 8192 batched tokens and
- * 1024 sequences, others 2048 and 256. */
-static int large_device(const llmmem_hardware *hw, uint64_t memory)
-{
-    return memory >= (70ULL << 30) && strstr(hw->name, "a100") == NULL;
-}
 
 /* ceil(total * fraction) as Python computes math.ceil(total * fraction): the product in double
  * precision, rounded up to a whole byte (vllm/v1/worker/utils.py request_memory). */
@@ -645,14 +618,14 @@ static uint64_t state_element_bytes(int64_t choice, uint64_t fallback)
  *     Attention ("model.layers.i.attn") and a MambaMixer2 ("model.{num_hidden_layers + i}.mixer"), so
  *     the attention and state counts below are both num_hidden_layers (geometry: ssm_layers = layers). */
 static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const llmmem__geometry *a,
-                                const llmmem_strategy *s)
+                                const llmmem__serve_settings *set)
 {
     uint64_t conv, temporal, model_bytes = llmmem__kv_element_bytes(llmmem__model_dtype(m));
     llmmem_status st = llmmem__state_elements(&conv, &temporal, a, r->tp);
     if (st)
         return st;
-    uint64_t conv_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_CACHE_DTYPE), model_bytes);
-    uint64_t ssm_bytes = state_element_bytes(sv(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE), conv_bytes);
+    uint64_t conv_bytes = state_element_bytes(set->mamba_cache_dtype, model_bytes);
+    uint64_t ssm_bytes = state_element_bytes(set->mamba_ssm_cache_dtype, conv_bytes);
     uint64_t state_page = conv * conv_bytes + temporal * ssm_bytes; /* below 2^60 by the key bounds */
     /* vllm/model_executor/models/falcon_h1.py: a parallel_ssm layer is one attention and one mamba cache layer */
     uint64_t state_layers = llmmem__state_layers(a);
@@ -765,8 +738,7 @@ static llmmem_status graph_estimate(uint64_t *out, const llmmem_model *m, llmmem
 }
 
 llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
-                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache,
-                                      int modelled)
+                                      const llmmem__serve_inputs *in, const char *cache, int modelled)
 {
     llmmem_status st = llmmem__kv_shape_with_state(&out->a, m);
     if (!st)
@@ -783,45 +755,45 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
     if (llmmem__state_kinds(out->a) > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
                             "DeltaNet, Mamba-1) is not modelled");
-    int64_t mode = sv(s, LLMMEM_KEY_MODE);
+    int64_t mode = in->set.mode;
     if (mode != LLMMEM_MODE_INFERENCE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
                             llmmem_choice_name(LLMMEM_KEY_MODE, mode));
-    out->memory = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES);
+    out->memory = in->dev.memory;
     if (out->memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
-    /* the views read the strategy the engine runs: the model in the format it serves it in */
-    out->format = LLMMEM_FORMAT_AUTO;
-    if ((st = llmmem__serving_strategy(&out->s, &out->format, m, s)) != LLMMEM_OK)
+    if ((st = llmmem__serve_kept(in, in->served_status)) != LLMMEM_OK)
         return st;
+    out->format = in->served;
     out->activations = llmmem__kv_dtype_of(out->format);
     if (out->activations == LLMMEM_KV_CACHE_AUTO)
         out->activations = llmmem__model_dtype(m);
     /* the per-stage arrays (most of the struct) are written for every stage below pp before any
      * read: cleared as far as they begin */
     memset(r, 0, offsetof(llmmem_serving, stage_budget));
-    if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP &&
+    if (in->set.speculative_method == LLMMEM_SPECULATIVE_MTP &&
         llmmem__model_value(m, LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS) == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "speculative_method mtp drafts with the checkpoint's multi-token-prediction modules, but "
                             "the model's num_nextn_predict_layers is 0");
     r->served = out->format;
-    r->tp = out->tp = (uint64_t)sv(s, LLMMEM_KEY_TENSOR_PARALLEL);
-    r->pp = (uint64_t)sv(s, LLMMEM_KEY_PIPELINE_PARALLEL);
+    r->tp = out->tp = in->set.tp;
+    r->pp = in->set.pp;
     return check_parallel(out->a, r->tp, r->pp);
 }
 
-llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp)
+llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem__serve_inputs *in,
+                                           uint64_t tp)
 {
-    return stage_weights(out, m, s, tp, 1, 0, m->geo.layers, 1, 1);
+    return stage_weights(out, m, in, tp, 1, 0, m->geo.layers, 1, 1);
 }
 
-static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                const llmmem_strategy *s)
+static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
 {
     llmmem__served p;
     llmmem_serving *r = out;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s, "vLLM's paged cache",
+    const llmmem__serve_settings *set = &in->set;
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "vLLM's paged cache",
                                                 LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED);
     if (st)
         return st;
@@ -840,7 +812,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     const int linear_unmodelled = a->linear_layers && (kda ? !kda_peak(a, r->tp, 1) : !gdn_peak(model, a, r->tp));
     const int state_unmodelled = linear_unmodelled || a->mamba1_layers ||
                                  (a->conv_layers && !short_conv_peak(model, a, r->tp));
-    if (state_unmodelled && sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES) < 0 && !sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES))
+    if (state_unmodelled && set->profile_activation_bytes < 0 && !set->kv_cache_memory_bytes)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the profile run's activation peak of %s layers is not modelled: "
                             "set profile_activation_bytes or kv_cache_memory_bytes",
                             a->linear_layers ? "Gated DeltaNet"
@@ -852,25 +824,24 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) with KV-shared layers (num_kv_shared_layers "
                             "%llu) is not modelled", (unsigned long long)r->pp, (unsigned long long)a->kv_shared_layers);
     int64_t version;
-    if ((st = llmmem__serving_version(&version, s, LLMMEM_ENGINE_VLLM)) != LLMMEM_OK)
+    if ((st = llmmem__serving_version(&version, in, LLMMEM_ENGINE_VLLM)) != LLMMEM_OK)
         return st;
     const vllm_release *rel = vllm_release_of(version);
-    double util = llmmem__get_real(&s->s, LLMMEM_KEY_GPU_MEMORY_UTILIZATION);
+    double util = set->gpu_memory_utilization;
     if (util == 0.0) /* the key's bounds keep it in [0, 1] */
         util = rel->utilization;
-    s = &p.s;
 
-    r->dtype = llmmem__kv_dtype(model, s);
+    r->dtype = in->kv;
     if ((st = llmmem__kv_token_layer_bytes(&r->pool.token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
         return st;
     if (r->dtype != LLMMEM_KV_CACHE_FP8_DS_MLA &&
         (st = llmmem__kv_token_layer_bytes(&r->contig_token_layer, a, r->dtype, r->tp, 1)) != LLMMEM_OK)
         return st;
 
-    int large = large_device(hw, memory);
-    r->pool.block = setting(s, LLMMEM_KEY_BLOCK_SIZE, 16); /* vllm/config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE */
-    r->pool.batched = setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, large ? 8192 : 2048);
-    uint64_t seqs = setting(s, LLMMEM_KEY_MAX_NUM_SEQS, large ? 1024 : 256);
+    const int large = in->dev.large;
+    r->pool.block = llmmem__serve_or(set->block_size, 16); /* vllm/config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE */
+    r->pool.batched = llmmem__serve_or(set->max_num_batched_tokens, large ? 8192 : 2048);
+    uint64_t seqs = llmmem__serve_or(set->max_num_seqs, large ? 1024 : 256);
     if (seqs > r->pool.batched) /* vllm/config/scheduler.py SchedulerConfig._verify_args */
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "max_num_seqs (%llu) exceeds max_num_batched_tokens (%llu)",
@@ -880,8 +851,8 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
      * long (Mamba2Config has none) */
     /* max_model_len -1 (vLLM's "auto"): the profile runs with the model's length, the KV cache then
      * fits it (v1/core/kv_cache_utils.py _auto_fit_max_model_len, below) */
-    const int auto_len = sv(s, LLMMEM_KEY_MAX_MODEL_LEN) < 0;
-    r->max_model_len = setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
+    const int auto_len = set->max_model_len < 0;
+    r->max_model_len = llmmem__serve_or(set->max_model_len, positions ? positions : 2048);
     if (positions && r->max_model_len > positions) /* vllm/config/model.py _get_and_verify_max_len */
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "max_model_len (%llu) exceeds the model's max_position_embeddings (%llu)",
@@ -891,19 +862,19 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     /* vLLM 0.11 engine/arg_utils.py: a hybrid model's prefix caching is off by default, and
      * models/config.py MambaModelConfig.verify_and_update_config turns it off even when asked ("Hybrid or
      * mamba-based model detected without support for prefix caching: disabling") */
-    r->pool.prefix_caching = !state && sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0;
-    r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
-    r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
-    r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);
-    uint64_t request = setting(s, LLMMEM_KEY_REQUEST_TOKENS, r->max_model_len);
+    r->pool.prefix_caching = !state && set->enable_prefix_caching;
+    r->pool.prefix = set->shared_prefix_tokens;
+    r->pool.prompt = set->prompt_tokens;
+    r->pool.n = set->n;
+    uint64_t request = llmmem__serve_or(set->request_tokens, r->max_model_len);
     if (!auto_len && (st = llmmem__serving_check_request(r, request, "vLLM")) != LLMMEM_OK)
         return st;
 
     mm_budget mm;
-    if ((st = encoder_budget(&mm, model, s, r->pool.batched, seqs, r->max_model_len)) != LLMMEM_OK)
+    if ((st = encoder_budget(&mm, model, set, r->pool.batched, seqs, r->max_model_len)) != LLMMEM_OK)
         return st;
 
-    llmmem__kv_groups g = llmmem__kv_groups_of(a, sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) != 0);
+    llmmem__kv_groups g = llmmem__kv_groups_of(a, set->disable_hybrid_kv_cache_manager);
     r->pool.full_groups = g.full_groups;
     r->pool.sliding_groups = g.sliding_groups;
     uint64_t sliding_token = r->pool.token_layer, full_token = sliding_token;
@@ -917,7 +888,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         if (!g.sliding)
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM's paged cache of full layers of different widths %s is not "
                                 "modelled (one group of per-layer pages, UniformTypeKVCacheSpecs)",
-                                sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER) ? "under disable_hybrid_kv_cache_manager"
+                                set->disable_hybrid_kv_cache_manager ? "under disable_hybrid_kv_cache_manager"
                                                                                  : "alone");
         if (r->dtype == LLMMEM_KV_CACHE_INT8_PER_TOKEN_HEAD || r->dtype == LLMMEM_KV_CACHE_FP8_PER_TOKEN_HEAD ||
             r->dtype == LLMMEM_KV_CACHE_INT4_PER_TOKEN_HEAD)
@@ -929,10 +900,10 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
             return st;
     }
     if (state) {
-        if (sv(s, LLMMEM_KEY_DISABLE_HYBRID_KV_CACHE_MANAGER))
+        if (set->disable_hybrid_kv_cache_manager)
             return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "disable_hybrid_kv_cache_manager: vLLM needs the hybrid "
                                 "manager for Mamba-2 and Gated DeltaNet layers");
-        if ((st = state_pool(r, model, a, s)) != LLMMEM_OK)
+        if ((st = state_pool(r, model, a, set)) != LLMMEM_OK)
             return st;
     } else if (!llmmem__mul(&r->page, r->pool.token_layer, r->pool.block))
         return overflow("page bytes");
@@ -941,17 +912,16 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
      * non-KV memory of the profile run (weights + torch peak + non-torch increase), minus the
      * CUDA-graph estimate when applied; or kv_cache_memory_bytes, which skips profiling */
     uint64_t requested = requested_memory(memory, util);
-    int64_t w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES), act_set = sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
-    int64_t nt_set = sv(s, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES);
-    uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set
-                                     : llmmem__runtime_overhead(hw, 0);
-    int64_t graphs_set = sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
-    const int eager = sv(s, LLMMEM_KEY_ENFORCE_EAGER) != 0;
+    int64_t w_set = set->profile_weights_bytes, act_set = set->profile_activation_bytes;
+    int64_t nt_set = set->profile_non_torch_bytes;
+    uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set : in->dev.runtime;
+    int64_t graphs_set = set->cuda_graph_bytes;
+    const int eager = set->enforce_eager;
     graph_sizes sizes = {0, 0, 0, 0};
     if (!eager)
-        sizes = capture_sizes(seqs, r->pool.batched, 1 + (uint64_t)sv(s, LLMMEM_KEY_NUM_SPECULATIVE_TOKENS));
+        sizes = capture_sizes(seqs, r->pool.batched, 1 + set->num_speculative_tokens);
     /* a set cuda_graph_bytes is the measured estimate; unset, the release's: none before 0.21 */
-    uint64_t fixed_budget = (uint64_t)sv(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES);
+    uint64_t fixed_budget = set->kv_cache_memory_bytes;
     /* gpu_worker.py determine_available_memory: kv_cache_memory_bytes returns before the graph estimate */
     const int estimate_graphs = graphs_set < 0 && rel->estimate_graphs && !eager && sizes.count && !fixed_budget;
     uint64_t graphs = graphs_set > 0 && !fixed_budget ? (uint64_t)graphs_set : 0;
@@ -963,7 +933,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         int is_first = stage == 0, is_last = stage + 1 == r->pp;
         if (w_set >= 0)
             w = (uint64_t)w_set;
-        else if ((st = stage_weights(&w, model, s, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
+        else if ((st = stage_weights(&w, model, in, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
             return st;
         if (act_set >= 0 || state_unmodelled) /* act_set, or a fixed budget that needs none */
             act = act_set >= 0 ? (uint64_t)act_set : 0;
@@ -1073,7 +1043,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
             return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "max_model_len auto (-1): the KV cache (%llu bytes) does not "
                                 "hold a single token", (unsigned long long)r->stage_budget[r->binding]);
         r->max_model_len = lo;
-        if (!sv(s, LLMMEM_KEY_REQUEST_TOKENS))
+        if (!set->request_tokens)
             request = lo;
         if ((st = llmmem__serving_check_request(r, request, "vLLM")) != LLMMEM_OK)
             return st;
@@ -1107,7 +1077,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     if (!llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
         return overflow("waste bytes");
 
-    llmmem__serving_finish(r, model, hw);
+    llmmem__serving_finish(r, model, in);
     return LLMMEM_OK;
 }
 
@@ -1271,18 +1241,15 @@ llmmem_status llmmem_kv_bytes_per_token(uint64_t *bytes_out, const llmmem_model 
         st = llmmem__kv_refuse_typed(a, "vLLM's paged cache", LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED);
     if (st)
         return st;
-    uint64_t tp = (uint64_t)sv(strategy, LLMMEM_KEY_TENSOR_PARALLEL);
-    uint64_t pp = (uint64_t)sv(strategy, LLMMEM_KEY_PIPELINE_PARALLEL);
-    if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK)
-        return st;
     /* kv_cache_dtype auto: the format vLLM serves the model in, as llmmem_serving_estimate holds it */
-    llmmem_strategy served_strategy;
-    llmmem_format served = LLMMEM_FORMAT_AUTO;
-    if ((st = llmmem__serving_strategy(&served_strategy, &served, model, strategy)) != LLMMEM_OK)
+    llmmem__serve_inputs in;
+    llmmem__serve_inputs_make(&in, model, NULL, strategy);
+    const uint64_t tp = in.set.tp, pp = in.set.pp;
+    if ((st = check_parallel(a, tp, pp)) != LLMMEM_OK || (st = llmmem__serve_kept(&in, in.served_status)) != LLMMEM_OK)
         return st;
     uint64_t token_layer = 0, full_layer = 0;
     const uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
-    const llmmem_kv_cache_dtype dtype = llmmem__kv_dtype(model, &served_strategy);
+    const llmmem_kv_cache_dtype dtype = in.kv;
     if (attention && ((st = llmmem__kv_token_layer_bytes(&token_layer, a, dtype, tp, 0)) != LLMMEM_OK ||
                       (st = llmmem__kv_full_token_layer_bytes(&full_layer, a, dtype, tp, 0)) != LLMMEM_OK))
         return st;

@@ -4,6 +4,7 @@
 #define LLMMEM_SERVING_H
 
 #include "base/internal.h"
+#include "job/serve.h"
 #include "views/kv.h"
 
 #define LLMMEM_SERVING_MAX_STAGES 256 /* pipeline stages a serving result holds */
@@ -45,9 +46,8 @@ typedef struct llmmem__json_section {
 typedef struct llmmem__engine_desc {
     llmmem_engine id;
     const char *label; /* for messages: "vLLM" */
-    /* fills `out` (cleared by the caller, valid 0) or fails; the caller checked the handles */
-    llmmem_status (*serve)(llmmem_serving *out, const llmmem_model *m, const llmmem_hardware *hw,
-                           const llmmem_strategy *s);
+    /* fills `out` (cleared by the caller, valid 0) or fails, from the inputs resolved for it */
+    llmmem_status (*serve)(llmmem_serving *out, const llmmem_model *m, const llmmem__serve_inputs *in);
     const llmmem__json_section *json;
     size_t json_sections;
 } llmmem__engine_desc;
@@ -63,12 +63,10 @@ const llmmem__engine_desc *llmmem__engine_desc_of(int64_t id);
 
 /* What every engine checks and resolves first: the model's geometry for a paged cache (no
  * cross-attention: `cache` names the engine's cache in the message, one kind of state layer), mode
- * inference, the device's memory, the strategy with the format the model is served in (the dtype
- * key resolved), the activations' element type, tensor and pipeline sizes vLLM's way; `r` is cleared
- * (the per-stage arrays excepted). */
+ * inference, the device's memory, the format the model is served in, the activations' element type,
+ * tensor and pipeline sizes vLLM's way; `r` is cleared (the per-stage arrays excepted). */
 typedef struct llmmem__served {
     const llmmem__geometry *a;
-    llmmem_strategy s;            /* the strategy with the format serving holds the model in */
     llmmem_format format;
     llmmem_kv_cache_dtype activations; /* the activations' element type */
     uint64_t memory;              /* memory_bytes of one device */
@@ -76,11 +74,11 @@ typedef struct llmmem__served {
 } llmmem__served;
 /* modelled: the LLMMEM__KV_* kinds of layers the engine's cache models (kv.h llmmem__kv_refuse_typed) */
 llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
-                                      const llmmem_hardware *hw, const llmmem_strategy *s, const char *cache,
-                                      int modelled);
+                                      const llmmem__serve_inputs *in, const char *cache, int modelled);
 
 /* Weights of one tensor-parallel rank holding every layer (pipeline_parallel 1). */
-llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem_strategy *s, uint64_t tp);
+llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem__serve_inputs *in,
+                                           uint64_t tp);
 
 /* The activation peak of a profile forward over `tokens` tokens on one rank holding decoder layers
  * [first, end); with `seqs` > 0 also the dummy sampler's logits of min(seqs, tokens) rows in the
@@ -89,14 +87,11 @@ llmmem_status llmmem__serving_activation_peak(uint64_t *out, const llmmem_model 
                                               const llmmem__geometry *a, uint64_t tp, uint64_t first, uint64_t end,
                                               uint64_t tokens, uint64_t seqs);
 
-/* The resolved value of a "0: derived" setting. */
-uint64_t llmmem__serving_setting(const llmmem_strategy *s, llmmem_key key, uint64_t derived);
-
 /* The engine a release belongs to (LLMMEM_ENGINE_AUTO for latest, every engine's). */
 llmmem_engine llmmem__version_engine(int64_t version);
-/* The engine release the strategy asks for, for `engine` (latest: 0); fails naming a release of
+/* The engine release the inputs ask for, for `engine` (latest: 0); fails naming a release of
  * another engine. */
-llmmem_status llmmem__serving_version(int64_t *out, const llmmem_strategy *s, llmmem_engine engine);
+llmmem_status llmmem__serving_version(int64_t *out, const llmmem__serve_inputs *in, llmmem_engine engine);
 
 /* 10^decimals x a non-negative x rounded to `decimals` as Python's round(x, n) and "%.nf" do (in
  * every locale); 0 for x beyond 10^15. */
@@ -115,7 +110,7 @@ llmmem_status llmmem__serving_requests(uint64_t *out, const llmmem_serving *r, u
 /* The longest single request the pool holds, at most max_model_len (binary search on its blocks). */
 llmmem_status llmmem__serving_longest(uint64_t *out, const llmmem_serving *r);
 
-/* Marks the result valid, with the names of the inputs. */
-void llmmem__serving_finish(llmmem_serving *r, const llmmem_model *m, const llmmem_hardware *hw);
+/* Marks the result valid, with the names of the model and the hardware. */
+void llmmem__serving_finish(llmmem_serving *r, const llmmem_model *m, const llmmem__serve_inputs *in);
 
 #endif

@@ -17,11 +17,6 @@
 #define MIB_BYTES 1048576.0
 #define GIB_BYTES 1073741824.0
 
-static int64_t sv(const llmmem_strategy *s, llmmem_key key)
-{
-    return llmmem__get_int(&s->s, key);
-}
-
 static llmmem_status overflow(const char *what)
 {
     return llmmem__fail(LLMMEM_ERR_OVERFLOW, "%s exceeds 64 bits", what);
@@ -84,13 +79,13 @@ static llmmem_status sglang_kv_dtype(llmmem_kv_cache_dtype *out, const llmmem__g
  * --mamba-ssm-dtype, float32 by default: server_args.py ServerArgs.mamba_ssm_dtype); the state
  * shapes are vLLM's (kv.c llmmem__state_elements), which SGLang's mamba_utils shares. */
 static llmmem_status state_per_request(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a,
-                                       const llmmem_strategy *s, uint64_t tp)
+                                       const llmmem__serve_settings *set, uint64_t tp)
 {
     uint64_t conv, temporal, e = llmmem__kv_element_bytes(llmmem__model_dtype(m));
     llmmem_status st = llmmem__state_elements(&conv, &temporal, a, tp);
     if (st)
         return st;
-    int64_t choice = sv(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE); /* auto, float32, bfloat16, float16 */
+    int64_t choice = set->mamba_ssm_cache_dtype; /* auto, float32, bfloat16, float16 */
     uint64_t ssm = choice == 2 || choice == 3 ? 2 : 4;
     uint64_t one;
     if (!llmmem__mul(&one, conv, e) || !llmmem__muladd(&one, temporal, ssm) ||
@@ -99,18 +94,17 @@ static llmmem_status state_per_request(uint64_t *out, const llmmem_model *m, con
     return LLMMEM_OK;
 }
 
-static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                  const llmmem_strategy *s0)
+static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
 {
     llmmem__served p;
     llmmem_serving *r = out;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s0, "SGLang's KV pool", 0);
+    const llmmem__serve_settings *set = &in->set;
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "SGLang's KV pool", 0);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;
-    const llmmem_strategy *s = &p.s;
     int64_t version;
-    if ((st = llmmem__serving_version(&version, s0, LLMMEM_ENGINE_SGLANG)) != LLMMEM_OK)
+    if ((st = llmmem__serving_version(&version, in, LLMMEM_ENGINE_SGLANG)) != LLMMEM_OK)
         return st;
     const sglang_release *rel = &sglang_releases[version == LLMMEM_ENGINE_VERSION_SGLANG_0_4];
     if (r->pp > 1)
@@ -126,20 +120,19 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     if (state && (a->window || a->kv_lora_rank))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba or Gated DeltaNet layers under SGLang is not "
                             "modelled", a->window ? "sliding-window attention" : "multi-head latent attention");
-    if ((st = sglang_kv_dtype(&r->dtype, a, llmmem__kv_dtype(model, s))) != LLMMEM_OK)
+    if ((st = sglang_kv_dtype(&r->dtype, a, in->kv)) != LLMMEM_OK)
         return st;
 
     /* server_args.py _handle_gpu_memory_settings: gpu_mem is the smallest memory.total of the visible GPUs
      * in MiB (utils get_device_memory_capacity: nvidia-smi) */
-    uint64_t driver = (uint64_t)llmmem__get_int(&hw->s, LLMMEM_KEY_DRIVER_TOTAL_BYTES);
+    uint64_t driver = in->dev.driver_total;
     uint64_t gpu_mem = (driver ? driver : p.memory) >> 20;
     size_t b = 0;
     while (gpu_mem >= memory_buckets[b].below_mib)
         b++;
-    uint64_t chunked = llmmem__serving_setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, memory_buckets[b].chunked);
-    uint64_t graph_bs = llmmem__serving_setting(s, LLMMEM_KEY_CUDA_GRAPH_MAX_BS,
-                                                tp < 4 ? memory_buckets[b].bs : memory_buckets[b].bs_tp4);
-    double fraction = llmmem__get_real(&s->s, LLMMEM_KEY_MEM_FRACTION_STATIC), reserved = 0.0;
+    uint64_t chunked = llmmem__serve_or(set->max_num_batched_tokens, memory_buckets[b].chunked);
+    uint64_t graph_bs = llmmem__serve_or(set->cuda_graph_max_bs, tp < 4 ? memory_buckets[b].bs : memory_buckets[b].bs_tp4);
+    double fraction = set->mem_fraction_static, reserved = 0.0;
     if (fraction == 0.0) {
         /* the reserve for what lives outside the static pool: metadata 512 MiB, 1.5 MiB per prefill
          * token, 2 MiB per CUDA-graph batch, 1 GiB per 8 ranks, at least 10 GiB above 60 GiB; an EAGLE-
@@ -148,7 +141,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
                    (double)tp * (double)r->pp / 8.0 * 1024.0;
         if (gpu_mem > 60 * 1024 && reserved < 10240.0)
             reserved = 10240.0;
-        if (sv(s, LLMMEM_KEY_SPECULATIVE_METHOD) == LLMMEM_SPECULATIVE_MTP)
+        if (set->speculative_method == LLMMEM_SPECULATIVE_MTP)
             reserved += 2048.0;
         fraction = (double)llmmem__serving_decimals(((double)gpu_mem - reserved) / (double)gpu_mem, 3) / 1000.0;
     }
@@ -156,13 +149,13 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     /* model_runner init_torch_distributed: pre_model_load_memory, the free memory after NCCL, before the
      * weights (measured by SGLang; modelled as the device less the runtime's share); the weights come out
      * of it before the KV budget is taken (the draft's too: rank weights with the MTP modules) */
-    int64_t pre_set = sv(s, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES), w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES);
-    uint64_t overhead = llmmem__runtime_overhead(hw, 0);
+    int64_t pre_set = set->pre_model_load_bytes, w_set = set->profile_weights_bytes;
+    uint64_t overhead = in->dev.runtime;
     uint64_t pre = pre_set >= 0 ? (uint64_t)pre_set : p.memory > overhead ? p.memory - overhead : 0;
     uint64_t weights;
     if (w_set >= 0)
         weights = (uint64_t)w_set;
-    else if ((st = llmmem__serving_rank_weights(&weights, model, s, tp)) != LLMMEM_OK)
+    else if ((st = llmmem__serving_rank_weights(&weights, model, in, tp)) != LLMMEM_OK)
         return st;
     if (weights >= pre)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang: the weights of a rank (%llu bytes) exceed the memory free "
@@ -174,13 +167,13 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     double rest = post_gib - pre_gib * (1.0 - fraction);
     uint64_t per_req = 0, mamba = 0;
     if (state) {
-        if ((st = state_per_request(&per_req, model, a, s, tp)) != LLMMEM_OK)
+        if ((st = state_per_request(&per_req, model, a, set, tp)) != LLMMEM_OK)
             return st;
         /* _handle_max_mamba_cache: --max-mamba-cache-size, else a share r / (1 + r) of the rest, less the
          * padding slot; the pool holds one slot more (the padding) */
-        mamba = (uint64_t)sv(s, LLMMEM_KEY_MAX_MAMBA_CACHE_SIZE);
+        mamba = set->max_mamba_cache_size;
         if (mamba == 0 && rest > 0.0) {
-            double ratio = llmmem__get_real(&s->s, LLMMEM_KEY_MAMBA_FULL_MEMORY_RATIO);
+            double ratio = set->mamba_full_memory_ratio;
             double budget = rest * ratio / (1.0 + ratio) * GIB_BYTES;
             mamba = budget > (double)per_req ? (uint64_t)((budget - (double)per_req) / (double)per_req) : 0;
         }
@@ -210,11 +203,11 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     const int hybrid_swa = swa_layers && full_layers;
     if (!hybrid_swa) /* all-sliding models are paged as full attention (no hybrid pool) */
         full_layers = attention, swa_layers = 0;
-    uint64_t page = llmmem__serving_setting(s, LLMMEM_KEY_BLOCK_SIZE, 1);
+    uint64_t page = llmmem__serve_or(set->block_size, 1);
     /* server_args.py _handle_model_specific_adjustments: DeepSeek's sparse attention pages by 64 on CUDA, 1
      * on ROCm */
-    if (a->index_cache && !sv(s, LLMMEM_KEY_BLOCK_SIZE))
-        page = llmmem__get_int(&hw->s, LLMMEM_KEY_BACKEND) == LLMMEM_BACKEND_ROCM ? 1 : 64;
+    if (a->index_cache && !set->block_size)
+        page = in->dev.backend == LLMMEM_BACKEND_ROCM ? 1 : 64;
     uint64_t full_cell, swa_cell, cell_full_layers;
     if (!llmmem__mul(&full_cell, token_layer, full_layers) || !llmmem__mul(&swa_cell, token_layer, swa_layers) ||
         !llmmem__add(&cell_full_layers, full_cell, swa_cell))
@@ -222,7 +215,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     if (full_cell == 0 && swa_cell == 0)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "SGLang: a model without attention layers has no KV pool");
     uint64_t max_tokens, tokens, swa_tokens = 0;
-    double ratio = llmmem__get_real(&s->s, LLMMEM_KEY_SWA_FULL_TOKENS_RATIO);
+    double ratio = set->swa_full_tokens_ratio;
     if (hybrid_swa) {
         /* HybridSWAPoolConfigurator: cell = F x L_full + ratio x S x L_swa (bytes per full-pool token);
          * full = page-aligned int(available // cell), swa = page-aligned int(full x ratio) */
@@ -241,7 +234,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
         tokens = max_tokens / page * page;
     }
     /* _apply_token_constraints: --max-total-tokens caps it; the configurator aligns the cap to pages */
-    uint64_t cap = (uint64_t)sv(s, LLMMEM_KEY_MAX_TOTAL_TOKENS);
+    uint64_t cap = set->max_total_tokens;
     if (cap && cap / page * page < tokens) {
         tokens = cap / page * page;
         if (hybrid_swa)
@@ -255,12 +248,12 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
      * requests when given, else at most tokens // 2; a Mamba hybrid at most max_mamba_cache_size //
      * ratio (3 slots a request: MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, no extra buffer) */
     uint64_t positions = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
-    uint64_t context = llmmem__serving_setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
-    if (sv(s, LLMMEM_KEY_MAX_MODEL_LEN) < 0)
+    uint64_t context = llmmem__serve_or(set->max_model_len, positions ? positions : 2048);
+    if (set->max_model_len < 0)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "max_model_len auto (-1) is vLLM's; SGLang takes a context_length");
     int64_t estimated = (int64_t)((double)tokens / (double)context * 512.0);
     estimated = estimated < 2048 ? 2048 : estimated > 4096 ? 4096 : estimated;
-    uint64_t requests = (uint64_t)estimated, given = (uint64_t)sv(s, LLMMEM_KEY_MAX_NUM_SEQS);
+    uint64_t requests = (uint64_t)estimated, given = (uint64_t)set->max_num_seqs;
     if (given)
         requests = given < requests ? given : requests;
     else if (tokens / 2 < requests)
@@ -276,16 +269,16 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     r->pool.group_layers = full_layers;
     r->pool.num_blocks = tokens / page;
     r->pool.batched = chunked;
-    r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);
-    r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
-    r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
-    r->pool.prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0; /* the radix cache, on by default */
+    r->pool.n = set->n;
+    r->pool.prefix = set->shared_prefix_tokens;
+    r->pool.prompt = set->prompt_tokens;
+    r->pool.prefix_caching = set->enable_prefix_caching; /* the radix cache, on by default */
     r->swa_tokens = swa_tokens;
     r->swa_window = a->window;
     r->page = token_layer * page;
     r->seq_cap = requests;
     r->state_cap = state ? mamba : 0;
-    uint64_t request = llmmem__serving_setting(s, LLMMEM_KEY_REQUEST_TOKENS, context);
+    uint64_t request = llmmem__serve_or(set->request_tokens, context);
     if ((st = llmmem__serving_check_request(r, request, "SGLang")) != LLMMEM_OK)
         return st;
 
@@ -333,7 +326,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
         !llmmem__muladd(&v[LLMMEM_SERVING_POOL_BYTES], hybrid_swa ? swa_tokens : tokens, swa_cell) ||
         !llmmem__mul(&v[LLMMEM_SERVING_STATE_POOL_BYTES], state ? mamba + 1 : 0, per_req))
         return overflow("pool bytes");
-    llmmem__serving_finish(r, model, hw);
+    llmmem__serving_finish(r, model, in);
     return LLMMEM_OK;
 }
 

@@ -19,11 +19,6 @@
 #include "views/kv.h"
 #include "engines/serving.h"
 
-static int64_t sv(const llmmem_strategy *s, llmmem_key key)
-{
-    return llmmem__get_int(&s->s, key);
-}
-
 static llmmem_status overflow(const char *what)
 {
     return llmmem__fail(LLMMEM_ERR_OVERFLOW, "%s exceeds 64 bits", what);
@@ -49,18 +44,17 @@ static llmmem_status trtllm_kv_dtype(llmmem_kv_cache_dtype *out, llmmem_kv_cache
     }
 }
 
-static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                  const llmmem_strategy *s0)
+static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
 {
     llmmem__served p;
     llmmem_serving *r = out;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, hw, s0, "TensorRT-LLM's KV cache manager", 0);
+    const llmmem__serve_settings *set = &in->set;
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "TensorRT-LLM's KV cache manager", 0);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;
-    const llmmem_strategy *s = &p.s;
     int64_t version;
-    if ((st = llmmem__serving_version(&version, s0, LLMMEM_ENGINE_TRTLLM)) != LLMMEM_OK)
+    if ((st = llmmem__serving_version(&version, in, LLMMEM_ENGINE_TRTLLM)) != LLMMEM_OK)
         return st;
     const uint64_t tp = p.tp;
     if (r->pp > 1)
@@ -75,9 +69,9 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
     if (!a->kv_lora_rank && a->kv_heads < tp)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "tensor_parallel (%llu) above num_key_value_heads (%llu) under "
                             "TensorRT-LLM is not modelled", (unsigned long long)tp, (unsigned long long)a->kv_heads);
-    if ((st = trtllm_kv_dtype(&r->dtype, llmmem__kv_dtype(model, s))) != LLMMEM_OK)
+    if ((st = trtllm_kv_dtype(&r->dtype, in->kv)) != LLMMEM_OK)
         return st;
-    const int pytorch = sv(s, LLMMEM_KEY_TRTLLM_BACKEND) == LLMMEM_TRTLLM_PYTORCH;
+    const int pytorch = set->trtllm_backend == LLMMEM_TRTLLM_PYTORCH;
 
     /* bytes per token: resource_manager.py KVCacheManager.get_cache_size_per_token, kv_factor (2, MLA 1) x
      * kv heads / tp x head_dim (MLA kv_lora_rank + qk_rope_head_dim) x layers x dtype, every layer with
@@ -87,23 +81,23 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
         return st;
     if (!llmmem__mul(&per_token, token_layer, a->layers))
         return overflow("KV bytes per token");
-    const uint64_t tpb = llmmem__serving_setting(s, LLMMEM_KEY_BLOCK_SIZE, 32); /* KvCacheConfig.tokens_per_block */
-    const uint64_t max_num_tokens = llmmem__serving_setting(s, LLMMEM_KEY_MAX_NUM_BATCHED_TOKENS, 8192);
-    const uint64_t max_batch = llmmem__serving_setting(s, LLMMEM_KEY_MAX_NUM_SEQS, 2048); /* BuildConfig.max_batch_size */
+    const uint64_t tpb = llmmem__serve_or(set->block_size, 32); /* KvCacheConfig.tokens_per_block */
+    const uint64_t max_num_tokens = llmmem__serve_or(set->max_num_batched_tokens, 8192);
+    const uint64_t max_batch = llmmem__serve_or(set->max_num_seqs, 2048); /* BuildConfig.max_batch_size */
     uint64_t positions = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
-    if (sv(s, LLMMEM_KEY_MAX_MODEL_LEN) < 0)
+    if (set->max_model_len < 0)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "max_model_len auto (-1) is vLLM's; TensorRT-LLM takes a "
                             "max_seq_len");
-    const uint64_t max_seq_len = llmmem__serving_setting(s, LLMMEM_KEY_MAX_MODEL_LEN, positions ? positions : 2048);
+    const uint64_t max_seq_len = llmmem__serve_or(set->max_model_len, positions ? positions : 2048);
     /* KvCacheConfig.free_gpu_memory_fraction is a C++ float (the PyTorch path logs 0.8999999761581421) */
-    const double fraction = (double)(float)llmmem__get_real(&s->s, LLMMEM_KEY_FREE_GPU_MEMORY_FRACTION);
+    const double fraction = (double)(float)set->free_gpu_memory_fraction;
 
-    int64_t w_set = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES), act_set = sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);
-    int64_t nt_set = sv(s, LLMMEM_KEY_PROFILE_NON_TORCH_BYTES), graphs_set = sv(s, LLMMEM_KEY_CUDA_GRAPH_BYTES);
-    uint64_t weights, act = 0, graphs = graphs_set > 0 && !sv(s, LLMMEM_KEY_ENFORCE_EAGER) ? (uint64_t)graphs_set : 0;
+    int64_t w_set = set->profile_weights_bytes, act_set = set->profile_activation_bytes;
+    int64_t nt_set = set->profile_non_torch_bytes, graphs_set = set->cuda_graph_bytes;
+    uint64_t weights, act = 0, graphs = graphs_set > 0 && !set->enforce_eager ? (uint64_t)graphs_set : 0;
     if (w_set >= 0)
         weights = (uint64_t)w_set;
-    else if ((st = llmmem__serving_rank_weights(&weights, model, s, tp)) != LLMMEM_OK)
+    else if ((st = llmmem__serving_rank_weights(&weights, model, in, tp)) != LLMMEM_OK)
         return st;
 
     /* _util.py KvCacheCreator._create_dummy_context_requests / _get_token_num_for_estimation: prompts of
@@ -129,7 +123,7 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
                                                   pytorch ? dummies : 0)) != LLMMEM_OK)
             return st;
     }
-    uint64_t overhead = llmmem__runtime_overhead(hw, 0);
+    uint64_t overhead = in->dev.runtime;
     /* the PyTorch path measures outside torch ("Memory used outside torch (e.g., NCCL and CUDA graphs)")
      * the runtime's share, the graphs and the temporary KV cache it allocated itself */
     uint64_t non_torch = nt_set >= 0 ? (uint64_t)nt_set : overhead + graphs + (pytorch ? tmp_kv : 0);
@@ -140,7 +134,7 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
     if (pytorch) {
         /* _util.py KvCacheCreator.configure_kv_cache_capacity / _cal_max_memory: peak = torch peak +
          * non-torch; available = (total - peak + the temporary cache) x fraction */
-        int64_t measured = sv(s, LLMMEM_KEY_KV_FREE_BYTES);
+        int64_t measured = set->kv_free_bytes;
         if (measured >= 0)
             free_bytes = (uint64_t)measured;
         else if (p.memory + tmp_kv > used)
@@ -150,7 +144,7 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
     } else {
         /* kvCacheManager.cpp calculateFreeMemBytes: cudaMemGetInfo's free once the engine is loaded (its
          * weights, activation buffers, the runtime's share and any graphs) */
-        int64_t measured = sv(s, LLMMEM_KEY_KV_FREE_BYTES);
+        int64_t measured = set->kv_free_bytes;
         if (measured >= 0)
             free_bytes = (uint64_t)measured;
         else if (p.memory > used)
@@ -163,7 +157,7 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
     /* PyTorch: max_tokens = int(available // kv_size), then the C++ manager's blocks; engine:
      * calculateMaxNumBlocks maxTokens = uint64(allotted / bytes per token) */
     uint64_t max_tokens = pytorch ? (uint64_t)floor(budget / (double)per_token) : kv_bytes / per_token;
-    uint64_t cap = (uint64_t)sv(s, LLMMEM_KEY_MAX_TOTAL_TOKENS);
+    uint64_t cap = set->max_total_tokens;
     if (cap && cap < max_tokens) /* KvCacheConfig.max_tokens: "The smaller value will be used" */
         max_tokens = cap;
     /* calculateMaxNumBlocks: blocks = ceilDiv(maxTokens, tokens_per_block) (rounds up) */
@@ -176,13 +170,13 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
     r->pool.group_layers = a->layers;
     r->pool.num_blocks = blocks;
     r->pool.batched = max_num_tokens;
-    r->pool.n = (uint64_t)sv(s, LLMMEM_KEY_N);
-    r->pool.prefix = (uint64_t)sv(s, LLMMEM_KEY_SHARED_PREFIX_TOKENS);
-    r->pool.prompt = (uint64_t)sv(s, LLMMEM_KEY_PROMPT_TOKENS);
-    r->pool.prefix_caching = sv(s, LLMMEM_KEY_ENABLE_PREFIX_CACHING) != 0; /* KvCacheConfig.enable_block_reuse */
+    r->pool.n = set->n;
+    r->pool.prefix = set->shared_prefix_tokens;
+    r->pool.prompt = set->prompt_tokens;
+    r->pool.prefix_caching = set->enable_prefix_caching; /* KvCacheConfig.enable_block_reuse */
     r->page = token_layer * tpb;
     r->seq_cap = max_batch;
-    uint64_t request = llmmem__serving_setting(s, LLMMEM_KEY_REQUEST_TOKENS, max_seq_len);
+    uint64_t request = llmmem__serve_or(set->request_tokens, max_seq_len);
     if ((st = llmmem__serving_check_request(r, request, "TensorRT-LLM")) != LLMMEM_OK)
         return st;
 
@@ -227,7 +221,7 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
     v[LLMMEM_SERVING_FREE_BYTES] = free_bytes;
     v[LLMMEM_SERVING_MAX_TOKENS] = max_tokens;
     v[LLMMEM_SERVING_ESTIMATION_TOKENS] = pytorch ? estimation : 0;
-    llmmem__serving_finish(r, model, hw);
+    llmmem__serving_finish(r, model, in);
     return LLMMEM_OK;
 }
 
