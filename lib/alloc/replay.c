@@ -45,7 +45,7 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
 {
     int64_t framework = j->act.framework;
     if (framework != LLMMEM_FRAMEWORK_HF_TRAINER)
-        return unsupported("framework", choice(LLMMEM_KEY_FRAMEWORK, framework));
+        return unsupported("framework", llmmem__framework_name(framework));
     if (sem->torch1 || sem->cpu_kernels)
         return unsupported(sem->torch1 ? "PyTorch 1.13" : "CPU kernels (device_kernels cpu)", NULL);
     const llmmem__layout *L = &j->layout;
@@ -55,7 +55,7 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
     if (L->offload_opt != LLMMEM_OFFLOAD_NONE || L->offload_param != LLMMEM_OFFLOAD_NONE)
         return unsupported("offloaded optimizer states or parameters", NULL);
     if (j->compute != LLMMEM_FORMAT_BF16 && j->compute != LLMMEM_FORMAT_FP16)
-        return unsupported("a model computing in", choice(LLMMEM_KEY_WEIGHT_FORMAT, j->compute));
+        return unsupported("a model computing in", llmmem__format_name(j->compute));
     /* torch.autocast (job.c holds it to full training): fp32 weights, ops of its lower-precision
      * list computing in its dtype */
     int autocast = j->act.autocast != LLMMEM_AUTOCAST_OFF;
@@ -65,18 +65,18 @@ static llmmem_status check_job(const llmmem__job *j, const llmmem__semantics *se
                                     : "weights stored in another format than the compute's",
                            NULL);
     if (sem->attn != LLMMEM_ATTN_SDPA && sem->attn != LLMMEM_ATTN_EAGER)
-        return unsupported("attn_implementation", choice(LLMMEM_KEY_ATTN_IMPLEMENTATION, sem->attn));
+        return unsupported("attn_implementation", llmmem__attn_implementation_name(sem->attn));
     int64_t recompute = j->act.recompute;
     if (autocast && sem->attn != LLMMEM_ATTN_SDPA)
         return unsupported("torch.autocast with attn_implementation",
-                           choice(LLMMEM_KEY_ATTN_IMPLEMENTATION, sem->attn));
+                           llmmem__attn_implementation_name(sem->attn));
     if (autocast && recompute != LLMMEM_RECOMPUTE_NONE)
-        return unsupported("torch.autocast with recompute", choice(LLMMEM_KEY_RECOMPUTE, recompute));
+        return unsupported("torch.autocast with recompute", llmmem__recompute_name(recompute));
     if (sem->norm != LLMMEM_NORM_IMPL_EAGER)
-        return unsupported("norm_implementation", choice(LLMMEM_KEY_NORM_IMPLEMENTATION, sem->norm));
+        return unsupported("norm_implementation", llmmem__norm_implementation_name(sem->norm));
     /* transformers' DynamicCache and StaticCache hold keys and values in the model's dtype: the tape's */
     if (j->price.mode == LLMMEM_MODE_INFERENCE && j->kv != llmmem__kv_dtype_of(j->compute))
-        return unsupported("a KV cache in kv_cache_dtype", choice(LLMMEM_KEY_KV_CACHE_DTYPE, j->kv));
+        return unsupported("a KV cache in kv_cache_dtype", llmmem__kv_dtype_name(j->kv));
     /* the tape's head runs over the last position (generate's logits_to_keep=1, tape.c) */
     if (j->price.mode == LLMMEM_MODE_INFERENCE && j->loop.logits_to_keep != 1)
         return unsupported("logits_to_keep other than 1", NULL);
@@ -108,7 +108,7 @@ static llmmem_status model_of(llmmem__tape_model *t, const llmmem_model *m, cons
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "the allocation tape does not run experts_implementation %s: it runs OLMoE's experts as "
                             "transformers' grouped_mm (experts_implementation grouped)",
-                            choice(LLMMEM_KEY_EXPERTS_IMPLEMENTATION, sem->experts));
+                            llmmem__experts_implementation_name(sem->experts));
     if (g->window && !f->sliding_period && !f->local_rope)
         return unsupported("a sliding window on", choice(LLMMEM_KEY_MODEL_TYPE, type));
     t->family = f->code;
@@ -187,10 +187,10 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
         return LLMMEM_OK;
     }
     if (mode != LLMMEM_MODE_TRAINING && mode != LLMMEM_MODE_LORA)
-        return unsupported("mode", choice(LLMMEM_KEY_MODE, mode));
+        return unsupported("mode", llmmem__mode_name(mode));
     int64_t recompute = j->act.recompute;
     if (recompute != LLMMEM_RECOMPUTE_NONE && recompute != LLMMEM_RECOMPUTE_FULL)
-        return unsupported("recompute", choice(LLMMEM_KEY_RECOMPUTE, recompute));
+        return unsupported("recompute", llmmem__recompute_name(recompute));
     t->checkpoint = recompute == LLMMEM_RECOMPUTE_FULL;
     t->model.dropout = j->act.dropout != 0;
     if (t->model.dropout && t->model.family != LLMMEM__TAPE_GPT2)
@@ -209,7 +209,7 @@ llmmem_status llmmem__tape_job_make(llmmem__tape_job *t, const llmmem__job *j)
         t->optimizer = LLMMEM__TAPE_SGD_MOMENTUM;
         break;
     default:
-        return unsupported("optimizer", choice(LLMMEM_KEY_OPTIMIZER, tp->optimizer));
+        return unsupported("optimizer", llmmem__optimizer_name(tp->optimizer));
     }
     /* PyTorch keeps a parameter's grad and optimizer states in its dtype, with no master copy */
     llmmem_format trained = mode == LLMMEM_MODE_LORA ? tp->adapter : autocast ? LLMMEM_FORMAT_FP32 : j->compute;

@@ -119,6 +119,22 @@ static inline uint64_t llmmem__scaled(uint64_t x, uint64_t num, uint64_t den)
  * test_keys checks every key's slot is below this). */
 #define LLMMEM_SLOTS 256
 
+/* The name of a value of a choice key as the key table spells it, "?" for one the key does not list:
+ * what messages and JSON print, so that no file but the key table names the key (keys.c). */
+const char *llmmem__engine_name(int64_t value);
+const char *llmmem__engine_version_name(int64_t value);
+const char *llmmem__format_name(int64_t value);           /* weight_format's (every format key's) */
+const char *llmmem__mode_name(int64_t value);
+const char *llmmem__ggml_cache_type_name(int64_t value);  /* cache_type_k's and cache_type_v's */
+const char *llmmem__kv_dtype_name(int64_t value);
+const char *llmmem__framework_name(int64_t value);
+const char *llmmem__attn_implementation_name(int64_t value);
+const char *llmmem__norm_implementation_name(int64_t value);
+const char *llmmem__experts_implementation_name(int64_t value);
+const char *llmmem__cache_implementation_name(int64_t value);
+const char *llmmem__recompute_name(int64_t value);
+const char *llmmem__optimizer_name(int64_t value);
+
 typedef struct llmmem__key_info {
     llmmem_key key;
     llmmem_object object;

@@ -1023,6 +1023,31 @@ const char *llmmem_choice_name(llmmem_key key, int64_t value)
     return k->choices[value];
 }
 
+/* llmmem__NAME_name for each choice key whose values messages print (internal.h). */
+#define CHOICE_NAMES(X)                                                                                              \
+    X(engine, ENGINE)                                                                                                \
+    X(engine_version, ENGINE_VERSION)                                                                                \
+    X(format, WEIGHT_FORMAT)                                                                                         \
+    X(mode, MODE)                                                                                                    \
+    X(ggml_cache_type, CACHE_TYPE_K)                                                                                 \
+    X(kv_dtype, KV_CACHE_DTYPE)                                                                                      \
+    X(framework, FRAMEWORK)                                                                                          \
+    X(attn_implementation, ATTN_IMPLEMENTATION)                                                                      \
+    X(norm_implementation, NORM_IMPLEMENTATION)                                                                      \
+    X(experts_implementation, EXPERTS_IMPLEMENTATION)                                                                \
+    X(cache_implementation, CACHE_IMPLEMENTATION)                                                                    \
+    X(recompute, RECOMPUTE)                                                                                          \
+    X(optimizer, OPTIMIZER)
+#define NAME_OF(name, KEY)                                                                                           \
+    const char *llmmem__##name##_name(int64_t value)                                                                 \
+    {                                                                                                                \
+        const char *n = llmmem_choice_name(LLMMEM_KEY_##KEY, value);                                                 \
+        return n ? n : "?";                                                                                          \
+    }
+CHOICE_NAMES(NAME_OF)
+#undef NAME_OF
+#undef CHOICE_NAMES
+
 /* ASCII case-insensitive equality, the same in every locale (strcasecmp follows LC_CTYPE). */
 static int equal_ignoring_case(const char *a, const char *b)
 {

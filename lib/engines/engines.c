@@ -30,12 +30,13 @@ const llmmem__engine_desc *llmmem__engine_desc_of(int64_t id)
 /* One serving estimate from resolved inputs, under the engine they name. */
 static llmmem_status serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
 {
+    out->valid = 0;
     const llmmem__engine_desc *e = llmmem__engine_desc_of(in->set.engine);
     if (e == NULL)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "engine (%s) runs on one machine: use llmmem_local_estimate "
                             "(llmmem serve --engine %s prints its buffers)",
-                            llmmem_choice_name(LLMMEM_KEY_ENGINE, in->set.engine),
-                            llmmem_choice_name(LLMMEM_KEY_ENGINE, in->set.engine));
+                            llmmem__engine_name(in->set.engine),
+                            llmmem__engine_name(in->set.engine));
     llmmem_status st = e->serve(out, model, in);
     if (st)
         out->valid = 0;
@@ -97,9 +98,9 @@ llmmem_status llmmem_serving_to_json(char **json_out, const llmmem_serving *serv
     snprintf(line, sizeof line,
              ",\n  \"engine\": \"%s\",\n  \"engine_version\": \"%s\",\n  \"dtype\": \"%s\",\n"
              "  \"kv_cache_dtype\": \"%s\",\n  \"tensor_parallel\": %llu,\n  \"pipeline_parallel\": %llu",
-             llmmem_choice_name(LLMMEM_KEY_ENGINE, (int64_t)serving->v[LLMMEM_SERVING_ENGINE]),
-             llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, (int64_t)serving->v[LLMMEM_SERVING_ENGINE_VERSION]),
-             llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, serving->served), llmmem__kv_dtype_name(serving->dtype),
+             llmmem__engine_name((int64_t)serving->v[LLMMEM_SERVING_ENGINE]),
+             llmmem__engine_version_name((int64_t)serving->v[LLMMEM_SERVING_ENGINE_VERSION]),
+             llmmem__format_name(serving->served), llmmem__kv_dtype_name(serving->dtype),
              (unsigned long long)serving->tp, (unsigned long long)serving->pp);
     llmmem__text_str(&b, line);
     for (size_t i = 0; i < n; i++) {
@@ -201,28 +202,32 @@ llmmem_status llmmem_engines_estimate(llmmem_engines *out, const llmmem_model *m
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
+    /* the serving engines' inputs, resolved once; each row runs them under its engine */
+    llmmem__serve_inputs in;
+    llmmem__serve_inputs_make(&in, model, hw, strategy);
     /* the request every row answers for: request_tokens, else max_model_len, else the model's context */
-    int64_t request = llmmem__get_int(&strategy->s, LLMMEM_KEY_REQUEST_TOKENS);
-    int64_t len = llmmem__get_int(&strategy->s, LLMMEM_KEY_MAX_MODEL_LEN);
+    int64_t request = in.set.request_tokens;
     if (request <= 0)
-        request = len > 0 ? len : llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
-    int64_t version = llmmem__get_int(&strategy->s, LLMMEM_KEY_ENGINE_VERSION);
+        request = in.set.max_model_len > 0 ? in.set.max_model_len
+                                           : llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
+    const int64_t version = in.set.version;
+    const llmmem_engine owner = llmmem__version_engine(version);
     for (size_t i = 0; i < ENGINE_ROWS; i++) {
         engine_row *row = &out->row[i];
         memset(row, 0, sizeof *row);
         row->engine = row_engines[i];
         row->v[LLMMEM_ENGINES_REQUEST_TOKENS] = (uint64_t)request; /* a refused row keeps the request asked */
-        llmmem_strategy copy = *strategy;
-        llmmem__settings_put(&copy.s, LLMMEM_KEY_ENGINE, row->engine);
-        llmmem_engine owner = llmmem__version_engine(version);
-        if (owner != LLMMEM_ENGINE_AUTO && owner != row->engine) /* a release of another engine: this one's latest */
-            llmmem__settings_put(&copy.s, LLMMEM_KEY_ENGINE_VERSION, LLMMEM_ENGINE_VERSION_LATEST);
         if (llmmem__engine_desc_of(row->engine)) {
-            row->status = llmmem_serving_estimate(&out->serving, model, hw, &copy);
+            in.set.engine = row->engine;
+            /* a release of another engine: this one's latest */
+            in.set.version = owner != LLMMEM_ENGINE_AUTO && owner != row->engine ? LLMMEM_ENGINE_VERSION_LATEST : version;
+            row->status = serve(&out->serving, model, &in);
             if (row->status == LLMMEM_OK)
                 serving_row(row, &out->serving);
         } else {
-            row->status = llmmem_local_estimate(&out->local, model, gguf, hw, &copy);
+            llmmem__llama_inputs local;
+            llmmem__llama_inputs_for(&local, model, hw, strategy, row->engine);
+            row->status = llmmem__local_run(&out->local, model, gguf, &local);
             if (row->status == LLMMEM_OK)
                 local_row(row, &out->local, (uint64_t)request);
         }
@@ -292,7 +297,7 @@ llmmem_status llmmem_engines_to_json(char **json_out, const llmmem_engines *engi
     for (size_t i = 0; i < engines->rows; i++) {
         const engine_row *row = &engines->row[i];
         snprintf(line, sizeof line, "%s\n    {\n      \"engine\": \"%s\",\n      \"status\": %d,\n      \"message\": ",
-                 i ? "," : "", llmmem_choice_name(LLMMEM_KEY_ENGINE, row->engine), (int)row->status);
+                 i ? "," : "", llmmem__engine_name(row->engine), (int)row->status);
         llmmem__text_str(&b, line);
         if (row->status)
             llmmem__text_quoted(&b, row->message);

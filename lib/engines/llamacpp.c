@@ -140,7 +140,7 @@ static llmmem_status cache_rows(rows *out, const llmmem__geometry *a, const llmm
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                                 "cache_type_%s %s stores whole %u-element blocks; this model's %s heads are %llu wide "
                                 "(llama.cpp refuses it)",
-                                v ? "v" : "k", llmmem_choice_name(v ? LLMMEM_KEY_CACHE_TYPE_V : LLMMEM_KEY_CACHE_TYPE_K, t),
+                                v ? "v" : "k", llmmem__ggml_cache_type_name(t),
                                 (unsigned)cache_types[t].block, v ? "value" : "key", (unsigned long long)head);
     }
     out->k = llmmem__ggml_row_bytes(ls->type_k, nk);
@@ -188,10 +188,10 @@ static llmmem_status place(placement *p, const llmmem__geometry *a, const llmmem
                            const llmmem__llama_settings *ls)
 {
     memset(p, 0, sizeof *p);
-    uint64_t devices = j->in.dev.gpus; /* backend cpu: none, every layer on the CPU */
-    if (j->in.dev.num_nodes > 1)
+    uint64_t devices = j->in->dev.gpus; /* backend cpu: none, every layer on the CPU */
+    if (j->in->dev.num_nodes > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "local inference runs on one machine: num_nodes (%llu) must be 1",
-                            (unsigned long long)j->in.dev.num_nodes);
+                            (unsigned long long)j->in->dev.num_nodes);
     if (devices > LLMMEM__LOCAL_GPUS)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "llama.cpp uses at most %d GPUs (LLAMA_MAX_DEVICES); the hardware "
                             "has devices_per_node %llu", LLMMEM__LOCAL_GPUS, (unsigned long long)devices);
@@ -485,7 +485,7 @@ llmmem_status llmmem__llama_check(const llmmem__geometry **shape, const llmmem_m
     if (quantized(ls->type_v) && !ls->flash_attn) /* llama-context.cpp: "V cache quantization requires flash_attn" */
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "cache_type_v %s needs flash attention: llama.cpp refuses "
                             "a quantized V cache with flash_attn off",
-                            llmmem_choice_name(LLMMEM_KEY_CACHE_TYPE_V, ls->type_v));
+                            llmmem__ggml_cache_type_name(ls->type_v));
     *shape = a;
     return LLMMEM_OK;
 }
@@ -509,7 +509,7 @@ llmmem_status llmmem__llama_buffers(struct llmmem_local *out, llmmem__llama_job 
     const size_t host = p.gpus;
     out->devices = p.gpus + 1;
     for (size_t g = 0; g < p.gpus; g++)
-        llmmem__ggml_device_name(out->device_name[g], sizeof out->device_name[g], j->in.dev.prefix, p.gpu_id[g]);
+        llmmem__ggml_device_name(out->device_name[g], sizeof out->device_name[g], j->in->dev.prefix, p.gpu_id[g]);
     memcpy(out->device_name[host], "CPU", 4);
 
     uint64_t model[LLMMEM__LOCAL_DEVICES] = {0};

@@ -278,9 +278,9 @@ llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, llmmem__lla
 {
     const llmmem_model *m = j->m;
     const struct llmmem_checkpoint *ck = j->ck;
-    const llmmem__llama_settings *ls = &j->in.ls;
+    const llmmem__llama_settings *ls = &j->in->ls;
     const llmmem__geometry *a = &m->geo;
-    uint64_t gpus = j->in.dev.gpus;
+    uint64_t gpus = j->in->dev.gpus;
     if (gpus == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "split_mode tensor splits across GPUs; the hardware has none");
     if (gpus > META_MAX_DEVICES)
@@ -381,7 +381,7 @@ llmmem_status llmmem__llama_tensor_buffers(struct llmmem_local *out, llmmem__lla
 
     out->devices = sp.n + 1;
     for (size_t d = 0; d < sp.n; d++) {
-        llmmem__ggml_device_name(out->device_name[d], sizeof out->device_name[d], j->in.dev.prefix, (unsigned)(d % 100));
+        llmmem__ggml_device_name(out->device_name[d], sizeof out->device_name[d], j->in->dev.prefix, (unsigned)(d % 100));
         out->bytes[d][LLMMEM_LOCAL_MODEL] = model[d];
         out->bytes[d][LLMMEM_LOCAL_KV] = kv[d]; /* offload_kqv off: the meta layout put it on the host */
         out->bytes[d][LLMMEM_LOCAL_RECURRENT] = meta_bytes[LLMMEM_LOCAL_RECURRENT] / sp.n;

@@ -20,18 +20,18 @@ static const char *const value_names[LLMMEM__LOCAL_VALUES] = {
 static const char *const buffer_names[LLMMEM__LOCAL_BUFFERS] = {"model", "kv", "recurrent", "compute", "output"};
 
 llmmem_status llmmem__llama_resolve(llmmem__llama_job *j, llmmem__rank_weights *weights, const llmmem_model *m,
-                                    const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
-                                    const llmmem_strategy *s)
+                                    const struct llmmem_checkpoint *ck, llmmem__llama_inputs *in)
 {
     j->weights = weights;
     j->m = m;
     j->ck = ck;
     j->shape = NULL;
     j->priced = 0;
-    llmmem_status st = llmmem__llama_inputs_make(&j->in, m, hw, s);
-    if (!st && j->in.ls.engine == LLMMEM_ENGINE_OLLAMA)
+    j->in = in;
+    llmmem_status st = llmmem__llama_engine_check(in);
+    if (!st && j->in->ls.engine == LLMMEM_ENGINE_OLLAMA)
         st = llmmem__ollama_settings(j);
-    return st ? st : llmmem__llama_check(&j->shape, m, &j->in.ls);
+    return st ? st : llmmem__llama_check(&j->shape, m, &j->in->ls);
 }
 
 /* ---- the result ------------------------------------------------------------------------------- */
@@ -73,13 +73,13 @@ int llmmem_local_valid(const llmmem_local *local)
 static void judge(llmmem_local *r, const llmmem__llama_job *j)
 {
     const size_t host = r->devices - 1;
-    const uint64_t memory = j->in.dev.memory, overhead = j->in.dev.overhead, host_memory = j->in.dev.host_memory;
+    const uint64_t memory = j->in->dev.memory, overhead = j->in->dev.overhead, host_memory = j->in->dev.host_memory;
     uint64_t gpu_total = 0, shortfall = 0;
     int fits = 1;
     for (size_t d = 0; d < r->devices; d++) {
         uint64_t total = llmmem_local_device_total(r, d);
         if (d < host) {
-            uint64_t reserved = overhead + j->in.ls.margin; /* both below 2^51 */
+            uint64_t reserved = overhead + j->in->ls.margin; /* both below 2^51 */
             r->capacity[d] = memory > reserved ? memory - reserved : 0;
             gpu_total += total; /* each below 2^64 / 17: checked by the estimate */
         } else {
@@ -93,7 +93,7 @@ static void judge(llmmem_local *r, const llmmem__llama_job *j)
             }
         }
     }
-    if (j->in.dev.unified && host_memory) {
+    if (j->in->dev.unified && host_memory) {
         uint64_t all = gpu_total + llmmem_local_device_total(r, host);
         if (all > host_memory) {
             fits = 0;
@@ -117,8 +117,8 @@ static llmmem_status layout(llmmem_local *out, llmmem__llama_job *j)
     memset(out->capacity, 0, sizeof out->capacity);
     memset(out->layers, 0, sizeof out->layers);
     /* split_mode tensor: one meta device split across the GPUs (llamacpp_tensor.c) */
-    llmmem_status st = j->in.ls.split_mode == LLMMEM_SPLIT_MODE_TENSOR ? llmmem__llama_tensor_buffers(out, j)
-                                                                    : llmmem__llama_buffers(out, j, &j->in.ls);
+    llmmem_status st = j->in->ls.split_mode == LLMMEM_SPLIT_MODE_TENSOR ? llmmem__llama_tensor_buffers(out, j)
+                                                                    : llmmem__llama_buffers(out, j, &j->in->ls);
     if (st)
         return st;
     uint64_t kv = 0, rs = 0;
@@ -165,7 +165,7 @@ static void fit_apply(llmmem__llama_settings *ls, fit_knob knob, uint64_t v)
  * more of a GPU. The search reuses `out` and allocates nothing. */
 static llmmem_status fit_search(llmmem_local *out, llmmem__llama_job *j, fit_knob knob, uint64_t lo, uint64_t hi)
 {
-    llmmem__llama_settings *ls = &j->in.ls;
+    llmmem__llama_settings *ls = &j->in->ls;
     llmmem_status st;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo + 1) / 2;
@@ -195,7 +195,7 @@ static llmmem_status fit_search(llmmem_local *out, llmmem__llama_job *j, fit_kno
  */
 static llmmem_status llama_fit_gpu_layers(llmmem_local *out, llmmem__llama_job *j)
 {
-    llmmem__llama_settings *ls = &j->in.ls;
+    llmmem__llama_settings *ls = &j->in->ls;
     ls->n_gpu_layers = -1;
     llmmem_status st = layout(out, j);
     if (st || llmmem__local_gpus_fit(out))
@@ -214,7 +214,7 @@ static llmmem_status llama_fit_gpu_layers(llmmem_local *out, llmmem__llama_job *
  */
 static llmmem_status llama_fit_context(llmmem_local *out, llmmem__llama_job *j)
 {
-    llmmem__llama_settings *ls = &j->in.ls;
+    llmmem__llama_settings *ls = &j->in->ls;
     llmmem_status st = layout(out, j);
     uint64_t train = out->v[LLMMEM_LOCAL_N_CTX];
     if (st || llmmem__local_gpus_fit(out) || train <= FIT_MIN_CTX)
@@ -226,6 +226,30 @@ static llmmem_status llama_fit_context(llmmem_local *out, llmmem__llama_job *j)
                       train / FIT_CTX_STEP);
 }
 
+llmmem_status llmmem__local_run(llmmem_local *out, const llmmem_model *model, const llmmem_checkpoint *gguf,
+                                llmmem__llama_inputs *in)
+{
+    out->valid = 0;
+    if (gguf && gguf->format != 2)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "llmmem_local_estimate takes a checkpoint read from a GGUF "
+                            "header (llmmem_checkpoint_from_gguf); this one is a safetensors header");
+    if (in->dev.memory == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "the hardware's memory_bytes is not set");
+    llmmem__llama_job j;
+    llmmem_status st = llmmem__llama_resolve(&j, &out->weights, model, gguf, in);
+    if (st)
+        return st;
+    if (j.in->ls.fit_ctx && (st = llama_fit_context(out, &j)) != LLMMEM_OK)
+        return st;
+    st = j.in->ls.fit ? llama_fit_gpu_layers(out, &j) : layout(out, &j);
+    if (st)
+        return st;
+    llmmem__copy_name(out->model_name, llmmem_model_name(model));
+    llmmem__copy_name(out->hardware_name, in->dev.name);
+    out->valid = 1;
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem_local_estimate(llmmem_local *out, const llmmem_model *model, const llmmem_checkpoint *gguf,
                                     const llmmem_hardware *hw, const llmmem_strategy *strategy)
 {
@@ -234,24 +258,9 @@ llmmem_status llmmem_local_estimate(llmmem_local *out, const llmmem_model *model
     LLMMEM_REQUIRE(model);
     LLMMEM_REQUIRE(hw);
     LLMMEM_REQUIRE(strategy);
-    if (gguf && gguf->format != 2)
-        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "llmmem_local_estimate takes a checkpoint read from a GGUF "
-                            "header (llmmem_checkpoint_from_gguf); this one is a safetensors header");
-    if (llmmem__get_int(&hw->s, LLMMEM_KEY_MEMORY_BYTES) == 0)
-        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "the hardware's memory_bytes is not set");
-    llmmem__llama_job j;
-    llmmem_status st = llmmem__llama_resolve(&j, &out->weights, model, gguf, hw, strategy);
-    if (st)
-        return st;
-    if (j.in.ls.fit_ctx && (st = llama_fit_context(out, &j)) != LLMMEM_OK)
-        return st;
-    st = j.in.ls.fit ? llama_fit_gpu_layers(out, &j) : layout(out, &j);
-    if (st)
-        return st;
-    llmmem__copy_name(out->model_name, llmmem_model_name(model));
-    llmmem__copy_name(out->hardware_name, llmmem_hardware_name(hw));
-    out->valid = 1;
-    return LLMMEM_OK;
+    llmmem__llama_inputs in;
+    llmmem__llama_inputs_make(&in, model, hw, strategy);
+    return llmmem__local_run(out, model, gguf, &in);
 }
 
 uint64_t llmmem_local_get(const llmmem_local *local, llmmem_local_value value)
@@ -333,9 +342,9 @@ llmmem_status llmmem_local_to_json(char **json_out, const llmmem_local *local)
     llmmem__text_str(&b, ",\n  \"hardware\": ");
     llmmem__text_quoted(&b, local->hardware_name);
     llmmem__text_printf(&b, ",\n  \"engine\": \"%s\",\n  \"cache_type_k\": \"%s\",\n  \"cache_type_v\": \"%s\",\n",
-                        llmmem_choice_name(LLMMEM_KEY_ENGINE, (int64_t)local->v[LLMMEM_LOCAL_ENGINE]),
-                        llmmem_choice_name(LLMMEM_KEY_CACHE_TYPE_K, local->type_k),
-                        llmmem_choice_name(LLMMEM_KEY_CACHE_TYPE_V, local->type_v));
+                        llmmem__engine_name((int64_t)local->v[LLMMEM_LOCAL_ENGINE]),
+                        llmmem__ggml_cache_type_name(local->type_k),
+                        llmmem__ggml_cache_type_name(local->type_v));
     for (unsigned i = LLMMEM_LOCAL_N_CTX; i < LLMMEM__LOCAL_VALUES; i++) {
         if (i == LLMMEM_LOCAL_FITS || i == LLMMEM_LOCAL_FLASH_ATTN || i == LLMMEM_LOCAL_HOST_UNKNOWN)
             llmmem__text_printf(&b, "  \"%s\": %s,\n", value_names[i], local->v[i] ? "true" : "false");

@@ -36,21 +36,24 @@ struct llmmem_local {
 typedef struct llmmem__llama_job {
     const llmmem_model *m;
     const struct llmmem_checkpoint *ck; /* the GGUF, or NULL: the inventory's weights */
-    llmmem__llama_inputs in;
+    llmmem__llama_inputs *in;           /* the caller's: --fit and ollama's rules change in->ls */
     const llmmem__geometry *shape;      /* llmmem__llama_check's */
     int priced;                         /* `weights` made, or `price_status` failed */
     llmmem_status price_status;
     llmmem__rank_weights *weights;      /* one rank of one way, the whole tensors: the result handle's */
 } llmmem__llama_job;
 
-/* Resolves a local estimate: the strategy's llama.cpp keys as llama.cpp resolves them (engine
- * llama.cpp), or ollama's keys resolved into them (engine ollama, ollama.c), then what llama.cpp
- * refuses of the model and settings (llmmem__llama_check). The hardware (and the GGUF, whose size
- * ollama's scheduler predicts with; NULL: the inventory's) gives ollama its defaults. The weights by
- * class go to `weights` (the result handle's). */
+/* Resolves a local estimate from its inputs: llama.cpp's settings (engine llama.cpp), or ollama's keys
+ * resolved into them (engine ollama, ollama.c), then what llama.cpp refuses of the model and settings
+ * (llmmem__llama_check). The hardware (and the GGUF, whose size ollama's scheduler predicts with;
+ * NULL: the inventory's) gives ollama its defaults. The weights by class go to `weights` (the result
+ * handle's). */
 llmmem_status llmmem__llama_resolve(llmmem__llama_job *j, llmmem__rank_weights *weights, const llmmem_model *m,
-                                    const struct llmmem_checkpoint *ck, const llmmem_hardware *hw,
-                                    const llmmem_strategy *s);
+                                    const struct llmmem_checkpoint *ck, llmmem__llama_inputs *in);
+
+/* llmmem_local_estimate from resolved inputs (the handles checked); in->ls is the job's to change. */
+llmmem_status llmmem__local_run(llmmem_local *out, const llmmem_model *model, const struct llmmem_checkpoint *gguf,
+                                llmmem__llama_inputs *in);
 /* ollama's defaults and names resolved into llama.cpp's settings (ollama.c); `j->ls` holds the
  * llama.cpp keys' values first. */
 llmmem_status llmmem__ollama_settings(llmmem__llama_job *j);
@@ -60,13 +63,13 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_job *j);
 static inline llmmem_status llmmem__llama_weights(const llmmem__rank_weights **out, llmmem__llama_job *j)
 {
     if (!j->priced) {
-        j->price_status = j->in.plan_status;
+        j->price_status = j->in->plan_status;
         if (j->price_status == LLMMEM_OK)
-            llmmem__rank_weights_keep(j->weights, j->m, &j->in.plan, 1);
+            llmmem__rank_weights_keep(j->weights, j->m, &j->in->plan, 1);
         j->priced = 1;
     }
     *out = j->weights;
-    return j->price_status ? llmmem__fail(j->price_status, "%s", j->in.plan_message) : LLMMEM_OK;
+    return j->price_status ? llmmem__fail(j->price_status, "%s", j->in->plan_message) : LLMMEM_OK;
 }
 
 /* What llama.cpp refuses of a model and settings before it allocates (llamacpp.c): cross-attention,

@@ -127,7 +127,7 @@ static uint64_t automatic_batch(uint64_t ctx, int cuda_without_flash_attn, uint6
 
 llmmem_status llmmem__ollama_settings(llmmem__llama_job *j)
 {
-    llmmem__llama_settings *out = &j->in.ls;
+    llmmem__llama_settings *out = &j->in->ls;
     const llmmem_model *m = j->m;
     const llmmem__geometry *a = NULL;
     llmmem_status st = llmmem__kv_shape_with_state(&a, m);
@@ -135,9 +135,9 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_job *j)
         st = llmmem__kv_refuse_typed(a, "ollama's KV cache", 0);
     if (st)
         return st;
-    uint64_t devices = j->in.dev.gpus; /* backend cpu: ollama discovers no GPU */
-    uint64_t memory = j->in.dev.memory;
-    uint64_t runtime = j->in.dev.overhead;
+    uint64_t devices = j->in->dev.gpus; /* backend cpu: ollama discovers no GPU */
+    uint64_t memory = j->in->dev.memory;
+    uint64_t runtime = j->in->dev.overhead;
     /* what a GPU reports free before the model loads: its memory less what the runtime holds */
     uint64_t gpu_free = devices && memory > runtime ? memory - runtime : 0;
 
@@ -145,9 +145,9 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_job *j)
      * and Serve); at least 4 (server/sched.go@fb3076099687 getRunner); then capped at the model's
      * training context (llm/server.go@fb3076099687 NewLlamaServer, "requested context size too large
      * for model"; server/sched.go@fb3076099687 effectiveContext) */
-    uint64_t num_ctx = j->in.ollama.num_ctx;
+    uint64_t num_ctx = j->in->ollama.num_ctx;
     if (num_ctx == 0)
-        num_ctx = vram_tier_num_ctx(memory, devices, j->in.ollama.gpu_overhead);
+        num_ctx = vram_tier_num_ctx(memory, devices, j->in->ollama.gpu_overhead);
     if (num_ctx < 4)
         num_ctx = 4;
     uint64_t n_ctx_train = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
@@ -156,7 +156,7 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_job *j)
 
     /* num_parallel: OLLAMA_NUM_PARALLEL, default 1 since v0.9.7 (20c3266e943f), forced to 1 for
      * some families (server/sched.go@fb3076099687 load) */
-    uint64_t parallel = j->in.ollama.num_parallel;
+    uint64_t parallel = j->in->ollama.num_parallel;
     if (single_sequence_family(m))
         parallel = 1;
 
@@ -166,14 +166,14 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_job *j)
      * each sequence has its own stream of num_ctx cells. Only the kv_unified key (LLAMA_ARG_KV_UNIFIED
      * in ollama's environment) unifies them; n_parallel's auto (-1) never applies. */
     uint64_t n_ctx = num_ctx * parallel; /* both at most 2^31 by their keys */
-    if (n_ctx > j->in.ollama.n_ctx_max) /* llama-server reads -c as an int */
+    if (n_ctx > j->in->ollama.n_ctx_max) /* llama-server reads -c as an int */
         return llmmem__fail(LLMMEM_ERR_OUT_OF_RANGE, "num_ctx (%llu) x num_parallel (%llu) is %llu, but llama-server "
                             "reads its -c as an int (at most %lld)", (unsigned long long)num_ctx,
                             (unsigned long long)parallel, (unsigned long long)n_ctx,
-                            (long long)j->in.ollama.n_ctx_max);
+                            (long long)j->in->ollama.n_ctx_max);
     out->n_ctx = n_ctx;
     out->n_seq_max = parallel;
-    out->kv_unified = j->in.ollama.kv_unified;
+    out->kv_unified = j->in->ollama.kv_unified;
 
     /* The prediction is made for the context the runner gets (server/sched.go@fb3076099687
      * effectiveLlamaServerContext). */
@@ -185,7 +185,7 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_job *j)
      * (llm/llama_server.go@fb3076099687 startLlamaServer). fit gives up and keeps every layer when
      * the user already set tensor_split or tensor overrides such as --n-cpu-moe (llama.cpp
      * common/fit.cpp common_params_fit_impl: "already set by user, abort"). */
-    int64_t num_gpu = j->in.ollama.num_gpu;
+    int64_t num_gpu = j->in->ollama.num_gpu;
     out->n_gpu_layers = num_gpu;
     out->fit = num_gpu < 0 && out->n_split == 0 && out->n_cpu_moe == 0;
 
@@ -194,8 +194,8 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_job *j)
      * Otherwise llama-server gets them all (server/sched.go@fb3076099687 selectLlamaServerPlacement,
      * bestSingleGPUFit). A split_mode the user sets is ollama's main_gpu option and is kept. */
     uint64_t available = gpu_free * devices; /* < 2^61 */
-    if (devices > 1 && num_gpu != 0 && !j->in.ollama.sched_spread &&
-        !j->in.ollama.split_mode_set && predicted <= gpu_free * 80 / 100) {
+    if (devices > 1 && num_gpu != 0 && !j->in->ollama.sched_spread &&
+        !j->in->ollama.split_mode_set && predicted <= gpu_free * 80 / 100) {
         out->split_mode = LLMMEM_SPLIT_MODE_NONE;
         out->main_gpu = 0;
     }
@@ -209,10 +209,10 @@ llmmem_status llmmem__ollama_settings(llmmem__llama_job *j)
      * keeps llama.cpp's meaning. The cache types are OLLAMA_KV_CACHE_TYPE, passed to llama-server
      * for K and V alike whether or not flash attention runs. llama.cpp then refuses a quantized V
      * cache without it (llamacpp.c). */
-    uint64_t batch = j->in.ollama.num_batch;
+    uint64_t batch = j->in->ollama.num_batch;
     if (batch == 0)
-        batch = automatic_batch(n_ctx, j->in.dev.backend == LLMMEM_BACKEND_CUDA && devices &&
-                                           j->in.ollama.flash_attn == 1,
+        batch = automatic_batch(n_ctx, j->in->dev.backend == LLMMEM_BACKEND_CUDA && devices &&
+                                           j->in->ollama.flash_attn == 1,
                                 gpu_free, predicted, available);
     out->n_batch = batch;
     out->n_ubatch = batch;

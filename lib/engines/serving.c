@@ -413,8 +413,8 @@ llmmem_status llmmem__serving_version(int64_t *out, const llmmem__serve_inputs *
     *out = v;
     if (owner != LLMMEM_ENGINE_AUTO && owner != engine)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "engine_version (%s) is a release of %s, not of %s",
-                            llmmem_choice_name(LLMMEM_KEY_ENGINE_VERSION, v),
-                            llmmem_choice_name(LLMMEM_KEY_ENGINE, owner), llmmem_choice_name(LLMMEM_KEY_ENGINE, engine));
+                            llmmem__engine_version_name(v),
+                            llmmem__engine_name(owner), llmmem__engine_name(engine));
     return LLMMEM_OK;
 }
 
@@ -758,7 +758,7 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
     int64_t mode = in->set.mode;
     if (mode != LLMMEM_MODE_INFERENCE)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "serving estimates inference; mode is %s",
-                            llmmem_choice_name(LLMMEM_KEY_MODE, mode));
+                            llmmem__mode_name(mode));
     out->memory = in->dev.memory;
     if (out->memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");

@@ -32,6 +32,7 @@ static void device_of(llmmem__llama_device *d, const llmmem_hardware *hw)
     d->host_memory = (uint64_t)llmmem__get_int(k, LLMMEM_KEY_HOST_MEMORY_BYTES);
     d->unified = llmmem__get_int(k, LLMMEM_KEY_UNIFIED_MEMORY) != 0;
     d->prefix = backend_prefix(d->backend);
+    d->name = hw->name;
 }
 
 static void ollama_keys_of(llmmem__ollama_keys *o, const llmmem_strategy *s)
@@ -87,13 +88,10 @@ static void settings_of(llmmem__llama_settings *out, const llmmem_strategy *s, i
     out->fit = fit && out->n_gpu_layers < 0 && out->n_split == 0 && out->n_cpu_moe == 0;
 }
 
-llmmem_status llmmem__llama_inputs_make(llmmem__llama_inputs *out, const llmmem_model *m, const llmmem_hardware *hw,
-                                        const llmmem_strategy *s)
+void llmmem__llama_inputs_for(llmmem__llama_inputs *out, const llmmem_model *m, const llmmem_hardware *hw,
+                              const llmmem_strategy *s, llmmem_engine engine)
 {
-    int64_t engine = sv(s, LLMMEM_KEY_ENGINE);
-    if (engine == LLMMEM_ENGINE_VLLM)
-        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "engine vllm pages its KV cache: use llmmem_serving_estimate "
-                            "(llmmem serve); local inference takes engine llama.cpp or ollama");
+    out->paged = engine == LLMMEM_ENGINE_VLLM;
     settings_of(&out->ls, s, engine);
     if (engine == LLMMEM_ENGINE_OLLAMA)
         ollama_keys_of(&out->ollama, s);
@@ -101,5 +99,18 @@ llmmem_status llmmem__llama_inputs_make(llmmem__llama_inputs *out, const llmmem_
     /* the plan's failure keeps its message for the point where the weights are first priced */
     if ((out->plan_status = llmmem__weight_plan_make(&out->plan, m, s)) != LLMMEM_OK)
         memcpy(out->plan_message, llmmem_last_message(), sizeof out->plan_message);
+}
+
+void llmmem__llama_inputs_make(llmmem__llama_inputs *out, const llmmem_model *m, const llmmem_hardware *hw,
+                               const llmmem_strategy *s)
+{
+    llmmem__llama_inputs_for(out, m, hw, s, (llmmem_engine)sv(s, LLMMEM_KEY_ENGINE));
+}
+
+llmmem_status llmmem__llama_engine_check(const llmmem__llama_inputs *in)
+{
+    if (in->paged)
+        return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "engine vllm pages its KV cache: use llmmem_serving_estimate "
+                            "(llmmem serve); local inference takes engine llama.cpp or ollama");
     return LLMMEM_OK;
 }

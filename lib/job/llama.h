@@ -45,9 +45,11 @@ typedef struct llmmem__llama_device {
     uint64_t num_nodes, memory, overhead, host_memory;
     int unified;
     const char *prefix;          /* ggml's device names */
+    const char *name;            /* the hardware's name, for the result */
 } llmmem__llama_device;
 
 typedef struct llmmem__llama_inputs {
+    int paged;                   /* engine vllm: refused by llmmem__llama_engine_check */
     llmmem__llama_settings ls;   /* llama.cpp's (engine ollama: its keys' values before ollama.c applies ollama's) */
     llmmem__ollama_keys ollama;
     llmmem__llama_device dev;
@@ -56,9 +58,16 @@ typedef struct llmmem__llama_inputs {
     char plan_message[LLMMEM_MESSAGE_MAX];
 } llmmem__llama_inputs;
 
-/* Resolves the strategy's llama.cpp and ollama keys, the hardware's facts and the weight plan; fails
- * (message set) on engine vllm, which pages its cache (llmmem_serving_estimate). */
-llmmem_status llmmem__llama_inputs_make(llmmem__llama_inputs *out, const llmmem_model *m, const llmmem_hardware *hw,
-                                        const llmmem_strategy *s);
+/* Resolves the strategy's llama.cpp and ollama keys for its engine, the hardware's facts and the weight
+ * plan; cannot fail (engine vllm is refused by llmmem__llama_engine_check, the plan's failure where the
+ * weights are first priced). */
+void llmmem__llama_inputs_make(llmmem__llama_inputs *out, const llmmem_model *m, const llmmem_hardware *hw,
+                               const llmmem_strategy *s);
+/* The same for `engine` (llama.cpp or ollama) whatever the strategy's engine key says (the engines'
+ * comparison runs both on one strategy). */
+void llmmem__llama_inputs_for(llmmem__llama_inputs *out, const llmmem_model *m, const llmmem_hardware *hw,
+                              const llmmem_strategy *s, llmmem_engine engine);
+/* Refuses engine vllm, which pages its cache (llmmem_serving_estimate). */
+llmmem_status llmmem__llama_engine_check(const llmmem__llama_inputs *in);
 
 #endif

@@ -41,7 +41,7 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
                             "the generate loop (cache_implementation %s) is modelled on one device: tensor_parallel "
                             "(%llu), pipeline_parallel (%llu), context_parallel (%llu) and expert_parallel (%llu) "
                             "must be 1; framework megatron without max_new_tokens keeps the contiguous cache",
-                            llmmem_choice_name(LLMMEM_KEY_CACHE_IMPLEMENTATION, sem->cache),
+                            llmmem__cache_implementation_name(sem->cache),
                             (unsigned long long)L->t, (unsigned long long)L->p, (unsigned long long)L->c,
                             (unsigned long long)L->e);
     memset(out, 0, sizeof *out);

@@ -122,12 +122,6 @@ uint64_t llmmem__kv_element_bytes(llmmem_kv_cache_dtype d)
     return llmmem__format_element_bits(kv_format(d)) / 8u;
 }
 
-const char *llmmem__kv_dtype_name(llmmem_kv_cache_dtype d)
-{
-    const char *name = llmmem_choice_name(LLMMEM_KEY_KV_CACHE_DTYPE, d);
-    return name ? name : "?";
-}
-
 /* vLLM's KVQuantMode per-token-head modes (int8, fp8, int4): an fp32 scale per token and head for K and V. */
 static int per_token_head(llmmem_kv_cache_dtype d)
 {

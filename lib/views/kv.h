@@ -36,9 +36,6 @@ llmmem_status llmmem__state_elements(uint64_t *conv, uint64_t *temporal, const l
  * token by llmmem__kv_token_layer_bytes). */
 uint64_t llmmem__kv_element_bytes(llmmem_kv_cache_dtype d);
 
-/* The kv_cache_dtype's name, for messages. */
-const char *llmmem__kv_dtype_name(llmmem_kv_cache_dtype d);
-
 /* Heads of a cache one tensor-parallel rank stores: vllm/config/model.py get_num_kv_heads,
  * max(1, g // tp) (heads replicated when there are fewer than ranks); MLA's latent is one head
  * on every rank (geometry kv_heads 1). */

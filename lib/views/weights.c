@@ -31,7 +31,7 @@ llmmem_status llmmem__view_weight_bytes(uint64_t *bytes_out, const llmmem__view 
         if (!llmmem__format_bytes(&one, f, t->rows, t->cols, plan->group, plan->double_quant))
             return llmmem__fail(LLMMEM_ERR_OVERFLOW, "bytes of %s (%llu x %llu in %s) exceed 64 bits", t->name,
                                 (unsigned long long)t->rows, (unsigned long long)t->cols,
-                                llmmem_choice_name(LLMMEM_KEY_WEIGHT_FORMAT, f));
+                                llmmem__format_name(f));
         if (!llmmem__muladd(&total, one, t->count))
             return llmmem__fail(LLMMEM_ERR_OVERFLOW, "weight bytes of %s (%llu tensors) exceed 64 bits", t->name,
                                 (unsigned long long)t->count);
