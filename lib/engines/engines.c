@@ -139,10 +139,15 @@ struct llmmem_engines {
     struct llmmem_local local;
 };
 
-/* The engines in llmmem_engine order. */
-static const llmmem_engine row_engines[ENGINE_ROWS] = {LLMMEM_ENGINE_VLLM, LLMMEM_ENGINE_LLAMA_CPP,
-                                                       LLMMEM_ENGINE_OLLAMA, LLMMEM_ENGINE_SGLANG,
-                                                       LLMMEM_ENGINE_TRTLLM};
+/* The engines compared, in llmmem_engine order: a serving engine runs on the serving inputs under its
+ * descriptor, a local one (NULL) on llama.cpp's inputs resolved for it. */
+static const struct {
+    llmmem_engine engine;
+    const llmmem__engine_desc *serving;
+} row_engines[ENGINE_ROWS] = {
+    {LLMMEM_ENGINE_VLLM, &llmmem__vllm_engine}, {LLMMEM_ENGINE_LLAMA_CPP, NULL}, {LLMMEM_ENGINE_OLLAMA, NULL},
+    {LLMMEM_ENGINE_SGLANG, &llmmem__sglang_engine}, {LLMMEM_ENGINE_TRTLLM, &llmmem__trtllm_engine},
+};
 
 llmmem_status llmmem_engines_new(llmmem_engines **out)
 {
@@ -159,14 +164,13 @@ void llmmem_engines_free(llmmem_engines *engines)
 }
 
 /* A serving engine's figures for one rank. */
-static void serving_row(engine_row *row, const llmmem_serving *r)
+static void serving_row(engine_row *row, const llmmem__engine_desc *e, const llmmem_serving *r)
 {
     const uint64_t *v = r->v;
     row->v[LLMMEM_ENGINES_WEIGHTS] = v[LLMMEM_SERVING_WEIGHTS];
     /* SGLang sizes no activations: what it leaves outside the static pool, pre x (1 - mem_fraction_static) */
-    row->v[LLMMEM_ENGINES_ACTIVATIONS] = row->engine == LLMMEM_ENGINE_SGLANG
-                                             ? v[LLMMEM_SERVING_FREE_BYTES] - v[LLMMEM_SERVING_REQUESTED_BYTES]
-                                             : v[LLMMEM_SERVING_ACTIVATION_PEAK];
+    row->v[LLMMEM_ENGINES_ACTIVATIONS] = e->static_pool ? v[LLMMEM_SERVING_FREE_BYTES] - v[LLMMEM_SERVING_REQUESTED_BYTES]
+                                                        : v[LLMMEM_SERVING_ACTIVATION_PEAK];
     row->v[LLMMEM_ENGINES_CUDA_GRAPHS] = v[LLMMEM_SERVING_CUDA_GRAPH];
     /* SGLang's Mamba state pool is beside its KV budget; vLLM's pages hold both */
     row->v[LLMMEM_ENGINES_KV_BYTES] = v[LLMMEM_SERVING_KV_CACHE_BYTES] + v[LLMMEM_SERVING_STATE_POOL_BYTES];
@@ -215,15 +219,16 @@ llmmem_status llmmem_engines_estimate(llmmem_engines *out, const llmmem_model *m
     for (size_t i = 0; i < ENGINE_ROWS; i++) {
         engine_row *row = &out->row[i];
         memset(row, 0, sizeof *row);
-        row->engine = row_engines[i];
+        const llmmem__engine_desc *e = row_engines[i].serving;
+        row->engine = row_engines[i].engine;
         row->v[LLMMEM_ENGINES_REQUEST_TOKENS] = (uint64_t)request; /* a refused row keeps the request asked */
-        if (llmmem__engine_desc_of(row->engine)) {
+        if (e) {
             in.set.engine = row->engine;
             /* a release of another engine: this one's latest */
             in.set.version = owner != LLMMEM_ENGINE_AUTO && owner != row->engine ? LLMMEM_ENGINE_VERSION_LATEST : version;
             row->status = serve(&out->serving, model, &in);
             if (row->status == LLMMEM_OK)
-                serving_row(row, &out->serving);
+                serving_row(row, e, &out->serving);
         } else {
             llmmem__llama_inputs local;
             llmmem__llama_inputs_for(&local, model, hw, strategy, row->engine);

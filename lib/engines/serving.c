@@ -1307,4 +1307,4 @@ static const llmmem__json_section vllm_json[] = {
     {"cuda_graphs", vllm_graphs, N_(vllm_graphs)}, {"encoder", vllm_encoder, N_(vllm_encoder)}};
 
 const llmmem__engine_desc llmmem__vllm_engine = {LLMMEM_ENGINE_VLLM, "vLLM", vllm_serve, vllm_json,
-                                                 N_(vllm_json)};
+                                                 N_(vllm_json), 0};

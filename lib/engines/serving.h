@@ -50,6 +50,9 @@ typedef struct llmmem__engine_desc {
     llmmem_status (*serve)(llmmem_serving *out, const llmmem_model *m, const llmmem__serve_inputs *in);
     const llmmem__json_section *json;
     size_t json_sections;
+    /* sizes no activation peak (SGLang): the comparison of engines reports what it leaves outside its static
+     * pool instead */
+    int static_pool;
 } llmmem__engine_desc;
 
 extern const llmmem__engine_desc llmmem__vllm_engine;   /* serving.c */

@@ -348,4 +348,4 @@ static const llmmem__json_section sglang_json[] = {{"budget", sglang_budget, N_(
                                                    {"kv", sglang_kv, N_(sglang_kv)}};
 
 const llmmem__engine_desc llmmem__sglang_engine = {LLMMEM_ENGINE_SGLANG, "SGLang", sglang_serve, sglang_json,
-                                                   N_(sglang_json)};
+                                                   N_(sglang_json), 1};

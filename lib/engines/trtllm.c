@@ -243,4 +243,4 @@ static const llmmem__json_section trtllm_json[] = {{"budget", trtllm_budget, N_(
                                                    {"kv", trtllm_kv, N_(trtllm_kv)}};
 
 const llmmem__engine_desc llmmem__trtllm_engine = {LLMMEM_ENGINE_TRTLLM, "TensorRT-LLM", trtllm_serve, trtllm_json,
-                                                   N_(trtllm_json)};
+                                                   N_(trtllm_json), 0};
