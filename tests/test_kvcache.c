@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "job_fixture.h"
+#include "engines/serving.h"
 #include "views/kv.h"
 #include "unit.h"
 
@@ -1039,6 +1040,36 @@ START_TEST(test_reuse)
 }
 END_TEST
 
+/* The decimals vLLM and SGLang log ("%.2fx", round(x, 3)) are the exact binary value rounded half to
+ * even, as C's printf does (C11 7.21.6.1: correctly rounded in the default rounding mode): multiples of
+ * 2^-13 up to 8192 (ties among them), and values whose decimal spelling is not what they hold, against
+ * printf's digits. */
+static uint64_t printf_digits(double x, int decimals)
+{
+    char text[48];
+    uint64_t n = 0;
+    snprintf(text, sizeof text, "%.*f", decimals, x);
+    for (const char *c = text; *c; c++)
+        if (*c >= '0' && *c <= '9')
+            n = n * 10 + (uint64_t)(*c - '0');
+    return n;
+}
+
+START_TEST(test_serving_decimals_as_printf)
+{
+    for (int d = 0; d <= 4; d++)
+        for (uint64_t k = 1; k < (UINT64_C(1) << 26); k += 997)
+            ck_assert_uint_eq(llmmem__serving_decimals((double)k / 8192.0, d), printf_digits((double)k / 8192.0, d));
+    ck_assert_uint_eq(llmmem__serving_decimals(0.125, 2), 12);  /* a tie: to even */
+    ck_assert_uint_eq(llmmem__serving_decimals(0.375, 2), 38);  /* a tie: to even */
+    ck_assert_uint_eq(llmmem__serving_decimals(2.675, 2), 267); /* 2.67499999999999982236431605997495353221893310546875 */
+    ck_assert_uint_eq(llmmem__serving_decimals(0.92, 4), 9200);
+    ck_assert_uint_eq(llmmem__serving_decimals(1e15, 2), 0);    /* beyond the range: 0 */
+    ck_assert_uint_eq(llmmem__serving_decimals(-1.5, 2), 0);
+    ck_assert_uint_eq(llmmem__serving_decimals(5e-324, 4), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kvcache");
@@ -1071,6 +1102,7 @@ int main(void)
     tcase_add_test(tc, test_setting_errors);
     tcase_add_test(tc, test_model_errors);
     tcase_add_test(tc, test_reuse);
+    tcase_add_test(tc, test_serving_decimals_as_printf);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -7,6 +7,7 @@
  * the one real, applied once the way vLLM applies it (math.ceil(total * utilization) in double
  * precision). No allocation but llmmem_serving_new's, no I/O.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -420,15 +421,25 @@ llmmem_status llmmem__serving_version(int64_t *out, const llmmem__serve_inputs *
 
 uint64_t llmmem__serving_decimals(double x, int decimals)
 {
-    char text[48];
-    uint64_t n = 0;
-    /* printf rounds the exact binary value, as Python's round and format do; the digits alone are
-     * read, so the locale's decimal separator does not matter */
-    snprintf(text, sizeof text, "%.*f", decimals, x > 0.0 && x < 1e15 ? x : 0.0);
-    for (const char *c = text; *c; c++)
-        if (*c >= '0' && *c <= '9')
-            n = n * 10 + (uint64_t)(*c - '0');
-    return n;
+    /* printf and Python's round and format round the exact binary value, half to even: x = m 2^-s
+     * exactly (m of 53 bits; s >= 3 below 1e15), so 10^decimals x is m 10^decimals (under 2^67, two
+     * words) shifted right by s, with the bit below the shift and the ones under it deciding */
+    static const uint64_t pow10[] = {1, 10, 100, 1000, 10000};
+    if (!(x > 0.0 && x < 1e15) || decimals < 0 || decimals > 4)
+        return 0;
+    int e;
+    const uint64_t m = (uint64_t)ldexp(frexp(x, &e), 53), p = pow10[decimals];
+    const unsigned s = (unsigned)(53 - e);
+    if (s >= 69) /* below a quarter */
+        return 0;
+    const uint64_t a = (m & 0xffffffffu) * p, b = (m >> 32) * p;
+    const uint64_t lo = a + (b << 32), hi = (b >> 32) + (lo < a);
+    const uint64_t q = s >= 64 ? hi >> (s - 64) : (lo >> s) | (hi << (64 - s));
+    const unsigned k = s - 1; /* the half's bit */
+    const int half = (int)((k >= 64 ? hi >> (k - 64) : lo >> k) & 1);
+    const int below = k >= 64 ? lo != 0 || (hi & ((UINT64_C(1) << (k - 64)) - 1)) != 0
+                              : (lo & ((UINT64_C(1) << k) - 1)) != 0;
+    return q + (uint64_t)(half && (below || (q & 1)));
 }
 
 uint64_t llmmem__serving_x10000(double fraction)
