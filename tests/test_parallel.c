@@ -619,6 +619,16 @@ END_TEST
 /* The trace an estimate records for llmmem_explain is what the estimate computed: the most loaded
  * stage's parts before sharding and their divisors, one micro-batch's activations and the
  * micro-batches in flight; recording it changes nothing in the report. */
+/* An estimate recording its trace, as explain and the timeline run it. */
+static llmmem_status estimate_traced(llmmem_report *r, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                     llmmem__cost_cache *cache, llmmem__trace *tr)
+{
+    llmmem__job own;
+    const llmmem__job *jb;
+    llmmem_status st = llmmem__job_resolve(&jb, &own, cache ? &cache->jobs : NULL, m, hw, s, NULL);
+    return st ? st : llmmem__estimate_job(r, jb, llmmem_hardware_name(hw), cache, tr, 0);
+}
+
 START_TEST(trace_is_what_the_estimate_computed)
 {
     job j = make("deepseek-v3");
@@ -630,7 +640,7 @@ START_TEST(trace_is_what_the_estimate_computed)
     set(&j, "zero_stage", "1");
     llmmem__trace tr;
     char *traced = NULL, *plain = NULL;
-    ck_assert_ok(llmmem__estimate_traced(j.r, j.m, j.hw, j.s, NULL, &tr));
+    ck_assert_ok(estimate_traced(j.r, j.m, j.hw, j.s, NULL, &tr));
     ck_assert_ok(llmmem_report_to_json(&traced, j.r));
     run(&j);
     ck_assert_ok(llmmem_report_to_json(&plain, j.r));
@@ -659,7 +669,7 @@ START_TEST(trace_is_what_the_estimate_computed)
     j = make("llama-3.1-8b");
     set(&j, "mode", "inference");
     set(&j, "micro_batch_size", "3");
-    ck_assert_ok(llmmem__estimate_traced(j.r, j.m, j.hw, j.s, j.r->cache, &tr));
+    ck_assert_ok(estimate_traced(j.r, j.m, j.hw, j.s, j.r->cache, &tr));
     ck_assert_int_eq(tr.kv_heads, 1);
     ck_assert_int_eq(tr.kv_whole, 1);
     ck_assert_uint_eq(tr.kv_token_bytes, 131072); /* 32 layers x 8 KV heads x 128 x K and V x 2 bytes */

@@ -84,88 +84,37 @@ static void trace_kv(llmmem__trace *t, const llmmem__job *j, uint64_t kv)
                   llmmem__mul(&all, t->kv_token_bytes, t->tokens) && llmmem__mul(&all, all, t->sequences) && all == kv;
 }
 
-/* The cache's job when it was resolved from the contents these handles hold (their ids: every
- * validated change takes a new one), with the model handle put in; else NULL. */
-static const llmmem__job *cached_job(llmmem__cost_cache *cache, const llmmem_model *m, const llmmem_hardware *hw,
-                                     const llmmem_strategy *s)
-{
-    if (!cache || !cache->job_model || cache->job_model != m->id || cache->job_hw != hw->s.id ||
-        cache->job_s != s->s.id || m->has_checkpoint)
-        return NULL;
-    cache->job.m = m;
-    return &cache->job;
-}
-
-/* `j` kept in the cache for the next estimate with the same contents (not when a handle's contents
- * have no id, or the model's checkpoint, attached without a new id, can change the job). */
-static const llmmem__job *keep_job(llmmem__cost_cache *cache, const llmmem__job *j)
-{
-    if (!cache || !j->hw_id || !j->s_id || j->m->has_checkpoint)
-        return j;
-    cache->job = *j;
-    cache->job_model = j->m->id;
-    cache->job_hw = j->hw_id;
-    cache->job_s = j->s_id;
-    return &cache->job;
-}
-
 llmmem_status llmmem_estimate(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
                               const llmmem_strategy *strategy)
 {
     LLMMEM_REQUIRE(out);
-    if (!model || !hw || !strategy) {
+    llmmem_status st = LLMMEM_OK;
+    const llmmem__job *j = NULL;
+    llmmem__job own;
+    if (!model || !hw || !strategy ||
+        (st = llmmem__job_resolve(&j, &own, out->cache ? &out->cache->jobs : NULL, model, hw, strategy, NULL)) !=
+            LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages)); /* as after any failed estimate */
         LLMMEM_REQUIRE(model);
         LLMMEM_REQUIRE(hw);
         LLMMEM_REQUIRE(strategy);
+        return st;
     }
-    return llmmem__estimate_cached(out, model, hw, strategy, out->cache);
+    return llmmem__estimate_job(out, j, hw->name, out->cache, NULL, 0);
 }
 
-llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache)
+llmmem_status llmmem__estimate_job(llmmem_report *out, const llmmem__job *j, const char *hw_name,
+                                   llmmem__cost_cache *cache, llmmem__trace *trace, int most_loaded_only)
 {
-    return llmmem__estimate_fixed(out, model, hw, strategy, cache, NULL, NULL);
-}
-
-llmmem_status llmmem__estimate_traced(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache,
-                                      llmmem__trace *trace)
-{
-    return llmmem__estimate_fixed(out, model, hw, strategy, cache, trace, NULL);
-}
-
-llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                     const llmmem_strategy *strategy, llmmem__cost_cache *cache,
-                                     llmmem__trace *trace, llmmem__job_fixed *fixed)
-{
-    LLMMEM_REQUIRE(out);
     /* the stage array is written only as far as stage_count reaches */
     memset(out, 0, offsetof(llmmem_report, stages));
-    LLMMEM_REQUIRE(model);
-    LLMMEM_REQUIRE(hw);
-    LLMMEM_REQUIRE(strategy);
-    /* a model with Mamba-2 or Gated DeltaNet layers: training and the contiguous cache cost their
-     * state and saved tensors, the generate loop refuses them (kv.c llmmem__kv_shape) */
-    llmmem_status st = llmmem__model_check(model);
-    if (st)
-        return st;
-    llmmem__job own;
-    const llmmem__job *j = fixed ? NULL : cached_job(cache, model, hw, strategy);
-    if (!j) {
-        llmmem__job_start(&own, model, hw, strategy);
-        if (own.dev.memory == 0)
-            return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
-        if ((st = llmmem__job_finish(&own, hw, strategy, fixed)) != LLMMEM_OK)
-            return st;
-        j = fixed ? &own : keep_job(cache, &own);
-    }
+    const llmmem_model *model = j->m;
+    llmmem_status st;
     if (trace) {
         memset(trace, 0, sizeof *trace);
         trace_job(trace, j);
     }
-    /* the planner (fixed) reads the most loaded stage alone */
-    if ((st = composed(out, j, cache, trace, fixed != NULL && trace == NULL)) != LLMMEM_OK) {
+    if ((st = composed(out, j, cache, trace, most_loaded_only)) != LLMMEM_OK) {
         memset(out, 0, offsetof(llmmem_report, stages));
         return st;
     }
@@ -194,7 +143,7 @@ llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *mod
     out->params_active = model->inv.active;
     out->weights_from_checkpoint = j->from_checkpoint;
     llmmem__copy_name(out->model_name, model->name);
-    llmmem__copy_name(out->hardware_name, hw->name);
+    llmmem__copy_name(out->hardware_name, hw_name);
     out->valid = 1;
     return LLMMEM_OK;
 }

@@ -15,25 +15,14 @@ typedef struct llmmem__cost_cache {
     llmmem__pricing key;
     llmmem__rank_costs costs;
     llmmem__act_cache acts; /* the layer kinds, keyed apart (a strategy's activation keys change them) */
-    /* the last job resolved, for the model, hardware and strategy contents of these ids (0: none) */
-    uint64_t job_model, job_hw, job_s;
-    llmmem__job job;
+    llmmem__job_cache jobs; /* the last job resolved (llmmem__job_resolve) */
 } llmmem__cost_cache;
 
-/* llmmem_estimate, reusing or refreshing `cache`. */
-llmmem_status llmmem__estimate_cached(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache);
-
-/* The same, recording into `trace` when it is not NULL (NULL costs the estimate nothing). */
-llmmem_status llmmem__estimate_traced(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                      const llmmem_strategy *strategy, llmmem__cost_cache *cache,
-                                      llmmem__trace *trace);
-
-/* The same, with the job's layout-independent parts kept in `fixed` (llmmem__job_make_fixed; the
- * planner's candidates differ in layout keys alone); NULL: resolved every time. With `fixed` and no
- * trace the caller reads the most loaded stage alone: other entries of stages[] may be stale. */
-llmmem_status llmmem__estimate_fixed(llmmem_report *out, const llmmem_model *model, const llmmem_hardware *hw,
-                                     const llmmem_strategy *strategy, llmmem__cost_cache *cache,
-                                     llmmem__trace *trace, llmmem__job_fixed *fixed);
+/* The report of a resolved job (llmmem__job_resolve) on the hardware named `hw_name`, with the costs
+ * `cache` holds for its pricing (refreshed otherwise; NULL: none), recording into `trace` when it is not
+ * NULL (NULL costs the estimate nothing). most_loaded_only: the planner reads the most loaded stage
+ * alone (other entries of stages[] may be stale). `out` is cleared first and again on failure. */
+llmmem_status llmmem__estimate_job(llmmem_report *out, const llmmem__job *j, const char *hw_name,
+                                   llmmem__cost_cache *cache, llmmem__trace *trace, int most_loaded_only);
 
 #endif

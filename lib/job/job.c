@@ -776,6 +776,51 @@ void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardw
     llmmem__semantics_resolve(&j->sem, s);
 }
 
+/* The cache's job when it was resolved from the contents these handles hold, with the model handle put
+ * in; else NULL. */
+static const llmmem__job *cached_job(llmmem__job_cache *cache, const llmmem_model *m, const llmmem_hardware *hw,
+                                     const llmmem_strategy *s)
+{
+    if (!cache || !cache->model || cache->model != m->id || cache->hw != hw->s.id || cache->s != s->s.id ||
+        m->has_checkpoint)
+        return NULL;
+    cache->job.m = m;
+    return &cache->job;
+}
+
+/* `j` kept in the cache for the next resolution with the same contents (not when a handle's contents
+ * have no id, or the model's checkpoint, attached without a new id, can change the job). */
+static const llmmem__job *keep_job(llmmem__job_cache *cache, const llmmem__job *j)
+{
+    if (!cache || !j->hw_id || !j->s_id || j->m->has_checkpoint)
+        return j;
+    cache->job = *j;
+    cache->model = j->m->id;
+    cache->hw = j->hw_id;
+    cache->s = j->s_id;
+    return &cache->job;
+}
+
+llmmem_status llmmem__job_resolve(const llmmem__job **out, llmmem__job *own, llmmem__job_cache *cache,
+                                  const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                  llmmem__job_fixed *fixed)
+{
+    /* a model with Mamba-2 or Gated DeltaNet layers: training and the contiguous cache cost their
+     * state and saved tensors, the generate loop refuses them (kv.c llmmem__kv_shape) */
+    llmmem_status st = llmmem__model_check(m);
+    if (st)
+        return st;
+    if (!fixed && (*out = cached_job(cache, m, hw, s)) != NULL)
+        return LLMMEM_OK;
+    llmmem__job_start(own, m, hw, s);
+    if (own->dev.memory == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
+    if ((st = llmmem__job_finish(own, hw, s, fixed)) != LLMMEM_OK)
+        return st;
+    *out = fixed ? own : keep_job(cache, own);
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
                                      const llmmem_strategy *s, llmmem__job_fixed *fixed)
 {

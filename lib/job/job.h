@@ -165,6 +165,21 @@ typedef struct llmmem__job_fixed {
     llmmem_kv_cache_dtype kv;
 } llmmem__job_fixed;
 
+/* The last job resolved, kept for the next resolution of the same contents: the model's id and the
+ * hardware's and strategy's contents ids (every validated change takes a new one); model 0: none. */
+typedef struct llmmem__job_cache {
+    uint64_t model, hw, s;
+    llmmem__job job;
+} llmmem__job_cache;
+
+/* The job of an estimate: the model checked (llmmem__model_check), then the cache's job when it holds
+ * these contents (never with a valid `fixed`, nor a model with a checkpoint attached), else one
+ * resolved into `own` (kept in the cache when the contents have ids); fails on a device without
+ * memory_bytes before the layout (llmmem__job_finish's order after it). cache NULL: none. */
+llmmem_status llmmem__job_resolve(const llmmem__job **out, llmmem__job *own, llmmem__job_cache *cache,
+                                  const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                  llmmem__job_fixed *fixed);
+
 /* Resolves the job; fails (message set) on a layout, format or training plan that cannot run, in
  * the order the estimate has always reported them: layout, weight formats, training plan. */
 llmmem_status llmmem__job_make(llmmem__job *out, const llmmem_model *m, const llmmem_hardware *hw,

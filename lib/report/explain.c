@@ -248,7 +248,10 @@ static llmmem_status build(llmmem__text *t, const llmmem_model *m, const llmmem_
     llmmem_status st = llmmem_report_new(&r);
     if (st)
         return st;
-    if ((st = llmmem__estimate_traced(r, m, hw, s, r->cache, &tr)) != LLMMEM_OK) {
+    llmmem__job own;
+    const llmmem__job *j;
+    if ((st = llmmem__job_resolve(&j, &own, &r->cache->jobs, m, hw, s, NULL)) != LLMMEM_OK ||
+        (st = llmmem__estimate_job(r, j, hw->name, r->cache, &tr, 0)) != LLMMEM_OK) {
         llmmem_report_free(r);
         return st;
     }

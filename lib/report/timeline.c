@@ -208,10 +208,13 @@ llmmem_status llmmem_estimate_timeline(llmmem_timeline *out, const llmmem_model 
     llmmem__timeline_clear(out);
     llmmem_report *r;
     llmmem__trace tr;
+    llmmem__job own;
+    const llmmem__job *j;
     llmmem_status st = llmmem_report_new(&r);
     if (st)
         return st;
-    if ((st = llmmem__estimate_traced(r, model, hw, strategy, r->cache, &tr)) == LLMMEM_OK) {
+    if ((st = llmmem__job_resolve(&j, &own, &r->cache->jobs, model, hw, strategy, NULL)) == LLMMEM_OK &&
+        (st = llmmem__estimate_job(r, j, hw->name, r->cache, &tr, 0)) == LLMMEM_OK) {
         out->stage = r->most_loaded;
         if (tr.have_step)
             st = training_points(out, &tr, model);

@@ -395,6 +395,16 @@ typedef struct space {
     llmmem__job_fixed fixed;
 } space;
 
+/* One candidate's estimate: its job resolved with the space's fixed parts (candidates differ in layout
+ * keys alone), its most loaded stage alone. */
+static llmmem_status estimate(llmmem_report *r, space *sp, const llmmem_strategy *s)
+{
+    llmmem__job own;
+    const llmmem__job *j;
+    llmmem_status st = llmmem__job_resolve(&j, &own, NULL, sp->m, sp->hw, s, &sp->fixed);
+    return st ? st : llmmem__estimate_job(r, j, sp->hw->name, sp->cache, NULL, 1);
+}
+
 /* Divisors of n (1 <= n <= 2^40), ascending; SIZE_MAX when there are more than `cap`. */
 static size_t divisors(uint64_t *out, size_t cap, uint64_t n)
 {
@@ -625,7 +635,7 @@ static llmmem_status try_layout(llmmem_plan *plan, space *sp, layout l, llmmem_s
                 l.micro = sp->global_batch / (mbs * l.d);
                 apply(s, &l);
                 llmmem_status st;
-                if (llmmem__estimate_fixed(r, sp->m, sp->hw, s, sp->cache, NULL, &sp->fixed) != LLMMEM_OK)
+                if (estimate(r, sp, s) != LLMMEM_OK)
                     break;
                 plan->candidates++;
                 if (!llmmem_report_fits(r))
@@ -839,8 +849,7 @@ static llmmem_status fits_at(int *fit, search *q, layout l, uint64_t d, unsigned
     l.mbs = 1;
     l.micro = global_batch(sp, (uint64_t)l.t * l.p * l.c * d) / d;
     apply(&q->s, &l);
-    *fit = llmmem__estimate_fixed(q->r, sp->m, sp->hw, &q->s, sp->cache, NULL, &sp->fixed) == LLMMEM_OK &&
-           llmmem_report_fits(q->r);
+    *fit = estimate(q->r, sp, &q->s) == LLMMEM_OK && llmmem_report_fits(q->r);
     return LLMMEM_OK;
 }
 
