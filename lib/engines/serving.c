@@ -109,6 +109,39 @@ static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint
 
 /* ---- weights and activations of one rank ------------------------------------------ */
 
+/* The families whose vLLM modeling file gives a kind of layer a working set of its own in the profile run,
+ * one row each. A family without a row: layer_peak for its attention and MLP blocks, mamba2_peak and kda_peak
+ * for those mixers; its Gated DeltaNet or short-convolution layers are not modelled (the caller refuses). */
+enum { GDN_NONE, GDN_INTERLEAVED, GDN_SPLIT };
+typedef struct vllm_profile_row {
+    int64_t model_type;
+    uint8_t gdn;           /* GDN_INTERLEAVED: qwen3_next.py's qkvz layout; GDN_SPLIT: Qwen3.5's split projections */
+    uint8_t short_conv;    /* lfm2.py's short-convolution layers (short_conv_peak) */
+    uint8_t typed;         /* gemma4.py's layers of two widths and per-layer inputs (gemma4_peak) */
+    const char *unmodelled_gate; /* with head_wise_attn_gate: what of the gate the profile run runs, not modelled */
+} vllm_profile_row;
+
+static const vllm_profile_row vllm_profile_rows[] = {
+    {LLMMEM_MODEL_QWEN3_NEXT, GDN_INTERLEAVED, 0, 0, NULL},
+    {LLMMEM_MODEL_QWEN3_5, GDN_SPLIT, 0, 0, NULL},
+    {LLMMEM_MODEL_QWEN3_5_MOE, GDN_SPLIT, 0, 0, NULL},
+    {LLMMEM_MODEL_LFM2, GDN_NONE, 1, 0, NULL},
+    {LLMMEM_MODEL_GEMMA4, GDN_NONE, 0, 1, NULL},
+    /* vllm laguna.py LagunaAttention.forward: the softplus gate is taken in float32 (gate.float()) before the gated
+     * product, tensors the profile run's rule for step3p5's sigmoid gate leaves out */
+    {LLMMEM_MODEL_LAGUNA, GDN_NONE, 0, 0, "the profile run of its softplus attention gate, computed in float32"},
+};
+
+static const vllm_profile_row *profile_row(const llmmem_model *m)
+{
+    static const vllm_profile_row none = {0, GDN_NONE, 0, 0, NULL};
+    const int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE);
+    for (size_t i = 0; i < sizeof vllm_profile_rows / sizeof vllm_profile_rows[0]; i++)
+        if (vllm_profile_rows[i].model_type == type)
+            return &vllm_profile_rows[i];
+    return &none;
+}
+
 /* Weights of one rank of a serving stage: the classes split over tensor parallelism as
  * parallel.c splits them (vLLM's QKVParallelLinear replicates K and V heads below one per rank; a
  * tied embedding also sits on the last stage, LlamaModel builds it there to serve as the LM head). */
@@ -211,16 +244,15 @@ static llmmem_status mamba2_peak(uint64_t *out, const llmmem__geometry *a, uint6
 }
 
 /* Elements per token that one Gated DeltaNet layer keeps alive at its peak in vLLM's profile run on one
- * rank, residual stream (2h) included, or 0 where the layer's path is not modelled (Kimi's KDA, a model
- * type other than qwen3_next, qwen3_5, qwen3_5_moe). Widths per rank: keys K = key heads/tp x key dim,
- * values V = value heads/tp x value dim, nv = value heads/tp. */
+ * rank, residual stream (2h) included, or 0 where the layer's path is not modelled (Kimi's KDA, a family
+ * without a Gated DeltaNet row). Widths per rank: keys K = key heads/tp x key dim, values V = value
+ * heads/tp x value dim, nv = value heads/tp. */
 static uint64_t gdn_peak(const llmmem_model *m, const llmmem__geometry *a, uint64_t tp)
 {
-    int64_t type = (int64_t)mv(m, LLMMEM_KEY_MODEL_TYPE);
-    int interleaved = type == LLMMEM_MODEL_QWEN3_NEXT;
+    const uint8_t layout = profile_row(m)->gdn;
+    const int interleaved = layout == GDN_INTERLEAVED;
     /* heads that tp does not divide: vllm mamba_utils.py gated_delta_net_state_shape's divide() refuses them */
-    if (mv(m, LLMMEM_KEY_LINEAR_ATTN_KDA) || a->gdn_k_heads % tp || a->gdn_v_heads % tp ||
-        (!interleaved && type != LLMMEM_MODEL_QWEN3_5 && type != LLMMEM_MODEL_QWEN3_5_MOE))
+    if (mv(m, LLMMEM_KEY_LINEAR_ATTN_KDA) || a->gdn_k_heads % tp || a->gdn_v_heads % tp || layout == GDN_NONE)
         return 0;
     uint64_t k = a->gdn_k_heads / tp * a->gdn_k_dim, v = a->gdn_v_heads / tp * a->gdn_v_dim; /* < 2^48: key bounds */
     uint64_t nv = a->gdn_v_heads / tp;
@@ -246,10 +278,11 @@ static uint64_t gdn_peak(const llmmem_model *m, const llmmem__geometry *a, uint6
 }
 
 /* Elements per token that one LFM2 short-convolution layer keeps alive at its peak in vLLM's profile run
- * on one rank, residual stream (2h) included; 0 for a model type other than lfm2 (not modelled). D = h/tp. */
+ * on one rank, residual stream (2h) included; 0 for a family without a short-convolution row (not
+ * modelled). D = h/tp. */
 static uint64_t short_conv_peak(const llmmem_model *m, const llmmem__geometry *a, uint64_t tp)
 {
-    if (mv(m, LLMMEM_KEY_MODEL_TYPE) != LLMMEM_MODEL_LFM2 || a->hidden % tp)
+    if (!profile_row(m)->short_conv || a->hidden % tp)
         return 0;
     uint64_t d = a->hidden / tp;
     /* vllm lfm2.py Lfm2ShortConvDecoderLayer.forward: the output buffer (h, torch.empty_like); vllm
@@ -336,7 +369,7 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmme
     uint64_t e = llmmem__kv_element_bytes(dtype), per = 0, x = 0, typed_bytes = 0, peak;
     llmmem_status st;
     /* gemma4's layers (not MiMo-V2-Flash's typed ones, whose blocks are layer_peak's) */
-    const int typed = mv(m, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_GEMMA4;
+    const int typed = profile_row(m)->typed;
     if (typed) {
         if ((st = gemma4_peak(&x, m, a, tp, first, end, e)) != LLMMEM_OK)
             return st;
@@ -756,11 +789,11 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
         st = llmmem__kv_refuse_cross(out->a, cache);
     if (!st)
         st = llmmem__kv_refuse_typed(out->a, cache, modelled);
-    /* vllm laguna.py LagunaAttention.forward: the softplus gate is taken in float32 (gate.float()) before the gated
-     * product, tensors the profile run's rule for step3p5's sigmoid gate leaves out */
-    if (!st && mv(m, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_LAGUNA && mv(m, LLMMEM_KEY_HEAD_WISE_ATTN_GATE))
-        st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of laguna: the profile run of its softplus attention gate, "
-                          "computed in float32, is not modelled: the weights and the contiguous cache are", cache);
+    const vllm_profile_row *row = profile_row(m);
+    if (!st && row->unmodelled_gate && mv(m, LLMMEM_KEY_HEAD_WISE_ATTN_GATE))
+        st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of %s: %s, is not modelled: the weights and the contiguous cache "
+                          "are", cache, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, row->model_type),
+                          row->unmodelled_gate);
     if (st)
         return st;
     if (llmmem__state_kinds(out->a) > 1)
