@@ -217,6 +217,14 @@ static llmmem_status set(const hf *c, const char *field, llmmem_key key, int64_t
     return LLMMEM_OK;
 }
 
+/* No dense-first rule (first_k_dense_replace 0, moe_layer_freq 1): the experts sit on every layer, or on the
+ * layers the family's layer map marks; `field` names the config field that says so. */
+static llmmem_status moe_on_marked_layers(const hf *c, const char *field)
+{
+    llmmem_status st = set(c, field, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
+    return st ? st : set(c, field, LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+}
+
 /* A required shape field under any of its names; in a sub-config its class default fills it. */
 static llmmem_status required(const hf *c, const llmmem__json *obj, const char *const *names, llmmem_key key,
                               int64_t class_default, int64_t *value_out)
@@ -728,9 +736,7 @@ static llmmem_status read_llama_like(const hf *c, const llmmem__json *obj)
         if (!st)
             st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, intermediate);
         if (!st)
-            st = set(c, field, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
-        if (!st)
-            st = set(c, field, LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+            st = moe_on_marked_layers(c, field);
     } else if (f->config.moe == LLMMEM_MOE_QWEN || f->config.moe == LLMMEM_MOE_QWEN_SHARED) {
         st = read_qwen_moe(c, obj, layers);
     }
@@ -1257,9 +1263,7 @@ static llmmem_status read_nemotron_h_moe(const hf *c, const llmmem__json *obj)
     if (!st)
         st = optional(c, obj, "moe_latent_size", LLMMEM_KEY_MOE_LATENT_SIZE, 0, 0);
     if (!st) /* the blocks say which layers are MoE: no dense-first rule applies */
-        st = set(c, "hybrid_override_pattern", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
-    if (!st)
-        st = set(c, "hybrid_override_pattern", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+        st = moe_on_marked_layers(c, "hybrid_override_pattern");
     return st;
 }
 
@@ -1489,9 +1493,7 @@ static llmmem_status read_granitemoehybrid(const hf *c, const llmmem__json *obj)
         if (!st)
             st = set(c, "shared_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, shared);
         if (!st)
-            st = set(c, "num_local_experts", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
-        if (!st)
-            st = set(c, "num_local_experts", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+            st = moe_on_marked_layers(c, "num_local_experts");
     }
     if (st)
         return st;
@@ -1712,9 +1714,7 @@ static llmmem_status read_gemma4_text(const hf *c, const llmmem__json *obj)
     if (!st) /* the dense Gemma4TextMLP beside the experts in every layer */
         st = set(c, "intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, inter);
     if (!st)
-        st = set(c, "enable_moe_block", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
-    if (!st)
-        st = set(c, "enable_moe_block", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+        st = moe_on_marked_layers(c, "enable_moe_block");
     if (!st)
         st = set(c, "enable_moe_block", LLMMEM_KEY_ROUTER_SCALES, 1);
     if (!st) /* post_feedforward_layernorm_1 and _2, pre_feedforward_layernorm_2 */
@@ -1849,9 +1849,7 @@ static llmmem_status read_deepseek_v4(const hf *c, const llmmem__json *obj)
             st = optional(&sub, rates, "heavily_compressed_attention", LLMMEM_KEY_COMPRESS_RATE_HCA, LEAVE, LEAVE);
     }
     if (!st) /* the experts' e_score_correction_bias exists on the moe layers; first_k_dense_replace none */
-        st = set(c, "mlp_layer_types", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
-    if (!st)
-        st = set(c, "mlp_layer_types", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+        st = moe_on_marked_layers(c, "mlp_layer_types");
     if (!st)
         st = read_deepseek_v4_layers(c, obj, layers);
     const char *experts = NULL;
@@ -2195,8 +2193,7 @@ static llmmem_status read_mimo_v2(const hf *c, const llmmem__json *obj)
         map.ffn[i] = (uint8_t)(1 + (moe ? LLMMEM_FFN_MOE : LLMMEM_FFN_DENSE));
     }
     llmmem__model_set_layer_map(c->m, &map);
-    st = set(c, "moe_layer_freq", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
-    return st ? st : set(c, "moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    return moe_on_marked_layers(c, "moe_layer_freq");
 }
 
 /* An integer that a config gives once or per layer (HunYuanMoEV1Config num_experts, moe_topk: "int or List"):
@@ -2274,9 +2271,7 @@ static llmmem_status read_hunyuan(const hf *c, const llmmem__json *obj)
         st = set(c, "intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, intermediate);
     if (!st)
         st = set(c, "use_mixed_mlp_moe", LLMMEM_KEY_N_SHARED_EXPERTS, mixed);
-    if (!st)
-        st = set(c, "num_experts", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
-    return st ? st : set(c, "num_experts", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    return st ? st : moe_on_marked_layers(c, "num_experts");
 }
 
 /* Phi4FlashConfig with modeling_phi4flash.py's SambaY layer plan (remote code; vllm model_executor/models/phi4flash.py
@@ -2500,8 +2495,7 @@ static llmmem_status read_step3p5(const hf *c, const llmmem__json *obj)
     if (st)
         return st;
     llmmem__model_set_layer_map(c->m, &map);
-    st = set(c, "moe_layers_enum", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
-    return st ? st : set(c, "moe_layers_enum", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    return moe_on_marked_layers(c, "moe_layers_enum");
 }
 
 /* The query heads of the layers of one type in num_attention_heads_per_layer (vllm laguna.py LagunaDecoderLayer:
@@ -2654,8 +2648,7 @@ static llmmem_status read_laguna(const hf *c, const llmmem__json *obj)
     if (st)
         return st;
     llmmem__model_set_layer_map(c->m, &map);
-    st = set(c, "mlp_layer_types", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0);
-    return st ? st : set(c, "mlp_layer_types", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    return moe_on_marked_layers(c, "mlp_layer_types");
 }
 
 /* A text model of family c->fam from obj. */
