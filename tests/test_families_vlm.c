@@ -865,8 +865,10 @@ END_TEST
  *     final_layernorm 1,024: 401,214,464
  *   mm_projector (KimiK3MultiModalProjector): linear_1 4096 x 4096 = 16,777,216, linear_2 7168 x 4096 = 29,360,128,
  *     post_norm 7,168: 46,144,512
- *   total 2,779,931,837,184 = the Hub's. Tensors: 5 + 93 x 6 + 69 x 14 + 24 x 8 + 3 + 92 x (5 + 3 + 896 x 3 x 2) +
- *   27 x 6 + 6 = 497,220 = the audit's (the routed experts' weight_packed and weight_scale pairs).
+ *   total 2,779,931,837,184 = the Hub's. Tensors: 5 outside the layers (embedding, head, norm, the two output
+ *   AttnRes ones) + 93 x 6 (norms and AttnRes) + 69 x 14 (KDA) + 24 x 8 (MLA) + 3 (layer 0's MLP) + 92 x (5 + 3 +
+ *   896 x 3 x 2) (gate, bias, latent down, norm, up; shared; each routed matrix's weight_packed and weight_scale) +
+ *   27 x 6 + 3 (tower) + 3 (projector) = 497,220 = the audit's.
  * Bytes as stored: float32 A_log, dt_bias, the convolutions and o_norm, 69 x (128 + 12,288 + 147,456 + 128), and the
  * correction biases, 92 x 896: 11,122,432 = the Hub's F32; the routed experts MXFP4, 16 bytes of E2M1 and a UE8M0
  * byte a 32: 2,722,740,830,208 x 17 / 32 = 1,446,456,066,048; the rest bf16, 2 x 57,179,884,544 (the Hub's BF16):
