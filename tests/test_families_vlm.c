@@ -936,7 +936,7 @@ START_TEST(kimi_k3_refusals)
         {", \"model_type\": \"moonvit\"", "kimi_k3 takes kimi_k3_vision"},
     };
     static const char *const bad_quant[][2] = {
-        {"\"group_size\": 16", "mxfp4-pack-quantized is 32"},
+        {"\"group_size\": 16", "text_config.quantization_config.config_groups.weights.group_size: 16"},
         {"\"type\": \"int\"", "mxfp4-pack-quantized takes float group"},
     };
     const char *k3 = "{\"model_type\": \"kimi_k3\", \"text_config\": {\"model_type\": \"kimi_linear\", \"hidden_size\": 256, "

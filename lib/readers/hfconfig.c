@@ -1928,8 +1928,9 @@ static llmmem_status read_kimi_linear(const hf *c, const llmmem__json *obj)
     const int64_t banks = llmmem__get_int(&c->m->s, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE);
     if (banks && c->fam->type != LLMMEM_MODEL_KIMI_K3)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "attn_res_block_size",
-                       "%lld: Kimi K3's text model is read from its kimi_k3 config.json (this one as its text_config), "
-                       "whose checkpoint's A_log padding and float32 tensors kimi_linear's is not",
+                       "%lld: Kimi K3's text model alone is not modelled as kimi_linear (its checkpoint pads A_log "
+                       "and stores its convolutions and o_norm in float32); read its kimi_k3 config.json, this one "
+                       "its text_config",
                        (long long)banks);
     if (layers > LLMMEM_LAYER_MAP_MAX)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
@@ -3419,7 +3420,7 @@ static const hf_field moonvit_fields[] = {
 
 /* A text field that must hold `want` (its default when absent or null). */
 static llmmem_status string_is(const hf *c, const llmmem__json *obj, const char *field, const char *want,
-                                    const char *why)
+                               const char *why)
 {
     const char *s = NULL;
     enum presence p;
@@ -3861,7 +3862,9 @@ static int ignores_all_but_experts(const llmmem__json *q)
 static llmmem_status read_ct_mxfp4(const hf *c, const llmmem__json *q, const llmmem__json *w)
 {
     hf wc = *c;
-    wc.prefix = "quantization_config.config_groups.weights.";
+    wc.prefix = strcmp(c->prefix, "quantization_config.") == 0
+                    ? "quantization_config.config_groups.weights."
+                    : "text_config.quantization_config.config_groups.weights.";
     static const struct {
         const char *field;
         int64_t want;
