@@ -821,6 +821,199 @@ START_TEST(kimi_k25_refusals)
 }
 END_TEST
 
+/* ---- Kimi K3 (kimi_k3) ------------------------------------------------------------------------------ */
+
+/* moonshotai/Kimi-K3. No verbatim config.json was in reach: tests/data/configs/kimi-k3.json is rebuilt from published
+ * fields. text_config and the top level: a loader test's copy of "the published config.json, trimmed to the fields the
+ * loader reads" (stored index, find_string/read_file id 65943802881: kda_layers and full_attn_layers 1-indexed, every
+ * 4th layer and the last one MLA; use_full_rank_gate, mla_use_nope, mla_use_output_gate, latent_moe_use_norm,
+ * attn_res_block_size 12, routed_expert_hidden_size 3584, quantization_config compressed-tensors
+ * mxfp4-pack-quantized); the quantization group (targets Linear, 4 bits in groups of 32, ignore shared_experts) from an
+ * operator test pinned to the release's config.json (id 71496263519). vision_config: the defaults the engines' K3
+ * configs say mirror the checkpoint's (tokenspeed configs/kimi_k3.py, id 67572953584; TensorRT-LLM, id 57712736131:
+ * vt_hidden_size 1024, 4096, 27 layers, 12 heads, qkv_hidden_size 1536, RMSNorms, no biases, patchmergerv2; model_type
+ * kimi_k3_vision). The loader test's vision_config says vt_hidden_size 1152: the checkpoint's 168 vision tensors and
+ * its bf16 count (below) are the 1024-wide tower's.
+ * Published: the Hub's safetensors.total 2,779,931,837,184 (ids 59924751875, 60130886753), by dtype F32 11,122,432,
+ * BF16 57,179,884,544, U8 2,722,740,830,208 (id 71572674107); a header audit of the 96 shards (id 68577105039): 497,220
+ * tensors, 2,779,931,837,184 logical parameters (MXFP4's packed U8 counted twice, scales not), 1,560,860,324,864
+ * payload bytes. The Hub total is the logical count, not the packed storage's: its U8 figure is the routed experts'
+ * elements. By hand, tensors and shapes from Megatron-Bridge models/kimi/kimi_k3_bridge.py mapping_registry and
+ * kimi_k3_layers.py (KimiK3Attention _init_kda, _init_mla, KimiK3MoELayer, KimiK3TransformerLayer), h 7168:
+ *   embed_tokens and lm_head 2 x 163840 x 7168 = 2,348,810,240; norm 7,168; output_attn_res_norm and
+ *     output_attn_res_proj (1 x 7168) 14,336
+ *   every layer (93): input_layernorm, post_attention_layernorm, self_attention_res_norm, mlp_res_norm 4 x 7168 and
+ *     self_attention_res_proj, mlp_res_proj 2 x 1 x 7168: 43,008 x 93 = 3,999,744
+ *   KDA (69 layers, 96 heads of 128: 12288 wide): q, k, v 3 x 12288 x 7168 = 264,241,152; q, k, v_conv1d
+ *     3 x 12288 x 4 = 147,456; f_a_proj 128 x 7168 = 917,504; f_b_proj 12288 x 128 = 1,572,864; g_proj (full rank)
+ *     12288 x 7168 = 88,080,384; b_proj 96 x 7168 = 688,128; A_log 128 (96 heads and 32 zeros, kimi_k3_bridge.py
+ *     maybe_modify_loaded_hf_weight); dt_bias 12,288; o_norm 128; o_proj 7168 x 12288 = 88,080,384:
+ *     443,740,416 x 69 = 30,618,088,704
+ *   MLA (24 layers, 96 heads): q_a_proj 1536 x 7168 = 11,010,048; q_a_layernorm 1,536; q_b_proj 96 x 192 x 1536 =
+ *     28,311,552; kv_a_proj_with_mqa 576 x 7168 = 4,128,768; kv_a_layernorm 512; kv_b_proj 96 x 256 x 512 =
+ *     12,582,912; g_proj 12288 x 7168 = 88,080,384; o_proj 7168 x 12288 = 88,080,384: 232,196,096 x 24 =
+ *     5,572,706,304
+ *   layer 0's MLP 3 x 33792 x 7168 = 726,663,168
+ *   92 MoE layers: gate 896 x 7168 = 6,422,528 and e_score_correction_bias 896; routed_expert_down_proj 3584 x 7168
+ *     and routed_expert_up_proj 7168 x 3584, 2 x 25,690,112; routed_expert_norm 3,584; shared experts (2 x 3072)
+ *     3 x 6144 x 7168 = 132,120,576: 189,927,808 x 92 = 17,473,358,336; routed experts 896 x 3 x 3072 x 3584 =
+ *     29,595,009,024 x 92 = 2,722,740,830,208
+ *   text 2,779,484,478,208
+ *   vision_tower (vllm-ascend's KimiK3VisionTower, id 62082929369): patch_embed.proj 1024 x 3 x 14 x 14 = 602,112;
+ *     pos_emb 64 x 64 x 1024 = 4,194,304; per block norm0, norm1 2 x 1024, wqkv 3 x 1536 x 1024 = 4,718,592, wo
+ *     1024 x 1536 = 1,572,864, fc0 and fc1 2 x 4096 x 1024 = 8,388,608: 14,682,112 x 27 = 396,417,024;
+ *     final_layernorm 1,024: 401,214,464
+ *   mm_projector (KimiK3MultiModalProjector): linear_1 4096 x 4096 = 16,777,216, linear_2 7168 x 4096 = 29,360,128,
+ *     post_norm 7,168: 46,144,512
+ *   total 2,779,931,837,184 = the Hub's. Tensors: 5 outside the layers (embedding, head, norm, the two output
+ *   AttnRes ones) + 93 x 6 (norms and AttnRes) + 69 x 14 (KDA) + 24 x 8 (MLA) + 3 (layer 0's MLP) + 92 x (5 + 3 +
+ *   896 x 3 x 2) (gate, bias, latent down, norm, up; shared; each routed matrix's weight_packed and weight_scale) +
+ *   27 x 6 + 3 (tower) + 3 (projector) = 497,220 = the audit's.
+ * Bytes as stored: float32 A_log, dt_bias, the convolutions and o_norm, 69 x (128 + 12,288 + 147,456 + 128), and the
+ * correction biases, 92 x 896: 11,122,432 = the Hub's F32; the routed experts MXFP4, 16 bytes of E2M1 and a UE8M0
+ * byte a 32: 2,722,740,830,208 x 17 / 32 = 1,446,456,066,048; the rest bf16, 2 x 57,179,884,544 (the Hub's BF16):
+ * 114,359,769,088 + 44,489,728 + 1,446,456,066,048 = 1,560,860,324,864 = the audit's payload bytes. */
+START_TEST(kimi_k3)
+{
+    llmmem_model *m = load("kimi-k3.json");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_KIMI_K3);
+    ck_assert_uint_eq(total(m), 2779931837184ULL);
+    ck_assert_uint_eq(vision(m), 401214464ULL + 46144512ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MOE_LATENT_SIZE), 3584);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE), 12);
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, get(m, LLMMEM_KEY_VISION_MODEL_TYPE)),
+                     "kimi_k3_vision");
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MULTIMODAL_PROJECTOR, get(m, LLMMEM_KEY_MULTIMODAL_PROJECTOR)),
+                     "kimi_k3");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QUANTIZATION_FORMAT), LLMMEM_FORMAT_MXFP4);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_QUANTIZED_MODULES), LLMMEM_QUANTIZED_EXPERTS);
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_model_parameters(&n, m, LLMMEM_PARAMS_SSM));
+    ck_assert_uint_eq(n, 30618088704ULL);
+    ck_assert_uint_eq(inference_weights(m), 2ULL * 57179884544ULL + 4ULL * 11122432ULL + 1446456066048ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* What kimi_k3 does not model is refused by name: the AttnRes banks in training activations, vLLM's (SGLang's,
+ * TensorRT-LLM's) profile run, the generate loop and llama.cpp's graph; and configs the rules above do not cover. */
+START_TEST(kimi_k3_refusals)
+{
+    llmmem_model *m = load("kimi-k3.json");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    llmmem_local *lo = NULL;
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h200"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_local_new(&lo));
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "of kimi_k3: the profile run of its AttnRes"));
+    ck_assert_status(llmmem_local_estimate(lo, m, NULL, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "llama.cpp's graph of kimi_k3"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 16));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "the generate loop of kimi_k3 (AttnRes"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 0));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "AttnRes residual banks (kimi_k3"));
+    llmmem_report_free(rep);
+    llmmem_local_free(lo);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+    /* a small K3 (2 layers of 256: a KDA layer of 2 heads of 64, an MLA layer of 2 heads) with each replacement in
+     * turn; "%s" is the text_config's last field */
+    static const char *const bad[][2] = {
+        {", \"norm_type\": \"layernorm\"", "kimi_k3's MoonViT takes rmsnorm"},
+        {", \"mm_projector_type\": \"patchmerger\"", "kimi_k3 takes patchmergerv2"},
+        {", \"attn_bias\": true", "attention biases"},
+        {", \"model_type\": \"moonvit\"", "kimi_k3 takes kimi_k3_vision"},
+    };
+    static const char *const bad_quant[][2] = {
+        {"\"group_size\": 16", "text_config.quantization_config.config_groups.weights.group_size: 16"},
+        {"\"type\": \"int\"", "mxfp4-pack-quantized takes float group"},
+    };
+    const char *k3 = "{\"model_type\": \"kimi_k3\", \"text_config\": {\"model_type\": \"kimi_linear\", \"hidden_size\": 256, "
+                     "\"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"vocab_size\": 1000, \"intermediate_size\": "
+                     "512, \"kv_lora_rank\": 32, \"q_lora_rank\": 64, \"qk_rope_head_dim\": 16, \"qk_nope_head_dim\": 32, "
+                     "\"v_head_dim\": 32, \"num_experts\": 4, \"num_experts_per_token\": 2, \"moe_intermediate_size\": "
+                     "64, \"routed_expert_hidden_size\": 128, \"attn_res_block_size\": 12, \"linear_attn_config\": "
+                     "{\"num_heads\": 2, \"head_dim\": 64, \"kda_layers\": [1], \"full_attn_layers\": [2]}, "
+                     "\"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\": "
+                     "\"mxfp4-pack-quantized\", \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], "
+                     "\"weights\": {\"num_bits\": 4, %s}}}, \"ignore\": [%s]}}, \"vision_config\": "
+                     "{\"init_pos_emb_height\": 64, \"init_pos_emb_width\": 64%s}}";
+    char json[2048];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(json, sizeof json, k3, "\"group_size\": 32", "", bad[i][0]);
+        llmmem_model *b = NULL;
+        ck_assert_int_eq(llmmem_model_from_hf_config_text(&b, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(llmmem_last_message(), bad[i][1]) != NULL, "%s", llmmem_last_message());
+    }
+    for (size_t i = 0; i < sizeof bad_quant / sizeof bad_quant[0]; i++) {
+        snprintf(json, sizeof json, k3, bad_quant[i][0], "", "");
+        llmmem_model *b = NULL;
+        ck_assert_int_eq(llmmem_model_from_hf_config_text(&b, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(llmmem_last_message(), bad_quant[i][1]) != NULL, "%s", llmmem_last_message());
+    }
+    /* routed experts left out of MXFP4 are refused; shared experts may be */
+    snprintf(json, sizeof json, k3, "\"group_size\": 32", "\"re:.*block_sparse_moe.experts.*\"", "");
+    llmmem_model *b = NULL;
+    ck_assert_int_eq(llmmem_model_from_hf_config_text(&b, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "text_config.quantization_config.ignore[0]"));
+    snprintf(json, sizeof json, k3, "\"group_size\": 32", "\"re:.*shared_experts.*\"", "");
+    b = from_text(json);
+    ck_assert_int_eq(get(b, LLMMEM_KEY_QUANTIZED_MODULES), LLMMEM_QUANTIZED_EXPERTS);
+    llmmem_model_free(b);
+    /* K3's text model alone, as kimi_linear: its checkpoint's storage is kimi_k3's, refused by name */
+    const char *flat = "{\"model_type\": \"kimi_linear\", \"hidden_size\": 256, \"num_hidden_layers\": 2, "
+                       "\"num_attention_heads\": 2, \"vocab_size\": 1000, \"intermediate_size\": 512, \"kv_lora_rank\": "
+                       "32, \"qk_rope_head_dim\": 16, \"qk_nope_head_dim\": 32, \"v_head_dim\": 32, \"num_experts\": 4, "
+                       "\"num_experts_per_token\": 2, \"moe_intermediate_size\": 64, \"attn_res_block_size\": 12, "
+                       "\"linear_attn_config\": {\"num_heads\": 2, \"head_dim\": 64, \"kda_layers\": [1], "
+                       "\"full_attn_layers\": [2]}}";
+    ck_assert_int_eq(llmmem_model_from_hf_config_text(&b, flat, strlen(flat)), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "kimi_k3 config.json"));
+}
+END_TEST
+
+/* The small K3 of kimi_k3_refusals, counted by its rules (vision_config the position table alone: the
+ * KimiK3VisionConfig defaults of kimi_k3 above, a 1024-wide tower projecting to 256): h 256, KDA 2 heads of 64 (128 wide), MLA 2 heads:
+ *   embedding and head 2 x 1000 x 256 = 512,000; norm 256; output_attn_res norm and proj 512
+ *   2 layers x (4 norms + 2 res projections) x 256 = 3,072
+ *   KDA: q, k, v 3 x 128 x 256 = 98,304; convs 3 x 128 x 4 = 1,536; f_a 64 x 256 = 16,384; f_b 128 x 64 = 8,192;
+ *     g_a 64 x 256 = 16,384 and g_b 128 x 64 = 8,192 (no use_full_rank_gate); b_proj 2 x 256 = 512; A_log 128
+ *     (K3's padding); dt_bias 128; o_norm 64; o_proj 256 x 128 = 32,768: 182,592
+ *   MLA: q_a 64 x 256 = 16,384 + 64; q_b 2 x 48 x 64 = 6,144; kv_a 48 x 256 = 12,288 + 32; kv_b 2 x 64 x 32 = 4,096;
+ *     o_proj 256 x 64 = 16,384 (no output gate): 55,392
+ *   layer 0's MLP 3 x 512 x 256 = 393,216; layer 1: gate 4 x 256 + 4 bias = 1,028; latent projections
+ *     2 x 128 x 256 = 65,536 (no norm); experts 4 x 3 x 64 x 128 = 98,304: 164,868
+ *   vision: 602,112 + 4,194,304 + 396,417,024 + 1,024 = 401,214,464; projector 4096 x 4096 + 256 x 4096 + 256 =
+ *     17,826,048
+ *   total 1,311,908 + 419,040,512 = 420,352,420. */
+START_TEST(kimi_k3_rules)
+{
+    const char *k3 = "{\"model_type\": \"kimi_k3\", \"text_config\": {\"model_type\": \"kimi_linear\", \"hidden_size\": 256, "
+                     "\"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"vocab_size\": 1000, \"intermediate_size\": "
+                     "512, \"kv_lora_rank\": 32, \"q_lora_rank\": 64, \"qk_rope_head_dim\": 16, \"qk_nope_head_dim\": 32, "
+                     "\"v_head_dim\": 32, \"num_experts\": 4, \"num_experts_per_token\": 2, \"moe_intermediate_size\": "
+                     "64, \"routed_expert_hidden_size\": 128, \"attn_res_block_size\": 12, \"first_k_dense_replace\": 1, "
+                     "\"linear_attn_config\": {\"num_heads\": 2, \"head_dim\": 64, \"kda_layers\": [1], "
+                     "\"full_attn_layers\": [2]}}, \"vision_config\": {\"init_pos_emb_height\": 64, "
+                     "\"init_pos_emb_width\": 64}}";
+    llmmem_model *m = from_text(k3);
+    ck_assert_uint_eq(total(m), 420352420ULL);
+    ck_assert_uint_eq(vision(m), 401214464ULL + 17826048ULL);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* ---- EXAONE 4.5 (exaone4_5) ------------------------------------------------------------------------- */
 
 /* LGAI-EXAONE/EXAONE-4.5-33B. No verbatim config.json and no exact total were found in reach: the model card
@@ -998,6 +1191,9 @@ int main(void)
     tcase_add_test(tc, gemma4_cache);
     tcase_add_test(tc, kimi_k25);
     tcase_add_test(tc, kimi_k25_refusals);
+    tcase_add_test(tc, kimi_k3);
+    tcase_add_test(tc, kimi_k3_refusals);
+    tcase_add_test(tc, kimi_k3_rules);
     tcase_add_test(tc, exaone4_5_33b);
     tcase_add_test(tc, exaone4_5_refusals);
     tcase_add_test(tc, gemma4_profile_peak);

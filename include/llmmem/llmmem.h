@@ -215,7 +215,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM = 1140,   /**< Gated DeltaNet mixer: width of a value head */
     LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM = 1141,  /**< Gated DeltaNet mixer: causal convolution kernel width */
     LLMMEM_KEY_FULL_ATTENTION_INTERVAL = 1142, /**< n > 0: layer i is full attention when (i + 1) % n == 0, else Gated DeltaNet */
-    LLMMEM_KEY_ATTN_OUTPUT_GATE = 1143,        /**< bool: q_proj also gives a sigmoid gate on the attention output (Qwen3-Next) */
+    LLMMEM_KEY_ATTN_OUTPUT_GATE = 1143,        /**< bool: a sigmoid gate on the attention output: q_proj gives it (Qwen3-Next), an MLA layer's own g_proj (Kimi K3 mla_use_output_gate) */
     LLMMEM_KEY_PARALLEL_SSM = 1144,            /**< bool: every attention layer also runs a Mamba-2 mixer beside it (Falcon-H1) */
     LLMMEM_KEY_MAMBA_RMS_NORM = 1145,          /**< bool: the Mamba-2 mixer has its gated RMSNorm over the inner width */
     LLMMEM_KEY_ATTN_LAYER_PERIOD = 1156,       /**< n > 0: layer i is attention when i % n == attn_layer_offset, else Mamba-1 (Jamba: 8); 0: no such pattern */
@@ -259,6 +259,10 @@ typedef enum llmmem_key {
     LLMMEM_KEY_HEAD_WISE_ATTN_GATE = 1232,     /**< bool: g_proj gives one sigmoid gate per query head on the attention output (Step-3.5-Flash) */
     LLMMEM_KEY_VISION_NUM_KEY_VALUE_HEADS = 1233, /**< vision tower key/value heads where fewer than its query heads (EXAONE 4.5's grouped-query ViT); 0: as many */
     LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
+    LLMMEM_KEY_ATTN_RES_BLOCK_SIZE = 1236,     /**< layers a block of the attention-residual (AttnRes) bank spans: each layer mixes the bank through its own norm and 1 x hidden projection before attention and before the MLP (Kimi K3: 12); 0: plain residuals */
+    LLMMEM_KEY_LINEAR_FULL_RANK_GATE = 1237,   /**< bool: the KDA output gate is one g_proj (hidden -> heads x head_dim) in place of g_a_proj and g_b_proj (Kimi K3 use_full_rank_gate) */
+    LLMMEM_KEY_MOE_LATENT_NORM = 1238,         /**< bool: an RMSNorm over moe_latent_size on the routed experts' combined output before it is projected back (Kimi K3 latent_moe_use_norm) */
+    LLMMEM_KEY_VISION_QKV_SIZE = 1239,         /**< width of a vision block's query, key and value each where it differs from the tower's (Kimi K3's MoonViT qkv_hidden_size); 0: the tower's width */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */
@@ -532,7 +536,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_STEP3P5 = 63,     /**< "step3p5" (Step-3.5-Flash: sliding layers of more query heads than the full ones, a head-wise attention gate, experts beside a shared expert) */
     LLMMEM_MODEL_KIMI_K25 = 64,    /**< "kimi_k25" (Kimi-K2.5: a Kimi K2 text model, the MoonViT vision tower and its patch-merger projector) */
     LLMMEM_MODEL_EXAONE4_5 = 65,   /**< "exaone4_5" (EXAONE 4.5: an EXAONE 4 text model, a Qwen2.5-VL-style vision tower with grouped key/value heads and its merger) */
-    LLMMEM_MODEL_LAGUNA = 66       /**< "laguna" (poolside Laguna: full and sliding layers of their own query heads, a softplus head-wise output gate, sigmoid-routed experts beside a shared expert) */
+    LLMMEM_MODEL_LAGUNA = 66,      /**< "laguna" (poolside Laguna: full and sliding layers of their own query heads, a softplus head-wise output gate, sigmoid-routed experts beside a shared expert) */
+    LLMMEM_MODEL_KIMI_K3 = 68      /**< "kimi_k3" (Kimi K3: a Kimi-Linear-style text model of KDA and NoPE MLA layers with AttnRes residual banks and a latent MoE, the MoonViT tower of qkv_hidden_size and its PatchMergerV2 projector; value 67 is minimax_m3's) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */

@@ -141,6 +141,15 @@ static const llmmem__key_default laguna_structure[] = {
     {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 1}, END,
 };
 
+/* moonshotai/Kimi-K3 (KimiK3ForConditionalGeneration, remote code; Megatron-Bridge models/kimi/kimi_k3_bridge.py
+ * mapping_registry, kimi_k3_layers.py): Kimi-Linear's KDA and MLA layers and MoE gate, whose
+ * e_score_correction_bias the published checkpoint stores in float32 (the Hub's F32 count, 11,122,432, holds it),
+ * the MoonViT tower of qkv_hidden_size and its PatchMergerV2 projector (vision_tower.*, mm_projector.*) */
+static const llmmem__key_default kimi_k3_structure[] = {
+    {LLMMEM_KEY_LINEAR_ATTN_KDA, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 1},
+    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MOONVIT_K3}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 11}, END,
+};
+
 /* models/qwen2_5_vl/modeling_qwen2_5_vl.py: Qwen2-shaped text model (q/k/v biased), the Qwen2.5-VL ViT
  * and its Qwen2_5_VLPatchMerger (visual.merger) */
 static const llmmem__key_default qwen2_5_vl_structure[] = {
@@ -643,6 +652,13 @@ static const llmmem__family families[] = {
      * gating and experts read by read_laguna, none from class defaults. llama.cpp's laguna GGUF: not read */
     {LLMMEM_MODEL_LAGUNA, "laguna", LLMMEM_READ_LAGUNA,
      {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, laguna_structure, NULL},
+    /* KimiK3Config (moonshotai/Kimi-K3, remote code): text_config a KimiLinearConfig (kimi_linear) read by
+     * read_kimi_linear under this family, vision_config the MoonViT's vt_* fields and qkv_hidden_size, read by
+     * read_kimi_k3; the text model's quantization_config (compressed-tensors mxfp4-pack-quantized) is read there.
+     * No GGUF arch read */
+    {LLMMEM_MODEL_KIMI_K3, "kimi_k3", LLMMEM_READ_KIMI_LINEAR,
+     {NONE, 0, 0, 0, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, kimi_k3_structure,
+     NULL},
 };
 #define N_FAMILIES (sizeof families / sizeof families[0])
 
@@ -683,7 +699,7 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_HUNYUAN_V1_DENSE] = "hunyuan_v1_dense", [LLMMEM_MODEL_HUNYUAN_V1_MOE] = "hunyuan_v1_moe",
     [LLMMEM_MODEL_PHI4FLASH] = "phi4flash",         [LLMMEM_MODEL_STEP3P5] = "step3p5",
     [LLMMEM_MODEL_KIMI_K25] = "kimi_k25",           [LLMMEM_MODEL_EXAONE4_5] = "exaone4_5",
-    [LLMMEM_MODEL_LAGUNA] = "laguna",
+    [LLMMEM_MODEL_LAGUNA] = "laguna",           [LLMMEM_MODEL_KIMI_K3] = "kimi_k3",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

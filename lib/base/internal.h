@@ -219,7 +219,8 @@ typedef enum llmmem__vision_kind {
     LLMMEM__VISION_MLLAMA = 8,
     LLMMEM__VISION_GEMMA4 = 9,
     LLMMEM__VISION_MOONVIT = 10,
-    LLMMEM__VISION_EXAONE4_5 = 11
+    LLMMEM__VISION_EXAONE4_5 = 11,
+    LLMMEM__VISION_MOONVIT_K3 = 12
 } llmmem__vision_kind;
 
 /* ---- formats (formats.c) ----------------------------------------------- */

@@ -50,9 +50,9 @@ static const char *const qk_norm_type_names[] = {"per_head", "per_layer", NULL};
 /* value 6 is left for another vision tower and projector (NULL: not a choice) */
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", "qwen2_5_vl", "qwen3_vl",
                                            "pixtral", NULL, "llama4_vision_model", "mllama_vision_model", "gemma4_vision",
-                                           "moonvit", "exaone4_5_vision", NULL};
+                                           "moonvit", "exaone4_5_vision", "kimi_k3_vision", NULL};
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", "qwen2_5_vl_merger", "qwen3_vl_merger",
-                                              "mistral3", NULL, "llama4", "mllama", "gemma4", "kimi_k25", NULL};
+                                              "mistral3", NULL, "llama4", "mllama", "gemma4", "kimi_k25", "kimi_k3", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -189,11 +189,12 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_SLIDING_WINDOW_PATTERN, M, "sliding_window_pattern", 0, COUNT_MAX_KEY, 0,
             "n: layer i uses global attention when (i + 1) % n == 0, the others slide (Gemma 2: 2, "
             "Gemma 3: 6); 0: every layer slides"),
-    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 11, 0,
+    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 12, 0,
                "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma), "
                "qwen2_5_vl (Qwen2.5-VL ViT), qwen3_vl (Qwen3-VL ViT), pixtral (Mistral 3), "
                "llama4_vision_model (Llama 4), mllama_vision_model (Llama 3.2 Vision), gemma4_vision (Gemma 4), "
-               "moonvit (Kimi-K2.5's MoonViT), exaone4_5_vision (EXAONE 4.5's grouped-query Qwen2.5-VL ViT)"),
+               "moonvit (Kimi-K2.5's MoonViT), exaone4_5_vision (EXAONE 4.5's grouped-query Qwen2.5-VL ViT), "
+               "kimi_k3_vision (Kimi K3's MoonViT: RMSNorms, no biases, qkv_hidden_size)"),
     INT_KEY(LLMMEM_KEY_VISION_HIDDEN_SIZE, M, "vision_hidden_size", 0, SIZE_MAX_KEY, 0, "vision tower width"),
     INT_KEY(LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, M, "vision_intermediate_size", 0, SIZE_MAX_KEY, 0,
             "vision tower MLP width"),
@@ -243,12 +244,13 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_VISION_WINDOW_SIZE, M, "vision_window_size", 0, 1LL << 20, 0,
             "Qwen2.5-VL attention window side in pixels (window_size; 0: every block attends over the whole "
             "image)"),
-    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 10, 0,
+    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 11, 0,
                "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear), "
                "qwen2_5_vl_merger (RMSNorm + two-layer MLP over merged patches), qwen3_vl_merger (LayerNorm + "
                "MLP, and one per deepstack layer), mistral3 (RMSNorm, patch merger, two linears), llama4 (one "
                "linear without bias), mllama (one biased linear), gemma4 (one linear without bias), kimi_k25 "
-               "(LayerNorm + two-layer MLP over 2 x 2 merged patches)"),
+               "(LayerNorm + two-layer MLP over 2 x 2 merged patches), kimi_k3 (PatchMergerV2: two linears without "
+               "bias over merged patches, an RMSNorm after)"),
     INT_KEY(LLMMEM_KEY_ATTENTION_CHUNK_SIZE, M, "attention_chunk_size", 0, SIZE_MAX_KEY, 0,
             "tokens of the chunks a chunked-attention layer attends within (Llama 4: 8192; 0: no chunked layers)"),
     INT_KEY(LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, M, "no_rope_layer_interval", 0, COUNT_MAX_KEY, 4,
@@ -321,8 +323,9 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_MAMBA_DT_RANK, M, "mamba_dt_rank", 0, SIZE_MAX_KEY, 0,
             "rank of the Mamba-1 time-step projection (JambaConfig mamba_dt_rank); 0: ceil(hidden_size / 16)"),
     BOOL_KEY(LLMMEM_KEY_ATTN_OUTPUT_GATE, M, "attn_output_gate", 0,
-             "q_proj also gives a per-channel sigmoid gate on the attention output, doubling its rows "
-             "(Qwen3NextAttention)"),
+             "a per-channel sigmoid gate on the attention output: q_proj gives it, doubling its rows "
+             "(Qwen3NextAttention); an MLA layer's own g_proj (hidden -> heads x v_head_dim) does (Kimi K3 "
+             "mla_use_output_gate)"),
     BOOL_KEY(LLMMEM_KEY_PARALLEL_SSM, M, "parallel_ssm", 0,
              "every attention layer also runs a Mamba-2 mixer on the same input, its state kept beside the "
              "layer's keys and values (FalconH1DecoderLayer)"),
@@ -415,6 +418,19 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
             "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
             "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),
+    INT_KEY(LLMMEM_KEY_ATTN_RES_BLOCK_SIZE, M, "attn_res_block_size", 0, COUNT_MAX_KEY, 0,
+            "layers a block of the attention-residual bank spans: every layer mixes the bank through a norm and a "
+            "1 x hidden projection before attention (self_attention_res_norm, _proj) and before the MLP (mlp_res_norm, "
+            "_proj), the model's output through output_attn_res_norm and _proj (Kimi K3: 12); 0: plain residuals"),
+    BOOL_KEY(LLMMEM_KEY_LINEAR_FULL_RANK_GATE, M, "linear_full_rank_gate", 0,
+             "the Kimi Delta Attention output gate is one g_proj (hidden -> heads x head_dim) in place of g_a_proj and "
+             "g_b_proj (Kimi K3's linear_attn_config use_full_rank_gate)"),
+    BOOL_KEY(LLMMEM_KEY_MOE_LATENT_NORM, M, "moe_latent_norm", 0,
+             "an RMSNorm over moe_latent_size normalizes the routed experts' combined output before it is projected "
+             "back to hidden_size (Kimi K3 latent_moe_use_norm: routed_expert_norm)"),
+    INT_KEY(LLMMEM_KEY_VISION_QKV_SIZE, M, "vision_qkv_size", 0, SIZE_MAX_KEY, 0,
+            "width of a vision block's query, key and value each where it differs from the tower's (Kimi K3's MoonViT "
+            "qkv_hidden_size: wqkv gives 3 x it, wo takes it back); 0: the tower's width"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

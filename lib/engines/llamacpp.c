@@ -482,6 +482,12 @@ llmmem_status llmmem__llama_check(const llmmem__geometry **shape, const llmmem_m
         return st;
     if (llmmem__state_kinds(a) > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind is not modelled");
+    /* llama.cpp's src/llama-arch.cpp LLM_ARCH_NAMES (the reference's) has no graph with AttnRes banks */
+    if (llmmem__model_value(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "llama.cpp's graph of %s (AttnRes residual banks, attn_res_block_size "
+                            "%lld) is not modelled: the weights and the contiguous cache (llmmem_kv_cache_bytes) are",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)),
+                            (long long)llmmem__model_value(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE));
     if (quantized(ls->type_v) && !ls->flash_attn) /* llama-context.cpp: "V cache quantization requires flash_attn" */
         return llmmem__fail(LLMMEM_ERR_INVALID_ARGUMENT, "cache_type_v %s needs flash attention: llama.cpp refuses "
                             "a quantized V cache with flash_attn off",

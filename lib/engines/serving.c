@@ -794,6 +794,14 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
         st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of %s: %s, is not modelled: the weights and the contiguous cache "
                           "are", cache, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, row->model_type),
                           row->unmodelled_gate);
+    /* Megatron-Bridge kimi_k3_layers.py KimiK3TransformerLayer: every token carries its AttnRes bank (a hidden-wide
+     * row per block of attn_res_block_size layers) beside the residual, tensors of the profile run no rule here has */
+    if (!st && mv(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE))
+        st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of %s: the profile run of its AttnRes residual banks "
+                          "(attn_res_block_size %llu) beside KDA's state and the latent MoE is not modelled: the "
+                          "weights and the contiguous cache (llmmem_kv_cache_bytes) are", cache,
+                          llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, (int64_t)mv(m, LLMMEM_KEY_MODEL_TYPE)),
+                          (unsigned long long)mv(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE));
     if (st)
         return st;
     if (llmmem__state_kinds(out->a) > 1)

@@ -346,6 +346,24 @@ static void add_hyper_connections(builder *b, uint64_t h, uint64_t layers)
     b->kinds = kinds;
 }
 
+/* Attention residuals (Kimi K3's AttnRes; Megatron-Bridge kimi_k3_layers.py KimiK3TransformerLayer and
+ * kimi_k3_bridge.py mapping_registry): every layer mixes its block bank through self_attention_res_norm and
+ * self_attention_res_proj (hidden -> 1) before attention and mlp_res_norm and mlp_res_proj before the MLP; the model's
+ * output through output_attn_res_norm and output_attn_res_proj. The norms are RMSNorms (KimiRMSNorm); the 1-row
+ * projections stay in the weights' dtype (matrix 0). */
+static void add_attn_res(builder *b, uint64_t h, uint64_t layers)
+{
+    if (value(b, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE) == 0)
+        return;
+    llmmem__kind_set kinds = b->kinds;
+    add_norm(b, "attn_res.norms", h, 2 * layers);
+    add(b, "attn_res.proj", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 0, 0, 1, h, 2 * layers, 2 * layers);
+    b->kinds = 0;
+    add_norm(b, "output_attn_res_norm", h, 1);
+    add(b, "output_attn_res_proj", LLMMEM_PARAMS_OTHER, LLMMEM_SPLIT_REPLICATED, 0, 0, 1, h, 1, 1);
+    b->kinds = kinds;
+}
+
 /* DeepSeek sparse attention's lightning indexer in an MLA layer (deepseek-ai/DeepSeek-V3.2-Exp
  * inference/model.py Indexer; vllm model_executor/models/deepseek_v2.py Indexer). */
 static void add_indexer(builder *b, uint64_t h, uint64_t layers)
@@ -407,6 +425,10 @@ static void add_mla(builder *b, uint64_t h, uint64_t layers)
     add(b, "kv_b_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, LLMMEM_LORA_TARGET_K | LLMMEM_LORA_TARGET_V,
         heads * (nope + v_dim), kv_rank, layers, layers);
     add(b, "o_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_ROW, 1, LLMMEM_LORA_TARGET_O, h, heads * v_dim, layers, layers);
+    /* Kimi K3's mla_use_output_gate (Megatron-Bridge kimi_k3_layers.py _init_mla): g_proj hidden -> heads x
+     * v_head_dim, column-parallel, a sigmoid gate on the attention output */
+    if (value(b, LLMMEM_KEY_ATTN_OUTPUT_GATE))
+        add(b, "g_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_COLUMN, 1, 0, heads * v_dim, h, layers, layers);
     add_indexer(b, h, layers);
 }
 
@@ -594,7 +616,8 @@ static void add_short_conv(builder *b, uint64_t h)
  * checkpoint's tensor table lists them): q_proj, k_proj, v_proj (hidden -> heads x head_dim), a depthwise
  * convolution of each without bias, the low-rank decay gate f_a_proj (hidden -> head_dim) and f_b_proj, dt_bias
  * per channel and A_log per head (both stored float32), b_proj (hidden -> heads), the low-rank output gate
- * g_a_proj and g_b_proj, o_norm over a head and o_proj. Its state is Gated DeltaNet's arrangement with key and
+ * g_a_proj and g_b_proj (Kimi K3's use_full_rank_gate: one g_proj, hidden -> heads x head_dim; Megatron-Bridge
+ * kimi_k3_layers.py _init_kda), o_norm over a head and o_proj. Its state is Gated DeltaNet's arrangement with key and
  * value heads alike: the three convolutions' windows and a heads x head_dim^2 recurrent state (vLLM
  * mamba_utils.py kda_state_shape). */
 static void add_kimi_delta_attention(builder *b, uint64_t h, uint64_t layers, uint64_t heads, uint64_t d,
@@ -602,18 +625,35 @@ static void add_kimi_delta_attention(builder *b, uint64_t h, uint64_t layers, ui
 {
     const llmmem_param_group S = LLMMEM_PARAMS_SSM;
     uint64_t inner = heads * d; /* below 2^48 by the key bounds */
+    /* Kimi K3's checkpoint stores A_log as 128 entries, its 96 heads and 32 zeros (Megatron-Bridge kimi_k3_bridge.py
+     * maybe_modify_loaded_hf_weight; card kimi-k3 megatron_to_hf_gpu: "96 active heads plus 32 zero-valued inactive
+     * entries"), and the convolutions and o_norm in float32 (the Hub's F32 count of its checkpoint, 11,122,432, is
+     * 69 x (128 + 12,288 + 3 x 12,288 x 4 + 128) + 92 x 896 correction biases) */
+    const int k3 = value(b, LLMMEM_KEY_MODEL_TYPE) == LLMMEM_MODEL_KIMI_K3;
     /* vLLM kimi_linear.py KimiDeltaAttention: q, k, v, f_b, g_b projections column-parallel, o_proj row-parallel */
     add(b, "kda.qkv_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, h, 3 * layers, 3 * layers);
-    add(b, "kda.qkv_conv1d", S, LLMMEM_SPLIT_COLUMN, 0, 0, inner, kernel, 3 * layers, 3 * layers);
-    add(b, "kda.f_g_a_proj", S, LLMMEM_SPLIT_REPLICATED, 1, 0, d, h, 2 * layers, 2 * layers);
-    add(b, "kda.f_g_b_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, d, 2 * layers, 2 * layers);
     unsigned at = b->inv->n;
+    add(b, "kda.qkv_conv1d", S, LLMMEM_SPLIT_COLUMN, 0, 0, inner, kernel, 3 * layers, 3 * layers);
+    if (b->inv->n > at && k3)
+        b->inv->t[at].fp32 = 1;
+    if (value(b, LLMMEM_KEY_LINEAR_FULL_RANK_GATE)) {
+        add(b, "kda.f_a_proj", S, LLMMEM_SPLIT_REPLICATED, 1, 0, d, h, layers, layers);
+        add(b, "kda.f_b_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, d, layers, layers);
+        add(b, "kda.g_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, h, layers, layers);
+    } else {
+        add(b, "kda.f_g_a_proj", S, LLMMEM_SPLIT_REPLICATED, 1, 0, d, h, 2 * layers, 2 * layers);
+        add(b, "kda.f_g_b_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, inner, d, 2 * layers, 2 * layers);
+    }
+    at = b->inv->n;
     add(b, "kda.dt_bias", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, inner, layers, layers);
-    add(b, "kda.A_log", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, heads, layers, layers);
+    add(b, "kda.A_log", S, LLMMEM_SPLIT_COLUMN, 0, 0, 1, k3 && heads < 128 ? 128 : heads, layers, layers);
     for (unsigned i = at; i < b->inv->n; i++)
         b->inv->t[i].fp32 = 1;
     add(b, "kda.b_proj", S, LLMMEM_SPLIT_COLUMN, 1, 0, heads, h, layers, layers);
+    at = b->inv->n;
     add_vector(b, "kda.o_norm", S, d, layers);
+    if (b->inv->n > at && k3)
+        b->inv->t[at].fp32 = 1;
     add(b, "kda.o_proj", S, LLMMEM_SPLIT_ROW, 1, 0, h, inner, layers, layers);
 }
 
@@ -1106,6 +1146,10 @@ static void add_ffn(builder *b, uint64_t h, uint64_t layers)
             add_vector(b, "moe.fc1_latent_proj.bias", LLMMEM_PARAMS_EXPERTS, latent, moe_layers);
             add_vector(b, "moe.fc2_latent_proj.bias", LLMMEM_PARAMS_EXPERTS, h, moe_layers);
         }
+        /* Kimi K3's latent_moe_use_norm (Megatron-Bridge kimi_k3_layers.py KimiK3MoELayer.routed_expert_norm): an
+         * RMSNorm over the latent width on the experts' combined output, before fc2_latent_proj */
+        if (value(b, LLMMEM_KEY_MOE_LATENT_NORM))
+            add_vector(b, "moe.routed_expert_norm", LLMMEM_PARAMS_EXPERTS, latent, moe_layers);
     }
     /* The router: a linear from hidden to one logit per expert (Mixtral's gate, DeepSeek's MoEGate). */
     unsigned router_at = b->inv->n;
@@ -1327,7 +1371,11 @@ static void add_gemma4_audio(builder *b, uint64_t text_hidden)
  * table of init_pos_emb_height x init_pos_emb_width rows (divided_fixed: the time embedding is a sin-cos buffer);
  * per block norm0, norm1 (LayerNorms with bias), wqkv and wo (biased), mlp fc0 and fc1 (biased, not gated);
  * final_layernorm; mm_projector (patchmerger): pre_norm LayerNorm over the tower's width, proj.0 a biased linear
- * over merge^2 patches, proj.2 a biased linear to the text width (text_hidden_size). */
+ * over merge^2 patches, proj.2 a biased linear to the text width (text_hidden_size).
+ * Kimi K3's (kimi_k3_vision; vllm-ascend's KimiK3VisionTower and KimiK3MultiModalProjector, stored index id
+ * 62082929369): the same tables without a bias anywhere, RMSNorms (a weight each), wqkv to 3 x qkv_hidden_size and wo
+ * back from it; its PatchMergerV2 projector linear_1 over merge^2 patches, linear_2 to the text width (both bias-free)
+ * and post_norm, an RMSNorm over the text width. */
 static void add_moonvit(builder *b, uint64_t text_hidden)
 {
     if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
@@ -1336,32 +1384,42 @@ static void add_moonvit(builder *b, uint64_t text_hidden)
         return;
     const llmmem_param_group V = LLMMEM_PARAMS_VISION;
     b->kinds = 0;
+    const int k3 = value(b, LLMMEM_KEY_VISION_MODEL_TYPE) == LLMMEM__VISION_MOONVIT_K3;
     uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
     uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
     uint64_t channels = value(b, LLMMEM_KEY_VISION_NUM_CHANNELS), merge = value(b, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
-    uint64_t out = value(b, LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE);
+    uint64_t out = value(b, LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE), qkv = value(b, LLMMEM_KEY_VISION_QKV_SIZE);
     if (merge == 0)
         merge = 2; /* merge_kernel_size [2, 2] */
     if (out == 0)
         out = text_hidden;
+    if (qkv == 0)
+        qkv = vh;
     uint64_t merged = vh * merge * merge; /* the key bounds keep this below 2^36 */
+    const uint64_t biased = k3 ? 0 : 1; /* add() skips a class of count 0 */
     add(b, "vision.patch_embed.proj", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, channels * patch * patch, 1, 1);
-    add_vector(b, "vision.patch_embed.proj.bias", V, vh, 1);
+    add_vector(b, "vision.patch_embed.proj.bias", V, vh, biased);
     add(b, "vision.pos_emb", V, LLMMEM_SPLIT_REPLICATED, 0, 0, value(b, LLMMEM_KEY_VISION_NUM_POSITION_EMBEDDINGS), vh,
         1, 1);
-    add_vector(b, "vision.norms", V, vh, 4 * layers + 2); /* norm0, norm1 weight and bias; final_layernorm */
-    add(b, "vision.wqkv", V, LLMMEM_SPLIT_COLUMN, 1, 0, 3 * vh, vh, layers, layers);
-    add(b, "vision.wo", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vh, layers, layers);
-    add_vector(b, "vision.attention.bias", V, 4 * vh, layers);
+    /* norm0, norm1 and final_layernorm: LayerNorm weight and bias (K2.5), RMSNorm weight (K3) */
+    add_vector(b, "vision.norms", V, vh, k3 ? 2 * layers + 1 : 4 * layers + 2);
+    add(b, "vision.wqkv", V, LLMMEM_SPLIT_COLUMN, 1, 0, 3 * qkv, vh, layers, layers);
+    add(b, "vision.wo", V, LLMMEM_SPLIT_ROW, 1, 0, vh, qkv, layers, layers);
+    add_vector(b, "vision.attention.bias", V, 3 * qkv + vh, biased * layers);
     add(b, "vision.mlp.fc0", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, layers, layers);
     add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
-    add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
-    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != 10)
-        return;
-    add_vector(b, "projector.pre_norm", V, vh, 2);
-    add(b, "projector.proj.0", V, LLMMEM_SPLIT_REPLICATED, 1, 0, merged, merged, 1, 1);
-    add(b, "projector.proj.2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, out, merged, 1, 1);
-    add_vector(b, "projector.bias", V, merged + out, 1);
+    add_vector(b, "vision.mlp.bias", V, vi + vh, biased * layers);
+    int64_t projector = llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR);
+    if (projector == 10) {
+        add_vector(b, "projector.pre_norm", V, vh, 2);
+        add(b, "projector.proj.0", V, LLMMEM_SPLIT_REPLICATED, 1, 0, merged, merged, 1, 1);
+        add(b, "projector.proj.2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, out, merged, 1, 1);
+        add_vector(b, "projector.bias", V, merged + out, 1);
+    } else if (projector == 11) {
+        add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, merged, merged, 1, 1);
+        add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, out, merged, 1, 1);
+        add_vector(b, "projector.post_norm", V, out, 1);
+    }
 }
 
 /* A ViT vision tower and its projector into the text model.
@@ -1393,7 +1451,7 @@ static void add_vision(builder *b, uint64_t text_hidden)
         add_gemma4_vision(b, text_hidden);
         return;
     }
-    if (kind == LLMMEM__VISION_MOONVIT) {
+    if (kind == LLMMEM__VISION_MOONVIT || kind == LLMMEM__VISION_MOONVIT_K3) {
         add_moonvit(b, text_hidden);
         return;
     }
@@ -1741,6 +1799,7 @@ static llmmem_status build(builder *b)
     if (!llmmem__mul(&norms, value(b, LLMMEM_KEY_NORMS_PER_LAYER), layers))
         return fail(b, LLMMEM_ERR_OVERFLOW, "norm count exceeds 64 bits");
     add_norm(b, "layer_norms", h, norms);
+    add_attn_res(b, h, layers);
     add_hyper_connections(b, h, layers);
     if (value(b, LLMMEM_KEY_LAYER_SCALAR)) /* Gemma4TextDecoderLayer.layer_scalar, one element a layer */
         add_vector(b, "layer_scalar", LLMMEM_PARAMS_OTHER, 1, layers);

@@ -43,9 +43,10 @@ static int quantized(const llmmem__tensor_class *t, const llmmem__weight_plan *p
 {
     if (!t->matrix)
         return 0;
-    /* transformers quantizers/quantizer_mxfp4.py param_needs_quantization: Mxfp4GptOssExperts' weights alone */
+    /* transformers quantizers/quantizer_mxfp4.py param_needs_quantization: Mxfp4GptOssExperts' weights alone; the
+     * routed experts', not a latent MoE's projections around them (Kimi K3's checkpoint keeps those in bf16) */
     if (p->experts_only)
-        return t->group == LLMMEM_PARAMS_EXPERTS;
+        return t->group == LLMMEM_PARAMS_EXPERTS && t->split == LLMMEM_SPLIT_EXPERT;
     switch ((llmmem_param_group)t->group) {
     case LLMMEM_PARAMS_EMBEDDING: return p->quantize_embedding;
     case LLMMEM_PARAMS_LM_HEAD: return p->quantize_lm_head;

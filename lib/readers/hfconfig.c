@@ -1881,11 +1881,27 @@ static const hf_field kimi_linear_fields[] = {
     OPT("num_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 0),
     OPT("first_k_dense_replace", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, 0),
     OPT("moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1),
+    /* Kimi K3's text_config (Megatron-Bridge kimi_k3_bridge.py provider_bridge, kimi_k3_layers.py): the routed
+     * experts at routed_expert_hidden_size between routed_expert_down_proj and routed_expert_up_proj, with
+     * routed_expert_norm when latent_moe_use_norm; the MLA layers' g_proj gate (mla_use_output_gate); the AttnRes
+     * banks of attn_res_block_size layers. Absent in Kimi-Linear's: none of them. */
+    OPT("routed_expert_hidden_size", LLMMEM_KEY_MOE_LATENT_SIZE, 0),
+    FLAG("latent_moe_use_norm", LLMMEM_KEY_MOE_LATENT_NORM, 0),
+    FLAG("mla_use_output_gate", LLMMEM_KEY_ATTN_OUTPUT_GATE, 0),
+    OPT("attn_res_block_size", LLMMEM_KEY_ATTN_RES_BLOCK_SIZE, 0),
+};
+
+/* linear_attn_config: num_heads of head_dim (key and value heads alike), short_conv_kernel_size, and K3's
+ * use_full_rank_gate (Megatron-Bridge kimi_k3_layers.py _init_kda: g_proj hidden -> heads x head_dim). */
+static const hf_field kda_fields[] = {
+    REQ("num_heads", LLMMEM_KEY_LINEAR_NUM_KEY_HEADS, CLASS_NONE),
+    REQ("head_dim", LLMMEM_KEY_LINEAR_KEY_HEAD_DIM, CLASS_NONE),
+    OPT("short_conv_kernel_size", LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM, 4),
+    FLAG("use_full_rank_gate", LLMMEM_KEY_LINEAR_FULL_RANK_GATE, 0),
 };
 
 static llmmem_status read_kimi_linear(const hf *c, const llmmem__json *obj)
 {
-    int64_t heads = 0, d = 0;
     llmmem_status st = read_fields(c, obj, FIELDS(kimi_linear_fields));
     if (st)
         return st;
@@ -1896,17 +1912,24 @@ static llmmem_status read_kimi_linear(const hf *c, const llmmem__json *obj)
                        la ? "expected an object, got %s" : "is missing%s", la ? kind(la) : "");
     hf sub = *c;
     sub.prefix = "linear_attn_config.";
-    st = required(&sub, la, NAMES("num_heads"), LLMMEM_KEY_LINEAR_NUM_KEY_HEADS, CLASS_NONE, &heads);
+    st = read_fields(&sub, la, FIELDS(kda_fields));
     if (!st)
-        st = required(&sub, la, NAMES("head_dim"), LLMMEM_KEY_LINEAR_KEY_HEAD_DIM, CLASS_NONE, &d);
+        st = set(&sub, "num_heads", LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS,
+                 llmmem__get_int(&c->m->s, LLMMEM_KEY_LINEAR_NUM_KEY_HEADS));
     if (!st)
-        st = set(&sub, "num_heads", LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS, heads);
-    if (!st)
-        st = set(&sub, "head_dim", LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM, d);
-    if (!st)
-        st = optional(&sub, la, "short_conv_kernel_size", LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM, 4, 4);
+        st = set(&sub, "head_dim", LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM,
+                 llmmem__get_int(&c->m->s, LLMMEM_KEY_LINEAR_KEY_HEAD_DIM));
     if (st)
         return st;
+    /* K3's checkpoint pads A_log and keeps its convolutions and o_norm in float32, which Kimi-Linear's does not:
+     * the text model alone would be counted by Kimi-Linear's storage */
+    const int64_t banks = llmmem__get_int(&c->m->s, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE);
+    if (banks && c->fam->type != LLMMEM_MODEL_KIMI_K3)
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "attn_res_block_size",
+                       "%lld: Kimi K3's text model alone is not modelled as kimi_linear (its checkpoint pads A_log "
+                       "and stores its convolutions and o_norm in float32); read its kimi_k3 config.json, this one "
+                       "its text_config",
+                       (long long)banks);
     if (layers > LLMMEM_LAYER_MAP_MAX)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "num_hidden_layers", "more than %d layers are not modelled",
                        LLMMEM_LAYER_MAP_MAX);
@@ -3389,8 +3412,8 @@ static const hf_field moonvit_fields[] = {
 };
 
 /* A text field that must hold `want` (its default when absent or null). */
-static llmmem_status moonvit_choice(const hf *c, const llmmem__json *obj, const char *field, const char *want,
-                                    const char *why)
+static llmmem_status string_is(const hf *c, const llmmem__json *obj, const char *field, const char *want,
+                               const char *why)
 {
     const char *s = NULL;
     enum presence p;
@@ -3398,10 +3421,15 @@ static llmmem_status moonvit_choice(const hf *c, const llmmem__json *obj, const 
     return st || p != PRESENT || strcmp(s, want) == 0 ? st : unsupported_string(c, field, s, why);
 }
 
+/* How a MoonViT reader words its checks: its family's position rows and projector. */
+typedef struct moonvit_words {
+    const char *rows, *pos_emb, *projector, *projector_why;
+} moonvit_words;
+
 /* MoonViT's learned position table of init_pos_emb_height x init_pos_emb_width rows ('divided_fixed': the time
  * embedding is a fixed sin-cos buffer), merge_kernel_size a square the patch merger joins, and the mm_projector
- * (patchmerger: pre_norm over mm_hidden_size, the tower's width). */
-static llmmem_status read_moonvit_rest(const hf *c, const llmmem__json *obj)
+ * (words->projector, over mm_hidden_size, the tower's width). */
+static llmmem_status moonvit_rest(const hf *c, const llmmem__json *obj, const moonvit_words *words)
 {
     int64_t h = 64, w = 64, mm = 0;
     enum presence ph, pw, pm;
@@ -3410,11 +3438,11 @@ static llmmem_status read_moonvit_rest(const hf *c, const llmmem__json *obj)
         st = get_int(c, obj, "init_pos_emb_width", &w, &pw);
     if (!st && (ph != PRESENT || pw != PRESENT))
         return hf_fail(c, LLMMEM_ERR_INCOMPLETE, ph != PRESENT ? "init_pos_emb_height" : "init_pos_emb_width",
-                       "is missing or null (the rows of kimi_k25's position table)");
+                       "is missing or null (the rows of %s's position table)", words->rows);
     if (!st)
-        st = moonvit_choice(c, obj, "pos_emb_type", "divided_fixed", "kimi_k25's MoonViT takes divided_fixed");
+        st = string_is(c, obj, "pos_emb_type", "divided_fixed", words->pos_emb);
     if (!st)
-        st = moonvit_choice(c, obj, "mm_projector_type", "patchmerger", "kimi_k25 takes patchmerger");
+        st = string_is(c, obj, "mm_projector_type", words->projector, words->projector_why);
     if (st)
         return st;
     if (h < 1 || w < 1 || h > (1 << 20) || w > (1 << 20))
@@ -3441,6 +3469,13 @@ static llmmem_status read_moonvit_rest(const hf *c, const llmmem__json *obj)
     return st;
 }
 
+static llmmem_status read_moonvit_rest(const hf *c, const llmmem__json *obj)
+{
+    static const moonvit_words k25 = {"kimi_k25", "kimi_k25's MoonViT takes divided_fixed", "patchmerger",
+                                      "kimi_k25 takes patchmerger"};
+    return moonvit_rest(c, obj, &k25);
+}
+
 static const hf_tower moonvit_tower = {"", LLMMEM__VISION_MOONVIT, FIELDS(moonvit_fields), read_moonvit_rest};
 /* KimiK25Config: text_config a DeepseekV3Config (deepseek_v3, or kimi_k2), vision_config MoonViT's (its
  * model_type absent or empty), joined by the patchmerger mm_projector. */
@@ -3449,6 +3484,51 @@ static const hf_wrapper kimi_k25_wrapper = {
     .text_refusal = "kimi_k25 takes deepseek_v3 and kimi_k2", .model_type = LLMMEM_MODEL_KIMI_K25,
     .towers = TOWERS(&moonvit_tower), .vision_refusal = "kimi_k25 takes MoonViT (a vision_config without a model_type)",
     .projector = 10};
+
+/* Kimi K3's MoonViT (KimiK3VisionConfig, remote code; its fields and defaults as the inference engines mirror
+ * them: tokenspeed configs/kimi_k3.py "defaults mirror the checkpoint's vision_config", stored index id
+ * 67572953584; vllm-ascend kimi_k3 vision, id 62082929369): vt_hidden_size=1024, vt_intermediate_size=4096,
+ * vt_num_hidden_layers=27, vt_num_attention_heads=12, qkv_hidden_size=1536, patch_size=14, RMSNorms, no bias on the
+ * patch embedding, attention or MLP (attn_bias, linear_bias, patch_embed_proj_bias false), mlp2 (fc0, fc1). */
+static const hf_field kimi_k3_vision_fields[] = {
+    REQ("vt_hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, 1024),
+    REQ("vt_intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, 4096),
+    REQ("vt_num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, 27),
+    REQ("vt_num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12),
+    REQ("qkv_hidden_size", LLMMEM_KEY_VISION_QKV_SIZE, 1536),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, 14),
+    OPT("text_hidden_size", LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 0),
+    REFUSE("attn_bias", 1, 0, "kimi_k3's MoonViT with attention biases is not modelled"),
+    REFUSE("linear_bias", 1, 0, "kimi_k3's MoonViT with MLP biases is not modelled"),
+    REFUSE("patch_embed_proj_bias", 1, 0, "kimi_k3's MoonViT with a biased patch embedding is not modelled"),
+};
+
+/* K3's tower: RMSNorms and the fc0/fc1 MLP (norm_type rmsnorm, mlp_type mlp2), MoonViT's position table and
+ * merge, the PatchMergerV2 projector (mm_projector_type patchmergerv2). */
+static llmmem_status read_kimi_k3_vision_rest(const hf *c, const llmmem__json *obj)
+{
+    static const struct {
+        const char *field, *want, *why;
+    } kinds[] = {{"norm_type", "rmsnorm", "kimi_k3's MoonViT takes rmsnorm"},
+                 {"mlp_type", "mlp2", "kimi_k3's MoonViT takes mlp2"}};
+    static const moonvit_words k3 = {"kimi_k3", "kimi_k3's MoonViT takes divided_fixed", "patchmergerv2",
+                                     "kimi_k3 takes patchmergerv2"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        llmmem_status st = string_is(c, obj, kinds[i].field, kinds[i].want, kinds[i].why);
+        if (st)
+            return st;
+    }
+    return moonvit_rest(c, obj, &k3);
+}
+
+static const hf_tower kimi_k3_tower = {"kimi_k3_vision", LLMMEM__VISION_MOONVIT_K3, FIELDS(kimi_k3_vision_fields),
+                                       read_kimi_k3_vision_rest};
+/* KimiK3Config: text_config a KimiLinearConfig (kimi_linear) read under this family, vision_config a
+ * KimiK3VisionConfig (kimi_k3_vision, or no model_type), joined by the PatchMergerV2 mm_projector. */
+static const hf_wrapper kimi_k3_wrapper = {
+    .type = "kimi_k3", .text_types = NAMES("kimi_linear"), .text_refusal = "kimi_k3 takes kimi_linear",
+    .text = read_kimi_linear, .model_type = LLMMEM_MODEL_KIMI_K3, .towers = TOWERS(&kimi_k3_tower),
+    .vision_refusal = "kimi_k3 takes kimi_k3_vision", .projector = 11};
 
 /* Exaone4_5_VisionConfig (transformers models/exaone4_5/configuration_exaone4_5.py): Qwen2_5_VLVisionConfig's
  * fields and defaults (depth=32, hidden_size=3584, intermediate_size=3420, num_heads=16, in_channels=3,
@@ -3507,6 +3587,11 @@ static llmmem_status read_mllama(const hf *c, const llmmem__json *root)
 static llmmem_status read_kimi_k25(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
 {
     return read_wrapper(c, &kimi_k25_wrapper, root, text_out);
+}
+
+static llmmem_status read_kimi_k3(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
+{
+    return read_wrapper(c, &kimi_k3_wrapper, root, text_out);
 }
 
 static llmmem_status read_exaone4_5(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
@@ -3761,6 +3846,66 @@ static int ignores_all_but_experts(const llmmem__json *q)
     return seen == 15u;
 }
 
+/* compressed-tensors' mxfp4-pack-quantized (Kimi K3's text quantization_config): E2M1 values two a byte
+ * (weight_packed, uint8) and a UE8M0 scale a byte (weight_scale) per 32 of a row, the routed experts alone
+ * (Megatron-Bridge kimi_k3_bridge.py _load_one_hf_weight dequantizes the weight_packed and weight_scale pairs of
+ * block_sparse_moe.experts; the published checkpoint's U8 count, 2,722,740,830,208, is its routed experts'
+ * elements). num_bits 4, type float, strategy group and group_size 32 where given; an ignore entry naming the
+ * routed experts is refused as read_mxfp4 refuses one. */
+static llmmem_status read_ct_mxfp4(const hf *c, const llmmem__json *q, const llmmem__json *w)
+{
+    hf wc = *c;
+    wc.prefix = strcmp(c->prefix, "quantization_config.") == 0
+                    ? "quantization_config.config_groups.weights."
+                    : "text_config.quantization_config.config_groups.weights.";
+    static const struct {
+        const char *field;
+        int64_t want;
+    } sizes[] = {{"num_bits", 4}, {"group_size", 32}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int64_t v = 0;
+        enum presence p;
+        llmmem_status st = get_int(&wc, w, sizes[i].field, &v, &p);
+        if (st)
+            return st;
+        if (p == PRESENT && v != sizes[i].want)
+            return hf_fail(&wc, LLMMEM_ERR_UNSUPPORTED, sizes[i].field, "%lld: mxfp4-pack-quantized is %lld",
+                           (long long)v, (long long)sizes[i].want);
+    }
+    static const struct {
+        const char *field, *want;
+    } kinds[] = {{"type", "float"}, {"strategy", "group"}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        llmmem_status st = string_is(&wc, w, kinds[i].field, kinds[i].want, "mxfp4-pack-quantized takes float group");
+        if (st)
+            return st;
+    }
+    const llmmem__json *list = llmmem__json_object_get(q, "ignore");
+    if (list && !llmmem__json_is_null(list) && !llmmem__json_is_array(list))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "ignore", "expected an array, got %s", kind(list));
+    for (size_t i = 0; list && llmmem__json_is_array(list) && i < llmmem__json_array_size(list); i++) {
+        const llmmem__json *v = llmmem__json_array_get(list, i);
+        char name[64];
+        snprintf(name, sizeof name, "ignore[%zu]", i);
+        if (!is_text(v))
+            return hf_fail(c, LLMMEM_ERR_PARSE, name, "expected a string, got %s", kind(v));
+        const char *e = strstr(llmmem__json_string_value(v), "experts");
+        if (e && !(e - llmmem__json_string_value(v) >= 7 && strncmp(e - 7, "shared_", 7) == 0))
+            return unsupported_string(c, name, llmmem__json_string_value(v),
+                                      "routed experts left unquantized beside MXFP4 ones are not modelled");
+    }
+    return set(c, "format", LLMMEM_KEY_QUANTIZED_MODULES, LLMMEM_QUANTIZED_EXPERTS);
+}
+
+/* The packing a compressed-tensors config names: its own format, else its group's. */
+static const char *ct_format(const llmmem__json *q, const llmmem__json *g)
+{
+    const llmmem__json *f = llmmem__json_object_get(q, "format");
+    if (!llmmem__json_is_string(f))
+        f = llmmem__json_object_get(g, "format");
+    return llmmem__json_is_string(f) ? llmmem__json_string_value(f) : "";
+}
+
 /* compressed-tensors (llm-compressor; vllm .../quantization/compressed_tensors/compressed_tensors.py):
  * one config group over every Linear, its weights' num_bits, type, strategy and group_size, and the
  * modules it ignores. */
@@ -3789,6 +3934,10 @@ static llmmem_status read_compressed_tensors(const hf *c, const llmmem__json *q,
     const llmmem__json *w = llmmem__json_object_get(g, "weights");
     if (!llmmem__json_is_object(w))
         return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "config_groups.weights", "is missing or not an object");
+    if (strcmp(ct_format(q, g), "mxfp4-pack-quantized") == 0) {
+        *format = LLMMEM_FORMAT_MXFP4;
+        return read_ct_mxfp4(c, q, w);
+    }
     hf wc = *c;
     wc.prefix = "quantization_config.config_groups.weights.";
     int64_t bits = 0, group = 0;
@@ -3882,7 +4031,7 @@ static llmmem_status read_quantization(const hf *c, const llmmem__json *root)
     if (!llmmem__json_is_object(q))
         return hf_fail(c, LLMMEM_ERR_PARSE, "quantization_config", "expected an object, got %s", kind(q));
     hf qc = *c;
-    qc.prefix = "quantization_config.";
+    qc.prefix = root == c->top ? "quantization_config." : "text_config.quantization_config.";
     const char *method = NULL;
     enum presence p;
     llmmem_status st = get_string(&qc, q, "quant_method", &method, &p);
@@ -4151,6 +4300,10 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
         c->fam = llmmem__family_named(type);
         c->type = c->fam->name;
         st = read_exaone4_5(c, root, &text);
+    } else if (strcmp(type, "kimi_k3") == 0) {
+        c->fam = llmmem__family_named(type);
+        c->type = c->fam->name;
+        st = read_kimi_k3(c, root, &text);
     } else {
         c->fam = llmmem__family_named(type);
         if (!c->fam)
@@ -4165,7 +4318,11 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
                             ? llmmem__json_object_get(root, "text_config")
                             : NULL);
     if (!st)
-        st = read_quantization(c, root);
+        /* Kimi K3 writes its text model's quantization_config in text_config (stored index id 65943802881) */
+        st = read_quantization(c, c->fam && c->fam->type == LLMMEM_MODEL_KIMI_K3 && text != root &&
+                                          !llmmem__json_object_get(root, "quantization_config")
+                                      ? text
+                                      : root);
     if (st)
         return st;
     /* Settings each in bounds may still not make a model (heads that do not divide the width):

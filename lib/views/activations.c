@@ -941,6 +941,12 @@ llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j,
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "training activations of an MLP with a learned activation (%s's "
                             "xIELU, mlp_act_params) are not modelled",
                             llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)));
+    if (llmmem__model_value(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE)) /* no rule saves a layer's bank mixing */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "training activations of AttnRes residual banks (%s, attn_res_block_size %lld: every layer "
+                            "mixes its block bank through self_attention_res_proj and mlp_res_proj) are not modelled",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)),
+                            (long long)llmmem__model_value(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE));
     if (m->geo.moe_latent) /* moe_block saves the experts' inputs at hidden_size */
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "training activations of a latent MoE (%s, moe_latent_size %llu: experts between "

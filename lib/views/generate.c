@@ -25,6 +25,15 @@ static llmmem_status overflow(void)
 llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *j, const llmmem__semantics *sem)
 {
     const llmmem__geometry *a = NULL;
+    /* the loop's forward holds every token's AttnRes bank beside the residual (Megatron-Bridge kimi_k3_layers.py
+     * KimiK3TransformerLayer), tensors this loop does not have */
+    const int64_t banks = llmmem__model_value(j->m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE);
+    if (banks)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the generate loop of %s (AttnRes residual banks, attn_res_block_size %lld, beside KDA's "
+                            "state and a latent MoE) is not modelled: the weights and the contiguous cache are",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(j->m, LLMMEM_KEY_MODEL_TYPE)),
+                            (long long)banks);
     llmmem_status st = llmmem__kv_token_shape(&a, j->m, "the generate loop's cache");
     if (st)
         return st;
