@@ -382,6 +382,38 @@ START_TEST(min_devices_is_first_feasible)
 }
 END_TEST
 
+/* A model whose training the estimate refuses (jamba's Mamba-1 layers: activations.c refuses their saved
+ * tensors) has no layout the planner can estimate: the planner and the fewest-devices search say why,
+ * instead of answering that no layout fits (they returned 0 layouts of 0 candidates, and 0 devices, with
+ * LLMMEM_OK before). */
+START_TEST(planner_says_why_no_candidate_was_estimated)
+{
+    job j = make("jamba-1.5-mini", "h100-sxm-80gb");
+    set(&j, "mode", "training");
+    llmmem_report *r;
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_status(llmmem_estimate(r, j.m, j.hw, j.s), LLMMEM_ERR_UNSUPPORTED);
+    char why[512];
+    snprintf(why, sizeof why, "%s", llmmem_last_message());
+    llmmem_report_free(r);
+    llmmem_plan *plan;
+    ck_assert_ok(llmmem_plan_new(&plan));
+    ck_assert_status(llmmem_plan_run(plan, j.m, j.hw, j.s, 8), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "plan_run: no layout could be estimated: "));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), why));
+    uint64_t solved = 1;
+    ck_assert_status(llmmem_solve_min_devices(&solved, j.m, j.hw, j.s, 64), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_uint_eq(solved, 0);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "solve_min_devices: no layout could be estimated: "));
+    /* inference runs: its layouts are estimated */
+    set(&j, "mode", "inference");
+    ck_assert_ok(llmmem_plan_run(plan, j.m, j.hw, j.s, 8));
+    ck_assert_uint_gt(llmmem_plan_candidates(plan), 0);
+    llmmem_plan_free(plan);
+    done(&j);
+}
+END_TEST
+
 /* What llmmem_solve_min_devices did before it searched, kept as the oracle: the planner on every
  * device count from 1 up, the first whose plan holds a layout; 0 if none up to `most`. */
 static uint64_t scan_min_devices(job *j, uint64_t most)
@@ -1127,6 +1159,7 @@ static Suite *solve_suite(void)
     tcase_add_loop_test(tc, plan_to_json_is_the_getters, 0, (int)(sizeof plan_json_cases / sizeof plan_json_cases[0]));
     tcase_add_test(tc, plan_to_json_needs_a_run);
     tcase_add_test(tc, planner_jobs_equal_jobs_resolved_from_scratch);
+    tcase_add_test(tc, planner_says_why_no_candidate_was_estimated);
     suite_add_tcase(s, tc);
     return s;
 }

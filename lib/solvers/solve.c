@@ -6,6 +6,7 @@
 #include <locale.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -393,6 +394,9 @@ typedef struct space {
     llmmem__cost_cache *cache; /* rank costs shared by the candidates of one t, et, e */
     /* formats and training plan, the same for every candidate (apply sets layout keys alone) */
     llmmem__job_fixed fixed;
+    uint64_t estimated;        /* candidates the estimate answered (fitting or not) */
+    llmmem_status refused;     /* the first candidate the estimate refused as not modelled, and why */
+    char refusal[LLMMEM_MESSAGE_MAX];
 } space;
 
 /* One candidate's estimate: its job resolved with the space's fixed parts (candidates differ in layout
@@ -402,7 +406,25 @@ static llmmem_status estimate(llmmem_report *r, space *sp, const llmmem_strategy
     llmmem__job own;
     const llmmem__job *j;
     llmmem_status st = llmmem__job_resolve(&j, &own, NULL, sp->m, sp->hw, s, &sp->fixed);
-    return st ? st : llmmem__estimate_job(r, j, sp->hw->name, sp->cache, NULL, 1);
+    if (!st)
+        st = llmmem__estimate_job(r, j, sp->hw->name, sp->cache, NULL, 1);
+    if (!st)
+        sp->estimated++;
+    else if (st == LLMMEM_ERR_UNSUPPORTED && !sp->refused) {
+        sp->refused = st;
+        snprintf(sp->refusal, sizeof sp->refusal, "%s", llmmem_last_message());
+    }
+    return st;
+}
+
+/* A search that estimated no candidate at all, one or more refused as not modelled (a model whose training
+ * the estimate does not model, say), says why instead of finding no layout; a layout that cannot run
+ * (LLMMEM_ERR_INCOMPATIBLE: offloading without a ZeRO stage on one device) is a layout that does not fit. */
+static llmmem_status no_candidate(const space *sp)
+{
+    if (sp->estimated || !sp->refused)
+        return LLMMEM_OK;
+    return llmmem__fail(sp->refused, "%s: no layout could be estimated: %s", sp->who, sp->refusal);
 }
 
 /* Divisors of n (1 <= n <= 2^40), ascending; SIZE_MAX when there are more than `cap`. */
@@ -788,6 +810,8 @@ llmmem_status llmmem_plan_run(llmmem_plan *plan, const llmmem_model *model, cons
     plan->base = *base;
     llmmem_strategy s = *base;
     st = walk(plan, sp, &s, r, 0);
+    if (st == LLMMEM_OK)
+        st = no_candidate(sp);
     if (st == LLMMEM_OK && plan->count > 1) /* qsort may not be given NULL, even for no items */
         qsort(plan->items, plan->count, sizeof *plan->items, compare);
     if (st == LLMMEM_OK)
@@ -1077,7 +1101,7 @@ static llmmem_status fewest_devices(uint64_t *out, search *q, const llmmem_strat
         }
     }
     *out = best <= most ? best : 0;
-    return LLMMEM_OK;
+    return *out ? LLMMEM_OK : no_candidate(sp);
 }
 
 /* The fewest devices, searched within `work_limit` (the inputs checked); the plan, when given, then
