@@ -87,6 +87,12 @@ static llmmem_status check_parallel(const llmmem__geometry *a, uint64_t tp, uint
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "num_attention_heads (%llu) is not divisible by tensor_parallel (%llu)",
                             (unsigned long long)a->heads, (unsigned long long)tp);
+    /* a layer type of its own query heads splits them the same way (vllm step3p5.py and laguna.py assert
+     * total_num_heads % tp_size per layer) */
+    if (a->global_heads % tp)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
+                            "num_global_attention_heads (%llu) is not divisible by tensor_parallel (%llu)",
+                            (unsigned long long)a->global_heads, (unsigned long long)tp);
     if (!a->kv_lora_rank && ((a->kv_heads >= tp && a->kv_heads % tp) || (a->kv_heads < tp && tp % a->kv_heads)))
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
                             "num_key_value_heads (%llu) and tensor_parallel (%llu): one must divide the other",
@@ -118,23 +124,28 @@ typedef struct vllm_profile_row {
     uint8_t gdn;           /* GDN_INTERLEAVED: qwen3_next.py's qkvz layout; GDN_SPLIT: Qwen3.5's split projections */
     uint8_t short_conv;    /* lfm2.py's short-convolution layers (short_conv_peak) */
     uint8_t typed;         /* gemma4.py's layers of two widths and per-layer inputs (gemma4_peak) */
-    const char *unmodelled_gate; /* with head_wise_attn_gate: what of the gate the profile run runs, not modelled */
+    uint8_t gate_tensors;  /* head_wise_attn_gate: gate tensors of a query head each alive at the gated product */
+    uint8_t split_mlp;     /* gate_proj and up_proj apart: silu(gate) and its product with up beside both */
+    uint8_t router_fp32;   /* the router's logits cast to float32, alive through the experts */
 } vllm_profile_row;
 
 static const vllm_profile_row vllm_profile_rows[] = {
-    {LLMMEM_MODEL_QWEN3_NEXT, GDN_INTERLEAVED, 0, 0, NULL},
-    {LLMMEM_MODEL_QWEN3_5, GDN_SPLIT, 0, 0, NULL},
-    {LLMMEM_MODEL_QWEN3_5_MOE, GDN_SPLIT, 0, 0, NULL},
-    {LLMMEM_MODEL_LFM2, GDN_NONE, 1, 0, NULL},
-    {LLMMEM_MODEL_GEMMA4, GDN_NONE, 0, 1, NULL},
-    /* vllm laguna.py LagunaAttention.forward: the softplus gate is taken in float32 (gate.float()) before the gated
-     * product, tensors the profile run's rule for step3p5's sigmoid gate leaves out */
-    {LLMMEM_MODEL_LAGUNA, GDN_NONE, 0, 0, "the profile run of its softplus attention gate, computed in float32"},
+    {LLMMEM_MODEL_QWEN3_NEXT, GDN_INTERLEAVED, 0, 0, 0, 0, 0},
+    {LLMMEM_MODEL_QWEN3_5, GDN_SPLIT, 0, 0, 0, 0, 0},
+    {LLMMEM_MODEL_QWEN3_5_MOE, GDN_SPLIT, 0, 0, 0, 0, 0},
+    {LLMMEM_MODEL_LFM2, GDN_NONE, 1, 0, 0, 0, 0},
+    {LLMMEM_MODEL_GEMMA4, GDN_NONE, 0, 1, 0, 0, 0},
+    /* vllm step3p5.py Step3p5Attention.forward: g_proj's one gate a head and its sigmoid beside the product */
+    {LLMMEM_MODEL_STEP3P5, GDN_NONE, 0, 0, 2, 0, 0},
+    /* vllm laguna.py: LagunaAttention.forward replaces g_proj's gate by softplus(gate.float()).type_as(...) (its two
+     * float32 temporaries, 8 bytes a head, are gone before the product: below the product's head_dim elements a
+     * head), LagunaMLP keeps gate_proj and up_proj apart, LagunaMoE.forward casts the router logits to float32 */
+    {LLMMEM_MODEL_LAGUNA, GDN_NONE, 0, 0, 1, 1, 1},
 };
 
 static const vllm_profile_row *profile_row(const llmmem_model *m)
 {
-    static const vllm_profile_row none = {0, GDN_NONE, 0, 0, NULL};
+    static const vllm_profile_row none = {0, GDN_NONE, 0, 0, 0, 0, 0};
     const int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE);
     for (size_t i = 0; i < sizeof vllm_profile_rows / sizeof vllm_profile_rows[0]; i++)
         if (vllm_profile_rows[i].model_type == type)
@@ -172,10 +183,15 @@ static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const l
  * residual and normed input (2h) plus the larger of the attention block (fused qkv, attention
  * output) and the MLP block (gate_up and the activation's output; vllm fused_moe's intermediate
  * caches of top_k copies of each token). */
-static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a, uint64_t tp, int moe)
+static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a, uint64_t tp, int moe,
+                                uint64_t e)
 {
+    const vllm_profile_row *row = profile_row(m);
     uint64_t q = a->heads / tp, attn, mlp;
     int gated = mv(m, LLMMEM_KEY_MLP_GATED) != 0;
+    /* a gated MLP: the merged gate_up output (2 I) and the activation's (I); gate_proj and up_proj apart, silu(gate)
+     * and the product beside both (4 I) */
+    const uint64_t mlp_width = gated ? (row->split_mlp ? 4 : 3) : 2;
     if (a->kv_lora_rank) { /* MLA prefill: q, the latent, decompressed k_nope|v, k assembled with rope, output */
         uint64_t nope = a->qk_nope_head_dim, rope = a->qk_rope_head_dim, v_dim = a->v_head_dim;
         attn = q * (nope + rope) + (a->kv_lora_rank + rope) + q * (nope + v_dim) + q * (nope + rope) + q * v_dim;
@@ -185,13 +201,13 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
          * gated product attn_output * sigmoid(gate) is a new tensor beside the attention output */
         if (mv(m, LLMMEM_KEY_ATTN_OUTPUT_GATE))
             attn += 2 * q * a->head_dim;
-        /* vllm step3p5.py Step3p5Attention.forward: g_proj's one gate a head and its sigmoid, then the gated
-         * product beside the attention output */
+        /* a head-wise gate (the family's row: step3p5's g_proj output and its sigmoid, laguna's softplus), then the
+         * gated product beside the attention output */
         if (mv(m, LLMMEM_KEY_HEAD_WISE_ATTN_GATE))
-            attn += 2 * q + q * a->head_dim;
+            attn += row->gate_tensors * q + q * a->head_dim;
     }
     if (!moe) {
-        mlp = llmmem__ceil_div(a->ffn, tp) * (gated ? 3 : 2);
+        mlp = llmmem__ceil_div(a->ffn, tp) * mlp_width;
     } else {
         uint64_t k = a->experts_per_tok, fe = a->ffn_expert, fs = a->ffn_shared;
         uint64_t routed, width = a->moe_latent ? a->moe_latent : a->hidden;
@@ -200,7 +216,10 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
         if (!llmmem__mul(&routed, k, llmmem__ceil_div(fe, tp) * (gated ? 3 : 2) + width))
             return overflow("MoE activation elements");
         routed += fs ? a->hidden : 0;
-        uint64_t shared = llmmem__ceil_div(fs, tp) * (gated ? 3 : 2);
+        /* float32 router logits, every expert's on every rank (a replicated gate), in elements of e bytes (2 or 4) */
+        if (row->router_fp32)
+            routed += a->experts * 4 / e;
+        uint64_t shared = llmmem__ceil_div(fs, tp) * mlp_width;
         mlp = routed > shared ? routed : shared;
     }
     *out = 2 * a->hidden + (attn > mlp ? attn : mlp);
@@ -376,12 +395,12 @@ static llmmem_status activation_peak(uint64_t *out, const llmmem_model *m, llmme
         if (!llmmem__mul(&typed_bytes, x, tokens))
             return overflow("Gemma 4 activation bytes of the profile run");
     } else if (llmmem__layers_in(&a->plan, a->dense, first, end)) {
-        if ((st = layer_peak(&x, m, a, tp, 0)) != LLMMEM_OK)
+        if ((st = layer_peak(&x, m, a, tp, 0, e)) != LLMMEM_OK)
             return st;
         per = x;
     }
     if (!typed && llmmem__layers_in(&a->plan, a->moe, first, end)) {
-        if ((st = layer_peak(&x, m, a, tp, 1)) != LLMMEM_OK)
+        if ((st = layer_peak(&x, m, a, tp, 1, e)) != LLMMEM_OK)
             return st;
         per = x > per ? x : per;
     }
@@ -789,11 +808,6 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
         st = llmmem__kv_refuse_cross(out->a, cache);
     if (!st)
         st = llmmem__kv_refuse_typed(out->a, cache, modelled);
-    const vllm_profile_row *row = profile_row(m);
-    if (!st && row->unmodelled_gate && mv(m, LLMMEM_KEY_HEAD_WISE_ATTN_GATE))
-        st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of %s: %s, is not modelled: the weights and the contiguous cache "
-                          "are", cache, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, row->model_type),
-                          row->unmodelled_gate);
     /* Megatron-Bridge kimi_k3_layers.py KimiK3TransformerLayer: every token carries its AttnRes bank (a hidden-wide
      * row per block of attn_res_block_size layers) beside the residual, tensors of the profile run no rule here has */
     if (!st && mv(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE))

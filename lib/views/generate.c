@@ -42,7 +42,7 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "the generate loop of a model with full and sliding layers of different query heads or a "
                             "head-wise attention gate (%s) is not modelled: the weights, the contiguous cache and "
-                            "step3p5's vLLM serving are",
+                            "vLLM serving are",
                             llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(j->m, LLMMEM_KEY_MODEL_TYPE)));
     const llmmem__layout *L = &j->layout;
     if (L->t > 1 || L->p > 1 || L->c > 1 || L->e > 1)

@@ -73,7 +73,7 @@ llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *vie
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "%s of a model whose full and sliding layers have different query heads (%llu and %llu: "
                             "step3p5's, laguna's) is not modelled: the contiguous cache (llmmem_kv_cache_bytes), the "
-                            "weights and step3p5's vLLM serving are", view, (unsigned long long)a->global_heads,
+                            "weights and vLLM serving are", view, (unsigned long long)a->global_heads,
                             (unsigned long long)a->heads);
     if (a->conv_layers && !(modelled & LLMMEM__KV_BLOCKS))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu short-convolution layers (lfm2) is not "
