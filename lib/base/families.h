@@ -40,7 +40,8 @@ enum llmmem__config_reader {
     LLMMEM_READ_HUNYUAN,        /* llama-like; num_experts, moe_topk (int or per-layer list), use_mixed_mlp_moe (HunYuan*V1Config) */
     LLMMEM_READ_PHI4FLASH,      /* llama-like, mb_per_layer, mamba_* and sliding_window of the SambaY layers (Phi4FlashConfig) */
     LLMMEM_READ_STEP3P5,        /* num_attention_groups, attention_other_setting, layer_types, moe_layers_enum (Step3p5Config) */
-    LLMMEM_READ_LAGUNA          /* num_attention_heads_per_layer, gating, layer_types, mlp_layer_types (LagunaConfig) */
+    LLMMEM_READ_LAGUNA,         /* num_attention_heads_per_layer, gating, layer_types, mlp_layer_types (LagunaConfig) */
+    LLMMEM_READ_MINIMAX_M3      /* dense_intermediate_size, moe_layer_freq and sparse_attention_config lists (MiniMax-M3's text_config) */
 };
 
 /* Where a family's sliding window applies. */
@@ -97,7 +98,7 @@ typedef struct llmmem__family {
 
 /* The names of model_type values 0 .. LLMMEM__MODEL_TYPE_LAST, NULL-terminated: the choices of the
  * model_type key (keys.c). */
-#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_LAGUNA
+#define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_MINIMAX_M3_VL
 extern const char *const llmmem__model_type_names[];
 
 /* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */

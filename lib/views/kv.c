@@ -41,6 +41,14 @@ llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmm
                             "the cache of a model with %llu compressed sparse or heavily compressed attention layers "
                             "(deepseek_v4: their compressed entries, indexer keys and compressor state beside the "
                             "window) is not modelled", (unsigned long long)m->geo.compressed_layers);
+    /* minimax_m3_vl's indexer keys (index_k_proj) beside K and V: no cache layout of them is published (no vLLM
+     * model file; Megatron-Bridge runs full attention without them) */
+    if (m->geo.index_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the cache of a model with a lightning indexer on %llu standard-attention layers "
+                            "(minimax_m3_vl's index_k_proj keys beside K and V) is not modelled: vLLM serving, the "
+                            "contiguous cache and the generate loop are not; the weights are",
+                            (unsigned long long)m->geo.index_layers);
     if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
                             "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
