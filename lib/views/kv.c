@@ -41,14 +41,6 @@ llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmm
                             "the cache of a model with %llu compressed sparse or heavily compressed attention layers "
                             "(deepseek_v4: their compressed entries, indexer keys and compressor state beside the "
                             "window) is not modelled", (unsigned long long)m->geo.compressed_layers);
-    /* minimax_m3_vl's indexer keys (index_k_proj) beside K and V: no cache layout of them is published (no vLLM
-     * model file; Megatron-Bridge runs full attention without them) */
-    if (m->geo.index_layers)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
-                            "the cache of a model with a lightning indexer on %llu standard-attention layers "
-                            "(minimax_m3_vl's index_k_proj keys beside K and V) is not modelled: vLLM serving, the "
-                            "contiguous cache and the generate loop are not; the weights are",
-                            (unsigned long long)m->geo.index_layers);
     if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
                             "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "
@@ -83,6 +75,15 @@ llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *vie
                             "step3p5's, laguna's) is not modelled: the contiguous cache (llmmem_kv_cache_bytes), the "
                             "weights and step3p5's vLLM serving are", view, (unsigned long long)a->global_heads,
                             (unsigned long long)a->heads);
+    /* the engines and the generate loop run the indexer's selection (no vLLM model file; its keys' cache is not
+     * published); Megatron-Bridge runs full attention on every layer with the indexer frozen (docs/models/minimax/
+     * minimax-m3.md "Full attention only"): the contiguous cache, K and V, is that */
+    if (a->index_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model with a lightning indexer on %llu standard-attention layers (minimax_m3_vl's "
+                            "index_q_proj and index_k_proj) is not modelled: the weights and the contiguous cache "
+                            "(llmmem_kv_cache_bytes: K and V, full attention as Megatron-Bridge runs it) are",
+                            view, (unsigned long long)a->index_layers);
     if (a->conv_layers && !(modelled & LLMMEM__KV_BLOCKS))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu short-convolution layers (lfm2) is not "
                             "modelled: vLLM serving and the contiguous cache are", view, (unsigned long long)a->conv_layers);
