@@ -180,7 +180,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS = 1067, /**< multi-token-prediction modules the checkpoint stores beyond the model (DeepSeek-V3: 1) */
     LLMMEM_KEY_MTP_EMBEDDING = 1068,           /**< bool: each MTP module stores its own embedding copy */
     LLMMEM_KEY_MTP_LM_HEAD = 1069,             /**< bool: each MTP module stores its own LM head copy */
-    LLMMEM_KEY_INDEX_N_HEADS = 1070,           /**< DeepSeek sparse attention: the indexer's query heads in every MLA layer; in a standard-attention model MiniMax-M3's lightning indexer's (0: no indexer) */
+    LLMMEM_KEY_INDEX_N_HEADS = 1070,           /**< DeepSeek sparse attention: the indexer's query heads in every MLA layer; in minimax_m3_vl its lightning indexer's (0: no indexer) */
     LLMMEM_KEY_INDEX_HEAD_DIM = 1071,          /**< DeepSeek sparse attention: width of the indexer's heads and cached key */
     LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE = 1080,  /**< width a Qwen vision merger projects to (out_hidden_size; 0: hidden_size) */
     LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE = 1081, /**< side of the square of patches a merger joins into one token */
@@ -258,7 +258,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS = 1231, /**< query heads of the full-attention layers when they differ from the sliding ones' num_attention_heads (Step-3.5-Flash: 64 beside 96); 0: num_attention_heads */
     LLMMEM_KEY_HEAD_WISE_ATTN_GATE = 1232,     /**< bool: g_proj gives one sigmoid gate per query head on the attention output (Step-3.5-Flash) */
     LLMMEM_KEY_VISION_NUM_KEY_VALUE_HEADS = 1233, /**< vision tower key/value heads where fewer than its query heads (EXAONE 4.5's grouped-query ViT); 0: as many */
-    LLMMEM_KEY_INDEX_FIRST_LAYER = 1234,       /**< first layer with a lightning indexer in a standard-attention model (MiniMax-M3's sparse_attention_freq: 3); 0: every layer */
+    LLMMEM_KEY_INDEX_FIRST_LAYER = 1234,       /**< minimax_m3_vl: first layer with a lightning indexer (MiniMax-M3's sparse_attention_freq: 3); 0: every layer */
     LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
 
     /* hardware (2000+) */

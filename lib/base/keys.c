@@ -219,9 +219,9 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_MTP_LM_HEAD, M, "mtp_lm_head", 0,
              "each multi-token-prediction module stores its own copy of the LM head"),
     INT_KEY(LLMMEM_KEY_INDEX_N_HEADS, M, "index_n_heads", 0, 1LL << 16, 0,
-            "DeepSeek sparse attention: query heads of the indexer in every MLA layer; in a standard-attention "
-            "model, of MiniMax-M3's lightning indexer (index_q_proj, index_k_proj and their norms) on the layers "
-            "from index_first_layer (0: no indexer)"),
+            "DeepSeek sparse attention: query heads of the indexer in every MLA layer; in minimax_m3_vl, of its "
+            "lightning indexer (index_q_proj, index_k_proj and their norms) on the layers from index_first_layer "
+            "(0: no indexer)"),
     INT_KEY(LLMMEM_KEY_INDEX_HEAD_DIM, M, "index_head_dim", 0, 1LL << 16, 0,
             "DeepSeek sparse attention: width of the indexer's heads and of the key it caches per token"),
     CHOICE_KEY(LLMMEM_KEY_QK_NORM_TYPE, M, "qk_norm_type", qk_norm_type_names, 0, LLMMEM_QK_NORM_PER_LAYER,
@@ -421,8 +421,8 @@ static const llmmem__key_info key_table[] = {
             "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
             "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),
     INT_KEY(LLMMEM_KEY_INDEX_FIRST_LAYER, M, "index_first_layer", 0, COUNT_MAX_KEY, 0,
-            "the first layer of a standard-attention model with a lightning indexer (index_n_heads): MiniMax-M3's "
-            "sparse_attention_freq, 0 for its first 3 layers and 1 after; 0: every layer has one"),
+            "minimax_m3_vl: the first layer with a lightning indexer (index_n_heads), as sparse_attention_freq "
+            "gives it (0 for MiniMax-M3's first 3 layers, 1 after); 0: every layer has one"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

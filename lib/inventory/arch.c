@@ -372,7 +372,7 @@ static void add_indexer(builder *b, uint64_t h, uint64_t layers)
     b->geo->index_cache = d + d / 128 * 4;
 }
 
-/* MiniMax-M3's lightning indexer in a standard-attention layer, on the layers from index_first_layer on
+/* minimax_m3_vl's lightning indexer in its standard-attention layers, on the layers from index_first_layer on
  * (Megatron-Bridge models/minimax_m3/modeling_minimax_m3_vl.py MiniMaxM3LightningIndexerState, replicated: the
  * checkpoint's self_attn.index_q_proj [heads x dim, hidden], index_k_proj [dim, hidden], index_q_norm and
  * index_k_norm [dim]). Its layers must be whole layer kinds: those whose every layer lies from the first on. */
@@ -381,7 +381,8 @@ static void add_lightning_indexer(builder *b, uint64_t h, uint64_t layers)
     uint64_t n = value(b, LLMMEM_KEY_INDEX_N_HEADS), d = value(b, LLMMEM_KEY_INDEX_HEAD_DIM);
     uint64_t first = value(b, LLMMEM_KEY_INDEX_FIRST_LAYER);
     llmmem__geometry *g = b->geo;
-    if (n == 0 || require(b, LLMMEM_KEY_INDEX_HEAD_DIM))
+    /* another family's index_n_heads names DeepSeek's indexer, which reads an MLA latent (add_indexer) */
+    if (n == 0 || value(b, LLMMEM_KEY_MODEL_TYPE) != LLMMEM_MODEL_MINIMAX_M3_VL || require(b, LLMMEM_KEY_INDEX_HEAD_DIM))
         return;
     llmmem__kind_set set = 0;
     for (unsigned k = 0; k < g->plan.n; k++)
