@@ -1,5 +1,6 @@
 /* The vision-language families: qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3 and ministral3, and issue
- * 33's Ministral-3 multimodal config, Gemma 4 (vision and audio towers), Kimi-K2.5, EXAONE 4.5 and MiniMax-M3. Each is read from its
+ * 33's Ministral-3 multimodal config, Gemma 4 (vision and audio towers), Kimi-K2.5, EXAONE 4.5 and MiniMax-M3.
+ * Each is read from its
  * published config.json (tests/data/configs), or for issue 33's from one rebuilt from the published
  * fields (each test says which, the ids those of /work/research/r33/SOURCES.md), and counted to the
  * parameter, vision tower included, against its publisher's figure; its preset gives the same count.
@@ -1004,7 +1005,8 @@ START_TEST(minimax_m3_refusals)
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_ok(llmmem_report_new(&rep));
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's paged cache of a model with a lightning indexer on 57"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's paged cache of a model with a lightning indexer on "
+                                                        "57"));
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "minimax_m3_vl"));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 16));
     ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
@@ -1044,8 +1046,9 @@ START_TEST(minimax_m3_refusals)
          "unbiased projectors"},
         {"\n    \"image_token_compression_method\": \"patch_merge\"", "\"image_token_compression_method\": \"pool\"",
          LLMMEM_ERR_UNSUPPORTED, "img_token_compression_config.image_token_compression_method: 'pool'"},
-        {"\"architectures\": [\n      \"MiniMaxM3SparseForCausalLM\"", "\"model_type\": \"minimax_m3\", \"architectures\": "
-         "[\n      \"MiniMaxM3SparseForCausalLM\"", LLMMEM_ERR_UNSUPPORTED, "without a model_type"},
+        {"\"architectures\": [\n      \"MiniMaxM3SparseForCausalLM\"",
+         "\"model_type\": \"minimax_m3\", \"architectures\": [\n      \"MiniMaxM3SparseForCausalLM\"",
+         LLMMEM_ERR_UNSUPPORTED, "without a model_type"},
         {"\"model_type\": \"clip_vision_model\"", "\"model_type\": \"siglip_vision_model\"", LLMMEM_ERR_UNSUPPORTED,
          "minimax_m3_vl takes clip_vision_model"},
         {"\"intermediate_size\": 5120,", "", LLMMEM_ERR_INCOMPLETE, "vision_config.intermediate_size: is missing"},

@@ -41,7 +41,7 @@ enum llmmem__config_reader {
     LLMMEM_READ_PHI4FLASH,      /* llama-like, mb_per_layer, mamba_* and sliding_window of the SambaY layers (Phi4FlashConfig) */
     LLMMEM_READ_STEP3P5,        /* num_attention_groups, attention_other_setting, layer_types, moe_layers_enum (Step3p5Config) */
     LLMMEM_READ_LAGUNA,         /* num_attention_heads_per_layer, gating, layer_types, mlp_layer_types (LagunaConfig) */
-    LLMMEM_READ_MINIMAX_M3      /* dense_intermediate_size, moe_layer_freq and sparse_attention_config lists (MiniMax-M3's text_config) */
+    LLMMEM_READ_MINIMAX_M3      /* dense_intermediate_size, moe_layer_freq, sparse_attention_config (MiniMax-M3) */
 };
 
 /* Where a family's sliding window applies. */

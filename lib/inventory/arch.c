@@ -382,11 +382,13 @@ static void add_lightning_indexer(builder *b, uint64_t h, uint64_t layers)
     uint64_t first = value(b, LLMMEM_KEY_INDEX_FIRST_LAYER);
     llmmem__geometry *g = b->geo;
     /* another family's index_n_heads names DeepSeek's indexer, which reads an MLA latent (add_indexer) */
-    if (n == 0 || value(b, LLMMEM_KEY_MODEL_TYPE) != LLMMEM_MODEL_MINIMAX_M3_VL || require(b, LLMMEM_KEY_INDEX_HEAD_DIM))
+    if (n == 0 || value(b, LLMMEM_KEY_MODEL_TYPE) != LLMMEM_MODEL_MINIMAX_M3_VL ||
+        require(b, LLMMEM_KEY_INDEX_HEAD_DIM))
         return;
     llmmem__kind_set set = 0;
     for (unsigned k = 0; k < g->plan.n; k++)
-        if (((unsigned)g->attention >> k) & 1u && llmmem__layers_in(&g->plan, (llmmem__kind_set)(1u << k), 0, first) == 0)
+        if ((((unsigned)g->attention >> k) & 1u) &&
+            llmmem__layers_in(&g->plan, (llmmem__kind_set)(1u << k), 0, first) == 0)
             set |= (llmmem__kind_set)(1u << k);
     const uint64_t on = llmmem__layers_in(&g->plan, set, 0, layers);
     if (first >= layers || on != layers - first) {
@@ -1402,7 +1404,8 @@ static void add_moonvit(builder *b, uint64_t text_hidden)
  * temporal_patch_size x patch^2 -> hidden) stored in float32 ("_keep_in_float32_parameter_names"), pre_layrnorm,
  * per layer layer_norm1 and layer_norm2 (LayerNorms with bias), biased q, k, v, out_proj, fc1 and fc2; no position
  * table (3D RoPE) and no post-layernorm. multi_modal_projector: linear_1 (hidden -> text width), linear_2 (text
- * width square); patch_merge_mlp: linear_1 (merge^2 x text width -> text width), linear_2; all biased. */
+ * width square); patch_merge_mlp: linear_1 (merge^2 x text width -> text width), linear_2; all biased. Every one
+ * replicated over tensor-parallel ranks (MiniMaxM3VLModelProvider: "The vision stack is intentionally replicated"). */
 static void add_minimax_m3_vision(builder *b, uint64_t text_hidden)
 {
     if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
@@ -1423,16 +1426,18 @@ static void add_minimax_m3_vision(builder *b, uint64_t text_hidden)
     if (b->inv->n > at)
         b->inv->t[at].fp32 = 1;
     add_vector(b, "vision.layer_norms", V, vh, 2 * (2 * layers + 1)); /* weight and bias: two a layer, pre_layrnorm */
-    add(b, "vision.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, vh, vh, 4 * layers, 4 * layers);
+    add(b, "vision.attention", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vh, 4 * layers, 4 * layers);
     add_vector(b, "vision.attention.bias", V, vh, 4 * layers);
-    add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, layers, layers);
-    add(b, "vision.mlp.fc2", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
+    add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vi, vh, layers, layers);
+    add(b, "vision.mlp.fc2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vi, layers, layers);
     add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
     if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != 11)
         return;
     add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
-    add(b, "patch_merge_mlp.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, merge * merge * text_hidden, 1, 1);
-    add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, text_hidden, 2, 2); /* and the merger's */
+    add(b, "patch_merge_mlp.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, merge * merge * text_hidden, 1,
+        1);
+    /* multi_modal_projector's linear_2 and patch_merge_mlp's */
+    add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, text_hidden, 2, 2);
     add_vector(b, "projector.bias", V, text_hidden, 4);
 }
 

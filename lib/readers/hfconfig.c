@@ -2732,8 +2732,8 @@ static llmmem_status read_minimax_m3_layers(const hf *c, const llmmem__json *obj
     /* the Bridge's export form of the same schedule; read here it could only disagree */
     const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
     if (types && !llmmem__json_is_null(types))
-        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "layer_types", "is not read for minimax_m3_vl (sparse_attention_config's "
-                       "sparse_attention_freq gives the indexer's layers)");
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "layer_types", "is not read for minimax_m3_vl "
+                       "(sparse_attention_config's sparse_attention_freq gives the indexer's layers)");
     const llmmem__json *sparse = llmmem__json_object_get(obj, "sparse_attention_config");
     if (!sparse || llmmem__json_is_null(sparse))
         return set(c, "sparse_attention_config", LLMMEM_KEY_INDEX_N_HEADS, 0);
@@ -3635,7 +3635,8 @@ static llmmem_status read_minimax_m3_projectors(const hf *c, const llmmem__json 
     if (!k || llmmem__json_is_null(k))
         k = NULL;
     if (k)
-        st = string_must_be(&sub, k, "image_token_compression_method", "patch_merge", "minimax_m3_vl takes patch_merge");
+        st = string_must_be(&sub, k, "image_token_compression_method", "patch_merge",
+                            "minimax_m3_vl takes patch_merge");
     if (!st)
         st = k ? optional(&sub, k, "spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2, 2)
                : set(c, "img_token_compression_config", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2);
