@@ -971,10 +971,10 @@ START_TEST(minimax_m3)
 }
 END_TEST
 
-/* The published config with the first `from` replaced by `to`: refused with `status`, its message naming `why`. */
-static void minimax_m3_refused(const char *from, const char *to, llmmem_status status, const char *why)
+/* The published config with the first `from` replaced by `to`, read into *out. */
+static llmmem_status minimax_m3_variant(llmmem_model **out, const char *from, const char *to)
 {
-    char path[1024], text[16384], json[16384];
+    char path[1024], text[16384], json[20480];
     snprintf(path, sizeof path, "%s/configs/minimax-m3.json", LLMMEM_TEST_DATA);
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
@@ -983,12 +983,38 @@ static void minimax_m3_refused(const char *from, const char *to, llmmem_status s
     text[n] = '\0';
     const char *at = strstr(text, from);
     ck_assert_msg(at != NULL, "%s", from);
-    snprintf(json, sizeof json, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    ck_assert_int_lt(snprintf(json, sizeof json, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)),
+                     (int)sizeof json);
+    return llmmem_model_from_hf_config_text(out, json, strlen(json));
+}
+
+/* That variant refused with `status`, its message naming `why`. */
+static void minimax_m3_refused(const char *from, const char *to, llmmem_status status, const char *why)
+{
     llmmem_model *b = NULL;
-    ck_assert_msg(llmmem_model_from_hf_config_text(&b, json, strlen(json)) == status, "%s: %s", to,
-                  llmmem_last_message());
+    ck_assert_msg(minimax_m3_variant(&b, from, to) == status, "%s: %s", to, llmmem_last_message());
     ck_assert_msg(strstr(llmmem_last_message(), why) != NULL, "%s", llmmem_last_message());
 }
+
+/* The forms Megatron-Bridge's provider_bridge also reads: n_shared_experts x shared_intermediate_size, one shared
+ * MLP (2: + 57 x 3 x 3072 x 6144 = 3,227,516,928 -> 430,267,657,088); mlp_layer_types (dense, sparse) in place of
+ * moe_layer_freq, the same count. */
+START_TEST(minimax_m3_bridge_forms)
+{
+    llmmem_model *m = NULL;
+    ck_assert_ok(minimax_m3_variant(&m, "\"n_shared_experts\": 1", "\"n_shared_experts\": 2"));
+    ck_assert_uint_eq(total(m), 430267657088ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE), 6144);
+    llmmem_model_free(m);
+    char types[1024] = "\"mlp_layer_types\": [";
+    for (int i = 0; i < 60; i++)
+        strcat(types, i < 3 ? "\"dense\", " : i < 59 ? "\"sparse\", " : "\"sparse\"], \"unread\": [");
+    ck_assert_ok(minimax_m3_variant(&m, "\"moe_layer_freq\": [", types));
+    ck_assert_uint_eq(total(m), 427040140160ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 3);
+    llmmem_model_free(m);
+}
+END_TEST
 
 /* What minimax_m3_vl does not model is refused by name: vLLM serving and the generate loop (they run the lightning
  * indexer's selection; no vLLM model file), training (its saved tensors), and configs of other shapes than the
@@ -1030,7 +1056,11 @@ START_TEST(minimax_m3_refusals)
          "text_config.qk_norm_type: 'per_layer' is not supported"},
         {"\"attention_output_gate\": false", "\"attention_output_gate\": true", LLMMEM_ERR_UNSUPPORTED,
          "attention output gate"},
-        {"\"n_shared_experts\": 1", "\"n_shared_experts\": 2", LLMMEM_ERR_UNSUPPORTED, "one shared expert"},
+        {"\"shared_intermediate_size\": 3072,", "", LLMMEM_ERR_INCOMPLETE,
+         "shared_intermediate_size: is missing, but n_shared_experts is 1"},
+        {"\"moe_layer_freq\": [", "\"unread\": [", LLMMEM_ERR_PARSE, "text_config.mlp_layer_types: expected a list"},
+        {"\"sparse_attention_config\": {", "\"layer_types\": [], \"sparse_attention_config\": {",
+         LLMMEM_ERR_UNSUPPORTED, "layer_types: is not read"},
         {"\"moe_layer_freq\": [\n      0,", "\"moe_layer_freq\": [\n      1,", LLMMEM_ERR_UNSUPPORTED,
          "moe_layer_freq: entry 1 is 0 after a 1"},
         {"\"sparse_attention_freq\": [\n        0,\n        0,\n        0,\n        1,\n        1,",
@@ -1142,6 +1172,7 @@ int main(void)
     tcase_add_test(tc, gemma4_profile_peak);
     tcase_add_test(tc, minimax_m3);
     tcase_add_test(tc, minimax_m3_refusals);
+    tcase_add_test(tc, minimax_m3_bridge_forms);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

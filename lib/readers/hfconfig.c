@@ -2660,20 +2660,28 @@ static llmmem_status read_laguna(const hf *c, const llmmem__json *obj)
 
 /* ---- MiniMax-M3 ------------------------------------------------------------------------------- */
 
-/* n_shared_experts (0 or 1) of shared_intermediate_size (MiniMax-M3's block_sparse_moe.shared_experts: the
- * Megatron-Bridge minimax_m3_bridge.py moe_shared_expert_intermediate_size, one expert). */
+/* block_sparse_moe.shared_experts, one MLP of n_shared_experts x shared_intermediate_size (Megatron-Bridge
+ * minimax_m3_bridge.py provider_bridge: moe_shared_expert_intermediate_size; n_shared_experts absent: 1 where
+ * shared_intermediate_size is set). */
 static llmmem_status read_minimax_m3_shared(const hf *c, const llmmem__json *obj)
 {
-    int64_t n = 0;
-    enum presence p;
-    llmmem_status st = get_int(c, obj, "n_shared_experts", &n, &p);
-    if (st || p != PRESENT || n == 0)
-        return st ? st : set(c, "n_shared_experts", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, 0);
-    if (n != 1)
-        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "n_shared_experts",
-                       "%lld: one shared expert of shared_intermediate_size, or none, is modelled", (long long)n);
-    return required(c, obj, NAMES("shared_intermediate_size"), LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, CLASS_NONE,
-                    NULL);
+    int64_t n = 1, width = 0;
+    enum presence pn, pw;
+    llmmem_status st = get_int(c, obj, "n_shared_experts", &n, &pn);
+    if (!st)
+        st = get_int(c, obj, "shared_intermediate_size", &width, &pw);
+    if (st)
+        return st;
+    if (pw != PRESENT)
+        width = 0;
+    if (pn != PRESENT)
+        n = width > 0;
+    if (n < 0 || n > 64)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "n_shared_experts", "%lld is not within 0 .. 64", (long long)n);
+    if (n > 0 && pw != PRESENT)
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "shared_intermediate_size", "is %s, but n_shared_experts is %lld",
+                       pw == IS_NULL ? "null" : "missing", (long long)n);
+    return set(c, "shared_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, n * width);
 }
 
 /* A text field that must hold `want` when present (absent or null: what the modeling builds). */
@@ -2693,7 +2701,8 @@ static llmmem_status read_minimax_m3_qk_norm(const hf *c, const llmmem__json *ob
     return string_must_be(c, obj, "qk_norm_type", "per_head", "minimax_m3_vl's q/k norms over a head are modelled");
 }
 
-/* The leading run of 0s of a list of num_hidden_layers 0/1 entries followed by 1s only: *run its length. */
+/* The leading run of 0s of a list of num_hidden_layers entries 0 or 1 (dense or sparse: transformers' form)
+ * followed by 1s only: *run its length. */
 static llmmem_status leading_zeros(const hf *c, const llmmem__json *list, const char *field, int64_t layers,
                                    int64_t *run)
 {
@@ -2703,9 +2712,12 @@ static llmmem_status leading_zeros(const hf *c, const llmmem__json *list, const 
     *run = 0;
     for (int64_t i = 0; i < layers; i++) {
         const llmmem__json *v = llmmem__json_array_get(list, (size_t)i);
-        int64_t x = llmmem__json_is_integer(v) ? llmmem__json_integer_value(v) : -1;
+        int64_t x = llmmem__json_is_integer(v)                                        ? llmmem__json_integer_value(v)
+                    : is_text(v) && strcmp(llmmem__json_string_value(v), "dense") == 0  ? 0
+                    : is_text(v) && strcmp(llmmem__json_string_value(v), "sparse") == 0 ? 1
+                                                                                        : -1;
         if (x != 0 && x != 1)
-            return hf_fail(c, LLMMEM_ERR_PARSE, field, "entry %lld is not 0 or 1", (long long)i);
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "entry %lld is not 0 or 1 (dense or sparse)", (long long)i);
         if (x == 0 && *run != i)
             return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "entry %lld is 0 after a 1: only a leading run of 0s "
                            "(the first layers) is modelled", (long long)i);
@@ -2714,19 +2726,22 @@ static llmmem_status leading_zeros(const hf *c, const llmmem__json *list, const 
     return LLMMEM_OK;
 }
 
-/* moe_layer_freq (1: block_sparse_moe, else a dense MLP of dense_intermediate_size) and sparse_attention_config:
- * the Bridge's MiniMaxM3LightningIndexerState (index_q_proj, index_k_proj, index_q_norm, index_k_norm) on each
- * layer whose sparse_attention_freq entry is 1, of sparse_num_index_heads heads of sparse_index_dim. */
+/* moe_layer_freq (1: block_sparse_moe, else a dense MLP of dense_intermediate_size), or mlp_layer_types (sparse
+ * or dense); sparse_attention_config: the Bridge's MiniMaxM3LightningIndexerState (index_q_proj, index_k_proj,
+ * index_q_norm, index_k_norm) on each layer whose sparse_attention_freq entry is 1, of sparse_num_index_heads
+ * heads of sparse_index_dim. */
 static llmmem_status read_minimax_m3_layers(const hf *c, const llmmem__json *obj)
 {
     const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
     int64_t dense = 0, first = 0;
-    llmmem_status st = leading_zeros(c, llmmem__json_object_get(obj, "moe_layer_freq"), "moe_layer_freq", layers,
-                                     &dense);
+    /* the Bridge reads moe_layer_freq, else mlp_layer_types (the native transformers config's) */
+    const llmmem__json *freq = llmmem__json_object_get(obj, "moe_layer_freq");
+    const char *freq_field = freq && !llmmem__json_is_null(freq) ? "moe_layer_freq" : "mlp_layer_types";
+    llmmem_status st = leading_zeros(c, llmmem__json_object_get(obj, freq_field), freq_field, layers, &dense);
     if (!st)
-        st = set(c, "moe_layer_freq", LLMMEM_KEY_FIRST_K_DENSE_REPLACE, dense);
+        st = set(c, freq_field, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, dense);
     if (!st)
-        st = set(c, "moe_layer_freq", LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+        st = set(c, freq_field, LLMMEM_KEY_MOE_LAYER_FREQ, 1);
     if (st)
         return st;
     /* the Bridge's export form of the same schedule; read here it could only disagree */
