@@ -1,5 +1,6 @@
 /* The vision-language families: qwen2_5_vl, qwen3_vl, qwen3_vl_moe, mistral3 and ministral3, and issue
- * 33's Ministral-3 multimodal config, Gemma 4 (vision and audio towers), Kimi-K2.5 and EXAONE 4.5. Each is read from its
+ * 33's Ministral-3 multimodal config, Gemma 4 (vision and audio towers), Kimi-K2.5, EXAONE 4.5 and MiniMax-M3.
+ * Each is read from its
  * published config.json (tests/data/configs), or for issue 33's from one rebuilt from the published
  * fields (each test says which, the ids those of /work/research/r33/SOURCES.md), and counted to the
  * parameter, vision tower included, against its publisher's figure; its preset gives the same count.
@@ -1112,6 +1113,174 @@ START_TEST(exaone4_5_refusals)
 }
 END_TEST
 
+/* ---- MiniMax-M3 (minimax_m3_vl) --------------------------------------------------------------------- */
+
+/* MiniMaxAI/MiniMax-M3. tests/data/configs/minimax-m3.json is its config.json as published: the raw file quoted
+ * in a model-info report of the downloaded checkpoint with its tensor table (stored GitHub index, read_file id
+ * 62774369633: 59 safetensors, 23,416 tensors, 427,040,140,160 parameters, the Hub's safetensors.total, r33 SOURCES
+ * id 69615480373). Megatron-Bridge's verification card (examples/model_verification_cards/minimax-m3/card.yaml)
+ * imports the same 23,416 tensors, 854,172,958,720 payload bytes. By hand from the config, with the shapes of
+ * the tensor table and Megatron-Bridge models/minimax_m3/modeling_minimax_m3_vl.py:
+ *   text: embed_tokens and lm_head 2 x 200064 x 6144 = 2,458,386,432, norm 6,144; per layer (60) q_proj 8192 x 6144,
+ *     k_proj, v_proj 2 x 512 x 6144, o_proj 6144 x 8192, q_norm, k_norm 2 x 128, input and post-attention norms
+ *     2 x 6144 = 106,967,296 x 60 = 6,418,037,760; layers 0-2 mlp gate, up, down 3 x 12288 x 6144 = 226,492,416
+ *     x 3 = 679,477,248; layers 3-59 (57) experts 128 x 3 x 3072 x 6144 = 7,247,757,312, gate 128 x 6144 = 786,432,
+ *     e_score_correction_bias 128, shared_experts 3 x 3072 x 6144 = 56,623,104: 7,305,166,976 x 57 =
+ *     416,394,517,632; the lightning indexer on the 57 layers sparse_attention_freq marks 1: index_q_proj
+ *     512 x 6144, index_k_proj 128 x 6144, index_q_norm, index_k_norm 2 x 128 = 3,932,416 x 57 = 224,147,712.
+ *     Text 426,174,572,928.
+ *   vision: patch_embedding Conv3d 1280 x 3 x 2 x 14 x 14 = 1,505,280, pre_layrnorm 2 x 1280; per layer (32) q, k,
+ *     v, out_proj 4 x (1280^2 + 1280) = 6,558,720, fc1 5120 x 1280 + 5120, fc2 1280 x 5120 + 1280 = 13,113,600,
+ *     layer_norm1 and 2 4 x 1280 = 5,120: 19,677,440 x 32 = 629,678,080. Tower 631,185,920.
+ *   projectors: multi_modal_projector 6144 x 1280 + 6144 + 6144^2 + 6144 = 45,625,344; patch_merge_mlp
+ *     6144 x 24576 + 6144 + 6144^2 + 6144 = 188,755,968.
+ *   Total 426,174,572,928 + 631,185,920 + 45,625,344 + 188,755,968 = 427,040,140,160 = safetensors.total.
+ * Bytes (the tensor table: bf16 but the gates, the correction biases and the patch embedding, float32):
+ * 2 x 427,040,140,160 + 2 x (57 x 128 x 6144 + 57 x 128 + 1,505,280) = 854,172,958,720 = the card's payload. The
+ * contiguous cache (K and V of every layer: Megatron-Bridge runs full attention) of one token: 60 x 2 x 4 x 128 x
+ * 2 B = 122,880. */
+START_TEST(minimax_m3)
+{
+    llmmem_model *m = load("minimax-m3.json");
+    ck_assert_uint_eq(total(m), 427040140160ULL);
+    ck_assert_uint_eq(vision(m), 631185920ULL + 45625344ULL + 188755968ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_MINIMAX_M3_VL);
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, get(m, LLMMEM_KEY_MODEL_TYPE)), "minimax_m3_vl");
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, get(m, LLMMEM_KEY_VISION_MODEL_TYPE)),
+                     "minimax_m3_vision");
+    ck_assert_str_eq(llmmem_choice_name(LLMMEM_KEY_MULTIMODAL_PROJECTOR, get(m, LLMMEM_KEY_MULTIMODAL_PROJECTOR)),
+                     "minimax_m3");
+    ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 3);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_INDEX_FIRST_LAYER), 3);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_INDEX_N_HEADS), 4);
+    ck_assert_uint_eq(inference_weights(m), 854172958720ULL);
+    llmmem_strategy *s = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&bytes, m, s, 1, 1));
+    ck_assert_uint_eq(bytes, 122880);
+    llmmem_strategy_free(s);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* The published config with the first `from` replaced by `to`, read into *out. */
+static llmmem_status minimax_m3_variant(llmmem_model **out, const char *from, const char *to)
+{
+    char path[1024], text[16384], json[20480];
+    snprintf(path, sizeof path, "%s/configs/minimax-m3.json", LLMMEM_TEST_DATA);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *at = strstr(text, from);
+    ck_assert_msg(at != NULL, "%s", from);
+    ck_assert_int_lt(snprintf(json, sizeof json, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)),
+                     (int)sizeof json);
+    return llmmem_model_from_hf_config_text(out, json, strlen(json));
+}
+
+/* That variant refused with `status`, its message naming `why`. */
+static void minimax_m3_refused(const char *from, const char *to, llmmem_status status, const char *why)
+{
+    llmmem_model *b = NULL;
+    ck_assert_msg(minimax_m3_variant(&b, from, to) == status, "%s: %s", to, llmmem_last_message());
+    ck_assert_msg(strstr(llmmem_last_message(), why) != NULL, "%s", llmmem_last_message());
+}
+
+/* The forms Megatron-Bridge's provider_bridge also reads: n_shared_experts x shared_intermediate_size, one shared
+ * MLP (2: + 57 x 3 x 3072 x 6144 = 3,227,516,928 -> 430,267,657,088); mlp_layer_types (dense, sparse) in place of
+ * moe_layer_freq, the same count. */
+START_TEST(minimax_m3_bridge_forms)
+{
+    llmmem_model *m = NULL;
+    ck_assert_ok(minimax_m3_variant(&m, "\"n_shared_experts\": 1", "\"n_shared_experts\": 2"));
+    ck_assert_uint_eq(total(m), 430267657088ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE), 6144);
+    llmmem_model_free(m);
+    char types[1024] = "\"mlp_layer_types\": [";
+    for (int i = 0; i < 60; i++)
+        strcat(types, i < 3 ? "\"dense\", " : i < 59 ? "\"sparse\", " : "\"sparse\"], \"unread\": [");
+    ck_assert_ok(minimax_m3_variant(&m, "\"moe_layer_freq\": [", types));
+    ck_assert_uint_eq(total(m), 427040140160ULL);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 3);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* What minimax_m3_vl does not model is refused by name: vLLM serving and the generate loop (they run the lightning
+ * indexer's selection; no vLLM model file), training (its saved tensors), and configs of other shapes than the
+ * published one's. */
+START_TEST(minimax_m3_refusals)
+{
+    llmmem_model *m = load("minimax-m3.json");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    llmmem_report *rep = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_report_new(&rep));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's paged cache of a model with a lightning indexer on "
+                                                        "57"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "minimax_m3_vl"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 16));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "the generate loop's cache"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 0));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MODE, LLMMEM_MODE_TRAINING));
+    ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "training activations of a lightning indexer"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "minimax_m3_vl"));
+    llmmem_report_free(rep);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+    static const struct {
+        const char *from, *to;
+        llmmem_status status;
+        const char *why;
+    } bad[] = {
+        {"\"qk_norm_type\": \"per_head\"", "\"qk_norm_type\": \"per_layer\"", LLMMEM_ERR_UNSUPPORTED,
+         "text_config.qk_norm_type: 'per_layer' is not supported"},
+        {"\"attention_output_gate\": false", "\"attention_output_gate\": true", LLMMEM_ERR_UNSUPPORTED,
+         "attention output gate"},
+        {"\"shared_intermediate_size\": 3072,", "", LLMMEM_ERR_INCOMPLETE,
+         "shared_intermediate_size: is missing, but n_shared_experts is 1"},
+        {"\"moe_layer_freq\": [", "\"unread\": [", LLMMEM_ERR_PARSE, "text_config.mlp_layer_types: expected a list"},
+        {"\"sparse_attention_config\": {", "\"layer_types\": [], \"sparse_attention_config\": {",
+         LLMMEM_ERR_UNSUPPORTED, "layer_types: is not read"},
+        {"\"moe_layer_freq\": [\n      0,", "\"moe_layer_freq\": [\n      1,", LLMMEM_ERR_UNSUPPORTED,
+         "moe_layer_freq: entry 1 is 0 after a 1"},
+        {"\"sparse_attention_freq\": [\n        0,\n        0,\n        0,\n        1,\n        1,",
+         "\"sparse_attention_freq\": [\n        0,\n        0,\n        0,\n        0,\n        1,",
+         LLMMEM_ERR_UNSUPPORTED, "index_first_layer (4)"},
+        {"\"sparse_index_dim\": 128,", "", LLMMEM_ERR_INCOMPLETE,
+         "text_config.sparse_attention_config.sparse_index_dim: is missing"},
+        {"\"position_embedding_type\": \"rope\"", "\"position_embedding_type\": \"learned\"", LLMMEM_ERR_UNSUPPORTED,
+         "learned position table"},
+        {"\"projector_hidden_size\": 6144", "\"projector_hidden_size\": 4096", LLMMEM_ERR_UNSUPPORTED,
+         "projector_hidden_size: 4096 differs"},
+        {"\"multimodal_projector_bias\": true", "\"multimodal_projector_bias\": false", LLMMEM_ERR_UNSUPPORTED,
+         "unbiased projectors"},
+        {"\n    \"image_token_compression_method\": \"patch_merge\"", "\"image_token_compression_method\": \"pool\"",
+         LLMMEM_ERR_UNSUPPORTED, "img_token_compression_config.image_token_compression_method: 'pool'"},
+        {"\"architectures\": [\n      \"MiniMaxM3SparseForCausalLM\"",
+         "\"model_type\": \"minimax_m3\", \"architectures\": [\n      \"MiniMaxM3SparseForCausalLM\"",
+         LLMMEM_ERR_UNSUPPORTED, "without a model_type"},
+        {"\"model_type\": \"clip_vision_model\"", "\"model_type\": \"siglip_vision_model\"", LLMMEM_ERR_UNSUPPORTED,
+         "minimax_m3_vl takes clip_vision_model"},
+        {"\"intermediate_size\": 5120,", "", LLMMEM_ERR_INCOMPLETE, "vision_config.intermediate_size: is missing"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        minimax_m3_refused(bad[i].from, bad[i].to, bad[i].status, bad[i].why);
+}
+END_TEST
+
 /* vLLM's profile run of Gemma 4 on one H100 (v1/worker/gpu_model_runner.py profile_run: one forward over
  * max_num_batched_tokens 8192 tokens, then the sampler over max_num_seqs rows; bf16, 2 bytes an element),
  * max_num_seqs 256, by hand from vllm/model_executor/models/gemma4.py, each intermediate freed once consumed:
@@ -1197,6 +1366,9 @@ int main(void)
     tcase_add_test(tc, exaone4_5_33b);
     tcase_add_test(tc, exaone4_5_refusals);
     tcase_add_test(tc, gemma4_profile_peak);
+    tcase_add_test(tc, minimax_m3);
+    tcase_add_test(tc, minimax_m3_refusals);
+    tcase_add_test(tc, minimax_m3_bridge_forms);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

@@ -261,8 +261,6 @@ START_TEST(test_choices)
             if (!name && (key == LLMMEM_KEY_VISION_MODEL_TYPE || key == LLMMEM_KEY_MULTIMODAL_PROJECTOR) && c >= 3 &&
                 c <= 6) /* values left for other towers: refused until they have a name */
                 continue;
-            if (!name && key == LLMMEM_KEY_MODEL_TYPE && c == 67) /* minimax_m3's, named on its own branch */
-                continue;
             ck_assert_ptr_nonnull(name);
             ck_assert_ok(llmmem_choice_from_name(&v, key, name));
             ck_assert_int_eq(v, c);

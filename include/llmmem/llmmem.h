@@ -180,7 +180,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS = 1067, /**< multi-token-prediction modules the checkpoint stores beyond the model (DeepSeek-V3: 1) */
     LLMMEM_KEY_MTP_EMBEDDING = 1068,           /**< bool: each MTP module stores its own embedding copy */
     LLMMEM_KEY_MTP_LM_HEAD = 1069,             /**< bool: each MTP module stores its own LM head copy */
-    LLMMEM_KEY_INDEX_N_HEADS = 1070,           /**< DeepSeek sparse attention: the indexer's query heads (0: no indexer) */
+    LLMMEM_KEY_INDEX_N_HEADS = 1070,           /**< DeepSeek sparse attention: the indexer's query heads in every MLA layer; in minimax_m3_vl its lightning indexer's (0: no indexer) */
     LLMMEM_KEY_INDEX_HEAD_DIM = 1071,          /**< DeepSeek sparse attention: width of the indexer's heads and cached key */
     LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE = 1080,  /**< width a Qwen vision merger projects to (out_hidden_size; 0: hidden_size) */
     LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE = 1081, /**< side of the square of patches a merger joins into one token */
@@ -258,6 +258,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS = 1231, /**< query heads of the full-attention layers when they differ from the sliding ones' num_attention_heads (Step-3.5-Flash: 64 beside 96); 0: num_attention_heads */
     LLMMEM_KEY_HEAD_WISE_ATTN_GATE = 1232,     /**< bool: g_proj gives one sigmoid gate per query head on the attention output (Step-3.5-Flash) */
     LLMMEM_KEY_VISION_NUM_KEY_VALUE_HEADS = 1233, /**< vision tower key/value heads where fewer than its query heads (EXAONE 4.5's grouped-query ViT); 0: as many */
+    LLMMEM_KEY_INDEX_FIRST_LAYER = 1234,       /**< minimax_m3_vl: first layer with a lightning indexer (MiniMax-M3's sparse_attention_freq: 3); 0: every layer */
     LLMMEM_KEY_MOE_LATENT_SIZE = 1201,         /**< routed experts work at this width between two projections from and to hidden_size (Nemotron 3 latent MoE); 0: none */
     LLMMEM_KEY_ATTN_RES_BLOCK_SIZE = 1236,     /**< layers a block of the attention-residual (AttnRes) bank spans: each layer mixes the bank through its own norm and 1 x hidden projection before attention and before the MLP (Kimi K3: 12); 0: plain residuals */
     LLMMEM_KEY_LINEAR_FULL_RANK_GATE = 1237,   /**< bool: the KDA output gate is one g_proj (hidden -> heads x head_dim) in place of g_a_proj and g_b_proj (Kimi K3 use_full_rank_gate) */
@@ -537,7 +538,8 @@ typedef enum llmmem_model_type {
     LLMMEM_MODEL_KIMI_K25 = 64,    /**< "kimi_k25" (Kimi-K2.5: a Kimi K2 text model, the MoonViT vision tower and its patch-merger projector) */
     LLMMEM_MODEL_EXAONE4_5 = 65,   /**< "exaone4_5" (EXAONE 4.5: an EXAONE 4 text model, a Qwen2.5-VL-style vision tower with grouped key/value heads and its merger) */
     LLMMEM_MODEL_LAGUNA = 66,      /**< "laguna" (poolside Laguna: full and sliding layers of their own query heads, a softplus head-wise output gate, sigmoid-routed experts beside a shared expert) */
-    LLMMEM_MODEL_KIMI_K3 = 68      /**< "kimi_k3" (Kimi K3: a Kimi-Linear-style text model of KDA and NoPE MLA layers with AttnRes residual banks and a latent MoE, the MoonViT tower of qkv_hidden_size and its PatchMergerV2 projector; value 67 is minimax_m3's) */
+    LLMMEM_MODEL_MINIMAX_M3_VL = 67, /**< "minimax_m3_vl" (MiniMax-M3: GQA with a lightning indexer on its sparse layers, sigmoid-routed experts beside a shared expert, a CLIP-style Conv3d vision tower and two projector MLPs) */
+    LLMMEM_MODEL_KIMI_K3 = 68      /**< "kimi_k3" (Kimi K3: a Kimi-Linear-style text model of KDA and NoPE MLA layers with AttnRes residual banks and a latent MoE, the MoonViT tower of qkv_hidden_size and its PatchMergerV2 projector) */
 } llmmem_model_type;
 
 /** Speculative decoding of a served model: choices of LLMMEM_KEY_SPECULATIVE_METHOD. */

@@ -150,6 +150,16 @@ static const llmmem__key_default kimi_k3_structure[] = {
     {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MOONVIT_K3}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 11}, END,
 };
 
+/* MiniMax-M3 (MiniMaxAI/MiniMax-M3, remote code; NVIDIA-NeMo Megatron-Bridge models/minimax_m3/minimax_m3_bridge.py
+ * and modeling_minimax_m3_vl.py, and the checkpoint's tensor table): q_norm and k_norm over a head, the experts'
+ * e_score_correction_bias, the gate (block_sparse_moe.gate) and that bias stored in float32 (MiniMaxM3TopKRouter
+ * "FP32 router weight"), the CLIP-style tower and its two projector MLPs */
+static const llmmem__key_default minimax_m3_structure[] = {
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD},
+    {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_FP32, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 1},
+    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MINIMAX_M3}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 12}, END,
+};
+
 /* models/qwen2_5_vl/modeling_qwen2_5_vl.py: Qwen2-shaped text model (q/k/v biased), the Qwen2.5-VL ViT
  * and its Qwen2_5_VLPatchMerger (visual.merger) */
 static const llmmem__key_default qwen2_5_vl_structure[] = {
@@ -652,6 +662,12 @@ static const llmmem__family families[] = {
      * gating and experts read by read_laguna, none from class defaults. llama.cpp's laguna GGUF: not read */
     {LLMMEM_MODEL_LAGUNA, "laguna", LLMMEM_READ_LAGUNA,
      {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, laguna_structure, NULL},
+    /* MiniMaxM3VLConfig (MiniMaxAI/MiniMax-M3 configuration_minimax_m3_vl.py, remote code): text_config (no model_type;
+     * MiniMaxM3SparseForCausalLM) read by read_minimax_m3, vision_config (clip_vision_model) and the projectors by
+     * read_minimax_m3_vl; no field from class defaults. No vLLM model file and no llama.cpp GGUF */
+    {LLMMEM_MODEL_MINIMAX_M3_VL, "minimax_m3_vl", LLMMEM_READ_MINIMAX_M3,
+     {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, minimax_m3_structure,
+     NULL},
     /* KimiK3Config (moonshotai/Kimi-K3, remote code): text_config a KimiLinearConfig (kimi_linear) read by
      * read_kimi_linear under this family, vision_config the MoonViT's vt_* fields and qkv_hidden_size, read by
      * read_kimi_k3; the text model's quantization_config (compressed-tensors mxfp4-pack-quantized) is read there.
@@ -699,7 +715,8 @@ const char *const llmmem__model_type_names[] = {
     [LLMMEM_MODEL_HUNYUAN_V1_DENSE] = "hunyuan_v1_dense", [LLMMEM_MODEL_HUNYUAN_V1_MOE] = "hunyuan_v1_moe",
     [LLMMEM_MODEL_PHI4FLASH] = "phi4flash",         [LLMMEM_MODEL_STEP3P5] = "step3p5",
     [LLMMEM_MODEL_KIMI_K25] = "kimi_k25",           [LLMMEM_MODEL_EXAONE4_5] = "exaone4_5",
-    [LLMMEM_MODEL_LAGUNA] = "laguna",           [LLMMEM_MODEL_KIMI_K3] = "kimi_k3",
+    [LLMMEM_MODEL_LAGUNA] = "laguna",               [LLMMEM_MODEL_MINIMAX_M3_VL] = "minimax_m3_vl",
+    [LLMMEM_MODEL_KIMI_K3] = "kimi_k3",
     [LLMMEM__MODEL_TYPE_LAST + 1] = NULL,
 };
 _Static_assert(N_FAMILIES == LLMMEM__FAMILY_COUNT, "one row per model_type value but custom");

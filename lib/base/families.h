@@ -40,7 +40,8 @@ enum llmmem__config_reader {
     LLMMEM_READ_HUNYUAN,        /* llama-like; num_experts, moe_topk (int or per-layer list), use_mixed_mlp_moe (HunYuan*V1Config) */
     LLMMEM_READ_PHI4FLASH,      /* llama-like, mb_per_layer, mamba_* and sliding_window of the SambaY layers (Phi4FlashConfig) */
     LLMMEM_READ_STEP3P5,        /* num_attention_groups, attention_other_setting, layer_types, moe_layers_enum (Step3p5Config) */
-    LLMMEM_READ_LAGUNA          /* num_attention_heads_per_layer, gating, layer_types, mlp_layer_types (LagunaConfig) */
+    LLMMEM_READ_LAGUNA,         /* num_attention_heads_per_layer, gating, layer_types, mlp_layer_types (LagunaConfig) */
+    LLMMEM_READ_MINIMAX_M3      /* dense_intermediate_size, moe_layer_freq, sparse_attention_config (MiniMax-M3) */
 };
 
 /* Where a family's sliding window applies. */
@@ -100,9 +101,8 @@ typedef struct llmmem__family {
 #define LLMMEM__MODEL_TYPE_LAST LLMMEM_MODEL_KIMI_K3
 extern const char *const llmmem__model_type_names[];
 
-/* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). Value 67 (minimax_m3) is
- * another branch's: until it is merged, one value has no row (the merge drops the "- 1"). */
-#define LLMMEM__FAMILY_COUNT ((size_t)LLMMEM__MODEL_TYPE_LAST - 1)
+/* The rows, 0 .. LLMMEM__FAMILY_COUNT - 1 (one per model_type value but custom). */
+#define LLMMEM__FAMILY_COUNT ((size_t)LLMMEM__MODEL_TYPE_LAST)
 const llmmem__family *llmmem__family_at(size_t index);
 /* The row of a model_type value or name; NULL for custom and unknown ones. */
 const llmmem__family *llmmem__family_of_type(int64_t type);

@@ -220,7 +220,8 @@ typedef enum llmmem__vision_kind {
     LLMMEM__VISION_GEMMA4 = 9,
     LLMMEM__VISION_MOONVIT = 10,
     LLMMEM__VISION_EXAONE4_5 = 11,
-    LLMMEM__VISION_MOONVIT_K3 = 12
+    LLMMEM__VISION_MOONVIT_K3 = 12,
+    LLMMEM__VISION_MINIMAX_M3 = 13
 } llmmem__vision_kind;
 
 /* ---- formats (formats.c) ----------------------------------------------- */
@@ -500,6 +501,8 @@ typedef struct llmmem__geometry {
     uint64_t compressed_layers, hc_mult;
     uint64_t index_cache;        /* DeepSeek sparse attention: bytes of the indexer's key per token and layer
                                   * in vLLM's paged cache (0: no indexer) */
+    uint64_t index_layers;       /* standard-attention layers with MiniMax-M3's lightning indexer (their cache and
+                                  * saved tensors are not modelled) */
     /* mixers that keep a state per sequence (0 when the model has none of them) */
     llmmem__kind_set ssm, linear;         /* the Mamba-2 and the Gated DeltaNet layers */
     uint64_t ssm_layers, linear_layers;

@@ -50,9 +50,10 @@ static const char *const qk_norm_type_names[] = {"per_head", "per_layer", NULL};
 /* value 6 is left for another vision tower and projector (NULL: not a choice) */
 static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_vision_model", "qwen2_5_vl", "qwen3_vl",
                                            "pixtral", NULL, "llama4_vision_model", "mllama_vision_model", "gemma4_vision",
-                                           "moonvit", "exaone4_5_vision", "kimi_k3_vision", NULL};
+                                           "moonvit", "exaone4_5_vision", "kimi_k3_vision", "minimax_m3_vision", NULL};
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", "qwen2_5_vl_merger", "qwen3_vl_merger",
-                                              "mistral3", NULL, "llama4", "mllama", "gemma4", "kimi_k25", "kimi_k3", NULL};
+                                              "mistral3", NULL, "llama4", "mllama", "gemma4", "kimi_k25", "kimi_k3",
+                                              "minimax_m3", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};
@@ -189,12 +190,13 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_SLIDING_WINDOW_PATTERN, M, "sliding_window_pattern", 0, COUNT_MAX_KEY, 0,
             "n: layer i uses global attention when (i + 1) % n == 0, the others slide (Gemma 2: 2, "
             "Gemma 3: 6); 0: every layer slides"),
-    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 12, 0,
+    CHOICE_KEY(LLMMEM_KEY_VISION_MODEL_TYPE, M, "vision_model_type", vision_names, 0, 13, 0,
                "vision tower: none, clip_vision_model (LLaVA), siglip_vision_model (Gemma 3, PaliGemma), "
                "qwen2_5_vl (Qwen2.5-VL ViT), qwen3_vl (Qwen3-VL ViT), pixtral (Mistral 3), "
                "llama4_vision_model (Llama 4), mllama_vision_model (Llama 3.2 Vision), gemma4_vision (Gemma 4), "
                "moonvit (Kimi-K2.5's MoonViT), exaone4_5_vision (EXAONE 4.5's grouped-query Qwen2.5-VL ViT), "
-               "kimi_k3_vision (Kimi K3's MoonViT: RMSNorms, no biases, qkv_hidden_size)"),
+               "kimi_k3_vision (Kimi K3's MoonViT: RMSNorms, no biases, qkv_hidden_size), minimax_m3_vision "
+               "(MiniMax-M3's CLIP-style tower: Conv3d patches, 3D RoPE, no position table)"),
     INT_KEY(LLMMEM_KEY_VISION_HIDDEN_SIZE, M, "vision_hidden_size", 0, SIZE_MAX_KEY, 0, "vision tower width"),
     INT_KEY(LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, M, "vision_intermediate_size", 0, SIZE_MAX_KEY, 0,
             "vision tower MLP width"),
@@ -218,7 +220,9 @@ static const llmmem__key_info key_table[] = {
     BOOL_KEY(LLMMEM_KEY_MTP_LM_HEAD, M, "mtp_lm_head", 0,
              "each multi-token-prediction module stores its own copy of the LM head"),
     INT_KEY(LLMMEM_KEY_INDEX_N_HEADS, M, "index_n_heads", 0, 1LL << 16, 0,
-            "DeepSeek sparse attention: query heads of the indexer in every MLA layer (0: no indexer)"),
+            "DeepSeek sparse attention: query heads of the indexer in every MLA layer; in minimax_m3_vl, of its "
+            "lightning indexer (index_q_proj, index_k_proj and their norms) on the layers from index_first_layer "
+            "(0: no indexer)"),
     INT_KEY(LLMMEM_KEY_INDEX_HEAD_DIM, M, "index_head_dim", 0, 1LL << 16, 0,
             "DeepSeek sparse attention: width of the indexer's heads and of the key it caches per token"),
     CHOICE_KEY(LLMMEM_KEY_QK_NORM_TYPE, M, "qk_norm_type", qk_norm_type_names, 0, LLMMEM_QK_NORM_PER_LAYER,
@@ -244,13 +248,14 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_VISION_WINDOW_SIZE, M, "vision_window_size", 0, 1LL << 20, 0,
             "Qwen2.5-VL attention window side in pixels (window_size; 0: every block attends over the whole "
             "image)"),
-    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 11, 0,
+    CHOICE_KEY(LLMMEM_KEY_MULTIMODAL_PROJECTOR, M, "multimodal_projector", projector_names, 0, 12, 0,
                "vision-to-text projector: none, llava_mlp (two biased linears), gemma3 (RMSNorm + linear), "
                "qwen2_5_vl_merger (RMSNorm + two-layer MLP over merged patches), qwen3_vl_merger (LayerNorm + "
                "MLP, and one per deepstack layer), mistral3 (RMSNorm, patch merger, two linears), llama4 (one "
                "linear without bias), mllama (one biased linear), gemma4 (one linear without bias), kimi_k25 "
                "(LayerNorm + two-layer MLP over 2 x 2 merged patches), kimi_k3 (PatchMergerV2: two linears without "
-               "bias over merged patches, an RMSNorm after)"),
+               "bias over merged patches, an RMSNorm after), minimax_m3 (two biased two-layer MLPs: one from the "
+               "tower's width, one over merged patches of the text width)"),
     INT_KEY(LLMMEM_KEY_ATTENTION_CHUNK_SIZE, M, "attention_chunk_size", 0, SIZE_MAX_KEY, 0,
             "tokens of the chunks a chunked-attention layer attends within (Llama 4: 8192; 0: no chunked layers)"),
     INT_KEY(LLMMEM_KEY_NO_ROPE_LAYER_INTERVAL, M, "no_rope_layer_interval", 0, COUNT_MAX_KEY, 4,
@@ -418,6 +423,9 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_MOE_LATENT_SIZE, M, "moe_latent_size", 0, SIZE_MAX_KEY, 0,
             "the routed experts' input and output width: fc1_latent_proj takes hidden_size to it before them and "
             "fc2_latent_proj back after them (NemotronHMoE); 0: the experts work at hidden_size"),
+    INT_KEY(LLMMEM_KEY_INDEX_FIRST_LAYER, M, "index_first_layer", 0, COUNT_MAX_KEY, 0,
+            "minimax_m3_vl: the first layer with a lightning indexer (index_n_heads), as sparse_attention_freq "
+            "gives it (0 for MiniMax-M3's first 3 layers, 1 after); 0: every layer has one"),
     INT_KEY(LLMMEM_KEY_ATTN_RES_BLOCK_SIZE, M, "attn_res_block_size", 0, COUNT_MAX_KEY, 0,
             "layers a block of the attention-residual bank spans: every layer mixes the bank through a norm and a "
             "1 x hidden projection before attention (self_attention_res_norm, _proj) and before the MLP (mlp_res_norm, "

@@ -390,6 +390,40 @@ static void add_indexer(builder *b, uint64_t h, uint64_t layers)
     b->geo->index_cache = d + d / 128 * 4;
 }
 
+/* minimax_m3_vl's lightning indexer in its standard-attention layers, on the layers from index_first_layer on
+ * (Megatron-Bridge models/minimax_m3/modeling_minimax_m3_vl.py MiniMaxM3LightningIndexerState, replicated: the
+ * checkpoint's self_attn.index_q_proj [heads x dim, hidden], index_k_proj [dim, hidden], index_q_norm and
+ * index_k_norm [dim]). Its layers must be whole layer kinds: those whose every layer lies from the first on. */
+static void add_lightning_indexer(builder *b, uint64_t h, uint64_t layers)
+{
+    uint64_t n = value(b, LLMMEM_KEY_INDEX_N_HEADS), d = value(b, LLMMEM_KEY_INDEX_HEAD_DIM);
+    uint64_t first = value(b, LLMMEM_KEY_INDEX_FIRST_LAYER);
+    llmmem__geometry *g = b->geo;
+    /* another family's index_n_heads names DeepSeek's indexer, which reads an MLA latent (add_indexer) */
+    if (n == 0 || value(b, LLMMEM_KEY_MODEL_TYPE) != LLMMEM_MODEL_MINIMAX_M3_VL ||
+        require(b, LLMMEM_KEY_INDEX_HEAD_DIM))
+        return;
+    llmmem__kind_set set = 0;
+    for (unsigned k = 0; k < g->plan.n; k++)
+        if ((((unsigned)g->attention >> k) & 1u) &&
+            llmmem__layers_in(&g->plan, (llmmem__kind_set)(1u << k), 0, first) == 0)
+            set |= (llmmem__kind_set)(1u << k);
+    const uint64_t on = llmmem__layers_in(&g->plan, set, 0, layers);
+    if (first >= layers || on != layers - first) {
+        fail(b, LLMMEM_ERR_UNSUPPORTED, "index_first_layer (%llu): a lightning indexer on the layers from it on is "
+             "modelled where they are whole layer kinds (attention and feed-forward) of the %llu layers: here they "
+             "are not", (unsigned long long)first, (unsigned long long)layers);
+        return;
+    }
+    llmmem__kind_set kinds = b->kinds;
+    b->kinds = set;
+    add(b, "index_q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, 0, n * d, h, on, on);
+    add(b, "index_k_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, 0, d, h, on, on);
+    add_vector(b, "index_qk_norm", LLMMEM_PARAMS_NORMS, d, 2 * on);
+    b->kinds = kinds;
+    g->index_layers = on;
+}
+
 /* Multi-head latent attention: DeepSeek-V2 paper §2.1 and modeling_deepseek.py DeepseekV2Attention. */
 static void add_mla(builder *b, uint64_t h, uint64_t layers)
 {
@@ -1422,6 +1456,49 @@ static void add_moonvit(builder *b, uint64_t text_hidden)
     }
 }
 
+/* MiniMax-M3's tower and projectors as its checkpoint stores them (vision_tower.vision_model.*,
+ * multi_modal_projector.*, patch_merge_mlp.*; Megatron-Bridge models/minimax_m3/modeling_minimax_m3_vl.py
+ * MiniMaxM3VisionModel and MiniMaxM3ProjectorMLP): embeddings.patch_embedding an unbiased Conv3d (channels x
+ * temporal_patch_size x patch^2 -> hidden) stored in float32 ("_keep_in_float32_parameter_names"), pre_layrnorm,
+ * per layer layer_norm1 and layer_norm2 (LayerNorms with bias), biased q, k, v, out_proj, fc1 and fc2; no position
+ * table (3D RoPE) and no post-layernorm. multi_modal_projector: linear_1 (hidden -> text width), linear_2 (text
+ * width square); patch_merge_mlp: linear_1 (merge^2 x text width -> text width), linear_2; all biased. Every one
+ * replicated over tensor-parallel ranks (MiniMaxM3VLModelProvider: "The vision stack is intentionally replicated"). */
+static void add_minimax_m3_vision(builder *b, uint64_t text_hidden)
+{
+    if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
+        require(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS) || require(b, LLMMEM_KEY_VISION_PATCH_SIZE))
+        return;
+    const llmmem_param_group V = LLMMEM_PARAMS_VISION;
+    b->kinds = 0;
+    uint64_t vh = value(b, LLMMEM_KEY_VISION_HIDDEN_SIZE), vi = value(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE);
+    uint64_t layers = value(b, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS), patch = value(b, LLMMEM_KEY_VISION_PATCH_SIZE);
+    uint64_t channels = value(b, LLMMEM_KEY_VISION_NUM_CHANNELS), merge = value(b, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
+    uint64_t frames = value(b, LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE);
+    if (merge == 0)
+        merge = 2; /* MiniMaxM3VLModelProvider spatial_merge_size */
+    if (frames == 0)
+        frames = 2; /* MiniMaxM3VLModelProvider temporal_patch_size */
+    unsigned at = b->inv->n;
+    add(b, "vision.patch_embedding", V, LLMMEM_SPLIT_REPLICATED, 0, 0, vh, channels * frames * patch * patch, 1, 1);
+    if (b->inv->n > at)
+        b->inv->t[at].fp32 = 1;
+    add_vector(b, "vision.layer_norms", V, vh, 2 * (2 * layers + 1)); /* weight and bias: two a layer, pre_layrnorm */
+    add(b, "vision.attention", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vh, 4 * layers, 4 * layers);
+    add_vector(b, "vision.attention.bias", V, vh, 4 * layers);
+    add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vi, vh, layers, layers);
+    add(b, "vision.mlp.fc2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vi, layers, layers);
+    add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != 12)
+        return;
+    add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
+    add(b, "patch_merge_mlp.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, merge * merge * text_hidden, 1,
+        1);
+    /* multi_modal_projector's linear_2 and patch_merge_mlp's */
+    add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, text_hidden, 2, 2);
+    add_vector(b, "projector.bias", V, text_hidden, 4);
+}
+
 /* A ViT vision tower and its projector into the text model.
  * transformers CLIPVisionTransformer / SiglipVisionTransformer: patch embedding (a conv, SigLIP
  * with bias), position embedding (CLIP adds a class token and its row), pre-norm layers with biased
@@ -1453,6 +1530,10 @@ static void add_vision(builder *b, uint64_t text_hidden)
     }
     if (kind == LLMMEM__VISION_MOONVIT || kind == LLMMEM__VISION_MOONVIT_K3) {
         add_moonvit(b, text_hidden);
+        return;
+    }
+    if (kind == LLMMEM__VISION_MINIMAX_M3) {
+        add_minimax_m3_vision(b, text_hidden);
         return;
     }
     if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
@@ -1772,8 +1853,10 @@ static llmmem_status build(builder *b)
             shared);
     else if (attention_layers && g->kv_lora_rank)
         add_mla(b, h, attention_layers);
-    else if (attention_layers)
+    else if (attention_layers) {
         add_attention(b, h, attention_layers);
+        add_lightning_indexer(b, h, layers);
+    }
     if (g->cross_layers) {
         if (g->kv_lora_rank)
             return fail(b, LLMMEM_ERR_UNSUPPORTED, "cross-attention layers with kv_lora_rank are not modelled");

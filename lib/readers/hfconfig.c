@@ -2674,6 +2674,146 @@ static llmmem_status read_laguna(const hf *c, const llmmem__json *obj)
     return moe_on_marked_layers(c, "mlp_layer_types");
 }
 
+/* ---- MiniMax-M3 ------------------------------------------------------------------------------- */
+
+/* block_sparse_moe.shared_experts, one MLP of n_shared_experts x shared_intermediate_size (Megatron-Bridge
+ * minimax_m3_bridge.py provider_bridge: moe_shared_expert_intermediate_size; n_shared_experts absent: 1 where
+ * shared_intermediate_size is set). */
+static llmmem_status read_minimax_m3_shared(const hf *c, const llmmem__json *obj)
+{
+    int64_t n = 1, width = 0;
+    enum presence pn, pw;
+    llmmem_status st = get_int(c, obj, "n_shared_experts", &n, &pn);
+    if (!st)
+        st = get_int(c, obj, "shared_intermediate_size", &width, &pw);
+    if (st)
+        return st;
+    if (pw != PRESENT)
+        width = 0;
+    if (pn != PRESENT)
+        n = width > 0;
+    if (n < 0 || n > 64)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "n_shared_experts", "%lld is not within 0 .. 64", (long long)n);
+    if (n > 0 && pw != PRESENT)
+        return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "shared_intermediate_size", "is %s, but n_shared_experts is %lld",
+                       pw == IS_NULL ? "null" : "missing", (long long)n);
+    return set(c, "shared_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, n * width);
+}
+
+/* A text field that must hold `want` when present (absent or null: what the modeling builds). */
+static llmmem_status string_must_be(const hf *c, const llmmem__json *obj, const char *field, const char *want,
+                                    const char *why)
+{
+    const char *s = NULL;
+    enum presence p;
+    llmmem_status st = get_string(c, obj, field, &s, &p);
+    return st || p != PRESENT || strcmp(s, want) == 0 ? st : unsupported_string(c, field, s, why);
+}
+
+/* qk_norm_type per_head: q_norm and k_norm of head_dim (the Bridge's "Per-head QK RMSNorm (weight shape =
+ * head_dim)"; the tensor table's self_attn.q_norm [128]) */
+static llmmem_status read_minimax_m3_qk_norm(const hf *c, const llmmem__json *obj)
+{
+    return string_must_be(c, obj, "qk_norm_type", "per_head", "minimax_m3_vl's q/k norms over a head are modelled");
+}
+
+/* The leading run of 0s of a list of num_hidden_layers entries 0 or 1 (dense or sparse: transformers' form)
+ * followed by 1s only: *run its length. */
+static llmmem_status leading_zeros(const hf *c, const llmmem__json *list, const char *field, int64_t layers,
+                                   int64_t *run)
+{
+    if (!list || !llmmem__json_is_array(list) || (int64_t)llmmem__json_array_size(list) != layers)
+        return hf_fail(c, LLMMEM_ERR_PARSE, field, "expected a list of the num_hidden_layers (%lld) layers' 0 or 1",
+                       (long long)layers);
+    *run = 0;
+    for (int64_t i = 0; i < layers; i++) {
+        const llmmem__json *v = llmmem__json_array_get(list, (size_t)i);
+        int64_t x = llmmem__json_is_integer(v)                                        ? llmmem__json_integer_value(v)
+                    : is_text(v) && strcmp(llmmem__json_string_value(v), "dense") == 0  ? 0
+                    : is_text(v) && strcmp(llmmem__json_string_value(v), "sparse") == 0 ? 1
+                                                                                        : -1;
+        if (x != 0 && x != 1)
+            return hf_fail(c, LLMMEM_ERR_PARSE, field, "entry %lld is not 0 or 1 (dense or sparse)", (long long)i);
+        if (x == 0 && *run != i)
+            return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, field, "entry %lld is 0 after a 1: only a leading run of 0s "
+                           "(the first layers) is modelled", (long long)i);
+        *run += x == 0;
+    }
+    return LLMMEM_OK;
+}
+
+/* moe_layer_freq (1: block_sparse_moe, else a dense MLP of dense_intermediate_size), or mlp_layer_types (sparse
+ * or dense); sparse_attention_config: the Bridge's MiniMaxM3LightningIndexerState (index_q_proj, index_k_proj,
+ * index_q_norm, index_k_norm) on each layer whose sparse_attention_freq entry is 1, of sparse_num_index_heads
+ * heads of sparse_index_dim. */
+static llmmem_status read_minimax_m3_layers(const hf *c, const llmmem__json *obj)
+{
+    const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
+    int64_t dense = 0, first = 0;
+    /* the Bridge reads moe_layer_freq, else mlp_layer_types (the native transformers config's) */
+    const llmmem__json *freq = llmmem__json_object_get(obj, "moe_layer_freq");
+    const char *freq_field = freq && !llmmem__json_is_null(freq) ? "moe_layer_freq" : "mlp_layer_types";
+    llmmem_status st = leading_zeros(c, llmmem__json_object_get(obj, freq_field), freq_field, layers, &dense);
+    if (!st)
+        st = set(c, freq_field, LLMMEM_KEY_FIRST_K_DENSE_REPLACE, dense);
+    if (!st)
+        st = set(c, freq_field, LLMMEM_KEY_MOE_LAYER_FREQ, 1);
+    if (st)
+        return st;
+    /* the Bridge's export form of the same schedule; read here it could only disagree */
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    if (types && !llmmem__json_is_null(types))
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "layer_types", "is not read for minimax_m3_vl "
+                       "(sparse_attention_config's sparse_attention_freq gives the indexer's layers)");
+    const llmmem__json *sparse = llmmem__json_object_get(obj, "sparse_attention_config");
+    if (!sparse || llmmem__json_is_null(sparse))
+        return set(c, "sparse_attention_config", LLMMEM_KEY_INDEX_N_HEADS, 0);
+    if (!llmmem__json_is_object(sparse))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "sparse_attention_config", "expected an object, got %s", kind(sparse));
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%ssparse_attention_config.", c->prefix);
+    hf sub = *c;
+    sub.prefix = prefix;
+    st = leading_zeros(&sub, llmmem__json_object_get(sparse, "sparse_attention_freq"), "sparse_attention_freq", layers,
+                       &first);
+    if (st || first == layers)
+        return st ? st : set(&sub, "sparse_attention_freq", LLMMEM_KEY_INDEX_N_HEADS, 0);
+    st = required(&sub, sparse, NAMES("sparse_num_index_heads"), LLMMEM_KEY_INDEX_N_HEADS, CLASS_NONE, NULL);
+    if (!st)
+        st = required(&sub, sparse, NAMES("sparse_index_dim"), LLMMEM_KEY_INDEX_HEAD_DIM, CLASS_NONE, NULL);
+    return st ? st : set(&sub, "sparse_attention_freq", LLMMEM_KEY_INDEX_FIRST_LAYER, first);
+}
+
+/* MiniMax-M3's text_config (MiniMaxM3SparseForCausalLM, remote code; as Megatron-Bridge minimax_m3_bridge.py
+ * provider_bridge reads it): GQA of head_dim with q/k norms over a head, dense MLPs of dense_intermediate_size on
+ * the layers moe_layer_freq marks 0, else num_local_experts of intermediate_size (top num_experts_per_tok) beside
+ * n_shared_experts of shared_intermediate_size, routed by a gate with e_score_correction_bias (use_routing_bias);
+ * the lightning indexer of sparse_attention_config. None from class defaults. num_nextn_predict_layers and
+ * num_mtp_modules are accepted, not read: the checkpoint ships no mtp.* weights (the Bridge's MiniMaxM3Bridge
+ * docstring; its tensor table). */
+static const hf_field minimax_m3_fields[] = {
+    REQUIRED_SIZES,
+    REQ("num_key_value_heads", LLMMEM_KEY_NUM_KEY_VALUE_HEADS, CLASS_NONE),
+    REQ("head_dim", LLMMEM_KEY_HEAD_DIM, CLASS_NONE),
+    REQ("dense_intermediate_size", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
+    REQ("num_local_experts", LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE),
+    REQ("num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE),
+    REQ("intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE),
+    HOOK(read_minimax_m3_shared),
+    OPT_NULL("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, LEAVE, LEAVE),
+    HOOK(read_tie),
+    FLAG("use_qk_norm", LLMMEM_KEY_QK_NORM, 1),
+    HOOK(read_minimax_m3_qk_norm),
+    FLAG("use_routing_bias", LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1),
+    REFUSE("attention_output_gate", 1, 0, "minimax_m3_vl's attention output gate is not modelled"),
+    HOOK(read_minimax_m3_layers),
+};
+
+static llmmem_status read_minimax_m3(const hf *c, const llmmem__json *obj)
+{
+    return read_fields(c, obj, FIELDS(minimax_m3_fields));
+}
+
 /* A text model of family c->fam from obj. */
 static llmmem_status read_text(const hf *c, const llmmem__json *obj)
 {
@@ -2711,6 +2851,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
     case LLMMEM_READ_PHI4FLASH: return read_phi4flash(c, obj);
     case LLMMEM_READ_STEP3P5: return read_step3p5(c, obj);
     case LLMMEM_READ_LAGUNA: return read_laguna(c, obj);
+    case LLMMEM_READ_MINIMAX_M3: return read_minimax_m3(c, obj);
     default: return read_llama_like(c, obj);
     }
 }
@@ -3322,7 +3463,7 @@ static llmmem_status read_wrapper(const hf *c, const hf_wrapper *w, const llmmem
     if ((!w->any_text && !named_in(type, w->text_types)) || (!w->text && !llmmem__family_named(type)))
         return unsupported_string(&sub, "model_type", type, w->text_refusal);
     if (w->text) {
-        sub.type = type;
+        sub.type = *type ? type : w->type; /* a text_config named by no model_type: the wrapper's */
         st = read_common_checks(&sub, text);
         if (!st)
             st = w->text(&sub, text);
@@ -3411,16 +3552,6 @@ static const hf_field moonvit_fields[] = {
     OPT("text_hidden_size", LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE, 0),
 };
 
-/* A text field that must hold `want` (its default when absent or null). */
-static llmmem_status string_is(const hf *c, const llmmem__json *obj, const char *field, const char *want,
-                               const char *why)
-{
-    const char *s = NULL;
-    enum presence p;
-    llmmem_status st = get_string(c, obj, field, &s, &p);
-    return st || p != PRESENT || strcmp(s, want) == 0 ? st : unsupported_string(c, field, s, why);
-}
-
 /* How a MoonViT reader words its checks: its family's position rows and projector. */
 typedef struct moonvit_words {
     const char *rows, *pos_emb, *projector, *projector_why;
@@ -3440,9 +3571,9 @@ static llmmem_status moonvit_rest(const hf *c, const llmmem__json *obj, const mo
         return hf_fail(c, LLMMEM_ERR_INCOMPLETE, ph != PRESENT ? "init_pos_emb_height" : "init_pos_emb_width",
                        "is missing or null (the rows of %s's position table)", words->rows);
     if (!st)
-        st = string_is(c, obj, "pos_emb_type", "divided_fixed", words->pos_emb);
+        st = string_must_be(c, obj, "pos_emb_type", "divided_fixed", words->pos_emb);
     if (!st)
-        st = string_is(c, obj, "mm_projector_type", words->projector, words->projector_why);
+        st = string_must_be(c, obj, "mm_projector_type", words->projector, words->projector_why);
     if (st)
         return st;
     if (h < 1 || w < 1 || h > (1 << 20) || w > (1 << 20))
@@ -3514,7 +3645,7 @@ static llmmem_status read_kimi_k3_vision_rest(const hf *c, const llmmem__json *o
     static const moonvit_words k3 = {"kimi_k3", "kimi_k3's MoonViT takes divided_fixed", "patchmergerv2",
                                      "kimi_k3 takes patchmergerv2"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        llmmem_status st = string_is(c, obj, kinds[i].field, kinds[i].want, kinds[i].why);
+        llmmem_status st = string_must_be(c, obj, kinds[i].field, kinds[i].want, kinds[i].why);
         if (st)
             return st;
     }
@@ -3557,6 +3688,67 @@ static const hf_wrapper exaone4_5_wrapper = {
     .text_refusal = "exaone4_5 takes exaone4 and exaone4_5_text", .text = read_llama_like,
     .model_type = LLMMEM_MODEL_EXAONE4_5, .towers = TOWERS(&exaone4_5_tower),
     .vision_refusal = "exaone4_5 takes exaone4_5_vision", .projector = 3};
+/* MiniMax-M3's vision_config (model_type clip_vision_model; MiniMaxM3VisionModel in Megatron-Bridge
+ * models/minimax_m3/modeling_minimax_m3_vl.py): its shapes required (CLIPVisionConfig's defaults are not its
+ * tower's), position_embedding_type rope (3D RoPE: no position table). */
+static llmmem_status read_minimax_m3_rope(const hf *c, const llmmem__json *obj)
+{
+    return string_must_be(c, obj, "position_embedding_type", "rope",
+                          "minimax_m3_vl's tower takes rope: a learned position table is not modelled");
+}
+
+static const hf_field minimax_m3_vision_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_VISION_HIDDEN_SIZE, CLASS_NONE),
+    REQ("intermediate_size", LLMMEM_KEY_VISION_INTERMEDIATE_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("num_attention_heads", LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, CLASS_NONE),
+    REQ("patch_size", LLMMEM_KEY_VISION_PATCH_SIZE, CLASS_NONE),
+    OPT("num_channels", LLMMEM_KEY_VISION_NUM_CHANNELS, 3),
+    HOOK(read_minimax_m3_rope),
+};
+static const hf_tower minimax_m3_tower = {"clip_vision_model", LLMMEM__VISION_MINIMAX_M3,
+                                          FIELDS(minimax_m3_vision_fields), NULL};
+
+/* img_token_compression_config (MiniMaxM3Bridge.provider_bridge: patch_merge of spatial_merge_size x
+ * spatial_merge_size patches, a Conv3d over temporal_patch_size frames; 2 and 2 when absent, the provider's
+ * defaults) and projector_hidden_size, the projectors' inner width, held to the text width (the published 6144). */
+static llmmem_status read_minimax_m3_projectors(const hf *c, const llmmem__json *root)
+{
+    const llmmem__json *k = llmmem__json_object_get(root, "img_token_compression_config");
+    hf sub = *c;
+    sub.prefix = "img_token_compression_config.";
+    llmmem_status st = LLMMEM_OK;
+    if (k && !llmmem__json_is_null(k) && !llmmem__json_is_object(k))
+        return hf_fail(c, LLMMEM_ERR_PARSE, "img_token_compression_config", "expected an object, got %s", kind(k));
+    if (!k || llmmem__json_is_null(k))
+        k = NULL;
+    if (k)
+        st = string_must_be(&sub, k, "image_token_compression_method", "patch_merge",
+                            "minimax_m3_vl takes patch_merge");
+    if (!st)
+        st = k ? optional(&sub, k, "spatial_merge_size", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2, 2)
+               : set(c, "img_token_compression_config", LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE, 2);
+    if (!st)
+        st = k ? optional(&sub, k, "temporal_patch_size", LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2, 2)
+               : set(c, "img_token_compression_config", LLMMEM_KEY_VISION_TEMPORAL_PATCH_SIZE, 2);
+    int64_t width = 0;
+    enum presence p;
+    if (!st)
+        st = get_int(c, root, "projector_hidden_size", &width, &p);
+    if (!st && p == PRESENT && width != llmmem__get_int(&c->m->s, LLMMEM_KEY_HIDDEN_SIZE))
+        return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "projector_hidden_size", "%lld differs from text_config.hidden_size: "
+                       "projectors of another inner width are not modelled", (long long)width);
+    return st;
+}
+static const hf_field minimax_m3_top_fields[] = {HOOK(read_minimax_m3_projectors)};
+/* MiniMaxM3VLConfig: text_config MiniMax-M3's (no model_type), vision_config its CLIP-style tower, joined by
+ * multi_modal_projector and patch_merge_mlp (biased unless multimodal_projector_bias is false, not modelled). */
+static const hf_wrapper minimax_m3_vl_wrapper = {
+    .type = "minimax_m3_vl", .text_types = NAMES(""),
+    .text_refusal = "minimax_m3_vl takes a text_config without a model_type", .text = read_minimax_m3,
+    .model_type = LLMMEM_MODEL_MINIMAX_M3_VL, .towers = TOWERS(&minimax_m3_tower),
+    .vision_refusal = "minimax_m3_vl takes clip_vision_model", .bias_why = "unbiased projectors are not modelled",
+    .bias_refused = 0, .bias_dflt = 1, .top = FIELDS(minimax_m3_top_fields), .projector = 12};
 #undef TOWERS
 
 static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
@@ -3876,7 +4068,7 @@ static llmmem_status read_ct_mxfp4(const hf *c, const llmmem__json *q, const llm
         const char *field, *want;
     } kinds[] = {{"type", "float"}, {"strategy", "group"}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        llmmem_status st = string_is(&wc, w, kinds[i].field, kinds[i].want, "mxfp4-pack-quantized takes float group");
+        llmmem_status st = string_must_be(&wc, w, kinds[i].field, kinds[i].want, "mxfp4-pack-quantized takes float group");
         if (st)
             return st;
     }
@@ -4300,6 +4492,10 @@ static llmmem_status read_document(hf *c, const llmmem__json *root)
         c->fam = llmmem__family_named(type);
         c->type = c->fam->name;
         st = read_exaone4_5(c, root, &text);
+    } else if (strcmp(type, "minimax_m3_vl") == 0) {
+        c->fam = llmmem__family_named(type);
+        c->type = c->fam->name;
+        st = read_wrapper(c, &minimax_m3_vl_wrapper, root, &text);
     } else if (strcmp(type, "kimi_k3") == 0) {
         c->fam = llmmem__family_named(type);
         c->type = c->fam->name;

@@ -953,6 +953,11 @@ llmmem_status llmmem__act_kinds_make(llmmem__act_kinds *k, const llmmem__job *j,
                             "fc1_latent_proj and fc2_latent_proj) are not modelled",
                             llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)),
                             (unsigned long long)m->geo.moe_latent);
+    if (m->geo.index_layers) /* Megatron-Bridge keeps the indexer frozen and runs full attention in its place */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "training activations of a lightning indexer on %llu standard-attention layers "
+                            "(minimax_m3_vl's index_q_proj and index_k_proj) are not modelled",
+                            (unsigned long long)m->geo.index_layers);
     if (m->geo.cross_layers) /* their keys and values come from the image, their scores are text x image */
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "activations of cross-attention layers (%llu, mllama's) are not modelled",

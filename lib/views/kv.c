@@ -75,6 +75,15 @@ llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *vie
                             "step3p5's, laguna's) is not modelled: the contiguous cache (llmmem_kv_cache_bytes), the "
                             "weights and vLLM serving are", view, (unsigned long long)a->global_heads,
                             (unsigned long long)a->heads);
+    /* the engines and the generate loop run the indexer's selection (no vLLM model file; its keys' cache is not
+     * published); Megatron-Bridge runs full attention on every layer with the indexer frozen (docs/models/minimax/
+     * minimax-m3.md "Full attention only"): the contiguous cache, K and V, is that */
+    if (a->index_layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "%s of a model with a lightning indexer on %llu standard-attention layers (minimax_m3_vl's "
+                            "index_q_proj and index_k_proj) is not modelled: the weights and the contiguous cache "
+                            "(llmmem_kv_cache_bytes: K and V, full attention as Megatron-Bridge runs it) are",
+                            view, (unsigned long long)a->index_layers);
     if (a->conv_layers && !(modelled & LLMMEM__KV_BLOCKS))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of a model with %llu short-convolution layers (lfm2) is not "
                             "modelled: vLLM serving and the contiguous cache are", view, (unsigned long long)a->conv_layers);
