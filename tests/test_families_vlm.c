@@ -1164,6 +1164,77 @@ START_TEST(minimax_m3)
 }
 END_TEST
 
+/* vLLM serving, by hand from vllm/models/minimax_m3 (nvidia/model.py, common/indexer.py, common/sparse_attention.py)
+ * and vllm/v1: eight H200 ranks (memory_bytes 151,397,597,184 each), tensor_parallel 8, max_num_seqs 16 (8192
+ * batched tokens, the large-device default), block_size 128, limit_mm_per_prompt 0, and vLLM's model memory of a
+ * rank as its log gives it (profile_weights_bytes 110,000,000,000: a set figure, vLLM's sharding of the index
+ * projection and its top-k buffer are not modelled).
+ *   Cache of a token: 60 layers' K and V (MiniMaxM3SparseAttention and the first three layers' Attention,
+ *     FullAttentionSpec: max(1, 4 / 8) = 1 head of 128, bf16) 60 x 2 x 128 x 2 = 30,720, and the index key of the
+ *     57 sparse layers (MiniMaxM3IndexerCache, MLAAttentionSpec: one bf16 head of 128 on every rank) 57 x 256 =
+ *     14,592: 45,312 bytes; get_kv_cache_groups puts them in one group (UniformTypeKVCacheSpecs), its page the sum:
+ *     128 x 45,312 = 5,799,936 bytes a block.
+ *   Profile run (sparse layers return zeros after qkv_proj; MiniMaxM3MoE's GateLinear float32 logits): the MoE
+ *     layer's fused_moe caches 4 x (3 x 3072 / 8 + 6144) = 29,184, the shared expert's output 6,144 and 128 float32
+ *     logits (256 elements) beside the residual and normed input 2 x 6,144: 47,872 elements, x 8192 x 2 =
+ *     784,334,848 bytes (a dense layer's 3 x 12288 / 8 and any attention block are below; the sampler's 8192 x 6144
+ *     x 2 + 16 x 200,064 x 6 = 119,869,440 too).
+ *   CUDA-graph floor: 7 capture sizes up to 32, 5 full ones up to 16: 47,872 x 32 x 2 + 10 MiB = 13,549,568.
+ *   Cache: ceil(151,397,597,184 x 0.92) = 139,285,789,410 less 110,000,000,000, 784,334,848, the 512 MiB outside
+ *     torch and 13,549,568 = 27,951,034,082 bytes: 4,819 blocks of 5,799,936 (616,832 tokens).
+ * One rank (TP1): the MoE block 4 x (9216 + 6144) + 6144 + 256 = 67,840, (12,288 + 67,840) x 8192 x 2 =
+ * 1,312,817,152. fp8 K and V at TP8: 60 x 2 x 128 + 14,592 = 29,952 bytes a token (the index key stays bf16). */
+START_TEST(minimax_m3_vllm)
+{
+    llmmem_model *m = load("minimax-m3.json");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h200"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 8));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NUM_SEQS, 16));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 110000000000LL));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, 0));
+    /* block_size unset: vLLM takes layer 0's backend's 16, which the sparse kernels' 128 does not divide */
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "block_size (16)"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_BLOCK_SIZE, 128));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 45312);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_PAGE_BYTES), 5799936);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_GROUPS), 1);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 784334848ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_CUDA_GRAPH), 13549568ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_KV_CACHE_BYTES), 27951034082ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 4819);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_FP8));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 29952);
+    /* the sparse backend caches bf16 or fp8 alone */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_NVFP4));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "kv_cache_dtype (nvfp4)"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_AUTO));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 1));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 1312817152ULL);
+    /* per-stage pages and the encoder cache of its processor's tiles are not modelled */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 2));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "pipeline_parallel (2)"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 1));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, 1));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "minimax_m3_vl's minimax_m3_vision tower"));
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* The published config with the first `from` replaced by `to`, read into *out. */
 static llmmem_status minimax_m3_variant(llmmem_model **out, const char *from, const char *to)
 {
@@ -1209,9 +1280,9 @@ START_TEST(minimax_m3_bridge_forms)
 }
 END_TEST
 
-/* What minimax_m3_vl does not model is refused by name: vLLM serving and the generate loop (they run the lightning
- * indexer's selection; no vLLM model file), training (its saved tensors), and configs of other shapes than the
- * published one's. */
+/* What minimax_m3_vl does not model is refused by name: vLLM serving without vLLM's model memory (minimax_m3_vllm),
+ * SGLang's and TensorRT-LLM's caches and the generate loop (they page the lightning indexer's keys), training (its
+ * saved tensors), and configs of other shapes than the published one's. */
 START_TEST(minimax_m3_refusals)
 {
     llmmem_model *m = load("minimax-m3.json");
@@ -1224,9 +1295,15 @@ START_TEST(minimax_m3_refusals)
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_ok(llmmem_report_new(&rep));
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's paged cache of a model with a lightning indexer on "
-                                                        "57"));
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "minimax_m3_vl"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's model memory of minimax_m3_vl"));
+    static const llmmem_engine others[] = {LLMMEM_ENGINE_SGLANG, LLMMEM_ENGINE_TRTLLM};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, others[i]));
+        ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+        ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "lightning indexer on 57"));
+        ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "minimax_m3_vl"));
+    }
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_AUTO));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 16));
     ck_assert_status(llmmem_estimate(rep, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "the generate loop's cache"));
@@ -1369,6 +1446,7 @@ int main(void)
     tcase_add_test(tc, minimax_m3);
     tcase_add_test(tc, minimax_m3_refusals);
     tcase_add_test(tc, minimax_m3_bridge_forms);
+    tcase_add_test(tc, minimax_m3_vllm);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

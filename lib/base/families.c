@@ -664,7 +664,7 @@ static const llmmem__family families[] = {
      {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, laguna_structure, NULL},
     /* MiniMaxM3VLConfig (MiniMaxAI/MiniMax-M3 configuration_minimax_m3_vl.py, remote code): text_config (no model_type;
      * MiniMaxM3SparseForCausalLM) read by read_minimax_m3, vision_config (clip_vision_model) and the projectors by
-     * read_minimax_m3_vl; no field from class defaults. No vLLM model file and no llama.cpp GGUF */
+     * read_minimax_m3_vl; no field from class defaults. vLLM: vllm/models/minimax_m3 (serving.c); no llama.cpp GGUF */
     {LLMMEM_MODEL_MINIMAX_M3_VL, "minimax_m3_vl", LLMMEM_READ_MINIMAX_M3,
      {NONE, 0, 1, 1, 0, -1, 0, LLMMEM_MOE_NONE, LLMMEM_SLIDE_NONE, 0, 0, NONE, NO_SHAPES, 0}, minimax_m3_structure,
      NULL},

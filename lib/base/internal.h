@@ -499,10 +499,11 @@ typedef struct llmmem__geometry {
     /* DeepSeek-V4's compressed attention layers and hyper-connections (their caches and saved tensors are not
      * modelled) */
     uint64_t compressed_layers, hc_mult;
-    uint64_t index_cache;        /* DeepSeek sparse attention: bytes of the indexer's key per token and layer
-                                  * in vLLM's paged cache (0: no indexer) */
-    uint64_t index_layers;       /* standard-attention layers with MiniMax-M3's lightning indexer (their cache and
-                                  * saved tensors are not modelled) */
+    uint64_t index_cache;        /* bytes of the indexer's key per token and layer in vLLM's paged cache (0: no
+                                  * indexer): DeepSeek sparse attention's on every MLA layer, MiniMax-M3's on its
+                                  * index_layers */
+    uint64_t index_layers;       /* standard-attention layers with MiniMax-M3's lightning indexer (their saved
+                                  * tensors are not modelled) */
     /* mixers that keep a state per sequence (0 when the model has none of them) */
     llmmem__kind_set ssm, linear;         /* the Mamba-2 and the Gated DeltaNet layers */
     uint64_t ssm_layers, linear_layers;

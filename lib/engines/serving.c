@@ -141,6 +141,10 @@ static const vllm_profile_row vllm_profile_rows[] = {
      * float32 temporaries, 8 bytes a head, are gone before the product: below the product's head_dim elements a
      * head), LagunaMLP keeps gate_proj and up_proj apart, LagunaMoE.forward casts the router logits to float32 */
     {LLMMEM_MODEL_LAGUNA, GDN_NONE, 0, 0, 1, 1, 1},
+    /* vllm models/minimax_m3/nvidia/model.py: MiniMaxM3MoE's GateLinear(out_dtype=torch.float32) router logits; the
+     * sparse layers' forward returns qkv.new_zeros((T, hidden)) in the profile run (no indexer, no attention, no
+     * o_proj): qkv with the index heads and h, below the MoE block's working set at every tensor_parallel */
+    {LLMMEM_MODEL_MINIMAX_M3_VL, GDN_NONE, 0, 0, 0, 0, 1},
 };
 
 static const vllm_profile_row *profile_row(const llmmem_model *m)
@@ -568,12 +572,14 @@ static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const
     /* MoonViT's and EXAONE 4.5's largest image is their processor's (preprocessor_config.json), which config.json
      * does not carry: no silent empty encoder cache */
     const uint64_t tower = mv(m, LLMMEM_KEY_VISION_MODEL_TYPE);
-    if (limit > 0 && (tower == LLMMEM__VISION_MOONVIT || tower == LLMMEM__VISION_EXAONE4_5))
+    /* MiniMax-M3's is its processor's dynamic_res tiling (vllm models/minimax_m3/common/mm_preprocess.py, not read) */
+    if (limit > 0 && (tower == LLMMEM__VISION_MOONVIT || tower == LLMMEM__VISION_EXAONE4_5 ||
+                      tower == LLMMEM__VISION_MINIMAX_M3))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "limit_mm_per_prompt (%llu): vLLM's encoder cache for %s's %s tower is not modelled (its "
                             "largest image is set by the processor's preprocessor_config.json); set "
                             "limit_mm_per_prompt=0 to serve text alone",
-                            (unsigned long long)limit, tower == LLMMEM__VISION_MOONVIT ? "kimi_k25" : "exaone4_5",
+                            (unsigned long long)limit, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, (int64_t)mv(m, LLMMEM_KEY_MODEL_TYPE)),
                             llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, (int64_t)tower));
     largest_image(&item, &width, m, set);
     if (set->mm_max_tokens_per_item > 0)
@@ -860,7 +866,7 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     llmmem_serving *r = out;
     const llmmem__serve_settings *set = &in->set;
     llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "vLLM's paged cache",
-                                                LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED);
+                                                LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED | LLMMEM__KV_INDEXED);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;
@@ -907,6 +913,24 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     const int large = in->dev.large;
     r->pool.block = llmmem__serve_or(set->block_size, 16); /* vllm/config/cache.py CacheConfig.DEFAULT_BLOCK_SIZE */
     r->pool.batched = llmmem__serve_or(set->max_num_batched_tokens, large ? 8192 : 2048);
+    /* minimax_m3_vl: its index keys page beside K and V in one group of per-layer pages (kv.c) */
+    const int indexed = a->index_layers != 0;
+    if (indexed) {
+        /* a stage's group pages its own layers' K/V and index keys: per-stage pages are not modelled */
+        if (r->pp > 1)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) with minimax_m3_vl's lightning "
+                                "indexer is not modelled", (unsigned long long)r->pp);
+        /* vllm models/minimax_m3/nvidia/model.py: index_q sharded like the KV heads in
+         * MinimaxM3QKVParallelLinearWithIndexer (arch.c replicates it, as Megatron-Bridge), the top-k buffer
+         * MiniMaxM3Model allocates at load (int32 heads x max_num_batched_tokens x sparse_topk_blocks) and the tower
+         * loaded or not: vLLM's model memory is not modelled */
+        if (set->profile_weights_bytes < 0)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM's model memory of minimax_m3_vl (its sharded index "
+                                "projection, its top-k buffer) is not modelled: set profile_weights_bytes to the "
+                                "log's \"Model loading took\" bytes");
+        if ((st = llmmem__kv_indexed_pool(&r->pool, a, r->dtype, r->tp)) != LLMMEM_OK)
+            return st;
+    }
     uint64_t seqs = llmmem__serve_or(set->max_num_seqs, large ? 1024 : 256);
     if (seqs > r->pool.batched) /* vllm/config/scheduler.py SchedulerConfig._verify_args */
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE,
@@ -1028,13 +1052,15 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         r->stage_full[stage] = attention - r->stage_sliding[stage];
         /* bytes a token adds on the stage: its sliding layers' and its full layers' (their own widths) */
         uint64_t stage_sliding = llmmem__sliding_layers(a, first, end);
-        if (!llmmem__mul(&cached, stage_sliding, sliding_token) ||
-            !llmmem__muladd(&cached, attention - stage_sliding, full_token))
+        if (indexed) /* the group's summed page over block (one stage) */
+            cached = r->pool.token_layer;
+        else if (!llmmem__mul(&cached, stage_sliding, sliding_token) ||
+                 !llmmem__muladd(&cached, attention - stage_sliding, full_token))
             return overflow("KV bytes per token");
         if (cached > most_bytes)
             most_bytes = cached;
         r->stage_hf_sliding[stage] = llmmem__sliding_layers(a, first, end);
-        r->stage_group[stage] = state ? r->pool.group_layers : llmmem__kv_group_layers(a, &g, first, end);
+        r->stage_group[stage] = state || indexed ? r->pool.group_layers : llmmem__kv_group_layers(a, &g, first, end);
         if (end - first > most_layers)
             most_layers = end - first;
         /* kv_cache_utils.py get_num_blocks: available // page_size // num_layers (per group);

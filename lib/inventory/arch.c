@@ -422,6 +422,9 @@ static void add_lightning_indexer(builder *b, uint64_t h, uint64_t layers)
     add_vector(b, "index_qk_norm", LLMMEM_PARAMS_NORMS, d, 2 * on);
     b->kinds = kinds;
     g->index_layers = on;
+    /* vllm models/minimax_m3/common/indexer.py MiniMaxM3IndexerCache.get_kv_cache_spec: one key of d a token, one
+     * head on every rank, in indexer_kv_dtype's bf16 (the default; fp8 keys need SM100's MSA indexer) */
+    g->index_cache = d * 2;
 }
 
 /* Multi-head latent attention: DeepSeek-V2 paper §2.1 and modeling_deepseek.py DeepseekV2Attention. */

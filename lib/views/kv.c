@@ -75,10 +75,11 @@ llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *vie
                             "step3p5's, laguna's) is not modelled: the contiguous cache (llmmem_kv_cache_bytes), the "
                             "weights and vLLM serving are", view, (unsigned long long)a->global_heads,
                             (unsigned long long)a->heads);
-    /* the engines and the generate loop run the indexer's selection (no vLLM model file; its keys' cache is not
-     * published); Megatron-Bridge runs full attention on every layer with the indexer frozen (docs/models/minimax/
-     * minimax-m3.md "Full attention only"): the contiguous cache, K and V, is that */
-    if (a->index_layers)
+    /* the engines and the generate loop run the indexer's selection and page its keys beside K and V: vLLM's pool
+     * is modelled (llmmem__kv_indexed_pool), the other engines' and the generate loop's are not; Megatron-Bridge
+     * runs full attention on every layer with the indexer frozen (docs/models/minimax/minimax-m3.md "Full attention
+     * only"): the contiguous cache, K and V, is that */
+    if (a->index_layers && !(modelled & LLMMEM__KV_INDEXED))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "%s of a model with a lightning indexer on %llu standard-attention layers (minimax_m3_vl's "
                             "index_q_proj and index_k_proj) is not modelled: the weights and the contiguous cache "
@@ -327,6 +328,39 @@ static uint64_t windowed_blocks(const llmmem__kv_pool *r, uint64_t tokens, uint6
         held = tokens;
     *sized = held;
     return llmmem__ceil_div(held, window_block(r)) + (r->chunked ? 0 : 1);
+}
+
+/* vllm/models/minimax_m3: every layer's K/V page (nvidia/model.py MiniMaxM3SparseAttention.get_kv_cache_spec and
+ * the first layers' Attention: FullAttentionSpec) and each sparse layer's index-key page (common/indexer.py
+ * MiniMaxM3IndexerCache: MLAAttentionSpec, one head of index_head_dim, not split over ranks) are all full attention
+ * of the cache's block size, so v1/core/kv_cache_utils.py get_kv_cache_groups makes them one group
+ * (UniformTypeKVCacheSpecs.from_specs) whose page is the sum of theirs: num_blocks = available // that page. */
+llmmem_status llmmem__kv_indexed_pool(llmmem__kv_pool *r, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                      uint64_t tp)
+{
+    /* common/sparse_attention.py MiniMaxM3SparseBackend.supported_kv_cache_dtypes: bfloat16 and the fp8 ones (the
+     * model's fp16 through auto) */
+    if (d != LLMMEM_KV_CACHE_BF16 && d != LLMMEM_KV_CACHE_FP16 && d != LLMMEM_KV_CACHE_FP8 &&
+        d != LLMMEM_KV_CACHE_FP8_E4M3 && d != LLMMEM_KV_CACHE_FP8_E5M2)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "kv_cache_dtype (%s): vLLM's MiniMax-M3 sparse attention caches "
+                            "bf16 or fp8 (MiniMaxM3SparseBackend.supported_kv_cache_dtypes)", llmmem__kv_dtype_name(d));
+    /* MiniMaxM3SparseBackend and MiniMaxM3IndexerBackend.get_supported_kernel_block_sizes: [128] (a page is a
+     * sparse block); the default block size is layer 0's full-attention backend's (platforms/interface.py
+     * update_block_size_for_backend, 16), and v1/worker/utils.py select_common_block_size then raises */
+    if (r->block % 128)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "block_size (%llu): vLLM's MiniMax-M3 sparse attention pages "
+                            "kernel blocks of 128 tokens (\"No common block size\" otherwise): set block_size to a "
+                            "multiple of 128", (unsigned long long)r->block);
+    uint64_t kv, x;
+    llmmem_status st = llmmem__kv_token_layer_bytes(&kv, a, d, tp, 0);
+    if (st)
+        return st;
+    if (!llmmem__mul(&x, llmmem__layers_in(&a->plan, a->attention, 0, a->layers), kv) ||
+        !llmmem__muladd(&x, a->index_layers, a->index_cache))
+        return overflow("KV bytes per token");
+    r->token_layer = x;
+    r->group_layers = 1;
+    return LLMMEM_OK;
 }
 
 /* Blocks one sequence of `tokens` tokens needs from the pool, summed over the groups

@@ -19,7 +19,8 @@ llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *vie
 /* What a view models beyond uniform attention layers (llmmem__kv_refuse_typed's `modelled`). */
 enum {
     LLMMEM__KV_BLOCKS = 1, /* short-convolution layers and per-layer blocks (nemotron-nas) */
-    LLMMEM__KV_TYPED = 2   /* full and sliding layers of different widths and KV-shared layers (gemma4) */
+    LLMMEM__KV_TYPED = 2,  /* full and sliding layers of different widths and KV-shared layers (gemma4) */
+    LLMMEM__KV_INDEXED = 4 /* minimax_m3_vl's index-key caches beside K and V on its lightning-indexer layers */
 };
 /* Fails for a model whose attention layers cache different widths, with KV-shared layers or per-layer input
  * embeddings (gemma4), or with short-convolution layers or per-layer blocks (nemotron-nas), unless `modelled`
@@ -99,6 +100,13 @@ typedef struct llmmem__kv_pool {
  * token_layer: the smaller page's layers take proportionally more tokens a block, token_layer becomes the
  * larger page over block (full_block, window_block set); fails when the larger is not a multiple. */
 llmmem_status llmmem__kv_unify_pages(llmmem__kv_pool *r, uint64_t full_token);
+
+/* vLLM's pool of a model with a lightning indexer (minimax_m3_vl): one group of every layer's K/V page and the
+ * indexer layers' key pages (UniformTypeKVCacheSpecs), one block table; sets token_layer to the bytes a token adds
+ * to the group on one of tp ranks (the summed page over block) and group_layers to 1 (the summed page is the
+ * group's). Fails for a kv_cache_dtype or block size vLLM's sparse backend refuses. */
+llmmem_status llmmem__kv_indexed_pool(llmmem__kv_pool *r, const llmmem__geometry *a, llmmem_kv_cache_dtype d,
+                                      uint64_t tp);
 
 /* Blocks one sequence of `tokens` tokens needs; 0 on overflow. */
 int llmmem__kv_pool_blocks(uint64_t *out, const llmmem__kv_pool *r, uint64_t tokens);
