@@ -19,8 +19,12 @@ static const char *const value_names[LLMMEM__LOCAL_VALUES] = {
 };
 static const char *const buffer_names[LLMMEM__LOCAL_BUFFERS] = {"model", "kv", "recurrent", "compute", "output"};
 
-llmmem_status llmmem__llama_resolve(llmmem__llama_job *j, llmmem__rank_weights *weights, const llmmem_model *m,
-                                    const struct llmmem_checkpoint *ck, llmmem__llama_inputs *in)
+/* A local estimate from its inputs: llama.cpp's settings (engine llama.cpp), or ollama's keys resolved into
+ * them (engine ollama, ollama.c), then what llama.cpp refuses of the model and settings (llmmem__llama_check).
+ * The hardware (and the GGUF, whose size ollama's scheduler predicts with; NULL: the inventory's) gives
+ * ollama its defaults. The weights by class go to `weights` (the result handle's). */
+static llmmem_status llama_resolve(llmmem__llama_job *j, llmmem__rank_weights *weights, const llmmem_model *m,
+                                   const struct llmmem_checkpoint *ck, llmmem__llama_inputs *in)
 {
     j->weights = weights;
     j->m = m;
@@ -236,7 +240,7 @@ llmmem_status llmmem__local_run(llmmem_local *out, const llmmem_model *model, co
     if (in->dev.memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "the hardware's memory_bytes is not set");
     llmmem__llama_job j;
-    llmmem_status st = llmmem__llama_resolve(&j, &out->weights, model, gguf, in);
+    llmmem_status st = llama_resolve(&j, &out->weights, model, gguf, in);
     if (st)
         return st;
     if (j.in->ls.fit_ctx && (st = llama_fit_context(out, &j)) != LLMMEM_OK)

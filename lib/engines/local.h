@@ -27,7 +27,7 @@ struct llmmem_local {
     llmmem__rank_weights weights; /* the last estimate's weights by class, kept for the next (llmmem__llama_weights) */
 };
 
-/* One local estimate resolved once (local.c llmmem__llama_resolve): the resolver's inputs
+/* One local estimate resolved once (local.c llama_resolve): the resolver's inputs
  * (job/llama.h: llama.cpp's settings, ollama's keys, the hardware's facts, the weight plan), the
  * cache shape llama.cpp accepted, and the inventory's weights by class, priced when first needed
  * (where the estimate meets the weight plan's errors) into the result handle, which keeps them for
@@ -42,14 +42,6 @@ typedef struct llmmem__llama_job {
     llmmem_status price_status;
     llmmem__rank_weights *weights;      /* one rank of one way, the whole tensors: the result handle's */
 } llmmem__llama_job;
-
-/* Resolves a local estimate from its inputs: llama.cpp's settings (engine llama.cpp), or ollama's keys
- * resolved into them (engine ollama, ollama.c), then what llama.cpp refuses of the model and settings
- * (llmmem__llama_check). The hardware (and the GGUF, whose size ollama's scheduler predicts with;
- * NULL: the inventory's) gives ollama its defaults. The weights by class go to `weights` (the result
- * handle's). */
-llmmem_status llmmem__llama_resolve(llmmem__llama_job *j, llmmem__rank_weights *weights, const llmmem_model *m,
-                                    const struct llmmem_checkpoint *ck, llmmem__llama_inputs *in);
 
 /* llmmem_local_estimate from resolved inputs (the handles checked); in->ls is the job's to change. */
 llmmem_status llmmem__local_run(llmmem_local *out, const llmmem_model *model, const struct llmmem_checkpoint *gguf,

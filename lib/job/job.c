@@ -754,7 +754,9 @@ static void comm_settings_make(llmmem__comm_settings *c, const llmmem_strategy *
     c->ddp_gradient_copy = sv(s, LLMMEM_KEY_DDP_GRADIENT_COPY) != 0;
 }
 
-void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
+/* The job in two steps: the mode, the device, the settings blocks and the semantics, none of which can fail
+ * (start), then the rest from the same handles (finish), so that a device without memory is refused first. */
+static void job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s)
 {
     memset(j, 0, sizeof *j); /* the pricing's padding-free bytes included */
     j->m = m;
@@ -776,6 +778,9 @@ void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardw
     j->s_id = s->s.id;
     llmmem__semantics_resolve(&j->sem, s);
 }
+
+static llmmem_status job_finish(llmmem__job *j, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                llmmem__job_fixed *fixed);
 
 /* The cache's job when it was resolved from the contents these handles hold, with the model handle put
  * in; else NULL. */
@@ -813,10 +818,10 @@ llmmem_status llmmem__job_resolve(const llmmem__job **out, llmmem__job *own, llm
         return st;
     if (!fixed && (*out = cached_job(cache, m, hw, s)) != NULL)
         return LLMMEM_OK;
-    llmmem__job_start(own, m, hw, s);
+    job_start(own, m, hw, s);
     if (own->dev.memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
-    if ((st = llmmem__job_finish(own, hw, s, fixed)) != LLMMEM_OK)
+    if ((st = job_finish(own, hw, s, fixed)) != LLMMEM_OK)
         return st;
     *out = fixed ? own : keep_job(cache, own);
     return LLMMEM_OK;
@@ -825,12 +830,12 @@ llmmem_status llmmem__job_resolve(const llmmem__job **out, llmmem__job *own, llm
 llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
                                      const llmmem_strategy *s, llmmem__job_fixed *fixed)
 {
-    llmmem__job_start(j, m, hw, s);
-    return llmmem__job_finish(j, hw, s, fixed);
+    job_start(j, m, hw, s);
+    return job_finish(j, hw, s, fixed);
 }
 
-llmmem_status llmmem__job_finish(llmmem__job *j, const llmmem_hardware *hw, const llmmem_strategy *s,
-                                 llmmem__job_fixed *fixed)
+static llmmem_status job_finish(llmmem__job *j, const llmmem_hardware *hw, const llmmem_strategy *s,
+                                llmmem__job_fixed *fixed)
 {
     const llmmem_model *m = j->m;
     const llmmem__job_fixed *given = fixed && fixed->valid ? fixed : NULL;

@@ -175,7 +175,7 @@ typedef struct llmmem__job_cache {
 /* The job of an estimate: the model checked (llmmem__model_check), then the cache's job when it holds
  * these contents (never with a valid `fixed`, nor a model with a checkpoint attached), else one
  * resolved into `own` (kept in the cache when the contents have ids); fails on a device without
- * memory_bytes before the layout (llmmem__job_finish's order after it). cache NULL: none. */
+ * memory_bytes before the layout (llmmem__job_make's order after it). cache NULL: none. */
 llmmem_status llmmem__job_resolve(const llmmem__job **out, llmmem__job *own, llmmem__job_cache *cache,
                                   const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s,
                                   llmmem__job_fixed *fixed);
@@ -187,12 +187,6 @@ llmmem_status llmmem__job_make(llmmem__job *out, const llmmem_model *m, const ll
 /* The activation settings of a strategy (job start; cannot fail). */
 void llmmem__act_settings_make(llmmem__act_settings *out, const llmmem_strategy *s);
 
-/* llmmem__job_make in two steps: the mode, the device, the settings blocks and the semantics, none of
- * which can fail (start), then the rest from the same handles (finish), so a caller can refuse a device
- * without memory first. */
-void llmmem__job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw, const llmmem_strategy *s);
-llmmem_status llmmem__job_finish(llmmem__job *j, const llmmem_hardware *hw, const llmmem_strategy *s,
-                                 llmmem__job_fixed *fixed);
 /* The same, taking the parts `fixed` holds from it when valid, and filling it (valid) after a job
  * that resolved them; NULL: as llmmem__job_make. The caller changes only layout keys between
  * calls with the same `fixed`. */
