@@ -317,13 +317,16 @@ END_TEST
  * to the bytes the plan ranked it by, for models whose stages differ: DeepSeek-V3's first three dense
  * layers (first_k_dense_replace) and Llama 4 Maverick's dense and MoE layers in turn
  * (interleave_moe_layer_step 2) put a lighter or different stage before the others, so the most loaded
- * stage is not always the first; the planner evaluates only stages that can be the most loaded. */
+ * stage is not always the first; the planner evaluates only stages that can be the most loaded.
+ * Qwen3-Next's three Gated DeltaNet layers before each attention layer give middle stages of different
+ * kind counts wherever a stage's layers are not a multiple of four: more distinct stages than the
+ * three whose state the planner keeps from one candidate to the next (parallel.h llmmem__state_cache). */
 START_TEST(planner_bytes_are_the_full_estimate)
 {
     static const struct {
         const char *model;
         uint64_t devices;
-    } cases[] = {{"deepseek-v3", 256}, {"llama-4-maverick-17b-128e", 128}};
+    } cases[] = {{"deepseek-v3", 256}, {"llama-4-maverick-17b-128e", 128}, {"qwen3-next-80b-a3b", 96}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         job j = make(cases[k].model, "h100-sxm-80gb");
         set(&j, "mode", "training");

@@ -43,10 +43,11 @@ static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__
 {
     const int whole = llmmem__layout_single(&j->layout);
     if (!cache || (whole && j->from_checkpoint))
-        return llmmem__parallel_estimate(out, j, NULL, NULL, trace, most_loaded_only);
+        return llmmem__parallel_estimate(out, j, NULL, NULL, NULL, trace, most_loaded_only);
     if (memcmp(&cache->key, &j->price, sizeof j->price) != 0) {
         cache->valid = 0;
         cache->costs.whole_made = 0;
+        cache->states.valid = 0;
         cache->key = j->price;
     }
     llmmem_status st = LLMMEM_OK;
@@ -54,7 +55,9 @@ static llmmem_status composed(llmmem_report *out, const llmmem__job *j, llmmem__
         st = llmmem__whole_costs(&cache->costs, j);
     else if (!whole && !cache->valid && (st = llmmem__rank_costs_of(&cache->costs, j->m, &j->price)) == LLMMEM_OK)
         cache->valid = 1;
-    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, &cache->acts, trace, most_loaded_only);
+    /* the planner's candidates share everything a stage's state reads but the layout (parallel.h) */
+    llmmem__state_cache *states = most_loaded_only ? &cache->states : NULL;
+    return st ? st : llmmem__parallel_estimate(out, j, &cache->costs, &cache->acts, states, trace, most_loaded_only);
 }
 
 /* The job's layout and the settings explain names, into the trace. */

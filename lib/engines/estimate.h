@@ -15,6 +15,7 @@ typedef struct llmmem__cost_cache {
     llmmem__pricing key;
     llmmem__rank_costs costs;
     llmmem__act_cache acts; /* the layer kinds, keyed apart (a strategy's activation keys change them) */
+    llmmem__state_cache states; /* the stages' state, for most_loaded_only estimates alone (the planner's) */
     llmmem__job_cache jobs; /* the last job resolved (llmmem__job_resolve) */
 } llmmem__cost_cache;
 

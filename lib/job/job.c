@@ -782,6 +782,22 @@ static void job_start(llmmem__job *j, const llmmem_model *m, const llmmem_hardwa
 static llmmem_status job_finish(llmmem__job *j, const llmmem_hardware *hw, const llmmem_strategy *s,
                                 llmmem__job_fixed *fixed);
 
+/* job_start, or a copy of the start `fixed` keeps for the strategy's recompute value (job.h). */
+static void job_start_fixed(llmmem__job *j, llmmem__job_fixed *fixed, const llmmem_model *m,
+                            const llmmem_hardware *hw, const llmmem_strategy *s)
+{
+    const int64_t rc = sv(s, LLMMEM_KEY_RECOMPUTE);
+    if (!fixed || rc < 0 || rc > LLMMEM_RECOMPUTE_OFFLOAD) {
+        job_start(j, m, hw, s);
+        return;
+    }
+    if (!((fixed->started >> rc) & 1u)) {
+        job_start(&fixed->start[rc], m, hw, s);
+        fixed->started |= 1u << rc;
+    }
+    *j = fixed->start[rc];
+}
+
 /* The cache's job when it was resolved from the contents these handles hold, with the model handle put
  * in; else NULL. */
 static const llmmem__job *cached_job(llmmem__job_cache *cache, const llmmem_model *m, const llmmem_hardware *hw,
@@ -818,7 +834,7 @@ llmmem_status llmmem__job_resolve(const llmmem__job **out, llmmem__job *own, llm
         return st;
     if (!fixed && (*out = cached_job(cache, m, hw, s)) != NULL)
         return LLMMEM_OK;
-    job_start(own, m, hw, s);
+    job_start_fixed(own, fixed, m, hw, s);
     if (own->dev.memory == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "hardware: memory_bytes is not set");
     if ((st = job_finish(own, hw, s, fixed)) != LLMMEM_OK)
@@ -830,7 +846,7 @@ llmmem_status llmmem__job_resolve(const llmmem__job **out, llmmem__job *own, llm
 llmmem_status llmmem__job_make_fixed(llmmem__job *j, const llmmem_model *m, const llmmem_hardware *hw,
                                      const llmmem_strategy *s, llmmem__job_fixed *fixed)
 {
-    job_start(j, m, hw, s);
+    job_start_fixed(j, fixed, m, hw, s);
     return job_finish(j, hw, s, fixed);
 }
 
@@ -868,7 +884,12 @@ static llmmem_status job_finish(llmmem__job *j, const llmmem_hardware *hw, const
     if ((st = pricing_train(&j->price, m, s)) != LLMMEM_OK)
         return st;
     j->kv = llmmem__kv_dtype(m, s);
-    if (fixed && !plan_unused) /* a job that made every part: the next ones take them */
-        *fixed = (llmmem__job_fixed){1, j->price.weights, j->price.train, j->compute, j->kv};
+    if (fixed && !plan_unused) { /* a job that made every part: the next ones take them (and the starts kept) */
+        fixed->valid = 1;
+        fixed->weights = j->price.weights;
+        fixed->train = j->price.train;
+        fixed->compute = j->compute;
+        fixed->kv = j->kv;
+    }
     return LLMMEM_OK;
 }

@@ -156,13 +156,17 @@ typedef struct llmmem__job {
 /* What a job resolves from the model and the strategy's keys other than the layout's: the weight
  * and training plans, the compute and KV formats. The planner's candidates differ in layout keys
  * alone (solve.c apply), so it keeps this from its first job and hands it to the others
- * (llmmem__job_make_fixed). valid 0: not resolved yet. */
+ * (llmmem__job_make_fixed). valid 0: not resolved yet. Of the keys a candidate sets, the job's
+ * settings blocks and semantics (the job's start) read recompute alone: a start is kept per
+ * recompute value, made by the first candidate with it (bit r of `started`). */
 typedef struct llmmem__job_fixed {
     int valid;
     llmmem__weight_plan weights;
     llmmem__train_plan train;
     llmmem_format compute;
     llmmem_kv_cache_dtype kv;
+    unsigned started;
+    llmmem__job start[LLMMEM_RECOMPUTE_OFFLOAD + 1];
 } llmmem__job_fixed;
 
 /* The last job resolved, kept for the next resolution of the same contents: the model's id and the

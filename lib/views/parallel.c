@@ -188,8 +188,11 @@ llmmem_status llmmem__rank_costs_of(llmmem__rank_costs *rc, const llmmem_model *
     memset(rc->unit_params, 0, sizeof rc->unit_params);
     memset(rc->unit_largest, 0, sizeof rc->unit_largest);
     memset(rc->unit_layer, 0, sizeof rc->unit_layer);
+    rc->outside_n = 0;
     for (unsigned i = 0; i < m->inv.n; i++) {
         const llmmem__tensor_class *t = &m->inv.t[i], *r = &rc->shapes.t[i];
+        if (t->kinds == 0)
+            rc->outside[rc->outside_n++] = (uint8_t)i;
         const uint64_t all = of_kinds(g->plan.total, g->plan.n, t->kinds);
         if (all == 0)
             continue;
@@ -238,11 +241,13 @@ static llmmem_status stage_sums(llmmem__training acc[2], llmmem__stage_parts *ss
             layer[k] = rc->unit_layer[k];
         }
     }
-    for (unsigned i = 0; i < m->inv.n; i++) {
+    /* without frozen layers the layer sums above count every per-layer class: the classes outside
+     * the layers are left */
+    const unsigned classes = whole_layers ? rc->outside_n : m->inv.n;
+    for (unsigned c = 0; c < classes; c++) {
+        const unsigned i = whole_layers ? rc->outside[c] : c;
         const llmmem__tensor_class *t = &m->inv.t[i], *r = &rc->shapes.t[i];
         const int expert = t->group == LLMMEM_PARAMS_EXPERTS, per_layer = t->kinds != 0;
-        if (per_layer && whole_layers)
-            continue; /* counted by the layer sums above */
         uint64_t n, fz = 0, all = 0, here = 0;
         if (!per_layer) {
             n = once_on_stage(t, m, L, stage) ? t->count : 0;
@@ -402,16 +407,51 @@ llmmem_status llmmem__stage_state_of(llmmem__stage_report *out, uint64_t *host, 
     return stage_state(out, host, nvme, j, rc, stage, ss, NULL);
 }
 
+/* stage_state, or the state `kept` holds for the stage of this layout (parallel.h), kept when made. */
+static llmmem_status kept_stage_state(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme, const llmmem__job *j,
+                                      const llmmem__rank_costs *rc, uint64_t stage, llmmem__stage_parts *ss,
+                                      const uint64_t *counted, llmmem__state_cache *kept)
+{
+    llmmem__layout key;
+    memcpy(&key, &j->layout, sizeof key); /* layout_shape cleared its padding */
+    key.m = 0;
+    if (!kept->valid || memcmp(&kept->layout, &key, sizeof key) != 0) {
+        memcpy(&kept->layout, &key, sizeof key);
+        kept->valid = 1;
+        kept->n = 0;
+    }
+    for (unsigned i = 0; i < kept->n; i++) {
+        if (kept->stage[i] == stage) {
+            *out = kept->report[i];
+            *host = kept->host[i];
+            *nvme = kept->nvme[i];
+            *ss = kept->parts[i];
+            return LLMMEM_OK;
+        }
+    }
+    llmmem_status st = stage_state(out, host, nvme, j, rc, stage, ss, counted);
+    if (st == LLMMEM_OK && kept->n < 3) {
+        const unsigned i = kept->n++;
+        kept->stage[i] = stage;
+        kept->report[i] = *out;
+        kept->host[i] = *host;
+        kept->nvme[i] = *nvme;
+        kept->parts[i] = *ss;
+    }
+    return st;
+}
+
 /* One stage: the state above, and the activations of one micro-batch (the caller scales them by
  * the micro-batches its schedule holds). */
 static llmmem_status estimate_stage(llmmem__stage_report *out, uint64_t *host, uint64_t *nvme,
                                     llmmem__activations *acts, const llmmem__job *j, const llmmem__rank_costs *rc,
                                     const llmmem__act_kinds *kinds, uint64_t stage, llmmem__stage_parts *ss,
-                                    const uint64_t *counted)
+                                    const uint64_t *counted, llmmem__state_cache *kept)
 {
     const llmmem__layout *L = &j->layout;
     memset(acts, 0, sizeof *acts);
-    llmmem_status st = stage_state(out, host, nvme, j, rc, stage, ss, counted);
+    llmmem_status st = kept ? kept_stage_state(out, host, nvme, j, rc, stage, ss, counted, kept)
+                            : stage_state(out, host, nvme, j, rc, stage, ss, counted);
     if (st || !kinds)
         return st;
     llmmem__act_stage a = {out->first_layer, out->first_layer + out->layers, stage == 0, stage + 1 == L->p, 1, 1, 1,
@@ -556,7 +596,8 @@ static llmmem_status generate_job(const llmmem__job **job, llmmem__job *gj, llmm
 }
 
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *given,
-                                        llmmem__act_cache *acts, llmmem__trace *trace, int most_loaded_only)
+                                        llmmem__act_cache *acts, llmmem__state_cache *states, llmmem__trace *trace,
+                                        int most_loaded_only)
 {
     llmmem__job gen_job;
     llmmem__gen_moment gen_peak;
@@ -625,7 +666,8 @@ llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, 
                 best_copy = *ss;
                 best_parts = &best_copy;
             }
-            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, j, rc, kinds, i, ss, middle && mixed ? on : NULL);
+            llmmem_status st = estimate_stage(sr, &host, &nvme, &a, j, rc, kinds, i, ss, middle && mixed ? on : NULL,
+                                              kinds ? states : NULL);
             if (st)
                 return st;
             if (middle) {

@@ -36,7 +36,25 @@ typedef struct llmmem__rank_costs {
     uint64_t unit_params[LLMMEM_LAYER_KINDS_MAX][2];
     uint64_t unit_largest[LLMMEM_LAYER_KINDS_MAX]; /* the kind's largest tensor on the rank */
     uint64_t unit_layer[LLMMEM_LAYER_KINDS_MAX];   /* one layer's parameters of the kind on the rank */
+    /* the classes outside the layers (kinds 0: embeddings, final norm, head), which a stage without
+     * frozen layers adds one by one beside its layer sums */
+    uint8_t outside[LLMMEM_MAX_TENSOR_CLASSES];
+    unsigned outside_n;
 } llmmem__rank_costs;
+
+/* The state of the stages (llmmem__stage_state_of) the last training estimates computed, for the next
+ * with the same layout: a stage's state reads the layout, the pricing and the job's device and
+ * communication settings, not the micro-batch, num_micro_batches or recompute, which are all the
+ * planner's candidates of one layout differ in (its holder keeps the rest fixed: the planner's run
+ * over one model, device and base strategy, cleared when the pricing changes). valid 0: empty. */
+typedef struct llmmem__state_cache {
+    int valid;
+    llmmem__layout layout; /* the key: the layout with num_micro_batches (m) cleared */
+    unsigned n;            /* stages kept (the first, a middle and the last at most) */
+    uint64_t stage[3], host[3], nvme[3];
+    llmmem__stage_report report[3];
+    llmmem__stage_parts parts[3];
+} llmmem__state_cache;
 
 /* The rank's costs from a pricing (job.h): the model's shapes and the pricing are all it reads, so
  * the pricing keys a cache of it. */
@@ -76,11 +94,13 @@ struct llmmem__trace; /* views/trace.h */
  * `costs` are the layout's rank costs when the caller has them (the report's cache), else NULL;
  * for a layout whose rank is the whole model, llmmem__whole_costs's. Training takes its layer
  * kinds from `acts` (llmmem__act_kinds_of; NULL: made for this call). Records the most loaded
- * stage into `trace` when it is not NULL. most_loaded_only: the caller reads the most loaded stage
+ * stage into `trace` when it is not NULL, and takes the stages' state from `states` when it holds
+ * them (NULL: none; training alone). most_loaded_only: the caller reads the most loaded stage
  * alone (the planner), so a middle stage that cannot be more loaded than an earlier one is skipped
  * and its entry in stages[] left as it was. */
 llmmem_status llmmem__parallel_estimate(llmmem_report *r, const llmmem__job *j, const llmmem__rank_costs *costs,
-                                        llmmem__act_cache *acts, struct llmmem__trace *trace, int most_loaded_only);
+                                        llmmem__act_cache *acts, struct llmmem__state_cache *states,
+                                        struct llmmem__trace *trace, int most_loaded_only);
 
 
 #endif
