@@ -422,6 +422,13 @@ START_TEST(test_kimi_k3)
     uint64_t n;
     ck_assert_ok(llmmem_serving_max_concurrency(&n, f.r, 131072));
     ck_assert_uint_eq(n, 2); /* 306,627 / 131,072 */
+    /* the cookbook's H200 recipe (docs/cookbook/autoregressive/Moonshotai/Kimi-K3.mdx: TP16, FlashMLA decode) pages by
+     * 64: 306,627 // 64 = 4,791 pages, 306,624 tokens */
+    set(&f, LLMMEM_KEY_BLOCK_SIZE, 64);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_NUM_BLOCKS), 4791);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 306624);
+    set(&f, LLMMEM_KEY_BLOCK_SIZE, 0);
     /* a given fraction is taken as it is: no VLM factor, the 100 MiB reservation still out of the rest
      * (38 - 139 x 0.1 - 100 / 1,024 = 24.00234375 GiB before the state pool) */
     set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.9);
