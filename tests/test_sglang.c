@@ -9,6 +9,7 @@
  * expected numbers below follow the same operations, worked with a calculator. A log prints P and A
  * with two decimals (GB = 2^30 bytes there): each carries up to 0.005 GiB of rounding, so a token
  * count rebuilt from them is within that rounding of the logged one. */
+#include <stdio.h>
 #include <string.h>
 
 #include "unit.h"
@@ -30,6 +31,21 @@ static fixture make(const char *model, const char *gpu)
     ck_assert_ok(llmmem_strategy_new(&f.s));
     ck_assert_ok(llmmem_strategy_set_int(f.s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_SGLANG));
     ck_assert_ok(llmmem_serving_new(&f.r));
+    return f;
+}
+
+#ifndef LLMMEM_TEST_DATA
+#define LLMMEM_TEST_DATA "tests/data"
+#endif
+
+/* A fixture of the config.json tests/data/configs/<file>. */
+static fixture make_config(const char *file, const char *gpu)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/%s", LLMMEM_TEST_DATA, file);
+    fixture f = make("llama-3.1-8b", gpu);
+    llmmem_model_free(f.m);
+    ck_assert_ok(llmmem_model_from_hf_config(&f.m, path));
     return f;
 }
 
@@ -333,6 +349,117 @@ START_TEST(test_hybrid_gated_deltanet)
 }
 END_TEST
 
+/* Kimi-Linear-48B-A3B-Instruct (tests/data/configs/kimi-linear-48b-a3b-instruct.json: 27 layers, kda_layers 20 of them
+ * with 32 heads of 128 and short_conv_kernel_size 4, full_attn_layers 7 MLA layers of kv_lora_rank 512 and
+ * qk_rope_head_dim 64, bf16) on one H200 (143,771 MiB), TP1, P = 140 GiB, weights 92 GiB, context 1,048,576 (its
+ * model_max_length), SGLang's own fraction:
+ *   reserved 512 + 1.5 x 8,192 + 2 x 256 + 1/8 x 1,024 = 13,440 MiB -> round(130,331 / 143,771, 3) = 0.907;
+ *   state a request (configs/mamba_utils.py KimiLinearStateShape over kimi_linear.py linear_layer_ids): conv
+ *   (4 - 1) x (32 x 128 + 2 x 32 x 128) = 36,864 in bf16 = 73,728 B, recurrent 32 x 128 x 128 = 524,288 in float32 =
+ *   2,097,152 B: 2,170,880 B a layer, x 20 = 43,417,600 B;
+ *   rest = 48 - 140 x 0.093 = 34.98 GiB; _handle_max_mamba_cache: 34.98 x 0.9 / 1.9 GiB = 17,791,336,896.4 B,
+ *   int((that - 43,417,600) / 43,417,600) = 408 slots, the pool 409 x 43,417,600 = 17,757,798,400 B: rest
+ *   18.44176 GiB, int(rest x 2^30) = 19,801,690,603 B;
+ *   cell (model_config.py KimiLinearForCausalLM: AttentionArch.MLA; _compute_cell_size over the 7
+ *   full_attention_layer_ids): (512 + 64) x 2 x 7 = 8,064 B: 2,455,566 tokens;
+ *   max_running_requests: min(clamp(int(2,455,566 / 1,048,576 x 512) = 1,199, 2048, 4096), 1,227,783, 408 // 3 =
+ *   136) = 136. */
+START_TEST(test_kimi_linear_kda_mla)
+{
+    fixture f = make_config("kimi-linear-48b-a3b-instruct.json", "h200");
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 140LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 92LL << 30);
+    set(&f, LLMMEM_KEY_MAX_MODEL_LEN, 1048576);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 9070);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 43417600);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE), 408);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_POOL_BYTES), 409ULL * 43417600);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 19801690603ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 8064);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 2455566);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 136);
+    /* --mamba-ssm-dtype bfloat16 halves the recurrent state: 20 x (73,728 + 1,048,576) = 22,446,080 B */
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mamba_ssm_cache_dtype", "bfloat16"));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 22446080);
+    release(&f);
+}
+END_TEST
+
+/* Kimi K3 (tests/data/configs/kimi-k3.json: 93 layers, 69 KDA layers of 96 heads of 128 with kernel 4, 24 MLA layers
+ * of 512 + 64, its MoonViT of vt_num_hidden_layers 27 and vt_hidden_size 1,024) on 16 x H200, TP16 (its 1.56 TB
+ * of weights need more than 8 x 141 GB), P = 139 GiB, weights 101 GiB, SGLang's own fraction:
+ *   reserved 512 + 12,288 + 2 x 512 + 16 / 8 x 1,024 = 15,872 MiB -> round(127,899 / 143,771, 3) = 0.890;
+ *   server_args.py adjust_mem_fraction_for_vlm (configs/kimi_k3.py KimiK3VisionConfig: num_hidden_layers 27,
+ *   hidden_size 1,024): ratio 27 x 1,024^2 / (24 x 1,024^2) = 1.125, factor 1 - 0.1 x 0.125 = 0.9875, x 0.95 =
+ *   0.938125: fraction 0.890 x 0.938125 = 0.83493125;
+ *   rest = 38 - 139 x 0.16506875 = 15.05544375 GiB, less kv_cache_configurator.py mm_runtime_reservation_gb's
+ *   SGLANG_VLM_CACHE_SIZE_MB 100 / 1,024 = 14.9577875 GiB;
+ *   state a request: conv 3 x 3 x 96 x 128 / 16 = 6,912 in bf16 = 13,824 B, recurrent 96 / 16 x 128 x 128 = 98,304
+ *   in float32 = 393,216 B: 407,040 B a layer, x 69 = 28,085,760 B;
+ *   _handle_max_mamba_cache: 14.9577875 x 0.9 / 1.9 GiB = 7,607,748,331.5 B: int((that - 28,085,760) / 28,085,760) =
+ *   269 slots, the pool 270 x 28,085,760 = 7,583,155,200 B: rest 7.8954239 GiB = 8,477,646,833 B;
+ *   cell: the MLA latent is whole on every rank: 576 x 2 x 24 = 27,648 B: 306,627 tokens;
+ *   max_running_requests: min(2048, 153,313, 269 // 3 = 89) = 89.
+ * Without SGLang's profile run the AttnRes banks (which keep vLLM refused) take nothing from this budget. */
+START_TEST(test_kimi_k3)
+{
+    fixture f = make_config("kimi-k3.json", "h200");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 16);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 101LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8349);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_RESERVED_BYTES), 15872ULL << 20);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE), 28085760);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE), 269);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_POOL_BYTES), 270ULL * 28085760);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 8477646833ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 27648);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 306627);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 89);
+    uint64_t n;
+    ck_assert_ok(llmmem_serving_max_concurrency(&n, f.r, 131072));
+    ck_assert_uint_eq(n, 2); /* 306,627 / 131,072 */
+    /* the cookbook's H200 recipe (docs/cookbook/autoregressive/Moonshotai/Kimi-K3.mdx: TP16, FlashMLA decode) pages by
+     * 64: 306,627 // 64 = 4,791 pages, 306,624 tokens */
+    set(&f, LLMMEM_KEY_BLOCK_SIZE, 64);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_NUM_BLOCKS), 4791);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 306624);
+    set(&f, LLMMEM_KEY_BLOCK_SIZE, 0);
+    /* a given fraction is taken as it is: no VLM factor, the 100 MiB reservation still out of the rest
+     * (38 - 139 x 0.1 - 100 / 1,024 = 24.00234375 GiB before the state pool) */
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.9);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 9000);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE), 433);
+    release(&f);
+}
+END_TEST
+
+/* Kimi-K2.5 (tests/data/configs/kimi-k2.5.json: the DeepSeek-V3 text model, 61 MLA layers, and MoonViT) on 8 x H200,
+ * P = 139 GiB, weights 72 GiB: configs/kimi_k25.py KimiK25VisionConfig keeps num_hidden_layers 27 and hidden_size
+ * 1,152 (the checkpoint's vt_* keys are other attributes): ratio 27 x 1,152^2 / (24 x 1,024^2) = 1.423828125, factor
+ * 1 - 0.0423828125 = 0.9576171875, x 0.95 = 0.909736328125; reserved 512 + 12,288 + 1,024 + 1,024 = 14,848 MiB ->
+ * round(128,923 / 143,771, 3) = 0.897, x 0.909736328125 = 0.816033486; rest = 67 - 139 x 0.183966514 - 0.09765625 =
+ * 41.3309983 GiB = 44,378,821,555 B; cell 576 x 2 x 61 = 70,272 B: 631,529 tokens. */
+START_TEST(test_kimi_k25_vlm)
+{
+    fixture f = make_config("kimi-k2.5.json", "h200");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 8);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 72LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8160);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 44378821555ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 70272);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 631529);
+    release(&f);
+}
+END_TEST
+
 /* max_running_requests and the page rounding: Llama-3.1-8B (131,072 B a token), P = 60 GiB, weights 15 GiB,
  * fraction 0.9: rest = 45 - 6 = 39 GiB = 41,875,931,136 B: 319,488 tokens; --page-size 64 keeps 319,488
  * (4,992 pages); --max-running-requests 100 caps the estimate of clamp(int(319,488 / 131,072 x 512),
@@ -395,6 +522,8 @@ START_TEST(test_errors)
     release(&f);
     fixture g = make("qwen2.5-vl-7b-instruct", "h100-sxm-80gb");
     ck_assert_status(llmmem_serving_estimate(g.r, g.m, g.hw, g.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "qwen2_5_vl with its qwen2_5_vl tower under SGLang is not modelled"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "adjust_mem_fraction_for_vlm"));
     release(&g);
 }
 END_TEST
@@ -411,6 +540,9 @@ int main(void)
     tcase_add_test(tc, test_mla_sparse_indexer);
     tcase_add_test(tc, test_hybrid_sliding_window);
     tcase_add_test(tc, test_hybrid_gated_deltanet);
+    tcase_add_test(tc, test_kimi_linear_kda_mla);
+    tcase_add_test(tc, test_kimi_k3);
+    tcase_add_test(tc, test_kimi_k25_vlm);
     tcase_add_test(tc, test_requests_and_pages);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);

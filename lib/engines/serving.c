@@ -815,8 +815,9 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
     if (!st)
         st = llmmem__kv_refuse_typed(out->a, cache, modelled);
     /* Megatron-Bridge kimi_k3_layers.py KimiK3TransformerLayer: every token carries its AttnRes bank (a hidden-wide
-     * row per block of attn_res_block_size layers) beside the residual, tensors of the profile run no rule here has */
-    if (!st && mv(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE))
+     * row per block of attn_res_block_size layers) beside the residual, tensors of the profile run no rule here has
+     * (an engine without one, LLMMEM__SERVING_NO_PROFILE, takes the model) */
+    if (!st && mv(m, LLMMEM_KEY_ATTN_RES_BLOCK_SIZE) && !(modelled & LLMMEM__SERVING_NO_PROFILE))
         st = llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s of %s: the profile run of its AttnRes residual banks "
                           "(attn_res_block_size %llu) beside KDA's state and the latent MoE is not modelled: the "
                           "weights and the contiguous cache (llmmem_kv_cache_bytes) are", cache,

@@ -75,7 +75,10 @@ typedef struct llmmem__served {
     uint64_t memory;              /* memory_bytes of one device */
     uint64_t tp;
 } llmmem__served;
-/* modelled: the LLMMEM__KV_* kinds of layers the engine's cache models (kv.h llmmem__kv_refuse_typed) */
+/* modelled: the LLMMEM__KV_* kinds of layers the engine's cache models (kv.h llmmem__kv_refuse_typed), and
+ * LLMMEM__SERVING_NO_PROFILE for an engine that sizes its pool without a profile run (SGLang's
+ * mem_fraction_static): the tensors only a profile run sees (Kimi K3's AttnRes banks) do not refuse it */
+#define LLMMEM__SERVING_NO_PROFILE 256
 llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
                                       const llmmem__serve_inputs *in, const char *cache, int modelled);
 

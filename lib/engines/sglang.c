@@ -77,7 +77,9 @@ static llmmem_status sglang_kv_dtype(llmmem_kv_cache_dtype *out, const llmmem__g
 /* Bytes of one sequence's Mamba state in every state layer of a rank (SGLang's mamba2_cache_params
  * mamba_cache_per_req: the conv state in the model's dtype, the SSM or recurrent state in
  * --mamba-ssm-dtype, float32 by default: server_args.py ServerArgs.mamba_ssm_dtype); the state
- * shapes are vLLM's (kv.c llmmem__state_elements), which SGLang's mamba_utils shares. */
+ * shapes are vLLM's (kv.c llmmem__state_elements), which SGLang's mamba_utils shares: Kimi Delta
+ * Attention's too (configs/mamba_utils.py KimiLinearStateShape: conv (kernel - 1) x 3 x heads x head_dim / tp,
+ * recurrent heads / tp x head_dim^2, over configs/kimi_linear.py linear_layer_ids, the kda_layers). */
 static llmmem_status state_per_request(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a,
                                        const llmmem__serve_settings *set, uint64_t tp)
 {
@@ -94,12 +96,41 @@ static llmmem_status state_per_request(uint64_t *out, const llmmem_model *m, con
     return LLMMEM_OK;
 }
 
+/* The tower's layers and width as server_args.py ServerArgs.adjust_mem_fraction_for_vlm reads them, SGLang's vision
+ * config class's num_hidden_layers and hidden_size: configs/kimi_k3.py KimiK3VisionConfig copies vt_num_hidden_layers
+ * and vt_hidden_size into them (our vision keys); configs/kimi_k25.py KimiK25VisionConfig keeps its defaults, 27 and
+ * 1152 (the checkpoint's vt_* keys land beside them). Other towers' classes are not read: 0. */
+static int vlm_tower(double *layers, double *width, const llmmem_model *m)
+{
+    switch (llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)) {
+    case LLMMEM_MODEL_KIMI_K3:
+        *layers = (double)llmmem__model_value(m, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS);
+        *width = (double)llmmem__model_value(m, LLMMEM_KEY_VISION_HIDDEN_SIZE);
+        return 1;
+    case LLMMEM_MODEL_KIMI_K25:
+        *layers = 27.0, *width = 1152.0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* adjust_mem_fraction_for_vlm: 0.95 x clamp(1 - 0.1 x (ratio - 1), 0.8, 1.05), ratio the tower's layers x width^2
+ * over ViT-L/14's 24 x 1024^2; the default fraction (round(..., 3)) is multiplied by it, not rounded again */
+static double vlm_fraction(double layers, double width)
+{
+    double ratio = layers * (width * width) / (24.0 * (1024.0 * 1024.0));
+    double factor = 1.0 - 0.1 * (ratio - 1.0);
+    factor = factor > 1.05 ? 1.05 : factor < 0.8 ? 0.8 : factor;
+    return 0.95 * factor;
+}
+
 static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
 {
     llmmem__served p;
     llmmem_serving *r = out;
     const llmmem__serve_settings *set = &in->set;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "SGLang's KV pool", 0);
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "SGLang's KV pool", LLMMEM__SERVING_NO_PROFILE);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;
@@ -110,16 +141,27 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     if (r->pp > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) under SGLang is not modelled",
                             (unsigned long long)r->pp);
-    if (llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE) != 0)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a multimodal model under SGLang is not modelled (its "
-                            "adjust_mem_fraction_for_vlm and SGLANG_VLM_CACHE_SIZE_MB reservations)");
+    /* SGLang serves a multimodal checkpoint with its tower: server_args.py LANGUAGE_MODEL_ONLY_ARCHITECTURES, the
+     * models --language-model-only takes, names neither Kimi; the tower's share is vlm_fraction's */
+    const int vlm = llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE) != 0;
+    double vit_layers = 0.0, vit_width = 0.0;
+    if (vlm && !vlm_tower(&vit_layers, &vit_width, model))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s with its %s tower under SGLang is not modelled: the vision "
+                            "config's num_hidden_layers and hidden_size that server_args.py adjust_mem_fraction_for_vlm "
+                            "reads are known for kimi_k25 and kimi_k3 only",
+                            llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(model, LLMMEM_KEY_MODEL_TYPE)),
+                            llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE,
+                                               llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE)));
     if (a->chunk)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "chunked local attention under SGLang is not modelled");
     const uint64_t tp = p.tp;
     const int state = llmmem__state_layers(a) != 0;
-    if (state && (a->window || a->kv_lora_rank))
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s beside Mamba or Gated DeltaNet layers under SGLang is not "
-                            "modelled", a->window ? "sliding-window attention" : "multi-head latent attention");
+    /* a Mamba hybrid's MLA layers are paged as any MLA model's (configs/model_config.py: KimiLinearForCausalLM is
+     * AttentionArch.MLA; pool_configurator.py _compute_cell_size: the MLA cell over mambaish full_attention_layer_ids);
+     * its sliding-window layers are not modelled */
+    if (state && a->window)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "sliding-window attention beside Mamba or Gated DeltaNet layers "
+                            "under SGLang is not modelled");
     if ((st = sglang_kv_dtype(&r->dtype, a, in->kv)) != LLMMEM_OK)
         return st;
 
@@ -144,6 +186,8 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
         if (set->speculative_method == LLMMEM_SPECULATIVE_MTP)
             reserved += 2048.0;
         fraction = (double)llmmem__serving_decimals(((double)gpu_mem - reserved) / (double)gpu_mem, 3) / 1000.0;
+        if (vlm)
+            fraction *= vlm_fraction(vit_layers, vit_width);
     }
 
     /* model_runner init_torch_distributed: pre_model_load_memory, the free memory after NCCL, before the
@@ -165,6 +209,10 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
 
     /* kv_cache_configurator.py _profile_available_bytes: rest = post - pre x (1 - mem_fraction_static) */
     double rest = post_gib - pre_gib * (1.0 - fraction);
+    /* mm_runtime_reservation_gb: a multimodal model's embedding cache, SGLANG_VLM_CACHE_SIZE_MB (environ.py: 100),
+     * comes out of the KV budget (the feature-transport pools only with cuda_ipc or cuda_vmm, not the default) */
+    if (vlm)
+        rest -= 100.0 / 1024.0;
     uint64_t per_req = 0, mamba = 0;
     if (state) {
         if ((st = state_per_request(&per_req, model, a, set, tp)) != LLMMEM_OK)
