@@ -332,6 +332,10 @@ START_TEST(test_deepseek_v4_pools)
     ck_assert_ok(llmmem_strategy_set_text(f.s, "speculative_method", "mtp"));
     ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "speculative decoding of deepseek_v4"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "speculative_method", "none"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "engine_version", "sglang-0.4"));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "SGLang 0.4"));
     release(&f);
 }
 END_TEST

@@ -190,6 +190,9 @@ static llmmem_status dsv4_serve(llmmem_serving *r, const llmmem_model *model, co
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "speculative decoding of deepseek_v4 under SGLang (its draft "
                             "worker's pools, DSV4PoolConfigurator's (layers + 1) / layers and rings of 16 and 256) is "
                             "not modelled");
+    if (b->rel->version != LLMMEM_ENGINE_VERSION_LATEST) /* DeepseekV4ForCausalLM came after 0.4 */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "deepseek_v4 under SGLang 0.4 (which has no DeepSeek-V4 pools) is "
+                            "not modelled: use engine_version latest");
     /* the AMD path's unified-KV layout (bf16 latent, per-request rings) sizes otherwise */
     if (in->dev.backend == LLMMEM_BACKEND_ROCM)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "deepseek_v4 under SGLang on ROCm (its unified-KV pools) is not "
