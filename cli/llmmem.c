@@ -968,7 +968,9 @@ static void print_sglang_table(const llmmem_serving *sv, const llmmem_model *mod
     printf("%-*s %26s %16s %15s\n", width, "budget (one rank)", "exact", "2^30 B", "10^9 B");
     for (i = 0; i < sizeof budget / sizeof budget[0]; i++)
         print_bytes_row(width, llmmem_serving_value_name(budget[i]), llmmem_serving_get(sv, budget[i]));
-    if (mamba)
+    int64_t type = 0;
+    llmmem_model_get_int(&type, model, LLMMEM_KEY_MODEL_TYPE);
+    if (mamba || type == LLMMEM_MODEL_DEEPSEEK_V4) /* Mamba's state pool, DeepSeek-V4's compressor states */
         print_bytes_row(width, "state_pool_bytes", llmmem_serving_get(sv, LLMMEM_SERVING_STATE_POOL_BYTES));
     printf("\n");
     for (i = 0; i < sizeof kv / sizeof kv[0]; i++)

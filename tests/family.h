@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "dsv4_config.h"
 
 #ifndef LLMMEM_TEST_DATA
 #define LLMMEM_TEST_DATA "tests/data"

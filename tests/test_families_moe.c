@@ -126,33 +126,13 @@ END_TEST
  *   exp_probs_b 256 on the 40 routed layers; tid2eid 129280 x 6 int32 entries on the 3 hash layers
  *   embedding and head 2 x 129280 x 4096; output hyper-connection 4096 x 4 x 4 + 4 + 1; final norm:
  *   284,334,567,511 (the r33 scripts/dsv4.py sum, which the count under test reproduces). */
-static llmmem_model *deepseek_v4_flash(const char *extra)
-{
-    char json[4096], ratios[512] = "";
-    size_t used = 0;
-    for (int i = 0; i < 43; i++)
-        used += (size_t)snprintf(ratios + used, sizeof ratios - used, "%s%d", i ? ", " : "",
-                                 i < 2 ? 0 : i % 2 == 0 ? 4 : 128);
-    snprintf(json, sizeof json,
-             "{\"architectures\": [\"DeepseekV4ForCausalLM\"], \"model_type\": \"deepseek_v4\", \"vocab_size\": 129280, "
-             "\"hidden_size\": 4096, \"moe_intermediate_size\": 2048, \"num_hidden_layers\": 43, "
-             "\"num_attention_heads\": 64, \"num_key_value_heads\": 1, \"head_dim\": 512, \"q_lora_rank\": 1024, "
-             "\"qk_rope_head_dim\": 64, \"num_experts_per_tok\": 6, \"n_routed_experts\": 256, \"n_shared_experts\": 1, "
-             "\"scoring_func\": \"sqrtsoftplus\", \"routed_scaling_factor\": 1.5, \"compress_ratios\": [%s], "
-             "\"compress_rope_theta\": 160000, \"num_hash_layers\": 3, \"hc_mult\": 4, \"hc_sinkhorn_iters\": 20, "
-             "\"sliding_window\": 128, \"o_groups\": 8, \"o_lora_rank\": 1024, \"index_n_heads\": 64, "
-             "\"index_head_dim\": 128, \"index_topk\": 512, \"num_nextn_predict_layers\": 1, "
-             "\"max_position_embeddings\": 1048576, \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\"%s}",
-             ratios, extra);
-    return from_text(json);
-}
-
 START_TEST(deepseek_v4_flash_count)
 {
     llmmem_model *m = deepseek_v4_flash("");
     ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_DEEPSEEK_V4);
     ck_assert_uint_eq(total(m), 284334567511ULL);
-    /* its MTP block, its caches and its training are not modelled: refused by name, never a wrong number */
+    /* its MTP block, its contiguous cache and its training are not modelled: refused by name, never a wrong number
+     * (SGLang's pools are: test_sglang.c test_deepseek_v4_pools) */
     uint64_t n = 0;
     ck_assert_status(llmmem_model_checkpoint_parameters(&n, m), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));

@@ -4,14 +4,16 @@
  * The rules are SGLang's (sgl-project/sglang python/sglang/srt/, read at 003fca80):
  * server_args.py ServerArgs._handle_gpu_memory_settings (the default mem_fraction_static),
  * mem_cache/kv_cache_configurator.py _profile_available_bytes, _handle_max_mamba_cache and
- * _resolve_max_num_reqs, model_executor/pool_configurator.py DefaultPoolConfigurator and
- * HybridSWAPoolConfigurator. SGLang computes in GiB doubles (P and A from mem_get_info / 2^30); the
- * expected numbers below follow the same operations, worked with a calculator. A log prints P and A
- * with two decimals (GB = 2^30 bytes there): each carries up to 0.005 GiB of rounding, so a token
- * count rebuilt from them is within that rounding of the logged one. */
+ * _resolve_max_num_reqs, model_executor/pool_configurator.py DefaultPoolConfigurator,
+ * HybridSWAPoolConfigurator and DSV4PoolConfigurator (with mem_cache/deepseek_v4_memory_pool.py at
+ * 41802551). SGLang computes in GiB doubles (P and A from mem_get_info / 2^30); the expected numbers
+ * below follow the same operations, worked with a calculator. A log prints P and A with two decimals
+ * (GB = 2^30 bytes there): each carries up to 0.005 GiB of rounding, so a token count rebuilt from them
+ * is within that rounding of the logged one. */
 #include <stdio.h>
 #include <string.h>
 
+#include "dsv4_config.h"
 #include "unit.h"
 
 #define GIB100(x) (((uint64_t)(x) * GIB + 50) / 100)
@@ -288,6 +290,72 @@ END_TEST
  * 0.8) = 388,360 ("Use sliding window memory pool. full_layer_tokens=485451, swa_layer_tokens=388360");
  * pool bytes 485,451 x 36,864 + 388,360 x 36,864 = 32,212,168,704. A request keeps its window and a
  * page in the sliding pool (129 cells), every token in the full one. */
+/* DeepSeek-V4-Flash (43 layers: compress_ratios 0, 0, then 4 and 128 by turns: 21 ratio-4, 20 ratio-128; one
+ * KV head of 512 = 448 nope + 64 rope, sliding_window 128, index_head_dim 128) on 8 x H200, given P = 130 GiB,
+ * weights 25 GiB, fraction 0.9: rest = 105 - 13 = 92 GiB = 98,784,247,808 B. SGLang (mem_cache/
+ * deepseek_v4_memory_pool.py at 41802551, model_executor/pool_configurator.py DSV4PoolConfigurator at 003fca80):
+ * an entry is 448 fp8 + 64 x 2 bf16 + 448 / 64 scales + 1 pad = 584 B (DeepSeekV4SingleKVPool, asserted); an
+ * indexer key 128 + 128 / 128 x 4 = 132 B; the ratio-4 compressor states 2 x 2 x 512 x 4 = 8,192 B and 2 x 2 x
+ * 128 x 4 = 2,048 B a slot, 8 slots a 128-token window (get_compress_state_ring_size; float32:
+ * SGLANG_DSV4_COMPRESS_STATE_DTYPE). _get_bytes_per_full_token with swa_full_tokens_ratio 0.8:
+ *   0.8 x 584 x 43 + 584 / 4 x 21 + 584 / 128 x 20 + 132 / 4 x 21 + 0.8 x 8 / 128 x (8,192 + 2,048) x 21
+ *   = 20,089.6 + 3,066 + 91.25 + 693 + 10,752 = 34,691.85 B a full token.
+ * The ratio-128 layers' request-scoped state first (_get_c128_state_fixed_bytes_for_token_capacity): 98,784,247,808
+ * / 34,691.85 = 2,847,477 tokens, int(2,847,477 / 1,048,576 x 512) = 1,390 -> 2,048 requests; (2,048 + 1) x 128
+ * + 128 + 1 = 262,401 rows -> 262,528 (multiple of 128) x 2 x 512 x 4 B x 20 layers = 21,506,293,760 B. Then
+ * 77,277,954,048 / 34,691.85 = 2,227,553 -> 2,227,456 tokens (pages of 256: server_args.py DeepseekV4ForCausalLM);
+ * swa int(0.8 x 2,227,456) = 1,781,964 -> 1,781,760; c4 556,864, c128 17,402, c4 state 1,781,760 / 128 x 8 =
+ * 111,360 rows. Pools: 1,781,760 x 584 x 43 + 556,864 x 584 x 21 + 17,402 x 584 x 20 + 17,402 x 32 x 132 x 21 =
+ * 53,319,819,584 B; states 111,360 x 10,240 x 21 + 21,506,293,760 = 45,453,148,160 B. A page of 256 tokens in
+ * every pool: 256 x 584 x 43 + 64 x (584 + 132) x 21 + 2 x 584 x 20 = 7,414,336 B (28,962 a token, rounded down).
+ * With --max-running-requests 256: (257 x 128 + 129 = 33,025 -> 33,152 rows) x 4,096 x 20 = 2,715,811,840 B,
+ * 96,068,435,968 / 34,691.85 = 2,769,193 -> 2,769,152 tokens, swa 2,215,168. */
+START_TEST(test_deepseek_v4_pools)
+{
+    fixture f = make("deepseek-v3", "h200");
+    llmmem_model_free(f.m);
+    f.m = deepseek_v4_flash("");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 8);
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.9);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 130LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 25LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 98784247808ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BLOCK_SIZE), 256);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_TOKENS), 2227553);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 2227456);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_SWA_TOKENS), 1781760);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 2048);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_POOL_BYTES), 53319819584ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_POOL_BYTES), 45453148160ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BLOCK_BYTES), 7414336);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 28962);
+    ck_assert_uint_le(get(&f, LLMMEM_SERVING_POOL_BYTES) + get(&f, LLMMEM_SERVING_STATE_POOL_BYTES),
+                      get(&f, LLMMEM_SERVING_KV_CACHE_BYTES));
+    set(&f, LLMMEM_KEY_MAX_NUM_SEQS, 256);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_TOKENS), 2769193);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 2769152);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_SWA_TOKENS), 2215168);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 256);
+    /* what SGLang's source does not settle stays refused, by name */
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "kv_cache_dtype", "bf16"));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "fp8 only"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "kv_cache_dtype", "fp8_e4m3"));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 2769152);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "speculative_method", "mtp"));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "speculative decoding of deepseek_v4"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "speculative_method", "none"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "engine_version", "sglang-0.4"));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "SGLang 0.4"));
+    release(&f);
+}
+END_TEST
+
 START_TEST(test_hybrid_sliding_window)
 {
     fixture f = make("gpt-oss-120b", "h200");
@@ -538,6 +606,7 @@ int main(void)
     tcase_add_test(tc, test_log_inferencex_2128_failure);
     tcase_add_test(tc, test_log_vllm_21348_qwen3_235b_sglang_pool);
     tcase_add_test(tc, test_mla_sparse_indexer);
+    tcase_add_test(tc, test_deepseek_v4_pools);
     tcase_add_test(tc, test_hybrid_sliding_window);
     tcase_add_test(tc, test_hybrid_gated_deltanet);
     tcase_add_test(tc, test_kimi_linear_kda_mla);

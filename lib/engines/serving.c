@@ -809,7 +809,7 @@ static llmmem_status graph_estimate(uint64_t *out, const llmmem_model *m, llmmem
 llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, const llmmem_model *m,
                                       const llmmem__serve_inputs *in, const char *cache, int modelled)
 {
-    llmmem_status st = llmmem__kv_shape_with_state(&out->a, m);
+    llmmem_status st = llmmem__kv_shape_modelled(&out->a, m, modelled);
     if (!st)
         st = llmmem__kv_refuse_cross(out->a, cache);
     if (!st)

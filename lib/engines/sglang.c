@@ -3,7 +3,8 @@
  * tokens (max_total_num_tokens) from the memory free before and after the weights load, the page
  * rounding, the sliding-window and Mamba pools of hybrid models, and max_running_requests
  * (sgl-project/sglang python/sglang/srt/: server_args.py, mem_cache/kv_cache_configurator.py,
- * model_executor/pool_configurator.py, read at 003fca80). SGLang computes in GiB doubles where it
+ * model_executor/pool_configurator.py, read at 003fca80; DeepSeek-V4's pools from
+ * mem_cache/deepseek_v4_memory_pool.py, read at 41802551). SGLang computes in GiB doubles where it
  * does; so does this file, in the same order. No allocation, no I/O.
  */
 #include <math.h>
@@ -125,12 +126,253 @@ static double vlm_fraction(double layers, double width)
     return 0.95 * factor;
 }
 
+/* kv_cache_configurator.py _resolve_max_num_reqs: the context_length, else max_position_embeddings */
+static llmmem_status sglang_context(uint64_t *out, const llmmem_model *model, const llmmem__serve_settings *set)
+{
+    uint64_t positions = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
+    if (set->max_model_len < 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "max_model_len auto (-1) is vLLM's; SGLang takes a context_length");
+    *out = llmmem__serve_or(set->max_model_len, positions ? positions : 2048);
+    return LLMMEM_OK;
+}
+
+/* kv_cache_configurator.py _resolve_max_num_reqs: int(tokens / context_len x 512) within [2048, 4096], at most
+ * --max-running-requests (given) when given, else at most tokens // 2 */
+static uint64_t sglang_requests(uint64_t tokens, uint64_t context, uint64_t given)
+{
+    int64_t estimated = (int64_t)((double)tokens / (double)context * 512.0);
+    estimated = estimated < 2048 ? 2048 : estimated > 4096 ? 4096 : estimated;
+    uint64_t requests = (uint64_t)estimated;
+    if (given)
+        return given < requests ? given : requests;
+    return tokens / 2 < requests ? tokens / 2 : requests;
+}
+
+/* What sglang_serve has measured when the KV pool is sized (the budget DeepSeek-V4's pools start from). */
+typedef struct sglang_start {
+    const sglang_release *rel;
+    uint64_t memory, pre, post, chunked, graph_bs, available;
+    double fraction, reserved; /* mem_fraction_static, its reserve in MiB (0: given) */
+} sglang_start;
+
+/* ---- DeepSeek-V4 (sgl-project/sglang python/sglang/srt/mem_cache/deepseek_v4_memory_pool.py read at 41802551,
+ * model_executor/pool_configurator.py DSV4PoolConfigurator at 003fca80) --------------------------------------- */
+
+/* deepseek_v4_memory_pool.py DeepSeekV4SingleKVPool.get_bytes_per_token: the 448 nope elements in fp8, the 64 rope
+ * ones in bf16, an fp8 scale per 64 nope elements and a pad byte (create_buffer asserts 584, uint8 storage) */
+#define DSV4_NOPE 448
+#define DSV4_ROPE 64
+#define DSV4_ENTRY (DSV4_NOPE + DSV4_ROPE * 2 + DSV4_NOPE / 64 + 1)
+/* get_compress_state_ring_size without speculative decoding or online c128 (SGLANG_OPT_USE_ONLINE_COMPRESS off) */
+#define DSV4_C4_RING 8
+#define DSV4_C128_RING 128
+/* pool_configurator.py _get_dsv4_compress_state_dtype_sizes: SGLANG_DSV4_COMPRESS_STATE_DTYPE float32 */
+#define DSV4_STATE_BYTES 4
+
+/* The pools' sizes from a count of full tokens (pool_configurator.py DSV4PoolConfigurator._compute_dsv4_sizes). */
+typedef struct dsv4_sizes {
+    uint64_t full, swa, c4, c128, c4_state;
+} dsv4_sizes;
+
+static dsv4_sizes dsv4_pools(uint64_t full_token, uint64_t page, double ratio, uint64_t window)
+{
+    dsv4_sizes s;
+    s.full = full_token / page * page;
+    s.swa = (uint64_t)((double)s.full * ratio) / page * page;
+    s.c4 = s.full / 4;
+    s.c128 = s.full / 128;
+    s.c4_state = s.swa / window * DSV4_C4_RING; /* swa_page_size there is cfg.window_size */
+    return s;
+}
+
+/* DSV4PoolConfigurator._get_c128_state_fixed_bytes: the heavily compressed layers' compressor state, a 128-slot
+ * ring per request slot (max_running_requests + 1), a ring and a row more, rows rounded up to 128, of 2 x
+ * (nope + rope) fp32 elements a row */
+static int dsv4_c128_state(uint64_t *out, uint64_t requests, uint64_t n128)
+{
+    uint64_t rows = 0;
+    if (n128 && (!llmmem__mul(&rows, requests + 1, DSV4_C128_RING) ||
+                 !llmmem__add(&rows, rows, DSV4_C128_RING + 1)))
+        return 0;
+    rows = llmmem__ceil_div(rows, 128) * 128;
+    return llmmem__mul(out, rows, 2 * (DSV4_NOPE + DSV4_ROPE) * DSV4_STATE_BYTES) && llmmem__mul(out, *out, n128);
+}
+
+/* SGLang's DeepSeekV4TokenToKVPool: a sliding-window pool on every layer, compressed pools on the ratio-4 and
+ * ratio-128 layers, the ratio-4 layers' indexer keys and the compressors' state, sized by DSV4PoolConfigurator
+ * from the budget sglang_serve measured. */
+static llmmem_status dsv4_serve(llmmem_serving *r, const llmmem_model *model, const llmmem__serve_inputs *in,
+                                const sglang_start *b)
+{
+    const llmmem__geometry *a = &model->geo;
+    const llmmem__serve_settings *set = &in->set;
+    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
+    const uint64_t layers = a->layers, window = a->window;
+    uint64_t n4 = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CSA), any_ffn),
+                                    0, layers);
+    uint64_t n128 = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn),
+                                      0, layers);
+    uint64_t rope = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_QK_ROPE_HEAD_DIM);
+    uint64_t index = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_INDEX_HEAD_DIM);
+    int64_t kv = set->kv_cache_dtype;
+    /* pool_configurator.py DSV4PoolConfigurator.__init__: a draft worker's layer inflates bytes_per_full_token
+     * and get_compress_state_ring_size doubles the rings */
+    if (set->speculative_method != LLMMEM_SPECULATIVE_NONE)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "speculative decoding of deepseek_v4 under SGLang (its draft "
+                            "worker's pools, DSV4PoolConfigurator's (layers + 1) / layers and rings of 16 and 256) is "
+                            "not modelled");
+    if (b->rel->version != LLMMEM_ENGINE_VERSION_LATEST) /* DeepseekV4ForCausalLM came after 0.4 */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "deepseek_v4 under SGLang 0.4 (which has no DeepSeek-V4 pools) is "
+                            "not modelled: use engine_version latest");
+    /* the AMD path's unified-KV layout (bf16 latent, per-request rings) sizes otherwise */
+    if (in->dev.backend == LLMMEM_BACKEND_ROCM)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "deepseek_v4 under SGLang on ROCm (its unified-KV pools) is not "
+                            "modelled");
+    /* server_args.py _handle_model_specific_adjustments, DeepseekV4ForCausalLM: kv_cache_dtype auto -> fp8_e4m3;
+     * DeepSeekV4SingleKVPool.create_buffer asserts uint8 storage */
+    if (kv != LLMMEM_KV_CACHE_AUTO && kv != LLMMEM_KV_CACHE_FP8 && kv != LLMMEM_KV_CACHE_FP8_E4M3)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "kv_cache_dtype (%s) under SGLang's deepseek_v4 pools: they "
+                            "store fp8 only (auto, fp8 or fp8_e4m3)", llmmem__kv_dtype_name(kv));
+    /* create_buffer asserts 448 fp8 + 64 bf16 elements a token; _init_compressed_layer_mapping takes ratios 4
+     * and 128 alone */
+    if (a->head_dim != DSV4_NOPE + DSV4_ROPE || (rope && rope != DSV4_ROPE) ||
+        (n4 && llmmem__model_value(model, LLMMEM_KEY_COMPRESS_RATE_CSA) != 4) ||
+        (n128 && llmmem__model_value(model, LLMMEM_KEY_COMPRESS_RATE_HCA) != 128) || window == 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "SGLang's deepseek_v4 pools take head_dim 512 (448 + 64 rope), "
+                            "compress rates 4 and 128 and a sliding window; head_dim %llu, sliding_window %llu "
+                            "are not modelled", (unsigned long long)a->head_dim, (unsigned long long)window);
+    /* server_args.py DeepseekV4ForCausalLM: page_size 256 when unset; the model runner asserts 256 for the paged
+     * sliding-window pool */
+    uint64_t page = llmmem__serve_or(set->block_size, 256);
+    if (page != 256)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "block_size (%llu): SGLang's deepseek_v4 pools page by 256",
+                            (unsigned long long)page);
+    r->dtype = LLMMEM_KV_CACHE_FP8_E4M3;
+
+    /* DSV4PoolConfigurator._get_bytes_per_full_token (float, SGLang's order): the sliding pool's share
+     * (swa_full_tokens_ratio) on every layer, a quarter entry and a quarter indexer key (index_head_dim fp8 +
+     * a fp32 scale per 128) on the ratio-4 layers, 1/128 entry on the ratio-128 layers, and the ratio-4 layers'
+     * compressor states (2 x 2 x width fp32 a slot, c4_ring_size / window slots a sliding token) */
+    const double ratio = set->swa_full_tokens_ratio;
+    const uint64_t indexer = index + index / 128 * 4, width = DSV4_NOPE + DSV4_ROPE;
+    const double state_ratio = (double)DSV4_C4_RING / (double)window;
+    double bpft = ratio * DSV4_ENTRY * (double)layers + 0.25 * DSV4_ENTRY * (double)n4 +
+                  1.0 / 128 * DSV4_ENTRY * (double)n128 + 0.25 * (double)indexer * (double)n4 +
+                  ratio * state_ratio * (double)(2 * 2 * width * DSV4_STATE_BYTES) * (double)n4 +
+                  ratio * state_ratio * (double)(2 * 2 * index * DSV4_STATE_BYTES) * (double)n4;
+
+    /* calculate_pool_sizes: the ratio-128 state is request-scoped, taken out first for --max-running-requests
+     * or the requests the token capacity implies (_get_c128_state_fixed_bytes_for_token_capacity) */
+    uint64_t context = 0, fixed = 0, given = (uint64_t)set->max_num_seqs;
+    llmmem_status st = sglang_context(&context, model, set);
+    if (st)
+        return st;
+    uint64_t first = (uint64_t)((double)b->available / bpft);
+    if (!dsv4_c128_state(&fixed, given ? given : sglang_requests(first, context, 0), n128))
+        return overflow("the compressor state of deepseek_v4's heavily compressed layers");
+    uint64_t rest = b->available > fixed ? b->available - fixed : 0;
+    uint64_t max_tokens = (uint64_t)((double)rest / bpft);
+    dsv4_sizes s = dsv4_pools(max_tokens, page, ratio, window);
+    /* _apply_token_constraints: --max-total-tokens caps it (calculate_pool_sizes_from_max_tokens) */
+    uint64_t cap = set->max_total_tokens;
+    if (cap && cap / page * page < s.full)
+        s = dsv4_pools(cap, page, ratio, window);
+    if (s.full == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang: not enough memory for one page of the KV pool "
+                            "(MemoryPoolConfig: \"Please try to increase --mem-fraction-static\")");
+    /* finalize_with_max_running_requests: the ratio-128 state pool for the requests SGLang runs */
+    uint64_t requests = sglang_requests(s.full, context, given), c128_state = 0;
+    if (!dsv4_c128_state(&c128_state, requests, n128))
+        return overflow("the compressor state of deepseek_v4's heavily compressed layers");
+
+    /* the pools as DeepSeekV4TokenToKVPool.__init__ builds them: swa_kv_pool on every layer, c4_kv_pool and
+     * c128_kv_pool on their layers, c4_indexer_kv_pool of c128_size x 32 keys; the compressor states
+     * (_init_paged_compress_states: attention and indexer states on the ratio-4 layers) */
+    uint64_t *v = r->v, pool = 0, states = 0, block = 0, waste = 0, longest, fit = 0, need = 0;
+    if (!llmmem__mul(&pool, s.swa, DSV4_ENTRY * layers) || !llmmem__muladd(&pool, s.c4, DSV4_ENTRY * n4) ||
+        !llmmem__muladd(&pool, s.c128, DSV4_ENTRY * n128) || !llmmem__muladd(&pool, s.c128 * 32, indexer * n4) ||
+        !llmmem__mul(&states, s.c4_state, 2 * 2 * (width + index) * DSV4_STATE_BYTES * n4) ||
+        !llmmem__add(&states, states, c128_state))
+        return overflow("deepseek_v4's pools");
+    /* one page of 256 tokens in every pool: the window's on every layer, 64 compressed entries and indexer keys
+     * a ratio-4 layer, 2 entries a ratio-128 layer */
+    block = page * DSV4_ENTRY * layers + page / 4 * (DSV4_ENTRY + indexer) * n4 + page / 128 * DSV4_ENTRY * n128;
+
+    r->max_model_len = context;
+    r->pool.block = page;
+    r->pool.full_groups = 1;
+    r->pool.token_layer = block / page; /* the ratio-128 layers' 584 B over 128 tokens: rounded down */
+    r->pool.group_layers = 1;
+    r->pool.num_blocks = s.full / page;
+    r->pool.batched = b->chunked;
+    r->pool.n = set->n;
+    r->pool.prefix = set->shared_prefix_tokens;
+    r->pool.prompt = set->prompt_tokens;
+    r->pool.prefix_caching = set->enable_prefix_caching;
+    r->swa_tokens = s.swa; /* each request keeps its window and a page there, as in the hybrid pools */
+    r->swa_window = window;
+    r->page = page * DSV4_ENTRY; /* a page of one layer's sliding-window pool */
+    r->seq_cap = requests;
+    uint64_t request = llmmem__serve_or(set->request_tokens, context);
+    if ((st = llmmem__serving_check_request(r, request, "SGLang")) != LLMMEM_OK ||
+        (st = llmmem__serving_requests(&fit, r, context)) != LLMMEM_OK ||
+        (st = llmmem__serving_requests(&v[LLMMEM_SERVING_MAX_CONCURRENCY], r, request)) != LLMMEM_OK ||
+        (st = llmmem__serving_longest(&longest, r)) != LLMMEM_OK)
+        return st;
+    if (!llmmem__kv_pool_blocks(&need, &r->pool, request))
+        return overflow("pages of a request");
+    /* the request's last page, unfilled, in every pool: its tokens in the window's, its entries in the others */
+    uint64_t pages = llmmem__ceil_div(request, page);
+    if (!llmmem__mul(&waste, pages * page - request, DSV4_ENTRY * layers) ||
+        !llmmem__muladd(&waste, pages * (page / 4) - request / 4, (DSV4_ENTRY + indexer) * n4) ||
+        !llmmem__muladd(&waste, pages * (page / 128) - request / 128, DSV4_ENTRY * n128))
+        return overflow("the bytes a request leaves unfilled");
+
+    v[LLMMEM_SERVING_MEMORY_BYTES] = b->memory;
+    v[LLMMEM_SERVING_REQUESTED_BYTES] = (uint64_t)((double)b->pre * b->fraction);
+    v[LLMMEM_SERVING_WEIGHTS] = b->pre - b->post;
+    v[LLMMEM_SERVING_KV_CACHE_BYTES] = b->available;
+    v[LLMMEM_SERVING_BYTES_PER_TOKEN] = block / page;
+    v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
+    v[LLMMEM_SERVING_BLOCK_BYTES] = block;
+    v[LLMMEM_SERVING_NUM_BLOCKS] = s.full / page;
+    v[LLMMEM_SERVING_TOKENS] = s.full;
+    v[LLMMEM_SERVING_GROUPS] = 1u + (n4 ? 2u : 0u) + (n128 ? 1u : 0u); /* sliding, compressed, indexer pools */
+    v[LLMMEM_SERVING_LAYERS_PER_GROUP] = layers;
+    v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = 1;
+    v[LLMMEM_SERVING_LAYERS_PER_STAGE] = layers;
+    v[LLMMEM_SERVING_BLOCK_SIZE] = page;
+    v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = b->chunked;
+    v[LLMMEM_SERVING_MAX_NUM_SEQS] = requests + (uint64_t)b->rel->log_padding_slot;
+    v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = context;
+    v[LLMMEM_SERVING_MAX_MODEL_LEN] = longest;
+    v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
+    v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
+    v[LLMMEM_SERVING_WASTE_BYTES] = waste;
+    v[LLMMEM_SERVING_FITS] = fit > 0;
+    v[LLMMEM_SERVING_ENGINE] = LLMMEM_ENGINE_SGLANG;
+    v[LLMMEM_SERVING_ENGINE_VERSION] = (uint64_t)b->rel->version;
+    v[LLMMEM_SERVING_MEMORY_FRACTION_X10000] = llmmem__serving_x10000(b->fraction);
+    v[LLMMEM_SERVING_FREE_BYTES] = b->pre;
+    v[LLMMEM_SERVING_CUDA_GRAPH_MAX_BS] = b->graph_bs;
+    v[LLMMEM_SERVING_RESERVED_BYTES] = (uint64_t)(b->reserved * MIB_BYTES);
+    v[LLMMEM_SERVING_SWA_TOKENS] = s.swa;
+    v[LLMMEM_SERVING_MAX_TOKENS] = max_tokens;
+    v[LLMMEM_SERVING_POOL_BYTES] = pool;
+    v[LLMMEM_SERVING_STATE_POOL_BYTES] = states;
+    /* a request's own state: the ratio-128 layers' ring (the ratio-4 states are the window's) */
+    v[LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE] = DSV4_C128_RING * 2 * width * DSV4_STATE_BYTES * n128;
+    llmmem__serving_finish(r, model, in);
+    return LLMMEM_OK;
+}
+
 static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
 {
     llmmem__served p;
     llmmem_serving *r = out;
     const llmmem__serve_settings *set = &in->set;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "SGLang's KV pool", LLMMEM__SERVING_NO_PROFILE);
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "SGLang's KV pool",
+                                                LLMMEM__SERVING_NO_PROFILE | LLMMEM__KV_COMPRESSED);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;
@@ -240,6 +482,9 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
                             fraction, ceil(viable * 1000.0) / 1000.0, viable);
     }
     uint64_t available = (uint64_t)(rest * GIB_BYTES);
+    if (a->compressed_layers) /* DeepSeek-V4's own pools */
+        return dsv4_serve(r, model, in, &(sglang_start){rel, p.memory, pre, post, chunked, graph_bs, available,
+                                                         fraction, reserved});
 
     /* bytes per token: the full-attention layers of this rank (a Mamba hybrid's attention layers alone),
      * a sliding-window layer's share in HybridSWAPoolConfigurator */
@@ -292,20 +537,12 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang: not enough memory for one page of the KV pool "
                             "(MemoryPoolConfig: \"Please try to increase --mem-fraction-static\")");
 
-    /* _resolve_max_num_reqs: int(tokens / context_len x 512) within [2048, 4096], at most --max-running-
-     * requests when given, else at most tokens // 2; a Mamba hybrid at most max_mamba_cache_size //
-     * ratio (3 slots a request: MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, no extra buffer) */
-    uint64_t positions = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS);
-    uint64_t context = llmmem__serve_or(set->max_model_len, positions ? positions : 2048);
-    if (set->max_model_len < 0)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "max_model_len auto (-1) is vLLM's; SGLang takes a context_length");
-    int64_t estimated = (int64_t)((double)tokens / (double)context * 512.0);
-    estimated = estimated < 2048 ? 2048 : estimated > 4096 ? 4096 : estimated;
-    uint64_t requests = (uint64_t)estimated, given = (uint64_t)set->max_num_seqs;
-    if (given)
-        requests = given < requests ? given : requests;
-    else if (tokens / 2 < requests)
-        requests = tokens / 2;
+    /* a Mamba hybrid runs at most max_mamba_cache_size // ratio requests (3 slots a request:
+     * MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, no extra buffer) */
+    uint64_t context = 0;
+    if ((st = sglang_context(&context, model, set)) != LLMMEM_OK)
+        return st;
+    uint64_t requests = sglang_requests(tokens, context, (uint64_t)set->max_num_seqs);
     if (state && mamba / 3 < requests)
         requests = mamba / 3;
 

@@ -33,14 +33,20 @@ llmmem_status llmmem__kv_shape(const llmmem__geometry **a, const llmmem_model *m
 
 llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m)
 {
+    return llmmem__kv_shape_modelled(a, m, 0);
+}
+
+llmmem_status llmmem__kv_shape_modelled(const llmmem__geometry **a, const llmmem_model *m, int modelled)
+{
     llmmem_status st = llmmem__model_check(m);
     if (st)
         return st;
-    if (m->geo.compressed_layers || m->geo.hc_mult)
+    if ((m->geo.compressed_layers || m->geo.hc_mult) && !(modelled & LLMMEM__KV_COMPRESSED))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "the cache of a model with %llu compressed sparse or heavily compressed attention layers "
                             "(deepseek_v4: their compressed entries, indexer keys and compressor state beside the "
-                            "window) is not modelled", (unsigned long long)m->geo.compressed_layers);
+                            "window) is not modelled here: SGLang serving (engine sglang) models its pools",
+                            (unsigned long long)m->geo.compressed_layers);
     if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
                             "the KV cache needs the model's shapes; a model given by num_parameters (%llu) "

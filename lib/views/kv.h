@@ -20,7 +20,8 @@ llmmem_status llmmem__kv_refuse_cross(const llmmem__geometry *a, const char *vie
 enum {
     LLMMEM__KV_BLOCKS = 1, /* short-convolution layers and per-layer blocks (nemotron-nas) */
     LLMMEM__KV_TYPED = 2,  /* full and sliding layers of different widths and KV-shared layers (gemma4) */
-    LLMMEM__KV_INDEXED = 4 /* minimax_m3_vl's index-key caches beside K and V on its lightning-indexer layers */
+    LLMMEM__KV_INDEXED = 4, /* minimax_m3_vl's index-key caches beside K and V on its lightning-indexer layers */
+    LLMMEM__KV_COMPRESSED = 8 /* deepseek_v4's compressed attention layers and hyper-connections */
 };
 /* Fails for a model whose attention layers cache different widths, with KV-shared layers or per-layer input
  * embeddings (gemma4), or with short-convolution layers or per-layer blocks (nemotron-nas), unless `modelled`
@@ -28,6 +29,8 @@ enum {
 llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *view, int modelled);
 /* The same for a user that costs the state of Mamba-2 and Gated DeltaNet layers too (serving). */
 llmmem_status llmmem__kv_shape_with_state(const llmmem__geometry **a, const llmmem_model *m);
+/* The same for a user that models what `modelled` (LLMMEM__KV_COMPRESSED) says. */
+llmmem_status llmmem__kv_shape_modelled(const llmmem__geometry **a, const llmmem_model *m, int modelled);
 /* Elements of one state layer's conv state and SSM (recurrent) state of one sequence on one of tp
  * ranks, as vLLM allocates them (mamba_utils.py MambaStateShapeCalculator); fails naming what tp
  * does not divide. */
