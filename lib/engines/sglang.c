@@ -155,6 +155,22 @@ typedef struct sglang_start {
     double fraction, reserved; /* mem_fraction_static, its reserve in MiB (0: given) */
 } sglang_start;
 
+/* The budget's figures in a serving report (the pool's own are its sizing's). */
+static void start_values(uint64_t *v, const sglang_start *b)
+{
+    v[LLMMEM_SERVING_MEMORY_BYTES] = b->memory;
+    v[LLMMEM_SERVING_REQUESTED_BYTES] = (uint64_t)((double)b->pre * b->fraction);
+    v[LLMMEM_SERVING_WEIGHTS] = b->pre - b->post;
+    v[LLMMEM_SERVING_KV_CACHE_BYTES] = b->available;
+    v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = b->chunked;
+    v[LLMMEM_SERVING_ENGINE] = LLMMEM_ENGINE_SGLANG;
+    v[LLMMEM_SERVING_ENGINE_VERSION] = (uint64_t)b->rel->version;
+    v[LLMMEM_SERVING_MEMORY_FRACTION_X10000] = llmmem__serving_x10000(b->fraction);
+    v[LLMMEM_SERVING_FREE_BYTES] = b->pre;
+    v[LLMMEM_SERVING_CUDA_GRAPH_MAX_BS] = b->graph_bs;
+    v[LLMMEM_SERVING_RESERVED_BYTES] = (uint64_t)(b->reserved * MIB_BYTES);
+}
+
 /* ---- DeepSeek-V4 (sgl-project/sglang python/sglang/srt/mem_cache/deepseek_v4_memory_pool.py read at 41802551,
  * model_executor/pool_configurator.py DSV4PoolConfigurator at 003fca80) --------------------------------------- */
 
@@ -328,10 +344,6 @@ static llmmem_status dsv4_serve(llmmem_serving *r, const llmmem_model *model, co
         !llmmem__muladd(&waste, pages * (page / 128) - request / 128, DSV4_ENTRY * n128))
         return overflow("the bytes a request leaves unfilled");
 
-    v[LLMMEM_SERVING_MEMORY_BYTES] = b->memory;
-    v[LLMMEM_SERVING_REQUESTED_BYTES] = (uint64_t)((double)b->pre * b->fraction);
-    v[LLMMEM_SERVING_WEIGHTS] = b->pre - b->post;
-    v[LLMMEM_SERVING_KV_CACHE_BYTES] = b->available;
     v[LLMMEM_SERVING_BYTES_PER_TOKEN] = block / page;
     v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
     v[LLMMEM_SERVING_BLOCK_BYTES] = block;
@@ -342,20 +354,14 @@ static llmmem_status dsv4_serve(llmmem_serving *r, const llmmem_model *model, co
     v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = 1;
     v[LLMMEM_SERVING_LAYERS_PER_STAGE] = layers;
     v[LLMMEM_SERVING_BLOCK_SIZE] = page;
-    v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = b->chunked;
     v[LLMMEM_SERVING_MAX_NUM_SEQS] = requests + (uint64_t)b->rel->log_padding_slot;
     v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = context;
     v[LLMMEM_SERVING_MAX_MODEL_LEN] = longest;
     v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
     v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
     v[LLMMEM_SERVING_WASTE_BYTES] = waste;
+    start_values(v, b);
     v[LLMMEM_SERVING_FITS] = fit > 0;
-    v[LLMMEM_SERVING_ENGINE] = LLMMEM_ENGINE_SGLANG;
-    v[LLMMEM_SERVING_ENGINE_VERSION] = (uint64_t)b->rel->version;
-    v[LLMMEM_SERVING_MEMORY_FRACTION_X10000] = llmmem__serving_x10000(b->fraction);
-    v[LLMMEM_SERVING_FREE_BYTES] = b->pre;
-    v[LLMMEM_SERVING_CUDA_GRAPH_MAX_BS] = b->graph_bs;
-    v[LLMMEM_SERVING_RESERVED_BYTES] = (uint64_t)(b->reserved * MIB_BYTES);
     v[LLMMEM_SERVING_SWA_TOKENS] = s.swa;
     v[LLMMEM_SERVING_MAX_TOKENS] = max_tokens;
     v[LLMMEM_SERVING_POOL_BYTES] = pool;
@@ -482,9 +488,9 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
                             fraction, ceil(viable * 1000.0) / 1000.0, viable);
     }
     uint64_t available = (uint64_t)(rest * GIB_BYTES);
+    const sglang_start start = {rel, p.memory, pre, post, chunked, graph_bs, available, fraction, reserved};
     if (a->compressed_layers) /* DeepSeek-V4's own pools */
-        return dsv4_serve(r, model, in, &(sglang_start){rel, p.memory, pre, post, chunked, graph_bs, available,
-                                                         fraction, reserved});
+        return dsv4_serve(r, model, in, &start);
 
     /* bytes per token: the full-attention layers of this rank (a Mamba hybrid's attention layers alone),
      * a sliding-window layer's share in HybridSWAPoolConfigurator */
@@ -575,10 +581,6 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     if (!llmmem__kv_pool_blocks(&need, &r->pool, request) ||
         !llmmem__kv_pool_waste(&v[LLMMEM_SERVING_WASTE_BYTES], &r->pool, request))
         return overflow("pages of a request");
-    v[LLMMEM_SERVING_MEMORY_BYTES] = p.memory;
-    v[LLMMEM_SERVING_REQUESTED_BYTES] = (uint64_t)((double)pre * fraction);
-    v[LLMMEM_SERVING_WEIGHTS] = pre - post;
-    v[LLMMEM_SERVING_KV_CACHE_BYTES] = available;
     v[LLMMEM_SERVING_BYTES_PER_TOKEN] = cell_full_layers;
     v[LLMMEM_SERVING_PAGE_BYTES] = r->page;
     if (!llmmem__mul(&v[LLMMEM_SERVING_BLOCK_BYTES], cell_full_layers, page))
@@ -590,19 +592,13 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     v[LLMMEM_SERVING_KV_HEADS_PER_RANK] = llmmem__kv_heads_per_rank(a, tp);
     v[LLMMEM_SERVING_LAYERS_PER_STAGE] = a->layers;
     v[LLMMEM_SERVING_BLOCK_SIZE] = page;
-    v[LLMMEM_SERVING_MAX_NUM_BATCHED_TOKENS] = chunked;
     v[LLMMEM_SERVING_MAX_NUM_SEQS] = requests + (uint64_t)rel->log_padding_slot;
     v[LLMMEM_SERVING_MAX_MODEL_LEN_SETTING] = context;
     v[LLMMEM_SERVING_MAX_MODEL_LEN] = longest;
     v[LLMMEM_SERVING_REQUEST_TOKENS] = request;
     v[LLMMEM_SERVING_BLOCKS_PER_REQUEST] = need;
     v[LLMMEM_SERVING_FITS] = fit > 0;
-    v[LLMMEM_SERVING_ENGINE] = LLMMEM_ENGINE_SGLANG;
-    v[LLMMEM_SERVING_ENGINE_VERSION] = (uint64_t)rel->version;
-    v[LLMMEM_SERVING_MEMORY_FRACTION_X10000] = llmmem__serving_x10000(fraction);
-    v[LLMMEM_SERVING_FREE_BYTES] = pre;
-    v[LLMMEM_SERVING_CUDA_GRAPH_MAX_BS] = graph_bs;
-    v[LLMMEM_SERVING_RESERVED_BYTES] = (uint64_t)(reserved * MIB_BYTES);
+    start_values(v, &start);
     v[LLMMEM_SERVING_MAMBA_CACHE_SIZE] = mamba;
     v[LLMMEM_SERVING_SWA_TOKENS] = swa_tokens;
     v[LLMMEM_SERVING_MAX_TOKENS] = max_tokens;
