@@ -392,7 +392,9 @@ END_TEST
  *   cell: 12 attention layers, one KV head a rank (2 heads on 4 ranks, replicated): 2 x 256 x 2 x 12 =
  *   12,288 B: 3,541,918 tokens;
  *   max_running_requests: min(clamp(int(3,541,918 / 262,144 x 512), 2048, 4096) = 4096, 1,770,959,
- *   2,026 // 3 = 675) = 675. */
+ *   2,026 // 5 = 405) = 405: Qwen3NextForCausalLM is in arg_groups/overrides.py _MAMBA_EXTRA_BUFFER_ARCHS, so with the
+ *   radix cache and overlap scheduling on (both defaults) _mamba_radix_cache_resolution turns auto into extra_buffer
+ *   and kv_cache_configurator.py _calculate_mamba_ratio gives 3 + 2 (the ping-pong track buffers) = 5 slots. */
 START_TEST(test_hybrid_gated_deltanet)
 {
     fixture f = make("qwen3-next-80b-a3b", "h200");
@@ -407,12 +409,82 @@ START_TEST(test_hybrid_gated_deltanet)
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 43523096576ULL);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 12288);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 3541918);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 675);
-    /* --max-mamba-cache-size 100: the state pool holds 101 slots, 33 requests run */
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 405);
+    /* --max-mamba-cache-size 100: the state pool holds 101 slots, 100 // 5 = 20 requests run */
     set(&f, LLMMEM_KEY_MAX_MAMBA_CACHE_SIZE, 100);
     estimate(&f);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE), 100);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 33);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 20);
+    release(&f);
+}
+END_TEST
+
+/* --mamba-radix-cache-strategy on the Qwen3-Next run above (2,026 state slots; the strategy moves no byte:
+ * _handle_max_mamba_cache sizes the pool the same, the slots per request only cap max_running_requests):
+ *   extra_buffer_lazy: 3 + MAMBA_CACHE_V2_ADDITIONAL_RATIO_OVERLAP_LAZY 1 = 4: 2,026 // 4 = 506;
+ *   no_buffer (with --disable-overlap-schedule, which validate_mamba_no_buffer asks for): 3: 2,026 // 3 = 675, and
+ *   refused with --page-size 64 ("no_buffer only supports page_size=1");
+ *   --disable-radix-cache: 1 slot: min(4096, 1,770,959, 2,026) = 2,026; with --max-running-requests 64 as well,
+ *   _handle_max_mamba_cache takes 64 slots (no share of the rest): rest = 77 GiB - 65 x 19,316,736 B =
+ *   81,422,532,608 B, // 12,288 = 6,626,182 tokens, 64 requests;
+ *   SGLang 0.4 (engine_version sglang-0.4) keeps the 3 slots of a request, 675 + the padding row its log counts. */
+START_TEST(test_mamba_radix_cache_strategy)
+{
+    fixture f = make("qwen3-next-80b-a3b", "h200");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 4);
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.9);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 130LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 40LL << 30);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mamba_radix_cache_strategy", "extra_buffer"));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 405);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mamba_radix_cache_strategy", "extra_buffer_lazy"));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE), 2026);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_POOL_BYTES), 2027ULL * 19316736);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 506);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mamba_radix_cache_strategy", "no_buffer"));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 675);
+    set(&f, LLMMEM_KEY_BLOCK_SIZE, 64);
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "no_buffer only supports page_size=1"));
+    set(&f, LLMMEM_KEY_BLOCK_SIZE, 0);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mamba_radix_cache_strategy", "auto"));
+    set(&f, LLMMEM_KEY_ENABLE_PREFIX_CACHING, 0);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE), 2026);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 2026);
+    set(&f, LLMMEM_KEY_MAX_NUM_SEQS, 64);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE), 64);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_STATE_POOL_BYTES), 65ULL * 19316736);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 81422532608ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 6626182);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 64);
+    set(&f, LLMMEM_KEY_MAX_NUM_SEQS, 0);
+    set(&f, LLMMEM_KEY_ENABLE_PREFIX_CACHING, 1);
+    set(&f, LLMMEM_KEY_ENGINE_VERSION, LLMMEM_ENGINE_VERSION_SGLANG_0_4);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 676);
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mamba_radix_cache_strategy", "no_buffer"));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "SGLang 0.4"));
+    release(&f);
+}
+END_TEST
+
+/* Jamba (JambaForCausalLM) is in neither of overrides.py's Mamba lists: auto stays unresolved (3 slots a request)
+ * and an explicit extra buffer, which validate_mamba_extra_buffer asserts the architecture supports, is refused. */
+START_TEST(test_mamba_extra_buffer_refused)
+{
+    fixture f = make("jamba-1.5-mini", "h200");
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mamba_radix_cache_strategy", "extra_buffer"));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "jamba's architecture"));
+    ck_assert_ok(llmmem_strategy_set_text(f.s, "mamba_radix_cache_strategy", "auto"));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), get(&f, LLMMEM_SERVING_MAMBA_CACHE_SIZE) / 3);
     release(&f);
 }
 END_TEST
@@ -430,8 +502,8 @@ END_TEST
  *   18.44176 GiB, int(rest x 2^30) = 19,801,690,603 B;
  *   cell (model_config.py KimiLinearForCausalLM: AttentionArch.MLA; _compute_cell_size over the 7
  *   full_attention_layer_ids): (512 + 64) x 2 x 7 = 8,064 B: 2,455,566 tokens;
- *   max_running_requests: min(clamp(int(2,455,566 / 1,048,576 x 512) = 1,199, 2048, 4096), 1,227,783, 408 // 3 =
- *   136) = 136. */
+ *   max_running_requests: min(clamp(int(2,455,566 / 1,048,576 x 512) = 1,199, 2048, 4096), 1,227,783, 408 // 5 =
+ *   81) = 81 (KimiLinearForCausalLM takes the extra buffer: 5 slots a request, as test_hybrid_gated_deltanet). */
 START_TEST(test_kimi_linear_kda_mla)
 {
     fixture f = make_config("kimi-linear-48b-a3b-instruct.json", "h200");
@@ -446,7 +518,7 @@ START_TEST(test_kimi_linear_kda_mla)
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 19801690603ULL);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 8064);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 2455566);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 136);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 81);
     /* --mamba-ssm-dtype bfloat16 halves the recurrent state: 20 x (73,728 + 1,048,576) = 22,446,080 B */
     ck_assert_ok(llmmem_strategy_set_text(f.s, "mamba_ssm_cache_dtype", "bfloat16"));
     estimate(&f);
@@ -469,7 +541,8 @@ END_TEST
  *   _handle_max_mamba_cache: 14.9577875 x 0.9 / 1.9 GiB = 7,607,748,331.5 B: int((that - 28,085,760) / 28,085,760) =
  *   269 slots, the pool 270 x 28,085,760 = 7,583,155,200 B: rest 7.8954239 GiB = 8,477,646,833 B;
  *   cell: the MLA latent is whole on every rank: 576 x 2 x 24 = 27,648 B: 306,627 tokens;
- *   max_running_requests: min(2048, 153,313, 269 // 3 = 89) = 89.
+ *   max_running_requests: min(2048, 153,313, 269 // 5 = 53) = 53 (the cookbook's "KDA state slots per request:
+ *   extra_buffer=5", the default on this architecture).
  * Without SGLang's profile run the AttnRes banks (which keep vLLM refused) take nothing from this budget. */
 START_TEST(test_kimi_k3)
 {
@@ -486,7 +559,7 @@ START_TEST(test_kimi_k3)
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 8477646833ULL);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 27648);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 306627);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 89);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 53);
     uint64_t n;
     ck_assert_ok(llmmem_serving_max_concurrency(&n, f.r, 131072));
     ck_assert_uint_eq(n, 2); /* 306,627 / 131,072 */
@@ -609,6 +682,8 @@ int main(void)
     tcase_add_test(tc, test_deepseek_v4_pools);
     tcase_add_test(tc, test_hybrid_sliding_window);
     tcase_add_test(tc, test_hybrid_gated_deltanet);
+    tcase_add_test(tc, test_mamba_radix_cache_strategy);
+    tcase_add_test(tc, test_mamba_extra_buffer_refused);
     tcase_add_test(tc, test_kimi_linear_kda_mla);
     tcase_add_test(tc, test_kimi_k3);
     tcase_add_test(tc, test_kimi_k25_vlm);

@@ -412,6 +412,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_TRTLLM_BACKEND = 3195,          /**< choice (llmmem_trtllm_backend): pytorch (trtllm-serve's default) or engine */
     LLMMEM_KEY_KV_FREE_BYTES = 3196,           /**< measured free memory when TensorRT-LLM sizes its KV cache ("available: X GiB"; -1: modelled) */
     LLMMEM_KEY_ENFORCE_EAGER = 3197,           /**< bool: no CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph) */
+    LLMMEM_KEY_MAMBA_RADIX_CACHE_STRATEGY = 3198, /**< choice: auto, no_buffer, extra_buffer, extra_buffer_lazy: SGLang --mamba-radix-cache-strategy (state slots a request) */
 
     /* strategy: parallel layout and sharding (3200+) */
     LLMMEM_KEY_TENSOR_PARALLEL = 3200,         /**< tensor-parallel size t */

@@ -82,6 +82,7 @@ static const char *const engine_names[] = {"auto", "vllm", "llama.cpp", "ollama"
 /* Choices of LLMMEM_KEY_ENGINE_VERSION, in llmmem_engine_version order. */
 static const char *const engine_version_names[] = {"latest", "vllm-0.20", "vllm-0.21", "sglang-0.4", NULL};
 static const char *const trtllm_backend_names[] = {"pytorch", "engine", NULL};
+static const char *const mamba_strategy_names[] = {"auto", "no_buffer", "extra_buffer", "extra_buffer_lazy", NULL};
 /* llama.cpp common/arg.cpp kv_cache_types, in llmmem_ggml_cache_type order */
 static const char *const ggml_cache_names[] = {"f16", "f32", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1", NULL};
 static const char *const split_mode_names[] = {"none", "layer", "row", "tensor", NULL};
@@ -789,6 +790,11 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_MAX_MAMBA_CACHE_SIZE, S, "max_mamba_cache_size", 0, 1LL << 30, 0,
             "SGLang --max-mamba-cache-size: sequences the Mamba state pool holds (0: from "
             "mamba_full_memory_ratio)"),
+    CHOICE_KEY(LLMMEM_KEY_MAMBA_RADIX_CACHE_STRATEGY, S, "mamba_radix_cache_strategy", mamba_strategy_names, 0, 3, 0,
+               "SGLang --mamba-radix-cache-strategy: state slots a request holds beside the radix cache: auto (the "
+               "release's choice: extra_buffer for the models that support it, else no_buffer), no_buffer (3; needs "
+               "block_size 1 and --disable-overlap-schedule), extra_buffer (5 with overlap scheduling), "
+               "extra_buffer_lazy (4); 1 with enable_prefix_caching off"),
     INT_KEY(LLMMEM_KEY_CUDA_GRAPH_MAX_BS, S, "cuda_graph_max_bs", 0, 1LL << 20, 0,
             "SGLang --cuda-graph-max-bs (0: SGLang's default by GPU memory and tensor_parallel)"),
     REAL_KEY(LLMMEM_KEY_FREE_GPU_MEMORY_FRACTION, S, "free_gpu_memory_fraction", 0.0, 1.0, 0.9,

@@ -3,7 +3,8 @@
  * tokens (max_total_num_tokens) from the memory free before and after the weights load, the page
  * rounding, the sliding-window and Mamba pools of hybrid models, and max_running_requests
  * (sgl-project/sglang python/sglang/srt/: server_args.py, mem_cache/kv_cache_configurator.py,
- * model_executor/pool_configurator.py, read at 003fca80; DeepSeek-V4's pools from
+ * model_executor/pool_configurator.py, read at 003fca80; the Mamba radix cache strategy from
+ * arg_groups/overrides.py at 003bbaf9 and arg_groups/mamba_hook.py at 0e009ce0; DeepSeek-V4's pools from
  * mem_cache/deepseek_v4_memory_pool.py, read at 41802551). SGLang computes in GiB doubles where it
  * does; so does this file, in the same order. No allocation, no I/O.
  */
@@ -41,11 +42,13 @@ typedef struct sglang_release {
     llmmem_engine_version version;
     int log_padding_slot; /* 0.4.x logs max_running_requests as the ReqToTokenPool's size, the padding row
                            * (slot 0, CUDA-graph padding) counted */
+    int mamba_strategy;   /* --mamba-radix-cache-strategy decides a hybrid's state slots a request (auto resolved
+                           * to extra_buffer since sgl-project/sglang#28151, 2026-06-19); 0: 3 slots, as before */
 } sglang_release;
 
 static const sglang_release sglang_releases[] = {
-    {LLMMEM_ENGINE_VERSION_LATEST, 0},
-    {LLMMEM_ENGINE_VERSION_SGLANG_0_4, 1},
+    {LLMMEM_ENGINE_VERSION_LATEST, 0, 1},
+    {LLMMEM_ENGINE_VERSION_SGLANG_0_4, 1, 0},
 };
 
 /* The KV cache layout SGLang allocates for kv_cache_dtype d (auto: the model's dtype), as vLLM's
@@ -146,6 +149,70 @@ static uint64_t sglang_requests(uint64_t tokens, uint64_t context, uint64_t give
     if (given)
         return given < requests ? given : requests;
     return tokens / 2 < requests ? tokens / 2 : requests;
+}
+
+/* mamba_radix_cache_strategy's choices (keys.c mamba_strategy_names) */
+enum { MAMBA_AUTO, MAMBA_NO_BUFFER, MAMBA_EXTRA_BUFFER, MAMBA_EXTRA_BUFFER_LAZY };
+
+/* The model types whose SGLang architecture takes the extra buffer (arg_groups/overrides.py
+ * _MAMBA_EXTRA_BUFFER_ARCHS at 003bbaf9). */
+static int mamba_extra_buffer_model(int64_t type)
+{
+    switch (type) {
+    case LLMMEM_MODEL_QWEN3_NEXT:
+    case LLMMEM_MODEL_QWEN3_5:
+    case LLMMEM_MODEL_QWEN3_5_MOE:
+    case LLMMEM_MODEL_KIMI_LINEAR:
+    case LLMMEM_MODEL_KIMI_K3:
+    case LLMMEM_MODEL_NEMOTRON_H:
+    case LLMMEM_MODEL_FALCON_H1:
+    case LLMMEM_MODEL_GRANITEMOEHYBRID:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* State slots a request of a Mamba hybrid holds: max_running_requests is at most max_mamba_cache_size // this
+ * (mem_cache/kv_cache_configurator.py KVCacheConfigurator._calculate_mamba_ratio and resolve_max_num_reqs, read at
+ * 003fca80). Overlap scheduling is SGLang's default and assumed on; SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK is off. */
+static llmmem_status mamba_slots(uint64_t *out, const sglang_release *rel, const llmmem_model *model,
+                                 const llmmem__serve_settings *set, uint64_t page)
+{
+    int64_t strategy = set->mamba_radix_cache_strategy, type = llmmem__model_value(model, LLMMEM_KEY_MODEL_TYPE);
+    const char *name = llmmem_choice_name(LLMMEM_KEY_MAMBA_RADIX_CACHE_STRATEGY, strategy);
+    *out = 3; /* MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO */
+    if (!rel->mamba_strategy) {
+        if (strategy != MAMBA_AUTO)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "mamba_radix_cache_strategy (%s) under SGLang 0.4 (which has no "
+                                "such flag) is not modelled: use engine_version latest", name);
+        return LLMMEM_OK;
+    }
+    if (!set->enable_prefix_caching) { /* _calculate_mamba_ratio: --disable-radix-cache, one slot */
+        *out = 1;
+        return LLMMEM_OK;
+    }
+    const int extra = mamba_extra_buffer_model(type);
+    /* arg_groups/overrides.py _mamba_radix_cache_resolution (003bbaf9): auto -> extra_buffer where the architecture
+     * supports it (linear_attn_backend triton, the default) and overlap scheduling is on, else no_buffer for the
+     * other _MAMBA_RADIX_CACHE_ARCHS (Lfm2ForCausalLM; overlap scheduling turned off); jamba and mamba2 are in
+     * neither list and keep auto: 3 slots */
+    if (strategy == MAMBA_AUTO)
+        strategy = extra ? MAMBA_EXTRA_BUFFER : type == LLMMEM_MODEL_LFM2 ? MAMBA_NO_BUFFER : MAMBA_AUTO;
+    else if (strategy != MAMBA_NO_BUFFER && !extra) /* arg_groups/mamba_hook.py validate_mamba_extra_buffer (0e009ce0) */
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "mamba_radix_cache_strategy %s under SGLang: %s's architecture "
+                            "does not take the extra buffer (validate_mamba_extra_buffer); use no_buffer or auto",
+                            name, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, type));
+    else if (strategy == MAMBA_NO_BUFFER && page > 1) /* mamba_hook.py validate_mamba_no_buffer (0e009ce0) */
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "mamba_radix_cache_strategy no_buffer under SGLang needs block_size "
+                            "1 (validate_mamba_no_buffer: \"no_buffer only supports page_size=1\"), not %llu",
+                            (unsigned long long)page);
+    /* 3 + MAMBA_CACHE_V2_ADDITIONAL_RATIO_OVERLAP (2: the ping-pong track buffers) or _OVERLAP_LAZY (1) */
+    if (strategy == MAMBA_EXTRA_BUFFER)
+        *out = 5;
+    else if (strategy == MAMBA_EXTRA_BUFFER_LAZY)
+        *out = 4;
+    return LLMMEM_OK;
 }
 
 /* What sglang_serve has measured when the KV pool is sized (the budget DeepSeek-V4's pools start from). */
@@ -465,9 +532,12 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     if (state) {
         if ((st = state_per_request(&per_req, model, a, set, tp)) != LLMMEM_OK)
             return st;
-        /* _handle_max_mamba_cache: --max-mamba-cache-size, else a share r / (1 + r) of the rest, less the
-         * padding slot; the pool holds one slot more (the padding) */
+        /* _handle_max_mamba_cache: --max-mamba-cache-size, else (latest, at 003fca80) --max-running-requests when
+         * the radix cache is off, else a share r / (1 + r) of the rest, less the padding slot; the pool holds one
+         * slot more (the padding), whatever the strategy: the extra-buffer slots come out of these */
         mamba = set->max_mamba_cache_size;
+        if (mamba == 0 && rel->mamba_strategy && !set->enable_prefix_caching && set->max_num_seqs > 0)
+            mamba = (uint64_t)set->max_num_seqs;
         if (mamba == 0 && rest > 0.0) {
             double ratio = set->mamba_full_memory_ratio;
             double budget = rest * ratio / (1.0 + ratio) * GIB_BYTES;
@@ -543,14 +613,14 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang: not enough memory for one page of the KV pool "
                             "(MemoryPoolConfig: \"Please try to increase --mem-fraction-static\")");
 
-    /* a Mamba hybrid runs at most max_mamba_cache_size // ratio requests (3 slots a request:
-     * MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, no extra buffer) */
-    uint64_t context = 0;
-    if ((st = sglang_context(&context, model, set)) != LLMMEM_OK)
+    /* a Mamba hybrid runs at most max_mamba_cache_size // slots requests (resolve_max_num_reqs) */
+    uint64_t context = 0, slots = 1;
+    if ((st = sglang_context(&context, model, set)) != LLMMEM_OK ||
+        (state && (st = mamba_slots(&slots, rel, model, set, page)) != LLMMEM_OK))
         return st;
     uint64_t requests = sglang_requests(tokens, context, (uint64_t)set->max_num_seqs);
-    if (state && mamba / 3 < requests)
-        requests = mamba / 3;
+    if (state && mamba / slots < requests)
+        requests = mamba / slots;
 
     /* the pool a request draws from: pages of the full pool (kv.c answers the questions from it) */
     r->max_model_len = context;

@@ -45,6 +45,7 @@ static void settings_of(llmmem__serve_settings *o, const llmmem_strategy *s)
     o->mm_max_tokens_per_item = (uint64_t)sv(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM);
     o->mamba_cache_dtype = sv(s, LLMMEM_KEY_MAMBA_CACHE_DTYPE);
     o->mamba_ssm_cache_dtype = sv(s, LLMMEM_KEY_MAMBA_SSM_CACHE_DTYPE);
+    o->mamba_radix_cache_strategy = sv(s, LLMMEM_KEY_MAMBA_RADIX_CACHE_STRATEGY);
     o->kv_cache_dtype = sv(s, LLMMEM_KEY_KV_CACHE_DTYPE);
     o->profile_weights_bytes = sv(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES);
     o->profile_activation_bytes = sv(s, LLMMEM_KEY_PROFILE_ACTIVATION_BYTES);

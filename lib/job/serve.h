@@ -22,6 +22,7 @@ typedef struct llmmem__serve_settings {
     int enable_prefix_caching, disable_hybrid_kv_cache_manager, enforce_eager;
     uint64_t max_pixels, limit_mm_per_prompt, mm_max_tokens_per_item;
     int64_t mamba_cache_dtype, mamba_ssm_cache_dtype;
+    int64_t mamba_radix_cache_strategy; /* SGLang: auto, no_buffer, extra_buffer, extra_buffer_lazy */
     int64_t kv_cache_dtype;            /* llmmem_kv_cache_dtype as given (auto unresolved) */
     int64_t profile_weights_bytes, profile_activation_bytes, profile_non_torch_bytes, cuda_graph_bytes;
     int64_t pre_model_load_bytes, kv_free_bytes;
