@@ -1296,7 +1296,7 @@ START_TEST(minimax_m3_refusals)
     ck_assert_ok(llmmem_report_new(&rep));
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's model memory of minimax_m3_vl"));
-    static const llmmem_engine others[] = {LLMMEM_ENGINE_SGLANG, LLMMEM_ENGINE_TRTLLM};
+    static const llmmem_engine others[] = {LLMMEM_ENGINE_TRTLLM};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
         ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, others[i]));
         ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);

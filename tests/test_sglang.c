@@ -601,6 +601,51 @@ START_TEST(test_kimi_k25_vlm)
 }
 END_TEST
 
+/* MiniMax-M3 (tests/data/configs/minimax-m3.json: 60 layers of 4 KV heads of 128, a lightning indexer of
+ * sparse_index_dim 128 on layers 3-59, a clip_vision_model tower of 32 layers of 1,280) on 8 x H200, TP8,
+ * P = 139 GiB, weights 100 GiB, SGLang's own fraction:
+ *   reserved 512 + 12,288 + 2 x 512 + 1,024 = 14,848 MiB -> round(128,923 / 143,771, 3) = 0.897;
+ *   adjust_mem_fraction_for_vlm (configs/minimax_vl.py: the checkpoint's CLIPVisionConfig, 32 layers of 1,280):
+ *   ratio 32 x 1,280^2 / (24 x 1,024^2) = 2.0833, factor 1 - 0.10833 = 0.891667, x 0.95 = 0.8470833: fraction
+ *   0.75983375; rest = 39 - 139 x 0.24016625 - 100 / 1,024 = 5.519235 GiB = 5,926,233,455 B;
+ *   pool_configurator.py _compute_cell_size (is_minimax_sparse): K and V of 1 head (max(1, 4 // 8)) of 128 in bf16 on
+ *   60 layers = 30,720 B, the 57 sparse layers' index key of 128 in the model's bf16 (K only) = 14,592 B: 45,312 B;
+ *   model_overrides/minimax_m3.py: page_size 128 (fa3 on SM90): 5,926,233,455 // 45,312 = 130,787 -> 1,021 pages,
+ *   130,688 tokens; max_running_requests min(clamp(int(130,688 / 1,048,576 x 512) = 63, 2048, 4096), 65,344) = 2,048.
+ * kv_cache_dtype fp8_e4m3 shrinks K and V alone: 15,360 + 14,592 = 29,952 B: 197,857 -> 197,760 tokens. Without
+ * profile_weights_bytes, and on ROCm, refused by name. */
+START_TEST(test_minimax_m3)
+{
+    fixture f = make_config("minimax-m3.json", "h200");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 8);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 100LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 7598);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 5926233455ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 45312);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BLOCK_SIZE), 128);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_PAGE_BYTES), 45312 * 128);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_NUM_BLOCKS), 1021);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 130688);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 2048);
+    set(&f, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_FP8_E4M3);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 29952);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 197760);
+    /* the rank's weights must be given: SGLang splits index_q_proj over the ranks (column-parallel, as the
+     * TensorRT-LLM port's test_minimax_m3.py records), the inventory keeps Megatron-Bridge's replicated one */
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, -1);
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "set profile_weights_bytes"));
+    /* ROCm: model_overrides/minimax_m3.py takes the triton backend without a page size of its own */
+    hw(&f, LLMMEM_KEY_BACKEND, LLMMEM_BACKEND_ROCM);
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "minimax_m3_vl under SGLang on ROCm"));
+    release(&f);
+}
+END_TEST
+
 /* max_running_requests and the page rounding: Llama-3.1-8B (131,072 B a token), P = 60 GiB, weights 15 GiB,
  * fraction 0.9: rest = 45 - 6 = 39 GiB = 41,875,931,136 B: 319,488 tokens; --page-size 64 keeps 319,488
  * (4,992 pages); --max-running-requests 100 caps the estimate of clamp(int(319,488 / 131,072 x 512),
@@ -687,6 +732,7 @@ int main(void)
     tcase_add_test(tc, test_kimi_linear_kda_mla);
     tcase_add_test(tc, test_kimi_k3);
     tcase_add_test(tc, test_kimi_k25_vlm);
+    tcase_add_test(tc, test_minimax_m3);
     tcase_add_test(tc, test_requests_and_pages);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);

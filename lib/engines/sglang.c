@@ -103,7 +103,8 @@ static llmmem_status state_per_request(uint64_t *out, const llmmem_model *m, con
 /* The tower's layers and width as server_args.py ServerArgs.adjust_mem_fraction_for_vlm reads them, SGLang's vision
  * config class's num_hidden_layers and hidden_size: configs/kimi_k3.py KimiK3VisionConfig copies vt_num_hidden_layers
  * and vt_hidden_size into them (our vision keys); configs/kimi_k25.py KimiK25VisionConfig keeps its defaults, 27 and
- * 1152 (the checkpoint's vt_* keys land beside them). Other towers' classes are not read: 0. */
+ * 1152 (the checkpoint's vt_* keys land beside them); MiniMax-M3's clip_vision_model keeps the checkpoint's. Other
+ * towers' classes are not read: 0. */
 static int vlm_tower(double *layers, double *width, const llmmem_model *m)
 {
     switch (llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)) {
@@ -113,6 +114,10 @@ static int vlm_tower(double *layers, double *width, const llmmem_model *m)
         return 1;
     case LLMMEM_MODEL_KIMI_K25:
         *layers = 27.0, *width = 1152.0;
+        return 1;
+    case LLMMEM_MODEL_MINIMAX_M3_VL: /* configs/minimax_vl.py MiniMaxVLBaseConfig: the checkpoint's CLIPVisionConfig */
+        *layers = (double)llmmem__model_value(m, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS);
+        *width = (double)llmmem__model_value(m, LLMMEM_KEY_VISION_HIDDEN_SIZE);
         return 1;
     default:
         return 0;
@@ -445,7 +450,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     llmmem_serving *r = out;
     const llmmem__serve_settings *set = &in->set;
     llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "SGLang's KV pool",
-                                                LLMMEM__SERVING_NO_PROFILE | LLMMEM__KV_COMPRESSED);
+                                                LLMMEM__SERVING_NO_PROFILE | LLMMEM__KV_COMPRESSED | LLMMEM__KV_INDEXED);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;
@@ -463,7 +468,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     if (vlm && !vlm_tower(&vit_layers, &vit_width, model))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s with its %s tower under SGLang is not modelled: the vision "
                             "config's num_hidden_layers and hidden_size that server_args.py adjust_mem_fraction_for_vlm "
-                            "reads are known for kimi_k25 and kimi_k3 only",
+                            "reads are known for kimi_k25, kimi_k3 and minimax_m3_vl only",
                             llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(model, LLMMEM_KEY_MODEL_TYPE)),
                             llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE,
                                                llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE)));
@@ -479,6 +484,17 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
                             "under SGLang is not modelled");
     if ((st = sglang_kv_dtype(&r->dtype, a, in->kv)) != LLMMEM_OK)
         return st;
+    /* model_overrides/minimax_m3.py: ROCm takes the triton backend and no page size of its own */
+    const int indexed = a->index_layers != 0;
+    if (indexed && in->dev.backend == LLMMEM_BACKEND_ROCM)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "minimax_m3_vl under SGLang on ROCm (its triton or FlyDSL "
+                            "attention and their page sizes) is not modelled");
+    /* TensorRT-LLM tests/unittest/_torch/models/test_minimax_m3.py records SGLang's index_q_proj as column-parallel
+     * (split over the ranks) where arch.c replicates it, as Megatron-Bridge: a rank's weights are not modelled */
+    if (indexed && set->profile_weights_bytes < 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "SGLang's weights of a rank of minimax_m3_vl (its index projection "
+                            "split over the ranks) are not modelled: set profile_weights_bytes to the log's \"Load "
+                            "weight end\" mem usage");
 
     /* server_args.py _handle_gpu_memory_settings: gpu_mem is the smallest memory.total of the visible GPUs
      * in MiB (utils get_device_memory_capacity: nvidia-smi) */
@@ -575,11 +591,19 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     uint64_t page = llmmem__serve_or(set->block_size, 1);
     /* server_args.py _handle_model_specific_adjustments: DeepSeek's sparse attention pages by 64 on CUDA, 1
      * on ROCm */
-    if (a->index_cache && !set->block_size)
+    if (a->index_cache && !indexed && !set->block_size)
         page = in->dev.backend == LLMMEM_BACKEND_ROCM ? 1 : 64;
+    /* model_overrides/minimax_m3.py: fa3 on SM90, fa4 or trtllm_mha on SM100, each with page_size 128 when unset */
+    if (indexed && !set->block_size)
+        page = 128;
     uint64_t full_cell, swa_cell, cell_full_layers;
-    if (!llmmem__mul(&full_cell, token_layer, full_layers) || !llmmem__mul(&swa_cell, token_layer, swa_layers) ||
-        !llmmem__add(&cell_full_layers, full_cell, swa_cell))
+    /* pool_configurator.py _compute_cell_size, is_minimax_sparse (MiniMaxSparseKVPool): K and V on every layer, one
+     * index key of sparse_index_dim on each sparse layer (K-only: sparse_disable_index_value), in the model's dtype */
+    uint64_t index_cell = 0;
+    if (!llmmem__mul(&index_cell, a->index_layers, a->index_cache / 2) ||
+        !llmmem__mul(&index_cell, index_cell, indexed ? llmmem__kv_element_bytes(llmmem__model_dtype(model)) : 0) ||
+        !llmmem__mul(&full_cell, token_layer, full_layers) || !llmmem__mul(&swa_cell, token_layer, swa_layers) ||
+        !llmmem__add(&full_cell, full_cell, index_cell) || !llmmem__add(&cell_full_layers, full_cell, swa_cell))
         return overflow("KV bytes per token");
     if (full_cell == 0 && swa_cell == 0)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "SGLang: a model without attention layers has no KV pool");
@@ -589,7 +613,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
         /* HybridSWAPoolConfigurator: cell = F x L_full + ratio x S x L_swa (bytes per full-pool token);
          * full = page-aligned int(available // cell), swa = page-aligned int(full x ratio) */
         double cell = (double)full_cell + ratio * (double)swa_cell;
-        max_tokens = (uint64_t)floor((double)available / cell);
+        max_tokens = (uint64_t)((double)available / cell); /* positive: the cast floors */
         tokens = max_tokens / page * page;
         swa_tokens = (uint64_t)((double)tokens * ratio) / page * page;
         if (a->window + page >= swa_tokens)
@@ -626,8 +650,8 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     r->max_model_len = context;
     r->pool.block = page;
     r->pool.full_groups = 1;
-    r->pool.token_layer = token_layer;
-    r->pool.group_layers = full_layers;
+    r->pool.token_layer = indexed ? full_cell : token_layer; /* minimax_m3_vl: its layers' pages summed, as kv.c's */
+    r->pool.group_layers = indexed ? 1 : full_layers;
     r->pool.num_blocks = tokens / page;
     r->pool.batched = chunked;
     r->pool.n = set->n;
@@ -636,7 +660,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     r->pool.prefix_caching = set->enable_prefix_caching; /* the radix cache, on by default */
     r->swa_tokens = swa_tokens;
     r->swa_window = a->window;
-    r->page = token_layer * page;
+    r->page = r->pool.token_layer * page;
     r->seq_cap = requests;
     r->state_cap = state ? mamba : 0;
     uint64_t request = llmmem__serve_or(set->request_tokens, context);

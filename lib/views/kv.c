@@ -82,7 +82,8 @@ llmmem_status llmmem__kv_refuse_typed(const llmmem__geometry *a, const char *vie
                             "weights and vLLM serving are", view, (unsigned long long)a->global_heads,
                             (unsigned long long)a->heads);
     /* the engines and the generate loop run the indexer's selection and page its keys beside K and V: vLLM's pool
-     * is modelled (llmmem__kv_indexed_pool), the other engines' and the generate loop's are not; Megatron-Bridge
+     * (llmmem__kv_indexed_pool) and SGLang's (sglang.c) are modelled, the other engines' and the generate loop's are
+     * not; Megatron-Bridge
      * runs full attention on every layer with the indexer frozen (docs/models/minimax/minimax-m3.md "Full attention
      * only"): the contiguous cache, K and V, is that */
     if (a->index_layers && !(modelled & LLMMEM__KV_INDEXED))
