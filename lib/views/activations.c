@@ -1262,14 +1262,8 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     llmmem_status st;
     const llmmem__act_layer *lp = &k->layer;
     const unsigned e = k->e;
-    if (stage->end > stage->first) {
-        if ((st = compose_layers(out, m, k, k->norm_fp32, stage)) != LLMMEM_OK)
-            return st;
-        out->layers_first = stage->first;
-        out->layers_end = stage->end;
-        out->layers_first_held = out->first_held;
-        out->layers_held = out->held;
-    }
+    if (stage->end > stage->first && (st = compose_layers(out, m, k, k->norm_fp32, stage)) != LLMMEM_OK)
+        return st;
     const int64_t rmode = k->act.recompute;
     if (stage->has_embedding && stage->end > stage->first &&
         (rmode == LLMMEM_RECOMPUTE_NONE || rmode == LLMMEM_RECOMPUTE_SELECTIVE)) {
@@ -1357,12 +1351,6 @@ llmmem_status llmmem__stage_activations(llmmem__activations *out, const llmmem_m
     return scale(&out->logits_held, stage->loss_in_flight, 1) ? LLMMEM_OK : overflow();
 }
 
-/* Whether `a` was composed for the layers of stage `st`: its layers' sums are then llmmem__layers_held_of's. */
-static int composed_for(const llmmem__activations *a, const llmmem__act_stage *st)
-{
-    return a->layers_end && a->layers_first == st->first && a->layers_end == st->end;
-}
-
 llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__backward_fn each, void *ctx,
                                       const llmmem_model *m, const llmmem__act_kinds *k,
                                       const llmmem__act_stage *st, const llmmem__activations *a,
@@ -1395,9 +1383,7 @@ llmmem_status llmmem__backward_points(llmmem__backward_point *best, llmmem__back
                        (recompute == LLMMEM_RECOMPUTE_NONE || recompute == LLMMEM_RECOMPUTE_SELECTIVE) &&
                        one_kind(&m->geo.plan, first, st->end);
     if (count > 2 && (each || !linear)) { /* the layers between: held before the stage's first, and each one's own */
-        if (composed_for(a, st))
-            h1 = a->layers_first_held;
-        else if ((rc = llmmem__layers_held_of(&h1, m, k, st, first + 1)) != LLMMEM_OK)
+        if ((rc = llmmem__layers_held_of(&h1, m, k, st, first + 1)) != LLMMEM_OK)
             return rc;
         for (uint64_t i = samples - 1; i-- > 1;) {
             llmmem__backward_point p = {llmmem__stage_layer_at(first, count, i, samples), grads, 0};
@@ -1440,14 +1426,9 @@ llmmem_status llmmem__forward_point(uint64_t *acts, const llmmem_model *m,
     *acts = 0;
     if (count == 0)
         return LLMMEM_OK;
-    if (composed_for(a, st)) {
-        h1 = a->layers_first_held;
-        held = a->layers_held;
-    } else if ((rc = llmmem__layers_held_of(&h1, m, k, st, st->first + 1)) != LLMMEM_OK ||
-               (rc = llmmem__layers_held_of(&held, m, k, st, st->end)) != LLMMEM_OK) {
-        return rc;
-    }
-    if ((rc = llmmem__forward_extras(&x, m, k, st)) != LLMMEM_OK)
+    if ((rc = llmmem__layers_held_of(&h1, m, k, st, st->first + 1)) != LLMMEM_OK ||
+        (rc = llmmem__layers_held_of(&held, m, k, st, st->end)) != LLMMEM_OK ||
+        (rc = llmmem__forward_extras(&x, m, k, st)) != LLMMEM_OK)
         return rc;
     return llmmem__forward_acts(acts, a, h1, held, &x, count == 1 && st->has_embedding) ? LLMMEM_OK : overflow();
 }

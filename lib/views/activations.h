@@ -83,10 +83,6 @@ typedef struct llmmem__activations {
     uint64_t head;            /* `held`'s part outside the layers that the loss's backward frees */
     uint64_t first_held;      /* held when the first layer's backward starts (with the other
                                * micro-batches in flight): its saved tensors or kept input, the ids */
-    /* the decoder layers' own share for the stage [layers_first, layers_end) it was composed for, one
-     * micro-batch: what its first layer keeps and what all keep (llmmem__layers_held_of up to the second
-     * layer and to the end); layers_end 0: not composed */
-    uint64_t layers_first, layers_end, layers_first_held, layers_held;
 } llmmem__activations;
 
 /* What a training step holds beside the saved tensors as a layer's forward returns (the timeline's
