@@ -120,9 +120,9 @@ END_TEST
  *     q_a 4,194,304 + 1,024 + q_b 33,554,432; kv 2,097,152 + 512; sinks 64; o_a 8 x 1024 x 4096 =
  *     33,554,432, o_b 4096 x 8192 = 33,554,432; router 256 x 4096; experts 256 x 3 x 4096 x 2048 =
  *     6,442,450,944 and the shared one 25,165,824
- *   compressed sparse layers (20): compressor ape 4 x 1024, kv and gate 2 x 1024 x 4096, norm 512:
+ *   compressed sparse layers (21): compressor ape 4 x 1024, kv and gate 2 x 1024 x 4096, norm 512:
  *     8,393,216; indexer q_b 64 x 128 x 1024, proj 64 x 4096, its compressor 4 x 256 + 2 x 256 x 4096 + 128:
- *     10,749,056; heavily compressed layers (21): compressor 128 x 512 + 2 x 512 x 4096 + 512 = 4,260,352
+ *     10,749,056; heavily compressed layers (20): compressor 128 x 512 + 2 x 512 x 4096 + 512 = 4,260,352
  *   exp_probs_b 256 on the 40 routed layers; tid2eid 129280 x 6 int32 entries on the 3 hash layers
  *   embedding and head 2 x 129280 x 4096; output hyper-connection 4096 x 4 x 4 + 4 + 1; final norm:
  *   284,334,567,511 (the r33 scripts/dsv4.py sum, which the count under test reproduces). */
