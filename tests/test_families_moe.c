@@ -120,9 +120,9 @@ END_TEST
  *     q_a 4,194,304 + 1,024 + q_b 33,554,432; kv 2,097,152 + 512; sinks 64; o_a 8 x 1024 x 4096 =
  *     33,554,432, o_b 4096 x 8192 = 33,554,432; router 256 x 4096; experts 256 x 3 x 4096 x 2048 =
  *     6,442,450,944 and the shared one 25,165,824
- *   compressed sparse layers (20): compressor ape 4 x 1024, kv and gate 2 x 1024 x 4096, norm 512:
+ *   compressed sparse layers (21): compressor ape 4 x 1024, kv and gate 2 x 1024 x 4096, norm 512:
  *     8,393,216; indexer q_b 64 x 128 x 1024, proj 64 x 4096, its compressor 4 x 256 + 2 x 256 x 4096 + 128:
- *     10,749,056; heavily compressed layers (21): compressor 128 x 512 + 2 x 512 x 4096 + 512 = 4,260,352
+ *     10,749,056; heavily compressed layers (20): compressor 128 x 512 + 2 x 512 x 4096 + 512 = 4,260,352
  *   exp_probs_b 256 on the 40 routed layers; tid2eid 129280 x 6 int32 entries on the 3 hash layers
  *   embedding and head 2 x 129280 x 4096; output hyper-connection 4096 x 4 x 4 + 4 + 1; final norm:
  *   284,334,567,511 (the r33 scripts/dsv4.py sum, which the count under test reproduces). */
@@ -131,16 +131,12 @@ START_TEST(deepseek_v4_flash_count)
     llmmem_model *m = deepseek_v4_flash("");
     ck_assert_int_eq(get(m, LLMMEM_KEY_MODEL_TYPE), LLMMEM_MODEL_DEEPSEEK_V4);
     ck_assert_uint_eq(total(m), 284334567511ULL);
-    /* its MTP block, its contiguous cache and its training are not modelled: refused by name, never a wrong number
-     * (SGLang's pools are: test_sglang.c test_deepseek_v4_pools) */
+    /* its MTP block and its training are not modelled: refused by name, never a wrong number (its contiguous cache
+     * is: deepseek_v4_flash_cache; SGLang's pools: test_sglang.c test_deepseek_v4_pools) */
     uint64_t n = 0;
     ck_assert_status(llmmem_model_checkpoint_parameters(&n, m), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));
     llmmem_strategy *s = NULL;
-    ck_assert_ok(llmmem_strategy_new(&s));
-    ck_assert_status(llmmem_kv_cache_bytes(&n, m, s, 1, 1024), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));
-    llmmem_strategy_free(s);
     llmmem_model_free(m);
     /* the instruct checkpoints' FP4 experts beside FP8 weights: counted, their bytes in that format refused */
     m = deepseek_v4_flash(", \"expert_dtype\": \"fp4\", \"quantization_config\": {\"quant_method\": \"fp8\", "
@@ -156,6 +152,79 @@ START_TEST(deepseek_v4_flash_count)
     llmmem_report_free(r);
     llmmem_strategy_free(s);
     llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
+/* DeepSeek-V4-Flash's contiguous cache as transformers builds it (modeling_deepseek_v4.py @ 01976081,
+ * DeepseekV4Model.forward: DynamicCache(config=), a cache layer per layer_types entry), by hand from the classes'
+ * tensors for one sequence after T tokens (one KV head; d = head_dim 512, i = index_head_dim 128, W =
+ * sliding_window 128, bf16: 2 bytes an element):
+ *   2 sliding layers, transformers cache_utils.py DynamicSlidingWindowLayer: keys and values apart, each the last
+ *     W - 1 tokens: 2 x min(T, 127) x d
+ *   20 heavily compressed layers (ratio 128), DeepseekV4HCACache: the window once (values = keys) min(T, 127) x d;
+ *     compressed_kv["compressor"] floor(T / 128) x d; buffer_kv and buffer_gate (T mod 128) x d each
+ *     (DeepseekV4HCACompressor kv_proj, gate_proj: hidden -> d)
+ *   21 compressed sparse layers (ratio 4), DeepseekV4CSACache: the window min(T, 127) x d; compressed_kv of the
+ *     compressor and of the indexer floor(T / 4) x (d + i); buffers (T mod 4) x (2d + 2i) each (DeepseekV4CSACompressor
+ *     and DeepseekV4Indexer project to 2 x their width); overlap_kv and overlap_gate 4 x (d + i) each once a window
+ *     closed (update_overlap_state: chunk[:, -1, :, :width])
+ * T = 4096: sliding 2 x 127 x 512 = 130,048; HCA 65,024 + 32 x 512 = 81,408; CSA 65,024 + 1,024 x 640 + 2 x 4 x 640
+ *   = 725,504: 2 x 130,048 + 20 x 81,408 + 21 x 725,504 = 17,123,840 elements, 34,247,680 bytes
+ * T = 4100 (4 past a multiple of 128): HCA 65,024 + 16,384 + 2 x 4 x 512 = 85,504; CSA 65,024 + 1,025 x 640 + 5,120
+ *   = 726,144: 260,096 + 1,710,080 + 15,249,024 = 17,219,200 elements, 34,438,400 bytes a sequence
+ * T = 4102: HCA 65,024 + 16,384 + 2 x 6 x 512 = 87,552; CSA 65,024 + 656,000 + 2 x 2 x 1,280 + 5,120 = 731,264:
+ *   260,096 + 1,751,040 + 15,356,544 = 17,367,680 elements, 34,735,360 bytes
+ * T = 100 (inside the window, no HCA entry yet): sliding 2 x 100 x 512 = 102,400; HCA 51,200 + 2 x 100 x 512 =
+ *   153,600; CSA 51,200 + 25 x 640 + 5,120 = 72,320: 204,800 + 3,072,000 + 1,518,720 = 4,795,520 elements,
+ *   9,591,040 bytes */
+START_TEST(deepseek_v4_flash_cache)
+{
+    llmmem_model *m = deepseek_v4_flash("");
+    llmmem_strategy *s = NULL;
+    uint64_t n = 0;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_kv_cache_bytes(&n, m, s, 1, 4096));
+    ck_assert_uint_eq(n, 34247680ULL);
+    ck_assert_ok(llmmem_kv_cache_bytes(&n, m, s, 2, 4100));
+    ck_assert_uint_eq(n, 2 * 34438400ULL);
+    ck_assert_ok(llmmem_kv_cache_bytes(&n, m, s, 1, 4102));
+    ck_assert_uint_eq(n, 34735360ULL);
+    ck_assert_ok(llmmem_kv_cache_bytes(&n, m, s, 1, 100));
+    ck_assert_uint_eq(n, 9591040ULL);
+    /* the inference estimate (framework megatron: the contiguous cache of sequence_length tokens) carries it */
+    llmmem_hardware *hw = NULL;
+    llmmem_report *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h200"));
+    ck_assert_ok(llmmem_report_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_SEQUENCE_LENGTH, 4100));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MICRO_BATCH_SIZE, 2));
+    ck_assert_ok(llmmem_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_report_bytes(r, LLMMEM_COMPONENT_KV_CACHE), 2 * 34438400ULL);
+    /* a quantized cache, a pipeline rank's share and the generate loop are not modelled: refused by name */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 2));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_FIRST_STAGE_LAYERS, 21));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_FIRST_STAGE_LAYERS, 0));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 1));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 16));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "generate loop of deepseek_v4"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_FP8));
+    ck_assert_status(llmmem_kv_cache_bytes(&n, m, s, 1, 4096), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));
+    /* vLLM serving keeps refusing it by name */
+    llmmem_serving *v = NULL;
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_AUTO));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 0));
+    ck_assert_ok(llmmem_serving_new(&v));
+    ck_assert_status(llmmem_serving_estimate(v, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "deepseek_v4"));
+    llmmem_serving_free(v);
+    llmmem_report_free(r);
+    llmmem_hardware_free(hw);
+    llmmem_strategy_free(s);
     llmmem_model_free(m);
 }
 END_TEST
@@ -845,6 +914,7 @@ int main(void)
     tcase_add_test(tc, glm4_7_flash);
     tcase_add_test(tc, glm5);
     tcase_add_test(tc, deepseek_v4_flash_count);
+    tcase_add_test(tc, deepseek_v4_flash_cache);
     tcase_add_test(tc, mimo_v2_flash);
     tcase_add_test(tc, hunyuan_a13b);
     tcase_add_test(tc, hunyuan_moe_without_shared);

@@ -34,6 +34,14 @@ llmmem_status llmmem__generate_shape(llmmem__gen_shape *out, const llmmem__job *
                             "state and a latent MoE) is not modelled: the weights and the contiguous cache are",
                             llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(j->m, LLMMEM_KEY_MODEL_TYPE)),
                             (long long)banks);
+    /* DeepseekV4Attention's working set (its compressors' and indexer's projections and fp32 softmaxes, the indexer's
+     * scores over every compressed entry, hc_mult residual streams) has no rule here; its cache has (kv.c) */
+    if (j->m->geo.compressed_layers || j->m->geo.hc_mult)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "the generate loop of deepseek_v4 (the working set of its compressors, lightning indexer "
+                            "and %llu hyper-connection streams) is not modelled: its contiguous cache is "
+                            "(llmmem_kv_cache_bytes; mode inference without max_new_tokens under framework megatron)",
+                            (unsigned long long)j->m->geo.hc_mult);
     llmmem_status st = llmmem__kv_token_shape(&a, j->m, "the generate loop's cache");
     if (st)
         return st;

@@ -45,7 +45,8 @@ llmmem_status llmmem__kv_shape_modelled(const llmmem__geometry **a, const llmmem
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                             "the cache of a model with %llu compressed sparse or heavily compressed attention layers "
                             "(deepseek_v4: their compressed entries, indexer keys and compressor state beside the "
-                            "window) is not modelled here: SGLang serving (engine sglang) models its pools",
+                            "window) is not modelled here: SGLang serving (engine sglang) models its pools, "
+                            "llmmem_kv_cache_bytes transformers' contiguous cache",
                             (unsigned long long)m->geo.compressed_layers);
     if ((uint64_t)llmmem__model_value(m, LLMMEM_KEY_NUM_PARAMETERS))
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE,
@@ -453,13 +454,78 @@ static uint64_t contiguous_state_layer(const llmmem__geometry *a, uint64_t e)
     return row ? row->contiguous_state(a, e) : 0;
 }
 
+/* DeepSeek-V4 as transformers caches it (models/deepseek_v4/modeling_deepseek_v4.py: DeepseekV4Model.forward builds
+ * DynamicCache(config=), one cache layer a layer_types entry): what one sequence holds after T tokens in each layer
+ * kind, in elements of head_dim (d) and index_head_dim (i), widths as {d, i} multiples. A row a layer type. */
+typedef struct dsv4_cache_row {
+    uint8_t mixer;     /* enum llmmem__mixer */
+    uint8_t windows;   /* tensors of the last sliding_window - 1 tokens x d (one KV head) */
+    llmmem_key rate;   /* the layer's compress rate (0: no compressor) */
+    uint8_t entry[2];  /* a compressed entry, one per rate tokens (update_compressor_states): the compressor's, the indexer's */
+    uint8_t buffer[2]; /* a buffered token, kv and gate each (store_compression_weights keeps T mod rate tokens) */
+    uint8_t overlap;   /* overlap_kv and overlap_gate, rate x an entry each, once a window closed (DeepseekV4CSACache) */
+} dsv4_cache_row;
+
+static const dsv4_cache_row dsv4_rows[] = {
+    /* cache_utils.py DynamicSlidingWindowLayer.update: keys and values concatenated apart */
+    {LLMMEM_MIXER_SLIDING, 2, 0, {0, 0}, {0, 0}, 0},
+    /* DeepseekV4HCACache.update: values = keys; DeepseekV4HCACompressor kv_proj, gate_proj: hidden -> d */
+    {LLMMEM_MIXER_HCA, 1, LLMMEM_KEY_COMPRESS_RATE_HCA, {1, 0}, {1, 0}, 0},
+    /* DeepseekV4CSACache: DeepseekV4CSACompressor (2 x d, its Ca and Cb series) and DeepseekV4Indexer (2 x i) */
+    {LLMMEM_MIXER_CSA, 1, LLMMEM_KEY_COMPRESS_RATE_CSA, {1, 1}, {2, 2}, 1},
+};
+
+/* The rows' sum, for `sequences` of `tokens` each. The logical tensors: a slice that keeps its call's whole
+ * concatenation alive (the window's and the buffers' views) and each call's torch.cat transients are not modelled. */
+static llmmem_status dsv4_contiguous(uint64_t *out, const llmmem_model *m, const llmmem__geometry *a,
+                                     llmmem_kv_cache_dtype dtype, uint64_t sequences, uint64_t tokens)
+{
+    /* the modeling file stores its tensors as computed; QuantizedCache does not take these layers. Counted in the
+     * model's dtype: kv_norm's fp32 weight (_keep_in_fp32_modules_strict) may promote the window and the entries to
+     * fp32 in a bf16 model (DeepseekV4RMSNorm returns weight x the input's dtype); not measured */
+    if (dtype != LLMMEM_KV_CACHE_FP32 && dtype != LLMMEM_KV_CACHE_FP16 && dtype != LLMMEM_KV_CACHE_BF16)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "kv_cache_dtype (%s) for deepseek_v4's contiguous cache is not "
+                            "modelled: transformers keeps its window, compressed entries and compressor buffers in "
+                            "the model's dtype (auto, fp32, fp16, bf16)", llmmem__kv_dtype_name(dtype));
+    if (a->window == 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "deepseek_v4's contiguous cache needs sliding_window (0)");
+    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
+    const uint64_t d = a->head_dim, i = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_INDEX_HEAD_DIM);
+    const uint64_t kept = tokens < a->window - 1 ? tokens : a->window - 1;
+    uint64_t elements = 0;
+    for (size_t k = 0; k < sizeof dsv4_rows / sizeof dsv4_rows[0]; k++) {
+        const dsv4_cache_row *row = &dsv4_rows[k];
+        uint64_t n = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(row->mixer), any_ffn), 0,
+                                       a->layers);
+        uint64_t rate = row->rate ? (uint64_t)llmmem__model_value(m, row->rate) : 0, layer = 0, entry, buffer;
+        if (n == 0)
+            continue;
+        if (row->rate && rate == 0)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "deepseek_v4's contiguous cache needs %s (0)",
+                                llmmem_key_name(row->rate));
+        if (!llmmem__mul(&layer, (uint64_t)row->windows * kept, d) || !llmmem__mul(&entry, row->entry[0], d) ||
+            !llmmem__muladd(&entry, row->entry[1], i) || !llmmem__mul(&buffer, row->buffer[0], d) ||
+            !llmmem__muladd(&buffer, row->buffer[1], i) ||
+            (rate && (!llmmem__muladd(&layer, tokens / rate, entry) ||
+                      !llmmem__muladd(&layer, 2 * (tokens % rate), buffer) ||
+                      (row->overlap && tokens >= rate && !llmmem__muladd(&layer, 2 * rate, entry)))) ||
+            !llmmem__muladd(&elements, n, layer))
+            return overflow("contiguous KV cache bytes");
+    }
+    if (!llmmem__mul(&elements, elements, llmmem__kv_element_bytes(dtype)) || !llmmem__mul(out, elements, sequences))
+        return overflow("contiguous KV cache bytes");
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__kv_contiguous_bytes(uint64_t *bytes_out, const llmmem_model *m, llmmem_kv_cache_dtype dtype,
                                           uint64_t sequences, uint64_t tokens_each)
 {
     const llmmem__geometry *a = NULL;
-    llmmem_status st = llmmem__kv_shape_with_state(&a, m);
+    llmmem_status st = llmmem__kv_shape_modelled(&a, m, LLMMEM__KV_COMPRESSED);
     if (st)
         return st;
+    if (a->compressed_layers || a->hc_mult)
+        return dsv4_contiguous(bytes_out, m, a, dtype, sequences, tokens_each);
     if (llmmem__state_kinds(a) > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a model with state layers of more than one kind (Mamba-2, Gated "
                             "DeltaNet, Mamba-1) is not modelled");
@@ -517,6 +583,11 @@ llmmem_status llmmem__kv_rank_bytes(uint64_t *bytes_out, const llmmem_model *m, 
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
                             "contiguous cache of full and sliding layers of different widths or KV-shared layers "
                             "(gemma4) is not modelled");
+    if ((m->geo.compressed_layers || m->geo.hc_mult) && layers != m->geo.layers)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a pipeline-parallel rank (%llu of %llu layers) of "
+                            "deepseek_v4's contiguous cache is not modelled: its sliding, compressed sparse and "
+                            "heavily compressed layers hold different bytes", (unsigned long long)layers,
+                            (unsigned long long)m->geo.layers);
     if (llmmem__state_layers(&m->geo) && (layers != m->geo.layers || t != 1))
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "the share of a tensor- or pipeline-parallel rank of the "
                             "contiguous cache of Mamba-2, Gated DeltaNet and Mamba-1 layers is not modelled");
