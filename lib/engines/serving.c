@@ -866,7 +866,7 @@ llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m,
  * DeepseekV4IndexerCache: MLAAttentionSpec with compress_ratio, blocks of 256, fp8_ds_mla entries padded to 576 B;
  * compressor.py CompressorStateCache: float32 state, windows 8 and 128), but the block count is a planner's that
  * differs between vLLM's versions (nvidia/kv_cache_planner.py DeepseekV4KVCachePlanner pads the state pages to the
- * MLA pages, a later kv_cache_utils.py packs them unpadded) and the profile run reserves a prefill workspace
+ * MLA pages, another version's kv_cache_utils.py packs them unpadded) and the profile run reserves a prefill workspace
  * (attention_impl's dummy-run branch): refused by name before any number. */
 static llmmem_status vllm_refuse_compressed(const llmmem_model *m)
 {
@@ -880,14 +880,14 @@ static llmmem_status vllm_refuse_compressed(const llmmem_model *m)
     uint64_t n128 = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn),
                                       0, a->layers);
     return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
-                        "vLLM serving of deepseek_v4 is not modelled: vLLM pages the sliding window of its %llu layers "
-                        "(SlidingWindowMLASpec, blocks of 64), the compressed entries of its %llu ratio-4 and %llu "
-                        "ratio-128 layers and the ratio-4 layers' indexer keys (MLAAttentionSpec, blocks of 256, "
-                        "fp8_ds_mla) and the compressors' float32 state in layer-tuple groups whose block count "
-                        "differs between vLLM versions (kv_cache_planner.py pads the state pages to the MLA pages, a "
-                        "later kv_cache_utils.py packs them unpadded), and its profile run reserves a prefill workspace "
-                        "of 4 x (max_model_len / 4 + window + max_num_batched_tokens) rows of 512 bf16; SGLang "
-                        "serving (engine sglang) models its pools",
+                        "vLLM serving of deepseek_v4 is not modelled: vLLM pages the sliding window of its %llu "
+                        "layers (SlidingWindowMLASpec, blocks of 64), the compressed entries of its %llu ratio-4 and "
+                        "%llu ratio-128 layers and the ratio-4 layers' indexer keys (MLAAttentionSpec, blocks of "
+                        "256, fp8_ds_mla) and the compressors' float32 state in layer-tuple groups whose block count "
+                        "differs between vLLM versions (kv_cache_planner.py pads the state pages to the MLA pages, "
+                        "another version's kv_cache_utils.py packs them unpadded), and its profile run reserves a "
+                        "prefill workspace of 4 x (max_model_len / 4 + window + max_num_batched_tokens) rows of 512 "
+                        "bf16; SGLang serving (engine sglang) models its pools",
                         (unsigned long long)a->layers, (unsigned long long)n4, (unsigned long long)n128);
 }
 
