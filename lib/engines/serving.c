@@ -861,13 +861,46 @@ llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m,
     return stage_weights(out, m, in, tp, 1, 0, m->geo.layers, 1, 1);
 }
 
+/* DeepSeek-V4 under vLLM (research/dsv4v/notes.md): every spec is known (sparse_swa.py DeepseekV4SWACache:
+ * SlidingWindowMLASpec on every layer, blocks of 64; deepseek_v4_attention.py DeepseekV4MLAAttention and
+ * DeepseekV4IndexerCache: MLAAttentionSpec with compress_ratio, blocks of 256, fp8_ds_mla entries padded to 576 B;
+ * compressor.py CompressorStateCache: float32 state, windows 8 and 128), but the block count is a planner's that
+ * differs between vLLM's versions (nvidia/kv_cache_planner.py DeepseekV4KVCachePlanner pads the state pages to the
+ * MLA pages, another version's kv_cache_utils.py packs them unpadded) and the profile run reserves a prefill workspace
+ * (attention_impl's dummy-run branch): refused by name before any number. */
+static llmmem_status vllm_refuse_compressed(const llmmem_model *m)
+{
+    llmmem_status st = llmmem__model_check(m);
+    const llmmem__geometry *a = &m->geo;
+    if (st || (!a->compressed_layers && !a->hc_mult))
+        return st;
+    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
+    uint64_t n4 = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CSA), any_ffn),
+                                    0, a->layers);
+    uint64_t n128 = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn),
+                                      0, a->layers);
+    return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                        "vLLM serving of deepseek_v4 is not modelled: vLLM pages the sliding window of its %llu "
+                        "layers (SlidingWindowMLASpec, blocks of 64), the compressed entries of its %llu ratio-4 and "
+                        "%llu ratio-128 layers and the ratio-4 layers' indexer keys (MLAAttentionSpec, blocks of "
+                        "256, fp8_ds_mla) and the compressors' float32 state in layer-tuple groups whose block count "
+                        "differs between vLLM versions (kv_cache_planner.py pads the state pages to the MLA pages, "
+                        "another version's kv_cache_utils.py packs them unpadded), and its profile run reserves a "
+                        "prefill workspace of 4 x (max_model_len / 4 + window + max_num_batched_tokens) rows of 512 "
+                        "bf16; SGLang serving (engine sglang) models its pools",
+                        (unsigned long long)a->layers, (unsigned long long)n4, (unsigned long long)n128);
+}
+
 static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
 {
     llmmem__served p;
     llmmem_serving *r = out;
     const llmmem__serve_settings *set = &in->set;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "vLLM's paged cache",
-                                                LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED | LLMMEM__KV_INDEXED);
+    llmmem_status st = vllm_refuse_compressed(model);
+    if (st)
+        return st;
+    st = llmmem__serving_prepare(&p, r, model, in, "vLLM's paged cache",
+                                 LLMMEM__KV_BLOCKS | LLMMEM__KV_TYPED | LLMMEM__KV_INDEXED);
     if (st)
         return st;
     const llmmem__geometry *a = p.a;
