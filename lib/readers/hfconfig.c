@@ -764,23 +764,13 @@ static llmmem_status read_gpt2(const hf *c, const llmmem__json *obj)
     return read_fields(c, obj, FIELDS(gpt2_fields));
 }
 
-static const hf_field opt_fields[] = {
-    REQUIRED_SIZES,
-    REQ("ffn_dim", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
-    REQ("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, CLASS_NONE),
-};
-
-/* OPTConfig; OPTDecoder adds project_in/project_out when word_embed_proj_dim != hidden_size and
- * has no final norm when do_layer_norm_before is false or _remove_final_layer_norm is true. */
-static llmmem_status read_opt(const hf *c, const llmmem__json *obj)
+/* OPTDecoder adds project_in/project_out when word_embed_proj_dim != hidden_size */
+static llmmem_status read_opt_embed_proj(const hf *c, const llmmem__json *obj)
 {
-    llmmem_status st = read_fields(c, obj, FIELDS(opt_fields));
-    if (st)
-        return st;
     const int64_t hidden = llmmem__get_int(&c->m->s, LLMMEM_KEY_HIDDEN_SIZE);
     int64_t proj = hidden;
     enum presence p;
-    st = get_int(c, obj, "word_embed_proj_dim", &proj, &p);
+    llmmem_status st = get_int(c, obj, "word_embed_proj_dim", &proj, &p);
     if (st)
         return st;
     if (p == PRESENT && proj != hidden)
@@ -788,27 +778,24 @@ static llmmem_status read_opt(const hf *c, const llmmem__json *obj)
                        "%lld differs from hidden_size (%lld): the project_in and project_out layers this adds are "
                        "not modelled",
                        (long long)proj, (long long)hidden);
-    st = refuse_if(c, obj, "do_layer_norm_before", 0, 1,
-                   "post-norm OPT (opt-350m) has no final layer norm, which is not modelled");
-    if (!st)
-        st = refuse_if(c, obj, "_remove_final_layer_norm", 1, 0,
-                       "a model without its final layer norm is not modelled");
-    if (!st)
-        st = refuse_if(c, obj, "layer_norm_elementwise_affine", 0, 1, "layer norms without weights are not modelled");
-    if (st)
-        return st;
-    int bias;
-    st = get_flag(c, obj, "enable_bias", 1, &bias);
-    if (!st)
-        st = set(c, "enable_bias", LLMMEM_KEY_QKV_BIAS, bias);
-    if (!st)
-        st = set(c, "enable_bias", LLMMEM_KEY_O_PROJ_BIAS, bias);
-    if (!st)
-        st = set(c, "enable_bias", LLMMEM_KEY_MLP_BIAS, bias);
-    if (!st)
-        st = read_tie(c, obj);
-    return st;
+    return LLMMEM_OK;
 }
+
+/* OPTConfig; OPTDecoder has no final norm when do_layer_norm_before is false or _remove_final_layer_norm is
+ * true; OPTAttention's projections and fc1, fc2 take bias=enable_bias. */
+static const hf_field opt_fields[] = {
+    REQUIRED_SIZES,
+    REQ("ffn_dim", LLMMEM_KEY_INTERMEDIATE_SIZE, CLASS_NONE),
+    REQ("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, CLASS_NONE),
+    HOOK(read_opt_embed_proj),
+    REFUSE("do_layer_norm_before", 0, 1, "post-norm OPT (opt-350m) has no final layer norm, which is not modelled"),
+    REFUSE("_remove_final_layer_norm", 1, 0, "a model without its final layer norm is not modelled"),
+    REFUSE("layer_norm_elementwise_affine", 0, 1, "layer norms without weights are not modelled"),
+    FLAG("enable_bias", LLMMEM_KEY_QKV_BIAS, 1),
+    FLAG("enable_bias", LLMMEM_KEY_O_PROJ_BIAS, 1),
+    FLAG("enable_bias", LLMMEM_KEY_MLP_BIAS, 1),
+    HOOK(read_tie),
+};
 
 static const hf_field bloom_fields[] = {
     REQ_ALIASES(LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, "n_embed", "hidden_size"),
@@ -1652,9 +1639,19 @@ static llmmem_status read_falcon_h1(const hf *c, const llmmem__json *obj)
  * Gemma4TextDecoderLayer keeps its dense MLP beside the experts (read as their shared expert), adds
  * Gemma4TextRouter's scales and three norms. use_bidirectional_attention "all" makes the window
  * sliding_window // 2 + 1. */
+/* configuration_gemma4.py: the full layers take num_global_key_value_heads only with attention_k_eq_v */
+static llmmem_status read_gemma4_global_kv_heads(const hf *c, const llmmem__json *obj)
+{
+    int k_eq_v = 0;
+    llmmem_status st = get_flag(c, obj, "attention_k_eq_v", 0, &k_eq_v);
+    if (!st && k_eq_v)
+        st = optional(c, obj, "num_global_key_value_heads", LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, 0, 0);
+    return st;
+}
+
 static llmmem_status read_gemma4_text(const hf *c, const llmmem__json *obj)
 {
-    int64_t layers = 0, window = 0, inter = 0, v;
+    int64_t layers = 0, window = 0, inter = 0;
     enum presence p;
     int flag;
     llmmem_status st = refuse_if(c, obj, "attention_bias", 1, 0, "Gemma4TextAttention's projections have no biases");
@@ -1685,33 +1682,28 @@ static llmmem_status read_gemma4_text(const hf *c, const llmmem__json *obj)
         llmmem__layer_map_push(&map, i == layers - 1 ? LLMMEM_MIXER_FULL : m);
     }
     llmmem__model_set_layer_map(c->m, &map);
-    st = optional(c, obj, "global_head_dim", LLMMEM_KEY_GLOBAL_HEAD_DIM, 512, 0);
-    if (!st)
-        st = bool_key(c, obj, "attention_k_eq_v", LLMMEM_KEY_ATTENTION_K_EQ_V, 0);
-    int k_eq_v = 0;
-    if (!st)
-        st = get_flag(c, obj, "attention_k_eq_v", 0, &k_eq_v);
-    /* configuration_gemma4.py: the full layers take num_global_key_value_heads only with attention_k_eq_v */
-    if (!st && k_eq_v)
-        st = optional(c, obj, "num_global_key_value_heads", LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS, 0, 0);
-    if (!st)
-        st = optional(c, obj, "num_kv_shared_layers", LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 0, 0);
-    if (!st)
-        st = bool_key(c, obj, "use_double_wide_mlp", LLMMEM_KEY_DOUBLE_WIDE_MLP, 0);
-    if (!st)
-        st = optional(c, obj, "hidden_size_per_layer_input", LLMMEM_KEY_HIDDEN_SIZE_PER_LAYER_INPUT, 256, 0);
-    if (!st)
-        st = optional(c, obj, "vocab_size_per_layer_input", LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT, 262144, 0);
+    static const hf_field fields[] = {
+        OPT_NULL("global_head_dim", LLMMEM_KEY_GLOBAL_HEAD_DIM, 512, 0),
+        FLAG("attention_k_eq_v", LLMMEM_KEY_ATTENTION_K_EQ_V, 0),
+        HOOK(read_gemma4_global_kv_heads),
+        OPT_NULL("num_kv_shared_layers", LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 0, 0),
+        FLAG("use_double_wide_mlp", LLMMEM_KEY_DOUBLE_WIDE_MLP, 0),
+        OPT_NULL("hidden_size_per_layer_input", LLMMEM_KEY_HIDDEN_SIZE_PER_LAYER_INPUT, 256, 0),
+        OPT_NULL("vocab_size_per_layer_input", LLMMEM_KEY_VOCAB_SIZE_PER_LAYER_INPUT, 262144, 0),
+    };
+    /* enable_moe_block: Gemma4TextExperts beside the dense Gemma4TextMLP of every layer */
+    static const hf_field moe_fields[] = {
+        REQ("num_experts", LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE),
+        REQ("top_k_experts", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE),
+        REQ("moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE),
+    };
+    st = read_fields(c, obj, FIELDS(fields));
     if (!st)
         st = get_flag(c, obj, "enable_moe_block", 0, &flag);
     if (st || !flag)
         return st;
-    st = required(c, obj, NAMES("num_experts"), LLMMEM_KEY_NUM_EXPERTS, CLASS_NONE, &v);
+    st = read_fields(c, obj, FIELDS(moe_fields));
     if (!st)
-        st = required(c, obj, NAMES("top_k_experts"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st) /* the dense Gemma4TextMLP beside the experts in every layer */
         st = set(c, "intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, inter);
     if (!st)
         st = moe_on_marked_layers(c, "enable_moe_block");
@@ -1802,24 +1794,18 @@ static llmmem_status read_deepseek_v4_layers(const hf *c, const llmmem__json *ob
  * o_groups=8 of o_lora_rank=1024, hc_mult=4, compress_rates (or compress_rate_csa / _hca) 4 and 128,
  * index_n_heads=64 of index_head_dim=128, n_routed_experts=256 of moe_intermediate_size=2048, top 6, one shared
  * expert, sliding_window=128, num_nextn_predict_layers=1; expert_dtype "fp4" marks its FP4 experts. */
+static const hf_field deepseek_v4_head_fields[] = {
+    REQUIRED_SIZES,
+    REFUSE("attention_bias", 1, 0, "biased DeepSeek-V4 attention is not modelled"),
+    REFUSE("mlp_bias", 1, 0, "biased DeepSeek-V4 experts are not modelled"),
+    HOOK(read_tie),
+};
 static llmmem_status read_deepseek_v4(const hf *c, const llmmem__json *obj)
 {
-    int64_t layers = 0;
     const char *name;
     enum presence p;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("num_attention_heads"), LLMMEM_KEY_NUM_ATTENTION_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = refuse_if(c, obj, "attention_bias", 1, 0, "biased DeepSeek-V4 attention is not modelled");
-    if (!st)
-        st = refuse_if(c, obj, "mlp_bias", 1, 0, "biased DeepSeek-V4 experts are not modelled");
-    if (!st)
-        st = read_tie(c, obj);
+    llmmem_status st = read_fields(c, obj, FIELDS(deepseek_v4_head_fields));
+    const int64_t layers = st ? 0 : llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
     int64_t v = 2048;
     if (!st && (st = get_int_alias(c, obj, NAMES("moe_intermediate_size", "intermediate_size"), &v, &p, &name)) == LLMMEM_OK)
         st = set(c, name, LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, p == PRESENT ? v : 2048);
@@ -2824,7 +2810,7 @@ static llmmem_status read_text(const hf *c, const llmmem__json *obj)
         return st;
     switch (c->fam->reader) {
     case LLMMEM_READ_GPT2: return read_gpt2(c, obj);
-    case LLMMEM_READ_OPT: return read_opt(c, obj);
+    case LLMMEM_READ_OPT: return read_fields(c, obj, FIELDS(opt_fields));
     case LLMMEM_READ_BLOOM: return read_bloom(c, obj);
     case LLMMEM_READ_FALCON: return read_falcon(c, obj);
     case LLMMEM_READ_DEEPSEEK: return read_deepseek(c, obj);
