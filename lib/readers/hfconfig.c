@@ -178,6 +178,16 @@ static llmmem_status get_flag(const hf *c, const llmmem__json *obj, const char *
     return st;
 }
 
+/* An integer that takes `dflt` when absent or null. */
+static llmmem_status get_int_or(const hf *c, const llmmem__json *obj, const char *field, int64_t dflt, int64_t *out)
+{
+    enum presence p;
+    llmmem_status st = get_int(c, obj, field, out, &p);
+    if (!st && p != PRESENT)
+        *out = dflt;
+    return st;
+}
+
 /* An integer under any of its names (n_embd and its attribute_map alias hidden_size): names
  * given together must agree. *name_out is the name found (the first when none is). */
 static llmmem_status get_int_alias(const hf *c, const llmmem__json *obj, const char *const *names, int64_t *out,
@@ -1107,10 +1117,7 @@ static llmmem_status read_ernie(const hf *c, const llmmem__json *obj, int64_t la
     if (st || c->fam->config.moe != LLMMEM_MOE_ERNIE)
         return st;
     int64_t experts = 64, start = 1, end = -1, interval = 1;
-    enum presence p;
-    st = get_int(c, obj, "moe_num_experts", &experts, &p);
-    if (!st && p != PRESENT)
-        experts = 64;
+    st = get_int_or(c, obj, "moe_num_experts", 64, &experts);
     if (!st)
         st = set(c, "moe_num_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
     if (st || experts == 0)
@@ -1121,17 +1128,11 @@ static llmmem_status read_ernie(const hf *c, const llmmem__json *obj, int64_t la
     if (!st)
         st = optional(c, obj, "moe_num_shared_experts", LLMMEM_KEY_N_SHARED_EXPERTS, 2, 0);
     if (!st)
-        st = get_int(c, obj, "moe_layer_start_index", &start, &p);
-    if (!st && p != PRESENT)
-        start = 1;
+        st = get_int_or(c, obj, "moe_layer_start_index", 1, &start);
     if (!st)
-        st = get_int(c, obj, "moe_layer_end_index", &end, &p);
-    if (!st && p != PRESENT)
-        end = -1;
+        st = get_int_or(c, obj, "moe_layer_end_index", -1, &end);
     if (!st)
-        st = get_int(c, obj, "moe_layer_interval", &interval, &p);
-    if (!st && p != PRESENT)
-        interval = 1;
+        st = get_int_or(c, obj, "moe_layer_interval", 1, &interval);
     if (st)
         return st;
     if (end == -1)
@@ -1453,17 +1454,11 @@ static llmmem_status read_granitemoehybrid(const hf *c, const llmmem__json *obj)
     /* GraniteMoeHybridMoE and GraniteMoeHybridMLP; num_local_experts=8, num_experts_per_tok=2,
      * intermediate_size=11008, shared_intermediate_size=1024 */
     if (!st)
-        st = get_int(c, obj, "num_local_experts", &experts, &p);
-    if (!st && p != PRESENT)
-        experts = 8;
+        st = get_int_or(c, obj, "num_local_experts", 8, &experts);
     if (!st)
-        st = get_int(c, obj, "intermediate_size", &inter, &p);
-    if (!st && p != PRESENT)
-        inter = 11008;
+        st = get_int_or(c, obj, "intermediate_size", 11008, &inter);
     if (!st)
-        st = get_int(c, obj, "shared_intermediate_size", &shared, &p);
-    if (!st && p != PRESENT)
-        shared = 1024;
+        st = get_int_or(c, obj, "shared_intermediate_size", 1024, &shared);
     if (st)
         return st;
     if (experts < 0)
@@ -2068,8 +2063,8 @@ static llmmem_status read_lfm2(const hf *c, const llmmem__json *obj)
     int adjust = 1;
     if (!st)
         st = get_flag(c, obj, "block_auto_adjust_ff_dim", 1, &adjust);
-    if (!st && (st = get_int(c, obj, "block_multiple_of", &multiple, &p)) == LLMMEM_OK && p != PRESENT)
-        multiple = 256;
+    if (!st)
+        st = get_int_or(c, obj, "block_multiple_of", 256, &multiple);
     if (st)
         return st;
     if (adjust) {
@@ -2293,14 +2288,13 @@ static llmmem_status read_hunyuan(const hf *c, const llmmem__json *obj)
 static llmmem_status read_phi4flash(const hf *c, const llmmem__json *obj)
 {
     int64_t layers = 0, mb = 2, window = 2047;
-    enum presence p;
     llmmem_status st = read_llama_like(c, obj);
     if (!st)
         st = llmmem_model_get_int(&layers, c->m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
-    if (!st && (st = get_int(c, obj, "mb_per_layer", &mb, &p)) == LLMMEM_OK && p != PRESENT)
-        mb = 2;
-    if (!st && (st = get_int(c, obj, "sliding_window", &window, &p)) == LLMMEM_OK && p != PRESENT)
-        window = 2047;
+    if (!st)
+        st = get_int_or(c, obj, "mb_per_layer", 2, &mb);
+    if (!st)
+        st = get_int_or(c, obj, "sliding_window", 2047, &window);
     if (!st)
         st = set(c, "sliding_window", LLMMEM_KEY_SLIDING_WINDOW, window);
     if (!st)
@@ -2420,8 +2414,8 @@ static llmmem_status read_step3p5(const hf *c, const llmmem__json *obj)
         st = optional(c, obj, "moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, 1280, LEAVE);
     /* share_expert_dim, else share_expert_dims (configuration_step35.py: 1280) */
     v = 1280;
-    if (!st && (st = get_int(c, obj, "share_expert_dims", &v, &p)) == LLMMEM_OK && p != PRESENT)
-        v = 1280;
+    if (!st)
+        st = get_int_or(c, obj, "share_expert_dims", 1280, &v);
     if (!st && (st = get_int(c, obj, "share_expert_dim", &v, &p)) == LLMMEM_OK)
         st = set(c, "share_expert_dim", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, v);
     if (!st)
@@ -2572,8 +2566,8 @@ static llmmem_status read_laguna(const hf *c, const llmmem__json *obj)
     if (g && !llmmem__json_is_null(g) && !is_text(g) && !llmmem__json_is_true(g) && !llmmem__json_is_false(g))
         return hf_fail(c, LLMMEM_ERR_PARSE, "gating", "expected true, false or a string, got %s", kind(g));
     st = set(c, "gating", LLMMEM_KEY_HEAD_WISE_ATTN_GATE, gate);
-    if (!st && (st = get_int(c, obj, "num_experts", &experts, &p)) == LLMMEM_OK && p != PRESENT)
-        experts = 0;
+    if (!st)
+        st = get_int_or(c, obj, "num_experts", 0, &experts);
     if (!st)
         st = set(c, "num_experts", LLMMEM_KEY_NUM_EXPERTS, experts);
     if (!st && experts > 0)
@@ -2585,8 +2579,8 @@ static llmmem_status read_laguna(const hf *c, const llmmem__json *obj)
         if (!st)
             st = set(c, "shared_expert_intermediate_size", LLMMEM_KEY_N_SHARED_EXPERTS, shared > 0);
     }
-    if (!st && (st = get_int(c, obj, "decoder_sparse_step", &step, &p)) == LLMMEM_OK && p != PRESENT)
-        step = 1;
+    if (!st)
+        st = get_int_or(c, obj, "decoder_sparse_step", 1, &step);
     if (st)
         return st;
     if (step < 1)
