@@ -601,6 +601,76 @@ START_TEST(test_kimi_k25_vlm)
 }
 END_TEST
 
+/* Qwen3-VL-8B-Instruct (tests/data/configs/qwen3-vl-8b-instruct.json: text_config 36 layers of 8 KV heads of 128 in
+ * bf16; vision_config depth 27, hidden_size 1152) on one H200, P = 139 GiB, weights 17 GiB, SGLang's own fraction:
+ *   reserved 512 + 12,288 + 512 + 128 = 13,440 MiB -> round(130,331 / 143,771, 3) = 0.907;
+ *   adjust_mem_fraction_for_vlm reads getattr(vision_config, "num_hidden_layers", 24): Qwen3VLVisionConfig names its
+ *   depth `depth` (no such attribute, no attribute_map) -> 24, and hidden_size 1152: ratio 24 x 1,152^2 /
+ *   (24 x 1,024^2) = 1.265625, factor 1 - 0.1 x 0.265625 = 0.9734375, x 0.95 = 0.924765625; fraction 0.907 x
+ *   0.924765625 = 0.838762421875 (0.8388 in ten-thousandths);
+ *   rest = (139 - 17) - 139 x 0.161237578125 - 100 / 1,024 = 122 - 22.412023359375 - 0.09765625 = 99.490320390625 GiB
+ *   = 106,826,918,086 B; cell 36 x 8 x 128 x 2 x 2 = 147,456 B: 724,466 tokens (page 1). */
+START_TEST(test_qwen3_vl_vlm)
+{
+    fixture f = make_config("qwen3-vl-8b-instruct.json", "h200");
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 17LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8388);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 106826918086ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 147456);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 724466);
+    release(&f);
+}
+END_TEST
+
+/* Qwen2.5-VL-7B-Instruct (tests/data/configs/qwen2.5-vl-7b-instruct.json: 28 layers of 4 KV heads of 128 in bf16;
+ * vision_config depth 32, hidden_size 1280) on one H200, P = 139 GiB, weights 16 GiB: Qwen2_5_VLVisionConfig names its
+ * depth `depth` too, so SGLang reads 24 layers, not 32: ratio 24 x 1,280^2 / (24 x 1,024^2) = 1.5625, factor
+ * 1 - 0.05625 = 0.94375, x 0.95 = 0.8965625; fraction 0.907 x 0.8965625 = 0.8131821875 (0.8132);
+ * rest = 123 - 139 x 0.1868178125 - 0.09765625 = 123 - 25.9676759375 - 0.09765625 = 96.9346678125 GiB
+ * = 104,082,807,025 B; cell 28 x 4 x 128 x 2 x 2 = 57,344 B: 1,815,060 tokens. */
+START_TEST(test_qwen2_5_vl_vlm)
+{
+    fixture f = make_config("qwen2.5-vl-7b-instruct.json", "h200");
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 16LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8132);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 104082807025ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 57344);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 1815060);
+    release(&f);
+}
+END_TEST
+
+/* EXAONE 4.5 33B (tests/data/configs/exaone-4.5-33b.json: vision_config depth 28, hidden_size 2048), multimodal to
+ * SGLang through its text_config (model_config.py: hf_config is not hf_text_config); Exaone4_5_VisionConfig has
+ * `depth`, so 24 layers: ratio 24 x 2,048^2 / (24 x 1,024^2) = 4, 1 - 0.3 = 0.7 clamped to 0.8, x 0.95 = 0.76;
+ * fraction 0.907 x 0.76 = 0.68932 (0.6893); P = 139 GiB, weights 70 GiB: rest = 69 - 139 x 0.31068 - 0.09765625 =
+ * 25.71782375 GiB = 27,614,302,982 B.
+ * Gemma 3 (gemma-3-4b-pt.json, a 27 x 1152 SigLIP tower): Gemma3ForConditionalGeneration is in model_config.py's
+ * mm_disabled_models, so without --enable-multimodal SGLang serves it without the VLM fraction and without the VLM
+ * cache: fraction 0.907, P = 139 GiB, weights 9 GiB: rest = 130 - 139 x 0.093 = 117.073 GiB = 125,706,176,561 B. */
+START_TEST(test_vlm_clamp_and_text_only)
+{
+    fixture f = make_config("exaone-4.5-33b.json", "h200");
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 70LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 6893);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 27614302982ULL);
+    release(&f);
+    f = make_config("gemma-3-4b-pt.json", "h200");
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 9LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 9070);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 125706176561ULL);
+    release(&f);
+}
+END_TEST
+
 /* MiniMax-M3 (tests/data/configs/minimax-m3.json: 60 layers of 4 KV heads of 128, a lightning indexer of
  * sparse_index_dim 128 on layers 3-59, a clip_vision_model tower of 32 layers of 1,280) on 8 x H200, TP8,
  * P = 139 GiB, weights 100 GiB, SGLang's own fraction:
@@ -706,10 +776,17 @@ START_TEST(test_errors)
     ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "exceed the memory free before they load"));
     release(&f);
-    fixture g = make("qwen2.5-vl-7b-instruct", "h100-sxm-80gb");
+    /* a tower whose config class is not read (Llama 4's, beside a projector SGLang would serve) */
+    fixture g = make_config("llava-1.5-7b-hf.json", "h100-sxm-80gb");
+    ck_assert_ok(llmmem_model_set_int(g.m, LLMMEM_KEY_VISION_MODEL_TYPE, 7));
+    ck_assert_ok(llmmem_model_set_int(g.m, LLMMEM_KEY_VISION_OUTPUT_DIM, 7680));
+    ck_assert_ok(llmmem_model_set_int(g.m, LLMMEM_KEY_PROJECTOR_INPUT_DIM, 4096));
+    ck_assert_ok(llmmem_model_set_int(g.m, LLMMEM_KEY_PROJECTOR_OUTPUT_DIM, 4096));
     ck_assert_status(llmmem_serving_estimate(g.r, g.m, g.hw, g.s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "qwen2_5_vl with its qwen2_5_vl tower under SGLang is not modelled"));
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "adjust_mem_fraction_for_vlm"));
+    ck_assert_str_eq(llmmem_last_message(), "llama with its llama4_vision_model tower under SGLang is not modelled: the "
+                     "vision config's num_hidden_layers and hidden_size that server_args.py adjust_mem_fraction_for_vlm "
+                     "reads are known for clip_vision_model, siglip_vision_model, pixtral, gemma4_vision, qwen2_5_vl, "
+                     "qwen3_vl, exaone4_5_vision, moonvit, kimi_k3_vision, minimax_m3_vision only");
     release(&g);
 }
 END_TEST
@@ -733,6 +810,9 @@ int main(void)
     tcase_add_test(tc, test_kimi_k3);
     tcase_add_test(tc, test_kimi_k25_vlm);
     tcase_add_test(tc, test_minimax_m3);
+    tcase_add_test(tc, test_qwen3_vl_vlm);
+    tcase_add_test(tc, test_qwen2_5_vl_vlm);
+    tcase_add_test(tc, test_vlm_clamp_and_text_only);
     tcase_add_test(tc, test_requests_and_pages);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "job/job.h"
 #include "views/kv.h"
@@ -100,34 +101,50 @@ static llmmem_status state_per_request(uint64_t *out, const llmmem_model *m, con
     return LLMMEM_OK;
 }
 
-/* The tower's layers and width as server_args.py ServerArgs.adjust_mem_fraction_for_vlm reads them, SGLang's vision
- * config class's num_hidden_layers and hidden_size: configs/kimi_k3.py KimiK3VisionConfig copies vt_num_hidden_layers
- * and vt_hidden_size into them (our vision keys); configs/kimi_k25.py KimiK25VisionConfig keeps its defaults, 27 and
- * 1152 (the checkpoint's vt_* keys land beside them); MiniMax-M3's clip_vision_model keeps the checkpoint's. Other
- * towers' classes are not read: 0. */
-static int vlm_tower(double *layers, double *width, const llmmem_model *m)
+/* The tower's layers and width as server_args.py ServerArgs.adjust_mem_fraction_for_vlm reads them:
+ * getattr(vision_config, "num_hidden_layers", 24) and getattr(vision_config, "hidden_size", 1024) of the config class
+ * SGLang loads (transformers' unless hf_transformers_utils _CONFIG_REGISTRY names its own; PreTrainedConfig itself has
+ * neither attribute). A key gives the model's value (our vision keys), else the constant is what the class yields. */
+static const struct vlm_tower_row {
+    llmmem__vision_kind vk;
+    llmmem_key layers_key, width_key; /* LLMMEM_KEY_NONE: the constant */
+    double layers, width;
+} vlm_towers[] = {
+    /* CLIPVisionConfig, SiglipVisionConfig, PixtralVisionConfig, Gemma4VisionConfig: num_hidden_layers, hidden_size */
+    {LLMMEM__VISION_CLIP, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, LLMMEM_KEY_VISION_HIDDEN_SIZE, 0.0, 0.0},
+    {LLMMEM__VISION_SIGLIP, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, LLMMEM_KEY_VISION_HIDDEN_SIZE, 0.0, 0.0},
+    {LLMMEM__VISION_PIXTRAL, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, LLMMEM_KEY_VISION_HIDDEN_SIZE, 0.0, 0.0},
+    {LLMMEM__VISION_GEMMA4, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, LLMMEM_KEY_VISION_HIDDEN_SIZE, 0.0, 0.0},
+    /* Qwen2_5_VLVisionConfig, Qwen3VLVisionConfig (Qwen3VLMoeVisionConfig and SGLang's configs/qwen3_5.py
+     * Qwen3_5VisionConfig subclass it), Exaone4_5_VisionConfig: the depth is `depth`, no attribute_map: 24 layers */
+    {LLMMEM__VISION_QWEN2_5_VL, LLMMEM_KEY_NONE, LLMMEM_KEY_VISION_HIDDEN_SIZE, 24.0, 0.0},
+    {LLMMEM__VISION_QWEN3_VL, LLMMEM_KEY_NONE, LLMMEM_KEY_VISION_HIDDEN_SIZE, 24.0, 0.0},
+    {LLMMEM__VISION_EXAONE4_5, LLMMEM_KEY_NONE, LLMMEM_KEY_VISION_HIDDEN_SIZE, 24.0, 0.0},
+    /* configs/kimi_k25.py KimiK25VisionConfig keeps its defaults, 27 and 1152 (the checkpoint's vt_* keys land
+     * beside them) */
+    {LLMMEM__VISION_MOONVIT, LLMMEM_KEY_NONE, LLMMEM_KEY_NONE, 27.0, 1152.0},
+    /* configs/kimi_k3.py KimiK3VisionConfig copies vt_num_hidden_layers and vt_hidden_size into them */
+    {LLMMEM__VISION_MOONVIT_K3, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, LLMMEM_KEY_VISION_HIDDEN_SIZE, 0.0, 0.0},
+    /* configs/minimax_vl.py MiniMaxVLBaseConfig: the checkpoint's CLIPVisionConfig */
+    {LLMMEM__VISION_MINIMAX_M3, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS, LLMMEM_KEY_VISION_HIDDEN_SIZE, 0.0, 0.0},
+};
+
+/* The row of the model's tower; NULL when its class is not read (mllama's is refused before, Llama 4's not used). */
+static const struct vlm_tower_row *vlm_tower(const llmmem_model *m)
 {
-    switch (llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE)) {
-    case LLMMEM_MODEL_KIMI_K3:
-        *layers = (double)llmmem__model_value(m, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS);
-        *width = (double)llmmem__model_value(m, LLMMEM_KEY_VISION_HIDDEN_SIZE);
-        return 1;
-    case LLMMEM_MODEL_KIMI_K25:
-        *layers = 27.0, *width = 1152.0;
-        return 1;
-    case LLMMEM_MODEL_MINIMAX_M3_VL: /* configs/minimax_vl.py MiniMaxVLBaseConfig: the checkpoint's CLIPVisionConfig */
-        *layers = (double)llmmem__model_value(m, LLMMEM_KEY_VISION_NUM_HIDDEN_LAYERS);
-        *width = (double)llmmem__model_value(m, LLMMEM_KEY_VISION_HIDDEN_SIZE);
-        return 1;
-    default:
-        return 0;
-    }
+    int64_t vk = llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    for (size_t i = 0; i < sizeof vlm_towers / sizeof vlm_towers[0]; i++)
+        if (vlm_towers[i].vk == vk)
+            return &vlm_towers[i];
+    return NULL;
 }
 
 /* adjust_mem_fraction_for_vlm: 0.95 x clamp(1 - 0.1 x (ratio - 1), 0.8, 1.05), ratio the tower's layers x width^2
  * over ViT-L/14's 24 x 1024^2; the default fraction (round(..., 3)) is multiplied by it, not rounded again */
-static double vlm_fraction(double layers, double width)
+static double vlm_fraction(const llmmem_model *m, const struct vlm_tower_row *t)
 {
+    double layers = t->layers_key != LLMMEM_KEY_NONE ? (double)llmmem__model_value(m, t->layers_key) : t->layers;
+    double width = t->width_key != LLMMEM_KEY_NONE ? (double)llmmem__model_value(m, t->width_key) : t->width;
     double ratio = layers * (width * width) / (24.0 * (1024.0 * 1024.0));
     double factor = 1.0 - 0.1 * (ratio - 1.0);
     factor = factor > 1.05 ? 1.05 : factor < 0.8 ? 0.8 : factor;
@@ -462,16 +479,28 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) under SGLang is not modelled",
                             (unsigned long long)r->pp);
     /* SGLang serves a multimodal checkpoint with its tower: server_args.py LANGUAGE_MODEL_ONLY_ARCHITECTURES, the
-     * models --language-model-only takes, names neither Kimi; the tower's share is vlm_fraction's */
-    const int vlm = llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE) != 0;
-    double vit_layers = 0.0, vit_width = 0.0;
-    if (vlm && !vlm_tower(&vit_layers, &vit_width, model))
+     * models --language-model-only takes, names none we read; the tower's share is vlm_fraction's. configs/
+     * model_config.py ModelConfig.__init__ (read at 001adf56): with --enable-multimodal unset, mm_disabled_models
+     * (Gemma3ForConditionalGeneration, Llama4ForConditionalGeneration) are not is_multimodal: no VLM fraction and no
+     * VLM cache (gemma3_mm.py still builds and loads the tower) */
+    const int64_t projector = llmmem__model_value(model, LLMMEM_KEY_MULTIMODAL_PROJECTOR);
+    const int vlm = llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE) != 0 && projector != 2 /* gemma3 */ &&
+                    projector != 7 /* llama4 */;
+    const struct vlm_tower_row *tower = vlm ? vlm_tower(model) : NULL;
+    if (vlm && !tower) {
+        char known[320];
+        size_t n = 0;
+        for (size_t i = 0; i < sizeof vlm_towers / sizeof vlm_towers[0] && n < sizeof known; i++)
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "",
+                                  llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, vlm_towers[i].vk));
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "%s with its %s tower under SGLang is not modelled: the vision "
                             "config's num_hidden_layers and hidden_size that server_args.py adjust_mem_fraction_for_vlm "
-                            "reads are known for kimi_k25, kimi_k3 and minimax_m3_vl only",
+                            "reads are known for %s only",
                             llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, llmmem__model_value(model, LLMMEM_KEY_MODEL_TYPE)),
                             llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE,
-                                               llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE)));
+                                               llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE)),
+                            known);
+    }
     if (a->chunk)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "chunked local attention under SGLang is not modelled");
     const uint64_t tp = p.tp;
@@ -518,7 +547,7 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
             reserved += 2048.0;
         fraction = (double)llmmem__serving_decimals(((double)gpu_mem - reserved) / (double)gpu_mem, 3) / 1000.0;
         if (vlm)
-            fraction *= vlm_fraction(vit_layers, vit_width);
+            fraction *= vlm_fraction(model, tower);
     }
 
     /* model_runner init_torch_distributed: pre_model_load_memory, the free memory after NCCL, before the
