@@ -380,6 +380,27 @@ START_TEST(test_hybrid_sliding_window)
 }
 END_TEST
 
+/* Gemma-3-4B (34 layers: five sliding ones of 1,024 tokens to one full; 4 KV heads of 256) is not on
+ * configs/model_config.py is_hybrid_swa_model's list (gpt-oss, MiMo-V2, Step-3.5, Gemma 4, Llama 4, Laguna,
+ * DeepSeek-V4 at 001adf56): SGLang pages all its layers as full attention, no sliding-window pool. One H200,
+ * P = 100 GiB, weights 60 GiB, fraction 0.9: 30 GiB = 32,212,254,720 B; cell 34 x 2 x 4 x 256 x 2 B = 139,264 B:
+ * 231,303 tokens; max_running_requests clamp(int(231,303 / 131,072 x 512) = 903, 2048, 4096) = 2,048. */
+START_TEST(test_sliding_window_paged_as_full)
+{
+    fixture f = make("gemma-3-4b", "h200");
+    set_real(&f, LLMMEM_KEY_MEM_FRACTION_STATIC, 0.9);
+    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 100LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 60LL << 30);
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 32212254720ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 139264);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 231303);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_SWA_TOKENS), 0);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MAX_NUM_SEQS), 2048);
+    release(&f);
+}
+END_TEST
+
 /* A Gated DeltaNet hybrid (Qwen3-Next-80B-A3B: 48 layers, one in four full attention with 2 KV heads of 256;
  * 36 Gated DeltaNet layers of 16 key heads and 32 value heads of 128, conv kernel 4) on 4 x H200, P = 130 GiB,
  * weights 40 GiB, fraction 0.9:
@@ -803,6 +824,7 @@ int main(void)
     tcase_add_test(tc, test_mla_sparse_indexer);
     tcase_add_test(tc, test_deepseek_v4_pools);
     tcase_add_test(tc, test_hybrid_sliding_window);
+    tcase_add_test(tc, test_sliding_window_paged_as_full);
     tcase_add_test(tc, test_hybrid_gated_deltanet);
     tcase_add_test(tc, test_mamba_radix_cache_strategy);
     tcase_add_test(tc, test_mamba_extra_buffer_refused);

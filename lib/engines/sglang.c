@@ -151,6 +151,22 @@ static double vlm_fraction(const llmmem_model *m, const struct vlm_tower_row *t)
     return 0.95 * factor;
 }
 
+/* configs/model_config.py is_hybrid_swa_model (read at 001adf56): the architectures whose sliding-window layers get a
+ * pool of their own (SWAKVPool); the sliding layers of any other model (Gemma 2 and 3, Cohere2, EXAONE 4, OLMo 3,
+ * Mistral's sliding_window) are paged as full attention. Llama 4 and Laguna are on the list too, refused before for
+ * their chunked attention and head widths; DeepSeek-V4 has pools of its own (dsv4_serve). */
+static const int64_t sglang_hybrid_swa_types[] = {LLMMEM_MODEL_GPT_OSS, LLMMEM_MODEL_MIMO_V2_FLASH, LLMMEM_MODEL_STEP3P5,
+                                                  LLMMEM_MODEL_GEMMA4, LLMMEM_MODEL_LLAMA4, LLMMEM_MODEL_LAGUNA};
+
+static int sglang_hybrid_swa(const llmmem_model *m)
+{
+    const int64_t type = llmmem__model_value(m, LLMMEM_KEY_MODEL_TYPE);
+    for (size_t i = 0; i < sizeof sglang_hybrid_swa_types / sizeof sglang_hybrid_swa_types[0]; i++)
+        if (sglang_hybrid_swa_types[i] == type)
+            return 1;
+    return 0;
+}
+
 /* kv_cache_configurator.py _resolve_max_num_reqs: the context_length, else max_position_embeddings */
 static llmmem_status sglang_context(uint64_t *out, const llmmem_model *model, const llmmem__serve_settings *set)
 {
@@ -614,8 +630,8 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
         return st;
     uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
     uint64_t swa_layers = llmmem__sliding_layers(a, 0, a->layers), full_layers = attention - swa_layers;
-    const int hybrid_swa = swa_layers && full_layers;
-    if (!hybrid_swa) /* all-sliding models are paged as full attention (no hybrid pool) */
+    const int hybrid_swa = swa_layers && full_layers && sglang_hybrid_swa(model);
+    if (!hybrid_swa) /* all-sliding models and those off SGLang's list are paged as full attention */
         full_layers = attention, swa_layers = 0;
     uint64_t page = llmmem__serve_or(set->block_size, 1);
     /* server_args.py _handle_model_specific_adjustments: DeepSeek's sparse attention pages by 64 on CUDA, 1
