@@ -88,6 +88,17 @@ static void expect_same_as_preset(const char *file, const char *preset, unsigned
         kv_preset = get(from_preset, LLMMEM_KEY_NUM_ATTENTION_HEADS);
     ck_assert_msg(kv_file == kv_preset, "%s: k/v heads %lld, preset %lld", file, (long long)kv_file,
                   (long long)kv_preset);
+    /* the layers' attention (full, sliding and its window, chunked, state): one sequence's contiguous cache past
+     * every window */
+    llmmem_strategy *s = NULL;
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_BF16)); /* shapes, not dtypes */
+    uint64_t cache_file = 0, cache_preset = 0;
+    ck_assert_ok(llmmem_kv_cache_bytes(&cache_file, from_file, s, 1, 65536));
+    ck_assert_ok(llmmem_kv_cache_bytes(&cache_preset, from_preset, s, 1, 65536));
+    ck_assert_msg(cache_file == cache_preset, "%s: cache of 65,536 tokens %llu, preset %s %llu", file,
+                  (unsigned long long)cache_file, preset, (unsigned long long)cache_preset);
+    llmmem_strategy_free(s);
     if (same & SAME_QUANTIZATION)
         ck_assert_msg(get(from_file, LLMMEM_KEY_QUANTIZATION_FORMAT) ==
                           get(from_preset, LLMMEM_KEY_QUANTIZATION_FORMAT),

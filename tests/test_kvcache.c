@@ -737,6 +737,7 @@ END_TEST
 START_TEST(test_vllm_log_llava_mistral)
 {
     fixture f = make("mistral-7b-v0.1", "h100-sxm-80gb"); /* v0.2 has the same shapes, no window */
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_SLIDING_WINDOW, 0));
     ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_TORCH_DTYPE, LLMMEM_FORMAT_FP16));
     set(&f, LLMMEM_KEY_MAX_MODEL_LEN, 4096);
     set(&f, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 59212694937LL);

@@ -308,6 +308,7 @@ START_TEST(log_6160_mistral_small_22b_q8_0)
     ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_INTERMEDIATE_SIZE, 16384));
     ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_VOCAB_SIZE, 32768));
     ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 0));
+    ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_SLIDING_WINDOW, 0)); /* Mistral-Small-22B has none */
     set(&x, LLMMEM_KEY_NUM_CTX, 49152);
     set(&x, LLMMEM_KEY_NUM_GPU, 57);
     ck_assert_ok(llmmem_strategy_set_text(x.s, "cache_type_k", "q8_0"));

@@ -171,13 +171,13 @@ static const llmmem__preset_value llama_3_2_3b[] = {
 
 /* ---- Mistral / Mixtral ---------------------------------------------------- */
 
-/* mistralai/Mistral-7B-v0.1 config.json (sliding_window 4096 does not change the weights) */
+/* mistralai/Mistral-7B-v0.1 config.json (sliding_window 4096: every layer's cache keeps the last 4,096 tokens) */
 static const llmmem__preset_value mistral_7b_v0_1[] = {
     K(MODEL_TYPE, LLMMEM_MODEL_MISTRAL), K(HIDDEN_SIZE, 4096), K(NUM_HIDDEN_LAYERS, 32),
     K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 8), K(INTERMEDIATE_SIZE, 14336),
     K(VOCAB_SIZE, 32000), K(MAX_POSITION_EMBEDDINGS, 32768), K(TIE_WORD_EMBEDDINGS, 0),
     K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
-    K(MLP_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+    K(MLP_BIAS, 0), K(SLIDING_WINDOW, 4096), K(TORCH_DTYPE, BF16), END};
 
 /* mistralai/Mixtral-8x7B-v0.1 config.json (num_local_experts 8, num_experts_per_tok 2; every
  * layer is MoE; each expert is w1/w3/w2 of intermediate_size 14336; router `gate` has no bias) */
@@ -246,7 +246,8 @@ static const llmmem__preset_value gemma_2_9b[] = {
     K(NUM_ATTENTION_HEADS, 16), K(NUM_KEY_VALUE_HEADS, 8), K(HEAD_DIM, 256),
     K(INTERMEDIATE_SIZE, 14336), K(VOCAB_SIZE, 256000), K(MAX_POSITION_EMBEDDINGS, 8192),
     K(TIE_WORD_EMBEDDINGS, 1), K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 4),
-    K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0), K(TORCH_DTYPE, FP32), END};
+    K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0), K(MLP_BIAS, 0), K(QK_NORM, 0), K(SLIDING_WINDOW, 4096), K(TORCH_DTYPE, FP32),
+    END};
 
 /* microsoft/Phi-3-mini-4k-instruct config.json (fused qkv_proj and gate_up_proj hold the same
  * weights as separate q/k/v and gate/up) */
@@ -255,7 +256,7 @@ static const llmmem__preset_value phi_3_mini_4k[] = {
     K(NUM_ATTENTION_HEADS, 32), K(NUM_KEY_VALUE_HEADS, 32), K(INTERMEDIATE_SIZE, 8192),
     K(VOCAB_SIZE, 32064), K(MAX_POSITION_EMBEDDINGS, 4096), K(TIE_WORD_EMBEDDINGS, 0),
     K(MLP_GATED, 1), K(NORM_TYPE, RMS), K(NORMS_PER_LAYER, 2), K(QKV_BIAS, 0), K(O_PROJ_BIAS, 0),
-    K(MLP_BIAS, 0), K(TORCH_DTYPE, BF16), END};
+    K(MLP_BIAS, 0), K(SLIDING_WINDOW, 2047), K(TORCH_DTYPE, BF16), END};
 
 /* ---- DeepSeek ----------------------------------------------------------------
  * Multi-head latent attention; MoE from layer first_k_dense_replace on, moe_layer_freq 1. */
