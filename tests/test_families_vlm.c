@@ -1153,6 +1153,7 @@ START_TEST(minimax_m3)
     ck_assert_int_eq(get(m, LLMMEM_KEY_FIRST_K_DENSE_REPLACE), 3);
     ck_assert_int_eq(get(m, LLMMEM_KEY_INDEX_FIRST_LAYER), 3);
     ck_assert_int_eq(get(m, LLMMEM_KEY_INDEX_N_HEADS), 4);
+    ck_assert_int_eq(get(m, LLMMEM_KEY_INDEX_TOPK_BLOCKS), 16);
     ck_assert_uint_eq(inference_weights(m), 854172958720ULL);
     llmmem_strategy *s = NULL;
     uint64_t bytes = 0;
@@ -1166,9 +1167,8 @@ END_TEST
 
 /* vLLM serving, by hand from vllm/models/minimax_m3 (nvidia/model.py, common/indexer.py, common/sparse_attention.py)
  * and vllm/v1: eight H200 ranks (memory_bytes 151,397,597,184 each), tensor_parallel 8, max_num_seqs 16 (8192
- * batched tokens, the large-device default), block_size 128, limit_mm_per_prompt 0, and vLLM's model memory of a
- * rank as its log gives it (profile_weights_bytes 110,000,000,000: a set figure, vLLM's sharding of the index
- * projection and its top-k buffer are not modelled).
+ * batched tokens, the large-device default), block_size 128, limit_mm_per_prompt 0, and first a rank's model memory
+ * as a log would give it (profile_weights_bytes 110,000,000,000: a set figure).
  *   Cache of a token: 60 layers' K and V (MiniMaxM3SparseAttention and the first three layers' Attention,
  *     FullAttentionSpec: max(1, 4 / 8) = 1 head of 128, bf16) 60 x 2 x 128 x 2 = 30,720, and the index key of the
  *     57 sparse layers (MiniMaxM3IndexerCache, MLAAttentionSpec: one bf16 head of 128 on every rank) 57 x 256 =
@@ -1182,8 +1182,27 @@ END_TEST
  *   CUDA-graph floor: 7 capture sizes up to 32, 5 full ones up to 16: 47,872 x 32 x 2 + 10 MiB = 13,549,568.
  *   Cache: ceil(151,397,597,184 x 0.92) = 139,285,789,410 less 110,000,000,000, 784,334,848, the 512 MiB outside
  *     torch and 13,549,568 = 27,951,034,082 bytes: 4,819 blocks of 5,799,936 (616,832 tokens).
+ * vLLM's own model memory of a TP8 rank (nvidia/model.py; bf16, the MoE gate and e_score_correction_bias float32):
+ *   embed_tokens and lm_head (VocabParallelEmbedding, ParallelLMHead: 200,064 / 8 = 25,008 rows, no padding past
+ *     64) 2 x 25,008 x 6,144 x 2 = 614,596,608; the final norm 12,288; 60 x 2 layer norms 1,474,560;
+ *   attention, 60 layers: qkv 8 query heads + 1 K + 1 V head (max(1, 4 / 8), replicated) = 1,280 rows x 6,144 x 2,
+ *     o_proj 6,144 x 1,024 x 2, q_norm and k_norm 2 x 128 x 2: 28,312,064 a layer, 1,698,723,840;
+ *   the indexer, 57 layers: index_q sharded as the KV heads (MinimaxM3QKVParallelLinearWithIndexer: 4 heads over 8
+ *     ranks, one head of 128 on each) and index_k's one replicated head: 256 x 6,144 x 2 = 3,145,728, its two
+ *     norms 512: 179,335,680 (Megatron-Bridge's replicated index_q would hold 3 x 128 x 6,144 x 2 x 57 =
+ *     268,959,744 more);
+ *   dense MLP, layers 0-2: 3 x 12,288 / 8 x 6,144 x 2 = 56,623,104 a layer, 169,869,312;
+ *   MoE, 57 layers: 128 experts of 3 x 3,072 / 8 x 6,144 x 2 = 14,155,776 (1,811,939,328), the shared expert
+ *     14,155,776, the gate 128 x 6,144 x 4 = 3,145,728, the bias 128 x 4 = 512: 1,829,241,344 a layer,
+ *     104,266,756,608;
+ *   no tower nor projectors (built under _mark_tower_model: skipped at limit_mm_per_prompt 0);
+ *   weights 106,930,768,896 + MiniMaxM3Model's topk_indices_buffer int32 [max(1, 4 / 8), 8,192, 16] = 524,288:
+ *   106,931,293,184. Cache: 139,285,789,410 - 106,931,293,184 - 784,334,848 - 536,870,912 - 13,549,568 =
+ *   31,019,740,898 bytes: 5,348 blocks of 5,799,936 (684,544 tokens).
  * One rank (TP1): the MoE block 4 x (9216 + 6144) + 6144 + 256 = 67,840, (12,288 + 67,840) x 8192 x 2 =
  * 1,312,817,152. fp8 K and V at TP8: 60 x 2 x 128 + 14,592 = 29,952 bytes a token (the index key stays bf16). */
+static llmmem_status minimax_m3_variant(llmmem_model **out, const char *from, const char *to);
+
 START_TEST(minimax_m3_vllm)
 {
     llmmem_model *m = load("minimax-m3.json");
@@ -1209,6 +1228,14 @@ START_TEST(minimax_m3_vllm)
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_CUDA_GRAPH), 13549568ULL);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_KV_CACHE_BYTES), 27951034082ULL);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 4819);
+    /* vLLM's own model memory (minimax_m3_vllm_rank) */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, -1));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_WEIGHTS), 106931293184ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_KV_CACHE_BYTES), 31019740898ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 5348);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_TOKENS), 684544);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 110000000000LL));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_FP8));
     ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 29952);
@@ -1228,6 +1255,14 @@ START_TEST(minimax_m3_vllm)
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, 1));
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "minimax_m3_vl's minimax_m3_vision tower"));
+    /* the top-k buffer's width is sparse_topk_blocks: without it, refused */
+    llmmem_model_free(m);
+    ck_assert_ok(minimax_m3_variant(&m, "\"sparse_topk_blocks\": 16,", ""));
+    ck_assert_int_eq(get(m, LLMMEM_KEY_INDEX_TOPK_BLOCKS), 0);
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, 0));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, -1));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPLETE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "index_topk_blocks is not set"));
     llmmem_serving_free(r);
     llmmem_strategy_free(s);
     llmmem_hardware_free(hw);
@@ -1280,9 +1315,9 @@ START_TEST(minimax_m3_bridge_forms)
 }
 END_TEST
 
-/* What minimax_m3_vl does not model is refused by name: vLLM serving without vLLM's model memory (minimax_m3_vllm),
- * SGLang's and TensorRT-LLM's caches and the generate loop (they page the lightning indexer's keys), training (its
- * saved tensors), and configs of other shapes than the published one's. */
+/* What minimax_m3_vl does not model or vLLM does not run is refused by name: vLLM's default block of 16,
+ * TensorRT-LLM's cache and the generate loop (they page the lightning indexer's keys), training (its saved
+ * tensors), and configs of other shapes than the published one's. */
 START_TEST(minimax_m3_refusals)
 {
     llmmem_model *m = load("minimax-m3.json");
@@ -1294,8 +1329,9 @@ START_TEST(minimax_m3_refusals)
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_ok(llmmem_report_new(&rep));
-    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's model memory of minimax_m3_vl"));
+    /* vLLM's model memory is modelled (minimax_m3_vllm); its default block of 16 is not a multiple of 128 */
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "block_size (16)"));
     static const llmmem_engine others[] = {LLMMEM_ENGINE_TRTLLM};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
         ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, others[i]));

@@ -724,8 +724,8 @@ START_TEST(test_minimax_m3)
     estimate(&f);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 29952);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 197760);
-    /* the rank's weights must be given: SGLang splits index_q_proj over the ranks (column-parallel, as the
-     * TensorRT-LLM port's test_minimax_m3.py records), the inventory keeps Megatron-Bridge's replicated one */
+    /* the rank's weights must be given: SGLang splits the vision tower over the ranks (minimax_vl_common.py), the
+     * inventory keeps Megatron-Bridge's replicated one */
     set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, -1);
     ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "set profile_weights_bytes"));

@@ -264,6 +264,7 @@ typedef enum llmmem_key {
     LLMMEM_KEY_LINEAR_FULL_RANK_GATE = 1237,   /**< bool: the KDA output gate is one g_proj (hidden -> heads x head_dim) in place of g_a_proj and g_b_proj (Kimi K3 use_full_rank_gate) */
     LLMMEM_KEY_MOE_LATENT_NORM = 1238,         /**< bool: an RMSNorm over moe_latent_size on the routed experts' combined output before it is projected back (Kimi K3 latent_moe_use_norm) */
     LLMMEM_KEY_VISION_QKV_SIZE = 1239,         /**< width of a vision block's query, key and value each where it differs from the tower's (Kimi K3's MoonViT qkv_hidden_size); 0: the tower's width */
+    LLMMEM_KEY_INDEX_TOPK_BLOCKS = 1240,       /**< minimax_m3_vl: key blocks the lightning indexer selects for a query (MiniMax-M3's sparse_topk_blocks: 16); 0: not given */
 
     /* hardware (2000+) */
     LLMMEM_KEY_MEMORY_BYTES = 2000,            /**< memory of one device in bytes */

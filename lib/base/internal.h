@@ -274,6 +274,9 @@ typedef struct llmmem__tensor_class {
                              * multiplicity x those layers); 0: outside the layers (embeddings, head, vision) */
     uint8_t role;           /* enum llmmem__role */
     uint8_t fp32;           /* stored in fp32 whatever the weight plan (DeepSeek-V3's e_score_correction_bias) */
+    uint32_t served_head;   /* rows of a head where the serving engines (vLLM, SGLang) split whole heads of a
+                             * class `split` replicates, one head a rank at least, as their KV heads (MiniMax-M3's
+                             * index_q_proj); 0: they split it as `split` */
     uint64_t rows, cols;
     uint64_t count;         /* occurrences in the whole model (layers x experts) */
     uint64_t active_count;  /* occurrences used by one token */

@@ -440,6 +440,9 @@ static const llmmem__key_info key_table[] = {
     INT_KEY(LLMMEM_KEY_VISION_QKV_SIZE, M, "vision_qkv_size", 0, SIZE_MAX_KEY, 0,
             "width of a vision block's query, key and value each where it differs from the tower's (Kimi K3's MoonViT "
             "qkv_hidden_size: wqkv gives 3 x it, wo takes it back); 0: the tower's width"),
+    INT_KEY(LLMMEM_KEY_INDEX_TOPK_BLOCKS, M, "index_topk_blocks", 0, COUNT_MAX_KEY, 0,
+            "minimax_m3_vl: key blocks the lightning indexer selects for each query (sparse_attention_config's "
+            "sparse_topk_blocks: 16); vLLM keeps their int32 indices for every batched token at load; 0: not given"),
 
     /* hardware */
     INT_KEY(LLMMEM_KEY_MEMORY_BYTES, H, "memory_bytes", 1, 1LL << 50, 0,

@@ -170,7 +170,8 @@ static llmmem_status stage_weights(uint64_t *out, const llmmem_model *m, const l
     llmmem_status st = stored ? LLMMEM_OK : llmmem__serve_kept(in, in->plan_status);
     if (!st)
         st = tp == 1 && pp == 1 ? llmmem__weight_bytes(out, m, plan, stored)
-                                : llmmem__rank_weight_bytes(out, m, plan, tp, first, end, first_stage, last_stage);
+                                : llmmem__served_rank_weight_bytes(out, m, plan, tp, first, end, first_stage,
+                                                                   last_stage, -1);
     if (st || !last_stage || in->set.speculative_method != LLMMEM_SPECULATIVE_MTP)
         return st;
     /* vllm model_executor/models/deepseek_mtp.py DeepSeekMTP: every num_nextn_predict_layers module, on the last rank */
@@ -855,6 +856,35 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
     return check_parallel(out->a, r->tp, r->pp);
 }
 
+/* vLLM's model memory of minimax_m3_vl beside its layers' weights (vllm models/minimax_m3/nvidia/model.py):
+ * MiniMaxM3SparseForConditionalGeneration builds the tower and both projectors under _mark_tower_model, which skips
+ * them when limit_mm_per_prompt is 0 for images and videos (models/interfaces.py SupportsMultiModal); MiniMaxM3Model
+ * allocates on the device at load its topk_indices_buffer, int32 [max(1, index heads // tensor_parallel),
+ * max_num_batched_tokens rounded up to 4, sparse_topk_blocks]. One stage (pipeline_parallel is refused). */
+static llmmem_status indexer_model_memory(uint64_t *w, const llmmem_model *m, const llmmem__serve_inputs *in,
+                                          uint64_t tp, uint64_t batched)
+{
+    const uint64_t blocks = mv(m, LLMMEM_KEY_INDEX_TOPK_BLOCKS), heads = mv(m, LLMMEM_KEY_INDEX_N_HEADS) / tp;
+    if (blocks == 0)
+        return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "index_topk_blocks is not set: vLLM's top-k buffer of "
+                            "minimax_m3_vl needs it (sparse_attention_config's sparse_topk_blocks)");
+    uint64_t tower = 0, topk;
+    llmmem_status st;
+    if (in->set.limit_mm_per_prompt == 0 && ((st = llmmem__serve_kept(in, in->plan_status)) != LLMMEM_OK ||
+        (st = llmmem__served_rank_weight_bytes(&tower, m, &in->plan, tp, 0, m->geo.layers, 1, 1,
+                                               LLMMEM_PARAMS_VISION)) != LLMMEM_OK))
+        return st;
+    if (tower > *w)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "the checkpoint's weights (%llu bytes) are below its vision "
+                            "tower's (%llu bytes) as the weight plan prices them", (unsigned long long)*w,
+                            (unsigned long long)tower);
+    /* groups of 4 tokens of 4-byte indices */
+    if (!llmmem__mul(&topk, heads ? heads : 1, llmmem__ceil_div(batched, 4)) || !llmmem__mul(&topk, topk, blocks) ||
+        !llmmem__mul(&topk, topk, 16) || !llmmem__add(w, *w - tower, topk))
+        return overflow("model memory with the top-k buffer");
+    return LLMMEM_OK;
+}
+
 llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem__serve_inputs *in,
                                            uint64_t tp)
 {
@@ -954,14 +984,6 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         if (r->pp > 1)
             return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) with minimax_m3_vl's lightning "
                                 "indexer is not modelled", (unsigned long long)r->pp);
-        /* vllm models/minimax_m3/nvidia/model.py: index_q sharded like the KV heads in
-         * MinimaxM3QKVParallelLinearWithIndexer (arch.c replicates it, as Megatron-Bridge), the top-k buffer
-         * MiniMaxM3Model allocates at load (int32 heads x max_num_batched_tokens x sparse_topk_blocks) and the tower
-         * loaded or not: vLLM's model memory is not modelled */
-        if (set->profile_weights_bytes < 0)
-            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM's model memory of minimax_m3_vl (its sharded index "
-                                "projection, its top-k buffer) is not modelled: set profile_weights_bytes to the "
-                                "log's \"Model loading took\" bytes");
         if ((st = llmmem__kv_indexed_pool(&r->pool, a, r->dtype, r->tp)) != LLMMEM_OK)
             return st;
     }
@@ -1057,7 +1079,8 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
         int is_first = stage == 0, is_last = stage + 1 == r->pp;
         if (w_set >= 0)
             w = (uint64_t)w_set;
-        else if ((st = stage_weights(&w, model, in, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK)
+        else if ((st = stage_weights(&w, model, in, r->tp, r->pp, first, end, is_first, is_last)) != LLMMEM_OK ||
+                 (indexed && (st = indexer_model_memory(&w, model, in, r->tp, r->pool.batched)) != LLMMEM_OK))
             return st;
         if (act_set >= 0 || state_unmodelled) /* act_set, or a fixed budget that needs none */
             act = act_set >= 0 ? (uint64_t)act_set : 0;

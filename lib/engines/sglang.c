@@ -534,10 +534,12 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     if (indexed && in->dev.backend == LLMMEM_BACKEND_ROCM)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "minimax_m3_vl under SGLang on ROCm (its triton or FlyDSL "
                             "attention and their page sizes) is not modelled");
-    /* TensorRT-LLM tests/unittest/_torch/models/test_minimax_m3.py records SGLang's index_q_proj as column-parallel
-     * (split over the ranks) where arch.c replicates it, as Megatron-Bridge: a rank's weights are not modelled */
+    /* sglang models/minimax_vl_common.py: the tower and both projectors split over the attention ranks (VisionAttention,
+     * column- and row-parallel fc1/fc2 and linear_1/linear_2, their row-parallel biases whole), the Conv3d patch
+     * embedding in the model's dtype, where the inventory keeps Megatron-Bridge's replicated tower (its index_q_proj
+     * is split as SGLang splits it: its served_head) */
     if (indexed && set->profile_weights_bytes < 0)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "SGLang's weights of a rank of minimax_m3_vl (its index projection "
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "SGLang's weights of a rank of minimax_m3_vl (its vision tower "
                             "split over the ranks) are not modelled: set profile_weights_bytes to the log's \"Load "
                             "weight end\" mem usage");
 

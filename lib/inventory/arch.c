@@ -417,7 +417,14 @@ static void add_lightning_indexer(builder *b, uint64_t h, uint64_t layers)
     }
     llmmem__kind_set kinds = b->kinds;
     b->kinds = set;
+    unsigned at = b->inv->n;
     add(b, "index_q_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, 0, n * d, h, on, on);
+    /* vllm models/minimax_m3/nvidia/model.py MiniMaxM3SparseAttention (index_q in MinimaxM3QKVParallelLinearWithIndexer
+     * with the KV heads' sharding) and sglang models/minimax_m3.py MiniMaxM3Attention (index_qkv_proj over
+     * min(tp, heads) ranks): whole heads, one replicated on every rank where the ranks outnumber them (the key
+     * index_k_proj's one head replicated by both) */
+    if (b->inv->n > at)
+        b->inv->t[at].served_head = (uint32_t)d;
     add(b, "index_k_proj", LLMMEM_PARAMS_ATTENTION, LLMMEM_SPLIT_REPLICATED, 1, 0, d, h, on, on);
     add_vector(b, "index_qk_norm", LLMMEM_PARAMS_NORMS, d, 2 * on);
     b->kinds = kinds;

@@ -2761,6 +2761,10 @@ static llmmem_status read_minimax_m3_layers(const hf *c, const llmmem__json *obj
     st = required(&sub, sparse, NAMES("sparse_num_index_heads"), LLMMEM_KEY_INDEX_N_HEADS, CLASS_NONE, NULL);
     if (!st)
         st = required(&sub, sparse, NAMES("sparse_index_dim"), LLMMEM_KEY_INDEX_HEAD_DIM, CLASS_NONE, NULL);
+    /* vllm models/minimax_m3/nvidia/model.py MiniMaxM3Model.__init__ reads it for its top-k buffer; Megatron-Bridge
+     * does not: absent or null it is 0, and vLLM serving refuses that */
+    if (!st)
+        st = optional(&sub, sparse, "sparse_topk_blocks", LLMMEM_KEY_INDEX_TOPK_BLOCKS, 0, 0);
     return st ? st : set(&sub, "sparse_attention_freq", LLMMEM_KEY_INDEX_FIRST_LAYER, first);
 }
 

@@ -57,12 +57,6 @@ static void split_class(llmmem__tensor_class *r, const llmmem__tensor_class *t, 
     }
 }
 
-llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
-                                        uint64_t ways, uint64_t first, uint64_t end, int first_stage, int last_stage)
-{
-    return llmmem__rank_group_weight_bytes(out, m, wp, ways, first, end, first_stage, last_stage, -1);
-}
-
 /* Tensors of a per-layer class in each layer of its kind set (0: a class outside the layers). */
 static uint64_t tensors_per_layer(const llmmem__tensor_class *t, const llmmem_model *m)
 {
@@ -70,9 +64,10 @@ static uint64_t tensors_per_layer(const llmmem__tensor_class *t, const llmmem_mo
     return all ? t->count / all : 0;
 }
 
-llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
-                                              uint64_t ways, uint64_t first, uint64_t end, int first_stage,
-                                              int last_stage, int group)
+/* The rank's bytes of one group's classes (-1: all), split as Megatron-LM splits them or, `served`, as the serving
+ * engines split a class of served_head. */
+static llmmem_status group_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp, uint64_t ways,
+                                 uint64_t first, uint64_t end, int first_stage, int last_stage, int group, int served)
 {
     llmmem__inventory view;
     const uint64_t head_dim = m->geo.head_dim;
@@ -86,11 +81,27 @@ llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model 
         if (group >= 0 && t->group != group)
             r.count = 0;
         split_class(&r, t, ways, head_dim);
+        if (served && t->served_head)
+            r.rows = share(t->rows, ways, t->served_head);
         r.active_count = r.count;
         view.t[view.n++] = r;
     }
     llmmem__view v = {&view, first, end};
     return llmmem__view_weight_bytes(out, &v, wp);
+}
+
+llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                                              uint64_t ways, uint64_t first, uint64_t end, int first_stage,
+                                              int last_stage, int group)
+{
+    return group_bytes(out, m, wp, ways, first, end, first_stage, last_stage, group, 0);
+}
+
+llmmem_status llmmem__served_rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                                               uint64_t ways, uint64_t first, uint64_t end, int first_stage,
+                                               int last_stage, int group)
+{
+    return group_bytes(out, m, wp, ways, first, end, first_stage, last_stage, group, 1);
 }
 
 void llmmem__rank_weights_make(llmmem__rank_weights *out, const llmmem_model *m, const llmmem__weight_plan *wp,

@@ -13,17 +13,20 @@ int llmmem__rank_holds(const llmmem__tensor_class *t, const llmmem_model *m, int
  * model's; stages take their share). */
 void llmmem__rank_shapes(llmmem__inventory *out, const llmmem_model *m, uint64_t t, uint64_t et);
 
-/* Weight bytes of one rank holding decoder layers [first, end) (the embedding when first_stage,
- * the final norm and head when last_stage, a tied embedding on both) in the formats of the weight
- * plan, every class split over `ways` tensor-parallel ranks as llmmem__rank_shapes splits them
- * (experts too: no expert parallelism). */
-llmmem_status llmmem__rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
-                                        uint64_t ways, uint64_t first, uint64_t end, int first_stage, int last_stage);
-
-/* The same for the classes of one llmmem_param_group alone (group -1: every class). */
+/* Weight bytes of the classes of one llmmem_param_group (group -1: every class) on one rank holding
+ * decoder layers [first, end) (the embedding when first_stage, the final norm and head when
+ * last_stage, a tied embedding on both) in the formats of the weight plan, every class split over
+ * `ways` tensor-parallel ranks as llmmem__rank_shapes splits them (experts too: no expert
+ * parallelism). */
 llmmem_status llmmem__rank_group_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
                                               uint64_t ways, uint64_t first, uint64_t end, int first_stage,
                                               int last_stage, int group);
+
+/* The same as a serving engine's rank holds them: a class of served_head split in whole heads of it, one on every
+ * rank at least (vLLM and SGLang shard MiniMax-M3's index_q_proj as their KV heads), the others as above. */
+llmmem_status llmmem__served_rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                                               uint64_t ways, uint64_t first, uint64_t end, int first_stage,
+                                               int last_stage, int group);
 
 /* Weight bytes of the multi-token-prediction modules (llmmem__mtp_inventory) on one rank, every
  * class split over `ways` tensor-parallel ranks as the decoder layers' are. */
