@@ -820,7 +820,8 @@ static served_pool serve_config(const char *file, const char *gpu, int64_t tp, i
  * tokens (864,608). On main vLLM serving with images was refused ("kimi_k25's moonvit tower"). */
 START_TEST(kimi_k25_vllm_encoder)
 {
-    served_pool img = serve_config("kimi-k2.5.json", "h200", 8, -1), text = serve_config("kimi-k2.5.json", "h200", 8, 0);
+    served_pool img = serve_config("kimi-k2.5.json", "h200", 8, -1);
+    served_pool text = serve_config("kimi-k2.5.json", "h200", 8, 0);
     ck_assert_uint_eq(img.x.item, 4225);
     ck_assert_uint_eq(img.x.compute, 8192);
     ck_assert_uint_eq(img.x.cache, 8192);
