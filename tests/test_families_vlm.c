@@ -883,6 +883,7 @@ START_TEST(tower_budget_tokens)
     ck_assert_uint_eq(llmmem__tower_budget_tokens(12845056ULL, 28), 16384);
     ck_assert_uint_eq(llmmem__tower_budget_tokens(1009ULL * 784, 28), 1008);
     ck_assert_uint_eq(llmmem__tower_budget_tokens(1003520ULL, 28), 1280);
+    ck_assert_uint_eq(llmmem__tower_budget_tokens(802816ULL, 28), 1024);
     ck_assert_uint_eq(llmmem__tower_budget_tokens(783, 28), 0);
     ck_assert_uint_eq(llmmem__tower_budget_tokens(1003520ULL, 0), 0);
 }
