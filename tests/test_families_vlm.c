@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "family.h"
+#include "inventory/towers.h"
 
 static uint64_t vision(const llmmem_model *m)
 {
@@ -762,8 +763,134 @@ START_TEST(kimi_k25)
 }
 END_TEST
 
-/* What kimi_k25 does not model is refused by name: vLLM's encoder cache (the largest image is the processor's,
- * not config.json's), the tower's training activations, another projector or position embedding. */
+/* A config's vLLM serving on `gpu`: the encoder budget's figures, the KV cache's and its blocks and tokens. */
+typedef struct served_pool {
+    served x;
+    uint64_t blocks, tokens;
+} served_pool;
+
+static served_pool serve_config(const char *file, const char *gpu, int64_t tp, int64_t limit)
+{
+    llmmem_model *m = load(file);
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, gpu));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, tp));
+    if (limit >= 0)
+        ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, limit));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    served_pool p = {{llmmem_serving_get(r, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM),
+                      llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_COMPUTE_BUDGET),
+                      llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_CACHE_SIZE),
+                      llmmem_serving_get(r, LLMMEM_SERVING_MM_ITEMS_PER_BATCH),
+                      llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_CACHE_BYTES),
+                      llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_PROFILE_BYTES),
+                      llmmem_serving_get(r, LLMMEM_SERVING_KV_CACHE_BYTES),
+                      llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK)},
+                     llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS),
+                     llmmem_serving_get(r, LLMMEM_SERVING_TOKENS)};
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+    return p;
+}
+
+/* Kimi-K2.5 served by vLLM with images (limit_mm_per_prompt unset, 999), TP8 on H200 (151,397,597,184 B,
+ * gpu_memory_utilization 0.92, max_num_batched_tokens 8192, max_num_seqs 1024, max_model_len 262,144).
+ * The largest item (/work/research/vlmenc/notes.md): vllm kimi_k25.py KimiK25DummyInputsBuilder.get_dummy_mm_items
+ * keeps the larger of a 3000 x 3000 image and a chunk of 4 such frames, counted by the checkpoint's
+ * media_tokens_calculator (media_utils.py navit_resize_image; preprocessor_config.json: in_patch_limit 16384,
+ * in_patch_limit_each_frame 4096, patch_limit_on_one_side 512, patch_size 14, merge_kernel_size 2). Image:
+ * 3000 // 14 = 214 patches a side, scale min(1, sqrt(16384 / 214^2) = 128/214, 512 x 14 / 3000) = 0.598131,
+ * int(3000 x 0.598131) = 1794 pixels, padded to a multiple of 28: 65 a side, 65^2 = 4,225 tokens (the chunk:
+ * int(3000 x 64/214) = 897, 33^2 = 1,089). Each is KimiK25MultiModalProjector's output, text hidden_size 7,168.
+ * Budgets (encoder_budget.py, encoder_cache_manager.py): compute max(8192, 4225) = 8,192, cache 8,192; the
+ * profile run encodes min(8192 // 4225 = 1, 1024 x min(999, 262144 // 4225 = 62)) = 1 item. Cache
+ * 8,192 x 7,168 x 2 = 117,440,512 B; profile 1 x 4,225 x 7,168 x 2 = 60,569,600 B, held through the dummy
+ * forward: the activation peak that much above text alone and the KV cache that much below it. Text alone
+ * (limit_mm_per_prompt 0): ceil(151,397,597,184 x 0.92) = 139,285,789,410 requested, less the rank's weights
+ * 76,406,613,984, activation peak 1,392,508,928, non-torch 536,870,912 and CUDA graphs 191,889,408 (the
+ * library's figures, the same in both runs) = 60,757,906,178 B; with images 60,697,336,578 B. MLA pages
+ * (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 B x 61 layers = 70,272 B a token, blocks of 16: 1,124,352 B;
+ * 60,697,336,578 // 1,124,352 = 53,984 blocks (text alone 54,038), "GPU KV cache size" 53,984 x 16 = 863,744
+ * tokens (864,608). On main vLLM serving with images was refused ("kimi_k25's moonvit tower"). */
+START_TEST(kimi_k25_vllm_encoder)
+{
+    served_pool img = serve_config("kimi-k2.5.json", "h200", 8, -1);
+    served_pool text = serve_config("kimi-k2.5.json", "h200", 8, 0);
+    ck_assert_uint_eq(img.x.item, 4225);
+    ck_assert_uint_eq(img.x.compute, 8192);
+    ck_assert_uint_eq(img.x.cache, 8192);
+    ck_assert_uint_eq(img.x.items, 1);
+    ck_assert_uint_eq(img.x.cache_bytes, 117440512ULL);
+    ck_assert_uint_eq(img.x.profile_bytes, 60569600ULL);
+    ck_assert_uint_eq(img.x.act - text.x.act, 60569600ULL);
+    ck_assert_uint_eq(text.x.kv, 60757906178ULL);
+    ck_assert_uint_eq(img.x.kv, 60697336578ULL);
+    ck_assert_uint_eq(img.blocks, 53984);
+    ck_assert_uint_eq(text.blocks, 54038);
+    ck_assert_uint_eq(img.tokens, 863744);
+    ck_assert_uint_eq(text.tokens, 864608);
+    ck_assert_uint_eq(text.x.item, 0);
+    ck_assert_uint_eq(text.x.profile_bytes, 0);
+}
+END_TEST
+
+/* EXAONE 4.5 served by vLLM with images (limit_mm_per_prompt unset, 999) on one H200 (as kimi_k25_vllm_encoder).
+ * The largest item (/work/research/vlmenc/notes.md): vllm exaone4_5.py Exaone4_5_ProcessingInfo.get_image_processor
+ * builds Exaone4_5_ImageProcessor, a Qwen2VLImageProcessor with its default longest_edge 28 x 28 x 1280 =
+ * 1,003,520 pixels (not the checkpoint's preprocessor_config.json); Qwen2VLProcessingInfo
+ * .get_image_size_with_most_features factors 1,003,520 // 28^2 = 1,280 tokens into the closest pair, 32 x 40
+ * (ratio 1.25 <= 200): a 1120 x 896 image, 80 x 64 patches merged 2 x 2: 1,280 tokens of the merger's
+ * out_hidden_size 5,120. Budgets: compute and cache max(8192, 1280) = 8,192; items min(8192 // 1280 = 6,
+ * 1024 x min(999, 262144 // 1280 = 204)) = 6. Cache 8,192 x 5,120 x 2 = 83,886,080 B; profile
+ * 6 x 1,280 x 5,120 x 2 = 78,643,200 B. Text alone: 139,285,789,410 requested less weights 67,627,974,656,
+ * activation peak 1,514,143,744, non-torch 536,870,912, CUDA graphs 199,491,584 (the library's) = 69,407,308,514 B;
+ * with images 69,328,665,314 B. Pages: 8 KV heads x 128 x 2 (K, V) x 2 B = 4,096 B a token a layer; 64 layers
+ * LLLG (sliding_window 4096) in 4 groups of 16, blocks of 16: 16 x 16 x 4,096 = 1,048,576 B a block;
+ * 69,328,665,314 // 1,048,576 = 66,116 blocks (text alone 66,191). A 262,144-token request holds 16,384 full
+ * blocks and 3 sliding groups x (cdiv(4095 + 8192, 16) + 1 = 769) = 18,691 blocks; "GPU KV cache size"
+ * int(66,116 / 18,691 x 262,144) = 927,286 tokens (928,338). On main refused ("exaone4_5's exaone4_5_vision"). */
+START_TEST(exaone4_5_vllm_encoder)
+{
+    served_pool img = serve_config("exaone-4.5-33b.json", "h200", 1, -1);
+    served_pool text = serve_config("exaone-4.5-33b.json", "h200", 1, 0);
+    ck_assert_uint_eq(img.x.item, 1280);
+    ck_assert_uint_eq(img.x.compute, 8192);
+    ck_assert_uint_eq(img.x.cache, 8192);
+    ck_assert_uint_eq(img.x.items, 6);
+    ck_assert_uint_eq(img.x.cache_bytes, 83886080ULL);
+    ck_assert_uint_eq(img.x.profile_bytes, 78643200ULL);
+    ck_assert_uint_eq(img.x.act - text.x.act, 78643200ULL);
+    ck_assert_uint_eq(text.x.kv, 69407308514ULL);
+    ck_assert_uint_eq(img.x.kv, 69328665314ULL);
+    ck_assert_uint_eq(img.blocks, 66116);
+    ck_assert_uint_eq(text.blocks, 66191);
+    ck_assert_uint_eq(img.tokens, 927286);
+    ck_assert_uint_eq(text.tokens, 928338);
+}
+END_TEST
+
+/* The factoring of a pixel budget (Qwen2VLProcessingInfo.get_image_size_with_most_features): 12,845,056 // 28^2
+ * = 16,384 = 128 x 128; a prime budget, 1,009 x 28^2 pixels, is 1 x 1009 (over 200-fold): 1,008 = 28 x 36; 0 for
+ * a budget under one square or a zero factor. EXAONE 4.5 with max_pixels 802,816 = 28^2 x 1024: 1,024 tokens. */
+START_TEST(tower_budget_tokens)
+{
+    ck_assert_uint_eq(llmmem__tower_budget_tokens(12845056ULL, 28), 16384);
+    ck_assert_uint_eq(llmmem__tower_budget_tokens(1009ULL * 784, 28), 1008);
+    ck_assert_uint_eq(llmmem__tower_budget_tokens(1003520ULL, 28), 1280);
+    ck_assert_uint_eq(llmmem__tower_budget_tokens(802816ULL, 28), 1024);
+    ck_assert_uint_eq(llmmem__tower_budget_tokens(783, 28), 0);
+    ck_assert_uint_eq(llmmem__tower_budget_tokens(1003520ULL, 0), 0);
+}
+END_TEST
+
+/* What kimi_k25 does not model is refused by name: the tower's training activations, another projector or
+ * position embedding (vLLM's encoder cache is kimi_k25_vllm_encoder's). */
 START_TEST(kimi_k25_refusals)
 {
     llmmem_model *m = load("kimi-k2.5.json");
@@ -773,8 +900,6 @@ START_TEST(kimi_k25_refusals)
     ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_serving_new(&r));
-    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "kimi_k25's moonvit"));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, 0));
     ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
     llmmem_report *rep = NULL;
@@ -1069,8 +1194,8 @@ START_TEST(exaone4_5_33b)
 }
 END_TEST
 
-/* What exaone4_5 does not model is refused by name: vLLM's encoder cache, the tower's training activations,
- * another text or vision model_type. */
+/* What exaone4_5 does not model is refused by name: the tower's training activations, another text or vision
+ * model_type (vLLM's encoder cache is exaone4_5_vllm_encoder's). */
 START_TEST(exaone4_5_refusals)
 {
     llmmem_model *m = load("exaone-4.5-33b.json");
@@ -1080,8 +1205,6 @@ START_TEST(exaone4_5_refusals)
     ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
     ck_assert_ok(llmmem_strategy_new(&s));
     ck_assert_ok(llmmem_serving_new(&r));
-    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "exaone4_5's exaone4_5_vision"));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, 0));
     ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
     llmmem_report *rep = NULL;
@@ -1247,7 +1370,8 @@ START_TEST(minimax_m3_vllm)
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 1));
     ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ACTIVATION_PEAK), 1312817152ULL);
-    /* per-stage pages and the encoder cache of its processor's tiles are not modelled */
+    /* per-stage pages and the largest image of its processor (the checkpoint's preprocessor_config.json) are
+     * not modelled */
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 2));
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "pipeline_parallel (2)"));
@@ -1255,6 +1379,16 @@ START_TEST(minimax_m3_vllm)
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_LIMIT_MM_PER_PROMPT, 1));
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "minimax_m3_vl's minimax_m3_vision tower"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "set mm_max_tokens_per_item"));
+    /* the item given (576: a 672 x 672 image, 48^2 patches merged 2 x 2): projector outputs of the text width
+     * 6,144; compute and cache max(8192, 576) = 8,192: 8,192 x 6,144 x 2 = 100,663,296 B; the profile run's
+     * min(8192 // 576 = 14, 16 x min(1, max_model_len // 576)) = 14 items: 14 x 576 x 6,144 x 2 = 99,090,432 B */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MM_MAX_TOKENS_PER_ITEM, 576));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MM_MAX_TOKENS_PER_ITEM), 576);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_MM_ITEMS_PER_BATCH), 14);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_CACHE_BYTES), 100663296ULL);
+    ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_ENCODER_PROFILE_BYTES), 99090432ULL);
     /* the top-k buffer's width is sparse_topk_blocks: without it, refused */
     llmmem_model_free(m);
     ck_assert_ok(minimax_m3_variant(&m, "\"sparse_topk_blocks\": 16,", ""));
@@ -1483,6 +1617,9 @@ int main(void)
     tcase_add_test(tc, minimax_m3_refusals);
     tcase_add_test(tc, minimax_m3_bridge_forms);
     tcase_add_test(tc, minimax_m3_vllm);
+    tcase_add_test(tc, kimi_k25_vllm_encoder);
+    tcase_add_test(tc, exaone4_5_vllm_encoder);
+    tcase_add_test(tc, tower_budget_tokens);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
 }

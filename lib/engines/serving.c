@@ -535,18 +535,30 @@ typedef struct mm_budget {
 } mm_budget;
 
 /* Embeddings of the largest image and the width of one (0 and 0: no tower whose images the library
- * sizes): the tower's row (inventory/towers.c) gives the processor's largest image, max_pixels
- * overriding it where the processor resizes into a pixel budget. */
+ * sizes; 0 and the width: a tower whose largest item is not established): the tower's row
+ * (inventory/towers.c) gives the processor's largest image, max_pixels overriding it where the processor
+ * resizes into a pixel budget. */
 static void largest_image(uint64_t *tokens, uint64_t *width, const llmmem_model *m, const llmmem__serve_settings *set)
 {
-    const llmmem__tower *t = llmmem__tower_of(llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE));
+    const int64_t kind = llmmem__model_value(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    const llmmem__tower *t = llmmem__tower_of(kind);
+    const llmmem__tower_item *it = llmmem__tower_item_of(kind);
     uint64_t patch = mv(m, LLMMEM_KEY_VISION_PATCH_SIZE), merge = mv(m, LLMMEM_KEY_VISION_SPATIAL_MERGE_SIZE);
     uint64_t hidden = mv(m, LLMMEM_KEY_HIDDEN_SIZE), out = mv(m, LLMMEM_KEY_VISION_OUT_HIDDEN_SIZE);
     *tokens = *width = 0;
-    if (t == NULL)
-        return;
     if (merge == 0)
         merge = 2; /* Qwen vision configs and Mistral3Config: spatial_merge_size=2 */
+    if (it != NULL) { /* what embed_multimodal returns: the projector's output, the text model's width */
+        *width = hidden;
+        *tokens = it->tokens ? it->tokens
+                             : it->max_pixels ? llmmem__tower_budget_tokens(set->max_pixels ? set->max_pixels
+                                                                                           : it->max_pixels,
+                                                                            patch * merge)
+                                              : 0;
+        return;
+    }
+    if (t == NULL)
+        return;
     if (out == 0)
         out = hidden;
     uint64_t pixels = t->max_pixels ? set->max_pixels : 0, image = mv(m, LLMMEM_KEY_VISION_IMAGE_SIZE);
@@ -570,21 +582,20 @@ static llmmem_status encoder_budget(mm_budget *out, const llmmem_model *m, const
 {
     memset(out, 0, sizeof *out);
     uint64_t limit = set->limit_mm_per_prompt, item, width;
-    /* MoonViT's and EXAONE 4.5's largest image is their processor's (preprocessor_config.json), which config.json
-     * does not carry: no silent empty encoder cache */
-    const uint64_t tower = mv(m, LLMMEM_KEY_VISION_MODEL_TYPE);
-    /* MiniMax-M3's is its processor's dynamic_res tiling (vllm models/minimax_m3/common/mm_preprocess.py, not read) */
-    if (limit > 0 && (tower == LLMMEM__VISION_MOONVIT || tower == LLMMEM__VISION_EXAONE4_5 ||
-                      tower == LLMMEM__VISION_MINIMAX_M3))
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
-                            "limit_mm_per_prompt (%llu): vLLM's encoder cache for %s's %s tower is not modelled (its "
-                            "largest image is set by the processor's preprocessor_config.json); set "
-                            "limit_mm_per_prompt=0 to serve text alone",
-                            (unsigned long long)limit, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, (int64_t)mv(m, LLMMEM_KEY_MODEL_TYPE)),
-                            llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, (int64_t)tower));
     largest_image(&item, &width, m, set);
     if (set->mm_max_tokens_per_item > 0)
         item = set->mm_max_tokens_per_item;
+    /* a tower whose largest item is its processor's and not established (inventory/towers.c): no silent empty
+     * encoder cache */
+    const uint64_t tower = mv(m, LLMMEM_KEY_VISION_MODEL_TYPE);
+    const llmmem__tower_item *it = llmmem__tower_item_of((int64_t)tower);
+    if (limit > 0 && set->mm_max_tokens_per_item == 0 && it != NULL && it->tokens == 0 && it->max_pixels == 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "limit_mm_per_prompt (%llu): vLLM's encoder cache for %s's %s tower is not modelled (its "
+                            "largest image is set by the processor's preprocessor_config.json); set "
+                            "mm_max_tokens_per_item to its largest item, or limit_mm_per_prompt=0 to serve text alone",
+                            (unsigned long long)limit, llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, (int64_t)mv(m, LLMMEM_KEY_MODEL_TYPE)),
+                            llmmem_choice_name(LLMMEM_KEY_VISION_MODEL_TYPE, (int64_t)tower));
     if (limit == 0 || item == 0 || width == 0) /* "Encoder cache will not be initialized" */
         return LLMMEM_OK;
     uint64_t cache = llmmem__serve_or(set->encoder_cache_size, batched);
