@@ -218,7 +218,7 @@ static llmmem_status mamba_slots(uint64_t *out, const sglang_release *rel, const
                                  const llmmem__serve_settings *set, uint64_t page)
 {
     int64_t strategy = set->mamba_radix_cache_strategy, type = llmmem__model_value(model, LLMMEM_KEY_MODEL_TYPE);
-    const char *name = llmmem_choice_name(LLMMEM_KEY_MAMBA_RADIX_CACHE_STRATEGY, strategy);
+    const char *name = llmmem__mamba_radix_cache_strategy_name(strategy);
     *out = 3; /* MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO */
     if (!rel->mamba_strategy) {
         if (strategy != MAMBA_AUTO)

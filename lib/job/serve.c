@@ -108,3 +108,8 @@ llmmem_status llmmem__serve_kept(const llmmem__serve_inputs *in, llmmem_status s
 {
     return status ? llmmem__fail(status, "%s", in->message) : LLMMEM_OK;
 }
+
+const char *llmmem__mamba_radix_cache_strategy_name(int64_t strategy)
+{
+    return llmmem_choice_name(LLMMEM_KEY_MAMBA_RADIX_CACHE_STRATEGY, strategy);
+}

@@ -69,5 +69,7 @@ static inline uint64_t llmmem__serve_or(int64_t given, uint64_t derived)
 
 /* Reports a kept failure (LLMMEM_OK when `status` is). */
 llmmem_status llmmem__serve_kept(const llmmem__serve_inputs *in, llmmem_status status);
+/* The name of a mamba_radix_cache_strategy value, for an engine's message. */
+const char *llmmem__mamba_radix_cache_strategy_name(int64_t strategy);
 
 #endif
