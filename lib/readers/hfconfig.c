@@ -1158,45 +1158,31 @@ static llmmem_status read_ernie(const hf *c, const llmmem__json *obj, int64_t la
 static llmmem_status read_llama4(const hf *c, const llmmem__json *root);
 static llmmem_status read_mllama(const hf *c, const llmmem__json *root);
 static llmmem_status read_llama4_text(const hf *c, const llmmem__json *obj);
-/* The Mamba-2 mixer fields under their names in one family's config (names[0..6]: heads, head
- * width, state, groups, conv kernel, conv bias, projection bias). */
-static llmmem_status read_mamba2_mixer(const hf *c, const llmmem__json *obj, const char *const names[7])
-{
-    /* Mamba2Config and NemotronHConfig defaults: n_groups=8, conv_kernel=4, use_conv_bias=True, use_bias=False */
-    llmmem_status st = required(c, obj, NAMES(names[0]), LLMMEM_KEY_MAMBA_NUM_HEADS, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES(names[1]), LLMMEM_KEY_MAMBA_HEAD_DIM, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES(names[2]), LLMMEM_KEY_SSM_STATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = optional(c, obj, names[3], LLMMEM_KEY_MAMBA_N_GROUPS, 8, 8);
-    if (!st)
-        st = optional(c, obj, names[4], LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
-    if (!st)
-        st = bool_key(c, obj, names[5], LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
-    if (!st)
-        st = bool_key(c, obj, names[6], LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
-    return st;
-}
-
-/* Mamba2Config: every layer a Mamba2Block (norm, Mamba2Mixer); Mamba2Mixer's inner width is
- * int(expand * hidden_size), which its heads must fill (num_heads x head_dim). */
+/* A Mamba-2 mixer's fields under a family's names; Mamba2Config and NemotronHConfig defaults: n_groups=8,
+ * conv_kernel=4, use_conv_bias=True, use_bias=False. */
+#define MAMBA2_MIXER_FIELDS(heads, head_dim, state)                                                           \
+    REQ(heads, LLMMEM_KEY_MAMBA_NUM_HEADS, CLASS_NONE), REQ(head_dim, LLMMEM_KEY_MAMBA_HEAD_DIM, CLASS_NONE), \
+        REQ(state, LLMMEM_KEY_SSM_STATE_SIZE, CLASS_NONE), OPT("n_groups", LLMMEM_KEY_MAMBA_N_GROUPS, 8),      \
+        OPT("conv_kernel", LLMMEM_KEY_MAMBA_D_CONV, 4), FLAG("use_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1), \
+        FLAG("use_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0)
+static const hf_field mamba2_fields[] = {
+    REQ("hidden_size", LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE),
+    REQ("num_hidden_layers", LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE),
+    REQ("vocab_size", LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE),
+    MAMBA2_MIXER_FIELDS("num_heads", "head_dim", "state_size"),
+    HOOK(read_tie),
+};
+static const hf_field nemotron_h_mixer_fields[] = {
+    MAMBA2_MIXER_FIELDS("mamba_num_heads", "mamba_head_dim", "ssm_state_size"),
+};
 static llmmem_status read_mamba2(const hf *c, const llmmem__json *obj)
 {
-    static const char *const names[7] = {"num_heads", "head_dim", "state_size", "n_groups", "conv_kernel",
-                                         "use_conv_bias", "use_bias"};
     int64_t hidden = 0, layers = 0, heads = 0, head_dim = 0;
-    llmmem_status st = required(c, obj, NAMES("hidden_size"), LLMMEM_KEY_HIDDEN_SIZE, CLASS_NONE, &hidden);
-    if (!st)
-        st = required(c, obj, NAMES("num_hidden_layers"), LLMMEM_KEY_NUM_HIDDEN_LAYERS, CLASS_NONE, &layers);
-    if (!st)
-        st = required(c, obj, NAMES("vocab_size"), LLMMEM_KEY_VOCAB_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = read_mamba2_mixer(c, obj, names);
-    if (!st)
-        st = read_tie(c, obj);
+    llmmem_status st = read_fields(c, obj, FIELDS(mamba2_fields));
     if (st)
         return st;
+    (void)llmmem_model_get_int(&hidden, c->m, LLMMEM_KEY_HIDDEN_SIZE);
+    (void)llmmem_model_get_int(&layers, c->m, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
     (void)llmmem_model_get_int(&heads, c->m, LLMMEM_KEY_MAMBA_NUM_HEADS);
     (void)llmmem_model_get_int(&head_dim, c->m, LLMMEM_KEY_MAMBA_HEAD_DIM);
     const llmmem__json *expand = llmmem__json_object_get(obj, "expand");
@@ -1314,8 +1300,6 @@ static const hf_field nemotron_h_fields[] = {
  * NemotronHMLP is up_proj, relu2, down_proj with mlp_bias; attention biased by attention_bias. */
 static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
 {
-    static const char *const names[7] = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups",
-                                         "conv_kernel", "use_conv_bias", "use_bias"};
     char blocks[LLMMEM_LAYER_MAP_MAX + 1];
     const char *pattern = NULL;
     llmmem_status st = nemotron_h_blocks(c, obj, blocks, sizeof blocks, &pattern);
@@ -1332,7 +1316,7 @@ static llmmem_status read_nemotron_h(const hf *c, const llmmem__json *obj)
     if (!st)
         st = read_fields(c, obj, FIELDS(nemotron_h_fields));
     if (!st)
-        st = read_mamba2_mixer(c, obj, names);
+        st = read_fields(c, obj, FIELDS(nemotron_h_mixer_fields));
     if (!st && strchr(pattern, 'E'))
         st = read_nemotron_h_moe(c, obj);
     if (!st) /* the checkpoint's MTP blocks (mtp_hybrid_override_pattern), which the counts refuse by name */
@@ -1507,17 +1491,16 @@ static llmmem_status read_granitemoehybrid(const hf *c, const llmmem__json *obj)
 
 /* A Mamba-1 mixer's fields under JambaConfig's names (Phi4FlashConfig reuses them) and defaults:
  * d_state 16, d_conv 4, expand 2, a biased conv, unbiased projections, dt_rank "auto". */
+static const hf_field mamba1_fields[] = {
+    OPT("mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 16),
+    OPT("mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4),
+    OPT("mamba_expand", LLMMEM_KEY_MAMBA_EXPAND, 2),
+    FLAG("mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1),
+    FLAG("mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0),
+};
 static llmmem_status read_mamba1_fields(const hf *c, const llmmem__json *obj)
 {
-    llmmem_status st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 16, 16);
-    if (!st)
-        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
-    if (!st)
-        st = optional(c, obj, "mamba_expand", LLMMEM_KEY_MAMBA_EXPAND, 2, 2);
-    if (!st)
-        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
-    if (!st)
-        st = bool_key(c, obj, "mamba_proj_bias", LLMMEM_KEY_MAMBA_PROJ_BIAS, 0);
+    llmmem_status st = read_fields(c, obj, FIELDS(mamba1_fields));
     if (st)
         return st;
     const llmmem__json *rank = llmmem__json_object_get(obj, "mamba_dt_rank");
