@@ -569,44 +569,6 @@ static llmmem_status read_qwen_moe(const hf *c, const llmmem__json *obj, int64_t
 /* Llama and the families shaped like it: GPT-NeoX, Mistral, Mixtral, Qwen, Phi-3, Gemma. */
 /* Qwen3NextConfig: Gated DeltaNet's linear_* fields; layer_types when given, else
  * full_attention_interval (default 4) makes every n-th layer full attention. */
-static llmmem_status read_qwen3_next(const hf *c, const llmmem__json *obj, int64_t layers)
-{
-    llmmem_status st = required(c, obj, NAMES("linear_num_key_heads"), LLMMEM_KEY_LINEAR_NUM_KEY_HEADS, 16, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("linear_num_value_heads"), LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS, 32, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("linear_key_head_dim"), LLMMEM_KEY_LINEAR_KEY_HEAD_DIM, 128, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("linear_value_head_dim"), LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM, 128, NULL);
-    if (!st)
-        st = optional(c, obj, "linear_conv_kernel_dim", LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM, 4, 4);
-    /* mtp_num_hidden_layers: the checkpoint's multi-token-prediction layers (mtp.* tensors, which
-     * Qwen3NextForCausalLM does not load: the checkpoint's, not the model's); vllm
-     * model_executor/models/qwen3_next_mtp.py: fc, pre_fc_norm_embedding, pre_fc_norm_hidden, norm and a
-     * decoder layer each, the embedding and head shared unless mtp_use_dedicated_embeddings */
-    if (!st)
-        st = optional(c, obj, "mtp_num_hidden_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0, 0);
-    if (!st)
-        st = bool_key(c, obj, "mtp_use_dedicated_embeddings", LLMMEM_KEY_MTP_EMBEDDING, 0);
-    if (st)
-        return st;
-    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
-    if (types && !llmmem__json_is_null(types)) {
-        st = set(c, "layer_types", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, 0);
-        return st ? st : read_layer_types(c, types, layers, 0);
-    }
-    int64_t interval = 4;
-    enum presence p;
-    st = get_int(c, obj, "full_attention_interval", &interval, &p);
-    if (st)
-        return st;
-    if (p != PRESENT)
-        interval = 4;
-    if (interval < 1)
-        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "full_attention_interval", "%lld is below 1", (long long)interval);
-    return set(c, "full_attention_interval", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, interval);
-}
-
 /* ---- field lists --------------------------------------------------------------------------- */
 
 /* One field of a list, read in the list's order up to the first failure by the helper that words its
@@ -676,6 +638,38 @@ static llmmem_status read_fields(const hf *c, const llmmem__json *obj, const hf_
         }
     }
     return st;
+}
+
+/* Gated DeltaNet's sizes (Qwen3NextConfig's defaults fill a sub-config) and the MTP block: mtp_num_hidden_layers, the
+ * checkpoint's multi-token-prediction layers (mtp.* tensors, which Qwen3NextForCausalLM does not load: the
+ * checkpoint's, not the model's); vllm model_executor/models/qwen3_next_mtp.py: fc, pre_fc_norm_embedding,
+ * pre_fc_norm_hidden, norm and a decoder layer each, the embedding and head shared unless mtp_use_dedicated_embeddings */
+static const hf_field qwen3_next_fields[] = {
+    REQ("linear_num_key_heads", LLMMEM_KEY_LINEAR_NUM_KEY_HEADS, 16),
+    REQ("linear_num_value_heads", LLMMEM_KEY_LINEAR_NUM_VALUE_HEADS, 32),
+    REQ("linear_key_head_dim", LLMMEM_KEY_LINEAR_KEY_HEAD_DIM, 128),
+    REQ("linear_value_head_dim", LLMMEM_KEY_LINEAR_VALUE_HEAD_DIM, 128),
+    OPT("linear_conv_kernel_dim", LLMMEM_KEY_LINEAR_CONV_KERNEL_DIM, 4),
+    OPT("mtp_num_hidden_layers", LLMMEM_KEY_NUM_NEXTN_PREDICT_LAYERS, 0),
+    FLAG("mtp_use_dedicated_embeddings", LLMMEM_KEY_MTP_EMBEDDING, 0),
+};
+static llmmem_status read_qwen3_next(const hf *c, const llmmem__json *obj, int64_t layers)
+{
+    llmmem_status st = read_fields(c, obj, FIELDS(qwen3_next_fields));
+    if (st)
+        return st;
+    const llmmem__json *types = llmmem__json_object_get(obj, "layer_types");
+    if (types && !llmmem__json_is_null(types)) {
+        st = set(c, "layer_types", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, 0);
+        return st ? st : read_layer_types(c, types, layers, 0);
+    }
+    int64_t interval = 4;
+    st = get_int_or(c, obj, "full_attention_interval", 4, &interval);
+    if (st)
+        return st;
+    if (interval < 1)
+        return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "full_attention_interval", "%lld is below 1", (long long)interval);
+    return set(c, "full_attention_interval", LLMMEM_KEY_FULL_ATTENTION_INTERVAL, interval);
 }
 
 /* intermediate_size; Qwen3_5MoeTextConfig has no dense MLP, no intermediate_size. */
@@ -1226,16 +1220,17 @@ static llmmem_status read_nemotron_h_moe(const hf *c, const llmmem__json *obj)
     if (experts <= 0)
         return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, name, "%lld experts: a MoE block ('E') routes to at least 1",
                        (long long)experts);
+    /* NemotronHMoE.shared_experts: one NemotronHMLP of moe_shared_expert_intermediate_size (n_shared_experts does not
+     * widen it); Nemotron 3's latent MoE */
+    static const hf_field fields[] = {
+        REQ("num_experts_per_tok", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE),
+        REQ("moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE),
+        REQ("moe_shared_expert_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, CLASS_NONE),
+        OPT("moe_latent_size", LLMMEM_KEY_MOE_LATENT_SIZE, 0),
+    };
     st = set(c, name, LLMMEM_KEY_NUM_EXPERTS, experts);
     if (!st)
-        st = required(c, obj, NAMES("num_experts_per_tok"), LLMMEM_KEY_NUM_EXPERTS_PER_TOK, CLASS_NONE, NULL);
-    if (!st)
-        st = required(c, obj, NAMES("moe_intermediate_size"), LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st) /* NemotronHMoE.shared_experts: one NemotronHMLP of this width (n_shared_experts does not widen it) */
-        st = required(c, obj, NAMES("moe_shared_expert_intermediate_size"),
-                      LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, CLASS_NONE, NULL);
-    if (!st)
-        st = optional(c, obj, "moe_latent_size", LLMMEM_KEY_MOE_LATENT_SIZE, 0, 0);
+        st = read_fields(c, obj, FIELDS(fields));
     if (!st) /* the blocks say which layers are MoE: no dense-first rule applies */
         st = moe_on_marked_layers(c, "hybrid_override_pattern");
     return st;
@@ -1360,11 +1355,9 @@ static llmmem_status read_hybrid_mamba2(const hf *c, const llmmem__json *obj, in
 {
     int64_t heads = 128, d_head = 0;
     enum presence p;
-    llmmem_status st = get_int(c, obj, "mamba_n_heads", &heads, &p);
+    llmmem_status st = get_int_or(c, obj, "mamba_n_heads", 128, &heads);
     if (st)
         return st;
-    if (p != PRESENT)
-        heads = 128;
     if (heads <= 0)
         return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "mamba_n_heads", "%lld is out of range", (long long)heads);
     const llmmem__json *dh = llmmem__json_object_get(obj, "mamba_d_head");
@@ -1378,18 +1371,16 @@ static llmmem_status read_hybrid_mamba2(const hf *c, const llmmem__json *obj, in
     if (d_head <= 0 || inner <= 0 || d_head * heads != inner)
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "mamba_d_head", "%lld x mamba_n_heads %lld differs from %s (%lld)",
                        (long long)d_head, (long long)heads, width, (long long)inner);
+    static const hf_field fields[] = {
+        OPT("mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 256),
+        OPT("mamba_n_groups", LLMMEM_KEY_MAMBA_N_GROUPS, 1),
+        OPT("mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4),
+        FLAG("mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1),
+    };
     st = set(c, "mamba_n_heads", LLMMEM_KEY_MAMBA_NUM_HEADS, heads);
     if (!st)
         st = set(c, "mamba_d_head", LLMMEM_KEY_MAMBA_HEAD_DIM, d_head);
-    if (!st)
-        st = optional(c, obj, "mamba_d_state", LLMMEM_KEY_SSM_STATE_SIZE, 256, 256);
-    if (!st)
-        st = optional(c, obj, "mamba_n_groups", LLMMEM_KEY_MAMBA_N_GROUPS, 1, 1);
-    if (!st)
-        st = optional(c, obj, "mamba_d_conv", LLMMEM_KEY_MAMBA_D_CONV, 4, 4);
-    if (!st)
-        st = bool_key(c, obj, "mamba_conv_bias", LLMMEM_KEY_MAMBA_CONV_BIAS, 1);
-    return st;
+    return st ? st : read_fields(c, obj, FIELDS(fields));
 }
 
 /* GraniteMoeHybridConfig (transformers models/granitemoehybrid/configuration_granitemoehybrid.py):
