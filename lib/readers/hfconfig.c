@@ -2344,6 +2344,17 @@ static llmmem_status read_step3p5_moe_layers(const hf *c, const llmmem__json *ob
     return LLMMEM_OK;
 }
 
+/* vLLM's Step3p5DecoderLayer builds GQA only */
+static llmmem_status read_step3p5_att_impl(const hf *c, const llmmem__json *obj)
+{
+    const char *text = NULL;
+    enum presence p;
+    llmmem_status st = get_string(c, obj, "att_impl_type", &text, &p);
+    if (!st && p == PRESENT && strcmp(text, "GQA") != 0)
+        return unsupported_string(c, "att_impl_type", text, "vLLM's Step3p5DecoderLayer builds GQA only");
+    return st;
+}
+
 /* Step3p5Config (vLLM step3p5.py): Llama-like sizes with num_attention_groups KV heads; layer_types names each decoder
  * layer full or sliding, then the num_nextn_predict_layers MTP layers; attention_other_setting gives the sliding
  * layers' query heads (Step3p5DecoderLayer); a head-wise attention gate (use_head_wise_attn_gate); MoE layers of
@@ -2358,34 +2369,25 @@ static const hf_field step3p5_fields[] = {
     OPT_NULL("max_position_embeddings", LLMMEM_KEY_MAX_POSITION_EMBEDDINGS, 128000, LEAVE),
     HOOK(read_tie),
     REFUSE("attention_bias", 1, 0, "biased Step-3.5 attention is not modelled"),
+    HOOK(read_step3p5_att_impl),
+    REFUSE("use_moe_router_bias", 0, 1, "vLLM's FusedMoEBlock supports the router bias only"),
+    REFUSE("need_fp32_gate", 0, 1, "vLLM's FusedMoEBlock supports the fp32 gate only"),
+    FLAG("use_head_wise_attn_gate", LLMMEM_KEY_HEAD_WISE_ATTN_GATE, 1),
+    OPT_NULL("moe_num_experts", LLMMEM_KEY_NUM_EXPERTS, 288, LEAVE),
+    OPT_NULL("moe_top_k", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 8, LEAVE),
+    OPT_NULL("moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, 1280, LEAVE),
 };
 
 static llmmem_status read_step3p5(const hf *c, const llmmem__json *obj)
 {
     int64_t sliding_heads = 0, v = 0, window = 0, mtp = 3;
     enum presence p;
-    int flag = 1;
     const char *text = NULL;
     llmmem_status st = read_fields(c, obj, FIELDS(step3p5_fields));
     const int64_t layers = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_HIDDEN_LAYERS);
     const int64_t heads = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_ATTENTION_HEADS);
     const int64_t kv = llmmem__get_int(&c->m->s, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
     const int64_t d = llmmem__get_int(&c->m->s, LLMMEM_KEY_HEAD_DIM);
-    if (!st && (st = get_string(c, obj, "att_impl_type", &text, &p)) == LLMMEM_OK && p == PRESENT &&
-        strcmp(text, "GQA") != 0)
-        return unsupported_string(c, "att_impl_type", text, "vLLM's Step3p5DecoderLayer builds GQA only");
-    if (!st)
-        st = refuse_if(c, obj, "use_moe_router_bias", 0, 1, "vLLM's FusedMoEBlock supports the router bias only");
-    if (!st)
-        st = refuse_if(c, obj, "need_fp32_gate", 0, 1, "vLLM's FusedMoEBlock supports the fp32 gate only");
-    if (!st && (st = get_flag(c, obj, "use_head_wise_attn_gate", 1, &flag)) == LLMMEM_OK)
-        st = set(c, "use_head_wise_attn_gate", LLMMEM_KEY_HEAD_WISE_ATTN_GATE, flag);
-    if (!st)
-        st = optional(c, obj, "moe_num_experts", LLMMEM_KEY_NUM_EXPERTS, 288, LEAVE);
-    if (!st)
-        st = optional(c, obj, "moe_top_k", LLMMEM_KEY_NUM_EXPERTS_PER_TOK, 8, LEAVE);
-    if (!st)
-        st = optional(c, obj, "moe_intermediate_size", LLMMEM_KEY_MOE_INTERMEDIATE_SIZE, 1280, LEAVE);
     /* share_expert_dim, else share_expert_dims (configuration_step35.py: 1280) */
     v = 1280;
     if (!st)
