@@ -9,6 +9,7 @@
  * tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator (PyTorch backend: a temporary KV cache for
  * dummy requests of max_num_tokens, available = (total - peak + that cache) x fraction, max_tokens =
  * int(available // bytes per token)). Logs print GiB with two decimals, each figure within 0.005 GiB. */
+#include <stdio.h>
 #include <string.h>
 
 #include "unit.h"
@@ -208,6 +209,36 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* MiniMax-M3 (tests/data/configs/minimax-m3.json: 60 layers, sparse_attention_freq 1 on layers 3-59) as issue 33
+ * serves it, TP8 on H200s. TensorRT-LLM pages it with MiniMaxM3KVCacheManagerV2
+ * (tensorrt_llm/_torch/attention/backends/sparse/minimax_m3/cache_manager.py, selected by
+ * get_sparse_attn_kv_cache_manager for algorithm minimax_m3): K and V on all 60 layers plus, per block, one
+ * index-key buffer of 1 x sparse_index_dim 128 x 2 B (indexer_kv_dtype bf16) x tokens_per_block on each of the
+ * 57 indexer layers (_extra_buffers_per_layer), 256 B a token and layer on every rank. Its capacity is a byte
+ * quota (KvCacheCreator: max_gpu_total_bytes) cut by the V2 runtime into pool groups of whole physical chunks
+ * (StorageManager._compute_slot_count_for_level), not tokens // bytes per token rounded up to blocks: refused
+ * by name, before the rules it would otherwise meet (num_key_value_heads 4 < tensor_parallel 8; DeepSeek's
+ * indexer). Before: the generic "... is not modelled: the weights and the contiguous cache ... are". */
+START_TEST(test_minimax_m3_refused)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/configs/minimax-m3.json", LLMMEM_TEST_DATA);
+    fixture f = make("llama-3.1-8b", "h200");
+    llmmem_model_free(f.m);
+    ck_assert_ok(llmmem_model_from_hf_config(&f.m, path));
+    const uint64_t tps[] = {8, 1};
+    for (size_t i = 0; i < sizeof tps / sizeof tps[0]; i++) {
+        set(&f, LLMMEM_KEY_TENSOR_PARALLEL, (int64_t)tps[i]);
+        ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+        const char *msg = llmmem_last_message();
+        ck_assert_ptr_nonnull(strstr(msg, "minimax_m3_vl (a lightning indexer on 57 standard-attention layers)"));
+        ck_assert_ptr_nonnull(strstr(msg, "MiniMaxM3KVCacheManagerV2"));
+        ck_assert_ptr_nonnull(strstr(msg, "max_gpu_total_bytes"));
+    }
+    release(&f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("trtllm");
@@ -217,6 +248,7 @@ int main(void)
     tcase_add_test(tc, test_log_triton_qwen2_5_engines);
     tcase_add_test(tc, test_modelled_pytorch_path);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_minimax_m3_refused);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -44,13 +44,33 @@ static llmmem_status trtllm_kv_dtype(llmmem_kv_cache_dtype *out, llmmem_kv_cache
     }
 }
 
+/* minimax_m3_vl: the sparse attention config (algorithm minimax_m3) selects MiniMaxM3KVCacheManagerV2
+ * (attention/backends/sparse/minimax_m3/cache_manager.py), a KVCacheManagerV2 that adds an index-key buffer
+ * (sparse_index_dim x indexer_kv_dtype, one head on every rank) to each indexer layer's block; V2 takes a byte
+ * quota (_util.py KvCacheCreator: max_gpu_total_bytes, not max_tokens) and the runtime cuts it into pool groups
+ * of whole physical chunks (runtime/kv_cache_manager_v2 StorageManager), a rule not modelled here */
+static llmmem_status trtllm_refuse_indexed(const llmmem__geometry *a)
+{
+    if (!a->index_layers)
+        return LLMMEM_OK;
+    return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                        "TensorRT-LLM's KV cache of minimax_m3_vl (a lightning indexer on %llu standard-attention "
+                        "layers) is not modelled: TensorRT-LLM serves it with MiniMaxM3KVCacheManagerV2, a "
+                        "KVCacheManagerV2 that pages each indexer layer's index keys (sparse_index_dim, "
+                        "indexer_kv_dtype) beside K and V and sizes its pools from a byte quota (max_gpu_total_bytes) "
+                        "in whole physical chunks, not from max_tokens and tokens_per_block as the modelled "
+                        "KVCacheManager; vLLM serving of it is modelled",
+                        (unsigned long long)a->index_layers);
+}
+
 static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
 {
     llmmem__served p;
     llmmem_serving *r = out;
     const llmmem__serve_settings *set = &in->set;
-    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "TensorRT-LLM's KV cache manager", 0);
-    if (st)
+    llmmem_status st = llmmem__serving_prepare(&p, r, model, in, "TensorRT-LLM's KV cache manager",
+                                               LLMMEM__KV_INDEXED);
+    if (st || (st = trtllm_refuse_indexed(p.a)) != LLMMEM_OK)
         return st;
     const llmmem__geometry *a = p.a;
     int64_t version;
