@@ -1021,8 +1021,9 @@ START_TEST(kimi_k3)
 }
 END_TEST
 
-/* What kimi_k3 does not model is refused by name: the AttnRes banks in training activations, vLLM's (SGLang's,
- * TensorRT-LLM's) profile run, the generate loop and llama.cpp's graph; and configs the rules above do not cover. */
+/* What kimi_k3 does not model is refused by name: the AttnRes banks in training activations, vLLM's profile run and
+ * TensorRT-LLM's hybrid cache manager, the generate loop and llama.cpp's graph; and configs the rules above do not
+ * cover. */
 START_TEST(kimi_k3_refusals)
 {
     llmmem_model *m = load("kimi-k3.json");
@@ -1036,8 +1037,23 @@ START_TEST(kimi_k3_refusals)
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_ok(llmmem_local_new(&lo));
     ck_assert_ok(llmmem_report_new(&rep));
+    /* vLLM (auto) and TensorRT-LLM both run K3 (research/k3v): the refusal names the engine's model file, the
+     * part of its budget not modelled and SGLang. The bank: 93 layers / attn_res_block_size 12 = 7.75 -> 8 rows. */
     ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "of kimi_k3: the profile run of its AttnRes"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vLLM's paged cache of kimi_k3: vLLM runs it "
+                                                        "(vllm/models/kimi_k3/nvidia/model.py); not modelled: its "
+                                                        "profile run"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "8 hidden-wide rows a token (93 layers / "
+                                                        "attn_res_block_size 12, rounded up)"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "SGLang serving (engine sglang) models its pools"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_TRTLLM));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "TensorRT-LLM's KV cache manager of kimi_k3: TensorRT-LLM "
+                                                        "runs it (_torch/models/modeling_kimi_linear.py "
+                                                        "KimiLinearForCausalLM); not modelled: its "
+                                                        "MixedMambaHybridCacheManager"));
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "SGLang serving (engine sglang) models its pools"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_ENGINE, LLMMEM_ENGINE_AUTO));
     ck_assert_status(llmmem_local_estimate(lo, m, NULL, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "llama.cpp's graph of kimi_k3"));
     ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_MAX_NEW_TOKENS, 16));
