@@ -756,6 +756,11 @@ START_TEST(test_minimax_m3)
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 6150159727ULL);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_NUM_BLOCKS), 1060);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 135680);
+    /* VisionAttention divides the tower's heads over the ranks: 12 heads do not split over 8 */
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vision_num_attention_heads (12)"));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16));
     /* ROCm: model_overrides/minimax_m3.py takes the triton backend without a page size of its own */
     hw(&f, LLMMEM_KEY_BACKEND, LLMMEM_BACKEND_ROCM);
     ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);

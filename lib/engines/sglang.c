@@ -329,6 +329,17 @@ static llmmem_status sglang_m3_tower(uint64_t *w, const llmmem_model *m, const l
 {
     uint64_t replicated, split, post;
     llmmem_status st;
+    /* VisionAttention divides the heads (dist_utils.divide), fc1 and both linear_1 (ColumnParallelLinear) their
+     * outputs over the ranks: SGLang refuses to start otherwise */
+    static const llmmem_key divided[] = {LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE,
+                                         LLMMEM_KEY_HIDDEN_SIZE};
+    for (size_t i = 0; i < sizeof divided / sizeof divided[0]; i++) {
+        const int64_t n = llmmem__model_value(m, divided[i]);
+        if (n > 0 && (uint64_t)n % tp)
+            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang splits minimax_m3_vl's vision tower over the "
+                                "attention ranks: %s (%lld) is not divisible by tensor_parallel (%llu)",
+                                llmmem_key_name(divided[i]), (long long)n, (unsigned long long)tp);
+    }
     if ((st = llmmem__serve_kept(in, in->plan_status)) != LLMMEM_OK ||
         (st = llmmem__served_rank_weight_bytes(&replicated, m, &in->plan, tp, 0, m->geo.layers, 1, 1,
                                                LLMMEM_PARAMS_VISION)) != LLMMEM_OK ||
