@@ -703,8 +703,32 @@ END_TEST
  *   60 layers = 30,720 B, the 57 sparse layers' index key of 128 in the model's bf16 (K only) = 14,592 B: 45,312 B;
  *   model_overrides/minimax_m3.py: page_size 128 (fa3 on SM90): 5,926,233,455 // 45,312 = 130,787 -> 1,021 pages,
  *   130,688 tokens; max_running_requests min(clamp(int(130,688 / 1,048,576 x 512) = 63, 2048, 4096), 65,344) = 2,048.
- * kv_cache_dtype fp8_e4m3 shrinks K and V alone: 15,360 + 14,592 = 29,952 B: 197,857 -> 197,760 tokens. Without
- * profile_weights_bytes, and on ROCm, refused by name. */
+ * kv_cache_dtype fp8_e4m3 shrinks K and V alone: 15,360 + 14,592 = 29,952 B: 197,857 -> 197,760 tokens.
+ * Without profile_weights_bytes, SGLang's own rank (models/minimax_m3.py @01b5f572, minimax_m3_vl.py @035888b1,
+ * minimax_vl_common.py @420f0de3, layers/attention/vision.py VisionAttention, layers/quantization/unquant.py
+ * UnquantizedFusedMoEMethod: no padding of the 384-wide shards), bf16 but the MoE gate and e_score_correction_bias
+ * (float32):
+ *   the text model as vLLM's TP8 rank holds it (test_families_vlm.c minimax_m3_vllm: the same sharding in
+ *   minimax_m3.py: 25,008 vocabulary rows, qkv of 8 + 1 + 1 heads, index_qkv_proj over min(8, 4) ranks, per-head
+ *   GemmaRMSNorms of 128, the shared expert fused as a 129th FusedMoE expert of 3,072 / 8 = 384):
+ *   106,930,768,896 B;
+ *   the tower (vision_config: 32 layers of 1,280, 16 heads, MLP 5,120, patch 14, 3 channels, temporal patch 2) over
+ *   the 8 attention ranks (mm_enable_dp_encoder off), every part in bf16 (quant_config None; the Conv3d built in the
+ *   model's dtype, the checkpoint's float32 cast on load):
+ *     patch_embedding whole 1,280 x 3 x 2 x 14 x 14 = 1,505,280; pre_layrnorm and 32 x 2 LayerNorms (weight, bias)
+ *     130 x 1,280 = 166,400; post_layernorm (built: require_post_norm unset, all 32 layers kept; not in the
+ *     checkpoint) 2,560;
+ *     VisionAttention: qkv_proj (QKVParallelLinear, 2 of 16 heads of 80) 3 x 1,280 x 160 and proj
+ *     (RowParallelLinear) 1,280 x 160: 32 x 819,200 = 26,214,400; biases 32 x (3 x 160 + 1,280 whole) = 56,320;
+ *     fc1 (Column) 640 x 1,280 and fc2 (Row) 1,280 x 640: 32 x 1,638,400 = 52,428,800; biases 32 x (640 + 1,280
+ *     whole) = 61,440;
+ *     multi_modal_projector.linear_1 (Column) 768 x 1,280 = 983,040, patch_merge_mlp.linear_1 (Column) 768 x
+ *     24,576 = 18,874,368, both linear_2 (Row) 2 x 6,144 x 768 = 9,437,184, biases 2 x 768 + 2 x 6,144 whole =
+ *     13,824;
+ *     109,743,616 elements: 219,487,232 B;
+ *   weights 107,150,256,128 B: rest = (149,250,113,536 - 107,150,256,128) / 2^30 - 139 x 0.24016625 - 100 / 1,024
+ *   = 39.20839 - 33.38310875 - 0.09765625 = 5.727783 GiB = 6,150,159,727 B: // 45,312 = 135,729 -> 1,060 pages,
+ *   135,680 tokens. On ROCm refused by name. */
 START_TEST(test_minimax_m3)
 {
     fixture f = make_config("minimax-m3.json", "h200");
@@ -724,11 +748,19 @@ START_TEST(test_minimax_m3)
     estimate(&f);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 29952);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 197760);
-    /* the rank's weights must be given: SGLang splits the vision tower over the ranks (minimax_vl_common.py), the
-     * inventory keeps Megatron-Bridge's replicated one */
+    /* SGLang's own rank: the tower split over the attention ranks */
+    set(&f, LLMMEM_KEY_KV_CACHE_DTYPE, LLMMEM_KV_CACHE_AUTO);
     set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, -1);
-    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "set profile_weights_bytes"));
+    estimate(&f);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_WEIGHTS), 107150256128ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 6150159727ULL);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_NUM_BLOCKS), 1060);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 135680);
+    /* VisionAttention divides the tower's heads over the ranks: 12 heads do not split over 8 */
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 12));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "vision_num_attention_heads (12)"));
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, 16));
     /* ROCm: model_overrides/minimax_m3.py takes the triton backend without a page size of its own */
     hw(&f, LLMMEM_KEY_BACKEND, LLMMEM_BACKEND_ROCM);
     ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);

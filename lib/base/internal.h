@@ -277,6 +277,10 @@ typedef struct llmmem__tensor_class {
     uint32_t served_head;   /* rows of a head where the serving engines (vLLM, SGLang) split whole heads of a
                              * class `split` replicates, one head a rank at least, as their KV heads (MiniMax-M3's
                              * index_q_proj); 0: they split it as `split` */
+    uint8_t served_tower;   /* 1: a vision class SGLang splits over its attention ranks (MiniMax-M3's tower and
+                             * projectors, sglang models/minimax_vl_common.py), all of it but served_whole elements,
+                             * unquantized in the model's dtype; 0: not modelled */
+    uint64_t served_whole;  /* under served_tower: the class's elements (all its tensors) every rank holds whole */
     uint64_t rows, cols;
     uint64_t count;         /* occurrences in the whole model (layers x experts) */
     uint64_t active_count;  /* occurrences used by one token */

@@ -15,6 +15,7 @@
 
 #include "job/job.h"
 #include "views/kv.h"
+#include "views/rank.h"
 #include "engines/serving.h"
 
 #define MIB_BYTES 1048576.0
@@ -319,6 +320,42 @@ static int dsv4_c128_state(uint64_t *out, uint64_t requests, uint64_t n128)
     return llmmem__mul(out, rows, 2 * (DSV4_NOPE + DSV4_ROPE) * DSV4_STATE_BYTES) && llmmem__mul(out, *out, n128);
 }
 
+/* SGLang's rank of minimax_m3_vl (models/minimax_m3_vl.py builds the tower whatever the limits, quant_config None):
+ * the tower and projectors split over the attention ranks as models/minimax_vl_common.py splits them
+ * (mm_enable_dp_encoder off, its default; the inventory's served_tower rule) in place of the inventory's replicated
+ * ones, and the post_layernorm MiniMaxVLVisionTransformer builds though the checkpoint has none (require_post_norm
+ * unset with every layer kept), a LayerNorm's weight and bias in the model's dtype */
+static llmmem_status sglang_m3_tower(uint64_t *w, const llmmem_model *m, const llmmem__serve_inputs *in, uint64_t tp)
+{
+    uint64_t replicated, split, post;
+    llmmem_status st;
+    /* VisionAttention divides the heads (dist_utils.divide), fc1 and both linear_1 (ColumnParallelLinear) their
+     * outputs over the ranks: SGLang refuses to start otherwise */
+    static const llmmem_key divided[] = {LLMMEM_KEY_VISION_NUM_ATTENTION_HEADS, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE,
+                                         LLMMEM_KEY_HIDDEN_SIZE};
+    for (size_t i = 0; i < sizeof divided / sizeof divided[0]; i++) {
+        const int64_t n = llmmem__model_value(m, divided[i]);
+        if (n > 0 && (uint64_t)n % tp)
+            return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang splits minimax_m3_vl's vision tower over the "
+                                "attention ranks: %s (%lld) is not divisible by tensor_parallel (%llu)",
+                                llmmem_key_name(divided[i]), (long long)n, (unsigned long long)tp);
+    }
+    if ((st = llmmem__serve_kept(in, in->plan_status)) != LLMMEM_OK ||
+        (st = llmmem__served_rank_weight_bytes(&replicated, m, &in->plan, tp, 0, m->geo.layers, 1, 1,
+                                               LLMMEM_PARAMS_VISION)) != LLMMEM_OK ||
+        (st = llmmem__served_tower_weight_bytes(&split, m, &in->plan, tp)) != LLMMEM_OK)
+        return st;
+    if (replicated > *w)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "the checkpoint's weights (%llu bytes) are below its vision "
+                            "tower's (%llu bytes) as the weight plan prices them", (unsigned long long)*w,
+                            (unsigned long long)replicated);
+    if (!llmmem__mul(&post, (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_HIDDEN_SIZE),
+                     2 * llmmem__kv_element_bytes(llmmem__model_dtype(m))) ||
+        !llmmem__add(w, *w - replicated, split) || !llmmem__add(w, *w, post))
+        return overflow("weights of a rank with its vision tower");
+    return LLMMEM_OK;
+}
+
 /* SGLang's DeepSeekV4TokenToKVPool: a sliding-window pool on every layer, compressed pools on the ratio-4 and
  * ratio-128 layers, the ratio-4 layers' indexer keys and the compressors' state, sized by DSV4PoolConfigurator
  * from the budget sglang_serve measured. */
@@ -534,15 +571,6 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     if (indexed && in->dev.backend == LLMMEM_BACKEND_ROCM)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "minimax_m3_vl under SGLang on ROCm (its triton or FlyDSL "
                             "attention and their page sizes) is not modelled");
-    /* sglang models/minimax_vl_common.py: the tower and both projectors split over the attention ranks (VisionAttention,
-     * column- and row-parallel fc1/fc2 and linear_1/linear_2, their row-parallel biases whole), the Conv3d patch
-     * embedding in the model's dtype, where the inventory keeps Megatron-Bridge's replicated tower (its index_q_proj
-     * is split as SGLang splits it: its served_head) */
-    if (indexed && set->profile_weights_bytes < 0)
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "SGLang's weights of a rank of minimax_m3_vl (its vision tower "
-                            "split over the ranks) are not modelled: set profile_weights_bytes to the log's \"Load "
-                            "weight end\" mem usage");
-
     /* server_args.py _handle_gpu_memory_settings: gpu_mem is the smallest memory.total of the visible GPUs
      * in MiB (utils get_device_memory_capacity: nvidia-smi) */
     uint64_t driver = in->dev.driver_total;
@@ -577,7 +605,8 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
     uint64_t weights;
     if (w_set >= 0)
         weights = (uint64_t)w_set;
-    else if ((st = llmmem__serving_rank_weights(&weights, model, in, tp)) != LLMMEM_OK)
+    else if ((st = llmmem__serving_rank_weights(&weights, model, in, tp)) != LLMMEM_OK ||
+             (indexed && (st = sglang_m3_tower(&weights, model, in, tp)) != LLMMEM_OK))
         return st;
     if (weights >= pre)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "SGLang: the weights of a rank (%llu bytes) exceed the memory free "

@@ -1466,6 +1466,16 @@ static void add_moonvit(builder *b, uint64_t text_hidden)
     }
 }
 
+/* The vision class added at `at` as SGLang's ranks hold it (sglang models/minimax_vl_common.py, the tower built with
+ * quant_config None): `whole` of its elements on every rank, the rest split over the attention ranks. */
+static void served_split(builder *b, unsigned at, uint64_t whole)
+{
+    if (b->inv->n > at) {
+        b->inv->t[at].served_tower = 1;
+        b->inv->t[at].served_whole = whole;
+    }
+}
+
 /* MiniMax-M3's tower and projectors as its checkpoint stores them (vision_tower.vision_model.*,
  * multi_modal_projector.*, patch_merge_mlp.*; Megatron-Bridge models/minimax_m3/modeling_minimax_m3_vl.py
  * MiniMaxM3VisionModel and MiniMaxM3ProjectorMLP): embeddings.patch_embedding an unbiased Conv3d (channels x
@@ -1473,7 +1483,11 @@ static void add_moonvit(builder *b, uint64_t text_hidden)
  * per layer layer_norm1 and layer_norm2 (LayerNorms with bias), biased q, k, v, out_proj, fc1 and fc2; no position
  * table (3D RoPE) and no post-layernorm. multi_modal_projector: linear_1 (hidden -> text width), linear_2 (text
  * width square); patch_merge_mlp: linear_1 (merge^2 x text width -> text width), linear_2; all biased. Every one
- * replicated over tensor-parallel ranks (MiniMaxM3VLModelProvider: "The vision stack is intentionally replicated"). */
+ * replicated over tensor-parallel ranks (MiniMaxM3VLModelProvider: "The vision stack is intentionally replicated").
+ * SGLang splits them (minimax_vl_common.py CLIPEncoderLayer, VisionAttention, MiniMaxVLMultiModalProjector,
+ * MiniMaxVLPatchMerger): q, k, v (QKVParallelLinear over the heads), fc1 and both linear_1 column-parallel with their
+ * biases, out_proj, fc2 and both linear_2 row-parallel with their biases whole; the Conv3d and the LayerNorms
+ * whole. */
 static void add_minimax_m3_vision(builder *b, uint64_t text_hidden)
 {
     if (require(b, LLMMEM_KEY_VISION_HIDDEN_SIZE) || require(b, LLMMEM_KEY_VISION_INTERMEDIATE_SIZE) ||
@@ -1489,24 +1503,46 @@ static void add_minimax_m3_vision(builder *b, uint64_t text_hidden)
         merge = 2; /* MiniMaxM3VLModelProvider spatial_merge_size */
     if (frames == 0)
         frames = 2; /* MiniMaxM3VLModelProvider temporal_patch_size */
+    const uint64_t kernel = channels * frames * patch * patch;
     unsigned at = b->inv->n;
-    add(b, "vision.patch_embedding", V, LLMMEM_SPLIT_REPLICATED, 0, 0, vh, channels * frames * patch * patch, 1, 1);
+    add(b, "vision.patch_embedding", V, LLMMEM_SPLIT_REPLICATED, 0, 0, vh, kernel, 1, 1);
+    served_split(b, at, vh * kernel);
     if (b->inv->n > at)
         b->inv->t[at].fp32 = 1;
+    at = b->inv->n;
     add_vector(b, "vision.layer_norms", V, vh, 2 * (2 * layers + 1)); /* weight and bias: two a layer, pre_layrnorm */
+    served_split(b, at, vh * 2 * (2 * layers + 1));
+    at = b->inv->n;
     add(b, "vision.attention", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vh, 4 * layers, 4 * layers);
+    served_split(b, at, 0);
+    at = b->inv->n;
     add_vector(b, "vision.attention.bias", V, vh, 4 * layers);
+    served_split(b, at, vh * layers); /* out_proj's */
+    at = b->inv->n;
     add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vi, vh, layers, layers);
+    served_split(b, at, 0);
+    at = b->inv->n;
     add(b, "vision.mlp.fc2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vi, layers, layers);
+    served_split(b, at, 0);
+    at = b->inv->n;
     add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
+    served_split(b, at, vh * layers); /* fc2's */
     if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != 12)
         return;
+    at = b->inv->n;
     add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
+    served_split(b, at, 0);
+    at = b->inv->n;
     add(b, "patch_merge_mlp.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, merge * merge * text_hidden, 1,
         1);
+    served_split(b, at, 0);
     /* multi_modal_projector's linear_2 and patch_merge_mlp's */
+    at = b->inv->n;
     add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, text_hidden, 2, 2);
+    served_split(b, at, 0);
+    at = b->inv->n;
     add_vector(b, "projector.bias", V, text_hidden, 4);
+    served_split(b, at, 2 * text_hidden); /* the two linear_2's */
 }
 
 /* A ViT vision tower and its projector into the text model.

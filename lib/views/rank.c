@@ -104,6 +104,36 @@ llmmem_status llmmem__served_rank_weight_bytes(uint64_t *out, const llmmem_model
     return group_bytes(out, m, wp, ways, first, end, first_stage, last_stage, group, 1);
 }
 
+llmmem_status llmmem__served_tower_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                                                uint64_t ways)
+{
+    uint64_t elements = 0;
+    for (unsigned i = 0; i < m->inv.n; i++) {
+        const llmmem__tensor_class *t = &m->inv.t[i];
+        uint64_t all;
+        if (t->group != LLMMEM_PARAMS_VISION || t->count == 0)
+            continue;
+        if (!t->served_tower)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "a rank's share of the vision class %s split over the "
+                                "attention ranks is not modelled", t->name);
+        if (!llmmem__mul(&all, t->rows, t->cols) || !llmmem__mul(&all, all, t->count))
+            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "elements of %s exceed 64 bits", t->name);
+        const uint64_t split = all - t->served_whole;
+        if (split % ways)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "tensor_parallel (%llu) does not divide the vision class %s "
+                                "(%llu split elements) evenly, as SGLang's parallel linears require",
+                                (unsigned long long)ways, t->name, (unsigned long long)split);
+        if (!llmmem__add(&elements, elements, t->served_whole + split / ways))
+            return llmmem__fail(LLMMEM_ERR_OVERFLOW, "elements of the vision tower exceed 64 bits");
+    }
+    llmmem__inventory view = {.n = 1};
+    memset(view.by_role, -1, sizeof view.by_role);
+    view.t[0] = (llmmem__tensor_class){.name = "vision", .group = LLMMEM_PARAMS_VISION, .rows = 1, .cols = elements,
+                                       .count = elements ? 1 : 0, .active_count = elements ? 1 : 0};
+    llmmem__view v = {&view, 0, m->geo.layers};
+    return llmmem__view_weight_bytes(out, &v, wp);
+}
+
 void llmmem__rank_weights_make(llmmem__rank_weights *out, const llmmem_model *m, const llmmem__weight_plan *wp,
                                uint64_t ways)
 {

@@ -28,6 +28,13 @@ llmmem_status llmmem__served_rank_weight_bytes(uint64_t *out, const llmmem_model
                                                uint64_t ways, uint64_t first, uint64_t end, int first_stage,
                                                int last_stage, int group);
 
+/* The vision classes as SGLang's rank holds them where it splits the tower over its `ways` attention ranks
+ * (served_tower): each class's served_whole elements whole, the rest split evenly, all in the weight plan's
+ * high-precision format (the tower is built unquantized in the model's dtype). Refused where a vision class has no
+ * such rule or its split part does not divide evenly (SGLang's linear layers assert it). */
+llmmem_status llmmem__served_tower_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
+                                                uint64_t ways);
+
 /* Weight bytes of the multi-token-prediction modules (llmmem__mtp_inventory) on one rank, every
  * class split over `ways` tensor-parallel ranks as the decoder layers' are. */
 llmmem_status llmmem__mtp_rank_weight_bytes(uint64_t *out, const llmmem_model *m, const llmmem__weight_plan *wp,
