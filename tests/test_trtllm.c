@@ -209,6 +209,41 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* Mamba hybrids (issue 33). TensorRT-LLM's PyTorch backend serves Nemotron-H and Qwen3-Next with a
+ * MambaHybridCacheManager (tensorrt_llm/_torch/pyexecutor/mamba_cache_manager.py; MixedMambaHybridCacheManager
+ * in newer releases): attention paged, each Mamba-2 / Gated DeltaNet layer's conv state (conv_dim / tp x
+ * (conv_kernel - 1)) and SSM state (heads / tp x head_dim x state, mamba_ssm_cache_dtype) in max_batch_size + 1
+ * slots; how each release's KvCacheCreator takes the slots out of the KV budget differs (research/trtmamba),
+ * so the refusal names the manager, the rules known and what is not modelled. Layer counts by hand from the
+ * configs: Nemotron-Nano-9B-v2's hybrid_override_pattern (56 characters) has 27 'M' (Mamba-2), 4 '*', 25 '-';
+ * Qwen3-Next-80B-A3B: 48 layers, full_attention_interval 4 -> 36 Gated DeltaNet; Jamba-1.5-Mini: 32 layers,
+ * attn_layer_period 8 -> 4 attention, 28 Mamba-1 (no hybrid manager of TensorRT-LLM's holds Mamba-1 state).
+ * Before: "Mamba or Gated DeltaNet layers under TensorRT-LLM are not modelled" for all three. */
+START_TEST(test_mamba_hybrids_refused)
+{
+    static const struct {
+        const char *model, *gpu;
+        int64_t tp;
+        const char *layers;
+        int manager;
+    } rows[] = {{"nemotron-nano-9b-v2", "h100-sxm-80gb", 1, "27 Mamba-2 layers", 1},
+                {"qwen3-next-80b-a3b", "h200", 4, "36 Gated DeltaNet layers", 1},
+                {"jamba-1.5-mini", "h100-sxm-80gb", 1, "28 Mamba-1 layers under TensorRT-LLM", 0}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        fixture f = make(rows[i].model, rows[i].gpu);
+        set(&f, LLMMEM_KEY_TENSOR_PARALLEL, rows[i].tp);
+        ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+        const char *msg = llmmem_last_message();
+        ck_assert_msg(strstr(msg, rows[i].layers) && strstr(msg, "MambaHybridCacheManager"), "%s", msg);
+        if (rows[i].manager)
+            ck_assert_msg(strstr(msg, "max_batch_size + 1") && strstr(msg, "conv_kernel - 1") &&
+                              strstr(msg, "mamba_ssm_cache_dtype") && strstr(msg, "engine vllm models"),
+                          "%s", msg);
+        release(&f);
+    }
+}
+END_TEST
+
 /* MiniMax-M3 (tests/data/configs/minimax-m3.json: 60 layers, sparse_attention_freq 1 on layers 3-59) as issue 33
  * serves it, TP8 on H200s. TensorRT-LLM pages it with MiniMaxM3KVCacheManagerV2
  * (tensorrt_llm/_torch/attention/backends/sparse/minimax_m3/cache_manager.py, selected by
@@ -249,6 +284,7 @@ int main(void)
     tcase_add_test(tc, test_modelled_pytorch_path);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_minimax_m3_refused);
+    tcase_add_test(tc, test_mamba_hybrids_refused);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

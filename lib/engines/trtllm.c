@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "inventory/mixers.h"
 #include "job/job.h"
 #include "views/kv.h"
 #include "engines/serving.h"
@@ -63,6 +64,39 @@ static llmmem_status trtllm_refuse_indexed(const llmmem__geometry *a)
                         (unsigned long long)a->index_layers);
 }
 
+/* Mamba-2 and Gated DeltaNet: _torch/pyexecutor/mamba_cache_manager.py MambaHybridCacheManager (newer:
+ * MixedMambaHybridCacheManager) pages the attention layers and keeps each request's conv state
+ * (conv_dim / tp x (conv_kernel - 1), the model's dtype) and SSM state (heads / tp x head_dim x state,
+ * mamba_ssm_cache_dtype) in max_batch_size + 1 slots (PythonMambaCacheManager: a CUDA-graph padding slot);
+ * how a release's KvCacheCreator takes them out of the KV budget (newer: the (slope, intercept) of
+ * _estimate_mamba_hybrid_cache_cost, with auxiliary state) and what the profile's dummy requests hold
+ * changed from release to release and are not modelled here (research/trtmamba/notes.md) */
+static llmmem_status trtllm_refuse_state(const llmmem__geometry *a)
+{
+    const llmmem__mixer_row *row = llmmem__state_row(a);
+    if (!row)
+        return LLMMEM_OK;
+    const unsigned long long n = (unsigned long long)row->layers(a);
+    if (llmmem__state_kinds(a) == 1 && (row->id == LLMMEM_MIXER_SSM || row->id == LLMMEM_MIXER_LINEAR))
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                            "TensorRT-LLM's cache of a model with %llu %s layers is not modelled: its PyTorch "
+                            "backend keeps Mamba-2 and Gated DeltaNet state (Nemotron-H, Qwen3-Next) in a "
+                            "MambaHybridCacheManager (MixedMambaHybridCacheManager in newer releases) that pages "
+                            "only the attention layers and gives each of max_batch_size + 1 slots (one for CUDA-graph "
+                            "padding) a conv state (conv_dim / tp x (conv_kernel - 1), the model's dtype) and an SSM "
+                            "state (heads / tp x head_dim x state, mamba_ssm_cache_dtype) per layer; how its "
+                            "KvCacheCreator takes those slots out of the KV budget (newer releases: (budget - "
+                            "slots x state) // attention bytes per token, with auxiliary state) and what the "
+                            "profile's dummy requests hold differ between releases and are not modelled; "
+                            "engine vllm models the state",
+                            n, row->label);
+    return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
+                        "%llu %s layers under TensorRT-LLM are not modelled: its PyTorch backend's hybrid cache "
+                        "managers (MambaHybridCacheManager) hold the state of Mamba-2 and Gated DeltaNet layers "
+                        "(Nemotron-H, Qwen3-Next), one kind in a model",
+                        n, row->label);
+}
+
 static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model, const llmmem__serve_inputs *in)
 {
     llmmem__served p;
@@ -80,9 +114,8 @@ static llmmem_status trtllm_serve(llmmem_serving *out, const llmmem_model *model
     if (r->pp > 1)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "pipeline_parallel (%llu) under TensorRT-LLM is not modelled",
                             (unsigned long long)r->pp);
-    if (llmmem__state_layers(a))
-        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "Mamba or Gated DeltaNet layers under TensorRT-LLM are not "
-                            "modelled");
+    if ((st = trtllm_refuse_state(a)) != LLMMEM_OK)
+        return st;
     if (a->index_cache)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "DeepSeek's sparse attention indexer under TensorRT-LLM is not "
                             "modelled");
