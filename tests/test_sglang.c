@@ -601,28 +601,14 @@ START_TEST(test_kimi_k3)
 }
 END_TEST
 
-/* Kimi-K2.5 (tests/data/configs/kimi-k2.5.json: the DeepSeek-V3 text model, 61 MLA layers, and MoonViT) on 8 x H200,
+/* SGLang's VLM fraction (adjust_mem_fraction_for_vlm), one row a checkpoint, each by hand:
+ * Kimi-K2.5 (tests/data/configs/kimi-k2.5.json: the DeepSeek-V3 text model, 61 MLA layers, and MoonViT) on 8 x H200,
  * P = 139 GiB, weights 72 GiB: configs/kimi_k25.py KimiK25VisionConfig keeps num_hidden_layers 27 and hidden_size
  * 1,152 (the checkpoint's vt_* keys are other attributes): ratio 27 x 1,152^2 / (24 x 1,024^2) = 1.423828125, factor
  * 1 - 0.0423828125 = 0.9576171875, x 0.95 = 0.909736328125; reserved 512 + 12,288 + 1,024 + 1,024 = 14,848 MiB ->
  * round(128,923 / 143,771, 3) = 0.897, x 0.909736328125 = 0.816033486; rest = 67 - 139 x 0.183966514 - 0.09765625 =
- * 41.3309983 GiB = 44,378,821,555 B; cell 576 x 2 x 61 = 70,272 B: 631,529 tokens. */
-START_TEST(test_kimi_k25_vlm)
-{
-    fixture f = make_config("kimi-k2.5.json", "h200");
-    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, 8);
-    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
-    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 72LL << 30);
-    estimate(&f);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8160);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 44378821555ULL);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 70272);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 631529);
-    release(&f);
-}
-END_TEST
-
-/* Qwen3-VL-8B-Instruct (tests/data/configs/qwen3-vl-8b-instruct.json: text_config 36 layers of 8 KV heads of 128 in
+ * 41.3309983 GiB = 44,378,821,555 B; cell 576 x 2 x 61 = 70,272 B: 631,529 tokens.
+ * Qwen3-VL-8B-Instruct (tests/data/configs/qwen3-vl-8b-instruct.json: text_config 36 layers of 8 KV heads of 128 in
  * bf16; vision_config depth 27, hidden_size 1152) on one H200, P = 139 GiB, weights 17 GiB, SGLang's own fraction:
  *   reserved 512 + 12,288 + 512 + 128 = 13,440 MiB -> round(130,331 / 143,771, 3) = 0.907;
  *   adjust_mem_fraction_for_vlm reads getattr(vision_config, "num_hidden_layers", 24): Qwen3VLVisionConfig names its
@@ -630,37 +616,35 @@ END_TEST
  *   (24 x 1,024^2) = 1.265625, factor 1 - 0.1 x 0.265625 = 0.9734375, x 0.95 = 0.924765625; fraction 0.907 x
  *   0.924765625 = 0.838762421875 (0.8388 in ten-thousandths);
  *   rest = (139 - 17) - 139 x 0.161237578125 - 100 / 1,024 = 122 - 22.412023359375 - 0.09765625 = 99.490320390625 GiB
- *   = 106,826,918,086 B; cell 36 x 8 x 128 x 2 x 2 = 147,456 B: 724,466 tokens (page 1). */
-START_TEST(test_qwen3_vl_vlm)
-{
-    fixture f = make_config("qwen3-vl-8b-instruct.json", "h200");
-    set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
-    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 17LL << 30);
-    estimate(&f);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8388);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 106826918086ULL);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 147456);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 724466);
-    release(&f);
-}
-END_TEST
-
-/* Qwen2.5-VL-7B-Instruct (tests/data/configs/qwen2.5-vl-7b-instruct.json: 28 layers of 4 KV heads of 128 in bf16;
+ *   = 106,826,918,086 B; cell 36 x 8 x 128 x 2 x 2 = 147,456 B: 724,466 tokens (page 1).
+ * Qwen2.5-VL-7B-Instruct (tests/data/configs/qwen2.5-vl-7b-instruct.json: 28 layers of 4 KV heads of 128 in bf16;
  * vision_config depth 32, hidden_size 1280) on one H200, P = 139 GiB, weights 16 GiB: Qwen2_5_VLVisionConfig names its
  * depth `depth` too, so SGLang reads 24 layers, not 32: ratio 24 x 1,280^2 / (24 x 1,024^2) = 1.5625, factor
  * 1 - 0.05625 = 0.94375, x 0.95 = 0.8965625; fraction 0.907 x 0.8965625 = 0.8131821875 (0.8132);
  * rest = 123 - 139 x 0.1868178125 - 0.09765625 = 123 - 25.9676759375 - 0.09765625 = 96.9346678125 GiB
  * = 104,082,807,025 B; cell 28 x 4 x 128 x 2 x 2 = 57,344 B: 1,815,060 tokens. */
-START_TEST(test_qwen2_5_vl_vlm)
+static const struct vlm_case {
+    const char *config;
+    int64_t tp, weights_gib;
+    uint64_t fraction_x10000, kv_bytes, bytes_per_token, tokens;
+} vlm_cases[] = {
+    {"kimi-k2.5.json", 8, 72, 8160, 44378821555ULL, 70272, 631529},
+    {"qwen3-vl-8b-instruct.json", 1, 17, 8388, 106826918086ULL, 147456, 724466},
+    {"qwen2.5-vl-7b-instruct.json", 1, 16, 8132, 104082807025ULL, 57344, 1815060},
+};
+
+START_TEST(test_vlm_fraction)
 {
-    fixture f = make_config("qwen2.5-vl-7b-instruct.json", "h200");
+    const struct vlm_case *c = &vlm_cases[_i];
+    fixture f = make_config(c->config, "h200");
+    set(&f, LLMMEM_KEY_TENSOR_PARALLEL, c->tp);
     set(&f, LLMMEM_KEY_PRE_MODEL_LOAD_BYTES, 139LL << 30);
-    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, 16LL << 30);
+    set(&f, LLMMEM_KEY_PROFILE_WEIGHTS_BYTES, c->weights_gib << 30);
     estimate(&f);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), 8132);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), 104082807025ULL);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), 57344);
-    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), 1815060);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_MEMORY_FRACTION_X10000), c->fraction_x10000);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_KV_CACHE_BYTES), c->kv_bytes);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_BYTES_PER_TOKEN), c->bytes_per_token);
+    ck_assert_uint_eq(get(&f, LLMMEM_SERVING_TOKENS), c->tokens);
     release(&f);
 }
 END_TEST
@@ -862,10 +846,8 @@ int main(void)
     tcase_add_test(tc, test_mamba_extra_buffer_refused);
     tcase_add_test(tc, test_kimi_linear_kda_mla);
     tcase_add_test(tc, test_kimi_k3);
-    tcase_add_test(tc, test_kimi_k25_vlm);
+    tcase_add_loop_test(tc, test_vlm_fraction, 0, (int)(sizeof vlm_cases / sizeof vlm_cases[0]));
     tcase_add_test(tc, test_minimax_m3);
-    tcase_add_test(tc, test_qwen3_vl_vlm);
-    tcase_add_test(tc, test_qwen2_5_vl_vlm);
     tcase_add_test(tc, test_vlm_clamp_and_text_only);
     tcase_add_test(tc, test_requests_and_pages);
     tcase_add_test(tc, test_errors);
