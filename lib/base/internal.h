@@ -573,6 +573,12 @@ llmmem_status llmmem__inventory_build(llmmem__inventory *inv, llmmem__geometry *
  * projection, its output norm, and its own embedding and head where the family stores them. For a
  * model llmmem__model_check passed; an empty inventory when the model has none. */
 llmmem_status llmmem__mtp_inventory(llmmem__inventory *out, const llmmem_model *m);
+/* Decoder layers of one token mixer (enum llmmem__mixer), whatever their feed-forward block. */
+static inline uint64_t llmmem__mixer_layers(const llmmem__geometry *g, unsigned mixer)
+{
+    return llmmem__layers_in(&g->plan, llmmem__kinds_of(&g->plan, LLMMEM_MIXER_BIT(mixer), (1u << LLMMEM_FFNS) - 1), 0,
+                             g->layers);
+}
 /* Sliding-window attention layers among decoder layers [first, end). */
 static inline uint64_t llmmem__sliding_layers(const llmmem__geometry *g, uint64_t first, uint64_t end)
 {

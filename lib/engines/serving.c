@@ -849,7 +849,7 @@ static llmmem_status attn_res_refusal(const llmmem_model *m, const char *cache, 
                         "(llmmem_kv_cache_bytes) are", cache,
                         llmmem_choice_name(LLMMEM_KEY_MODEL_TYPE, (int64_t)mv(m, LLMMEM_KEY_MODEL_TYPE)),
                         attn_res_engines[row].runs, attn_res_engines[row].missing,
-                        (unsigned long long)(layers / block + (layers % block != 0)), (unsigned long long)layers,
+                        (unsigned long long)llmmem__ceil_div(layers, block), (unsigned long long)layers,
                         (unsigned long long)block);
 }
 
@@ -895,6 +895,22 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
     return check_parallel(out->a, r->tp, r->pp);
 }
 
+llmmem_status llmmem__serving_weights_less_tower(uint64_t *w, const llmmem_model *m, const llmmem__serve_inputs *in,
+                                                uint64_t tp)
+{
+    uint64_t tower = 0;
+    llmmem_status st = llmmem__serve_kept(in, in->plan_status);
+    if (st || (st = llmmem__served_rank_weight_bytes(&tower, m, &in->plan, tp, 0, m->geo.layers, 1, 1,
+                                                     LLMMEM_PARAMS_VISION)) != LLMMEM_OK)
+        return st;
+    if (tower > *w)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "the checkpoint's weights (%llu bytes) are below its vision "
+                            "tower's (%llu bytes) as the weight plan prices them", (unsigned long long)*w,
+                            (unsigned long long)tower);
+    *w -= tower;
+    return LLMMEM_OK;
+}
+
 /* vLLM's model memory of minimax_m3_vl beside its layers' weights (vllm models/minimax_m3/nvidia/model.py):
  * MiniMaxM3SparseForConditionalGeneration builds the tower and both projectors under _mark_tower_model, which skips
  * them when limit_mm_per_prompt is 0 for images and videos (models/interfaces.py SupportsMultiModal); MiniMaxM3Model
@@ -907,19 +923,13 @@ static llmmem_status indexer_model_memory(uint64_t *w, const llmmem_model *m, co
     if (blocks == 0)
         return llmmem__fail(LLMMEM_ERR_INCOMPLETE, "index_topk_blocks is not set: vLLM's top-k buffer of "
                             "minimax_m3_vl needs it (sparse_attention_config's sparse_topk_blocks)");
-    uint64_t tower = 0, topk;
+    uint64_t topk;
     llmmem_status st;
-    if (in->set.limit_mm_per_prompt == 0 && ((st = llmmem__serve_kept(in, in->plan_status)) != LLMMEM_OK ||
-        (st = llmmem__served_rank_weight_bytes(&tower, m, &in->plan, tp, 0, m->geo.layers, 1, 1,
-                                               LLMMEM_PARAMS_VISION)) != LLMMEM_OK))
+    if (in->set.limit_mm_per_prompt == 0 && (st = llmmem__serving_weights_less_tower(w, m, in, tp)) != LLMMEM_OK)
         return st;
-    if (tower > *w)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "the checkpoint's weights (%llu bytes) are below its vision "
-                            "tower's (%llu bytes) as the weight plan prices them", (unsigned long long)*w,
-                            (unsigned long long)tower);
     /* groups of 4 tokens of 4-byte indices */
     if (!llmmem__mul(&topk, heads ? heads : 1, llmmem__ceil_div(batched, 4)) || !llmmem__mul(&topk, topk, blocks) ||
-        !llmmem__mul(&topk, topk, 16) || !llmmem__add(w, *w - tower, topk))
+        !llmmem__mul(&topk, topk, 16) || !llmmem__add(w, *w, topk))
         return overflow("model memory with the top-k buffer");
     return LLMMEM_OK;
 }
@@ -943,11 +953,7 @@ static llmmem_status vllm_refuse_compressed(const llmmem_model *m)
     const llmmem__geometry *a = &m->geo;
     if (st || (!a->compressed_layers && !a->hc_mult))
         return st;
-    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
-    uint64_t n4 = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CSA), any_ffn),
-                                    0, a->layers);
-    uint64_t n128 = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn),
-                                      0, a->layers);
+    const uint64_t n4 = llmmem__mixer_layers(a, LLMMEM_MIXER_CSA), n128 = llmmem__mixer_layers(a, LLMMEM_MIXER_HCA);
     return llmmem__fail(LLMMEM_ERR_UNSUPPORTED,
                         "vLLM serving of deepseek_v4 is not modelled: vLLM pages the sliding window of its %llu "
                         "layers (SlidingWindowMLASpec, blocks of 64), the compressed entries of its %llu ratio-4 and "

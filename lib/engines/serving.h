@@ -86,6 +86,11 @@ llmmem_status llmmem__serving_prepare(llmmem__served *out, llmmem_serving *r, co
 llmmem_status llmmem__serving_rank_weights(uint64_t *out, const llmmem_model *m, const llmmem__serve_inputs *in,
                                            uint64_t tp);
 
+/* Takes from a rank's weights `w` its vision tower as the weight plan prices it (replicated): an engine that does not
+ * load the tower (vLLM at limit_mm_per_prompt 0) or loads it split its own way (SGLang's MiniMax-M3). */
+llmmem_status llmmem__serving_weights_less_tower(uint64_t *w, const llmmem_model *m, const llmmem__serve_inputs *in,
+                                                uint64_t tp);
+
 /* The activation peak of a profile forward over `tokens` tokens on one rank holding decoder layers
  * [first, end); with `seqs` > 0 also the dummy sampler's logits of min(seqs, tokens) rows in the
  * model's dtype and fp32 (vLLM's profile run on the last stage). */

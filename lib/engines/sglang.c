@@ -327,7 +327,7 @@ static int dsv4_c128_state(uint64_t *out, uint64_t requests, uint64_t n128)
  * unset with every layer kept), a LayerNorm's weight and bias in the model's dtype */
 static llmmem_status sglang_m3_tower(uint64_t *w, const llmmem_model *m, const llmmem__serve_inputs *in, uint64_t tp)
 {
-    uint64_t replicated, split, post;
+    uint64_t split, post;
     llmmem_status st;
     /* VisionAttention divides the heads (dist_utils.divide), fc1 and both linear_1 (ColumnParallelLinear) their
      * outputs over the ranks: SGLang refuses to start otherwise */
@@ -340,18 +340,12 @@ static llmmem_status sglang_m3_tower(uint64_t *w, const llmmem_model *m, const l
                                 "attention ranks: %s (%lld) is not divisible by tensor_parallel (%llu)",
                                 llmmem_key_name(divided[i]), (long long)n, (unsigned long long)tp);
     }
-    if ((st = llmmem__serve_kept(in, in->plan_status)) != LLMMEM_OK ||
-        (st = llmmem__served_rank_weight_bytes(&replicated, m, &in->plan, tp, 0, m->geo.layers, 1, 1,
-                                               LLMMEM_PARAMS_VISION)) != LLMMEM_OK ||
+    if ((st = llmmem__serving_weights_less_tower(w, m, in, tp)) != LLMMEM_OK ||
         (st = llmmem__served_tower_weight_bytes(&split, m, &in->plan, tp)) != LLMMEM_OK)
         return st;
-    if (replicated > *w)
-        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "the checkpoint's weights (%llu bytes) are below its vision "
-                            "tower's (%llu bytes) as the weight plan prices them", (unsigned long long)*w,
-                            (unsigned long long)replicated);
     if (!llmmem__mul(&post, (uint64_t)llmmem__model_value(m, LLMMEM_KEY_VISION_HIDDEN_SIZE),
                      2 * llmmem__kv_element_bytes(llmmem__model_dtype(m))) ||
-        !llmmem__add(w, *w - replicated, split) || !llmmem__add(w, *w, post))
+        !llmmem__add(w, *w, split) || !llmmem__add(w, *w, post))
         return overflow("weights of a rank with its vision tower");
     return LLMMEM_OK;
 }
@@ -364,12 +358,8 @@ static llmmem_status dsv4_serve(llmmem_serving *r, const llmmem_model *model, co
 {
     const llmmem__geometry *a = &model->geo;
     const llmmem__serve_settings *set = &in->set;
-    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
     const uint64_t layers = a->layers, window = a->window;
-    uint64_t n4 = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_CSA), any_ffn),
-                                    0, layers);
-    uint64_t n128 = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(LLMMEM_MIXER_HCA), any_ffn),
-                                      0, layers);
+    const uint64_t n4 = llmmem__mixer_layers(a, LLMMEM_MIXER_CSA), n128 = llmmem__mixer_layers(a, LLMMEM_MIXER_HCA);
     uint64_t rope = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_QK_ROPE_HEAD_DIM);
     uint64_t index = (uint64_t)llmmem__model_value(model, LLMMEM_KEY_INDEX_HEAD_DIM);
     int64_t kv = set->kv_cache_dtype;

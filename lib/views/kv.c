@@ -489,14 +489,12 @@ static llmmem_status dsv4_contiguous(uint64_t *out, const llmmem_model *m, const
                             "the model's dtype (auto, fp32, fp16, bf16)", llmmem__kv_dtype_name(dtype));
     if (a->window == 0)
         return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "deepseek_v4's contiguous cache needs sliding_window (0)");
-    const unsigned any_ffn = (1u << LLMMEM_FFNS) - 1;
     const uint64_t d = a->head_dim, i = (uint64_t)llmmem__model_value(m, LLMMEM_KEY_INDEX_HEAD_DIM);
     const uint64_t kept = tokens < a->window - 1 ? tokens : a->window - 1;
     uint64_t elements = 0;
     for (size_t k = 0; k < sizeof dsv4_rows / sizeof dsv4_rows[0]; k++) {
         const dsv4_cache_row *row = &dsv4_rows[k];
-        uint64_t n = llmmem__layers_in(&a->plan, llmmem__kinds_of(&a->plan, LLMMEM_MIXER_BIT(row->mixer), any_ffn), 0,
-                                       a->layers);
+        uint64_t n = llmmem__mixer_layers(a, row->mixer);
         uint64_t rate = row->rate ? (uint64_t)llmmem__model_value(m, row->rate) : 0, layer = 0, entry, buffer;
         if (n == 0)
             continue;
