@@ -818,29 +818,8 @@ static served_pool serve_config(const char *file, const char *gpu, int64_t tp, i
  * (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 B x 61 layers = 70,272 B a token, blocks of 16: 1,124,352 B;
  * 60,697,336,578 // 1,124,352 = 53,984 blocks (text alone 54,038), "GPU KV cache size" 53,984 x 16 = 863,744
  * tokens (864,608). On main vLLM serving with images was refused ("kimi_k25's moonvit tower"). */
-START_TEST(kimi_k25_vllm_encoder)
-{
-    served_pool img = serve_config("kimi-k2.5.json", "h200", 8, -1);
-    served_pool text = serve_config("kimi-k2.5.json", "h200", 8, 0);
-    ck_assert_uint_eq(img.x.item, 4225);
-    ck_assert_uint_eq(img.x.compute, 8192);
-    ck_assert_uint_eq(img.x.cache, 8192);
-    ck_assert_uint_eq(img.x.items, 1);
-    ck_assert_uint_eq(img.x.cache_bytes, 117440512ULL);
-    ck_assert_uint_eq(img.x.profile_bytes, 60569600ULL);
-    ck_assert_uint_eq(img.x.act - text.x.act, 60569600ULL);
-    ck_assert_uint_eq(text.x.kv, 60757906178ULL);
-    ck_assert_uint_eq(img.x.kv, 60697336578ULL);
-    ck_assert_uint_eq(img.blocks, 53984);
-    ck_assert_uint_eq(text.blocks, 54038);
-    ck_assert_uint_eq(img.tokens, 863744);
-    ck_assert_uint_eq(text.tokens, 864608);
-    ck_assert_uint_eq(text.x.item, 0);
-    ck_assert_uint_eq(text.x.profile_bytes, 0);
-}
-END_TEST
 
-/* EXAONE 4.5 served by vLLM with images (limit_mm_per_prompt unset, 999) on one H200 (as kimi_k25_vllm_encoder).
+/* EXAONE 4.5 served by vLLM with images (limit_mm_per_prompt unset, 999) on one H200 (as Kimi-K2.5 above).
  * The largest item (/work/research/vlmenc/notes.md): vllm exaone4_5.py Exaone4_5_ProcessingInfo.get_image_processor
  * builds Exaone4_5_ImageProcessor, a Qwen2VLImageProcessor with its default longest_edge 28 x 28 x 1280 =
  * 1,003,520 pixels (not the checkpoint's preprocessor_config.json); Qwen2VLProcessingInfo
@@ -855,23 +834,41 @@ END_TEST
  * 69,328,665,314 // 1,048,576 = 66,116 blocks (text alone 66,191). A 262,144-token request holds 16,384 full
  * blocks and 3 sliding groups x (cdiv(4095 + 8192, 16) + 1 = 769) = 18,691 blocks; "GPU KV cache size"
  * int(66,116 / 18,691 x 262,144) = 927,286 tokens (928,338). On main refused ("exaone4_5's exaone4_5_vision"). */
-START_TEST(exaone4_5_vllm_encoder)
+static const struct encoder_case {
+    const char *config;
+    int64_t tp;
+    uint64_t item, items, cache_bytes, profile_bytes, kv_text, kv_images, blocks_text, blocks_images, tokens_text,
+        tokens_images;
+} encoder_cases[] = {
+    /* Kimi-K2.5: the first derivation above */
+    {"kimi-k2.5.json", 8, 4225, 1, 117440512ULL, 60569600ULL, 60757906178ULL, 60697336578ULL, 54038, 53984, 864608,
+     863744},
+    /* EXAONE 4.5: the second */
+    {"exaone-4.5-33b.json", 1, 1280, 6, 83886080ULL, 78643200ULL, 69407308514ULL, 69328665314ULL, 66191, 66116,
+     928338, 927286},
+};
+
+/* vLLM with images (limit_mm_per_prompt unset, 999) against text alone (0), a row a checkpoint */
+START_TEST(vllm_encoder_cache)
 {
-    served_pool img = serve_config("exaone-4.5-33b.json", "h200", 1, -1);
-    served_pool text = serve_config("exaone-4.5-33b.json", "h200", 1, 0);
-    ck_assert_uint_eq(img.x.item, 1280);
+    const struct encoder_case *c = &encoder_cases[_i];
+    served_pool img = serve_config(c->config, "h200", c->tp, -1);
+    served_pool text = serve_config(c->config, "h200", c->tp, 0);
+    ck_assert_uint_eq(img.x.item, c->item);
     ck_assert_uint_eq(img.x.compute, 8192);
     ck_assert_uint_eq(img.x.cache, 8192);
-    ck_assert_uint_eq(img.x.items, 6);
-    ck_assert_uint_eq(img.x.cache_bytes, 83886080ULL);
-    ck_assert_uint_eq(img.x.profile_bytes, 78643200ULL);
-    ck_assert_uint_eq(img.x.act - text.x.act, 78643200ULL);
-    ck_assert_uint_eq(text.x.kv, 69407308514ULL);
-    ck_assert_uint_eq(img.x.kv, 69328665314ULL);
-    ck_assert_uint_eq(img.blocks, 66116);
-    ck_assert_uint_eq(text.blocks, 66191);
-    ck_assert_uint_eq(img.tokens, 927286);
-    ck_assert_uint_eq(text.tokens, 928338);
+    ck_assert_uint_eq(img.x.items, c->items);
+    ck_assert_uint_eq(img.x.cache_bytes, c->cache_bytes);
+    ck_assert_uint_eq(img.x.profile_bytes, c->profile_bytes);
+    ck_assert_uint_eq(img.x.act - text.x.act, c->profile_bytes);
+    ck_assert_uint_eq(text.x.kv, c->kv_text);
+    ck_assert_uint_eq(img.x.kv, c->kv_images);
+    ck_assert_uint_eq(img.blocks, c->blocks_images);
+    ck_assert_uint_eq(text.blocks, c->blocks_text);
+    ck_assert_uint_eq(img.tokens, c->tokens_images);
+    ck_assert_uint_eq(text.tokens, c->tokens_text);
+    ck_assert_uint_eq(text.x.item, 0);
+    ck_assert_uint_eq(text.x.profile_bytes, 0);
 }
 END_TEST
 
@@ -890,7 +887,7 @@ START_TEST(tower_budget_tokens)
 END_TEST
 
 /* What kimi_k25 does not model is refused by name: the tower's training activations, another projector or
- * position embedding (vLLM's encoder cache is kimi_k25_vllm_encoder's). */
+ * position embedding (vLLM's encoder cache is vllm_encoder_cache's). */
 START_TEST(kimi_k25_refusals)
 {
     llmmem_model *m = load("kimi-k2.5.json");
@@ -1211,7 +1208,7 @@ START_TEST(exaone4_5_33b)
 END_TEST
 
 /* What exaone4_5 does not model is refused by name: the tower's training activations, another text or vision
- * model_type (vLLM's encoder cache is exaone4_5_vllm_encoder's). */
+ * model_type (vLLM's encoder cache is vllm_encoder_cache's). */
 START_TEST(exaone4_5_refusals)
 {
     llmmem_model *m = load("exaone-4.5-33b.json");
@@ -1633,8 +1630,7 @@ int main(void)
     tcase_add_test(tc, minimax_m3_refusals);
     tcase_add_test(tc, minimax_m3_bridge_forms);
     tcase_add_test(tc, minimax_m3_vllm);
-    tcase_add_test(tc, kimi_k25_vllm_encoder);
-    tcase_add_test(tc, exaone4_5_vllm_encoder);
+    tcase_add_loop_test(tc, vllm_encoder_cache, 0, (int)(sizeof encoder_cases / sizeof encoder_cases[0]));
     tcase_add_test(tc, tower_budget_tokens);
     suite_add_tcase(suite, tc);
     return run_suite(suite);
