@@ -228,6 +228,13 @@ START_TEST(test_incomplete_inputs)
     ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
     ck_assert_str_eq(llmmem_last_message(),
                      "hidden_size (4096) is not divisible by num_attention_heads (40); set head_dim");
+    /* typed attention (Gemma 4's KV-shared layers) takes the same default width, refused the same way: a width
+     * of 4096 / 40 rounded down to 102 would cost a wrong cache (a found fuzz input: 0 from 6 / 40) */
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 4));
+    ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_str_eq(llmmem_last_message(),
+                     "hidden_size (4096) is not divisible by num_attention_heads (40); set head_dim");
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_KV_SHARED_LAYERS, 0));
     ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_ATTENTION_HEADS, 32));
     ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 5));
     ck_assert_status(llmmem_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);

@@ -469,6 +469,16 @@ START_TEST(nemotron_nas_49b)
     ck_assert_ok(llmmem_serving_new(&r));
     ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BYTES_PER_TOKEN), 200704 / 2);
+    /* vLLM's get_pp_indices gives pipeline_parallel 8 ten layers a stage; block_configs 60 to 69 are all no_op, so
+     * that worker caches no layer and kv_cache_utils.py get_kv_cache_config_from_groups's `assert group_size > 0`
+     * stops the engine; at 4 stages of 20 every stage has attention (layers 40-41, 52 and 71-79 among them) */
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 1));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 8));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "stage 6 (layers 60 to 69) caches no layer"));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 4));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_PIPELINE_PARALLEL, 1));
     /* training: the blocks' saved tensors are not modelled, refused by name */
     llmmem_report *rep = NULL;
     ck_assert_ok(llmmem_report_new(&rep));

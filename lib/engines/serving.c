@@ -1163,6 +1163,13 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
             most_bytes = cached;
         r->stage_hf_sliding[stage] = llmmem__sliding_layers(a, first, end);
         r->stage_group[stage] = state || indexed ? r->pool.group_layers : llmmem__kv_group_layers(a, &g, first, end);
+        /* kv_cache_utils.py get_kv_cache_config_from_groups: a worker whose stage caches no layer has a group of
+         * none, and `assert group_size > 0` stops the engine (Nemotron-NAS's no_op attention blocks) */
+        if (r->stage_group[stage] == 0)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM cannot start with pipeline_parallel %llu: stage %llu "
+                                "(layers %llu to %llu) caches no layer (get_kv_cache_config_from_groups asserts "
+                                "group_size > 0)", (unsigned long long)r->pp, (unsigned long long)stage,
+                                (unsigned long long)first, (unsigned long long)end - 1);
         if (end - first > most_layers)
             most_layers = end - first;
         /* kv_cache_utils.py get_num_blocks: available // page_size // num_layers (per group);

@@ -116,12 +116,28 @@ static llmmem_status require(builder *b, llmmem_key key)
     return LLMMEM_OK;
 }
 
+/* A head's width: head_dim, or hidden_size / num_attention_heads (transformers PretrainedConfig's default,
+ * e.g. models/llama/modeling_llama.py LlamaAttention), refused unless it divides; heads > 0. */
+static int head_width(builder *b, uint64_t h, uint64_t heads, uint64_t *d)
+{
+    *d = value(b, LLMMEM_KEY_HEAD_DIM);
+    if (*d)
+        return 1;
+    if (h % heads) {
+        fail(b, LLMMEM_ERR_INCOMPATIBLE, "hidden_size (%llu) is not divisible by num_attention_heads (%llu); set head_dim",
+             (unsigned long long)h, (unsigned long long)heads);
+        return 0;
+    }
+    *d = h / heads;
+    return 1;
+}
+
 /* Standard multi-head / grouped-query attention. */
 static void add_attention(builder *b, uint64_t h, uint64_t layers)
 {
     uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS);
     uint64_t kv_heads = value(b, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
-    uint64_t head_dim = value(b, LLMMEM_KEY_HEAD_DIM);
+    uint64_t head_dim;
     if (kv_heads == 0)
         kv_heads = heads;
     if (heads % kv_heads != 0) {
@@ -130,15 +146,8 @@ static void add_attention(builder *b, uint64_t h, uint64_t layers)
              (unsigned long long)heads, (unsigned long long)kv_heads);
         return;
     }
-    if (head_dim == 0) {
-        if (h % heads != 0) {
-            fail(b, LLMMEM_ERR_INCOMPATIBLE,
-                 "hidden_size (%llu) is not divisible by num_attention_heads (%llu); set head_dim",
-                 (unsigned long long)h, (unsigned long long)heads);
-            return;
-        }
-        head_dim = h / heads;
-    }
+    if (!head_width(b, h, heads, &head_dim))
+        return;
     /* the defaults above are resolved here once: every view reads them from the geometry */
     b->geo->kv_heads = kv_heads;
     b->geo->head_dim = b->geo->v_head_dim = head_dim;
@@ -181,7 +190,7 @@ static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding
 {
     llmmem__geometry *g = b->geo;
     uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), kv = value(b, LLMMEM_KEY_NUM_KEY_VALUE_HEADS);
-    uint64_t d = value(b, LLMMEM_KEY_HEAD_DIM), gd = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM);
+    uint64_t d, gd = value(b, LLMMEM_KEY_GLOBAL_HEAD_DIM);
     /* Step-3.5-Flash's full layers have fewer query heads than its sliding ones (attention_other_setting) */
     uint64_t gh = value(b, LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS) ? value(b, LLMMEM_KEY_NUM_GLOBAL_ATTENTION_HEADS) : heads;
     const int k_eq_v = value(b, LLMMEM_KEY_ATTENTION_K_EQ_V) != 0;
@@ -191,8 +200,8 @@ static void add_typed_attention(builder *b, uint64_t h, llmmem__kind_set sliding
     }
     if (kv == 0)
         kv = heads;
-    if (d == 0)
-        d = h / heads;
+    if (!head_width(b, h, heads, &d))
+        return;
     if (gd == 0)
         gd = d;
     uint64_t gkv = value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) ? value(b, LLMMEM_KEY_NUM_GLOBAL_KEY_VALUE_HEADS) : kv;
@@ -1739,11 +1748,9 @@ static void add_blocks(builder *b, uint64_t h)
     llmmem__geometry *g = b->geo;
     const llmmem__layer_map *map = &b->m->layer_map;
     const llmmem__layer_plan *p = &g->plan;
-    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), d = value(b, LLMMEM_KEY_HEAD_DIM);
-    if (require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS))
+    uint64_t heads = value(b, LLMMEM_KEY_NUM_ATTENTION_HEADS), d;
+    if (require(b, LLMMEM_KEY_NUM_ATTENTION_HEADS) || !head_width(b, h, heads, &d))
         return;
-    if (d == 0)
-        d = h / heads;
     g->blocks = 1;
     g->head_dim = g->v_head_dim = d;
     const llmmem_param_group A = LLMMEM_PARAMS_ATTENTION;
