@@ -123,7 +123,8 @@ static const llmmem__key_default glm4_structure[] = {{LLMMEM_KEY_NORMS_PER_LAYER
  * head), the MoonViT tower and its patch-merger projector (mm_projector) */
 static const llmmem__key_default kimi_k25_structure[] = {
     {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_MTP_EMBEDDING, 1}, {LLMMEM_KEY_MTP_LM_HEAD, 1},
-    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MOONVIT}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 10}, END,
+    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MOONVIT},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_KIMI_K25}, END,
 };
 
 /* models/exaone4_5/modular_exaone4_5.py: Exaone4 text layers (two norms after attention and MLP, q/k norms
@@ -132,7 +133,7 @@ static const llmmem__key_default kimi_k25_structure[] = {
 static const llmmem__key_default exaone4_5_structure[] = {
     {LLMMEM_KEY_NORMS_PER_LAYER, 2}, {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD},
     {LLMMEM_KEY_SLIDING_WINDOW_PATTERN, 4}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_EXAONE4_5},
-    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 3}, END,
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_QWEN2_5_VL_MERGER}, END,
 };
 
 /* vllm model_executor/models/laguna.py: LagunaAttention q_norm, k_norm over a head (always built); LagunaMoE's
@@ -147,7 +148,8 @@ static const llmmem__key_default laguna_structure[] = {
  * the MoonViT tower of qkv_hidden_size and its PatchMergerV2 projector (vision_tower.*, mm_projector.*) */
 static const llmmem__key_default kimi_k3_structure[] = {
     {LLMMEM_KEY_LINEAR_ATTN_KDA, 1}, {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 1},
-    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MOONVIT_K3}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 11}, END,
+    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MOONVIT_K3},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_KIMI_K3}, END,
 };
 
 /* MiniMax-M3 (MiniMaxAI/MiniMax-M3, remote code; NVIDIA-NeMo Megatron-Bridge models/minimax_m3/minimax_m3_bridge.py
@@ -157,22 +159,26 @@ static const llmmem__key_default kimi_k3_structure[] = {
 static const llmmem__key_default minimax_m3_structure[] = {
     {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_QK_NORM_TYPE, LLMMEM_QK_NORM_PER_HEAD},
     {LLMMEM_KEY_ROUTER_SCORE_CORRECTION_BIAS, 1}, {LLMMEM_KEY_ROUTER_FP32, 1}, {LLMMEM_KEY_ROUTER_BIAS_FP32, 1},
-    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MINIMAX_M3}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 12}, END,
+    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_MINIMAX_M3},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_MINIMAX_M3}, END,
 };
 
 /* models/qwen2_5_vl/modeling_qwen2_5_vl.py: Qwen2-shaped text model (q/k/v biased), the Qwen2.5-VL ViT
  * and its Qwen2_5_VLPatchMerger (visual.merger) */
 static const llmmem__key_default qwen2_5_vl_structure[] = {
-    {LLMMEM_KEY_QKV_BIAS, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN2_5_VL}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 3}, END,
+    {LLMMEM_KEY_QKV_BIAS, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN2_5_VL},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_QWEN2_5_VL_MERGER}, END,
 };
 /* models/qwen3_vl/modeling_qwen3_vl.py and qwen3_vl_moe: Qwen3 text layers (q_norm, k_norm), the Qwen3-VL
  * ViT with its merger and deepstack mergers */
 static const llmmem__key_default qwen3_vl_structure[] = {
-    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN3_VL}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, END,
+    {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN3_VL},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_QWEN3_VL_MERGER}, END,
 };
 /* models/mistral3/modeling_mistral3.py: PixtralVisionModel and Mistral3MultiModalProjector */
 static const llmmem__key_default mistral3_structure[] = {
-    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_PIXTRAL}, {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 5}, END,
+    {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_PIXTRAL},
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_MISTRAL3}, END,
 };
 
 /* models/llama4/modeling_llama4.py: Llama4TextConfig attention_chunk_size=8192 on the RoPE layers,
@@ -212,11 +218,11 @@ static const llmmem__key_default falcon_h1_structure[] = {
  * and merger without deepstack mergers; Qwen3_5MoeSparseMoeBlock's shared_expert_gate */
 static const llmmem__key_default qwen3_5_structure[] = {
     {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN3_VL},
-    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, END,
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_QWEN3_VL_MERGER}, END,
 };
 static const llmmem__key_default qwen3_5_moe_structure[] = {
     {LLMMEM_KEY_QK_NORM, 1}, {LLMMEM_KEY_ATTN_OUTPUT_GATE, 1}, {LLMMEM_KEY_VISION_MODEL_TYPE, LLMMEM__VISION_QWEN3_VL},
-    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, 4}, {LLMMEM_KEY_SHARED_EXPERT_GATE, 1}, END,
+    {LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_QWEN3_VL_MERGER}, {LLMMEM_KEY_SHARED_EXPERT_GATE, 1}, END,
 };
 
 /* models/gemma4/modular_gemma4.py Gemma4TextDecoderLayer: input, post_attention, pre_feedforward and

@@ -224,6 +224,22 @@ typedef enum llmmem__vision_kind {
     LLMMEM__VISION_MINIMAX_M3 = 13
 } llmmem__vision_kind;
 
+/* Values of multimodal_projector (base/keys.c projector_names: the same order). */
+typedef enum llmmem__projector_kind {
+    LLMMEM__PROJECTOR_NONE = 0,
+    LLMMEM__PROJECTOR_LLAVA_MLP = 1,
+    LLMMEM__PROJECTOR_GEMMA3 = 2,
+    LLMMEM__PROJECTOR_QWEN2_5_VL_MERGER = 3,
+    LLMMEM__PROJECTOR_QWEN3_VL_MERGER = 4,
+    LLMMEM__PROJECTOR_MISTRAL3 = 5,
+    LLMMEM__PROJECTOR_LLAMA4 = 7,
+    LLMMEM__PROJECTOR_MLLAMA = 8,
+    LLMMEM__PROJECTOR_GEMMA4 = 9,
+    LLMMEM__PROJECTOR_KIMI_K25 = 10,
+    LLMMEM__PROJECTOR_KIMI_K3 = 11,
+    LLMMEM__PROJECTOR_MINIMAX_M3 = 12
+} llmmem__projector_kind;
+
 /* ---- formats (formats.c) ----------------------------------------------- */
 
 /* Bits of one element of a plain data type (fp32 32, bf16 16, fp8 8, int4 4); 0 if blocked. */

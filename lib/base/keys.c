@@ -54,6 +54,10 @@ static const char *const vision_names[] = {"none", "clip_vision_model", "siglip_
 static const char *const projector_names[] = {"none", "llava_mlp", "gemma3", "qwen2_5_vl_merger", "qwen3_vl_merger",
                                               "mistral3", NULL, "llama4", "mllama", "gemma4", "kimi_k25", "kimi_k3",
                                               "minimax_m3", NULL};
+/* the internal enums name these values (internal.h): a row added to one is added to the other */
+_Static_assert(sizeof vision_names / sizeof *vision_names == LLMMEM__VISION_MINIMAX_M3 + 2, "vision_names and llmmem__vision_kind");
+_Static_assert(sizeof projector_names / sizeof *projector_names == LLMMEM__PROJECTOR_MINIMAX_M3 + 2,
+               "projector_names and llmmem__projector_kind");
 static const char *const recompute_names[] = {"none", "selective", "full", "offload", NULL};
 static const char *const recompute_method_names[] = {"uniform", "block", NULL};
 static const char *const cross_entropy_names[] = {"standard", "fused", "chunked", NULL};

@@ -527,8 +527,8 @@ static llmmem_status sglang_serve(llmmem_serving *out, const llmmem_model *model
      * (Gemma3ForConditionalGeneration, Llama4ForConditionalGeneration) are not is_multimodal: no VLM fraction and no
      * VLM cache (gemma3_mm.py still builds and loads the tower) */
     const int64_t projector = llmmem__model_value(model, LLMMEM_KEY_MULTIMODAL_PROJECTOR);
-    const int vlm = llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE) != 0 && projector != 2 /* gemma3 */ &&
-                    projector != 7 /* llama4 */;
+    const int vlm = llmmem__model_value(model, LLMMEM_KEY_VISION_MODEL_TYPE) != 0 &&
+                    projector != LLMMEM__PROJECTOR_GEMMA3 && projector != LLMMEM__PROJECTOR_LLAMA4;
     const struct vlm_tower_row *tower = vlm ? vlm_tower(model) : NULL;
     if (vlm && !tower) {
         char known[320];

@@ -1340,7 +1340,7 @@ static void add_pixtral(builder *b, uint64_t text_hidden)
     add(b, "vision.attention", V, LLMMEM_SPLIT_COLUMN, 1, 0, vh, vh, 4 * layers, 4 * layers);
     add(b, "vision.feed_forward.gate_up", V, LLMMEM_SPLIT_COLUMN, 1, 0, vi, vh, 2 * layers, 2 * layers);
     add(b, "vision.feed_forward.down", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
-    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != 5)
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != LLMMEM__PROJECTOR_MISTRAL3)
         return;
     add_vector(b, "projector.norm", V, vh, 1);
     add(b, "projector.patch_merger", V, LLMMEM_SPLIT_REPLICATED, 1, 0, vh, vh * merge * merge, 1, 1);
@@ -1377,7 +1377,7 @@ static void add_gemma4_vision(builder *b, uint64_t text_hidden)
     add(b, "vision.mlp.down", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
     if (value(b, LLMMEM_KEY_VISION_STANDARDIZE))
         add_vector(b, "vision.std_bias_scale", V, vh, 2);
-    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == 9)
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == LLMMEM__PROJECTOR_GEMMA4)
         add(b, "embed_vision", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
 }
 
@@ -1463,12 +1463,12 @@ static void add_moonvit(builder *b, uint64_t text_hidden)
     add(b, "vision.mlp.fc1", V, LLMMEM_SPLIT_ROW, 1, 0, vh, vi, layers, layers);
     add_vector(b, "vision.mlp.bias", V, vi + vh, biased * layers);
     int64_t projector = llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR);
-    if (projector == 10) {
+    if (projector == LLMMEM__PROJECTOR_KIMI_K25) {
         add_vector(b, "projector.pre_norm", V, vh, 2);
         add(b, "projector.proj.0", V, LLMMEM_SPLIT_REPLICATED, 1, 0, merged, merged, 1, 1);
         add(b, "projector.proj.2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, out, merged, 1, 1);
         add_vector(b, "projector.bias", V, merged + out, 1);
-    } else if (projector == 11) {
+    } else if (projector == LLMMEM__PROJECTOR_KIMI_K3) {
         add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, merged, merged, 1, 1);
         add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, out, merged, 1, 1);
         add_vector(b, "projector.post_norm", V, out, 1);
@@ -1536,7 +1536,7 @@ static void add_minimax_m3_vision(builder *b, uint64_t text_hidden)
     at = b->inv->n;
     add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
     served_split(b, at, vh * layers); /* fc2's */
-    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != 12)
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) != LLMMEM__PROJECTOR_MINIMAX_M3)
         return;
     at = b->inv->n;
     add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
@@ -1626,12 +1626,14 @@ static void add_vision(builder *b, uint64_t text_hidden)
         add_vector(b, "vision.head.mlp.bias", V, vi + vh, 1);
     }
     switch (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR)) {
-    case 1: /* LlavaMultiModalProjector: linear_1 (vision -> text, bias), GELU, linear_2 (text -> text, bias) */
+    case LLMMEM__PROJECTOR_LLAVA_MLP: /* LlavaMultiModalProjector: linear_1 (vision -> text, bias), GELU,
+                                       * linear_2 (text -> text, bias) */
         add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
         add(b, "projector.linear_2", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, text_hidden, 1, 1);
         add_vector(b, "projector.bias", V, text_hidden, 2);
         break;
-    case 2: /* Gemma3MultiModalProjector: mm_soft_emb_norm (RMSNorm, vision width), mm_input_projection_weight */
+    case LLMMEM__PROJECTOR_GEMMA3: /* Gemma3MultiModalProjector: mm_soft_emb_norm (RMSNorm, vision width),
+                                    * mm_input_projection_weight */
         add_vector(b, "projector.mm_soft_emb_norm", V, vh, 1);
         add(b, "projector.mm_input_projection", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden, vh, 1, 1);
         break;
@@ -1671,7 +1673,7 @@ static void add_llama4_vision(builder *b, uint64_t text_hidden)
     add_vector(b, "vision.mlp.bias", V, vi + vh, layers);
     add(b, "vision.adapter.fc1", V, LLMMEM_SPLIT_COLUMN, 1, 0, pin, vi, 1, 1);
     add(b, "vision.adapter.fc2", V, LLMMEM_SPLIT_ROW, 1, 0, pout, pout, 1, 1);
-    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == 7) {
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == LLMMEM__PROJECTOR_LLAMA4) {
         if (require(b, LLMMEM_KEY_VISION_OUTPUT_DIM))
             return;
         add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden,
@@ -1722,7 +1724,7 @@ static void add_mllama_vision(builder *b, uint64_t text_hidden)
     /* the cross-attention layers attend to every tile's patches of an image (MllamaForConditionalGeneration:
      * cross_attention_states of num_tiles x num_patches tokens an image, tiles padded to max_num_tiles) */
     b->geo->image_tokens = tiles * positions;
-    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == 8) {
+    if (llmmem__model_value(b->m, LLMMEM_KEY_MULTIMODAL_PROJECTOR) == LLMMEM__PROJECTOR_MLLAMA) {
         if (require(b, LLMMEM_KEY_VISION_OUTPUT_DIM))
             return;
         add(b, "projector.linear_1", V, LLMMEM_SPLIT_REPLICATED, 1, 0, text_hidden,

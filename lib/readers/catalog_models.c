@@ -599,7 +599,8 @@ static const llmmem__preset_value gemma_3_4b[] = {
     K(QK_NORM, 1), K(SLIDING_WINDOW, 1024), K(SLIDING_WINDOW_PATTERN, 6),
     K(VISION_MODEL_TYPE, LLMMEM__VISION_SIGLIP), K(VISION_HIDDEN_SIZE, 1152), K(VISION_NUM_HIDDEN_LAYERS, 27),
     K(VISION_INTERMEDIATE_SIZE, 4304), K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 896),
-    K(VISION_NUM_CHANNELS, 3), K(VISION_USE_HEAD, 0), K(MULTIMODAL_PROJECTOR, 2), K(TORCH_DTYPE, BF16), END};
+    K(VISION_NUM_CHANNELS, 3), K(VISION_USE_HEAD, 0), K(MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_GEMMA3),
+    K(TORCH_DTYPE, BF16), END};
 
 /* ---- Qwen-VL and Mistral 3 ----------------------------------------------
  * Text model and vision tower (merger included) as the config.json gives them; the sizes the
@@ -611,7 +612,7 @@ static const llmmem__preset_value gemma_3_4b[] = {
         K(VISION_INTERMEDIATE_SIZE, 3420), K(VISION_NUM_ATTENTION_HEADS, 16), K(VISION_PATCH_SIZE, 14), \
         K(VISION_NUM_CHANNELS, 3), K(VISION_TEMPORAL_PATCH_SIZE, 2), K(VISION_SPATIAL_MERGE_SIZE, 2), \
         K(VISION_OUT_HIDDEN_SIZE, (out)), K(VISION_WINDOW_SIZE, 112), K(VISION_FULLATT_BLOCKS, 4),             \
-        K(MULTIMODAL_PROJECTOR, 3)
+        K(MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_QWEN2_5_VL_MERGER)
 
 /* Qwen/Qwen2.5-VL-3B-Instruct config.json: 36 layers of 2048, 16 heads, 2 KV heads, MLP 11008,
  * vocab 151936, tied; ViT of 32 blocks of 1280 (MLP 3420), merged into 2048 */
@@ -636,7 +637,7 @@ static const llmmem__preset_value qwen2_5_vl_7b[] = {
         K(VISION_INTERMEDIATE_SIZE, (mlp)), K(VISION_NUM_ATTENTION_HEADS, 16), K(VISION_PATCH_SIZE, 16), \
         K(VISION_NUM_CHANNELS, 3), K(VISION_TEMPORAL_PATCH_SIZE, 2), K(VISION_SPATIAL_MERGE_SIZE, 2), \
         K(VISION_NUM_POSITION_EMBEDDINGS, 2304), K(VISION_DEEPSTACK_LAYERS, 3),                    \
-        K(VISION_OUT_HIDDEN_SIZE, (out)), K(MULTIMODAL_PROJECTOR, 4)
+        K(VISION_OUT_HIDDEN_SIZE, (out)), K(MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_QWEN3_VL_MERGER)
 
 /* Qwen/Qwen3-VL-2B-Instruct config.json: text_config 28 layers of 2048, 16 heads of 128, 8 KV
  * heads, MLP 6144, vocab 151936, tied; vision_config 24 blocks of 1024 (MLP 4096), deepstack
@@ -701,7 +702,7 @@ static const llmmem__preset_value mistral_small_3_1_24b[] = {
     K(MLP_BIAS, 0), K(SLIDING_WINDOW, 0), K(VISION_MODEL_TYPE, LLMMEM__VISION_PIXTRAL), K(VISION_HIDDEN_SIZE, 1024),
     K(VISION_NUM_HIDDEN_LAYERS, 24), K(VISION_INTERMEDIATE_SIZE, 4096), K(VISION_NUM_ATTENTION_HEADS, 16),
     K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 1540), K(VISION_NUM_CHANNELS, 3),
-    K(VISION_SPATIAL_MERGE_SIZE, 2), K(MULTIMODAL_PROJECTOR, 5), K(TORCH_DTYPE, BF16), END};
+    K(VISION_SPATIAL_MERGE_SIZE, 2), K(MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_MISTRAL3), K(TORCH_DTYPE, BF16), END};
 
 /* mistralai/Mistral-Small-3.2-24B-Instruct-2506 config.json: the 3.1 architecture, retrained */
 #define mistral_small_3_2_24b mistral_small_3_1_24b
@@ -721,7 +722,8 @@ static const llmmem__preset_value mistral_small_3_1_24b[] = {
     K(ATTENTION_CHUNK_SIZE, 8192), K(NO_ROPE_LAYER_INTERVAL, 4), K(VISION_MODEL_TYPE, LLMMEM__VISION_LLAMA4),                         \
     K(VISION_HIDDEN_SIZE, 1408), K(VISION_INTERMEDIATE_SIZE, 5632), K(VISION_NUM_HIDDEN_LAYERS, 34),              \
     K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 336), K(VISION_NUM_CHANNELS, 3), K(VISION_OUTPUT_DIM, 4096),   \
-    K(PROJECTOR_INPUT_DIM, 4096), K(PROJECTOR_OUTPUT_DIM, 4096), K(MULTIMODAL_PROJECTOR, 7), K(TORCH_DTYPE, BF16)
+    K(PROJECTOR_INPUT_DIM, 4096), K(PROJECTOR_OUTPUT_DIM, 4096), K(MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_LLAMA4), \
+    K(TORCH_DTYPE, BF16)
 
 /* meta-llama/Llama-4-Scout-17B-16E-Instruct: 16 experts on every layer, 10M positions */
 static const llmmem__preset_value llama_4_scout_17b_16e[] = {
@@ -745,7 +747,7 @@ static const llmmem__preset_value llama_3_2_11b_vision[] = {
     K(VISION_HIDDEN_SIZE, 1280), K(VISION_INTERMEDIATE_SIZE, 5120), K(VISION_NUM_HIDDEN_LAYERS, 32),
     K(VISION_NUM_GLOBAL_LAYERS, 8), K(VISION_PATCH_SIZE, 14), K(VISION_IMAGE_SIZE, 560), K(VISION_NUM_CHANNELS, 3),
     K(VISION_MAX_NUM_TILES, 4), K(VISION_MAX_ASPECT_RATIO_ID, 8), K(VISION_OUTPUT_DIM, 7680),
-    K(MULTIMODAL_PROJECTOR, 8), K(TORCH_DTYPE, BF16), END};
+    K(MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_MLLAMA), K(TORCH_DTYPE, BF16), END};
 /* ---- Mamba-2 and hybrids ------------------------------------------------------------------ */
 
 /* mistralai/Mamba-Codestral-7B-v0.1 config.json (mamba2): 64 Mamba-2 blocks of 4096, 128 heads of

@@ -3203,7 +3203,7 @@ static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const ll
                            "head_dim = hidden_size without grouped KV heads is modelled",
                            (long long)kv, (long long)head_dim, (long long)heads, (long long)hidden);
         if (!st)
-            st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, 9);
+            st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, LLMMEM__PROJECTOR_GEMMA4);
         if (st)
             return st;
     }
@@ -3348,7 +3348,8 @@ static llmmem_status read_qwen_vl(hf *c, const llmmem__json *root, const llmmem_
     if (!st && qwen3_5) /* Qwen3_5VisionModel: blocks and merger, no deepstack_merger_list */
         st = set(&sub, "deepstack_visual_indexes", LLMMEM_KEY_VISION_DEEPSTACK_LAYERS, 0);
     if (!st)
-        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR, qwen3 ? 4 : 3);
+        st = set(c, "model_type", LLMMEM_KEY_MULTIMODAL_PROJECTOR,
+                 qwen3 ? LLMMEM__PROJECTOR_QWEN3_VL_MERGER : LLMMEM__PROJECTOR_QWEN2_5_VL_MERGER);
     *text_out = text;
     return st;
 }
@@ -3472,7 +3473,7 @@ static const hf_wrapper llava_wrapper = {
     .text_refusal = "llava takes a text model_type such as llama or mistral",
     .towers = TOWERS(&clip_tower, &siglip_tower), .vision_refusal = "clip_vision_model and siglip_vision_model are",
     .feature_layer = 1, .bias_why = "a projector without biases is not modelled", .bias_refused = 0, .bias_dflt = 1,
-    .projector = 1};
+    .projector = LLMMEM__PROJECTOR_LLAVA_MLP};
 /* Mistral3Config: text_config a MistralConfig (or the model_type it names: ministral3), vision_config
  * a PixtralVisionConfig, joined by Mistral3MultiModalProjector: spatial_merge_size=2,
  * multimodal_projector_bias=False, vision_feature_layer=-1 (a list widens linear_1, not modelled). */
@@ -3481,24 +3482,25 @@ static const hf_wrapper mistral3_wrapper = {
     .text_refusal = "mistral3 takes mistral and ministral3", .model_type = LLMMEM_MODEL_MISTRAL3,
     .towers = TOWERS(&pixtral_tower), .vision_refusal = "mistral3 takes pixtral",
     .feature_layer = 1, .bias_why = "a biased Mistral 3 projector is not modelled", .bias_refused = 1, .bias_dflt = 0,
-    .top = FIELDS(mistral3_top_fields), .projector = 5};
+    .top = FIELDS(mistral3_top_fields), .projector = LLMMEM__PROJECTOR_MISTRAL3};
 /* Gemma3Config: text_config is a Gemma3TextConfig, vision_config a SiglipVisionConfig, joined
  * by Gemma3MultiModalProjector. */
 static const hf_wrapper gemma3_wrapper = {
     .type = "gemma3", .text_types = NAMES("gemma3_text"), .text_refusal = "gemma3 takes gemma3_text",
-    .towers = TOWERS(&siglip_tower), .vision_refusal = "gemma3 takes siglip_vision_model", .projector = 2};
+    .towers = TOWERS(&siglip_tower), .vision_refusal = "gemma3 takes siglip_vision_model",
+    .projector = LLMMEM__PROJECTOR_GEMMA3};
 /* Llama4Config: text_config (llama4_text) and vision_config (llama4_vision_model), joined by
  * Llama4MultiModalProjector. */
 static const hf_wrapper llama4_wrapper = {
     .type = "llama4", .text_types = NAMES("llama4_text"), .text_refusal = "llama4 takes llama4_text",
     .text = read_llama4_text, .towers = TOWERS(&llama4_tower), .vision_refusal = "llama4 takes llama4_vision_model",
-    .projector = 7};
+    .projector = LLMMEM__PROJECTOR_LLAMA4};
 /* MllamaConfig: text_config (mllama_text_model: Llama's fields and cross_attention_layers) and
  * vision_config (mllama_vision_model), joined by the multi_modal_projector. */
 static const hf_wrapper mllama_wrapper = {
     .type = "mllama", .text_types = NAMES("mllama_text_model"), .text_refusal = "mllama takes mllama_text_model",
     .text = read_mllama_text, .towers = TOWERS(&mllama_tower), .vision_refusal = "mllama takes mllama_vision_model",
-    .projector = 8};
+    .projector = LLMMEM__PROJECTOR_MLLAMA};
 
 /* Kimi-K2.5's MoonViT (moonshotai/Kimi-K2.5's published vision_config, r33 SOURCES id 62530201892): vt_hidden_size,
  * vt_intermediate_size, vt_num_hidden_layers, vt_num_attention_heads, 14-pixel patches; text_hidden_size the
@@ -3574,7 +3576,7 @@ static const hf_wrapper kimi_k25_wrapper = {
     .type = "kimi_k25", .text_types = NAMES("deepseek_v3", "kimi_k2"),
     .text_refusal = "kimi_k25 takes deepseek_v3 and kimi_k2", .model_type = LLMMEM_MODEL_KIMI_K25,
     .towers = TOWERS(&moonvit_tower), .vision_refusal = "kimi_k25 takes MoonViT (a vision_config without a model_type)",
-    .projector = 10};
+    .projector = LLMMEM__PROJECTOR_KIMI_K25};
 
 /* Kimi K3's MoonViT (KimiK3VisionConfig, remote code; its fields and defaults as the inference engines mirror
  * them: tokenspeed configs/kimi_k3.py "defaults mirror the checkpoint's vision_config", stored index id
@@ -3619,7 +3621,7 @@ static const hf_tower kimi_k3_tower = {"kimi_k3_vision", LLMMEM__VISION_MOONVIT_
 static const hf_wrapper kimi_k3_wrapper = {
     .type = "kimi_k3", .text_types = NAMES("kimi_linear"), .text_refusal = "kimi_k3 takes kimi_linear",
     .text = read_kimi_linear, .model_type = LLMMEM_MODEL_KIMI_K3, .towers = TOWERS(&kimi_k3_tower),
-    .vision_refusal = "kimi_k3 takes kimi_k3_vision", .projector = 11};
+    .vision_refusal = "kimi_k3 takes kimi_k3_vision", .projector = LLMMEM__PROJECTOR_KIMI_K3};
 
 /* Exaone4_5_VisionConfig (transformers models/exaone4_5/configuration_exaone4_5.py): Qwen2_5_VLVisionConfig's
  * fields and defaults (depth=32, hidden_size=3584, intermediate_size=3420, num_heads=16, in_channels=3,
@@ -3647,7 +3649,7 @@ static const hf_wrapper exaone4_5_wrapper = {
     .type = "exaone4_5", .text_types = NAMES("exaone4", "exaone4_5_text"),
     .text_refusal = "exaone4_5 takes exaone4 and exaone4_5_text", .text = read_llama_like,
     .model_type = LLMMEM_MODEL_EXAONE4_5, .towers = TOWERS(&exaone4_5_tower),
-    .vision_refusal = "exaone4_5 takes exaone4_5_vision", .projector = 3};
+    .vision_refusal = "exaone4_5 takes exaone4_5_vision", .projector = LLMMEM__PROJECTOR_QWEN2_5_VL_MERGER};
 /* MiniMax-M3's vision_config (model_type clip_vision_model; MiniMaxM3VisionModel in Megatron-Bridge
  * models/minimax_m3/modeling_minimax_m3_vl.py): its shapes required (CLIPVisionConfig's defaults are not its
  * tower's), position_embedding_type rope (3D RoPE: no position table). */
@@ -3708,7 +3710,7 @@ static const hf_wrapper minimax_m3_vl_wrapper = {
     .text_refusal = "minimax_m3_vl takes a text_config without a model_type", .text = read_minimax_m3,
     .model_type = LLMMEM_MODEL_MINIMAX_M3_VL, .towers = TOWERS(&minimax_m3_tower),
     .vision_refusal = "minimax_m3_vl takes clip_vision_model", .bias_why = "unbiased projectors are not modelled",
-    .bias_refused = 0, .bias_dflt = 1, .top = FIELDS(minimax_m3_top_fields), .projector = 12};
+    .bias_refused = 0, .bias_dflt = 1, .top = FIELDS(minimax_m3_top_fields), .projector = LLMMEM__PROJECTOR_MINIMAX_M3};
 #undef TOWERS
 
 static llmmem_status read_llava(const hf *c, const llmmem__json *root, const llmmem__json **text_out)
