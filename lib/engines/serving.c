@@ -716,6 +716,12 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
     if (!llmmem__mul(&r->v[LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE], state_page, state_layers))
         return overflow("state bytes of a sequence");
     if (attention == 0) {
+        /* v1/core/kv_cache_utils.py get_num_blocks: available_memory // page_size, a page of 0 bytes with
+         * conv_L_cache 1 (its state keeps conv_L_cache - 1 columns) */
+        if (state_page == 0)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM cannot start with conv_L_cache %llu and no attention "
+                                "layer: a short-convolution state of 0 bytes is a page of 0 bytes, and get_num_blocks "
+                                "divides by it", (unsigned long long)mv(m, LLMMEM_KEY_CONV_L_CACHE));
         r->pool.block = r->max_model_len;
         r->page = state_page;
         r->pool.group_layers = state_layers;
