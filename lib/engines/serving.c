@@ -1021,6 +1021,12 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     r->dtype = in->kv;
     if ((st = llmmem__kv_token_layer_bytes(&r->pool.token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
         return st;
+    /* v1/core/kv_cache_utils.py get_num_blocks divides by the page: nvfp4's head_size // 2 + head_size // 16 bytes
+     * (kv.c) are none for a head of 1 */
+    if (a->kv_token.heads && r->pool.token_layer == 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "kv_cache_dtype (%s) with head_dim %llu: head_size // 2 + "
+                            "head_size // 16 is a page of 0 bytes, and vLLM's get_num_blocks divides by it",
+                            llmmem__kv_dtype_name(r->dtype), (unsigned long long)a->kv_token.width);
     if (r->dtype != LLMMEM_KV_CACHE_FP8_DS_MLA &&
         (st = llmmem__kv_token_layer_bytes(&r->contig_token_layer, a, r->dtype, r->tp, 1)) != LLMMEM_OK)
         return st;
