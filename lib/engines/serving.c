@@ -707,7 +707,9 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
         return st;
     uint64_t conv_bytes = state_element_bytes(set->mamba_cache_dtype, model_bytes);
     uint64_t ssm_bytes = state_element_bytes(set->mamba_ssm_cache_dtype, conv_bytes);
-    uint64_t state_page = conv * conv_bytes + temporal * ssm_bytes; /* below 2^60 by the key bounds */
+    uint64_t state_page = 0; /* not bounded by the keys: a Mamba-2 state of 2^24-wide heads, dims and state */
+    if (!llmmem__muladd(&state_page, conv, conv_bytes) || !llmmem__muladd(&state_page, temporal, ssm_bytes))
+        return overflow("state page bytes");
     /* vllm/model_executor/models/falcon_h1.py: a parallel_ssm layer is one attention and one mamba cache layer */
     uint64_t state_layers = llmmem__state_layers(a);
     uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
