@@ -480,6 +480,14 @@ START_TEST(lfm2_1_2b)
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_KV_CACHE_BYTES), 75545866343ULL);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_BLOCK_SIZE), 16);
     ck_assert_uint_eq(llmmem_serving_get(r, LLMMEM_SERVING_NUM_BLOCKS), 384246);
+    /* conv layers alone with conv_L_cache 1: a state, so a page, of 0 bytes (it divided by zero before) */
+    llmmem_model *conv = from_text(
+        "{\"model_type\": \"lfm2\", \"hidden_size\": 1024, \"num_hidden_layers\": 4, \"num_attention_heads\": 16, "
+        "\"num_key_value_heads\": 8, \"vocab_size\": 65536, \"intermediate_size\": 6656, \"conv_L_cache\": 1, "
+        "\"full_attn_idxs\": [], \"max_position_embeddings\": 128000, \"torch_dtype\": \"bfloat16\"}");
+    ck_assert_status(llmmem_serving_estimate(r, conv, hw, s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "conv_L_cache 1 and no attention layer"));
+    llmmem_model_free(conv);
     llmmem_serving_free(r);
     llmmem_strategy_free(s);
     llmmem_hardware_free(hw);

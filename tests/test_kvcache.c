@@ -194,6 +194,10 @@ START_TEST(test_quantized_formats)
     ck_assert_ok(llmmem_strategy_set_text(f.s, "kv_cache_dtype", "nvfp4"));
     estimate(&f);
     ck_assert_uint_eq(get(&f, LLMMEM_SERVING_PAGE_BYTES), 16 * 1152); /* 18,432 */
+    /* a head of 1 packs 1 // 2 + 1 // 16 = 0 bytes: a page of none (it divided by zero before) */
+    ck_assert_ok(llmmem_model_set_int(f.m, LLMMEM_KEY_HEAD_DIM, 1));
+    ck_assert_status(llmmem_serving_estimate(f.r, f.m, f.hw, f.s), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "kv_cache_dtype (nvfp4) with head_dim 1"));
     release(&f);
 }
 END_TEST

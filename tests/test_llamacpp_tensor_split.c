@@ -165,6 +165,29 @@ START_TEST(inventory_kv_heads_over_gpus)
 }
 END_TEST
 
+/* KV rows wider than 2^32 within the key bounds (1,024 KV heads of head_dim 2^24: ne = 2^34), one layer, hidden 33,
+ * q4_0: an attention matrix is 2^34 x 33 x 18 / 32 = 318,901,321,728 B, 18 ne and 9,663,676,416 B over; each GPU's
+ * half is 18 x 2^33 + 9,663,676,416 x 2^33 / 2^34. That remainder's product (9 x 2^63) wrapped: a GPU's weights
+ * came out 2^32 B short (1,082,873,511,302). */
+START_TEST(inventory_wide_attention_rows)
+{
+    run x;
+    open_preset(&x, "llama-3.1-8b", "h100-sxm-80gb", 2);
+    ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_HIDDEN_SIZE, 33));
+    ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_NUM_ATTENTION_HEADS, 1024));
+    ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_NUM_KEY_VALUE_HEADS, 1024));
+    ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_HEAD_DIM, 16777216));
+    ck_assert_ok(llmmem_model_set_int(x.m, LLMMEM_KEY_NUM_HIDDEN_LAYERS, 1));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "weight_format", "q4_0"));
+    ck_assert_ok(llmmem_strategy_set_text(x.s, "flash_attn", "on"));
+    ck_assert_ok(llmmem_strategy_set_int(x.s, LLMMEM_KEY_N_CTX, 256));
+    estimate(&x);
+    ck_assert_uint_eq(bytes(&x, 0, LLMMEM_LOCAL_MODEL), 1087168478598ULL);
+    ck_assert_uint_eq(bytes(&x, 1, LLMMEM_LOCAL_MODEL), 1087168478598ULL);
+    close_run(&x);
+}
+END_TEST
+
 /* Public notes of llama.cpp bb4caa754 on an RTX 5070 Ti and an RTX 4060 (-sm tensor, -ts of about
  * 0.68 for the first): "llama_kv_cache: Meta() KV buffer size = 31.88 MiB (total 42.50)" of
  * KAT-Coder-V2.5-Dev (qwen35moe: 40 layers, 10 of them attention with 2 KV heads of 256, q8_0 cache,
@@ -303,6 +326,7 @@ int main(void)
     TCase *tc = tcase_create("llamacpp_tensor");
     tcase_add_test(tc, gguf_even_split_two_gpus);
     tcase_add_test(tc, inventory_kv_heads_over_gpus);
+    tcase_add_test(tc, inventory_wide_attention_rows);
     tcase_add_test(tc, log_kat_coder_share);
     tcase_add_test(tc, log_rocm_even_split);
     tcase_add_test(tc, log_qwen3_8_27b_q4_0_even_split);

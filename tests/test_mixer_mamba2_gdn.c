@@ -722,6 +722,33 @@ START_TEST(serving_mamba2)
 }
 END_TEST
 
+/* A state of 2^20 heads x 2^20 wide x state 2^24, each within its key's bounds, is 2^64 elements: it wrapped to a
+ * page of the conv state alone (vLLM) and a wrong contiguous cache; both are refused now. */
+START_TEST(state_overflow)
+{
+    llmmem_model *m = preset("mamba2-130m");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    uint64_t bytes = 0;
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MAMBA_NUM_HEADS, 1048576));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_MAMBA_HEAD_DIM, 1048576));
+    ck_assert_ok(llmmem_model_set_int(m, LLMMEM_KEY_SSM_STATE_SIZE, 16777216));
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_KV_CACHE_MEMORY_BYTES, 1000000000));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_OVERFLOW);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "mamba_num_heads 1048576 x mamba_head_dim 1048576 x "
+                                                        "ssm_state_size 16777216) exceed 64 bits"));
+    ck_assert_status(llmmem_kv_cache_bytes(&bytes, m, s, 1, 10), LLMMEM_ERR_OVERFLOW);
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mixer_mamba2_gdn");
@@ -740,6 +767,7 @@ int main(void)
     tcase_add_test(tc, serving_qwen3_next);
     tcase_add_test(tc, serving_qwen3_next_public_log);
     tcase_add_test(tc, serving_mamba2);
+    tcase_add_test(tc, state_overflow);
     tcase_add_test(tc, contiguous_state);
     tcase_add_test(tc, training_mamba2_layer);
     tcase_add_test(tc, training_nemotron_h);

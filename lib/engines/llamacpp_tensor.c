@@ -51,7 +51,7 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 
 static uint64_t lcm(uint64_t a, uint64_t b)
 {
-    return a / gcd(a, b) * b; /* both below 2^24 x 2^8 by the key bounds */
+    return a / gcd(a, b) * b; /* n_embd_q below 2^44 (heads x head_dim), a block below 2^9: below 2^53 */
 }
 
 /* Rows of a dimension of ne elements each device gets (llama_meta_device_get_split_state). */
@@ -103,7 +103,7 @@ static void rows_over_layers(uint64_t *sum, const splitter *sp, uint64_t ne, uin
         split_rows(rows, sp, ne, g, (rotation + r) % sp->n);
         uint64_t times = layers / sp->n + (r < layers % sp->n);
         for (size_t d = 0; d < sp->n; d++)
-            sum[d] += rows[d] * times; /* rows below 2^25, times below 2^21 */
+            sum[d] += rows[d] * times; /* at most ne x layers: the meta KV buffer's checked product is larger */
     }
 }
 
@@ -135,8 +135,10 @@ static int share_bytes(uint64_t *out, const splitter *sp, uint64_t bytes, uint64
         split_rows(rows, sp, ne, g, (rotation + r) % sp->n);
         uint64_t times = n_layers / sp->n + (r < n_layers % sp->n), x;
         for (size_t d = 0; d < sp->n; d++) {
-            /* per x rows / ne, the remainder's product below 2^50 */
-            if (!llmmem__mul(&x, per / ne, rows[d]) || !llmmem__add(&x, x, per % ne * rows[d] / ne) ||
+            /* per x rows / ne; the remainder's product in 128 bits: an attention row of kv_heads x head_dim
+             * passes 2^32 within the key bounds (head_dim 2^24), and its square 2^64 */
+            __extension__ const uint64_t rest = (uint64_t)((unsigned __int128)(per % ne) * rows[d] / ne);
+            if (!llmmem__mul(&x, per / ne, rows[d]) || !llmmem__add(&x, x, rest) ||
                 !llmmem__mul(&x, x, times) || !llmmem__add(&out[d], out[d], x))
                 return 0;
         }

@@ -707,7 +707,9 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
         return st;
     uint64_t conv_bytes = state_element_bytes(set->mamba_cache_dtype, model_bytes);
     uint64_t ssm_bytes = state_element_bytes(set->mamba_ssm_cache_dtype, conv_bytes);
-    uint64_t state_page = conv * conv_bytes + temporal * ssm_bytes; /* below 2^60 by the key bounds */
+    uint64_t state_page = 0; /* not bounded by the keys: a Mamba-2 state of 2^24-wide heads, dims and state */
+    if (!llmmem__muladd(&state_page, conv, conv_bytes) || !llmmem__muladd(&state_page, temporal, ssm_bytes))
+        return overflow("state page bytes");
     /* vllm/model_executor/models/falcon_h1.py: a parallel_ssm layer is one attention and one mamba cache layer */
     uint64_t state_layers = llmmem__state_layers(a);
     uint64_t attention = llmmem__layers_in(&a->plan, a->attention, 0, a->layers);
@@ -716,6 +718,12 @@ static llmmem_status state_pool(llmmem_serving *r, const llmmem_model *m, const 
     if (!llmmem__mul(&r->v[LLMMEM_SERVING_STATE_BYTES_PER_SEQUENCE], state_page, state_layers))
         return overflow("state bytes of a sequence");
     if (attention == 0) {
+        /* v1/core/kv_cache_utils.py get_num_blocks: available_memory // page_size, a page of 0 bytes with
+         * conv_L_cache 1 (its state keeps conv_L_cache - 1 columns) */
+        if (state_page == 0)
+            return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "vLLM cannot start with conv_L_cache %llu and no attention "
+                                "layer: a short-convolution state of 0 bytes is a page of 0 bytes, and get_num_blocks "
+                                "divides by it", (unsigned long long)mv(m, LLMMEM_KEY_CONV_L_CACHE));
         r->pool.block = r->max_model_len;
         r->page = state_page;
         r->pool.group_layers = state_layers;
@@ -1015,6 +1023,12 @@ static llmmem_status vllm_serve(llmmem_serving *out, const llmmem_model *model, 
     r->dtype = in->kv;
     if ((st = llmmem__kv_token_layer_bytes(&r->pool.token_layer, a, r->dtype, r->tp, 0)) != LLMMEM_OK)
         return st;
+    /* v1/core/kv_cache_utils.py get_num_blocks divides by the page: nvfp4's head_size // 2 + head_size // 16 bytes
+     * (kv.c) are none for a head of 1 */
+    if (a->kv_token.heads && r->pool.token_layer == 0)
+        return llmmem__fail(LLMMEM_ERR_UNSUPPORTED, "kv_cache_dtype (%s) with head_dim %llu: head_size // 2 + "
+                            "head_size // 16 is a page of 0 bytes, and vLLM's get_num_blocks divides by it",
+                            llmmem__kv_dtype_name(r->dtype), (unsigned long long)a->kv_token.width);
     if (r->dtype != LLMMEM_KV_CACHE_FP8_DS_MLA &&
         (st = llmmem__kv_token_layer_bytes(&r->contig_token_layer, a, r->dtype, r->tp, 1)) != LLMMEM_OK)
         return st;

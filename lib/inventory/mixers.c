@@ -39,7 +39,12 @@ static llmmem_status gdn_vllm(uint64_t *conv, uint64_t *temporal, const llmmem__
     uint64_t conv_dim = 2 * g->gdn_k_heads * g->gdn_k_dim + g->gdn_v_heads * g->gdn_v_dim;
     if (g->gdn_v_heads % tp)
         return not_divided("linear_num_value_heads", g->gdn_v_heads, tp);
-    *temporal = g->gdn_v_heads / tp * g->gdn_v_dim * g->gdn_k_dim;
+    /* three widths of up to 2^24 each (keys.c): their product can pass 64 bits */
+    if (!llmmem__mul(temporal, g->gdn_v_heads / tp, g->gdn_v_dim) || !llmmem__mul(temporal, *temporal, g->gdn_k_dim))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "the Gated DeltaNet state elements of a layer (linear_num_value_heads "
+                            "%llu x linear_value_head_dim %llu x linear_key_head_dim %llu) exceed 64 bits",
+                            (unsigned long long)g->gdn_v_heads, (unsigned long long)g->gdn_v_dim,
+                            (unsigned long long)g->gdn_k_dim);
     return vllm_conv(conv, conv_dim, g->gdn_conv_kernel, tp);
 }
 static uint64_t gdn_contiguous(const llmmem__geometry *g, uint64_t e)
@@ -47,7 +52,11 @@ static uint64_t gdn_contiguous(const llmmem__geometry *g, uint64_t e)
     /* modeling_qwen3_next.py Qwen3NextGatedDeltaNet: conv state F.pad to conv_kernel columns of conv_dim in the
      * model's dtype; the recurrent state chunk_gated_delta_rule returns (num_v_heads x head_k_dim x head_v_dim)
      * stays float32 */
-    return g->gdn_conv_dim * g->gdn_conv_kernel * e + g->gdn_v_heads * g->gdn_k_dim * g->gdn_v_dim * 4;
+    uint64_t x = 0, y;
+    if (!llmmem__muladd(&x, g->gdn_conv_dim * g->gdn_conv_kernel, e) || !llmmem__mul(&y, g->gdn_v_heads, g->gdn_k_dim) ||
+        !llmmem__mul(&y, y, g->gdn_v_dim) || !llmmem__muladd(&x, y, 4))
+        return UINT64_MAX; /* past 64 bits (widths up to 2^24 each): the caller's checked product refuses it */
+    return x;
 }
 static void gdn_llama_state(uint64_t r[2], uint64_t s[3], const llmmem__geometry *g)
 {
@@ -76,14 +85,23 @@ static llmmem_status mamba2_vllm(uint64_t *conv, uint64_t *temporal, const llmme
     uint64_t conv_dim = g->mamba_heads * g->mamba_head_dim + 2 * groups * g->mamba_state;
     if (g->mamba_heads % tp)
         return not_divided("mamba_num_heads", g->mamba_heads, tp);
-    *temporal = g->mamba_heads / tp * g->mamba_head_dim * g->mamba_state;
+    /* three widths of up to 2^24 each (keys.c): their product can pass 64 bits */
+    if (!llmmem__mul(temporal, g->mamba_heads / tp, g->mamba_head_dim) ||
+        !llmmem__mul(temporal, *temporal, g->mamba_state))
+        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "the Mamba-2 state elements of a layer (mamba_num_heads %llu x "
+                            "mamba_head_dim %llu x ssm_state_size %llu) exceed 64 bits",
+                            (unsigned long long)g->mamba_heads, (unsigned long long)g->mamba_head_dim,
+                            (unsigned long long)g->mamba_state);
     return vllm_conv(conv, conv_dim, g->mamba_conv_kernel, tp);
 }
 static uint64_t mamba2_contiguous(const llmmem__geometry *g, uint64_t e)
 {
     /* transformers modeling_mamba2.py Mamba2Cache: conv_dim x conv_kernel and heads x head_dim x state, in the
      * model's dtype */
-    return (g->mamba_conv_dim * g->mamba_conv_kernel + g->mamba_heads * g->mamba_head_dim * g->mamba_state) * e;
+    uint64_t x = g->mamba_conv_dim * g->mamba_conv_kernel; /* below 2^62: 2^50 x 2^12 by the key bounds */
+    if (!llmmem__muladd(&x, g->mamba_heads * g->mamba_head_dim, g->mamba_state) || !llmmem__mul(&x, x, e))
+        return UINT64_MAX; /* past 64 bits (widths up to 2^24 each): the caller's checked product refuses it */
+    return x;
 }
 static void mamba2_llama_state(uint64_t r[2], uint64_t s[3], const llmmem__geometry *g)
 {
