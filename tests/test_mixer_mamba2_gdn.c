@@ -722,6 +722,30 @@ START_TEST(serving_mamba2)
 }
 END_TEST
 
+/* vllm mamba_mixer2.py MambaMixer2.__init__ asserts n_groups % tp_size == 0 or n_groups == 1: Mamba-Codestral's 8
+ * groups (config.json n_groups) over 16 ranks stop the engine though its 128 heads divide; 8 ranks serve. */
+START_TEST(serving_mamba2_groups_over_ranks)
+{
+    llmmem_model *m = preset("mamba-codestral-7b");
+    llmmem_hardware *hw = NULL;
+    llmmem_strategy *s = NULL;
+    llmmem_serving *r = NULL;
+    ck_assert_ok(llmmem_hardware_from_preset(&hw, "h100-sxm-80gb"));
+    ck_assert_ok(llmmem_strategy_new(&s));
+    ck_assert_ok(llmmem_serving_new(&r));
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 16));
+    ck_assert_status(llmmem_serving_estimate(r, m, hw, s), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_str_eq(llmmem_last_message(), "mamba_n_groups (8) is neither 1 nor divisible by tensor_parallel (16): "
+                                            "MambaMixer2 asserts one or the other (vLLM's and SGLang's port)");
+    ck_assert_ok(llmmem_strategy_set_int(s, LLMMEM_KEY_TENSOR_PARALLEL, 8));
+    ck_assert_ok(llmmem_serving_estimate(r, m, hw, s));
+    llmmem_serving_free(r);
+    llmmem_strategy_free(s);
+    llmmem_hardware_free(hw);
+    llmmem_model_free(m);
+}
+END_TEST
+
 /* A state of 2^20 heads x 2^20 wide x state 2^24, each within its key's bounds, is 2^64 elements: it wrapped to a
  * page of the conv state alone (vLLM) and a wrong contiguous cache; both are refused now. */
 START_TEST(state_overflow)
@@ -754,6 +778,7 @@ int main(void)
     Suite *s = suite_create("mixer_mamba2_gdn");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, mamba2_codestral);
+    tcase_add_test(tc, serving_mamba2_groups_over_ranks);
     tcase_add_test(tc, mamba2_state_spaces);
     tcase_add_test(tc, catalog_patterns);
     tcase_add_test(tc, config_refusals);

@@ -81,6 +81,11 @@ static llmmem_status mamba2_vllm(uint64_t *conv, uint64_t *temporal, const llmme
     /* mamba_utils.py mamba2_state_shape: groups extended to tp when tp does not divide them
      * (extra_groups_for_head_shards), conv (conv_kernel - 1) x conv_dim / tp, SSM state
      * num_heads / tp x head_dim x state_size */
+    /* vllm mamba_mixer2.py MambaMixer2.__init__: assert n_groups % tp_size == 0 or n_groups == 1 */
+    if (g->mamba_groups % tp && g->mamba_groups != 1)
+        return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "mamba_n_groups (%llu) is neither 1 nor divisible by "
+                            "tensor_parallel (%llu): MambaMixer2 asserts one or the other (vLLM's and SGLang's port)",
+                            (unsigned long long)g->mamba_groups, (unsigned long long)tp);
     uint64_t groups = g->mamba_groups + (g->mamba_groups % tp ? tp - g->mamba_groups : 0);
     uint64_t conv_dim = g->mamba_heads * g->mamba_head_dim + 2 * groups * g->mamba_state;
     if (g->mamba_heads % tp)
