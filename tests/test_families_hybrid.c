@@ -488,6 +488,22 @@ START_TEST(lfm2_1_2b)
     ck_assert_status(llmmem_serving_estimate(r, conv, hw, s), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "conv_L_cache 1 and no attention layer"));
     llmmem_model_free(conv);
+    /* Lfm2Config's auto-adjusted width int(multiplier x 2 x ff / 3) over a block_ff_dim past the key's bounds
+     * was a signed overflow (9223372036854775807 gave intermediate_size 0); refused as given now */
+    static const char *const wide[] = {
+        "{\"model_type\": \"lfm2\", \"hidden_size\": 1024, \"num_hidden_layers\": 4, \"num_attention_heads\": 16, "
+        "\"vocab_size\": 65536, \"block_ff_dim\": 9223372036854775807, \"full_attn_idxs\": [1]}",
+        "{\"model_type\": \"lfm2\", \"hidden_size\": 1024, \"num_hidden_layers\": 4, \"num_attention_heads\": 16, "
+        "\"vocab_size\": 65536, \"block_ff_dim\": 6656, \"block_multiple_of\": 9223372036854775807, "
+        "\"full_attn_idxs\": [1]}"};
+    static const char *const why[] = {"intermediate_size (9223372036854775807) is out of range [0, 16777216]",
+                                      "block_multiple_of: 9223372036854775807 is out of range [1, 16777216]"};
+    for (size_t i = 0; i < 2; i++) {
+        llmmem_model *bad = NULL;
+        ck_assert_status(llmmem_model_from_hf_config_text(&bad, wide[i], strlen(wide[i])), LLMMEM_ERR_OUT_OF_RANGE);
+        ck_assert_ptr_nonnull(strstr(llmmem_last_message(), why[i]));
+        ck_assert_ptr_null(bad);
+    }
     llmmem_serving_free(r);
     llmmem_strategy_free(s);
     llmmem_hardware_free(hw);

@@ -2044,8 +2044,14 @@ static llmmem_status read_lfm2(const hf *c, const llmmem__json *obj)
     if (adjust) {
         const llmmem__json *mult = llmmem__json_object_get(obj, "block_ffn_dim_multiplier");
         double m = mult && llmmem__json_is_number(mult) ? llmmem__json_number_value(mult) : 1.0;
-        if (multiple <= 0 || !(m > 0.0 && m < 64.0))
-            return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "block_ffn_dim_multiplier", "or block_multiple_of is out of range");
+        /* the width as given is within the key's bounds first: 2 x ff x m below 2^31, no overflow below */
+        if ((st = set(c, name, LLMMEM_KEY_INTERMEDIATE_SIZE, ff)) != LLMMEM_OK)
+            return st;
+        if (multiple <= 0 || multiple > (1LL << 24))
+            return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "block_multiple_of", "%lld is out of range [1, 16777216]",
+                           (long long)multiple);
+        if (!(m > 0.0 && m < 64.0))
+            return hf_fail(c, LLMMEM_ERR_OUT_OF_RANGE, "block_ffn_dim_multiplier", "is out of range (0, 64)");
         ff = (int64_t)(m * (double)(2 * ff / 3));
         ff = (ff + multiple - 1) / multiple * multiple;
     }
