@@ -3212,7 +3212,8 @@ static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const ll
         int64_t kv = heads, head_dim = heads ? hidden / heads : 0;
         if (!st && (st = get_int(&sub, vision, "num_key_value_heads", &kv, &(enum presence){ABSENT})) == LLMMEM_OK &&
             (st = get_int(&sub, vision, "head_dim", &head_dim, &(enum presence){ABSENT})) == LLMMEM_OK &&
-            (kv != heads || head_dim * heads != hidden))
+            /* head_dim x heads = hidden, by division: the file's head_dim is unbounded */
+            (kv != heads || (heads ? hidden % heads != 0 || hidden / heads != head_dim : hidden != 0)))
             return hf_fail(&sub, LLMMEM_ERR_UNSUPPORTED, "num_key_value_heads",
                            "%lld KV heads of head_dim %lld beside %lld heads of a %lld-wide tower: only heads x "
                            "head_dim = hidden_size without grouped KV heads is modelled",
