@@ -1558,6 +1558,12 @@ START_TEST(minimax_m3_refusals)
         {"\"model_type\": \"clip_vision_model\"", "\"model_type\": \"siglip_vision_model\"", LLMMEM_ERR_UNSUPPORTED,
          "minimax_m3_vl takes clip_vision_model"},
         {"\"intermediate_size\": 5120,", "", LLMMEM_ERR_INCOMPLETE, "vision_config.intermediate_size: is missing"},
+        /* n_shared_experts 2 x shared_intermediate_size 2^62 was a signed overflow (0): the width is checked first */
+        {"\"shared_intermediate_size\": 3072,\n    \"num_local_experts\": 128,\n    \"num_experts_per_tok\": 4,\n"
+         "    \"n_shared_experts\": 1,",
+         "\"shared_intermediate_size\": 4611686018427387904, \"num_local_experts\": 128, \"num_experts_per_tok\": 4, "
+         "\"n_shared_experts\": 2,",
+         LLMMEM_ERR_OUT_OF_RANGE, "shared_intermediate_size: shared_expert_intermediate_size (4611686018427387904) is out"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         minimax_m3_refused(bad[i].from, bad[i].to, bad[i].status, bad[i].why);

@@ -2659,6 +2659,9 @@ static llmmem_status read_minimax_m3_shared(const hf *c, const llmmem__json *obj
     if (n > 0 && pw != PRESENT)
         return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "shared_intermediate_size", "is %s, but n_shared_experts is %lld",
                        pw == IS_NULL ? "null" : "missing", (long long)n);
+    /* the width as given within the key's bounds first: n x width below 2^31 */
+    if (n > 0 && (st = set(c, "shared_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, width)))
+        return st;
     return set(c, "shared_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, n * width);
 }
 
