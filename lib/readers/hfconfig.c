@@ -1368,7 +1368,8 @@ static llmmem_status read_hybrid_mamba2(const hf *c, const llmmem__json *obj, in
     } else {
         d_head = inner / heads; /* mamba_d_head "auto": mamba_intermediate // mamba_n_heads */
     }
-    if (d_head <= 0 || inner <= 0 || d_head * heads != inner)
+    /* d_head x heads = inner, by division: both are the file's, unbounded (4611686018427387936 x 4 wrapped to 128) */
+    if (d_head <= 0 || inner <= 0 || inner % heads != 0 || inner / heads != d_head)
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "mamba_d_head", "%lld x mamba_n_heads %lld differs from %s (%lld)",
                        (long long)d_head, (long long)heads, width, (long long)inner);
     static const hf_field fields[] = {
