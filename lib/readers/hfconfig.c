@@ -1182,7 +1182,10 @@ static llmmem_status read_mamba2(const hf *c, const llmmem__json *obj)
     const llmmem__json *expand = llmmem__json_object_get(obj, "expand");
     double e =
         expand && llmmem__json_is_number(expand) ? llmmem__json_number_value(expand) : 2.0; /* Mamba2Config expand=2 */
-    if ((double)(int64_t)(e * (double)hidden) != (double)(heads * head_dim))
+    /* heads x head_dim is within [0, 2^48] (the keys' bounds): a width outside (-1, 2^53) cannot equal it, and
+     * converting it to int64 could be out of range (expand 1e300) */
+    const double width = e * (double)hidden;
+    if (!(width > -1.0 && width < 0x1p53) || (int64_t)width != heads * head_dim)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "expand",
                        "int(expand x hidden_size) differs from num_heads x head_dim (%lld): an inner width the "
                        "heads do not fill is not modelled", (long long)(heads * head_dim));
