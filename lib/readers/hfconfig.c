@@ -2995,21 +2995,19 @@ static llmmem_status read_llama4_moe(const hf *c, const llmmem__json *obj, int64
         if (n == 0) /* every layer dense */
             return set(c, "moe_layers", LLMMEM_KEY_NUM_EXPERTS, 0);
         const llmmem__json *first = llmmem__json_array_get(list, 0);
+        /* entry 0 + 1, the step, in int64 (9223372036854775807 + 1 overflowed); a negative entry 0 is refused below */
         step = llmmem__json_is_integer(first) && llmmem__json_integer_value(first) >= 0 &&
-                       llmmem__json_integer_value(first) < layers
+                       llmmem__json_integer_value(first) < INT64_MAX
                    ? (int64_t)llmmem__json_integer_value(first) + 1
-                   : 0; /* entry 0 is refused below */
+                   : 0;
         for (size_t i = 0; i < n; i++) {
             const llmmem__json *v = llmmem__json_array_get(list, i);
             if (!llmmem__json_is_integer(v))
                 return hf_fail(c, LLMMEM_ERR_PARSE, "moe_layers", "entry %zu: expected an integer, got %s", i, kind(v));
-            /* a layer index first: entry 0 + 1 is the step (9223372036854775807 + 1 overflowed), and the entries
-             * before i matched, so (i + 1) x step stays below 2 x num_hidden_layers */
-            if (llmmem__json_integer_value(v) < 0 || llmmem__json_integer_value(v) >= layers)
-                return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layers",
-                               "entry %zu (%lld) is not a layer below num_hidden_layers (%lld)", i,
-                               (long long)llmmem__json_integer_value(v), (long long)layers);
-            if (step < 1 || llmmem__json_integer_value(v) != (int64_t)((int64_t)(i + 1) * step - 1))
+            /* (i + 1) x step - 1 past int64 is no entry's value: refused without the product (moe_layers
+             * [4611686018427387903, 9223372036854775807] overflowed) */
+            if (step < 1 || (int64_t)i + 1 > INT64_MAX / step ||
+                llmmem__json_integer_value(v) != (int64_t)((int64_t)(i + 1) * step - 1))
                 return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layers",
                                "MoE layers other than every n-th (n - 1, 2n - 1, ...) are not modelled (entry %zu is "
                                "%lld)", i, (long long)llmmem__json_integer_value(v));
