@@ -184,6 +184,14 @@ START_TEST(llama4_layers)
     /* what the inventory does not model is refused, naming the field */
     ck_assert_status(small(&m, ", \"moe_layers\": [0, 3]"), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "text_config.moe_layers"));
+    /* entry 0 + 1 is the step: 9223372036854775807 + 1, and 2 x (2^62 - 1 + 1) for entry 1, were signed overflows */
+    ck_assert_status(small(&m, ", \"moe_layers\": [9223372036854775807]"), LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "text_config.moe_layers: MoE layers other than every n-th "
+                                                        "(n - 1, 2n - 1, ...) are not modelled (entry 0 is "
+                                                        "9223372036854775807)"));
+    ck_assert_status(small(&m, ", \"moe_layers\": [4611686018427387903, 9223372036854775807]"),
+                     LLMMEM_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "(entry 1 is 9223372036854775807)"));
     ck_assert_status(small(&m, ", \"layer_types\": [\"sliding_attention\", \"full_attention\", "
                                "\"full_attention\", \"full_attention\"]"),
                      LLMMEM_ERR_UNSUPPORTED);

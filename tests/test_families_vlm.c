@@ -570,6 +570,29 @@ START_TEST(gemma4_31b)
     ck_assert_uint_eq(checkpoint_total(m), 31273088876ULL);
     ck_assert_uint_eq(total(m), 31273088876ULL);
     llmmem_model_free(m);
+    /* the vision tower's head_dim x num_attention_heads = hidden_size: a head_dim of 2^60 + 72 x 16 heads wrapped to
+     * 1152 (a signed overflow) and loaded as if 72; refused by division now, as 73 is */
+    static const char *const dims[] = {"73", "1152921504606847048"};
+    for (size_t i = 0; i < 2; i++) {
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"model_type\": \"gemma4\", \"tie_word_embeddings\": true, \"text_config\": {\"model_type\": "
+                 "\"gemma4_text\", \"hidden_size\": 512, \"num_hidden_layers\": 6, \"intermediate_size\": 1024, "
+                 "\"num_attention_heads\": 8, \"num_key_value_heads\": 2, \"head_dim\": 64, \"global_head_dim\": 128, "
+                 "\"vocab_size\": 1000, \"sliding_window\": 512, \"layer_types\": [\"sliding_attention\", "
+                 "\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
+                 "\"full_attention\"], \"max_position_embeddings\": 4096}, \"vision_config\": {\"model_type\": "
+                 "\"gemma4_vision\", \"hidden_size\": 1152, \"intermediate_size\": 4304, \"num_hidden_layers\": 27, "
+                 "\"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"head_dim\": %s}}",
+                 dims[i]);
+        llmmem_model *bad = NULL;
+        ck_assert_status(llmmem_model_from_hf_config_text(&bad, json, strlen(json)), LLMMEM_ERR_UNSUPPORTED);
+        char why[160];
+        snprintf(why, sizeof why, "vision_config.num_key_value_heads: 16 KV heads of head_dim %s beside 16 heads of "
+                 "a 1152-wide tower", dims[i]);
+        ck_assert_msg(strstr(llmmem_last_message(), why) != NULL, "%s", llmmem_last_message());
+        ck_assert_ptr_null(bad);
+    }
 }
 END_TEST
 
@@ -1535,6 +1558,12 @@ START_TEST(minimax_m3_refusals)
         {"\"model_type\": \"clip_vision_model\"", "\"model_type\": \"siglip_vision_model\"", LLMMEM_ERR_UNSUPPORTED,
          "minimax_m3_vl takes clip_vision_model"},
         {"\"intermediate_size\": 5120,", "", LLMMEM_ERR_INCOMPLETE, "vision_config.intermediate_size: is missing"},
+        /* n_shared_experts 2 x shared_intermediate_size 2^62 was a signed overflow (0): the width is checked first */
+        {"\"shared_intermediate_size\": 3072,\n    \"num_local_experts\": 128,\n    \"num_experts_per_tok\": 4,\n"
+         "    \"n_shared_experts\": 1,",
+         "\"shared_intermediate_size\": 4611686018427387904, \"num_local_experts\": 128, \"num_experts_per_tok\": 4, "
+         "\"n_shared_experts\": 2,",
+         LLMMEM_ERR_OUT_OF_RANGE, "shared_intermediate_size: shared_expert_intermediate_size (4611686018427387904) is out"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         minimax_m3_refused(bad[i].from, bad[i].to, bad[i].status, bad[i].why);

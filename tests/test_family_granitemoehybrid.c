@@ -75,6 +75,12 @@ START_TEST(granite_hybrid_refusals)
     ck_assert_status(llmmem_model_from_hf_config_text(&m, heads, strlen(heads)), LLMMEM_ERR_INCOMPATIBLE);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "mamba_d_head"));
     ck_assert_ptr_null(m);
+    /* mamba_d_head 2^61 + 16 x mamba_n_heads 8 wrapped to the inner width 128 (a signed overflow) */
+    static const char wraps[] = GRANITE_SMALL("4", ATTN, "\"rope\"", "2305843009213693968");
+    ck_assert_status(llmmem_model_from_hf_config_text(&m, wraps, strlen(wraps)), LLMMEM_ERR_INCOMPATIBLE);
+    ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "mamba_d_head: 2305843009213693968 x mamba_n_heads 8 differs "
+                                                        "from mamba_expand x hidden_size (128)"));
+    ck_assert_ptr_null(m);
 }
 END_TEST
 

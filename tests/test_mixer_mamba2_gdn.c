@@ -104,6 +104,19 @@ START_TEST(config_refusals)
     ck_assert_status(llmmem_model_from_hf_config_text(&m, mamba2, strlen(mamba2)), LLMMEM_ERR_UNSUPPORTED);
     ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "expand"));
     ck_assert_ptr_null(m);
+    /* int(expand x hidden_size) of an expand of 1e300 converted a double out of int64's range (undefined); a width
+     * the heads cannot fill is refused before the conversion */
+    static const char *const huge[] = {
+        "{\"model_type\": \"mamba2\", \"hidden_size\": 64, \"num_hidden_layers\": 2, \"vocab_size\": 100, "
+        "\"num_heads\": 8, \"head_dim\": 16, \"state_size\": 8, \"n_groups\": 1, \"expand\": 1e300}",
+        "{\"model_type\": \"mamba2\", \"hidden_size\": 64, \"num_hidden_layers\": 2, \"vocab_size\": 100, "
+        "\"num_heads\": 8, \"head_dim\": 16, \"state_size\": 8, \"n_groups\": 1, \"expand\": -1e300}"};
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_status(llmmem_model_from_hf_config_text(&m, huge[i], strlen(huge[i])), LLMMEM_ERR_UNSUPPORTED);
+        ck_assert_ptr_nonnull(strstr(llmmem_last_message(), "expand: int(expand x hidden_size) differs from num_heads x "
+                                                            "head_dim (128)"));
+        ck_assert_ptr_null(m);
+    }
 }
 END_TEST
 

@@ -1182,7 +1182,10 @@ static llmmem_status read_mamba2(const hf *c, const llmmem__json *obj)
     const llmmem__json *expand = llmmem__json_object_get(obj, "expand");
     double e =
         expand && llmmem__json_is_number(expand) ? llmmem__json_number_value(expand) : 2.0; /* Mamba2Config expand=2 */
-    if ((double)(int64_t)(e * (double)hidden) != (double)(heads * head_dim))
+    /* heads x head_dim is within [0, 2^48] (the keys' bounds): a width outside (-1, 2^53) cannot equal it, and
+     * converting it to int64 could be out of range (expand 1e300) */
+    const double width = e * (double)hidden;
+    if (!(width > -1.0 && width < 0x1p53) || (int64_t)width != heads * head_dim)
         return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "expand",
                        "int(expand x hidden_size) differs from num_heads x head_dim (%lld): an inner width the "
                        "heads do not fill is not modelled", (long long)(heads * head_dim));
@@ -1368,7 +1371,8 @@ static llmmem_status read_hybrid_mamba2(const hf *c, const llmmem__json *obj, in
     } else {
         d_head = inner / heads; /* mamba_d_head "auto": mamba_intermediate // mamba_n_heads */
     }
-    if (d_head <= 0 || inner <= 0 || d_head * heads != inner)
+    /* d_head x heads = inner, by division: both are the file's, unbounded (4611686018427387936 x 4 wrapped to 128) */
+    if (d_head <= 0 || inner <= 0 || inner % heads != 0 || inner / heads != d_head)
         return hf_fail(c, LLMMEM_ERR_INCOMPATIBLE, "mamba_d_head", "%lld x mamba_n_heads %lld differs from %s (%lld)",
                        (long long)d_head, (long long)heads, width, (long long)inner);
     static const hf_field fields[] = {
@@ -2659,6 +2663,9 @@ static llmmem_status read_minimax_m3_shared(const hf *c, const llmmem__json *obj
     if (n > 0 && pw != PRESENT)
         return hf_fail(c, LLMMEM_ERR_INCOMPLETE, "shared_intermediate_size", "is %s, but n_shared_experts is %lld",
                        pw == IS_NULL ? "null" : "missing", (long long)n);
+    /* the width as given within the key's bounds first: n x width below 2^31 */
+    if (n > 0 && (st = set(c, "shared_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, width)))
+        return st;
     return set(c, "shared_intermediate_size", LLMMEM_KEY_SHARED_EXPERT_INTERMEDIATE_SIZE, n * width);
 }
 
@@ -2988,12 +2995,19 @@ static llmmem_status read_llama4_moe(const hf *c, const llmmem__json *obj, int64
         if (n == 0) /* every layer dense */
             return set(c, "moe_layers", LLMMEM_KEY_NUM_EXPERTS, 0);
         const llmmem__json *first = llmmem__json_array_get(list, 0);
-        step = llmmem__json_is_integer(first) ? (int64_t)llmmem__json_integer_value(first) + 1 : 0;
+        /* entry 0 + 1, the step, in int64 (9223372036854775807 + 1 overflowed); a negative entry 0 is refused below */
+        step = llmmem__json_is_integer(first) && llmmem__json_integer_value(first) >= 0 &&
+                       llmmem__json_integer_value(first) < INT64_MAX
+                   ? (int64_t)llmmem__json_integer_value(first) + 1
+                   : 0;
         for (size_t i = 0; i < n; i++) {
             const llmmem__json *v = llmmem__json_array_get(list, i);
             if (!llmmem__json_is_integer(v))
                 return hf_fail(c, LLMMEM_ERR_PARSE, "moe_layers", "entry %zu: expected an integer, got %s", i, kind(v));
-            if (step < 1 || llmmem__json_integer_value(v) != (int64_t)((int64_t)(i + 1) * step - 1))
+            /* (i + 1) x step - 1 past int64 is no entry's value: refused without the product (moe_layers
+             * [4611686018427387903, 9223372036854775807] overflowed) */
+            if (step < 1 || (int64_t)i + 1 > INT64_MAX / step ||
+                llmmem__json_integer_value(v) != (int64_t)((int64_t)(i + 1) * step - 1))
                 return hf_fail(c, LLMMEM_ERR_UNSUPPORTED, "moe_layers",
                                "MoE layers other than every n-th (n - 1, 2n - 1, ...) are not modelled (entry %zu is "
                                "%lld)", i, (long long)llmmem__json_integer_value(v));
@@ -3203,7 +3217,8 @@ static llmmem_status read_gemma4(const hf *c, const llmmem__json *root, const ll
         int64_t kv = heads, head_dim = heads ? hidden / heads : 0;
         if (!st && (st = get_int(&sub, vision, "num_key_value_heads", &kv, &(enum presence){ABSENT})) == LLMMEM_OK &&
             (st = get_int(&sub, vision, "head_dim", &head_dim, &(enum presence){ABSENT})) == LLMMEM_OK &&
-            (kv != heads || head_dim * heads != hidden))
+            /* head_dim x heads = hidden, by division: the file's head_dim is unbounded */
+            (kv != heads || (heads ? hidden % heads != 0 || hidden / heads != head_dim : hidden != 0)))
             return hf_fail(&sub, LLMMEM_ERR_UNSUPPORTED, "num_key_value_heads",
                            "%lld KV heads of head_dim %lld beside %lld heads of a %lld-wide tower: only heads x "
                            "head_dim = hidden_size without grouped KV heads is modelled",
