@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "inventory/mixers.h"
 #include "job/job.h"
 #include "views/kv.h"
 #include "views/rank.h"
@@ -238,7 +239,7 @@ static llmmem_status layer_peak(uint64_t *out, const llmmem_model *m, const llmm
  * head_dim, conv C = I + 2 x groups/tp x state (groups extended to tp as mamba_utils.py does). */
 static llmmem_status mamba2_peak(uint64_t *out, const llmmem__geometry *a, uint64_t tp, uint64_t e)
 {
-    uint64_t groups = a->mamba_groups + (a->mamba_groups % tp ? tp - a->mamba_groups % tp : 0);
+    uint64_t groups = llmmem__mamba2_groups(a, tp);
     uint64_t heads = a->mamba_heads / tp, inner, conv, proj, op = 0, norm, tail, x;
     if (!llmmem__mul(&inner, heads, a->mamba_head_dim) || !llmmem__mul(&conv, groups / tp, 2 * a->mamba_state) ||
         !llmmem__add(&conv, conv, inner) || !llmmem__add(&proj, inner, conv) || !llmmem__add(&proj, proj, heads))

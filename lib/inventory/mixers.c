@@ -32,6 +32,18 @@ static uint64_t gdn_layers(const llmmem__geometry *g)
 {
     return g->linear_layers;
 }
+/* A layer's SSM state elements, heads / tp x two widths; the widths reach 2^24 each (keys.c), so the product
+ * can pass 64 bits: refused naming the three keys and values. */
+static llmmem_status state_elements(uint64_t *out, const char *mixer, const char *const keys[3], uint64_t heads,
+                                    uint64_t tp, uint64_t w1, uint64_t w2)
+{
+    if (llmmem__mul(out, heads / tp, w1) && llmmem__mul(out, *out, w2))
+        return LLMMEM_OK;
+    return llmmem__fail(LLMMEM_ERR_OVERFLOW, "the %s state elements of a layer (%s %llu x %s %llu x %s %llu) exceed "
+                        "64 bits", mixer, keys[0], (unsigned long long)heads, keys[1], (unsigned long long)w1, keys[2],
+                        (unsigned long long)w2);
+}
+
 static llmmem_status gdn_vllm(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *g, uint64_t tp)
 {
     /* mamba_utils.py gated_delta_net_state_shape: conv (kernel - 1) x (2 key_dim + value_dim) / tp,
@@ -39,12 +51,10 @@ static llmmem_status gdn_vllm(uint64_t *conv, uint64_t *temporal, const llmmem__
     uint64_t conv_dim = 2 * g->gdn_k_heads * g->gdn_k_dim + g->gdn_v_heads * g->gdn_v_dim;
     if (g->gdn_v_heads % tp)
         return not_divided("linear_num_value_heads", g->gdn_v_heads, tp);
-    /* three widths of up to 2^24 each (keys.c): their product can pass 64 bits */
-    if (!llmmem__mul(temporal, g->gdn_v_heads / tp, g->gdn_v_dim) || !llmmem__mul(temporal, *temporal, g->gdn_k_dim))
-        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "the Gated DeltaNet state elements of a layer (linear_num_value_heads "
-                            "%llu x linear_value_head_dim %llu x linear_key_head_dim %llu) exceed 64 bits",
-                            (unsigned long long)g->gdn_v_heads, (unsigned long long)g->gdn_v_dim,
-                            (unsigned long long)g->gdn_k_dim);
+    static const char *const keys[3] = {"linear_num_value_heads", "linear_value_head_dim", "linear_key_head_dim"};
+    llmmem_status st = state_elements(temporal, "Gated DeltaNet", keys, g->gdn_v_heads, tp, g->gdn_v_dim, g->gdn_k_dim);
+    if (st)
+        return st;
     return vllm_conv(conv, conv_dim, g->gdn_conv_kernel, tp);
 }
 static uint64_t gdn_contiguous(const llmmem__geometry *g, uint64_t e)
@@ -78,26 +88,25 @@ static uint64_t mamba2_layers(const llmmem__geometry *g)
 }
 static llmmem_status mamba2_vllm(uint64_t *conv, uint64_t *temporal, const llmmem__geometry *g, uint64_t tp)
 {
-    /* mamba_utils.py mamba2_state_shape: groups extended to tp when tp does not divide them
-     * (extra_groups_for_head_shards), conv (conv_kernel - 1) x conv_dim / tp, SSM state
-     * num_heads / tp x head_dim x state_size */
     /* vllm mamba_mixer2.py MambaMixer2.__init__: assert n_groups % tp_size == 0 or n_groups == 1 */
     if (g->mamba_groups % tp && g->mamba_groups != 1)
         return llmmem__fail(LLMMEM_ERR_INCOMPATIBLE, "mamba_n_groups (%llu) is neither 1 nor divisible by "
                             "tensor_parallel (%llu): MambaMixer2 asserts one or the other (vLLM's and SGLang's port)",
                             (unsigned long long)g->mamba_groups, (unsigned long long)tp);
-    uint64_t groups = g->mamba_groups + (g->mamba_groups % tp ? tp - g->mamba_groups : 0);
-    uint64_t conv_dim = g->mamba_heads * g->mamba_head_dim + 2 * groups * g->mamba_state;
+    /* mamba_utils.py mamba2_state_shape: conv (conv_kernel - 1) x conv_dim / tp over the extended groups, SSM state
+     * num_heads / tp x head_dim x state_size */
+    uint64_t conv_dim = g->mamba_heads * g->mamba_head_dim + 2 * llmmem__mamba2_groups(g, tp) * g->mamba_state;
     if (g->mamba_heads % tp)
         return not_divided("mamba_num_heads", g->mamba_heads, tp);
-    /* three widths of up to 2^24 each (keys.c): their product can pass 64 bits */
-    if (!llmmem__mul(temporal, g->mamba_heads / tp, g->mamba_head_dim) ||
-        !llmmem__mul(temporal, *temporal, g->mamba_state))
-        return llmmem__fail(LLMMEM_ERR_OVERFLOW, "the Mamba-2 state elements of a layer (mamba_num_heads %llu x "
-                            "mamba_head_dim %llu x ssm_state_size %llu) exceed 64 bits",
-                            (unsigned long long)g->mamba_heads, (unsigned long long)g->mamba_head_dim,
-                            (unsigned long long)g->mamba_state);
+    static const char *const keys[3] = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size"};
+    llmmem_status st = state_elements(temporal, "Mamba-2", keys, g->mamba_heads, tp, g->mamba_head_dim, g->mamba_state);
+    if (st)
+        return st;
     return vllm_conv(conv, conv_dim, g->mamba_conv_kernel, tp);
+}
+uint64_t llmmem__mamba2_groups(const llmmem__geometry *g, uint64_t tp)
+{
+    return g->mamba_groups % tp ? g->mamba_groups + tp - g->mamba_groups % tp : g->mamba_groups;
 }
 static uint64_t mamba2_contiguous(const llmmem__geometry *g, uint64_t e)
 {

@@ -44,6 +44,10 @@ unsigned llmmem__mixers_with(unsigned traits);
 /* The state row of the model's state layers, or NULL when it has none; the first row in id order
  * when it has several kinds (every engine refuses them: llmmem__state_kinds). */
 const llmmem__mixer_row *llmmem__state_row(const llmmem__geometry *g);
+/* Mamba-2 groups of the whole layer once tensor_parallel `tp` splits it (mamba_utils.py
+ * extra_groups_for_head_shards: a single group is copied to every rank, tp - 1 extra; MambaMixer2 refuses the
+ * other groups tp does not divide, as llmmem__mixer_of(LLMMEM_MIXER_MAMBA2)->vllm_state does). */
+uint64_t llmmem__mamba2_groups(const llmmem__geometry *g, uint64_t tp);
 /* The layer_types names a model's input may give, the modelled ones listed for messages
  * ("a, b and c"); returns the characters written, as snprintf does. */
 int llmmem__modelled_layer_types(char *out, size_t size);
